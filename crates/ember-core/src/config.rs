@@ -1,0 +1,109 @@
+//! Configuration from the environment, read once per process.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+
+/// Which backend `EMBER_BACKEND` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// CUDA GPU if one works, else an OpenCL GPU, else an OpenCL CPU device.
+    Auto,
+    Cuda,
+    OpenCl,
+}
+
+/// ember's settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `EMBER_BACKEND` (`auto` when unset).
+    pub backend: Result<BackendChoice>,
+    /// `EMBER_CACHE_DIR`, else `$XDG_CACHE_HOME/ember`, else `~/.cache/ember`.
+    pub cache_dir: PathBuf,
+    /// `EMBER_DISK_CACHE=0` turns the disk tier off.
+    pub disk_cache: bool,
+}
+
+impl Config {
+    /// Reads the settings from a variable lookup (the environment, or a test's map).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Config {
+        let backend = match get("EMBER_BACKEND").as_deref().map(str::trim) {
+            None | Some("") | Some("auto") => Ok(BackendChoice::Auto),
+            Some("cuda") => Ok(BackendChoice::Cuda),
+            Some("opencl") | Some("cl") => Ok(BackendChoice::OpenCl),
+            Some(other) => Err(Error::Value(format!(
+                "EMBER_BACKEND={other:?} is not a backend; use cuda, opencl or auto"
+            ))),
+        };
+        let cache_dir = get("EMBER_CACHE_DIR")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                get("XDG_CACHE_HOME")
+                    .filter(|s| !s.is_empty())
+                    .map(|d| PathBuf::from(d).join("ember"))
+            })
+            .or_else(|| get("HOME").map(|h| PathBuf::from(h).join(".cache").join("ember")))
+            .unwrap_or_else(|| std::env::temp_dir().join("ember-cache"));
+        let disk_cache = !matches!(
+            get("EMBER_DISK_CACHE").as_deref(),
+            Some("0") | Some("false") | Some("off")
+        );
+        Config {
+            backend,
+            cache_dir,
+            disk_cache,
+        }
+    }
+
+    /// The process's settings, read from the environment on first use.
+    pub fn get() -> &'static Config {
+        static CONFIG: OnceLock<Config> = OnceLock::new();
+        CONFIG.get_or_init(|| Config::from_lookup(|k| std::env::var(k).ok()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lookup<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let c = Config::from_lookup(lookup(&[("HOME", "/home/u")]));
+        assert_eq!(c.backend.unwrap(), BackendChoice::Auto);
+        assert_eq!(c.cache_dir, PathBuf::from("/home/u/.cache/ember"));
+        assert!(c.disk_cache);
+    }
+
+    #[test]
+    fn explicit_settings() {
+        let c = Config::from_lookup(lookup(&[
+            ("EMBER_BACKEND", "opencl"),
+            ("EMBER_CACHE_DIR", "/tmp/x"),
+            ("EMBER_DISK_CACHE", "0"),
+        ]));
+        assert_eq!(c.backend.unwrap(), BackendChoice::OpenCl);
+        assert_eq!(c.cache_dir, PathBuf::from("/tmp/x"));
+        assert!(!c.disk_cache);
+    }
+
+    #[test]
+    fn bad_backend_names_choices() {
+        let c = Config::from_lookup(lookup(&[("EMBER_BACKEND", "metal")]));
+        let msg = c.backend.unwrap_err().to_string();
+        assert!(
+            msg.contains("metal") && msg.contains("cuda, opencl or auto"),
+            "{msg}"
+        );
+    }
+}

@@ -1,0 +1,148 @@
+//! The dtypes of API.md: one table, read by every layer.
+
+use crate::error::{Error, Result};
+
+/// Kind of a dtype, as NumPy's `dtype.kind` letter says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Bool,
+    Int,
+    UInt,
+    Float,
+    Complex,
+}
+
+macro_rules! dtypes {
+    ($( $variant:ident => $name:literal, $size:literal, $kind:ident, $typestr:literal, $dl_code:literal; )*) => {
+        /// An element type of an ember array.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum DType { $( $variant ),* }
+
+        impl DType {
+            /// Every dtype, in NumPy's order.
+            pub const ALL: &'static [DType] = &[ $( DType::$variant ),* ];
+
+            /// NumPy's name (`"float32"`).
+            pub fn name(self) -> &'static str {
+                match self { $( DType::$variant => $name ),* }
+            }
+
+            /// Bytes per element.
+            pub fn itemsize(self) -> usize {
+                match self { $( DType::$variant => $size ),* }
+            }
+
+            /// Family of the type.
+            pub fn kind(self) -> Kind {
+                match self { $( DType::$variant => Kind::$kind ),* }
+            }
+
+            /// The array-interface type string, little-endian (`"<f4"`).
+            pub fn typestr(self) -> &'static str {
+                match self { $( DType::$variant => $typestr ),* }
+            }
+
+            /// DLPack's `DLDataTypeCode` for the type.
+            pub fn dlpack_code(self) -> u8 {
+                match self { $( DType::$variant => $dl_code ),* }
+            }
+
+            /// Parses NumPy's name of a dtype.
+            pub fn from_name(name: &str) -> Result<DType> {
+                match name {
+                    $( $name => Ok(DType::$variant), )*
+                    "bool_" => Ok(DType::Bool),
+                    other => Err(Error::Type(format!(
+                        "ember has no dtype {other:?}; supported dtypes are {}",
+                        DType::ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
+                    ))),
+                }
+            }
+        }
+    };
+}
+
+dtypes! {
+    Bool => "bool", 1, Bool, "|b1", 6;
+    I8 => "int8", 1, Int, "|i1", 0;
+    I16 => "int16", 2, Int, "<i2", 0;
+    I32 => "int32", 4, Int, "<i4", 0;
+    I64 => "int64", 8, Int, "<i8", 0;
+    U8 => "uint8", 1, UInt, "|u1", 1;
+    U16 => "uint16", 2, UInt, "<u2", 1;
+    U32 => "uint32", 4, UInt, "<u4", 1;
+    U64 => "uint64", 8, UInt, "<u8", 1;
+    F16 => "float16", 2, Float, "<f2", 2;
+    F32 => "float32", 4, Float, "<f4", 2;
+    F64 => "float64", 8, Float, "<f8", 2;
+    C64 => "complex64", 8, Complex, "<c8", 5;
+    C128 => "complex128", 16, Complex, "<c16", 5;
+}
+
+impl DType {
+    /// The dtype DLPack describes with `(code, bits, lanes)`.
+    pub fn from_dlpack(code: u8, bits: u8, lanes: u16) -> Result<DType> {
+        let found = DType::ALL
+            .iter()
+            .copied()
+            .find(|d| d.dlpack_code() == code && d.itemsize() * 8 == bits as usize);
+        match found {
+            Some(d) if lanes == 1 => Ok(d),
+            _ => Err(Error::Type(format!(
+                "DLPack dtype (code={code}, bits={bits}, lanes={lanes}) has no ember dtype"
+            ))),
+        }
+    }
+
+    /// True for float16/32/64.
+    pub fn is_float(self) -> bool {
+        self.kind() == Kind::Float
+    }
+
+    /// True for complex64/128.
+    pub fn is_complex(self) -> bool {
+        self.kind() == Kind::Complex
+    }
+
+    /// True for the signed and unsigned integers (not bool).
+    pub fn is_integer(self) -> bool {
+        matches!(self.kind(), Kind::Int | Kind::UInt)
+    }
+}
+
+impl std::fmt::Display for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for &d in DType::ALL {
+            assert_eq!(DType::from_name(d.name()).unwrap(), d);
+        }
+        assert_eq!(DType::from_name("bool_").unwrap(), DType::Bool);
+    }
+
+    #[test]
+    fn unknown_name_lists_supported() {
+        let err = DType::from_name("float128").unwrap_err().to_string();
+        assert!(
+            err.contains("float128") && err.contains("complex64"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn dlpack_codes_round_trip() {
+        for &d in DType::ALL {
+            let bits = (d.itemsize() * 8) as u8;
+            assert_eq!(DType::from_dlpack(d.dlpack_code(), bits, 1).unwrap(), d);
+        }
+        assert!(DType::from_dlpack(2, 32, 4).is_err());
+    }
+}

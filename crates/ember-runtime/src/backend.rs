@@ -1,0 +1,156 @@
+//! The Backend trait: the few things ember needs from a GPU API, CUDA or OpenCL.
+//!
+//! Handles are plain integers (a `CUdeviceptr`, a `cl_mem` pointer, ...) so the trait stays
+//! object-safe and the layers above never see API types. Each backend instance serves one device.
+
+use ember_core::Result;
+
+/// An opaque backend object: device memory, a module, a function, a stream or an event.
+pub type Handle = u64;
+
+/// The GPU API behind a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    Cuda,
+    OpenCl,
+}
+
+impl BackendKind {
+    /// `"cuda"` or `"opencl"`, as `ember.backend()` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Cuda => "cuda",
+            BackendKind::OpenCl => "opencl",
+        }
+    }
+
+    /// `"CUDA"` or `"OpenCL"`, for messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            BackendKind::Cuda => "CUDA",
+            BackendKind::OpenCl => "OpenCL",
+        }
+    }
+}
+
+/// What ember knows of a device.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    pub backend: BackendKind,
+    /// Index among the backend's devices.
+    pub ordinal: usize,
+    pub name: String,
+    /// `sm_90` on CUDA; the device name on OpenCL.
+    pub arch: String,
+    /// Compiler identity and version, part of every cache key (`nvrtc 13.0`, `PoCL 3.1 ...`).
+    pub compiler: String,
+    pub driver_version: String,
+    pub total_memory: usize,
+    /// Largest single allocation the device takes.
+    pub max_allocation: usize,
+    pub max_threads_per_block: usize,
+    pub max_block_dims: [usize; 3],
+    pub multiprocessors: usize,
+    pub warp_size: usize,
+    /// Device memory is host memory (a CPU OpenCL device): arrays are visible to NumPy.
+    pub host_unified: bool,
+    /// True for CPU devices.
+    pub is_cpu: bool,
+}
+
+/// One kernel argument.
+#[derive(Clone, Copy, Debug)]
+pub enum KernelArg<'a> {
+    /// Device memory at a byte offset. CUDA passes `ptr + offset`; OpenCL passes the `cl_mem` and
+    /// then the offset as a `long` (ember's generated OpenCL kernels take both).
+    Buffer { handle: Handle, offset: usize },
+    /// A bare `cl_mem` (user-written OpenCL kernels) or device pointer (user-written CUDA C).
+    Memory(Handle),
+    /// A value passed by copy: a scalar or a small struct.
+    Bytes(&'a [u8]),
+    /// OpenCL `__local` memory of this many bytes.
+    Local(usize),
+}
+
+/// The operations ember needs from one device of a GPU API.
+pub trait Backend: Send + Sync {
+    /// What the device is.
+    fn info(&self) -> &DeviceInfo;
+
+    /// Allocates `bytes` of device memory. Failure for lack of memory is `Error::OutOfMemory`.
+    fn alloc(&self, bytes: usize) -> Result<Handle>;
+    /// Frees memory from [`Backend::alloc`].
+    fn free(&self, memory: Handle);
+    /// Host address of device memory, where the device shares host memory (CPU devices).
+    fn host_pointer(&self, memory: Handle) -> Option<*mut u8>;
+    /// Makes memory owned by someone else (a device pointer on CUDA, a host pointer on a CPU
+    /// OpenCL device) usable as a buffer handle, without copying.
+    fn wrap_foreign(&self, address: u64, bytes: usize) -> Result<Handle>;
+    /// Releases a handle from [`Backend::wrap_foreign`] (the memory itself stays).
+    fn release_foreign(&self, memory: Handle);
+
+    /// Copies host bytes into device memory. Returns once `src` may be reused; ordered on `stream`.
+    fn copy_htod(&self, dst: Handle, dst_offset: usize, src: &[u8], stream: Handle) -> Result<()>;
+    /// Copies device memory to the host, after the work queued on `stream`; returns when done.
+    fn copy_dtoh(
+        &self,
+        dst: &mut [u8],
+        src: Handle,
+        src_offset: usize,
+        stream: Handle,
+    ) -> Result<()>;
+    /// Copies between device buffers, ordered on `stream`.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_dtod(
+        &self,
+        dst: Handle,
+        dst_offset: usize,
+        src: Handle,
+        src_offset: usize,
+        bytes: usize,
+        stream: Handle,
+    ) -> Result<()>;
+
+    /// Compiles source and loads it: the binary (for the disk cache) and the module. `name`
+    /// is used in messages only.
+    fn compile(&self, source: &str, name: &str, options: &[String]) -> Result<(Vec<u8>, Handle)>;
+    /// Loads a binary from [`Backend::compile`] as a module.
+    fn load(&self, binary: &[u8]) -> Result<Handle>;
+    /// Unloads a module.
+    fn unload(&self, module: Handle);
+    /// Finds a kernel in a module.
+    fn function(&self, module: Handle, name: &str) -> Result<Handle>;
+    /// Releases a function handle (OpenCL kernels are objects; CUDA's need nothing).
+    fn release_function(&self, function: Handle);
+    /// Queues a kernel: `grid` blocks of `block` threads, CUDA's way of counting.
+    fn launch(
+        &self,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()>;
+
+    /// The stream work goes to when none is named.
+    fn default_stream(&self) -> Handle;
+    fn create_stream(&self) -> Result<Handle>;
+    fn destroy_stream(&self, stream: Handle);
+    fn synchronize_stream(&self, stream: Handle) -> Result<()>;
+    /// Marks the current end of `stream`; returns the event (OpenCL makes a new one each time,
+    /// CUDA re-records `reuse` when given).
+    fn record_event(&self, stream: Handle, reuse: Option<Handle>) -> Result<Handle>;
+    fn synchronize_event(&self, event: Handle) -> Result<()>;
+    /// True once the work before the event is done.
+    fn query_event(&self, event: Handle) -> Result<bool>;
+    /// Milliseconds between two recorded events.
+    fn elapsed_ms(&self, start: Handle, end: Handle) -> Result<f32>;
+    fn destroy_event(&self, event: Handle);
+    /// Makes later work on `stream` wait for `event`.
+    fn stream_wait_event(&self, stream: Handle, event: Handle) -> Result<()>;
+    /// Waits for all work on the device.
+    fn synchronize(&self) -> Result<()>;
+    /// (free, total) bytes of device memory.
+    fn memory_info(&self) -> Result<(usize, usize)>;
+}

@@ -1,0 +1,110 @@
+//! Device memory owned by arrays: a pool block, or memory someone else owns.
+
+use std::any::Any;
+
+use ember_core::Result;
+
+use crate::backend::Handle;
+use crate::device::Device;
+use crate::pool::Block;
+
+enum Origin {
+    /// From the device's pool; goes back to it, for reuse on `stream`.
+    Pool { block: Block, stream: Handle },
+    /// Borrowed (DLPack, `__cuda_array_interface__`, a NumPy array on a CPU device): `owner`
+    /// keeps the memory alive and is dropped with the buffer.
+    Foreign {
+        _owner: Option<Box<dyn Any + Send + Sync>>,
+    },
+}
+
+/// A span of device memory. Arrays share it through `Arc<Buffer>`.
+pub struct Buffer {
+    device: &'static Device,
+    handle: Handle,
+    bytes: usize,
+    origin: Origin,
+}
+
+impl Buffer {
+    /// `bytes` from the device's pool, for work on `stream`.
+    pub fn allocate(device: &'static Device, bytes: usize, stream: Handle) -> Result<Buffer> {
+        let block = device.allocate_block(bytes, stream)?;
+        Ok(Buffer {
+            device,
+            handle: block.handle,
+            bytes,
+            origin: Origin::Pool { block, stream },
+        })
+    }
+
+    /// Memory at `address` owned by `owner` (a device pointer on CUDA, a host pointer on a CPU
+    /// OpenCL device). No copy is made.
+    pub fn foreign(
+        device: &'static Device,
+        address: u64,
+        bytes: usize,
+        owner: Option<Box<dyn Any + Send + Sync>>,
+    ) -> Result<Buffer> {
+        let handle = device.backend().wrap_foreign(address, bytes)?;
+        Ok(Buffer {
+            device,
+            handle,
+            bytes,
+            origin: Origin::Foreign { _owner: owner },
+        })
+    }
+
+    pub fn device(&self) -> &'static Device {
+        self.device
+    }
+
+    /// The backend's handle of the memory.
+    pub fn handle(&self) -> Handle {
+        self.handle
+    }
+
+    /// Usable bytes (what was asked for).
+    pub fn len(&self) -> usize {
+        self.bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+
+    /// The address arrays expose (`data.ptr`, DLPack): the device pointer on CUDA, the host
+    /// pointer on CPU devices, the handle otherwise.
+    pub fn address(&self) -> u64 {
+        match self.device.backend().host_pointer(self.handle) {
+            Some(p) => p as u64,
+            None => self.handle,
+        }
+    }
+
+    /// True when this buffer came from the pool.
+    pub fn is_pooled(&self) -> bool {
+        matches!(self.origin, Origin::Pool { .. })
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        match &self.origin {
+            Origin::Pool { block, stream } => self.device.release_block(*block, *stream),
+            Origin::Foreign { .. } => self.device.backend().release_foreign(self.handle),
+        }
+    }
+}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Buffer({} bytes at {:#x} on {})",
+            self.bytes,
+            self.handle,
+            self.device.info().name
+        )
+    }
+}

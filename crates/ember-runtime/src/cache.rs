@@ -1,0 +1,202 @@
+//! The disk tier of the kernel cache, and the key every tier shares.
+//!
+//! An entry is `MAGIC | payload length (u64 LE) | SHA-256 of payload | payload`, written to a
+//! temporary file and renamed into place, so a reader sees a whole entry or none. A read whose
+//! checksum or length does not match deletes the entry and reports a miss: the kernel is
+//! recompiled, never trusted.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::{Digest, Sha256};
+
+const MAGIC: &[u8; 8] = b"EMBERK1\n";
+const HEADER: usize = 8 + 8 + 32;
+
+/// A cache key: SHA-256 over everything that decides the binary.
+pub type CacheKey = [u8; 32];
+
+/// Hashes the parts of a key, each length-prefixed so that no two lists collide.
+pub fn cache_key(parts: &[&[u8]]) -> CacheKey {
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    h.finalize().into()
+}
+
+fn hex(key: &CacheKey) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Counters of where compiled modules came from.
+#[derive(Default, Debug)]
+pub struct CacheStats {
+    pub memory_hits: AtomicU64,
+    pub disk_hits: AtomicU64,
+    pub compiles: AtomicU64,
+    pub corrupt: AtomicU64,
+}
+
+impl CacheStats {
+    pub fn bump(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (memory hits, disk hits, compiles, corrupt entries)
+    pub fn snapshot(&self) -> (u64, u64, u64, u64) {
+        (
+            self.memory_hits.load(Ordering::Relaxed),
+            self.disk_hits.load(Ordering::Relaxed),
+            self.compiles.load(Ordering::Relaxed),
+            self.corrupt.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// What a read found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup {
+    Hit(Vec<u8>),
+    Miss,
+    /// The entry was damaged and has been removed.
+    Corrupt,
+}
+
+/// Compiled binaries on disk, one file per key.
+#[derive(Clone, Debug)]
+pub struct DiskCache {
+    dir: PathBuf,
+}
+
+impl DiskCache {
+    /// A cache in `root/kernels`.
+    pub fn new(root: &Path) -> DiskCache {
+        DiskCache {
+            dir: root.join("kernels"),
+        }
+    }
+
+    /// The folder entries live in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Path of the entry for `key`.
+    pub fn path(&self, key: &CacheKey) -> PathBuf {
+        self.dir.join(format!("{}.bin", hex(key)))
+    }
+
+    /// Reads and checks the entry for `key`.
+    pub fn get(&self, key: &CacheKey) -> Lookup {
+        let path = self.path(key);
+        let Ok(bytes) = fs::read(&path) else {
+            return Lookup::Miss;
+        };
+        match decode(&bytes) {
+            Some(payload) => Lookup::Hit(payload.to_vec()),
+            None => {
+                let _ = fs::remove_file(&path);
+                Lookup::Corrupt
+            }
+        }
+    }
+
+    /// Stores `payload` under `key`. Failure to write (read-only home, full disk) only costs
+    /// a recompilation later, so it is reported to the caller to ignore or log.
+    pub fn put(&self, key: &CacheKey, payload: &[u8]) -> std::io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        let tmp = self.dir.join(format!(
+            ".{}.{}.{:?}.tmp",
+            hex(key),
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let mut file = fs::File::create(&tmp)?;
+        let digest: [u8; 32] = Sha256::digest(payload).into();
+        file.write_all(MAGIC)?;
+        file.write_all(&(payload.len() as u64).to_le_bytes())?;
+        file.write_all(&digest)?;
+        file.write_all(payload)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, self.path(key)).inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })
+    }
+
+    /// (entries, bytes) on disk.
+    pub fn size(&self) -> (usize, u64) {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return (0, 0);
+        };
+        entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
+            .fold((0, 0), |(n, b), e| {
+                (n + 1, b + e.metadata().map(|m| m.len()).unwrap_or(0))
+            })
+    }
+}
+
+fn decode(bytes: &[u8]) -> Option<&[u8]> {
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+        return None;
+    }
+    let len = u64::from_le_bytes(bytes[8..16].try_into().ok()?) as usize;
+    let payload = &bytes[HEADER..];
+    if payload.len() != len {
+        return None;
+    }
+    let digest: [u8; 32] = Sha256::digest(payload).into();
+    (digest[..] == bytes[16..48]).then_some(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_cache(tag: &str) -> DiskCache {
+        let root =
+            std::env::temp_dir().join(format!("ember-cache-test-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        DiskCache::new(&root)
+    }
+
+    #[test]
+    fn keys_separate_their_parts() {
+        assert_ne!(cache_key(&[b"ab", b"c"]), cache_key(&[b"a", b"bc"]));
+        assert_eq!(cache_key(&[b"x"]), cache_key(&[b"x"]));
+    }
+
+    #[test]
+    fn put_then_get() {
+        let cache = temp_cache("hit");
+        let key = cache_key(&[b"kernel"]);
+        assert_eq!(cache.get(&key), Lookup::Miss);
+        cache.put(&key, b"binary bytes").unwrap();
+        assert_eq!(cache.get(&key), Lookup::Hit(b"binary bytes".to_vec()));
+        assert_eq!(cache.size().0, 1);
+    }
+
+    #[test]
+    fn corrupt_entries_are_removed() {
+        let cache = temp_cache("corrupt");
+        let key = cache_key(&[b"k2"]);
+        cache.put(&key, b"0123456789").unwrap();
+        let path = cache.path(&key);
+        let mut bytes = fs::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        fs::write(&path, &bytes).unwrap();
+        assert_eq!(cache.get(&key), Lookup::Corrupt);
+        assert!(!path.exists());
+        // Truncated entries too.
+        cache.put(&key, b"0123456789").unwrap();
+        fs::write(&path, &fs::read(&path).unwrap()[..20]).unwrap();
+        assert_eq!(cache.get(&key), Lookup::Corrupt);
+    }
+}

@@ -1,0 +1,392 @@
+//! One CUDA device behind the Backend trait, in its primary context.
+
+use std::cell::Cell;
+use std::ffi::{c_void, CString};
+use std::sync::Mutex;
+
+use cudarc::driver::{result, sys};
+use ember_core::{Error, PoolStats, Result};
+
+use super::staging::{self, Staging};
+use super::{driver_error, nvrtc};
+use crate::backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg};
+
+thread_local! {
+    /// The context this thread last made current, to skip redundant `cuCtxSetCurrent` calls.
+    static CURRENT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A CUDA device.
+pub struct CudaDevice {
+    info: DeviceInfo,
+    device: sys::CUdevice,
+    context: sys::CUcontext,
+    staging: Mutex<Option<Staging>>,
+}
+
+// The primary context may be used from any thread once made current there (see `bind`).
+unsafe impl Send for CudaDevice {}
+unsafe impl Sync for CudaDevice {}
+
+fn attr(dev: sys::CUdevice, a: sys::CUdevice_attribute) -> usize {
+    unsafe { result::device::get_attribute(dev, a) }.map_or(0, |v| v.max(0) as usize)
+}
+
+impl CudaDevice {
+    pub(crate) fn open(ordinal: usize) -> Result<CudaDevice> {
+        use sys::CUdevice_attribute::*;
+        let device =
+            result::device::get(ordinal as i32).map_err(|e| driver_error("cuDeviceGet", e))?;
+        let context = unsafe { result::primary_ctx::retain(device) }
+            .map_err(|e| driver_error("cuDevicePrimaryCtxRetain", e))?;
+        let major = attr(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+        let minor = attr(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+        let total = unsafe { result::device::total_mem(device) }.unwrap_or(0);
+        let compiler = match nvrtc::version() {
+            Ok((a, b)) => format!("nvrtc {a}.{b}"),
+            Err(_) => "nvrtc (not found)".to_string(),
+        };
+        let info = DeviceInfo {
+            backend: BackendKind::Cuda,
+            ordinal,
+            name: result::device::get_name(device)
+                .unwrap_or_else(|_| format!("CUDA device {ordinal}")),
+            arch: format!("sm_{major}{minor}"),
+            compiler,
+            driver_version: super::driver_version().unwrap_or_default(),
+            total_memory: total,
+            max_allocation: total,
+            max_threads_per_block: attr(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+            max_block_dims: [
+                attr(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                attr(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+                attr(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z),
+            ],
+            multiprocessors: attr(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+            warp_size: attr(device, CU_DEVICE_ATTRIBUTE_WARP_SIZE),
+            host_unified: false,
+            is_cpu: false,
+        };
+        Ok(CudaDevice {
+            info,
+            device,
+            context,
+            staging: Mutex::new(None),
+        })
+    }
+
+    /// Makes this device's context current on the calling thread.
+    fn bind(&self) -> Result<()> {
+        let ctx = self.context as usize;
+        if CURRENT.with(Cell::get) != ctx {
+            unsafe { result::ctx::set_current(self.context) }
+                .map_err(|e| driver_error("cuCtxSetCurrent", e))?;
+            CURRENT.with(|c| c.set(ctx));
+        }
+        Ok(())
+    }
+
+    fn stream(handle: Handle) -> sys::CUstream {
+        handle as usize as sys::CUstream
+    }
+
+    fn with_staging<T>(&self, f: impl FnOnce(&mut Staging) -> Result<T>) -> Result<T> {
+        let mut slot = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(Staging::new()?);
+        }
+        match slot.as_mut() {
+            Some(s) => f(s),
+            None => Err(Error::Value(
+                "pinned staging buffers could not be created".into(),
+            )),
+        }
+    }
+}
+
+impl Backend for CudaDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<Handle> {
+        self.bind()?;
+        match unsafe { result::malloc_sync(bytes) } {
+            Ok(p) => Ok(p),
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                let (free, _) = result::mem_get_info().unwrap_or((0, 0));
+                Err(Error::OutOfMemory {
+                    requested: bytes,
+                    device: self.info.name.clone(),
+                    stats: PoolStats::default(),
+                    detail: format!("the device has {free} bytes free"),
+                })
+            }
+            Err(e) => Err(driver_error("cuMemAlloc", e)),
+        }
+    }
+
+    fn free(&self, memory: Handle) {
+        if self.bind().is_ok() {
+            unsafe {
+                let _ = result::free_sync(memory);
+            }
+        }
+    }
+
+    fn host_pointer(&self, _memory: Handle) -> Option<*mut u8> {
+        None
+    }
+
+    fn wrap_foreign(&self, address: u64, _bytes: usize) -> Result<Handle> {
+        // A device pointer is its own handle; the owner keeps it alive.
+        Ok(address)
+    }
+
+    fn release_foreign(&self, _memory: Handle) {}
+
+    fn copy_htod(&self, dst: Handle, dst_offset: usize, src: &[u8], stream: Handle) -> Result<()> {
+        self.bind()?;
+        let dst = dst + dst_offset as u64;
+        if src.len() >= staging::THRESHOLD {
+            return self.with_staging(|s| s.htod(dst, src, Self::stream(stream)));
+        }
+        unsafe { result::memcpy_htod_async(dst, src, Self::stream(stream)) }
+            .map_err(|e| driver_error("cuMemcpyHtoDAsync", e))
+    }
+
+    fn copy_dtoh(
+        &self,
+        dst: &mut [u8],
+        src: Handle,
+        src_offset: usize,
+        stream: Handle,
+    ) -> Result<()> {
+        self.bind()?;
+        let src = src + src_offset as u64;
+        if dst.len() >= staging::THRESHOLD {
+            return self.with_staging(|s| s.dtoh(dst, src, Self::stream(stream)));
+        }
+        unsafe {
+            result::memcpy_dtoh_async(dst, src, Self::stream(stream))
+                .map_err(|e| driver_error("cuMemcpyDtoHAsync", e))?;
+            result::stream::synchronize(Self::stream(stream))
+                .map_err(|e| driver_error("cuStreamSynchronize", e))
+        }
+    }
+
+    fn copy_dtod(
+        &self,
+        dst: Handle,
+        dst_offset: usize,
+        src: Handle,
+        src_offset: usize,
+        bytes: usize,
+        stream: Handle,
+    ) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        unsafe {
+            result::memcpy_dtod_async(
+                dst + dst_offset as u64,
+                src + src_offset as u64,
+                bytes,
+                Self::stream(stream),
+            )
+        }
+        .map_err(|e| driver_error("cuMemcpyDtoDAsync", e))
+    }
+
+    fn compile(&self, source: &str, name: &str, options: &[String]) -> Result<(Vec<u8>, Handle)> {
+        let cubin = nvrtc::compile_cubin(source, name, &self.info.arch, options)?;
+        let module = self.load(&cubin)?;
+        Ok((cubin, module))
+    }
+
+    fn load(&self, binary: &[u8]) -> Result<Handle> {
+        self.bind()?;
+        // cuModuleLoadData reads an ELF cubin by its header; keep it in an aligned copy.
+        let words: Vec<u64> = binary
+            .chunks(8)
+            .map(|c| {
+                let mut w = [0u8; 8];
+                w[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(w)
+            })
+            .collect();
+        unsafe { result::module::load_data(words.as_ptr() as *const c_void) }
+            .map(|m| m as usize as Handle)
+            .map_err(|e| driver_error("cuModuleLoadData", e))
+    }
+
+    fn unload(&self, module: Handle) {
+        if self.bind().is_ok() {
+            unsafe {
+                let _ = result::module::unload(module as usize as sys::CUmodule);
+            }
+        }
+    }
+
+    fn function(&self, module: Handle, name: &str) -> Result<Handle> {
+        self.bind()?;
+        let cname = CString::new(name)
+            .map_err(|_| Error::Value(format!("kernel name {name:?} contains a NUL byte")))?;
+        unsafe { result::module::get_function(module as usize as sys::CUmodule, cname) }
+            .map(|f| f as usize as Handle)
+            .map_err(|e| match e.0 {
+                sys::CUresult::CUDA_ERROR_NOT_FOUND => Error::Value(format!(
+                    "the module has no kernel named {name:?} (is it declared extern \"C\"?)"
+                )),
+                _ => driver_error("cuModuleGetFunction", e),
+            })
+    }
+
+    fn release_function(&self, _function: Handle) {}
+
+    fn launch(
+        &self,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.bind()?;
+        // Pointer values live here while the driver reads them through `params`.
+        let mut pointers: Vec<u64> = Vec::with_capacity(args.len());
+        for arg in args {
+            pointers.push(match *arg {
+                KernelArg::Buffer { handle, offset } => handle + offset as u64,
+                KernelArg::Memory(handle) => handle,
+                _ => 0,
+            });
+        }
+        let mut params: Vec<*mut c_void> = Vec::with_capacity(args.len());
+        for (arg, ptr) in args.iter().zip(pointers.iter()) {
+            params.push(match *arg {
+                KernelArg::Buffer { .. } | KernelArg::Memory(_) => ptr as *const u64 as *mut c_void,
+                KernelArg::Bytes(bytes) => bytes.as_ptr() as *mut c_void,
+                KernelArg::Local(_) => {
+                    return Err(Error::Value("__local memory arguments exist only on OpenCL; CUDA kernels take shared memory through shared_mem".into()))
+                }
+            });
+        }
+        unsafe {
+            result::launch_kernel(
+                function as usize as sys::CUfunction,
+                (grid[0], grid[1], grid[2]),
+                (block[0], block[1], block[2]),
+                shared_bytes,
+                Self::stream(stream),
+                &mut params,
+            )
+        }
+        .map_err(|e| driver_error("cuLaunchKernel", e))
+    }
+
+    fn default_stream(&self) -> Handle {
+        0
+    }
+
+    fn create_stream(&self) -> Result<Handle> {
+        self.bind()?;
+        result::stream::create(result::stream::StreamKind::Default)
+            .map(|s| s as usize as Handle)
+            .map_err(|e| driver_error("cuStreamCreate", e))
+    }
+
+    fn destroy_stream(&self, stream: Handle) {
+        if stream != 0 && self.bind().is_ok() {
+            unsafe {
+                let _ = result::stream::destroy(Self::stream(stream));
+            }
+        }
+    }
+
+    fn synchronize_stream(&self, stream: Handle) -> Result<()> {
+        self.bind()?;
+        unsafe { result::stream::synchronize(Self::stream(stream)) }
+            .map_err(|e| driver_error("cuStreamSynchronize", e))
+    }
+
+    fn record_event(&self, stream: Handle, reuse: Option<Handle>) -> Result<Handle> {
+        self.bind()?;
+        let event = match reuse {
+            Some(e) => e as usize as sys::CUevent,
+            None => result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+                .map_err(|e| driver_error("cuEventCreate", e))?,
+        };
+        unsafe { result::event::record(event, Self::stream(stream)) }
+            .map_err(|e| driver_error("cuEventRecord", e))?;
+        Ok(event as usize as Handle)
+    }
+
+    fn synchronize_event(&self, event: Handle) -> Result<()> {
+        self.bind()?;
+        unsafe { result::event::synchronize(event as usize as sys::CUevent) }
+            .map_err(|e| driver_error("cuEventSynchronize", e))
+    }
+
+    fn query_event(&self, event: Handle) -> Result<bool> {
+        self.bind()?;
+        match unsafe { result::event::query(event as usize as sys::CUevent) } {
+            Ok(()) => Ok(true),
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            Err(e) => Err(driver_error("cuEventQuery", e)),
+        }
+    }
+
+    fn elapsed_ms(&self, start: Handle, end: Handle) -> Result<f32> {
+        self.bind()?;
+        unsafe {
+            result::event::synchronize(end as usize as sys::CUevent)
+                .map_err(|e| driver_error("cuEventSynchronize", e))?;
+            result::event::elapsed(start as usize as sys::CUevent, end as usize as sys::CUevent)
+                .map_err(|e| driver_error("cuEventElapsedTime", e))
+        }
+    }
+
+    fn destroy_event(&self, event: Handle) {
+        if self.bind().is_ok() {
+            unsafe {
+                let _ = result::event::destroy(event as usize as sys::CUevent);
+            }
+        }
+    }
+
+    fn stream_wait_event(&self, stream: Handle, event: Handle) -> Result<()> {
+        self.bind()?;
+        unsafe {
+            result::stream::wait_event(
+                Self::stream(stream),
+                event as usize as sys::CUevent,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .map_err(|e| driver_error("cuStreamWaitEvent", e))
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.bind()?;
+        result::ctx::synchronize().map_err(|e| driver_error("cuCtxSynchronize", e))
+    }
+
+    fn memory_info(&self) -> Result<(usize, usize)> {
+        self.bind()?;
+        result::mem_get_info().map_err(|e| driver_error("cuMemGetInfo", e))
+    }
+}
+
+impl Drop for CudaDevice {
+    fn drop(&mut self) {
+        if let Ok(mut slot) = self.staging.lock() {
+            slot.take();
+        }
+        unsafe {
+            let _ = result::primary_ctx::release(self.device);
+        }
+    }
+}

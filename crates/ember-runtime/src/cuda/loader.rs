@@ -1,0 +1,196 @@
+//! Finding CUDA's libraries without `LD_LIBRARY_PATH`.
+//!
+//! Each library is looked for in `CUDA_PATH`/`CUDA_HOME`, `/usr/local/cuda*`, the `nvidia/*/lib`
+//! folders of pip's CUDA wheels, then by the system loader. The first file that loads is opened
+//! with `RTLD_GLOBAL`, so cudarc's later load by soname finds the same library. Every attempt
+//! is recorded for `ember info`.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+/// One place a library was looked for, and what happened there.
+#[derive(Clone, Debug)]
+pub struct Attempt {
+    pub library: &'static str,
+    pub location: String,
+    /// `Ok(())` when it loaded; otherwise why not.
+    pub outcome: Result<(), String>,
+}
+
+static PYTHON_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Adds Python's package folders (`site-packages`), searched for pip's `nvidia/*/lib`. The
+/// Python package calls this at import, before any library is loaded.
+pub fn add_python_dirs(dirs: impl IntoIterator<Item = PathBuf>) {
+    let mut known = PYTHON_DIRS.lock().unwrap_or_else(|e| e.into_inner());
+    for d in dirs {
+        if !known.contains(&d) {
+            known.push(d);
+        }
+    }
+}
+
+fn sorted_glob(parent: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(parent)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    // Newest version first (cuda-13.0 before cuda-12.8).
+    found.sort();
+    found.reverse();
+    found
+}
+
+fn toolkit_lib_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![root.join("lib64"), root.join("lib")];
+    dirs.extend(
+        sorted_glob(&root.join("targets"), "")
+            .into_iter()
+            .map(|t| t.join("lib")),
+    );
+    dirs
+}
+
+/// Folders searched for toolkit libraries (NVRTC, cuBLAS, the device runtime), in order.
+pub fn toolkit_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            dirs.extend(toolkit_lib_dirs(Path::new(&root)));
+        }
+    }
+    for root in sorted_glob(Path::new("/usr/local"), "cuda") {
+        dirs.extend(toolkit_lib_dirs(&root));
+    }
+    let mut site: Vec<PathBuf> = PYTHON_DIRS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
+        for lib in sorted_glob(&Path::new(&venv).join("lib"), "python3") {
+            site.push(lib.join("site-packages"));
+        }
+    }
+    for sp in site {
+        dirs.extend(
+            sorted_glob(&sp.join("nvidia"), "")
+                .into_iter()
+                .map(|d| d.join("lib")),
+        );
+    }
+    let mut unique = Vec::new();
+    for d in dirs {
+        if d.is_dir() && !unique.contains(&d) {
+            unique.push(d);
+        }
+    }
+    unique
+}
+
+fn open_global(path: &str) -> Result<libloading::Library, String> {
+    use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+    unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }
+        .map(libloading::Library::from)
+        .map_err(|e| e.to_string())
+}
+
+/// Loads the first of `sonames` found in `dirs`, else through the system loader.
+fn find(
+    library: &'static str,
+    sonames: &[&str],
+    dirs: &[PathBuf],
+    attempts: &mut Vec<Attempt>,
+) -> bool {
+    for dir in dirs {
+        let present: Vec<PathBuf> = sonames
+            .iter()
+            .map(|s| dir.join(s))
+            .filter(|p| p.exists())
+            .collect();
+        if present.is_empty() {
+            attempts.push(Attempt {
+                library,
+                location: dir.display().to_string(),
+                outcome: Err(format!("no {} here", sonames.join(" or "))),
+            });
+        }
+        for path in present {
+            let shown = path.display().to_string();
+            match open_global(&shown) {
+                Ok(lib) => {
+                    std::mem::forget(lib); // stays loaded for the life of the process
+                    attempts.push(Attempt {
+                        library,
+                        location: shown,
+                        outcome: Ok(()),
+                    });
+                    return true;
+                }
+                Err(e) => attempts.push(Attempt {
+                    library,
+                    location: shown,
+                    outcome: Err(e),
+                }),
+            }
+        }
+    }
+    for soname in sonames {
+        match open_global(soname) {
+            Ok(lib) => {
+                std::mem::forget(lib);
+                attempts.push(Attempt {
+                    library,
+                    location: format!("{soname} (system loader)"),
+                    outcome: Ok(()),
+                });
+                return true;
+            }
+            Err(e) => attempts.push(Attempt {
+                library,
+                location: format!("{soname} (system loader)"),
+                outcome: Err(e),
+            }),
+        }
+    }
+    false
+}
+
+/// What was found of each library, searched once per process.
+#[derive(Clone, Debug)]
+pub struct Search {
+    pub driver_found: bool,
+    pub nvrtc_found: bool,
+    pub attempts: Vec<Attempt>,
+}
+
+/// Looks for the driver and NVRTC (once) and preloads what it finds.
+pub fn search() -> &'static Search {
+    static SEARCH: OnceLock<Search> = OnceLock::new();
+    SEARCH.get_or_init(|| {
+        let mut attempts = Vec::new();
+        // The driver comes with the NVIDIA driver, not the toolkit (whose lib64/stubs holds a
+        // stub that must never be loaded): the loader first, then where containers mount it.
+        let driver_dirs: Vec<PathBuf> = ["/usr/local/nvidia/lib64", "/usr/lib/wsl/lib"]
+            .iter()
+            .map(PathBuf::from)
+            .filter(|d| d.is_dir())
+            .collect();
+        let driver_found = find("libcuda", &["libcuda.so.1"], &[], &mut attempts)
+            || find("libcuda", &["libcuda.so.1"], &driver_dirs, &mut attempts);
+        let nvrtc_found = find(
+            "libnvrtc",
+            &["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"],
+            &toolkit_dirs(),
+            &mut attempts,
+        );
+        Search {
+            driver_found,
+            nvrtc_found,
+            attempts,
+        }
+    })
+}

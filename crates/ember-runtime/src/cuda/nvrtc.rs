@@ -1,0 +1,160 @@
+//! NVRTC: CUDA C to cubin for one architecture.
+//!
+//! Compiling to cubin for the device's own arch (not PTX) means a newer NVRTC than the driver
+//! still produces code the driver loads.
+
+use std::ffi::{c_char, CString};
+
+use cudarc::nvrtc::{result, sys};
+use ember_core::{Error, Result};
+
+use super::loader;
+
+fn unavailable() -> Error {
+    let tried: Vec<String> = loader::search()
+        .attempts
+        .iter()
+        .filter(|a| a.library == "libnvrtc")
+        .map(|a| {
+            format!(
+                "  {}: {}",
+                a.location,
+                a.outcome.as_ref().err().map_or("loaded", String::as_str)
+            )
+        })
+        .collect();
+    Error::BackendUnavailable {
+        backend: "CUDA".into(),
+        reason: format!(
+            "NVRTC (libnvrtc.so) was not found, so CUDA C cannot be compiled; install it with `pip install nvidia-cuda-nvrtc` or the CUDA toolkit, or set CUDA_PATH. Tried:\n{}",
+            tried.join("\n")
+        ),
+    }
+}
+
+/// Makes sure NVRTC is loaded.
+pub fn ensure() -> Result<()> {
+    let found = loader::search().nvrtc_found && unsafe { sys::is_culib_present() };
+    found.then_some(()).ok_or_else(unavailable)
+}
+
+/// NVRTC's (major, minor) version.
+pub fn version() -> Result<(i32, i32)> {
+    ensure()?;
+    let (mut major, mut minor) = (0, 0);
+    unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
+        .result()
+        .map_err(|e| {
+            Error::driver(
+                "NVRTC",
+                "nvrtcVersion",
+                e.0 as i64,
+                &format!("{e:?}"),
+                "could not read NVRTC's version",
+            )
+        })?;
+    Ok((major, minor))
+}
+
+fn nvrtc_error(call: &str, e: result::NvrtcError) -> Error {
+    Error::driver(
+        "NVRTC",
+        call,
+        e.0 as i64,
+        &format!("{:?}", e.0),
+        "NVRTC call failed",
+    )
+}
+
+/// Compiles CUDA C `source` to a cubin for `arch` (`"sm_90"`). Any architecture option in
+/// `options` is replaced by `arch`.
+pub fn compile_cubin(source: &str, name: &str, arch: &str, options: &[String]) -> Result<Vec<u8>> {
+    ensure()?;
+    let csrc = CString::new(source)
+        .map_err(|_| Error::Value("kernel source contains a NUL byte".into()))?;
+    let cname = CString::new(format!("{name}.cu"))
+        .map_err(|_| Error::Value("kernel name contains a NUL byte".into()))?;
+    let mut opts = vec![format!("--gpu-architecture={arch}")];
+    let mut skip_next = false;
+    for o in options {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if o == "-arch" || o == "--gpu-architecture" {
+            skip_next = true;
+            continue;
+        }
+        if o.starts_with("-arch=")
+            || o.starts_with("--gpu-architecture=")
+            || o.starts_with("-arch=")
+        {
+            continue;
+        }
+        if o.contains('\0') {
+            return Err(Error::Value(format!(
+                "compile option {o:?} contains a NUL byte"
+            )));
+        }
+        opts.push(o.clone());
+    }
+    let prog = result::create_program(&csrc, Some(&cname))
+        .map_err(|e| nvrtc_error("nvrtcCreateProgram", e))?;
+    let compiled = unsafe { result::compile_program(prog, &opts) };
+    let outcome = match compiled {
+        Ok(()) => cubin(prog),
+        Err(_) => {
+            let log = unsafe { result::get_program_log(prog) }
+                .map(|chars| {
+                    let bytes: Vec<u8> = chars
+                        .iter()
+                        .take_while(|&&c| c != 0)
+                        .map(|&c| c as u8)
+                        .collect();
+                    String::from_utf8_lossy(&bytes).into_owned()
+                })
+                .unwrap_or_default();
+            Err(Error::compile("CUDA", name, &opts, log, source))
+        }
+    };
+    unsafe {
+        let _ = result::destroy_program(prog);
+    }
+    outcome
+}
+
+fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>> {
+    let mut size = 0usize;
+    unsafe { sys::nvrtcGetCUBINSize(prog, &mut size) }
+        .result()
+        .map_err(|e| nvrtc_error("nvrtcGetCUBINSize", e))?;
+    if size == 0 {
+        return Err(Error::Value("NVRTC produced no cubin: name a real architecture such as sm_90, not a virtual one like compute_90".into()));
+    }
+    let mut bytes = vec![0u8; size];
+    unsafe { sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr() as *mut c_char) }
+        .result()
+        .map_err(|e| nvrtc_error("nvrtcGetCUBIN", e))?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Needs NVRTC (CI installs pip's nvidia-cuda-nvrtc and sets EMBER_REQUIRE_NVRTC=1).
+    #[test]
+    fn compiles_cuda_c_to_cubin_for_sm90() {
+        if ensure().is_err() && std::env::var("EMBER_REQUIRE_NVRTC").as_deref() != Ok("1") {
+            eprintln!("NVRTC not found; set EMBER_REQUIRE_NVRTC=1 to make this a failure");
+            return;
+        }
+        let src = "extern \"C\" __global__ void scale(float* x, float a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }";
+        let cubin = compile_cubin(src, "scale", "sm_90", &[]).expect("NVRTC compile");
+        assert_eq!(&cubin[..4], b"\x7fELF", "a cubin is an ELF file");
+        let err = compile_cubin("__global__ void broken( { }", "broken", "sm_90", &[]).unwrap_err();
+        match err {
+            Error::Compile(c) => assert!(c.log.contains("error"), "{}", c.log),
+            other => panic!("expected a compile error, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! Devices: a backend instance with its memory pool and kernel cache, and the process-wide
+//! list of devices of the selected backend.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ember_core::{BackendChoice, Config, Error, Result};
+
+use crate::backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg};
+use crate::cache::{cache_key, CacheKey, CacheStats, DiskCache, Lookup};
+use crate::pool::{Block, MemoryPool, RawAllocator};
+use crate::{cuda, opencl};
+
+/// ember's version, part of every cache key.
+pub const EMBER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One device of the selected backend. Devices live for the whole process.
+pub struct Device {
+    backend: Box<dyn Backend>,
+    pool: MemoryPool,
+    modules: Mutex<HashMap<CacheKey, Arc<Module>>>,
+    disk: Option<DiskCache>,
+    stats: CacheStats,
+    last_kernel: Mutex<Option<Arc<str>>>,
+}
+
+struct PoolSource<'a>(&'a dyn Backend);
+
+impl RawAllocator for PoolSource<'_> {
+    fn raw_alloc(&self, bytes: usize) -> Result<Handle> {
+        self.0.alloc(bytes)
+    }
+    fn raw_free(&self, memory: Handle) {
+        self.0.free(memory)
+    }
+}
+
+impl Device {
+    fn new(backend: Box<dyn Backend>, config: &Config) -> Device {
+        Device {
+            backend,
+            pool: MemoryPool::new(),
+            modules: Mutex::new(HashMap::new()),
+            disk: config.disk_cache.then(|| DiskCache::new(&config.cache_dir)),
+            stats: CacheStats::default(),
+            last_kernel: Mutex::new(None),
+        }
+    }
+
+    pub fn backend(&self) -> &dyn Backend {
+        self.backend.as_ref()
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        self.backend.info()
+    }
+
+    pub fn kind(&self) -> BackendKind {
+        self.info().backend
+    }
+
+    pub fn pool(&self) -> &MemoryPool {
+        &self.pool
+    }
+
+    pub fn default_stream(&self) -> Handle {
+        self.backend.default_stream()
+    }
+
+    /// Where compiled modules came from so far.
+    pub fn cache_stats(&self) -> &CacheStats {
+        &self.stats
+    }
+
+    pub(crate) fn allocate_block(&self, bytes: usize, stream: Handle) -> Result<Block> {
+        self.pool.allocate(
+            &PoolSource(self.backend()),
+            bytes,
+            stream,
+            &self.info().name,
+        )
+    }
+
+    pub(crate) fn release_block(&self, block: Block, stream: Handle) {
+        self.pool.release(block, stream)
+    }
+
+    /// Gives the pool's cached blocks back to the device.
+    pub fn free_all_blocks(&self) {
+        self.pool.free_all_blocks(&PoolSource(self.backend()))
+    }
+
+    /// Adds the last kernel launched to a driver error.
+    pub fn annotate(&self, err: Error) -> Error {
+        let last = self
+            .last_kernel
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            .map(str::to_string);
+        err.with_last_kernel(last)
+    }
+
+    /// Waits for all work on the device.
+    pub fn synchronize(&self) -> Result<()> {
+        self.backend.synchronize().map_err(|e| self.annotate(e))
+    }
+
+    /// Waits for the work on one stream.
+    pub fn synchronize_stream(&self, stream: Handle) -> Result<()> {
+        self.backend
+            .synchronize_stream(stream)
+            .map_err(|e| self.annotate(e))
+    }
+
+    /// The module built from `source`, through the cache: this device's map, then disk, then
+    /// the compiler. `name` names the source in messages.
+    pub fn module(
+        &'static self,
+        source: &str,
+        name: &str,
+        options: &[String],
+    ) -> Result<Arc<Module>> {
+        let info = self.info();
+        let joined = options.join("\u{0}");
+        let key = cache_key(&[
+            EMBER_VERSION.as_bytes(),
+            info.backend.name().as_bytes(),
+            info.compiler.as_bytes(),
+            info.arch.as_bytes(),
+            joined.as_bytes(),
+            source.as_bytes(),
+        ]);
+        if let Some(m) = self
+            .modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            CacheStats::bump(&self.stats.memory_hits);
+            return Ok(m.clone());
+        }
+        let module = Arc::new(self.load_or_compile(&key, source, name, options)?);
+        let mut map = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(map.entry(key).or_insert(module).clone())
+    }
+
+    fn load_or_compile(
+        &'static self,
+        key: &CacheKey,
+        source: &str,
+        name: &str,
+        options: &[String],
+    ) -> Result<Module> {
+        if let Some(disk) = &self.disk {
+            match disk.get(key) {
+                Lookup::Hit(binary) => match self.backend.load(&binary) {
+                    Ok(handle) => {
+                        CacheStats::bump(&self.stats.disk_hits);
+                        return Ok(Module::new(self, handle));
+                    }
+                    // A binary the driver refuses is as good as corrupt: rebuild it.
+                    Err(_) => CacheStats::bump(&self.stats.corrupt),
+                },
+                Lookup::Corrupt => CacheStats::bump(&self.stats.corrupt),
+                Lookup::Miss => {}
+            }
+        }
+        let (binary, handle) = self.backend.compile(source, name, options)?;
+        CacheStats::bump(&self.stats.compiles);
+        if let Some(disk) = &self.disk {
+            // A cache that cannot be written only costs a compile next time.
+            let _ = disk.put(key, &binary);
+        }
+        Ok(Module::new(self, handle))
+    }
+
+    /// Forgets the in-process tier of the cache (tests use this to reach the disk tier).
+    pub fn clear_module_map(&self) {
+        self.modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// The disk tier, if enabled.
+    pub fn disk_cache(&self) -> Option<&DiskCache> {
+        self.disk.as_ref()
+    }
+
+    /// Queues `function` after checking the launch shape against the device's limits.
+    pub fn launch(
+        &self,
+        function: &Function,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.check_launch(&function.name, grid, block)?;
+        *self.last_kernel.lock().unwrap_or_else(|e| e.into_inner()) = Some(function.name.clone());
+        self.backend
+            .launch(function.handle, grid, block, shared_bytes, stream, args)
+            .map_err(|e| self.annotate(e))
+    }
+
+    fn check_launch(&self, name: &str, grid: [u32; 3], block: [u32; 3]) -> Result<()> {
+        let info = self.info();
+        if grid.contains(&0) || block.contains(&0) {
+            return Err(Error::Value(format!(
+                "cannot launch {name} with grid {grid:?} and block {block:?}: every dimension must be at least 1"
+            )));
+        }
+        let threads: u64 = block.iter().map(|&b| b as u64).product();
+        if threads > info.max_threads_per_block as u64 {
+            return Err(Error::Value(format!(
+                "cannot launch {name}: block {block:?} has {threads} threads, more than the {} a block may have on {}",
+                info.max_threads_per_block, info.name
+            )));
+        }
+        for (axis, (&b, &max)) in block.iter().zip(&info.max_block_dims).enumerate() {
+            if b as usize > max {
+                return Err(Error::Value(format!(
+                    "cannot launch {name}: block dimension {axis} is {b}, more than {max} on {}",
+                    info.name
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A loaded module.
+pub struct Module {
+    device: &'static Device,
+    handle: Handle,
+    functions: Mutex<HashMap<String, Handle>>,
+}
+
+impl Module {
+    fn new(device: &'static Device, handle: Handle) -> Module {
+        Module {
+            device,
+            handle,
+            functions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn device(&self) -> &'static Device {
+        self.device
+    }
+
+    /// The kernel called `name`.
+    pub fn function(self: &Arc<Self>, name: &str) -> Result<Function> {
+        let mut map = self.functions.lock().unwrap_or_else(|e| e.into_inner());
+        let handle = match map.get(name) {
+            Some(&h) => h,
+            None => {
+                let h = self.device.backend.function(self.handle, name)?;
+                map.insert(name.to_string(), h);
+                h
+            }
+        };
+        Ok(Function {
+            module: self.clone(),
+            handle,
+            name: Arc::from(name),
+        })
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        let backend = self.device.backend();
+        for (_, f) in self
+            .functions
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+        {
+            backend.release_function(f);
+        }
+        backend.unload(self.handle);
+    }
+}
+
+/// A kernel ready to launch; keeps its module loaded.
+#[derive(Clone)]
+pub struct Function {
+    module: Arc<Module>,
+    handle: Handle,
+    name: Arc<str>,
+}
+
+impl Function {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn device(&self) -> &'static Device {
+        self.module.device
+    }
+
+    pub fn handle(&self) -> Handle {
+        self.handle
+    }
+}
+
+type Registry = Result<Vec<&'static Device>>;
+
+fn registry() -> &'static Registry {
+    static DEVICES: OnceLock<Registry> = OnceLock::new();
+    DEVICES.get_or_init(|| {
+        let config = Config::get();
+        let choice = config.backend.clone()?;
+        // A library's missing symbol panics inside cudarc; never let that reach the user.
+        let found = std::panic::catch_unwind(|| open_backends(choice)).unwrap_or_else(|_| {
+            Err(Error::BackendUnavailable {
+                backend: "GPU".into(),
+                reason: "a GPU library failed while starting (missing symbol); run `ember info` to see which libraries were found".into(),
+            })
+        })?;
+        Ok(found
+            .into_iter()
+            .map(|b| &*Box::leak(Box::new(Device::new(b, config))))
+            .collect())
+    })
+}
+
+fn open_backends(choice: BackendChoice) -> Result<Vec<Box<dyn Backend>>> {
+    match choice {
+        BackendChoice::Cuda => cuda::open_devices(),
+        BackendChoice::OpenCl => opencl::open_devices(opencl::DeviceFilter::Any),
+        BackendChoice::Auto => {
+            let cuda_err = match cuda::open_devices() {
+                Ok(devices) => return Ok(devices),
+                Err(e) => e,
+            };
+            if let Ok(gpus) = opencl::open_devices(opencl::DeviceFilter::GpuOnly) {
+                return Ok(gpus);
+            }
+            opencl::open_devices(opencl::DeviceFilter::Any).map_err(|cl_err| Error::BackendUnavailable {
+                backend: "any".into(),
+                reason: format!(
+                    "no CUDA device ({cuda_err}) and no OpenCL device ({cl_err}); on Debian/Ubuntu `apt-get install pocl-opencl-icd` gives a CPU device, and `ember info` shows what was tried"
+                ),
+            })
+        }
+    }
+}
+
+/// Every device of the selected backend (starts the backend on first use).
+pub fn devices() -> Result<&'static [&'static Device]> {
+    registry().as_ref().map(Vec::as_slice).map_err(Clone::clone)
+}
+
+/// Number of devices of the selected backend.
+pub fn device_count() -> Result<usize> {
+    devices().map(<[_]>::len)
+}
+
+/// Device `i` of the selected backend.
+pub fn device(i: usize) -> Result<&'static Device> {
+    let all = devices()?;
+    all.get(i).copied().ok_or_else(|| {
+        Error::Value(format!(
+            "device {i} does not exist: the {} backend has {} device(s), numbered from 0",
+            all.first().map(|d| d.kind().name()).unwrap_or("selected"),
+            all.len()
+        ))
+    })
+}

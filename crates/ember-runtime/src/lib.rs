@@ -1,0 +1,20 @@
+//! ember's runtime: one small [`Backend`] trait with a CUDA and an OpenCL implementation, and
+//! what every frontend shares on top of it: devices, streams and events, the caching memory
+//! pool, and compilation through the one kernel cache.
+
+pub mod backend;
+pub mod buffer;
+pub mod cache;
+pub mod cuda;
+pub mod device;
+pub mod opencl;
+pub mod pool;
+pub mod probe;
+pub mod stream;
+
+pub use backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg};
+pub use buffer::Buffer;
+pub use cache::{CacheStats, DiskCache};
+pub use device::{device, device_count, devices, Device, Function, Module};
+pub use pool::{MemoryPool, RawAllocator};
+pub use stream::{Event, Stream};

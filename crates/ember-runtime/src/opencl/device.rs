@@ -1,0 +1,577 @@
+//! One OpenCL device behind the Backend trait.
+
+use std::alloc::Layout;
+use std::collections::HashMap;
+use std::ffi::{c_void, CString};
+use std::ptr;
+use std::sync::Mutex;
+
+use cl3::command_queue as cq;
+use cl3::device::*;
+use cl3::event::{
+    self as ev, CL_COMPLETE, CL_EVENT_COMMAND_EXECUTION_STATUS, CL_PROFILING_COMMAND_END,
+};
+use cl3::info_type::InfoType;
+use cl3::kernel as kn;
+use cl3::memory::{self as mem, CL_MEM_READ_WRITE, CL_MEM_USE_HOST_PTR};
+use cl3::platform::{CL_PLATFORM_NAME, CL_PLATFORM_VERSION};
+use cl3::program as pg;
+use cl3::types::{
+    cl_command_queue, cl_context, cl_device_id, cl_event, cl_kernel, cl_mem, cl_platform_id,
+    cl_program, CL_TRUE,
+};
+use ember_core::{Error, PoolStats, Result};
+
+use super::cl_error;
+use super::info::{device_number, device_sizes, device_text, platform_text};
+use crate::backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg};
+
+/// Host memory behind a buffer on a CPU device.
+struct HostSpan {
+    ptr: *mut u8,
+    /// `Some` when ember allocated it (and frees it); `None` for borrowed memory.
+    layout: Option<Layout>,
+}
+
+/// An OpenCL device with its context and default queue.
+pub struct ClDevice {
+    info: DeviceInfo,
+    device: cl_device_id,
+    context: cl_context,
+    default_queue: cl_command_queue,
+    queues: Mutex<Vec<cl_command_queue>>,
+    host_spans: Mutex<HashMap<Handle, HostSpan>>,
+    /// `clSetKernelArg` + enqueue must not interleave between threads on one kernel.
+    launch_lock: Mutex<()>,
+}
+
+// OpenCL objects are thread-safe (but kernels, guarded by `launch_lock`); host spans are
+// plain memory owned by this device.
+unsafe impl Send for ClDevice {}
+unsafe impl Sync for ClDevice {}
+
+fn h<T>(p: *mut T) -> Handle {
+    p as usize as Handle
+}
+
+fn p<T>(handle: Handle) -> *mut T {
+    handle as usize as *mut T
+}
+
+impl ClDevice {
+    pub(crate) fn open(
+        ordinal: usize,
+        platform: cl_platform_id,
+        device: cl_device_id,
+    ) -> Result<ClDevice> {
+        let context = cl3::context::create_context(&[device], ptr::null(), None, ptr::null_mut())
+            .map_err(|c| cl_error("clCreateContext", c))?;
+        let default_queue = unsafe { Self::new_queue(context, device) }?;
+        let is_cpu = device_number(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU != 0;
+        let name = device_text(device, CL_DEVICE_NAME);
+        let platform_name = platform_text(platform, CL_PLATFORM_NAME);
+        let driver = device_text(device, CL_DRIVER_VERSION);
+        let dims = device_sizes(device, CL_DEVICE_MAX_WORK_ITEM_SIZES);
+        let info = DeviceInfo {
+            backend: BackendKind::OpenCl,
+            ordinal,
+            name: name.clone(),
+            arch: name.clone(),
+            compiler: format!(
+                "{platform_name} {} {driver}",
+                platform_text(platform, CL_PLATFORM_VERSION)
+            ),
+            driver_version: format!("{platform_name} {driver}"),
+            total_memory: device_number(device, CL_DEVICE_GLOBAL_MEM_SIZE) as usize,
+            max_allocation: device_number(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE) as usize,
+            max_threads_per_block: device_number(device, CL_DEVICE_MAX_WORK_GROUP_SIZE) as usize,
+            max_block_dims: [0, 1, 2].map(|i| dims.get(i).copied().unwrap_or(1)),
+            multiprocessors: device_number(device, CL_DEVICE_MAX_COMPUTE_UNITS) as usize,
+            warp_size: 1,
+            host_unified: is_cpu,
+            is_cpu,
+        };
+        Ok(ClDevice {
+            info,
+            device,
+            context,
+            default_queue,
+            queues: Mutex::new(vec![default_queue]),
+            host_spans: Mutex::new(HashMap::new()),
+            launch_lock: Mutex::new(()),
+        })
+    }
+
+    unsafe fn new_queue(context: cl_context, device: cl_device_id) -> Result<cl_command_queue> {
+        #[allow(deprecated)]
+        cq::create_command_queue(context, device, cq::CL_QUEUE_PROFILING_ENABLE)
+            .map_err(|c| cl_error("clCreateCommandQueue", c))
+    }
+
+    fn spans(&self) -> std::sync::MutexGuard<'_, HashMap<Handle, HostSpan>> {
+        self.host_spans.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn oom(&self, bytes: usize, detail: String) -> Error {
+        Error::OutOfMemory {
+            requested: bytes,
+            device: self.info.name.clone(),
+            stats: PoolStats::default(),
+            detail,
+        }
+    }
+
+    fn finish_all(&self) -> Result<()> {
+        let queues = self
+            .queues
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        queues
+            .into_iter()
+            .try_for_each(|q| cq::finish(q).map_err(|c| cl_error("clFinish", c)))
+    }
+
+    fn build(
+        &self,
+        program: cl_program,
+        options: &[String],
+        source: &str,
+        name: &str,
+    ) -> Result<()> {
+        let joined = CString::new(options.join(" "))
+            .map_err(|_| Error::Value("compile options may not contain NUL bytes".into()))?;
+        if let Err(code) =
+            pg::build_program(program, &[self.device], &joined, None, ptr::null_mut())
+        {
+            let log =
+                match pg::get_program_build_info(program, self.device, pg::CL_PROGRAM_BUILD_LOG) {
+                    Ok(InfoType::VecUchar(b)) => String::from_utf8_lossy(&b)
+                        .trim_end_matches('\0')
+                        .to_string(),
+                    _ => String::new(),
+                };
+            unsafe {
+                let _ = pg::release_program(program);
+            }
+            let log = if log.trim().is_empty() {
+                format!(
+                    "clBuildProgram returned {}",
+                    cl3::error_codes::error_text(code)
+                )
+            } else {
+                log
+            };
+            return Err(Error::compile("OpenCL", name, options, log, source));
+        }
+        Ok(())
+    }
+}
+
+impl Backend for ClDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<Handle> {
+        if bytes > self.info.max_allocation {
+            return Err(self.oom(
+                bytes,
+                format!(
+                    "larger than the device's largest allocation, {} bytes",
+                    self.info.max_allocation
+                ),
+            ));
+        }
+        if !self.info.host_unified {
+            return match unsafe {
+                mem::create_buffer(self.context, CL_MEM_READ_WRITE, bytes, ptr::null_mut())
+            } {
+                Ok(m) => Ok(h(m)),
+                Err(code @ -6..=-4) => {
+                    Err(self.oom(bytes, cl3::error_codes::error_text(code).into()))
+                }
+                Err(code) => Err(cl_error("clCreateBuffer", code)),
+            };
+        }
+        // CPU device: ember owns the host memory, so NumPy and DLPack can see it directly.
+        let layout =
+            Layout::from_size_align(bytes, 128).map_err(|e| Error::Value(e.to_string()))?;
+        let host = unsafe { std::alloc::alloc(layout) };
+        if host.is_null() {
+            return Err(self.oom(bytes, "the host has no memory left".into()));
+        }
+        match unsafe {
+            mem::create_buffer(
+                self.context,
+                CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                bytes,
+                host.cast(),
+            )
+        } {
+            Ok(m) => {
+                self.spans().insert(
+                    h(m),
+                    HostSpan {
+                        ptr: host,
+                        layout: Some(layout),
+                    },
+                );
+                Ok(h(m))
+            }
+            Err(code) => {
+                unsafe { std::alloc::dealloc(host, layout) };
+                Err(cl_error("clCreateBuffer", code))
+            }
+        }
+    }
+
+    fn free(&self, memory: Handle) {
+        let span = self.spans().remove(&memory);
+        // Work still queued may use host memory we are about to free.
+        if span.is_some() {
+            let _ = self.finish_all();
+        }
+        unsafe {
+            let _ = mem::release_mem_object(p(memory));
+        }
+        if let Some(HostSpan {
+            ptr,
+            layout: Some(layout),
+        }) = span
+        {
+            unsafe { std::alloc::dealloc(ptr, layout) };
+        }
+    }
+
+    fn host_pointer(&self, memory: Handle) -> Option<*mut u8> {
+        self.spans().get(&memory).map(|s| s.ptr)
+    }
+
+    fn wrap_foreign(&self, address: u64, bytes: usize) -> Result<Handle> {
+        if !self.info.host_unified {
+            return Err(Error::Value(format!(
+                "{} does not share host memory, so host memory at {address:#x} cannot be used without a copy; use ember.asarray to copy it",
+                self.info.name
+            )));
+        }
+        let m = unsafe {
+            mem::create_buffer(
+                self.context,
+                CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                bytes.max(1),
+                p(address),
+            )
+        }
+        .map_err(|c| cl_error("clCreateBuffer", c))?;
+        self.spans().insert(
+            h(m),
+            HostSpan {
+                ptr: p(address),
+                layout: None,
+            },
+        );
+        Ok(h(m))
+    }
+
+    fn release_foreign(&self, memory: Handle) {
+        self.free(memory)
+    }
+
+    fn copy_htod(&self, dst: Handle, dst_offset: usize, src: &[u8], stream: Handle) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        unsafe {
+            cq::enqueue_write_buffer(
+                p(stream),
+                p(dst),
+                CL_TRUE,
+                dst_offset,
+                src.len(),
+                src.as_ptr().cast(),
+                0,
+                ptr::null(),
+            )
+            .map(|e| ev::release_event(e))
+            .map_err(|c| cl_error("clEnqueueWriteBuffer", c))?
+            .map_err(|c| cl_error("clReleaseEvent", c))
+        }
+    }
+
+    fn copy_dtoh(
+        &self,
+        dst: &mut [u8],
+        src: Handle,
+        src_offset: usize,
+        stream: Handle,
+    ) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        unsafe {
+            cq::enqueue_read_buffer(
+                p(stream),
+                p(src),
+                CL_TRUE,
+                src_offset,
+                dst.len(),
+                dst.as_mut_ptr().cast(),
+                0,
+                ptr::null(),
+            )
+            .map(|e| ev::release_event(e))
+            .map_err(|c| cl_error("clEnqueueReadBuffer", c))?
+            .map_err(|c| cl_error("clReleaseEvent", c))
+        }
+    }
+
+    fn copy_dtod(
+        &self,
+        dst: Handle,
+        dst_offset: usize,
+        src: Handle,
+        src_offset: usize,
+        bytes: usize,
+        stream: Handle,
+    ) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        unsafe {
+            cq::enqueue_copy_buffer(
+                p(stream),
+                p(src),
+                p(dst),
+                src_offset,
+                dst_offset,
+                bytes,
+                0,
+                ptr::null(),
+            )
+            .map(|e| ev::release_event(e))
+            .map_err(|c| cl_error("clEnqueueCopyBuffer", c))?
+            .map_err(|c| cl_error("clReleaseEvent", c))
+        }
+    }
+
+    fn compile(&self, source: &str, name: &str, options: &[String]) -> Result<(Vec<u8>, Handle)> {
+        let program = pg::create_program_with_source(self.context, &[source])
+            .map_err(|c| cl_error("clCreateProgramWithSource", c))?;
+        self.build(program, options, source, name)?;
+        let binary = match pg::get_program_info(program, pg::CL_PROGRAM_BINARIES) {
+            Ok(InfoType::VecVecUchar(mut all)) if !all.is_empty() => all.swap_remove(0),
+            _ => Vec::new(),
+        };
+        Ok((binary, h(program)))
+    }
+
+    fn load(&self, binary: &[u8]) -> Result<Handle> {
+        if binary.is_empty() {
+            return Err(Error::Value("empty OpenCL program binary".into()));
+        }
+        let program =
+            unsafe { pg::create_program_with_binary(self.context, &[self.device], &[binary]) }
+                .map_err(|c| cl_error("clCreateProgramWithBinary", c))?;
+        self.build(program, &[], "", "cached binary")?;
+        Ok(h(program))
+    }
+
+    fn unload(&self, module: Handle) {
+        unsafe {
+            let _ = pg::release_program(p(module));
+        }
+    }
+
+    fn function(&self, module: Handle, name: &str) -> Result<Handle> {
+        let cname = CString::new(name)
+            .map_err(|_| Error::Value(format!("kernel name {name:?} contains a NUL byte")))?;
+        kn::create_kernel(p(module), &cname)
+            .map(h)
+            .map_err(|c| match c {
+                -46 => Error::Value(format!("the program has no kernel named {name:?}")),
+                c => cl_error("clCreateKernel", c),
+            })
+    }
+
+    fn release_function(&self, function: Handle) {
+        unsafe {
+            let _ = kn::release_kernel(p(function));
+        }
+    }
+
+    fn launch(
+        &self,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let kernel: cl_kernel = p(function);
+        let _guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut index = 0u32;
+        let set = |i: &mut u32, size: usize, value: *const c_void| -> Result<()> {
+            unsafe { kn::set_kernel_arg(kernel, *i, size, value) }
+                .map_err(|c| cl_error(&format!("clSetKernelArg({})", *i), c))?;
+            *i += 1;
+            Ok(())
+        };
+        for arg in args {
+            match *arg {
+                KernelArg::Buffer { handle, offset } => {
+                    let m: cl_mem = p(handle);
+                    let off = offset as i64;
+                    set(
+                        &mut index,
+                        std::mem::size_of::<cl_mem>(),
+                        (&m as *const cl_mem).cast(),
+                    )?;
+                    set(&mut index, 8, (&off as *const i64).cast())?;
+                }
+                KernelArg::Memory(handle) => {
+                    let m: cl_mem = p(handle);
+                    set(
+                        &mut index,
+                        std::mem::size_of::<cl_mem>(),
+                        (&m as *const cl_mem).cast(),
+                    )?;
+                }
+                KernelArg::Bytes(bytes) => set(&mut index, bytes.len(), bytes.as_ptr().cast())?,
+                KernelArg::Local(bytes) => set(&mut index, bytes, ptr::null())?,
+            }
+        }
+        if shared_bytes > 0 {
+            set(&mut index, shared_bytes as usize, ptr::null())?;
+        }
+        let global: [usize; 3] = [0, 1, 2].map(|i| grid[i] as usize * block[i] as usize);
+        let local: [usize; 3] = block.map(|b| b as usize);
+        let dims = (0..3).rev().find(|&i| global[i] > 1).map_or(1, |i| i + 1) as u32;
+        let event = unsafe {
+            cq::enqueue_nd_range_kernel(
+                p(stream),
+                kernel,
+                dims,
+                ptr::null(),
+                global.as_ptr(),
+                local.as_ptr(),
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(|c| cl_error("clEnqueueNDRangeKernel", c))?;
+        unsafe {
+            let _ = ev::release_event(event);
+        }
+        Ok(())
+    }
+
+    fn default_stream(&self) -> Handle {
+        h(self.default_queue)
+    }
+
+    fn create_stream(&self) -> Result<Handle> {
+        let q = unsafe { Self::new_queue(self.context, self.device) }?;
+        self.queues
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(q);
+        Ok(h(q))
+    }
+
+    fn destroy_stream(&self, stream: Handle) {
+        let q: cl_command_queue = p(stream);
+        self.queues
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&x| x != q);
+        let _ = cq::finish(q);
+        unsafe {
+            let _ = cq::release_command_queue(q);
+        }
+    }
+
+    fn synchronize_stream(&self, stream: Handle) -> Result<()> {
+        cq::finish(p(stream)).map_err(|c| cl_error("clFinish", c))
+    }
+
+    fn record_event(&self, stream: Handle, reuse: Option<Handle>) -> Result<Handle> {
+        if let Some(old) = reuse {
+            self.destroy_event(old);
+        }
+        unsafe { cq::enqueue_marker_with_wait_list(p(stream), 0, ptr::null()) }
+            .map(h)
+            .map_err(|c| cl_error("clEnqueueMarkerWithWaitList", c))
+    }
+
+    fn synchronize_event(&self, event: Handle) -> Result<()> {
+        ev::wait_for_events(&[p(event)]).map_err(|c| cl_error("clWaitForEvents", c))
+    }
+
+    fn query_event(&self, event: Handle) -> Result<bool> {
+        match ev::get_event_info(p(event), CL_EVENT_COMMAND_EXECUTION_STATUS) {
+            Ok(InfoType::Int(status)) if status < 0 => {
+                Err(cl_error("clGetEventInfo (command status)", status))
+            }
+            Ok(InfoType::Int(status)) => Ok(status == CL_COMPLETE),
+            Ok(_) => Ok(false),
+            Err(c) => Err(cl_error("clGetEventInfo", c)),
+        }
+    }
+
+    fn elapsed_ms(&self, start: Handle, end: Handle) -> Result<f32> {
+        let stamp = |e: Handle| -> Result<u64> {
+            ev::wait_for_events(&[p(e)]).map_err(|c| cl_error("clWaitForEvents", c))?;
+            match ev::get_event_profiling_info(p(e), CL_PROFILING_COMMAND_END) {
+                Ok(InfoType::Ulong(t)) => Ok(t),
+                Ok(_) => Ok(0),
+                Err(c) => Err(cl_error("clGetEventProfilingInfo", c)),
+            }
+        };
+        let (a, b) = (stamp(start)?, stamp(end)?);
+        Ok((b as f64 - a as f64) as f32 / 1e6)
+    }
+
+    fn destroy_event(&self, event: Handle) {
+        unsafe {
+            let _ = ev::release_event(p::<c_void>(event) as cl_event);
+        }
+    }
+
+    fn stream_wait_event(&self, stream: Handle, event: Handle) -> Result<()> {
+        let list = [p::<c_void>(event) as cl_event];
+        let e = unsafe { cq::enqueue_barrier_with_wait_list(p(stream), 1, list.as_ptr()) }
+            .map_err(|c| cl_error("clEnqueueBarrierWithWaitList", c))?;
+        unsafe {
+            let _ = ev::release_event(e);
+        }
+        Ok(())
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.finish_all()
+    }
+
+    fn memory_info(&self) -> Result<(usize, usize)> {
+        // OpenCL has no query for free memory; report the total as free.
+        Ok((self.info.total_memory, self.info.total_memory))
+    }
+}
+
+impl Drop for ClDevice {
+    fn drop(&mut self) {
+        let _ = self.finish_all();
+        unsafe {
+            for q in self
+                .queues
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain(..)
+            {
+                let _ = cq::release_command_queue(q);
+            }
+            let _ = cl3::context::release_context(self.context);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Streams (CUDA streams, OpenCL command queues) and events.
+
+use std::sync::Mutex;
+
+use ember_core::Result;
+
+use crate::backend::Handle;
+use crate::device::Device;
+
+/// An ordered queue of work on one device.
+pub struct Stream {
+    device: &'static Device,
+    handle: Handle,
+    owned: bool,
+}
+
+impl Stream {
+    /// A new stream on `device`.
+    pub fn new(device: &'static Device) -> Result<Stream> {
+        let handle = device.backend().create_stream()?;
+        Ok(Stream {
+            device,
+            handle,
+            owned: true,
+        })
+    }
+
+    /// The device's default stream (never destroyed).
+    pub fn default_for(device: &'static Device) -> Stream {
+        Stream {
+            device,
+            handle: device.default_stream(),
+            owned: false,
+        }
+    }
+
+    pub fn device(&self) -> &'static Device {
+        self.device
+    }
+
+    pub fn handle(&self) -> Handle {
+        self.handle
+    }
+
+    /// Waits for everything queued so far.
+    pub fn synchronize(&self) -> Result<()> {
+        self.device.synchronize_stream(self.handle)
+    }
+
+    /// Makes later work on this stream wait for `event`.
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        match event.handle() {
+            Some(e) => self.device.backend().stream_wait_event(self.handle, e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if self.owned {
+            self.device.backend().destroy_stream(self.handle);
+        }
+    }
+}
+
+/// A point in a stream's work, for waiting and timing.
+pub struct Event {
+    device: &'static Device,
+    handle: Mutex<Option<Handle>>,
+}
+
+impl Event {
+    /// An event not yet recorded.
+    pub fn new(device: &'static Device) -> Event {
+        Event {
+            device,
+            handle: Mutex::new(None),
+        }
+    }
+
+    fn handle(&self) -> Option<Handle> {
+        *self.handle.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Marks the current end of `stream`.
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        let mut slot = self.handle.lock().unwrap_or_else(|e| e.into_inner());
+        *slot = Some(self.device.backend().record_event(stream.handle, *slot)?);
+        Ok(())
+    }
+
+    /// Waits until the work before the event is done (at once if never recorded).
+    pub fn synchronize(&self) -> Result<()> {
+        match self.handle() {
+            Some(e) => self
+                .device
+                .backend()
+                .synchronize_event(e)
+                .map_err(|err| self.device.annotate(err)),
+            None => Ok(()),
+        }
+    }
+
+    /// True when the work before the event is done.
+    pub fn done(&self) -> Result<bool> {
+        match self.handle() {
+            Some(e) => self.device.backend().query_event(e),
+            None => Ok(true),
+        }
+    }
+
+    /// Milliseconds from `start` to this event; both must have been recorded.
+    pub fn elapsed_since(&self, start: &Event) -> Result<f32> {
+        match (start.handle(), self.handle()) {
+            (Some(a), Some(b)) => self.device.backend().elapsed_ms(a, b),
+            _ => Err(ember_core::Error::Value(
+                "both events must be recorded before their elapsed time can be read; call record() on each".into(),
+            )),
+        }
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if let Some(h) = self.handle() {
+            self.device.backend().destroy_event(h);
+        }
+    }
+}

@@ -17,4 +17,4 @@ pub use buffer::Buffer;
 pub use cache::{CacheStats, DiskCache};
 pub use device::{device, device_count, devices, Device, Function, Module};
 pub use pool::{MemoryPool, RawAllocator};
-pub use stream::{Event, Stream};
+pub use stream::{current_stream, pop_current_stream, push_current_stream, Event, Stream};

@@ -128,3 +128,39 @@ impl Drop for Event {
         }
     }
 }
+
+thread_local! {
+    /// The stream work goes to on this thread, per device (`with stream:` in Python).
+    static CURRENT: std::cell::RefCell<Vec<(usize, Handle)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn key(device: &'static Device) -> usize {
+    device as *const Device as usize
+}
+
+/// The stream this thread sends work to on `device`: the last one made current, else the
+/// device's default stream.
+pub fn current_stream(device: &'static Device) -> Handle {
+    CURRENT.with(|c| {
+        c.borrow()
+            .iter()
+            .rev()
+            .find(|(d, _)| *d == key(device))
+            .map_or_else(|| device.default_stream(), |&(_, s)| s)
+    })
+}
+
+/// Makes `stream` current on this thread for its device until [`pop_current_stream`].
+pub fn push_current_stream(stream: &Stream) {
+    CURRENT.with(|c| c.borrow_mut().push((key(stream.device()), stream.handle())));
+}
+
+/// Undoes the last [`push_current_stream`] for `device`.
+pub fn pop_current_stream(device: &'static Device) {
+    CURRENT.with(|c| {
+        let mut stack = c.borrow_mut();
+        if let Some(pos) = stack.iter().rposition(|(d, _)| *d == key(device)) {
+            stack.remove(pos);
+        }
+    });
+}

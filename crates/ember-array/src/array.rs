@@ -1,0 +1,289 @@
+//! The array: shape, byte strides and an offset over a shared device buffer.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use ember_codegen::types::cast;
+use ember_codegen::{MapKernel, Operand};
+use ember_core::shape::{c_strides, extent, is_c_contiguous, is_f_contiguous, size_of};
+use ember_core::{DType, Error, Result};
+use ember_runtime::{current_stream, Buffer, Device, KernelArg};
+
+use crate::launch::{dialect, run_map};
+
+/// An n-dimensional array on one device. Cloning makes another view of the same memory.
+#[derive(Clone, Debug)]
+pub struct Array {
+    buffer: Arc<Buffer>,
+    /// Bytes from the buffer's start to element (0, ..., 0).
+    offset: usize,
+    shape: Vec<usize>,
+    /// Bytes between neighbours along each axis (may be negative or zero).
+    strides: Vec<isize>,
+    dtype: DType,
+}
+
+fn checked_nbytes(shape: &[usize], dtype: DType) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(dtype.itemsize(), |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| {
+            Error::Value(format!(
+                "array of shape {shape:?} and dtype {dtype} is too big to address"
+            ))
+        })
+}
+
+impl Array {
+    /// An uninitialised C-contiguous array.
+    pub fn empty(device: &'static Device, shape: &[usize], dtype: DType) -> Result<Array> {
+        let nbytes = checked_nbytes(shape, dtype)?;
+        let buffer = Buffer::allocate(device, nbytes, current_stream(device))?;
+        Ok(Array {
+            buffer: Arc::new(buffer),
+            offset: 0,
+            shape: shape.to_vec(),
+            strides: c_strides(shape, dtype.itemsize()),
+            dtype,
+        })
+    }
+
+    /// A view of memory someone else owns: `address` is element (0, ..., 0), `strides` in
+    /// bytes. `owner` is kept alive as long as any view of the memory.
+    pub fn from_foreign(
+        device: &'static Device,
+        address: u64,
+        shape: &[usize],
+        strides: Option<&[isize]>,
+        dtype: DType,
+        owner: Option<Box<dyn Any + Send + Sync>>,
+    ) -> Result<Array> {
+        checked_nbytes(shape, dtype)?;
+        let strides = match strides {
+            Some(s) if s.len() != shape.len() => {
+                return Err(Error::Value(format!(
+                    "{} strides given for a {}-d shape {shape:?}",
+                    s.len(),
+                    shape.len()
+                )))
+            }
+            Some(s) => s.to_vec(),
+            None => c_strides(shape, dtype.itemsize()),
+        };
+        let (lo, hi) = extent(shape, &strides, dtype.itemsize());
+        let start = address.wrapping_add_signed(lo as i64);
+        let buffer = Buffer::foreign(device, start, (hi - lo).max(0) as usize, owner)?;
+        Ok(Array {
+            buffer: Arc::new(buffer),
+            offset: (-lo) as usize,
+            shape: shape.to_vec(),
+            strides,
+            dtype,
+        })
+    }
+
+    pub fn device(&self) -> &'static Device {
+        self.buffer.device()
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn size(&self) -> usize {
+        size_of(&self.shape)
+    }
+
+    pub fn nbytes(&self) -> usize {
+        self.size() * self.dtype.itemsize()
+    }
+
+    /// Byte offset of element (0, ..., 0) in the buffer.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    pub fn buffer(&self) -> &Arc<Buffer> {
+        &self.buffer
+    }
+
+    /// Address of element (0, ..., 0): a device pointer on CUDA, a host pointer on CPU devices.
+    pub fn address(&self) -> u64 {
+        self.buffer.address() + self.offset as u64
+    }
+
+    pub fn is_c_contiguous(&self) -> bool {
+        is_c_contiguous(&self.shape, &self.strides, self.dtype.itemsize())
+    }
+
+    pub fn is_f_contiguous(&self) -> bool {
+        is_f_contiguous(&self.shape, &self.strides, self.dtype.itemsize())
+    }
+
+    /// How a kernel receives this array.
+    pub fn kernel_arg(&self) -> KernelArg<'static> {
+        KernelArg::Buffer {
+            handle: self.buffer.handle(),
+            offset: self.offset,
+        }
+    }
+
+    /// Reinterprets the memory with another shape, strides and offset (a view). The caller
+    /// keeps every element inside the buffer; this is checked.
+    pub fn view(
+        &self,
+        shape: &[usize],
+        strides: &[isize],
+        offset: usize,
+        dtype: DType,
+    ) -> Result<Array> {
+        if shape.len() != strides.len() {
+            return Err(Error::Value(format!(
+                "{} strides given for a {}-d shape",
+                strides.len(),
+                shape.len()
+            )));
+        }
+        let (lo, hi) = extent(shape, strides, dtype.itemsize());
+        let first = offset as isize + lo;
+        let end = offset as isize + hi;
+        if size_of(shape) > 0 && (first < 0 || end as usize > self.buffer.len()) {
+            return Err(Error::Value(format!(
+                "a view of shape {shape:?} with strides {strides:?} at offset {offset} reaches outside the {}-byte buffer",
+                self.buffer.len()
+            )));
+        }
+        Ok(Array {
+            buffer: self.buffer.clone(),
+            offset,
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+            dtype,
+        })
+    }
+
+    /// Copies C-ordered host bytes into this array.
+    pub fn set_from_host(&self, src: &[u8]) -> Result<()> {
+        if src.len() != self.nbytes() {
+            return Err(Error::Value(format!(
+                "cannot set an array of {} bytes (shape {:?}, {}) from {} bytes",
+                self.nbytes(),
+                self.shape,
+                self.dtype,
+                src.len()
+            )));
+        }
+        if self.is_c_contiguous() {
+            let device = self.device();
+            return device
+                .backend()
+                .copy_htod(
+                    self.buffer.handle(),
+                    self.offset,
+                    src,
+                    current_stream(device),
+                )
+                .map_err(|e| device.annotate(e));
+        }
+        let staged = Array::empty(self.device(), &self.shape, self.dtype)?;
+        staged.set_from_host(src)?;
+        staged.copy_into(self)
+    }
+
+    /// Copies this array to host bytes in C order.
+    pub fn to_host(&self, dst: &mut [u8]) -> Result<()> {
+        if dst.len() != self.nbytes() {
+            return Err(Error::Value(format!(
+                "host buffer has {} bytes, the array {}",
+                dst.len(),
+                self.nbytes()
+            )));
+        }
+        if !self.is_c_contiguous() {
+            return self.copy()?.to_host(dst);
+        }
+        let device = self.device();
+        device
+            .backend()
+            .copy_dtoh(
+                dst,
+                self.buffer.handle(),
+                self.offset,
+                current_stream(device),
+            )
+            .map_err(|e| device.annotate(e))
+    }
+
+    /// A C-contiguous copy.
+    pub fn copy(&self) -> Result<Array> {
+        self.astype(self.dtype)
+    }
+
+    /// A C-contiguous copy converted to `dtype` (NumPy's `astype` rules for the conversion).
+    pub fn astype(&self, dtype: DType) -> Result<Array> {
+        let out = Array::empty(self.device(), &self.shape, dtype)?;
+        self.copy_into(&out)?;
+        Ok(out)
+    }
+
+    /// Writes this array's elements, converted, into `dst` of the same shape.
+    pub fn copy_into(&self, dst: &Array) -> Result<()> {
+        if self.shape != dst.shape {
+            return Err(Error::Value(format!(
+                "could not copy an array of shape {:?} into one of shape {:?}",
+                self.shape, dst.shape
+            )));
+        }
+        if !std::ptr::eq(self.device(), dst.device()) {
+            return Err(Error::Value(format!(
+                "the arrays are on different devices ({} and {}); copy through the host with get()",
+                self.device().info().name,
+                dst.device().info().name
+            )));
+        }
+        if self.size() == 0 {
+            return Ok(());
+        }
+        let device = self.device();
+        if self.dtype == dst.dtype && self.is_c_contiguous() && dst.is_c_contiguous() {
+            return device
+                .backend()
+                .copy_dtod(
+                    dst.buffer.handle(),
+                    dst.offset,
+                    self.buffer.handle(),
+                    self.offset,
+                    self.nbytes(),
+                    current_stream(device),
+                )
+                .map_err(|e| device.annotate(e));
+        }
+        let (x_strided, y_strided) = (!self.is_c_contiguous(), !dst.is_c_contiguous());
+        let spec = MapKernel {
+            name: format!("ember_copy_{}_{}", self.dtype.name(), dst.dtype.name()),
+            inputs: vec![Operand::new("x", self.dtype, x_strided)],
+            outputs: vec![Operand::new("y", dst.dtype, y_strided)],
+            scalars: vec![],
+            // Contiguous operands share one kernel whatever the number of axes.
+            ndim: if x_strided || y_strided {
+                self.ndim()
+            } else {
+                0
+            },
+            body: format!("y = {};", cast("x", self.dtype, dst.dtype, dialect(device))),
+        };
+        run_map(&spec, &[self, dst], &[], &self.shape)
+    }
+}

@@ -1,0 +1,97 @@
+//! Running generated elementwise kernels: one compiled function per (device, kernel spec),
+//! memoised so that a repeated operation costs a hash lookup, not a code generation.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use ember_codegen::{Dialect, MapKernel};
+use ember_core::Result;
+use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
+
+use crate::array::Array;
+
+type Memo = Mutex<HashMap<(usize, MapKernel), Function>>;
+
+fn memo() -> &'static Memo {
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    MEMO.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The dialect a device's generated code is written in.
+pub fn dialect(device: &Device) -> Dialect {
+    match device.kind() {
+        BackendKind::Cuda => Dialect::Cuda,
+        BackendKind::OpenCl => Dialect::OpenCl,
+    }
+}
+
+/// The compiled function for `spec` on `device`.
+pub fn function(device: &'static Device, spec: &MapKernel) -> Result<Function> {
+    let key = (device as *const Device as usize, spec.clone());
+    if let Some(f) = memo().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(f.clone());
+    }
+    let source = spec.source(dialect(device));
+    let options = match device.kind() {
+        BackendKind::Cuda => vec![],
+        BackendKind::OpenCl => vec!["-cl-std=CL1.2".to_string()],
+    };
+    let f = device
+        .module(&source, &spec.name, &options)?
+        .function(&spec.name)?;
+    memo()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, f.clone());
+    Ok(f)
+}
+
+/// Grid and block for `n` elements with a grid-stride loop.
+pub fn launch_shape(device: &Device, n: usize) -> ([u32; 3], [u32; 3]) {
+    let info = device.info();
+    let block = 256.min(info.max_threads_per_block.max(1));
+    let blocks_wanted = n.div_ceil(block).max(1);
+    let per_unit = if info.is_cpu { 4 } else { 32 };
+    let cap = (info.multiprocessors.max(1) * per_unit).min(65_535);
+    ([blocks_wanted.min(cap) as u32, 1, 1], [block as u32, 1, 1])
+}
+
+/// Runs `spec` over `operands` (inputs then outputs, all of one shape), with `scalars` (bytes
+/// in each scalar's parameter type).
+pub fn run_map(
+    spec: &MapKernel,
+    operands: &[&Array],
+    scalars: &[Vec<u8>],
+    shape: &[usize],
+) -> Result<()> {
+    let n: usize = shape.iter().product();
+    let Some(first) = operands.first() else {
+        return Ok(());
+    };
+    if n == 0 {
+        return Ok(());
+    }
+    let device = first.device();
+    let function = function(device, spec)?;
+    let n64 = (n as i64).to_le_bytes();
+    let mut extents: Vec<[u8; 8]> = Vec::new();
+    let mut strides: Vec<[u8; 8]> = Vec::new();
+    let strided = spec.ndim > 0 && spec.inputs.iter().chain(&spec.outputs).any(|o| o.strided);
+    if strided {
+        extents.extend(shape.iter().map(|&d| (d as i64).to_le_bytes()));
+        for (op, arr) in spec.inputs.iter().chain(&spec.outputs).zip(operands) {
+            if op.strided {
+                strides.extend(arr.strides().iter().map(|&s| (s as i64).to_le_bytes()));
+            }
+        }
+    }
+    let mut args: Vec<KernelArg<'_>> =
+        Vec::with_capacity(operands.len() + scalars.len() + 1 + extents.len() + strides.len());
+    args.extend(operands.iter().map(|a| a.kernel_arg()));
+    args.extend(scalars.iter().map(|s| KernelArg::Bytes(s)));
+    args.push(KernelArg::Bytes(&n64));
+    args.extend(extents.iter().map(|b| KernelArg::Bytes(b)));
+    args.extend(strides.iter().map(|b| KernelArg::Bytes(b)));
+    let (grid, block) = launch_shape(device, n);
+    device.launch(&function, grid, block, 0, current_stream(device), &args)
+}

@@ -1,0 +1,10 @@
+//! ember's arrays: an n-dimensional view (shape, byte strides, offset, dtype) over a shared
+//! device buffer, and the operations on them, done on the device by generated kernels.
+//! Knows nothing of Python.
+
+pub mod array;
+pub mod creation;
+pub mod dlpack;
+pub mod launch;
+
+pub use array::Array;

@@ -1,0 +1,12 @@
+//! One C-style emitter; CUDA C and OpenCL C differ only by the [`Dialect`] table.
+//!
+//! Generated code is plain statements that call into a hand-written prelude (`prelude.rs`),
+//! so the semantics of casts, float16 and complex numbers live in one tested place.
+
+pub mod dialect;
+pub mod elementwise;
+pub mod prelude;
+pub mod types;
+
+pub use dialect::Dialect;
+pub use elementwise::{MapKernel, Operand};

@@ -1,0 +1,236 @@
+//! Bindings of `ember_array::Array` and the array constructors.
+
+use ember_array::{creation, Array};
+use ember_core::{DType, Scalar};
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt};
+
+use crate::errors::IntoPyResult;
+
+/// A device array (the Python `ember.ndarray` holds one).
+#[pyclass(name = "Array", module = "ember._ember", frozen)]
+pub struct NativeArray(pub Array);
+
+fn device(ordinal: usize) -> PyResult<&'static ember_runtime::Device> {
+    ember_runtime::device(ordinal).py()
+}
+
+fn dtype(name: &str) -> PyResult<DType> {
+    DType::from_name(name).py()
+}
+
+/// A Python scalar (bool, int, float, complex) as a host scalar.
+pub fn scalar(value: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+    if value.is_instance_of::<PyBool>() {
+        return Ok(Scalar::Bool(value.extract()?));
+    }
+    if value.is_instance_of::<PyInt>() {
+        if let Ok(i) = value.extract::<i64>() {
+            return Ok(Scalar::Int(i));
+        }
+        return value.extract::<u64>().map(Scalar::UInt).map_err(|_| {
+            PyOverflowError::new_err(format!("Python int {value} does not fit in 64 bits"))
+        });
+    }
+    if value.is_instance_of::<PyFloat>() {
+        return Ok(Scalar::Float(value.extract()?));
+    }
+    if let Ok(c) = value.cast::<PyComplex>() {
+        return Ok(Scalar::Complex(c.real(), c.imag()));
+    }
+    Err(PyTypeError::new_err(format!(
+        "expected a bool, int, float or complex scalar, got {}",
+        value.get_type().name()?
+    )))
+}
+
+#[pymethods]
+impl NativeArray {
+    #[getter]
+    fn shape(&self) -> Vec<usize> {
+        self.0.shape().to_vec()
+    }
+    #[getter]
+    fn strides(&self) -> Vec<isize> {
+        self.0.strides().to_vec()
+    }
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.0.dtype().name()
+    }
+    #[getter]
+    fn offset(&self) -> usize {
+        self.0.offset()
+    }
+    /// Address of element (0, ..., 0).
+    #[getter]
+    fn address(&self) -> u64 {
+        self.0.address()
+    }
+    /// Address of the start of the underlying buffer.
+    #[getter]
+    fn buffer_address(&self) -> u64 {
+        self.0.buffer().address()
+    }
+    #[getter]
+    fn buffer_nbytes(&self) -> usize {
+        self.0.buffer().len()
+    }
+    #[getter]
+    fn device(&self) -> usize {
+        self.0.device().info().ordinal
+    }
+    #[getter]
+    fn c_contiguous(&self) -> bool {
+        self.0.is_c_contiguous()
+    }
+    #[getter]
+    fn f_contiguous(&self) -> bool {
+        self.0.is_f_contiguous()
+    }
+    #[getter]
+    fn owns_pool_memory(&self) -> bool {
+        self.0.buffer().is_pooled()
+    }
+
+    fn copy(&self, py: Python<'_>) -> PyResult<NativeArray> {
+        py.detach(|| self.0.copy()).py().map(NativeArray)
+    }
+
+    fn astype(&self, py: Python<'_>, dtype_name: &str) -> PyResult<NativeArray> {
+        let d = dtype(dtype_name)?;
+        py.detach(|| self.0.astype(d)).py().map(NativeArray)
+    }
+
+    fn copy_into(&self, py: Python<'_>, dst: &NativeArray) -> PyResult<()> {
+        py.detach(|| self.0.copy_into(&dst.0)).py()
+    }
+
+    fn fill(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = scalar(value)?;
+        py.detach(|| creation::fill(&self.0, v)).py()
+    }
+
+    /// A view with another shape, byte strides, byte offset in the buffer and dtype.
+    fn view(
+        &self,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+        dtype_name: &str,
+    ) -> PyResult<NativeArray> {
+        self.0
+            .view(&shape, &strides, offset, dtype(dtype_name)?)
+            .py()
+            .map(NativeArray)
+    }
+
+    /// Copies `nbytes` of C-ordered host memory at `address` into the array. The caller keeps
+    /// that memory alive for the call.
+    fn set_from_host(&self, py: Python<'_>, address: usize, nbytes: usize) -> PyResult<()> {
+        let src = unsafe { std::slice::from_raw_parts(address as *const u8, nbytes) };
+        py.detach(|| self.0.set_from_host(src)).py()
+    }
+
+    /// Copies the array, in C order, to `nbytes` of host memory at `address`.
+    fn to_host(&self, py: Python<'_>, address: usize, nbytes: usize) -> PyResult<()> {
+        let dst = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, nbytes) };
+        py.detach(|| self.0.to_host(dst)).py()
+    }
+}
+
+#[pyfunction]
+fn empty(
+    py: Python<'_>,
+    device_ordinal: usize,
+    shape: Vec<usize>,
+    dtype_name: &str,
+) -> PyResult<NativeArray> {
+    let (dev, d) = (device(device_ordinal)?, dtype(dtype_name)?);
+    py.detach(|| Array::empty(dev, &shape, d))
+        .py()
+        .map(NativeArray)
+}
+
+#[pyfunction]
+fn full(
+    py: Python<'_>,
+    device_ordinal: usize,
+    shape: Vec<usize>,
+    dtype_name: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<NativeArray> {
+    let (dev, d, v) = (device(device_ordinal)?, dtype(dtype_name)?, scalar(value)?);
+    py.detach(|| creation::full(dev, &shape, d, v))
+        .py()
+        .map(NativeArray)
+}
+
+#[pyfunction]
+fn arange(
+    py: Python<'_>,
+    device_ordinal: usize,
+    start: &Bound<'_, PyAny>,
+    step: &Bound<'_, PyAny>,
+    n: usize,
+    dtype_name: &str,
+) -> PyResult<NativeArray> {
+    let (dev, d) = (device(device_ordinal)?, dtype(dtype_name)?);
+    let (a, b) = (scalar(start)?, scalar(step)?);
+    py.detach(|| creation::arange(dev, a, b, n, d))
+        .py()
+        .map(NativeArray)
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn linspace(
+    py: Python<'_>,
+    device_ordinal: usize,
+    start: &Bound<'_, PyAny>,
+    stop: &Bound<'_, PyAny>,
+    num: usize,
+    endpoint: bool,
+    dtype_name: &str,
+) -> PyResult<NativeArray> {
+    let (dev, d) = (device(device_ordinal)?, dtype(dtype_name)?);
+    let (a, b) = (scalar(start)?, scalar(stop)?);
+    py.detach(|| creation::linspace(dev, a, b, num, endpoint, d))
+        .py()
+        .map(NativeArray)
+}
+
+/// Views memory owned by `owner` (kept alive by the array) at `address`.
+#[pyfunction]
+#[pyo3(signature = (device_ordinal, address, shape, strides, dtype_name, owner))]
+fn from_foreign(
+    device_ordinal: usize,
+    address: u64,
+    shape: Vec<usize>,
+    strides: Option<Vec<isize>>,
+    dtype_name: &str,
+    owner: Py<PyAny>,
+) -> PyResult<NativeArray> {
+    let (dev, d) = (device(device_ordinal)?, dtype(dtype_name)?);
+    Array::from_foreign(
+        dev,
+        address,
+        &shape,
+        strides.as_deref(),
+        d,
+        Some(Box::new(owner)),
+    )
+    .py()
+    .map(NativeArray)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeArray>()?;
+    m.add_function(wrap_pyfunction!(empty, m)?)?;
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(from_foreign, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,19 @@
+//! `ember._ember`: the native module. Bindings only: each function extracts its arguments,
+//! releases the GIL where the call may wait on the device, calls the Rust crates and converts
+//! the result back.
+
+mod array;
+mod dlpack;
+mod errors;
+mod runtime;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    array::register(m)?;
+    dlpack::register(m)?;
+    runtime::register(m)?;
+    Ok(())
+}

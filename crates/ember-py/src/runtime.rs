@@ -1,0 +1,296 @@
+//! Bindings of devices, the memory pool, streams, events, the kernel cache and `ember info`.
+
+use std::path::PathBuf;
+
+use ember_runtime::{cuda, probe, Device};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use crate::errors::IntoPyResult;
+
+fn device(ordinal: usize) -> PyResult<&'static Device> {
+    ember_runtime::device(ordinal).py()
+}
+
+/// Name of the selected backend (starts it).
+#[pyfunction]
+fn backend_name() -> PyResult<&'static str> {
+    Ok(device(0)?.kind().name())
+}
+
+#[pyfunction]
+fn device_count() -> PyResult<usize> {
+    ember_runtime::device_count().py()
+}
+
+/// A device's properties as a dict.
+#[pyfunction]
+fn device_info(py: Python<'_>, ordinal: usize) -> PyResult<Py<PyDict>> {
+    let info = device(ordinal)?.info();
+    let d = PyDict::new(py);
+    d.set_item("backend", info.backend.name())?;
+    d.set_item("ordinal", info.ordinal)?;
+    d.set_item("name", &info.name)?;
+    d.set_item("arch", &info.arch)?;
+    d.set_item("compiler", &info.compiler)?;
+    d.set_item("driver_version", &info.driver_version)?;
+    d.set_item("total_memory", info.total_memory)?;
+    d.set_item("max_allocation", info.max_allocation)?;
+    d.set_item("max_threads_per_block", info.max_threads_per_block)?;
+    d.set_item("max_block_dims", info.max_block_dims.to_vec())?;
+    d.set_item("multiprocessors", info.multiprocessors)?;
+    d.set_item("warp_size", info.warp_size)?;
+    d.set_item("host_unified", info.host_unified)?;
+    d.set_item("is_cpu", info.is_cpu)?;
+    Ok(d.unbind())
+}
+
+#[pyfunction]
+fn synchronize(py: Python<'_>, ordinal: usize) -> PyResult<()> {
+    let dev = device(ordinal)?;
+    py.detach(|| dev.synchronize()).py()
+}
+
+#[pyfunction]
+fn memory_info(ordinal: usize) -> PyResult<(usize, usize)> {
+    device(ordinal)?.backend().memory_info().py()
+}
+
+#[pyfunction]
+fn pool_used_bytes(ordinal: usize) -> PyResult<usize> {
+    Ok(device(ordinal)?.pool().used_bytes())
+}
+
+#[pyfunction]
+fn pool_total_bytes(ordinal: usize) -> PyResult<usize> {
+    Ok(device(ordinal)?.pool().total_bytes())
+}
+
+#[pyfunction]
+fn pool_n_free_blocks(ordinal: usize) -> PyResult<usize> {
+    Ok(device(ordinal)?.pool().n_free_blocks())
+}
+
+#[pyfunction]
+fn pool_free_all_blocks(py: Python<'_>, ordinal: usize) -> PyResult<()> {
+    let dev = device(ordinal)?;
+    py.detach(|| dev.free_all_blocks());
+    Ok(())
+}
+
+#[pyfunction]
+#[pyo3(signature = (ordinal, limit))]
+fn pool_set_limit(ordinal: usize, limit: Option<usize>) -> PyResult<()> {
+    device(ordinal)?.pool().set_limit(limit);
+    Ok(())
+}
+
+#[pyfunction]
+fn pool_limit(ordinal: usize) -> PyResult<Option<usize>> {
+    Ok(device(ordinal)?.pool().limit())
+}
+
+/// (memory hits, disk hits, compiles, corrupt entries) of a device's kernel cache.
+#[pyfunction]
+fn cache_stats(ordinal: usize) -> PyResult<(u64, u64, u64, u64)> {
+    Ok(device(ordinal)?.cache_stats().snapshot())
+}
+
+/// Forgets the in-process tier of a device's kernel cache (for tests of the disk tier).
+#[pyfunction]
+fn clear_module_map(ordinal: usize) -> PyResult<()> {
+    device(ordinal)?.clear_module_map();
+    Ok(())
+}
+
+/// Compiles and loads `source` through the cache; returns its kernel `name`'s launch check.
+#[pyfunction]
+#[pyo3(signature = (ordinal, source, name, options=Vec::new()))]
+fn compile_module(
+    py: Python<'_>,
+    ordinal: usize,
+    source: String,
+    name: String,
+    options: Vec<String>,
+) -> PyResult<()> {
+    let dev = device(ordinal)?;
+    py.detach(|| {
+        dev.module(&source, &name, &options)
+            .and_then(|m| m.function(&name))
+            .map(|_| ())
+    })
+    .py()
+}
+
+/// The disk cache's folder, as configured.
+#[pyfunction]
+fn cache_dir() -> PathBuf {
+    ember_core::Config::get().cache_dir.clone()
+}
+
+/// Python's package folders, searched for pip's CUDA libraries.
+#[pyfunction]
+fn add_python_dirs(dirs: Vec<PathBuf>) {
+    cuda::loader::add_python_dirs(dirs)
+}
+
+/// CUDA C to cubin through NVRTC, with no device needed (CI's compile check).
+#[pyfunction]
+#[pyo3(signature = (source, name, arch, options=Vec::new()))]
+fn nvrtc_compile<'py>(
+    py: Python<'py>,
+    source: String,
+    name: String,
+    arch: String,
+    options: Vec<String>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let cubin = py
+        .detach(|| cuda::nvrtc::compile_cubin(&source, &name, &arch, &options))
+        .py()?;
+    Ok(PyBytes::new(py, &cubin))
+}
+
+/// NVRTC's version as (major, minor).
+#[pyfunction]
+fn nvrtc_version() -> PyResult<(i32, i32)> {
+    cuda::nvrtc::version().py()
+}
+
+fn outcome<T: ToString>(r: &Result<T, String>) -> (bool, String) {
+    match r {
+        Ok(v) => (true, v.to_string()),
+        Err(e) => (false, e.clone()),
+    }
+}
+
+/// Everything `ember info` prints, as plain Python data.
+#[pyfunction]
+fn info_report(py: Python<'_>) -> PyResult<Py<PyDict>> {
+    let r = py.detach(probe::report);
+    let d = PyDict::new(py);
+    d.set_item("cuda_driver", outcome(&r.cuda_driver))?;
+    d.set_item("nvrtc", outcome(&r.nvrtc))?;
+    match &r.cuda_devices {
+        Ok(devs) => d.set_item("cuda_devices", (true, devs.clone()))?,
+        Err(e) => d.set_item("cuda_devices", (false, e.clone()))?,
+    }
+    let attempts = PyList::empty(py);
+    for (lib, location, result) in &r.library_attempts {
+        let (ok, why) = match result {
+            Ok(()) => (true, "loaded".to_string()),
+            Err(e) => (false, e.clone()),
+        };
+        attempts.append((lib, location, ok, why))?;
+    }
+    d.set_item("library_attempts", attempts)?;
+    match &r.opencl {
+        Ok(platforms) => {
+            let list = PyList::empty(py);
+            for p in platforms {
+                list.append((&p.name, &p.version, p.devices.clone()))?;
+            }
+            d.set_item("opencl", (true, list))?;
+        }
+        Err(e) => d.set_item("opencl", (false, e.clone()))?,
+    }
+    Ok(d.unbind())
+}
+
+/// A stream on one device.
+#[pyclass(name = "Stream", module = "ember._ember", frozen)]
+pub struct NativeStream(ember_runtime::Stream);
+
+#[pymethods]
+impl NativeStream {
+    #[new]
+    #[pyo3(signature = (ordinal, null=false))]
+    fn new(ordinal: usize, null: bool) -> PyResult<NativeStream> {
+        let dev = device(ordinal)?;
+        if null {
+            return Ok(NativeStream(ember_runtime::Stream::default_for(dev)));
+        }
+        ember_runtime::Stream::new(dev).py().map(NativeStream)
+    }
+    #[getter]
+    fn handle(&self) -> u64 {
+        self.0.handle()
+    }
+    #[getter]
+    fn device(&self) -> usize {
+        self.0.device().info().ordinal
+    }
+    fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.0.synchronize()).py()
+    }
+    fn wait_event(&self, event: &NativeEvent) -> PyResult<()> {
+        self.0.wait_event(&event.0).py()
+    }
+    /// Sends this thread's work on the stream's device here until `pop`.
+    fn push(&self) {
+        ember_runtime::push_current_stream(&self.0)
+    }
+    fn pop(&self) {
+        ember_runtime::pop_current_stream(self.0.device())
+    }
+}
+
+/// The handle of the stream this thread sends work to on a device.
+#[pyfunction]
+fn current_stream_handle(ordinal: usize) -> PyResult<u64> {
+    Ok(ember_runtime::current_stream(device(ordinal)?))
+}
+
+/// An event on one device.
+#[pyclass(name = "Event", module = "ember._ember", frozen)]
+pub struct NativeEvent(ember_runtime::Event);
+
+#[pymethods]
+impl NativeEvent {
+    #[new]
+    fn new(ordinal: usize) -> PyResult<NativeEvent> {
+        Ok(NativeEvent(ember_runtime::Event::new(device(ordinal)?)))
+    }
+    fn record(&self, stream: &NativeStream) -> PyResult<()> {
+        self.0.record(&stream.0).py()
+    }
+    fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.0.synchronize()).py()
+    }
+    #[getter]
+    fn done(&self) -> PyResult<bool> {
+        self.0.done().py()
+    }
+    fn elapsed_since(&self, py: Python<'_>, start: &NativeEvent) -> PyResult<f32> {
+        py.detach(|| self.0.elapsed_since(&start.0)).py()
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeStream>()?;
+    m.add_class::<NativeEvent>()?;
+    for f in [
+        wrap_pyfunction!(backend_name, m)?,
+        wrap_pyfunction!(device_count, m)?,
+        wrap_pyfunction!(device_info, m)?,
+        wrap_pyfunction!(synchronize, m)?,
+        wrap_pyfunction!(memory_info, m)?,
+        wrap_pyfunction!(pool_used_bytes, m)?,
+        wrap_pyfunction!(pool_total_bytes, m)?,
+        wrap_pyfunction!(pool_n_free_blocks, m)?,
+        wrap_pyfunction!(pool_free_all_blocks, m)?,
+        wrap_pyfunction!(pool_set_limit, m)?,
+        wrap_pyfunction!(pool_limit, m)?,
+        wrap_pyfunction!(cache_stats, m)?,
+        wrap_pyfunction!(clear_module_map, m)?,
+        wrap_pyfunction!(compile_module, m)?,
+        wrap_pyfunction!(cache_dir, m)?,
+        wrap_pyfunction!(add_python_dirs, m)?,
+        wrap_pyfunction!(nvrtc_compile, m)?,
+        wrap_pyfunction!(nvrtc_version, m)?,
+        wrap_pyfunction!(info_report, m)?,
+        wrap_pyfunction!(current_stream_handle, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    Ok(())
+}

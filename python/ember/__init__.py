@@ -1,0 +1,75 @@
+"""ember: GPU programming from Python, with one array type, one memory pool and one kernel
+cache, on CUDA GPUs and on any OpenCL device (PoCL on the CPU when there is no GPU).
+
+``import ember as cp`` runs CuPy-style array code. Importing ember starts no driver: the
+backend starts on first use (``EMBER_BACKEND=cuda|opencl|auto`` chooses it).
+"""
+
+from __future__ import annotations
+
+import site as _site
+import sys as _sys
+
+import numpy as _np
+
+from . import _ember
+
+# pip's CUDA wheels put libraries under site-packages/nvidia/*/lib: tell the loader where
+# Python's package folders are (this loads nothing).
+_ember.add_python_dirs(
+    [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
+)
+
+from . import errors  # noqa: E402
+from ._creation import (  # noqa: E402
+    arange,
+    array,
+    ascontiguousarray,
+    asarray,
+    asnumpy,
+    empty,
+    empty_like,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from ._interop import from_dlpack  # noqa: E402
+from ._ndarray import ndarray  # noqa: E402
+from ._runtime import (  # noqa: E402
+    Device,
+    MemoryPool,
+    backend,
+    get_default_memory_pool,
+    synchronize,
+)
+from .errors import (  # noqa: E402
+    BackendUnavailableError,
+    CompileError,
+    DriverError,
+    EmberError,
+    JitError,
+    OutOfMemoryError,
+)
+
+__version__ = _ember.__version__
+
+# The dtypes are NumPy's, as in CuPy.
+bool_ = _np.bool_
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+complex64, complex128 = _np.complex64, _np.complex128
+dtype = _np.dtype
+
+__all__ = [
+    "BackendUnavailableError", "CompileError", "Device", "DriverError", "EmberError", "JitError",
+    "MemoryPool", "OutOfMemoryError", "arange", "array", "ascontiguousarray", "asarray", "asnumpy",
+    "backend", "bool_", "complex64", "complex128", "dtype", "empty", "empty_like", "errors",
+    "float16", "float32", "float64", "from_dlpack", "full", "full_like", "get_default_memory_pool",
+    "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones", "ones_like", "synchronize",
+    "uint8", "uint16", "uint32", "uint64", "zeros", "zeros_like",
+]

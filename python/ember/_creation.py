@@ -1,0 +1,159 @@
+"""Array creation, as NumPy and CuPy spell it."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from . import _dtypes, _ember
+from ._ndarray import _host_pointer, _shape_tuple, _wrap, ndarray
+from ._runtime import current_device_id
+
+
+def _scalar(value):
+    """A Python scalar for the native layer (NumPy scalars and 0-d arrays too)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value.item()
+    if isinstance(value, ndarray):
+        return value.item()
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    raise TypeError(f"expected a number, got {type(value).__name__}")
+
+
+def _from_host(host: np.ndarray) -> ndarray:
+    host = np.ascontiguousarray(host)
+    out = _wrap(_ember.empty(current_device_id(), list(host.shape), host.dtype.name))
+    out._a.set_from_host(_host_pointer(host), host.nbytes)
+    return out
+
+
+def empty(shape, dtype=float, order="C") -> ndarray:
+    """An uninitialised array."""
+    return ndarray(shape, dtype, order=order)
+
+
+def full(shape, fill_value, dtype=None, order="C") -> ndarray:
+    """An array filled with ``fill_value`` (dtype inferred from it as NumPy does)."""
+    value = _scalar(fill_value)
+    d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.of_host(fill_value)
+    return _wrap(_ember.full(current_device_id(), list(_shape_tuple(shape)), d.name, value))
+
+
+def zeros(shape, dtype=float, order="C") -> ndarray:
+    return full(shape, 0, dtype=_dtypes.normalize(dtype), order=order)
+
+
+def ones(shape, dtype=float, order="C") -> ndarray:
+    return full(shape, 1, dtype=_dtypes.normalize(dtype), order=order)
+
+
+def _like(a, dtype, shape):
+    return (a.shape if shape is None else shape), (a.dtype if dtype is None else dtype)
+
+
+def empty_like(a, dtype=None, order="K", subok=None, shape=None) -> ndarray:
+    shape, dtype = _like(a, dtype, shape)
+    return empty(shape, dtype)
+
+
+def zeros_like(a, dtype=None, order="K", subok=None, shape=None) -> ndarray:
+    shape, dtype = _like(a, dtype, shape)
+    return zeros(shape, dtype)
+
+
+def ones_like(a, dtype=None, order="K", subok=None, shape=None) -> ndarray:
+    shape, dtype = _like(a, dtype, shape)
+    return ones(shape, dtype)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None) -> ndarray:
+    shape, dtype = _like(a, dtype, shape)
+    return full(shape, fill_value, dtype)
+
+
+def arange(start, stop=None, step=1, dtype=None) -> ndarray:
+    """Evenly spaced values in ``[start, stop)``, as ``numpy.arange``."""
+    if stop is None:
+        start, stop = 0, start
+    start, stop, step = _scalar(start), _scalar(stop), _scalar(step)
+    if step == 0:
+        raise ZeroDivisionError("division by zero: arange's step must not be 0")
+    values = (start, stop, step)
+    if any(isinstance(v, complex) for v in values):
+        raise TypeError("arange does not take complex bounds; use linspace")
+    inferred = np.result_type(*(np.asarray(v) for v in values))
+    d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.normalize(inferred)
+    n = max(0, math.ceil((stop - start) / step))
+    return _wrap(_ember.arange(current_device_id(), start, step, n, d.name))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop``, as ``numpy.linspace``."""
+    num = int(num) if isinstance(num, numbers.Integral) else num
+    if not isinstance(num, int):
+        raise TypeError(f"num must be an integer, got {type(num).__name__}")
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if axis != 0:
+        raise ValueError("linspace with scalar bounds only has axis 0")
+    start, stop = _scalar(start), _scalar(stop)
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    d = _dtypes.normalize(dtype) if dtype is not None else np.dtype("complex128" if is_complex else "float64")
+    out = _wrap(_ember.linspace(current_device_id(), start, stop, num, bool(endpoint), d.name))
+    if retstep:
+        div = (num - 1) if endpoint else num
+        step = (stop - start) / div if div > 0 else float("nan")
+        return out, step
+    return out
+
+
+def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0) -> ndarray:
+    """An array holding a copy of ``obj`` (an ember array, a NumPy array, nested lists, a
+    scalar, or an object with ``__cuda_array_interface__`` or ``__dlpack__``)."""
+    from ._interop import _foreign_view
+
+    if isinstance(obj, ndarray):
+        out = obj.astype(dtype if dtype is not None else obj.dtype, copy=copy)
+    else:
+        view = _foreign_view(obj)
+        if view is not None:
+            out = view.astype(dtype if dtype is not None else view.dtype, copy=copy)
+        else:
+            host = np.asarray(obj)
+            d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.normalize(host.dtype)
+            out = _from_host(np.asarray(host, dtype=d))
+    if ndmin > out.ndim:
+        out = _wrap(
+            out._a.view([1] * (ndmin - out.ndim) + list(out.shape), [0] * (ndmin - out.ndim) + list(out.strides),
+                        out._a.offset, out._a.dtype)
+        )
+    return out
+
+
+def asarray(obj, dtype=None, order=None) -> ndarray:
+    """``obj`` as an ember array: itself when it already is one (of that dtype), a view of
+    device memory from ``__cuda_array_interface__``/``__dlpack__`` objects, else a copy."""
+    if isinstance(obj, ndarray):
+        return obj if dtype is None or _dtypes.normalize(dtype) == obj.dtype else obj.astype(dtype)
+    return array(obj, dtype=dtype, copy=False)
+
+
+def ascontiguousarray(a, dtype=None) -> ndarray:
+    a = asarray(a, dtype=dtype)
+    return a if a.flags.c_contiguous else a.copy()
+
+
+def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
+    """A NumPy array from ``a``: a copy from the device for ember arrays."""
+    if isinstance(a, ndarray):
+        return a.get(stream=stream, out=out)
+    result = np.asarray(a, order=order)
+    if out is not None:
+        out[...] = result
+        return out
+    return result

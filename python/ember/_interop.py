@@ -1,0 +1,63 @@
+"""Zero-copy exchange with other libraries: DLPack and ``__cuda_array_interface__``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes, _ember
+from ._ndarray import _wrap, ndarray
+from ._runtime import backend, current_device_id, get_current_stream
+
+_DL_CPU, _DL_CUDA = 1, 2
+
+
+def from_dlpack(x, *, device=None, copy=None) -> ndarray:
+    """An ember array viewing ``x``'s memory (an object with ``__dlpack__``, or a DLPack
+    capsule), without copying. On the CUDA backend the tensor must be on the current GPU; on
+    a CPU OpenCL device it must be in host memory (NumPy arrays work)."""
+    dev = current_device_id()
+    if hasattr(x, "__dlpack__"):
+        kind, _ = x.__dlpack_device__()
+        if kind == _DL_CUDA and backend() == "cuda":
+            # DLPack names CUDA's legacy default stream 1.
+            capsule = x.__dlpack__(stream=get_current_stream().ptr or 1)
+        else:
+            capsule = x.__dlpack__()
+    else:
+        capsule = x
+    arr = _wrap(_ember.from_dlpack_capsule(dev, capsule))
+    return arr.copy() if copy else arr
+
+
+def _from_cuda_array_interface(obj) -> ndarray:
+    cai = obj.__cuda_array_interface__
+    if cai.get("mask") is not None:
+        raise TypeError("masked __cuda_array_interface__ arrays are not supported")
+    dtype = _dtypes.normalize(np.dtype(cai["typestr"]))
+    shape = tuple(int(d) for d in cai["shape"])
+    strides = cai.get("strides")
+    address = int(cai["data"][0])
+    if cai.get("version", 0) >= 3 and cai.get("stream") is not None:
+        # The producer's work may still be queued: wait for it before we use the memory.
+        _ember.synchronize(current_device_id())
+    return _wrap(
+        _ember.from_foreign(current_device_id(), address, list(shape),
+                            None if strides is None else [int(s) for s in strides], dtype.name, obj)
+    )
+
+
+def _foreign_view(obj):
+    """A zero-copy view of a device object, or ``None`` when ``obj`` is host data."""
+    if isinstance(obj, (np.ndarray, np.generic, list, tuple, int, float, complex, bool)):
+        return None
+    if backend() == "cuda" and hasattr(obj, "__cuda_array_interface__"):
+        return _from_cuda_array_interface(obj)
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        kind, _ = obj.__dlpack_device__()
+        if (kind == _DL_CUDA and backend() == "cuda") or (
+            kind == _DL_CPU and _ember.device_info(current_device_id())["host_unified"]
+        ):
+            return from_dlpack(obj)
+        if kind == _DL_CPU:
+            return None
+    return None

@@ -1,0 +1,305 @@
+"""``ember.ndarray``: the one array type, a thin Python face over the native array.
+
+Shape, strides, dtype, offset and the buffer live in Rust (``ember_array::Array``); this class
+adds NumPy's spelling: properties, host conversion, ``__repr__``, and the interchange
+protocols (``__cuda_array_interface__``, DLPack).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes, _ember
+from ._runtime import Device, backend, current_device_id, get_current_stream
+
+
+def _wrap(native) -> ndarray:
+    arr = ndarray.__new__(ndarray)
+    arr._a = native
+    return arr
+
+
+def _shape_tuple(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(int(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+    if any(d < 0 for d in shape):
+        raise ValueError(f"negative dimensions are not allowed (shape {shape})")
+    return shape
+
+
+def _host_pointer(host: np.ndarray) -> int:
+    return host.__array_interface__["data"][0]
+
+
+class Flags:
+    """``ndarray.flags``: the layout flags NumPy and CuPy report."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+
+    def __init__(self, c, f, own):
+        self.c_contiguous, self.f_contiguous, self.owndata = c, f, own
+
+    def __getitem__(self, name):
+        key = {"C_CONTIGUOUS": "c_contiguous", "F_CONTIGUOUS": "f_contiguous", "OWNDATA": "owndata"}
+        return getattr(self, key.get(name, name.lower()))
+
+    def __repr__(self):
+        return (
+            f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
+            f"  OWNDATA : {self.owndata}"
+        )
+
+
+class MemoryPointer:
+    """``ndarray.data``: where the array's first element is (``.ptr``)."""
+
+    __slots__ = ("ptr", "device_id")
+
+    def __init__(self, ptr, device_id):
+        self.ptr, self.device_id = ptr, device_id
+
+    def __int__(self):
+        return self.ptr
+
+    def __repr__(self):
+        return f"<ember.MemoryPointer {self.ptr:#x} on device {self.device_id}>"
+
+
+class ndarray:
+    """An n-dimensional array on a device.
+
+    ``ndarray(shape, dtype=float)`` allocates an uninitialised C-ordered array, as CuPy's does.
+    """
+
+    __slots__ = ("_a", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
+        if memptr is not None or strides is not None:
+            raise NotImplementedError(
+                "ndarray(shape, dtype, memptr=..., strides=...) over existing memory is not supported yet; "
+                "use ember.from_dlpack or ember.asarray on an object with __cuda_array_interface__"
+            )
+        if order not in ("C", None):
+            raise ValueError(f"only order='C' is supported for new arrays, got {order!r}")
+        d = _dtypes.normalize(dtype)
+        self._a = _ember.empty(current_device_id(), list(_shape_tuple(shape)), d.name)
+
+    # --- what the array is ------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._a.shape)
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return tuple(self._a.strides)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self._a.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._a.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self._a.shape:
+            n *= d
+        return n
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def flags(self) -> Flags:
+        return Flags(self._a.c_contiguous, self._a.f_contiguous, self._a.offset == 0 and self._a.owns_pool_memory)
+
+    @property
+    def device(self) -> Device:
+        return Device(self._a.device)
+
+    @property
+    def data(self) -> MemoryPointer:
+        return MemoryPointer(self._a.address, self._a.device)
+
+    @property
+    def base(self):
+        return None
+
+    def __len__(self):
+        if not self._a.shape:
+            raise TypeError("len() of unsized object")
+        return self._a.shape[0]
+
+    # --- host conversion ----------------------------------------------------------------------
+    def get(self, stream=None, order="C", out=None, blocking=True) -> np.ndarray:
+        """A NumPy copy of the array (C order)."""
+        if out is not None:
+            if not isinstance(out, np.ndarray) or out.shape != self.shape or out.dtype != self.dtype:
+                raise ValueError(f"out must be a NumPy array of shape {self.shape} and dtype {self.dtype}")
+            target = out if out.flags.c_contiguous else np.empty(self.shape, self.dtype)
+        else:
+            target = np.empty(self.shape, self.dtype)
+        if stream is not None:
+            with stream:
+                self._a.to_host(_host_pointer(target), target.nbytes)
+        else:
+            self._a.to_host(_host_pointer(target), target.nbytes)
+        if out is not None and target is not out:
+            out[...] = target
+            return out
+        return target
+
+    def copy_to_host(self, ary=None, stream=None) -> np.ndarray:
+        """Numba's name for :meth:`get`."""
+        return self.get(stream=stream, out=ary)
+
+    def set(self, arr, stream=None) -> None:
+        """Copies a host array of the same shape into this array."""
+        host = np.asarray(arr)
+        if host.shape != self.shape:
+            raise ValueError(f"shape mismatch: cannot set an array of shape {self.shape} from shape {host.shape}")
+        host = np.ascontiguousarray(host, dtype=self.dtype)
+        if stream is not None:
+            with stream:
+                self._a.set_from_host(_host_pointer(host), host.nbytes)
+        else:
+            self._a.set_from_host(_host_pointer(host), host.nbytes)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            "Implicit conversion to a NumPy array is not allowed. Use .get() or ember.asnumpy() to copy it explicitly."
+        )
+
+    def tolist(self):
+        return self.get().tolist()
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return self.get().item()
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(
+                "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+            )
+        return bool(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __index__(self):
+        if self.ndim != 0 or self.dtype.kind not in "iu":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self.item())
+
+    def __repr__(self):
+        return repr(self.get())
+
+    def __str__(self):
+        return str(self.get())
+
+    # --- copies and conversions ---------------------------------------------------------------
+    def copy(self, order="C") -> ndarray:
+        """A C-contiguous copy on the same device."""
+        if order not in ("C", "K", "A", None):
+            raise ValueError(f"only order='C' copies are supported, got {order!r}")
+        return _wrap(self._a.copy())
+
+    def astype(self, dtype, order="K", casting=None, subok=None, copy=True) -> ndarray:
+        """A copy converted to ``dtype`` (NumPy's conversion rules)."""
+        d = _dtypes.normalize(dtype)
+        if not copy and d == self.dtype:
+            return self
+        return _wrap(self._a.astype(d.name))
+
+    def fill(self, value) -> None:
+        """Sets every element to ``value``."""
+        if isinstance(value, np.generic):
+            value = value.item()
+        self._a.fill(value)
+
+    def view(self, dtype=None) -> ndarray:
+        """A view of the same memory (with another dtype of the same item size)."""
+        if dtype is None:
+            return _wrap(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, self._a.dtype))
+        d = _dtypes.normalize(dtype)
+        if d.itemsize != self.itemsize:
+            raise ValueError(
+                f"a view as {d} needs the same item size as {self.dtype} ({self.itemsize} bytes); got {d.itemsize}"
+            )
+        return _wrap(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, d.name))
+
+    def transpose(self, *axes) -> ndarray:
+        """A view with the axes permuted (reversed by default)."""
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        n = self.ndim
+        if not axes:
+            axes = tuple(range(n))[::-1]
+        axes = tuple(int(a) + n if int(a) < 0 else int(a) for a in axes)
+        if sorted(axes) != list(range(n)):
+            raise ValueError(f"axes {axes} don't match array of {n} dimensions")
+        shape, strides = self._a.shape, self._a.strides
+        return _wrap(
+            self._a.view([shape[a] for a in axes], [strides[a] for a in axes], self._a.offset, self._a.dtype)
+        )
+
+    @property
+    def T(self) -> ndarray:
+        return self.transpose()
+
+    # --- interchange --------------------------------------------------------------------------
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        if backend() != "cuda":
+            raise AttributeError(
+                "__cuda_array_interface__ exists only for arrays on the CUDA backend; use DLPack (__dlpack__) instead"
+            )
+        stream = get_current_stream(self._a.device).ptr
+        return {
+            "shape": self.shape,
+            "typestr": self.dtype.str,
+            "descr": [("", self.dtype.str)],
+            "data": (self._a.address if self.size else 0, False),
+            "strides": None if self._a.c_contiguous else self.strides,
+            "version": 3,
+            # CAI v3: 1 names CUDA's legacy default stream.
+            "stream": stream or 1,
+        }
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return _ember.dlpack_device(self._a)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if copy:
+            return self.copy().__dlpack__(stream=stream)
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"cannot export to device {dl_device}: the array is on {self.__dlpack_device__()}")
+        if stream is not None and stream != -1:
+            # The consumer will use the data on its stream: finish our work on it first.
+            get_current_stream(self._a.device).synchronize()
+        return _ember.to_dlpack(self._a)
+
+    def __array_namespace__(self, api_version=None):
+        import ember
+
+        return ember

@@ -1,0 +1,254 @@
+"""Devices, streams, events and the memory pool, as CuPy spells them.
+
+Nothing here starts a driver until a device is used: ``import ember`` stays cheap and works on
+machines with no GPU library at all.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from . import _ember
+
+_local = threading.local()
+
+
+def current_device_id() -> int:
+    """The device this thread works on (``with ember.Device(i):`` changes it)."""
+    return getattr(_local, "device", 0)
+
+
+def backend() -> str:
+    """The backend in use: ``"cuda"`` or ``"opencl"`` (starts it)."""
+    return _ember.backend_name()
+
+
+def synchronize() -> None:
+    """Waits for all work on the current device."""
+    _ember.synchronize(current_device_id())
+
+
+class Device:
+    """A device of the selected backend; ``with Device(i):`` makes it current on this thread."""
+
+    def __init__(self, device=None):
+        if device is None:
+            device = current_device_id()
+        elif isinstance(device, Device):
+            device = device.id
+        device = int(device)
+        count = _ember.device_count()
+        if not 0 <= device < count:
+            raise ValueError(
+                f"device {device} does not exist: the {backend()} backend has {count} device(s), numbered from 0"
+            )
+        self.id = device
+        self._saved: list[int] = []
+
+    def __enter__(self):
+        self._saved.append(current_device_id())
+        _local.device = self.id
+        return self
+
+    def __exit__(self, *exc):
+        _local.device = self._saved.pop()
+
+    def use(self):
+        """Makes this device current on this thread."""
+        _local.device = self.id
+
+    def synchronize(self):
+        """Waits for all work on this device."""
+        _ember.synchronize(self.id)
+
+    @property
+    def _info(self) -> dict:
+        return _ember.device_info(self.id)
+
+    @property
+    def name(self) -> str:
+        return self._info["name"]
+
+    @property
+    def compute_capability(self) -> str:
+        """``"90"`` for sm_90 (CUDA); the device name on OpenCL."""
+        arch = self._info["arch"]
+        return arch[3:] if arch.startswith("sm_") else arch
+
+    @property
+    def mem_info(self) -> tuple[int, int]:
+        """(free, total) bytes."""
+        return _ember.memory_info(self.id)
+
+    @property
+    def attributes(self) -> dict:
+        return dict(self._info)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(("ember.Device", self.id))
+
+    def __repr__(self):
+        return f"<{backend().upper() if backend() == 'cuda' else 'OpenCL'} Device {self.id}>"
+
+
+class Stream:
+    """An ordered queue of device work (CUDA stream, OpenCL command queue).
+
+    ``with stream:`` sends this thread's work on the stream's device to it.
+    """
+
+    def __init__(self, null=False, non_blocking=False, ptr=0, device=None):
+        dev = Device(device).id
+        self._native = _ember.Stream(dev, bool(null))
+        self.device_id = dev
+
+    @property
+    def ptr(self) -> int:
+        """The backend's handle (``CUstream``, ``cl_command_queue``); 0 is CUDA's default stream."""
+        return self._native.handle
+
+    def synchronize(self):
+        self._native.synchronize()
+
+    @property
+    def done(self) -> bool:
+        ev = Event()
+        ev.record(self)
+        return ev.done
+
+    def record(self, event=None):
+        """Records ``event`` (a new one when omitted) at the stream's current end."""
+        event = event or Event()
+        event.record(self)
+        return event
+
+    def wait_event(self, event):
+        """Makes later work on this stream wait for ``event``."""
+        self._native.wait_event(event._native)
+
+    def use(self):
+        """Makes this stream current for its device on this thread (until another use)."""
+        stack = _stream_stack(self.device_id)
+        if stack:
+            stack.pop()._native.pop()
+        self._push()
+        return self
+
+    def _push(self):
+        self._native.push()
+        _stream_stack(self.device_id).append(self)
+
+    def __enter__(self):
+        self._push()
+        return self
+
+    def __exit__(self, *exc):
+        stack = _stream_stack(self.device_id)
+        if stack and stack[-1] is self:
+            stack.pop()
+            self._native.pop()
+
+    def __repr__(self):
+        return f"<ember.Stream {self.ptr:#x} on device {self.device_id}>"
+
+
+class Event:
+    """A point in a stream's work, to wait on or to time between."""
+
+    def __init__(self, block=False, disable_timing=False, interprocess=False, device=None):
+        self._native = _ember.Event(Device(device).id)
+
+    def record(self, stream=None):
+        stream = stream or get_current_stream()
+        self._native.record(stream._native)
+
+    def synchronize(self):
+        self._native.synchronize()
+
+    @property
+    def done(self) -> bool:
+        return self._native.done
+
+
+def get_elapsed_time(start_event: Event, end_event: Event) -> float:
+    """Milliseconds between two recorded events."""
+    return end_event._native.elapsed_since(start_event._native)
+
+
+def _stream_stack(device_id: int) -> list:
+    stacks = getattr(_local, "streams", None)
+    if stacks is None:
+        stacks = _local.streams = {}
+    return stacks.setdefault(device_id, [])
+
+
+_null_streams: dict[int, Stream] = {}
+
+
+def get_current_stream(device=None) -> Stream:
+    """The stream this thread sends work to on ``device`` (the current device by default)."""
+    dev = Device(device).id
+    stack = _stream_stack(dev)
+    if stack:
+        return stack[-1]
+    if dev not in _null_streams:
+        _null_streams[dev] = Stream(null=True, device=dev)
+    return _null_streams[dev]
+
+
+class MemoryPool:
+    """The caching device memory pool of one device (CuPy's ``MemoryPool``)."""
+
+    def __init__(self, device=None):
+        self._device = device
+
+    @property
+    def _id(self) -> int:
+        return current_device_id() if self._device is None else self._device
+
+    def used_bytes(self) -> int:
+        """Bytes held by live arrays."""
+        return _ember.pool_used_bytes(self._id)
+
+    def total_bytes(self) -> int:
+        """Bytes held from the device: live arrays plus cached blocks."""
+        return _ember.pool_total_bytes(self._id)
+
+    def free_bytes(self) -> int:
+        """Bytes cached for reuse."""
+        return self.total_bytes() - self.used_bytes()
+
+    def n_free_blocks(self) -> int:
+        return _ember.pool_n_free_blocks(self._id)
+
+    def free_all_blocks(self, stream=None):
+        """Gives every cached block back to the device."""
+        _ember.pool_free_all_blocks(self._id)
+
+    def set_limit(self, size=None, fraction=None):
+        """Caps the bytes the pool holds (``size`` in bytes or ``fraction`` of device memory;
+        0 or None removes the cap)."""
+        if fraction is not None:
+            if size is not None:
+                raise ValueError("give either size or fraction, not both")
+            if not 0 <= fraction <= 1:
+                raise ValueError(f"fraction must be between 0 and 1, got {fraction}")
+            size = int(_ember.device_info(self._id)["total_memory"] * fraction)
+        if size is not None and size < 0:
+            raise ValueError(f"size must be non-negative, got {size}")
+        _ember.pool_set_limit(self._id, size or None)
+
+    def get_limit(self) -> int:
+        """The cap in bytes (0 when none)."""
+        return _ember.pool_limit(self._id) or 0
+
+
+_default_pool = MemoryPool()
+
+
+def get_default_memory_pool() -> MemoryPool:
+    """The pool every ember array allocates from."""
+    return _default_pool

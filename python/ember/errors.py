@@ -1,0 +1,94 @@
+"""ember's exceptions: one hierarchy rooted at :class:`EmberError`.
+
+The native module raises these by name (``crates/ember-py/src/errors.rs``), one class per
+variant of the Rust error type.
+"""
+
+from __future__ import annotations
+
+
+class EmberError(Exception):
+    """Base class of every error ember raises itself."""
+
+
+class CompileError(EmberError):
+    """Kernel source did not compile.
+
+    Keeps ``backend``, ``name``, ``options``, the compiler's full ``log`` and the ``source``;
+    ``str()`` shows the log and the numbered source lines around the first failing line.
+    """
+
+    def __init__(self, message, *, backend="", name="", options=(), log="", source=""):
+        super().__init__(message)
+        self.backend = backend
+        self.name = name
+        self.options = list(options)
+        self.log = log
+        self.source = source
+
+    def __str__(self):
+        text = super().__str__()
+        excerpt = _numbered_excerpt(self.source, self.log)
+        return f"{text}\n{excerpt}" if excerpt else text
+
+
+class JitError(EmberError):
+    """A Python kernel uses something ember's compiler does not support."""
+
+
+class DriverError(EmberError):
+    """A CUDA or OpenCL call failed; ``last_kernel`` names the last kernel launched."""
+
+    def __init__(self, message, *, backend="", call="", code=0, name="", last_kernel=None):
+        super().__init__(message)
+        self.backend = backend
+        self.call = call
+        self.code = code
+        self.name = name
+        self.last_kernel = last_kernel
+
+
+class BackendUnavailableError(EmberError, ImportError):
+    """A backend, library or device is missing; the message says what to install or use."""
+
+    def __init__(self, message, *, backend=""):
+        super().__init__(message)
+        self.backend = backend
+
+
+class OutOfMemoryError(EmberError, MemoryError):
+    """A device allocation failed after the pool freed its cached blocks."""
+
+    def __init__(self, message, *, requested=0, used_bytes=0, total_bytes=0, limit=None):
+        super().__init__(message)
+        self.requested = requested
+        self.used_bytes = used_bytes
+        self.total_bytes = total_bytes
+        self.limit = limit
+
+
+def _failing_lines(log: str) -> list[int]:
+    """Line numbers the compiler log blames (NVRTC: ``name.cu(12): error``; OpenCL: ``:12:5:``)."""
+    import re
+
+    found = []
+    for m in re.finditer(r"\((\d+)\): (?:catastrophic )?error|:(\d+):\d+: error", log):
+        found.append(int(m.group(1) or m.group(2)))
+    return found
+
+
+def _numbered_excerpt(source: str, log: str, context: int = 2) -> str:
+    if not source:
+        return ""
+    lines = source.splitlines()
+    failing = _failing_lines(log)
+    if not failing:
+        return ""
+    first = failing[0]
+    lo, hi = max(1, first - context), min(len(lines), first + context)
+    width = len(str(hi))
+    out = ["source:"]
+    for n in range(lo, hi + 1):
+        mark = ">" if n in failing else " "
+        out.append(f"{mark}{n:>{width}} | {lines[n - 1]}")
+    return "\n".join(out)

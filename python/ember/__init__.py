@@ -24,8 +24,8 @@ from . import errors  # noqa: E402
 from ._creation import (  # noqa: E402
     arange,
     array,
-    ascontiguousarray,
     asarray,
+    ascontiguousarray,
     asnumpy,
     empty,
     empty_like,

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from . import _dtypes, _ember
-from ._ndarray import _host_pointer, _shape_tuple, _wrap, ndarray
+from ._ndarray import _c_order, _host_pointer, _shape_tuple, _wrap, ndarray
 from ._runtime import current_device_id
 
 
@@ -26,7 +26,7 @@ def _scalar(value):
 
 
 def _from_host(host: np.ndarray) -> ndarray:
-    host = np.ascontiguousarray(host)
+    host = _c_order(host)
     out = _wrap(_ember.empty(current_device_id(), list(host.shape), host.dtype.name))
     out._a.set_from_host(_host_pointer(host), host.nbytes)
     return out

@@ -31,6 +31,11 @@ def _shape_tuple(shape) -> tuple[int, ...]:
     return shape
 
 
+def _c_order(host: np.ndarray, dtype=None) -> np.ndarray:
+    """``host`` as a C-contiguous array of ``dtype``, keeping 0-d arrays 0-d."""
+    return np.asarray(host, dtype=dtype, order="C").reshape(host.shape)
+
+
 def _host_pointer(host: np.ndarray) -> int:
     return host.__array_interface__["data"][0]
 
@@ -170,7 +175,7 @@ class ndarray:
         host = np.asarray(arr)
         if host.shape != self.shape:
             raise ValueError(f"shape mismatch: cannot set an array of shape {self.shape} from shape {host.shape}")
-        host = np.ascontiguousarray(host, dtype=self.dtype)
+        host = _c_order(host, self.dtype)
         if stream is not None:
             with stream:
                 self._a.set_from_host(_host_pointer(host), host.nbytes)

@@ -68,12 +68,17 @@ class OutOfMemoryError(EmberError, MemoryError):
 
 
 def _failing_lines(log: str) -> list[int]:
-    """Line numbers the compiler log blames (NVRTC: ``name.cu(12): error``; OpenCL: ``:12:5:``)."""
+    """Line numbers the compiler log blames on its error lines (NVRTC: ``k.cu(12): error``;
+    clang-based OpenCL: ``error: file.cl:12:5: ...``)."""
     import re
 
+    position = re.compile(r"\.(?:cl|cu)(?::(\d+):|\((\d+)\))")
     found = []
-    for m in re.finditer(r"\((\d+)\): (?:catastrophic )?error|:(\d+):\d+: error", log):
-        found.append(int(m.group(1) or m.group(2)))
+    for line in log.splitlines():
+        if "error" in line:
+            m = position.search(line)
+            if m:
+                found.append(int(m.group(1) or m.group(2)))
     return found
 
 

@@ -4,7 +4,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use ember_codegen::types::cast;
-use ember_codegen::{MapKernel, Operand};
+use ember_codegen::{Dialect, MapKernel, Operand};
 use ember_core::shape::{c_strides, extent, is_c_contiguous, is_f_contiguous, size_of};
 use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, Buffer, Device, KernelArg};
@@ -271,19 +271,35 @@ impl Array {
                 .map_err(|e| device.annotate(e));
         }
         let (x_strided, y_strided) = (!self.is_c_contiguous(), !dst.is_c_contiguous());
-        let spec = MapKernel {
-            name: format!("ember_copy_{}_{}", self.dtype.name(), dst.dtype.name()),
-            inputs: vec![Operand::new("x", self.dtype, x_strided)],
-            outputs: vec![Operand::new("y", dst.dtype, y_strided)],
-            scalars: vec![],
-            // Contiguous operands share one kernel whatever the number of axes.
-            ndim: if x_strided || y_strided {
-                self.ndim()
-            } else {
-                0
-            },
-            body: format!("y = {};", cast("x", self.dtype, dst.dtype, dialect(device))),
-        };
+        let spec = copy_spec(
+            self.dtype,
+            dst.dtype,
+            x_strided,
+            y_strided,
+            self.ndim(),
+            dialect(device),
+        );
         run_map(&spec, &[self, dst], &[], &self.shape)
+    }
+}
+
+/// The kernel that copies `from` elements into `to` elements, converting; strided operands
+/// are addressed over `ndim` axes.
+pub fn copy_spec(
+    from: DType,
+    to: DType,
+    x_strided: bool,
+    y_strided: bool,
+    ndim: usize,
+    dialect: Dialect,
+) -> MapKernel {
+    MapKernel {
+        name: format!("ember_copy_{}_{}", from.name(), to.name()),
+        inputs: vec![Operand::new("x", from, x_strided)],
+        outputs: vec![Operand::new("y", to, y_strided)],
+        scalars: vec![],
+        // Contiguous operands share one kernel whatever the number of axes.
+        ndim: if x_strided || y_strided { ndim } else { 0 },
+        body: format!("y = {};", cast("x", from, to, dialect)),
     }
 }

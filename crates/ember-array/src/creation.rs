@@ -11,21 +11,25 @@ use crate::launch::{dialect, run_map};
 /// Fills `out` with `value` converted to its dtype.
 pub fn fill(out: &Array, value: Scalar) -> Result<()> {
     let dtype = out.dtype();
-    let strided = !out.is_c_contiguous();
-    let spec = MapKernel {
-        name: format!("ember_fill_{}", dtype.name()),
-        inputs: vec![],
-        outputs: vec![Operand::new("y", dtype, strided)],
-        scalars: vec![("v".into(), dtype)],
-        ndim: if strided { out.ndim() } else { 0 },
-        body: "y = v;".into(),
-    };
+    let spec = fill_spec(dtype, !out.is_c_contiguous(), out.ndim());
     run_map(
         &spec,
         &[out],
         &[value.to_bytes(param_dtype(dtype))],
         out.shape(),
     )
+}
+
+/// The kernel that sets every element of a `dtype` array to a scalar parameter.
+pub fn fill_spec(dtype: DType, strided: bool, ndim: usize) -> MapKernel {
+    MapKernel {
+        name: format!("ember_fill_{}", dtype.name()),
+        inputs: vec![],
+        outputs: vec![Operand::new("y", dtype, strided)],
+        scalars: vec![("v".into(), dtype)],
+        ndim: if strided { ndim } else { 0 },
+        body: "y = v;".into(),
+    }
 }
 
 /// A new array of `shape` holding `value`.

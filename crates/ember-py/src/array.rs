@@ -225,7 +225,41 @@ fn from_foreign(
     .map(NativeArray)
 }
 
+/// Source of one of ember's generated kernels (`kind` "copy" with two dtypes, or "fill" with
+/// one), strided over `ndim` axes when `ndim > 0`, in `dialect` ("cuda" or "opencl").
+#[pyfunction]
+fn generated_source(
+    kind: &str,
+    dtypes: Vec<String>,
+    ndim: usize,
+    dialect: &str,
+) -> PyResult<String> {
+    let d = match dialect {
+        "cuda" => ember_codegen::Dialect::Cuda,
+        "opencl" => ember_codegen::Dialect::OpenCl,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "no dialect {other:?}; use cuda or opencl"
+            )))
+        }
+    };
+    let types: Vec<DType> = dtypes.iter().map(|n| dtype(n)).collect::<PyResult<_>>()?;
+    let spec = match (kind, types.as_slice()) {
+        ("copy", [from, to]) => {
+            ember_array::array::copy_spec(*from, *to, ndim > 0, ndim > 0, ndim, d)
+        }
+        ("fill", [t]) => creation::fill_spec(*t, ndim > 0, ndim),
+        _ => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "kind must be 'copy' with two dtypes or 'fill' with one",
+            ))
+        }
+    };
+    Ok(spec.source(d))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(generated_source, m)?)?;
     m.add_class::<NativeArray>()?;
     m.add_function(wrap_pyfunction!(empty, m)?)?;
     m.add_function(wrap_pyfunction!(full, m)?)?;

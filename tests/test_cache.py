@@ -1,0 +1,66 @@
+"""The kernel cache: in-process hits, disk hits in a new process, corrupt entries rebuilt."""
+
+import glob
+import os
+
+from conftest import run_python
+
+# A kernel no other test builds, so its cache entries are this test's own.
+PROBE = (
+    "import ember, numpy as np\n"
+    "a = ember.asarray(np.arange(6, dtype=np.uint16).reshape(2, 3)).T.astype(np.int8)\n"
+    "assert a.get().tolist() == [[0, 3], [1, 4], [2, 5]]\n"
+    "print(*ember._ember.cache_stats(0))\n"
+)
+
+
+def stats(out: str):
+    memory, disk, compiles, corrupt = map(int, out.split())
+    return memory, disk, compiles, corrupt
+
+
+def test_disk_cache_hit_miss_and_corrupt(tmp_path):
+    env = {"EMBER_CACHE_DIR": str(tmp_path)}
+    first = run_python(PROBE, env)
+    assert first.returncode == 0, first.stderr
+    _, disk, compiles, _ = stats(first.stdout)
+    assert compiles >= 1 and disk == 0, first.stdout
+    entries = glob.glob(os.path.join(tmp_path, "kernels", "*.bin"))
+    assert len(entries) == compiles
+
+    second = run_python(PROBE, env)
+    assert second.returncode == 0, second.stderr
+    _, disk, compiles, _ = stats(second.stdout)
+    assert compiles == 0 and disk >= 1, "a second process must load from disk, not compile"
+
+    for path in entries:
+        with open(path, "r+b") as f:
+            f.seek(60)
+            f.write(b"\xde\xad\xbe\xef")
+    third = run_python(PROBE, env)
+    assert third.returncode == 0, third.stderr
+    _, disk, compiles, corrupt = stats(third.stdout)
+    assert corrupt == len(entries) and compiles == len(entries) and disk == 0
+
+
+def test_in_process_hits():
+    code = (
+        "import ember, numpy as np\n"
+        "src = '__kernel void k(__global int* x) { x[get_global_id(0)] += 1; }'\n"
+        "if ember.backend() == 'cuda': src = 'extern \"C\" __global__ void k(int* x) { x[threadIdx.x] += 1; }'\n"
+        "ember._ember.compile_module(0, src, 'k')\n"
+        "ember._ember.clear_module_map(0)\n"
+        "ember._ember.compile_module(0, src, 'k')\n"
+        "ember._ember.compile_module(0, src, 'k')\n"
+        "print(*ember._ember.cache_stats(0))\n"
+    )
+    r = run_python(code)
+    assert r.returncode == 0, r.stderr
+    memory, disk, compiles, _ = stats(r.stdout)
+    assert (memory, disk, compiles) == (1, 1, 1), r.stdout
+
+
+def test_disk_cache_can_be_disabled(tmp_path):
+    r = run_python(PROBE, {"EMBER_CACHE_DIR": str(tmp_path), "EMBER_DISK_CACHE": "0"})
+    assert r.returncode == 0, r.stderr
+    assert not glob.glob(os.path.join(tmp_path, "kernels", "*.bin"))

@@ -1,0 +1,94 @@
+"""Creation functions give what NumPy gives, for every dtype."""
+
+import ember
+import numpy as np
+import pytest
+from conftest import ALL_DTYPES
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_zeros_ones_full_empty(dtype):
+    np.testing.assert_array_equal(ember.zeros((2, 3), dtype).get(), np.zeros((2, 3), dtype))
+    np.testing.assert_array_equal(ember.ones(5, dtype).get(), np.ones(5, dtype))
+    value = {"b": True, "i": -7, "u": 200, "f": 2.5, "c": 1.5 - 2j}[dtype.kind]
+    if dtype.kind == "u" and dtype.itemsize == 1:
+        value = 200
+    got = ember.full((4, 1), value, dtype=dtype)
+    assert got.dtype == dtype and got.shape == (4, 1)
+    np.testing.assert_array_equal(got.get(), np.full((4, 1), value, dtype=dtype))
+    e = ember.empty((3, 0, 2), dtype)
+    assert e.shape == (3, 0, 2) and e.size == 0 and e.get().shape == (3, 0, 2)
+
+
+def test_full_infers_dtype_like_numpy():
+    for value in (3, 2.5, True, 1 + 2j, np.float32(1.5), np.int16(-3)):
+        assert ember.full(2, value).dtype == np.full(2, value).dtype
+
+
+def test_like_functions(rng):
+    host = rng.standard_normal((3, 4)).astype(np.float32)
+    a = ember.asarray(host)
+    assert ember.zeros_like(a).dtype == np.float32 and ember.zeros_like(a).shape == (3, 4)
+    np.testing.assert_array_equal(ember.ones_like(a, dtype=np.int16).get(), np.ones((3, 4), np.int16))
+    np.testing.assert_array_equal(ember.full_like(a, 7).get(), np.full_like(host, 7))
+    assert ember.empty_like(a, shape=(5,)).shape == (5,)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [((10,), {}), ((2, 11, 3), {}), ((1.5, 4.0, 0.25), {}), ((10, 0, -3), {}), ((5,), {"dtype": "float16"}),
+     ((-3, 3), {"dtype": "int8"}), ((0, 1, 0.1), {"dtype": "float32"}), ((4,), {"dtype": "complex64"}),
+     ((3, 3), {}), ((0.5, 3), {"dtype": "uint16"})],
+)
+def test_arange_matches_numpy(args, kwargs):
+    got = ember.arange(*args, **kwargs)
+    want = np.arange(*args, **kwargs)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.get(), want, rtol=1e-6)
+
+
+def test_arange_step_zero():
+    with pytest.raises(ZeroDivisionError):
+        ember.arange(0, 10, 0)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [((0, 1, 5), {}), ((-3.5, 7.25, 11), {"endpoint": False}), ((0, 10, 4), {"dtype": int}), ((2, 2, 1), {}),
+     ((1, 0, 0), {}), ((0, 1, 7), {"dtype": "float32"}), ((1 + 1j, -1 - 2j, 6), {}), ((-5, 5, 9), {"dtype": "int8"})],
+)
+def test_linspace_matches_numpy(args, kwargs):
+    got = ember.linspace(*args, **kwargs)
+    want = np.linspace(*args, **kwargs)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.get(), want, rtol=1e-6, atol=1e-12)
+    if want.size and kwargs.get("endpoint", True) and want.dtype.kind == "f":
+        assert got.get()[-1] == want[-1], "the endpoint must be exact"
+
+
+def test_linspace_retstep_and_errors():
+    a, step = ember.linspace(0, 1, 5, retstep=True)
+    assert step == np.linspace(0, 1, 5, retstep=True)[1]
+    with pytest.raises(ValueError, match="must be non-negative"):
+        ember.linspace(0, 1, -1)
+
+
+def test_array_from_lists_and_scalars():
+    np.testing.assert_array_equal(ember.array([[1, 2], [3, 4]]).get(), np.array([[1, 2], [3, 4]]))
+    assert ember.array([[1, 2], [3, 4]]).dtype == np.int64
+    s = ember.array(2.5)
+    assert s.shape == () and s.dtype == np.float64 and float(s) == 2.5
+    assert ember.array([1, 2], ndmin=3).shape == (1, 1, 2)
+    assert ember.array([True, False]).dtype == np.bool_
+
+
+def test_asarray_returns_same_array():
+    a = ember.arange(4)
+    assert ember.asarray(a) is a
+    assert ember.asarray(a, dtype=np.float32).dtype == np.float32
+
+
+def test_repr_like_cupy(rng):
+    host = rng.standard_normal(4).astype(np.float32)
+    assert repr(ember.asarray(host)) == repr(host)
+    assert str(ember.asarray(host)) == str(host)

@@ -1,0 +1,77 @@
+"""DLPack: zero-copy exchange (NumPy on a CPU device; CuPy and PyTorch on the GPU, see test_gpu)."""
+
+import ember
+import numpy as np
+import pytest
+from conftest import ALL_DTYPES, random_array
+
+cpu_device = pytest.mark.skipif(
+    ember.backend() != "opencl" or not ember.Device(0).attributes["host_unified"],
+    reason="NumPy shares memory only with a CPU device",
+)
+
+
+@cpu_device
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_numpy_views_ember_memory(rng, dtype):
+    host = random_array(rng, (5, 4), dtype)
+    a = ember.asarray(host)
+    view = np.from_dlpack(a)
+    assert view.dtype == dtype and view.shape == (5, 4)
+    np.testing.assert_array_equal(view, host)
+    a.fill(1)
+    ember.synchronize()
+    np.testing.assert_array_equal(view, np.ones((5, 4), dtype)), "not zero-copy"
+
+
+@cpu_device
+def test_ember_views_numpy_memory(rng):
+    host = random_array(rng, (6, 8), np.float32)
+    a = ember.from_dlpack(host)
+    assert a.data.ptr == host.ctypes.data
+    np.testing.assert_array_equal(a.get(), host)
+    host[2, 3] = 1234.5
+    assert a.get()[2, 3] == 1234.5
+    a.fill(-2)
+    ember.synchronize()
+    np.testing.assert_array_equal(host, np.full((6, 8), -2, np.float32))
+
+
+@cpu_device
+def test_strided_numpy_view_round_trip(rng):
+    host = random_array(rng, (10, 12), np.int64)
+    view = host[1::3, ::-2]
+    a = ember.from_dlpack(view)
+    assert a.shape == view.shape and a.strides == view.strides
+    np.testing.assert_array_equal(a.get(), view)
+    back = np.from_dlpack(a)
+    np.testing.assert_array_equal(back, view)
+    assert np.shares_memory(back, host)
+
+
+@cpu_device
+def test_exported_array_outlives_ember_handle(rng):
+    host = random_array(rng, (1000,), np.float64)
+    a = ember.asarray(host)
+    view = np.from_dlpack(a)
+    del a
+    import gc
+
+    gc.collect()
+    np.testing.assert_array_equal(view, host)  # the export keeps the buffer alive
+
+
+def test_capsule_is_consumed_once():
+    a = ember.arange(5, dtype=np.float32)
+    if ember.backend() == "opencl" and not ember.Device(0).attributes["host_unified"]:
+        pytest.skip("no DLPack device for an OpenCL GPU")
+    capsule = a.__dlpack__()
+    b = ember.from_dlpack(capsule)
+    np.testing.assert_array_equal(b.get(), np.arange(5, dtype=np.float32))
+    with pytest.raises(TypeError, match="each capsule can be consumed once"):
+        ember.from_dlpack(capsule)
+
+
+def test_dlpack_device():
+    kind, index = ember.arange(3).__dlpack_device__()
+    assert (kind, index) == ((2, 0) if ember.backend() == "cuda" else (1, 0))

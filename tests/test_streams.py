@@ -1,0 +1,55 @@
+"""Streams and events: ordering, waiting and timing."""
+
+import ember
+import numpy as np
+from ember import cuda
+
+
+def test_work_on_a_stream(rng):
+    s = cuda.Stream()
+    host = rng.standard_normal(1 << 16).astype(np.float32)
+    with s:
+        assert cuda.get_current_stream() is s
+        a = ember.asarray(host)
+        b = a.astype(np.float64)
+        ev = s.record()
+    ev.synchronize()
+    assert ev.done
+    assert cuda.get_current_stream() is not s
+    np.testing.assert_array_equal(b.get(), host.astype(np.float64))
+    s.synchronize()
+
+
+def test_events_time_work(rng):
+    start, end = cuda.Event(), cuda.Event()
+    host = rng.standard_normal(1 << 18).astype(np.float32)
+    a = ember.asarray(host)
+    start.record()
+    for _ in range(5):
+        a = a.astype(np.float64).astype(np.float32)
+    end.record()
+    end.synchronize()
+    ms = cuda.get_elapsed_time(start, end)
+    assert 0 <= ms < 60_000
+    np.testing.assert_array_equal(a.get(), host)
+
+
+def test_stream_waits_for_event(rng):
+    producer, consumer = cuda.Stream(), cuda.Stream()
+    host = rng.integers(-1000, 1000, 1 << 16).astype(np.int32)
+    with producer:
+        a = ember.asarray(host)
+        b = a.astype(np.int64)
+    consumer.wait_event(producer.record())
+    with consumer:
+        c = b.astype(np.float64)
+    consumer.synchronize()
+    np.testing.assert_array_equal(c.get(), host.astype(np.float64))
+
+
+def test_device_context_and_synchronize():
+    with ember.Device(0) as d:
+        assert d.id == 0
+        d.synchronize()
+    ember.synchronize()
+    assert ember.Device() == ember.Device(0)

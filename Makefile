@@ -13,7 +13,7 @@ demo: build
 
 test: build
 	$(PY) -m pip install -q -r requirements-dev.txt
-	EMBER_REQUIRE_NVRTC=1 VIRTUAL_ENV=$(abspath $(VENV)) $(CARGO) test --workspace --exclude ember-py -q
+	EMBER_REQUIRE_NVRTC=1 EMBER_REQUIRE_DEVICE=1 VIRTUAL_ENV=$(abspath $(VENV)) $(CARGO) test --workspace --exclude ember-py -q
 	EMBER_REQUIRE_NVRTC=1 $(PY) -m pytest -q
 
 setup: system-packages rust venv

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes, _ember
 from ._ndarray import _c_order, _host_pointer, _shape_tuple, _wrap, ndarray
-from ._runtime import current_device_id
+from ._runtime import _local, current_device_id
 
 
 def _scalar(value):
@@ -27,21 +27,24 @@ def _scalar(value):
 
 def _from_host(host: np.ndarray) -> ndarray:
     host = _c_order(host)
-    out = _wrap(_ember.empty(current_device_id(), list(host.shape), host.dtype.name))
+    out = _wrap(_ember.empty(current_device_id(), list(host.shape), _dtypes.name_of(host.dtype)))
     out._a.set_from_host(_host_pointer(host), host.nbytes)
     return out
 
 
 def empty(shape, dtype=float, order="C") -> ndarray:
     """An uninitialised array."""
-    return ndarray(shape, dtype, order=order)
+    if order not in ("C", None):
+        raise ValueError(f"only order='C' is supported for new arrays, got {order!r}")
+    # The hot path of every allocation: no argument handling beyond what is needed.
+    return _wrap(_ember.empty(_local.device, _shape_tuple(shape), _dtypes.name_of(dtype)))
 
 
 def full(shape, fill_value, dtype=None, order="C") -> ndarray:
     """An array filled with ``fill_value`` (dtype inferred from it as NumPy does)."""
     value = _scalar(fill_value)
     d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.of_host(fill_value)
-    return _wrap(_ember.full(current_device_id(), list(_shape_tuple(shape)), d.name, value))
+    return _wrap(_ember.full(current_device_id(), list(_shape_tuple(shape)), _dtypes.name_of(d), value))
 
 
 def zeros(shape, dtype=float, order="C") -> ndarray:
@@ -89,7 +92,7 @@ def arange(start, stop=None, step=1, dtype=None) -> ndarray:
     inferred = np.result_type(*(np.asarray(v) for v in values))
     d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.normalize(inferred)
     n = max(0, math.ceil((stop - start) / step))
-    return _wrap(_ember.arange(current_device_id(), start, step, n, d.name))
+    return _wrap(_ember.arange(current_device_id(), start, step, n, _dtypes.name_of(d)))
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
@@ -104,7 +107,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     start, stop = _scalar(start), _scalar(stop)
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     d = _dtypes.normalize(dtype) if dtype is not None else np.dtype("complex128" if is_complex else "float64")
-    out = _wrap(_ember.linspace(current_device_id(), start, stop, num, bool(endpoint), d.name))
+    out = _wrap(_ember.linspace(current_device_id(), start, stop, num, bool(endpoint), _dtypes.name_of(d)))
     if retstep:
         div = (num - 1) if endpoint else num
         step = (stop - start) / div if div > 0 else float("nan")

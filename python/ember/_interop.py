@@ -42,7 +42,7 @@ def _from_cuda_array_interface(obj) -> ndarray:
         _ember.synchronize(current_device_id())
     return _wrap(
         _ember.from_foreign(current_device_id(), address, list(shape),
-                            None if strides is None else [int(s) for s in strides], dtype.name, obj)
+                            None if strides is None else [int(s) for s in strides], _dtypes.name_of(dtype), obj)
     )
 
 

@@ -14,12 +14,19 @@ from ._runtime import Device, backend, current_device_id, get_current_stream
 
 
 def _wrap(native) -> ndarray:
-    arr = ndarray.__new__(ndarray)
+    arr = _new(ndarray)
     arr._a = native
     return arr
 
 
+_new = object.__new__
+
+
 def _shape_tuple(shape) -> tuple[int, ...]:
+    if type(shape) is int:
+        if shape < 0:
+            raise ValueError(f"negative dimensions are not allowed (shape ({shape},))")
+        return (shape,)
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     try:
@@ -91,8 +98,7 @@ class ndarray:
             )
         if order not in ("C", None):
             raise ValueError(f"only order='C' is supported for new arrays, got {order!r}")
-        d = _dtypes.normalize(dtype)
-        self._a = _ember.empty(current_device_id(), list(_shape_tuple(shape)), d.name)
+        self._a = _ember.empty(current_device_id(), _shape_tuple(shape), _dtypes.name_of(dtype))
 
     # --- what the array is ------------------------------------------------------------------
     @property
@@ -105,7 +111,7 @@ class ndarray:
 
     @property
     def dtype(self) -> np.dtype:
-        return np.dtype(self._a.dtype)
+        return _dtypes.from_name(self._a.dtype)
 
     @property
     def ndim(self) -> int:
@@ -231,10 +237,10 @@ class ndarray:
 
     def astype(self, dtype, order="K", casting=None, subok=None, copy=True) -> ndarray:
         """A copy converted to ``dtype`` (NumPy's conversion rules)."""
-        d = _dtypes.normalize(dtype)
-        if not copy and d == self.dtype:
+        name = _dtypes.name_of(dtype)
+        if not copy and name == self._a.dtype:
             return self
-        return _wrap(self._a.astype(d.name))
+        return _wrap(self._a.astype(name))
 
     def fill(self, value) -> None:
         """Sets every element to ``value``."""
@@ -251,7 +257,7 @@ class ndarray:
             raise ValueError(
                 f"a view as {d} needs the same item size as {self.dtype} ({self.itemsize} bytes); got {d.itemsize}"
             )
-        return _wrap(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, d.name))
+        return _wrap(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, _dtypes.name_of(d)))
 
     def transpose(self, *axes) -> ndarray:
         """A view with the axes permuted (reversed by default)."""

@@ -10,12 +10,21 @@ import threading
 
 from . import _ember
 
-_local = threading.local()
+
+class _ThreadState(threading.local):
+    """Per-thread current device and stream stacks. Class-level defaults keep reads cheap
+    (a missing attribute on a plain ``threading.local`` costs an exception)."""
+
+    device = 0
+    streams = None
+
+
+_local = _ThreadState()
 
 
 def current_device_id() -> int:
     """The device this thread works on (``with ember.Device(i):`` changes it)."""
-    return getattr(_local, "device", 0)
+    return _local.device
 
 
 def backend() -> str:
@@ -179,7 +188,7 @@ def get_elapsed_time(start_event: Event, end_event: Event) -> float:
 
 
 def _stream_stack(device_id: int) -> list:
-    stacks = getattr(_local, "streams", None)
+    stacks = _local.streams
     if stacks is None:
         stacks = _local.streams = {}
     return stacks.setdefault(device_id, [])

@@ -108,19 +108,16 @@ impl Drop for Staging {
     }
 }
 
-/// `dst.copy_from_slice(src)` on several threads: one core cannot keep up with the DMA engine.
+/// `dst.copy_from_slice(src)` on the rayon pool's threads: one core cannot keep up with the DMA
+/// engine, nor fault in fresh host pages fast enough (a new NumPy array's first touch).
 fn parallel_copy(dst: &mut [u8], src: &[u8]) {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if threads < 2 || src.len() < (1 << 20) {
+    use rayon::prelude::*;
+    const PIECE: usize = 1 << 20;
+    if src.len() < 2 * PIECE {
         dst.copy_from_slice(src);
         return;
     }
-    let part = src.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        for (d, c) in dst.chunks_mut(part).zip(src.chunks(part)) {
-            s.spawn(move || d.copy_from_slice(c));
-        }
-    });
+    dst.par_chunks_mut(PIECE)
+        .zip(src.par_chunks(PIECE))
+        .for_each(|(d, s)| d.copy_from_slice(s));
 }

@@ -98,8 +98,8 @@ fn open_global(path: &str) -> Result<libloading::Library, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Loads the first of `sonames` found in `dirs`, else through the system loader.
-fn find(
+/// Loads the first of `sonames` found in `dirs`.
+fn find_in_dirs(
     library: &'static str,
     sonames: &[&str],
     dirs: &[PathBuf],
@@ -138,20 +138,26 @@ fn find(
             }
         }
     }
+    false
+}
+
+/// Loads the first of `sonames` the system loader finds.
+fn find_by_loader(library: &'static str, sonames: &[&str], attempts: &mut Vec<Attempt>) -> bool {
     for soname in sonames {
+        let location = format!("{soname} (system loader)");
         match open_global(soname) {
             Ok(lib) => {
                 std::mem::forget(lib);
                 attempts.push(Attempt {
                     library,
-                    location: format!("{soname} (system loader)"),
+                    location,
                     outcome: Ok(()),
                 });
                 return true;
             }
             Err(e) => attempts.push(Attempt {
                 library,
-                location: format!("{soname} (system loader)"),
+                location,
                 outcome: Err(e),
             }),
         }
@@ -179,14 +185,11 @@ pub fn search() -> &'static Search {
             .map(PathBuf::from)
             .filter(|d| d.is_dir())
             .collect();
-        let driver_found = find("libcuda", &["libcuda.so.1"], &[], &mut attempts)
-            || find("libcuda", &["libcuda.so.1"], &driver_dirs, &mut attempts);
-        let nvrtc_found = find(
-            "libnvrtc",
-            &["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"],
-            &toolkit_dirs(),
-            &mut attempts,
-        );
+        let driver_found = find_by_loader("libcuda", &["libcuda.so.1"], &mut attempts)
+            || find_in_dirs("libcuda", &["libcuda.so.1"], &driver_dirs, &mut attempts);
+        let nvrtc = ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"];
+        let nvrtc_found = find_in_dirs("libnvrtc", &nvrtc, &toolkit_dirs(), &mut attempts)
+            || find_by_loader("libnvrtc", &nvrtc, &mut attempts);
         Search {
             driver_found,
             nvrtc_found,

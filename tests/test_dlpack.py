@@ -21,7 +21,7 @@ def test_numpy_views_ember_memory(rng, dtype):
     np.testing.assert_array_equal(view, host)
     a.fill(1)
     ember.synchronize()
-    np.testing.assert_array_equal(view, np.ones((5, 4), dtype)), "not zero-copy"
+    np.testing.assert_array_equal(view, np.ones((5, 4), dtype), err_msg="not zero-copy")
 
 
 @cpu_device

@@ -47,8 +47,9 @@ def run() -> int:
         assert np.array_equal(a.get(), ref)
         lin = em.linspace(-1, 1, 5)
         assert np.allclose(lin.get(), np.linspace(-1, 1, 5))
-        t = em.asarray(rng.integers(-100, 100, (3, 4)).astype(np.int32)).T.astype(em.complex64)
-        assert np.array_equal(t.get(), t.get())
+        host = rng.integers(-100, 100, (3, 4)).astype(np.int32)
+        t = em.asarray(host).T.astype(em.complex64)
+        assert np.array_equal(t.get(), host.T.astype(np.complex64)), "strided cast differs from NumPy"
         return f"arange->float16 {a.get()[:4]}..., linspace {lin.get()}, strided int32->complex64 cast of a transpose"
 
     def pool():

@@ -16,20 +16,9 @@ import time
 
 import ember
 import numpy as np
+from peers import load_cupy
 
 TARGET = "target: >= 15 GB/s each way (BENCHMARKS.md)"
-
-
-def load_cupy():
-    """CuPy when it is importable and sees a CUDA device, else None."""
-    try:
-        import cupy as cp
-
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            return None
-    except (ImportError, RuntimeError):  # cupy's CUDARuntimeError is a RuntimeError
-        return None
-    return cp
 
 
 def median_seconds(fn, sync, warmup: int, repeat: int) -> float:

@@ -10,7 +10,8 @@ use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
 
 use crate::array::Array;
 
-type Memo = Mutex<HashMap<(usize, MapKernel), Function>>;
+/// Spec -> (device, function) pairs; keyed by the spec alone so a lookup borrows it.
+type Memo = Mutex<HashMap<MapKernel, Vec<(usize, Function)>>>;
 
 fn memo() -> &'static Memo {
     static MEMO: OnceLock<Memo> = OnceLock::new();
@@ -27,9 +28,19 @@ pub fn dialect(device: &Device) -> Dialect {
 
 /// The compiled function for `spec` on `device`.
 pub fn function(device: &'static Device, spec: &MapKernel) -> Result<Function> {
-    let key = (device as *const Device as usize, spec.clone());
-    if let Some(f) = memo().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(f.clone());
+    let device_key = device as *const Device as usize;
+    let found = memo()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(spec)
+        .and_then(|per_device| {
+            per_device
+                .iter()
+                .find(|(d, _)| *d == device_key)
+                .map(|(_, f)| f.clone())
+        });
+    if let Some(f) = found {
+        return Ok(f);
     }
     let source = spec.source(dialect(device));
     let options = match device.kind() {
@@ -42,7 +53,9 @@ pub fn function(device: &'static Device, spec: &MapKernel) -> Result<Function> {
     memo()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(key, f.clone());
+        .entry(spec.clone())
+        .or_default()
+        .push((device_key, f.clone()));
     Ok(f)
 }
 

@@ -7,9 +7,7 @@ mod info;
 pub use device::ClDevice;
 pub use info::{describe_platforms, PlatformReport};
 
-use cl3::device::{
-    CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
-};
+use cl3::device::{CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
 use cl3::types::{cl_device_id, cl_device_type, cl_int, cl_platform_id};
 use ember_core::{Error, Result};
 
@@ -93,7 +91,6 @@ pub(crate) fn list_devices(filter: DeviceFilter) -> Result<Vec<(cl_platform_id, 
             platforms.len()
         )));
     }
-    let _ = CL_DEVICE_TYPE_ALL;
     Ok(found)
 }
 

@@ -20,7 +20,7 @@ _ember.add_python_dirs(
     [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
 )
 
-from . import errors  # noqa: E402
+from . import _dtypes, errors  # noqa: E402
 from ._creation import (  # noqa: E402
     arange,
     array,
@@ -39,6 +39,8 @@ from ._creation import (  # noqa: E402
 )
 from ._interop import from_dlpack  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
+from ._raw import RawKernel, RawModule  # noqa: E402
+from ._user_kernels import ElementwiseKernel, ReductionKernel  # noqa: E402
 from ._runtime import (  # noqa: E402
     Device,
     MemoryPool,
@@ -57,6 +59,13 @@ from .errors import (  # noqa: E402
 
 __version__ = _ember.__version__
 
+# The launch path recognises these types by identity, without Python-level checks.
+_ember.register_types(
+    ndarray,
+    _np.ndarray,
+    [(getattr(_np, n if n != "bool" else "bool_"), n) for n in _dtypes.SUPPORTED],
+)
+
 # The dtypes are NumPy's, as in CuPy.
 bool_ = _np.bool_
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
@@ -66,8 +75,8 @@ complex64, complex128 = _np.complex64, _np.complex128
 dtype = _np.dtype
 
 __all__ = [
-    "BackendUnavailableError", "CompileError", "Device", "DriverError", "EmberError", "JitError",
-    "MemoryPool", "OutOfMemoryError", "arange", "array", "ascontiguousarray", "asarray", "asnumpy",
+    "BackendUnavailableError", "CompileError", "Device", "DriverError", "ElementwiseKernel", "EmberError", "JitError",
+    "MemoryPool", "OutOfMemoryError", "RawKernel", "RawModule", "ReductionKernel", "arange", "array", "ascontiguousarray", "asarray", "asnumpy",
     "backend", "bool_", "complex64", "complex128", "dtype", "empty", "empty_like", "errors",
     "float16", "float32", "float64", "from_dlpack", "full", "full_like", "get_default_memory_pool",
     "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones", "ones_like", "synchronize",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtypes, _ember
+from ._memory import ArrayMemory, MemoryPointer
 from ._runtime import Device, backend, current_device_id, get_current_stream
 
 
@@ -47,6 +48,36 @@ def _host_pointer(host: np.ndarray) -> int:
     return host.__array_interface__["data"][0]
 
 
+def _view_of_pointer(memptr, shape, dtype_name, strides):
+    """The native array for ``ndarray(shape, dtype, memptr=..., strides=...)``: a view of an
+    ember buffer, or of foreign device memory kept alive by ``memptr``."""
+    itemsize = _dtypes.from_name(dtype_name).itemsize
+    if strides is None:
+        strides, step = [], itemsize
+        for d in reversed(shape):
+            strides.append(step)
+            step *= max(d, 1)
+        strides.reverse()
+    strides = [int(s) for s in strides]
+    if len(strides) != len(shape):
+        raise ValueError(f"strides {tuple(strides)} do not match shape {shape}")
+    mem = getattr(memptr, "mem", None)
+    if isinstance(mem, ArrayMemory):
+        base = mem._native
+        return base.view(list(shape), strides, memptr.ptr - base.buffer_address, dtype_name)
+    if hasattr(memptr, "ptr"):
+        address = int(memptr.ptr)
+    elif hasattr(memptr, "__index__") or hasattr(memptr, "__int__"):
+        address = int(memptr)  # a PyCUDA DeviceAllocation or a plain address
+    else:
+        raise TypeError(
+            f"memptr must be an ember.cuda.MemoryPointer, a DeviceAllocation or an address, got {type(memptr).__name__}"
+        )
+    device = getattr(memptr, "device_id", None)
+    device = current_device_id() if device is None or device < 0 else device
+    return _ember.from_foreign(device, address, list(shape), strides, dtype_name, memptr)
+
+
 class Flags:
     """``ndarray.flags``: the layout flags NumPy and CuPy report."""
 
@@ -66,21 +97,6 @@ class Flags:
         )
 
 
-class MemoryPointer:
-    """``ndarray.data``: where the array's first element is (``.ptr``)."""
-
-    __slots__ = ("ptr", "device_id")
-
-    def __init__(self, ptr, device_id):
-        self.ptr, self.device_id = ptr, device_id
-
-    def __int__(self):
-        return self.ptr
-
-    def __repr__(self):
-        return f"<ember.MemoryPointer {self.ptr:#x} on device {self.device_id}>"
-
-
 class ndarray:
     """An n-dimensional array on a device.
 
@@ -91,14 +107,16 @@ class ndarray:
     __array_priority__ = 100
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
-        if memptr is not None or strides is not None:
-            raise NotImplementedError(
-                "ndarray(shape, dtype, memptr=..., strides=...) over existing memory is not supported yet; "
-                "use ember.from_dlpack or ember.asarray on an object with __cuda_array_interface__"
-            )
         if order not in ("C", None):
             raise ValueError(f"only order='C' is supported for new arrays, got {order!r}")
-        self._a = _ember.empty(current_device_id(), _shape_tuple(shape), _dtypes.name_of(dtype))
+        shape = _shape_tuple(shape)
+        name = _dtypes.name_of(dtype)
+        if memptr is None:
+            if strides is not None:
+                raise ValueError("strides= needs memptr=: a new array is always C-ordered")
+            self._a = _ember.empty(current_device_id(), shape, name)
+            return
+        self._a = _view_of_pointer(memptr, shape, name, strides)
 
     # --- what the array is ------------------------------------------------------------------
     @property
@@ -142,7 +160,8 @@ class ndarray:
 
     @property
     def data(self) -> MemoryPointer:
-        return MemoryPointer(self._a.address, self._a.device)
+        mem = ArrayMemory(self._a)
+        return MemoryPointer(mem, self._a.address - mem.ptr)
 
     @property
     def base(self):

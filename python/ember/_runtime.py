@@ -37,6 +37,16 @@ def synchronize() -> None:
     _ember.synchronize(current_device_id())
 
 
+def _opencl_extra_ids() -> list[int]:
+    """Ordinals of OpenCL devices opened for ``ember.cl`` beside another selected backend."""
+    if backend() == "opencl":
+        return []
+    try:
+        return _ember.opencl_device_ids()
+    except Exception:  # no OpenCL here: there are no extra devices
+        return []
+
+
 class Device:
     """A device of the selected backend; ``with Device(i):`` makes it current on this thread."""
 
@@ -47,7 +57,7 @@ class Device:
             device = device.id
         device = int(device)
         count = _ember.device_count()
-        if not 0 <= device < count:
+        if not 0 <= device < count and device not in _opencl_extra_ids():
             raise ValueError(
                 f"device {device} does not exist: the {backend()} backend has {count} device(s), numbered from 0"
             )

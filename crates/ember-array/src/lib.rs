@@ -6,5 +6,6 @@ pub mod array;
 pub mod creation;
 pub mod dlpack;
 pub mod launch;
+pub mod user_kernel;
 
 pub use array::Array;

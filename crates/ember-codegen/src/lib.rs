@@ -7,6 +7,8 @@ pub mod dialect;
 pub mod elementwise;
 pub mod prelude;
 pub mod types;
+pub mod user_kernel;
 
 pub use dialect::Dialect;
 pub use elementwise::{MapKernel, Operand};
+pub use user_kernel::{Param, Role, Snippets, UserMap, UserReduce};

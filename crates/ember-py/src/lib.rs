@@ -5,7 +5,9 @@
 mod array;
 mod dlpack;
 mod errors;
+mod kernel;
 mod runtime;
+mod user_kernel;
 
 use pyo3::prelude::*;
 
@@ -14,6 +16,8 @@ fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     array::register(m)?;
     dlpack::register(m)?;
+    kernel::register(m)?;
+    user_kernel::register(m)?;
     runtime::register(m)?;
     Ok(())
 }

@@ -72,6 +72,79 @@ pub enum KernelArg<'a> {
     Local(usize),
 }
 
+/// A compiled and loaded program.
+pub struct Compiled {
+    /// What the disk cache keeps (a cubin, an OpenCL program binary).
+    pub binary: Vec<u8>,
+    pub module: Handle,
+    /// The compiler's (mangled) name of each requested name expression, in order.
+    pub lowered_names: Vec<String>,
+}
+
+/// A property of a compiled kernel, as CUDA's `CUfunction_attribute` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionAttribute {
+    MaxThreadsPerBlock,
+    SharedSizeBytes,
+    ConstSizeBytes,
+    LocalSizeBytes,
+    NumRegs,
+    PtxVersion,
+    BinaryVersion,
+    CacheModeCa,
+    MaxDynamicSharedSizeBytes,
+    PreferredSharedMemoryCarveout,
+}
+
+impl FunctionAttribute {
+    /// Every attribute with its Python name (CuPy's `RawKernel` attribute names).
+    pub const ALL: [(FunctionAttribute, &'static str); 10] = [
+        (
+            FunctionAttribute::MaxThreadsPerBlock,
+            "max_threads_per_block",
+        ),
+        (FunctionAttribute::SharedSizeBytes, "shared_size_bytes"),
+        (FunctionAttribute::ConstSizeBytes, "const_size_bytes"),
+        (FunctionAttribute::LocalSizeBytes, "local_size_bytes"),
+        (FunctionAttribute::NumRegs, "num_regs"),
+        (FunctionAttribute::PtxVersion, "ptx_version"),
+        (FunctionAttribute::BinaryVersion, "binary_version"),
+        (FunctionAttribute::CacheModeCa, "cache_mode_ca"),
+        (
+            FunctionAttribute::MaxDynamicSharedSizeBytes,
+            "max_dynamic_shared_size_bytes",
+        ),
+        (
+            FunctionAttribute::PreferredSharedMemoryCarveout,
+            "preferred_shared_memory_carveout",
+        ),
+    ];
+
+    /// The attribute called `name`.
+    pub fn from_name(name: &str) -> Option<FunctionAttribute> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(a, _)| *a)
+    }
+}
+
+/// A kernel's parameters, as far as the API tells.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelParams {
+    pub count: usize,
+    /// The byte size of each (CUDA 12.4+ drivers tell; OpenCL does not).
+    pub sizes: Option<Vec<usize>>,
+}
+
+/// OpenCL's way of sizing a launch: work-items in all, optionally per work-group.
+#[derive(Clone, Copy, Debug)]
+pub struct NdRange {
+    /// 1, 2 or 3.
+    pub dims: u32,
+    pub global: [usize; 3],
+    /// `None` lets the implementation choose.
+    pub local: Option<[usize; 3]>,
+    pub offset: Option<[usize; 3]>,
+}
+
 /// The operations ember needs from one device of a GPU API.
 pub trait Backend: Send + Sync {
     /// What the device is.
@@ -111,9 +184,15 @@ pub trait Backend: Send + Sync {
         stream: Handle,
     ) -> Result<()>;
 
-    /// Compiles source and loads it: the binary (for the disk cache) and the module. `name`
-    /// is used in messages only.
-    fn compile(&self, source: &str, name: &str, options: &[String]) -> Result<(Vec<u8>, Handle)>;
+    /// Compiles source and loads it. `name` is used in messages only; `name_expressions` are
+    /// C++ names (template instances) whose compiled names are wanted (CUDA only).
+    fn compile(
+        &self,
+        source: &str,
+        name: &str,
+        options: &[String],
+        name_expressions: &[String],
+    ) -> Result<Compiled>;
     /// Loads a binary from [`Backend::compile`] as a module.
     fn load(&self, binary: &[u8]) -> Result<Handle>;
     /// Unloads a module.
@@ -132,6 +211,37 @@ pub trait Backend: Send + Sync {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()>;
+
+    /// Queues a kernel sized as OpenCL sizes it (OpenCL only).
+    fn launch_ndrange(
+        &self,
+        _function: Handle,
+        _range: &NdRange,
+        _stream: Handle,
+        _args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        Err(ember_core::Error::Value(
+            "global/local work sizes are OpenCL's launch form; CUDA kernels take grid and block"
+                .into(),
+        ))
+    }
+
+    /// What the API tells of a kernel's parameters (`None` if nothing).
+    fn kernel_params(&self, function: Handle) -> Result<Option<KernelParams>>;
+    /// A property of a compiled kernel.
+    fn function_attribute(&self, function: Handle, attribute: FunctionAttribute) -> Result<i64>;
+    /// Changes a settable property (CUDA's `cuFuncSetAttribute`).
+    fn set_function_attribute(
+        &self,
+        function: Handle,
+        attribute: FunctionAttribute,
+        value: i64,
+    ) -> Result<()>;
+
+    /// Page-locked host memory (CUDA); plain host memory elsewhere.
+    fn alloc_pinned(&self, bytes: usize) -> Result<*mut u8>;
+    /// Frees memory from [`Backend::alloc_pinned`].
+    fn free_pinned(&self, memory: *mut u8, bytes: usize);
 
     /// The stream work goes to when none is named.
     fn default_stream(&self) -> Handle;

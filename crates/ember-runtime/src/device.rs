@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use ember_core::{BackendChoice, Config, Error, Result};
 
-use crate::backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg};
+use crate::backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg, KernelParams, NdRange};
 use crate::cache::{cache_key, CacheKey, CacheStats, DiskCache, Lookup};
 use crate::pool::{Block, MemoryPool, RawAllocator};
 use crate::{cuda, opencl};
@@ -121,14 +121,28 @@ impl Device {
         name: &str,
         options: &[String],
     ) -> Result<Arc<Module>> {
+        self.module_with_names(source, name, options, &[])
+    }
+
+    /// [`Device::module`], also resolving C++ `name_expressions` (template instances) to the
+    /// names the module knows them by.
+    pub fn module_with_names(
+        &'static self,
+        source: &str,
+        name: &str,
+        options: &[String],
+        name_expressions: &[String],
+    ) -> Result<Arc<Module>> {
         let info = self.info();
         let joined = options.join("\u{0}");
+        let names = name_expressions.join("\u{0}");
         let key = cache_key(&[
             EMBER_VERSION.as_bytes(),
             info.backend.name().as_bytes(),
             info.compiler.as_bytes(),
             info.arch.as_bytes(),
             joined.as_bytes(),
+            names.as_bytes(),
             source.as_bytes(),
         ]);
         if let Some(m) = self
@@ -140,7 +154,8 @@ impl Device {
             CacheStats::bump(&self.stats.memory_hits);
             return Ok(m.clone());
         }
-        let module = Arc::new(self.load_or_compile(&key, source, name, options)?);
+        let module =
+            Arc::new(self.load_or_compile(&key, source, name, options, name_expressions)?);
         let mut map = self.modules.lock().unwrap_or_else(|e| e.into_inner());
         Ok(map.entry(key).or_insert(module).clone())
     }
@@ -151,28 +166,44 @@ impl Device {
         source: &str,
         name: &str,
         options: &[String],
+        name_expressions: &[String],
     ) -> Result<Module> {
         if let Some(disk) = &self.disk {
-            match disk.get(key) {
-                Lookup::Hit(binary) => match self.backend.load(&binary) {
+            let cached = match disk.get(key) {
+                Lookup::Hit(blob) => Some(decode_entry(blob, name_expressions.len())),
+                Lookup::Corrupt => Some(None),
+                Lookup::Miss => None,
+            };
+            match cached {
+                Some(Some((binary, lowered))) => match self.backend.load(&binary) {
                     Ok(handle) => {
                         CacheStats::bump(&self.stats.disk_hits);
-                        return Ok(Module::new(self, handle));
+                        return Ok(Module::new(self, handle, name_expressions, lowered));
                     }
                     // A binary the driver refuses is as good as corrupt: rebuild it.
                     Err(_) => CacheStats::bump(&self.stats.corrupt),
                 },
-                Lookup::Corrupt => CacheStats::bump(&self.stats.corrupt),
-                Lookup::Miss => {}
+                Some(None) => CacheStats::bump(&self.stats.corrupt),
+                None => {}
             }
         }
-        let (binary, handle) = self.backend.compile(source, name, options)?;
+        let compiled = self
+            .backend
+            .compile(source, name, options, name_expressions)?;
         CacheStats::bump(&self.stats.compiles);
         if let Some(disk) = &self.disk {
             // A cache that cannot be written only costs a compile next time.
-            let _ = disk.put(key, &binary);
+            let _ = disk.put(
+                key,
+                &encode_entry(&compiled.binary, &compiled.lowered_names),
+            );
         }
-        Ok(Module::new(self, handle))
+        Ok(Module::new(
+            self,
+            compiled.module,
+            name_expressions,
+            compiled.lowered_names,
+        ))
     }
 
     /// Forgets the in-process tier of the cache (tests use this to reach the disk tier).
@@ -205,6 +236,46 @@ impl Device {
             .map_err(|e| self.annotate(e))
     }
 
+    /// Queues `function` sized as OpenCL sizes work (global and optional local sizes).
+    pub fn launch_ndrange(
+        &self,
+        function: &Function,
+        range: &NdRange,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let name = &function.name;
+        let dims = range.dims as usize;
+        if !(1..=3).contains(&dims) {
+            return Err(Error::Value(format!(
+                "cannot launch {name}: a launch has 1, 2 or 3 dimensions, got {dims}"
+            )));
+        }
+        if range.global[..dims].contains(&0) {
+            return Err(Error::Value(format!(
+                "cannot launch {name} with global size {:?}: every dimension must be at least 1",
+                &range.global[..dims]
+            )));
+        }
+        if let Some(local) = range.local {
+            let block = [0, 1, 2].map(|i| local[i] as u32);
+            self.check_launch(name, [1, 1, 1], block)?;
+            for d in 0..dims {
+                if range.global[d] % local[d] != 0 {
+                    return Err(Error::Value(format!(
+                        "cannot launch {name}: global size {:?} is not a multiple of local size {:?} in dimension {d}",
+                        &range.global[..dims],
+                        &local[..dims]
+                    )));
+                }
+            }
+        }
+        *self.last_kernel.lock().unwrap_or_else(|e| e.into_inner()) = Some(name.clone());
+        self.backend
+            .launch_ndrange(function.handle, range, stream, args)
+            .map_err(|e| self.annotate(e))
+    }
+
     fn check_launch(&self, name: &str, grid: [u32; 3], block: [u32; 3]) -> Result<()> {
         let info = self.info();
         if grid.contains(&0) || block.contains(&0) {
@@ -231,18 +302,60 @@ impl Device {
     }
 }
 
+/// A disk-cache entry: the lowered names (each preceded by its length), then the binary.
+fn encode_entry(binary: &[u8], lowered: &[String]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(binary.len() + 64);
+    for name in lowered {
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+    }
+    out.extend_from_slice(binary);
+    out
+}
+
+/// Splits an entry from [`encode_entry`] holding `count` names; `None` if malformed.
+fn decode_entry(mut blob: Vec<u8>, count: usize) -> Option<(Vec<u8>, Vec<String>)> {
+    if count == 0 {
+        return Some((blob, Vec::new()));
+    }
+    let mut rest = blob.as_slice();
+    let mut names = Vec::with_capacity(count);
+    for _ in 0..count {
+        let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+        let text = rest.get(4..4 + len)?;
+        names.push(String::from_utf8(text.to_vec()).ok()?);
+        rest = &rest[4 + len..];
+    }
+    let start = blob.len() - rest.len();
+    blob.drain(..start);
+    Some((blob, names))
+}
+
+struct FunctionEntry {
+    handle: Handle,
+    params: Arc<OnceLock<Option<KernelParams>>>,
+}
+
 /// A loaded module.
 pub struct Module {
     device: &'static Device,
     handle: Handle,
-    functions: Mutex<HashMap<String, Handle>>,
+    /// (name expression, the compiler's name for it).
+    lowered: Vec<(String, String)>,
+    functions: Mutex<HashMap<String, FunctionEntry>>,
 }
 
 impl Module {
-    fn new(device: &'static Device, handle: Handle) -> Module {
+    fn new(
+        device: &'static Device,
+        handle: Handle,
+        expressions: &[String],
+        lowered: Vec<String>,
+    ) -> Module {
         Module {
             device,
             handle,
+            lowered: expressions.iter().cloned().zip(lowered).collect(),
             functions: Mutex::new(HashMap::new()),
         }
     }
@@ -251,21 +364,33 @@ impl Module {
         self.device
     }
 
-    /// The kernel called `name`.
+    /// The compiler's name for a name expression given when the module was built.
+    pub fn lowered_name(&self, expression: &str) -> Option<&str> {
+        self.lowered
+            .iter()
+            .find(|(e, _)| e == expression)
+            .map(|(_, l)| l.as_str())
+    }
+
+    /// The kernel called `name` (or a name expression's kernel).
     pub fn function(self: &Arc<Self>, name: &str) -> Result<Function> {
+        let symbol = self.lowered_name(name).unwrap_or(name);
         let mut map = self.functions.lock().unwrap_or_else(|e| e.into_inner());
-        let handle = match map.get(name) {
-            Some(&h) => h,
+        let entry = match map.get(symbol) {
+            Some(e) => e,
             None => {
-                let h = self.device.backend.function(self.handle, name)?;
-                map.insert(name.to_string(), h);
-                h
+                let handle = self.device.backend.function(self.handle, symbol)?;
+                map.entry(symbol.to_string()).or_insert(FunctionEntry {
+                    handle,
+                    params: Arc::new(OnceLock::new()),
+                })
             }
         };
         Ok(Function {
             module: self.clone(),
-            handle,
+            handle: entry.handle,
             name: Arc::from(name),
+            params: entry.params.clone(),
         })
     }
 }
@@ -279,7 +404,7 @@ impl Drop for Module {
             .unwrap_or_else(|e| e.into_inner())
             .drain()
         {
-            backend.release_function(f);
+            backend.release_function(f.handle);
         }
         backend.unload(self.handle);
     }
@@ -291,6 +416,7 @@ pub struct Function {
     module: Arc<Module>,
     handle: Handle,
     name: Arc<str>,
+    params: Arc<OnceLock<Option<KernelParams>>>,
 }
 
 impl Function {
@@ -304,6 +430,19 @@ impl Function {
 
     pub fn handle(&self) -> Handle {
         self.handle
+    }
+
+    /// What the API tells of the parameters (asked once per kernel).
+    pub fn params(&self) -> Option<&KernelParams> {
+        self.params
+            .get_or_init(|| {
+                self.device()
+                    .backend()
+                    .kernel_params(self.handle)
+                    .ok()
+                    .flatten()
+            })
+            .as_ref()
     }
 }
 
@@ -350,6 +489,45 @@ fn open_backends(choice: BackendChoice) -> Result<Vec<Box<dyn Backend>>> {
     }
 }
 
+/// The OpenCL devices, for `ember.cl`: the selected backend's devices when it is OpenCL;
+/// otherwise OpenCL's own devices, numbered after the selected backend's.
+pub fn opencl_devices() -> Result<&'static [&'static Device]> {
+    static EXTRA: OnceLock<Registry> = OnceLock::new();
+    let primary: &'static [&'static Device] = devices().unwrap_or(&[]);
+    if primary
+        .first()
+        .is_some_and(|d| d.kind() == BackendKind::OpenCl)
+    {
+        return Ok(primary);
+    }
+    let extra = EXTRA.get_or_init(|| {
+        let config = Config::get();
+        let first = primary.len();
+        let found = std::panic::catch_unwind(|| {
+            opencl::open_devices_from(first, opencl::DeviceFilter::Any)
+        })
+        .unwrap_or_else(|_| {
+            Err(Error::BackendUnavailable {
+                backend: "OpenCL".into(),
+                reason: "the OpenCL library failed while starting; run `ember info`".into(),
+            })
+        })?;
+        Ok(found
+            .into_iter()
+            .map(|b| &*Box::leak(Box::new(Device::new(b, config))))
+            .collect())
+    });
+    extra.as_ref().map(Vec::as_slice).map_err(Clone::clone)
+}
+
+fn extra_devices() -> &'static [&'static Device] {
+    // Only OpenCL devices opened for ember.cl live beyond the selected backend's.
+    match devices() {
+        Ok(p) if p.first().is_some_and(|d| d.kind() == BackendKind::OpenCl) => &[],
+        _ => opencl_devices().unwrap_or(&[]),
+    }
+}
+
 /// Every device of the selected backend (starts the backend on first use).
 pub fn devices() -> Result<&'static [&'static Device]> {
     registry().as_ref().map(Vec::as_slice).map_err(Clone::clone)
@@ -360,9 +538,15 @@ pub fn device_count() -> Result<usize> {
     devices().map(<[_]>::len)
 }
 
-/// Device `i` of the selected backend.
+/// Device `i`: of the selected backend, or an OpenCL device opened for `ember.cl`.
 pub fn device(i: usize) -> Result<&'static Device> {
     let all = devices()?;
+    if let Some(d) = all.get(i) {
+        return Ok(d);
+    }
+    if let Some(d) = extra_devices().iter().find(|d| d.info().ordinal == i) {
+        return Ok(d);
+    }
     all.get(i).copied().ok_or_else(|| {
         Error::Value(format!(
             "device {i} does not exist: the {} backend has {} device(s), numbered from 0",

@@ -2,6 +2,7 @@
 //! what every frontend shares on top of it: devices, streams and events, the caching memory
 //! pool, and compilation through the one kernel cache.
 
+pub mod args;
 pub mod backend;
 pub mod buffer;
 pub mod cache;
@@ -12,9 +13,13 @@ pub mod pool;
 pub mod probe;
 pub mod stream;
 
-pub use backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg};
+pub use args::{kernel_args, LaunchArg};
+pub use backend::{
+    Backend, BackendKind, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams,
+    NdRange,
+};
 pub use buffer::Buffer;
 pub use cache::{CacheStats, DiskCache};
-pub use device::{device, device_count, devices, Device, Function, Module};
+pub use device::{device, device_count, devices, opencl_devices, Device, Function, Module};
 pub use pool::{MemoryPool, RawAllocator};
 pub use stream::{current_stream, pop_current_stream, push_current_stream, Event, Stream};

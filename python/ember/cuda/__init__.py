@@ -4,6 +4,7 @@ events, memory pools). ``cuda`` names the programming model: these work on every
 
 from __future__ import annotations
 
+from .._memory import MemoryPointer, UnownedMemory
 from .._runtime import (
     Device,
     Event,
@@ -15,6 +16,6 @@ from .._runtime import (
 )
 
 __all__ = [
-    "Device", "Event", "MemoryPool", "Stream", "get_current_stream", "get_default_memory_pool",
+    "Device", "Event", "MemoryPointer", "MemoryPool", "UnownedMemory", "Stream", "get_current_stream", "get_default_memory_pool",
     "get_elapsed_time",
 ]

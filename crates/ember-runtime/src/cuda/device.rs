@@ -8,8 +8,10 @@ use cudarc::driver::{result, sys};
 use ember_core::{Error, PoolStats, Result};
 
 use super::staging::{self, Staging};
-use super::{driver_error, nvrtc};
-use crate::backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg};
+use super::{driver_error, link, nvrtc};
+use crate::backend::{
+    Backend, BackendKind, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams,
+};
 
 thread_local! {
     /// The context this thread last made current, to skip redundant `cuCtxSetCurrent` calls.
@@ -199,10 +201,26 @@ impl Backend for CudaDevice {
         .map_err(|e| driver_error("cuMemcpyDtoDAsync", e))
     }
 
-    fn compile(&self, source: &str, name: &str, options: &[String]) -> Result<(Vec<u8>, Handle)> {
-        let cubin = nvrtc::compile_cubin(source, name, &self.info.arch, options)?;
-        let module = self.load(&cubin)?;
-        Ok((cubin, module))
+    fn compile(
+        &self,
+        source: &str,
+        name: &str,
+        options: &[String],
+        name_expressions: &[String],
+    ) -> Result<Compiled> {
+        let out = nvrtc::compile(source, name, &self.info.arch, options, name_expressions)?;
+        let binary = if out.relocatable {
+            self.bind()?;
+            link::link_with_device_runtime(&out.cubin, name)?
+        } else {
+            out.cubin
+        };
+        let module = self.load(&binary)?;
+        Ok(Compiled {
+            binary,
+            module,
+            lowered_names: out.lowered_names,
+        })
     }
 
     fn load(&self, binary: &[u8]) -> Result<Handle> {
@@ -285,6 +303,89 @@ impl Backend for CudaDevice {
             )
         }
         .map_err(|e| driver_error("cuLaunchKernel", e))
+    }
+
+    fn kernel_params(&self, function: Handle) -> Result<Option<KernelParams>> {
+        self.bind()?;
+        let f = function as usize as sys::CUfunction;
+        let mut sizes = Vec::new();
+        loop {
+            let (mut offset, mut size) = (0usize, 0usize);
+            let r = unsafe { sys::cuFuncGetParamInfo(f, sizes.len(), &mut offset, &mut size) };
+            match r {
+                sys::CUresult::CUDA_SUCCESS => sizes.push(size),
+                // Past the last parameter.
+                sys::CUresult::CUDA_ERROR_INVALID_VALUE => {
+                    return Ok(Some(KernelParams {
+                        count: sizes.len(),
+                        sizes: Some(sizes),
+                    }))
+                }
+                // A driver older than 12.4 cannot tell.
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    fn function_attribute(&self, function: Handle, attribute: FunctionAttribute) -> Result<i64> {
+        self.bind()?;
+        let mut value = 0;
+        unsafe {
+            sys::cuFuncGetAttribute(
+                &mut value,
+                cu_attribute(attribute),
+                function as usize as sys::CUfunction,
+            )
+        }
+        .result()
+        .map_err(|e| driver_error("cuFuncGetAttribute", e))?;
+        Ok(value as i64)
+    }
+
+    fn set_function_attribute(
+        &self,
+        function: Handle,
+        attribute: FunctionAttribute,
+        value: i64,
+    ) -> Result<()> {
+        self.bind()?;
+        let value = i32::try_from(value).map_err(|_| {
+            Error::Value(format!("attribute value {value} does not fit in 32 bits"))
+        })?;
+        unsafe {
+            sys::cuFuncSetAttribute(
+                function as usize as sys::CUfunction,
+                cu_attribute(attribute),
+                value,
+            )
+        }
+        .result()
+        .map_err(|e| driver_error("cuFuncSetAttribute", e))
+    }
+
+    fn alloc_pinned(&self, bytes: usize) -> Result<*mut u8> {
+        self.bind()?;
+        let mut ptr: *mut c_void = std::ptr::null_mut();
+        unsafe { sys::cuMemHostAlloc(&mut ptr, bytes.max(1), 0) }
+            .result()
+            .map_err(|e| match e.0 {
+                sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::OutOfMemory {
+                    requested: bytes,
+                    device: "page-locked host memory".into(),
+                    stats: PoolStats::default(),
+                    detail: "the driver could not page-lock that much host memory".into(),
+                },
+                _ => driver_error("cuMemHostAlloc", e),
+            })?;
+        Ok(ptr as *mut u8)
+    }
+
+    fn free_pinned(&self, memory: *mut u8, _bytes: usize) {
+        if self.bind().is_ok() {
+            unsafe {
+                let _ = sys::cuMemFreeHost(memory as *mut c_void);
+            }
+        }
     }
 
     fn default_stream(&self) -> Handle {
@@ -377,6 +478,26 @@ impl Backend for CudaDevice {
     fn memory_info(&self) -> Result<(usize, usize)> {
         self.bind()?;
         result::mem_get_info().map_err(|e| driver_error("cuMemGetInfo", e))
+    }
+}
+
+fn cu_attribute(attribute: FunctionAttribute) -> sys::CUfunction_attribute {
+    use sys::CUfunction_attribute::*;
+    match attribute {
+        FunctionAttribute::MaxThreadsPerBlock => CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        FunctionAttribute::SharedSizeBytes => CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+        FunctionAttribute::ConstSizeBytes => CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
+        FunctionAttribute::LocalSizeBytes => CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+        FunctionAttribute::NumRegs => CU_FUNC_ATTRIBUTE_NUM_REGS,
+        FunctionAttribute::PtxVersion => CU_FUNC_ATTRIBUTE_PTX_VERSION,
+        FunctionAttribute::BinaryVersion => CU_FUNC_ATTRIBUTE_BINARY_VERSION,
+        FunctionAttribute::CacheModeCa => CU_FUNC_ATTRIBUTE_CACHE_MODE_CA,
+        FunctionAttribute::MaxDynamicSharedSizeBytes => {
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        }
+        FunctionAttribute::PreferredSharedMemoryCarveout => {
+            CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+        }
     }
 }
 

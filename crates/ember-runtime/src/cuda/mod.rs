@@ -2,6 +2,7 @@
 //! installed; NVRTC compiles to cubin for the device's arch.
 
 mod device;
+pub mod link;
 pub mod loader;
 pub mod nvrtc;
 mod staging;

@@ -66,9 +66,47 @@ fn nvrtc_error(call: &str, e: result::NvrtcError) -> Error {
     )
 }
 
+/// What NVRTC produced.
+pub struct CubinOutput {
+    pub cubin: Vec<u8>,
+    /// The mangled name of each requested name expression, in order.
+    pub lowered_names: Vec<String>,
+    /// Compiled with relocatable device code: must be linked (with the device runtime)
+    /// before it loads.
+    pub relocatable: bool,
+}
+
+/// Whether `source` launches kernels from the device (dynamic parallelism), which needs
+/// relocatable device code and the device runtime.
+pub fn launches_from_device(source: &str) -> bool {
+    source.contains("<<<")
+}
+
+fn wants_relocatable(options: &[String]) -> bool {
+    options.iter().any(|o| {
+        matches!(
+            o.as_str(),
+            "-rdc=true" | "--relocatable-device-code=true" | "-dc" | "--device-c"
+        )
+    })
+}
+
 /// Compiles CUDA C `source` to a cubin for `arch` (`"sm_90"`). Any architecture option in
 /// `options` is replaced by `arch`.
 pub fn compile_cubin(source: &str, name: &str, arch: &str, options: &[String]) -> Result<Vec<u8>> {
+    compile(source, name, arch, options, &[]).map(|out| out.cubin)
+}
+
+/// Compiles CUDA C `source` for `arch`, also lowering `name_expressions` (C++ template
+/// instances such as `"scale<float>"`) to the names the module knows them by. Source that
+/// launches kernels from the device is compiled as relocatable code.
+pub fn compile(
+    source: &str,
+    name: &str,
+    arch: &str,
+    options: &[String],
+    name_expressions: &[String],
+) -> Result<CubinOutput> {
     ensure()?;
     let csrc = CString::new(source)
         .map_err(|_| Error::Value("kernel source contains a NUL byte".into()))?;
@@ -84,10 +122,7 @@ pub fn compile_cubin(source: &str, name: &str, arch: &str, options: &[String]) -
             skip_next = true;
             continue;
         }
-        if o.starts_with("-arch=")
-            || o.starts_with("--gpu-architecture=")
-            || o.starts_with("-arch=")
-        {
+        if o.starts_with("-arch=") || o.starts_with("--gpu-architecture=") {
             continue;
         }
         if o.contains('\0') {
@@ -97,29 +132,70 @@ pub fn compile_cubin(source: &str, name: &str, arch: &str, options: &[String]) -
         }
         opts.push(o.clone());
     }
+    let relocatable = wants_relocatable(&opts) || launches_from_device(source);
+    if relocatable && !wants_relocatable(&opts) {
+        opts.push("-rdc=true".into());
+    }
+    let expressions = name_expressions
+        .iter()
+        .map(|e| {
+            CString::new(e.as_str())
+                .map_err(|_| Error::Value(format!("name expression {e:?} contains a NUL byte")))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let prog = result::create_program(&csrc, Some(&cname))
         .map_err(|e| nvrtc_error("nvrtcCreateProgram", e))?;
-    let compiled = unsafe { result::compile_program(prog, &opts) };
-    let outcome = match compiled {
-        Ok(()) => cubin(prog),
-        Err(_) => {
-            let log = unsafe { result::get_program_log(prog) }
-                .map(|chars| {
-                    let bytes: Vec<u8> = chars
-                        .iter()
-                        .take_while(|&&c| c != 0)
-                        .map(|&c| c as u8)
-                        .collect();
-                    String::from_utf8_lossy(&bytes).into_owned()
-                })
-                .unwrap_or_default();
-            Err(Error::compile("CUDA", name, &opts, log, source))
+    let outcome = (|| {
+        for e in &expressions {
+            unsafe { sys::nvrtcAddNameExpression(prog, e.as_ptr()) }
+                .result()
+                .map_err(|e| nvrtc_error("nvrtcAddNameExpression", e))?;
         }
-    };
+        if unsafe { result::compile_program(prog, &opts) }.is_err() {
+            return Err(Error::compile(
+                "CUDA",
+                name,
+                &opts,
+                program_log(prog),
+                source,
+            ));
+        }
+        let mut lowered_names = Vec::with_capacity(expressions.len());
+        for (e, text) in expressions.iter().zip(name_expressions) {
+            let mut out: *const c_char = std::ptr::null();
+            unsafe { sys::nvrtcGetLoweredName(prog, e.as_ptr(), &mut out) }
+                .result()
+                .map_err(|_| {
+                    Error::Value(format!(
+                        "NVRTC could not find the name expression {text:?} in the compiled code; is it a __global__ function (template) defined in the source?"
+                    ))
+                })?;
+            let lowered = unsafe { std::ffi::CStr::from_ptr(out) };
+            lowered_names.push(lowered.to_string_lossy().into_owned());
+        }
+        Ok(CubinOutput {
+            cubin: cubin(prog)?,
+            lowered_names,
+            relocatable,
+        })
+    })();
     unsafe {
         let _ = result::destroy_program(prog);
     }
     outcome
+}
+
+fn program_log(prog: sys::nvrtcProgram) -> String {
+    unsafe { result::get_program_log(prog) }
+        .map(|chars| {
+            let bytes: Vec<u8> = chars
+                .iter()
+                .take_while(|&&c| c != 0)
+                .map(|&c| c as u8)
+                .collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+        .unwrap_or_default()
 }
 
 fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>> {

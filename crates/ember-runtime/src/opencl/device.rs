@@ -24,7 +24,10 @@ use ember_core::{Error, PoolStats, Result};
 
 use super::cl_error;
 use super::info::{device_number, device_sizes, device_text, platform_text};
-use crate::backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg};
+use crate::backend::{
+    Backend, BackendKind, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams,
+    NdRange,
+};
 
 /// Host memory behind a buffer on a CPU device.
 struct HostSpan {
@@ -166,6 +169,55 @@ impl ClDevice {
         }
         Ok(())
     }
+}
+
+/// Sets a kernel's arguments in order; returns the index after the last.
+fn set_args(kernel: cl_kernel, args: &[KernelArg<'_>]) -> Result<u32> {
+    let mut index = 0u32;
+    let mut set = |size: usize, value: *const c_void| -> Result<()> {
+        unsafe { kn::set_kernel_arg(kernel, index, size, value) }
+            .map_err(|c| cl_error(&format!("clSetKernelArg({index})"), c))?;
+        index += 1;
+        Ok(())
+    };
+    for arg in args {
+        match *arg {
+            KernelArg::Buffer { handle, offset } => {
+                let m: cl_mem = p(handle);
+                let off = offset as i64;
+                set(std::mem::size_of::<cl_mem>(), (&m as *const cl_mem).cast())?;
+                set(8, (&off as *const i64).cast())?;
+            }
+            KernelArg::Memory(handle) => {
+                let m: cl_mem = p(handle);
+                set(std::mem::size_of::<cl_mem>(), (&m as *const cl_mem).cast())?;
+            }
+            KernelArg::Bytes(bytes) => set(bytes.len(), bytes.as_ptr().cast())?,
+            KernelArg::Local(bytes) => set(bytes, ptr::null())?,
+        }
+    }
+    Ok(index)
+}
+
+fn enqueue(kernel: cl_kernel, range: &NdRange, stream: Handle) -> Result<()> {
+    let local = range.local;
+    let event = unsafe {
+        cq::enqueue_nd_range_kernel(
+            p(stream),
+            kernel,
+            range.dims,
+            range.offset.as_ref().map_or(ptr::null(), |o| o.as_ptr()),
+            range.global.as_ptr(),
+            local.as_ref().map_or(ptr::null(), |l| l.as_ptr()),
+            0,
+            ptr::null(),
+        )
+    }
+    .map_err(|c| cl_error("clEnqueueNDRangeKernel", c))?;
+    unsafe {
+        let _ = ev::release_event(event);
+    }
+    Ok(())
 }
 
 impl Backend for ClDevice {
@@ -355,7 +407,18 @@ impl Backend for ClDevice {
         }
     }
 
-    fn compile(&self, source: &str, name: &str, options: &[String]) -> Result<(Vec<u8>, Handle)> {
+    fn compile(
+        &self,
+        source: &str,
+        name: &str,
+        options: &[String],
+        name_expressions: &[String],
+    ) -> Result<Compiled> {
+        if !name_expressions.is_empty() {
+            return Err(Error::Value(
+                "name expressions are C++ template names, which only CUDA C has".into(),
+            ));
+        }
         let program = pg::create_program_with_source(self.context, &[source])
             .map_err(|c| cl_error("clCreateProgramWithSource", c))?;
         self.build(program, options, source, name)?;
@@ -363,7 +426,11 @@ impl Backend for ClDevice {
             Ok(InfoType::VecVecUchar(mut all)) if !all.is_empty() => all.swap_remove(0),
             _ => Vec::new(),
         };
-        Ok((binary, h(program)))
+        Ok(Compiled {
+            binary,
+            module: h(program),
+            lowered_names: Vec::new(),
+        })
     }
 
     fn load(&self, binary: &[u8]) -> Result<Handle> {
@@ -409,62 +476,91 @@ impl Backend for ClDevice {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
-        let kernel: cl_kernel = p(function);
-        let _guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let mut index = 0u32;
-        let set = |i: &mut u32, size: usize, value: *const c_void| -> Result<()> {
-            unsafe { kn::set_kernel_arg(kernel, *i, size, value) }
-                .map_err(|c| cl_error(&format!("clSetKernelArg({})", *i), c))?;
-            *i += 1;
-            Ok(())
-        };
-        for arg in args {
-            match *arg {
-                KernelArg::Buffer { handle, offset } => {
-                    let m: cl_mem = p(handle);
-                    let off = offset as i64;
-                    set(
-                        &mut index,
-                        std::mem::size_of::<cl_mem>(),
-                        (&m as *const cl_mem).cast(),
-                    )?;
-                    set(&mut index, 8, (&off as *const i64).cast())?;
-                }
-                KernelArg::Memory(handle) => {
-                    let m: cl_mem = p(handle);
-                    set(
-                        &mut index,
-                        std::mem::size_of::<cl_mem>(),
-                        (&m as *const cl_mem).cast(),
-                    )?;
-                }
-                KernelArg::Bytes(bytes) => set(&mut index, bytes.len(), bytes.as_ptr().cast())?,
-                KernelArg::Local(bytes) => set(&mut index, bytes, ptr::null())?,
-            }
-        }
-        if shared_bytes > 0 {
-            set(&mut index, shared_bytes as usize, ptr::null())?;
-        }
         let global: [usize; 3] = [0, 1, 2].map(|i| grid[i] as usize * block[i] as usize);
-        let local: [usize; 3] = block.map(|b| b as usize);
         let dims = (0..3).rev().find(|&i| global[i] > 1).map_or(1, |i| i + 1) as u32;
-        let event = unsafe {
-            cq::enqueue_nd_range_kernel(
-                p(stream),
-                kernel,
-                dims,
-                ptr::null(),
-                global.as_ptr(),
-                local.as_ptr(),
-                0,
-                ptr::null(),
-            )
+        let range = NdRange {
+            dims,
+            global,
+            local: Some(block.map(|b| b as usize)),
+            offset: None,
+        };
+        let _guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let kernel: cl_kernel = p(function);
+        let next = set_args(kernel, args)?;
+        if shared_bytes > 0 {
+            unsafe { kn::set_kernel_arg(kernel, next, shared_bytes as usize, ptr::null()) }
+                .map_err(|c| cl_error(&format!("clSetKernelArg({next})"), c))?;
         }
-        .map_err(|c| cl_error("clEnqueueNDRangeKernel", c))?;
-        unsafe {
-            let _ = ev::release_event(event);
+        enqueue(kernel, &range, stream)
+    }
+
+    fn launch_ndrange(
+        &self,
+        function: Handle,
+        range: &NdRange,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let _guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let kernel: cl_kernel = p(function);
+        set_args(kernel, args)?;
+        enqueue(kernel, range, stream)
+    }
+
+    fn kernel_params(&self, function: Handle) -> Result<Option<KernelParams>> {
+        match kn::get_kernel_info(p(function), kn::CL_KERNEL_NUM_ARGS) {
+            Ok(InfoType::Uint(n)) => Ok(Some(KernelParams {
+                count: n as usize,
+                sizes: None,
+            })),
+            _ => Ok(None),
         }
-        Ok(())
+    }
+
+    fn function_attribute(&self, function: Handle, attribute: FunctionAttribute) -> Result<i64> {
+        let query = match attribute {
+            FunctionAttribute::MaxThreadsPerBlock => kn::CL_KERNEL_WORK_GROUP_SIZE,
+            FunctionAttribute::SharedSizeBytes => kn::CL_KERNEL_LOCAL_MEM_SIZE,
+            FunctionAttribute::LocalSizeBytes => kn::CL_KERNEL_PRIVATE_MEM_SIZE,
+            other => {
+                return Err(Error::Value(format!(
+                    "OpenCL does not report the kernel attribute {other:?}"
+                )))
+            }
+        };
+        match kn::get_kernel_work_group_info(p(function), self.device, query) {
+            Ok(InfoType::Size(v)) => Ok(v as i64),
+            Ok(InfoType::Ulong(v)) => Ok(v as i64),
+            Ok(_) => Ok(0),
+            Err(c) => Err(cl_error("clGetKernelWorkGroupInfo", c)),
+        }
+    }
+
+    fn set_function_attribute(
+        &self,
+        _function: Handle,
+        attribute: FunctionAttribute,
+        _value: i64,
+    ) -> Result<()> {
+        Err(Error::Value(format!(
+            "OpenCL kernels have no settable attribute {attribute:?}"
+        )))
+    }
+
+    fn alloc_pinned(&self, bytes: usize) -> Result<*mut u8> {
+        let layout = Layout::from_size_align(bytes.max(1), 4096)
+            .map_err(|_| Error::Value(format!("cannot allocate {bytes} bytes of host memory")))?;
+        let ptr = unsafe { std::alloc::alloc(layout) };
+        if ptr.is_null() {
+            return Err(self.oom(bytes, "the host is out of memory".into()));
+        }
+        Ok(ptr)
+    }
+
+    fn free_pinned(&self, memory: *mut u8, bytes: usize) {
+        if let Ok(layout) = Layout::from_size_align(bytes.max(1), 4096) {
+            unsafe { std::alloc::dealloc(memory, layout) }
+        }
     }
 
     fn default_stream(&self) -> Handle {

@@ -96,9 +96,16 @@ pub(crate) fn list_devices(filter: DeviceFilter) -> Result<Vec<(cl_platform_id, 
 
 /// Opens the OpenCL devices that pass `filter`.
 pub fn open_devices(filter: DeviceFilter) -> Result<Vec<Box<dyn Backend>>> {
+    open_devices_from(0, filter)
+}
+
+/// Opens the OpenCL devices that pass `filter`, numbering them from `first`.
+pub fn open_devices_from(first: usize, filter: DeviceFilter) -> Result<Vec<Box<dyn Backend>>> {
     list_devices(filter)?
         .into_iter()
         .enumerate()
-        .map(|(i, (p, d))| ClDevice::open(i, p, d).map(|dev| Box::new(dev) as Box<dyn Backend>))
+        .map(|(i, (p, d))| {
+            ClDevice::open(first + i, p, d).map(|dev| Box::new(dev) as Box<dyn Backend>)
+        })
         .collect()
 }

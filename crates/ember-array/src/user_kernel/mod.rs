@@ -1,0 +1,138 @@
+//! CuPy's kernels from C snippets: `ElementwiseKernel` and `ReductionKernel`. ember writes
+//! the kernel around the snippet in the device's dialect, so both run on CUDA and OpenCL.
+
+pub mod elementwise;
+pub mod params;
+pub mod reduction;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use ember_codegen::{UserMap, UserReduce};
+use ember_core::{DType, Result, Scalar};
+use ember_runtime::{BackendKind, Device, Function};
+
+use crate::array::Array;
+use crate::launch::dialect;
+
+pub use elementwise::ElementwiseKernel;
+pub use params::{parse_params, ParamSpec, ParamType};
+pub use reduction::ReductionKernel;
+
+/// A call argument of a user kernel.
+#[derive(Clone, Debug)]
+pub enum UserArg {
+    Array(Array),
+    /// A host value; `dtype` is set for NumPy scalars (Python scalars have none).
+    Scalar(Scalar, Option<DType>),
+}
+
+impl UserArg {
+    fn array(&self) -> Option<&Array> {
+        match self {
+            UserArg::Array(a) => Some(a),
+            UserArg::Scalar(..) => None,
+        }
+    }
+}
+
+/// What a user kernel compiles into, per instance.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Spec {
+    Map(UserMap),
+    Reduce(UserReduce),
+}
+
+/// Compiled instances of one user kernel: (spec, device) -> function.
+#[derive(Default)]
+struct Instances(Mutex<HashMap<(Spec, usize), Function>>);
+
+impl Instances {
+    fn get(&self, device: &'static Device, spec: Spec, options: &[String]) -> Result<Function> {
+        let key = (spec, device.info().ordinal);
+        if let Some(f) = self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(f.clone());
+        }
+        let d = dialect(device);
+        // OpenCL C has builtins such as `mad` and `clamp` that a kernel may not be named
+        // after: prefix the symbol there.
+        let symbol = |name: &str| match d {
+            ember_codegen::Dialect::OpenCl => format!("ember_{name}"),
+            ember_codegen::Dialect::Cuda => name.to_string(),
+        };
+        let (source, name) = match &key.0 {
+            Spec::Map(m) => {
+                let mut m = m.clone();
+                m.common.name = symbol(&m.common.name);
+                (m.source(d), m.common.name)
+            }
+            Spec::Reduce(r) => {
+                let mut r = r.clone();
+                r.common.name = symbol(&r.common.name);
+                (r.source(d), r.common.name)
+            }
+        };
+        let mut opts = options.to_vec();
+        if device.kind() == BackendKind::OpenCl && !opts.iter().any(|o| o.starts_with("-cl-std")) {
+            opts.push("-cl-std=CL1.2".into());
+        }
+        let f = device.module(&source, &name, &opts)?.function(&name)?;
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, f.clone());
+        Ok(f)
+    }
+}
+
+/// The kernel name CuPy allows.
+fn check_kernel_name(name: &str) -> Result<()> {
+    let mut chars = name.chars();
+    let ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(ember_core::Error::Value(format!(
+            "Invalid kernel name: \"{name}\""
+        )))
+    }
+}
+
+/// A scalar's bytes as a kernel parameter of `dtype`, refusing values that do not fit as
+/// NumPy's assignment does.
+fn scalar_bytes(name: &str, value: Scalar, dtype: DType) -> Result<Vec<u8>> {
+    use ember_core::dtype::Kind;
+    let out_of_range = |v: String| {
+        ember_core::Error::Value(format!(
+            "Python integer {v} out of bounds for {} (parameter '{name}')",
+            dtype.name()
+        ))
+    };
+    if matches!(dtype.kind(), Kind::Int | Kind::UInt) {
+        let v: i128 = match value {
+            Scalar::Int(i) => i as i128,
+            Scalar::UInt(u) => u as i128,
+            Scalar::Float(f) if f.is_nan() || f.is_infinite() => {
+                return Err(ember_core::Error::Value(format!(
+                    "cannot convert float {f} to integer (parameter '{name}')"
+                )))
+            }
+            _ => 0,
+        };
+        if matches!(value, Scalar::Int(_) | Scalar::UInt(_)) {
+            let bits = 8 * dtype.itemsize() as u32;
+            let (lo, hi) = if dtype.kind() == Kind::Int {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            } else {
+                (0, (1i128 << bits) - 1)
+            };
+            if v < lo || v > hi {
+                return Err(out_of_range(v.to_string()));
+            }
+        }
+    }
+    Ok(value.to_bytes(ember_codegen::types::param_dtype(dtype)))
+}

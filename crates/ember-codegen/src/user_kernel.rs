@@ -1,0 +1,461 @@
+//! Kernels around C snippets written by the user: CuPy's `ElementwiseKernel` (an operation per
+//! element) and `ReductionKernel` (map, reduce, post-map), in either dialect.
+//!
+//! The snippet sees what CuPy gives it: inputs as values named as declared, outputs as
+//! assignable names (a reference in CUDA, a macro over the element in OpenCL), raw arrays as
+//! pointers, scalars by value, type placeholders as typedefs, `i` (elementwise) or
+//! `_i`/`_j`/`_J` (reductions), and `_ind.size()`, `_in_ind.size()`, `_out_ind.size()`,
+//! `x.size()` of a raw array, rewritten to plain variables so that OpenCL C accepts them.
+//!
+//! Parameters, in order: each declared parameter (an array: pointer, then its byte offset on
+//! OpenCL; a raw array also its element count; a scalar by value), then the loop sizes, then
+//! the shape of the unravelled axes and each strided array's byte strides (all int64).
+
+use std::fmt::Write;
+
+use ember_core::DType;
+
+use crate::dialect::Dialect;
+use crate::prelude::prelude;
+use crate::types::{load, storage_type, store, value_type};
+
+/// How a declared parameter reaches the snippet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A broadcast input array: the snippet sees its element's value.
+    Input,
+    /// An output array: the snippet assigns to its element.
+    Output,
+    /// A whole array indexed by the snippet (`x[j]`), C-contiguous.
+    Raw { writable: bool },
+    /// A value.
+    Scalar,
+}
+
+/// One parameter of a user kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub name: String,
+    pub dtype: DType,
+    pub role: Role,
+}
+
+/// Elementwise and reduction kernels share these.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Snippets {
+    pub name: String,
+    /// Placeholder typedefs (`T` -> float32).
+    pub typedefs: Vec<(String, DType)>,
+    pub params: Vec<Param>,
+    pub preamble: String,
+}
+
+/// An `ElementwiseKernel` instance: the operation over a loop of `n` elements.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UserMap {
+    pub common: Snippets,
+    pub operation: String,
+    pub loop_prep: String,
+    pub after_loop: String,
+    /// Axes the loop index is unravelled over; 0 when every array is C-contiguous.
+    pub ndim: usize,
+}
+
+/// A `ReductionKernel` instance: one work-group per output element.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UserReduce {
+    pub common: Snippets,
+    pub map_expr: String,
+    pub reduce_expr: String,
+    pub post_map_expr: String,
+    /// Empty for "value-initialised".
+    pub identity: String,
+    /// A C type, or a placeholder.
+    pub reduce_type: String,
+    /// Output axes then reduced axes that offsets are unravelled over.
+    pub out_ndim: usize,
+    pub reduce_ndim: usize,
+    /// Threads per work-group (a power of two).
+    pub block: usize,
+}
+
+/// C spelling of a user's C type name in `dialect` (CUDA's `long long` is OpenCL's `long`);
+/// NumPy names are accepted too.
+pub fn c_type_name(name: &str, dialect: Dialect) -> String {
+    if let Ok(d) = DType::from_name(name) {
+        return value_type(d, dialect).to_string();
+    }
+    match (name.trim(), dialect) {
+        ("long long", Dialect::OpenCl) => "long".into(),
+        ("unsigned long long", Dialect::OpenCl) => "ulong".into(),
+        ("bool", Dialect::OpenCl) => "uchar".into(),
+        (other, _) => other.to_string(),
+    }
+}
+
+impl Snippets {
+    fn arrays(&self) -> impl Iterator<Item = &Param> {
+        self.params
+            .iter()
+            .filter(|p| matches!(p.role, Role::Input | Role::Output))
+    }
+
+    /// The kernel header: prelude, typedefs, preamble, signature and OpenCL offset fix-ups.
+    fn open(&self, dialect: Dialect, extra_params: &[String], before_preamble: &str) -> String {
+        let t = dialect.table();
+        let i64t = t.int64;
+        let mut params = Vec::new();
+        for p in &self.params {
+            let st = storage_type(p.dtype, dialect);
+            match p.role {
+                Role::Scalar => params.push(format!("{} {}", value_type(p.dtype, dialect), p.name)),
+                Role::Raw { writable } => {
+                    let c = if writable { "" } else { "const " };
+                    params.push(format!("{}{c}{st}* {}", t.global, p.name));
+                    if t.buffer_offsets {
+                        params.push(format!("{i64t} _{}_o", p.name));
+                    }
+                    params.push(format!("{i64t} _{}_size", p.name));
+                }
+                Role::Input | Role::Output => {
+                    params.push(format!("{}{st}* _{}_p", t.global, p.name));
+                    if t.buffer_offsets {
+                        params.push(format!("{i64t} _{}_o", p.name));
+                    }
+                }
+            }
+        }
+        params.extend(extra_params.iter().cloned());
+        let mut s = String::from(prelude(dialect));
+        for (name, dtype) in &self.typedefs {
+            let _ = writeln!(s, "typedef {} {name};", value_type(*dtype, dialect));
+        }
+        s.push_str(before_preamble);
+        let _ = writeln!(s, "{}", self.preamble);
+        let _ = writeln!(
+            s,
+            "{} {}({}) {{",
+            t.kernel_prefix,
+            self.name,
+            params.join(", ")
+        );
+        if t.buffer_offsets {
+            for p in &self.params {
+                let st = storage_type(p.dtype, dialect);
+                let (var, c) = match p.role {
+                    Role::Scalar => continue,
+                    Role::Raw { writable } => {
+                        (p.name.clone(), if writable { "" } else { "const " })
+                    }
+                    _ => (format!("_{}_p", p.name), ""),
+                };
+                let _ = writeln!(
+                    s,
+                    "  {var} = ({g}{c}{st}*)((({g}{c}char*){var}) + _{}_o);",
+                    p.name,
+                    g = t.global
+                );
+            }
+        }
+        s
+    }
+
+    /// Rewrites the size calls CuPy's snippets use into the variables the kernel has.
+    fn rewrite(&self, code: &str, sizes: &[(&str, &str)]) -> String {
+        let mut out = code.to_string();
+        for (call, var) in sizes {
+            out = out.replace(call, var);
+        }
+        for p in &self.params {
+            if let Role::Raw { .. } = p.role {
+                out = out.replace(&format!("{}.size()", p.name), &format!("_{}_size", p.name));
+            }
+        }
+        out
+    }
+
+    /// Declarations giving the snippet its inputs and outputs at the element whose pointer
+    /// expression `pointer(param)` returns; and the statements to close them after it.
+    fn bind_elements(
+        &self,
+        dialect: Dialect,
+        indent: &str,
+        which: &[Role],
+        pointer: &dyn Fn(&Param) -> String,
+    ) -> (String, String) {
+        let (mut open, mut close) = (String::new(), String::new());
+        for p in self.arrays().filter(|p| which.contains(&p.role)) {
+            let ptr = pointer(p);
+            let vt = value_type(p.dtype, dialect);
+            match p.role {
+                Role::Input => {
+                    let _ = writeln!(
+                        open,
+                        "{indent}const {vt} {} = {};",
+                        p.name,
+                        load(p.dtype, dialect, &ptr)
+                    );
+                }
+                Role::Output if p.dtype == DType::F16 => {
+                    // float16 is computed as float: read, let the snippet assign, write back.
+                    let _ = writeln!(
+                        open,
+                        "{indent}{vt} {} = {};",
+                        p.name,
+                        load(p.dtype, dialect, &ptr)
+                    );
+                    let _ = writeln!(close, "{indent}{}", store(p.dtype, dialect, &ptr, &p.name));
+                }
+                Role::Output => match dialect {
+                    Dialect::Cuda => {
+                        let _ = writeln!(open, "{indent}{vt}& {} = *({ptr});", p.name);
+                    }
+                    Dialect::OpenCl => {
+                        let _ = writeln!(open, "#define {} (*({ptr}))", p.name);
+                        let _ = writeln!(close, "#undef {}", p.name);
+                    }
+                },
+                _ => {}
+            }
+        }
+        (open, close)
+    }
+}
+
+/// Per strided array, the statements that accumulate its byte offset while unravelling
+/// `index` over axes `first..first+count` (named `shape{k}`, strides `_{name}_s{k}`).
+fn unravel(s: &mut String, i64t: &str, index: &str, first: usize, count: usize, arrays: &[&Param]) {
+    if count == 0 {
+        return;
+    }
+    let _ = writeln!(s, "    {{ {i64t} _rest = {index};");
+    for d in (first..first + count).rev() {
+        let _ = writeln!(
+            s,
+            "      {{ {i64t} _k = _rest % _shape{d}; _rest /= _shape{d};"
+        );
+        for p in arrays {
+            let _ = writeln!(s, "        _{0}_off += _k * _{0}_s{d};", p.name);
+        }
+        let _ = writeln!(s, "      }}");
+    }
+    let _ = writeln!(s, "    }}");
+}
+
+fn strided_pointer(p: &Param, dialect: Dialect) -> String {
+    let g = dialect.table().global;
+    let st = storage_type(p.dtype, dialect);
+    format!("({g}{st}*)((({g}char*)_{0}_p) + _{0}_off)", p.name)
+}
+
+fn shape_params(i64t: &str, ndim: usize, arrays: &[&Param]) -> Vec<String> {
+    let mut out: Vec<String> = (0..ndim).map(|d| format!("{i64t} _shape{d}")).collect();
+    for p in arrays {
+        out.extend((0..ndim).map(|d| format!("{i64t} _{}_s{d}", p.name)));
+    }
+    out
+}
+
+impl UserMap {
+    /// The kernel's source in `dialect`.
+    pub fn source(&self, dialect: Dialect) -> String {
+        let t = dialect.table();
+        let i64t = t.int64;
+        let c = &self.common;
+        let arrays: Vec<&Param> = if self.ndim > 0 {
+            c.arrays().collect()
+        } else {
+            Vec::new()
+        };
+        let mut extra = vec![format!("{i64t} _n")];
+        extra.extend(shape_params(i64t, self.ndim, &arrays));
+        let mut s = c.open(dialect, &extra, "");
+        let sizes = [("_ind.size()", "_n")];
+        let _ = writeln!(s, "  {};", c.rewrite(&self.loop_prep, &sizes));
+        let _ = writeln!(
+            s,
+            "  for ({i64t} i = {}; i < _n; i += {}) {{",
+            t.global_id, t.global_size
+        );
+        for p in &arrays {
+            let _ = writeln!(s, "    {i64t} _{}_off = 0;", p.name);
+        }
+        unravel(&mut s, i64t, "i", 0, self.ndim, &arrays);
+        let strided = self.ndim > 0;
+        let pointer = |p: &Param| {
+            if strided {
+                strided_pointer(p, dialect)
+            } else {
+                format!("_{}_p + i", p.name)
+            }
+        };
+        let (open, close) =
+            c.bind_elements(dialect, "    ", &[Role::Input, Role::Output], &pointer);
+        s.push_str(&open);
+        let _ = writeln!(s, "    {};", c.rewrite(&self.operation, &sizes));
+        s.push_str(&close);
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  {};", c.rewrite(&self.after_loop, &sizes));
+        s.push_str("}\n");
+        s
+    }
+}
+
+impl UserReduce {
+    /// The kernel's source in `dialect`. Work-group `g` reduces outputs `g, g + groups, ...`;
+    /// its threads stride over the reduced elements, then combine in a tree in shared memory.
+    pub fn source(&self, dialect: Dialect) -> String {
+        let t = dialect.table();
+        let i64t = t.int64;
+        let c = &self.common;
+        let ndim = self.out_ndim + self.reduce_ndim;
+        let inputs: Vec<&Param> = c.params.iter().filter(|p| p.role == Role::Input).collect();
+        let outputs: Vec<&Param> = c.params.iter().filter(|p| p.role == Role::Output).collect();
+        let all: Vec<&Param> = inputs.iter().chain(&outputs).copied().collect();
+        let mut extra = vec![format!("{i64t} _out_size"), format!("{i64t} _red_size")];
+        extra.extend(shape_params(i64t, ndim, &all));
+        let rt = c_type_name(&self.reduce_type, dialect);
+        let mut head = String::new();
+        let _ = writeln!(head, "typedef {rt} _type_reduce;");
+        let _ = writeln!(head, "#define REDUCE(a, b) ({})", self.reduce_expr);
+        let _ = writeln!(head, "#define POST_MAP(a) ({})", self.post_map_expr);
+        let mut s = c.open(dialect, &extra, &head);
+        let identity = if self.identity.trim().is_empty() {
+            match dialect {
+                Dialect::Cuda => "_type_reduce()".to_string(),
+                Dialect::OpenCl => "(_type_reduce)(0)".to_string(),
+            }
+        } else {
+            format!("(_type_reduce)({})", self.identity)
+        };
+        let (tid, group, groups) = match dialect {
+            Dialect::Cuda => (
+                "(int)threadIdx.x",
+                "(long long)blockIdx.x",
+                "(long long)gridDim.x",
+            ),
+            Dialect::OpenCl => (
+                "(int)get_local_id(0)",
+                "(long)get_group_id(0)",
+                "(long)get_num_groups(0)",
+            ),
+        };
+        let block = self.block;
+        let sizes = [
+            ("_in_ind.size()", "(_out_size * _red_size)"),
+            ("_out_ind.size()", "_out_size"),
+        ];
+        let _ = writeln!(s, "  {} _type_reduce _sdata[{block}];", t.shared);
+        let _ = writeln!(s, "  const int _tid = {tid};");
+        let _ = writeln!(
+            s,
+            "  for ({i64t} _i = {group}; _i < _out_size; _i += {groups}) {{"
+        );
+        let _ = writeln!(s, "    _type_reduce _s = {identity};");
+        let _ = writeln!(
+            s,
+            "    for ({i64t} _J = _tid; _J < _red_size; _J += {block}) {{"
+        );
+        let _ = writeln!(s, "    {i64t} _j = _J * _out_size + _i;");
+        for p in &inputs {
+            let _ = writeln!(s, "    {i64t} _{}_off = 0;", p.name);
+        }
+        unravel(&mut s, i64t, "_i", 0, self.out_ndim, &inputs);
+        unravel(&mut s, i64t, "_J", self.out_ndim, self.reduce_ndim, &inputs);
+        let pointer = |p: &Param| strided_pointer(p, dialect);
+        let (open, _) = c.bind_elements(dialect, "      ", &[Role::Input], &pointer);
+        s.push_str(&open);
+        let _ = writeln!(
+            s,
+            "      _type_reduce _a = (_type_reduce)({});",
+            c.rewrite(&self.map_expr, &sizes)
+        );
+        let _ = writeln!(s, "      _s = REDUCE(_s, _a);");
+        let _ = writeln!(s, "    }}");
+        let _ = writeln!(s, "    _sdata[_tid] = _s;");
+        let _ = writeln!(s, "    {};", t.barrier);
+        let _ = writeln!(s, "    for (int _w = {}; _w > 0; _w >>= 1) {{", block / 2);
+        let _ = writeln!(s, "      if (_tid < _w) {{ _type_reduce _x = _sdata[_tid], _y = _sdata[_tid + _w]; _sdata[_tid] = REDUCE(_x, _y); }}");
+        let _ = writeln!(s, "      {};", t.barrier);
+        let _ = writeln!(s, "    }}");
+        let _ = writeln!(s, "    if (_tid == 0) {{");
+        let _ = writeln!(s, "      _type_reduce _r = _sdata[0];");
+        for p in &outputs {
+            let _ = writeln!(s, "      {i64t} _{}_off = 0;", p.name);
+        }
+        unravel(&mut s, i64t, "_i", 0, self.out_ndim, &outputs);
+        let (open, close) = c.bind_elements(dialect, "      ", &[Role::Output], &pointer);
+        s.push_str(&open);
+        let _ = writeln!(s, "      POST_MAP(_r);");
+        s.push_str(&close);
+        let _ = writeln!(s, "    }}");
+        let _ = writeln!(s, "    {};", t.barrier);
+        let _ = writeln!(s, "  }}");
+        s.push_str("}\n");
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaky(ndim: usize) -> UserMap {
+        UserMap {
+            common: Snippets {
+                name: "leaky".into(),
+                typedefs: vec![("T".into(), DType::F32)],
+                params: vec![
+                    Param {
+                        name: "x".into(),
+                        dtype: DType::F32,
+                        role: Role::Input,
+                    },
+                    Param {
+                        name: "a".into(),
+                        dtype: DType::F32,
+                        role: Role::Scalar,
+                    },
+                    Param {
+                        name: "y".into(),
+                        dtype: DType::F32,
+                        role: Role::Output,
+                    },
+                ],
+                preamble: String::new(),
+            },
+            operation: "y = x > 0 ? x : x * a".into(),
+            loop_prep: String::new(),
+            after_loop: String::new(),
+            ndim,
+        }
+    }
+
+    #[test]
+    fn outputs_are_references_in_cuda_and_macros_in_opencl() {
+        let cuda = leaky(0).source(Dialect::Cuda);
+        assert!(cuda.contains("typedef float T;"), "{cuda}");
+        assert!(cuda.contains("float& y = *(_y_p + i);"), "{cuda}");
+        assert!(cuda.contains("const float x = *(_x_p + i);"), "{cuda}");
+        let cl = leaky(0).source(Dialect::OpenCl);
+        assert!(cl.contains("#define y (*(_y_p + i))"), "{cl}");
+        assert!(cl.contains("#undef y"), "{cl}");
+    }
+
+    #[test]
+    fn strided_loops_unravel_every_array() {
+        let src = leaky(2).source(Dialect::Cuda);
+        assert!(
+            src.contains("long long _shape0, long long _shape1, long long _x_s0"),
+            "{src}"
+        );
+        assert!(src.contains("_y_off += _k * _y_s1;"), "{src}");
+    }
+
+    #[test]
+    fn size_calls_are_rewritten() {
+        let mut k = leaky(0);
+        k.operation = "y = x * _ind.size()".into();
+        assert!(k.source(Dialect::OpenCl).contains("y = x * _n;"));
+    }
+}

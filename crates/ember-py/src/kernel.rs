@@ -1,0 +1,518 @@
+//! Bindings of user-written kernels: modules built through the cache, and launches whose
+//! arguments are read straight from Python objects (the launch path is the hot path).
+
+use std::sync::{Arc, OnceLock};
+
+use ember_core::{DType, Error, Scalar};
+use ember_runtime::{kernel_args, Device, Function, FunctionAttribute, LaunchArg, Module, NdRange};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyTuple, PyType};
+
+use crate::array::NativeArray;
+use crate::errors::IntoPyResult;
+
+fn device(ordinal: usize) -> PyResult<&'static Device> {
+    ember_runtime::device(ordinal).py()
+}
+
+/// Python types the launch path recognises by identity (set once by `ember` at import).
+struct KnownTypes {
+    ndarray: Py<PyType>,
+    host_ndarray: Py<PyType>,
+    scalars: Vec<(Py<PyType>, DType)>,
+}
+
+static KNOWN: OnceLock<KnownTypes> = OnceLock::new();
+
+/// Tells the launch path `ember.ndarray`, `numpy.ndarray` and NumPy's scalar types.
+#[pyfunction]
+fn register_types(
+    ndarray: Bound<'_, PyType>,
+    host_ndarray: Bound<'_, PyType>,
+    scalars: Vec<(Bound<'_, PyType>, String)>,
+) -> PyResult<()> {
+    let scalars = scalars
+        .into_iter()
+        .map(|(t, name)| DType::from_name(&name).py().map(|d| (t.unbind(), d)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let _ = KNOWN.set(KnownTypes {
+        ndarray: ndarray.unbind(),
+        host_ndarray: host_ndarray.unbind(),
+        scalars,
+    });
+    Ok(())
+}
+
+/// A raw device address owned elsewhere (`ember.cuda.driver.DeviceAllocation` derives from it).
+#[pyclass(name = "DevicePointer", module = "ember._ember", subclass)]
+pub struct DevicePointer {
+    #[pyo3(get, set)]
+    ptr: u64,
+}
+
+#[pymethods]
+impl DevicePointer {
+    #[new]
+    #[pyo3(signature = (ptr=0))]
+    fn new(ptr: u64) -> DevicePointer {
+        DevicePointer { ptr }
+    }
+    fn __int__(&self) -> u64 {
+        self.ptr
+    }
+    fn __index__(&self) -> u64 {
+        self.ptr
+    }
+}
+
+/// Who wrote the launch: error messages speak that library's language.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Front {
+    CuPy,
+    PyCuda,
+    OpenCl,
+}
+
+fn host_array_error(front: Front, index: usize, kernel: &str) -> PyErr {
+    let what = match front {
+        Front::CuPy => "copy it to the device first with ember.asarray(x)",
+        Front::PyCuda => "wrap it in drv.In(x), drv.Out(x) or drv.InOut(x) to copy it around the launch, or copy it with gpuarray.to_gpu(x)",
+        Front::OpenCl => "copy it into a cl.Buffer (mem_flags.COPY_HOST_PTR) first",
+    };
+    PyTypeError::new_err(format!(
+        "argument {index} of kernel {kernel} is a NumPy array, which lives in host memory; a kernel needs device memory: {what}"
+    ))
+}
+
+fn scalar_of(value: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Scalar> {
+    Ok(match dtype.kind() {
+        ember_core::dtype::Kind::Bool => Scalar::Bool(value.is_truthy()?),
+        ember_core::dtype::Kind::Int => Scalar::Int(value.call_method0("__int__")?.extract()?),
+        ember_core::dtype::Kind::UInt => Scalar::UInt(value.call_method0("__int__")?.extract()?),
+        ember_core::dtype::Kind::Float => Scalar::Float(value.extract()?),
+        ember_core::dtype::Kind::Complex => {
+            let c = value.call_method0("__complex__")?;
+            let c = c.cast::<PyComplex>()?;
+            Scalar::Complex(c.real(), c.imag())
+        }
+    })
+}
+
+/// One Python argument as a launch argument.
+fn launch_arg(
+    value: &Bound<'_, PyAny>,
+    index: usize,
+    kernel: &str,
+    front: Front,
+) -> PyResult<LaunchArg> {
+    let py = value.py();
+    let ty = value.get_type();
+    if let Some(known) = KNOWN.get() {
+        if ty.is(known.ndarray.bind(py)) {
+            return Ok(array_arg(
+                &value
+                    .getattr(pyo3::intern!(py, "_a"))?
+                    .cast::<NativeArray>()?
+                    .get()
+                    .0,
+            ));
+        }
+        if let Some((_, dtype)) = known.scalars.iter().find(|(t, _)| ty.is(t.bind(py))) {
+            let s = scalar_of(value, *dtype)?;
+            return Ok(LaunchArg::scalar(&s.to_bytes(*dtype), *dtype, false));
+        }
+        if ty.is(known.host_ndarray.bind(py)) {
+            return Err(host_array_error(front, index, kernel));
+        }
+    }
+    if value.is_none() {
+        return Ok(LaunchArg::Null);
+    }
+    if let Ok(p) = value.cast::<DevicePointer>() {
+        return Ok(LaunchArg::Pointer(p.borrow().ptr));
+    }
+    if let Ok(a) = value.cast::<NativeArray>() {
+        return Ok(array_arg(&a.get().0));
+    }
+    if value.is_instance_of::<PyBool>()
+        || value.is_instance_of::<PyInt>()
+        || value.is_instance_of::<PyFloat>()
+        || value.is_instance_of::<PyComplex>()
+    {
+        if front == Front::PyCuda || front == Front::OpenCl {
+            let lib = if front == Front::PyCuda {
+                "PyCUDA"
+            } else {
+                "PyOpenCL"
+            };
+            return Err(PyTypeError::new_err(format!(
+                "argument {index} of kernel {kernel} is a Python {}; as in {lib}, scalar arguments must say their C type: pass numpy.int32(x), numpy.float32(x), ...",
+                ty.name()?
+            )));
+        }
+        // CuPy's typing: bool -> bool, int -> int64, float -> float64, complex -> complex128.
+        let (s, dtype) = if value.is_instance_of::<PyBool>() {
+            (Scalar::Bool(value.extract()?), DType::Bool)
+        } else if value.is_instance_of::<PyInt>() {
+            let v: i64 = value.extract().map_err(|_| {
+                pyo3::exceptions::PyOverflowError::new_err(format!(
+                    "argument {index} of kernel {kernel}: the Python int {value} does not fit in int64"
+                ))
+            })?;
+            (Scalar::Int(v), DType::I64)
+        } else if value.is_instance_of::<PyFloat>() {
+            (Scalar::Float(value.extract()?), DType::F64)
+        } else {
+            let c = value.cast::<PyComplex>()?;
+            (Scalar::Complex(c.real(), c.imag()), DType::C128)
+        };
+        return Ok(LaunchArg::scalar(&s.to_bytes(dtype), dtype, true));
+    }
+    if let Ok(cai) = value.getattr(pyo3::intern!(py, "__cuda_array_interface__")) {
+        let data = cai.get_item("data")?;
+        return Ok(LaunchArg::Pointer(data.get_item(0)?.extract()?));
+    }
+    if let Ok(local) = value.getattr(pyo3::intern!(py, "_ember_local_bytes")) {
+        return Ok(LaunchArg::Local(local.extract()?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "argument {index} of kernel {kernel} has unsupported type {}; kernels take ember arrays, NumPy or Python scalars, None and device pointers",
+        ty.name()?
+    )))
+}
+
+fn array_arg(a: &ember_array::Array) -> LaunchArg {
+    LaunchArg::Array {
+        handle: a.buffer().handle(),
+        offset: a.offset(),
+        device: a.device().info().ordinal,
+    }
+}
+
+/// `grid`/`block` as CuPy takes them: an int or a tuple of up to three ints.
+fn dims3(value: &Bound<'_, PyAny>, what: &str) -> PyResult<[u32; 3]> {
+    let bad = || {
+        PyValueError::new_err(format!(
+            "{what} must be a positive int or a tuple of 1 to 3 positive ints, got {value}"
+        ))
+    };
+    let mut out = [1u32; 3];
+    if let Ok(n) = value.cast::<PyInt>() {
+        out[0] = n.extract().map_err(|_| bad())?;
+        return Ok(out);
+    }
+    let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = value.cast::<PyTuple>() {
+        t.iter().collect()
+    } else if let Ok(l) = value.cast::<PyList>() {
+        l.iter().collect()
+    } else {
+        return Err(bad());
+    };
+    if items.is_empty() || items.len() > 3 {
+        return Err(bad());
+    }
+    for (slot, item) in out.iter_mut().zip(&items) {
+        *slot = item
+            .call_method0("__index__")
+            .and_then(|i| i.extract())
+            .map_err(|_| bad())?;
+    }
+    Ok(out)
+}
+
+/// A compiled module (CUDA C, OpenCL C).
+#[pyclass(name = "Module", module = "ember._ember", frozen)]
+pub struct NativeModule(Arc<Module>);
+
+#[pymethods]
+impl NativeModule {
+    /// The kernel called `name` (or a name expression given at build time). `front` is
+    /// `"cupy"`, `"pycuda"` or `"opencl"`: whose conventions its launches follow.
+    #[pyo3(signature = (name, front="cupy"))]
+    fn function(&self, name: &str, front: &str) -> PyResult<NativeKernel> {
+        let front = match front {
+            "cupy" => Front::CuPy,
+            "pycuda" => Front::PyCuda,
+            "opencl" => Front::OpenCl,
+            other => return Err(PyValueError::new_err(format!("unknown front {other:?}"))),
+        };
+        let function = self.0.function(name).py()?;
+        Ok(NativeKernel { function, front })
+    }
+
+    /// The compiler's name for a name expression, if it was given at build time.
+    fn lowered_name(&self, expression: &str) -> Option<String> {
+        self.0.lowered_name(expression).map(str::to_string)
+    }
+}
+
+/// Compiles `source` for device `ordinal` through the kernel cache.
+#[pyfunction]
+#[pyo3(signature = (ordinal, source, name, options=Vec::new(), name_expressions=Vec::new()))]
+fn build_module(
+    py: Python<'_>,
+    ordinal: usize,
+    source: String,
+    name: String,
+    options: Vec<String>,
+    name_expressions: Vec<String>,
+) -> PyResult<NativeModule> {
+    let dev = device(ordinal)?;
+    py.detach(|| dev.module_with_names(&source, &name, &options, &name_expressions))
+        .py()
+        .map(NativeModule)
+}
+
+/// The ordinals of the OpenCL devices (`ember.cl`'s devices).
+#[pyfunction]
+fn opencl_device_ids() -> PyResult<Vec<usize>> {
+    Ok(ember_runtime::opencl_devices()
+        .py()?
+        .iter()
+        .map(|d| d.info().ordinal)
+        .collect())
+}
+
+/// A kernel of a module, ready to launch.
+#[pyclass(name = "Kernel", module = "ember._ember", frozen)]
+pub struct NativeKernel {
+    function: Function,
+    front: Front,
+}
+
+impl NativeKernel {
+    fn args(&self, args: &Bound<'_, PyAny>) -> PyResult<Vec<LaunchArg>> {
+        let name = self.function.name();
+        if let Ok(t) = args.cast::<PyTuple>() {
+            return t
+                .iter()
+                .enumerate()
+                .map(|(i, a)| launch_arg(&a, i, name, self.front))
+                .collect();
+        }
+        if let Ok(l) = args.cast::<PyList>() {
+            return l
+                .iter()
+                .enumerate()
+                .map(|(i, a)| launch_arg(&a, i, name, self.front))
+                .collect();
+        }
+        Err(PyTypeError::new_err(format!(
+            "the arguments of kernel {name} must be a tuple or list, got {}",
+            args.get_type().name()?
+        )))
+    }
+
+    fn stream(&self, stream: Option<u64>) -> u64 {
+        stream.unwrap_or_else(|| ember_runtime::current_stream(self.function.device()))
+    }
+}
+
+#[pymethods]
+impl NativeKernel {
+    #[getter]
+    fn name(&self) -> &str {
+        self.function.name()
+    }
+
+    #[getter]
+    fn device(&self) -> usize {
+        self.function.device().info().ordinal
+    }
+
+    /// Number of parameters, where the API tells.
+    #[getter]
+    fn param_count(&self) -> Option<usize> {
+        self.function.params().map(|p| p.count)
+    }
+
+    /// Queues the kernel: `grid` blocks of `block` threads (ints or tuples of up to 3).
+    /// `stream` is a stream handle; `None` means this thread's current stream.
+    #[pyo3(signature = (grid, block, args, shared_mem=0, stream=None))]
+    fn launch(
+        &self,
+        grid: &Bound<'_, PyAny>,
+        block: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyAny>,
+        shared_mem: u32,
+        stream: Option<u64>,
+    ) -> PyResult<()> {
+        let grid = dims3(grid, "grid")?;
+        let block = dims3(block, "block")?;
+        let values = self.args(args)?;
+        let kargs = kernel_args(&self.function, &values).py()?;
+        let dev = self.function.device();
+        dev.launch(
+            &self.function,
+            grid,
+            block,
+            shared_mem,
+            self.stream(stream),
+            &kargs,
+        )
+        .py()
+    }
+
+    /// Queues the kernel with OpenCL's sizes: `global_size` work-items, optionally in
+    /// work-groups of `local_size`, from `global_offset`.
+    #[pyo3(signature = (global_size, local_size, args, stream=None, global_offset=None))]
+    fn launch_ndrange(
+        &self,
+        global_size: Vec<usize>,
+        local_size: Option<Vec<usize>>,
+        args: &Bound<'_, PyAny>,
+        stream: Option<u64>,
+        global_offset: Option<Vec<usize>>,
+    ) -> PyResult<()> {
+        let name = self.function.name();
+        let dims = global_size.len();
+        if !(1..=3).contains(&dims) {
+            return Err(PyValueError::new_err(format!(
+                "global size of kernel {name} must have 1 to 3 dimensions, got {global_size:?}"
+            )));
+        }
+        let pad = |v: &[usize], what: &str| -> PyResult<[usize; 3]> {
+            if v.len() != dims {
+                return Err(PyValueError::new_err(format!(
+                    "{what} {v:?} of kernel {name} must have as many dimensions as the global size {global_size:?}"
+                )));
+            }
+            let mut out = [1usize; 3];
+            out[..dims].copy_from_slice(v);
+            Ok(out)
+        };
+        let range = NdRange {
+            dims: dims as u32,
+            global: pad(&global_size, "global size")?,
+            local: local_size
+                .as_deref()
+                .map(|l| pad(l, "local size"))
+                .transpose()?,
+            offset: global_offset
+                .as_deref()
+                .map(|o| {
+                    pad(o, "global offset").map(|mut a| {
+                        a[dims..].fill(0);
+                        a
+                    })
+                })
+                .transpose()?,
+        };
+        let values = self.args(args)?;
+        let kargs = kernel_args(&self.function, &values).py()?;
+        self.function
+            .device()
+            .launch_ndrange(&self.function, &range, self.stream(stream), &kargs)
+            .py()
+    }
+
+    /// Launches `count` times back to back from native code: the launch floor, for
+    /// benchmarks (arguments are converted once).
+    #[pyo3(signature = (grid, block, args, count, stream=None))]
+    fn launch_repeated(
+        &self,
+        py: Python<'_>,
+        grid: &Bound<'_, PyAny>,
+        block: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyAny>,
+        count: usize,
+        stream: Option<u64>,
+    ) -> PyResult<()> {
+        let grid = dims3(grid, "grid")?;
+        let block = dims3(block, "block")?;
+        let values = self.args(args)?;
+        let kargs = kernel_args(&self.function, &values).py()?;
+        let stream = self.stream(stream);
+        let dev = self.function.device();
+        let handle = self.function.handle();
+        py.detach(|| {
+            for _ in 0..count {
+                dev.backend()
+                    .launch(handle, grid, block, 0, stream, &kargs)?;
+            }
+            Ok::<(), Error>(())
+        })
+        .py()
+    }
+
+    /// A kernel attribute by CuPy's name (`num_regs`, `max_threads_per_block`, ...).
+    fn attribute(&self, name: &str) -> PyResult<i64> {
+        let attr = attribute(name)?;
+        self.function
+            .device()
+            .backend()
+            .function_attribute(self.function.handle(), attr)
+            .py()
+    }
+
+    fn set_attribute(&self, name: &str, value: i64) -> PyResult<()> {
+        let attr = attribute(name)?;
+        self.function
+            .device()
+            .backend()
+            .set_function_attribute(self.function.handle(), attr, value)
+            .py()
+    }
+}
+
+fn attribute(name: &str) -> PyResult<FunctionAttribute> {
+    FunctionAttribute::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = FunctionAttribute::ALL.iter().map(|(_, n)| *n).collect();
+        PyValueError::new_err(format!(
+            "unknown kernel attribute {name:?}; known: {}",
+            known.join(", ")
+        ))
+    })
+}
+
+/// Page-locked host memory (CUDA; plain host memory elsewhere), freed when dropped.
+#[pyclass(name = "PinnedMemory", module = "ember._ember", frozen)]
+pub struct PinnedMemory {
+    device: &'static Device,
+    address: usize,
+    size: usize,
+}
+
+#[pymethods]
+impl PinnedMemory {
+    #[new]
+    fn new(py: Python<'_>, ordinal: usize, size: usize) -> PyResult<PinnedMemory> {
+        let dev = device(ordinal)?;
+        let ptr = py
+            .detach(|| dev.backend().alloc_pinned(size).map(|p| p as usize))
+            .py()?;
+        Ok(PinnedMemory {
+            device: dev,
+            address: ptr,
+            size,
+        })
+    }
+    #[getter]
+    fn address(&self) -> usize {
+        self.address
+    }
+    #[getter]
+    fn size(&self) -> usize {
+        self.size
+    }
+}
+
+impl Drop for PinnedMemory {
+    fn drop(&mut self) {
+        self.device
+            .backend()
+            .free_pinned(self.address as *mut u8, self.size);
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeModule>()?;
+    m.add_class::<NativeKernel>()?;
+    m.add_class::<DevicePointer>()?;
+    m.add_class::<PinnedMemory>()?;
+    m.add_function(wrap_pyfunction!(register_types, m)?)?;
+    m.add_function(wrap_pyfunction!(build_module, m)?)?;
+    m.add_function(wrap_pyfunction!(opencl_device_ids, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,209 @@
+"""CuPy's ``RawKernel`` and ``RawModule``: CUDA C written by the user, compiled through the
+one kernel cache, launched as ``k(grid, block, args, shared_mem=0, stream=None)``.
+
+CUDA C needs the CUDA backend; elsewhere the first compile raises
+:class:`~ember.errors.BackendUnavailableError` naming what to use instead.
+"""
+
+from __future__ import annotations
+
+from . import _ember
+from ._runtime import _local, backend
+from .errors import BackendUnavailableError
+
+_CUDA_ONLY = (
+    "{what} is CUDA C, which needs the CUDA backend, but ember is running on {backend} "
+    "(no CUDA device here). Write the kernel as an ember.ElementwiseKernel (runs on every backend), "
+    "in OpenCL C with ember.cl.Program, or in Python with @ember.cuda.jit."
+)
+
+
+def require_cuda(what: str) -> None:
+    """Raises BackendUnavailableError unless the selected backend runs CUDA C."""
+    name = backend()
+    if name != "cuda":
+        raise BackendUnavailableError(_CUDA_ONLY.format(what=what, backend=name), backend="cuda")
+
+
+def build(source: str, label: str, options, name_expressions=(), device=None):
+    """Compiles CUDA C through the cache for the current (or given) device."""
+    require_cuda(label)
+    dev = _local.device if device is None else device
+    return _ember.build_module(dev, source, label, [str(o) for o in options], [str(e) for e in name_expressions])
+
+
+_ATTRIBUTES = (
+    "max_threads_per_block", "shared_size_bytes", "const_size_bytes", "local_size_bytes", "num_regs",
+    "ptx_version", "binary_version", "cache_mode_ca", "max_dynamic_shared_size_bytes",
+    "preferred_shared_memory_carveout",
+)
+
+
+class _Launchable:
+    """What RawKernel and a RawModule's functions share: per-device kernels, the launch and
+    the attributes."""
+
+    __slots__ = ("name", "_kernels")
+
+    def _load(self, device: int):
+        raise NotImplementedError  # each subclass says where its kernel comes from
+
+    def _native(self):
+        dev = _local.device
+        k = self._kernels.get(dev)
+        if k is None:
+            k = self._kernels[dev] = self._load(dev)
+        return k
+
+    def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False):
+        k = self._kernels.get(_local.device) or self._native()
+        k.launch(grid, block, args, shared_mem, None if stream is None else stream.ptr)
+
+    @property
+    def kernel(self):
+        """The compiled kernel (compiles on first use)."""
+        return self._native()
+
+    @property
+    def attributes(self) -> dict:
+        k = self._native()
+        return {name: k.attribute(name) for name in _ATTRIBUTES}
+
+    @property
+    def max_threads_per_block(self) -> int:
+        return self._native().attribute("max_threads_per_block")
+
+    @property
+    def shared_size_bytes(self) -> int:
+        return self._native().attribute("shared_size_bytes")
+
+    @property
+    def const_size_bytes(self) -> int:
+        return self._native().attribute("const_size_bytes")
+
+    @property
+    def local_size_bytes(self) -> int:
+        return self._native().attribute("local_size_bytes")
+
+    @property
+    def num_regs(self) -> int:
+        return self._native().attribute("num_regs")
+
+    @property
+    def ptx_version(self) -> int:
+        return self._native().attribute("ptx_version")
+
+    @property
+    def binary_version(self) -> int:
+        return self._native().attribute("binary_version")
+
+    @property
+    def cache_mode_ca(self) -> int:
+        return self._native().attribute("cache_mode_ca")
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        return self._native().attribute("max_dynamic_shared_size_bytes")
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, value: int) -> None:
+        self._native().set_attribute("max_dynamic_shared_size_bytes", int(value))
+
+    @property
+    def preferred_shared_memory_carveout(self) -> int:
+        return self._native().attribute("preferred_shared_memory_carveout")
+
+    @preferred_shared_memory_carveout.setter
+    def preferred_shared_memory_carveout(self, value: int) -> None:
+        self._native().set_attribute("preferred_shared_memory_carveout", int(value))
+
+
+class RawKernel(_Launchable):
+    """A CUDA C kernel from source: ``RawKernel(code, name, options=())``.
+
+    Arguments are converted as CuPy converts them: ember arrays become pointers, NumPy
+    scalars keep their type, Python ``bool``/``int``/``float``/``complex`` become
+    ``bool``/``int64``/``float64``/``complex128``. Where the driver tells the kernel's
+    parameter sizes (CUDA 12.4+), a wrong count or size raises ``TypeError`` before launch.
+    """
+
+    __slots__ = ("code", "options", "backend", "translate_cucomplex", "enable_cooperative_groups", "jitify")
+
+    def __init__(self, code, name, options=(), backend="nvrtc", translate_cucomplex=False,
+                 enable_cooperative_groups=False, jitify=False):
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str of CUDA C, got {type(code).__name__}")
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be the kernel's name (a non-empty str), got {name!r}")
+        self.code, self.name, self.options = code, name, tuple(options)
+        self.backend, self.translate_cucomplex = backend, translate_cucomplex
+        self.enable_cooperative_groups, self.jitify = enable_cooperative_groups, jitify
+        self._kernels = {}
+
+    def _load(self, device: int):
+        return build(self.code, self.name, self.options, device=device).function(self.name)
+
+    def compile(self, log_stream=None):
+        """Compiles now rather than at the first launch."""
+        self._native()
+
+    def __repr__(self):
+        return f"<ember.RawKernel {self.name}>"
+
+
+class _ModuleFunction(_Launchable):
+    """A kernel of a :class:`RawModule` (CuPy's ``Function``)."""
+
+    __slots__ = ("module",)
+
+    def __init__(self, module: RawModule, name: str):
+        self.module, self.name, self._kernels = module, name, {}
+
+    def _load(self, device: int):
+        return self.module._native(device).function(self.name)
+
+    def __repr__(self):
+        return f"<ember.RawModule function {self.name}>"
+
+
+class RawModule:
+    """A CUDA C module: ``RawModule(code=..., options=(), name_expressions=None)``;
+    ``get_function(name)`` gives a launchable kernel (also by a name expression such as
+    ``"scale<float>"`` when it was listed in ``name_expressions``)."""
+
+    def __init__(self, code=None, path=None, options=(), backend="nvrtc", translate_cucomplex=False,
+                 name_expressions=None, jitify=False):
+        if (code is None) == (path is None):
+            raise TypeError("give exactly one of code= (CUDA C source) and path= (a .cu file)")
+        if path is not None:
+            with open(path, encoding="utf-8") as f:
+                code = f.read()
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str of CUDA C, got {type(code).__name__}")
+        self.code, self.options = code, tuple(options)
+        self.name_expressions = tuple(name_expressions or ())
+        self.backend = backend
+        self._modules = {}
+        self._functions = {}
+
+    def _native(self, device=None):
+        dev = _local.device if device is None else device
+        m = self._modules.get(dev)
+        if m is None:
+            m = self._modules[dev] = build(self.code, "RawModule", self.options, self.name_expressions, device=dev)
+        return m
+
+    def compile(self, log_stream=None):
+        """Compiles now rather than at the first ``get_function``."""
+        self._native()
+
+    def get_function(self, name: str) -> _ModuleFunction:
+        f = self._functions.get(name)
+        if f is None:
+            f = _ModuleFunction(self, name)
+            f._native()  # a missing kernel fails here, as in CuPy
+            self._functions[name] = f
+        return f
+
+    def __repr__(self):
+        return f"<ember.RawModule with {len(self.code.splitlines())} lines>"

@@ -40,7 +40,6 @@ from ._creation import (  # noqa: E402
 from ._interop import from_dlpack  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
-from ._user_kernels import ElementwiseKernel, ReductionKernel  # noqa: E402
 from ._runtime import (  # noqa: E402
     Device,
     MemoryPool,
@@ -48,6 +47,7 @@ from ._runtime import (  # noqa: E402
     get_default_memory_pool,
     synchronize,
 )
+from ._user_kernels import ElementwiseKernel, ReductionKernel  # noqa: E402
 from .errors import (  # noqa: E402
     BackendUnavailableError,
     CompileError,
@@ -75,10 +75,10 @@ complex64, complex128 = _np.complex64, _np.complex128
 dtype = _np.dtype
 
 __all__ = [
-    "BackendUnavailableError", "CompileError", "Device", "DriverError", "ElementwiseKernel", "EmberError", "JitError",
-    "MemoryPool", "OutOfMemoryError", "RawKernel", "RawModule", "ReductionKernel", "arange", "array", "ascontiguousarray", "asarray", "asnumpy",
-    "backend", "bool_", "complex64", "complex128", "dtype", "empty", "empty_like", "errors",
-    "float16", "float32", "float64", "from_dlpack", "full", "full_like", "get_default_memory_pool",
-    "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones", "ones_like", "synchronize",
-    "uint8", "uint16", "uint32", "uint64", "zeros", "zeros_like",
+    "BackendUnavailableError", "CompileError", "Device", "DriverError", "ElementwiseKernel", "EmberError",
+    "JitError", "MemoryPool", "OutOfMemoryError", "RawKernel", "RawModule", "ReductionKernel", "arange",
+    "array", "ascontiguousarray", "asarray", "asnumpy", "backend", "bool_", "complex64", "complex128",
+    "dtype", "empty", "empty_like", "errors", "float16", "float32", "float64", "from_dlpack", "full",
+    "full_like", "get_default_memory_pool", "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones",
+    "ones_like", "synchronize", "uint8", "uint16", "uint32", "uint64", "zeros", "zeros_like",
 ]

@@ -3,10 +3,21 @@
 use crate::dialect::Dialect;
 
 const CUDA: &str = r#"// ember prelude (CUDA)
-typedef struct __align__(8) { float x, y; } ember_c64;
-typedef struct __align__(16) { double x, y; } ember_c128;
+// Trivially constructible (so they may live in __shared__), convertible from a real number.
+struct __align__(8) ember_c64 { float x, y; ember_c64() = default; __device__ ember_c64(double re, double im = 0) : x((float)re), y((float)im) {} };
+struct __align__(16) ember_c128 { double x, y; ember_c128() = default; __device__ ember_c128(double re, double im = 0) : x(re), y(im) {} };
 static __device__ __forceinline__ ember_c64 ember_make_complex64(float re, float im) { ember_c64 z; z.x = re; z.y = im; return z; }
 static __device__ __forceinline__ ember_c128 ember_make_complex128(double re, double im) { ember_c128 z; z.x = re; z.y = im; return z; }
+// Complex arithmetic for snippets written against CuPy's thrust::complex.
+#define EMBER_COMPLEX_OPS(C, R) \
+static __device__ __forceinline__ C operator+(C a, C b) { C z; z.x = a.x + b.x; z.y = a.y + b.y; return z; } \
+static __device__ __forceinline__ C operator-(C a, C b) { C z; z.x = a.x - b.x; z.y = a.y - b.y; return z; } \
+static __device__ __forceinline__ C operator*(C a, C b) { C z; z.x = a.x * b.x - a.y * b.y; z.y = a.x * b.y + a.y * b.x; return z; } \
+static __device__ __forceinline__ C operator/(C a, C b) { R d = b.x * b.x + b.y * b.y; C z; z.x = (a.x * b.x + a.y * b.y) / d; z.y = (a.y * b.x - a.x * b.y) / d; return z; } \
+static __device__ __forceinline__ C operator*(C a, R s) { C z; z.x = a.x * s; z.y = a.y * s; return z; } \
+static __device__ __forceinline__ bool operator==(C a, C b) { return a.x == b.x && a.y == b.y; }
+EMBER_COMPLEX_OPS(ember_c64, float)
+EMBER_COMPLEX_OPS(ember_c128, double)
 static __device__ __forceinline__ float ember_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 static __device__ __forceinline__ unsigned short ember_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 "#;

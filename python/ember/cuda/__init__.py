@@ -16,6 +16,6 @@ from .._runtime import (
 )
 
 __all__ = [
-    "Device", "Event", "MemoryPointer", "MemoryPool", "UnownedMemory", "Stream", "get_current_stream", "get_default_memory_pool",
-    "get_elapsed_time",
+    "Device", "Event", "MemoryPointer", "MemoryPool", "Stream", "UnownedMemory", "get_current_stream",
+    "get_default_memory_pool", "get_elapsed_time",
 ]

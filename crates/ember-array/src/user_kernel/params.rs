@@ -72,9 +72,11 @@ pub fn parse_params(text: &str, what: &str) -> Result<Vec<ParamSpec>> {
                 match *modifier {
                     "raw" => raw = true,
                     "_non_const" => {}
-                    other => return Err(Error::Value(format!(
+                    other => {
+                        return Err(Error::Value(format!(
                         "Unknown keyword \"{other}\" in {what} (only `raw` may come before a type)"
-                    ))),
+                    )))
+                    }
                 }
             }
             if !is_identifier(name) {

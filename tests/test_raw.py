@@ -112,7 +112,7 @@ def test_launch_errors_before_anything_runs():
         k((1,), (2048,), (a, a, a, np.int32(4)))
     with pytest.raises(ValueError, match="every dimension must be at least 1"):
         k((0,), (4,), (a, a, a, np.int32(4)))
-    with pytest.raises(ValueError, match="module has no kernel named 'nope'"):
+    with pytest.raises(ValueError, match="module has no kernel named \"nope\""):
         cp.RawModule(code=MODULE).get_function("nope")
 
 

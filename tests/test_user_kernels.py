@@ -91,7 +91,7 @@ def test_zero_size_returns_without_launching():
 
 def test_preamble_functions_are_available(rng):
     k = cp.ElementwiseKernel("T x", "T y", "y = square(x) + 1", "sq1",
-                             preamble="static inline float square(float v) { return v * v; }")
+                             preamble="__device__ float square(float v) { return v * v; }")
     x = rng.standard_normal(40).astype(np.float32)
     np.testing.assert_allclose(k(cp.asarray(x)).get(), x * x + 1, rtol=1e-6)
 

@@ -20,7 +20,7 @@ _ember.add_python_dirs(
     [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
 )
 
-from . import _dtypes, errors  # noqa: E402
+from . import _dtypes, cuda, errors  # noqa: E402
 from ._creation import (  # noqa: E402
     arange,
     array,
@@ -58,6 +58,15 @@ from .errors import (  # noqa: E402
 )
 
 __version__ = _ember.__version__
+
+
+def __getattr__(name):
+    # ember.cl is imported on first use: most programs never need OpenCL's API.
+    if name == "cl":
+        import importlib
+
+        return importlib.import_module(".cl", __name__)
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 # The launch path recognises these types by identity, without Python-level checks.
 _ember.register_types(

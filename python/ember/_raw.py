@@ -8,27 +8,18 @@ CUDA C needs the CUDA backend; elsewhere the first compile raises
 from __future__ import annotations
 
 from . import _ember
-from ._runtime import _local, backend
-from .errors import BackendUnavailableError
-
-_CUDA_ONLY = (
-    "{what} is CUDA C, which needs the CUDA backend, but ember is running on {backend} "
-    "(no CUDA device here). Write the kernel as an ember.ElementwiseKernel (runs on every backend), "
-    "in OpenCL C with ember.cl.Program, or in Python with @ember.cuda.jit."
-)
+from ._runtime import _local
 
 
 def require_cuda(what: str) -> None:
     """Raises BackendUnavailableError unless the selected backend runs CUDA C."""
-    name = backend()
-    if name != "cuda":
-        raise BackendUnavailableError(_CUDA_ONLY.format(what=what, backend=name), backend="cuda")
+    _ember.require_cuda(_local.device, what)
 
 
 def build(source: str, label: str, options, name_expressions=(), device=None):
     """Compiles CUDA C through the cache for the current (or given) device."""
-    require_cuda(label)
     dev = _local.device if device is None else device
+    _ember.require_cuda(dev, label)
     return _ember.build_module(dev, source, label, [str(o) for o in options], [str(e) for e in name_expressions])
 
 
@@ -39,29 +30,14 @@ _ATTRIBUTES = (
 )
 
 
-class _Launchable:
-    """What RawKernel and a RawModule's functions share: per-device kernels, the launch and
-    the attributes."""
+class _Attributes:
+    """CuPy's kernel attributes, read from the compiled kernel (compiling it on first use)."""
 
-    __slots__ = ("name", "_kernels")
-
-    def _load(self, device: int):
-        raise NotImplementedError  # each subclass says where its kernel comes from
-
-    def _native(self):
-        dev = _local.device
-        k = self._kernels.get(dev)
-        if k is None:
-            k = self._kernels[dev] = self._load(dev)
-        return k
-
-    def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False):
-        k = self._kernels.get(_local.device) or self._native()
-        k.launch(grid, block, args, shared_mem, None if stream is None else stream.ptr)
+    __slots__ = ()
 
     @property
     def kernel(self):
-        """The compiled kernel (compiles on first use)."""
+        """The compiled kernel on the current device (compiles on first use)."""
         return self._native()
 
     @property
@@ -118,16 +94,15 @@ class _Launchable:
         self._native().set_attribute("preferred_shared_memory_carveout", int(value))
 
 
-class RawKernel(_Launchable):
-    """A CUDA C kernel from source: ``RawKernel(code, name, options=())``.
+class RawKernel(_ember.RawKernel, _Attributes):
+    """A CUDA C kernel from source: ``RawKernel(code, name, options=())``; launch as
+    ``k(grid, block, args, shared_mem=0, stream=None)`` (the launch runs in native code).
 
     Arguments are converted as CuPy converts them: ember arrays become pointers, NumPy
     scalars keep their type, Python ``bool``/``int``/``float``/``complex`` become
     ``bool``/``int64``/``float64``/``complex128``. Where the driver tells the kernel's
     parameter sizes (CUDA 12.4+), a wrong count or size raises ``TypeError`` before launch.
     """
-
-    __slots__ = ("code", "options", "backend", "translate_cucomplex", "enable_cooperative_groups", "jitify")
 
     def __init__(self, code, name, options=(), backend="nvrtc", translate_cucomplex=False,
                  enable_cooperative_groups=False, jitify=False):
@@ -138,29 +113,37 @@ class RawKernel(_Launchable):
         self.code, self.name, self.options = code, name, tuple(options)
         self.backend, self.translate_cucomplex = backend, translate_cucomplex
         self.enable_cooperative_groups, self.jitify = enable_cooperative_groups, jitify
-        self._kernels = {}
+        self._set_source(code, name, [str(o) for o in self.options])
 
-    def _load(self, device: int):
-        return build(self.code, self.name, self.options, device=device).function(self.name)
+    def _native(self):
+        return self._kernel()
 
     def compile(self, log_stream=None):
         """Compiles now rather than at the first launch."""
-        self._native()
+        self._kernel()
 
     def __repr__(self):
         return f"<ember.RawKernel {self.name}>"
 
 
-class _ModuleFunction(_Launchable):
+class _ModuleFunction(_Attributes):
     """A kernel of a :class:`RawModule` (CuPy's ``Function``)."""
 
-    __slots__ = ("module",)
+    __slots__ = ("module", "name", "_kernels")
 
     def __init__(self, module: RawModule, name: str):
         self.module, self.name, self._kernels = module, name, {}
 
-    def _load(self, device: int):
-        return self.module._native(device).function(self.name)
+    def _native(self):
+        dev = _local.device
+        k = self._kernels.get(dev)
+        if k is None:
+            k = self._kernels[dev] = self.module._native(dev).function(self.name)
+        return k
+
+    def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False):
+        k = self._kernels.get(_local.device) or self._native()
+        k.launch(grid, block, args, shared_mem, None if stream is None else stream.ptr)
 
     def __repr__(self):
         return f"<ember.RawModule function {self.name}>"

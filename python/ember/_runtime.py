@@ -27,6 +27,12 @@ def current_device_id() -> int:
     return _local.device
 
 
+def _set_device(ordinal: int) -> None:
+    # Native launches read the current device from Rust's copy.
+    _local.device = ordinal
+    _ember.set_current_device(ordinal)
+
+
 def backend() -> str:
     """The backend in use: ``"cuda"`` or ``"opencl"`` (starts it)."""
     return _ember.backend_name()
@@ -66,15 +72,15 @@ class Device:
 
     def __enter__(self):
         self._saved.append(current_device_id())
-        _local.device = self.id
+        _set_device(self.id)
         return self
 
     def __exit__(self, *exc):
-        _local.device = self._saved.pop()
+        _set_device(self._saved.pop())
 
     def use(self):
         """Makes this device current on this thread."""
-        _local.device = self.id
+        _set_device(self.id)
 
     def synchronize(self):
         """Waits for all work on this device."""

@@ -69,10 +69,11 @@ class OutOfMemoryError(EmberError, MemoryError):
 
 def _failing_lines(log: str) -> list[int]:
     """Line numbers the compiler log blames on its error lines (NVRTC: ``k.cu(12): error``;
-    clang-based OpenCL: ``error: file.cl:12:5: ...``)."""
+    clang-based OpenCL: ``file.cl:12:5: error``; NVIDIA's OpenCL: ``<kernel>:12:5: error``)."""
     import re
 
-    position = re.compile(r"\.(?:cl|cu)(?::(\d+):|\((\d+)\))")
+    # file.cl:12:5 (clang, PoCL), k.cu(12) (NVRTC), <kernel>:12:5 (NVIDIA's OpenCL)
+    position = re.compile(r"(?:\.(?:cl|cu)|<\w+>)(?::(\d+):|\((\d+)\))")
     found = []
     for line in log.splitlines():
         if "error" in line:

@@ -24,6 +24,10 @@ static __device__ __forceinline__ unsigned short ember_f2h(float f) { unsigned s
 
 const OPENCL: &str = r#"// ember prelude (OpenCL)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+// CUDA's function qualifiers mean nothing here: preambles written for CUDA compile as they are.
+#define __device__
+#define __host__
+#define __forceinline__ inline
 typedef float2 ember_c64;
 typedef double2 ember_c128;
 static inline ember_c64 ember_make_complex64(float re, float im) { return (float2)(re, im); }

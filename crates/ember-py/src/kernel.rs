@@ -221,6 +221,158 @@ fn dims3(value: &Bound<'_, PyAny>, what: &str) -> PyResult<[u32; 3]> {
     Ok(out)
 }
 
+/// Source, name and options of a `RawKernel`, set once by its Python `__init__`.
+struct RawSource {
+    code: String,
+    name: String,
+    options: Vec<String>,
+}
+
+/// CuPy's `RawKernel`, with the launch in native code: compiled per device on first use,
+/// called as `k(grid, block, args, shared_mem=0, stream=None)`.
+#[pyclass(name = "RawKernel", module = "ember._ember", subclass, frozen)]
+pub struct NativeRawKernel {
+    source: OnceLock<RawSource>,
+    /// (device ordinal, kernel) pairs compiled so far.
+    kernels: std::sync::Mutex<Vec<(usize, Arc<Function>)>>,
+}
+
+impl NativeRawKernel {
+    fn function(&self, py: Python<'_>) -> PyResult<Arc<Function>> {
+        let ordinal = ember_runtime::current_device();
+        {
+            let kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, f)) = kernels.iter().find(|(d, _)| *d == ordinal) {
+                return Ok(f.clone());
+            }
+        }
+        let src = self
+            .source
+            .get()
+            .ok_or_else(|| PyValueError::new_err("RawKernel was not initialised"))?;
+        let dev = device(ordinal)?;
+        require_cuda(dev, "a RawKernel")?;
+        let f = py
+            .detach(|| {
+                dev.module(&src.code, &src.name, &src.options)
+                    .and_then(|m| m.function(&src.name))
+            })
+            .py()?;
+        let f = Arc::new(f);
+        self.kernels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((ordinal, f.clone()));
+        Ok(f)
+    }
+}
+
+/// CUDA C needs the CUDA backend: elsewhere, say what to use instead.
+fn require_cuda(dev: &Device, what: &str) -> PyResult<()> {
+    if dev.kind() == ember_runtime::BackendKind::Cuda {
+        return Ok(());
+    }
+    Err(Error::BackendUnavailable {
+        backend: "cuda".into(),
+        reason: format!(
+            "{what} is CUDA C, which needs the CUDA backend, but ember is running on {} (no CUDA device here). Write the kernel as an ember.ElementwiseKernel (runs on every backend), in OpenCL C with ember.cl.Program, or in Python with @ember.cuda.jit",
+            dev.kind().name()
+        ),
+    })
+    .py()
+}
+
+#[pymethods]
+impl NativeRawKernel {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Self {
+        NativeRawKernel {
+            source: OnceLock::new(),
+            kernels: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Sets the source once (called by the Python `__init__`).
+    fn _set_source(&self, code: String, name: String, options: Vec<String>) -> PyResult<()> {
+        self.source
+            .set(RawSource {
+                code,
+                name,
+                options,
+            })
+            .map_err(|_| PyValueError::new_err("a RawKernel's source is set once"))
+    }
+
+    /// The compiled kernel on the current device (compiles on first use).
+    fn _kernel(&self, py: Python<'_>) -> PyResult<NativeKernel> {
+        let f = self.function(py)?;
+        Ok(NativeKernel {
+            function: (*f).clone(),
+            front: Front::CuPy,
+        })
+    }
+
+    #[pyo3(signature = (grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=false))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        grid: &Bound<'_, PyAny>,
+        block: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyAny>,
+        shared_mem: u32,
+        stream: Option<&Bound<'_, PyAny>>,
+        enable_cooperative_groups: bool,
+    ) -> PyResult<()> {
+        let _ = enable_cooperative_groups;
+        let f = self.function(py)?;
+        let grid = dims3(grid, "grid")?;
+        let block = dims3(block, "block")?;
+        let values = args_of(args, f.name(), Front::CuPy)?;
+        let kargs = kernel_args(&f, &values).py()?;
+        let dev = f.device();
+        let stream = match stream {
+            Some(s) if !s.is_none() => s.getattr(pyo3::intern!(py, "ptr"))?.extract()?,
+            _ => ember_runtime::current_stream(dev),
+        };
+        dev.launch(&f, grid, block, shared_mem, stream, &kargs).py()
+    }
+}
+
+/// Raises BackendUnavailableError unless device `ordinal` runs CUDA C.
+#[pyfunction]
+#[pyo3(name = "require_cuda")]
+fn require_cuda_py(ordinal: usize, what: &str) -> PyResult<()> {
+    require_cuda(device(ordinal)?, what)
+}
+
+/// Makes device `ordinal` this thread's device for native launches.
+#[pyfunction]
+fn set_current_device(ordinal: usize) {
+    ember_runtime::set_current_device(ordinal)
+}
+
+fn args_of(args: &Bound<'_, PyAny>, name: &str, front: Front) -> PyResult<Vec<LaunchArg>> {
+    if let Ok(t) = args.cast::<PyTuple>() {
+        return t
+            .iter()
+            .enumerate()
+            .map(|(i, a)| launch_arg(&a, i, name, front))
+            .collect();
+    }
+    if let Ok(l) = args.cast::<PyList>() {
+        return l
+            .iter()
+            .enumerate()
+            .map(|(i, a)| launch_arg(&a, i, name, front))
+            .collect();
+    }
+    Err(PyTypeError::new_err(format!(
+        "the arguments of kernel {name} must be a tuple or list, got {}",
+        args.get_type().name()?
+    )))
+}
+
 /// A compiled module (CUDA C, OpenCL C).
 #[pyclass(name = "Module", module = "ember._ember", frozen)]
 pub struct NativeModule(Arc<Module>);
@@ -283,25 +435,7 @@ pub struct NativeKernel {
 
 impl NativeKernel {
     fn args(&self, args: &Bound<'_, PyAny>) -> PyResult<Vec<LaunchArg>> {
-        let name = self.function.name();
-        if let Ok(t) = args.cast::<PyTuple>() {
-            return t
-                .iter()
-                .enumerate()
-                .map(|(i, a)| launch_arg(&a, i, name, self.front))
-                .collect();
-        }
-        if let Ok(l) = args.cast::<PyList>() {
-            return l
-                .iter()
-                .enumerate()
-                .map(|(i, a)| launch_arg(&a, i, name, self.front))
-                .collect();
-        }
-        Err(PyTypeError::new_err(format!(
-            "the arguments of kernel {name} must be a tuple or list, got {}",
-            args.get_type().name()?
-        )))
+        args_of(args, self.function.name(), self.front)
     }
 
     fn stream(&self, stream: Option<u64>) -> u64 {
@@ -508,6 +642,9 @@ impl Drop for PinnedMemory {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeModule>()?;
+    m.add_class::<NativeRawKernel>()?;
+    m.add_function(wrap_pyfunction!(set_current_device, m)?)?;
+    m.add_function(wrap_pyfunction!(require_cuda_py, m)?)?;
     m.add_class::<NativeKernel>()?;
     m.add_class::<DevicePointer>()?;
     m.add_class::<PinnedMemory>()?;

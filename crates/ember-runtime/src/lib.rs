@@ -22,4 +22,7 @@ pub use buffer::Buffer;
 pub use cache::{CacheStats, DiskCache};
 pub use device::{device, device_count, devices, opencl_devices, Device, Function, Module};
 pub use pool::{MemoryPool, RawAllocator};
-pub use stream::{current_stream, pop_current_stream, push_current_stream, Event, Stream};
+pub use stream::{
+    current_device, current_stream, pop_current_stream, push_current_stream, set_current_device,
+    Event, Stream,
+};

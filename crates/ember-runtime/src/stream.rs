@@ -130,6 +130,21 @@ impl Drop for Event {
 }
 
 thread_local! {
+    /// The device this thread works on (`with ember.Device(i):` in Python).
+    static CURRENT_DEVICE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The ordinal of the device this thread works on.
+pub fn current_device() -> usize {
+    CURRENT_DEVICE.with(std::cell::Cell::get)
+}
+
+/// Makes device `ordinal` this thread's device.
+pub fn set_current_device(ordinal: usize) {
+    CURRENT_DEVICE.with(|c| c.set(ordinal))
+}
+
+thread_local! {
     /// The stream work goes to on this thread, per device (`with stream:` in Python).
     static CURRENT: std::cell::RefCell<Vec<(usize, Handle)>> = const { std::cell::RefCell::new(Vec::new()) };
 }

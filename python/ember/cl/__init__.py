@@ -1,0 +1,69 @@
+"""``ember.cl``: PyOpenCL's API on ember, so ``import pyopencl as cl`` becomes
+``from ember import cl``.
+
+Platforms and devices are ember's OpenCL devices; buffers are ember arrays of bytes (they
+convert to and from ``ember.ndarray`` without copies: ``Buffer.as_array``,
+``Buffer.from_array``); programs build through ember's kernel cache; queues are ember streams.
+``ember.cl.array`` has a minimal ``pyopencl.array``.
+
+Where ember.cl differs from PyOpenCL:
+
+- Only the devices ember opened are listed; ``Platform.vendor`` is known for common platforms
+  and is the platform's name otherwise. Devices have no ``local_mem_size``, ``vendor``,
+  ``version``, ``extensions`` or ``int_ptr``; buffers have no ``int_ptr``.
+- A context's buffers live on its first device. Sub-buffers (``buf[a:b]``) work in copies and
+  fills but cannot be kernel arguments.
+- Programs build from source only; ``kernel_names`` lists the ``__kernel`` functions found in
+  the source (kernels made by macros are reachable by name but not listed). ``prg.<name>``
+  returns the same ``Kernel`` each time. pyopencl's own headers and ``PYOPENCL_BUILD_OPTIONS``
+  are not available.
+- Host transfers complete before ``enqueue_copy`` returns. ``Event.profile`` gives device
+  durations (``end - start``) but host-clock start times.
+- Errors are PyOpenCL's classes; those raised for a specific failure also derive from the
+  fitting builtin or ember class (``ProgramBuildError`` is an ``ember.CompileError``,
+  ``KernelArgumentError`` a ``TypeError``), and messages say what to change.
+"""
+
+from __future__ import annotations
+
+from . import array
+from ._constants import (
+    command_execution_status,
+    command_queue_properties,
+    context_info,
+    context_properties,
+    device_info,
+    device_type,
+    kernel_info,
+    kernel_work_group_info,
+    mem_flags,
+    mem_info,
+    platform_info,
+    program_info,
+    status_code,
+)
+from ._errors import (
+    AllocationError,
+    Error,
+    InvalidValueError,
+    KernelArgumentError,
+    KernelNameError,
+    LogicError,
+    MemoryError,
+    ProgramBuildError,
+    RuntimeError,
+)
+from ._memory import Buffer, LocalMemory, enqueue_copy, enqueue_fill, enqueue_fill_buffer
+from ._platform import Context, Device, Platform, choose_devices, create_some_context, get_platforms
+from ._program import Kernel, Program, enqueue_nd_range_kernel
+from ._queue import CommandQueue, Event, enqueue_barrier, enqueue_marker, wait_for_events
+
+__all__ = [
+    "AllocationError", "Buffer", "CommandQueue", "Context", "Device", "Error", "Event", "InvalidValueError", "Kernel",
+    "KernelArgumentError", "KernelNameError", "LocalMemory", "LogicError", "MemoryError", "Platform", "Program",
+    "ProgramBuildError", "RuntimeError", "array", "choose_devices", "command_execution_status",
+    "command_queue_properties", "context_info", "context_properties", "create_some_context", "device_info",
+    "device_type", "enqueue_barrier", "enqueue_copy", "enqueue_fill", "enqueue_fill_buffer", "enqueue_marker",
+    "enqueue_nd_range_kernel", "get_platforms", "kernel_info", "kernel_work_group_info", "mem_flags", "mem_info",
+    "platform_info", "program_info", "status_code", "wait_for_events",
+]

@@ -1,0 +1,142 @@
+"""PyOpenCL's constant classes, with OpenCL's values (the one table of them in ember.cl)."""
+
+from __future__ import annotations
+
+
+class _Constants:
+    """A namespace of int constants; ``to_string(value)`` names one as PyOpenCL does."""
+
+    @classmethod
+    def to_string(cls, value, default_format=None) -> str:
+        for name in dir(cls):
+            if name.isupper() and getattr(cls, name) == value:
+                return name
+        if default_format is not None:
+            return default_format % value
+        raise ValueError(f"{cls.__name__} has no constant with value {value}")
+
+
+class device_type(_Constants):
+    DEFAULT = 1 << 0
+    CPU = 1 << 1
+    GPU = 1 << 2
+    ACCELERATOR = 1 << 3
+    CUSTOM = 1 << 4
+    ALL = 0xFFFFFFFF
+
+
+class mem_flags(_Constants):
+    READ_WRITE = 1 << 0
+    WRITE_ONLY = 1 << 1
+    READ_ONLY = 1 << 2
+    USE_HOST_PTR = 1 << 3
+    ALLOC_HOST_PTR = 1 << 4
+    COPY_HOST_PTR = 1 << 5
+    HOST_WRITE_ONLY = 1 << 7
+    HOST_READ_ONLY = 1 << 8
+    HOST_NO_ACCESS = 1 << 9
+    KERNEL_READ_AND_WRITE = 1 << 12
+
+
+class command_queue_properties(_Constants):
+    OUT_OF_ORDER_EXEC_MODE_ENABLE = 1 << 0
+    PROFILING_ENABLE = 1 << 1
+    ON_DEVICE = 1 << 2
+    ON_DEVICE_DEFAULT = 1 << 3
+
+
+class command_execution_status(_Constants):
+    COMPLETE = 0
+    RUNNING = 1
+    SUBMITTED = 2
+    QUEUED = 3
+
+
+class context_properties(_Constants):
+    PLATFORM = 0x1084
+
+
+class platform_info(_Constants):
+    PROFILE = 0x0900
+    VERSION = 0x0901
+    NAME = 0x0902
+    VENDOR = 0x0903
+    EXTENSIONS = 0x0904
+
+
+class device_info(_Constants):
+    TYPE = 0x1000
+    MAX_COMPUTE_UNITS = 0x1002
+    MAX_WORK_ITEM_DIMENSIONS = 0x1003
+    MAX_WORK_GROUP_SIZE = 0x1004
+    MAX_WORK_ITEM_SIZES = 0x1005
+    MAX_MEM_ALLOC_SIZE = 0x1010
+    GLOBAL_MEM_SIZE = 0x101F
+    NAME = 0x102B
+    DRIVER_VERSION = 0x102D
+    PLATFORM = 0x1031
+    HOST_UNIFIED_MEMORY = 0x1035
+
+
+class context_info(_Constants):
+    DEVICES = 0x1081
+    PROPERTIES = 0x1082
+    NUM_DEVICES = 0x1083
+
+
+class mem_info(_Constants):
+    FLAGS = 0x1101
+    SIZE = 0x1102
+    HOST_PTR = 0x1103
+    CONTEXT = 0x1106
+    OFFSET = 0x1108
+
+
+class kernel_info(_Constants):
+    FUNCTION_NAME = 0x1190
+    NUM_ARGS = 0x1191
+    CONTEXT = 0x1193
+    PROGRAM = 0x1194
+
+
+class kernel_work_group_info(_Constants):
+    WORK_GROUP_SIZE = 0x11B0
+    LOCAL_MEM_SIZE = 0x11B2
+    PRIVATE_MEM_SIZE = 0x11B4
+
+
+class program_info(_Constants):
+    CONTEXT = 0x1161
+    NUM_DEVICES = 0x1162
+    DEVICES = 0x1163
+    SOURCE = 0x1164
+    NUM_KERNELS = 0x1167
+    KERNEL_NAMES = 0x1168
+
+
+class status_code(_Constants):
+    """The OpenCL status codes ember.cl raises with (``Error.code``)."""
+
+    SUCCESS = 0
+    DEVICE_NOT_FOUND = -1
+    MEM_OBJECT_ALLOCATION_FAILURE = -4
+    OUT_OF_RESOURCES = -5
+    PROFILING_INFO_NOT_AVAILABLE = -7
+    MEM_COPY_OVERLAP = -8
+    BUILD_PROGRAM_FAILURE = -11
+    INVALID_VALUE = -30
+    INVALID_DEVICE_TYPE = -31
+    INVALID_PLATFORM = -32
+    INVALID_DEVICE = -33
+    INVALID_CONTEXT = -34
+    INVALID_HOST_PTR = -37
+    INVALID_PROGRAM_EXECUTABLE = -45
+    INVALID_KERNEL_NAME = -46
+    INVALID_ARG_INDEX = -49
+    INVALID_KERNEL_ARGS = -52
+    INVALID_WORK_DIMENSION = -53
+    INVALID_WORK_GROUP_SIZE = -54
+    INVALID_GLOBAL_OFFSET = -56
+    INVALID_BUFFER_SIZE = -61
+    INVALID_GLOBAL_WORK_SIZE = -63
+    PLATFORM_NOT_FOUND_KHR = -1001

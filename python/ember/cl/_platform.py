@@ -1,0 +1,266 @@
+"""Platforms, devices and contexts: ember's OpenCL devices as PyOpenCL presents them.
+
+ember opens each OpenCL device once (with its own native context and queues) and knows it by an
+ember device ordinal. ``get_platforms()`` groups those devices by the OpenCL platform they belong
+to, using the platform list that ``ember info`` prints; platforms without a device ember opened
+are not listed. A ``Context`` is a set of these devices: buffers live on its first device.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .. import _ember
+from ._constants import context_info, context_properties, device_info, device_type, platform_info, status_code
+from ._errors import Error, LogicError, RuntimeError, invalid
+
+# The vendor string of well-known platforms (the native layer reports the platform's name and
+# version, not its vendor); other platforms report their name as vendor.
+_VENDORS = {
+    "Portable Computing Language": "The pocl project",
+    "NVIDIA CUDA": "NVIDIA Corporation",
+    "AMD Accelerated Parallel Processing": "Advanced Micro Devices, Inc.",
+    "Intel(R) OpenCL": "Intel(R) Corporation",
+    "Intel(R) OpenCL Graphics": "Intel(R) Corporation",
+    "Intel(R) OpenCL HD Graphics": "Intel(R) Corporation",
+    "Intel(R) FPGA SDK for OpenCL(TM)": "Intel(R) Corporation",
+    "Apple": "Apple",
+    "rusticl": "Mesa/X.org",
+    "Clover": "Mesa",
+}
+
+
+class Platform:
+    """An OpenCL platform (driver): ``name``, ``vendor``, ``version`` and its devices."""
+
+    def __init__(self, name: str, version: str):
+        self.name = name
+        self.version = version
+        self.vendor = _VENDORS.get(name, name)
+        self.profile = "FULL_PROFILE"
+        self._devices: list[Device] = []
+
+    def get_devices(self, device_type=device_type.ALL) -> list[Device]:
+        """This platform's devices of ``device_type`` (a ``device_type`` bit mask)."""
+        found = [d for d in self._devices if d.type & device_type]
+        if not found:
+            raise invalid("clGetDeviceIDs", status_code.DEVICE_NOT_FOUND,
+                          f"no {_type_name(device_type)} devices on {self.name!r}", cls=RuntimeError)
+        return found
+
+    def get_info(self, param):
+        names = {platform_info.NAME: "name", platform_info.VENDOR: "vendor", platform_info.VERSION: "version",
+                 platform_info.PROFILE: "profile"}
+        return _info(self, names, param, "clGetPlatformInfo")
+
+    def __repr__(self):
+        return f"<ember.cl.Platform {self.name!r}>"
+
+
+class Device:
+    """An OpenCL device that ember opened. ``ordinal`` is its ember device number
+    (``ember.Device(d.ordinal)`` allocates ember arrays there)."""
+
+    def __init__(self, ordinal: int, platform: Platform):
+        info = _ember.device_info(ordinal)
+        self.ordinal = ordinal
+        self.platform = platform
+        self.name = info["name"]
+        self.type = device_type.CPU if info["is_cpu"] else device_type.GPU
+        self.max_work_group_size = info["max_threads_per_block"]
+        self.max_work_item_sizes = list(info["max_block_dims"])
+        self.max_work_item_dimensions = len(self.max_work_item_sizes)
+        self.max_compute_units = info["multiprocessors"]
+        self.global_mem_size = info["total_memory"]
+        self.max_mem_alloc_size = info["max_allocation"]
+        self.host_unified_memory = bool(info["host_unified"])
+        prefix = f"{platform.name} "
+        driver = info["driver_version"]
+        self.driver_version = driver[len(prefix):] if driver.startswith(prefix) else driver
+
+    @property
+    def ember_device(self):
+        """This device as an ``ember.Device`` (a context manager for allocating ember arrays)."""
+        from .._runtime import Device as EmberDevice
+
+        return EmberDevice(self.ordinal)
+
+    def get_info(self, param):
+        names = {device_info.NAME: "name", device_info.TYPE: "type", device_info.PLATFORM: "platform",
+                 device_info.MAX_WORK_GROUP_SIZE: "max_work_group_size",
+                 device_info.MAX_WORK_ITEM_SIZES: "max_work_item_sizes",
+                 device_info.MAX_WORK_ITEM_DIMENSIONS: "max_work_item_dimensions",
+                 device_info.MAX_COMPUTE_UNITS: "max_compute_units", device_info.GLOBAL_MEM_SIZE: "global_mem_size",
+                 device_info.MAX_MEM_ALLOC_SIZE: "max_mem_alloc_size", device_info.DRIVER_VERSION: "driver_version",
+                 device_info.HOST_UNIFIED_MEMORY: "host_unified_memory"}
+        return _info(self, names, param, "clGetDeviceInfo")
+
+    def __repr__(self):
+        return f"<ember.cl.Device {self.name!r} on {self.platform.name!r} (ember device {self.ordinal})>"
+
+
+def _info(obj, names: dict, param, routine: str):
+    try:
+        return getattr(obj, names[param])
+    except KeyError:
+        raise invalid(routine, status_code.INVALID_VALUE,
+                      f"info parameter {param!r} is not available in ember.cl; "
+                      f"available: {', '.join(sorted(names.values()))}") from None
+
+
+def _type_name(mask: int) -> str:
+    return device_type.to_string(mask, "type-%#x")
+
+
+_platforms: list[Platform] | None = None
+
+
+def get_platforms() -> list[Platform]:
+    """The OpenCL platforms that have a device ember opened, in ember's device order."""
+    global _platforms
+    if _platforms is None:
+        _platforms = _discover()
+    if not _platforms:
+        raise Error("no platforms found", routine="clGetPlatformIDs", code=status_code.PLATFORM_NOT_FOUND_KHR)
+    return list(_platforms)
+
+
+def _discover() -> list[Platform]:
+    ordinals = _ember.opencl_device_ids()
+    report = _ember.info_report().get("opencl", (False, []))
+    known = report[1] if report[0] else []
+    platforms: dict[tuple[str, str], Platform] = {}
+    for ordinal in ordinals:
+        compiler = _ember.device_info(ordinal)["compiler"]
+        # The native device reports "<platform name> <platform version> <driver version>".
+        key = next(((n, v) for n, v, _ in known if compiler.startswith(f"{n} {v}")), ("OpenCL", compiler))
+        platform = platforms.get(key)
+        if platform is None:
+            platform = platforms[key] = Platform(*key)
+        platform._devices.append(Device(ordinal, platform))
+    return list(platforms.values())
+
+
+def _all_devices() -> list[Device]:
+    return [d for p in get_platforms() for d in p._devices]
+
+
+class Context:
+    """A set of devices that buffers and programs belong to.
+
+    ``Context(devices)``, ``Context(dev_type=device_type.ALL)``, or ``Context()`` for the
+    default (first) device. ``properties`` may name the platform:
+    ``[(context_properties.PLATFORM, platform)]``. Buffers are allocated on ``devices[0]``; a
+    kernel on another device of the same context cannot use them (ember gives each device its
+    own native context).
+    """
+
+    def __init__(self, devices=None, properties=None, dev_type=None, cache_dir=None):
+        platform = None
+        for key, value in properties or ():
+            if key != context_properties.PLATFORM or not isinstance(value, Platform):
+                raise invalid("Context", status_code.INVALID_VALUE,
+                              f"unsupported context property ({key!r}, {value!r}); only "
+                              f"(context_properties.PLATFORM, platform) is supported", cls=LogicError)
+            platform = value
+        if devices is not None:
+            if dev_type is not None:
+                raise invalid("Context", status_code.INVALID_VALUE, "give devices or dev_type, not both")
+            devices = list(devices)
+            if not devices or not all(isinstance(d, Device) for d in devices):
+                raise invalid("Context", status_code.INVALID_DEVICE,
+                              f"devices must be a non-empty list of ember.cl.Device, got {devices!r}", cls=LogicError)
+        else:
+            platform = platform or get_platforms()[0]
+            if dev_type is None or dev_type == device_type.DEFAULT:
+                devices = platform.get_devices()[:1]
+            else:
+                devices = platform.get_devices(dev_type)
+        self.devices = devices
+        self.properties = list(properties or ())
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.devices)
+
+    def get_info(self, param):
+        names = {context_info.DEVICES: "devices", context_info.NUM_DEVICES: "num_devices",
+                 context_info.PROPERTIES: "properties"}
+        return _info(self, names, param, "clGetContextInfo")
+
+    def __repr__(self):
+        return f"<ember.cl.Context on {', '.join(d.name for d in self.devices)}>"
+
+
+_device_contexts: dict[int, Context] = {}
+
+
+def context_of(ordinal: int) -> Context:
+    """The context ember.cl uses for objects made from ember arrays on device ``ordinal``."""
+    ctx = _device_contexts.get(ordinal)
+    if ctx is None:
+        device = next((d for d in _all_devices() if d.ordinal == ordinal), None)
+        if device is None:
+            raise invalid("Context", status_code.INVALID_DEVICE,
+                          f"ember device {ordinal} is not an OpenCL device", cls=LogicError)
+        ctx = _device_contexts[ordinal] = Context([device])
+    return ctx
+
+
+def _pick(choices: list, answer: str, what: str):
+    answer = answer.strip()
+    if not answer:
+        return choices[0]
+    if answer.isdigit() and int(answer) < len(choices):
+        return choices[int(answer)]
+    for c in choices:
+        if answer.lower() in c.name.lower():
+            return c
+    raise RuntimeError(f"input did not match any {what}")
+
+
+def _ask(choices: list, what: str) -> str:
+    print(f"Choose {what}:")
+    for i, c in enumerate(choices):
+        print(f"[{i}] {c!r}")
+    return input("Choice [0]:")
+
+
+def choose_devices(interactive=None, answers=None) -> list[Device]:
+    """The devices ``create_some_context`` uses: from ``answers`` (PyOpenCL's
+    ``PYOPENCL_CTX="platform:device[,device]"`` form, each an index or part of a name), by
+    asking when ``interactive`` (a terminal, by default) and there is a choice, or the first
+    device of the first platform."""
+    if interactive is None:
+        interactive = sys.stdin is not None and sys.stdin.isatty()
+    answers = list(answers or ())
+    platforms = get_platforms()
+    if answers:
+        platform = _pick(platforms, answers.pop(0), "platform")
+    elif interactive and len(platforms) > 1:
+        platform = _pick(platforms, _ask(platforms, "platform"), "platform")
+    else:
+        platform = platforms[0]
+    devices = platform.get_devices()
+    if answers:
+        chosen = [_pick(devices, a, "device") for a in answers.pop(0).split(",")]
+    elif interactive and len(devices) > 1:
+        chosen = [_pick(devices, _ask(devices, "device"), "device")]
+    else:
+        chosen = devices[:1]
+    if answers:
+        raise RuntimeError(f"not all provided choices were used by choose_devices. (left over: '{':'.join(answers)}')")
+    return chosen
+
+
+def create_some_context(interactive=None, answers=None) -> Context:
+    """A context on a device chosen as PyOpenCL chooses: ``answers``, else the environment
+    variable ``PYOPENCL_CTX`` (e.g. ``"0:0"`` or ``":"``), else asking on a terminal when there
+    is more than one choice, else the first device."""
+    if answers is None:
+        from os import environ
+
+        spec = environ.get("PYOPENCL_CTX")
+        if spec is not None:
+            answers = spec.split(":")
+    return Context(choose_devices(interactive, answers))

@@ -20,7 +20,7 @@ _ember.add_python_dirs(
     [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
 )
 
-from . import _dtypes, cuda, errors  # noqa: E402
+from . import _dtypes, cuda, errors  # noqa: E402, F401  (ember.cuda is public, as cupy.cuda)
 from ._creation import (  # noqa: E402
     arange,
     array,

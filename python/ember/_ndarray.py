@@ -167,6 +167,19 @@ class ndarray:
     def base(self):
         return None
 
+    @property
+    def gpudata(self):
+        """PyCUDA's name for the memory: a ``DeviceAllocation`` at the first element, which kernels
+        and ``drv.memcpy_*`` take and which keeps this array's memory alive."""
+        from .cuda.driver import DeviceAllocation
+
+        return DeviceAllocation._over(self)
+
+    @property
+    def ptr(self) -> int:
+        """PyCUDA's name for the address of the first element (``int(a.gpudata)``)."""
+        return self._a.address
+
     def __len__(self):
         if not self._a.shape:
             raise TypeError("len() of unsized object")

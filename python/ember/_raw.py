@@ -110,6 +110,9 @@ class RawKernel(_ember.RawKernel, _Attributes):
             raise TypeError(f"code must be a str of CUDA C, got {type(code).__name__}")
         if not isinstance(name, str) or not name:
             raise TypeError(f"name must be the kernel's name (a non-empty str), got {name!r}")
+        if enable_cooperative_groups:
+            raise ValueError("cooperative launches (grid-wide synchronisation) are not supported by ember; "
+                             "leave enable_cooperative_groups off")
         self.code, self.name, self.options = code, name, tuple(options)
         self.backend, self.translate_cucomplex = backend, translate_cucomplex
         self.enable_cooperative_groups, self.jitify = enable_cooperative_groups, jitify

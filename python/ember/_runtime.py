@@ -140,9 +140,8 @@ class Stream:
 
     @property
     def done(self) -> bool:
-        ev = Event()
-        ev.record(self)
-        return ev.done
+        """True once all work queued on the stream is done."""
+        return self._native.done
 
     def record(self, event=None):
         """Records ``event`` (a new one when omitted) at the stream's current end."""

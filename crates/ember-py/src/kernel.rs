@@ -313,7 +313,9 @@ impl NativeRawKernel {
         })
     }
 
+    /// The launch, with CuPy's signature.
     #[pyo3(signature = (grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=false))]
+    #[allow(clippy::too_many_arguments)]
     fn __call__(
         &self,
         py: Python<'_>,
@@ -324,7 +326,11 @@ impl NativeRawKernel {
         stream: Option<&Bound<'_, PyAny>>,
         enable_cooperative_groups: bool,
     ) -> PyResult<()> {
-        let _ = enable_cooperative_groups;
+        if enable_cooperative_groups {
+            return Err(PyValueError::new_err(
+                "cooperative launches (grid-wide synchronisation) are not supported by ember; launch without enable_cooperative_groups",
+            ));
+        }
         let f = self.function(py)?;
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
@@ -613,9 +619,7 @@ impl PinnedMemory {
     #[new]
     fn new(py: Python<'_>, ordinal: usize, size: usize) -> PyResult<PinnedMemory> {
         let dev = device(ordinal)?;
-        let ptr = py
-            .detach(|| dev.backend().alloc_pinned(size).map(|p| p as usize))
-            .py()?;
+        let ptr = py.detach(|| dev.backend().alloc_pinned(size)).py()?;
         Ok(PinnedMemory {
             device: dev,
             address: ptr,
@@ -634,9 +638,7 @@ impl PinnedMemory {
 
 impl Drop for PinnedMemory {
     fn drop(&mut self) {
-        self.device
-            .backend()
-            .free_pinned(self.address as *mut u8, self.size);
+        self.device.backend().free_pinned(self.address, self.size);
     }
 }
 

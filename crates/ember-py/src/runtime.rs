@@ -222,6 +222,10 @@ impl NativeStream {
     fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
         py.detach(|| self.0.synchronize()).py()
     }
+    #[getter]
+    fn done(&self) -> PyResult<bool> {
+        self.0.done().py()
+    }
     fn wait_event(&self, event: &NativeEvent) -> PyResult<()> {
         self.0.wait_event(&event.0).py()
     }

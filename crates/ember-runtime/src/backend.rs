@@ -238,16 +238,18 @@ pub trait Backend: Send + Sync {
         value: i64,
     ) -> Result<()>;
 
-    /// Page-locked host memory (CUDA); plain host memory elsewhere.
-    fn alloc_pinned(&self, bytes: usize) -> Result<*mut u8>;
-    /// Frees memory from [`Backend::alloc_pinned`].
-    fn free_pinned(&self, memory: *mut u8, bytes: usize);
+    /// Page-locked host memory (CUDA); plain host memory elsewhere. Returns its address.
+    fn alloc_pinned(&self, bytes: usize) -> Result<usize>;
+    /// Frees memory at `address` from [`Backend::alloc_pinned`] (of `bytes` bytes).
+    fn free_pinned(&self, address: usize, bytes: usize);
 
     /// The stream work goes to when none is named.
     fn default_stream(&self) -> Handle;
     fn create_stream(&self) -> Result<Handle>;
     fn destroy_stream(&self, stream: Handle);
     fn synchronize_stream(&self, stream: Handle) -> Result<()>;
+    /// True once all work queued on `stream` is done (never blocks).
+    fn query_stream(&self, stream: Handle) -> Result<bool>;
     /// Marks the current end of `stream`; returns the event (OpenCL makes a new one each time,
     /// CUDA re-records `reuse` when given).
     fn record_event(&self, stream: Handle, reuse: Option<Handle>) -> Result<Handle>;

@@ -261,7 +261,7 @@ impl Device {
             let block = [0, 1, 2].map(|i| local[i] as u32);
             self.check_launch(name, [1, 1, 1], block)?;
             for d in 0..dims {
-                if range.global[d] % local[d] != 0 {
+                if !range.global[d].is_multiple_of(local[d]) {
                     return Err(Error::Value(format!(
                         "cannot launch {name}: global size {:?} is not a multiple of local size {:?} in dimension {d}",
                         &range.global[..dims],

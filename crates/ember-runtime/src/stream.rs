@@ -47,6 +47,14 @@ impl Stream {
         self.device.synchronize_stream(self.handle)
     }
 
+    /// True once all work queued so far is done.
+    pub fn done(&self) -> Result<bool> {
+        self.device
+            .backend()
+            .query_stream(self.handle)
+            .map_err(|e| self.device.annotate(e))
+    }
+
     /// Makes later work on this stream wait for `event`.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         match event.handle() {

@@ -363,7 +363,7 @@ impl Backend for CudaDevice {
         .map_err(|e| driver_error("cuFuncSetAttribute", e))
     }
 
-    fn alloc_pinned(&self, bytes: usize) -> Result<*mut u8> {
+    fn alloc_pinned(&self, bytes: usize) -> Result<usize> {
         self.bind()?;
         let mut ptr: *mut c_void = std::ptr::null_mut();
         unsafe { sys::cuMemHostAlloc(&mut ptr, bytes.max(1), 0) }
@@ -377,13 +377,13 @@ impl Backend for CudaDevice {
                 },
                 _ => driver_error("cuMemHostAlloc", e),
             })?;
-        Ok(ptr as *mut u8)
+        Ok(ptr as usize)
     }
 
-    fn free_pinned(&self, memory: *mut u8, _bytes: usize) {
+    fn free_pinned(&self, address: usize, _bytes: usize) {
         if self.bind().is_ok() {
             unsafe {
-                let _ = sys::cuMemFreeHost(memory as *mut c_void);
+                let _ = sys::cuMemFreeHost(address as *mut c_void);
             }
         }
     }
@@ -411,6 +411,18 @@ impl Backend for CudaDevice {
         self.bind()?;
         unsafe { result::stream::synchronize(Self::stream(stream)) }
             .map_err(|e| driver_error("cuStreamSynchronize", e))
+    }
+
+    fn query_stream(&self, stream: Handle) -> Result<bool> {
+        self.bind()?;
+        match unsafe { sys::cuStreamQuery(Self::stream(stream)) } {
+            sys::CUresult::CUDA_SUCCESS => Ok(true),
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            other => Err(driver_error(
+                "cuStreamQuery",
+                cudarc::driver::result::DriverError(other),
+            )),
+        }
     }
 
     fn record_event(&self, stream: Handle, reuse: Option<Handle>) -> Result<Handle> {

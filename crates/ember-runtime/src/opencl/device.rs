@@ -547,19 +547,19 @@ impl Backend for ClDevice {
         )))
     }
 
-    fn alloc_pinned(&self, bytes: usize) -> Result<*mut u8> {
+    fn alloc_pinned(&self, bytes: usize) -> Result<usize> {
         let layout = Layout::from_size_align(bytes.max(1), 4096)
             .map_err(|_| Error::Value(format!("cannot allocate {bytes} bytes of host memory")))?;
         let ptr = unsafe { std::alloc::alloc(layout) };
         if ptr.is_null() {
             return Err(self.oom(bytes, "the host is out of memory".into()));
         }
-        Ok(ptr)
+        Ok(ptr as usize)
     }
 
-    fn free_pinned(&self, memory: *mut u8, bytes: usize) {
+    fn free_pinned(&self, address: usize, bytes: usize) {
         if let Ok(layout) = Layout::from_size_align(bytes.max(1), 4096) {
-            unsafe { std::alloc::dealloc(memory, layout) }
+            unsafe { std::alloc::dealloc(address as *mut u8, layout) }
         }
     }
 
@@ -603,6 +603,22 @@ impl Backend for ClDevice {
 
     fn synchronize_event(&self, event: Handle) -> Result<()> {
         ev::wait_for_events(&[p(event)]).map_err(|c| cl_error("clWaitForEvents", c))
+    }
+
+    fn query_stream(&self, stream: Handle) -> Result<bool> {
+        // OpenCL cannot ask a queue: mark its end, submit, and ask the marker. An idle queue
+        // completes a marker within microseconds but not at once, so allow it a moment.
+        let marker = self.record_event(stream, None)?;
+        let _ = cq::flush(p(stream));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(2);
+        let done = loop {
+            match self.query_event(marker) {
+                Ok(false) if std::time::Instant::now() < deadline => std::thread::yield_now(),
+                other => break other,
+            }
+        };
+        self.destroy_event(marker);
+        done
     }
 
     fn query_event(&self, event: Handle) -> Result<bool> {

@@ -69,6 +69,21 @@ pub fn launch_shape(device: &Device, n: usize) -> ([u32; 3], [u32; 3]) {
     ([blocks_wanted.min(cap) as u32, 1, 1], [block as u32, 1, 1])
 }
 
+/// Grid and block for `n` elements when each thread takes `per_thread` of them: on GPUs one
+/// step of the loop covers everything (measured fastest for streaming kernels on the H200:
+/// every load is issued at once); CPUs get few work-groups that loop.
+pub fn launch_shape_unrolled(device: &Device, n: usize, per_thread: usize) -> ([u32; 3], [u32; 3]) {
+    let info = device.info();
+    if info.is_cpu {
+        return launch_shape(device, n.div_ceil(per_thread.max(1)));
+    }
+    let block = 256.min(info.max_threads_per_block.max(1));
+    let blocks = n
+        .div_ceil(block * per_thread.max(1))
+        .clamp(1, i32::MAX as usize);
+    ([blocks as u32, 1, 1], [block as u32, 1, 1])
+}
+
 /// Runs `spec` over `operands` (inputs then outputs, all of one shape), with `scalars` (bytes
 /// in each scalar's parameter type).
 pub fn run_map(

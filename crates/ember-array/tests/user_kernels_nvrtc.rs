@@ -47,7 +47,10 @@ fn elementwise_kernels_compile_for_every_dtype_and_layout() {
         return;
     }
     for &dtype in DType::ALL.iter() {
-        for ndim in [0, 3] {
+        for (ndim, vector) in [(0, false), (0, true), (3, false)] {
+            if vector && !ember_codegen::user_kernel::vector_loadable(dtype) {
+                continue;
+            }
             let k = UserMap {
                 common: snippets(
                     "ew",
@@ -63,10 +66,11 @@ fn elementwise_kernels_compile_for_every_dtype_and_layout() {
                 loop_prep: String::new(),
                 after_loop: String::new(),
                 ndim,
+                vector,
             };
             compile(
                 &k.source(Dialect::Cuda),
-                &format!("ew_{}_{ndim}", dtype.name()),
+                &format!("ew_{}_{ndim}_{vector}", dtype.name()),
             );
         }
     }

@@ -17,7 +17,7 @@ use std::fmt::Write;
 use ember_core::DType;
 
 use crate::dialect::Dialect;
-use crate::prelude::prelude;
+use crate::prelude::prelude_for;
 use crate::types::{load, storage_type, store, value_type};
 
 /// An array operand.
@@ -96,7 +96,11 @@ impl MapKernel {
             }
         }
 
-        let mut s = String::from(prelude(dialect));
+        let dtypes = self
+            .operands()
+            .map(|o| o.dtype)
+            .chain(self.scalars.iter().map(|(_, d)| *d));
+        let mut s = prelude_for(dialect, dtypes);
         let _ = writeln!(
             s,
             "{} {}({}) {{",

@@ -1,9 +1,10 @@
 //! The hand-written device code every generated kernel starts with.
 
+use ember_core::DType;
+
 use crate::dialect::Dialect;
 
-const CUDA: &str = r#"// ember prelude (CUDA)
-// Trivially constructible (so they may live in __shared__), convertible from a real number.
+const CUDA_COMPLEX: &str = r#"// Trivially constructible (so they may live in __shared__), convertible from a real number.
 struct __align__(8) ember_c64 { float x, y; ember_c64() = default; __device__ ember_c64(double re, double im = 0) : x((float)re), y((float)im) {} };
 struct __align__(16) ember_c128 { double x, y; ember_c128() = default; __device__ ember_c128(double re, double im = 0) : x(re), y(im) {} };
 static __device__ __forceinline__ ember_c64 ember_make_complex64(float re, float im) { ember_c64 z; z.x = re; z.y = im; return z; }
@@ -18,26 +19,57 @@ static __device__ __forceinline__ C operator*(C a, R s) { C z; z.x = a.x * s; z.
 static __device__ __forceinline__ bool operator==(C a, C b) { return a.x == b.x && a.y == b.y; }
 EMBER_COMPLEX_OPS(ember_c64, float)
 EMBER_COMPLEX_OPS(ember_c128, double)
-static __device__ __forceinline__ float ember_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+"#;
+
+const CUDA_HALF: &str = r#"static __device__ __forceinline__ float ember_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 static __device__ __forceinline__ unsigned short ember_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 "#;
 
-const OPENCL: &str = r#"// ember prelude (OpenCL)
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+const OPENCL_BASE: &str = r#"#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 // CUDA's function qualifiers mean nothing here: preambles written for CUDA compile as they are.
 #define __device__
 #define __host__
 #define __forceinline__ inline
-typedef float2 ember_c64;
+"#;
+
+const OPENCL_COMPLEX: &str = r#"typedef float2 ember_c64;
 typedef double2 ember_c128;
 static inline ember_c64 ember_make_complex64(float re, float im) { return (float2)(re, im); }
 static inline ember_c128 ember_make_complex128(double re, double im) { return (double2)(re, im); }
 "#;
 
-/// The prelude for `dialect`.
-pub fn prelude(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Cuda => CUDA,
-        Dialect::OpenCl => OPENCL,
+/// The prelude for `dialect` with everything in it.
+pub fn prelude(dialect: Dialect) -> String {
+    prelude_for(dialect, DType::ALL.iter().copied())
+}
+
+/// The prelude a kernel over `dtypes` needs: the complex and float16 helpers only when one of
+/// them appears (less source is a faster compile).
+pub fn prelude_for(dialect: Dialect, dtypes: impl IntoIterator<Item = DType>) -> String {
+    let (mut complex, mut half) = (false, false);
+    for d in dtypes {
+        complex |= matches!(d, DType::C64 | DType::C128);
+        half |= d == DType::F16;
     }
+    let mut s = String::from(match dialect {
+        Dialect::Cuda => "// ember prelude (CUDA)\n",
+        Dialect::OpenCl => "// ember prelude (OpenCL)\n",
+    });
+    match dialect {
+        Dialect::Cuda => {
+            if complex {
+                s.push_str(CUDA_COMPLEX);
+            }
+            if half {
+                s.push_str(CUDA_HALF);
+            }
+        }
+        Dialect::OpenCl => {
+            s.push_str(OPENCL_BASE);
+            if complex {
+                s.push_str(OPENCL_COMPLEX);
+            }
+        }
+    }
+    s
 }

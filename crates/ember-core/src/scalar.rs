@@ -36,6 +36,31 @@ impl Scalar {
     }
 }
 
+impl Scalar {
+    /// [`Scalar::to_bytes`] into a fixed buffer (no allocation); returns the byte count.
+    pub fn write_bytes(self, dtype: DType, out: &mut [u8; 16]) -> usize {
+        let n = dtype.itemsize();
+        match self {
+            Scalar::Int(i)
+                if !matches!(
+                    dtype.kind(),
+                    crate::dtype::Kind::Float
+                        | crate::dtype::Kind::Complex
+                        | crate::dtype::Kind::Bool
+                ) =>
+            {
+                out[..n].copy_from_slice(&(i as i128).to_le_bytes()[..n]);
+            }
+            Scalar::Float(f) if dtype == DType::F32 => {
+                out[..4].copy_from_slice(&(f as f32).to_le_bytes())
+            }
+            Scalar::Float(f) if dtype == DType::F64 => out[..8].copy_from_slice(&f.to_le_bytes()),
+            other => out[..n].copy_from_slice(&other.to_bytes(dtype)),
+        }
+        n
+    }
+}
+
 /// Integer value to `dtype`, wrapping like a C cast for integer targets.
 fn int_bytes(v: i128, dtype: DType) -> Vec<u8> {
     match dtype {
@@ -76,6 +101,20 @@ mod tests {
             Scalar::UInt(u64::MAX).to_bytes(DType::U64),
             u64::MAX.to_le_bytes()
         );
+    }
+
+    #[test]
+    fn write_bytes_matches_to_bytes() {
+        for (s, d) in [
+            (Scalar::Int(-7), DType::I16),
+            (Scalar::Float(2.5), DType::F32),
+            (Scalar::Bool(true), DType::F64),
+            (Scalar::UInt(9), DType::U64),
+        ] {
+            let mut out = [0u8; 16];
+            let n = s.write_bytes(d, &mut out);
+            assert_eq!(&out[..n], s.to_bytes(d).as_slice());
+        }
     }
 
     #[test]

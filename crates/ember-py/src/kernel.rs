@@ -16,11 +16,13 @@ fn device(ordinal: usize) -> PyResult<&'static Device> {
     ember_runtime::device(ordinal).py()
 }
 
-/// Python types the launch path recognises by identity (set once by `ember` at import).
+/// Python types the launch path recognises by identity (set once by `ember` at import). The
+/// raw type pointers make each check a comparison; the `Py` handles keep the types alive.
 struct KnownTypes {
-    ndarray: Py<PyType>,
-    host_ndarray: Py<PyType>,
-    scalars: Vec<(Py<PyType>, DType)>,
+    ndarray: usize,
+    host_ndarray: usize,
+    scalars: Vec<(usize, DType)>,
+    _alive: Vec<Py<PyType>>,
 }
 
 static KNOWN: OnceLock<KnownTypes> = OnceLock::new();
@@ -32,15 +34,18 @@ fn register_types(
     host_ndarray: Bound<'_, PyType>,
     scalars: Vec<(Bound<'_, PyType>, String)>,
 ) -> PyResult<()> {
-    let scalars = scalars
-        .into_iter()
-        .map(|(t, name)| DType::from_name(&name).py().map(|d| (t.unbind(), d)))
-        .collect::<PyResult<Vec<_>>>()?;
-    let _ = KNOWN.set(KnownTypes {
-        ndarray: ndarray.unbind(),
-        host_ndarray: host_ndarray.unbind(),
-        scalars,
-    });
+    let ptr = |t: &Bound<'_, PyType>| t.as_type_ptr() as usize;
+    let mut known = KnownTypes {
+        ndarray: ptr(&ndarray),
+        host_ndarray: ptr(&host_ndarray),
+        scalars: Vec::with_capacity(scalars.len()),
+        _alive: vec![ndarray.unbind(), host_ndarray.unbind()],
+    };
+    for (t, name) in scalars {
+        known.scalars.push((ptr(&t), DType::from_name(&name).py()?));
+        known._alive.push(t.unbind());
+    }
+    let _ = KNOWN.set(known);
     Ok(())
 }
 
@@ -88,8 +93,9 @@ fn host_array_error(front: Front, index: usize, kernel: &str) -> PyErr {
 fn scalar_of(value: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Scalar> {
     Ok(match dtype.kind() {
         ember_core::dtype::Kind::Bool => Scalar::Bool(value.is_truthy()?),
-        ember_core::dtype::Kind::Int => Scalar::Int(value.call_method0("__int__")?.extract()?),
-        ember_core::dtype::Kind::UInt => Scalar::UInt(value.call_method0("__int__")?.extract()?),
+        // NumPy integers convert through __index__ at the C level.
+        ember_core::dtype::Kind::Int => Scalar::Int(value.extract()?),
+        ember_core::dtype::Kind::UInt => Scalar::UInt(value.extract()?),
         ember_core::dtype::Kind::Float => Scalar::Float(value.extract()?),
         ember_core::dtype::Kind::Complex => {
             let c = value.call_method0("__complex__")?;
@@ -107,9 +113,9 @@ fn launch_arg(
     front: Front,
 ) -> PyResult<LaunchArg> {
     let py = value.py();
-    let ty = value.get_type();
+    let ty_ptr = value.get_type_ptr() as usize;
     if let Some(known) = KNOWN.get() {
-        if ty.is(known.ndarray.bind(py)) {
+        if ty_ptr == known.ndarray {
             return Ok(array_arg(
                 &value
                     .getattr(pyo3::intern!(py, "_a"))?
@@ -118,11 +124,14 @@ fn launch_arg(
                     .0,
             ));
         }
-        if let Some((_, dtype)) = known.scalars.iter().find(|(t, _)| ty.is(t.bind(py))) {
-            let s = scalar_of(value, *dtype)?;
-            return Ok(LaunchArg::scalar(&s.to_bytes(*dtype), *dtype, false));
+        if let Some((_, dtype)) = known.scalars.iter().find(|(t, _)| *t == ty_ptr) {
+            return Ok(LaunchArg::of_scalar(
+                scalar_of(value, *dtype)?,
+                *dtype,
+                false,
+            ));
         }
-        if ty.is(known.host_ndarray.bind(py)) {
+        if ty_ptr == known.host_ndarray {
             return Err(host_array_error(front, index, kernel));
         }
     }
@@ -148,7 +157,7 @@ fn launch_arg(
             };
             return Err(PyTypeError::new_err(format!(
                 "argument {index} of kernel {kernel} is a Python {}; as in {lib}, scalar arguments must say their C type: pass numpy.int32(x), numpy.float32(x), ...",
-                ty.name()?
+                value.get_type().name()?
             )));
         }
         // CuPy's typing: bool -> bool, int -> int64, float -> float64, complex -> complex128.
@@ -167,7 +176,7 @@ fn launch_arg(
             let c = value.cast::<PyComplex>()?;
             (Scalar::Complex(c.real(), c.imag()), DType::C128)
         };
-        return Ok(LaunchArg::scalar(&s.to_bytes(dtype), dtype, true));
+        return Ok(LaunchArg::of_scalar(s, dtype, true));
     }
     if let Ok(cai) = value.getattr(pyo3::intern!(py, "__cuda_array_interface__")) {
         let data = cai.get_item("data")?;
@@ -178,7 +187,7 @@ fn launch_arg(
     }
     Err(PyTypeError::new_err(format!(
         "argument {index} of kernel {kernel} has unsupported type {}; kernels take ember arrays, NumPy or Python scalars, None and device pointers",
-        ty.name()?
+        value.get_type().name()?
     )))
 }
 
@@ -198,11 +207,21 @@ fn dims3(value: &Bound<'_, PyAny>, what: &str) -> PyResult<[u32; 3]> {
         ))
     };
     let mut out = [1u32; 3];
+    if let Ok(t) = value.cast::<PyTuple>() {
+        // The usual form, read without collecting the items.
+        if t.is_empty() || t.len() > 3 {
+            return Err(bad());
+        }
+        for (k, slot) in out.iter_mut().enumerate().take(t.len()) {
+            *slot = t.get_borrowed_item(k)?.extract().map_err(|_| bad())?;
+        }
+        return Ok(out);
+    }
     if let Ok(n) = value.cast::<PyInt>() {
         out[0] = n.extract().map_err(|_| bad())?;
         return Ok(out);
     }
-    let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = value.cast::<PyTuple>() {
+    let items: smallvec::SmallVec<[Bound<'_, PyAny>; 3]> = if let Ok(t) = value.cast::<PyTuple>() {
         t.iter().collect()
     } else if let Ok(l) = value.cast::<PyList>() {
         l.iter().collect()
@@ -213,10 +232,7 @@ fn dims3(value: &Bound<'_, PyAny>, what: &str) -> PyResult<[u32; 3]> {
         return Err(bad());
     }
     for (slot, item) in out.iter_mut().zip(&items) {
-        *slot = item
-            .call_method0("__index__")
-            .and_then(|i| i.extract())
-            .map_err(|_| bad())?;
+        *slot = item.extract().map_err(|_| bad())?;
     }
     Ok(out)
 }
@@ -233,18 +249,44 @@ struct RawSource {
 #[pyclass(name = "RawKernel", module = "ember._ember", subclass, frozen)]
 pub struct NativeRawKernel {
     source: OnceLock<RawSource>,
-    /// (device ordinal, kernel) pairs compiled so far.
-    kernels: std::sync::Mutex<Vec<(usize, Arc<Function>)>>,
+    /// The kernel on the first device it ran on: read without a lock on the hot path.
+    first: OnceLock<(usize, Function)>,
+    /// Kernels on further devices.
+    others: std::sync::Mutex<Vec<(usize, Arc<Function>)>>,
+}
+
+/// A kernel found for this launch: borrowed from the fast slot, or shared from the map.
+enum Found<'a> {
+    First(&'a Function),
+    Other(Arc<Function>),
+}
+
+impl std::ops::Deref for Found<'_> {
+    type Target = Function;
+    fn deref(&self) -> &Function {
+        match self {
+            Found::First(f) => f,
+            Found::Other(f) => f,
+        }
+    }
 }
 
 impl NativeRawKernel {
-    fn function(&self, py: Python<'_>) -> PyResult<Arc<Function>> {
+    fn function(&self, py: Python<'_>) -> PyResult<Found<'_>> {
         let ordinal = ember_runtime::current_device();
-        {
-            let kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((_, f)) = kernels.iter().find(|(d, _)| *d == ordinal) {
-                return Ok(f.clone());
+        if let Some((d, f)) = self.first.get() {
+            if *d == ordinal {
+                return Ok(Found::First(f));
             }
+        }
+        if let Some((_, f)) = self
+            .others
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|(d, _)| *d == ordinal)
+        {
+            return Ok(Found::Other(f.clone()));
         }
         let src = self
             .source
@@ -258,12 +300,15 @@ impl NativeRawKernel {
                     .and_then(|m| m.function(&src.name))
             })
             .py()?;
+        if self.first.set((ordinal, f.clone())).is_ok() {
+            return self.function(py);
+        }
         let f = Arc::new(f);
-        self.kernels
+        self.others
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((ordinal, f.clone()));
-        Ok(f)
+        Ok(Found::Other(f))
     }
 }
 
@@ -289,7 +334,8 @@ impl NativeRawKernel {
     fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Self {
         NativeRawKernel {
             source: OnceLock::new(),
-            kernels: std::sync::Mutex::new(Vec::new()),
+            first: OnceLock::new(),
+            others: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -308,7 +354,7 @@ impl NativeRawKernel {
     fn _kernel(&self, py: Python<'_>) -> PyResult<NativeKernel> {
         let f = self.function(py)?;
         Ok(NativeKernel {
-            function: (*f).clone(),
+            function: f.clone(),
             front: Front::CuPy,
         })
     }
@@ -358,7 +404,10 @@ fn set_current_device(ordinal: usize) {
     ember_runtime::set_current_device(ordinal)
 }
 
-fn args_of(args: &Bound<'_, PyAny>, name: &str, front: Front) -> PyResult<Vec<LaunchArg>> {
+/// Launch arguments, inline for the usual handful.
+type LaunchArgs = smallvec::SmallVec<[LaunchArg; 8]>;
+
+fn args_of(args: &Bound<'_, PyAny>, name: &str, front: Front) -> PyResult<LaunchArgs> {
     if let Ok(t) = args.cast::<PyTuple>() {
         return t
             .iter()
@@ -440,7 +489,7 @@ pub struct NativeKernel {
 }
 
 impl NativeKernel {
-    fn args(&self, args: &Bound<'_, PyAny>) -> PyResult<Vec<LaunchArg>> {
+    fn args(&self, args: &Bound<'_, PyAny>) -> PyResult<LaunchArgs> {
         args_of(args, self.function.name(), self.front)
     }
 

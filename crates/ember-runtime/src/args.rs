@@ -31,6 +31,13 @@ pub enum LaunchArg {
 }
 
 impl LaunchArg {
+    /// A scalar argument: `value` as an element of `dtype`.
+    pub fn of_scalar(value: ember_core::Scalar, dtype: DType, weak: bool) -> LaunchArg {
+        let mut bytes = [0u8; 16];
+        value.write_bytes(dtype, &mut bytes);
+        LaunchArg::Scalar { bytes, dtype, weak }
+    }
+
     /// A scalar argument from its little-endian bytes.
     pub fn scalar(value: &[u8], dtype: DType, weak: bool) -> LaunchArg {
         let mut bytes = [0u8; 16];
@@ -59,8 +66,11 @@ impl LaunchArg {
 
 const NULL: [u8; 8] = [0; 8];
 
+/// Backend arguments of one launch, inline for the usual handful (no allocation per launch).
+pub type KernelArgs<'a> = smallvec::SmallVec<[KernelArg<'a>; 12]>;
+
 /// Checks `args` against `function`'s parameters and turns them into backend arguments.
-pub fn kernel_args<'a>(function: &Function, args: &'a [LaunchArg]) -> Result<Vec<KernelArg<'a>>> {
+pub fn kernel_args<'a>(function: &Function, args: &'a [LaunchArg]) -> Result<KernelArgs<'a>> {
     let device = function.device();
     let kind = device.kind();
     let name = function.name();
@@ -74,7 +84,7 @@ pub fn kernel_args<'a>(function: &Function, args: &'a [LaunchArg]) -> Result<Vec
         }
     }
     let sizes = params.and_then(|p| p.sizes.as_deref());
-    let mut out = Vec::with_capacity(args.len());
+    let mut out = KernelArgs::new();
     for (i, arg) in args.iter().enumerate() {
         let want = sizes.and_then(|s| s.get(i)).copied();
         out.push(one_arg(name, kind, device.info().ordinal, i, arg, want)?);

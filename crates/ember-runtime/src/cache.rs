@@ -115,14 +115,15 @@ impl DiskCache {
             std::process::id(),
             std::thread::current().id()
         ));
-        let mut file = fs::File::create(&tmp)?;
+        // One write of the whole entry. No fsync: it costs milliseconds on the compile path, and
+        // an entry a crash left torn fails its checksum and is rebuilt.
         let digest: [u8; 32] = Sha256::digest(payload).into();
-        file.write_all(MAGIC)?;
-        file.write_all(&(payload.len() as u64).to_le_bytes())?;
-        file.write_all(&digest)?;
-        file.write_all(payload)?;
-        file.sync_all()?;
-        drop(file);
+        let mut entry = Vec::with_capacity(MAGIC.len() + 40 + payload.len());
+        entry.extend_from_slice(MAGIC);
+        entry.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        entry.extend_from_slice(&digest);
+        entry.extend_from_slice(payload);
+        fs::File::create(&tmp)?.write_all(&entry)?;
         fs::rename(&tmp, self.path(key)).inspect_err(|_| {
             let _ = fs::remove_file(&tmp);
         })

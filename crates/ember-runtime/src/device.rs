@@ -230,7 +230,7 @@ impl Device {
         args: &[KernelArg<'_>],
     ) -> Result<()> {
         self.check_launch(&function.name, grid, block)?;
-        *self.last_kernel.lock().unwrap_or_else(|e| e.into_inner()) = Some(function.name.clone());
+        self.note_launch(&function.name);
         self.backend
             .launch(function.handle, grid, block, shared_bytes, stream, args)
             .map_err(|e| self.annotate(e))
@@ -270,10 +270,18 @@ impl Device {
                 }
             }
         }
-        *self.last_kernel.lock().unwrap_or_else(|e| e.into_inner()) = Some(name.clone());
+        self.note_launch(name);
         self.backend
             .launch_ndrange(function.handle, range, stream, args)
             .map_err(|e| self.annotate(e))
+    }
+
+    /// Remembers the kernel for driver errors (skipping the write when it is the same one).
+    fn note_launch(&self, name: &Arc<str>) {
+        let mut last = self.last_kernel.lock().unwrap_or_else(|e| e.into_inner());
+        if !last.as_ref().is_some_and(|k| Arc::ptr_eq(k, name)) {
+            *last = Some(name.clone());
+        }
     }
 
     fn check_launch(&self, name: &str, grid: [u32; 3], block: [u32; 3]) -> Result<()> {

@@ -13,7 +13,7 @@ pub mod pool;
 pub mod probe;
 pub mod stream;
 
-pub use args::{kernel_args, LaunchArg};
+pub use args::{kernel_args, KernelArgs, LaunchArg};
 pub use backend::{
     Backend, BackendKind, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams,
     NdRange,

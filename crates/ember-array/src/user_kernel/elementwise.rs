@@ -12,7 +12,7 @@ use ember_runtime::{current_stream, Device, KernelArg};
 use super::params::{bind_types, check_names, parse_params, resolved, ParamSpec};
 use super::{check_kernel_name, scalar_bytes, Instances, Spec, UserArg};
 use crate::array::Array;
-use crate::launch::launch_shape;
+use crate::launch::{launch_shape, launch_shape_unrolled};
 
 /// CuPy's `ElementwiseKernel(in_params, out_params, operation, name, ...)`.
 pub struct ElementwiseKernel {
@@ -185,6 +185,18 @@ impl ElementwiseKernel {
         let mut typedefs: Vec<(String, DType)> =
             bound.types.iter().map(|(k, v)| (k.clone(), *v)).collect();
         typedefs.sort();
+        // Vector loads need every input readable 16 bytes at a time.
+        let vector = loop_shape.is_empty()
+            && params
+                .iter()
+                .zip(&bound.arrays)
+                .all(|(p, a)| match (p.role, a) {
+                    (Role::Input, Some(a)) => {
+                        ember_codegen::user_kernel::vector_loadable(p.dtype)
+                            && a.address() % 16 == 0
+                    }
+                    _ => true,
+                });
         let spec = UserMap {
             common: Snippets {
                 name: self.name.clone(),
@@ -196,6 +208,7 @@ impl ElementwiseKernel {
             loop_prep: self.loop_prep.clone(),
             after_loop: self.after_loop.clone(),
             ndim: loop_shape.len(),
+            vector,
         };
         let function = self.instances.get(device, Spec::Map(spec), &self.options)?;
 
@@ -227,7 +240,13 @@ impl ElementwiseKernel {
         kargs.push(KernelArg::Bytes(&n64));
         kargs.extend(extents.iter().map(|b| KernelArg::Bytes(b)));
         kargs.extend(strides.iter().map(|b| KernelArg::Bytes(b)));
-        let (grid, block) = launch_shape(device, n);
+        let (grid, block) = if vector {
+            launch_shape_unrolled(device, n, ember_codegen::user_kernel::VECTOR)
+        } else if loop_shape.is_empty() {
+            launch_shape_unrolled(device, n, ember_codegen::user_kernel::UNROLL)
+        } else {
+            launch_shape(device, n)
+        };
         device.launch(&function, grid, block, 0, current_stream(device), &kargs)
     }
 }

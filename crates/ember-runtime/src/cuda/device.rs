@@ -274,7 +274,7 @@ impl Backend for CudaDevice {
     ) -> Result<()> {
         self.bind()?;
         // Pointer values live here while the driver reads them through `params`.
-        let mut pointers: Vec<u64> = Vec::with_capacity(args.len());
+        let mut pointers: smallvec::SmallVec<[u64; 16]> = smallvec::SmallVec::new();
         for arg in args {
             pointers.push(match *arg {
                 KernelArg::Buffer { handle, offset } => handle + offset as u64,
@@ -282,7 +282,7 @@ impl Backend for CudaDevice {
                 _ => 0,
             });
         }
-        let mut params: Vec<*mut c_void> = Vec::with_capacity(args.len());
+        let mut params: smallvec::SmallVec<[*mut c_void; 16]> = smallvec::SmallVec::new();
         for (arg, ptr) in args.iter().zip(pointers.iter()) {
             params.push(match *arg {
                 KernelArg::Buffer { .. } | KernelArg::Memory(_) => ptr as *const u64 as *mut c_void,

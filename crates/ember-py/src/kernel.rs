@@ -4,7 +4,9 @@
 use std::sync::{Arc, OnceLock};
 
 use ember_core::{DType, Error, Scalar};
-use ember_runtime::{kernel_args, Device, Function, FunctionAttribute, LaunchArg, Module, NdRange};
+use ember_runtime::{
+    kernel_args, Device, Function, FunctionAttribute, KernelArgs, LaunchArg, Module, NdRange,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyTuple, PyType};
@@ -22,7 +24,33 @@ struct KnownTypes {
     ndarray: usize,
     host_ndarray: usize,
     scalars: Vec<(usize, DType)>,
+    /// `ndarray._a`'s slot descriptor and its getter: reading the slot through them skips
+    /// the attribute lookup (the largest cost of an array argument, measured).
+    native_slot: Py<PyAny>,
+    slot_get: Option<pyo3::ffi::descrgetfunc>,
     _alive: Vec<Py<PyType>>,
+}
+
+// The getter is a C function of the interpreter; it is called with the GIL held.
+unsafe impl Send for KnownTypes {}
+unsafe impl Sync for KnownTypes {}
+
+impl KnownTypes {
+    /// The native array inside an `ember.ndarray` (its `_a` slot).
+    fn native_array<'py>(&self, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = value.py();
+        let slot_get = self.slot_get.ok_or_else(|| {
+            pyo3::exceptions::PyRuntimeError::new_err("ember.ndarray's slot getter is missing")
+        })?;
+        unsafe {
+            let raw = slot_get(
+                self.native_slot.as_ptr(),
+                value.as_ptr(),
+                self.ndarray as *mut pyo3::ffi::PyObject,
+            );
+            Bound::from_owned_ptr_or_err(py, raw)
+        }
+    }
 }
 
 static KNOWN: OnceLock<KnownTypes> = OnceLock::new();
@@ -35,10 +63,27 @@ fn register_types(
     scalars: Vec<(Bound<'_, PyType>, String)>,
 ) -> PyResult<()> {
     let ptr = |t: &Bound<'_, PyType>| t.as_type_ptr() as usize;
+    let native_slot = ndarray.getattr("_a")?;
+    let slot_get: Option<pyo3::ffi::descrgetfunc> = unsafe {
+        let f = pyo3::ffi::PyType_GetSlot(
+            native_slot.get_type().as_type_ptr(),
+            pyo3::ffi::Py_tp_descr_get,
+        );
+        if f.is_null() {
+            None
+        } else {
+            Some(std::mem::transmute::<
+                *mut std::ffi::c_void,
+                pyo3::ffi::descrgetfunc,
+            >(f))
+        }
+    };
     let mut known = KnownTypes {
         ndarray: ptr(&ndarray),
         host_ndarray: ptr(&host_ndarray),
         scalars: Vec::with_capacity(scalars.len()),
+        native_slot: native_slot.unbind(),
+        slot_get,
         _alive: vec![ndarray.unbind(), host_ndarray.unbind()],
     };
     for (t, name) in scalars {
@@ -117,11 +162,7 @@ fn launch_arg(
     if let Some(known) = KNOWN.get() {
         if ty_ptr == known.ndarray {
             return Ok(array_arg(
-                &value
-                    .getattr(pyo3::intern!(py, "_a"))?
-                    .cast::<NativeArray>()?
-                    .get()
-                    .0,
+                &known.native_array(value)?.cast::<NativeArray>()?.get().0,
             ));
         }
         if let Some((_, dtype)) = known.scalars.iter().find(|(t, _)| *t == ty_ptr) {
@@ -380,8 +421,10 @@ impl NativeRawKernel {
         let f = self.function(py)?;
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
-        let values = args_of(args, f.name(), Front::CuPy)?;
-        let kargs = kernel_args(&f, &values).py()?;
+        let mut values = LaunchArgs::new();
+        args_of(args, f.name(), Front::CuPy, &mut values)?;
+        let mut kargs = KernelArgs::new();
+        kernel_args(&f, &values, &mut kargs).py()?;
         let dev = f.device();
         let stream = match stream {
             Some(s) if !s.is_none() => s.getattr(pyo3::intern!(py, "ptr"))?.extract()?,
@@ -407,20 +450,25 @@ fn set_current_device(ordinal: usize) {
 /// Launch arguments, inline for the usual handful.
 type LaunchArgs = smallvec::SmallVec<[LaunchArg; 8]>;
 
-fn args_of(args: &Bound<'_, PyAny>, name: &str, front: Front) -> PyResult<LaunchArgs> {
+/// Converts `args` (a tuple or list) into `out`, in place: launch arguments are built where
+/// they are used rather than moved around.
+fn args_of(
+    args: &Bound<'_, PyAny>,
+    name: &str,
+    front: Front,
+    out: &mut LaunchArgs,
+) -> PyResult<()> {
     if let Ok(t) = args.cast::<PyTuple>() {
-        return t
-            .iter()
-            .enumerate()
-            .map(|(i, a)| launch_arg(&a, i, name, front))
-            .collect();
+        for (i, a) in t.iter().enumerate() {
+            out.push(launch_arg(&a, i, name, front)?);
+        }
+        return Ok(());
     }
     if let Ok(l) = args.cast::<PyList>() {
-        return l
-            .iter()
-            .enumerate()
-            .map(|(i, a)| launch_arg(&a, i, name, front))
-            .collect();
+        for (i, a) in l.iter().enumerate() {
+            out.push(launch_arg(&a, i, name, front)?);
+        }
+        return Ok(());
     }
     Err(PyTypeError::new_err(format!(
         "the arguments of kernel {name} must be a tuple or list, got {}",
@@ -490,7 +538,9 @@ pub struct NativeKernel {
 
 impl NativeKernel {
     fn args(&self, args: &Bound<'_, PyAny>) -> PyResult<LaunchArgs> {
-        args_of(args, self.function.name(), self.front)
+        let mut out = LaunchArgs::new();
+        args_of(args, self.function.name(), self.front, &mut out)?;
+        Ok(out)
     }
 
     fn stream(&self, stream: Option<u64>) -> u64 {
@@ -530,7 +580,8 @@ impl NativeKernel {
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
         let values = self.args(args)?;
-        let kargs = kernel_args(&self.function, &values).py()?;
+        let mut kargs = KernelArgs::new();
+        kernel_args(&self.function, &values, &mut kargs).py()?;
         let dev = self.function.device();
         dev.launch(
             &self.function,
@@ -589,7 +640,8 @@ impl NativeKernel {
                 .transpose()?,
         };
         let values = self.args(args)?;
-        let kargs = kernel_args(&self.function, &values).py()?;
+        let mut kargs = KernelArgs::new();
+        kernel_args(&self.function, &values, &mut kargs).py()?;
         self.function
             .device()
             .launch_ndrange(&self.function, &range, self.stream(stream), &kargs)
@@ -611,7 +663,8 @@ impl NativeKernel {
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
         let values = self.args(args)?;
-        let kargs = kernel_args(&self.function, &values).py()?;
+        let mut kargs = KernelArgs::new();
+        kernel_args(&self.function, &values, &mut kargs).py()?;
         let stream = self.stream(stream);
         let dev = self.function.device();
         let handle = self.function.handle();

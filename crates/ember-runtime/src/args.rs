@@ -69,8 +69,13 @@ const NULL: [u8; 8] = [0; 8];
 /// Backend arguments of one launch, inline for the usual handful (no allocation per launch).
 pub type KernelArgs<'a> = smallvec::SmallVec<[KernelArg<'a>; 12]>;
 
-/// Checks `args` against `function`'s parameters and turns them into backend arguments.
-pub fn kernel_args<'a>(function: &Function, args: &'a [LaunchArg]) -> Result<KernelArgs<'a>> {
+/// Checks `args` against `function`'s parameters and turns them into backend arguments in
+/// `out` (filled in place: the inline buffer is large, so it is not returned by value).
+pub fn kernel_args<'a>(
+    function: &Function,
+    args: &'a [LaunchArg],
+    out: &mut KernelArgs<'a>,
+) -> Result<()> {
     let device = function.device();
     let kind = device.kind();
     let name = function.name();
@@ -84,12 +89,11 @@ pub fn kernel_args<'a>(function: &Function, args: &'a [LaunchArg]) -> Result<Ker
         }
     }
     let sizes = params.and_then(|p| p.sizes.as_deref());
-    let mut out = KernelArgs::new();
     for (i, arg) in args.iter().enumerate() {
         let want = sizes.and_then(|s| s.get(i)).copied();
         out.push(one_arg(name, kind, device.info().ordinal, i, arg, want)?);
     }
-    Ok(out)
+    Ok(())
 }
 
 fn one_arg<'a>(

@@ -10,10 +10,10 @@ use std::sync::Mutex;
 
 use ember_codegen::{UserMap, UserReduce};
 use ember_core::{DType, Result, Scalar};
-use ember_runtime::{BackendKind, Device, Function};
+use ember_runtime::{Device, Function};
 
 use crate::array::Array;
-use crate::launch::dialect;
+use crate::launch::{compile_generated, dialect};
 
 pub use elementwise::ElementwiseKernel;
 pub use params::{parse_params, ParamSpec, ParamType};
@@ -72,11 +72,7 @@ impl Instances {
                 (r.source(d), r.common.name)
             }
         };
-        let mut opts = options.to_vec();
-        if device.kind() == BackendKind::OpenCl && !opts.iter().any(|o| o.starts_with("-cl-std")) {
-            opts.push("-cl-std=CL1.2".into());
-        }
-        let f = device.module(&source, &name, &opts)?.function(&name)?;
+        let f = compile_generated(device, &source, &name, options)?;
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())

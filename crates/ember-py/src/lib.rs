@@ -6,6 +6,8 @@ mod array;
 mod dlpack;
 mod errors;
 mod kernel;
+mod launch_args;
+mod raw_kernel;
 mod runtime;
 mod user_kernel;
 
@@ -17,6 +19,8 @@ fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     array::register(m)?;
     dlpack::register(m)?;
     kernel::register(m)?;
+    launch_args::register(m)?;
+    raw_kernel::register(m)?;
     user_kernel::register(m)?;
     runtime::register(m)?;
     Ok(())

@@ -1,0 +1,308 @@
+//! Launch arguments read straight from Python objects: the hot path of every user-kernel
+//! launch, so types are recognised by identity and arguments are built in place.
+
+use std::sync::OnceLock;
+
+use ember_core::{DType, Scalar};
+use ember_runtime::LaunchArg;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyTuple, PyType};
+
+use crate::array::NativeArray;
+use crate::errors::IntoPyResult;
+
+/// Python types the launch path recognises by identity (set once by `ember` at import). The
+/// raw type pointers make each check a comparison; the `Py` handles keep the types alive.
+struct KnownTypes {
+    ndarray: usize,
+    host_ndarray: usize,
+    scalars: Vec<(usize, DType)>,
+    /// `ndarray._a`'s slot descriptor and its getter: reading the slot through them skips
+    /// the attribute lookup (the largest cost of an array argument, measured).
+    native_slot: Py<PyAny>,
+    slot_get: Option<pyo3::ffi::descrgetfunc>,
+    _alive: Vec<Py<PyType>>,
+}
+
+// The getter is a C function of the interpreter; it is called with the GIL held.
+unsafe impl Send for KnownTypes {}
+unsafe impl Sync for KnownTypes {}
+
+impl KnownTypes {
+    /// The native array inside an `ember.ndarray` (its `_a` slot).
+    fn native_array<'py>(&self, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = value.py();
+        let slot_get = self.slot_get.ok_or_else(|| {
+            pyo3::exceptions::PyRuntimeError::new_err("ember.ndarray's slot getter is missing")
+        })?;
+        unsafe {
+            let raw = slot_get(
+                self.native_slot.as_ptr(),
+                value.as_ptr(),
+                self.ndarray as *mut pyo3::ffi::PyObject,
+            );
+            Bound::from_owned_ptr_or_err(py, raw)
+        }
+    }
+}
+
+static KNOWN: OnceLock<KnownTypes> = OnceLock::new();
+
+/// Tells the launch path `ember.ndarray`, `numpy.ndarray` and NumPy's scalar types.
+#[pyfunction]
+fn register_types(
+    ndarray: Bound<'_, PyType>,
+    host_ndarray: Bound<'_, PyType>,
+    scalars: Vec<(Bound<'_, PyType>, String)>,
+) -> PyResult<()> {
+    let ptr = |t: &Bound<'_, PyType>| t.as_type_ptr() as usize;
+    let native_slot = ndarray.getattr("_a")?;
+    let slot_get: Option<pyo3::ffi::descrgetfunc> = unsafe {
+        let f = pyo3::ffi::PyType_GetSlot(
+            native_slot.get_type().as_type_ptr(),
+            pyo3::ffi::Py_tp_descr_get,
+        );
+        if f.is_null() {
+            None
+        } else {
+            Some(std::mem::transmute::<
+                *mut std::ffi::c_void,
+                pyo3::ffi::descrgetfunc,
+            >(f))
+        }
+    };
+    let mut known = KnownTypes {
+        ndarray: ptr(&ndarray),
+        host_ndarray: ptr(&host_ndarray),
+        scalars: Vec::with_capacity(scalars.len()),
+        native_slot: native_slot.unbind(),
+        slot_get,
+        _alive: vec![ndarray.unbind(), host_ndarray.unbind()],
+    };
+    for (t, name) in scalars {
+        known.scalars.push((ptr(&t), DType::from_name(&name).py()?));
+        known._alive.push(t.unbind());
+    }
+    let _ = KNOWN.set(known);
+    Ok(())
+}
+
+/// A raw device address owned elsewhere (`ember.cuda.driver.DeviceAllocation` derives from it).
+#[pyclass(name = "DevicePointer", module = "ember._ember", subclass)]
+pub struct DevicePointer {
+    #[pyo3(get, set)]
+    ptr: u64,
+}
+
+#[pymethods]
+impl DevicePointer {
+    #[new]
+    #[pyo3(signature = (ptr=0))]
+    fn new(ptr: u64) -> DevicePointer {
+        DevicePointer { ptr }
+    }
+    fn __int__(&self) -> u64 {
+        self.ptr
+    }
+    fn __index__(&self) -> u64 {
+        self.ptr
+    }
+}
+
+/// Who wrote the launch: error messages speak that library's language.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Front {
+    CuPy,
+    PyCuda,
+    OpenCl,
+}
+
+fn host_array_error(front: Front, index: usize, kernel: &str) -> PyErr {
+    let what = match front {
+        Front::CuPy => "copy it to the device first with ember.asarray(x)",
+        Front::PyCuda => "wrap it in drv.In(x), drv.Out(x) or drv.InOut(x) to copy it around the launch, or copy it with gpuarray.to_gpu(x)",
+        Front::OpenCl => "copy it into a cl.Buffer (mem_flags.COPY_HOST_PTR) first",
+    };
+    PyTypeError::new_err(format!(
+        "argument {index} of kernel {kernel} is a NumPy array, which lives in host memory; a kernel needs device memory: {what}"
+    ))
+}
+
+fn scalar_of(value: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Scalar> {
+    Ok(match dtype.kind() {
+        ember_core::dtype::Kind::Bool => Scalar::Bool(value.is_truthy()?),
+        // NumPy integers convert through __index__ at the C level.
+        ember_core::dtype::Kind::Int => Scalar::Int(value.extract()?),
+        ember_core::dtype::Kind::UInt => Scalar::UInt(value.extract()?),
+        ember_core::dtype::Kind::Float => Scalar::Float(value.extract()?),
+        ember_core::dtype::Kind::Complex => {
+            let c = value.call_method0("__complex__")?;
+            let c = c.cast::<PyComplex>()?;
+            Scalar::Complex(c.real(), c.imag())
+        }
+    })
+}
+
+/// One Python argument as a launch argument.
+pub(crate) fn launch_arg(
+    value: &Bound<'_, PyAny>,
+    index: usize,
+    kernel: &str,
+    front: Front,
+) -> PyResult<LaunchArg> {
+    let py = value.py();
+    let ty_ptr = value.get_type_ptr() as usize;
+    if let Some(known) = KNOWN.get() {
+        if ty_ptr == known.ndarray {
+            return Ok(array_arg(
+                &known.native_array(value)?.cast::<NativeArray>()?.get().0,
+            ));
+        }
+        if let Some((_, dtype)) = known.scalars.iter().find(|(t, _)| *t == ty_ptr) {
+            return Ok(LaunchArg::of_scalar(
+                scalar_of(value, *dtype)?,
+                *dtype,
+                false,
+            ));
+        }
+        if ty_ptr == known.host_ndarray {
+            return Err(host_array_error(front, index, kernel));
+        }
+    }
+    if value.is_none() {
+        return Ok(LaunchArg::Null);
+    }
+    if let Ok(p) = value.cast::<DevicePointer>() {
+        return Ok(LaunchArg::Pointer(p.borrow().ptr));
+    }
+    if let Ok(a) = value.cast::<NativeArray>() {
+        return Ok(array_arg(&a.get().0));
+    }
+    if value.is_instance_of::<PyBool>()
+        || value.is_instance_of::<PyInt>()
+        || value.is_instance_of::<PyFloat>()
+        || value.is_instance_of::<PyComplex>()
+    {
+        if front == Front::PyCuda || front == Front::OpenCl {
+            let lib = if front == Front::PyCuda {
+                "PyCUDA"
+            } else {
+                "PyOpenCL"
+            };
+            return Err(PyTypeError::new_err(format!(
+                "argument {index} of kernel {kernel} is a Python {}; as in {lib}, scalar arguments must say their C type: pass numpy.int32(x), numpy.float32(x), ...",
+                value.get_type().name()?
+            )));
+        }
+        // CuPy's typing: bool -> bool, int -> int64, float -> float64, complex -> complex128.
+        let (s, dtype) = if value.is_instance_of::<PyBool>() {
+            (Scalar::Bool(value.extract()?), DType::Bool)
+        } else if value.is_instance_of::<PyInt>() {
+            let v: i64 = value.extract().map_err(|_| {
+                pyo3::exceptions::PyOverflowError::new_err(format!(
+                    "argument {index} of kernel {kernel}: the Python int {value} does not fit in int64"
+                ))
+            })?;
+            (Scalar::Int(v), DType::I64)
+        } else if value.is_instance_of::<PyFloat>() {
+            (Scalar::Float(value.extract()?), DType::F64)
+        } else {
+            let c = value.cast::<PyComplex>()?;
+            (Scalar::Complex(c.real(), c.imag()), DType::C128)
+        };
+        return Ok(LaunchArg::of_scalar(s, dtype, true));
+    }
+    if let Ok(cai) = value.getattr(pyo3::intern!(py, "__cuda_array_interface__")) {
+        let data = cai.get_item("data")?;
+        return Ok(LaunchArg::Pointer(data.get_item(0)?.extract()?));
+    }
+    if let Ok(local) = value.getattr(pyo3::intern!(py, "_ember_local_bytes")) {
+        return Ok(LaunchArg::Local(local.extract()?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "argument {index} of kernel {kernel} has unsupported type {}; kernels take ember arrays, NumPy or Python scalars, None and device pointers",
+        value.get_type().name()?
+    )))
+}
+
+fn array_arg(a: &ember_array::Array) -> LaunchArg {
+    LaunchArg::Array {
+        handle: a.buffer().handle(),
+        offset: a.offset(),
+        device: a.device().info().ordinal,
+    }
+}
+
+/// `grid`/`block` as CuPy takes them: an int or a tuple of up to three ints.
+pub(crate) fn dims3(value: &Bound<'_, PyAny>, what: &str) -> PyResult<[u32; 3]> {
+    let bad = || {
+        PyValueError::new_err(format!(
+            "{what} must be a positive int or a tuple of 1 to 3 positive ints, got {value}"
+        ))
+    };
+    let mut out = [1u32; 3];
+    if let Ok(t) = value.cast::<PyTuple>() {
+        // The usual form, read without collecting the items.
+        if t.is_empty() || t.len() > 3 {
+            return Err(bad());
+        }
+        for (k, slot) in out.iter_mut().enumerate().take(t.len()) {
+            *slot = t.get_borrowed_item(k)?.extract().map_err(|_| bad())?;
+        }
+        return Ok(out);
+    }
+    if let Ok(n) = value.cast::<PyInt>() {
+        out[0] = n.extract().map_err(|_| bad())?;
+        return Ok(out);
+    }
+    let items: smallvec::SmallVec<[Bound<'_, PyAny>; 3]> = if let Ok(t) = value.cast::<PyTuple>() {
+        t.iter().collect()
+    } else if let Ok(l) = value.cast::<PyList>() {
+        l.iter().collect()
+    } else {
+        return Err(bad());
+    };
+    if items.is_empty() || items.len() > 3 {
+        return Err(bad());
+    }
+    for (slot, item) in out.iter_mut().zip(&items) {
+        *slot = item.extract().map_err(|_| bad())?;
+    }
+    Ok(out)
+}
+
+/// Launch arguments, inline for the usual handful.
+pub(crate) type LaunchArgs = smallvec::SmallVec<[LaunchArg; 8]>;
+
+/// Converts `args` (a tuple or list) into `out`, in place: launch arguments are built where
+/// they are used rather than moved around.
+pub(crate) fn args_of(
+    args: &Bound<'_, PyAny>,
+    name: &str,
+    front: Front,
+    out: &mut LaunchArgs,
+) -> PyResult<()> {
+    if let Ok(t) = args.cast::<PyTuple>() {
+        for (i, a) in t.iter().enumerate() {
+            out.push(launch_arg(&a, i, name, front)?);
+        }
+        return Ok(());
+    }
+    if let Ok(l) = args.cast::<PyList>() {
+        for (i, a) in l.iter().enumerate() {
+            out.push(launch_arg(&a, i, name, front)?);
+        }
+        return Ok(());
+    }
+    Err(PyTypeError::new_err(format!(
+        "the arguments of kernel {name} must be a tuple or list, got {}",
+        args.get_type().name()?
+    )))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<DevicePointer>()?;
+    m.add_function(wrap_pyfunction!(register_types, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,193 @@
+//! CuPy's `RawKernel` with its launch in native code.
+
+use std::sync::{Arc, OnceLock};
+
+use ember_core::Error;
+use ember_runtime::{kernel_args, Device, Function, KernelArgs};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::errors::IntoPyResult;
+use crate::kernel::NativeKernel;
+use crate::launch_args::{args_of, dims3, Front, LaunchArgs};
+
+fn device(ordinal: usize) -> PyResult<&'static Device> {
+    ember_runtime::device(ordinal).py()
+}
+
+/// Source, name and options of a `RawKernel`, set once by its Python `__init__`.
+struct RawSource {
+    code: String,
+    name: String,
+    options: Vec<String>,
+}
+
+/// CuPy's `RawKernel`, with the launch in native code: compiled per device on first use,
+/// called as `k(grid, block, args, shared_mem=0, stream=None)`.
+#[pyclass(name = "RawKernel", module = "ember._ember", subclass, frozen)]
+pub struct NativeRawKernel {
+    source: OnceLock<RawSource>,
+    /// The kernel on the first device it ran on: read without a lock on the hot path.
+    first: OnceLock<(usize, Function)>,
+    /// Kernels on further devices.
+    others: std::sync::Mutex<Vec<(usize, Arc<Function>)>>,
+}
+
+/// A kernel found for this launch: borrowed from the fast slot, or shared from the map.
+enum Found<'a> {
+    First(&'a Function),
+    Other(Arc<Function>),
+}
+
+impl std::ops::Deref for Found<'_> {
+    type Target = Function;
+    fn deref(&self) -> &Function {
+        match self {
+            Found::First(f) => f,
+            Found::Other(f) => f,
+        }
+    }
+}
+
+impl NativeRawKernel {
+    fn function(&self, py: Python<'_>) -> PyResult<Found<'_>> {
+        let ordinal = ember_runtime::current_device();
+        if let Some((d, f)) = self.first.get() {
+            if *d == ordinal {
+                return Ok(Found::First(f));
+            }
+        }
+        if let Some((_, f)) = self
+            .others
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|(d, _)| *d == ordinal)
+        {
+            return Ok(Found::Other(f.clone()));
+        }
+        let src = self
+            .source
+            .get()
+            .ok_or_else(|| PyValueError::new_err("RawKernel was not initialised"))?;
+        let dev = device(ordinal)?;
+        require_cuda(dev, "a RawKernel")?;
+        let f = py
+            .detach(|| {
+                dev.module(&src.code, &src.name, &src.options)
+                    .and_then(|m| m.function(&src.name))
+            })
+            .py()?;
+        if self.first.set((ordinal, f.clone())).is_ok() {
+            return self.function(py);
+        }
+        let f = Arc::new(f);
+        self.others
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((ordinal, f.clone()));
+        Ok(Found::Other(f))
+    }
+}
+
+/// CUDA C needs the CUDA backend: elsewhere, say what to use instead.
+pub(crate) fn require_cuda(dev: &Device, what: &str) -> PyResult<()> {
+    if dev.kind() == ember_runtime::BackendKind::Cuda {
+        return Ok(());
+    }
+    Err(Error::BackendUnavailable {
+        backend: "cuda".into(),
+        reason: format!(
+            "{what} is CUDA C, which needs the CUDA backend, but ember is running on {} (no CUDA device here). Write the kernel as an ember.ElementwiseKernel (runs on every backend), in OpenCL C with ember.cl.Program, or in Python with @ember.cuda.jit",
+            dev.kind().name()
+        ),
+    })
+    .py()
+}
+
+#[pymethods]
+impl NativeRawKernel {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Self {
+        NativeRawKernel {
+            source: OnceLock::new(),
+            first: OnceLock::new(),
+            others: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Sets the source once (called by the Python `__init__`).
+    fn _set_source(&self, code: String, name: String, options: Vec<String>) -> PyResult<()> {
+        self.source
+            .set(RawSource {
+                code,
+                name,
+                options,
+            })
+            .map_err(|_| PyValueError::new_err("a RawKernel's source is set once"))
+    }
+
+    /// The compiled kernel on the current device (compiles on first use).
+    fn _kernel(&self, py: Python<'_>) -> PyResult<NativeKernel> {
+        let f = self.function(py)?;
+        Ok(NativeKernel {
+            function: f.clone(),
+            front: Front::CuPy,
+        })
+    }
+
+    /// The launch, with CuPy's signature.
+    #[pyo3(signature = (grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        grid: &Bound<'_, PyAny>,
+        block: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyAny>,
+        shared_mem: u32,
+        stream: Option<&Bound<'_, PyAny>>,
+        enable_cooperative_groups: bool,
+    ) -> PyResult<()> {
+        if enable_cooperative_groups {
+            return Err(PyValueError::new_err(
+                "cooperative launches (grid-wide synchronisation) are not supported by ember; launch without enable_cooperative_groups",
+            ));
+        }
+        let f = self.function(py)?;
+        let grid = dims3(grid, "grid")?;
+        let block = dims3(block, "block")?;
+        let mut values = LaunchArgs::new();
+        args_of(args, f.name(), Front::CuPy, &mut values)?;
+        let mut kargs = KernelArgs::new();
+        kernel_args(&f, &values, &mut kargs).py()?;
+        let dev = f.device();
+        let stream = match stream {
+            Some(s) if !s.is_none() => s.getattr(pyo3::intern!(py, "ptr"))?.extract()?,
+            _ => ember_runtime::current_stream(dev),
+        };
+        dev.launch(&f, grid, block, shared_mem, stream, &kargs).py()
+    }
+}
+
+/// Raises BackendUnavailableError unless device `ordinal` runs CUDA C.
+#[pyfunction]
+#[pyo3(name = "require_cuda")]
+fn require_cuda_py(ordinal: usize, what: &str) -> PyResult<()> {
+    require_cuda(device(ordinal)?, what)
+}
+
+/// Makes device `ordinal` this thread's device for native launches.
+#[pyfunction]
+fn set_current_device(ordinal: usize) {
+    ember_runtime::set_current_device(ordinal)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeRawKernel>()?;
+    m.add_function(wrap_pyfunction!(set_current_device, m)?)?;
+    m.add_function(wrap_pyfunction!(require_cuda_py, m)?)?;
+    Ok(())
+}

@@ -45,6 +45,29 @@ def test_cuda_c_without_cuda_says_what_to_use():
         cp.RawModule(code=MODULE).get_function("scale")
 
 
+DYNAMIC = r"""
+extern "C" __global__ void child(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= 2.0f;
+}
+extern "C" __global__ void parent(float* x, int n) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) child<<<(n + 127) / 128, 128>>>(x, n);
+}
+"""
+
+
+def test_test_sources_compile_through_nvrtc():
+    """The CUDA C of the GPU tests compiles here too (NVRTC needs no GPU); a kernel launching
+    kernels is compiled as relocatable code."""
+    from test_nvrtc import nvrtc_or_skip
+
+    nvrtc_or_skip()
+    for src, name, opts in ((ADD, "add", []), (MODULE, "module", ["-std=c++17"]), (DYNAMIC, "dynamic", [])):
+        assert cp._ember.nvrtc_compile(src, name, "sm_90", opts)[:4] == b"\x7fELF", name
+    with pytest.raises(cp.CompileError, match="undefined_name"):
+        cp._ember.nvrtc_compile('extern "C" __global__ void f() { undefined_name; }', "f", "sm_90")
+
+
 def test_raw_module_needs_code_or_path():
     with pytest.raises(TypeError, match="exactly one of code= .* and path="):
         cp.RawModule()
@@ -128,18 +151,9 @@ def test_compile_error_shows_numbered_source():
 
 @gpu
 def test_dynamic_parallelism_links_the_device_runtime(rng):
-    src = r"""
-    extern "C" __global__ void child(float* x, int n) {
-        int i = blockIdx.x * blockDim.x + threadIdx.x;
-        if (i < n) x[i] *= 2.0f;
-    }
-    extern "C" __global__ void parent(float* x, int n) {
-        if (threadIdx.x == 0 && blockIdx.x == 0) child<<<(n + 127) / 128, 128>>>(x, n);
-    }
-    """
     x = rng.standard_normal(1000).astype(np.float32)
     dx = cp.asarray(x)
-    cp.RawModule(code=src).get_function("parent")((1,), (32,), (dx, np.int32(1000)))
+    cp.RawModule(code=DYNAMIC).get_function("parent")((1,), (32,), (dx, np.int32(1000)))
     np.testing.assert_array_equal(dx.get(), x * 2)
 
 

@@ -105,3 +105,22 @@ pub fn link_with_device_runtime(cubin: &[u8], name: &str) -> Result<Vec<u8>> {
     }
     linked
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_device_runtime_says_what_to_install() {
+        match find_device_runtime() {
+            Ok(path) => assert!(path.ends_with(DEVICE_RUNTIME) && path.is_file()),
+            Err(e) => {
+                let text = e.to_string();
+                assert!(
+                    text.contains("libcudadevrt.a") && text.contains("Install the CUDA toolkit"),
+                    "{text}"
+                );
+            }
+        }
+    }
+}

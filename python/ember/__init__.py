@@ -20,7 +20,8 @@ _ember.add_python_dirs(
     [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
 )
 
-from . import _dtypes, cuda, errors  # noqa: E402, F401  (ember.cuda is public, as cupy.cuda)
+from . import _dtypes, cuda, errors, random  # noqa: E402, F401  (ember.cuda and ember.random are public, as in CuPy)
+from ._advanced import nonzero, take  # noqa: E402
 from ._creation import (  # noqa: E402
     arange,
     array,
@@ -40,6 +41,22 @@ from ._creation import (  # noqa: E402
 from ._interop import from_dlpack  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
+from ._reductions import (  # noqa: E402
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    cumsum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
 from ._runtime import (  # noqa: E402
     Device,
     MemoryPool,
@@ -47,7 +64,36 @@ from ._runtime import (  # noqa: E402
     get_default_memory_pool,
     synchronize,
 )
+from ._shape import (  # noqa: E402
+    array_split,
+    asfortranarray,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
+    concatenate,
+    copy,
+    dstack,
+    expand_dims,
+    hstack,
+    moveaxis,
+    ravel,
+    reshape,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    transpose,
+    vstack,
+)
+from ._triangles import eye, identity, tri, tril, triu  # noqa: E402
+from ._ufuncs import UFUNCS as _UFUNCS  # noqa: E402
+from ._ufuncs import clip, ufunc, where  # noqa: E402
 from ._user_kernels import ElementwiseKernel, ReductionKernel  # noqa: E402
+
+globals().update(_UFUNCS)  # add, subtract, ..., sqrt, ...: one ufunc object each
 from .errors import (  # noqa: E402
     BackendUnavailableError,
     CompileError,
@@ -91,3 +137,13 @@ __all__ = [
     "full_like", "get_default_memory_pool", "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones",
     "ones_like", "synchronize", "uint8", "uint16", "uint32", "uint64", "zeros", "zeros_like",
 ]
+__all__ += [
+    "array_split", "asfortranarray", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays",
+    "broadcast_shapes", "broadcast_to", "concatenate", "copy", "dstack", "expand_dims", "hstack", "moveaxis",
+    "ravel", "reshape", "split", "squeeze", "stack", "swapaxes", "transpose", "vstack",
+]
+__all__ += [
+    "clip", "eye", "identity", "nonzero", "take", "tri", "tril", "triu", "ufunc", "where", *sorted(_UFUNCS),
+]
+__all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "max", "mean", "min", "prod", "std", "sum",
+            "var"]

@@ -261,12 +261,6 @@ class ndarray:
         return str(self.get())
 
     # --- copies and conversions ---------------------------------------------------------------
-    def copy(self, order="C") -> ndarray:
-        """A C-contiguous copy on the same device."""
-        if order not in ("C", "K", "A", None):
-            raise ValueError(f"only order='C' copies are supported, got {order!r}")
-        return _wrap(self._a.copy())
-
     def astype(self, dtype, order="K", casting=None, subok=None, copy=True) -> ndarray:
         """A copy converted to ``dtype`` (NumPy's conversion rules)."""
         name = _dtypes.name_of(dtype)
@@ -290,21 +284,6 @@ class ndarray:
                 f"a view as {d} needs the same item size as {self.dtype} ({self.itemsize} bytes); got {d.itemsize}"
             )
         return _wrap(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, _dtypes.name_of(d)))
-
-    def transpose(self, *axes) -> ndarray:
-        """A view with the axes permuted (reversed by default)."""
-        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-            axes = axes[0]
-        n = self.ndim
-        if not axes:
-            axes = tuple(range(n))[::-1]
-        axes = tuple(int(a) + n if int(a) < 0 else int(a) for a in axes)
-        if sorted(axes) != list(range(n)):
-            raise ValueError(f"axes {axes} don't match array of {n} dimensions")
-        shape, strides = self._a.shape, self._a.strides
-        return _wrap(
-            self._a.view([shape[a] for a in axes], [strides[a] for a in axes], self._a.offset, self._a.dtype)
-        )
 
     @property
     def T(self) -> ndarray:

@@ -6,6 +6,9 @@ pub mod array;
 pub mod creation;
 pub mod dlpack;
 pub mod launch;
+pub mod random;
+pub mod reduction;
+pub mod ufunc;
 pub mod user_kernel;
 
 pub use array::Array;

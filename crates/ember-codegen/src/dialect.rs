@@ -28,6 +28,17 @@ pub struct Table {
     /// Whether each buffer parameter is followed by a byte offset (OpenCL cannot offset a
     /// `cl_mem` on the host side).
     pub buffer_offsets: bool,
+    /// This thread's index in its block (first axis), as int.
+    pub local_id: &'static str,
+    /// The block's index along the first and second grid axes, as int64.
+    pub group_id: [&'static str; 2],
+    /// Number of blocks along the first and second grid axes, as int64.
+    pub num_groups: [&'static str; 2],
+    /// Exchange of a 32- or 64-bit `{value}` with lane `this ^ {lane}` of the warp, where the
+    /// dialect has one (OpenCL C 1.2 does not: reductions go through local memory there).
+    pub shuffle_xor: Option<&'static str>,
+    /// Positive infinity as a float expression.
+    pub infinity: &'static str,
 }
 
 const CUDA: Table = Table {
@@ -40,6 +51,11 @@ const CUDA: Table = Table {
     shared: "__shared__",
     device_fn: "static __device__ __forceinline__",
     buffer_offsets: false,
+    local_id: "(int)threadIdx.x",
+    group_id: ["(long long)blockIdx.x", "(long long)blockIdx.y"],
+    num_groups: ["(long long)gridDim.x", "(long long)gridDim.y"],
+    shuffle_xor: Some("__shfl_xor_sync(0xffffffffu, {value}, {lane})"),
+    infinity: "__int_as_float(0x7f800000)",
 };
 
 const OPENCL: Table = Table {
@@ -52,6 +68,11 @@ const OPENCL: Table = Table {
     shared: "__local",
     device_fn: "static inline",
     buffer_offsets: true,
+    local_id: "(int)get_local_id(0)",
+    group_id: ["(long)get_group_id(0)", "(long)get_group_id(1)"],
+    num_groups: ["(long)get_num_groups(0)", "(long)get_num_groups(1)"],
+    shuffle_xor: None,
+    infinity: "INFINITY",
 };
 
 impl Dialect {

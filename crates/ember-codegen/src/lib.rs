@@ -5,7 +5,10 @@
 
 pub mod dialect;
 pub mod elementwise;
+pub mod philox;
 pub mod prelude;
+pub mod reduce;
+pub mod scan;
 pub mod types;
 pub mod user_kernel;
 

@@ -39,10 +39,17 @@ fn vector_load(name: &str, dtype: DType, dialect: Dialect) -> String {
     let p = format!("_{name}_p");
     match dialect {
         // vload4 takes any alignment.
-        Dialect::OpenCl => format!(
-            "{{ {}4 _t = vload4(_j, {p}); {v}[0] = _t.x; {v}[1] = _t.y; {v}[2] = _t.z; {v}[3] = _t.w; }}",
-            storage_type(dtype, dialect)
-        ),
+        Dialect::OpenCl => {
+            let t = match dtype {
+                DType::F32 => "float4",
+                DType::F64 => "double4",
+                DType::I32 => "int4",
+                DType::U32 => "uint4",
+                DType::I64 => "long4",
+                _ => "ulong4",
+            };
+            format!("{{ {t} _t = vload4(_j, {p}); {v}[0] = _t.x; {v}[1] = _t.y; {v}[2] = _t.z; {v}[3] = _t.w; }}")
+        }
         Dialect::Cuda if dtype.itemsize() == 4 => {
             let t = match dtype {
                 DType::F32 => "float4",

@@ -63,6 +63,8 @@ pub enum Error {
     Type(String),
     /// An index out of range (NumPy raises `IndexError`).
     Index(String),
+    /// A value that does not fit its type (NumPy raises `OverflowError`).
+    Overflow(String),
 }
 
 impl Error {
@@ -168,7 +170,9 @@ impl fmt::Display for Error {
                 }
                 write!(f, "; free arrays you no longer need or raise the limit with get_default_memory_pool().set_limit(size=...)")
             }
-            Error::Value(m) | Error::Type(m) | Error::Index(m) => f.write_str(m),
+            Error::Value(m) | Error::Type(m) | Error::Index(m) | Error::Overflow(m) => {
+                f.write_str(m)
+            }
         }
     }
 }

@@ -60,6 +60,7 @@ pub fn to_py(err: Error) -> PyErr {
             Error::Value(m) => PyValueError::new_err(m),
             Error::Type(m) => PyTypeError::new_err(m),
             Error::Index(m) => PyIndexError::new_err(m),
+            Error::Overflow(m) => pyo3::exceptions::PyOverflowError::new_err(m),
         }
     })
 }

@@ -14,7 +14,7 @@ use crate::errors::IntoPyResult;
 
 /// Python types the launch path recognises by identity (set once by `ember` at import). The
 /// raw type pointers make each check a comparison; the `Py` handles keep the types alive.
-struct KnownTypes {
+pub(crate) struct KnownTypes {
     ndarray: usize,
     host_ndarray: usize,
     scalars: Vec<(usize, DType)>,
@@ -22,6 +22,8 @@ struct KnownTypes {
     /// the attribute lookup (the largest cost of an array argument, measured).
     native_slot: Py<PyAny>,
     slot_get: Option<pyo3::ffi::descrgetfunc>,
+    /// The slot's setter, to make `ember.ndarray` objects natively (`wrap`).
+    slot_set: Option<pyo3::ffi::descrsetfunc>,
     _alive: Vec<Py<PyType>>,
 }
 
@@ -47,7 +49,64 @@ impl KnownTypes {
     }
 }
 
+impl KnownTypes {
+    /// Whether `value` is an `ember.ndarray` (exactly).
+    pub(crate) fn is_ndarray(&self, value: &Bound<'_, PyAny>) -> bool {
+        value.get_type_ptr() as usize == self.ndarray
+    }
+
+    /// The native array of an `ember.ndarray`.
+    pub(crate) fn array_of(&self, value: &Bound<'_, PyAny>) -> PyResult<ember_array::Array> {
+        Ok(self
+            .native_array(value)?
+            .cast::<NativeArray>()?
+            .get()
+            .0
+            .clone())
+    }
+
+    /// The dtype of a NumPy scalar type, if `value` is one.
+    pub(crate) fn numpy_scalar(&self, value: &Bound<'_, PyAny>) -> Option<DType> {
+        let t = value.get_type_ptr() as usize;
+        self.scalars.iter().find(|(p, _)| *p == t).map(|(_, d)| *d)
+    }
+
+    pub(crate) fn is_host_array(&self, value: &Bound<'_, PyAny>) -> bool {
+        value.get_type_ptr() as usize == self.host_ndarray
+    }
+
+    /// A new `ember.ndarray` holding `array` (made without calling Python code).
+    pub(crate) fn wrap<'py>(
+        &self,
+        py: Python<'py>,
+        array: ember_array::Array,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let native = Bound::new(py, NativeArray(array))?;
+        let slot_set = self.slot_set.ok_or_else(|| {
+            pyo3::exceptions::PyRuntimeError::new_err("ember.ndarray's slot setter is missing")
+        })?;
+        unsafe {
+            let ty = self.ndarray as *mut pyo3::ffi::PyTypeObject;
+            let raw = pyo3::ffi::PyType_GenericAlloc(ty, 0);
+            let obj = Bound::from_owned_ptr_or_err(py, raw)?;
+            if slot_set(self.native_slot.as_ptr(), obj.as_ptr(), native.as_ptr()) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+            Ok(obj)
+        }
+    }
+}
+
 static KNOWN: OnceLock<KnownTypes> = OnceLock::new();
+
+/// The registered types (after `import ember`).
+pub(crate) fn known() -> PyResult<&'static KnownTypes> {
+    KNOWN.get().ok_or_else(|| {
+        pyo3::exceptions::PyRuntimeError::new_err(
+            "import ember first: its types are not registered",
+        )
+    })
+}
 
 /// Tells the launch path `ember.ndarray`, `numpy.ndarray` and NumPy's scalar types.
 #[pyfunction]
@@ -72,12 +131,27 @@ fn register_types(
             >(f))
         }
     };
+    let slot_set: Option<pyo3::ffi::descrsetfunc> = unsafe {
+        let f = pyo3::ffi::PyType_GetSlot(
+            native_slot.get_type().as_type_ptr(),
+            pyo3::ffi::Py_tp_descr_set,
+        );
+        if f.is_null() {
+            None
+        } else {
+            Some(std::mem::transmute::<
+                *mut std::ffi::c_void,
+                pyo3::ffi::descrsetfunc,
+            >(f))
+        }
+    };
     let mut known = KnownTypes {
         ndarray: ptr(&ndarray),
         host_ndarray: ptr(&host_ndarray),
         scalars: Vec::with_capacity(scalars.len()),
         native_slot: native_slot.unbind(),
         slot_get,
+        slot_set,
         _alive: vec![ndarray.unbind(), host_ndarray.unbind()],
     };
     for (t, name) in scalars {
@@ -129,7 +203,8 @@ fn host_array_error(front: Front, index: usize, kernel: &str) -> PyErr {
     ))
 }
 
-fn scalar_of(value: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Scalar> {
+/// A NumPy scalar's value as a host scalar of its dtype.
+pub(crate) fn scalar_value(value: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Scalar> {
     Ok(match dtype.kind() {
         ember_core::dtype::Kind::Bool => Scalar::Bool(value.is_truthy()?),
         // NumPy integers convert through __index__ at the C level.
@@ -161,7 +236,7 @@ pub(crate) fn launch_arg(
         }
         if let Some((_, dtype)) = known.scalars.iter().find(|(t, _)| *t == ty_ptr) {
             return Ok(LaunchArg::of_scalar(
-                scalar_of(value, *dtype)?,
+                scalar_value(value, *dtype)?,
                 *dtype,
                 false,
             ));

@@ -7,8 +7,11 @@ mod dlpack;
 mod errors;
 mod kernel;
 mod launch_args;
+mod random;
 mod raw_kernel;
+mod reduction;
 mod runtime;
+mod ufunc;
 mod user_kernel;
 
 use pyo3::prelude::*;
@@ -21,6 +24,9 @@ fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kernel::register(m)?;
     launch_args::register(m)?;
     raw_kernel::register(m)?;
+    reduction::register(m)?;
+    ufunc::register(m)?;
+    random::register(m)?;
     user_kernel::register(m)?;
     runtime::register(m)?;
     Ok(())

@@ -3,16 +3,14 @@
 use std::collections::HashMap;
 
 use ember_codegen::{Param, Role, Snippets, UserMap};
-use ember_core::shape::{
-    broadcast_shapes, broadcast_strides, c_strides, collapse_axes, format_shape,
-};
+use ember_core::shape::{broadcast_shapes, format_shape};
 use ember_core::{DType, Error, Result};
-use ember_runtime::{current_stream, Device, KernelArg};
+use ember_runtime::Device;
 
+use super::map_plan::{self, Binding};
 use super::params::{bind_types, check_names, parse_params, resolved, ParamSpec};
 use super::{check_kernel_name, scalar_bytes, Instances, Spec, UserArg};
 use crate::array::Array;
-use crate::launch::{launch_shape, launch_shape_unrolled};
 
 /// CuPy's `ElementwiseKernel(in_params, out_params, operation, name, ...)`.
 pub struct ElementwiseKernel {
@@ -136,67 +134,44 @@ impl ElementwiseKernel {
         shape: &[usize],
     ) -> Result<()> {
         let nin = self.in_params.len();
-        // Layout: flat when every element-wise array is C-contiguous in the loop shape.
-        let mut elementwise: Vec<(usize, Vec<isize>)> = Vec::new();
-        for (k, p) in specs.iter().enumerate() {
-            if let (false, Some(a)) = (p.raw, &bound.arrays[k]) {
-                elementwise.push((k, broadcast_strides(a.shape(), a.strides(), shape)));
-            }
-        }
-        let flat = elementwise
-            .iter()
-            .all(|(k, s)| *s == c_strides(shape, bound.dtypes[*k].itemsize()));
-        let (loop_shape, loop_strides) = if flat {
-            (Vec::new(), Vec::new())
-        } else {
-            let strides: Vec<Vec<isize>> = elementwise.iter().map(|(_, s)| s.clone()).collect();
-            let (sh, st) = collapse_axes(shape, &strides);
-            if sh.is_empty() {
-                (vec![1], st.into_iter().map(|_| vec![0]).collect())
-            } else {
-                (sh, st)
-            }
-        };
         let mut params = Vec::with_capacity(specs.len());
-        let mut scalars: Vec<Vec<u8>> = Vec::new();
-        let mut sizes: Vec<[u8; 8]> = Vec::new();
-        let mut raw_arrays: Vec<Array> = Vec::new();
+        let mut bindings = Vec::with_capacity(specs.len());
         for (k, p) in specs.iter().enumerate() {
             let dtype = bound.dtypes[k];
-            let role = match (&args.get(k), p.raw, k < nin) {
-                (Some(UserArg::Scalar(..)), _, _) => Role::Scalar,
-                (_, true, input) => Role::Raw { writable: !input },
-                (_, false, true) => Role::Input,
-                (_, false, false) => Role::Output,
+            let (role, binding) = match (args.get(k), &bound.arrays[k], p.raw) {
+                (Some(UserArg::Scalar(v, _)), _, _) => (
+                    Role::Scalar,
+                    Binding::Scalar(scalar_bytes(&p.name, *v, dtype)?),
+                ),
+                (_, Some(a), true) => {
+                    let writable = k >= nin;
+                    (
+                        Role::Raw { writable },
+                        Binding::Raw(raw_operand(&p.name, a, writable, dtype)?),
+                    )
+                }
+                (_, Some(a), false) => {
+                    let role = if k < nin { Role::Input } else { Role::Output };
+                    (role, Binding::Array(a.clone()))
+                }
+                (_, None, _) => {
+                    return Err(Error::Value(format!(
+                        "parameter '{}' has no argument",
+                        p.name
+                    )))
+                }
             };
-            if let (Role::Scalar, Some(UserArg::Scalar(v, _))) = (role, args.get(k)) {
-                scalars.push(scalar_bytes(&p.name, *v, dtype)?);
-            }
-            if let (Role::Raw { writable }, Some(a)) = (role, &bound.arrays[k]) {
-                raw_arrays.push(raw_operand(&p.name, a, writable, dtype)?);
-                sizes.push((a.size() as i64).to_le_bytes());
-            }
             params.push(Param {
                 name: p.name.clone(),
                 dtype,
                 role,
             });
+            bindings.push(binding);
         }
         let mut typedefs: Vec<(String, DType)> =
             bound.types.iter().map(|(k, v)| (k.clone(), *v)).collect();
         typedefs.sort();
-        // Vector loads need every input readable 16 bytes at a time.
-        let vector = loop_shape.is_empty()
-            && params
-                .iter()
-                .zip(&bound.arrays)
-                .all(|(p, a)| match (p.role, a) {
-                    (Role::Input, Some(a)) => {
-                        ember_codegen::user_kernel::vector_loadable(p.dtype)
-                            && a.address() % 16 == 0
-                    }
-                    _ => true,
-                });
+        let layout = map_plan::plan(shape, &params, &bindings);
         let spec = UserMap {
             common: Snippets {
                 name: self.name.clone(),
@@ -207,47 +182,17 @@ impl ElementwiseKernel {
             operation: self.operation.clone(),
             loop_prep: self.loop_prep.clone(),
             after_loop: self.after_loop.clone(),
-            ndim: loop_shape.len(),
-            vector,
+            ndim: layout.loop_shape.len(),
+            vector: layout.vector,
         };
         let function = self.instances.get(device, Spec::Map(spec), &self.options)?;
-
-        let n: usize = shape.iter().product();
-        let n64 = (n as i64).to_le_bytes();
-        let extents: Vec<[u8; 8]> = loop_shape
-            .iter()
-            .map(|&d| (d as i64).to_le_bytes())
-            .collect();
-        let strides: Vec<[u8; 8]> = loop_strides
-            .iter()
-            .flatten()
-            .map(|&s| (s as i64).to_le_bytes())
-            .collect();
-        let (mut next_scalar, mut next_raw) = (0, 0);
-        let mut kargs: Vec<KernelArg<'_>> = Vec::new();
-        for (k, p) in specs.iter().enumerate() {
-            if let Some(UserArg::Scalar(..)) = args.get(k) {
-                kargs.push(KernelArg::Bytes(&scalars[next_scalar]));
-                next_scalar += 1;
-            } else if p.raw {
-                kargs.push(raw_arrays[next_raw].kernel_arg());
-                kargs.push(KernelArg::Bytes(&sizes[next_raw]));
-                next_raw += 1;
-            } else if let Some(a) = &bound.arrays[k] {
-                kargs.push(a.kernel_arg());
-            }
-        }
-        kargs.push(KernelArg::Bytes(&n64));
-        kargs.extend(extents.iter().map(|b| KernelArg::Bytes(b)));
-        kargs.extend(strides.iter().map(|b| KernelArg::Bytes(b)));
-        let (grid, block) = if vector {
-            launch_shape_unrolled(device, n, ember_codegen::user_kernel::VECTOR)
-        } else if loop_shape.is_empty() {
-            launch_shape_unrolled(device, n, ember_codegen::user_kernel::UNROLL)
-        } else {
-            launch_shape(device, n)
-        };
-        device.launch(&function, grid, block, 0, current_stream(device), &kargs)
+        map_plan::launch(
+            device,
+            &function,
+            shape.iter().product(),
+            &bindings,
+            &layout,
+        )
     }
 }
 

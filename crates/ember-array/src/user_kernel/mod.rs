@@ -2,6 +2,7 @@
 //! the kernel around the snippet in the device's dialect, so both run on CUDA and OpenCL.
 
 pub mod elementwise;
+pub mod map_plan;
 pub mod params;
 pub mod reduction;
 

@@ -1,0 +1,163 @@
+//! `cumsum`: scans along one axis (of the flattened array when no axis is given).
+//!
+//! A line along the contiguous axis is scanned by a whole block, in tiles; lines across it
+//! by one thread each, neighbours side by side. Long lines are split: a reduction first
+//! writes each split's total, then every split scans from the totals before it.
+
+use ember_codegen::reduce::{Combine, Layout, Map, Post, ReduceKernel, BLOCK, COLUMN_LANES};
+use ember_codegen::scan::{ScanKernel, SCAN_ITEMS};
+use ember_core::{DType, Error, Result};
+
+use super::plan::{capacity, collapse, inner_stride, launch_scan, Geometry, Pass, Sizing};
+use super::{deliver, reduced_axes, result_types, target, Reduction};
+use crate::array::Array;
+
+/// NumPy's `cumsum(a, axis=axis, dtype=dtype, out=out)`.
+pub fn cumsum(
+    a: &Array,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+    out: Option<&Array>,
+) -> Result<Array> {
+    let types = result_types(Reduction::Sum, a.dtype(), dtype, out.map(Array::dtype))?;
+    // No axis, or a 0-d array: the flattened array (C order).
+    let flat = axis.is_none() || a.ndim() == 0;
+    if let (true, Some(k)) = (a.ndim() == 0, axis) {
+        reduced_axes(Some(&[k]), 0)?;
+    }
+    let (src, axis) = if flat {
+        let c = if a.is_c_contiguous() {
+            a.clone()
+        } else {
+            a.copy()?
+        };
+        let size = c.size();
+        let v = c.view(&[size], &[c.dtype().itemsize() as isize], c.offset(), c.dtype())?;
+        (v, 0)
+    } else {
+        let k = reduced_axes(Some(&[axis.unwrap_or(0)]), a.ndim())?;
+        (a.clone(), k.first().copied().unwrap_or(0))
+    };
+    let shape = src.shape().to_vec();
+    if let Some(o) = out {
+        if o.shape() != shape.as_slice() {
+            return Err(Error::Value(
+                "provided out is the wrong size for the accumulation.".into(),
+            ));
+        }
+    }
+    let result = target(&src, out, &shape, types.output)?;
+    let n = shape[axis];
+    let stride = src.strides()[axis];
+    let kept: Vec<(usize, isize)> = (0..shape.len())
+        .filter(|&d| d != axis)
+        .map(|d| (shape[d], src.strides()[d]))
+        .collect();
+    let kept = collapse(&kept);
+    let m: usize = kept.iter().map(|k| k.0).product();
+    if m == 0 || n == 0 {
+        return deliver(result, out);
+    }
+    let inner: usize = shape[axis + 1..].iter().product();
+    let layout = if m == 1 || stride.abs() <= inner_stride(&kept) {
+        Layout::Rows
+    } else {
+        Layout::Columns
+    };
+    let device = src.device();
+    let (lanes, max_groups) = capacity(device);
+    let (lines, wanted) = match layout {
+        Layout::Rows => (m, (lanes / (m * BLOCK)).min(n / (BLOCK * SCAN_ITEMS * 4))),
+        Layout::Columns => (m.div_ceil(BLOCK), (lanes / m).min(n / 64)),
+    };
+    let splits = wanted.clamp(1, 65_535);
+    let chunk = n.div_ceil(splits).next_multiple_of(4);
+    let splits = n.div_ceil(chunk);
+    let sizing = Sizing {
+        tpr: BLOCK,
+        splits,
+        chunk,
+        groups: lines.clamp(1, max_groups),
+    };
+    let partials = if splits > 1 {
+        Some(split_totals(&src, &kept, stride, n, types.acc, layout, sizing)?)
+    } else {
+        None
+    };
+    let kernel = ScanKernel {
+        combine: Combine::Add,
+        input: src.dtype(),
+        acc: types.acc,
+        output: types.output,
+        layout,
+        split: splits > 1,
+        out_ndim: kept.len(),
+    };
+    launch_scan(
+        &kernel,
+        &src,
+        src.offset(),
+        &kept,
+        stride,
+        n,
+        inner,
+        sizing,
+        partials.as_ref(),
+        &result,
+    )?;
+    deliver(result, out)
+}
+
+/// The total of each split of each line, at `split * m + line`.
+fn split_totals(
+    src: &Array,
+    kept: &[(usize, isize)],
+    stride: isize,
+    n: usize,
+    acc: DType,
+    layout: Layout,
+    scan: Sizing,
+) -> Result<Array> {
+    let m: usize = kept.iter().map(|k| k.0).product();
+    let totals = Array::empty(src.device(), &[scan.splits * m], acc)?;
+    let geometry = Geometry {
+        offset: src.offset(),
+        kept: kept.to_vec(),
+        reduced: vec![(n, stride)],
+    };
+    let pass = Pass {
+        combine: Combine::Add,
+        input: src,
+        geometry: &geometry,
+        acc,
+        map: Map::Value,
+        post: Post::Keep,
+        divisor: 1.0,
+        mean: None,
+    };
+    let kernel = ReduceKernel {
+        combine: Combine::Add,
+        input: src.dtype(),
+        acc,
+        output: acc,
+        map: Map::Value,
+        post: Post::Keep,
+        partial: true,
+        layout,
+        vector: false,
+        out_ndim: kept.len(),
+        red_ndim: 1,
+    };
+    // Same splits and chunks as the scan; one block per line (rows) or per 32 lines.
+    let groups = match layout {
+        Layout::Rows => m,
+        Layout::Columns => m.div_ceil(BLOCK / COLUMN_LANES),
+    };
+    let sizing = Sizing {
+        tpr: BLOCK,
+        groups: groups.clamp(1, scan.groups.max(capacity(src.device()).1)),
+        ..scan
+    };
+    pass.launch(&kernel, sizing, [&totals, &totals], None)?;
+    Ok(totals)
+}

@@ -1,0 +1,305 @@
+//! NumPy's universal functions on ember arrays: type resolution as NumPy 2 does it (tables
+//! generated from NumPy), broadcasting, `out=`, and one generated kernel per (ufunc, dtypes,
+//! layout), cached.
+
+pub mod expr;
+pub mod resolve;
+pub mod tables;
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use ember_codegen::types::cast;
+use ember_codegen::{Param, Role, Snippets, UserMap};
+use ember_core::shape::{broadcast_shapes, format_shape};
+use ember_core::{DType, Error, Result, Scalar};
+use ember_runtime::{Device, Function};
+
+use crate::array::Array;
+use crate::launch::{compile_generated, dialect};
+use crate::user_kernel::map_plan::{self, Binding};
+pub use resolve::{ufunc, OperandType, Ufunc};
+
+/// An input of a ufunc call.
+#[derive(Clone, Debug)]
+pub enum Operand {
+    Array(Array),
+    /// A host value and how it takes part in type resolution.
+    Scalar(Scalar, OperandType),
+}
+
+impl Operand {
+    fn kind(&self) -> OperandType {
+        match self {
+            Operand::Array(a) => OperandType::Strong(a.dtype()),
+            Operand::Scalar(_, t) => *t,
+        }
+    }
+}
+
+/// What a compiled ufunc kernel is specialised on.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct KernelKey {
+    ufunc: usize,
+    /// Per input: the array's dtype, or `None` for a scalar parameter.
+    inputs: Vec<Option<DType>>,
+    loop_in: &'static [DType],
+    loop_out: &'static [DType],
+    outputs: Vec<DType>,
+    ndim: usize,
+    vector: bool,
+    device: usize,
+}
+
+fn kernels() -> &'static Mutex<HashMap<KernelKey, Function>> {
+    static K: OnceLock<Mutex<HashMap<KernelKey, Function>>> = OnceLock::new();
+    K.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// A scalar's bytes as a parameter of `dtype`. A Python int that does not fit an integer
+/// dtype is an error, as in NumPy 2.
+fn scalar_param(value: Scalar, weak: bool, dtype: DType) -> Result<Vec<u8>> {
+    use ember_core::dtype::Kind;
+    if weak && matches!(dtype.kind(), Kind::Int | Kind::UInt) {
+        let v: i128 = match value {
+            Scalar::Int(i) => i as i128,
+            Scalar::UInt(u) => u as i128,
+            _ => 0,
+        };
+        let bits = 8 * dtype.itemsize() as u32;
+        let (lo, hi) = if dtype.kind() == Kind::Int {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        if matches!(value, Scalar::Int(_) | Scalar::UInt(_)) && !(lo..=hi).contains(&v) {
+            return Err(Error::Overflow(format!(
+                "Python integer {v} out of bounds for {}",
+                dtype.name()
+            )));
+        }
+    }
+    Ok(value.to_bytes(ember_codegen::types::param_dtype(dtype)))
+}
+
+/// Applies `u` to `inputs`, writing into `out` where given (one slot per output), with
+/// `dtype=` forcing the loop type. Returns the outputs.
+pub fn apply(
+    device: &'static Device,
+    u: &'static Ufunc,
+    inputs: &[Operand],
+    out: &[Option<Array>],
+    dtype: Option<DType>,
+) -> Result<Vec<Array>> {
+    if inputs.len() != u.nin {
+        return Err(Error::Type(format!(
+            "{}() takes from {} to {} positional arguments but {} were given",
+            u.name,
+            u.nin,
+            u.nin + u.nout,
+            inputs.len()
+        )));
+    }
+    let kinds: smallvec::SmallVec<[OperandType; 3]> = inputs.iter().map(Operand::kind).collect();
+    let (loop_in, loop_out) = resolve::find_loop(u, &kinds, dtype)?;
+    let device = inputs
+        .iter()
+        .find_map(|o| match o {
+            Operand::Array(a) => Some(a.device()),
+            Operand::Scalar(..) => None,
+        })
+        .unwrap_or(device);
+    let _ = &out;
+    let shapes: smallvec::SmallVec<[&[usize]; 3]> = inputs
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Array(a) => Some(a.shape()),
+            Operand::Scalar(..) => None,
+        })
+        .collect();
+    let mut shape = broadcast_shapes(&shapes)?;
+    // Given outputs must hold the broadcast result (and may widen it, as NumPy allows).
+    for (j, &loop_t) in loop_out.iter().enumerate() {
+        if let Some(o) = out.get(j).and_then(Option::as_ref) {
+            check_output(u, device, &shape, o, loop_t)?;
+            shape = o.shape().to_vec();
+        }
+    }
+    let mut outputs: smallvec::SmallVec<[Array; 2]> = smallvec::SmallVec::new();
+    for (j, &loop_t) in loop_out.iter().enumerate() {
+        outputs.push(match out.get(j).and_then(Option::as_ref) {
+            Some(o) => o.clone(),
+            None => Array::empty(device, &shape, loop_t)?,
+        });
+    }
+    let n: usize = shape.iter().product();
+    if n == 0 {
+        return Ok(outputs.into_vec());
+    }
+    let mut bindings: smallvec::SmallVec<[Binding; 4]> = smallvec::SmallVec::new();
+    for (k, op) in inputs.iter().enumerate() {
+        match op {
+            Operand::Array(a) => {
+                if !std::ptr::eq(a.device(), device) {
+                    return Err(Error::Value(format!(
+                        "operands of {} are on different devices ({} and {}); copy one with get()/asarray first",
+                        u.name,
+                        a.device().info().ordinal,
+                        device.info().ordinal
+                    )));
+                }
+                // An input overlapping an output in another layout is read from a copy, as NumPy does.
+                let a = if outputs.iter().any(|o| overlaps_differently(a, o)) {
+                    a.copy()?
+                } else {
+                    a.clone()
+                };
+                bindings.push(Binding::Array(a));
+            }
+            Operand::Scalar(v, t) => {
+                let weak = matches!(t, OperandType::Weak(_));
+                bindings.push(Binding::Scalar(scalar_param(*v, weak, loop_in[k])?));
+            }
+        }
+    }
+    bindings.extend(outputs.iter().map(|o| Binding::Array(o.clone())));
+    let roles: smallvec::SmallVec<[Role; 4]> = (0..u.nin + u.nout)
+        .map(|k| match (&bindings[k], k < u.nin) {
+            (Binding::Scalar(_), _) => Role::Scalar,
+            (_, true) => Role::Input,
+            _ => Role::Output,
+        })
+        .collect();
+    let layout = map_plan::plan_roles(&shape, &roles, &bindings);
+    let key = KernelKey {
+        ufunc: u.id,
+        inputs: inputs
+            .iter()
+            .map(|o| match o {
+                Operand::Array(a) => Some(a.dtype()),
+                Operand::Scalar(..) => None,
+            })
+            .collect(),
+        loop_in,
+        loop_out,
+        outputs: outputs.iter().map(Array::dtype).collect(),
+        ndim: layout.loop_shape.len(),
+        vector: layout.vector,
+        device: device.info().ordinal,
+    };
+    let function = kernel(device, u, key, &layout)?;
+    map_plan::launch(device, &function, n, &bindings, &layout)?;
+    Ok(outputs.into_vec())
+}
+
+fn check_output(
+    u: &Ufunc,
+    device: &Device,
+    shape: &[usize],
+    o: &Array,
+    loop_t: DType,
+) -> Result<()> {
+    if !std::ptr::eq(o.device(), device) {
+        return Err(Error::Value(format!(
+            "the output of {} is on device {} but the inputs are on device {}",
+            u.name,
+            o.device().info().ordinal,
+            device.info().ordinal
+        )));
+    }
+    let joint = broadcast_shapes(&[shape, o.shape()])?;
+    if joint != o.shape() {
+        return Err(Error::Value(format!(
+            "non-broadcastable output operand with shape {} doesn't match the broadcast shape {}",
+            format_shape(o.shape()),
+            format_shape(&joint)
+        )));
+    }
+    if !resolve::can_cast_same_kind(loop_t, o.dtype()) {
+        return Err(Error::Type(format!(
+            "Cannot cast ufunc '{}' output from dtype('{}') to dtype('{}') with casting rule 'same_kind'",
+            u.name,
+            loop_t.name(),
+            o.dtype().name()
+        )));
+    }
+    Ok(())
+}
+
+fn overlaps_differently(input: &Array, output: &Array) -> bool {
+    std::sync::Arc::ptr_eq(input.buffer(), output.buffer())
+        && (input.offset() != output.offset()
+            || input.strides() != output.strides()
+            || input.shape() != output.shape())
+}
+
+fn kernel(
+    device: &'static Device,
+    u: &Ufunc,
+    key: KernelKey,
+    layout: &map_plan::MapPlan,
+) -> Result<Function> {
+    if let Some(f) = kernels()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+    {
+        return Ok(f.clone());
+    }
+    let d = dialect(device);
+    // The kernel's parameters, named in0.., out0..: arrays keep their dtype, scalars come as
+    // the loop's type.
+    let mut params = Vec::with_capacity(u.nin + u.nout);
+    for (k, input) in key.inputs.iter().enumerate() {
+        params.push(match input {
+            Some(dtype) => Param {
+                name: format!("in{k}"),
+                dtype: *dtype,
+                role: Role::Input,
+            },
+            None => Param {
+                name: format!("in{k}"),
+                dtype: key.loop_in[k],
+                role: Role::Scalar,
+            },
+        });
+    }
+    for (j, &dtype) in key.outputs.iter().enumerate() {
+        params.push(Param {
+            name: format!("out{j}"),
+            dtype,
+            role: Role::Output,
+        });
+    }
+    let args: Vec<String> = params[..u.nin]
+        .iter()
+        .zip(key.loop_in)
+        .map(|(p, &t)| cast(&p.name, p.dtype, t, d))
+        .collect();
+    let loop_out = key.loop_out[0];
+    let e = expr::expression(u.name, key.loop_in, loop_out, &args, d)?;
+    let operation = format!(
+        "out0 = {}",
+        cast(&format!("({})", e.code), loop_out, key.outputs[0], d)
+    );
+    let name = format!("ember_{}", u.name);
+    let spec = UserMap {
+        common: Snippets {
+            name: name.clone(),
+            typedefs: Vec::new(),
+            params,
+            preamble: e.helpers,
+        },
+        operation,
+        loop_prep: String::new(),
+        after_loop: String::new(),
+        ndim: layout.loop_shape.len(),
+        vector: layout.vector,
+    };
+    let f = compile_generated(device, &spec.source(d), &name, &[])?;
+    kernels()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, f.clone());
+    Ok(f)
+}

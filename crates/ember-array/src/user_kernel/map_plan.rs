@@ -1,0 +1,137 @@
+//! How a map kernel (ElementwiseKernel, ufuncs) covers its loop: the layout it is compiled
+//! for (vector loads, flat, or strided over collapsed axes) and the arguments of a launch.
+
+use ember_codegen::user_kernel::{vector_loadable, UNROLL, VECTOR};
+use ember_codegen::{Param, Role};
+use ember_core::shape::{broadcast_strides, c_strides, collapse_axes};
+use ember_core::Result;
+use ember_runtime::{current_stream, Device, Function, KernelArg};
+
+use crate::array::Array;
+use crate::launch::{launch_shape, launch_shape_unrolled};
+
+/// What a kernel parameter is bound to for one launch, in parameter order.
+pub enum Binding {
+    /// An input or output array (broadcast to the loop shape).
+    Array(Array),
+    /// A C-contiguous array the snippet indexes itself.
+    Raw(Array),
+    /// A value, already as the parameter's bytes.
+    Scalar(Vec<u8>),
+}
+
+impl Binding {
+    fn elementwise(&self) -> Option<&Array> {
+        match self {
+            Binding::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// The layout a launch is compiled for.
+pub struct MapPlan {
+    /// Collapsed loop axes; empty when every array is C-contiguous in the loop shape.
+    pub loop_shape: Vec<usize>,
+    /// Each element-wise array's byte strides over `loop_shape`.
+    pub loop_strides: Vec<Vec<isize>>,
+    /// Contiguous inputs read with vector loads.
+    pub vector: bool,
+}
+
+/// The layout for `bindings` over a loop of `shape`.
+pub fn plan(shape: &[usize], params: &[Param], bindings: &[Binding]) -> MapPlan {
+    let roles: smallvec::SmallVec<[Role; 8]> = params.iter().map(|p| p.role).collect();
+    plan_roles(shape, &roles, bindings)
+}
+
+/// [`plan`] from the parameters' roles alone.
+pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapPlan {
+    let strides: Vec<Vec<isize>> = bindings
+        .iter()
+        .filter_map(Binding::elementwise)
+        .map(|a| broadcast_strides(a.shape(), a.strides(), shape))
+        .collect();
+    let flat = bindings
+        .iter()
+        .filter_map(Binding::elementwise)
+        .zip(&strides)
+        .all(|(a, s)| *s == c_strides(shape, a.dtype().itemsize()));
+    if flat {
+        // Vector loads need every input readable 16 bytes at a time.
+        let vector = roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
+            (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.address() % 16 == 0,
+            _ => true,
+        });
+        return MapPlan {
+            loop_shape: Vec::new(),
+            loop_strides: Vec::new(),
+            vector,
+        };
+    }
+    let (sh, st) = collapse_axes(shape, &strides);
+    if sh.is_empty() {
+        let zeros = st.iter().map(|_| vec![0]).collect();
+        return MapPlan {
+            loop_shape: vec![1],
+            loop_strides: zeros,
+            vector: false,
+        };
+    }
+    MapPlan {
+        loop_shape: sh,
+        loop_strides: st,
+        vector: false,
+    }
+}
+
+/// Launches `function` (compiled for `plan`) over `n` elements.
+pub fn launch(
+    device: &'static Device,
+    function: &Function,
+    n: usize,
+    bindings: &[Binding],
+    plan: &MapPlan,
+) -> Result<()> {
+    let n64 = (n as i64).to_le_bytes();
+    let extents: Vec<[u8; 8]> = plan
+        .loop_shape
+        .iter()
+        .map(|&d| (d as i64).to_le_bytes())
+        .collect();
+    let strides: Vec<[u8; 8]> = plan
+        .loop_strides
+        .iter()
+        .flatten()
+        .map(|&s| (s as i64).to_le_bytes())
+        .collect();
+    let sizes: Vec<[u8; 8]> = bindings
+        .iter()
+        .map(|b| match b {
+            Binding::Raw(a) => (a.size() as i64).to_le_bytes(),
+            _ => [0; 8],
+        })
+        .collect();
+    let mut kargs: smallvec::SmallVec<[KernelArg<'_>; 16]> = smallvec::SmallVec::new();
+    for (b, size) in bindings.iter().zip(&sizes) {
+        match b {
+            Binding::Array(a) => kargs.push(a.kernel_arg()),
+            Binding::Raw(a) => {
+                kargs.push(a.kernel_arg());
+                kargs.push(KernelArg::Bytes(size));
+            }
+            Binding::Scalar(bytes) => kargs.push(KernelArg::Bytes(bytes)),
+        }
+    }
+    kargs.push(KernelArg::Bytes(&n64));
+    kargs.extend(extents.iter().map(|b| KernelArg::Bytes(b)));
+    kargs.extend(strides.iter().map(|b| KernelArg::Bytes(b)));
+    let (grid, block) = if plan.vector {
+        launch_shape_unrolled(device, n, VECTOR)
+    } else if plan.loop_shape.is_empty() {
+        launch_shape_unrolled(device, n, UNROLL)
+    } else {
+        launch_shape(device, n)
+    };
+    device.launch(function, grid, block, 0, current_stream(device), &kargs)
+}

@@ -1,0 +1,154 @@
+//! The CUDA C of ember's reductions and scans compiles through NVRTC (no GPU needed). CI
+//! installs pip's NVRTC and sets EMBER_REQUIRE_NVRTC=1.
+
+use ember_codegen::reduce::{vector_loadable, Combine, Layout, Map, Post, ReduceKernel};
+use ember_codegen::scan::ScanKernel;
+use ember_codegen::Dialect;
+use ember_core::DType;
+use ember_runtime::cuda::nvrtc;
+
+fn nvrtc_here() -> bool {
+    if nvrtc::ensure().is_ok() {
+        return true;
+    }
+    assert_ne!(
+        std::env::var("EMBER_REQUIRE_NVRTC").as_deref(),
+        Ok("1"),
+        "NVRTC is required here but was not found"
+    );
+    eprintln!("NVRTC not found; skipping");
+    false
+}
+
+fn compile(source: &str, name: &str) {
+    // As the runtime compiles generated code: NVRTC's minimal mode first.
+    if nvrtc::compile_cubin(source, name, "sm_90", &["-minimal".to_string()]).is_ok() {
+        return;
+    }
+    if let Err(e) = nvrtc::compile_cubin(source, name, "sm_90", &[]) {
+        panic!("{name} did not compile: {e}\n{source}");
+    }
+}
+
+fn kernel(combine: Combine, input: DType, acc: DType, output: DType) -> ReduceKernel {
+    ReduceKernel {
+        combine,
+        input,
+        acc,
+        output,
+        map: Map::Value,
+        post: Post::Keep,
+        partial: false,
+        layout: Layout::Rows,
+        vector: false,
+        out_ndim: 1,
+        red_ndim: 1,
+    }
+}
+
+#[test]
+fn reductions_compile_for_every_combine_and_layout() {
+    if !nvrtc_here() {
+        return;
+    }
+    let cases = [
+        (Combine::Add, DType::F32, DType::F32, DType::F32),
+        (Combine::Add, DType::I8, DType::I64, DType::I64),
+        (Combine::Add, DType::F16, DType::F32, DType::F16),
+        (Combine::Add, DType::C64, DType::C64, DType::C64),
+        (Combine::Add, DType::Bool, DType::Bool, DType::Bool),
+        (Combine::Multiply, DType::U16, DType::U16, DType::U16),
+        (Combine::Multiply, DType::C128, DType::C128, DType::C128),
+        (Combine::Max, DType::F64, DType::F64, DType::F64),
+        (Combine::Min, DType::C64, DType::C64, DType::C64),
+        (Combine::Min, DType::U64, DType::U64, DType::U64),
+        (Combine::ArgMax, DType::F32, DType::F32, DType::I64),
+        (Combine::ArgMin, DType::C128, DType::C128, DType::I64),
+        (Combine::Or, DType::C64, DType::Bool, DType::Bool),
+        (Combine::And, DType::I32, DType::Bool, DType::Bool),
+    ];
+    for (combine, input, acc, output) in cases {
+        for layout in [Layout::Rows, Layout::Columns] {
+            for vector in [false, true] {
+                if vector && !vector_loadable(input) {
+                    continue;
+                }
+                let mut k = kernel(combine, input, acc, output);
+                k.layout = layout;
+                k.vector = vector;
+                compile(&k.source(Dialect::Cuda), &k.name());
+            }
+        }
+        // Split: partials, then the pass that finishes them; strided axes.
+        let mut k = kernel(combine, input, acc, output);
+        k.partial = true;
+        k.out_ndim = 2;
+        k.red_ndim = 3;
+        compile(&k.source(Dialect::Cuda), &k.name());
+        let mut k = kernel(combine, acc, acc, output);
+        k.map = Map::Partial;
+        k.layout = Layout::Columns;
+        compile(&k.source(Dialect::Cuda), &k.name());
+    }
+}
+
+#[test]
+fn means_and_variances_compile() {
+    if !nvrtc_here() {
+        return;
+    }
+    let cases = [
+        (DType::F32, DType::F32, DType::F32, DType::F32),
+        (DType::I16, DType::F64, DType::F64, DType::F64),
+        (DType::F16, DType::F32, DType::F32, DType::F16),
+        (DType::C64, DType::C64, DType::F32, DType::F32),
+    ];
+    for (input, mean, acc, output) in cases {
+        for (layout, vector) in [
+            (Layout::Rows, false),
+            (Layout::Rows, true),
+            (Layout::Columns, true),
+        ] {
+            if vector && !vector_loadable(input) {
+                continue;
+            }
+            let mut k = kernel(Combine::Add, input, acc, output);
+            k.map = Map::CenteredSquare { mean };
+            k.post = Post::DivideSqrt;
+            k.layout = layout;
+            k.vector = vector;
+            compile(&k.source(Dialect::Cuda), &k.name());
+        }
+        let mut k = kernel(Combine::Add, input, mean, mean);
+        k.post = Post::Divide;
+        compile(&k.source(Dialect::Cuda), &k.name());
+    }
+}
+
+#[test]
+fn scans_compile() {
+    if !nvrtc_here() {
+        return;
+    }
+    for (input, acc, output) in [
+        (DType::F32, DType::F32, DType::F32),
+        (DType::U8, DType::U64, DType::U64),
+        (DType::F16, DType::F32, DType::F16),
+        (DType::C128, DType::C128, DType::C128),
+    ] {
+        for layout in [Layout::Rows, Layout::Columns] {
+            for (split, out_ndim) in [(false, 1), (true, 2)] {
+                let k = ScanKernel {
+                    combine: Combine::Add,
+                    input,
+                    acc,
+                    output,
+                    layout,
+                    split,
+                    out_ndim,
+                };
+                compile(&k.source(Dialect::Cuda), &k.name());
+            }
+        }
+    }
+}

@@ -1,0 +1,952 @@
+//! Array reductions (`sum prod max min argmax argmin any all`, and the passes behind `mean var
+//! std`): kernel source in either dialect, one emitter.
+//!
+//! A kernel reduces `m` outputs over `n` elements each. Output `i` sits at byte offset
+//! `kept(i)` of the input, its `j`-th element at `kept(i) + reduced(j)`, where `kept` and
+//! `reduced` unravel the index over their axes (`_kn*`/`_ks*` and `_rn*`/`_rs*`: extents and
+//! byte strides). The reduced range may be split over the second grid axis: split `s` takes
+//! elements `[s * chunk, (s + 1) * chunk)` and writes a *partial* result at `s * m + i`, which
+//! a second kernel (map [`Map::Partial`]) reduces.
+//!
+//! Threads map onto the work by layout:
+//! - [`Layout::Rows`] (the reduced axis is the contiguous one): `tpr` threads share each
+//!   output, striding along it (vector loads when it is contiguous and aligned), then combine
+//!   through warp shuffles (CUDA) or a tree in local memory (OpenCL).
+//! - [`Layout::Columns`] (reducing across the contiguous axis): neighbouring threads own
+//!   neighbouring outputs (coalesced; [`VECTOR`] outputs each with vector loads when
+//!   contiguous), [`COLUMN_LANES`] threads per output stride down the reduced elements, then
+//!   combine in a tree in shared memory.
+//!
+//! Parameters, in order: `x` (the input or the partial values), `xi` (partial indices, arg
+//! reductions of partials), `mu` (per-output means, centred squares), `y` (outputs or partial
+//! values), `yi` (partial indices, arg reductions writing partials) — each buffer followed by
+//! its byte offset on OpenCL — then `m n chunk tpr` (int64), `divisor` (double), then the kept
+//! extents and strides and the reduced extents and strides (int64).
+
+use std::fmt::Write;
+
+use ember_core::dtype::Kind;
+use ember_core::DType;
+
+use crate::dialect::Dialect;
+use crate::prelude::prelude_for;
+use crate::types::{cast, component, load, storage_type, store, value_type};
+
+/// Threads per block of every reduction kernel.
+pub const BLOCK: usize = 256;
+
+/// Threads per output in [`Layout::Columns`].
+pub const COLUMN_LANES: usize = 8;
+
+/// Elements per vector load.
+pub const VECTOR: usize = 4;
+
+/// How two values combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Combine {
+    Add,
+    Multiply,
+    /// NumPy's `maximum`: NaN propagates.
+    Max,
+    Min,
+    /// The first index of the maximum (of the first NaN, if any).
+    ArgMax,
+    ArgMin,
+    /// Logical or / and of non-zero tests.
+    Or,
+    And,
+}
+
+impl Combine {
+    /// True for reductions that find an index.
+    pub fn is_arg(self) -> bool {
+        matches!(self, Combine::ArgMax | Combine::ArgMin)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Combine::Add => "add",
+            Combine::Multiply => "mul",
+            Combine::Max => "max",
+            Combine::Min => "min",
+            Combine::ArgMax => "argmax",
+            Combine::ArgMin => "argmin",
+            Combine::Or => "or",
+            Combine::And => "and",
+        }
+    }
+
+    /// The combination accumulating in `acc` performs (sums of bools are ors, as in NumPy).
+    pub fn on(self, acc: DType) -> Combine {
+        match (self, acc) {
+            (Combine::Add, DType::Bool) => Combine::Or,
+            (Combine::Multiply, DType::Bool) => Combine::And,
+            (c, _) => c,
+        }
+    }
+}
+
+/// What an element becomes before it is combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Map {
+    /// The element, converted to the accumulator type (a non-zero test for `Or`/`And`).
+    Value,
+    /// `|x - mu[i]|^2` with `x` converted to `mean` first: variance's second pass.
+    CenteredSquare { mean: DType },
+    /// A partial result of an earlier split kernel (with its index, for arg reductions).
+    Partial,
+}
+
+/// What is done to a combined result before it is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Post {
+    Keep,
+    /// Divided by the `divisor` parameter (mean, variance).
+    Divide,
+    /// Divided, then the square root (standard deviation).
+    DivideSqrt,
+}
+
+/// How threads map onto outputs and elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    Rows,
+    Columns,
+}
+
+/// One reduction kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReduceKernel {
+    pub combine: Combine,
+    /// The dtype of `x` (the accumulator's, for [`Map::Partial`]).
+    pub input: DType,
+    /// What values accumulate in.
+    pub acc: DType,
+    /// The dtype of `y` when writing results (int64 for arg reductions).
+    pub output: DType,
+    pub map: Map,
+    pub post: Post,
+    /// Writes partial results (accumulator dtype, and indices) for a later pass.
+    pub partial: bool,
+    pub layout: Layout,
+    /// Vector loads: the reduced axis (rows) or the kept axis (columns) is contiguous and
+    /// 16-byte aligned, the input dtype [`vector_loadable`], and one axis on each side.
+    pub vector: bool,
+    /// Axes the output and the element indices unravel over (at least 1 each).
+    pub out_ndim: usize,
+    pub red_ndim: usize,
+}
+
+/// Whether `dtype` can be read with [`VECTOR`]-wide loads.
+pub fn vector_loadable(dtype: DType) -> bool {
+    matches!(
+        dtype,
+        DType::F32 | DType::I32 | DType::U32 | DType::F64 | DType::I64 | DType::U64
+    )
+}
+
+/// Statement loading the vector at vector index `index` of `ptr` (a typed pointer) into
+/// `name0..name3`.
+fn vector_load(dtype: DType, dialect: Dialect, ptr: &str, index: &str, name: &str) -> String {
+    let st = storage_type(dtype, dialect);
+    let decl = |parts: [&str; 4]| {
+        (0..VECTOR)
+            .map(|k| format!("const {st} {name}{k} = {};", parts[k]))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    match dialect {
+        Dialect::OpenCl => {
+            let vt = match dtype {
+                DType::F32 => "float4",
+                DType::I32 => "int4",
+                DType::U32 => "uint4",
+                DType::F64 => "double4",
+                DType::I64 => "long4",
+                _ => "ulong4",
+            };
+            format!(
+                "const {vt} {name}v = vload4({index}, {ptr}); {}",
+                decl([
+                    &format!("{name}v.x"),
+                    &format!("{name}v.y"),
+                    &format!("{name}v.z"),
+                    &format!("{name}v.w"),
+                ])
+            )
+        }
+        Dialect::Cuda if dtype.itemsize() == 4 => {
+            let vt = match dtype {
+                DType::F32 => "float4",
+                DType::I32 => "int4",
+                _ => "uint4",
+            };
+            format!(
+                "const {vt} {name}v = reinterpret_cast<const {vt}*>({ptr})[{index}]; {}",
+                decl([
+                    &format!("{name}v.x"),
+                    &format!("{name}v.y"),
+                    &format!("{name}v.z"),
+                    &format!("{name}v.w"),
+                ])
+            )
+        }
+        Dialect::Cuda => {
+            let vt = match dtype {
+                DType::F64 => "double2",
+                DType::I64 => "longlong2",
+                _ => "ulonglong2",
+            };
+            format!(
+                "const {vt}* {name}q = reinterpret_cast<const {vt}*>({ptr}) + 2 * ({index}); const {vt} {name}a = {name}q[0]; const {vt} {name}b = {name}q[1]; {}",
+                decl([
+                    &format!("{name}a.x"),
+                    &format!("{name}a.y"),
+                    &format!("{name}b.x"),
+                    &format!("{name}b.y"),
+                ])
+            )
+        }
+    }
+}
+
+/// The literal of the smallest (`low`) or largest value of a real or integer dtype.
+fn extreme(dtype: DType, low: bool, dialect: Dialect) -> String {
+    let inf = dialect.table().infinity;
+    let lit = match (dtype, low) {
+        // A float infinity converts exactly to double.
+        (DType::F16 | DType::F32 | DType::F64, true) => return format!("-{inf}"),
+        (DType::F16 | DType::F32 | DType::F64, false) => return inf.to_string(),
+        (DType::Bool | DType::U8 | DType::U16 | DType::U32 | DType::U64, true) => "0",
+        (DType::Bool, false) => "1",
+        (DType::U8, false) => "255",
+        (DType::U16, false) => "65535",
+        (DType::U32, false) => "0xffffffffu",
+        (DType::U64, false) => "0xffffffffffffffff",
+        (DType::I8, true) => "-128",
+        (DType::I8, false) => "127",
+        (DType::I16, true) => "-32768",
+        (DType::I16, false) => "32767",
+        (DType::I32, true) => "(-2147483647 - 1)",
+        (DType::I32, false) => "2147483647",
+        (DType::I64, true) => "(-0x7fffffffffffffff - 1)",
+        (DType::I64, false) => "0x7fffffffffffffff",
+        (DType::C64 | DType::C128, _) => "0",
+    };
+    lit.to_string()
+}
+
+/// The value that leaves any other unchanged under `combine`, in type `acc`.
+pub fn identity(combine: Combine, acc: DType, dialect: Dialect) -> String {
+    let vt = value_type(acc, dialect);
+    let make = |re: &str, im: &str| format!("ember_make_{}({re}, {im})", acc.name());
+    match (combine.on(acc), acc.is_complex()) {
+        (Combine::Add | Combine::Or, true) => make("0", "0"),
+        (Combine::Multiply | Combine::And, true) => make("1", "0"),
+        (Combine::Add | Combine::Or, false) => format!("(({vt})0)"),
+        (Combine::Multiply | Combine::And, false) => format!("(({vt})1)"),
+        (Combine::Max | Combine::ArgMax, true) => {
+            let l = extreme(component(acc), true, dialect);
+            make(&l, &l)
+        }
+        (Combine::Min | Combine::ArgMin, true) => {
+            let h = extreme(component(acc), false, dialect);
+            make(&h, &h)
+        }
+        (Combine::Max | Combine::ArgMax, false) => format!("(({vt}){})", extreme(acc, true, dialect)),
+        (Combine::Min | Combine::ArgMin, false) => format!("(({vt}){})", extreme(acc, false, dialect)),
+    }
+}
+
+impl ReduceKernel {
+    /// A name that says what the kernel does.
+    pub fn name(&self) -> String {
+        let layout = match (self.layout, self.vector) {
+            (Layout::Rows, false) => "rows",
+            (Layout::Rows, true) => "rows4",
+            (Layout::Columns, false) => "cols",
+            (Layout::Columns, true) => "cols4",
+        };
+        let map = match self.map {
+            Map::Value => "",
+            Map::CenteredSquare { .. } => "_sq",
+            Map::Partial => "_fin",
+        };
+        format!(
+            "ember_reduce_{}_{}_{}{map}{}_{layout}{}{}",
+            self.combine.name(),
+            self.input.name(),
+            self.acc.name(),
+            if self.partial { "_part" } else { "" },
+            self.out_ndim,
+            self.red_ndim
+        )
+    }
+
+    /// The buffer parameters, in order: (name, storage dtype, read-only).
+    fn buffers(&self) -> Vec<(&'static str, DType, bool)> {
+        let arg = self.combine.is_arg();
+        let mut out = vec![("x", self.input, true)];
+        if arg && self.map == Map::Partial {
+            out.push(("xi", DType::I64, true));
+        }
+        if let Map::CenteredSquare { mean } = self.map {
+            out.push(("mu", mean, true));
+        }
+        let y = if self.partial {
+            self.acc
+        } else if arg {
+            DType::I64
+        } else {
+            self.output
+        };
+        out.push(("y", y, false));
+        if arg && self.partial {
+            out.push(("yi", DType::I64, false));
+        }
+        out
+    }
+
+    /// The kernel's source in `dialect`.
+    pub fn source(&self, dialect: Dialect) -> String {
+        let t = dialect.table();
+        let i64t = t.int64;
+        let g = t.global;
+        let mut dtypes = vec![self.input, self.acc, self.output];
+        if let Map::CenteredSquare { mean } = self.map {
+            dtypes.push(mean);
+        }
+        let mut s = prelude_for(dialect, dtypes);
+        self.helpers(&mut s, dialect);
+        let mut params = Vec::new();
+        for (name, dtype, read_only) in self.buffers() {
+            let c = if read_only { "const " } else { "" };
+            params.push(format!("{g}{c}{}* {name}", storage_type(dtype, dialect)));
+            if t.buffer_offsets {
+                params.push(format!("{i64t} _{name}_o"));
+            }
+        }
+        for p in ["_m", "_n", "_chunk", "_tpr"] {
+            params.push(format!("{i64t} {p}"));
+        }
+        params.push("double _divisor".into());
+        for (prefix, ndim) in [("_k", self.out_ndim), ("_r", self.red_ndim)] {
+            params.extend((0..ndim).map(|d| format!("{i64t} {prefix}n{d}")));
+            params.extend((0..ndim).map(|d| format!("{i64t} {prefix}s{d}")));
+        }
+        let _ = writeln!(
+            s,
+            "{} {}({}) {{",
+            t.kernel_prefix,
+            self.name(),
+            params.join(", ")
+        );
+        if t.buffer_offsets {
+            for (name, dtype, read_only) in self.buffers() {
+                let c = if read_only { "const " } else { "" };
+                let st = storage_type(dtype, dialect);
+                let _ = writeln!(
+                    s,
+                    "  {name} = ({g}{c}{st}*)(({g}{c}char*){name} + _{name}_o);"
+                );
+            }
+        }
+        let lanes = match self.layout {
+            Layout::Rows => BLOCK,
+            Layout::Columns if self.vector => BLOCK * VECTOR,
+            Layout::Columns => BLOCK,
+        };
+        let _ = writeln!(s, "  {} _acc_t _sv[{lanes}];", t.shared);
+        if self.combine.is_arg() {
+            let _ = writeln!(s, "  {} {i64t} _si[{lanes}];", t.shared);
+        }
+        let _ = writeln!(s, "  const int _tid = {};", t.local_id);
+        let _ = writeln!(s, "  const {i64t} _s = {};", t.group_id[1]);
+        let _ = writeln!(s, "  const {i64t} _j0 = _s * _chunk;");
+        let _ = writeln!(
+            s,
+            "  const {i64t} _j1 = _j0 + _chunk < _n ? _j0 + _chunk : _n;"
+        );
+        match self.layout {
+            Layout::Rows => self.rows_body(&mut s, dialect),
+            Layout::Columns => self.columns_body(&mut s, dialect),
+        }
+        s.push_str("}\n");
+        s
+    }
+
+    /// Type names and the combining functions the body calls.
+    pub(crate) fn helpers(&self, s: &mut String, dialect: Dialect) {
+        let t = dialect.table();
+        let f = t.device_fn;
+        let acc = self.acc;
+        let vt = value_type(acc, dialect);
+        let _ = writeln!(s, "typedef {vt} _acc_t;");
+        let _ = writeln!(s, "typedef {} _idx_t;", t.int64);
+        let combine = self.combine.on(acc);
+        let complex = acc.is_complex();
+        let make = format!("ember_make_{}", acc.name());
+        let nan = match acc.kind() {
+            Kind::Complex => "v.x != v.x || v.y != v.y",
+            Kind::Float => "v != v",
+            _ => "0",
+        };
+        let _ = writeln!(s, "{f} int _nan(_acc_t v) {{ return {nan}; }}");
+        let (gt, eq) = if complex {
+            (
+                "a.x > b.x || (a.x == b.x && a.y > b.y)",
+                "a.x == b.x && a.y == b.y",
+            )
+        } else {
+            ("a > b", "a == b")
+        };
+        let _ = writeln!(
+            s,
+            "{f} int _gt(_acc_t a, _acc_t b) {{ return {gt}; }}\n{f} int _eq(_acc_t a, _acc_t b) {{ return {eq}; }}"
+        );
+        let body = match combine {
+            Combine::Add if complex => format!("{make}(a.x + b.x, a.y + b.y)"),
+            Combine::Multiply if complex => {
+                format!("{make}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)")
+            }
+            Combine::Add => "(_acc_t)(a + b)".into(),
+            // Small unsigned types would multiply as (signed) int and could overflow.
+            Combine::Multiply if acc.kind() == Kind::UInt && acc.itemsize() < 4 => {
+                "(_acc_t)((unsigned int)a * (unsigned int)b)".into()
+            }
+            Combine::Multiply => "(_acc_t)(a * b)".into(),
+            Combine::Max | Combine::ArgMax => {
+                "(_nan(a) || (!_nan(b) && (_gt(a, b) || _eq(a, b)))) ? a : b".into()
+            }
+            Combine::Min | Combine::ArgMin => {
+                "(_nan(a) || (!_nan(b) && !_gt(a, b))) ? a : b".into()
+            }
+            Combine::Or => "(_acc_t)(a | b)".into(),
+            Combine::And => "(_acc_t)(a & b)".into(),
+        };
+        let _ = writeln!(
+            s,
+            "{f} _acc_t _combine(_acc_t a, _acc_t b) {{ return {body}; }}"
+        );
+        if self.combine.is_arg() {
+            // Whether (b, ib) should replace (a, ia): NaN first, then the extreme value,
+            // ties to the lower index, so any combining order finds NumPy's answer.
+            let better = if self.combine == Combine::ArgMax {
+                "_gt(b, a)"
+            } else {
+                "_gt(a, b)"
+            };
+            let _ = writeln!(
+                s,
+                "{f} int _take(_acc_t a, _idx_t ia, _acc_t b, _idx_t ib) {{ const int an = _nan(a), bn = _nan(b); if (an || bn) return bn && (!an || ib < ia); return {better} || (_eq(a, b) && ib < ia); }}"
+            );
+        }
+        if let Map::CenteredSquare { mean } = self.map {
+            let mt = value_type(mean, dialect);
+            let sq = if mean.is_complex() {
+                "(_acc_t)(d.x * d.x + d.y * d.y)"
+            } else {
+                "(_acc_t)(d * d)"
+            };
+            let _ = writeln!(s, "{f} _acc_t _sq({mt} d) {{ return {sq}; }}");
+        }
+        if let Some(shuffle) = t.shuffle_xor {
+            let sh = |v: &str| shuffle.replace("{value}", v).replace("{lane}", "o");
+            let body = if complex {
+                format!("return {make}({}, {});", sh("v.x"), sh("v.y"))
+            } else if acc.itemsize() < 4 {
+                format!("return (_acc_t){};", sh("(int)v"))
+            } else {
+                format!("return {};", sh("v"))
+            };
+            let _ = writeln!(s, "{f} _acc_t _shfl(_acc_t v, int o) {{ {body} }}");
+            if self.combine.is_arg() {
+                let _ = writeln!(
+                    s,
+                    "{f} _idx_t _shfl_idx(_idx_t v, int o) {{ return {}; }}",
+                    sh("v")
+                );
+            }
+        }
+    }
+
+    /// Statement folding the value `value` at index `index` into accumulator `a` (and `ai`).
+    fn fold(&self, a: &str, value: &str, index: &str) -> String {
+        if self.combine.is_arg() {
+            format!("{{ const _acc_t _e = {value}; const _idx_t _ei = {index}; if (_take({a}, {a}i, _e, _ei)) {{ {a} = _e; {a}i = _ei; }} }}")
+        } else {
+            format!("{a} = _combine({a}, {value});")
+        }
+    }
+
+    /// Statement merging accumulator `b` (and `bi`) into `a`.
+    fn merge(&self, a: &str, b: &str) -> String {
+        if self.combine.is_arg() {
+            format!("if (_take({a}, {a}i, {b}, {b}i)) {{ {a} = {b}; {a}i = {b}i; }}")
+        } else {
+            format!("{a} = _combine({a}, {b});")
+        }
+    }
+
+    /// Declaration of accumulator `a` (and `ai`) at the identity.
+    fn declare(&self, a: &str, dialect: Dialect) -> String {
+        let id = identity(self.combine, self.acc, dialect);
+        if self.combine.is_arg() {
+            format!("_acc_t {a} = {id}; _idx_t {a}i = (_idx_t)0x7fffffffffffffff;")
+        } else {
+            format!("_acc_t {a} = {id};")
+        }
+    }
+
+    /// The mapped value of a loaded element `x` (a value expression of the input dtype).
+    fn mapped(&self, x: &str, mu: &str, dialect: Dialect) -> String {
+        match self.map {
+            Map::Value | Map::Partial => cast(x, self.input, self.acc, dialect),
+            Map::CenteredSquare { mean } => {
+                format!("_sq({} - {mu})", cast(x, self.input, mean, dialect))
+            }
+        }
+    }
+
+    /// Pointer to the input element at byte offset `off`.
+    fn element(&self, off: &str, dialect: Dialect) -> String {
+        let g = dialect.table().global;
+        let st = storage_type(self.input, dialect);
+        format!("({g}const {st}*)(({g}const char*)x + ({off}))")
+    }
+
+    /// Statement folding the input element at byte offset `off` (reduced index `j`) into `a`.
+    fn fold_element(&self, a: &str, off: &str, j: &str, mu: &str, dialect: Dialect) -> String {
+        let x = load(self.input, dialect, &self.element(off, dialect));
+        let index = if self.map == Map::Partial {
+            format!("xi[({off}) / {}]", self.input.itemsize())
+        } else {
+            j.to_string()
+        };
+        self.fold(a, &self.mapped(&x, mu, dialect), &index)
+    }
+
+    /// Statement storing accumulator `a` as output `i` (a result, or split `_s`'s partial).
+    fn write(&self, a: &str, i: &str, dialect: Dialect) -> String {
+        if self.partial {
+            let at = format!("_s * _m + {i}");
+            let mut w = store(self.acc, dialect, &format!("y + {at}"), a);
+            if self.combine.is_arg() {
+                let _ = write!(w, " yi[{at}] = {a}i;");
+            }
+            return w;
+        }
+        if self.combine.is_arg() {
+            return format!("y[{i}] = {a}i;");
+        }
+        let acc = self.acc;
+        let divided = match acc.kind() {
+            Kind::Complex => {
+                let part = value_type(component(acc), dialect);
+                format!(
+                    "ember_make_{}({a}.x / ({part})_divisor, {a}.y / ({part})_divisor)",
+                    acc.name()
+                )
+            }
+            Kind::Float => format!("{a} / (_acc_t)_divisor"),
+            _ => format!("(_acc_t)((double){a} / _divisor)"),
+        };
+        let value = match self.post {
+            Post::Keep => a.to_string(),
+            Post::Divide => divided,
+            Post::DivideSqrt if acc.kind() == Kind::Float => format!("sqrt({divided})"),
+            Post::DivideSqrt => format!("(_acc_t)sqrt((double){a} / _divisor)"),
+        };
+        store(
+            self.output,
+            dialect,
+            &format!("y + {i}"),
+            &cast(&format!("({value})"), acc, self.output, dialect),
+        )
+    }
+
+    /// Statements setting `var` to the byte offset of index `index` over axes `prefix`.
+    fn offset(&self, var: &str, index: &str, prefix: &str, dialect: Dialect) -> String {
+        let i64t = dialect.table().int64;
+        let ndim = if prefix == "_k" {
+            self.out_ndim
+        } else {
+            self.red_ndim
+        };
+        if ndim <= 1 {
+            return format!("const {i64t} {var} = ({index}) * {prefix}s0;");
+        }
+        let mut s = format!("{i64t} {var} = 0; {{ {i64t} _q = {index};");
+        for d in (0..ndim).rev() {
+            let _ = write!(s, " {var} += (_q % {prefix}n{d}) * {prefix}s{d};");
+            if d > 0 {
+                let _ = write!(s, " _q /= {prefix}n{d};");
+            }
+        }
+        s.push_str(" }");
+        s
+    }
+
+    /// Statement declaring `_mu` for output `i` (centred squares only).
+    fn mean_of(&self, i: &str, dialect: Dialect) -> String {
+        match self.map {
+            Map::CenteredSquare { mean } => format!(
+                "const {} _mu = {};",
+                value_type(mean, dialect),
+                load(mean, dialect, &format!("mu + {i}"))
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// `tpr` threads per output, outputs `_base + _r`.
+    fn rows_body(&self, s: &mut String, dialect: Dialect) {
+        let t = dialect.table();
+        let i64t = t.int64;
+        let g = t.global;
+        let _ = writeln!(s, "  const int _t = _tid & (int)(_tpr - 1);");
+        let _ = writeln!(s, "  const int _r = _tid / (int)_tpr;");
+        let _ = writeln!(s, "  const {i64t} _rpg = {BLOCK} / _tpr;");
+        let _ = writeln!(
+            s,
+            "  for ({i64t} _base = {} * _rpg; _base < _m; _base += {} * _rpg) {{",
+            t.group_id[0], t.num_groups[0]
+        );
+        let _ = writeln!(s, "    const {i64t} _i = _base + _r;");
+        let _ = writeln!(s, "    {}", self.declare("_a", dialect));
+        let _ = writeln!(s, "    if (_i < _m) {{");
+        let _ = writeln!(s, "      {}", self.offset("_ko", "_i", "_k", dialect));
+        let _ = writeln!(s, "      {}", self.mean_of("_i", dialect));
+        if self.vector {
+            let st = storage_type(self.input, dialect);
+            let _ = writeln!(
+                s,
+                "      {g}const {st}* _row = ({g}const {st}*)(({g}const char*)x + _ko);"
+            );
+            let _ = writeln!(s, "      const {i64t} _v1 = _j1 >> 2;");
+            for k in 0..VECTOR {
+                let _ = writeln!(s, "      {}", self.declare(&format!("_a{k}"), dialect));
+            }
+            let _ = writeln!(s, "      {i64t} _v = (_j0 >> 2) + _t;");
+            let fold_vector = |s: &mut String, name: &str, v: &str| {
+                for k in 0..VECTOR {
+                    let value = self.mapped(&format!("{name}{k}"), "_mu", dialect);
+                    let _ = writeln!(
+                        s,
+                        "        {}",
+                        self.fold(&format!("_a{k}"), &value, &format!("4 * ({v}) + {k}"))
+                    );
+                }
+            };
+            let _ = writeln!(s, "      for (; _v + _tpr < _v1; _v += 2 * _tpr) {{");
+            let _ = writeln!(
+                s,
+                "        {}",
+                vector_load(self.input, dialect, "_row", "_v", "_p")
+            );
+            let _ = writeln!(
+                s,
+                "        {}",
+                vector_load(self.input, dialect, "_row", "_v + _tpr", "_q")
+            );
+            fold_vector(s, "_p", "_v");
+            fold_vector(s, "_q", "_v + _tpr");
+            let _ = writeln!(s, "      }}");
+            let _ = writeln!(s, "      if (_v < _v1) {{");
+            let _ = writeln!(
+                s,
+                "        {}",
+                vector_load(self.input, dialect, "_row", "_v", "_p")
+            );
+            fold_vector(s, "_p", "_v");
+            let _ = writeln!(s, "      }}");
+            let _ = writeln!(s, "      {}", self.merge("_a0", "_a1"));
+            let _ = writeln!(s, "      {}", self.merge("_a2", "_a3"));
+            let _ = writeln!(s, "      {}", self.merge("_a0", "_a2"));
+            let _ = writeln!(s, "      {}", self.merge("_a", "_a0"));
+            let _ = writeln!(
+                s,
+                "      for ({i64t} _j = (_v1 << 2) + _t; _j < _j1; _j += _tpr) {{"
+            );
+            let x = load(self.input, dialect, "_row + _j");
+            let _ = writeln!(
+                s,
+                "        {}",
+                self.fold("_a", &self.mapped(&x, "_mu", dialect), "_j")
+            );
+            let _ = writeln!(s, "      }}");
+        } else {
+            let _ = writeln!(
+                s,
+                "      for ({i64t} _j = _j0 + _t; _j < _j1; _j += _tpr) {{"
+            );
+            let _ = writeln!(s, "        {}", self.offset("_ro", "_j", "_r", dialect));
+            let _ = writeln!(
+                s,
+                "        {}",
+                self.fold_element("_a", "_ko + _ro", "_j", "_mu", dialect)
+            );
+            let _ = writeln!(s, "      }}");
+        }
+        let _ = writeln!(s, "    }}");
+        self.rows_combine(s, dialect);
+        let _ = writeln!(s, "    if (_t == 0 && _i < _m) {{ {} }}", self.write("_a", "_i", dialect));
+        let _ = writeln!(s, "    {};", t.barrier);
+        let _ = writeln!(s, "  }}");
+    }
+
+    /// Combines the accumulators `_a` of a row's `tpr` threads into thread `_t == 0`'s.
+    fn rows_combine(&self, s: &mut String, dialect: Dialect) {
+        let t = dialect.table();
+        let arg = self.combine.is_arg();
+        let id = identity(self.combine, self.acc, dialect);
+        if t.shuffle_xor.is_some() {
+            let shuffle = |s: &mut String, first: &str| {
+                let _ = writeln!(s, "      for (int o = {first}; o > 0; o >>= 1) {{");
+                let _ = write!(s, "        _acc_t _b = _shfl(_a, o);");
+                if arg {
+                    let _ = write!(s, " _idx_t _bi = _shfl_idx(_ai, o);");
+                }
+                let _ = writeln!(s, " {}\n      }}", self.merge("_a", "_b"));
+            };
+            let _ = writeln!(s, "    {{");
+            shuffle(s, "(_tpr < 32 ? (int)_tpr : 32) >> 1");
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(s, "    if (_tpr > 32) {{");
+            let _ = write!(s, "      if ((_tid & 31) == 0) {{ _sv[_tid >> 5] = _a;");
+            if arg {
+                let _ = write!(s, " _si[_tid >> 5] = _ai;");
+            }
+            let _ = writeln!(s, " }}\n      {};", t.barrier);
+            let _ = writeln!(s, "      if (_t < 32) {{");
+            let _ = writeln!(s, "        const int _w = (int)(_tpr >> 5);");
+            let _ = writeln!(s, "        _a = _t < _w ? _sv[_r * _w + _t] : {id};");
+            if arg {
+                let _ = writeln!(
+                    s,
+                    "        _ai = _t < _w ? _si[_r * _w + _t] : (_idx_t)0x7fffffffffffffff;"
+                );
+            }
+            shuffle(s, "16");
+            let _ = writeln!(s, "      }}\n    }}");
+        } else {
+            let _ = write!(s, "    _sv[_tid] = _a;");
+            if arg {
+                let _ = write!(s, " _si[_tid] = _ai;");
+            }
+            let _ = writeln!(s, "\n    {};", t.barrier);
+            let _ = writeln!(
+                s,
+                "    for (int _w = (int)(_tpr >> 1); _w > 0; _w >>= 1) {{"
+            );
+            let _ = write!(s, "      if (_t < _w) {{ _acc_t _b = _sv[_tid + _w];");
+            if arg {
+                let _ = write!(s, " _idx_t _bi = _si[_tid + _w];");
+            }
+            let _ = write!(s, " {} _sv[_tid] = _a;", self.merge("_a", "_b"));
+            if arg {
+                let _ = write!(s, " _si[_tid] = _ai;");
+            }
+            let _ = writeln!(s, " }}\n      {};\n    }}", t.barrier);
+        }
+    }
+
+    /// [`COLUMN_LANES`] threads per output; neighbouring threads own neighbouring outputs.
+    fn columns_body(&self, s: &mut String, dialect: Dialect) {
+        let t = dialect.table();
+        let i64t = t.int64;
+        let g = t.global;
+        let cx = BLOCK / COLUMN_LANES;
+        let v = if self.vector { VECTOR } else { 1 };
+        let arg = self.combine.is_arg();
+        let _ = writeln!(s, "  const int _tx = _tid % {cx};");
+        let _ = writeln!(s, "  const int _ty = _tid / {cx};");
+        let _ = writeln!(
+            s,
+            "  for ({i64t} _base = {} * {}; _base < _m; _base += {} * {}) {{",
+            t.group_id[0],
+            cx * v,
+            t.num_groups[0],
+            cx * v
+        );
+        let _ = writeln!(s, "    const {i64t} _c = _base + _tx * {v};");
+        for k in 0..v {
+            let _ = writeln!(s, "    {}", self.declare(&format!("_a{k}"), dialect));
+        }
+        // One output's elements, one at a time.
+        let scalar_column = |s: &mut String, k: usize, indent: &str| {
+            let _ = writeln!(s, "{indent}if (_c + {k} < _m) {{");
+            let _ = writeln!(
+                s,
+                "{indent}  {}",
+                self.offset("_ko", &format!("_c + {k}"), "_k", dialect)
+            );
+            let _ = writeln!(s, "{indent}  {}", self.mean_of(&format!("_c + {k}"), dialect));
+            let _ = writeln!(
+                s,
+                "{indent}  for ({i64t} _j = _j0 + _ty; _j < _j1; _j += {COLUMN_LANES}) {{"
+            );
+            let _ = writeln!(s, "{indent}    {}", self.offset("_ro", "_j", "_r", dialect));
+            let _ = writeln!(
+                s,
+                "{indent}    {}",
+                self.fold_element(&format!("_a{k}"), "_ko + _ro", "_j", "_mu", dialect)
+            );
+            let _ = writeln!(s, "{indent}  }}\n{indent}}}");
+        };
+        if self.vector {
+            let st = storage_type(self.input, dialect);
+            let _ = writeln!(s, "    if (_c + {} < _m) {{", VECTOR - 1);
+            if let Map::CenteredSquare { mean } = self.map {
+                let mt = value_type(mean, dialect);
+                for k in 0..VECTOR {
+                    let _ = writeln!(
+                        s,
+                        "      const {mt} _mu{k} = {};",
+                        load(mean, dialect, &format!("mu + _c + {k}"))
+                    );
+                }
+            }
+            let _ = writeln!(
+                s,
+                "      {g}const char* _col = ({g}const char*)x + _c * _ks0;"
+            );
+            // Two rows per step, so that two loads are in flight.
+            let fold_row = |s: &mut String, j: &str, name: &str| {
+                let ptr = format!("({g}const {st}*)(_col + ({j}) * _rs0)");
+                let _ = writeln!(
+                    s,
+                    "        {}",
+                    vector_load(self.input, dialect, &ptr, "0", name)
+                );
+                for k in 0..VECTOR {
+                    let value = self.mapped(&format!("{name}{k}"), &format!("_mu{k}"), dialect);
+                    let _ = writeln!(s, "        {}", self.fold(&format!("_a{k}"), &value, j));
+                }
+            };
+            let _ = writeln!(s, "      {i64t} _j = _j0 + _ty;");
+            let _ = writeln!(
+                s,
+                "      for (; _j + {COLUMN_LANES} < _j1; _j += {}) {{",
+                2 * COLUMN_LANES
+            );
+            fold_row(s, "_j", "_p");
+            fold_row(s, &format!("_j + {COLUMN_LANES}"), "_q");
+            let _ = writeln!(s, "      }}\n      if (_j < _j1) {{");
+            fold_row(s, "_j", "_p");
+            let _ = writeln!(s, "      }}\n    }} else {{");
+            for k in 0..VECTOR {
+                scalar_column(s, k, "      ");
+            }
+            let _ = writeln!(s, "    }}");
+        } else {
+            scalar_column(s, 0, "    ");
+        }
+        for k in 0..v {
+            let _ = write!(s, "    _sv[_tid * {v} + {k}] = _a{k};");
+            if arg {
+                let _ = write!(s, " _si[_tid * {v} + {k}] = _a{k}i;");
+            }
+            s.push('\n');
+        }
+        let _ = writeln!(s, "    {};", t.barrier);
+        let _ = writeln!(
+            s,
+            "    for (int _w = {}; _w > 0; _w >>= 1) {{",
+            COLUMN_LANES / 2
+        );
+        let _ = writeln!(s, "      if (_ty < _w) {{");
+        for k in 0..v {
+            let at = format!("(_tid + _w * {cx}) * {v} + {k}");
+            let _ = write!(s, "        {{ _acc_t _b = _sv[{at}];");
+            if arg {
+                let _ = write!(s, " _idx_t _bi = _si[{at}];");
+            }
+            let _ = write!(
+                s,
+                " {} _sv[_tid * {v} + {k}] = _a{k};",
+                self.merge(&format!("_a{k}"), "_b")
+            );
+            if arg {
+                let _ = write!(s, " _si[_tid * {v} + {k}] = _a{k}i;");
+            }
+            let _ = writeln!(s, " }}");
+        }
+        let _ = writeln!(s, "      }}\n      {};\n    }}", t.barrier);
+        let _ = writeln!(s, "    if (_ty == 0) {{");
+        for k in 0..v {
+            let _ = writeln!(
+                s,
+                "      if (_c + {k} < _m) {{ {} }}",
+                self.write(&format!("_a{k}"), &format!("_c + {k}"), dialect)
+            );
+        }
+        let _ = writeln!(s, "    }}\n  }}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sum_f32(layout: Layout, vector: bool) -> ReduceKernel {
+        ReduceKernel {
+            combine: Combine::Add,
+            input: DType::F32,
+            acc: DType::F32,
+            output: DType::F32,
+            map: Map::Value,
+            post: Post::Keep,
+            partial: false,
+            layout,
+            vector,
+            out_ndim: 1,
+            red_ndim: 1,
+        }
+    }
+
+    #[test]
+    fn cuda_rows_use_shuffles_and_opencl_rows_use_local_memory() {
+        let cuda = sum_f32(Layout::Rows, true).source(Dialect::Cuda);
+        assert!(cuda.contains("__shfl_xor_sync(0xffffffffu, v, o)"), "{cuda}");
+        assert!(cuda.contains("reinterpret_cast<const float4*>(_row)[_v]"), "{cuda}");
+        let cl = sum_f32(Layout::Rows, true).source(Dialect::OpenCl);
+        assert!(!cl.contains("shfl"), "{cl}");
+        assert!(cl.contains("vload4(_v, _row)"), "{cl}");
+        assert!(cl.contains("_sv[_tid] = _a;"), "{cl}");
+    }
+
+    #[test]
+    fn columns_read_neighbouring_outputs_with_vectors() {
+        let cuda = sum_f32(Layout::Columns, true).source(Dialect::Cuda);
+        assert!(cuda.contains("_a3 = _combine(_a3, _p3);"), "{cuda}");
+        assert!(cuda.contains("__shared__ _acc_t _sv[1024];"), "{cuda}");
+    }
+
+    #[test]
+    fn sums_of_bools_are_ors_and_identities_fit_the_type() {
+        assert_eq!(Combine::Add.on(DType::Bool), Combine::Or);
+        assert_eq!(
+            identity(Combine::Max, DType::I64, Dialect::OpenCl),
+            "((long)(-0x7fffffffffffffff - 1))"
+        );
+        assert_eq!(
+            identity(Combine::Min, DType::F32, Dialect::Cuda),
+            "((float)__int_as_float(0x7f800000))"
+        );
+        assert!(identity(Combine::Multiply, DType::C64, Dialect::Cuda).contains("(1, 0)"));
+    }
+
+    #[test]
+    fn arg_reductions_carry_indices_through_partials() {
+        let mut k = sum_f32(Layout::Rows, false);
+        k.combine = Combine::ArgMax;
+        k.partial = true;
+        let src = k.source(Dialect::OpenCl);
+        assert!(src.contains("yi[_s * _m + _i] = _ai;"), "{src}");
+        k.partial = false;
+        k.map = Map::Partial;
+        let src = k.source(Dialect::OpenCl);
+        assert!(src.contains("xi[(_ko + _ro) / 4]"), "{src}");
+    }
+}

@@ -1,0 +1,140 @@
+//! Bindings of NumPy's universal functions: operands read straight from Python objects,
+//! results made as `ember.ndarray` objects natively (the small-operation hot path).
+
+use ember_array::ufunc::{self, Operand, OperandType};
+use ember_core::dtype::Kind;
+use ember_core::{DType, Scalar};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple};
+
+use crate::errors::IntoPyResult;
+use crate::launch_args::{known, KnownTypes};
+
+/// The table position of the ufunc called `name` (Python keeps it to call by number).
+#[pyfunction]
+fn ufunc_id(name: &str) -> PyResult<(usize, usize, usize)> {
+    let u = ufunc::ufunc(name).py()?;
+    Ok((u.id, u.nin, u.nout))
+}
+
+fn operand(k: &KnownTypes, value: &Bound<'_, PyAny>) -> PyResult<Operand> {
+    if k.is_ndarray(value) {
+        return Ok(Operand::Array(k.array_of(value)?));
+    }
+    if let Some(dtype) = k.numpy_scalar(value) {
+        let s = crate::launch_args::scalar_value(value, dtype)?;
+        return Ok(Operand::Scalar(s, OperandType::Strong(dtype)));
+    }
+    if value.is_instance_of::<PyBool>() {
+        return Ok(Operand::Scalar(
+            Scalar::Bool(value.extract()?),
+            OperandType::Strong(DType::Bool),
+        ));
+    }
+    if value.is_instance_of::<PyInt>() {
+        let s = match value.extract::<i64>() {
+            Ok(i) => Scalar::Int(i),
+            Err(_) => Scalar::UInt(value.extract::<u64>().map_err(|_| {
+                pyo3::exceptions::PyOverflowError::new_err(format!(
+                    "Python integer {value} does not fit in 64 bits"
+                ))
+            })?),
+        };
+        return Ok(Operand::Scalar(s, OperandType::Weak(Kind::Int)));
+    }
+    if value.is_instance_of::<PyFloat>() {
+        return Ok(Operand::Scalar(
+            Scalar::Float(value.extract()?),
+            OperandType::Weak(Kind::Float),
+        ));
+    }
+    if let Ok(c) = value.cast::<PyComplex>() {
+        return Ok(Operand::Scalar(
+            Scalar::Complex(c.real(), c.imag()),
+            OperandType::Weak(Kind::Complex),
+        ));
+    }
+    if k.is_host_array(value) {
+        return Err(PyTypeError::new_err(
+            "Unsupported type <class 'numpy.ndarray'>: a NumPy array lives in host memory; copy it to the device with ember.asarray(x) first",
+        ));
+    }
+    Err(PyTypeError::new_err(format!(
+        "Unsupported type {}",
+        value.get_type().name()?
+    )))
+}
+
+/// Applies ufunc number `id` to `args`; `out` is None, an array, or a tuple of arrays/None.
+/// Returns the output array, or a tuple of them.
+#[pyfunction]
+#[pyo3(signature = (id, args, out=None, dtype=None))]
+fn ufunc_call<'py>(
+    py: Python<'py>,
+    id: usize,
+    args: &Bound<'py, PyTuple>,
+    out: Option<&Bound<'py, PyAny>>,
+    dtype: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let k = known()?;
+    let u = ufunc::resolve::by_id(id).py()?;
+    let mut inputs: smallvec::SmallVec<[Operand; 3]> = smallvec::SmallVec::new();
+    for a in args.iter() {
+        inputs.push(operand(k, &a)?);
+    }
+    let mut outs: smallvec::SmallVec<[Option<ember_array::Array>; 2]> = smallvec::SmallVec::new();
+    let given_out = out.filter(|o| !o.is_none());
+    if let Some(o) = given_out {
+        let items: Vec<Bound<'py, PyAny>> = match o.cast::<PyTuple>() {
+            Ok(t) => t.iter().collect(),
+            Err(_) => vec![o.clone()],
+        };
+        if items.len() != u.nout {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "The 'out' tuple must have exactly {} entries: one per ufunc output",
+                u.nout
+            )));
+        }
+        for item in &items {
+            if item.is_none() {
+                outs.push(None);
+            } else if k.is_ndarray(item) {
+                outs.push(Some(k.array_of(item)?));
+            } else {
+                return Err(PyTypeError::new_err(format!(
+                    "return arrays must be of ArrayType (ember.ndarray), got {}",
+                    item.get_type().name()?
+                )));
+            }
+        }
+    }
+    let dtype = dtype.map(DType::from_name).transpose().py()?;
+    let device = ember_runtime::device(ember_runtime::current_device()).py()?;
+    let results = ufunc::apply(device, u, &inputs, &outs, dtype).py()?;
+    // Outputs given by the caller come back as the caller's objects.
+    let mut objects: smallvec::SmallVec<[Bound<'py, PyAny>; 2]> = smallvec::SmallVec::new();
+    let given: Vec<Option<Bound<'py, PyAny>>> = match given_out {
+        Some(o) => match o.cast::<PyTuple>() {
+            Ok(t) => t.iter().map(|x| (!x.is_none()).then_some(x)).collect(),
+            Err(_) => vec![Some(o.clone())],
+        },
+        None => Vec::new(),
+    };
+    for (j, r) in results.into_iter().enumerate() {
+        match given.get(j).cloned().flatten() {
+            Some(obj) => objects.push(obj),
+            None => objects.push(k.wrap(py, r)?),
+        }
+    }
+    if objects.len() == 1 {
+        return Ok(objects.swap_remove(0));
+    }
+    Ok(PyTuple::new(py, objects)?.into_any())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(ufunc_id, m)?)?;
+    m.add_function(wrap_pyfunction!(ufunc_call, m)?)?;
+    Ok(())
+}

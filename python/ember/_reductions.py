@@ -1,0 +1,210 @@
+"""Reductions, as NumPy spells them: ``sum prod mean var std max min argmax argmin any all
+cumsum`` (module functions and ``ndarray`` methods).
+
+Axes, ``keepdims``, ``dtype`` and ``out`` follow NumPy 2; so do result dtypes (integer sums
+in 64 bits, means of integers in float64, float16 computed in float32, variances of complex
+arrays real) and errors (an out-of-range axis raises NumPy's ``AxisError``). Results are
+ember arrays, 0-d when every axis is reduced. The kernels and their choice by layout live in
+Rust (``ember_array::reduction``).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import _dtypes, _ember
+from ._ndarray import _wrap, ndarray
+
+__all__ = [
+    "all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "max", "mean", "min", "prod", "std", "sum",
+    "var",
+]
+
+
+def _array(a, name: str) -> ndarray:
+    if isinstance(a, ndarray):
+        return a
+    if isinstance(a, np.ndarray):
+        raise TypeError(
+            f"Unsupported type {type(a)}: ember.{name} takes an ember.ndarray; copy NumPy arrays to the "
+            "device with ember.asarray(x) first"
+        )
+    raise TypeError(f"Unsupported type {type(a)}: ember.{name} takes an ember.ndarray")
+
+
+def _axes(axis):
+    if axis is None:
+        return None
+    if type(axis) is int:
+        return [axis]
+    if isinstance(axis, (tuple, list)):
+        return [operator.index(x) for x in axis]
+    return [operator.index(axis)]
+
+
+def _dtype(dtype):
+    return None if dtype is None else _dtypes.name_of(dtype)
+
+
+def _out(out):
+    if out is None:
+        return None
+    if not isinstance(out, ndarray):
+        raise TypeError(f"out must be an ember.ndarray, got {type(out).__name__}")
+    return out._a
+
+
+def _run(call, *args):
+    """Calls the native reduction; an out-of-range axis becomes NumPy's AxisError (a
+    ValueError and an IndexError)."""
+    try:
+        return call(*args)
+    except ValueError as e:
+        if "is out of bounds for array of dimension" in str(e):
+            raise np.exceptions.AxisError(str(e)) from None
+        raise
+
+
+def _reduce(op, a, axis, dtype, out, keepdims, ddof=0):
+    a = _array(a, op)
+    native = _run(_ember.reduce, op, a._a, _axes(axis), _dtype(dtype), _out(out), bool(keepdims), float(ddof))
+    return out if out is not None else _wrap(native)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False) -> ndarray:
+    """Sum of elements over ``axis`` (integers and bools in 64 bits unless ``dtype`` says)."""
+    return _reduce("sum", a, axis, dtype, out, keepdims)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False) -> ndarray:
+    """Product of elements over ``axis``."""
+    return _reduce("prod", a, axis, dtype, out, keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False) -> ndarray:
+    """Arithmetic mean over ``axis`` (float64 for integer inputs)."""
+    return _reduce("mean", a, axis, dtype, out, keepdims)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False) -> ndarray:
+    """Variance over ``axis``, dividing by ``N - ddof`` (real for complex inputs)."""
+    return _reduce("var", a, axis, dtype, out, keepdims, ddof)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False) -> ndarray:
+    """Standard deviation over ``axis``, dividing by ``N - ddof``."""
+    return _reduce("std", a, axis, dtype, out, keepdims, ddof)
+
+
+def max(a, axis=None, out=None, keepdims=False) -> ndarray:
+    """Largest element over ``axis``; NaN if any is NaN."""
+    return _reduce("max", a, axis, None, out, keepdims)
+
+
+def min(a, axis=None, out=None, keepdims=False) -> ndarray:
+    """Smallest element over ``axis``; NaN if any is NaN."""
+    return _reduce("min", a, axis, None, out, keepdims)
+
+
+amax, amin = max, min
+
+
+def _arg(op, a, axis, out, keepdims):
+    a = _array(a, op)
+    axes = None if axis is None else [operator.index(axis)]
+    native = _run(_ember.reduce, op, a._a, axes, None, _out(out), bool(keepdims), 0.0)
+    return out if out is not None else _wrap(native)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False) -> ndarray:
+    """Index of the first largest element (of the first NaN, if any), as int64; of the
+    flattened array when ``axis`` is None."""
+    return _arg("argmax", a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False) -> ndarray:
+    """Index of the first smallest element (of the first NaN, if any), as int64."""
+    return _arg("argmin", a, axis, out, keepdims)
+
+
+def any(a, axis=None, out=None, keepdims=False) -> ndarray:
+    """Whether any element over ``axis`` is non-zero (NaN counts as non-zero)."""
+    return _reduce("any", a, axis, None, out, keepdims)
+
+
+def all(a, axis=None, out=None, keepdims=False) -> ndarray:
+    """Whether every element over ``axis`` is non-zero."""
+    return _reduce("all", a, axis, None, out, keepdims)
+
+
+def cumsum(a, axis=None, dtype=None, out=None) -> ndarray:
+    """Cumulative sum along ``axis`` (of the flattened array when ``axis`` is None)."""
+    a = _array(a, "cumsum")
+    ax = None if axis is None else operator.index(axis)
+    native = _run(_ember.cumsum, a._a, ax, _dtype(dtype), _out(out))
+    return out if out is not None else _wrap(native)
+
+
+# --- ndarray methods, with NumPy's signatures ------------------------------------------------
+def _sum(self, axis=None, dtype=None, out=None, keepdims=False):
+    return _reduce("sum", self, axis, dtype, out, keepdims)
+
+
+def _prod(self, axis=None, dtype=None, out=None, keepdims=False):
+    return _reduce("prod", self, axis, dtype, out, keepdims)
+
+
+def _mean(self, axis=None, dtype=None, out=None, keepdims=False):
+    return _reduce("mean", self, axis, dtype, out, keepdims)
+
+
+def _var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _reduce("var", self, axis, dtype, out, keepdims, ddof)
+
+
+def _std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _reduce("std", self, axis, dtype, out, keepdims, ddof)
+
+
+def _max(self, axis=None, out=None, keepdims=False):
+    return _reduce("max", self, axis, None, out, keepdims)
+
+
+def _min(self, axis=None, out=None, keepdims=False):
+    return _reduce("min", self, axis, None, out, keepdims)
+
+
+def _argmax(self, axis=None, out=None, *, keepdims=False):
+    return _arg("argmax", self, axis, out, keepdims)
+
+
+def _argmin(self, axis=None, out=None, *, keepdims=False):
+    return _arg("argmin", self, axis, out, keepdims)
+
+
+def _any(self, axis=None, out=None, keepdims=False):
+    return _reduce("any", self, axis, None, out, keepdims)
+
+
+def _all(self, axis=None, out=None, keepdims=False):
+    return _reduce("all", self, axis, None, out, keepdims)
+
+
+def _cumsum(self, axis=None, dtype=None, out=None):
+    return cumsum(self, axis, dtype, out)
+
+
+ndarray.sum = _sum
+ndarray.prod = _prod
+ndarray.mean = _mean
+ndarray.var = _var
+ndarray.std = _std
+ndarray.max = _max
+ndarray.min = _min
+ndarray.argmax = _argmax
+ndarray.argmin = _argmin
+ndarray.any = _any
+ndarray.all = _all
+ndarray.cumsum = _cumsum

@@ -1,0 +1,55 @@
+"""``eye identity tri triu tril``: matrices built on the device from index comparisons."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._creation import arange, asarray
+from ._ndarray import ndarray
+
+
+def _grid(n: int, m: int):
+    rows = arange(n, dtype=np.int64).reshape((n, 1))
+    cols = arange(m, dtype=np.int64).reshape((1, m))
+    return rows, cols
+
+
+def tri(N, M=None, k=0, dtype=float) -> ndarray:
+    """Ones at and below the ``k``-th diagonal of an ``N`` x ``M`` matrix, zeros above."""
+    M = N if M is None else M
+    rows, cols = _grid(int(N), int(M))
+    return (cols <= rows + int(k)).astype(dtype)
+
+
+def tril(m, k=0) -> ndarray:
+    """``m`` with the elements above the ``k``-th diagonal zeroed (over the last two axes)."""
+    from ._ufuncs import where
+
+    m = m if isinstance(m, ndarray) else asarray(m)
+    if m.ndim < 2:
+        raise ValueError(f"tril needs an array of at least 2 dimensions, got {m.ndim}")
+    keep = tri(m.shape[-2], m.shape[-1], k, dtype=bool)
+    return where(keep, m, m.dtype.type(0))
+
+
+def triu(m, k=0) -> ndarray:
+    """``m`` with the elements below the ``k``-th diagonal zeroed (over the last two axes)."""
+    from ._ufuncs import where
+
+    m = m if isinstance(m, ndarray) else asarray(m)
+    if m.ndim < 2:
+        raise ValueError(f"triu needs an array of at least 2 dimensions, got {m.ndim}")
+    below = tri(m.shape[-2], m.shape[-1], k - 1, dtype=bool)
+    return where(below, m.dtype.type(0), m)
+
+
+def eye(N, M=None, k=0, dtype=float, order="C") -> ndarray:
+    """An ``N`` x ``M`` matrix with ones on the ``k``-th diagonal."""
+    M = N if M is None else M
+    rows, cols = _grid(int(N), int(M))
+    return (cols - rows == int(k)).astype(dtype)
+
+
+def identity(n, dtype=float) -> ndarray:
+    """The ``n`` x ``n`` identity matrix."""
+    return eye(n, dtype=dtype)

@@ -1,0 +1,229 @@
+"""NumPy's universal functions and the ndarray operators, computed on the device.
+
+Type resolution is NumPy 2's own (tables generated from NumPy; Python scalars are weak as in
+NEP 50), broadcasting and ``out=`` as in NumPy; each (ufunc, dtypes, layout) compiles one kernel,
+cached. The call goes straight to native code: operands are read there and results made there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes, _ember
+from ._ndarray import ndarray
+
+_call = _ember.ufunc_call
+
+
+def _foreign(args):
+    """Operands NumPy would convert (lists, tuples, foreign device arrays) as ember arrays."""
+    from ._creation import asarray
+
+    out = []
+    for a in args:
+        if isinstance(a, (list, tuple)) or hasattr(a, "__cuda_array_interface__") or (
+            hasattr(a, "__dlpack__") and not isinstance(a, np.ndarray)
+        ):
+            a = asarray(a)
+        out.append(a)
+    return tuple(out)
+
+
+class ufunc:
+    """A universal function: ``ember.add(x, y, out=None, dtype=None)`` and so on."""
+
+    __slots__ = ("__name__", "nin", "nout", "_id")
+
+    def __init__(self, name: str):
+        self.__name__ = name
+        self._id, self.nin, self.nout = _ember.ufunc_id(name)
+
+    @property
+    def nargs(self) -> int:
+        return self.nin + self.nout
+
+    def __call__(self, *args, out=None, dtype=None, casting="same_kind", **kwargs):
+        if kwargs:
+            raise TypeError(f"{self.__name__}() got unexpected keyword arguments {sorted(kwargs)}")
+        if casting != "same_kind":
+            raise ValueError(f"ember's ufuncs cast outputs with casting='same_kind' only, got {casting!r}")
+        if len(args) == self.nin + self.nout and out is None:
+            args, out = args[: self.nin], args[self.nin:]
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        name = None if dtype is None else _dtypes.name_of(dtype)
+        try:
+            return _call(self._id, args, out, name)
+        except TypeError:
+            converted = _foreign(args)
+            if converted == args:
+                raise
+            return _call(self._id, converted, out, name)
+
+    def __repr__(self):
+        return f"<ufunc '{self.__name__}'>"
+
+
+_NAMES = (
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "power",
+    "negative", "positive", "absolute", "sign", "sqrt", "square", "exp", "exp2", "log", "log2", "log10",
+    "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
+    "floor", "ceil", "trunc", "rint", "maximum", "minimum", "fmax", "fmin", "isnan", "isinf", "isfinite",
+    "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "invert", "left_shift", "right_shift", "equal", "not_equal", "less", "less_equal", "greater",
+    "greater_equal", "fmod", "reciprocal",
+)
+
+UFUNCS = {name: ufunc(name) for name in _NAMES}
+UFUNCS["mod"] = UFUNCS["remainder"]
+UFUNCS["abs"] = UFUNCS["absolute"]
+UFUNCS["bitwise_not"] = UFUNCS["invert"]
+
+
+# --- operators --------------------------------------------------------------------------------
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
+def _operand(x) -> bool:
+    """Whether an operator should try ``x`` as an operand (else Python gets NotImplemented)."""
+    return isinstance(x, (ndarray, *_SCALARS, list, tuple, np.ndarray)) or hasattr(x, "__cuda_array_interface__") \
+        or hasattr(x, "__dlpack__")
+
+
+def _binary(name):
+    i = UFUNCS[name]._id
+
+    def forward(self, other):
+        if not _operand(other):
+            return NotImplemented
+        try:
+            return _call(i, (self, other), None, None)
+        except TypeError:
+            other_c = _foreign((other,))[0]
+            if other_c is other:
+                raise
+            return _call(i, (self, other_c), None, None)
+
+    def reflected(self, other):
+        if not _operand(other):
+            return NotImplemented
+        try:
+            return _call(i, (other, self), None, None)
+        except TypeError:
+            other_c = _foreign((other,))[0]
+            if other_c is other:
+                raise
+            return _call(i, (other_c, self), None, None)
+
+    def inplace(self, other):
+        _call(i, (self, other), self, None)
+        return self
+
+    return forward, reflected, inplace
+
+
+def _unary(name):
+    i = UFUNCS[name]._id
+
+    def op(self):
+        return _call(i, (self,), None, None)
+
+    return op
+
+
+for _dunder, _name in (
+    ("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "true_divide"),
+    ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"), ("and", "bitwise_and"),
+    ("or", "bitwise_or"), ("xor", "bitwise_xor"), ("lshift", "left_shift"), ("rshift", "right_shift"),
+):
+    _f, _r, _i = _binary(_name)
+    setattr(ndarray, f"__{_dunder}__", _f)
+    setattr(ndarray, f"__r{_dunder}__", _r)
+    setattr(ndarray, f"__i{_dunder}__", _i)
+
+for _dunder, _name in (
+    ("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+    ("ge", "greater_equal"),
+):
+    setattr(ndarray, f"__{_dunder}__", _binary(_name)[0])
+
+for _dunder, _name in (("neg", "negative"), ("pos", "positive"), ("abs", "absolute"), ("invert", "invert")):
+    setattr(ndarray, f"__{_dunder}__", _unary(_name))
+
+# Arrays compare element-wise, so they are not hashable (as in NumPy and CuPy); NumPy must
+# not try to convert them (it cannot: __array__ refuses) but let ember's reflected operators run.
+ndarray.__hash__ = None
+ndarray.__array_ufunc__ = None
+
+
+def _divmod(self, other):
+    return UFUNCS["floor_divide"](self, other), UFUNCS["remainder"](self, other)
+
+
+ndarray.__divmod__ = _divmod
+
+
+# --- three-operand functions ------------------------------------------------------------------
+def _result_dtype(*values) -> np.dtype:
+    """NumPy 2's result type of arrays and (weak) Python scalars."""
+    return np.result_type(*[v.dtype if isinstance(v, ndarray) else v for v in values])
+
+
+_where_kernels: dict = {}
+
+
+def where(condition, x=None, y=None):
+    """``where(condition, x, y)``: elements of ``x`` where ``condition`` holds, else of ``y``
+    (broadcast together; the result type is NumPy's result type of ``x`` and ``y``)."""
+    from ._creation import asarray
+    from ._user_kernels import ElementwiseKernel
+
+    if x is None and y is None:
+        from ._advanced import nonzero
+
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    dtype = _result_dtype(x, y)
+    kernel = _where_kernels.get("w")
+    if kernel is None:
+        kernel = _where_kernels["w"] = ElementwiseKernel("bool c, T x, T y", "T z", "z = c ? x : y", "ember_where")
+    cond = condition if isinstance(condition, ndarray) else asarray(condition)
+    if cond.dtype != np.bool_:
+        cond = UFUNCS["not_equal"](cond, 0)
+    xs = x.astype(dtype, copy=False) if isinstance(x, ndarray) else dtype.type(x)
+    ys = y.astype(dtype, copy=False) if isinstance(y, ndarray) else dtype.type(y)
+    if not isinstance(xs, ndarray) and not isinstance(ys, ndarray):
+        xs = asarray(np.asarray(xs))
+    return kernel(cond, xs, ys)
+
+
+def clip(a, a_min=None, a_max=None, out=None):
+    """Limits the values of ``a`` to ``[a_min, a_max]`` (NumPy's ``clip``: maximum then minimum)."""
+    if a_min is None and a_max is None:
+        raise ValueError("One of max or min must be given")
+    result = a
+    if a_min is not None:
+        result = UFUNCS["maximum"](result, a_min, out=out if a_max is None else None)
+    if a_max is not None:
+        result = UFUNCS["minimum"](result, a_max, out=out)
+    return result
+
+
+ndarray.clip = lambda self, min=None, max=None, out=None: clip(self, min, max, out)
+
+
+def _nonzero_method(self):
+    from ._advanced import nonzero
+
+    return nonzero(self)
+
+
+def _take_method(self, indices, axis=None, out=None):
+    from ._advanced import take
+
+    return take(self, indices, axis, out)
+
+
+ndarray.nonzero = _nonzero_method
+ndarray.take = _take_method

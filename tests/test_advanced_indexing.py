@@ -1,0 +1,139 @@
+"""Advanced indexing (integer arrays, boolean masks, both sides of `=`), nonzero/take/where,
+and eye/identity/tri/triu/tril, compared with NumPy on random inputs."""
+
+from __future__ import annotations
+
+import ember as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+IDX = np.array([4, 0, -1, 2])
+IDX2 = np.array([[1], [3]])
+
+
+def dev(index):
+    return tuple(cp.asarray(x) if isinstance(x, np.ndarray) else x for x in index)
+
+
+@pytest.mark.parametrize("index", [
+    (IDX,), (slice(None), IDX), (IDX2, slice(1, 5), IDX), (0, slice(None), IDX), (Ellipsis, IDX), (IDX2, IDX),
+    (slice(None, None, -1), IDX2, slice(None, None, 2)), (IDX, None, slice(2)), ([1, 3], [0, 5]),
+], ids=lambda x: str(x)[:40])
+def test_integer_array_indexing(rng, index):
+    a = rng.standard_normal((5, 6, 7))
+    want = a[index]
+    got = cp.asarray(a)[dev(index)]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
+
+
+def test_indexing_a_non_contiguous_view(rng):
+    a = rng.standard_normal((6, 8)).astype(np.float32)
+    d = cp.asarray(a).T
+    np.testing.assert_array_equal(d[cp.asarray(np.array([7, 1, 1]))].get(), a.T[[7, 1, 1]])
+
+
+def test_boolean_masks(rng):
+    a = rng.standard_normal((5, 6, 7))
+    d = cp.asarray(a)
+    np.testing.assert_array_equal(d[d > 0.5].get(), a[a > 0.5])
+    m2 = a[:, :, 0] > 0
+    np.testing.assert_array_equal(d[cp.asarray(m2)].get(), a[m2])
+    np.testing.assert_array_equal(d[:, cp.asarray(a[0, :, 0] > 0)].get(), a[:, a[0, :, 0] > 0])
+    empty = d[d > 100]
+    assert empty.shape == (0,)
+
+
+def test_assignment_through_masks_and_indices(rng):
+    a = rng.standard_normal((5, 6))
+    d = cp.asarray(a)
+    a[a < 0] = 0
+    d[d < 0] = 0
+    np.testing.assert_array_equal(d.get(), a)
+    a[[4, 0], 1] = 7.5
+    d[cp.asarray(np.array([4, 0])), 1] = 7.5
+    np.testing.assert_array_equal(d.get(), a)
+    values = rng.standard_normal((2, 6))
+    a[[1, 3]] = values
+    d[[1, 3]] = cp.asarray(values)
+    np.testing.assert_array_equal(d.get(), a)
+
+
+def test_out_of_range_indices_raise_index_error():
+    d = cp.asarray(np.arange(5.0))
+    with pytest.raises(IndexError, match="index 10 is out of bounds for axis 0 with size 5"):
+        d[cp.asarray(np.array([1, 10]))]
+    with pytest.raises(IndexError, match="index -6 is out of bounds for axis 0 with size 5"):
+        d[[-6]]
+    with pytest.raises(IndexError, match="arrays used as indices must be of integer"):
+        d[cp.asarray(np.array([0.5]))]
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        d[cp.asarray(np.array([True, False]))]
+
+
+def test_nonzero_take_where(rng):
+    a = (rng.standard_normal((4, 5)) > 0.3).astype(np.int32) * rng.integers(1, 9, (4, 5)).astype(np.int32)
+    d = cp.asarray(a)
+    for got, want in zip(cp.nonzero(d), np.nonzero(a), strict=True):
+        np.testing.assert_array_equal(got.get(), want)
+    for got, want in zip(cp.where(d > 2), np.where(a > 2), strict=True):
+        np.testing.assert_array_equal(got.get(), want)
+    np.testing.assert_array_equal(cp.take(d, cp.asarray(np.array([19, 0, 3]))).get(), np.take(a, [19, 0, 3]))
+    np.testing.assert_array_equal(d.take(cp.asarray(np.array([4, 1])), axis=1).get(), a.take([4, 1], axis=1))
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.integers(1, 6), cols=st.integers(1, 6), picks=st.lists(st.integers(-6, 5), min_size=0, max_size=7),
+       seed=st.integers(0, 2**16))
+def test_random_row_picks(rows, cols, picks, seed):
+    a = np.random.default_rng(seed).standard_normal((rows, cols)).astype(np.float32)
+    picks = [p for p in picks if -rows <= p < rows]
+    idx = np.array(picks, dtype=np.int64)
+    np.testing.assert_array_equal(cp.asarray(a)[cp.asarray(idx)].get(), a[idx])
+
+
+@pytest.mark.parametrize("name,args", [
+    ("eye", (3,)), ("eye", (3, 5, 1)), ("eye", (4, 3, -2)), ("identity", (4,)), ("tri", (3, 4, -1)), ("tri", (2,)),
+])
+def test_matrix_creation(name, args):
+    got, want = getattr(cp, name)(*args), getattr(np, name)(*args)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
+
+
+def test_triu_tril(rng):
+    m = rng.standard_normal((3, 4, 5))
+    for k in (-1, 0, 2):
+        np.testing.assert_array_equal(cp.triu(cp.asarray(m), k).get(), np.triu(m, k))
+        np.testing.assert_array_equal(cp.tril(cp.asarray(m), k).get(), np.tril(m, k))
+
+
+# --- the CuPy snippets of the seed programs ------------------------------------------------------
+def test_seed_snippets(rng):
+    z = cp.asarray(np.arange(9.0).reshape(3, 3))
+    np.testing.assert_array_equal(z[cp.triu(cp.ones((3, 3), dtype=cp.bool_))].get(), [0, 1, 2, 4, 5, 8])
+    x = cp.arange(6).reshape(2, 3).astype(cp.float32)
+    np.testing.assert_allclose(cp.sqrt(x).get(), np.sqrt(np.arange(6).reshape(2, 3).astype(np.float32)))
+    matrix_h = rng.standard_normal((4, 3))
+    matrix = cp.asarray(matrix_h)
+    np.testing.assert_allclose(matrix.mean(axis=0).get(), matrix_h.mean(axis=0))
+    mask = matrix > 0
+    np.testing.assert_array_equal(matrix[mask].get(), matrix_h[matrix_h > 0])
+    matrix[matrix < 0] = 0
+    matrix_h[matrix_h < 0] = 0
+    np.testing.assert_array_equal(matrix.get(), matrix_h)
+    a2, b1 = cp.ones((3, 4)), cp.arange(4)
+    np.testing.assert_array_equal((a2 + b1).get(), np.ones((3, 4)) + np.arange(4))
+    a3 = cp.asarray(rng.standard_normal((2, 1, 4)))
+    b3 = cp.asarray(rng.standard_normal((3, 1)))
+    np.testing.assert_allclose((a3 * b3).get(), a3.get() * b3.get())
+    rows = cp.asarray(np.array([0, 2]))
+    np.testing.assert_array_equal(z[rows, 1].get(), [1.0, 7.0])
+    total = cp.asarray(np.arange(10.0)).sum()
+    assert float(total) == 45.0
+    r = cp.random.rand(1000)
+    assert 0.4 < float(r.mean()) < 0.6
+    pool = cp.get_default_memory_pool()
+    assert pool.used_bytes() > 0

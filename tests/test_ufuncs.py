@@ -1,0 +1,192 @@
+"""Universal functions and operators, compared with NumPy (dtype and values) on random inputs.
+
+On PoCL each new (ufunc, dtypes, layout) compiles a kernel in about a second, so every ufunc is
+checked once on its main dtype and the dtype matrix is covered on a few of them.
+"""
+
+from __future__ import annotations
+
+import ember as cp
+import numpy as np
+import pytest
+from conftest import ALL_DTYPES, random_array
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+FLOAT_UNARY = ["sqrt", "square", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan",
+               "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "rint", "negative",
+               "positive", "absolute", "sign", "isnan", "isinf", "isfinite", "logical_not", "reciprocal"]
+FLOAT_BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power", "maximum",
+                "minimum", "fmax", "fmin", "arctan2", "fmod", "equal", "not_equal", "less", "less_equal",
+                "greater", "greater_equal", "logical_and", "logical_or", "logical_xor"]
+INT_BINARY = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "floor_divide", "remainder",
+              "power", "fmod"]
+
+
+def check(name, *host, rtol=1e-6, **kwargs):
+    """Runs ufunc `name` in NumPy and ember on `host` arrays/scalars; same dtype and values."""
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(*host, **kwargs)
+    args = [cp.asarray(h) if isinstance(h, np.ndarray) else h for h in host]
+    got = getattr(cp, name)(*args, **kwargs)
+    assert isinstance(got, cp.ndarray)
+    assert got.dtype == want.dtype, f"{name}: {got.dtype} != {want.dtype}"
+    assert got.shape == np.shape(want)
+    np.testing.assert_allclose(got.get(), want, rtol=rtol, atol=0, equal_nan=True, err_msg=name)
+
+
+def special_floats(rng, n, dtype):
+    x = (rng.standard_normal(n) * 3).astype(dtype)
+    x[:6] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0]
+    return x
+
+
+@pytest.mark.parametrize("name", FLOAT_UNARY)
+def test_float_unary(rng, name):
+    x = special_floats(rng, 257, np.float32)
+    if name in ("arcsin", "arccos"):
+        x = np.clip(x, -1, 1)
+    check(name, x, rtol=2e-6)
+
+
+@pytest.mark.parametrize("name", FLOAT_BINARY)
+def test_float_binary_with_broadcasting(rng, name):
+    x = special_floats(rng, 6 * 7, np.float64).reshape(6, 7)
+    y = special_floats(rng, 7, np.float64)[::-1].copy()
+    if name == "power":
+        x = np.abs(x)
+    check(name, x, y, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", INT_BINARY)
+def test_integer_binary_semantics(rng, name):
+    x = rng.integers(-1000, 1000, 300).astype(np.int32)
+    y = rng.integers(-40, 40, 300).astype(np.int32)
+    if name in ("left_shift", "right_shift"):
+        y = rng.integers(0, 40, 300).astype(np.int32)  # past the width: 0 or the sign, as NumPy
+    if name == "power":
+        x, y = rng.integers(-9, 9, 300).astype(np.int32), rng.integers(0, 9, 300).astype(np.int32)
+    check(name, x, y)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_add_multiply_compare_every_dtype(rng, dtype):
+    x, y = random_array(rng, 64, dtype), random_array(rng, 64, dtype)
+    if dtype == np.bool_:
+        check("add", x, y)
+        check("multiply", x, y)
+    else:
+        check("add", x, y, rtol=1e-3 if dtype == np.float16 else 1e-6)
+        check("multiply", x, y, rtol=1e-3 if dtype == np.float16 else 1e-6)
+    check("less", x, y)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "float16", "complex64"])
+def test_mixed_dtypes_follow_numpy_promotion(rng, dtype):
+    x = random_array(rng, 50, dtype)
+    y = random_array(rng, 50, "int16")
+    check("add", x, y, rtol=1e-3)
+    if dtype != "complex64":
+        check("sqrt", np.abs(x).astype(dtype), rtol=1e-3)  # int8 -> float16 as in NumPy
+
+
+def test_complex_arithmetic(rng):
+    x, y = random_array(rng, 100, np.complex128), random_array(rng, 100, np.complex128)
+    for name in ("add", "subtract", "multiply", "true_divide", "absolute", "negative", "equal", "square"):
+        check(name, x, y, rtol=1e-12) if getattr(np, name).nin == 2 else check(name, x, rtol=1e-12)
+
+
+def test_python_scalars_are_weak(rng):
+    x8 = rng.integers(-100, 100, 20).astype(np.int8)
+    f32 = rng.standard_normal(20).astype(np.float32)
+    check("add", x8, 3)
+    check("multiply", f32, 2.5)
+    check("add", x8, 1.5)
+    check("true_divide", x8, 2)
+    check("add", f32, 1j)
+    with pytest.raises(OverflowError, match="Python integer 300 out of bounds for int8"):
+        cp.asarray(x8) + 300
+
+
+def test_operators_match_numpy(rng):
+    a, b = rng.standard_normal((5, 4)), rng.standard_normal(4)
+    da, db = cp.asarray(a), cp.asarray(b)
+    with np.errstate(all="ignore"):
+        pairs = [
+            (da + db, a + b), (da - 1, a - 1), (2 * da, 2 * a), (da / db, a / b), (1 / da, 1 / a),
+            (da // db, a // b), (da % 1.5, a % 1.5), (da ** 2, a ** 2), (-da, -a), (abs(da), abs(a)),
+            (da > db, a > b), (da == da, a == a), (da != 0.5, a != 0.5),
+        ]
+    for got, want in pairs:
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.get(), want, rtol=1e-12)
+    i = cp.asarray(np.arange(10, dtype=np.int64))
+    np.testing.assert_array_equal((~i & 6 | 1 ^ i << 2 >> 1).get(), ~np.arange(10) & 6 | 1 ^ np.arange(10) << 2 >> 1)
+
+
+def test_in_place_operators_and_out(rng):
+    a = rng.standard_normal(100)
+    d = cp.asarray(a)
+    ptr = d.data.ptr
+    d += 1
+    d *= 2
+    assert d.data.ptr == ptr
+    np.testing.assert_allclose(d.get(), (a + 1) * 2)
+    out = cp.empty(100)
+    r = cp.multiply(d, 3, out=out)
+    assert r is out
+    np.testing.assert_allclose(out.get(), (a + 1) * 6)
+    i = cp.asarray(np.arange(4, dtype=np.int32))
+    cannot = "Cannot cast ufunc 'true_divide' output from dtype\\('float64'\\) to dtype\\('int32'\\)"
+    with pytest.raises(TypeError, match=cannot):
+        i /= 2
+
+
+def test_strided_views_and_overlap(rng):
+    a = rng.standard_normal((6, 8))
+    d = cp.asarray(a)
+    np.testing.assert_allclose(cp.sin(d.T).get(), np.sin(a.T))
+    np.testing.assert_allclose((d.T + d.T).get(), a.T + a.T)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=5),
+    data=st.data(),
+)
+def test_broadcasting_any_shapes(shapes, data):
+    s1, s2 = shapes.input_shapes
+    x = data.draw(hnp.arrays(np.float32, s1, elements=st.floats(-1e3, 1e3, width=32)))
+    y = data.draw(hnp.arrays(np.float32, s2, elements=st.floats(-1e3, 1e3, width=32)))
+    got = cp.asarray(x) * cp.asarray(y) + 1.0
+    want = x * y + np.float32(1.0)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got.get(), want, rtol=1e-6)
+
+
+def test_where_and_clip(rng):
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    d = cp.asarray(a)
+    got = cp.where(d > 0, d, 0)
+    np.testing.assert_array_equal(got.get(), np.where(a > 0, a, 0))
+    assert got.dtype == np.where(a > 0, a, 0).dtype
+    np.testing.assert_array_equal(cp.clip(d, -0.5, 0.5).get(), np.clip(a, -0.5, 0.5))
+
+
+def test_errors_like_numpy():
+    with pytest.raises(ValueError, match=r"operands could not be broadcast together with shapes \(2, 3\) \(4,\)"):
+        cp.ones((2, 3)) + cp.ones(4)
+    with pytest.raises(TypeError, match="numpy boolean subtract"):
+        cp.asarray(np.array([True])) - cp.asarray(np.array([False]))
+    with pytest.raises(TypeError, match="ufunc 'sign' did not contain a loop"):
+        cp.sign(cp.asarray(np.array([True])))
+    with pytest.raises(TypeError, match="numpy.ndarray.*ember.asarray"):
+        cp.add(cp.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match="non-broadcastable output operand with shape \\(3,\\)"):
+        cp.add(cp.ones((2, 3)), 1, out=cp.empty(3))
+
+
+def test_lists_are_converted(rng):
+    np.testing.assert_array_equal((cp.ones(3) + [1, 2, 3]).get(), np.ones(3) + [1, 2, 3])
+    assert isinstance(cp.add, cp.ufunc) and cp.add.nin == 2 and cp.mod is cp.remainder

@@ -39,6 +39,7 @@ from ._creation import (  # noqa: E402
     zeros_like,
 )
 from ._interop import from_dlpack  # noqa: E402
+from ._linalg import dot, inner, linalg, matmul, outer, vdot  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
 from ._reductions import (  # noqa: E402
@@ -147,3 +148,4 @@ __all__ += [
 ]
 __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "max", "mean", "min", "prod", "std", "sum",
             "var"]
+__all__ += ["dot", "inner", "linalg", "matmul", "outer", "vdot"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _ember
 from ._creation import arange, asarray, empty
 from ._ndarray import _wrap, ndarray
 from ._user_kernels import ElementwiseKernel
@@ -27,8 +28,6 @@ def _kernel(name: str) -> ElementwiseKernel:
                 "raw T src, int64 off, int64 r1, int64 r2", "T y", "y = src[off + r1 + r2]", "ember_gather"),
             "scatter": lambda: ElementwiseKernel(
                 "int64 off, int64 r1, int64 r2, T v", "raw T dst", "dst[off + r1 + r2] = v", "ember_scatter"),
-            "positions": lambda: ElementwiseKernel(
-                "bool m, int64 c", "raw int64 out", "if (m) out[c - 1] = i", "ember_positions"),
             "masked_fill": lambda: ElementwiseKernel("bool m, T v", "T a", "if (m) a = v", "ember_masked_fill"),
         }[name]()
     return k
@@ -66,18 +65,11 @@ def _index_array(item, size: int, axis: int) -> ndarray:
 
 
 def nonzero(a) -> tuple:
-    """The indices of the non-zero elements, one int64 array per axis (device compaction:
-    a scan of the mask, then each True element writes its index)."""
-    from ._reductions import cumsum
-
+    """The indices of the non-zero elements, one int64 array per axis (stream compaction on
+    the device; only the count of true elements is read on the host)."""
     a = a if isinstance(a, ndarray) else asarray(a)
     mask = a if a.dtype == np.bool_ else a != 0
-    flat = mask.ravel()
-    counts = cumsum(flat.astype(np.int64))
-    n = int(counts[-1]) if flat.size else 0
-    positions = empty(n, dtype=np.int64)
-    if n:
-        _kernel("positions")(flat, counts, positions)
+    positions = _wrap(_ember.mask_compact(mask._a, None))
     if a.ndim <= 1:
         return (positions,)
     out, rest = [], positions
@@ -223,22 +215,10 @@ def getitem(a: ndarray, index) -> ndarray:
 
 
 def _mask_fast_path(a: ndarray, index):
-    """``a[mask]`` with a mask of ``a``'s whole shape over a C-contiguous ``a``: the positions
-    of True elements are offsets already."""
+    """``a[mask]`` with a mask of ``a``'s whole shape: one compaction of ``a``'s elements."""
     if not (isinstance(index, ndarray) and index.dtype == np.bool_ and index.shape == a.shape and a.ndim):
         return None
-    if not a.flags.c_contiguous:
-        return None
-    source = _buffer_view(a)
-    if source is None:
-        return None
-    buffer, base = source
-    (positions,) = nonzero(index.ravel())
-    out = empty(positions.shape, dtype=a.dtype)
-    if out.size:
-        zero = asarray(np.int64(0))
-        _kernel("gather")(buffer, positions + base, zero, zero, out)
-    return out
+    return _wrap(_ember.mask_compact(index._a, a._a))
 
 
 def setitem(a: ndarray, index, value) -> None:

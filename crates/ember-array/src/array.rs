@@ -17,10 +17,27 @@ pub struct Array {
     buffer: Arc<Buffer>,
     /// Bytes from the buffer's start to element (0, ..., 0).
     offset: usize,
-    shape: Vec<usize>,
+    /// Inline for up to 4 axes: making an array allocates nothing but its buffer.
+    shape: Dims,
     /// Bytes between neighbours along each axis (may be negative or zero).
-    strides: Vec<isize>,
+    strides: Strides,
     dtype: DType,
+}
+
+/// An array's shape (inline for the usual few axes).
+pub type Dims = smallvec::SmallVec<[usize; 4]>;
+/// An array's byte strides.
+pub type Strides = smallvec::SmallVec<[isize; 4]>;
+
+/// C-order strides in bytes, inline.
+fn c_strides_inline(shape: &[usize], itemsize: usize) -> Strides {
+    let mut strides = Strides::from_elem(0, shape.len());
+    let mut step = itemsize as isize;
+    for (stride, &dim) in strides.iter_mut().zip(shape).rev() {
+        *stride = step;
+        step *= dim.max(1) as isize;
+    }
+    strides
 }
 
 fn checked_nbytes(shape: &[usize], dtype: DType) -> Result<usize> {
@@ -42,8 +59,8 @@ impl Array {
         Ok(Array {
             buffer: Arc::new(buffer),
             offset: 0,
-            shape: shape.to_vec(),
-            strides: c_strides(shape, dtype.itemsize()),
+            shape: Dims::from_slice(shape),
+            strides: c_strides_inline(shape, dtype.itemsize()),
             dtype,
         })
     }
@@ -76,8 +93,8 @@ impl Array {
         Ok(Array {
             buffer: Arc::new(buffer),
             offset: (-lo) as usize,
-            shape: shape.to_vec(),
-            strides,
+            shape: Dims::from_slice(shape),
+            strides: Strides::from_vec(strides),
             dtype,
         })
     }
@@ -168,8 +185,8 @@ impl Array {
         Ok(Array {
             buffer: self.buffer.clone(),
             offset,
-            shape: shape.to_vec(),
-            strides: strides.to_vec(),
+            shape: Dims::from_slice(shape),
+            strides: Strides::from_slice(strides),
             dtype,
         })
     }

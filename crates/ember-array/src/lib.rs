@@ -3,9 +3,11 @@
 //! Knows nothing of Python.
 
 pub mod array;
+pub mod compact;
 pub mod creation;
 pub mod dlpack;
 pub mod launch;
+pub mod linalg;
 pub mod random;
 pub mod reduction;
 pub mod ufunc;

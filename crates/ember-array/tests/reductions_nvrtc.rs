@@ -43,6 +43,7 @@ fn kernel(combine: Combine, input: DType, acc: DType, output: DType) -> ReduceKe
         vector: false,
         out_ndim: 1,
         red_ndim: 1,
+        cpu: false,
     }
 }
 
@@ -146,6 +147,7 @@ fn scans_compile() {
                     layout,
                     split,
                     out_ndim,
+                    cpu: false,
                 };
                 compile(&k.source(Dialect::Cuda), &k.name());
             }

@@ -3,8 +3,10 @@
 //! Generated code is plain statements that call into a hand-written prelude (`prelude.rs`),
 //! so the semantics of casts, float16 and complex numbers live in one tested place.
 
+pub mod compact;
 pub mod dialect;
 pub mod elementwise;
+pub mod matmul;
 pub mod philox;
 pub mod prelude;
 pub mod reduce;

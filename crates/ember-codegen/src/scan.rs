@@ -38,6 +38,9 @@ pub struct ScanKernel {
     pub split: bool,
     /// Axes the line index unravels over (at least 1).
     pub out_ndim: usize,
+    /// Tuned for a CPU device: one thread scans the block's totals (rows) after a single
+    /// barrier, as [`ReduceKernel::cpu`] combines.
+    pub cpu: bool,
 }
 
 impl ScanKernel {
@@ -89,6 +92,7 @@ impl ScanKernel {
             vector: false,
             out_ndim: self.out_ndim,
             red_ndim: 1,
+            cpu: self.cpu,
         }
         .helpers(&mut s, dialect);
         let mut params = Vec::new();
@@ -165,7 +169,12 @@ impl ScanKernel {
         let g = dialect.table().global;
         let st = storage_type(self.input, dialect);
         let ptr = format!("({g}const {st}*)(({g}const char*)x + _ko + ({j}) * _rs)");
-        cast(&load(self.input, dialect, &ptr), self.input, self.acc, dialect)
+        cast(
+            &load(self.input, dialect, &ptr),
+            self.input,
+            self.acc,
+            dialect,
+        )
     }
 
     /// Statement writing accumulated `value` as output element `j` of the current line.
@@ -198,12 +207,21 @@ impl ScanKernel {
                 load(self.acc, dialect, "p + _q * _m + _i")
             );
             let _ = writeln!(s, "      _sv[_tid] = _p;\n      {};", t.barrier);
-            let _ = writeln!(
-                s,
-                "      for (int _w = {}; _w > 0; _w >>= 1) {{ if (_tid < _w) _sv[_tid] = _combine(_sv[_tid], _sv[_tid + _w]); {}; }}",
-                BLOCK / 2,
-                t.barrier
-            );
+            if self.cpu {
+                let _ = writeln!(
+                    s,
+                    "      if (_tid == 0) for (int _w = {}; _w > 0; _w >>= 1) for (int _k = 0; _k < _w; ++_k) _sv[_k] = _combine(_sv[_k], _sv[_k + _w]);\n      {};",
+                    BLOCK / 2,
+                    t.barrier
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "      for (int _w = {}; _w > 0; _w >>= 1) {{ if (_tid < _w) _sv[_tid] = _combine(_sv[_tid], _sv[_tid + _w]); {}; }}",
+                    BLOCK / 2,
+                    t.barrier
+                );
+            }
             let _ = writeln!(s, "      _carry = _sv[0];\n      {};\n    }}", t.barrier);
         }
         let _ = writeln!(
@@ -232,17 +250,25 @@ impl ScanKernel {
             SCAN_ITEMS - 1,
             t.barrier
         );
-        let _ = writeln!(s, "      for (int _o = 1; _o < {BLOCK}; _o <<= 1) {{");
-        let _ = writeln!(
-            s,
-            "        const _acc_t _u = _tid >= _o ? _sv[_tid - _o] : {id};"
-        );
-        let _ = writeln!(s, "        {};", t.barrier);
-        let _ = writeln!(
-            s,
-            "        if (_tid >= _o) _sv[_tid] = _combine(_u, _sv[_tid]);"
-        );
-        let _ = writeln!(s, "        {};\n      }}", t.barrier);
+        if self.cpu {
+            let _ = writeln!(
+                s,
+                "      if (_tid == 0) for (int _o = 1; _o < {BLOCK}; ++_o) _sv[_o] = _combine(_sv[_o - 1], _sv[_o]);\n      {};",
+                t.barrier
+            );
+        } else {
+            let _ = writeln!(s, "      for (int _o = 1; _o < {BLOCK}; _o <<= 1) {{");
+            let _ = writeln!(
+                s,
+                "        const _acc_t _u = _tid >= _o ? _sv[_tid - _o] : {id};"
+            );
+            let _ = writeln!(s, "        {};", t.barrier);
+            let _ = writeln!(
+                s,
+                "        if (_tid >= _o) _sv[_tid] = _combine(_u, _sv[_tid]);"
+            );
+            let _ = writeln!(s, "        {};\n      }}", t.barrier);
+        }
         let _ = writeln!(
             s,
             "      const _acc_t _ex = _combine(_carry, _tid > 0 ? _sv[_tid - 1] : {id});"
@@ -309,21 +335,31 @@ mod tests {
             layout,
             split,
             out_ndim: 1,
+            cpu: false,
         }
     }
 
     #[test]
     fn rows_scan_in_blocks_and_start_from_earlier_splits() {
         let src = cumsum(Layout::Rows, true).source(Dialect::OpenCl);
-        assert!(src.contains("_p = _combine(_p, *(p + _q * _m + _i))"), "{src}");
-        assert!(src.contains("if (_tid >= _o) _sv[_tid] = _combine(_u, _sv[_tid]);"), "{src}");
+        assert!(
+            src.contains("_p = _combine(_p, *(p + _q * _m + _i))"),
+            "{src}"
+        );
+        assert!(
+            src.contains("if (_tid >= _o) _sv[_tid] = _combine(_u, _sv[_tid]);"),
+            "{src}"
+        );
         assert!(src.contains("*(y + _ob + (_jt + 3) * _inner) ="), "{src}");
     }
 
     #[test]
     fn columns_scan_one_line_per_thread() {
         let src = cumsum(Layout::Columns, false).source(Dialect::Cuda);
-        assert!(src.contains("for (long long _j = _j0; _j < _j1; ++_j)"), "{src}");
+        assert!(
+            src.contains("for (long long _j = _j0; _j < _j1; ++_j)"),
+            "{src}"
+        );
         assert!(!src.contains("__shared__"), "{src}");
     }
 }

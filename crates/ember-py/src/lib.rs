@@ -5,8 +5,10 @@
 mod array;
 mod dlpack;
 mod errors;
+mod indexing;
 mod kernel;
 mod launch_args;
+mod linalg;
 mod random;
 mod raw_kernel;
 mod reduction;
@@ -23,9 +25,11 @@ fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dlpack::register(m)?;
     kernel::register(m)?;
     launch_args::register(m)?;
+    linalg::register(m)?;
     raw_kernel::register(m)?;
     reduction::register(m)?;
     ufunc::register(m)?;
+    indexing::register(m)?;
     random::register(m)?;
     user_kernel::register(m)?;
     runtime::register(m)?;

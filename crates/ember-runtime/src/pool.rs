@@ -39,7 +39,8 @@ pub fn size_class(bytes: usize) -> usize {
 
 #[derive(Default)]
 struct State {
-    free: HashMap<(Handle, usize), Vec<Handle>>,
+    /// Cached blocks by (stream, size class); a fast hash: it is looked up on every allocation.
+    free: HashMap<(Handle, usize), Vec<Handle>, rustc_hash::FxBuildHasher>,
     used_bytes: usize,
     cached_bytes: usize,
     limit: Option<usize>,

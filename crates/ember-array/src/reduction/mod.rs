@@ -387,20 +387,29 @@ mod tests {
         let t = |op, input, dtype, out| result_types(op, input, dtype, out).unwrap();
         assert_eq!(t(Reduction::Sum, DType::I8, None, None).output, DType::I64);
         assert_eq!(t(Reduction::Sum, DType::U16, None, None).output, DType::U64);
-        assert_eq!(t(Reduction::Sum, DType::Bool, None, None).output, DType::I64);
+        assert_eq!(
+            t(Reduction::Sum, DType::Bool, None, None).output,
+            DType::I64
+        );
         let half = t(Reduction::Sum, DType::F16, None, None);
         assert_eq!((half.acc, half.output), (DType::F32, DType::F16));
         assert_eq!(
             t(Reduction::Sum, DType::F32, None, Some(DType::F64)).acc,
             DType::F64
         );
-        assert_eq!(t(Reduction::Mean, DType::I32, None, None).output, DType::F64);
+        assert_eq!(
+            t(Reduction::Mean, DType::I32, None, None).output,
+            DType::F64
+        );
         let var = t(Reduction::Var { ddof: 0.0 }, DType::C64, None, None);
         assert_eq!(
             (var.mean, var.acc, var.output),
             (Some(DType::C64), DType::F32, DType::F32)
         );
-        assert_eq!(t(Reduction::ArgMin, DType::F16, None, None).output, DType::I64);
+        assert_eq!(
+            t(Reduction::ArgMin, DType::F16, None, None).output,
+            DType::I64
+        );
         assert_eq!(t(Reduction::Any, DType::C128, None, None).acc, DType::Bool);
         assert!(result_types(Reduction::Max, DType::F32, Some(DType::F64), None).is_err());
     }

@@ -47,7 +47,8 @@ impl Geometry {
             .filter(|d| !axes.contains(d))
             .map(|d| (shape[d], strides[d]))
             .collect();
-        let mut reduced: Vec<(usize, isize)> = axes.iter().map(|&d| (shape[d], strides[d])).collect();
+        let mut reduced: Vec<(usize, isize)> =
+            axes.iter().map(|&d| (shape[d], strides[d])).collect();
         if reorder && reduced.iter().all(|r| r.0 > 0) {
             for r in reduced.iter_mut() {
                 if r.1 < 0 {
@@ -65,15 +66,26 @@ impl Geometry {
     }
 }
 
-/// Merges adjacent axes (`collapse_axes`); no axes become one of extent 1.
+/// Axes a kernel unravels an index over when they do not collapse into one: fewer are padded
+/// with leading axes of extent 1, so that one kernel serves 2-d and 3-d cases alike.
+pub(crate) const GENERAL_NDIM: usize = 3;
+
+/// Merges adjacent axes (`collapse_axes`); no axes become one of extent 1, and 2 to
+/// [`GENERAL_NDIM`] axes are padded to that many.
 pub(crate) fn collapse(axes: &[(usize, isize)]) -> Vec<(usize, isize)> {
     let shape: Vec<usize> = axes.iter().map(|a| a.0).collect();
     let strides: Vec<isize> = axes.iter().map(|a| a.1).collect();
     let (shape, strides) = collapse_axes(&shape, &[strides]);
-    if shape.is_empty() {
-        return vec![(1, 0)];
+    let mut out: Vec<(usize, isize)> = shape.into_iter().zip(strides[0].iter().copied()).collect();
+    match out.len() {
+        0 => vec![(1, 0)],
+        1 => out,
+        k => {
+            let pad = GENERAL_NDIM.saturating_sub(k);
+            out.splice(0..0, std::iter::repeat_n((1, 0), pad));
+            out
+        }
     }
-    shape.into_iter().zip(strides[0].iter().copied()).collect()
 }
 
 /// The smallest stride magnitude among axes longer than 1 (`isize::MAX` when none).
@@ -95,6 +107,11 @@ pub(crate) fn capacity(device: &Device) -> (usize, usize) {
         units * 2048
     };
     (lanes, (4 * lanes / BLOCK).max(1))
+}
+
+/// Whether kernels for `device` are tuned for a CPU ([`ReduceKernel::cpu`]).
+pub(crate) fn for_cpu(device: &Device) -> bool {
+    device.info().is_cpu
 }
 
 /// How a kernel is launched: threads per output (rows), splits of the reduced range and the
@@ -132,7 +149,8 @@ pub(crate) fn size_rows(device: &Device, m: usize, n: usize, vector: bool, split
     let least = (if vector { 8 } else { 32 }).min(useful);
     let tpr = floor_pow2(lanes / m.max(1)).clamp(least, useful);
     let (mut splits, mut chunk) = (1, n.max(1));
-    if split && m * tpr < lanes {
+    // Splitting costs a second pass: only worth it while less than half the device works.
+    if split && 2 * m * tpr <= lanes {
         let wanted = lanes.div_ceil(m * tpr).min(n / (tpr * v * 32));
         (splits, chunk) = chunked(n, wanted);
     }
@@ -147,15 +165,19 @@ pub(crate) fn size_rows(device: &Device, m: usize, n: usize, vector: bool, split
 
 /// Sizing of [`Layout::Columns`]: blocks along the outputs, then splits of the elements when
 /// those blocks are too few to fill the device.
-pub(crate) fn size_columns(device: &Device, m: usize, n: usize, vector: bool, split: bool) -> Sizing {
+pub(crate) fn size_columns(
+    device: &Device,
+    m: usize,
+    n: usize,
+    vector: bool,
+    split: bool,
+) -> Sizing {
     let (lanes, max_groups) = capacity(device);
     let v = if vector { VECTOR } else { 1 };
     let blocks = m.div_ceil(BLOCK / COLUMN_LANES * v).max(1);
     let (mut splits, mut chunk) = (1, n.max(1));
-    if split && blocks * BLOCK < lanes {
-        let wanted = lanes
-            .div_ceil(blocks * BLOCK)
-            .min(n / (COLUMN_LANES * 16));
+    if split && 2 * blocks * BLOCK <= lanes {
+        let wanted = lanes.div_ceil(blocks * BLOCK).min(n / (COLUMN_LANES * 16));
         (splits, chunk) = chunked(n, wanted);
     }
     Sizing {
@@ -238,6 +260,7 @@ impl Pass<'_> {
             vector,
             out_ndim: self.geometry.kept.len(),
             red_ndim: self.geometry.reduced.len(),
+            cpu: for_cpu(self.input.device()),
         }
     }
 
@@ -251,9 +274,8 @@ impl Pass<'_> {
         let device = self.input.device();
         let address = self.input.buffer().address() + g.offset as u64;
         let aligned = |x: isize| dialect(device) == Dialect::OpenCl || x % 16 == 0;
-        let loadable = vector_loadable(dtype)
-            && self.map != Map::Partial
-            && aligned(address as isize);
+        let loadable =
+            vector_loadable(dtype) && self.map != Map::Partial && aligned(address as isize);
         if rows {
             let vector = loadable
                 && g.reduced.len() == 1
@@ -297,7 +319,12 @@ impl Pass<'_> {
             None
         };
         let k = self.kernel(self.acc, layout, vector, true);
-        self.launch(&k, sizing, [&values, indices.as_ref().unwrap_or(&values)], None)?;
+        self.launch(
+            &k,
+            sizing,
+            [&values, indices.as_ref().unwrap_or(&values)],
+            None,
+        )?;
         let acc_size = self.acc.itemsize() as isize;
         let partials = Geometry {
             offset: values.offset(),

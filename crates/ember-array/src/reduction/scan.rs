@@ -8,7 +8,7 @@ use ember_codegen::reduce::{Combine, Layout, Map, Post, ReduceKernel, BLOCK, COL
 use ember_codegen::scan::{ScanKernel, SCAN_ITEMS};
 use ember_core::{DType, Error, Result};
 
-use super::plan::{capacity, collapse, inner_stride, launch_scan, Geometry, Pass, Sizing};
+use super::plan::{capacity, collapse, for_cpu, inner_stride, launch_scan, Geometry, Pass, Sizing};
 use super::{deliver, reduced_axes, result_types, target, Reduction};
 use crate::array::Array;
 
@@ -32,7 +32,12 @@ pub fn cumsum(
             a.copy()?
         };
         let size = c.size();
-        let v = c.view(&[size], &[c.dtype().itemsize() as isize], c.offset(), c.dtype())?;
+        let v = c.view(
+            &[size],
+            &[c.dtype().itemsize() as isize],
+            c.offset(),
+            c.dtype(),
+        )?;
         (v, 0)
     } else {
         let k = reduced_axes(Some(&[axis.unwrap_or(0)]), a.ndim())?;
@@ -80,7 +85,9 @@ pub fn cumsum(
         groups: lines.clamp(1, max_groups),
     };
     let partials = if splits > 1 {
-        Some(split_totals(&src, &kept, stride, n, types.acc, layout, sizing)?)
+        Some(split_totals(
+            &src, &kept, stride, n, types.acc, layout, sizing,
+        )?)
     } else {
         None
     };
@@ -92,6 +99,7 @@ pub fn cumsum(
         layout,
         split: splits > 1,
         out_ndim: kept.len(),
+        cpu: for_cpu(device),
     };
     launch_scan(
         &kernel,
@@ -147,6 +155,7 @@ fn split_totals(
         vector: false,
         out_ndim: kept.len(),
         red_ndim: 1,
+        cpu: for_cpu(src.device()),
     };
     // Same splits and chunks as the scan; one block per line (rows) or per 32 lines.
     let groups = match layout {

@@ -37,28 +37,31 @@ impl Operand {
     }
 }
 
-/// What a compiled ufunc kernel is specialised on.
-#[derive(Clone, PartialEq, Eq, Hash)]
+/// What a compiled ufunc kernel is specialised on (fixed-size: building one allocates
+/// nothing, it is made on every call).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct KernelKey {
     ufunc: usize,
     /// Per input: the array's dtype, or `None` for a scalar parameter.
-    inputs: Vec<Option<DType>>,
-    loop_in: &'static [DType],
-    loop_out: &'static [DType],
-    outputs: Vec<DType>,
+    inputs: [Option<DType>; 3],
+    /// The loop, by its position in the ufunc's table.
+    loop_index: usize,
+    outputs: [Option<DType>; 2],
     ndim: usize,
     vector: bool,
     device: usize,
 }
 
-fn kernels() -> &'static Mutex<HashMap<KernelKey, Function>> {
-    static K: OnceLock<Mutex<HashMap<KernelKey, Function>>> = OnceLock::new();
-    K.get_or_init(|| Mutex::new(HashMap::new()))
+type KernelMap = HashMap<KernelKey, Function, rustc_hash::FxBuildHasher>;
+
+fn kernels() -> &'static Mutex<KernelMap> {
+    static K: OnceLock<Mutex<KernelMap>> = OnceLock::new();
+    K.get_or_init(|| Mutex::new(KernelMap::default()))
 }
 
 /// A scalar's bytes as a parameter of `dtype`. A Python int that does not fit an integer
 /// dtype is an error, as in NumPy 2.
-fn scalar_param(value: Scalar, weak: bool, dtype: DType) -> Result<Vec<u8>> {
+fn scalar_param(value: Scalar, weak: bool, dtype: DType) -> Result<map_plan::ScalarBytes> {
     use ember_core::dtype::Kind;
     if weak && matches!(dtype.kind(), Kind::Int | Kind::UInt) {
         let v: i128 = match value {
@@ -79,7 +82,9 @@ fn scalar_param(value: Scalar, weak: bool, dtype: DType) -> Result<Vec<u8>> {
             )));
         }
     }
-    Ok(value.to_bytes(ember_codegen::types::param_dtype(dtype)))
+    let mut bytes = [0u8; 16];
+    let n = value.write_bytes(ember_codegen::types::param_dtype(dtype), &mut bytes);
+    Ok(map_plan::ScalarBytes::from_slice(&bytes[..n]))
 }
 
 /// Applies `u` to `inputs`, writing into `out` where given (one slot per output), with
@@ -101,7 +106,8 @@ pub fn apply(
         )));
     }
     let kinds: smallvec::SmallVec<[OperandType; 3]> = inputs.iter().map(Operand::kind).collect();
-    let (loop_in, loop_out) = resolve::find_loop(u, &kinds, dtype)?;
+    let found = resolve::find_loop(u, &kinds, dtype)?;
+    let (loop_in, loop_out) = *found;
     let device = inputs
         .iter()
         .find_map(|o| match o {
@@ -136,9 +142,10 @@ pub fn apply(
     if n == 0 {
         return Ok(outputs.into_vec());
     }
-    let mut bindings: smallvec::SmallVec<[Binding; 4]> = smallvec::SmallVec::new();
-    for (k, op) in inputs.iter().enumerate() {
-        match op {
+    // An input overlapping an output in another layout is read from a copy, as NumPy does.
+    let mut copies: smallvec::SmallVec<[Option<Array>; 3]> = smallvec::SmallVec::new();
+    for op in inputs {
+        copies.push(match op {
             Operand::Array(a) => {
                 if !std::ptr::eq(a.device(), device) {
                     return Err(Error::Value(format!(
@@ -148,21 +155,26 @@ pub fn apply(
                         device.info().ordinal
                     )));
                 }
-                // An input overlapping an output in another layout is read from a copy, as NumPy does.
-                let a = if outputs.iter().any(|o| overlaps_differently(a, o)) {
-                    a.copy()?
-                } else {
-                    a.clone()
-                };
-                bindings.push(Binding::Array(a));
+                match outputs.iter().any(|o| overlaps_differently(a, o)) {
+                    true => Some(a.copy()?),
+                    false => None,
+                }
             }
-            Operand::Scalar(v, t) => {
-                let weak = matches!(t, OperandType::Weak(_));
-                bindings.push(Binding::Scalar(scalar_param(*v, weak, loop_in[k])?));
-            }
-        }
+            Operand::Scalar(..) => None,
+        });
     }
-    bindings.extend(outputs.iter().map(|o| Binding::Array(o.clone())));
+    let mut bindings: smallvec::SmallVec<[Binding; 4]> = smallvec::SmallVec::new();
+    for (k, (op, copy)) in inputs.iter().zip(&copies).enumerate() {
+        bindings.push(match (op, copy) {
+            (_, Some(c)) => Binding::Array(c),
+            (Operand::Array(a), None) => Binding::Array(a),
+            (Operand::Scalar(v, t), None) => {
+                let weak = matches!(t, OperandType::Weak(_));
+                Binding::Scalar(scalar_param(*v, weak, loop_in[k])?)
+            }
+        });
+    }
+    bindings.extend(outputs.iter().map(Binding::Array));
     let roles: smallvec::SmallVec<[Role; 4]> = (0..u.nin + u.nout)
         .map(|k| match (&bindings[k], k < u.nin) {
             (Binding::Scalar(_), _) => Role::Scalar,
@@ -171,24 +183,31 @@ pub fn apply(
         })
         .collect();
     let layout = map_plan::plan_roles(&shape, &roles, &bindings);
-    let key = KernelKey {
+    let mut key = KernelKey {
         ufunc: u.id,
-        inputs: inputs
+        inputs: [None; 3],
+        loop_index: u
+            .loops
             .iter()
-            .map(|o| match o {
-                Operand::Array(a) => Some(a.dtype()),
-                Operand::Scalar(..) => None,
-            })
-            .collect(),
-        loop_in,
-        loop_out,
-        outputs: outputs.iter().map(Array::dtype).collect(),
+            .position(|l| std::ptr::eq(l, found))
+            .unwrap_or(0),
+        outputs: [None; 2],
         ndim: layout.loop_shape.len(),
         vector: layout.vector,
         device: device.info().ordinal,
     };
+    for (slot, o) in key.inputs.iter_mut().zip(inputs) {
+        *slot = match o {
+            Operand::Array(a) => Some(a.dtype()),
+            Operand::Scalar(..) => None,
+        };
+    }
+    for (slot, o) in key.outputs.iter_mut().zip(&outputs) {
+        *slot = Some(o.dtype());
+    }
     let function = kernel(device, u, key, &layout)?;
     map_plan::launch(device, &function, n, &bindings, &layout)?;
+    drop(bindings);
     Ok(outputs.into_vec())
 }
 
@@ -247,10 +266,11 @@ fn kernel(
         return Ok(f.clone());
     }
     let d = dialect(device);
+    let (loop_in, loop_outs) = u.loops[key.loop_index];
     // The kernel's parameters, named in0.., out0..: arrays keep their dtype, scalars come as
     // the loop's type.
     let mut params = Vec::with_capacity(u.nin + u.nout);
-    for (k, input) in key.inputs.iter().enumerate() {
+    for (k, input) in key.inputs.iter().take(u.nin).enumerate() {
         params.push(match input {
             Some(dtype) => Param {
                 name: format!("in{k}"),
@@ -259,12 +279,13 @@ fn kernel(
             },
             None => Param {
                 name: format!("in{k}"),
-                dtype: key.loop_in[k],
+                dtype: loop_in[k],
                 role: Role::Scalar,
             },
         });
     }
-    for (j, &dtype) in key.outputs.iter().enumerate() {
+    for (j, dtype) in key.outputs.iter().take(u.nout).enumerate() {
+        let dtype = dtype.ok_or_else(|| Error::Value("a ufunc output has no dtype".into()))?;
         params.push(Param {
             name: format!("out{j}"),
             dtype,
@@ -273,14 +294,15 @@ fn kernel(
     }
     let args: Vec<String> = params[..u.nin]
         .iter()
-        .zip(key.loop_in)
+        .zip(loop_in)
         .map(|(p, &t)| cast(&p.name, p.dtype, t, d))
         .collect();
-    let loop_out = key.loop_out[0];
-    let e = expr::expression(u.name, key.loop_in, loop_out, &args, d)?;
+    let loop_out = loop_outs[0];
+    let e = expr::expression(u.name, loop_in, loop_out, &args, d)?;
+    let out0 = params[u.nin].dtype;
     let operation = format!(
         "out0 = {}",
-        cast(&format!("({})", e.code), loop_out, key.outputs[0], d)
+        cast(&format!("({})", e.code), loop_out, out0, d)
     );
     let name = format!("ember_{}", u.name);
     let spec = UserMap {

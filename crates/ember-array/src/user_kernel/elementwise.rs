@@ -141,7 +141,7 @@ impl ElementwiseKernel {
             let (role, binding) = match (args.get(k), &bound.arrays[k], p.raw) {
                 (Some(UserArg::Scalar(v, _)), _, _) => (
                     Role::Scalar,
-                    Binding::Scalar(scalar_bytes(&p.name, *v, dtype)?),
+                    Binding::Scalar(scalar_bytes(&p.name, *v, dtype)?.into()),
                 ),
                 (_, Some(a), true) => {
                     let writable = k >= nin;
@@ -152,7 +152,7 @@ impl ElementwiseKernel {
                 }
                 (_, Some(a), false) => {
                     let role = if k < nin { Role::Input } else { Role::Output };
-                    (role, Binding::Array(a.clone()))
+                    (role, Binding::Array(a))
                 }
                 (_, None, _) => {
                     return Err(Error::Value(format!(

@@ -10,17 +10,20 @@ use ember_runtime::{current_stream, Device, Function, KernelArg};
 use crate::array::Array;
 use crate::launch::{launch_shape, launch_shape_unrolled};
 
+/// A scalar parameter's bytes (inline: no allocation per launch).
+pub type ScalarBytes = smallvec::SmallVec<[u8; 16]>;
+
 /// What a kernel parameter is bound to for one launch, in parameter order.
-pub enum Binding {
+pub enum Binding<'a> {
     /// An input or output array (broadcast to the loop shape).
-    Array(Array),
+    Array(&'a Array),
     /// A C-contiguous array the snippet indexes itself.
     Raw(Array),
     /// A value, already as the parameter's bytes.
-    Scalar(Vec<u8>),
+    Scalar(ScalarBytes),
 }
 
-impl Binding {
+impl Binding<'_> {
     fn elementwise(&self) -> Option<&Array> {
         match self {
             Binding::Array(a) => Some(a),
@@ -47,6 +50,23 @@ pub fn plan(shape: &[usize], params: &[Param], bindings: &[Binding]) -> MapPlan 
 
 /// [`plan`] from the parameters' roles alone.
 pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapPlan {
+    // The common case, checked without building stride lists: every array C-contiguous in
+    // the full loop shape.
+    let all_flat = bindings
+        .iter()
+        .filter_map(Binding::elementwise)
+        .all(|a| a.shape() == shape && a.is_c_contiguous());
+    if all_flat {
+        let vector = roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
+            (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.address() % 16 == 0,
+            _ => true,
+        });
+        return MapPlan {
+            loop_shape: Vec::new(),
+            loop_strides: Vec::new(),
+            vector,
+        };
+    }
     let strides: Vec<Vec<isize>> = bindings
         .iter()
         .filter_map(Binding::elementwise)
@@ -105,7 +125,7 @@ pub fn launch(
         .flatten()
         .map(|&s| (s as i64).to_le_bytes())
         .collect();
-    let sizes: Vec<[u8; 8]> = bindings
+    let sizes: smallvec::SmallVec<[[u8; 8]; 8]> = bindings
         .iter()
         .map(|b| match b {
             Binding::Raw(a) => (a.size() as i64).to_le_bytes(),

@@ -197,3 +197,27 @@ pub fn search() -> &'static Search {
         }
     })
 }
+
+/// What was found of cuBLAS: searched on first use only, since loading it (hundreds of MB with
+/// cuBLASLt) is a cost a program without matrix products should not pay.
+#[derive(Clone, Debug)]
+pub struct BlasSearch {
+    pub found: bool,
+    pub attempts: Vec<Attempt>,
+}
+
+/// Looks for cuBLAS (once) and preloads it, cuBLASLt (which it needs) first.
+pub fn search_cublas() -> &'static BlasSearch {
+    static SEARCH: OnceLock<BlasSearch> = OnceLock::new();
+    SEARCH.get_or_init(|| {
+        let mut attempts = Vec::new();
+        let dirs = toolkit_dirs();
+        let lt = ["libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"];
+        let _ = find_in_dirs("libcublasLt", &lt, &dirs, &mut attempts)
+            || find_by_loader("libcublasLt", &lt, &mut attempts);
+        let blas = ["libcublas.so.13", "libcublas.so.12", "libcublas.so"];
+        let found = find_in_dirs("libcublas", &blas, &dirs, &mut attempts)
+            || find_by_loader("libcublas", &blas, &mut attempts);
+        BlasSearch { found, attempts }
+    })
+}

@@ -1,6 +1,7 @@
 //! The CUDA backend: cudarc with dynamic loading, so ember builds and imports with no CUDA
 //! installed; NVRTC compiles to cubin for the device's arch.
 
+pub mod blas;
 mod device;
 pub mod link;
 pub mod loader;

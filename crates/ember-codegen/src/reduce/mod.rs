@@ -11,7 +11,8 @@
 //! Threads map onto the work by layout:
 //! - [`Layout::Rows`] (the reduced axis is the contiguous one): `tpr` threads share each
 //!   output, striding along it (vector loads when it is contiguous and aligned), then combine
-//!   through warp shuffles (CUDA) or a tree in local memory (OpenCL).
+//!   through warp shuffles (CUDA) or a tree in local memory (OpenCL); on CPUs each thread takes
+//!   a contiguous range and one thread combines ([`ReduceKernel::cpu`]).
 //! - [`Layout::Columns`] (reducing across the contiguous axis): neighbouring threads own
 //!   neighbouring outputs (coalesced; [`VECTOR`] outputs each with vector loads when
 //!   contiguous), [`COLUMN_LANES`] threads per output stride down the reduced elements, then
@@ -32,6 +33,9 @@ use crate::dialect::Dialect;
 use crate::prelude::prelude_for;
 use crate::types::{cast, component, load, storage_type, store, value_type};
 
+mod columns;
+mod rows;
+
 /// Threads per block of every reduction kernel.
 pub const BLOCK: usize = 256;
 
@@ -40,6 +44,10 @@ pub const COLUMN_LANES: usize = 8;
 
 /// Elements per vector load.
 pub const VECTOR: usize = 4;
+
+/// Vector loads each thread issues before using them in the vector loops, on GPUs (loads in
+/// flight make the bandwidth).
+pub const UNROLL: usize = 4;
 
 /// How two values combine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,6 +143,13 @@ pub struct ReduceKernel {
     /// Axes the output and the element indices unravel over (at least 1 each).
     pub out_ndim: usize,
     pub red_ndim: usize,
+    /// Tuned for a CPU device, which runs a block's threads one after another: each thread
+    /// walks a contiguous range of its own (whole cache lines to one thread), loops are not
+    /// unrolled, and one thread combines the block's results in the same pairwise order after
+    /// a single barrier (several times faster for PoCL to compile than a tree of barriers).
+    /// GPUs stride threads over neighbouring elements, keep [`UNROLL`] loads in flight and
+    /// combine in trees.
+    pub cpu: bool,
 }
 
 /// Whether `dtype` can be read with [`VECTOR`]-wide loads.
@@ -253,8 +268,12 @@ pub fn identity(combine: Combine, acc: DType, dialect: Dialect) -> String {
             let h = extreme(component(acc), false, dialect);
             make(&h, &h)
         }
-        (Combine::Max | Combine::ArgMax, false) => format!("(({vt}){})", extreme(acc, true, dialect)),
-        (Combine::Min | Combine::ArgMin, false) => format!("(({vt}){})", extreme(acc, false, dialect)),
+        (Combine::Max | Combine::ArgMax, false) => {
+            format!("(({vt}){})", extreme(acc, true, dialect))
+        }
+        (Combine::Min | Combine::ArgMin, false) => {
+            format!("(({vt}){})", extreme(acc, false, dialect))
+        }
     }
 }
 
@@ -599,289 +618,33 @@ impl ReduceKernel {
         }
     }
 
-    /// `tpr` threads per output, outputs `_base + _r`.
-    fn rows_body(&self, s: &mut String, dialect: Dialect) {
-        let t = dialect.table();
-        let i64t = t.int64;
-        let g = t.global;
-        let _ = writeln!(s, "  const int _t = _tid & (int)(_tpr - 1);");
-        let _ = writeln!(s, "  const int _r = _tid / (int)_tpr;");
-        let _ = writeln!(s, "  const {i64t} _rpg = {BLOCK} / _tpr;");
-        let _ = writeln!(
-            s,
-            "  for ({i64t} _base = {} * _rpg; _base < _m; _base += {} * _rpg) {{",
-            t.group_id[0], t.num_groups[0]
-        );
-        let _ = writeln!(s, "    const {i64t} _i = _base + _r;");
-        let _ = writeln!(s, "    {}", self.declare("_a", dialect));
-        let _ = writeln!(s, "    if (_i < _m) {{");
-        let _ = writeln!(s, "      {}", self.offset("_ko", "_i", "_k", dialect));
-        let _ = writeln!(s, "      {}", self.mean_of("_i", dialect));
-        if self.vector {
-            let st = storage_type(self.input, dialect);
-            let _ = writeln!(
-                s,
-                "      {g}const {st}* _row = ({g}const {st}*)(({g}const char*)x + _ko);"
+    /// Opens the loop (closed by a `}`) over this thread's share of `[start, end)` as `var`:
+    /// every `tpr`-th element on GPUs (neighbouring threads read neighbouring elements), a
+    /// contiguous range on CPUs.
+    fn share(&self, var: &str, start: &str, end: &str, i64t: &str) -> String {
+        if !self.cpu {
+            return format!(
+                "for ({i64t} {var} = ({start}) + _t; {var} < ({end}); {var} += _tpr) {{"
             );
-            let _ = writeln!(s, "      const {i64t} _v1 = _j1 >> 2;");
-            for k in 0..VECTOR {
-                let _ = writeln!(s, "      {}", self.declare(&format!("_a{k}"), dialect));
-            }
-            let _ = writeln!(s, "      {i64t} _v = (_j0 >> 2) + _t;");
-            let fold_vector = |s: &mut String, name: &str, v: &str| {
-                for k in 0..VECTOR {
-                    let value = self.mapped(&format!("{name}{k}"), "_mu", dialect);
-                    let _ = writeln!(
-                        s,
-                        "        {}",
-                        self.fold(&format!("_a{k}"), &value, &format!("4 * ({v}) + {k}"))
-                    );
-                }
-            };
-            let _ = writeln!(s, "      for (; _v + _tpr < _v1; _v += 2 * _tpr) {{");
-            let _ = writeln!(
-                s,
-                "        {}",
-                vector_load(self.input, dialect, "_row", "_v", "_p")
-            );
-            let _ = writeln!(
-                s,
-                "        {}",
-                vector_load(self.input, dialect, "_row", "_v + _tpr", "_q")
-            );
-            fold_vector(s, "_p", "_v");
-            fold_vector(s, "_q", "_v + _tpr");
-            let _ = writeln!(s, "      }}");
-            let _ = writeln!(s, "      if (_v < _v1) {{");
-            let _ = writeln!(
-                s,
-                "        {}",
-                vector_load(self.input, dialect, "_row", "_v", "_p")
-            );
-            fold_vector(s, "_p", "_v");
-            let _ = writeln!(s, "      }}");
-            let _ = writeln!(s, "      {}", self.merge("_a0", "_a1"));
-            let _ = writeln!(s, "      {}", self.merge("_a2", "_a3"));
-            let _ = writeln!(s, "      {}", self.merge("_a0", "_a2"));
-            let _ = writeln!(s, "      {}", self.merge("_a", "_a0"));
-            let _ = writeln!(
-                s,
-                "      for ({i64t} _j = (_v1 << 2) + _t; _j < _j1; _j += _tpr) {{"
-            );
-            let x = load(self.input, dialect, "_row + _j");
-            let _ = writeln!(
-                s,
-                "        {}",
-                self.fold("_a", &self.mapped(&x, "_mu", dialect), "_j")
-            );
-            let _ = writeln!(s, "      }}");
-        } else {
-            let _ = writeln!(
-                s,
-                "      for ({i64t} _j = _j0 + _t; _j < _j1; _j += _tpr) {{"
-            );
-            let _ = writeln!(s, "        {}", self.offset("_ro", "_j", "_r", dialect));
-            let _ = writeln!(
-                s,
-                "        {}",
-                self.fold_element("_a", "_ko + _ro", "_j", "_mu", dialect)
-            );
-            let _ = writeln!(s, "      }}");
         }
-        let _ = writeln!(s, "    }}");
-        self.rows_combine(s, dialect);
-        let _ = writeln!(s, "    if (_t == 0 && _i < _m) {{ {} }}", self.write("_a", "_i", dialect));
-        let _ = writeln!(s, "    {};", t.barrier);
-        let _ = writeln!(s, "  }}");
+        let per = format!("_per{var}");
+        let last = format!("_end{var}");
+        format!(
+            "const {i64t} {per} = (({end}) - ({start}) + _tpr - 1) / _tpr; const {i64t} {last} = ({start}) + (_t + 1) * {per} < ({end}) ? ({start}) + (_t + 1) * {per} : ({end});\n      for ({i64t} {var} = ({start}) + _t * {per}; {var} < {last}; ++{var}) {{"
+        )
     }
 
-    /// Combines the accumulators `_a` of a row's `tpr` threads into thread `_t == 0`'s.
-    fn rows_combine(&self, s: &mut String, dialect: Dialect) {
-        let t = dialect.table();
-        let arg = self.combine.is_arg();
-        let id = identity(self.combine, self.acc, dialect);
-        if t.shuffle_xor.is_some() {
-            let shuffle = |s: &mut String, first: &str| {
-                let _ = writeln!(s, "      for (int o = {first}; o > 0; o >>= 1) {{");
-                let _ = write!(s, "        _acc_t _b = _shfl(_a, o);");
-                if arg {
-                    let _ = write!(s, " _idx_t _bi = _shfl_idx(_ai, o);");
-                }
-                let _ = writeln!(s, " {}\n      }}", self.merge("_a", "_b"));
-            };
-            let _ = writeln!(s, "    {{");
-            shuffle(s, "(_tpr < 32 ? (int)_tpr : 32) >> 1");
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    if (_tpr > 32) {{");
-            let _ = write!(s, "      if ((_tid & 31) == 0) {{ _sv[_tid >> 5] = _a;");
-            if arg {
-                let _ = write!(s, " _si[_tid >> 5] = _ai;");
-            }
-            let _ = writeln!(s, " }}\n      {};", t.barrier);
-            let _ = writeln!(s, "      if (_t < 32) {{");
-            let _ = writeln!(s, "        const int _w = (int)(_tpr >> 5);");
-            let _ = writeln!(s, "        _a = _t < _w ? _sv[_r * _w + _t] : {id};");
-            if arg {
-                let _ = writeln!(
-                    s,
-                    "        _ai = _t < _w ? _si[_r * _w + _t] : (_idx_t)0x7fffffffffffffff;"
-                );
-            }
-            shuffle(s, "16");
-            let _ = writeln!(s, "      }}\n    }}");
-        } else {
-            let _ = write!(s, "    _sv[_tid] = _a;");
-            if arg {
-                let _ = write!(s, " _si[_tid] = _ai;");
-            }
-            let _ = writeln!(s, "\n    {};", t.barrier);
-            let _ = writeln!(
-                s,
-                "    for (int _w = (int)(_tpr >> 1); _w > 0; _w >>= 1) {{"
-            );
-            let _ = write!(s, "      if (_t < _w) {{ _acc_t _b = _sv[_tid + _w];");
-            if arg {
-                let _ = write!(s, " _idx_t _bi = _si[_tid + _w];");
-            }
-            let _ = write!(s, " {} _sv[_tid] = _a;", self.merge("_a", "_b"));
-            if arg {
-                let _ = write!(s, " _si[_tid] = _ai;");
-            }
-            let _ = writeln!(s, " }}\n      {};\n    }}", t.barrier);
+    /// Statement merging shared slot `b` into shared slot `a` (serial combining).
+    fn serial_step(&self, a: &str, b: &str) -> String {
+        let mut s = format!("_acc_t _x = _sv[{a}]; const _acc_t _b = _sv[{b}];");
+        if self.combine.is_arg() {
+            let _ = write!(s, " _idx_t _xi = _si[{a}]; const _idx_t _bi = _si[{b}];");
         }
-    }
-
-    /// [`COLUMN_LANES`] threads per output; neighbouring threads own neighbouring outputs.
-    fn columns_body(&self, s: &mut String, dialect: Dialect) {
-        let t = dialect.table();
-        let i64t = t.int64;
-        let g = t.global;
-        let cx = BLOCK / COLUMN_LANES;
-        let v = if self.vector { VECTOR } else { 1 };
-        let arg = self.combine.is_arg();
-        let _ = writeln!(s, "  const int _tx = _tid % {cx};");
-        let _ = writeln!(s, "  const int _ty = _tid / {cx};");
-        let _ = writeln!(
-            s,
-            "  for ({i64t} _base = {} * {}; _base < _m; _base += {} * {}) {{",
-            t.group_id[0],
-            cx * v,
-            t.num_groups[0],
-            cx * v
-        );
-        let _ = writeln!(s, "    const {i64t} _c = _base + _tx * {v};");
-        for k in 0..v {
-            let _ = writeln!(s, "    {}", self.declare(&format!("_a{k}"), dialect));
+        let _ = write!(s, " {} _sv[{a}] = _x;", self.merge("_x", "_b"));
+        if self.combine.is_arg() {
+            let _ = write!(s, " _si[{a}] = _xi;");
         }
-        // One output's elements, one at a time.
-        let scalar_column = |s: &mut String, k: usize, indent: &str| {
-            let _ = writeln!(s, "{indent}if (_c + {k} < _m) {{");
-            let _ = writeln!(
-                s,
-                "{indent}  {}",
-                self.offset("_ko", &format!("_c + {k}"), "_k", dialect)
-            );
-            let _ = writeln!(s, "{indent}  {}", self.mean_of(&format!("_c + {k}"), dialect));
-            let _ = writeln!(
-                s,
-                "{indent}  for ({i64t} _j = _j0 + _ty; _j < _j1; _j += {COLUMN_LANES}) {{"
-            );
-            let _ = writeln!(s, "{indent}    {}", self.offset("_ro", "_j", "_r", dialect));
-            let _ = writeln!(
-                s,
-                "{indent}    {}",
-                self.fold_element(&format!("_a{k}"), "_ko + _ro", "_j", "_mu", dialect)
-            );
-            let _ = writeln!(s, "{indent}  }}\n{indent}}}");
-        };
-        if self.vector {
-            let st = storage_type(self.input, dialect);
-            let _ = writeln!(s, "    if (_c + {} < _m) {{", VECTOR - 1);
-            if let Map::CenteredSquare { mean } = self.map {
-                let mt = value_type(mean, dialect);
-                for k in 0..VECTOR {
-                    let _ = writeln!(
-                        s,
-                        "      const {mt} _mu{k} = {};",
-                        load(mean, dialect, &format!("mu + _c + {k}"))
-                    );
-                }
-            }
-            let _ = writeln!(
-                s,
-                "      {g}const char* _col = ({g}const char*)x + _c * _ks0;"
-            );
-            // Two rows per step, so that two loads are in flight.
-            let fold_row = |s: &mut String, j: &str, name: &str| {
-                let ptr = format!("({g}const {st}*)(_col + ({j}) * _rs0)");
-                let _ = writeln!(
-                    s,
-                    "        {}",
-                    vector_load(self.input, dialect, &ptr, "0", name)
-                );
-                for k in 0..VECTOR {
-                    let value = self.mapped(&format!("{name}{k}"), &format!("_mu{k}"), dialect);
-                    let _ = writeln!(s, "        {}", self.fold(&format!("_a{k}"), &value, j));
-                }
-            };
-            let _ = writeln!(s, "      {i64t} _j = _j0 + _ty;");
-            let _ = writeln!(
-                s,
-                "      for (; _j + {COLUMN_LANES} < _j1; _j += {}) {{",
-                2 * COLUMN_LANES
-            );
-            fold_row(s, "_j", "_p");
-            fold_row(s, &format!("_j + {COLUMN_LANES}"), "_q");
-            let _ = writeln!(s, "      }}\n      if (_j < _j1) {{");
-            fold_row(s, "_j", "_p");
-            let _ = writeln!(s, "      }}\n    }} else {{");
-            for k in 0..VECTOR {
-                scalar_column(s, k, "      ");
-            }
-            let _ = writeln!(s, "    }}");
-        } else {
-            scalar_column(s, 0, "    ");
-        }
-        for k in 0..v {
-            let _ = write!(s, "    _sv[_tid * {v} + {k}] = _a{k};");
-            if arg {
-                let _ = write!(s, " _si[_tid * {v} + {k}] = _a{k}i;");
-            }
-            s.push('\n');
-        }
-        let _ = writeln!(s, "    {};", t.barrier);
-        let _ = writeln!(
-            s,
-            "    for (int _w = {}; _w > 0; _w >>= 1) {{",
-            COLUMN_LANES / 2
-        );
-        let _ = writeln!(s, "      if (_ty < _w) {{");
-        for k in 0..v {
-            let at = format!("(_tid + _w * {cx}) * {v} + {k}");
-            let _ = write!(s, "        {{ _acc_t _b = _sv[{at}];");
-            if arg {
-                let _ = write!(s, " _idx_t _bi = _si[{at}];");
-            }
-            let _ = write!(
-                s,
-                " {} _sv[_tid * {v} + {k}] = _a{k};",
-                self.merge(&format!("_a{k}"), "_b")
-            );
-            if arg {
-                let _ = write!(s, " _si[_tid * {v} + {k}] = _a{k}i;");
-            }
-            let _ = writeln!(s, " }}");
-        }
-        let _ = writeln!(s, "      }}\n      {};\n    }}", t.barrier);
-        let _ = writeln!(s, "    if (_ty == 0) {{");
-        for k in 0..v {
-            let _ = writeln!(
-                s,
-                "      if (_c + {k} < _m) {{ {} }}",
-                self.write(&format!("_a{k}"), &format!("_c + {k}"), dialect)
-            );
-        }
-        let _ = writeln!(s, "    }}\n  }}");
+        s
     }
 }
 
@@ -902,24 +665,47 @@ mod tests {
             vector,
             out_ndim: 1,
             red_ndim: 1,
+            cpu: false,
         }
+    }
+
+    #[test]
+    fn cpus_combine_in_one_thread_after_one_barrier() {
+        let mut k = sum_f32(Layout::Rows, true);
+        k.cpu = true;
+        let cl = k.source(Dialect::OpenCl);
+        assert_eq!(cl.matches("barrier(").count(), 2, "{cl}");
+        assert!(!cl.contains("_l1_"), "{cl}");
+        assert!(
+            cl.contains("for (long _v = (_j0 >> 2) + _t * _per_v; _v < _end_v; ++_v)"),
+            "{cl}"
+        );
+        k.layout = Layout::Columns;
+        let cl = k.source(Dialect::OpenCl);
+        assert_eq!(cl.matches("barrier(").count(), 2, "{cl}");
     }
 
     #[test]
     fn cuda_rows_use_shuffles_and_opencl_rows_use_local_memory() {
         let cuda = sum_f32(Layout::Rows, true).source(Dialect::Cuda);
-        assert!(cuda.contains("__shfl_xor_sync(0xffffffffu, v, o)"), "{cuda}");
-        assert!(cuda.contains("reinterpret_cast<const float4*>(_row)[_v]"), "{cuda}");
+        assert!(
+            cuda.contains("__shfl_xor_sync(0xffffffffu, v, o)"),
+            "{cuda}"
+        );
+        assert!(
+            cuda.contains("reinterpret_cast<const float4*>(_row)[_v + 3 * _tpr]"),
+            "{cuda}"
+        );
         let cl = sum_f32(Layout::Rows, true).source(Dialect::OpenCl);
         assert!(!cl.contains("shfl"), "{cl}");
-        assert!(cl.contains("vload4(_v, _row)"), "{cl}");
+        assert!(cl.contains("vload4(_v + 1 * _tpr, _row)"), "{cl}");
         assert!(cl.contains("_sv[_tid] = _a;"), "{cl}");
     }
 
     #[test]
     fn columns_read_neighbouring_outputs_with_vectors() {
         let cuda = sum_f32(Layout::Columns, true).source(Dialect::Cuda);
-        assert!(cuda.contains("_a3 = _combine(_a3, _p3);"), "{cuda}");
+        assert!(cuda.contains("_a3 = _combine(_a3, _l2_3);"), "{cuda}");
         assert!(cuda.contains("__shared__ _acc_t _sv[1024];"), "{cuda}");
     }
 

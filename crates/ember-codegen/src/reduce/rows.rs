@@ -1,0 +1,188 @@
+//! [`Layout::Rows`]: `tpr` threads share each output, striding along its elements (vector
+//! loads when contiguous), then combine through warp shuffles, a tree in shared memory, or
+//! one thread (CPUs).
+
+use std::fmt::Write;
+
+use crate::dialect::Dialect;
+use crate::types::{load, storage_type};
+
+use super::{identity, vector_load, ReduceKernel, BLOCK, UNROLL, VECTOR};
+
+impl ReduceKernel {
+    /// `tpr` threads per output, outputs `_base + _r`.
+    pub(super) fn rows_body(&self, s: &mut String, dialect: Dialect) {
+        let t = dialect.table();
+        let i64t = t.int64;
+        let g = t.global;
+        let _ = writeln!(s, "  const int _t = _tid & (int)(_tpr - 1);");
+        let _ = writeln!(s, "  const int _r = _tid / (int)_tpr;");
+        let _ = writeln!(s, "  const {i64t} _rpg = {BLOCK} / _tpr;");
+        let _ = writeln!(
+            s,
+            "  for ({i64t} _base = {} * _rpg; _base < _m; _base += {} * _rpg) {{",
+            t.group_id[0], t.num_groups[0]
+        );
+        let _ = writeln!(s, "    const {i64t} _i = _base + _r;");
+        let _ = writeln!(s, "    {}", self.declare("_a", dialect));
+        let _ = writeln!(s, "    if (_i < _m) {{");
+        let _ = writeln!(s, "      {}", self.offset("_ko", "_i", "_k", dialect));
+        let _ = writeln!(s, "      {}", self.mean_of("_i", dialect));
+        if self.vector {
+            let st = storage_type(self.input, dialect);
+            let _ = writeln!(
+                s,
+                "      {g}const {st}* _row = ({g}const {st}*)(({g}const char*)x + _ko);"
+            );
+            let _ = writeln!(s, "      const {i64t} _v1 = _j1 >> 2;");
+            for k in 0..VECTOR {
+                let _ = writeln!(s, "      {}", self.declare(&format!("_a{k}"), dialect));
+            }
+            let fold_vector = |s: &mut String, name: &str, v: &str| {
+                for k in 0..VECTOR {
+                    let value = self.mapped(&format!("{name}{k}"), "_mu", dialect);
+                    let _ = writeln!(
+                        s,
+                        "        {}",
+                        self.fold(&format!("_a{k}"), &value, &format!("4 * ({v}) + {k}"))
+                    );
+                }
+            };
+            if self.cpu {
+                let _ = writeln!(s, "      {}", self.share("_v", "_j0 >> 2", "_v1", i64t));
+            } else {
+                // UNROLL loads in flight per step, then one at a time.
+                let _ = writeln!(s, "      {i64t} _v = (_j0 >> 2) + _t;");
+                let _ = writeln!(
+                    s,
+                    "      for (; _v + {} * _tpr < _v1; _v += {UNROLL} * _tpr) {{",
+                    UNROLL - 1
+                );
+                for u in 0..UNROLL {
+                    let at = format!("_v + {u} * _tpr");
+                    let vl = vector_load(self.input, dialect, "_row", &at, &format!("_l{u}_"));
+                    let _ = writeln!(s, "        {vl}");
+                }
+                for u in 0..UNROLL {
+                    fold_vector(s, &format!("_l{u}_"), &format!("_v + {u} * _tpr"));
+                }
+                let _ = writeln!(s, "      }}");
+                let _ = writeln!(s, "      for (; _v < _v1; _v += _tpr) {{");
+            }
+            let vl = vector_load(self.input, dialect, "_row", "_v", "_l0_");
+            let _ = writeln!(s, "        {vl}");
+            fold_vector(s, "_l0_", "_v");
+            let _ = writeln!(s, "      }}");
+            let _ = writeln!(s, "      {}", self.merge("_a0", "_a1"));
+            let _ = writeln!(s, "      {}", self.merge("_a2", "_a3"));
+            let _ = writeln!(s, "      {}", self.merge("_a0", "_a2"));
+            let _ = writeln!(s, "      {}", self.merge("_a", "_a0"));
+            let _ = writeln!(
+                s,
+                "      for ({i64t} _j = (_v1 << 2) + _t; _j < _j1; _j += _tpr) {{"
+            );
+            let x = load(self.input, dialect, "_row + _j");
+            let _ = writeln!(
+                s,
+                "        {}",
+                self.fold("_a", &self.mapped(&x, "_mu", dialect), "_j")
+            );
+            let _ = writeln!(s, "      }}");
+        } else {
+            let _ = writeln!(s, "      {}", self.share("_j", "_j0", "_j1", i64t));
+            let _ = writeln!(s, "        {}", self.offset("_ro", "_j", "_r", dialect));
+            let _ = writeln!(
+                s,
+                "        {}",
+                self.fold_element("_a", "_ko + _ro", "_j", "_mu", dialect)
+            );
+            let _ = writeln!(s, "      }}");
+        }
+        let _ = writeln!(s, "    }}");
+        self.rows_combine(s, dialect);
+        let _ = writeln!(
+            s,
+            "    if (_t == 0 && _i < _m) {{ {} }}",
+            self.write("_a", "_i", dialect)
+        );
+        let _ = writeln!(s, "    {};", t.barrier);
+        let _ = writeln!(s, "  }}");
+    }
+
+    /// Combines the accumulators `_a` of a row's `tpr` threads into thread `_t == 0`'s.
+    fn rows_combine(&self, s: &mut String, dialect: Dialect) {
+        let t = dialect.table();
+        let arg = self.combine.is_arg();
+        let id = identity(self.combine, self.acc, dialect);
+        if self.cpu {
+            let _ = write!(s, "    _sv[_tid] = _a;");
+            if arg {
+                let _ = write!(s, " _si[_tid] = _ai;");
+            }
+            let _ = writeln!(s, "\n    {};", t.barrier);
+            let _ = writeln!(s, "    if (_t == 0) {{");
+            let _ = writeln!(
+                s,
+                "      for (int _w = (int)(_tpr >> 1); _w > 0; _w >>= 1) for (int _k = 0; _k < _w; ++_k) {{"
+            );
+            let _ = writeln!(
+                s,
+                "        {}",
+                self.serial_step("_tid + _k", "_tid + _k + _w")
+            );
+            let _ = write!(s, "      }}\n      _a = _sv[_tid];");
+            if arg {
+                let _ = write!(s, " _ai = _si[_tid];");
+            }
+            let _ = writeln!(s, "\n    }}");
+        } else if t.shuffle_xor.is_some() {
+            let shuffle = |s: &mut String, first: &str| {
+                let _ = writeln!(s, "      for (int o = {first}; o > 0; o >>= 1) {{");
+                let _ = write!(s, "        _acc_t _b = _shfl(_a, o);");
+                if arg {
+                    let _ = write!(s, " _idx_t _bi = _shfl_idx(_ai, o);");
+                }
+                let _ = writeln!(s, " {}\n      }}", self.merge("_a", "_b"));
+            };
+            let _ = writeln!(s, "    {{");
+            shuffle(s, "(_tpr < 32 ? (int)_tpr : 32) >> 1");
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(s, "    if (_tpr > 32) {{");
+            let _ = write!(s, "      if ((_tid & 31) == 0) {{ _sv[_tid >> 5] = _a;");
+            if arg {
+                let _ = write!(s, " _si[_tid >> 5] = _ai;");
+            }
+            let _ = writeln!(s, " }}\n      {};", t.barrier);
+            let _ = writeln!(s, "      if (_t < 32) {{");
+            let _ = writeln!(s, "        const int _w = (int)(_tpr >> 5);");
+            let _ = writeln!(s, "        _a = _t < _w ? _sv[_r * _w + _t] : {id};");
+            if arg {
+                let _ = writeln!(
+                    s,
+                    "        _ai = _t < _w ? _si[_r * _w + _t] : (_idx_t)0x7fffffffffffffff;"
+                );
+            }
+            shuffle(s, "16");
+            let _ = writeln!(s, "      }}\n    }}");
+        } else {
+            let _ = write!(s, "    _sv[_tid] = _a;");
+            if arg {
+                let _ = write!(s, " _si[_tid] = _ai;");
+            }
+            let _ = writeln!(s, "\n    {};", t.barrier);
+            let _ = writeln!(
+                s,
+                "    for (int _w = (int)(_tpr >> 1); _w > 0; _w >>= 1) {{"
+            );
+            let _ = write!(s, "      if (_t < _w) {{ _acc_t _b = _sv[_tid + _w];");
+            if arg {
+                let _ = write!(s, " _idx_t _bi = _si[_tid + _w];");
+            }
+            let _ = write!(s, " {} _sv[_tid] = _a;", self.merge("_a", "_b"));
+            if arg {
+                let _ = write!(s, " _si[_tid] = _ai;");
+            }
+            let _ = writeln!(s, " }}\n      {};\n    }}", t.barrier);
+        }
+    }
+}

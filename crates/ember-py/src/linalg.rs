@@ -1,0 +1,40 @@
+//! Bindings of the matrix products (`ember_array::linalg`).
+
+use ember_array::linalg;
+use ember_core::DType;
+use pyo3::prelude::*;
+
+use crate::array::NativeArray;
+use crate::errors::IntoPyResult;
+
+/// NumPy's `matmul(a, b, out=out)` computed in `dtype_name`, conjugating `a` when `conj_a`.
+#[pyfunction]
+#[pyo3(signature = (a, b, dtype_name, out=None, conj_a=false))]
+fn matmul(
+    py: Python<'_>,
+    a: &NativeArray,
+    b: &NativeArray,
+    dtype_name: &str,
+    out: Option<&NativeArray>,
+    conj_a: bool,
+) -> PyResult<NativeArray> {
+    let dtype = DType::from_name(dtype_name).py()?;
+    py.detach(|| linalg::matmul(&a.0, &b.0, dtype, out.map(|o| &o.0), conj_a))
+        .py()
+        .map(NativeArray)
+}
+
+/// Which implementation computes products of `dtype_name` on device `ordinal`: "cublas" or
+/// "tiled".
+#[pyfunction]
+fn matmul_engine(py: Python<'_>, ordinal: usize, dtype_name: &str) -> PyResult<&'static str> {
+    let dtype = DType::from_name(dtype_name).py()?;
+    let device = ember_runtime::device(ordinal).py()?;
+    Ok(py.detach(|| linalg::engine(device, dtype)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(matmul, m)?)?;
+    m.add_function(wrap_pyfunction!(matmul_engine, m)?)?;
+    Ok(())
+}

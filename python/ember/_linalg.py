@@ -1,0 +1,175 @@
+"""Matrix products, as NumPy spells them: ``dot matmul inner outer vdot`` (module functions),
+``ndarray.dot`` and the ``@`` operators.
+
+Shapes follow NumPy 2: ``matmul`` broadcasts batch axes and promotes 1-d operands (removing the
+added axis from the result); ``dot``, ``inner`` and ``vdot`` sum over the axes NumPy's do; the
+result dtype is ``numpy.result_type`` of the operands (integer products sum in that dtype and
+wrap, as NumPy's do). Results are ember arrays, 0-d where NumPy returns a scalar. The products
+run on the device (``ember_array::linalg``): cuBLAS on CUDA for float32/float64/complex, ember's
+tiled kernel everywhere else.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes, _ember
+from ._ndarray import _wrap, ndarray
+from ._ufuncs import UFUNCS
+
+__all__ = ["dot", "inner", "linalg", "matmul", "outer", "vdot"]
+
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
+def _array(x, name: str) -> ndarray:
+    """``x`` as an ember array: ember arrays as they are; Python scalars, lists and device
+    arrays of other libraries converted; NumPy arrays refused (copy them explicitly)."""
+    if isinstance(x, ndarray):
+        return x
+    if isinstance(x, np.ndarray):
+        raise TypeError(
+            f"Unsupported type {type(x)}: ember.{name} takes ember arrays; copy NumPy arrays to the device "
+            "with ember.asarray(x) first"
+        )
+    if isinstance(x, (*_SCALARS, list, tuple)) or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__"):
+        from ._creation import asarray
+
+        return asarray(x)
+    raise TypeError(f"Unsupported type {type(x)}: ember.{name} takes ember arrays")
+
+
+def _out(out):
+    if out is None:
+        return None
+    if not isinstance(out, ndarray):
+        raise TypeError(f"out must be an ember.ndarray, got {type(out).__name__}")
+    return out._a
+
+
+def _product(a: ndarray, b: ndarray, dtype: np.dtype, out, conj_a=False) -> ndarray:
+    native = _ember.matmul(a._a, b._a, _dtypes.name_of(dtype), _out(out), conj_a)
+    return out if out is not None else _wrap(native)
+
+
+def _check_inputs(a: ndarray, b: ndarray, dtype: np.dtype, casting: str):
+    for i, x in enumerate((a, b)):
+        if not np.can_cast(x.dtype, dtype, casting):
+            raise TypeError(
+                f"Cannot cast ufunc 'matmul' input {i} from {x.dtype!r} to {dtype!r} with casting rule {casting!r}"
+            )
+
+
+def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True) -> ndarray:
+    """Matrix product of two arrays (NumPy's ``matmul``): batch axes broadcast, a 1-d operand
+    is a row (first) or a column (second) whose axis the result drops. ``out`` may have a
+    different dtype (cast with ``same_kind``) and broadcast batch axes."""
+    a, b = _array(x1, "matmul"), _array(x2, "matmul")
+    if dtype is None:
+        result = np.result_type(a.dtype, b.dtype)
+    else:
+        result = _dtypes.normalize(dtype)
+        _check_inputs(a, b, result, casting)
+    return _product(a, b, result, out)
+
+
+def _aligned_error(a: ndarray, b_shape, a_axis: int, b_axis: int) -> ValueError:
+    def fmt(shape):
+        return "(" + ",".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+    return ValueError(
+        f"shapes {fmt(a.shape)} and {fmt(b_shape)} not aligned: {a.shape[a_axis]} (dim {a_axis}) != "
+        f"{b_shape[b_axis]} (dim {b_axis})"
+    )
+
+
+def dot(a, b, out=None) -> ndarray:
+    """Dot product (NumPy's ``dot``): the sum over the last axis of ``a`` and the
+    second-to-last of ``b`` (the only one of a 1-d ``b``); a product when either is 0-d."""
+    a, b = _array(a, "dot"), _array(b, "dot")
+    if a.ndim == 0 or b.ndim == 0:
+        return UFUNCS["multiply"](a, b, out=out)
+    b_axis = max(b.ndim - 2, 0)
+    if a.shape[-1] != b.shape[b_axis]:
+        raise _aligned_error(a, b.shape, a.ndim - 1, b_axis)
+    result = np.result_type(a.dtype, b.dtype)
+    if b.ndim <= 2 or a.ndim == 1:
+        # NumPy's dot and matmul agree here (a 1-d `a` against a stack of matrices included).
+        return _product(a, b, result, out)
+    # a (..., k) with b (..., k, n): every row of `a` against every matrix of `b`.
+    rows = a.reshape(-1, a.shape[-1])
+    stacked = _product(rows, b, result, None)  # b.shape[:-2] + (rows, n)
+    moved = stacked.transpose(b.ndim - 2, *range(b.ndim - 2), b.ndim - 1)
+    value = moved.reshape(*a.shape[:-1], *b.shape[:-2], b.shape[-1])
+    if out is None:
+        return value
+    out[...] = value
+    return out
+
+
+def inner(a, b) -> ndarray:
+    """Inner product over the last axes (NumPy's ``inner``); a product when either is 0-d."""
+    a, b = _array(a, "inner"), _array(b, "inner")
+    if a.ndim == 0 or b.ndim == 0:
+        return UFUNCS["multiply"](a, b)
+    if a.shape[-1] != b.shape[-1]:
+        moved = (b.shape[-1], *b.shape[:-1])
+        raise _aligned_error(a, moved, a.ndim - 1, 0)
+    result = np.result_type(a.dtype, b.dtype)
+    if b.ndim == 1:
+        return _product(a, b, result, None)
+    # Rows of `b` as columns: a (..., k) @ b_rows.T (k, N), then b's leading axes restored.
+    b_rows = b.reshape(-1, b.shape[-1])
+    value = _product(a, b_rows.T, result, None)
+    return value.reshape(*a.shape[:-1], *b.shape[:-1])
+
+
+def outer(a, b, out=None) -> ndarray:
+    """Outer product of the flattened ``a`` and ``b`` (NumPy's ``outer``)."""
+    a, b = _array(a, "outer"), _array(b, "outer")
+    return UFUNCS["multiply"](a.reshape(-1, 1), b.reshape(1, -1), out=out)
+
+
+def vdot(a, b) -> ndarray:
+    """Dot product of the flattened arrays, conjugating ``a`` first (NumPy's ``vdot``)."""
+    a, b = _array(a, "vdot"), _array(b, "vdot")
+    if a.size != b.size:
+        raise ValueError(f"cannot reshape array of size {b.size} into shape ({a.size},)")
+    result = np.result_type(a.dtype, b.dtype)
+    return _product(a.reshape(-1), b.reshape(-1), result, None, conj_a=result.kind == "c")
+
+
+# --- ndarray methods and operators ------------------------------------------------------------
+def _operand(x) -> bool:
+    """Whether ``@`` should try ``x`` (else Python gets NotImplemented)."""
+    return isinstance(x, (ndarray, *_SCALARS, list, tuple, np.ndarray)) or hasattr(x, "__cuda_array_interface__") \
+        or hasattr(x, "__dlpack__")
+
+
+def _matmul_op(self, other):
+    if not _operand(other):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul_op(self, other):
+    if not _operand(other):
+        return NotImplemented
+    return matmul(other, self)
+
+
+def _imatmul_op(self, other):
+    return matmul(self, other, out=self)
+
+
+def _dot_method(self, b, out=None):
+    return dot(self, b, out=out)
+
+
+ndarray.__matmul__ = _matmul_op
+ndarray.__rmatmul__ = _rmatmul_op
+ndarray.__imatmul__ = _imatmul_op
+ndarray.dot = _dot_method
+
+# The `ember.linalg` namespace (norm), imported last: it builds on this module.
+from . import linalg  # noqa: E402

@@ -1,0 +1,102 @@
+"""``ember.linalg``: NumPy's ``numpy.linalg.norm`` on ember arrays.
+
+Norms are composed from ember's ufuncs and reductions, so they run on the device and follow
+NumPy's dtype rules: integer inputs are taken as float64; complex inputs give real norms;
+float32 and float16 stay in their precision. Results are ember arrays (0-d for a single norm).
+Matrix norms that need singular values (``ord=2``, ``-2``, ``'nuc'``) are not available yet.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
+
+from ._linalg import _array
+from ._ndarray import ndarray
+from ._ufuncs import UFUNCS
+
+__all__ = ["norm"]
+
+_abs, _sqrt, _square, _power = UFUNCS["absolute"], UFUNCS["sqrt"], UFUNCS["square"], UFUNCS["power"]
+
+
+def _squared_magnitude(x: ndarray) -> ndarray:
+    """``|x|²`` elementwise, real."""
+    return _square(_abs(x) if x.dtype.kind == "c" else x)
+
+
+def _vector_norm(x: ndarray, ord, axis: tuple, keepdims: bool) -> ndarray:
+    if ord is None or ord == 2:
+        return _sqrt(_squared_magnitude(x).sum(axis=axis, keepdims=keepdims))
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
+    if ord == np.inf:
+        return _abs(x).max(axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return _abs(x).min(axis=axis, keepdims=keepdims)
+    if ord == 0:
+        real = np.finfo(x.dtype).dtype
+        return UFUNCS["not_equal"](x, 0).astype(real).sum(axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return _abs(x).sum(axis=axis, keepdims=keepdims)
+    total = _power(_abs(x), float(ord)).sum(axis=axis, keepdims=keepdims)
+    return _power(total, 1.0 / float(ord))
+
+
+def _matrix_norm(x: ndarray, ord, axis: tuple, keepdims: bool) -> ndarray:
+    row_axis, col_axis = (normalize_axis_index(operator.index(a), x.ndim) for a in axis)
+    if row_axis == col_axis:
+        raise ValueError("Duplicate axes given.")
+    if ord in (2, -2, "nuc"):
+        raise NotImplementedError(
+            f"norm(ord={ord!r}) of matrices needs singular values, which ember does not compute yet"
+        )
+    if ord == 1 or ord == -1:
+        sums = _abs(x).sum(axis=row_axis)
+        col = col_axis - 1 if col_axis > row_axis else col_axis
+        value = sums.max(axis=col) if ord == 1 else sums.min(axis=col)
+    elif ord == np.inf or ord == -np.inf:
+        sums = _abs(x).sum(axis=col_axis)
+        row = row_axis - 1 if row_axis > col_axis else row_axis
+        value = sums.max(axis=row) if ord == np.inf else sums.min(axis=row)
+    elif ord is None or ord in ("fro", "f"):
+        value = _sqrt(_squared_magnitude(x).sum(axis=(row_axis, col_axis)))
+    else:
+        raise ValueError("Invalid norm order for matrices.")
+    if keepdims:
+        shape = list(x.shape)
+        shape[row_axis] = shape[col_axis] = 1
+        value = value.reshape(shape)
+    return value
+
+
+def norm(x, ord=None, axis=None, keepdims=False) -> ndarray:
+    """Matrix or vector norm (NumPy's ``numpy.linalg.norm``).
+
+    ``ord`` for vectors: None/2 (Euclidean), ``inf``, ``-inf``, 0 (count of non-zeros), 1, or
+    any other number p (``sum(|x|**p)**(1/p)``); for matrices: None/``'fro'``, 1, -1, ``inf``,
+    ``-inf``. ``axis`` (an int for vector norms, a pair for matrix norms) and ``keepdims`` as
+    in NumPy; with ``axis=None`` a 1-d array gets a vector norm and a 2-d one a matrix norm,
+    and ``ord=None`` gives the 2-norm of the flattened array of any shape.
+    """
+    x = _array(x, "linalg.norm")
+    if x.dtype.kind not in "fc":
+        x = x.astype(np.float64)
+    nd = x.ndim
+    if axis is None:
+        if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
+            value = _sqrt(_squared_magnitude(x).sum())
+            return value.reshape([1] * nd) if keepdims else value
+        axis = tuple(range(nd))
+    elif not isinstance(axis, tuple):
+        try:
+            axis = (operator.index(axis),)
+        except TypeError as e:
+            raise TypeError("'axis' must be None, an integer or a tuple of integers") from e
+    if len(axis) == 1:
+        return _vector_norm(x, ord, axis, keepdims)
+    if len(axis) == 2:
+        return _matrix_norm(x, ord, axis, keepdims)
+    raise ValueError("Improper number of dimensions to norm.")

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes, _ember
 from ._ndarray import _wrap, ndarray
-from ._ufuncs import UFUNCS
+from ._ufuncs import UFUNCS, _operand
 
 __all__ = ["dot", "inner", "linalg", "matmul", "outer", "vdot"]
 
@@ -140,10 +140,6 @@ def vdot(a, b) -> ndarray:
 
 
 # --- ndarray methods and operators ------------------------------------------------------------
-def _operand(x) -> bool:
-    """Whether ``@`` should try ``x`` (else Python gets NotImplemented)."""
-    return isinstance(x, (ndarray, *_SCALARS, list, tuple, np.ndarray)) or hasattr(x, "__cuda_array_interface__") \
-        or hasattr(x, "__dlpack__")
 
 
 def _matmul_op(self, other):

@@ -81,23 +81,27 @@ UFUNCS["bitwise_not"] = UFUNCS["invert"]
 
 
 # --- operators --------------------------------------------------------------------------------
-_SCALARS = (bool, int, float, complex, np.generic)
+_OPERAND_TYPES = (ndarray, bool, int, float, complex, np.generic, list, tuple, np.ndarray)
 
 
 def _operand(x) -> bool:
     """Whether an operator should try ``x`` as an operand (else Python gets NotImplemented)."""
-    return isinstance(x, (ndarray, *_SCALARS, list, tuple, np.ndarray)) or hasattr(x, "__cuda_array_interface__") \
-        or hasattr(x, "__dlpack__")
+    return isinstance(x, _OPERAND_TYPES) or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
+
+
+_binary_call = _ember.ufunc_binary
 
 
 def _binary(name):
     i = UFUNCS[name]._id
 
     def forward(self, other):
+        if type(other) is ndarray:
+            return _binary_call(i, self, other)
         if not _operand(other):
             return NotImplemented
         try:
-            return _call(i, (self, other), None, None)
+            return _binary_call(i, self, other)
         except TypeError:
             other_c = _foreign((other,))[0]
             if other_c is other:
@@ -108,7 +112,7 @@ def _binary(name):
         if not _operand(other):
             return NotImplemented
         try:
-            return _call(i, (other, self), None, None)
+            return _binary_call(i, other, self)
         except TypeError:
             other_c = _foreign((other,))[0]
             if other_c is other:

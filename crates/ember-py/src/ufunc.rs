@@ -133,7 +133,28 @@ fn ufunc_call<'py>(
     Ok(PyTuple::new(py, objects)?.into_any())
 }
 
+/// `a <op> b` for a one-output binary ufunc: the operators' path (no argument tuple, no
+/// `out`, no `dtype`).
+#[pyfunction]
+fn ufunc_binary<'py>(
+    py: Python<'py>,
+    id: usize,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let k = known()?;
+    let u = ufunc::resolve::by_id(id).py()?;
+    let inputs = [operand(k, a)?, operand(k, b)?];
+    let device = ember_runtime::device(ember_runtime::current_device()).py()?;
+    let mut results = ufunc::apply(device, u, &inputs, &[], None).py()?;
+    match results.pop() {
+        Some(r) if results.is_empty() => k.wrap(py, r),
+        _ => Err(PyTypeError::new_err(format!("{} has more than one output", u.name))),
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(ufunc_binary, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_id, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_call, m)?)?;
     Ok(())

@@ -52,7 +52,10 @@ struct KernelKey {
     device: usize,
 }
 
-type KernelMap = HashMap<KernelKey, Function, rustc_hash::FxBuildHasher>;
+type KernelMap = HashMap<KernelKey, std::sync::Arc<Function>, rustc_hash::FxBuildHasher>;
+
+/// A ufunc's outputs (inline: one or two).
+pub type Outputs = smallvec::SmallVec<[Array; 2]>;
 
 fn kernels() -> &'static Mutex<KernelMap> {
     static K: OnceLock<Mutex<KernelMap>> = OnceLock::new();
@@ -95,7 +98,7 @@ pub fn apply(
     inputs: &[Operand],
     out: &[Option<Array>],
     dtype: Option<DType>,
-) -> Result<Vec<Array>> {
+) -> Result<Outputs> {
     if inputs.len() != u.nin {
         return Err(Error::Type(format!(
             "{}() takes from {} to {} positional arguments but {} were given",
@@ -131,7 +134,7 @@ pub fn apply(
             shape = o.shape().to_vec();
         }
     }
-    let mut outputs: smallvec::SmallVec<[Array; 2]> = smallvec::SmallVec::new();
+    let mut outputs = Outputs::new();
     for (j, &loop_t) in loop_out.iter().enumerate() {
         outputs.push(match out.get(j).and_then(Option::as_ref) {
             Some(o) => o.clone(),
@@ -140,7 +143,7 @@ pub fn apply(
     }
     let n: usize = shape.iter().product();
     if n == 0 {
-        return Ok(outputs.into_vec());
+        return Ok(outputs);
     }
     // An input overlapping an output in another layout is read from a copy, as NumPy does.
     let mut copies: smallvec::SmallVec<[Option<Array>; 3]> = smallvec::SmallVec::new();
@@ -208,7 +211,7 @@ pub fn apply(
     let function = kernel(device, u, key, &layout)?;
     map_plan::launch(device, &function, n, &bindings, &layout)?;
     drop(bindings);
-    Ok(outputs.into_vec())
+    Ok(outputs)
 }
 
 fn check_output(
@@ -257,7 +260,7 @@ fn kernel(
     u: &Ufunc,
     key: KernelKey,
     layout: &map_plan::MapPlan,
-) -> Result<Function> {
+) -> Result<std::sync::Arc<Function>> {
     if let Some(f) = kernels()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -318,7 +321,7 @@ fn kernel(
         ndim: layout.loop_shape.len(),
         vector: layout.vector,
     };
-    let f = compile_generated(device, &spec.source(d), &name, &[])?;
+    let f = std::sync::Arc::new(compile_generated(device, &spec.source(d), &name, &[])?);
     kernels()
         .lock()
         .unwrap_or_else(|e| e.into_inner())

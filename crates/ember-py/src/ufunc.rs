@@ -149,7 +149,10 @@ fn ufunc_binary<'py>(
     let mut results = ufunc::apply(device, u, &inputs, &[], None).py()?;
     match results.pop() {
         Some(r) if results.is_empty() => k.wrap(py, r),
-        _ => Err(PyTypeError::new_err(format!("{} has more than one output", u.name))),
+        _ => Err(PyTypeError::new_err(format!(
+            "{} has more than one output",
+            u.name
+        ))),
     }
 }
 

@@ -97,6 +97,15 @@ def test_complex_arithmetic(rng):
         check(name, x, y, rtol=1e-12) if getattr(np, name).nin == 2 else check(name, x, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_functions(rng, dtype):
+    x = (rng.standard_normal(64) + 1j * rng.standard_normal(64)).astype(dtype)
+    rtol = 1e-5 if dtype == "complex64" else 1e-12
+    for name in ("exp", "log", "log2", "log10", "sqrt", "sin", "cos", "sinh", "cosh", "tanh"):
+        check(name, x, rtol=rtol)
+    check("power", x, x[::-1].copy(), rtol=rtol * 10)
+
+
 def test_python_scalars_are_weak(rng):
     x8 = rng.integers(-100, 100, 20).astype(np.int8)
     f32 = rng.standard_normal(20).astype(np.float32)
@@ -183,6 +192,8 @@ def test_errors_like_numpy():
         cp.sign(cp.asarray(np.array([True])))
     with pytest.raises(TypeError, match="numpy.ndarray.*ember.asarray"):
         cp.add(cp.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed"):
+        cp.asarray(np.arange(3)) ** -1
     with pytest.raises(ValueError, match="non-broadcastable output operand with shape \\(3,\\)"):
         cp.add(cp.ones((2, 3)), 1, out=cp.empty(3))
 

@@ -48,6 +48,37 @@ fn complex_helpers(d: DType, dialect: Dialect) -> String {
     )
 }
 
+/// Complex elementary functions, from their real and imaginary parts.
+fn complex_math_helpers(d: DType, dialect: Dialect) -> String {
+    let (c, r, s) = if d == DType::C128 {
+        ("ember_c128", "double", "128")
+    } else {
+        ("ember_c64", "float", "64")
+    };
+    let make = format!("ember_make_complex{s}");
+    format!(
+        "{base}\
+         static __device__ inline {c} ember_cexp{s}({c} z) {{ {r} e = exp(z.x); return {make}(e * cos(z.y), e * sin(z.y)); }}\n\
+         static __device__ inline {c} ember_clog{s}({c} z) {{ return {make}(log(hypot(z.x, z.y)), atan2(z.y, z.x)); }}\n\
+         static __device__ inline {c} ember_clog2{s}({c} z) {{ {c} l = ember_clog{s}(z); return {make}(l.x / ({r}){ln2:?}, l.y / ({r}){ln2:?}); }}\n\
+         static __device__ inline {c} ember_clog10{s}({c} z) {{ {c} l = ember_clog{s}(z); return {make}(l.x / ({r}){ln10:?}, l.y / ({r}){ln10:?}); }}\n\
+         static __device__ inline {c} ember_csqrt{s}({c} z) {{\n\
+           {r} m = hypot(z.x, z.y); if (m == 0) return {make}(0, z.y);\n\
+           {r} t = sqrt((m + fabs(z.x)) / 2);\n\
+           if (z.x >= 0) return {make}(t, z.y / (2 * t));\n\
+           return {make}(fabs(z.y) / (2 * t), copysign(t, z.y)); }}\n\
+         static __device__ inline {c} ember_csin{s}({c} z) {{ return {make}(sin(z.x) * cosh(z.y), cos(z.x) * sinh(z.y)); }}\n\
+         static __device__ inline {c} ember_ccos{s}({c} z) {{ return {make}(cos(z.x) * cosh(z.y), -sin(z.x) * sinh(z.y)); }}\n\
+         static __device__ inline {c} ember_csinh{s}({c} z) {{ return {make}(sinh(z.x) * cos(z.y), cosh(z.x) * sin(z.y)); }}\n\
+         static __device__ inline {c} ember_ccosh{s}({c} z) {{ return {make}(cosh(z.x) * cos(z.y), sinh(z.x) * sin(z.y)); }}\n\
+         static __device__ inline {c} ember_ctanh{s}({c} z) {{ return ember_cdiv{s}(ember_csinh{s}(z), ember_ccosh{s}(z)); }}\n\
+         static __device__ inline {c} ember_cpow{s}({c} a, {c} b) {{ if (a.x == 0 && a.y == 0) return {make}((b.x == 0 && b.y == 0) ? 1 : 0, 0); return ember_cexp{s}(ember_cmul{s}(b, ember_clog{s}(a))); }}\n",
+        base = complex_helpers(d, dialect),
+        ln2 = std::f64::consts::LN_2,
+        ln10 = std::f64::consts::LN_10,
+    )
+}
+
 fn float_helpers(d: DType, dialect: Dialect) -> String {
     let r = value_type(d, dialect);
     let s = if d == DType::F64 { "d" } else { "f" };
@@ -167,6 +198,13 @@ pub fn expression(
             plain(format!("{name}({a})"))
         }
         "arcsin" | "arccos" | "arctan" if float => plain(format!("a{}({a})", &name[3..])),
+        "exp" | "log" | "sqrt" | "sin" | "cos" | "sinh" | "cosh" | "tanh" if complex => {
+            with(format!("ember_c{name}{s}({a})"), complex_math_helpers(t, dialect))
+        }
+        "log2" | "log10" if complex => {
+            with(format!("ember_c{name}{s}({a})"), complex_math_helpers(t, dialect))
+        }
+        "power" if complex => with(format!("ember_cpow{s}({a}, {b})"), complex_math_helpers(t, dialect)),
         "arctan2" if float => plain(format!("atan2({a}, {b})")),
         "floor" | "ceil" | "trunc" | "rint" if !complex => plain(a),
         "maximum" | "minimum" if complex => {

@@ -111,6 +111,20 @@ pub fn apply(
     let kinds: smallvec::SmallVec<[OperandType; 3]> = inputs.iter().map(Operand::kind).collect();
     let found = resolve::find_loop(u, &kinds, dtype)?;
     let (loop_in, loop_out) = *found;
+    // NumPy refuses integer powers with negative exponents; a scalar exponent is checked here
+    // (an array of exponents would need a read of the device: its negative entries give 0).
+    if u.name == "power"
+        && loop_in[0].kind() != ember_core::dtype::Kind::Float
+        && loop_in[0].kind() != ember_core::dtype::Kind::Complex
+    {
+        if let Some(Operand::Scalar(Scalar::Int(e), _)) = inputs.get(1) {
+            if *e < 0 {
+                return Err(Error::Value(
+                    "Integers to negative integer powers are not allowed.".into(),
+                ));
+            }
+        }
+    }
     let device = inputs
         .iter()
         .find_map(|o| match o {
@@ -269,11 +283,44 @@ fn kernel(
         return Ok(f.clone());
     }
     let d = dialect(device);
-    let (loop_in, loop_outs) = u.loops[key.loop_index];
+    let spec = kernel_spec(
+        u,
+        key.loop_index,
+        &key.inputs,
+        &key.outputs,
+        layout.loop_shape.len(),
+        layout.vector,
+        d,
+    )?;
+    let name = spec.common.name.clone();
+    let f = std::sync::Arc::new(compile_generated(device, &spec.source(d), &name, &[])?);
+    kernels()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, f.clone());
+    Ok(f)
+}
+
+/// The kernel of ufunc `u`'s loop `loop_index` over inputs of these dtypes (`None`: a scalar
+/// parameter) and outputs of these dtypes, for a layout of `ndim` strided axes (0: flat) with
+/// or without vector loads.
+pub fn kernel_spec(
+    u: &Ufunc,
+    loop_index: usize,
+    inputs: &[Option<DType>],
+    outputs: &[Option<DType>],
+    ndim: usize,
+    vector: bool,
+    d: ember_codegen::Dialect,
+) -> Result<UserMap> {
+    let (loop_in, loop_outs) = *u
+        .loops
+        .get(loop_index)
+        .ok_or_else(|| Error::Value(format!("ufunc '{}' has no loop {loop_index}", u.name)))?;
     // The kernel's parameters, named in0.., out0..: arrays keep their dtype, scalars come as
     // the loop's type.
     let mut params = Vec::with_capacity(u.nin + u.nout);
-    for (k, input) in key.inputs.iter().take(u.nin).enumerate() {
+    for (k, input) in inputs.iter().take(u.nin).enumerate() {
         params.push(match input {
             Some(dtype) => Param {
                 name: format!("in{k}"),
@@ -287,7 +334,7 @@ fn kernel(
             },
         });
     }
-    for (j, dtype) in key.outputs.iter().take(u.nout).enumerate() {
+    for (j, dtype) in outputs.iter().take(u.nout).enumerate() {
         let dtype = dtype.ok_or_else(|| Error::Value("a ufunc output has no dtype".into()))?;
         params.push(Param {
             name: format!("out{j}"),
@@ -307,10 +354,9 @@ fn kernel(
         "out0 = {}",
         cast(&format!("({})", e.code), loop_out, out0, d)
     );
-    let name = format!("ember_{}", u.name);
-    let spec = UserMap {
+    Ok(UserMap {
         common: Snippets {
-            name: name.clone(),
+            name: format!("ember_{}", u.name),
             typedefs: Vec::new(),
             params,
             preamble: e.helpers,
@@ -318,13 +364,7 @@ fn kernel(
         operation,
         loop_prep: String::new(),
         after_loop: String::new(),
-        ndim: layout.loop_shape.len(),
-        vector: layout.vector,
-    };
-    let f = std::sync::Arc::new(compile_generated(device, &spec.source(d), &name, &[])?);
-    kernels()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, f.clone());
-    Ok(f)
+        ndim,
+        vector,
+    })
 }

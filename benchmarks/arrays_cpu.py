@@ -14,9 +14,8 @@ import statistics
 import sys
 import time
 
-import numpy as np
-
 import ember
+import numpy as np
 
 
 def median_seconds(fn, sync, repeat=20) -> float:

@@ -173,7 +173,7 @@ def _result_dtype(*values) -> np.dtype:
     return np.result_type(*[v.dtype if isinstance(v, ndarray) else v for v in values])
 
 
-_where_kernels: dict = {}
+_kernels: dict = {}
 
 
 def where(condition, x=None, y=None):
@@ -189,9 +189,9 @@ def where(condition, x=None, y=None):
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     dtype = _result_dtype(x, y)
-    kernel = _where_kernels.get("w")
+    kernel = _kernels.get("w")
     if kernel is None:
-        kernel = _where_kernels["w"] = ElementwiseKernel("bool c, T x, T y", "T z", "z = c ? x : y", "ember_where")
+        kernel = _kernels["w"] = ElementwiseKernel("bool c, T x, T y", "T z", "z = c ? x : y", "ember_where")
     cond = condition if isinstance(condition, ndarray) else asarray(condition)
     if cond.dtype != np.bool_:
         cond = UFUNCS["not_equal"](cond, 0)

@@ -7,8 +7,12 @@ use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect};
+use crate::launch::{compile_generated, dialect, KernelMemo};
 use crate::reduction::cumsum;
+
+/// The count kernel (`None`) and the compaction kernels (by value dtype, `Some(None)` for
+/// indices), compiled once per device.
+static KERNELS: KernelMemo<Option<Option<DType>>> = KernelMemo::new();
 
 fn contiguous(a: &Array) -> Result<Array> {
     if a.is_c_contiguous() {
@@ -52,7 +56,9 @@ pub fn compact(mask: &Array, values: Option<&Array>) -> Result<Array> {
     let grid = [groups as u32, 1, 1];
     let block = [BLOCK as u32, 1, 1];
     let stream = current_stream(device);
-    let count = compile_generated(device, &count_source(d), "ember_mask_count", &[])?;
+    let count = KERNELS.get_or_compile(device, &None, || {
+        compile_generated(device, &count_source(d), "ember_mask_count", &[])
+    })?;
     device.launch(
         &count,
         grid,
@@ -84,12 +90,10 @@ pub fn compact(mask: &Array, values: Option<&Array>) -> Result<Array> {
         Some(ref v) => format!("ember_compact_{}", v.dtype().name()),
         None => "ember_compact_indices".to_string(),
     };
-    let kernel = compile_generated(
-        device,
-        &compact_source(d, values.as_ref().map(Array::dtype)),
-        &name,
-        &[],
-    )?;
+    let which = values.as_ref().map(Array::dtype);
+    let kernel = KERNELS.get_or_compile(device, &Some(which), || {
+        compile_generated(device, &compact_source(d, which), &name, &[])
+    })?;
     let mut args = vec![mask.kernel_arg()];
     if let Some(ref v) = values {
         args.push(v.kernel_arg());

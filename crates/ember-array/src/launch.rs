@@ -1,7 +1,8 @@
-//! Running generated elementwise kernels: one compiled function per (device, kernel spec),
-//! memoised so that a repeated operation costs a hash lookup, not a code generation.
+//! Running generated kernels: one compiled function per (kernel spec, device), memoised so
+//! that a repeated operation costs a hash lookup, not a code generation and a source hash.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::{Mutex, OnceLock};
 
 use ember_codegen::{Dialect, MapKernel};
@@ -10,12 +11,54 @@ use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
 
 use crate::array::Array;
 
-/// Spec -> (device, function) pairs; keyed by the spec alone so a lookup borrows it.
-type Memo = Mutex<HashMap<MapKernel, Vec<(usize, Function)>>>;
+/// Compiled kernels by spec, then device: keyed by the spec alone so a lookup borrows it
+/// (the spec is cloned only when a kernel is first compiled).
+pub struct KernelMemo<K>(OnceLock<Mutex<PerSpec<K>>>);
 
-fn memo() -> &'static Memo {
-    static MEMO: OnceLock<Memo> = OnceLock::new();
-    MEMO.get_or_init(|| Mutex::new(HashMap::new()))
+/// Spec -> (device, function) pairs.
+type PerSpec<K> = HashMap<K, Vec<(usize, Function)>, rustc_hash::FxBuildHasher>;
+
+impl<K: Hash + Eq + Clone> KernelMemo<K> {
+    pub const fn new() -> Self {
+        KernelMemo(OnceLock::new())
+    }
+
+    /// The function for `key` on `device`, compiled by `build` the first time.
+    pub fn get_or_compile(
+        &self,
+        device: &'static Device,
+        key: &K,
+        build: impl FnOnce() -> Result<Function>,
+    ) -> Result<Function> {
+        let map = self.0.get_or_init(|| Mutex::new(HashMap::default()));
+        let device_key = device as *const Device as usize;
+        let found = map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .and_then(|per_device| {
+                per_device
+                    .iter()
+                    .find(|(d, _)| *d == device_key)
+                    .map(|(_, f)| f.clone())
+            });
+        if let Some(f) = found {
+            return Ok(f);
+        }
+        let f = build()?;
+        map.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key.clone())
+            .or_default()
+            .push((device_key, f.clone()));
+        Ok(f)
+    }
+}
+
+impl<K: Hash + Eq + Clone> Default for KernelMemo<K> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// The dialect a device's generated code is written in.
@@ -28,29 +71,10 @@ pub fn dialect(device: &Device) -> Dialect {
 
 /// The compiled function for `spec` on `device`.
 pub fn function(device: &'static Device, spec: &MapKernel) -> Result<Function> {
-    let device_key = device as *const Device as usize;
-    let found = memo()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(spec)
-        .and_then(|per_device| {
-            per_device
-                .iter()
-                .find(|(d, _)| *d == device_key)
-                .map(|(_, f)| f.clone())
-        });
-    if let Some(f) = found {
-        return Ok(f);
-    }
-    let source = spec.source(dialect(device));
-    let f = compile_generated(device, &source, &spec.name, &[])?;
-    memo()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(spec.clone())
-        .or_default()
-        .push((device_key, f.clone()));
-    Ok(f)
+    static MEMO: KernelMemo<MapKernel> = KernelMemo::new();
+    MEMO.get_or_compile(device, spec, || {
+        compile_generated(device, &spec.source(dialect(device)), &spec.name, &[])
+    })
 }
 
 /// Compiles source ember generated (array operations, ElementwiseKernel, ReductionKernel)

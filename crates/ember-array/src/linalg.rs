@@ -11,8 +11,7 @@
 //! - a single product of two vectors (`dot` of 1-d arrays, `vdot`): an elementwise multiply
 //!   and a tree reduction, which use the whole device.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use ember_codegen::matmul::{MatmulKernel, Tile};
 use ember_codegen::types::component;
@@ -23,7 +22,7 @@ use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
 
 use crate::array::Array;
 use crate::creation::fill;
-use crate::launch::{compile_generated, dialect};
+use crate::launch::{compile_generated, dialect, KernelMemo};
 use crate::reduction::{self, Reduction};
 use crate::ufunc::{self, resolve::can_cast_same_kind};
 
@@ -575,21 +574,11 @@ fn run_blas(p: &Product, a_op: BlasOperand, b_op: BlasOperand, ldc: i64) -> Resu
     Ok(())
 }
 
-type KernelMemo = Mutex<HashMap<(MatmulKernel, usize), Function>>;
-
 fn kernel(device: &'static Device, spec: &MatmulKernel) -> Result<Function> {
-    static MEMO: OnceLock<KernelMemo> = OnceLock::new();
-    let memo = MEMO.get_or_init(|| Mutex::new(HashMap::new()));
-    let key = (spec.clone(), device as *const Device as usize);
-    if let Some(f) = memo.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(f.clone());
-    }
-    let source = spec.source(dialect(device));
-    let f = compile_generated(device, &source, &spec.name(), &[])?;
-    memo.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, f.clone());
-    Ok(f)
+    static MEMO: KernelMemo<MatmulKernel> = KernelMemo::new();
+    MEMO.get_or_compile(device, spec, || {
+        compile_generated(device, &spec.source(dialect(device)), &spec.name(), &[])
+    })
 }
 
 /// How many parts to split the shared dimension into: enough blocks to fill the device when

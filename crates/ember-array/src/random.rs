@@ -6,8 +6,7 @@
 //! half of every counter and then advances it by one, so successive draws never share a
 //! counter and a draw's values depend only on (seed, offset, element index).
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use ember_codegen::philox::{Distribution, RandomKernel};
 use ember_core::dtype::Kind;
@@ -15,7 +14,7 @@ use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, launch_shape, launch_shape_unrolled};
+use crate::launch::{compile_generated, dialect, launch_shape, launch_shape_unrolled, KernelMemo};
 
 /// Where a generator is in its sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,38 +32,11 @@ pub struct Philox {
     state: Mutex<PhiloxState>,
 }
 
-/// Spec -> (device, function) pairs, so a repeated draw costs a hash lookup.
-type Memo = Mutex<HashMap<RandomKernel, Vec<(usize, Function)>>>;
-
-fn memo() -> &'static Memo {
-    static MEMO: OnceLock<Memo> = OnceLock::new();
-    MEMO.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
 fn function(device: &'static Device, spec: &RandomKernel) -> Result<Function> {
-    let device_key = device as *const Device as usize;
-    let found = memo()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(spec)
-        .and_then(|per_device| {
-            per_device
-                .iter()
-                .find(|(d, _)| *d == device_key)
-                .map(|(_, f)| f.clone())
-        });
-    if let Some(f) = found {
-        return Ok(f);
-    }
-    let source = spec.source(dialect(device));
-    let f = compile_generated(device, &source, &spec.name(), &[])?;
-    memo()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(spec.clone())
-        .or_default()
-        .push((device_key, f.clone()));
-    Ok(f)
+    static MEMO: KernelMemo<RandomKernel> = KernelMemo::new();
+    MEMO.get_or_compile(device, spec, || {
+        compile_generated(device, &spec.source(dialect(device)), &spec.name(), &[])
+    })
 }
 
 fn check_float(dtype: DType, what: &str) -> Result<()> {

@@ -1,5 +1,7 @@
 //! The CUDA C of the stream-compaction kernels (`a[mask]`, `nonzero`) compiles through NVRTC.
 
+mod common;
+
 use ember_codegen::compact::{compact_source, count_source};
 use ember_codegen::Dialect;
 use ember_core::DType;
@@ -7,12 +9,7 @@ use ember_runtime::cuda::nvrtc;
 
 #[test]
 fn compaction_kernels_compile() {
-    if nvrtc::ensure().is_err() {
-        assert_ne!(
-            std::env::var("EMBER_REQUIRE_NVRTC").as_deref(),
-            Ok("1"),
-            "NVRTC is required here but was not found"
-        );
+    if !common::nvrtc_here() {
         return;
     }
     let mut sources = vec![

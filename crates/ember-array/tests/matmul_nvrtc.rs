@@ -1,34 +1,16 @@
 //! The CUDA C of ember's tiled matrix product compiles through NVRTC for every dtype and tile
 //! (no GPU needed). CI installs pip's NVRTC and sets EMBER_REQUIRE_NVRTC=1.
 
+mod common;
+
+use common::nvrtc_here;
+
 use ember_codegen::matmul::{MatmulKernel, Tile};
 use ember_codegen::Dialect;
 use ember_core::DType;
-use ember_runtime::cuda::nvrtc;
-
-fn nvrtc_here() -> bool {
-    if nvrtc::ensure().is_ok() {
-        return true;
-    }
-    assert_ne!(
-        std::env::var("EMBER_REQUIRE_NVRTC").as_deref(),
-        Ok("1"),
-        "NVRTC is required here but was not found"
-    );
-    eprintln!("NVRTC not found; skipping");
-    false
-}
 
 fn compile(k: &MatmulKernel) {
-    let source = k.source(Dialect::Cuda);
-    let name = k.name();
-    // As the runtime compiles generated code: NVRTC's minimal mode first.
-    if nvrtc::compile_cubin(&source, &name, "sm_90", &["-minimal".to_string()]).is_ok() {
-        return;
-    }
-    if let Err(e) = nvrtc::compile_cubin(&source, &name, "sm_90", &[]) {
-        panic!("{name} did not compile: {e}\n{source}");
-    }
+    common::compile_cuda(&k.source(Dialect::Cuda), &k.name());
 }
 
 #[test]

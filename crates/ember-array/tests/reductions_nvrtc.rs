@@ -1,34 +1,14 @@
 //! The CUDA C of ember's reductions and scans compiles through NVRTC (no GPU needed). CI
 //! installs pip's NVRTC and sets EMBER_REQUIRE_NVRTC=1.
 
+mod common;
+
+use common::{compile_cuda as compile, nvrtc_here};
+
 use ember_codegen::reduce::{vector_loadable, Combine, Layout, Map, Post, ReduceKernel};
 use ember_codegen::scan::ScanKernel;
 use ember_codegen::Dialect;
 use ember_core::DType;
-use ember_runtime::cuda::nvrtc;
-
-fn nvrtc_here() -> bool {
-    if nvrtc::ensure().is_ok() {
-        return true;
-    }
-    assert_ne!(
-        std::env::var("EMBER_REQUIRE_NVRTC").as_deref(),
-        Ok("1"),
-        "NVRTC is required here but was not found"
-    );
-    eprintln!("NVRTC not found; skipping");
-    false
-}
-
-fn compile(source: &str, name: &str) {
-    // As the runtime compiles generated code: NVRTC's minimal mode first.
-    if nvrtc::compile_cubin(source, name, "sm_90", &["-minimal".to_string()]).is_ok() {
-        return;
-    }
-    if let Err(e) = nvrtc::compile_cubin(source, name, "sm_90", &[]) {
-        panic!("{name} did not compile: {e}\n{source}");
-    }
-}
 
 fn kernel(combine: Combine, input: DType, acc: DType, output: DType) -> ReduceKernel {
     ReduceKernel {

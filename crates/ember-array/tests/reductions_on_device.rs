@@ -1,45 +1,19 @@
 //! Reductions on the default device (PoCL's CPU device in CI), from Rust alone, against sums
 //! computed here. `make test` sets EMBER_REQUIRE_DEVICE=1 so that a missing device fails.
 
+mod common;
+
+use common::{download, upload};
+
 use ember_array::reduction::{cumsum, reduce, Reduction};
 use ember_array::Array;
 use ember_core::DType;
-use ember_runtime::Device;
-
-fn device() -> Option<&'static Device> {
-    match ember_runtime::device(0) {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var("EMBER_REQUIRE_DEVICE").as_deref() != Ok("1") => {
-            eprintln!("no device ({e}); set EMBER_REQUIRE_DEVICE=1 to make this a failure");
-            None
-        }
-        Err(e) => panic!("no device: {e}"),
-    }
-}
-
-fn upload<T: Copy>(dev: &'static Device, values: &[T], shape: &[usize], dtype: DType) -> Array {
-    let a = Array::empty(dev, shape, dtype).unwrap();
-    let bytes = unsafe {
-        std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values))
-    };
-    a.set_from_host(bytes).unwrap();
-    a
-}
-
-fn download<T: Copy + Default>(a: &Array) -> Vec<T> {
-    let mut out = vec![T::default(); a.size()];
-    let bytes = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, a.nbytes()) };
-    a.to_host(bytes).unwrap();
-    out
-}
 
 #[test]
 fn reductions_on_the_default_device() {
-    std::env::set_var(
-        "EMBER_CACHE_DIR",
-        std::env::temp_dir().join(format!("ember-rust-reductions-{}", std::process::id())),
-    );
-    let Some(dev) = device() else { return };
+    let Some(dev) = common::device("reductions") else {
+        return;
+    };
     let (rows, cols) = (30, 50);
     let values: Vec<i32> = (0..rows * cols)
         .map(|i: i32| (i.wrapping_mul(7919) ^ 0x5bd1) % 1000)

@@ -1,18 +1,15 @@
 //! Every ufunc loop's generated CUDA C compiles through NVRTC (contiguous layout, arrays of
 //! the loop's own dtypes), plus a strided and a scalar-operand variant of each ufunc.
 
+mod common;
+
 use ember_array::ufunc::{kernel_spec, resolve::ufunc, tables::UFUNCS};
 use ember_codegen::Dialect;
 use ember_runtime::cuda::nvrtc;
 
 #[test]
 fn every_ufunc_loop_compiles() {
-    if nvrtc::ensure().is_err() {
-        assert_ne!(
-            std::env::var("EMBER_REQUIRE_NVRTC").as_deref(),
-            Ok("1"),
-            "NVRTC is required here but was not found"
-        );
+    if !common::nvrtc_here() {
         return;
     }
     let mut failures = Vec::new();

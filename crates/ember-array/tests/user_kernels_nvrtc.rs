@@ -1,22 +1,12 @@
 //! The CUDA C that ElementwiseKernel and ReductionKernel generate compiles through NVRTC
 //! (no GPU needed). CI installs pip's NVRTC and sets EMBER_REQUIRE_NVRTC=1.
 
+mod common;
+
+use common::{compile_cuda as compile, nvrtc_here};
+
 use ember_codegen::{Dialect, Param, Role, Snippets, UserMap, UserReduce};
 use ember_core::DType;
-use ember_runtime::cuda::nvrtc;
-
-fn nvrtc_here() -> bool {
-    if nvrtc::ensure().is_ok() {
-        return true;
-    }
-    assert_ne!(
-        std::env::var("EMBER_REQUIRE_NVRTC").as_deref(),
-        Ok("1"),
-        "NVRTC is required here but was not found"
-    );
-    eprintln!("NVRTC not found; skipping");
-    false
-}
 
 fn param(name: &str, dtype: DType, role: Role) -> Param {
     Param {
@@ -32,12 +22,6 @@ fn snippets(name: &str, t: DType, params: Vec<Param>) -> Snippets {
         typedefs: vec![("T".into(), t)],
         params,
         preamble: String::new(),
-    }
-}
-
-fn compile(source: &str, name: &str) {
-    if let Err(e) = nvrtc::compile_cubin(source, name, "sm_90", &[]) {
-        panic!("{name} did not compile: {e}\n{source}");
     }
 }
 

@@ -23,13 +23,9 @@ fn pointer_params(dialect: Dialect, params: &[(&str, String, bool)]) -> (Vec<Str
     for (name, ty, writable) in params {
         let c = if *writable { "" } else { "const " };
         out.push(format!("{}{c}{ty}* {name}", t.global));
-        if t.buffer_offsets {
+        if let Some(line) = t.offset_pointer(name, ty, !*writable, &format!("{name}_o")) {
             out.push(format!("long {name}_o"));
-            let _ = writeln!(
-                fix,
-                "  {name} = ({g}{c}{ty}*)((({g}{c}char*){name}) + {name}_o);",
-                g = t.global
-            );
+            fix.push_str(&line);
         }
     }
     (out, fix)

@@ -75,6 +75,27 @@ const OPENCL: Table = Table {
     infinity: "INFINITY",
 };
 
+impl Table {
+    /// The statement moving buffer pointer `var` (to `ty`, const when `read_only`) by its
+    /// byte-offset parameter `offset`: OpenCL passes a buffer and its offset apart, since a
+    /// `cl_mem` cannot be offset on the host. `None` for CUDA, which passes the address.
+    pub fn offset_pointer(
+        &self,
+        var: &str,
+        ty: &str,
+        read_only: bool,
+        offset: &str,
+    ) -> Option<String> {
+        if !self.buffer_offsets {
+            return None;
+        }
+        let (g, c) = (self.global, if read_only { "const " } else { "" });
+        Some(format!(
+            "  {var} = ({g}{c}{ty}*)((({g}{c}char*){var}) + {offset});\n"
+        ))
+    }
+}
+
 impl Dialect {
     /// The dialect's table.
     pub fn table(self) -> &'static Table {

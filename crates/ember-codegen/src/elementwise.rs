@@ -111,11 +111,10 @@ impl MapKernel {
         if t.buffer_offsets {
             for op in self.operands() {
                 let st = storage_type(op.dtype, dialect);
-                let _ = writeln!(
-                    s,
-                    "  {0}_p = ({g}{st}*)((({g}char*){0}_p) + {0}_o);",
-                    op.name,
-                    g = t.global
+                let var = format!("{}_p", op.name);
+                s.push_str(
+                    &t.offset_pointer(&var, st, false, &format!("{}_o", op.name))
+                        .unwrap_or_default(),
                 );
             }
         }

@@ -156,14 +156,10 @@ impl MatmulKernel {
             self.name(),
             params.join(", ")
         );
-        if t.buffer_offsets {
-            for (name, dtype) in [("a", self.dtype), ("b", self.dtype), ("c", self.out_dtype)] {
-                let st = storage_type(dtype, dialect);
-                let _ = writeln!(
-                    s,
-                    "  {name}_p = ({g}{st}*)((({g}char*){name}_p) + {name}_o);"
-                );
-            }
+        for (name, dtype) in [("a", self.dtype), ("b", self.dtype), ("c", self.out_dtype)] {
+            let st = storage_type(dtype, dialect);
+            let line = t.offset_pointer(&format!("{name}_p"), st, false, &format!("{name}_o"));
+            s.push_str(&line.unwrap_or_default());
         }
         let (rows, cols, depth, threads) = (tile.rows(), tile.cols(), tile.depth, tile.threads());
         // One extra column per panel row keeps the threads storing a panel off the same bank.

@@ -264,9 +264,10 @@ impl RandomKernel {
         params.push(format!("{scalar_type} b"));
         params.push(format!("{i64t} n"));
         let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
-        if t.buffer_offsets {
-            let _ = writeln!(s, "  out_p = ({g}{st}*)((({g}char*)out_p) + out_o);");
-        }
+        s.push_str(
+            &t.offset_pointer("out_p", st, false, "out_o")
+                .unwrap_or_default(),
+        );
         s.push_str("  const ember_u32 k0 = (ember_u32)key, k1 = (ember_u32)(key >> 32);\n");
         s.push_str("  const ember_u32 s0 = (ember_u32)stream, s1 = (ember_u32)(stream >> 32);\n");
         let _ = writeln!(s, "  const {i64t} blocks = (n + {}) / {k};", k - 1);

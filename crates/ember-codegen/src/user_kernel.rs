@@ -207,12 +207,8 @@ impl Snippets {
                     }
                     _ => (format!("_{}_p", p.name), ""),
                 };
-                let _ = writeln!(
-                    s,
-                    "  {var} = ({g}{c}{st}*)((({g}{c}char*){var}) + _{}_o);",
-                    p.name,
-                    g = t.global
-                );
+                let line = t.offset_pointer(&var, st, !c.is_empty(), &format!("_{}_o", p.name));
+                s.push_str(&line.unwrap_or_default());
             }
         }
         s
@@ -347,22 +343,14 @@ impl UserMap {
     fn vector_loop(&self, s: &mut String, dialect: Dialect, sizes: &[(&str, &str)]) {
         let t = dialect.table();
         let i64t = t.int64;
-        let c = &self.common;
-        let inputs: Vec<&Param> = c.params.iter().filter(|p| p.role == Role::Input).collect();
+        let inputs = self.inputs();
         let _ = writeln!(
             s,
             "  for ({i64t} _j = {}; _j * {VECTOR} < _n; _j += {}) {{",
             t.global_id, t.global_size
         );
         let _ = writeln!(s, "    const {i64t} _f = _j * {VECTOR};");
-        for p in &inputs {
-            let _ = writeln!(
-                s,
-                "    {} _{}_v[{VECTOR}];",
-                value_type(p.dtype, dialect),
-                p.name
-            );
-        }
+        self.declare_values(s, dialect, &inputs, VECTOR);
         let _ = writeln!(s, "    if (_f + {VECTOR} <= _n) {{");
         for p in &inputs {
             let _ = writeln!(s, "      {}", vector_load(&p.name, p.dtype, dialect));
@@ -380,20 +368,8 @@ impl UserMap {
             );
         }
         let _ = writeln!(s, "        }}\n      }}\n    }}");
-        let _ = writeln!(s, "    #pragma unroll");
-        let _ = writeln!(s, "    for (int _u = 0; _u < {VECTOR}; ++_u) {{");
-        let _ = writeln!(s, "      const {i64t} i = _f + _u;");
-        let _ = writeln!(s, "      if (i < _n) {{");
-        for p in &inputs {
-            let vt = value_type(p.dtype, dialect);
-            let _ = writeln!(s, "        const {vt} {} = _{}_v[_u];", p.name, p.name);
-        }
-        let pointer = |p: &Param| format!("_{}_p + i", p.name);
-        let (open, close) = c.bind_elements(dialect, "        ", &[Role::Output], &pointer);
-        s.push_str(&open);
-        let _ = writeln!(s, "        {};", c.rewrite(&self.operation, sizes));
-        s.push_str(&close);
-        let _ = writeln!(s, "      }}\n    }}\n  }}");
+        self.compute_loaded(s, dialect, &inputs, VECTOR, "_f + _u", sizes);
+        let _ = writeln!(s, "  }}");
     }
 
     /// Contiguous arrays: each thread takes [`UNROLL`] elements a grid apart per step and
@@ -401,22 +377,14 @@ impl UserMap {
     fn flat_loop(&self, s: &mut String, dialect: Dialect, sizes: &[(&str, &str)]) {
         let t = dialect.table();
         let i64t = t.int64;
-        let c = &self.common;
-        let inputs: Vec<&Param> = c.params.iter().filter(|p| p.role == Role::Input).collect();
+        let inputs = self.inputs();
         let _ = writeln!(s, "  const {i64t} _stride = {};", t.global_size);
         let _ = writeln!(
             s,
             "  for ({i64t} _first = {}; _first < _n; _first += {UNROLL} * _stride) {{",
             t.global_id
         );
-        for p in &inputs {
-            let _ = writeln!(
-                s,
-                "    {} _{}_v[{UNROLL}];",
-                value_type(p.dtype, dialect),
-                p.name
-            );
-        }
+        self.declare_values(s, dialect, &inputs, UNROLL);
         let _ = writeln!(s, "    #pragma unroll");
         let _ = writeln!(s, "    for (int _u = 0; _u < {UNROLL}; ++_u) {{");
         let _ = writeln!(s, "      const {i64t} _e = _first + _u * _stride;");
@@ -431,11 +399,48 @@ impl UserMap {
             );
         }
         let _ = writeln!(s, "      }}\n    }}");
+        self.compute_loaded(s, dialect, &inputs, UNROLL, "_first + _u * _stride", sizes);
+        let _ = writeln!(s, "  }}");
+    }
+
+    fn inputs(&self) -> Vec<&Param> {
+        self.common
+            .params
+            .iter()
+            .filter(|p| p.role == Role::Input)
+            .collect()
+    }
+
+    /// The per-thread arrays of `count` loaded values of each input.
+    fn declare_values(&self, s: &mut String, dialect: Dialect, inputs: &[&Param], count: usize) {
+        for p in inputs {
+            let _ = writeln!(
+                s,
+                "    {} _{}_v[{count}];",
+                value_type(p.dtype, dialect),
+                p.name
+            );
+        }
+    }
+
+    /// Runs the operation on each of the `count` loaded elements, element `_u` being at flat
+    /// index `index`.
+    fn compute_loaded(
+        &self,
+        s: &mut String,
+        dialect: Dialect,
+        inputs: &[&Param],
+        count: usize,
+        index: &str,
+        sizes: &[(&str, &str)],
+    ) {
+        let c = &self.common;
+        let i64t = dialect.table().int64;
         let _ = writeln!(s, "    #pragma unroll");
-        let _ = writeln!(s, "    for (int _u = 0; _u < {UNROLL}; ++_u) {{");
-        let _ = writeln!(s, "      const {i64t} i = _first + _u * _stride;");
+        let _ = writeln!(s, "    for (int _u = 0; _u < {count}; ++_u) {{");
+        let _ = writeln!(s, "      const {i64t} i = {index};");
         let _ = writeln!(s, "      if (i < _n) {{");
-        for p in &inputs {
+        for p in inputs {
             let vt = value_type(p.dtype, dialect);
             let _ = writeln!(s, "        const {vt} {} = _{}_v[_u];", p.name, p.name);
         }
@@ -444,7 +449,7 @@ impl UserMap {
         s.push_str(&open);
         let _ = writeln!(s, "        {};", c.rewrite(&self.operation, sizes));
         s.push_str(&close);
-        let _ = writeln!(s, "      }}\n    }}\n  }}");
+        let _ = writeln!(s, "      }}\n    }}");
     }
 
     /// Any layout: the flat index is unravelled into each array's byte offset.

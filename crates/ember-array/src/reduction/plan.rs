@@ -1,9 +1,6 @@
 //! How a reduction runs: which elements each output takes (axes grouped and collapsed), how
 //! threads map onto them (by layout), how the work splits over the device, and the launches.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
 use ember_codegen::reduce::{
     vector_loadable, Combine, Layout, Map, Post, ReduceKernel, BLOCK, COLUMN_LANES, VECTOR,
 };
@@ -14,7 +11,7 @@ use ember_core::{DType, Result};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect};
+use crate::launch::{compile_generated, dialect, KernelMemo};
 
 /// Which elements feed which output: output `i` starts at byte `offset + kept(i)` of the
 /// input's buffer, its elements lie `reduced(j)` further. Axes are collapsed where they can
@@ -195,29 +192,16 @@ enum Spec {
     Scan(ScanKernel),
 }
 
-type Memo = Mutex<HashMap<(Spec, usize), Function>>;
-
-fn memo() -> &'static Memo {
-    static MEMO: OnceLock<Memo> = OnceLock::new();
-    MEMO.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
 fn compiled(device: &'static Device, spec: Spec) -> Result<Function> {
-    let key = (spec, device as *const Device as usize);
-    if let Some(f) = memo().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(f.clone());
-    }
-    let d = dialect(device);
-    let (source, name) = match &key.0 {
-        Spec::Reduce(k) => (k.source(d), k.name()),
-        Spec::Scan(k) => (k.source(d), k.name()),
-    };
-    let f = compile_generated(device, &source, &name, &[])?;
-    memo()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, f.clone());
-    Ok(f)
+    static MEMO: KernelMemo<Spec> = KernelMemo::new();
+    MEMO.get_or_compile(device, &spec, || {
+        let d = dialect(device);
+        let (source, name) = match &spec {
+            Spec::Reduce(k) => (k.source(d), k.name()),
+            Spec::Scan(k) => (k.source(d), k.name()),
+        };
+        compile_generated(device, &source, &name, &[])
+    })
 }
 
 /// A buffer argument at a byte offset.

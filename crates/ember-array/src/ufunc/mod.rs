@@ -6,9 +6,6 @@ pub mod expr;
 pub mod resolve;
 pub mod tables;
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
 use ember_codegen::types::cast;
 use ember_codegen::{Param, Role, Snippets, UserMap};
 use ember_core::shape::{broadcast_shapes, format_shape};
@@ -16,7 +13,7 @@ use ember_core::{DType, Error, Result, Scalar};
 use ember_runtime::{Device, Function};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect};
+use crate::launch::{compile_generated, dialect, KernelMemo};
 use crate::user_kernel::map_plan::{self, Binding};
 pub use resolve::{ufunc, OperandType, Ufunc};
 
@@ -52,15 +49,8 @@ struct KernelKey {
     device: usize,
 }
 
-type KernelMap = HashMap<KernelKey, std::sync::Arc<Function>, rustc_hash::FxBuildHasher>;
-
 /// A ufunc's outputs (inline: one or two).
 pub type Outputs = smallvec::SmallVec<[Array; 2]>;
-
-fn kernels() -> &'static Mutex<KernelMap> {
-    static K: OnceLock<Mutex<KernelMap>> = OnceLock::new();
-    K.get_or_init(|| Mutex::new(KernelMap::default()))
-}
 
 /// A scalar's bytes as a parameter of `dtype`. A Python int that does not fit an integer
 /// dtype is an error, as in NumPy 2.
@@ -274,31 +264,21 @@ fn kernel(
     u: &Ufunc,
     key: KernelKey,
     layout: &map_plan::MapPlan,
-) -> Result<std::sync::Arc<Function>> {
-    if let Some(f) = kernels()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&key)
-    {
-        return Ok(f.clone());
-    }
-    let d = dialect(device);
-    let spec = kernel_spec(
-        u,
-        key.loop_index,
-        &key.inputs,
-        &key.outputs,
-        layout.loop_shape.len(),
-        layout.vector,
-        d,
-    )?;
-    let name = spec.common.name.clone();
-    let f = std::sync::Arc::new(compile_generated(device, &spec.source(d), &name, &[])?);
-    kernels()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, f.clone());
-    Ok(f)
+) -> Result<Function> {
+    static KERNELS: KernelMemo<KernelKey> = KernelMemo::new();
+    KERNELS.get_or_compile(device, &key, || {
+        let d = dialect(device);
+        let spec = kernel_spec(
+            u,
+            key.loop_index,
+            &key.inputs,
+            &key.outputs,
+            layout.loop_shape.len(),
+            layout.vector,
+            d,
+        )?;
+        compile_generated(device, &spec.source(d), &spec.common.name, &[])
+    })
 }
 
 /// The kernel of ufunc `u`'s loop `loop_index` over inputs of these dtypes (`None`: a scalar

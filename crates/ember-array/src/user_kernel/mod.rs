@@ -6,15 +6,12 @@ pub mod map_plan;
 pub mod params;
 pub mod reduction;
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use ember_codegen::{UserMap, UserReduce};
 use ember_core::{DType, Result, Scalar};
 use ember_runtime::{Device, Function};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect};
+use crate::launch::{compile_generated, dialect, KernelMemo};
 
 pub use elementwise::ElementwiseKernel;
 pub use params::{parse_params, ParamSpec, ParamType};
@@ -46,39 +43,32 @@ enum Spec {
 
 /// Compiled instances of one user kernel: (spec, device) -> function.
 #[derive(Default)]
-struct Instances(Mutex<HashMap<(Spec, usize), Function>>);
+struct Instances(KernelMemo<Spec>);
 
 impl Instances {
     fn get(&self, device: &'static Device, spec: Spec, options: &[String]) -> Result<Function> {
-        let key = (spec, device.info().ordinal);
-        if let Some(f) = self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return Ok(f.clone());
-        }
-        let d = dialect(device);
-        // OpenCL C has builtins such as `mad` and `clamp` that a kernel may not be named
-        // after: prefix the symbol there.
-        let symbol = |name: &str| match d {
-            ember_codegen::Dialect::OpenCl => format!("ember_{name}"),
-            ember_codegen::Dialect::Cuda => name.to_string(),
-        };
-        let (source, name) = match &key.0 {
-            Spec::Map(m) => {
-                let mut m = m.clone();
-                m.common.name = symbol(&m.common.name);
-                (m.source(d), m.common.name)
-            }
-            Spec::Reduce(r) => {
-                let mut r = r.clone();
-                r.common.name = symbol(&r.common.name);
-                (r.source(d), r.common.name)
-            }
-        };
-        let f = compile_generated(device, &source, &name, options)?;
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, f.clone());
-        Ok(f)
+        self.0.get_or_compile(device, &spec, || {
+            let d = dialect(device);
+            // OpenCL C has builtins such as `mad` and `clamp` that a kernel may not be named
+            // after: prefix the symbol there.
+            let symbol = |name: &str| match d {
+                ember_codegen::Dialect::OpenCl => format!("ember_{name}"),
+                ember_codegen::Dialect::Cuda => name.to_string(),
+            };
+            let (source, name) = match &spec {
+                Spec::Map(m) => {
+                    let mut m = m.clone();
+                    m.common.name = symbol(&m.common.name);
+                    (m.source(d), m.common.name)
+                }
+                Spec::Reduce(r) => {
+                    let mut r = r.clone();
+                    r.common.name = symbol(&r.common.name);
+                    (r.source(d), r.common.name)
+                }
+            };
+            compile_generated(device, &source, &name, options)
+        })
     }
 }
 

@@ -360,15 +360,10 @@ impl ReduceKernel {
             self.name(),
             params.join(", ")
         );
-        if t.buffer_offsets {
-            for (name, dtype, read_only) in self.buffers() {
-                let c = if read_only { "const " } else { "" };
-                let st = storage_type(dtype, dialect);
-                let _ = writeln!(
-                    s,
-                    "  {name} = ({g}{c}{st}*)(({g}{c}char*){name} + _{name}_o);"
-                );
-            }
+        for (name, dtype, read_only) in self.buffers() {
+            let st = storage_type(dtype, dialect);
+            let line = t.offset_pointer(name, st, read_only, &format!("_{name}_o"));
+            s.push_str(&line.unwrap_or_default());
         }
         let lanes = match self.layout {
             Layout::Rows => BLOCK,

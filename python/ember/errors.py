@@ -98,3 +98,8 @@ def _numbered_excerpt(source: str, log: str, context: int = 2) -> str:
         mark = ">" if n in failing else " "
         out.append(f"{mark}{n:>{width}} | {lines[n - 1]}")
     return "\n".join(out)
+
+
+class PerformanceWarning(UserWarning):
+    """Code that works but is slow (Numba's ``NumbaPerformanceWarning``): e.g. a NumPy array
+    passed to a kernel is copied in and back on every launch."""

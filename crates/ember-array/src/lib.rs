@@ -12,5 +12,6 @@ pub mod random;
 pub mod reduction;
 pub mod ufunc;
 pub mod user_kernel;
+pub mod xoroshiro;
 
 pub use array::Array;

@@ -13,6 +13,7 @@ pub mod reduce;
 pub mod scan;
 pub mod types;
 pub mod user_kernel;
+pub mod xoroshiro;
 
 pub use dialect::Dialect;
 pub use elementwise::{MapKernel, Operand};

@@ -65,6 +65,9 @@ pub enum Error {
     Index(String),
     /// A value that does not fit its type (NumPy raises `OverflowError`).
     Overflow(String),
+    /// A Python kernel uses something the kernel compiler does not support, or is badly
+    /// typed: the message names the file, line and expression.
+    Jit(String),
 }
 
 impl Error {
@@ -170,9 +173,11 @@ impl fmt::Display for Error {
                 }
                 write!(f, "; free arrays you no longer need or raise the limit with get_default_memory_pool().set_limit(size=...)")
             }
-            Error::Value(m) | Error::Type(m) | Error::Index(m) | Error::Overflow(m) => {
-                f.write_str(m)
-            }
+            Error::Value(m)
+            | Error::Type(m)
+            | Error::Index(m)
+            | Error::Overflow(m)
+            | Error::Jit(m) => f.write_str(m),
         }
     }
 }

@@ -61,6 +61,7 @@ pub fn to_py(err: Error) -> PyErr {
             Error::Type(m) => PyTypeError::new_err(m),
             Error::Index(m) => PyIndexError::new_err(m),
             Error::Overflow(m) => pyo3::exceptions::PyOverflowError::new_err(m),
+            Error::Jit(m) => raise(py, "JitError", m, |_| Ok(())),
         }
     })
 }

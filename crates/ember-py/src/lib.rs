@@ -6,6 +6,7 @@ mod array;
 mod dlpack;
 mod errors;
 mod indexing;
+mod jit;
 mod kernel;
 mod launch_args;
 mod linalg;
@@ -15,6 +16,7 @@ mod reduction;
 mod runtime;
 mod ufunc;
 mod user_kernel;
+mod xoroshiro;
 
 use pyo3::prelude::*;
 
@@ -30,8 +32,10 @@ fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     reduction::register(m)?;
     ufunc::register(m)?;
     indexing::register(m)?;
+    jit::register(m)?;
     random::register(m)?;
     user_kernel::register(m)?;
     runtime::register(m)?;
+    xoroshiro::register(m)?;
     Ok(())
 }

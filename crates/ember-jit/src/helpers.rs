@@ -1,0 +1,443 @@
+//! Small C functions generated code calls, each emitted once and only when used: Python's
+//! integer division and modulo, negative-index wrapping, atomics per (operation, dtype,
+//! memory space), and the like.
+
+use ember_codegen::types::value_type;
+use ember_codegen::Dialect;
+use ember_core::dtype::Kind;
+use ember_core::DType;
+
+use crate::types::Space;
+
+/// Atomic read-modify-write operations of `cuda.atomic`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Max,
+    Min,
+    NanMax,
+    NanMin,
+    Exch,
+    And,
+    Or,
+    Xor,
+}
+
+impl AtomicOp {
+    pub fn named(name: &str) -> Option<AtomicOp> {
+        Some(match name {
+            "add" => AtomicOp::Add,
+            "sub" => AtomicOp::Sub,
+            "max" => AtomicOp::Max,
+            "min" => AtomicOp::Min,
+            "nanmax" => AtomicOp::NanMax,
+            "nanmin" => AtomicOp::NanMin,
+            "exch" => AtomicOp::Exch,
+            "and_" => AtomicOp::And,
+            "or_" => AtomicOp::Or,
+            "xor" => AtomicOp::Xor,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add",
+            AtomicOp::Sub => "sub",
+            AtomicOp::Max => "max",
+            AtomicOp::Min => "min",
+            AtomicOp::NanMax => "nanmax",
+            AtomicOp::NanMin => "nanmin",
+            AtomicOp::Exch => "exch",
+            AtomicOp::And => "and",
+            AtomicOp::Or => "or",
+            AtomicOp::Xor => "xor",
+        }
+    }
+
+    /// The new value from the old one `o` and the operand `v`, as a C expression.
+    fn combine(self, o: &str, v: &str) -> String {
+        match self {
+            AtomicOp::Add => format!("{o} + {v}"),
+            AtomicOp::Sub => format!("{o} - {v}"),
+            // Numba's float max/min: with a NaN on either side memory keeps its value; the
+            // nan- forms ignore a NaN operand and replace a NaN in memory.
+            AtomicOp::Max => format!("{v} > {o} ? {v} : {o}"),
+            AtomicOp::Min => format!("{v} < {o} ? {v} : {o}"),
+            AtomicOp::NanMax => format!("(({o} != {o}) || {v} > {o}) ? {v} : {o}"),
+            AtomicOp::NanMin => format!("(({o} != {o}) || {v} < {o}) ? {v} : {o}"),
+            AtomicOp::Exch => v.to_string(),
+            AtomicOp::And => format!("{o} & {v}"),
+            AtomicOp::Or => format!("{o} | {v}"),
+            AtomicOp::Xor => format!("{o} ^ {v}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Helper {
+    /// The struct of an array's shape and byte strides, for `ndim` dimensions.
+    Dims(usize),
+    /// `ember_wrap(i, n)`: a negative index counted from the end.
+    Wrap,
+    /// `ember_clamp(i, lo, hi)`: slice bounds.
+    Clamp,
+    /// `abs` of an integer dtype, keeping the dtype.
+    Abs(DType),
+    /// Python's `//` in a dtype (int64, uint64 or a float).
+    FloorDiv(DType),
+    /// Python's `%` in a dtype.
+    Mod(DType),
+    /// Integer `**`.
+    IntPow(DType),
+    /// Python's `max`/`min` of two values of a dtype (the first wins ties and NaNs).
+    Max(DType),
+    Min(DType),
+    /// `cuda.atomic.<op>` on an element of `dtype` in `space`; returns the old value.
+    Atomic(AtomicOp, DType, Space),
+    /// `cuda.atomic.cas` on an element of `dtype` in `space`.
+    Cas(DType, Space),
+    /// The thread's lane in its warp.
+    LaneId,
+    /// The launch's dynamic shared memory (`cuda.shared.array(0, dtype)`).
+    DynamicShared,
+    /// Complex multiplication and division (OpenCL has no operators for them).
+    ComplexMulDiv(DType),
+}
+
+fn name_of(d: DType) -> &'static str {
+    d.name()
+}
+
+impl Helper {
+    /// The helper's C definition in `dialect`.
+    pub fn source(&self, dialect: Dialect) -> String {
+        let dev = dialect.table().device_fn;
+        let i64t = value_type(DType::I64, dialect);
+        match self {
+            Helper::Dims(n) => {
+                format!("typedef struct {{ {i64t} shape[{n}]; {i64t} strides[{n}]; }} ember_dims{n};\n")
+            }
+            Helper::Wrap => format!(
+                "{dev} {i64t} ember_wrap({i64t} i, {i64t} n) {{ return i < 0 ? i + n : i; }}\n"
+            ),
+            Helper::Clamp => format!(
+                "{dev} {i64t} ember_clamp({i64t} i, {i64t} lo, {i64t} hi) {{ return i < lo ? lo : (i > hi ? hi : i); }}\n"
+            ),
+            Helper::Abs(d) => {
+                let t = value_type(*d, dialect);
+                format!("{dev} {t} ember_abs_{n}({t} x) {{ return x < 0 ? ({t})(0 - x) : x; }}\n", n = name_of(*d))
+            }
+            Helper::FloorDiv(d) => floordiv(*d, dialect),
+            Helper::Mod(d) => modulo(*d, dialect),
+            Helper::IntPow(d) => {
+                let t = value_type(*d, dialect);
+                let negative = if d.kind() == Kind::Int {
+                    // Python gives a float; NumPy's integer power of a negative exponent: 1/b^n
+                    // truncated (1, -1 or 0).
+                    "  if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);\n"
+                } else {
+                    ""
+                };
+                format!(
+                    "{dev} {t} ember_ipow_{n}({t} b, {t} e) {{\n{negative}  {t} r = 1;\n  while (e) {{ if (e & 1) r *= b; b *= b; e >>= 1; }}\n  return r;\n}}\n",
+                    n = name_of(*d)
+                )
+            }
+            Helper::Max(d) | Helper::Min(d) => {
+                let t = value_type(*d, dialect);
+                let (op, which) = if matches!(self, Helper::Max(_)) {
+                    (">", "max")
+                } else {
+                    ("<", "min")
+                };
+                format!(
+                    "{dev} {t} ember_{which}_{n}({t} a, {t} b) {{ return b {op} a ? b : a; }}\n",
+                    n = name_of(*d)
+                )
+            }
+            Helper::Atomic(op, d, space) => atomic(*op, *d, *space, dialect),
+            Helper::Cas(d, space) => cas(*d, *space, dialect),
+            Helper::LaneId => match dialect {
+                Dialect::Cuda => format!("{dev} int ember_laneid(void) {{ unsigned int l; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return (int)l; }}\n"),
+                Dialect::OpenCl => format!("{dev} int ember_laneid(void) {{ return (int)((get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0)) & 31; }}\n"),
+            },
+            Helper::DynamicShared => match dialect {
+                Dialect::Cuda => format!("extern __shared__ __align__(16) unsigned char ember_dynamic_shared[];\n{dev} long long ember_dynamic_shared_size(void) {{ unsigned int s; asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(s)); return (long long)s; }}\n"),
+                Dialect::OpenCl => String::new(),
+            },
+            Helper::ComplexMulDiv(d) => {
+                let (c, r) = if *d == DType::C64 { ("ember_c64", "float") } else { ("ember_c128", "double") };
+                let n = name_of(*d);
+                match dialect {
+                    Dialect::Cuda => String::new(),
+                    Dialect::OpenCl => format!(
+                        "{dev} {c} ember_cmul_{n}({c} a, {c} b) {{ return ({c})(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}\n{dev} {c} ember_cdiv_{n}({c} a, {c} b) {{ {r} d = b.x * b.x + b.y * b.y; return ({c})((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d); }}\n"
+                    ),
+                }
+            }
+        }
+    }
+}
+
+fn floordiv(d: DType, dialect: Dialect) -> String {
+    let dev = dialect.table().device_fn;
+    let t = value_type(d, dialect);
+    let n = name_of(d);
+    match d.kind() {
+        // NumPy's npy_divmod: floor of the quotient, exact at the boundaries.
+        Kind::Float => format!(
+            "{dev} {t} ember_floordiv_{n}({t} a, {t} b) {{\n  if (b == 0) return a / b;\n  {t} m = fmod(a, b);\n  {t} q = (a - m) / b;\n  if (m != 0 && ((b < 0) != (m < 0))) q -= 1;\n  if (q == 0) return copysign(({t})0, a / b);\n  {t} f = floor(q);\n  if (q - f > ({t})0.5) f += 1;\n  return f;\n}}\n"
+        ),
+        Kind::Int => format!(
+            "{dev} {t} ember_floordiv_{n}({t} a, {t} b) {{\n  if (b == 0) return 0;\n  {t} q = a / b;\n  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;\n  return q;\n}}\n"
+        ),
+        _ => format!("{dev} {t} ember_floordiv_{n}({t} a, {t} b) {{ return b == 0 ? 0 : a / b; }}\n"),
+    }
+}
+
+fn modulo(d: DType, dialect: Dialect) -> String {
+    let dev = dialect.table().device_fn;
+    let t = value_type(d, dialect);
+    let n = name_of(d);
+    match d.kind() {
+        Kind::Float => format!(
+            "{dev} {t} ember_mod_{n}({t} a, {t} b) {{\n  if (b == 0) return fmod(a, b);\n  {t} m = fmod(a, b);\n  if (m != 0) {{ if ((b < 0) != (m < 0)) m += b; }} else {{ m = copysign(({t})0, b); }}\n  return m;\n}}\n"
+        ),
+        Kind::Int => format!(
+            "{dev} {t} ember_mod_{n}({t} a, {t} b) {{\n  if (b == 0) return 0;\n  {t} m = a % b;\n  if (m != 0 && ((m < 0) != (b < 0))) m += b;\n  return m;\n}}\n"
+        ),
+        _ => format!("{dev} {t} ember_mod_{n}({t} a, {t} b) {{ return b == 0 ? 0 : a % b; }}\n"),
+    }
+}
+
+/// The unsigned integer type of `d`'s width, and the functions reinterpreting `d`'s bits as
+/// it and back (CUDA, OpenCL).
+fn bits_type(d: DType, dialect: Dialect) -> (&'static str, String, String) {
+    let wide = d.itemsize() == 8;
+    match dialect {
+        Dialect::Cuda => {
+            let u = if wide {
+                "unsigned long long"
+            } else {
+                "unsigned int"
+            };
+            let (to, from) = match d {
+                DType::F32 => ("__float_as_uint".into(), "__uint_as_float".into()),
+                DType::F64 => (
+                    "(unsigned long long)__double_as_longlong".into(),
+                    "__longlong_as_double((long long)".into(),
+                ),
+                _ => (format!("({u})"), format!("({})", value_type(d, dialect))),
+            };
+            (u, to, from)
+        }
+        Dialect::OpenCl => {
+            let u = if wide { "ulong" } else { "uint" };
+            let (to, from) = match d {
+                DType::F32 => ("as_uint".into(), "as_float".into()),
+                DType::F64 => ("as_ulong".into(), "as_double".into()),
+                _ => (format!("({u})"), format!("({})", value_type(d, dialect))),
+            };
+            (u, to, from)
+        }
+    }
+}
+
+fn pointer(d: DType, space: Space, dialect: Dialect) -> String {
+    let q = match (dialect, space) {
+        (Dialect::Cuda, _) => "",
+        (Dialect::OpenCl, Space::Shared) => "__local ",
+        (Dialect::OpenCl, _) => "__global ",
+    };
+    format!("{q}{}*", value_type(d, dialect))
+}
+
+fn space_name(space: Space) -> &'static str {
+    match space {
+        Space::Shared => "s",
+        Space::Local => "l",
+        _ => "g",
+    }
+}
+
+/// Name of the atomic helper for `op` on `d` in `space`.
+pub fn atomic_name(op: AtomicOp, d: DType, space: Space) -> String {
+    format!(
+        "ember_atomic_{}_{}_{}",
+        op.name(),
+        d.name(),
+        space_name(space)
+    )
+}
+
+pub fn cas_name(d: DType, space: Space) -> String {
+    format!("ember_atomic_cas_{}_{}", d.name(), space_name(space))
+}
+
+/// The hardware compare-and-swap of `bits`-wide unsigned words at `p`.
+fn cas_call(dialect: Dialect, wide: bool, space: Space, p: &str, old: &str, new: &str) -> String {
+    match dialect {
+        Dialect::Cuda => format!("atomicCAS({p}, {old}, {new})"),
+        Dialect::OpenCl => {
+            let q = if space == Space::Shared {
+                "__local"
+            } else {
+                "__global"
+            };
+            let (f, u) = if wide {
+                ("atom_cmpxchg", "ulong")
+            } else {
+                ("atomic_cmpxchg", "uint")
+            };
+            format!("{f}((volatile {q} {u}*){p}, {old}, {new})")
+        }
+    }
+}
+
+fn atomic(op: AtomicOp, d: DType, space: Space, dialect: Dialect) -> String {
+    let dev = dialect.table().device_fn;
+    let t = value_type(d, dialect);
+    let name = atomic_name(op, d, space);
+    let ptr = pointer(d, space, dialect);
+    let wide = d.itemsize() == 8;
+    // A native instruction where the hardware has one for this type.
+    if let Some(call) = native_atomic(op, d, space, dialect) {
+        return format!("{dev} {t} {name}({ptr} p, {t} v) {{ return {call}; }}\n");
+    }
+    let (u, to_bits, from_bits) = bits_type(d, dialect);
+    let close = if from_bits.ends_with('(') { "))" } else { ")" };
+    let q = match (dialect, space) {
+        (Dialect::OpenCl, Space::Shared) => "__local ",
+        (Dialect::OpenCl, _) => "__global ",
+        _ => "",
+    };
+    let cas = cas_call(
+        dialect,
+        wide,
+        space,
+        "q",
+        "assumed",
+        &format!("{to_bits}(n)"),
+    );
+    format!(
+        "{dev} {t} {name}({ptr} p, {t} v) {{\n  {q}{u}* q = ({q}{u}*)p;\n  {u} old = *q, assumed;\n  do {{\n    assumed = old;\n    {t} o = {from_bits}assumed{close};\n    {t} n = {};\n    old = {cas};\n  }} while (assumed != old);\n  return {from_bits}old{close};\n}}\n",
+        op.combine("o", "v")
+    )
+}
+
+/// The single call that does `op` on `d`, if the dialect has one.
+fn native_atomic(op: AtomicOp, d: DType, space: Space, dialect: Dialect) -> Option<String> {
+    use AtomicOp::*;
+    match dialect {
+        Dialect::Cuda => {
+            let op = integer_form(op, d);
+            let f = match op {
+                Add => "atomicAdd",
+                Sub => "atomicSub",
+                Max => "atomicMax",
+                Min => "atomicMin",
+                NanMax | NanMin => return None,
+                Exch => "atomicExch",
+                And => "atomicAnd",
+                Or => "atomicOr",
+                Xor => "atomicXor",
+            };
+            match (d, op) {
+                (DType::I32 | DType::U32, _) => Some(format!("{f}(p, v)")),
+                (DType::U64, Sub) => Some("atomicAdd(p, (unsigned long long)(0ULL - v))".into()),
+                (DType::U64, _) => Some(format!("{f}(p, v)")),
+                (DType::I64, Add | Exch | And | Or | Xor) => Some(format!(
+                    "(long long){f}((unsigned long long*)p, (unsigned long long)v)"
+                )),
+                (DType::I64, Sub) => Some(
+                    "(long long)atomicAdd((unsigned long long*)p, (unsigned long long)(-v))".into(),
+                ),
+                (DType::I64, Max | Min) => Some(format!("{f}(p, v)")),
+                (DType::F32 | DType::F64, Add) => Some("atomicAdd(p, v)".into()),
+                (DType::F32 | DType::F64, Sub) => Some("atomicAdd(p, -v)".into()),
+                (DType::F32, Exch) => Some("atomicExch(p, v)".into()),
+                _ => None,
+            }
+        }
+        Dialect::OpenCl => {
+            let op = integer_form(op, d);
+            let q = if space == Space::Shared {
+                "__local"
+            } else {
+                "__global"
+            };
+            let f32name = match op {
+                Add => "atomic_add",
+                Sub => "atomic_sub",
+                Max => "atomic_max",
+                Min => "atomic_min",
+                NanMax | NanMin => return None,
+                Exch => "atomic_xchg",
+                And => "atomic_and",
+                Or => "atomic_or",
+                Xor => "atomic_xor",
+            };
+            match d {
+                DType::I32 | DType::U32 => Some(format!(
+                    "{f32name}((volatile {q} {}*)p, v)",
+                    value_type(d, dialect)
+                )),
+                DType::I64 | DType::U64 => Some(format!(
+                    "{}((volatile {q} {}*)p, v)",
+                    f32name.replacen("atomic_", "atom_", 1),
+                    value_type(d, dialect)
+                )),
+                DType::F32 if op == Exch => Some(format!("atomic_xchg((volatile {q} float*)p, v)")),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// On integers the NaN-aware forms are the plain ones.
+fn integer_form(op: AtomicOp, d: DType) -> AtomicOp {
+    match op {
+        AtomicOp::NanMax if d.kind() != Kind::Float => AtomicOp::Max,
+        AtomicOp::NanMin if d.kind() != Kind::Float => AtomicOp::Min,
+        other => other,
+    }
+}
+
+fn cas(d: DType, space: Space, dialect: Dialect) -> String {
+    let dev = dialect.table().device_fn;
+    let t = value_type(d, dialect);
+    let ptr = pointer(d, space, dialect);
+    let (u, to_bits, from_bits) = bits_type(d, dialect);
+    let close = if from_bits.ends_with('(') { "))" } else { ")" };
+    let q = match (dialect, space) {
+        (Dialect::OpenCl, Space::Shared) => "__local ",
+        (Dialect::OpenCl, _) => "__global ",
+        _ => "",
+    };
+    let call = cas_call(
+        dialect,
+        d.itemsize() == 8,
+        space,
+        &format!("({q}{u}*)p"),
+        &format!("{to_bits}(expected)"),
+        &format!("{to_bits}(v)"),
+    );
+    format!(
+        "{dev} {t} {}({ptr} p, {t} expected, {t} v) {{ return {from_bits}{call}{close}; }}\n",
+        cas_name(d, space)
+    )
+}
+
+/// The OpenCL extensions generated code needs for 64-bit atomics.
+pub fn opencl_pragmas(helpers: &std::collections::BTreeSet<Helper>) -> String {
+    let wide = helpers
+        .iter()
+        .any(|h| matches!(h, Helper::Atomic(_, d, _) | Helper::Cas(d, _) if d.itemsize() == 8));
+    if wide {
+        "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n".into()
+    } else {
+        String::new()
+    }
+}

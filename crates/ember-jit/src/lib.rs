@@ -1,0 +1,21 @@
+//! ember's compiler for kernels written in Python (Numba's `@cuda.jit` language).
+//!
+//! Python parses the function (`ember/_jit/front.py`), resolves every free name and hands a
+//! plain tree over as JSON ([`ast`]). Here each function is typed per argument-type signature
+//! with Numba's rules ([`types`]), and written as C through ember-codegen's dialect tables:
+//! the same tree becomes CUDA C or OpenCL C.
+
+pub mod ast;
+mod calls;
+pub mod compiler;
+pub mod dispatch;
+mod error;
+mod expr;
+mod function;
+mod helpers;
+pub mod types;
+
+pub use ast::Program;
+pub use compiler::{compile_device, compile_kernel, DeviceSource, KernelSource, ParamSlot};
+pub use dispatch::{Dispatcher, JitArg, LaunchConfig};
+pub use types::{parse_arg_type, parse_signature, ArrayTy, Layout, Space, Ty};

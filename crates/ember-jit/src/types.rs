@@ -1,0 +1,413 @@
+//! Types of kernel values, with Numba's rules for combining them.
+
+use std::fmt;
+
+use ember_core::dtype::Kind;
+use ember_core::DType;
+
+/// Where an array's elements live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Space {
+    /// Device memory passed in as an argument.
+    Global,
+    /// `cuda.shared.array`: one per block.
+    Shared,
+    /// `cuda.local.array`: one per thread.
+    Local,
+    /// `cuda.const.array_like` or a global NumPy array: read-only, in the program.
+    Const,
+}
+
+/// Memory order of an array: `C` (C-contiguous, strides follow from the shape) or `A` (any
+/// strides), as Numba's `float32[::1]` and `float32[:]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    C,
+    A,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayTy {
+    pub dtype: DType,
+    pub ndim: usize,
+    pub layout: Layout,
+    pub space: Space,
+    /// The shape, when fixed at compile time (shared, local and constant arrays).
+    pub fixed: Option<Vec<i64>>,
+}
+
+impl ArrayTy {
+    pub fn global(dtype: DType, ndim: usize, layout: Layout) -> ArrayTy {
+        ArrayTy {
+            dtype,
+            ndim,
+            layout,
+            space: Space::Global,
+            fixed: None,
+        }
+    }
+}
+
+/// The type of a value in a kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Scalar(DType),
+    Array(ArrayTy),
+    Tuple(Vec<Ty>),
+    /// No value (a function without `return x`).
+    None,
+}
+
+pub const INT64: Ty = Ty::Scalar(DType::I64);
+pub const FLOAT64: Ty = Ty::Scalar(DType::F64);
+pub const INT32: Ty = Ty::Scalar(DType::I32);
+pub const BOOL: Ty = Ty::Scalar(DType::Bool);
+
+impl Ty {
+    pub fn scalar(&self) -> Option<DType> {
+        match self {
+            Ty::Scalar(d) => Some(*d),
+            _ => None,
+        }
+    }
+
+    pub fn is_int(&self) -> bool {
+        matches!(self.scalar().map(DType::kind), Some(Kind::Int | Kind::UInt))
+    }
+
+    pub fn is_integral(&self) -> bool {
+        matches!(
+            self.scalar().map(DType::kind),
+            Some(Kind::Int | Kind::UInt | Kind::Bool)
+        )
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Scalar(d) => f.write_str(d.name()),
+            Ty::Array(a) => {
+                let space = match a.space {
+                    Space::Global => "",
+                    Space::Shared => "shared ",
+                    Space::Local => "local ",
+                    Space::Const => "constant ",
+                };
+                let layout = match a.layout {
+                    Layout::C => "C",
+                    Layout::A => "A",
+                };
+                write!(f, "{space}array({}, {}d, {layout})", a.dtype.name(), a.ndim)
+            }
+            Ty::Tuple(items) => {
+                f.write_str("(")?;
+                for (i, t) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                if items.len() == 1 {
+                    f.write_str(",")?;
+                }
+                f.write_str(")")
+            }
+            Ty::None => f.write_str("none"),
+        }
+    }
+}
+
+fn bits(d: DType) -> usize {
+    d.itemsize() * 8
+}
+
+fn int_of(signed: bool, bits: usize) -> DType {
+    match (signed, bits) {
+        (true, 8) => DType::I8,
+        (true, 16) => DType::I16,
+        (true, 32) => DType::I32,
+        (true, _) => DType::I64,
+        (false, 8) => DType::U8,
+        (false, 16) => DType::U16,
+        (false, 32) => DType::U32,
+        (false, _) => DType::U64,
+    }
+}
+
+/// Numba's integer arithmetic: at least 64 bits; signed when either side is signed.
+pub fn int_arith(a: DType, b: DType) -> DType {
+    let signed = |d: DType| d.kind() != Kind::UInt;
+    let width = bits(a).max(bits(b)).max(64);
+    int_of(signed(a) || signed(b), width)
+}
+
+/// NumPy's `promote_types`, which Numba uses for every pair that is not two integers.
+pub fn promote(a: DType, b: DType) -> DType {
+    use Kind::*;
+    if a == b {
+        return a;
+    }
+    let (ka, kb) = (a.kind(), b.kind());
+    match (ka, kb) {
+        (Bool, _) => b,
+        (_, Bool) => a,
+        (Int | UInt, Int | UInt) => {
+            let (sa, sb) = (ka == Int, kb == Int);
+            if sa == sb {
+                return int_of(sa, bits(a).max(bits(b)));
+            }
+            let (s, u) = if sa { (a, b) } else { (b, a) };
+            if bits(s) > bits(u) {
+                s
+            } else if bits(u) < 64 {
+                int_of(true, bits(u) * 2)
+            } else {
+                DType::F64
+            }
+        }
+        (Int | UInt, Float) | (Float, Int | UInt) => {
+            let (i, f) = if ka == Float { (b, a) } else { (a, b) };
+            // The float must hold every value of the integer exactly enough, as NumPy says.
+            let need = match bits(i) {
+                8 => 16,
+                16 => 32,
+                _ => 64,
+            };
+            float_of(bits(f).max(need))
+        }
+        (Float, Float) => float_of(bits(a).max(bits(b))),
+        (Complex, _) | (_, Complex) => {
+            let (c, o) = if ka == Complex { (a, b) } else { (b, a) };
+            let part = match o.kind() {
+                Complex => bits(o) / 2,
+                Float => bits(o),
+                Int | UInt if bits(o) <= 16 => 32,
+                Int | UInt => 64,
+                Bool => 32,
+            };
+            if (bits(c) / 2).max(part) > 32 {
+                DType::C128
+            } else {
+                DType::C64
+            }
+        }
+    }
+}
+
+fn float_of(bits: usize) -> DType {
+    match bits {
+        16 => DType::F16,
+        32 => DType::F32,
+        _ => DType::F64,
+    }
+}
+
+/// The type both sides of an arithmetic operator are brought to (Numba's overload choice):
+/// two integers widen to 64 bits; an integer with float32 stays float32 only for integers
+/// float32 holds exactly by Numba's conversion rules (bool, int8, int16, uint8).
+pub fn arith(a: DType, b: DType) -> DType {
+    let integral = |d: DType| matches!(d.kind(), Kind::Int | Kind::UInt | Kind::Bool);
+    if integral(a) && integral(b) {
+        return int_arith(
+            if a == DType::Bool { DType::I64 } else { a },
+            if b == DType::Bool { DType::I64 } else { b },
+        );
+    }
+    let small = |d: DType| matches!(d, DType::Bool | DType::I8 | DType::I16 | DType::U8);
+    match (a, b) {
+        (DType::F32, i) | (i, DType::F32) if integral(i) => {
+            if small(i) {
+                DType::F32
+            } else {
+                DType::F64
+            }
+        }
+        (c, i) | (i, c) if c.kind() == Kind::Complex && integral(i) => DType::C128,
+        _ => promote(a, b),
+    }
+}
+
+/// The type a variable takes when assigned values of types `a` and `b` (in different
+/// branches or iterations): NumPy's `promote_types`, as Numba unifies; `None` when they do
+/// not unify.
+pub fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
+    if a == b {
+        return Some(a.clone());
+    }
+    match (a, b) {
+        (Ty::Scalar(x), Ty::Scalar(y)) => Some(Ty::Scalar(promote(*x, *y))),
+        (Ty::Tuple(x), Ty::Tuple(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| unify(p, q))
+            .collect::<Option<Vec<_>>>()
+            .map(Ty::Tuple),
+        (Ty::Array(x), Ty::Array(y))
+            if x.dtype == y.dtype
+                && x.ndim == y.ndim
+                && x.space == y.space
+                && x.fixed == y.fixed =>
+        {
+            Some(Ty::Array(ArrayTy {
+                layout: Layout::A,
+                ..x.clone()
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// Parses one argument type as Numba writes it: `float32`, `int64[:]`, `float32[:, ::1]`,
+/// `f4[:,:]`, `uint8[::1]`.
+pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
+    let t = text.trim();
+    let (base, dims) = match t.find('[') {
+        Some(i) => {
+            if !t.ends_with(']') {
+                return Err(format!("'{t}' is not a type: a '[' without its ']'"));
+            }
+            (&t[..i], Some(&t[i + 1..t.len() - 1]))
+        }
+        None => (t, None),
+    };
+    let dtype = dtype_named(base.trim()).ok_or_else(|| {
+        format!(
+            "'{}' is not a type ember knows (use a NumPy dtype name such as float32 or int64)",
+            base.trim()
+        )
+    })?;
+    let Some(dims) = dims else {
+        return Ok(Ty::Scalar(dtype));
+    };
+    let parts: Vec<&str> = dims.split(',').map(str::trim).collect();
+    let mut layout = Layout::A;
+    for (i, p) in parts.iter().enumerate() {
+        match *p {
+            ":" => {}
+            "::1" if i + 1 == parts.len() => layout = Layout::C,
+            _ => {
+                return Err(format!(
+                    "'{t}': each dimension of an array type is ':' (or '::1' for the last, meaning C-contiguous), got '{p}'"
+                ))
+            }
+        }
+    }
+    Ok(Ty::Array(ArrayTy::global(dtype, parts.len(), layout)))
+}
+
+/// Parses a Numba signature `void(float32[:], int32)` (or `(float32[:], int32)`) into its
+/// return type and argument types.
+pub fn parse_signature(text: &str) -> Result<(Option<Ty>, Vec<Ty>), String> {
+    let t = text.trim();
+    let open = t.find('(').ok_or_else(|| {
+        format!("signature '{t}' has no argument list: write e.g. 'void(float32[:], int32)'")
+    })?;
+    if !t.ends_with(')') {
+        return Err(format!("signature '{t}' must end with ')'"));
+    }
+    let ret = t[..open].trim();
+    let ret = match ret {
+        "" | "void" | "none" => None,
+        r => Some(parse_arg_type(r)?),
+    };
+    let inner = &t[open + 1..t.len() - 1];
+    let mut args = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                args.push(parse_arg_type(&inner[start..i])?);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !inner[start..].trim().is_empty() {
+        args.push(parse_arg_type(&inner[start..])?);
+    }
+    Ok((ret, args))
+}
+
+/// A dtype by NumPy's or Numba's name (`float32`, `f4`, `intp`, `bool_`, `boolean`).
+pub fn dtype_named(name: &str) -> Option<DType> {
+    Some(match name {
+        "bool" | "bool_" | "boolean" | "b1" => DType::Bool,
+        "int8" | "i1" | "byte" => DType::I8,
+        "int16" | "i2" => DType::I16,
+        "int32" | "i4" | "intc" => DType::I32,
+        "int64" | "i8" | "intp" | "int_" => DType::I64,
+        "uint8" | "u1" | "ubyte" => DType::U8,
+        "uint16" | "u2" => DType::U16,
+        "uint32" | "u4" | "uintc" => DType::U32,
+        "uint64" | "u8" | "uintp" => DType::U64,
+        "float16" | "f2" | "half" => DType::F16,
+        "float32" | "f4" | "single" => DType::F32,
+        "float64" | "f8" | "double" | "float_" => DType::F64,
+        "complex64" | "c8" | "csingle" => DType::C64,
+        "complex128" | "c16" | "cdouble" | "complex_" => DType::C128,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_arithmetic_widens_to_64_bits_like_numba() {
+        assert_eq!(arith(DType::I32, DType::I32), DType::I64);
+        assert_eq!(arith(DType::U32, DType::U8), DType::U64);
+        assert_eq!(arith(DType::U64, DType::I64), DType::I64);
+        assert_eq!(arith(DType::Bool, DType::Bool), DType::I64);
+    }
+
+    #[test]
+    fn mixed_kinds_follow_numpy_promotion() {
+        assert_eq!(arith(DType::F32, DType::I64), DType::F64);
+        assert_eq!(arith(DType::F32, DType::I16), DType::F32);
+        assert_eq!(arith(DType::F32, DType::U16), DType::F64);
+        assert_eq!(arith(DType::I32, DType::C64), DType::C128);
+        assert_eq!(arith(DType::F32, DType::F32), DType::F32);
+        assert_eq!(arith(DType::F32, DType::C64), DType::C64);
+        assert_eq!(arith(DType::F64, DType::C64), DType::C128);
+        assert_eq!(promote(DType::I64, DType::U64), DType::F64);
+    }
+
+    #[test]
+    fn unification_widens_and_rejects_mismatches() {
+        assert_eq!(unify(&INT64, &FLOAT64), Some(FLOAT64));
+        assert_eq!(unify(&INT32, &INT64), Some(INT64));
+        assert_eq!(unify(&INT64, &Ty::Scalar(DType::U64)), Some(FLOAT64));
+        assert_eq!(unify(&BOOL, &INT32), Some(INT32));
+        let arr = Ty::Array(ArrayTy::global(DType::F32, 1, Layout::C));
+        assert_eq!(unify(&arr, &INT64), None);
+        assert_eq!(
+            unify(
+                &Ty::Tuple(vec![INT64, INT32]),
+                &Ty::Tuple(vec![FLOAT64, INT64])
+            ),
+            Some(Ty::Tuple(vec![FLOAT64, INT64]))
+        );
+    }
+
+    #[test]
+    fn signatures_parse_as_numba_writes_them() {
+        let (ret, args) = parse_signature("void(float32[:], float32[:, ::1], int32)").unwrap();
+        assert_eq!(ret, None);
+        assert_eq!(
+            args,
+            vec![
+                Ty::Array(ArrayTy::global(DType::F32, 1, Layout::A)),
+                Ty::Array(ArrayTy::global(DType::F32, 2, Layout::C)),
+                INT32
+            ]
+        );
+        assert!(parse_signature("void(float31[:])")
+            .unwrap_err()
+            .contains("float31"));
+        assert!(parse_arg_type("f4[::2]").unwrap_err().contains("::2"));
+    }
+}

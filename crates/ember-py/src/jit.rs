@@ -1,0 +1,263 @@
+//! `@cuda.jit` kernels: `kernel[grid, block, stream, shared](*args)` read in native code,
+//! handed to `ember_jit::Dispatcher`.
+
+use std::sync::OnceLock;
+
+use ember_core::{DType, Error, Scalar};
+use ember_jit::{Dispatcher, JitArg, LaunchConfig};
+use ember_runtime::Handle;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple};
+use smallvec::SmallVec;
+
+use crate::errors::IntoPyResult;
+use crate::launch_args::{dims3, known, scalar_value};
+
+/// The native half of `ember.cuda.jit`'s dispatcher (the Python class derives from it).
+#[pyclass(name = "JitKernel", module = "ember._ember", subclass, frozen)]
+pub struct NativeJitKernel {
+    dispatcher: OnceLock<Dispatcher>,
+    /// A Python callable returning the kernel's tree as JSON (the front runs on first need,
+    /// so names defined after the kernel resolve, as in Numba).
+    front: OnceLock<Py<PyAny>>,
+}
+
+impl NativeJitKernel {
+    fn dispatcher(&self) -> PyResult<&Dispatcher> {
+        self.dispatcher
+            .get()
+            .ok_or_else(|| PyValueError::new_err("the jit kernel was not initialised"))
+    }
+}
+
+/// Runs `work` with the Python front available as a callback; a Python exception raised by
+/// the front (a `JitError` naming the user's line) comes back as itself.
+fn with_front<T>(
+    py: Python<'_>,
+    front: &Py<PyAny>,
+    work: impl FnOnce(&mut dyn FnMut() -> ember_core::Result<String>) -> ember_core::Result<T>,
+) -> PyResult<T> {
+    let mut raised: Option<PyErr> = None;
+    let mut call = || -> ember_core::Result<String> {
+        match front.call0(py).and_then(|v| v.extract::<String>(py)) {
+            Ok(s) => Ok(s),
+            Err(e) => {
+                raised = Some(e);
+                Err(Error::Jit("the Python front failed".into()))
+            }
+        }
+    };
+    let result = work(&mut call);
+    match (result, raised) {
+        (Ok(v), _) => Ok(v),
+        (Err(_), Some(e)) => Err(e),
+        (Err(e), None) => Err(crate::errors::to_py(e)),
+    }
+}
+
+fn current_device() -> PyResult<&'static ember_runtime::Device> {
+    ember_runtime::device(ember_runtime::current_device()).py()
+}
+
+#[pymethods]
+impl NativeJitKernel {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Self {
+        NativeJitKernel {
+            dispatcher: OnceLock::new(),
+            front: OnceLock::new(),
+        }
+    }
+
+    /// Sets the kernel's name, options and front once (from the Python `__init__`).
+    fn _setup(&self, name: &str, fastmath: bool, front: Py<PyAny>) -> PyResult<()> {
+        let ok = self.dispatcher.set(Dispatcher::new(name, fastmath)).is_ok()
+            && self.front.set(front).is_ok();
+        if ok {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err("a jit kernel is set up once"))
+        }
+    }
+
+    /// Compiles an explicit signature (argument types as Numba writes them) now.
+    fn _add_signature(&self, py: Python<'_>, types: Vec<String>) -> PyResult<()> {
+        let d = self.dispatcher()?;
+        let tys = types
+            .iter()
+            .map(|t| ember_jit::parse_arg_type(t).map_err(PyTypeError::new_err))
+            .collect::<PyResult<Vec<_>>>()?;
+        let device = current_device()?;
+        let front = self
+            .front
+            .get()
+            .ok_or_else(|| PyValueError::new_err("no front"))?;
+        with_front(py, front, |f| d.add_signature(device, tys, f).map(|_| ()))
+    }
+
+    /// The generated C of every compiled specialisation, by signature.
+    fn _sources(&self) -> PyResult<Vec<(String, String)>> {
+        Ok(self.dispatcher()?.sources())
+    }
+
+    /// `kernel[griddim, blockdim]` or `kernel[griddim, blockdim, stream, sharedmem]`.
+    fn __getitem__(slf: &Bound<'_, Self>, config: &Bound<'_, PyAny>) -> PyResult<JitLaunch> {
+        let items: Vec<Bound<'_, PyAny>> = match config.cast::<PyTuple>() {
+            Ok(t) => t.iter().collect(),
+            Err(_) => vec![config.clone()],
+        };
+        if !(2..=4).contains(&items.len()) {
+            return Err(PyValueError::new_err(format!(
+                "a launch configuration is kernel[griddim, blockdim] or kernel[griddim, blockdim, stream, sharedmem], got {} item(s)",
+                items.len()
+            )));
+        }
+        let grid = dims3(&items[0], "griddim")?;
+        let block = dims3(&items[1], "blockdim")?;
+        let stream = match items.get(2) {
+            None => None,
+            Some(s) if s.is_none() => None,
+            Some(s) if s.cast::<PyInt>().is_ok() => match s.extract::<u64>()? {
+                0 => None,
+                h => Some(h as Handle),
+            },
+            Some(s) => Some(s.getattr(pyo3::intern!(s.py(), "ptr"))?.extract::<u64>()? as Handle),
+        };
+        let shared_bytes = match items.get(3) {
+            None => 0,
+            Some(v) => v.extract::<u32>().map_err(|_| {
+                PyValueError::new_err(format!(
+                    "sharedmem must be a non-negative number of bytes, got {v}"
+                ))
+            })?,
+        };
+        Ok(JitLaunch {
+            kernel: slf.clone().unbind(),
+            grid,
+            block,
+            stream,
+            shared_bytes,
+        })
+    }
+}
+
+/// A configured launch: `kernel[grid, block](*args)`.
+#[pyclass(name = "JitLaunch", module = "ember._ember", frozen)]
+pub struct JitLaunch {
+    kernel: Py<NativeJitKernel>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    stream: Option<Handle>,
+    shared_bytes: u32,
+}
+
+/// An argument read from Python.
+enum Owned {
+    Array(ember_array::Array),
+    Scalar(Scalar, DType),
+}
+
+#[pymethods]
+impl JitLaunch {
+    #[pyo3(signature = (*args))]
+    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<()> {
+        let kernel = self.kernel.bind(py);
+        let native = kernel.get();
+        let dispatcher = native.dispatcher()?;
+        let known = known()?;
+        let mut owned: SmallVec<[Owned; 8]> = SmallVec::new();
+        let mut writebacks: Vec<Bound<'_, PyAny>> = Vec::new();
+        for a in args.iter() {
+            owned.push(read_arg(&a, known, kernel, &mut writebacks)?);
+        }
+        let jit_args: SmallVec<[JitArg<'_>; 8]> = owned
+            .iter()
+            .map(|o| match o {
+                Owned::Array(a) => JitArg::Array(a),
+                Owned::Scalar(v, d) => JitArg::Scalar(*v, *d),
+            })
+            .collect();
+        let device = current_device()?;
+        let config = LaunchConfig {
+            grid: self.grid,
+            block: self.block,
+            shared_bytes: self.shared_bytes,
+            stream: self
+                .stream
+                .unwrap_or_else(|| ember_runtime::current_stream(device)),
+        };
+        let front = native
+            .front
+            .get()
+            .ok_or_else(|| PyValueError::new_err("no front"))?;
+        with_front(py, front, |f| {
+            dispatcher.launch(device, &jit_args, &config, f)
+        })?;
+        // NumPy arguments were copied in: copy them back, as Numba does.
+        for w in writebacks {
+            w.call0()?;
+        }
+        Ok(())
+    }
+}
+
+/// One argument: ember arrays and Python/NumPy scalars natively; anything else (NumPy
+/// arrays, CUDA-array-interface and DLPack objects) through the kernel's `_convert_arg`.
+fn read_arg<'py>(
+    a: &Bound<'py, PyAny>,
+    known: &crate::launch_args::KnownTypes,
+    kernel: &Bound<'py, NativeJitKernel>,
+    writebacks: &mut Vec<Bound<'py, PyAny>>,
+) -> PyResult<Owned> {
+    if known.is_ndarray(a) {
+        return Ok(Owned::Array(known.array_of(a)?));
+    }
+    if a.is_exact_instance_of::<PyBool>() {
+        return Ok(Owned::Scalar(Scalar::Bool(a.is_truthy()?), DType::Bool));
+    }
+    if a.is_exact_instance_of::<PyInt>() {
+        return Ok(match a.extract::<i64>() {
+            Ok(v) => Owned::Scalar(Scalar::Int(v), DType::I64),
+            Err(_) => Owned::Scalar(
+                Scalar::UInt(a.extract::<u64>().map_err(|_| {
+                    PyValueError::new_err(format!("integer argument {a} does not fit in 64 bits"))
+                })?),
+                DType::U64,
+            ),
+        });
+    }
+    if a.is_exact_instance_of::<PyFloat>() {
+        return Ok(Owned::Scalar(Scalar::Float(a.extract()?), DType::F64));
+    }
+    if let Ok(c) = a.cast::<PyComplex>() {
+        return Ok(Owned::Scalar(
+            Scalar::Complex(c.real(), c.imag()),
+            DType::C128,
+        ));
+    }
+    if let Some(d) = known.numpy_scalar(a) {
+        return Ok(Owned::Scalar(scalar_value(a, d)?, d));
+    }
+    let converted = kernel.call_method1(pyo3::intern!(a.py(), "_convert_arg"), (a,))?;
+    let pair = converted.cast::<PyTuple>()?;
+    let value = pair.get_item(0)?;
+    let writeback = pair.get_item(1)?;
+    if !writeback.is_none() {
+        writebacks.push(writeback);
+    }
+    if known.is_ndarray(&value) {
+        return Ok(Owned::Array(known.array_of(&value)?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "cannot pass {} to a kernel",
+        value.get_type().name()?
+    )))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeJitKernel>()?;
+    m.add_class::<JitLaunch>()?;
+    Ok(())
+}

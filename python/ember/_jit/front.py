@@ -1,0 +1,380 @@
+"""The front of the kernel compiler: a Python function's source, parsed with ``ast``, with
+every free name resolved, written as the plain JSON tree ``ember-jit`` reads.
+
+Locals are what Python itself deems local (parameters and assigned names). Every other name
+is looked up now, in the closure, then the globals, then the builtins, and replaced by what
+it denotes: a constant (inlined), a device function (numbered; its own tree is added), a
+NumPy array (a constant array), or an intrinsic (``cuda.grid``, ``math.sqrt``, a dtype).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import json
+import math
+import textwrap
+import types
+
+import numpy as np
+
+from .._intrinsic import DeviceOnly
+from ..errors import JitError
+
+# Python builtins a kernel may call.
+_BUILTINS = {getattr(builtins, n): "builtin." + n for n in (
+    "range", "len", "abs", "min", "max", "round", "int", "float", "bool", "complex", "pow", "divmod",
+)}
+
+# NumPy functions that work on scalars in kernels (same typing as their math twins).
+_NUMPY_FUNCS = (
+    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos",
+    "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "trunc", "fabs", "cbrt",
+    "rint", "arctan2", "hypot", "copysign", "fmod", "power", "isnan", "isinf", "isfinite", "abs", "absolute",
+    "minimum", "maximum", "fmin", "fmax", "remainder", "nextafter",
+)
+
+
+def _intrinsic_table() -> dict[int, str]:
+    table = {id(obj): name for obj, name in _BUILTINS.items()}
+    for n in dir(math):
+        obj = getattr(math, n)
+        if callable(obj):
+            table[id(obj)] = "math." + n
+    for n in _NUMPY_FUNCS:
+        table[id(getattr(np, n))] = "np." + n
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+              np.float16, np.float32, np.float64, np.complex64, np.complex128):
+        table[id(t)] = "dtype." + np.dtype(t).name
+    return table
+
+
+_TABLE: dict[int, str] | None = None
+
+_BINOPS = {
+    ast.Add: "Add", ast.Sub: "Sub", ast.Mult: "Mult", ast.Div: "Div", ast.FloorDiv: "FloorDiv", ast.Mod: "Mod",
+    ast.Pow: "Pow", ast.LShift: "LShift", ast.RShift: "RShift", ast.BitOr: "BitOr", ast.BitXor: "BitXor",
+    ast.BitAnd: "BitAnd", ast.MatMult: "MatMult",
+}
+_UNARY = {ast.Invert: "Invert", ast.Not: "Not", ast.UAdd: "UAdd", ast.USub: "USub"}
+_CMP = {
+    ast.Eq: "Eq", ast.NotEq: "NotEq", ast.Lt: "Lt", ast.LtE: "LtE", ast.Gt: "Gt", ast.GtE: "GtE", ast.Is: "Is",
+    ast.IsNot: "IsNot", ast.In: "In", ast.NotIn: "NotIn",
+}
+
+# What each unsupported node is called in error messages.
+_NAMES = {
+    ast.List: "a list display [...]", ast.Dict: "a dict display {...}", ast.Set: "a set display",
+    ast.ListComp: "a list comprehension", ast.DictComp: "a dict comprehension", ast.SetComp: "a set comprehension",
+    ast.GeneratorExp: "a generator expression", ast.Lambda: "a lambda", ast.JoinedStr: "an f-string",
+    ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield from", ast.Starred: "a starred expression",
+    ast.NamedExpr: "the := operator", ast.With: "a with statement", ast.Try: "a try statement",
+    ast.Raise: "raise", ast.Assert: "assert", ast.FunctionDef: "a nested function definition",
+    ast.ClassDef: "a class definition", ast.Import: "import", ast.ImportFrom: "import",
+    ast.Global: "a global statement",
+    ast.Nonlocal: "a nonlocal statement", ast.Delete: "del", ast.AsyncFunctionDef: "an async function",
+    ast.AsyncFor: "async for", ast.AsyncWith: "async with", ast.Match: "a match statement",
+}
+
+
+def _describe(node) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+        return "a string constant"
+    if isinstance(node, ast.Constant) and node.value is None:
+        return "None"
+    return _NAMES.get(type(node), type(node).__name__)
+
+
+def _span(node) -> dict:
+    line = getattr(node, "lineno", 0)
+    return {
+        "line": line, "col": getattr(node, "col_offset", 0), "end_line": getattr(node, "end_lineno", None) or line,
+        "end_col": getattr(node, "end_col_offset", None) or 0,
+    }
+
+
+class _Program:
+    """The functions and constant arrays of one kernel, collected transitively."""
+
+    def __init__(self):
+        self.functions: list[dict] = []
+        self.ids: dict[int, int] = {}
+        self.arrays: list[dict] = []
+        self.array_ids: dict[int, int] = {}
+
+    def function_id(self, fn) -> int:
+        key = id(fn)
+        if key not in self.ids:
+            self.ids[key] = len(self.functions)
+            self.functions.append({})  # reserved: filled below, callees may add more
+            self.functions[self.ids[key]] = _Function(self, fn).tree()
+        return self.ids[key]
+
+    def array_id(self, a: np.ndarray) -> int:
+        key = id(a)
+        if key not in self.array_ids:
+            self.array_ids[key] = len(self.arrays)
+            self.arrays.append(_const_array(a))
+        return self.array_ids[key]
+
+
+def _const_array(a: np.ndarray) -> dict:
+    a = np.ascontiguousarray(a)
+    if a.dtype == np.float16:
+        values = [str(int(v)) for v in a.view(np.uint16).ravel()]
+    elif a.dtype.kind == "c":
+        values = [f"{v.real!r},{v.imag!r}" for v in a.ravel().tolist()]
+    elif a.dtype.kind == "b":
+        values = ["1" if v else "0" for v in a.ravel().tolist()]
+    elif a.dtype.kind in "iu":
+        values = [str(int(v)) for v in a.ravel().tolist()]
+    elif a.dtype.kind == "f":
+        values = [repr(float(v)) for v in a.ravel().tolist()]
+    else:
+        raise JitError(f"a constant array of dtype {a.dtype} cannot be used in a kernel")
+    return {"dtype": a.dtype.name, "shape": list(a.shape), "values": values}
+
+
+class _Function:
+    def __init__(self, program: _Program, fn):
+        self.program = program
+        self.fn = getattr(fn, "py_func", fn)
+        try:
+            lines, first = inspect.getsourcelines(self.fn)
+        except (OSError, TypeError) as e:
+            raise JitError(
+                f"cannot read the source of {getattr(self.fn, '__qualname__', self.fn)!r} ({e}); "
+                "kernels must be defined in a file"
+            ) from None
+        self.first = first
+        self.source = textwrap.dedent("".join(lines))
+        self.file = inspect.getsourcefile(self.fn) or "<unknown>"
+        code = self.fn.__code__
+        self.globals = self.fn.__globals__
+        self.closure = {}
+        for name, cell in zip(code.co_freevars, self.fn.__closure__ or (), strict=False):
+            try:
+                self.closure[name] = cell.cell_contents
+            except ValueError:
+                pass
+        tree = ast.parse(self.source)
+        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not defs:
+            raise JitError(f"{self.file}:{first}: cannot find the function definition of {self.fn.__name__}")
+        self.node = defs[0]
+        self.locals = set(code.co_varnames)
+
+    def error(self, node, message):
+        line = getattr(node, "lineno", 1) + self.first - 1
+        return JitError(f"{self.file}:{line}: in '{self.fn.__name__}': {message}")
+
+    def span(self, node) -> dict:
+        s = _span(node)
+        offset = self.first - 1
+        s["line"] += offset
+        s["end_line"] += offset
+        return s
+
+    def tree(self) -> dict:
+        args = self.node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.kw_defaults:
+            raise self.error(self.node, "kernels take plain positional parameters (no defaults, *args or **kwargs)")
+        params = [a.arg for a in (*args.posonlyargs, *args.args)]
+        return {
+            "name": self.fn.__name__, "file": self.file, "source": self.source, "first_line": self.first,
+            "params": params, "body": [self.stmt(s) for s in self.node.body], "span": self.span(self.node),
+        }
+
+    # ---- statements ----
+
+    def stmt(self, s) -> dict:
+        out = {"span": self.span(s)}
+        k = type(s)
+        if k is ast.Assign:
+            out.update(k="Assign", targets=[self.expr(t) for t in s.targets], value=self.expr(s.value))
+        elif k is ast.AnnAssign:
+            if s.value is None:
+                out.update(k="Pass")
+            else:
+                out.update(k="Assign", targets=[self.expr(s.target)], value=self.expr(s.value))
+        elif k is ast.AugAssign:
+            out.update(k="AugAssign", target=self.expr(s.target), op=_BINOPS[type(s.op)], value=self.expr(s.value))
+        elif k is ast.Expr:
+            if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+                out.update(k="Pass")  # a docstring
+            else:
+                out.update(k="Expr", value=self.expr(s.value))
+        elif k is ast.If:
+            out.update(k="If", test=self.expr(s.test), body=self.body(s.body), orelse=self.body(s.orelse))
+        elif k is ast.For:
+            out.update(k="For", target=self.expr(s.target), iter=self.expr(s.iter), body=self.body(s.body),
+                       orelse=self.body(s.orelse))
+        elif k is ast.While:
+            out.update(k="While", test=self.expr(s.test), body=self.body(s.body), orelse=self.body(s.orelse))
+        elif k is ast.Break:
+            out.update(k="Break")
+        elif k is ast.Continue:
+            out.update(k="Continue")
+        elif k is ast.Pass:
+            out.update(k="Pass")
+        elif k is ast.Return:
+            out.update(k="Return", value=None if s.value is None else self.expr(s.value))
+        else:
+            out.update(k="Unsupported", what=_describe(s))
+        return out
+
+    def body(self, stmts) -> list:
+        return [self.stmt(s) for s in stmts]
+
+    # ---- expressions ----
+
+    def expr(self, e) -> dict:
+        out = {"span": self.span(e)}
+        out.update(self._expr(e))
+        return out
+
+    def _expr(self, e) -> dict:
+        k = type(e)
+        if k is ast.Constant:
+            return self.constant(e.value, e)
+        if k is ast.Name:
+            if e.id in self.locals:
+                return {"k": "Name", "id": e.id}
+            return self.resolved(self.lookup(e.id, e), e.id, e)
+        if k is ast.Attribute:
+            base = self.static_base(e)
+            if base is not None:
+                value, dotted = base
+                return self.resolved(value, dotted, e)
+            return {"k": "Attribute", "value": self.expr(e.value), "attr": e.attr}
+        if k is ast.Subscript:
+            return {"k": "Subscript", "value": self.expr(e.value), "index": self.expr(e.slice)}
+        if k is ast.Slice:
+            opt = lambda x: None if x is None else self.expr(x)  # noqa: E731
+            return {"k": "Slice", "lower": opt(e.lower), "upper": opt(e.upper), "step": opt(e.step)}
+        if k is ast.BinOp:
+            return {"k": "BinOp", "op": _BINOPS[type(e.op)], "left": self.expr(e.left), "right": self.expr(e.right)}
+        if k is ast.UnaryOp:
+            return {"k": "UnaryOp", "op": _UNARY[type(e.op)], "operand": self.expr(e.operand)}
+        if k is ast.BoolOp:
+            return {"k": "BoolOp", "op": "And" if isinstance(e.op, ast.And) else "Or",
+                    "values": [self.expr(v) for v in e.values]}
+        if k is ast.Compare:
+            return {"k": "Compare", "left": self.expr(e.left), "ops": [_CMP[type(o)] for o in e.ops],
+                    "comparators": [self.expr(c) for c in e.comparators]}
+        if k is ast.Call:
+            if any(isinstance(a, ast.Starred) for a in e.args) or any(kw.arg is None for kw in e.keywords):
+                return {"k": "Unsupported", "what": "*args or **kwargs in a call"}
+            return {"k": "Call", "func": self.expr(e.func), "args": [self.expr(a) for a in e.args],
+                    "keywords": [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]}
+        if k is ast.IfExp:
+            return {"k": "IfExp", "test": self.expr(e.test), "body": self.expr(e.body), "orelse": self.expr(e.orelse)}
+        if k is ast.Tuple:
+            return {"k": "Tuple", "elts": [self.expr(x) for x in e.elts]}
+        return {"k": "Unsupported", "what": _describe(e)}
+
+    def constant(self, v, node) -> dict:
+        if isinstance(v, bool):
+            return {"k": "Bool", "v": v}
+        if isinstance(v, int):
+            return {"k": "Int", "v": str(v)}
+        if isinstance(v, float):
+            return {"k": "Float", "v": repr(v)}
+        if isinstance(v, complex):
+            return {"k": "Complex", "re": repr(v.real), "im": repr(v.imag)}
+        return {"k": "Unsupported", "what": _describe(node)}
+
+    def lookup(self, name, node):
+        if name in self.closure:
+            return self.closure[name]
+        if name in self.globals:
+            return self.globals[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise self.error(node, f"name '{name}' is not defined")
+
+    def static_base(self, e):
+        """``a.b.c`` whose base name is not local: the object it denotes, looked up now."""
+        chain = []
+        node = e
+        while isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in self.locals:
+            return None
+        value = self.lookup(node.id, node)
+        dotted = node.id
+        for attr in reversed(chain):
+            if isinstance(value, np.ndarray):
+                return None  # `.shape` of a global array: typed in the kernel
+            try:
+                value = getattr(value, attr)
+            except AttributeError:
+                raise self.error(e, f"'{dotted}' has no attribute '{attr}'") from None
+            dotted += "." + attr
+        return value, dotted
+
+    def resolved(self, value, dotted, node) -> dict:
+        """A global object as the tree node it stands for."""
+        global _TABLE
+        if isinstance(value, DeviceOnly):
+            return {"k": "Intrinsic", "name": value.intrinsic}
+        if isinstance(value, (bool, int, float, complex)):
+            return self.constant(value, node)
+        if isinstance(value, np.generic):
+            if value.dtype.kind == "c":
+                text = f"{value.real!r},{value.imag!r}"
+            elif value.dtype.kind == "b":
+                text = "True" if value else "False"
+            elif value.dtype.kind == "f":
+                text = repr(float(value))
+            else:
+                text = str(int(value))
+            return {"k": "Typed", "dtype": value.dtype.name, "v": text}
+        if isinstance(value, tuple):
+            return {"k": "Tuple", "elts": [{"span": self.span(node), **self.resolved(v, dotted, node)} for v in value]}
+        if isinstance(value, np.ndarray):
+            return {"k": "Array", "id": self.program.array_id(value)}
+        if getattr(value, "_ember_jit_dispatcher", False):
+            if not value._device:
+                raise self.error(node, f"'{dotted}' is a kernel; kernels can only call device functions "
+                                       "(@cuda.jit(device=True))")
+            return {"k": "Func", "id": self.program.function_id(value)}
+        if _TABLE is None:
+            _TABLE = _intrinsic_table()
+        name = _TABLE.get(id(value))
+        if name is None and isinstance(value, np.dtype):
+            name = "dtype." + value.name
+        if name is None:
+            numba_name = _numba_type_name(value)
+            if numba_name:
+                name = "dtype." + numba_name
+        if name is not None:
+            return {"k": "Intrinsic", "name": name}
+        if value is print:
+            return {"k": "Unsupported", "what": "print()"}
+        if isinstance(value, types.ModuleType):
+            return {"k": "Unsupported", "what": f"the module '{dotted}' used as a value"}
+        if isinstance(value, types.FunctionType):
+            return {"k": "Unsupported", "what": f"a call to the plain Python function '{dotted}' (decorate it with "
+                                                "@cuda.jit(device=True) to call it from kernels)"}
+        return {"k": "Unsupported", "what": f"the global '{dotted}' (a {type(value).__name__})"}
+
+
+def _numba_type_name(value) -> str | None:
+    """The dtype name of a Numba scalar type object (``numba.float32``), if it is one."""
+    module = type(value).__module__ or ""
+    if module.startswith("numba") and hasattr(value, "name"):
+        try:
+            return np.dtype(str(value.name)).name
+        except TypeError:
+            return None
+    return None
+
+
+def program_json(fn) -> str:
+    """The JSON tree of kernel (or device function) ``fn`` and everything it calls."""
+    program = _Program()
+    program.function_id(fn)
+    return json.dumps({"functions": program.functions, "arrays": program.arrays})

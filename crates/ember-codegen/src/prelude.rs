@@ -55,19 +55,24 @@ pub fn prelude_for(dialect: Dialect, dtypes: impl IntoIterator<Item = DType>) ->
         Dialect::Cuda => "// ember prelude (CUDA)\n",
         Dialect::OpenCl => "// ember prelude (OpenCL)\n",
     });
+    // Each piece is guarded, so a kernel may include preludes twice (a `@vectorize` body
+    // brings its own into an elementwise kernel).
+    let mut piece = |guard: &str, text: &str| {
+        s.push_str(&format!("#ifndef {guard}\n#define {guard}\n{text}#endif\n"));
+    };
     match dialect {
         Dialect::Cuda => {
             if complex {
-                s.push_str(CUDA_COMPLEX);
+                piece("EMBER_PRELUDE_COMPLEX", CUDA_COMPLEX);
             }
             if half {
-                s.push_str(CUDA_HALF);
+                piece("EMBER_PRELUDE_HALF", CUDA_HALF);
             }
         }
         Dialect::OpenCl => {
-            s.push_str(OPENCL_BASE);
+            piece("EMBER_PRELUDE_BASE", OPENCL_BASE);
             if complex {
-                s.push_str(OPENCL_COMPLEX);
+                piece("EMBER_PRELUDE_COMPLEX", OPENCL_COMPLEX);
             }
         }
     }

@@ -256,7 +256,48 @@ fn read_arg<'py>(
     )))
 }
 
+fn parse_types(types: &[String]) -> PyResult<Vec<ember_jit::Ty>> {
+    types
+        .iter()
+        .map(|t| ember_jit::parse_arg_type(t).map_err(PyTypeError::new_err))
+        .collect()
+}
+
+fn dialect_named(name: &str) -> PyResult<ember_codegen::Dialect> {
+    match name {
+        "cuda" => Ok(ember_codegen::Dialect::Cuda),
+        "opencl" => Ok(ember_codegen::Dialect::OpenCl),
+        _ => Err(PyValueError::new_err(format!(
+            "dialect must be 'cuda' or 'opencl', got {name:?}"
+        ))),
+    }
+}
+
+/// The C source of a kernel tree for argument types (Numba spelling), without a device:
+/// `(source, kernel name)`.
+#[pyfunction]
+fn jit_kernel_source(program: &str, types: Vec<String>, dialect: &str) -> PyResult<(String, String)> {
+    let program = ember_jit::Program::from_json(program).map_err(PyValueError::new_err)?;
+    let k = ember_jit::compile_kernel(&program, &parse_types(&types)?, dialect_named(dialect)?).py()?;
+    Ok((k.source, k.name))
+}
+
+/// A device function tree compiled for argument types: `(preamble, C name, return type)`
+/// (the return type as Numba writes it, e.g. `float32`).
+#[pyfunction]
+fn jit_device_source(
+    program: &str,
+    types: Vec<String>,
+    dialect: &str,
+) -> PyResult<(String, String, String)> {
+    let program = ember_jit::Program::from_json(program).map_err(PyValueError::new_err)?;
+    let d = ember_jit::compile_device(&program, &parse_types(&types)?, dialect_named(dialect)?).py()?;
+    Ok((d.preamble, d.name, d.ret.to_string()))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(jit_kernel_source, m)?)?;
+    m.add_function(wrap_pyfunction!(jit_device_source, m)?)?;
     m.add_class::<NativeJitKernel>()?;
     m.add_class::<JitLaunch>()?;
     Ok(())

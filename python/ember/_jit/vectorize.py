@@ -1,0 +1,379 @@
+"""``ember.vectorize`` and ``ember.guvectorize``: Numba's ufunc builders over kernels
+compiled from Python.
+
+``@vectorize`` compiles the scalar function as a device function and runs it inside an
+elementwise kernel (broadcasting, strides and vector loads come from ``ElementwiseKernel``).
+``@guvectorize`` runs the function once per element of the loop dimensions, each call seeing
+sub-arrays of the core dimensions, from a generated kernel.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .. import _ember, _runtime
+from .._creation import asarray, empty
+from .._ndarray import ndarray
+from .._shape import broadcast_shapes, broadcast_to
+from .._user_kernels import ElementwiseKernel
+from ..errors import JitError
+from .dispatcher import Dispatcher, _signature_args
+from .front import _Program, program_json
+
+_TARGETS = ("cuda", "opencl", "cpu", "parallel")
+
+
+def _dtype_of(type_text: str) -> np.dtype:
+    base = type_text.split("[", 1)[0].strip()
+    aliases = {"f4": "float32", "f8": "float64", "i4": "int32", "i8": "int64", "u4": "uint32", "u8": "uint64",
+               "f2": "float16", "b1": "bool", "boolean": "bool", "c8": "complex64", "c16": "complex128",
+               "intp": "int64", "uintp": "uint64", "i1": "int8", "u1": "uint8", "i2": "int16", "u2": "uint16"}
+    try:
+        return np.dtype(aliases.get(base, base))
+    except TypeError:
+        raise TypeError(f"'{base}' is not a type ember knows (use a NumPy dtype name such as float32)") from None
+
+
+def _signature(sig: str) -> tuple[str | None, list[str]]:
+    if not isinstance(sig, str):
+        raise TypeError("signatures must be strings such as 'float32(float32, float32)'")
+    ret = sig.strip()[: sig.strip().find("(")].strip() or None
+    return ret, _signature_args(sig)
+
+
+def _check_target(target: str) -> str:
+    if target not in _TARGETS:
+        raise ValueError(f"target must be one of {', '.join(_TARGETS)}, got {target!r}")
+    return target
+
+
+def _dialect() -> str:
+    """The C dialect of the current device ("cuda" or "opencl")."""
+    return "cuda" if _runtime.Device().attributes["backend"] == "cuda" else "opencl"
+
+
+def _device_for(target: str):
+    """The device a target runs on: the current one, or for "cpu"/"opencl" an OpenCL device of
+    that kind (on a CUDA machine, one of the extra OpenCL devices ``ember.cl`` opens)."""
+    if target == "cuda":
+        return None
+    current = _runtime.Device().attributes
+    if current["backend"] != "cuda" and (target == "opencl" or current["is_cpu"]):
+        return None
+    for i in _runtime._opencl_extra_ids():
+        dev = _runtime.Device(i)
+        if target == "opencl" or dev.attributes.get("is_cpu", False):
+            return dev
+    raise ValueError(
+        f"target={target!r} needs an OpenCL {'CPU ' if target != 'opencl' else ''}device, and ember sees none: "
+        "install PoCL (apt-get install pocl-opencl-icd) or use target='cuda'"
+    )
+
+
+def _pick(signatures: list, dtypes: list, weak: list):
+    """The first signature the inputs convert to: exact match, else safe casts (Python scalars
+    only need the same kind), as NumPy chooses a ufunc loop."""
+    for sig in signatures:
+        if list(sig[1]) == dtypes:
+            return sig
+    for sig in signatures:
+        ins = sig[1]
+        if len(ins) == len(dtypes) and all(
+            np.can_cast(d, t, "same_kind" if w else "safe") for d, t, w in zip(dtypes, ins, weak, strict=True)
+        ):
+            return sig
+    return None
+
+
+def _inputs(args):
+    """Inputs as device arrays or scalars, their dtypes, which were Python scalars, and whether
+    the caller gave only host data (then results go back to the host)."""
+    host = not any(isinstance(a, ndarray) or hasattr(a, "__cuda_array_interface__") for a in args)
+    values, dtypes, weak = [], [], []
+    for a in args:
+        if isinstance(a, (bool, int, float, complex)):
+            values.append(a)
+            dtypes.append(np.dtype(type(a)) if not isinstance(a, bool) else np.dtype(bool))
+            weak.append(True)
+        elif isinstance(a, np.generic):
+            values.append(a)
+            dtypes.append(a.dtype)
+            weak.append(False)
+        else:
+            arr = a if isinstance(a, ndarray) else asarray(a)
+            values.append(arr)
+            dtypes.append(arr.dtype)
+            weak.append(False)
+    return values, dtypes, weak, host
+
+
+class CUDAUFunc:
+    """A ufunc made by ``@vectorize``: call it on arrays and scalars (broadcasting, ``out=``)."""
+
+    def __init__(self, py_func, signatures=(), target="cuda"):
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self.__doc__ = py_func.__doc__
+        self._target = _check_target(target)
+        self._program = None
+        self._signatures = []
+        for s in signatures:
+            ret, args = _signature(s)
+            if ret is None:
+                raise TypeError(f"a @vectorize signature needs a return type: {s!r}")
+            self._signatures.append((_dtype_of(ret), [_dtype_of(a) for a in args]))
+        self._kernels: dict = {}
+        if self._signatures:
+            # Type-check every signature now (as Numba compiles eagerly).
+            for ret, args in self._signatures:
+                self._kernel(args, ret, _dialect())
+
+    @property
+    def nin(self) -> int:
+        return self.py_func.__code__.co_argcount
+
+    @property
+    def nout(self) -> int:
+        return 1
+
+    @property
+    def types(self) -> list[str]:
+        return [
+            "".join(np.dtype(d).char for d in args) + "->" + np.dtype(ret).char for ret, args in self._signatures
+        ]
+
+    def _tree(self) -> str:
+        if self._program is None:
+            self._program = program_json(self.py_func)
+        return self._program
+
+    def _kernel(self, args, ret, dialect):
+        key = (dialect, tuple(args))
+        found = self._kernels.get(key)
+        if found is None:
+            names = [np.dtype(a).name for a in args]
+            preamble, cname, ret_text = _ember.jit_device_source(self._tree(), names, dialect)
+            out = np.dtype(ret) if ret is not None else _dtype_of(ret_text)
+            params = ", ".join(f"{n} x{i}" for i, n in enumerate(names))
+            call = ", ".join(f"x{i}" for i in range(len(names)))
+            kernel = ElementwiseKernel(params, f"{out.name} out0", f"out0 = {cname}({call});",
+                                       name=f"vectorize_{self.__name__}", preamble=preamble)
+            found = self._kernels[key] = (kernel, out)
+        return found
+
+    def __call__(self, *args, out=None, stream=0):
+        if len(args) != self.nin:
+            raise TypeError(f"{self.__name__}() takes {self.nin} arguments, {len(args)} given")
+        device = _device_for(self._target)
+        if device is not None:
+            with device:
+                return self._run(args, out, stream)
+        return self._run(args, out, stream)
+
+    def _run(self, args, out, stream):
+        values, dtypes, weak, host = _inputs(args)
+        if self._signatures:
+            sig = _pick(self._signatures, dtypes, weak)
+            if sig is None:
+                have = ", ".join(d.name for d in dtypes)
+                raise TypeError(
+                    f"ufunc '{self.__name__}' has no loop for inputs ({have}); its signatures are "
+                    + ", ".join(self.types)
+                )
+            ret, ins = sig
+        else:
+            ret, ins = None, dtypes
+        values = [
+            v.astype(t) if isinstance(v, ndarray) and v.dtype != t else v for v, t in zip(values, ins, strict=True)
+        ]
+        kernel, _ = self._kernel(ins, ret, _dialect())
+        outs = () if out is None else (out if isinstance(out, ndarray) else asarray(out),)
+        if stream not in (0, None):
+            with stream:
+                result = kernel(*values, *outs)
+        else:
+            result = kernel(*values, *outs)
+        if out is not None and not isinstance(out, ndarray):
+            np.copyto(out, result.get())
+            return out
+        return result.get() if host else result
+
+    def __repr__(self):
+        return f"<ember.vectorize ufunc {self.__name__}>"
+
+
+def vectorize(ftylist_or_function=(), target="cpu", identity=None, cache=False, **kws):
+    """Numba's ``@vectorize``: a ufunc from a scalar function. ``target="cuda"`` runs on the
+    current device; ``"cpu"``/``"parallel"`` on an OpenCL CPU device (PoCL); ``"opencl"`` on an
+    OpenCL device. Signatures are strings such as ``"float32(float32, float32)"``; without
+    them the ufunc is typed by its inputs on each new combination."""
+    if callable(ftylist_or_function):
+        return CUDAUFunc(ftylist_or_function, (), target)
+    sigs = [ftylist_or_function] if isinstance(ftylist_or_function, str) else list(ftylist_or_function)
+
+    def wrap(fn):
+        return CUDAUFunc(fn, sigs, target)
+
+    return wrap
+
+
+_GROUPS = r"\s*\([\w\s,]*\)\s*(,\s*\([\w\s,]*\)\s*)*"
+_LAYOUT = re.compile(f"^{_GROUPS}->{_GROUPS}$")
+
+
+def _parse_layout(layout: str) -> tuple[list[list[str]], list[list[str]]]:
+    """``"(m,n),(n,p)->(m,p)"`` as lists of core dimension names."""
+    if not isinstance(layout, str) or not _LAYOUT.match(layout):
+        raise ValueError(f"a gufunc layout looks like '(n),(n)->(n)' or '(m,n),(n,p)->(m,p)', got {layout!r}")
+    ins, outs = layout.split("->")
+
+    def groups(text):
+        return [[d.strip() for d in g.split(",") if d.strip()] for g in re.findall(r"\(([^)]*)\)", text)]
+
+    return groups(ins), groups(outs)
+
+
+def _zero() -> dict:
+    return {"line": 0, "col": 0, "end_line": 0, "end_col": 0}
+
+
+def _n(kind: str, **fields) -> dict:
+    return {"span": _zero(), "k": kind, **fields}
+
+
+class GUFunc:
+    """A generalized ufunc made by ``@guvectorize``."""
+
+    def __init__(self, py_func, signatures, layout, target="cuda"):
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self._target = _check_target(target)
+        self._ins, self._outs = _parse_layout(layout)
+        self.layout = layout
+        nargs = py_func.__code__.co_argcount
+        if nargs != len(self._ins) + len(self._outs):
+            raise TypeError(
+                f"{self.__name__} takes {nargs} arguments but the layout {layout!r} names "
+                f"{len(self._ins) + len(self._outs)}"
+            )
+        self._signatures = []
+        for s in signatures:
+            _, args = _signature(s)
+            if len(args) != nargs:
+                raise TypeError(f"signature {s!r} has {len(args)} arguments, {self.__name__} takes {nargs}")
+            self._signatures.append((None, [_dtype_of(a) for a in args]))
+        if not self._signatures:
+            raise TypeError("@guvectorize needs signatures, e.g. ['void(float32[:], float32[:])']")
+        self._kernels: dict = {}
+
+    def _kernel(self, n_args: int) -> Dispatcher:
+        """The wrapper kernel: ``i = cuda.grid(1); if i < n: f(x0[i], x1[i], ...)``."""
+        found = self._kernels.get(n_args)
+        if found is not None:
+            return found
+        program = _Program()
+        program.functions.append({})
+        callee = program.function_id(self.py_func)
+        params = [f"x{i}" for i in range(n_args)]
+        index = _n("Name", id="i")
+        args = [_n("Subscript", value=_n("Name", id=p), index=index) for p in params]
+        grid = _n("Call", func=_n("Intrinsic", name="cuda.grid"), args=[_n("Int", v="1")], keywords=[])
+        count = _n("Subscript", value=_n("Attribute", value=_n("Name", id="x0"), attr="shape"), index=_n("Int", v="0"))
+        body = [
+            _n("Assign", targets=[_n("Name", id="i")], value=grid),
+            _n("If", test=_n("Compare", left=index, ops=["Lt"], comparators=[count]), orelse=[],
+               body=[_n("Expr", value=_n("Call", func=_n("Func", id=callee), args=args, keywords=[]))]),
+        ]
+        program.functions[0] = {
+            "name": f"guvectorize_{self.__name__}", "file": "<guvectorize>", "source": "", "first_line": 0,
+            "params": params, "body": body, "span": _zero(),
+        }
+        text = __import__("json").dumps({"functions": program.functions, "arrays": program.arrays})
+        kernel = Dispatcher.__new__(Dispatcher)
+        kernel.py_func = self.py_func
+        kernel.__name__ = f"guvectorize_{self.__name__}"
+        kernel._device = False
+        kernel._setup(kernel.__name__, False, lambda: text)
+        self._kernels[n_args] = kernel
+        return kernel
+
+    def __call__(self, *args, out=None):
+        device = _device_for(self._target)
+        if device is not None:
+            with device:
+                return self._run(args, out)
+        return self._run(args, out)
+
+    def _run(self, args, out):
+        nin, nout = len(self._ins), len(self._outs)
+        given_outs = list(args[nin:])
+        if out is not None:
+            given_outs = list(out) if isinstance(out, tuple) else [out]
+        if len(args) < nin or len(given_outs) not in (0, nout):
+            raise TypeError(f"{self.__name__}() takes {nin} inputs (and optionally {nout} outputs)")
+        values, dtypes, weak, host = _inputs(args[:nin])
+        sig = _pick([(None, s[1][:nin]) for s in self._signatures], dtypes, weak)
+        if sig is None:
+            raise TypeError(f"gufunc '{self.__name__}' has no loop for inputs ({', '.join(d.name for d in dtypes)})")
+        full = next(s[1] for s in self._signatures if s[1][:nin] == sig[1])
+        arrays = []
+        sizes: dict[str, int] = {}
+        loops = []
+        for v, t, core in zip(values, full[:nin], self._ins, strict=True):
+            a = v.astype(t) if isinstance(v, ndarray) else asarray(np.asarray(v, dtype=t))
+            if a.ndim < len(core):
+                raise ValueError(f"{self.__name__}: an input with core dimensions {core} has only {a.ndim} dims")
+            for name, n in zip(core, a.shape[a.ndim - len(core):], strict=True):
+                if sizes.setdefault(name, n) != n:
+                    raise ValueError(f"{self.__name__}: core dimension '{name}' is {sizes[name]} and {n}")
+            loops.append(a.shape[: a.ndim - len(core)])
+            arrays.append(a)
+        loop = broadcast_shapes(*loops) if loops else ()
+        count = int(np.prod(loop, dtype=np.int64))
+        flat = []
+        for a, core in zip(arrays, self._ins, strict=True):
+            core_shape = tuple(sizes[c] for c in core)
+            b = broadcast_to(a, loop + core_shape)
+            flat.append(b.copy().reshape((count, *core_shape)) if b.size else empty((count, *core_shape), a.dtype))
+        outs = []
+        for k, core in enumerate(self._outs):
+            missing = [c for c in core if c not in sizes]
+            if missing:
+                raise ValueError(f"{self.__name__}: output core dimension(s) {missing} appear in no input")
+            core_shape = tuple(sizes[c] for c in core)
+            outs.append(empty((count, *(core_shape or (1,))), full[nin + k]))
+        if count:
+            kernel = self._kernel(nin + nout)
+            threads = 128
+            kernel[(count + threads - 1) // threads, threads](*flat, *outs)
+        results = []
+        for k, (o, core) in enumerate(zip(outs, self._outs, strict=True)):
+            shaped = o.reshape(loop + tuple(sizes[c] for c in core))
+            if given_outs:
+                target = given_outs[k]
+                if isinstance(target, ndarray):
+                    target[...] = shaped
+                else:
+                    np.copyto(target, shaped.get())
+                shaped = target
+            results.append(shaped.get() if host and isinstance(shaped, ndarray) else shaped)
+        return results[0] if nout == 1 else tuple(results)
+
+    def __repr__(self):
+        return f"<ember.guvectorize gufunc {self.__name__} {self.layout}>"
+
+
+def guvectorize(ftylist, signature, target="cpu", identity=None, nopython=True, cache=False, **kws):
+    """Numba's ``@guvectorize(signatures, layout, target=...)``: the function receives
+    sub-arrays of the core dimensions and writes its outputs in place."""
+    sigs = [ftylist] if isinstance(ftylist, str) else list(ftylist)
+
+    def wrap(fn):
+        return GUFunc(fn, sigs, signature, target)
+
+    return wrap
+
+
+__all__ = ["CUDAUFunc", "GUFunc", "JitError", "guvectorize", "vectorize"]

@@ -253,6 +253,10 @@ def vector_add_rows(kernels, numba_kernels, n: int, repeat: int) -> list[tuple[s
     ms = timed_ms(lambda: kernels.vector_add[blocks, threads](da, db, dc), cuda.event(), cuda.event(), repeat)
     assert np.array_equal(dc.get()[:1000], a[:1000] + b[:1000]), "ember vector add is wrong"
     rows.append(("ember @cuda.jit vector add (3 x 4 bytes per element)", 3 * n * 4 / (ms * 1e-3) / 1e9))
+    # The same kernel written by hand in CUDA C: what one element per thread allows here.
+    raw = ember.RawKernel(TINY_C, "tiny")
+    ms = timed_ms(lambda: raw((blocks,), (threads,), (da, db, dc, np.int32(n))), cuda.event(), cuda.event(), repeat)
+    rows.append(("the same kernel in CUDA C (RawKernel), for reference", 3 * n * 4 / (ms * 1e-3) / 1e9))
     if numba_kernels is not None:
         from numba import cuda as ncuda
 

@@ -6,10 +6,9 @@ import subprocess
 import sys
 import textwrap
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 from ember import cuda, float32, guvectorize, vectorize
 from ember.cuda.random import create_xoroshiro128p_states, xoroshiro128p_normal_float32
 
@@ -193,9 +192,8 @@ def test_guvectorize_loops_over_outer_dimensions():
 
 
 def test_generated_cuda_c_of_the_seed_kernels_compiles_through_nvrtc():
-    from test_nvrtc import nvrtc_or_skip
-
     from ember._jit import kernel_source
+    from test_nvrtc import nvrtc_or_skip
 
     nvrtc_or_skip()
     cases = [

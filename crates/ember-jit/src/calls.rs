@@ -146,6 +146,9 @@ impl FnCompiler<'_, '_> {
                 span,
                 format!("'{id}' is a local variable, not a function: kernels call device functions (@cuda.jit(device=True)), math functions and cuda intrinsics"),
             ),
+            ExprKind::Unsupported { what } => {
+                at(span, format!("{what} is not supported in kernels"))
+            }
             _ => at(span, "this cannot be called in a kernel"),
         }
     }

@@ -302,7 +302,8 @@ pub fn compile_kernel(program: &Program, args: &[Ty], dialect: Dialect) -> Resul
         .first()
         .ok_or_else(|| Error::Jit("the kernel tree has no function".into()))?;
     if args.len() != function.params.len() {
-        return Err(locate(
+        // A TypeError, as Python (and Numba) raise for a call with the wrong argument count.
+        let located = locate(
             function,
             "kernel",
             function.span,
@@ -312,7 +313,8 @@ pub fn compile_kernel(program: &Program, args: &[Ty], dialect: Dialect) -> Resul
                 function.params.join(", "),
                 args.len()
             ),
-        ));
+        );
+        return Err(Error::Type(located.to_string()));
     }
     let mut c = Compiler::new(program, dialect);
     let name = format!("ember_kernel_{}", c_ident(&function.name));

@@ -321,11 +321,17 @@ impl Dispatcher {
                 }
             }
         }
+        // On OpenCL, dynamic shared memory is the kernel's own `__local` parameter (set above):
+        // the runtime must not append another.
+        let shared_bytes = match dialect(device) {
+            Dialect::Cuda => config.shared_bytes,
+            Dialect::OpenCl => 0,
+        };
         device.launch(
             &compiled.function,
             config.grid,
             config.block,
-            config.shared_bytes,
+            shared_bytes,
             config.stream,
             &kargs,
         )

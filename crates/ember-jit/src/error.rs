@@ -41,13 +41,13 @@ pub fn locate(function: &Function, kind: &str, span: Span, message: &str) -> Err
         } else {
             trimmed.trim_end().len()
         };
-        // Columns are byte offsets; carets line up for ASCII source, the usual case.
-        if end > start && trimmed.is_char_boundary(start.min(trimmed.len())) {
-            text.push_str(&format!(
-                "\n    {}{}",
-                " ".repeat(start),
-                "^".repeat(end - start)
-            ));
+        // Columns are byte offsets: count characters, so carets line up under non-ASCII names.
+        let trimmed = trimmed.trim_end();
+        let chars = |r: std::ops::Range<usize>| trimmed.get(r).map(|t| t.chars().count());
+        if let (Some(pad), Some(width)) = (chars(0..start), chars(start..end.min(trimmed.len()))) {
+            if width > 0 {
+                text.push_str(&format!("\n    {}{}", " ".repeat(pad), "^".repeat(width)));
+            }
         }
     }
     Error::Jit(text)

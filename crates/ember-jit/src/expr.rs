@@ -202,6 +202,25 @@ impl FnCompiler<'_, '_> {
                 self.attribute(v, attr, span)
             }
             ExprKind::Subscript { value, index } => {
+                // `a.shape[k]` reads the dimension without building the tuple.
+                if let (ExprKind::Attribute { value: base, attr }, Some(k)) =
+                    (&value.kind, int_literal(index))
+                {
+                    if attr == "shape" {
+                        let arr = self.expr(base)?;
+                        if let Ty::Array(a) = &arr.ty {
+                            let a = a.clone();
+                            let n = a.ndim as i64;
+                            let k2 = if k < 0 { k + n } else { k };
+                            if !(0..n).contains(&k2) {
+                                return at(span, format!("tuple index {k} is out of range for the shape of a {n}-d array"));
+                            }
+                            return Ok(
+                                Val::new(INT64, self.dim(&arr, &a, k2 as usize)).nonneg(true)
+                            );
+                        }
+                    }
+                }
                 let v = self.expr(value)?;
                 self.subscript(v, index, span)
             }
@@ -257,6 +276,7 @@ impl FnCompiler<'_, '_> {
     /// A tuple value from its items.
     pub(crate) fn make_tuple(&mut self, vals: Vec<Val>) -> Val {
         let ty = Ty::Tuple(vals.iter().map(|v| v.ty.clone()).collect());
+        let items_nonneg: Vec<bool> = vals.iter().map(|v| v.nonneg).collect();
         let name = self.c.c_type(&ty);
         let maker = format!("{name}_make");
         let dev = self.c.dialect.table().device_fn;
@@ -276,7 +296,9 @@ impl FnCompiler<'_, '_> {
             }
         ));
         let args: Vec<&str> = vals.iter().map(|v| v.code.as_str()).collect();
-        Val::new(ty, format!("{maker}({})", args.join(", ")))
+        let mut v = Val::new(ty, format!("{maker}({})", args.join(", ")));
+        v.items_nonneg = items_nonneg;
+        v
     }
 
     /// `v` converted to `ty` (scalars cast as Numba casts; tuples item by item).
@@ -462,6 +484,14 @@ impl FnCompiler<'_, '_> {
             ));
         }
         let (x, y) = (self.cast_to(l, t), self.cast_to(r, t));
+        if t.kind() == Kind::Int && sym != "/" {
+            // Numba's integers wrap; C's signed overflow is undefined, and compilers use that
+            // (`a + a == 0` only for `a == 0`): compute in the unsigned type.
+            let st = value_type(t, self.c.dialect);
+            let u = value_type(unsigned_of(t), self.c.dialect);
+            let code = format!("(({st})(({u}){x} {sym} ({u}){y}))");
+            return Ok(Val::new(Ty::Scalar(t), code).nonneg(nonneg));
+        }
         Ok(Val::new(Ty::Scalar(t), format!("({x} {sym} {y})")).nonneg(nonneg))
     }
 
@@ -490,11 +520,14 @@ impl FnCompiler<'_, '_> {
         if a.kind() == Kind::Complex || b.kind() == Kind::Complex {
             return at(span, "complex powers are not supported in kernels");
         }
-        let t = if integral(b) && matches!(a, DType::F32 | DType::F64) {
-            a
-        } else {
-            arith(a, b)
-        };
+        if integral(b) && matches!(a, DType::F32 | DType::F64) {
+            // Numba multiplies by squaring (x ** 2 is exactly x * x), in the float's type.
+            self.c.helpers.insert(Helper::IntPow(a));
+            let e = self.cast_to(&r, DType::I64);
+            let code = format!("ember_ipow_{}({}, {e})", a.name(), l.code);
+            return Ok(Val::new(Ty::Scalar(a), code));
+        }
+        let t = arith(a, b);
         let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
         let f = self.math_name("pow", t);
         Ok(Val::new(Ty::Scalar(t), format!("{f}({x}, {y})")))
@@ -550,10 +583,19 @@ impl FnCompiler<'_, '_> {
             },
             UnaryOp::USub => {
                 let w = wide(d);
-                if d.kind() == Kind::UInt {
+                if matches!(d.kind(), Kind::Int | Kind::UInt) {
+                    // Negated at the operand's width, then widened (Numba): -uint8(1) is 255 and
+                    // -int8(-128) is -128. In the unsigned type, so that no value overflows.
                     let t = value_type(d, self.c.dialect);
-                    let inner = Val::new(Ty::Scalar(d), format!("(({t})(0 - {}))", v.code));
+                    let u = value_type(unsigned_of(d), self.c.dialect);
+                    let inner = Val::new(Ty::Scalar(d), format!("(({t})(0 - ({u}){}))", v.code));
                     return Ok(Val::new(Ty::Scalar(w), self.cast_to(&inner, w)));
+                }
+                if d.kind() == Kind::Complex {
+                    // CUDA's complex structs have no unary minus.
+                    let z = self.temp(&v)?;
+                    let code = format!("ember_make_{}(-({z}).x, -({z}).y)", d.name(), z = z.code);
+                    return Ok(Val::new(v.ty.clone(), code));
                 }
                 let x = self.cast_to(&v, w);
                 Ok(Val::new(Ty::Scalar(w), format!("(-{x})")))
@@ -895,6 +937,10 @@ impl FnCompiler<'_, '_> {
                 self.c.helpers.insert(Helper::Wrap);
                 ic = format!("ember_wrap({ic}, {n})");
             }
+            if a.fixed.is_some() {
+                // Shared, local and constant arrays are small: 32-bit offsets are cheaper.
+                ic = format!("(int)({ic})");
+            }
             terms.push(ic);
         }
         if a.layout == Layout::C || a.fixed.is_some() {
@@ -904,7 +950,11 @@ impl FnCompiler<'_, '_> {
                 if k == 0 {
                     code = t.clone();
                 } else {
-                    code = format!("({code}) * {} + {t}", self.dim(v, a, k));
+                    let n = match &a.fixed {
+                        Some(shape) => shape[k].to_string(),
+                        None => self.dim(v, a, k),
+                    };
+                    code = format!("({code}) * {n} + {t}");
                 }
             }
             Ok(if code.is_empty() { "0".into() } else { code })
@@ -1171,6 +1221,16 @@ impl FnCompiler<'_, '_> {
             "{dev} {st} {maker}({q}{elem}* p) {{ {st} a; a.data = p; return a; }}\n"
         ));
         format!("{maker}({data})")
+    }
+}
+
+/// The unsigned integer type as wide as `d`.
+fn unsigned_of(d: DType) -> DType {
+    match d.itemsize() {
+        1 => DType::U8,
+        2 => DType::U16,
+        4 => DType::U32,
+        _ => DType::U64,
     }
 }
 

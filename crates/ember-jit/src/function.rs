@@ -28,6 +28,8 @@ pub struct Val {
     pub code: String,
     /// Known to be >= 0 (an index that needs no wrap-around).
     pub nonneg: bool,
+    /// For a tuple built here: which items are known to be >= 0 (kept through unpacking).
+    pub items_nonneg: Vec<bool>,
 }
 
 impl Val {
@@ -36,6 +38,7 @@ impl Val {
             ty,
             code: code.into(),
             nonneg: false,
+            items_nonneg: Vec::new(),
         }
     }
 
@@ -61,6 +64,8 @@ pub struct FnCompiler<'c, 'p> {
     pub(crate) c: &'c mut Compiler<'p>,
     pub(crate) f: &'p Function,
     kernel: bool,
+    /// Array parameters only read element by element (`const __restrict__` in CUDA).
+    read_only: Vec<bool>,
     vars: Vec<Var>,
     ret: Option<Ty>,
     /// The final pass, which writes C (earlier passes only type).
@@ -106,6 +111,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             ));
         }
         let mut fc = FnCompiler {
+            read_only: crate::analysis::read_only_arrays(f, args),
             c,
             f,
             kernel,
@@ -153,6 +159,18 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         fc.emit = true;
         fc.block(&f.body).map_err(fail)?;
         let ret = fc.ret.clone().unwrap_or(Ty::None);
+        if !kernel && ret != Ty::None && falls_through(&f.body) {
+            // Python returns None there; C would return garbage.
+            return Err(locate(
+                f,
+                what,
+                f.span,
+                &format!(
+                    "{}() returns {ret} on some paths but can reach its end without a return (where Python returns None, which kernels cannot represent); end every path with a return",
+                    f.name
+                ),
+            ));
+        }
         if kernel && ret != Ty::None {
             return Err(locate(
                 f,
@@ -170,7 +188,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         let dialect = self.c.dialect;
         let mut params = Vec::new();
         let mut prologue = String::new();
-        for (p, t) in self.f.params.iter().zip(args) {
+        for (k, (p, t)) in self.f.params.iter().zip(args).enumerate() {
             let pn = format!("p_{}", c_ident(p));
             let vn = var_name(p);
             match (t, self.kernel) {
@@ -184,6 +202,11 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                             prologue,
                             "  {vn}.data = ({q}{elem}*)(((__global char*){pn}) + {pn}_o);"
                         );
+                    } else if self.read_only.get(k) == Some(&true) {
+                        // Read-only: loads may use the non-coherent cache.
+                        params.pop();
+                        params.push(format!("const {elem}* __restrict__ {pn}"));
+                        let _ = writeln!(prologue, "  {vn}.data = ({elem}*){pn};");
                     } else {
                         let _ = writeln!(prologue, "  {vn}.data = {pn};");
                     }
@@ -496,7 +519,9 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         let name = self.fresh("t");
         let ct = self.c.c_type(&v.ty);
         self.line(&format!("{ct} {name} = {};", v.code));
-        Ok(Val::new(v.ty.clone(), name).nonneg(v.nonneg))
+        let mut t = Val::new(v.ty.clone(), name).nonneg(v.nonneg);
+        t.items_nonneg = v.items_nonneg.clone();
+        Ok(t)
     }
 
     /// `target = v`.
@@ -509,6 +534,13 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             }
             ExprKind::Subscript { value, index } => self.store(value, index, v, target.span),
             ExprKind::Tuple { elts } => {
+                // `a, *b = ...`: name the starred target, not a count mismatch.
+                if let Some(e) = elts
+                    .iter()
+                    .find(|e| matches!(e.kind, ExprKind::Unsupported { .. }))
+                {
+                    return self.expr(e).map(|_| ());
+                }
                 let Ty::Tuple(items) = &v.ty else {
                     return at(
                         target.span,
@@ -529,9 +561,11 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                     );
                 }
                 let items = items.clone();
+                let known = v.items_nonneg.clone();
                 let t = self.temp(&v)?;
                 for (i, (e, ty)) in elts.iter().zip(items).enumerate() {
-                    self.assign(e, Val::new(ty, format!("{}.f{i}", t.code)))?;
+                    let nonneg = known.get(i).copied().unwrap_or(false);
+                    self.assign(e, Val::new(ty, format!("{}.f{i}", t.code)).nonneg(nonneg))?;
                 }
                 Ok(())
             }
@@ -804,6 +838,30 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             }
         })
     }
+}
+
+/// Whether running `body` can reach its end rather than always returning.
+fn falls_through(body: &[Stmt]) -> bool {
+    body.iter().all(|s| match &s.kind {
+        StmtKind::Return { .. } => false,
+        StmtKind::If { body, orelse, .. } => falls_through(body) || falls_through(orelse),
+        StmtKind::While { test, body, orelse } => {
+            let forever = matches!(&test.kind, ExprKind::Bool { v: true })
+                || matches!(&test.kind, ExprKind::Int { v } if v != "0");
+            breaks(body) || (!forever && falls_through(orelse))
+        }
+        StmtKind::For { body, orelse, .. } => breaks(body) || falls_through(orelse),
+        _ => true,
+    })
+}
+
+/// Whether `body` has a `break` of its own loop (not of a loop nested in it).
+fn breaks(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::Break => true,
+        StmtKind::If { body, orelse, .. } => breaks(body) || breaks(orelse),
+        _ => false,
+    })
 }
 
 /// The C name of Python variable `name`.

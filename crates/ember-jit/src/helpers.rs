@@ -89,7 +89,7 @@ pub enum Helper {
     FloorDiv(DType),
     /// Python's `%` in a dtype.
     Mod(DType),
-    /// Integer `**`.
+    /// `**` with an integer exponent, in a dtype (int64, uint64 or a float base's).
     IntPow(DType),
     /// Python's `max`/`min` of two values of a dtype (the first wins ties and NaNs).
     Max(DType),
@@ -127,21 +127,36 @@ impl Helper {
             ),
             Helper::Abs(d) => {
                 let t = value_type(*d, dialect);
-                format!("{dev} {t} ember_abs_{n}({t} x) {{ return x < 0 ? ({t})(0 - x) : x; }}\n", n = name_of(*d))
+                // Negated in the unsigned type: abs(MIN) wraps to MIN (NumPy, Numba), where a
+                // signed overflow would let the compiler assume abs(x) >= 0.
+                let u = value_type(unsigned_twin(*d), dialect);
+                format!("{dev} {t} ember_abs_{n}({t} x) {{ return x < 0 ? ({t})(0 - ({u})x) : x; }}\n", n = name_of(*d))
             }
             Helper::FloorDiv(d) => floordiv(*d, dialect),
             Helper::Mod(d) => modulo(*d, dialect),
+            Helper::IntPow(d) if d.kind() == Kind::Float => {
+                // Numba's float ** integer: by squaring, 1 / r for a negative exponent, pow()
+                // beyond 2**16.
+                let t = value_type(*d, dialect);
+                let pow = if dialect == Dialect::Cuda && *d == DType::F32 { "powf" } else { "pow" };
+                format!(
+                    "{dev} {t} ember_ipow_{n}({t} b, {i64t} e) {{\n  if (e > 65536 || e < -65536) return {pow}(b, ({t})e);\n  {i64t} n = e < 0 ? -e : e;\n  {t} r = 1;\n  while (n) {{ if (n & 1) r *= b; b *= b; n >>= 1; }}\n  return e < 0 ? ({t})1 / r : r;\n}}\n",
+                    n = name_of(*d)
+                )
+            }
             Helper::IntPow(d) => {
                 let t = value_type(*d, dialect);
                 let negative = if d.kind() == Kind::Int {
-                    // Python gives a float; NumPy's integer power of a negative exponent: 1/b^n
-                    // truncated (1, -1 or 0).
-                    "  if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);\n"
+                    // Numba's integer power of a negative exponent: 1/b^n truncated (1, -1 or 0),
+                    // and 0x8000... for 0 (its error model on GPUs: no ZeroDivisionError).
+                    "  if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : (b == 0 ? (-9223372036854775807 - 1) : 0));\n"
                 } else {
                     ""
                 };
+                // Multiplied in the unsigned type: the result wraps as Numba's does.
+                let u = value_type(unsigned_twin(*d), dialect);
                 format!(
-                    "{dev} {t} ember_ipow_{n}({t} b, {t} e) {{\n{negative}  {t} r = 1;\n  while (e) {{ if (e & 1) r *= b; b *= b; e >>= 1; }}\n  return r;\n}}\n",
+                    "{dev} {t} ember_ipow_{n}({t} b, {t} e) {{\n{negative}  {u} r = 1, x = ({u})b;\n  while (e) {{ if (e & 1) r *= x; x *= x; e >>= 1; }}\n  return ({t})r;\n}}\n",
                     n = name_of(*d)
                 )
             }
@@ -181,17 +196,29 @@ impl Helper {
     }
 }
 
+/// The unsigned integer type as wide as `d`.
+fn unsigned_twin(d: DType) -> DType {
+    match d.itemsize() {
+        1 => DType::U8,
+        2 => DType::U16,
+        4 => DType::U32,
+        _ => DType::U64,
+    }
+}
+
 fn floordiv(d: DType, dialect: Dialect) -> String {
     let dev = dialect.table().device_fn;
     let t = value_type(d, dialect);
     let n = name_of(d);
+    // The unsigned type of `d`'s width: `MIN // -1` wraps to MIN (NumPy) instead of trapping.
+    let u = value_type(unsigned_twin(d), dialect);
     match d.kind() {
         // NumPy's npy_divmod: floor of the quotient, exact at the boundaries.
         Kind::Float => format!(
             "{dev} {t} ember_floordiv_{n}({t} a, {t} b) {{\n  if (b == 0) return a / b;\n  {t} m = fmod(a, b);\n  {t} q = (a - m) / b;\n  if (m != 0 && ((b < 0) != (m < 0))) q -= 1;\n  if (q == 0) return copysign(({t})0, a / b);\n  {t} f = floor(q);\n  if (q - f > ({t})0.5) f += 1;\n  return f;\n}}\n"
         ),
         Kind::Int => format!(
-            "{dev} {t} ember_floordiv_{n}({t} a, {t} b) {{\n  if (b == 0) return 0;\n  {t} q = a / b;\n  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;\n  return q;\n}}\n"
+            "{dev} {t} ember_floordiv_{n}({t} a, {t} b) {{\n  if (b == 0) return 0;\n  if (b == -1) return ({t})(0 - ({u})a);\n  {t} q = a / b;\n  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;\n  return q;\n}}\n"
         ),
         _ => format!("{dev} {t} ember_floordiv_{n}({t} a, {t} b) {{ return b == 0 ? 0 : a / b; }}\n"),
     }
@@ -206,7 +233,7 @@ fn modulo(d: DType, dialect: Dialect) -> String {
             "{dev} {t} ember_mod_{n}({t} a, {t} b) {{\n  if (b == 0) return fmod(a, b);\n  {t} m = fmod(a, b);\n  if (m != 0) {{ if ((b < 0) != (m < 0)) m += b; }} else {{ m = copysign(({t})0, b); }}\n  return m;\n}}\n"
         ),
         Kind::Int => format!(
-            "{dev} {t} ember_mod_{n}({t} a, {t} b) {{\n  if (b == 0) return 0;\n  {t} m = a % b;\n  if (m != 0 && ((m < 0) != (b < 0))) m += b;\n  return m;\n}}\n"
+            "{dev} {t} ember_mod_{n}({t} a, {t} b) {{\n  if (b == 0 || b == -1) return 0;\n  {t} m = a % b;\n  if (m != 0 && ((m < 0) != (b < 0))) m += b;\n  return m;\n}}\n"
         ),
         _ => format!("{dev} {t} ember_mod_{n}({t} a, {t} b) {{ return b == 0 ? 0 : a % b; }}\n"),
     }
@@ -307,7 +334,8 @@ fn atomic(op: AtomicOp, d: DType, space: Space, dialect: Dialect) -> String {
         return format!("{dev} {t} {name}({ptr} p, {t} v) {{ return {call}; }}\n");
     }
     let (u, to_bits, from_bits) = bits_type(d, dialect);
-    let close = if from_bits.ends_with('(') { "))" } else { ")" };
+    // `from_bits` is a function name or a cast: close what it opened, and the call itself.
+    let close = ")".repeat(1 + from_bits.matches('(').count() - from_bits.matches(')').count());
     let q = match (dialect, space) {
         (Dialect::OpenCl, Space::Shared) => "__local ",
         (Dialect::OpenCl, _) => "__global ",
@@ -322,7 +350,7 @@ fn atomic(op: AtomicOp, d: DType, space: Space, dialect: Dialect) -> String {
         &format!("{to_bits}(n)"),
     );
     format!(
-        "{dev} {t} {name}({ptr} p, {t} v) {{\n  {q}{u}* q = ({q}{u}*)p;\n  {u} old = *q, assumed;\n  do {{\n    assumed = old;\n    {t} o = {from_bits}assumed{close};\n    {t} n = {};\n    old = {cas};\n  }} while (assumed != old);\n  return {from_bits}old{close};\n}}\n",
+        "{dev} {t} {name}({ptr} p, {t} v) {{\n  {q}{u}* q = ({q}{u}*)p;\n  {u} old = *q, assumed;\n  do {{\n    assumed = old;\n    {t} o = {from_bits}(assumed{close};\n    {t} n = {};\n    old = {cas};\n  }} while (assumed != old);\n  return {from_bits}(old{close};\n}}\n",
         op.combine("o", "v")
     )
 }
@@ -410,7 +438,8 @@ fn cas(d: DType, space: Space, dialect: Dialect) -> String {
     let t = value_type(d, dialect);
     let ptr = pointer(d, space, dialect);
     let (u, to_bits, from_bits) = bits_type(d, dialect);
-    let close = if from_bits.ends_with('(') { "))" } else { ")" };
+    // `from_bits` is a function name or a cast: close what it opened, and the call itself.
+    let close = ")".repeat(1 + from_bits.matches('(').count() - from_bits.matches(')').count());
     let q = match (dialect, space) {
         (Dialect::OpenCl, Space::Shared) => "__local ",
         (Dialect::OpenCl, _) => "__global ",
@@ -425,7 +454,7 @@ fn cas(d: DType, space: Space, dialect: Dialect) -> String {
         &format!("{to_bits}(v)"),
     );
     format!(
-        "{dev} {t} {}({ptr} p, {t} expected, {t} v) {{ return {from_bits}{call}{close}; }}\n",
+        "{dev} {t} {}({ptr} p, {t} expected, {t} v) {{ return {from_bits}({call}{close}; }}\n",
         cas_name(d, space)
     )
 }

@@ -5,6 +5,7 @@
 //! with Numba's rules ([`types`]), and written as C through ember-codegen's dialect tables:
 //! the same tree becomes CUDA C or OpenCL C.
 
+mod analysis;
 pub mod ast;
 mod calls;
 pub mod compiler;

@@ -276,9 +276,14 @@ fn dialect_named(name: &str) -> PyResult<ember_codegen::Dialect> {
 /// The C source of a kernel tree for argument types (Numba spelling), without a device:
 /// `(source, kernel name)`.
 #[pyfunction]
-fn jit_kernel_source(program: &str, types: Vec<String>, dialect: &str) -> PyResult<(String, String)> {
+fn jit_kernel_source(
+    program: &str,
+    types: Vec<String>,
+    dialect: &str,
+) -> PyResult<(String, String)> {
     let program = ember_jit::Program::from_json(program).map_err(PyValueError::new_err)?;
-    let k = ember_jit::compile_kernel(&program, &parse_types(&types)?, dialect_named(dialect)?).py()?;
+    let k =
+        ember_jit::compile_kernel(&program, &parse_types(&types)?, dialect_named(dialect)?).py()?;
     Ok((k.source, k.name))
 }
 
@@ -291,7 +296,8 @@ fn jit_device_source(
     dialect: &str,
 ) -> PyResult<(String, String, String)> {
     let program = ember_jit::Program::from_json(program).map_err(PyValueError::new_err)?;
-    let d = ember_jit::compile_device(&program, &parse_types(&types)?, dialect_named(dialect)?).py()?;
+    let d =
+        ember_jit::compile_device(&program, &parse_types(&types)?, dialect_named(dialect)?).py()?;
     Ok((d.preamble, d.name, d.ret.to_string()))
 }
 

@@ -104,6 +104,16 @@ class Dispatcher(_ember.JitKernel):
         )
 
 
+class _DeviceFunction(Dispatcher):
+    """What ``@cuda.jit(device=True)`` returns: kernels call it; it is never launched."""
+
+    def __getitem__(self, config):
+        raise TypeError(
+            f"{self.__name__} is a device function: call it from a kernel; only kernels are launched "
+            "with kernel[griddim, blockdim](...)"
+        )
+
+
 def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=True, lineinfo=False, cache=False,
         fastmath=False, **kws):
     """Numba's ``@cuda.jit``: compile a Python function as a kernel (or, with
@@ -124,7 +134,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
             fn = fn.py_func
         if not callable(fn):
             raise TypeError(f"@cuda.jit decorates a function, got {type(fn).__name__}")
-        return Dispatcher(fn, sigs, device=device, fastmath=fastmath)
+        return (_DeviceFunction if device else Dispatcher)(fn, sigs, device=device, fastmath=fastmath)
 
     if func_or_sig is None:
         return lambda fn: make(fn, ())

@@ -76,6 +76,8 @@ _NAMES = {
     ast.Nonlocal: "a nonlocal statement", ast.Delete: "del", ast.AsyncFunctionDef: "an async function",
     ast.AsyncFor: "async for", ast.AsyncWith: "async with", ast.Match: "a match statement",
 }
+if hasattr(ast, "TryStar"):  # Python 3.11+: try/except*
+    _NAMES[ast.TryStar] = "a try statement"
 
 
 def _describe(node) -> str:
@@ -83,6 +85,8 @@ def _describe(node) -> str:
         return "a string constant"
     if isinstance(node, ast.Constant) and node.value is None:
         return "None"
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return "the Ellipsis constant (...)"
     return _NAMES.get(type(node), type(node).__name__)
 
 
@@ -108,7 +112,9 @@ class _Program:
         if key not in self.ids:
             self.ids[key] = len(self.functions)
             self.functions.append({})  # reserved: filled below, callees may add more
-            self.functions[self.ids[key]] = _Function(self, fn).tree()
+            # Function 0 is what is being compiled (a kernel); the rest are device functions.
+            kind = "device function" if self.ids[key] > 0 or getattr(fn, "_device", False) else "kernel"
+            self.functions[self.ids[key]] = _Function(self, fn, kind).tree()
         return self.ids[key]
 
     def array_id(self, a: np.ndarray) -> int:
@@ -137,8 +143,9 @@ def _const_array(a: np.ndarray) -> dict:
 
 
 class _Function:
-    def __init__(self, program: _Program, fn):
+    def __init__(self, program: _Program, fn, kind: str = "kernel"):
         self.program = program
+        self.kind = kind
         self.fn = getattr(fn, "py_func", fn)
         try:
             lines, first = inspect.getsourcelines(self.fn)
@@ -163,11 +170,28 @@ class _Function:
         if not defs:
             raise JitError(f"{self.file}:{first}: cannot find the function definition of {self.fn.__name__}")
         self.node = defs[0]
-        self.locals = set(code.co_varnames)
+        # Locals captured by a nested lambda or def are cell variables, still locals.
+        self.locals = set(code.co_varnames) | set(code.co_cellvars)
 
     def error(self, node, message):
-        line = getattr(node, "lineno", 1) + self.first - 1
-        return JitError(f"{self.file}:{line}: in '{self.fn.__name__}': {message}")
+        """A ``JitError`` at ``node``, written as ``ember-jit`` writes its own (``error.rs``):
+        ``file:line: in kernel 'f': message``, then the line with ``node`` underlined."""
+        s = _span(node) if hasattr(node, "lineno") else {"line": 1, "col": 0, "end_line": 1, "end_col": 0}
+        text = f"{self.file}:{s['line'] + self.first - 1}: in {self.kind} '{self.fn.__name__}': {message}"
+        lines = self.source.splitlines()
+        if 1 <= s["line"] <= len(lines):
+            raw = lines[s["line"] - 1]
+            code = raw.strip()
+            indent = len(raw) - len(raw.lstrip())
+            # ast columns count UTF-8 bytes: measure the prefix and the node in characters.
+            encoded = raw.encode()
+            end = s["end_col"] if s["end_line"] == s["line"] else len(raw.rstrip().encode())
+            start = len(encoded[:s["col"]].decode(errors="ignore")) - indent
+            width = len(encoded[s["col"]:end].decode(errors="ignore"))
+            text += f"\n    {code}"
+            if width > 0 and start >= 0:
+                text += "\n    " + " " * start + "^" * width
+        return JitError(text)
 
     def span(self, node) -> dict:
         s = _span(node)
@@ -179,7 +203,13 @@ class _Function:
     def tree(self) -> dict:
         args = self.node.args
         if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.kw_defaults:
-            raise self.error(self.node, "kernels take plain positional parameters (no defaults, *args or **kwargs)")
+            culprit = args.vararg or args.kwarg or (args.kwonlyargs or args.defaults)[0]
+            raise self.error(culprit, "kernels take plain positional parameters (no defaults, *args or **kwargs)")
+        for node in ast.walk(self.node):
+            # Found before the body is read: otherwise the names they declare are looked up
+            # as globals first, and the error would point at a later line.
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                raise self.error(node, f"{_describe(node)} is not supported in kernels")
         params = [a.arg for a in (*args.posonlyargs, *args.args)]
         return {
             "name": self.fn.__name__, "file": self.file, "source": self.source, "first_line": self.first,
@@ -359,6 +389,8 @@ class _Function:
         if isinstance(value, types.FunctionType):
             return {"k": "Unsupported", "what": f"a call to the plain Python function '{dotted}' (decorate it with "
                                                 "@cuda.jit(device=True) to call it from kernels)"}
+        if callable(value) and not isinstance(value, type):
+            return {"k": "Unsupported", "what": f"{dotted}()"}
         return {"k": "Unsupported", "what": f"the global '{dotted}' (a {type(value).__name__})"}
 
 

@@ -586,9 +586,14 @@ impl FnCompiler<'_, '_> {
                 if matches!(d.kind(), Kind::Int | Kind::UInt) {
                     // Negated at the operand's width, then widened (Numba): -uint8(1) is 255 and
                     // -int8(-128) is -128. In the unsigned type, so that no value overflows.
+                    // Negated in unsigned 64-bit arithmetic (wraps by definition), then truncated.
+                    // NVRTC 13 still gives 32768 for -int16(-32768), as it does for the same
+                    // expression written by hand in CUDA C (a compiler bug; see the test).
                     let t = value_type(d, self.c.dialect);
-                    let u = value_type(unsigned_of(d), self.c.dialect);
-                    let inner = Val::new(Ty::Scalar(d), format!("(({t})(0 - ({u}){}))", v.code));
+                    let u64t = value_type(DType::U64, self.c.dialect);
+                    let i64t = value_type(DType::I64, self.c.dialect);
+                    let code = format!("(({t})(({u64t})0 - ({u64t})({i64t})({})))", v.code);
+                    let inner = Val::new(Ty::Scalar(d), code);
                     return Ok(Val::new(Ty::Scalar(w), self.cast_to(&inner, w)));
                 }
                 if d.kind() == Kind::Complex {

@@ -585,10 +585,10 @@ impl FnCompiler<'_, '_> {
                 let w = wide(d);
                 if matches!(d.kind(), Kind::Int | Kind::UInt) {
                     // Negated at the operand's width, then widened (Numba): -uint8(1) is 255 and
-                    // -int8(-128) is -128. In the unsigned type, so that no value overflows.
-                    // Negated in unsigned 64-bit arithmetic (wraps by definition), then truncated.
-                    // NVRTC 13 still gives 32768 for -int16(-32768), as it does for the same
-                    // expression written by hand in CUDA C (a compiler bug; see the test).
+                    // -int8(-128) is -128. The negation is unsigned 64-bit arithmetic (wraps by
+                    // definition), then truncated. NVRTC 13 still gives 32768 for
+                    // -int16(-32768), as it does for the same CUDA C written by hand (a compiler
+                    // bug; see the test).
                     let t = value_type(d, self.c.dialect);
                     let u64t = value_type(DType::U64, self.c.dialect);
                     let i64t = value_type(DType::I64, self.c.dialect);

@@ -27,6 +27,8 @@ import time
 
 import ember
 import numpy as np
+from kernels_from_strings import TINY as TINY_C
+from kernels_from_strings import per_launch_us
 
 KERNELS = '''
 import math
@@ -158,27 +160,6 @@ def compile_rows(libs) -> list[tuple[str, float, float, float]]:
             cold, warm = runs
             rows.append((lib, cold[0], statistics.median(cold[1:]), warm[0]))
     return rows
-
-
-def per_launch_us(launch, sync, count: int, repeat: int) -> float:
-    launch()
-    sync()
-    runs = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(count):
-            launch()
-        sync()
-        runs.append((time.perf_counter() - t0) / count * 1e6)
-    return statistics.median(runs)
-
-
-TINY_C = r"""
-extern "C" __global__ void tiny(const float* a, const float* b, float* c, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) c[i] = a[i] + b[i];
-}
-"""
 
 
 def import_kernels(lib: str, folder: str):

@@ -435,6 +435,12 @@ def test_explicit_signature_with_an_unknown_type_fails_at_decoration():
         cuda.jit("void(flaot32[:])")(a_kernel.py_func)
 
 
+def test_explicit_kernel_signature_with_a_return_type_is_a_type_error():
+    with pytest.raises(TypeError, match=r"a kernel returns nothing, but signature 'float32\(float32\[:\]\)' "
+                                        r"returns float32: write 'void\(\.\.\.\)'"):
+        cuda.jit("float32(float32[:])")(a_kernel.py_func)
+
+
 def test_explicit_signature_whose_body_does_not_type_fails_at_decoration():
     def store_array(a, b):
         a[0] = b

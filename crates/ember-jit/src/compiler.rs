@@ -107,12 +107,10 @@ impl<'p> Compiler<'p> {
                 let def = match ty {
                     Ty::Tuple(items) => {
                         let fields: Vec<String> = items.iter().map(|t| self.c_type(t)).collect();
-                        let name = format!("ember_tup{}", self.structs.len());
-                        tuple_struct(&name, &fields)
+                        tuple_struct(&format!("ember_tup{}", self.structs.len()), &fields)
                     }
                     Ty::Array(a) => {
                         self.dtypes.insert(a.dtype);
-                        let name = format!("ember_arr{}", self.structs.len());
                         let elem = storage_type(a.dtype, self.dialect);
                         let dims = if a.ndim == 0 || a.fixed.is_some() {
                             String::new()
@@ -121,12 +119,14 @@ impl<'p> Compiler<'p> {
                             format!(" ember_dims{} d;", a.ndim)
                         };
                         format!(
-                            "typedef struct {{ {}{elem}* data;{dims} }} {name};\n",
-                            self.qualifier(a.space)
+                            "typedef struct {{ {}{elem}* data;{dims} }} ember_arr{};\n",
+                            self.qualifier(a.space),
+                            self.structs.len()
                         )
                     }
                     _ => unreachable!("only tuples and arrays have structs"),
                 };
+                // Named after the fields are defined, so nested tuples take lower numbers.
                 let name = format!("ember_{}{}", kind_of(ty), self.structs.len());
                 self.structs.push((ty.clone(), name.clone(), def));
                 name

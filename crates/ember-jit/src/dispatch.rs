@@ -196,44 +196,53 @@ impl Dispatcher {
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
         let ordinal = device.info().ordinal;
-        let signatures = lock(&self.signatures).clone();
-        if signatures.is_empty() {
-            {
-                let compiled = lock(&self.compiled);
-                let hit = compiled.iter().find(|c| {
-                    c.device == ordinal
-                        && c.types.len() == args.len()
-                        && c.types.iter().zip(args).all(|(t, a)| same_type(a, t))
-                });
-                if let Some(c) = hit {
-                    return Ok(c.clone());
+        let chosen = {
+            let signatures = lock(&self.signatures);
+            if signatures.is_empty() {
+                None
+            } else {
+                let fits = signatures
+                    .iter()
+                    .find(|s| s.len() == args.len() && s.iter().zip(args).all(|(t, a)| a.fits(t)));
+                match fits {
+                    Some(types) => Some(types.clone()),
+                    None => return Err(self.no_signature(&signatures, args)),
                 }
             }
-            let types: Vec<Ty> = args.iter().map(JitArg::ty).collect();
+        };
+        if let Some(types) = chosen {
             return self.compile(device, &types, front);
         }
-        let chosen = signatures
-            .iter()
-            .find(|s| s.len() == args.len() && s.iter().zip(args).all(|(t, a)| a.fits(t)));
-        match chosen {
-            Some(types) => self.compile(device, types, front),
-            None => {
-                let given: Vec<String> = args.iter().map(|a| a.ty().to_string()).collect();
-                let known: Vec<String> = signatures
-                    .iter()
-                    .map(|s| {
-                        let items: Vec<String> = s.iter().map(Ty::to_string).collect();
-                        format!("({})", items.join(", "))
-                    })
-                    .collect();
-                Err(Error::Type(format!(
-                    "no signature of kernel {} matches the arguments ({}); its signatures are {}",
-                    self.name,
-                    given.join(", "),
-                    known.join(", ")
-                )))
+        {
+            let compiled = lock(&self.compiled);
+            let hit = compiled.iter().find(|c| {
+                c.device == ordinal
+                    && c.types.len() == args.len()
+                    && c.types.iter().zip(args).all(|(t, a)| same_type(a, t))
+            });
+            if let Some(c) = hit {
+                return Ok(c.clone());
             }
         }
+        let types: Vec<Ty> = args.iter().map(JitArg::ty).collect();
+        self.compile(device, &types, front)
+    }
+
+    fn no_signature(&self, signatures: &[Vec<Ty>], args: &[JitArg<'_>]) -> Error {
+        let given: Vec<String> = args.iter().map(|a| a.ty().to_string()).collect();
+        let known: Vec<String> = signatures
+            .iter()
+            .map(|s| {
+                let items: Vec<String> = s.iter().map(Ty::to_string).collect();
+                format!("({})", items.join(", "))
+            })
+            .collect();
+        Error::Type(format!(
+            "no signature of kernel {} matches the arguments ({}); its signatures are {}",
+            self.name,
+            given.join(", "),
+            known.join(", ")
+        ))
     }
 
     /// Launches the kernel on `device` with `args`.

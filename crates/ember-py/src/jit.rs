@@ -82,13 +82,15 @@ impl NativeJitKernel {
         }
     }
 
-    /// Compiles an explicit signature (argument types as Numba writes them) now.
-    fn _add_signature(&self, py: Python<'_>, types: Vec<String>) -> PyResult<()> {
+    /// Compiles an explicit signature (`"void(float32[:], int32)"`, as Numba writes it) now.
+    fn _add_signature(&self, py: Python<'_>, signature: &str) -> PyResult<()> {
         let d = self.dispatcher()?;
-        let tys = types
-            .iter()
-            .map(|t| ember_jit::parse_arg_type(t).map_err(PyTypeError::new_err))
-            .collect::<PyResult<Vec<_>>>()?;
+        let (ret, tys) = ember_jit::parse_signature(signature).map_err(PyTypeError::new_err)?;
+        if let Some(r) = ret {
+            return Err(PyTypeError::new_err(format!(
+                "a kernel returns nothing, but signature '{signature}' returns {r}: write 'void(...)'"
+            )));
+        }
         let device = current_device()?;
         let front = self
             .front
@@ -256,6 +258,23 @@ fn read_arg<'py>(
     )))
 }
 
+/// The element dtype of a parsed type (arrays give their dtype).
+fn dtype_name(t: &ember_jit::Ty) -> PyResult<String> {
+    match t {
+        ember_jit::Ty::Scalar(d) => Ok(d.name().to_string()),
+        ember_jit::Ty::Array(a) => Ok(a.dtype.name().to_string()),
+        other => Err(PyTypeError::new_err(format!("{other} has no dtype"))),
+    }
+}
+
+/// A Numba signature as `(return dtype or None, argument dtypes)`, for `vectorize`.
+#[pyfunction]
+fn jit_signature(text: &str) -> PyResult<(Option<String>, Vec<String>)> {
+    let (ret, args) = ember_jit::parse_signature(text).map_err(PyTypeError::new_err)?;
+    let ret = ret.as_ref().map(dtype_name).transpose()?;
+    Ok((ret, args.iter().map(dtype_name).collect::<PyResult<_>>()?))
+}
+
 fn parse_types(types: &[String]) -> PyResult<Vec<ember_jit::Ty>> {
     types
         .iter()
@@ -304,6 +323,7 @@ fn jit_device_source(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jit_kernel_source, m)?)?;
     m.add_function(wrap_pyfunction!(jit_device_source, m)?)?;
+    m.add_function(wrap_pyfunction!(jit_signature, m)?)?;
     m.add_class::<NativeJitKernel>()?;
     m.add_class::<JitLaunch>()?;
     Ok(())

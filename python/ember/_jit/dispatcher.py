@@ -22,27 +22,6 @@ _LAUNCH_HELP = (
 _warned_host_arrays = False
 
 
-def _signature_args(sig: str) -> list[str]:
-    """The argument types of a Numba signature string, split at top-level commas."""
-    text = sig.strip()
-    open_ = text.find("(")
-    if open_ < 0 or not text.endswith(")"):
-        raise TypeError(f"signature {sig!r} must look like 'void(float32[:], int32)'")
-    inner = text[open_ + 1:-1]
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(inner):
-        if c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(inner[start:i])
-            start = i + 1
-    if inner[start:].strip():
-        parts.append(inner[start:])
-    return [p.strip() for p in parts]
-
-
 class Dispatcher(_ember.JitKernel):
     """What ``@cuda.jit`` returns: launch it as ``kernel[griddim, blockdim](*args)``."""
 
@@ -58,7 +37,7 @@ class Dispatcher(_ember.JitKernel):
         self._setup(py_func.__name__, bool(fastmath), lambda: program_json(py_func))
         if not device:
             for sig in signatures:
-                self._add_signature(_signature_args(sig))
+                self._add_signature(sig)
         self._signatures = list(signatures)
 
     def __call__(self, *args, **kwargs):

@@ -9,6 +9,7 @@ sub-arrays of the core dimensions, from a generated kernel.
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -19,28 +20,19 @@ from .._ndarray import ndarray
 from .._shape import broadcast_shapes, broadcast_to
 from .._user_kernels import ElementwiseKernel
 from ..errors import JitError
-from .dispatcher import Dispatcher, _signature_args
+from .dispatcher import Dispatcher
 from .front import _Program, program_json
 
 _TARGETS = ("cuda", "opencl", "cpu", "parallel")
 
 
-def _dtype_of(type_text: str) -> np.dtype:
-    base = type_text.split("[", 1)[0].strip()
-    aliases = {"f4": "float32", "f8": "float64", "i4": "int32", "i8": "int64", "u4": "uint32", "u8": "uint64",
-               "f2": "float16", "b1": "bool", "boolean": "bool", "c8": "complex64", "c16": "complex128",
-               "intp": "int64", "uintp": "uint64", "i1": "int8", "u1": "uint8", "i2": "int16", "u2": "uint16"}
-    try:
-        return np.dtype(aliases.get(base, base))
-    except TypeError:
-        raise TypeError(f"'{base}' is not a type ember knows (use a NumPy dtype name such as float32)") from None
-
-
-def _signature(sig: str) -> tuple[str | None, list[str]]:
+def _signature(sig) -> tuple[np.dtype | None, list[np.dtype]]:
+    """A Numba signature string as (return dtype or None, argument dtypes), parsed by the
+    compiler's own parser."""
     if not isinstance(sig, str):
         raise TypeError("signatures must be strings such as 'float32(float32, float32)'")
-    ret = sig.strip()[: sig.strip().find("(")].strip() or None
-    return ret, _signature_args(sig)
+    ret, args = _ember.jit_signature(sig)
+    return (None if ret is None else np.dtype(ret)), [np.dtype(a) for a in args]
 
 
 def _check_target(target: str) -> str:
@@ -123,7 +115,7 @@ class CUDAUFunc:
             ret, args = _signature(s)
             if ret is None:
                 raise TypeError(f"a @vectorize signature needs a return type: {s!r}")
-            self._signatures.append((_dtype_of(ret), [_dtype_of(a) for a in args]))
+            self._signatures.append((ret, args))
         self._kernels: dict = {}
         if self._signatures:
             # Type-check every signature now (as Numba compiles eagerly).
@@ -155,7 +147,13 @@ class CUDAUFunc:
         if found is None:
             names = [np.dtype(a).name for a in args]
             preamble, cname, ret_text = _ember.jit_device_source(self._tree(), names, dialect)
-            out = np.dtype(ret) if ret is not None else _dtype_of(ret_text)
+            if ret is None:
+                try:
+                    ret = np.dtype(ret_text)
+                except TypeError:
+                    raise TypeError(f"a @vectorize function returns one number, {self.__name__} returns "
+                                    f"{ret_text}") from None
+            out = np.dtype(ret)
             params = ", ".join(f"{n} x{i}" for i, n in enumerate(names))
             call = ", ".join(f"x{i}" for i in range(len(names)))
             kernel = ElementwiseKernel(params, f"{out.name} out0", f"out0 = {cname}({call});",
@@ -263,7 +261,7 @@ class GUFunc:
             _, args = _signature(s)
             if len(args) != nargs:
                 raise TypeError(f"signature {s!r} has {len(args)} arguments, {self.__name__} takes {nargs}")
-            self._signatures.append((None, [_dtype_of(a) for a in args]))
+            self._signatures.append((None, args))
         if not self._signatures:
             raise TypeError("@guvectorize needs signatures, e.g. ['void(float32[:], float32[:])']")
         self._kernels: dict = {}
@@ -290,7 +288,7 @@ class GUFunc:
             "name": f"guvectorize_{self.__name__}", "file": "<guvectorize>", "source": "", "first_line": 0,
             "params": params, "body": body, "span": _zero(),
         }
-        text = __import__("json").dumps({"functions": program.functions, "arrays": program.arrays})
+        text = json.dumps({"functions": program.functions, "arrays": program.arrays})
         kernel = Dispatcher.__new__(Dispatcher)
         kernel.py_func = self.py_func
         kernel.__name__ = f"guvectorize_{self.__name__}"

@@ -16,7 +16,7 @@ import time
 
 import ember
 import numpy as np
-from peers import load_cupy
+from ember._bench.peers import cupy_or_none
 
 TARGET = "target: <= 1 us (BENCHMARKS.md)"
 
@@ -57,7 +57,7 @@ def main() -> None:
     native = native_empty()
     if native is not None:
         rows.append(("  native _ember.empty, no Python wrapper", native))
-    cp = load_cupy()
+    cp = cupy_or_none()
     if cp is not None:
         rows.append(("cupy.empty(256, float32); del x", lambda: cp.empty(256, cp.float32)))
     rows.append(("numpy.empty(256, float32) (host, reference)", lambda: np.empty(256, np.float32)))
@@ -77,3 +77,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+

@@ -16,7 +16,7 @@ import time
 
 import ember
 import numpy as np
-from peers import load_cupy
+from ember._bench.peers import cupy_or_none
 
 TARGET = "target: >= 15 GB/s each way (BENCHMARKS.md)"
 
@@ -76,7 +76,7 @@ def main() -> None:
 
     n = args.mib * 2**20 // 4
     host = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
-    cp = load_cupy()
+    cp = cupy_or_none()
 
     print(f"ember {ember.__version__} backend={ember.backend()} device: {ember.Device().name}")
     if cp is None:
@@ -109,3 +109,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+

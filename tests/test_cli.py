@@ -1,8 +1,11 @@
 """`ember info` / `ember doctor` / `python -m ember info` and `ember demo`."""
 
+import importlib.util
 import os
 import subprocess
 import sys
+
+from conftest import on_cuda
 
 EMBER = [sys.executable, "-m", "ember"]
 
@@ -25,10 +28,47 @@ def test_doctor_is_info():
     assert r.returncode == 0 and "selected backend:" in r.stdout
 
 
-def test_demo_passes():
-    r = run("demo")
+def test_demo_runs_the_named_examples_and_reports_each():
+    r = run("demo", "leaky_relu")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "all checks passed" in r.stdout and "FAIL" not in r.stdout
+    out = r.stdout
+    assert "device:" in out and "leaky_relu_elementwise" in out and " ok " in out, out
+    assert "matches NumPy" in out and "1 passed, 0 skipped, 0 failed" in out, out
+
+
+def test_demo_exits_nonzero_when_an_example_fails_and_shows_skips(tmp_path):
+    (tmp_path / "good.py").write_text("print('two plus two is', 2 + 2)\n")
+    (tmp_path / "wrong.py").write_text("assert 2 + 2 == 5, 'arithmetic is broken'\n")
+    (tmp_path / "absent.py").write_text("import sys\nprint('SKIP: needs a frobnicator')\nsys.exit(77)\n")
+    r = run("demo", "--dir", str(tmp_path))
+    assert r.returncode == 1, r.stdout + r.stderr
+    out = r.stdout
+    assert "two plus two is 4" in out and "needs a frobnicator" in out, out
+    assert "AssertionError: arithmetic is broken" in out, out
+    assert "1 passed, 1 skipped, 1 failed" in out, out
+
+
+def test_demo_names_a_missing_folder(tmp_path):
+    r = run("demo", "--dir", str(tmp_path / "nowhere"))
+    assert r.returncode == 1 and "no examples folder" in r.stdout, r.stdout
+
+
+def test_bench_quick_writes_markdown_and_chart(tmp_path):
+    """A benchmark never fails: it prints the table and writes it; figures are not checked here."""
+    group = "transfers" if on_cuda() else "cpu"
+    r = run("bench", "--quick", "--only", group, "--out", str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    md = (tmp_path / "bench.md").read_text()
+    assert "| workload | unit | ember |" in md and "ember / best peer" in md, md
+    assert md.count("\n| ") >= 4, md
+    assert f"wrote {tmp_path / 'bench.md'}" in r.stdout
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (tmp_path / "bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_rejects_an_unknown_group():
+    r = run("bench", "--only", "everything")
+    assert r.returncode == 2 and "unknown group" in r.stderr, r.stderr
 
 
 def test_usage_error():

@@ -75,3 +75,19 @@ def test_capsule_is_consumed_once():
 def test_dlpack_device():
     kind, index = ember.arange(3).__dlpack_device__()
     assert (kind, index) == ((2, 0) if ember.backend() == "cuda" else (1, 0))
+
+
+def test_arrays_alive_at_interpreter_exit_end_cleanly():
+    """A NumPy view of an ember view of NumPy memory still alive when Python shuts down: the
+    process exits 0 (it once aborted in the imported tensor's destructor)."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, ember as em\n"
+            "h = np.arange(4.0)\n"
+            "a = em.from_dlpack(h)\n"
+            "v = np.from_dlpack(a)\n"
+            "print(float(v.sum()))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "6.0"

@@ -1,20 +1,38 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine (see ../shared/tools/gpu-wheel.sh): installs the wheel carried in
-# .device/, then `ember info`, the gpu-marked tests, the whole suite on CUDA, the demo and the
-# benchmarks. Logs go to $OUT.
-# Usage there: bash tools/gpu-session.sh [quick]   (BENCH="transfer pool_alloc" picks benchmarks)
+# Runs on the lent GPU machine (see ../shared/tools/gpu-wheel.sh): installs what travels in
+# .device/ (ember's wheel; NumPy 2.3 for numba-cuda; matplotlib for the bench chart), then one
+# part of the session. Logs go to $OUT.
+#   bash tools/gpu-session.sh smoke   # ember info, demo, bench --quick, the example and CLI tests
+#   bash tools/gpu-session.sh tests   # the gpu-marked tests, then the whole suite on CUDA
+#   bash tools/gpu-session.sh demo    # ember demo
+#   bash tools/gpu-session.sh bench   # ember bench (full sizes) into $OUT/bench
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .device/ember-*.whl || exit 1
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
-nvidia-smi -L | tee "$OUT/gpu.txt"
-python3 -m ember info 2>&1 | tee "$OUT/info.txt"
-python3 -m pytest -q -m gpu tests 2>&1 | tee "$OUT/gpu-tests.log" | tail -25
-python3 -m pytest -q tests 2>&1 | tee "$OUT/all-tests.log" | tail -15
-python3 -m ember demo 2>&1 | tee "$OUT/demo.txt"
-if [ "${1:-}" != quick ]; then
-  for b in ${BENCH:-kernels_from_strings transfer pool_alloc}; do
-    python3 "benchmarks/$b.py" 2>&1 | tee "$OUT/$b.txt"
-  done
+if ls .device/numpy-2.3.*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/np23 .device/numpy-2.3.*.whl
 fi
+if ls .device/mpl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/mpl .device/mpl/*.whl
+fi
+export PYTHONUNBUFFERED=1
+SITE=/tmp/site:/tmp/mpl
+# numba-cuda imports only with NumPy 2.3; the peers' rows need it in the same process.
+PEERS=/tmp/np23:$SITE
+nvidia-smi -L | tee "$OUT/gpu.txt"
+case "${1:-smoke}" in
+  smoke)
+    PYTHONPATH=$SITE python3 -m ember info > "$OUT/info.txt" 2>&1
+    PYTHONPATH=$SITE python3 -m ember demo 2>&1 | tee "$OUT/demo.txt"
+    PYTHONPATH=$PEERS python3 -m ember bench --quick --out "$OUT/bench-quick" 2>&1 | tee "$OUT/bench-quick.txt"
+    PYTHONPATH=$SITE python3 -m pytest -q tests/test_examples.py tests/test_cli.py 2>&1 | tail -30 ;;
+  tests)
+    PYTHONPATH=$SITE python3 -m pytest -q -m gpu tests 2>&1 | tee "$OUT/gpu-tests.log" | tail -25
+    PYTHONPATH=$SITE python3 -m pytest -q tests 2>&1 | tee "$OUT/all-tests.log" | tail -25 ;;
+  demo)
+    PYTHONPATH=$SITE python3 -m ember demo 2>&1 | tee "$OUT/demo.txt" ;;
+  bench)
+    PYTHONPATH=$PEERS python3 -m ember bench --out "$OUT/bench" 2>&1 | tee "$OUT/bench.txt" ;;
+  *) echo "unknown part ${1}; see the head of this script" >&2; exit 2 ;;
+esac

@@ -1,4 +1,4 @@
-"""The ``ember`` command: ``ember info`` (alias ``doctor``) and ``ember demo``."""
+"""The ``ember`` command: ``ember info`` (alias ``doctor``), ``ember demo`` and ``ember bench``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,15 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="backends, devices, libraries found and the kernel cache")
     sub.add_parser("doctor", help="same as info")
-    sub.add_parser("demo", help="run the examples on the default device")
+    demo = sub.add_parser("demo", help="run the example programs on the default device")
+    demo.add_argument("names", nargs="*", help="run only the examples whose file names contain these words")
+    demo.add_argument("--dir", help="the folder of example programs (default: the ones shipped with ember)")
+    sub.add_parser("bench", help="the benchmark suite beside the installed peers (ember bench -h)", add_help=False)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bench"]:  # its options belong to ember bench itself
+        from ._bench import main as bench
+
+        return bench(argv[1:])
     args = parser.parse_args(argv)
     if args.command in ("info", "doctor"):
         from ._info import report
@@ -20,7 +28,7 @@ def main(argv=None) -> int:
         return 0
     from ._demo import run
 
-    return 1 if run() else 0
+    return 1 if run(args.names, args.dir) else 0
 
 
 if __name__ == "__main__":

@@ -33,7 +33,9 @@ unsafe impl Sync for Imported {}
 impl Drop for Imported {
     fn drop(&mut self) {
         let managed = self.0;
-        Python::attach(|_| unsafe {
+        // The producer's deleter may touch Python objects. At interpreter shutdown there is no
+        // Python to attach to: the process is ending, so the tensor is left to it.
+        Python::try_attach(|_| unsafe {
             if let Some(deleter) = (*managed).deleter {
                 deleter(managed);
             }

@@ -1,0 +1,73 @@
+"""How ``ember bench`` times things (BENCHMARKS.md): device work with events after warm-up,
+median of the repeats; host costs sustained (many calls, one synchronise, divided); first-use
+costs in fresh interpreters."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def device_ms(fn, events, sync, elapsed_ms, repeat: int) -> float:
+    """Median milliseconds of ``fn`` on the device, between two events, after one warm-up call."""
+    fn()
+    sync()
+    start, end = events()
+    times = []
+    for _ in range(repeat):
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(elapsed_ms(start, end))
+    return statistics.median(times)
+
+
+def wall_ms(fn, sync, repeat: int) -> float:
+    """Median wall milliseconds of ``fn(); sync()`` after one warm-up call (CPU devices, NumPy)."""
+    fn()
+    sync()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def sustained_us(call, sync, count: int, repeat: int) -> float:
+    """Microseconds per call of ``count`` back-to-back calls then one synchronise; median of runs."""
+    call()
+    sync()
+    runs = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(count):
+            call()
+        sync()
+        runs.append((time.perf_counter() - t0) / count * 1e6)
+    return statistics.median(runs)
+
+
+def fresh_process(code: str, *args: str, env: dict | None = None, timeout: float = 300,
+                  python: str = sys.executable) -> list[float]:
+    """Runs ``code`` in a new interpreter; it prints a JSON list of numbers as its last line."""
+    out = subprocess.run([python, "-c", code, *args], capture_output=True, text=True, timeout=timeout,
+                         env=dict(os.environ, **(env or {})))
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(last)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def gbps(nbytes: int, ms: float) -> float:
+    return nbytes / (ms * 1e-3) / 1e9
+
+
+def tflops(flops: float, ms: float) -> float:
+    return flops / (ms * 1e-3) / 1e12

@@ -6,14 +6,16 @@
 #   bash tools/gpu-session.sh tests   # the gpu-marked tests, then the whole suite on CUDA
 #   bash tools/gpu-session.sh demo    # ember demo
 #   bash tools/gpu-session.sh bench   # ember bench (full sizes) into $OUT/bench
+# Several parts run in turn: bash tools/gpu-session.sh tests demo bench
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
+rm -rf /tmp/site  # a warm machine keeps the last wheel: replace it
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .device/ember-*.whl || exit 1
-if ls .device/numpy-2.3.*.whl >/dev/null 2>&1; then
+if [ ! -d /tmp/np23 ] && ls .device/numpy-2.3.*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/np23 .device/numpy-2.3.*.whl
 fi
-if ls .device/mpl/*.whl >/dev/null 2>&1; then
+if [ ! -d /tmp/mpl ] && ls .device/mpl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/mpl .device/mpl/*.whl
 fi
 export PYTHONUNBUFFERED=1
@@ -21,7 +23,8 @@ SITE=/tmp/site:/tmp/mpl
 # numba-cuda imports only with NumPy 2.3; the peers' rows need it in the same process.
 PEERS=/tmp/np23:$SITE
 nvidia-smi -L | tee "$OUT/gpu.txt"
-case "${1:-smoke}" in
+for part in "${@:-smoke}"; do
+case "$part" in
   smoke)
     PYTHONPATH=$SITE python3 -m ember info > "$OUT/info.txt" 2>&1
     PYTHONPATH=$SITE python3 -m ember demo 2>&1 | tee "$OUT/demo.txt"
@@ -34,5 +37,6 @@ case "${1:-smoke}" in
     PYTHONPATH=$SITE python3 -m ember demo 2>&1 | tee "$OUT/demo.txt" ;;
   bench)
     PYTHONPATH=$PEERS python3 -m ember bench --out "$OUT/bench" 2>&1 | tee "$OUT/bench.txt" ;;
-  *) echo "unknown part ${1}; see the head of this script" >&2; exit 2 ;;
+  *) echo "unknown part $part; see the head of this script" >&2; exit 2 ;;
 esac
+done

@@ -16,10 +16,11 @@ import os
 import platform
 import sys
 import time
+import traceback
 
 from . import arrays, cpu, kernels, transfer
 from .peers import load_ember, peers
-from .report import chart, markdown, text_table
+from .report import chart, judge, markdown, text_table
 
 GPU_GROUPS = {"arrays": arrays.rows, "strings": kernels.string_rows, "python": kernels.python_rows,
               "transfers": transfer.rows}
@@ -76,10 +77,15 @@ def main(argv=None) -> int:
     header = describe(ember, found, missing, opts.quick)
     print("\n".join(header), flush=True)
     progress = Progress()
-    rows = []
+    rows, failed = [], []
     for g in chosen:
-        rows.extend(groups[g](libs, opts.quick, progress))
+        try:
+            rows.extend(groups[g](libs, opts.quick, progress))
+        except Exception:  # a bug in one group must not lose the others' figures
+            print(f"\nember bench: the {g} group stopped:\n{traceback.format_exc()}", file=sys.stderr)
+            failed.append(g)
     progress.done()
+    judge(rows)
     print()
     print(text_table(rows))
     if opts.out:
@@ -90,7 +96,7 @@ def main(argv=None) -> int:
             f.write(markdown(rows, ["# ember bench", "", *(f"- {h}" for h in header)]))
         why = chart(rows, png, header[0])
         print(f"\nwrote {md}" + (f" and {png}" if why is None else f" ({why})"))
-    return 0
+    return 1 if failed else 0
 
 
 def describe(ember, found: dict, missing: dict, quick: bool) -> list[str]:

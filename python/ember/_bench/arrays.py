@@ -28,7 +28,7 @@ def rows(libs: dict, quick: bool, progress) -> list[Row]:
         "mask": Row("arrays", f"m[m > 0.5], {mside}x{mside} float32", "ms", False, "<= best peer"),
         "matmul": Row("arrays", f"A @ B, float32, {mm}", "TFLOP/s", True, ">= 0.97x best peer"),
         "rand": Row("arrays", f"random.rand, float32, {p}", "GB/s", True, ">= best peer"),
-        "floor": Row("arrays", "raw cuLaunchKernel floor (ember native loop)", "µs", False, compare=False),
+        "floor": Row("arrays", "raw cuLaunchKernel floor (ember native loop)", "µs", False, compare=False, key="floor"),
         "small": Row("arrays", "a + b, 1024 float32, sustained per call", "µs", False, "<= floor + 1 µs"),
     }
     host = {"a": random_f32(n, 0), "b": random_f32(n, 1), "fa": random_f32(nf, 2), "fb": random_f32(nf, 3),

@@ -172,7 +172,8 @@ def string_rows(libs: dict, quick: bool, progress) -> list[Row]:
         "cold": Row(group, "first ElementwiseKernel, fresh process, cold cache", "ms", False, "<= 250 ms"),
         "further": Row(group, "each further new ElementwiseKernel", "ms", False, "<= 40 ms"),
         "warm": Row(group, "first ElementwiseKernel, warm disk cache", "ms", False, "<= 5 ms"),
-        "copy": Row(group, f"device-to-device copy, float32, {p} (the ceiling)", "GB/s", True, compare=False),
+        "copy": Row(group, f"device-to-device copy, float32, {p} (the ceiling)", "GB/s", True, compare=False,
+                    key="copy"),
         "leaky": Row(group, f"ElementwiseKernel leaky ReLU, float32, {p}", "GB/s", True, ">= 96% of the copy"),
     }
     host = random_f32(n, 9) - np.float32(0.5)
@@ -233,7 +234,8 @@ def python_rows(libs: dict, quick: bool, progress) -> list[Row]:
 
 def _python_library(lib, kernels, table, host, quick: bool) -> None:
     count, reps = (2000, 5) if quick else (20000, 9)
-    cuda, name = lib.xp, lib.name
+    name = lib.name
+    cuda = lib.xp.cuda if name == "ember" else lib.xp  # numba-cuda's Lib is already its cuda module
     x, y, z = (cuda.to_device(np.ones(32, dtype=np.float32)) for _ in range(3))
     add = kernels.vector_add
     # numba-cuda launches about ten times slower: fewer launches keep its row short.

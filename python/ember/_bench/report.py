@@ -4,6 +4,7 @@ Markdown file and the PNG bar chart of the ratios."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 LIB_ORDER = ["ember", "CuPy", "PyTorch", "numba-cuda", "Numba simulator", "PyOpenCL", "NumPy"]
@@ -18,6 +19,8 @@ class Row:
     target: str = ""
     figures: dict = field(default_factory=dict)  # library -> number, or "n/a (why)"
     compare: bool = True  # False: a reference row (a ceiling, a floor) with no ratio
+    key: str = ""  # a reference other rows' targets name ("floor", "copy")
+    met: bool | None = None  # whether ember meets the target, once judged
 
     def value(self, lib: str):
         v = self.figures.get(lib)
@@ -36,6 +39,40 @@ class Row:
         if best is None or mine is None or mine == 0 or best[1] == 0:
             return None
         return mine / best[1] if self.higher_is_better else best[1] / mine
+
+
+def judge(rows: list[Row]) -> None:
+    """Sets ``met`` on each row whose target can be read: "<= 250 ms", ">= best peer",
+    ">= 0.97x best peer", "<= floor + 1 µs", ">= 96% of the copy", ">= PyOpenCL on PoCL",
+    ">= 10,000x faster than Numba's simulator". Unknown when a figure it needs is missing."""
+    refs = {r.key: r.value("ember") for r in rows if r.key}
+    for r in rows:
+        r.met = _meets(r, refs)
+
+
+def _meets(r: Row, refs: dict) -> bool | None:
+    mine, t = r.value("ember"), r.target.replace(",", "")
+    if mine is None or not t:
+        return None
+    le = t.startswith("<=")
+    if m := re.match(r"[<>]= (?:([\d.]+)x )?best peer", t):
+        ratio = r.ratio()
+        return None if ratio is None else ratio >= float(m.group(1) or 1)
+    if m := re.match(r">= ([\d.]+)x faster than", t):
+        ratio = r.ratio()
+        return None if ratio is None else ratio >= float(m.group(1))
+    if m := re.match(r"[<>]= (\w+) \+ ([\d.]+)", t):
+        base = refs.get(m.group(1))
+        return None if base is None else mine <= base + float(m.group(2))
+    if m := re.match(r">= ([\d.]+)% of the (\w+)", t):
+        base = refs.get(m.group(2))
+        return None if base is None else mine >= float(m.group(1)) / 100 * base
+    if m := re.match(r"[<>]= ([\d.]+)", t):
+        return mine <= float(m.group(1)) if le else mine >= float(m.group(1))
+    if m := re.match(r"[<>]= (\S+)", t):
+        peer = r.value(m.group(1))
+        return None if peer is None else (mine <= peer if le else mine >= peer)
+    return None
 
 
 def fmt(v) -> str:
@@ -57,15 +94,16 @@ def columns(rows: list[Row]) -> list[str]:
 
 def cells(row: Row, libs: list[str]) -> list[str]:
     best, ratio = row.best_peer(), row.ratio()
+    met = {True: "met", False: "MISSED", None: ""}[row.met]
     return ([row.workload, row.unit] + [fmt(row.figures.get(lib)) for lib in libs]
-            + [best[0] if best else "", f"{ratio:.2f}x" if ratio else "", row.target])
+            + [best[0] if best else "", f"{ratio:.2f}x" if ratio else "", row.target, met])
 
 
 def markdown(rows: list[Row], header: list[str]) -> str:
     libs = columns(rows)
-    head = ["workload", "unit", *libs, "best peer", "ember / best peer", "target"]
-    out = [*header, "", "| " + " | ".join(head) + " |", "| " + " | ".join(["---", "---"] + ["---:"] * (len(head) - 3)
-                                                                        + ["---"]) + " |"]
+    head = ["workload", "unit", *libs, "best peer", "ember / best peer", "target", "ember"]
+    align = ["---", "---"] + ["---:"] * (len(head) - 4) + ["---", "---"]
+    out = [*header, "", "| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
     group = None
     for r in rows:
         if r.group != group:
@@ -74,18 +112,19 @@ def markdown(rows: list[Row], header: list[str]) -> str:
         out.append("| " + " | ".join(c.replace("|", "/") for c in cells(r, libs)) + " |")
     out += ["", "ember / best peer: ember's speed over the fastest peer's on that row (above 1: ember is ahead). "
             "n/a: the library cannot run that row here, with the reason."]
-    behind = [r for r in rows if r.ratio() is not None and r.ratio() < 1]
-    if behind:
-        out += ["", "Rows where ember is behind the best peer:", ""]
-        out += [f"- {r.workload}: ember {fmt(r.value('ember'))} {r.unit}, {r.best_peer()[0]} "
-                f"{fmt(r.best_peer()[1])} {r.unit} ({r.ratio():.2f}x)" for r in behind]
+    missed = [r for r in rows if r.met is False]
+    if missed:
+        out += ["", "Targets ember misses in this run:", ""]
+        out += [f"- {r.workload}: ember {fmt(r.value('ember'))} {r.unit}, target {r.target}"
+                + (f" (best peer {r.best_peer()[0]} {fmt(r.best_peer()[1])} {r.unit})" if r.best_peer() else "")
+                for r in missed]
     return "\n".join(out) + "\n"
 
 
 def text_table(rows: list[Row]) -> str:
     """The table for a terminal: fixed-width columns, long n/a reasons cut short."""
     libs = columns(rows)
-    head = ["workload", "unit", *libs, "best peer", "ratio", "target"]
+    head = ["workload", "unit", *libs, "best peer", "ratio", "target", "ember"]
     body = []
     for r in rows:
         c = cells(r, libs)
@@ -98,7 +137,7 @@ def text_table(rows: list[Row]) -> str:
         if r.group != group:
             group = r.group
             out.append(f"[{group}]")
-        out.append("  ".join(x.ljust(w) if i < 2 or i >= len(b) - 3 else x.rjust(w)
+        out.append("  ".join(x.ljust(w) if i < 2 or i >= len(b) - 4 else x.rjust(w)
                              for i, (x, w) in enumerate(zip(b, widths, strict=True))))
     return "\n".join(out)
 

@@ -92,3 +92,15 @@ def test_repr_like_cupy(rng):
     host = rng.standard_normal(4).astype(np.float32)
     assert repr(ember.asarray(host)) == repr(host)
     assert str(ember.asarray(host)) == str(host)
+
+
+def test_full_with_an_array_value_broadcasts_it_on_the_device(rng):
+    row = rng.standard_normal(3)
+    total = ember.arange(5).sum()  # a 0-d ember array: its dtype, no read-back
+    got = ember.full(2, total)
+    assert got.dtype == np.int64 and np.array_equal(got.get(), np.full(2, 10))
+    np.testing.assert_array_equal(ember.full((2, 3), ember.asarray(row)).get(), np.full((2, 3), row))
+    np.testing.assert_array_equal(ember.full((2, 3), row, dtype=np.float32).get(),
+                                  np.full((2, 3), row, dtype=np.float32))
+    with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(4,\) into shape \(2,\s?3\)"):
+        ember.full((2, 3), ember.arange(4))

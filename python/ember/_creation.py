@@ -42,6 +42,11 @@ def empty(shape, dtype=float, order="C") -> ndarray:
 
 def full(shape, fill_value, dtype=None, order="C") -> ndarray:
     """An array filled with ``fill_value`` (dtype inferred from it as NumPy does)."""
+    if isinstance(fill_value, ndarray) or (isinstance(fill_value, np.ndarray) and fill_value.ndim > 0):
+        # An array value is broadcast into place on the device, as CuPy does (no read-back).
+        out = empty(shape, fill_value.dtype if dtype is None else dtype)
+        out[...] = fill_value
+        return out
     value = _scalar(fill_value)
     d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.of_host(fill_value)
     return _wrap(_ember.full(current_device_id(), list(_shape_tuple(shape)), _dtypes.name_of(d), value))

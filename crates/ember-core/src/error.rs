@@ -149,6 +149,10 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
+            // "any": automatic choice found neither CUDA nor OpenCL.
+            Error::BackendUnavailable { backend, reason } if backend == "any" => {
+                write!(f, "no device found on any backend: {reason}")
+            }
             Error::BackendUnavailable { backend, reason } => {
                 write!(f, "the {backend} backend is not available: {reason}")
             }
@@ -204,6 +208,26 @@ mod tests {
         assert!(
             s.contains("3.0 MiB") && s.contains("limit 1.0 MiB") && s.contains("set_limit"),
             "{s}"
+        );
+    }
+
+    #[test]
+    fn unavailable_backend_names_the_backend_or_says_none_has_a_device() {
+        let cuda = Error::BackendUnavailable {
+            backend: "CUDA".into(),
+            reason: "no driver".into(),
+        };
+        assert_eq!(
+            cuda.to_string(),
+            "the CUDA backend is not available: no driver"
+        );
+        let none = Error::BackendUnavailable {
+            backend: "any".into(),
+            reason: "no CUDA device and no OpenCL device".into(),
+        };
+        assert_eq!(
+            none.to_string(),
+            "no device found on any backend: no CUDA device and no OpenCL device"
         );
     }
 

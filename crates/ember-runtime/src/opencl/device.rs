@@ -607,10 +607,11 @@ impl Backend for ClDevice {
 
     fn query_stream(&self, stream: Handle) -> Result<bool> {
         // OpenCL cannot ask a queue: mark its end, submit, and ask the marker. An idle queue
-        // completes a marker within microseconds but not at once, so allow it a moment.
+        // completes a marker within microseconds, but PoCL's worker threads on a loaded machine
+        // can take milliseconds to get to it: allow 20 ms before calling the queue busy.
         let marker = self.record_event(stream, None)?;
         let _ = cq::flush(p(stream));
-        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(2);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(20);
         let done = loop {
             match self.query_event(marker) {
                 Ok(false) if std::time::Instant::now() < deadline => std::thread::yield_now(),

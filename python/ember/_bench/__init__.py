@@ -18,8 +18,10 @@ import sys
 import time
 import traceback
 
+import numpy
+
 from . import arrays, cpu, kernels, transfer
-from .peers import load_ember, peers
+from .peers import find_peers, load_ember
 from .report import chart, judge, markdown, text_table
 
 GPU_GROUPS = {"arrays": arrays.rows, "strings": kernels.string_rows, "python": kernels.python_rows,
@@ -69,7 +71,7 @@ def main(argv=None) -> int:
               f"choose from {list(groups)}", file=sys.stderr)
         return 2
     names = ("PyOpenCL", "NumPy", "numba-cuda") if is_cpu else ("CuPy", "PyTorch", "numba-cuda")
-    found, missing = peers(names)
+    found, missing = find_peers(names)
     if is_cpu:
         found.pop("numba-cuda", None)  # on the CPU Numba appears as its simulator, run in a subprocess
         missing.pop("numba-cuda", None)
@@ -103,14 +105,9 @@ def describe(ember, found: dict, missing: dict, quick: bool) -> list[str]:
     dev = ember.xp.Device(0)
     lines = [f"ember {ember.version} on {dev.name} ({ember.xp.backend()}), "
              f"{datetime.date.today().isoformat()}{', --quick sizes' if quick else ''}",
-             f"Python {platform.python_version()}, NumPy {_numpy_version()}",
+             f"Python {platform.python_version()}, NumPy {numpy.__version__}",
              "peers: " + (", ".join(f"{lib.name} {lib.version}" for lib in found.values()) or "none installed")]
     if missing:
         lines.append("not compared: " + "; ".join(f"{k} ({v})" for k, v in missing.items()))
     return lines
 
-
-def _numpy_version() -> str:
-    import numpy
-
-    return numpy.__version__

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 
 import numpy as np
 
 from .common import random_f32, record
+from .kernels import jit_module, jit_module_source
 from .measure import fresh_process, gbps, sustained_us, wall_ms
 from .report import Row
 
@@ -68,30 +70,27 @@ def _library(lib, add: Row, launch: Row, a_h, b_h, repeat: int, quick: bool) -> 
 
 
 def _launch_us(lib, quick: bool) -> float:
-    x = lib.asarray(random_f32(64, 2))
+    """The same OpenCL C kernel launched through ember's PyOpenCL API and through PyOpenCL."""
     count, reps = (200, 3) if quick else (2000, 7)
     if lib.name == "ember":
         from ember import cl
 
         ctx = cl.create_some_context()
         queue = cl.CommandQueue(ctx)
-        buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size=x.nbytes)
-        k = cl.Program(ctx, SCALE_CL).build().scale
-        return sustained_us(lambda: k(queue, (64,), None, buf, np.float32(1.0)), queue.finish, count, reps)
-    cl, queue = lib.xp, lib.extra["queue"]
-    k = cl.Program(lib.extra["ctx"], SCALE_CL).build().scale
-    return sustained_us(lambda: k(queue, (64,), None, x.data, np.float32(1.0)), queue.finish, count, reps)
+        buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=random_f32(64, 2))
+    else:
+        cl, ctx, queue = lib.xp, lib.extra["ctx"], lib.extra["queue"]
+        buf = lib.asarray(random_f32(64, 2)).data
+    k = cl.Program(ctx, SCALE_CL).build().scale
+    return sustained_us(lambda: k(queue, (64,), None, buf, np.float32(1.0)), queue.finish, count, reps)
 
 
 def _jit_vector_add_ms(n: int, repeat: int) -> float:
     from ember import cuda
 
-    @cuda.jit
-    def vector_add(a, b, c):
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
-
+    folder = tempfile.mkdtemp(prefix="ember-bench-")
+    jit_module_source("ember", folder)
+    vector_add = jit_module("ember", folder).vector_add
     a, b = random_f32(n, 0), random_f32(n, 1)
     da, db, dc = cuda.to_device(a), cuda.to_device(b), cuda.device_array(n, dtype=np.float32)
     ms = wall_ms(lambda: vector_add[(n + 255) // 256, 256](da, db, dc), cuda.synchronize, repeat)

@@ -130,22 +130,23 @@ print(json.dumps(times))
 """
 
 
+def jit_module_source(lib: str, folder: str) -> None:
+    """Writes the seed kernels for ``lib`` ("ember" or "numba") into ``folder``."""
+    with open(os.path.join(folder, f"jit_kernels_{lib}.py"), "w") as f:
+        f.write(JIT_KERNELS.format(lib=lib))
+
+
 def jit_module(lib: str, folder: str):
-    """Writes the seed kernels for ``lib`` ("ember" or "numba") into ``folder`` and imports them."""
-    name = f"jit_kernels_{lib}"
-    jit_module_source(lib, folder)
+    """Imports the seed kernels written into ``folder`` by :func:`jit_module_source`."""
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    return __import__(name)
+    return __import__(f"jit_kernels_{lib}")
 
 
-def first_use(rows: tuple[Row, Row, Row], lib: str, probe: str, module: str, folder: str | None = None) -> None:
+def first_use(rows: tuple[Row, Row, Row], lib: str, probe: str, *args: str) -> None:
     """Cold-cache first kernel, each further new kernel, warm-disk-cache first kernel (fresh processes)."""
     try:
         with tempfile.TemporaryDirectory() as cache:
-            args = [module] + ([folder] if folder else [])
-            if folder:
-                jit_module_source(module, folder)
             env = {"EMBER_CACHE_DIR": cache, "CUPY_CACHE_DIR": cache, "NUMBA_CACHE_DIR": cache}
             cold = fresh_process(probe, *args, env=env)
             warm = fresh_process(probe, *args, env=env)
@@ -156,11 +157,6 @@ def first_use(rows: tuple[Row, Row, Row], lib: str, probe: str, module: str, fol
         return
     for row, v in zip(rows, figures, strict=True):
         row.figures[lib] = v
-
-
-def jit_module_source(lib: str, folder: str) -> None:
-    with open(os.path.join(folder, f"jit_kernels_{lib}.py"), "w") as f:
-        f.write(JIT_KERNELS.format(lib=lib))
 
 
 def string_rows(libs: dict, quick: bool, progress) -> list[Row]:
@@ -221,6 +217,7 @@ def python_rows(libs: dict, quick: bool, progress) -> list[Row]:
         if name not in libs:
             continue
         progress(f"kernels from Python: {name}")
+        jit_module_source(module, folder)
         first_use((table["cold"], table["further"], table["warm"]), name, JIT_PROBE, module, folder)
         try:
             kernels = jit_module(module, folder)

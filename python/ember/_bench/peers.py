@@ -112,7 +112,7 @@ LOADERS = {"CuPy": load_cupy, "PyTorch": load_torch, "numba-cuda": load_numba, "
            "NumPy": load_numpy}
 
 
-def peers(names=None) -> tuple[dict[str, Lib], dict[str, str]]:
+def find_peers(names=None) -> tuple[dict[str, Lib], dict[str, str]]:
     """(the peers that work here by name, the reasons the others do not)."""
     found, missing = {}, {}
     for name, load in LOADERS.items():

@@ -73,3 +73,34 @@ def test_set_limit_validates():
     p = ember.get_default_memory_pool()
     with pytest.raises(ValueError, match="between 0 and 1"):
         p.set_limit(fraction=1.5)
+
+
+def test_pinned_memory_pool_reuses_freed_blocks_and_round_trips_data():
+    pool = ember.get_default_pinned_memory_pool()
+    pool.free_all_blocks()
+    assert pool.n_free_blocks() == 0
+    host = ember.empty_pinned((257, 3), np.float64)
+    assert host.shape == (257, 3) and host.dtype == np.float64 and host.flags.c_contiguous
+    values = np.random.default_rng(5).standard_normal((257, 3))
+    host[...] = values
+    device = ember.asarray(host)
+    np.testing.assert_array_equal((device * 2).get(), values * 2)
+    address = host.ctypes.data
+    del host
+    gc.collect()
+    # 257*3*8 = 6168 bytes, kept as a 6656-byte block (sizes round up to 512).
+    assert pool.n_free_blocks() == 1 and pool.free_bytes() == 6656
+    again = ember.empty_pinned(6600, np.uint8)
+    assert again.ctypes.data == address and pool.n_free_blocks() == 0
+    fortran = ember.empty_pinned((4, 5), np.int32, order="F")
+    assert fortran.flags.f_contiguous and not fortran.flags.c_contiguous
+    del again, fortran
+    gc.collect()
+    pool.free_all_blocks()
+    assert pool.n_free_blocks() == 0 and pool.free_bytes() == 0
+    pointer = pool.malloc(10)
+    assert int(pointer) == pointer.ptr and pointer.mem.size == 512
+    with pytest.raises(ValueError, match="negative size"):
+        pool.malloc(-1)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        ember.empty_pinned((2, -1))

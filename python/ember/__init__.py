@@ -38,10 +38,12 @@ from ._creation import (  # noqa: E402
     zeros,
     zeros_like,
 )
+from ._fusion import fuse  # noqa: E402
 from ._interop import from_dlpack  # noqa: E402
 from ._jit.vectorize import guvectorize, vectorize  # noqa: E402
 from ._linalg import dot, inner, linalg, matmul, outer, vdot  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
+from ._pinned import PinnedMemoryPool, empty_pinned, get_default_pinned_memory_pool  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
 from ._reductions import (  # noqa: E402
     all,
@@ -136,7 +138,7 @@ __all__ = [
     "JitError", "MemoryPool", "OutOfMemoryError", "RawKernel", "RawModule", "ReductionKernel", "arange",
     "array", "ascontiguousarray", "asarray", "asnumpy", "backend", "bool_", "complex64", "complex128",
     "dtype", "empty", "empty_like", "errors", "float16", "float32", "float64", "from_dlpack", "full",
-    "guvectorize", "vectorize",
+    "fuse", "guvectorize", "vectorize", "PinnedMemoryPool", "empty_pinned", "get_default_pinned_memory_pool",
     "full_like", "get_default_memory_pool", "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones",
     "ones_like", "synchronize", "uint8", "uint16", "uint32", "uint64", "zeros", "zeros_like",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtypes, _ember
+from . import _dtypes, _ember, _fusion
 from ._ndarray import ndarray
 
 _call = _ember.ufunc_call
@@ -55,6 +55,8 @@ class ufunc:
         try:
             return _call(self._id, args, out, name)
         except TypeError:
+            if _fusion.tracing(*args):
+                return _fusion.trace_ufunc(self.__name__, args, out, dtype)
             converted = _foreign(args)
             if converted == args:
                 raise
@@ -182,6 +184,8 @@ def where(condition, x=None, y=None):
     from ._creation import asarray
     from ._user_kernels import ElementwiseKernel
 
+    if _fusion.tracing(condition, x, y):
+        return _fusion.trace_where(condition, x, y)
     if x is None and y is None:
         from ._advanced import nonzero
 

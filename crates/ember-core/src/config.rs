@@ -23,6 +23,9 @@ pub struct Config {
     pub cache_dir: PathBuf,
     /// `EMBER_DISK_CACHE=0` turns the disk tier off.
     pub disk_cache: bool,
+    /// `EMBER_CACHE_SAVE_SOURCE=1` writes each compiled kernel's source beside its cache entry
+    /// (`<key>.cu` or `<key>.cl`), as CuPy's `CUPY_CACHE_SAVE_CUDA_SOURCE` does.
+    pub save_source: bool,
 }
 
 impl Config {
@@ -50,10 +53,15 @@ impl Config {
             get("EMBER_DISK_CACHE").as_deref(),
             Some("0") | Some("false") | Some("off")
         );
+        let save_source = matches!(
+            get("EMBER_CACHE_SAVE_SOURCE").as_deref(),
+            Some("1") | Some("true") | Some("on")
+        );
         Config {
             backend,
             cache_dir,
             disk_cache,
+            save_source,
         }
     }
 

@@ -1,7 +1,7 @@
 //! Bindings of NumPy's universal functions: operands read straight from Python objects,
 //! results made as `ember.ndarray` objects natively (the small-operation hot path).
 
-use ember_array::ufunc::{self, Operand, OperandType};
+use ember_array::ufunc::{self, fused, Operand, OperandType};
 use ember_core::dtype::Kind;
 use ember_core::{DType, Scalar};
 use pyo3::exceptions::PyTypeError;
@@ -156,7 +156,75 @@ fn ufunc_binary<'py>(
     }
 }
 
+/// A traced step as Python records it: the operation (a ufunc's name, `astype` or `where`),
+/// its operands (`k >= 0`: parameter `k`; `-(j + 1)`: step `j`) and, for `astype`, the dtype.
+type TracedStep = (String, Vec<i64>, Option<String>);
+
+fn traced_ref(r: i64) -> fused::Ref {
+    if r >= 0 {
+        fused::Ref::Param(r as usize)
+    } else {
+        fused::Ref::Step((-r - 1) as usize)
+    }
+}
+
+/// The body of an `ember.fuse` kernel: `params` are (dtype name, weak) per parameter.
+/// Returns the statements, the helper functions and the outputs' dtype names.
+#[pyfunction]
+fn fused_kernel_body(
+    params: Vec<(String, bool)>,
+    steps: Vec<TracedStep>,
+    outputs: Vec<i64>,
+    dialect: &str,
+) -> PyResult<(String, String, Vec<&'static str>)> {
+    let params = params
+        .iter()
+        .map(|(name, weak)| {
+            Ok(fused::FusedParam {
+                dtype: DType::from_name(name)?,
+                weak: *weak,
+            })
+        })
+        .collect::<ember_core::Result<Vec<_>>>()
+        .py()?;
+    let mut traced = Vec::with_capacity(steps.len());
+    for (op, args, dtype) in &steps {
+        let arg = |k: usize| {
+            args.get(k).copied().map(traced_ref).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!("{op} needs {} operands", k + 1))
+            })
+        };
+        traced.push(match op.as_str() {
+            "astype" => fused::Step::Cast {
+                arg: arg(0)?,
+                to: DType::from_name(dtype.as_deref().unwrap_or("")).py()?,
+            },
+            "where" => fused::Step::Where {
+                cond: arg(0)?,
+                x: arg(1)?,
+                y: arg(2)?,
+            },
+            name => fused::Step::Ufunc {
+                name: name.to_string(),
+                args: args.iter().copied().map(traced_ref).collect(),
+            },
+        });
+    }
+    let outputs: Vec<fused::Ref> = outputs.into_iter().map(traced_ref).collect();
+    let dialect = match dialect {
+        "cuda" => ember_codegen::Dialect::Cuda,
+        _ => ember_codegen::Dialect::OpenCl,
+    };
+    let body = fused::fused_body(&params, &traced, &outputs, dialect).py()?;
+    Ok((
+        body.operation,
+        body.preamble,
+        body.outputs.iter().map(|d| d.name()).collect(),
+    ))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fused_kernel_body, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_binary, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_id, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_call, m)?)?;

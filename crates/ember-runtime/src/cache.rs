@@ -90,6 +90,13 @@ impl DiskCache {
         self.dir.join(format!("{}.bin", hex(key)))
     }
 
+    /// Writes `source` beside the entry for `key` with extension `ext`, for reading (it is
+    /// never read back).
+    pub fn save_source(&self, key: &CacheKey, ext: &str, source: &str) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        std::fs::write(self.dir.join(format!("{}.{ext}", hex(key))), source)
+    }
+
     /// Reads and checks the entry for `key`.
     pub fn get(&self, key: &CacheKey) -> Lookup {
         let path = self.path(key);

@@ -20,6 +20,8 @@ pub struct Device {
     pool: MemoryPool,
     modules: Mutex<HashMap<CacheKey, Arc<Module>>>,
     disk: Option<DiskCache>,
+    /// Where sources are saved for reading (`EMBER_CACHE_SAVE_SOURCE`), if anywhere.
+    sources: Option<DiskCache>,
     stats: CacheStats,
     last_kernel: Mutex<Option<Arc<str>>>,
 }
@@ -42,6 +44,9 @@ impl Device {
             pool: MemoryPool::new(),
             modules: Mutex::new(HashMap::new()),
             disk: config.disk_cache.then(|| DiskCache::new(&config.cache_dir)),
+            sources: config
+                .save_source
+                .then(|| DiskCache::new(&config.cache_dir)),
             stats: CacheStats::default(),
             last_kernel: Mutex::new(None),
         }
@@ -191,6 +196,14 @@ impl Device {
             .backend
             .compile(source, name, options, name_expressions)?;
         CacheStats::bump(&self.stats.compiles);
+        if let Some(sources) = &self.sources {
+            let ext = match self.info().backend {
+                BackendKind::Cuda => "cu",
+                BackendKind::OpenCl => "cl",
+            };
+            // Saving is for reading only: a failure must not fail the compile.
+            let _ = sources.save_source(key, ext, source);
+        }
         if let Some(disk) = &self.disk {
             // A cache that cannot be written only costs a compile next time.
             let _ = disk.put(

@@ -3,6 +3,7 @@
 //! layout), cached.
 
 pub mod expr;
+pub mod fused;
 pub mod resolve;
 pub mod tables;
 

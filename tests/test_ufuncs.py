@@ -104,6 +104,38 @@ def test_complex_functions(rng, dtype):
     for name in ("exp", "log", "log2", "log10", "sqrt", "sin", "cos", "sinh", "cosh", "tanh"):
         check(name, x, rtol=rtol)
     check("power", x, x[::-1].copy(), rtol=rtol * 10)
+    # Also points on and near the branch cuts, and tiny and large magnitudes.
+    edges = np.array([2, -2, complex(2, -0.0), 0.5, 2j, -2j, 0.5j, 1e-6 + 2e-7j, 3 + 0.1j, 1 + 9j], dtype)
+    x = np.concatenate([x, edges])
+    for name in ("exp2", "expm1", "tan", "arcsin", "arccos", "arctan", "rint", "conjugate"):
+        check(name, x, rtol=rtol * 10)
+    check("log1p", x[np.abs(x) > 0.1], rtol=rtol * 10)  # NumPy's is log(1 + x): inexact near 0
+    y = x[::-1].copy()
+    y[::4] = complex(np.nan, 1)
+    for name in ("fmax", "fmin", "maximum", "minimum"):
+        check(name, x, y, rtol=0)
+
+
+def test_real_imag_and_conj_views(rng):
+    z = random_array(rng, (6, 5), np.complex64)
+    d = cp.asarray(z)
+    re, im = d.real, d[:, ::-2].imag
+    assert re.dtype == im.dtype == np.float32
+    np.testing.assert_array_equal(re.get(), z.real)
+    np.testing.assert_array_equal(im.get(), z[:, ::-2].imag)
+    re[0] = 7  # the parts are views of the complex array, as in NumPy
+    d.imag = d.real * 2
+    z.real[0] = 7
+    z.imag = z.real * 2
+    np.testing.assert_array_equal(d.get(), z)
+    np.testing.assert_array_equal(d.conj().get(), z.conj())
+    np.testing.assert_array_equal(cp.conj(d).get(), np.conj(z))
+    np.testing.assert_array_equal(cp.real(d).get(), np.real(z))
+    x = cp.asarray(np.arange(4.0))
+    assert x.real is x and x.conj() is x  # real arrays: themselves (CuPy)
+    np.testing.assert_array_equal(cp.imag(x).get(), np.zeros(4))
+    with pytest.raises(TypeError, match="no imaginary part"):
+        x.imag = 1
 
 
 def test_python_scalars_are_weak(rng):

@@ -27,6 +27,7 @@ UFUNCS = [
     "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not", "logical_xor",
     "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "fmod", "reciprocal",
+    "conjugate",
 ]
 
 

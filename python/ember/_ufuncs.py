@@ -73,13 +73,57 @@ _NAMES = (
     "floor", "ceil", "trunc", "rint", "maximum", "minimum", "fmax", "fmin", "isnan", "isinf", "isfinite",
     "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "invert", "left_shift", "right_shift", "equal", "not_equal", "less", "less_equal", "greater",
-    "greater_equal", "fmod", "reciprocal",
+    "greater_equal", "fmod", "reciprocal", "conjugate",
 )
 
 UFUNCS = {name: ufunc(name) for name in _NAMES}
 UFUNCS["mod"] = UFUNCS["remainder"]
 UFUNCS["abs"] = UFUNCS["absolute"]
 UFUNCS["bitwise_not"] = UFUNCS["invert"]
+UFUNCS["conj"] = UFUNCS["conjugate"]
+
+
+# --- complex parts ----------------------------------------------------------------------------
+def _part(a, imaginary: bool):
+    """``a.real`` / ``a.imag``: for complex ``a``, a view of its parts (writable, sharing the
+    memory, as in NumPy); for real ``a``, ``a`` itself / zeros."""
+    if a.dtype.kind != "c":
+        if not imaginary:
+            return a
+        from ._creation import zeros
+
+        return zeros(a.shape, a.dtype)
+    part = np.dtype(np.float32 if a.dtype == np.complex64 else np.float64)
+    native = a._a
+    offset = native.offset + (part.itemsize if imaginary else 0)
+    from ._ndarray import _wrap
+
+    return _wrap(native.view(list(native.shape), list(native.strides), offset, part.name))
+
+
+def _set_part(a, value, imaginary: bool):
+    if a.dtype.kind != "c":
+        if imaginary:
+            raise TypeError(f"array of {a.dtype} has no imaginary part to set")
+        a[...] = value
+        return
+    _part(a, imaginary)[...] = value
+
+
+def real(val):
+    """The real part of ``val`` (a view for complex arrays)."""
+    return _part(val, False) if isinstance(val, ndarray) else np.real(val)
+
+
+def imag(val):
+    """The imaginary part of ``val`` (a view for complex arrays)."""
+    return _part(val, True) if isinstance(val, ndarray) else np.imag(val)
+
+
+ndarray.real = property(lambda self: _part(self, False), lambda self, v: _set_part(self, v, False))
+ndarray.imag = property(lambda self: _part(self, True), lambda self, v: _set_part(self, v, True))
+# CuPy returns a real array itself from conj(); complex ones get the conjugate ufunc.
+ndarray.conj = ndarray.conjugate = lambda self: UFUNCS["conjugate"](self) if self.dtype.kind == "c" else self
 
 
 # --- operators --------------------------------------------------------------------------------

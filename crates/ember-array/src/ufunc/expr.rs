@@ -72,7 +72,20 @@ fn complex_math_helpers(d: DType, dialect: Dialect) -> String {
          static __device__ inline {c} ember_csinh{s}({c} z) {{ return {make}(sinh(z.x) * cos(z.y), cosh(z.x) * sin(z.y)); }}\n\
          static __device__ inline {c} ember_ccosh{s}({c} z) {{ return {make}(cosh(z.x) * cos(z.y), sinh(z.x) * sin(z.y)); }}\n\
          static __device__ inline {c} ember_ctanh{s}({c} z) {{ return ember_cdiv{s}(ember_csinh{s}(z), ember_ccosh{s}(z)); }}\n\
-         static __device__ inline {c} ember_cpow{s}({c} a, {c} b) {{ if (a.x == 0 && a.y == 0) return {make}((b.x == 0 && b.y == 0) ? 1 : 0, 0); return ember_cexp{s}(ember_cmul{s}(b, ember_clog{s}(a))); }}\n",
+         static __device__ inline {c} ember_cpow{s}({c} a, {c} b) {{ if (a.x == 0 && a.y == 0) return {make}((b.x == 0 && b.y == 0) ? 1 : 0, 0); return ember_cexp{s}(ember_cmul{s}(b, ember_clog{s}(a))); }}\n\
+         static __device__ inline {c} ember_cexp2{s}({c} z) {{ return ember_cexp{s}({make}(z.x * ({r}){ln2:?}, z.y * ({r}){ln2:?})); }}\n\
+         static __device__ inline {c} ember_clog1p{s}({c} z) {{ return {make}(({r})0.5 * log1p(z.x * (2 + z.x) + z.y * z.y), atan2(z.y, 1 + z.x)); }}\n\
+         static __device__ inline {c} ember_cexpm1{s}({c} z) {{ {r} h = sin(z.y / 2); return {make}(expm1(z.x) * cos(z.y) - 2 * h * h, exp(z.x) * sin(z.y)); }}\n\
+         static __device__ inline {c} ember_ctan{s}({c} z) {{\n\
+           if (fabs(z.y) > 20) return {make}(copysign(({r})0, sin(2 * z.x)), copysign(({r})1, z.y));\n\
+           {r} d = cos(2 * z.x) + cosh(2 * z.y); return {make}(sin(2 * z.x) / d, sinh(2 * z.y) / d); }}\n\
+         static __device__ inline {c} ember_csqrt1mz2{s}({c} z) {{ return ember_csqrt{s}({make}(1 - (z.x - z.y) * (z.x + z.y), -2 * z.x * z.y)); }}\n\
+         static __device__ inline {c} ember_carcsin{s}({c} z) {{\n\
+           if (fabs(z.x) + fabs(z.y) < ({r})1e-3) {{ {c} z2 = ember_cmul{s}(z, z); {c} z3 = ember_cmul{s}(z2, z); {c} z5 = ember_cmul{s}(z3, z2); return {make}(z.x + z3.x / 6 + 3 * z5.x / 40, z.y + z3.y / 6 + 3 * z5.y / 40); }}\n\
+           {c} w = ember_csqrt1mz2{s}(z); {c} l = ember_clog{s}({make}(w.x - z.y, w.y + z.x)); return {make}(l.y, -l.x); }}\n\
+         static __device__ inline {c} ember_carccos{s}({c} z) {{ {c} w = ember_csqrt1mz2{s}(z); {c} l = ember_clog{s}({make}(z.x - w.y, z.y + w.x)); return {make}(l.y, -l.x); }}\n\
+         static __device__ inline {c} ember_carctan{s}({c} z) {{ {r} d = z.x * z.x + (1 - z.y) * (1 - z.y); return {make}(atan2(2 * z.x, (1 - z.y) * (1 + z.y) - z.x * z.x) / 2, log1p(4 * z.y / d) / 4); }}\n\
+         static __device__ inline {c} ember_crint{s}({c} z) {{ return {make}(rint(z.x), rint(z.y)); }}\n",
         base = complex_helpers(d, dialect),
         ln2 = std::f64::consts::LN_2,
         ln10 = std::f64::consts::LN_10,
@@ -201,7 +214,10 @@ pub fn expression(
         "exp" | "log" | "sqrt" | "sin" | "cos" | "sinh" | "cosh" | "tanh" if complex => {
             with(format!("ember_c{name}{s}({a})"), complex_math_helpers(t, dialect))
         }
-        "log2" | "log10" if complex => {
+        "log2" | "log10" | "exp2" | "log1p" | "expm1" | "tan" | "arcsin" | "arccos" | "arctan"
+        | "rint"
+            if complex =>
+        {
             with(format!("ember_c{name}{s}({a})"), complex_math_helpers(t, dialect))
         }
         "power" if complex => with(format!("ember_cpow{s}({a}, {b})"), complex_math_helpers(t, dialect)),
@@ -219,6 +235,14 @@ pub fn expression(
                 plain(format!("({a} {op} {b} ? {a} : {b})"))
             }
         }
+        // NumPy's fmax/fmin on complex: a NaN operand gives way to the other, then the
+        // lexicographic order of (real, imaginary).
+        "fmax" | "fmin" if complex => {
+            let op = if name == "fmax" { ">" } else { "<" };
+            plain(format!("(({b}.x != {b}.x || {b}.y != {b}.y) ? {a} : (({a}.x != {a}.x || {a}.y != {a}.y) ? {b} : (({a}.x {op} {b}.x || ({a}.x == {b}.x && {a}.y {op}= {b}.y)) ? {a} : {b})))"))
+        }
+        "conjugate" if complex => plain(format!("ember_make_complex{s}({a}.x, -{a}.y)")),
+        "conjugate" => plain(a),
         "fmax" | "fmin" if float => plain(format!("{name}({a}, {b})")),
         "fmax" | "fmin" if !complex => {
             let op = if name == "fmax" { ">=" } else { "<=" };

@@ -94,8 +94,7 @@ from ._shape import (  # noqa: E402
 )
 from ._triangles import eye, identity, tri, tril, triu  # noqa: E402
 from ._ufuncs import UFUNCS as _UFUNCS  # noqa: E402
-from ._ufuncs import imag, real  # noqa: E402
-from ._ufuncs import clip, ufunc, where  # noqa: E402
+from ._ufuncs import clip, imag, real, ufunc, where  # noqa: E402  # noqa: E402
 from ._user_kernels import ElementwiseKernel, ReductionKernel  # noqa: E402
 
 globals().update(_UFUNCS)  # add, subtract, ..., sqrt, ...: one ufunc object each
@@ -149,7 +148,8 @@ __all__ += [
     "ravel", "reshape", "split", "squeeze", "stack", "swapaxes", "transpose", "vstack",
 ]
 __all__ += [
-    "clip", "eye", "identity", "imag", "nonzero", "real", "take", "tri", "tril", "triu", "ufunc", "where", *sorted(_UFUNCS),
+    "clip", "eye", "identity", "imag", "nonzero", "real", "take", "tri", "tril", "triu", "ufunc", "where",
+    *sorted(_UFUNCS),
 ]
 __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "max", "mean", "min", "prod", "std", "sum",
             "var"]

@@ -340,12 +340,15 @@ impl Pass<'_> {
             divisor: self.divisor,
             mean: None,
         };
+        // One output: its partials are a fresh contiguous row, read with vector loads (all of
+        // a thread's loads in flight at once keep this pass short) unless indices come along.
+        let vector = m == 1 && !self.combine.is_arg() && vector_loadable(self.acc);
         let (layout, sizing) = if m == 1 {
-            (Layout::Rows, size_rows(device, 1, s, false, false))
+            (Layout::Rows, size_rows(device, 1, s, vector, false))
         } else {
             (Layout::Columns, size_columns(device, m, s, false, false))
         };
-        let k = finish.kernel(out.dtype(), layout, false, false);
+        let k = finish.kernel(out.dtype(), layout, vector, false);
         finish.launch(&k, sizing, [out, out], indices.as_ref())
     }
 

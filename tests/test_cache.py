@@ -64,3 +64,17 @@ def test_disk_cache_can_be_disabled(tmp_path):
     r = run_python(PROBE, {"EMBER_CACHE_DIR": str(tmp_path), "EMBER_DISK_CACHE": "0"})
     assert r.returncode == 0, r.stderr
     assert not glob.glob(os.path.join(tmp_path, "kernels", "*.bin"))
+
+
+def test_sources_are_saved_beside_the_entries_on_request(tmp_path):
+    r = run_python(PROBE, {"EMBER_CACHE_DIR": str(tmp_path), "EMBER_CACHE_SAVE_SOURCE": "1"})
+    assert r.returncode == 0, r.stderr
+    binaries = glob.glob(os.path.join(tmp_path, "kernels", "*.bin"))
+    sources = glob.glob(os.path.join(tmp_path, "kernels", "*.c[lu]"))
+    assert binaries and len(sources) == len(binaries)
+    assert {os.path.splitext(p)[0] for p in sources} == {os.path.splitext(p)[0] for p in binaries}
+    text = "".join(open(p).read() for p in sources)
+    assert "int8" in text and ("__kernel" in text or "__global__" in text), text[:400]
+    # Without the variable, nothing but the entries is written.
+    plain = run_python(PROBE, {"EMBER_CACHE_DIR": str(tmp_path / "plain")})
+    assert plain.returncode == 0 and not glob.glob(os.path.join(tmp_path, "plain", "kernels", "*.c[lu]"))

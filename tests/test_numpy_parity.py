@@ -22,7 +22,6 @@ once fixed, the case XPASSes and the mark must go.
 from __future__ import annotations
 
 import math
-import operator
 import os
 import warnings
 import zlib

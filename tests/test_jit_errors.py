@@ -468,16 +468,57 @@ def test_missing_launch_configuration_is_numbas_value_error():
     assert str(info.value) == LAUNCH_HELP
 
 
-@pytest.mark.parametrize("config", [(1,), (1, 2, 3, 4, 5), (-1, 32), ((1, 2, 3, 4), 32), (1.5, 32), (1, "32")],
-                         ids=["one item", "five items", "negative", "four dims", "float", "str"])
+@pytest.mark.parametrize("config", [(1,), (1, 2, 3, 4, 5), (-1, 32), ((1, 2, 3, 4), 32)],
+                         ids=["one item", "five items", "negative", "four dims"])
 def test_bad_launch_configuration_is_a_value_error(config):
     with pytest.raises(ValueError, match="griddim|blockdim|launch configuration"):
         a_kernel[config]
 
 
-def test_launch_with_a_zero_grid_is_a_value_error():
-    with pytest.raises(ValueError, match="every dimension must be at least 1"):
-        a_kernel[0, 32](f32())
+@pytest.mark.parametrize("config", [(1.5, 32), (1, "32"), ((2, 2.0), 32)], ids=["float", "str", "float in tuple"])
+def test_launch_configuration_of_the_wrong_type_is_a_type_error(config):
+    with pytest.raises(TypeError, match="griddim|blockdim"):
+        a_kernel[config]
+
+
+def test_launch_with_a_zero_grid_is_a_value_error_before_anything_compiles():
+    @cuda.jit
+    def never_compiled(a):
+        a[0] = 2
+
+    with pytest.raises(ValueError, match=r"at least 1 in every dimension, got griddim=0 and blockdim=32"):
+        never_compiled[0, 32]
+    with pytest.raises(ValueError, match=r"got griddim=\(4, 0\) and blockdim=32"):
+        never_compiled[(4, 0), 32]
+    assert never_compiled.inspect_c() == {}  # nothing was specialised
+
+
+@cuda.jit
+def reads_before_assigning(a):
+    if a[0] > 0:
+        a[1] = later + 1
+    later = 3
+    a[2] = later
+
+
+@cuda.jit
+def reads_what_an_earlier_iteration_assigned(a):
+    for i in range(4):
+        if i > 0:
+            a[i] = carried
+        carried = i * 10
+
+
+def test_reading_a_local_before_any_assignment_is_a_jit_error():
+    with pytest.raises(ember.JitError, match="local variable 'later' is used before it is assigned") as info:
+        reads_before_assigning[1, 1](f32())
+    assert_located(str(info.value), reads_before_assigning, "a[1] = later + 1", "later")
+
+
+def test_reading_what_an_earlier_loop_iteration_assigned_is_accepted():
+    a = f32()
+    reads_what_an_earlier_iteration_assigned[1, 1](a)
+    assert a.get().tolist() == [0, 0, 10, 20]
 
 
 def test_device_function_called_from_host_is_a_type_error():

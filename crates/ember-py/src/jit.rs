@@ -118,6 +118,13 @@ impl NativeJitKernel {
         }
         let grid = dims3(&items[0], "griddim")?;
         let block = dims3(&items[1], "blockdim")?;
+        // Checked here, before the first call compiles anything.
+        if grid.contains(&0) || block.contains(&0) {
+            return Err(PyValueError::new_err(format!(
+                "griddim and blockdim must be at least 1 in every dimension, got griddim={} and blockdim={}",
+                items[0], items[1]
+            )));
+        }
         let stream = match items.get(2) {
             None => None,
             Some(s) if s.is_none() => None,

@@ -311,10 +311,25 @@ fn array_arg(a: &ember_array::Array) -> LaunchArg {
 
 /// `grid`/`block` as CuPy takes them: an int or a tuple of up to three ints.
 pub(crate) fn dims3(value: &Bound<'_, PyAny>, what: &str) -> PyResult<[u32; 3]> {
+    // A value of the wrong type (a float) is a TypeError, as Numba and CuPy raise; a wrong
+    // number of dimensions or an int out of range is a ValueError.
+    let not_int = |v: &Bound<'_, PyAny>| !v.is_instance_of::<PyInt>();
+    let wrong_type = if let Ok(t) = value.cast::<PyTuple>() {
+        t.iter().any(|v| not_int(&v))
+    } else if let Ok(l) = value.cast::<PyList>() {
+        l.iter().any(|v| not_int(&v))
+    } else {
+        not_int(value)
+    };
     let bad = || {
-        PyValueError::new_err(format!(
+        let message = format!(
             "{what} must be a positive int or a tuple of 1 to 3 positive ints, got {value}"
-        ))
+        );
+        if wrong_type {
+            PyTypeError::new_err(message)
+        } else {
+            PyValueError::new_err(message)
+        }
     };
     let mut out = [1u32; 3];
     if let Ok(t) = value.cast::<PyTuple>() {

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._intrinsic import DeviceOnly
 from ..errors import JitError
+from .assigned import check_assigned_before_use
 
 # Python builtins a kernel may call.
 _BUILTINS = {getattr(builtins, n): "builtin." + n for n in (
@@ -211,6 +212,7 @@ class _Function:
             if isinstance(node, (ast.Global, ast.Nonlocal)):
                 raise self.error(node, f"{_describe(node)} is not supported in kernels")
         params = [a.arg for a in (*args.posonlyargs, *args.args)]
+        check_assigned_before_use(self.node, params, self.locals, self.error)
         return {
             "name": self.fn.__name__, "file": self.file, "source": self.source, "first_line": self.first,
             "params": params, "body": [self.stmt(s) for s in self.node.body], "span": self.span(self.node),

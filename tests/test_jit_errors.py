@@ -496,7 +496,7 @@ def test_launch_with_a_zero_grid_is_a_value_error_before_anything_compiles():
 @cuda.jit
 def reads_before_assigning(a):
     if a[0] > 0:
-        a[1] = later + 1
+        a[1] = later + 1  # noqa: F821  (the error under test)
     later = 3
     a[2] = later
 
@@ -505,8 +505,8 @@ def reads_before_assigning(a):
 def reads_what_an_earlier_iteration_assigned(a):
     for i in range(4):
         if i > 0:
-            a[i] = carried
-        carried = i * 10
+            a[i] = carried  # noqa: F821  (assigned by the previous iteration)
+        carried = i * 10  # noqa: F841  (read by the next iteration)
 
 
 def test_reading_a_local_before_any_assignment_is_a_jit_error():

@@ -1451,6 +1451,7 @@ def test_generated_cuda_c_compiles_through_nvrtc():
         (shared_atomics, ["int64[::1]", "int32[::1]", "float64[::1]", "uint64[::1]", "int64[::1]"]),
         (scalar_args, ["float64[::1]", "int64", "float64", "bool", "int8", "uint16", "float32", "uint64",
                        "complex128"]),
+        (half_arithmetic, ["float16[::1]"] * 3),
     ]
     for t in ("int32", "uint32", "int64", "uint64"):
         kernels.append((int_atomics, [f"{t}[::1]", f"{t}[::1]", f"{t}[::1]", f"{t}[:, ::1]", f"{t}[::1]",
@@ -1459,3 +1460,24 @@ def test_generated_cuda_c_compiles_through_nvrtc():
         src = kernel_source(kernel, types, "cuda")
         name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
         assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF", (kernel.__name__, types)
+
+
+@cuda.jit
+def half_arithmetic(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = math.sqrt(a[i] * b[i] + a[i]) - b[i] / a[i]
+
+
+def test_float16_arithmetic_rounds_after_every_operation_as_numpy_does():
+    rng = np.random.default_rng(16)
+    a = rng.uniform(0.5, 30, 4096).astype(np.float16)
+    b = rng.uniform(0.5, 30, 4096).astype(np.float16)
+    out = ember.zeros(4096, dtype=np.float16)
+    half_arithmetic[16, 256](ember.asarray(a), ember.asarray(b), out)
+    want = np.sqrt(a * b + a) - b / a  # NumPy rounds each float16 operation to float16
+    np.testing.assert_array_equal(out.get(), want)
+    # Computing the whole expression in float32 and rounding once differs somewhere: the check
+    # above can tell the two apart.
+    once = (np.sqrt(a.astype(np.float32) * b + a) - b.astype(np.float32) / a).astype(np.float16)
+    assert (once != want).any()

@@ -256,7 +256,8 @@ impl FnCompiler<'_, '_> {
             .strip_prefix("math.")
             .or_else(|| name.strip_prefix("np."))
         {
-            return self.math(m, name, args, span);
+            let v = self.math(m, name, args, span)?;
+            return Ok(self.round_half(v));
         }
         match name {
             "builtin.range" => at(span, "range() can only be used in a for loop in kernels"),

@@ -337,7 +337,23 @@ impl FnCompiler<'_, '_> {
     }
 
     /// `l op r`.
+    /// `l op r`; a float16 result is rounded to float16, as each float16 operation rounds.
     pub(crate) fn binop(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
+        let v = self.binop_unrounded(op, l, r, span)?;
+        Ok(self.round_half(v))
+    }
+
+    /// `v` rounded to float16 when it is a float16 value computed in float.
+    pub(crate) fn round_half(&mut self, v: Val) -> Val {
+        if v.ty != Ty::Scalar(DType::F16) {
+            return v;
+        }
+        self.c.helpers.insert(Helper::RoundHalf);
+        let nonneg = v.nonneg;
+        Val::new(v.ty, format!("ember_round_half({})", v.code)).nonneg(nonneg)
+    }
+
+    fn binop_unrounded(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
         if op == BinOp::MatMult {
             return at(
                 span,

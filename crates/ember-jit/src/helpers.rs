@@ -104,6 +104,9 @@ pub enum Helper {
     DynamicShared,
     /// Complex multiplication and division (OpenCL has no operators for them).
     ComplexMulDiv(DType),
+    /// `ember_round_half(x)`: a float rounded to the nearest float16 (float16 arithmetic is
+    /// done in float and rounded after every operation, as float16 hardware rounds).
+    RoundHalf,
 }
 
 fn name_of(d: DType) -> &'static str {
@@ -174,6 +177,10 @@ impl Helper {
             }
             Helper::Atomic(op, d, space) => atomic(*op, *d, *space, dialect),
             Helper::Cas(d, space) => cas(*d, *space, dialect),
+            Helper::RoundHalf => match dialect {
+                Dialect::Cuda => format!("{dev} float ember_round_half(float x) {{ unsigned short h; float f; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(x)); asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }}\n"),
+                Dialect::OpenCl => format!("{dev} float ember_round_half(float x) {{ ushort h; vstore_half_rte(x, 0, (half*)&h); return vload_half(0, (const half*)&h); }}\n"),
+            },
             Helper::LaneId => match dialect {
                 Dialect::Cuda => format!("{dev} int ember_laneid(void) {{ unsigned int l; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return (int)l; }}\n"),
                 Dialect::OpenCl => format!("{dev} int ember_laneid(void) {{ return (int)((get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0)) & 31; }}\n"),

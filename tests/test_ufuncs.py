@@ -233,3 +233,33 @@ def test_errors_like_numpy():
 def test_lists_are_converted(rng):
     np.testing.assert_array_equal((cp.ones(3) + [1, 2, 3]).get(), np.ones(3) + [1, 2, 3])
     assert isinstance(cp.add, cp.ufunc) and cp.add.nin == 2 and cp.mod is cp.remainder
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64"])
+def test_division_of_the_most_negative_integer_by_minus_one_wraps_like_numpy(dtype):
+    low = np.iinfo(dtype).min
+    a = np.array([low, low, 7, -7, low + 1], dtype)
+    b = np.array([-1, 1, -1, 2, -1], dtype)
+    for name in ("floor_divide", "remainder", "fmod"):
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(a, b)
+        got = getattr(cp, name)(cp.asarray(a), cp.asarray(b)).get()
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_a_wider_out_sees_the_loop_types_wrapped_result():
+    x8 = np.array([-128, 5, 127], np.int8)
+    x16 = np.array([300, -200, 32767], np.int16)
+    out = cp.zeros(3, np.int64)
+    cp.negative(cp.asarray(x8), out=out)
+    np.testing.assert_array_equal(out.get(), np.negative(x8, out=np.zeros(3, np.int64)))
+    cp.multiply(cp.asarray(x16), cp.asarray(x16), out=out)
+    np.testing.assert_array_equal(out.get(), np.multiply(x16, x16, out=np.zeros(3, np.int64)))
+
+
+def test_python_floats_are_rounded_to_float16_first():
+    h = np.array([1.5, -2.0, 0.0], np.float16)
+    with np.errstate(all="ignore"):
+        want = h * 1e5  # 1e5 becomes float16 inf first
+    np.testing.assert_array_equal((cp.asarray(h) * 1e5).get(), want)
+    np.testing.assert_array_equal((cp.asarray(h) + 0.1).get(), h + 0.1)

@@ -122,6 +122,15 @@ fn int_pow_helper(d: DType, dialect: Dialect) -> String {
     )
 }
 
+fn unsigned_of(d: DType) -> DType {
+    match d {
+        DType::I8 => DType::U8,
+        DType::I16 => DType::U16,
+        DType::I32 => DType::U32,
+        _ => DType::U64,
+    }
+}
+
 fn is_signed(d: DType) -> bool {
     d.kind() == Kind::Int
 }
@@ -167,19 +176,26 @@ pub fn expression(
             let f = if t == DType::F64 { "d" } else { "f" };
             with(format!("ember_floordiv_{f}({a}, {b})"), float_helpers(t, dialect))
         }
-        "floor_divide" if is_signed(t) => plain(format!(
-            "({b} == 0 ? 0 : ({a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0)))))"
-        )),
+        // x / -1 and x % -1 are undefined in C for the most negative x: NumPy wraps the
+        // quotient (negation in unsigned arithmetic) and the remainder is 0.
+        "floor_divide" if is_signed(t) => {
+            let vt = value_type(t, dialect);
+            let ut = value_type(unsigned_of(t), dialect);
+            plain(format!(
+                "({b} == 0 ? 0 : ({b} == -1 ? ({vt})(({ut})0 - ({ut}){a}) : ({a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0))))))"
+            ))
+        }
         "floor_divide" if !complex => plain(format!("({b} == 0 ? 0 : {a} / {b})")),
         "remainder" if float => {
             let f = if t == DType::F64 { "d" } else { "f" };
             with(format!("ember_fmod_floor_{f}({a}, {b})"), float_helpers(t, dialect))
         }
         "remainder" if is_signed(t) => plain(format!(
-            "({b} == 0 ? 0 : ((({a} % {b}) != 0 && (({a} % {b} < 0) != ({b} < 0))) ? {a} % {b} + {b} : {a} % {b}))"
+            "({b} == 0 || {b} == -1 ? 0 : ((({a} % {b}) != 0 && (({a} % {b} < 0) != ({b} < 0))) ? {a} % {b} + {b} : {a} % {b}))"
         )),
         "remainder" if !complex => plain(format!("({b} == 0 ? 0 : {a} % {b})")),
         "fmod" if float => plain(format!("fmod({a}, {b})")),
+        "fmod" if is_signed(t) => plain(format!("({b} == 0 || {b} == -1 ? 0 : {a} % {b})")),
         "fmod" if !complex => plain(format!("({b} == 0 ? 0 : {a} % {b})")),
         "power" if float => plain(format!("pow({a}, {b})")),
         "power" if matches!(kind, Kind::Int | Kind::UInt) => {

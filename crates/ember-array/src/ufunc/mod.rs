@@ -7,8 +7,9 @@ pub mod fused;
 pub mod resolve;
 pub mod tables;
 
-use ember_codegen::types::cast;
+use ember_codegen::types::{cast, value_type};
 use ember_codegen::{Param, Role, Snippets, UserMap};
+use ember_core::dtype::Kind;
 use ember_core::shape::{broadcast_shapes, format_shape};
 use ember_core::{DType, Error, Result, Scalar};
 use ember_runtime::{Device, Function};
@@ -76,6 +77,14 @@ fn scalar_param(value: Scalar, weak: bool, dtype: DType) -> Result<map_plan::Sca
             )));
         }
     }
+    // A float16 loop sees the scalar as float16 (NumPy converts it first: 1e5 becomes inf),
+    // although it travels as a float.
+    let value = match (dtype, value) {
+        (DType::F16, Scalar::Float(v)) => Scalar::Float(half::f16::from_f64(v).to_f64()),
+        (DType::F16, Scalar::Int(v)) => Scalar::Float(half::f16::from_f64(v as f64).to_f64()),
+        (DType::F16, Scalar::UInt(v)) => Scalar::Float(half::f16::from_f64(v as f64).to_f64()),
+        (_, v) => v,
+    };
     let mut bytes = [0u8; 16];
     let n = value.write_bytes(ember_codegen::types::param_dtype(dtype), &mut bytes);
     Ok(map_plan::ScalarBytes::from_slice(&bytes[..n]))
@@ -331,10 +340,15 @@ pub fn kernel_spec(
     let loop_out = loop_outs[0];
     let e = expr::expression(u.name, loop_in, loop_out, &args, d)?;
     let out0 = params[u.nin].dtype;
-    let operation = format!(
-        "out0 = {}",
-        cast(&format!("({})", e.code), loop_out, out0, d)
-    );
+    // C computes narrow integers in int: the result is the loop type's value first (int8
+    // -(-128) is -128 and int16 products wrap) before any wider out= dtype sees it.
+    let narrow = matches!(loop_out.kind(), Kind::Int | Kind::UInt) && loop_out.itemsize() < 4;
+    let result = if narrow && loop_out != out0 {
+        format!("(({})({}))", value_type(loop_out, d), e.code)
+    } else {
+        format!("({})", e.code)
+    };
+    let operation = format!("out0 = {}", cast(&result, loop_out, out0, d));
     Ok(UserMap {
         common: Snippets {
             name: format!("ember_{}", u.name),

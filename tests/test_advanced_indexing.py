@@ -137,3 +137,14 @@ def test_seed_snippets(rng):
     assert 0.4 < float(r.mean()) < 0.6
     pool = cp.get_default_memory_pool()
     assert pool.used_bytes() > 0
+
+
+def test_float16_arrays_gather_and_scatter_through_integer_indices():
+    h = (np.arange(12, dtype=np.float16).reshape(3, 4) - 5) * np.float16(0.375)
+    x = cp.asarray(h)
+    i = np.array([2, 0, 2])
+    np.testing.assert_array_equal(x[cp.asarray(i)].get(), h[i])
+    np.testing.assert_array_equal(cp.take(x, cp.asarray(i), axis=1).get(), np.take(h, i, axis=1))
+    x[cp.asarray(i[:2]), 1:3] = cp.asarray(np.array([7.5, -1], np.float16))
+    h[i[:2], 1:3] = np.array([7.5, -1], np.float16)
+    np.testing.assert_array_equal(x.get(), h)

@@ -210,8 +210,13 @@ def getitem(a: ndarray, index) -> ndarray:
     buffer, off, r1, r2, shape = _plan(a, index)
     out = empty(shape, dtype=a.dtype)
     if out.size:
-        _kernel("gather")(buffer, off, r1, r2, out)
+        _kernel("gather")(_bits(buffer), off, r1, r2, _bits(out))
     return out
+
+
+def _bits(a: ndarray) -> ndarray:
+    """float16 as uint16 (gathers and scatters move bits; snippets cannot index float16)."""
+    return a.view(np.uint16) if a.dtype == np.float16 else a
 
 
 def _mask_fast_path(a: ndarray, index):
@@ -242,7 +247,7 @@ def setitem(a: ndarray, index, value) -> None:
 
     v = broadcast_to(v, shape)
     if v.size:
-        _kernel("scatter")(off, r1, r2, v, buffer)
+        _kernel("scatter")(off, r1, r2, _bits(v), _bits(buffer))
 
 
 def take(a, indices, axis=None, out=None):

@@ -148,3 +148,9 @@ def test_float16_arrays_gather_and_scatter_through_integer_indices():
     x[cp.asarray(i[:2]), 1:3] = cp.asarray(np.array([7.5, -1], np.float16))
     h[i[:2], 1:3] = np.array([7.5, -1], np.float16)
     np.testing.assert_array_equal(x.get(), h)
+
+
+def test_index_arrays_that_do_not_broadcast_are_an_index_error_like_numpy():
+    x = cp.zeros((4, 5))
+    with pytest.raises(IndexError, match=r"could not be broadcast together with shapes \(2,\) \(3,\)"):
+        x[cp.asarray(np.array([0, 1])), cp.asarray(np.array([0, 1, 2]))]

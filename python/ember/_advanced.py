@@ -167,7 +167,13 @@ def _plan(a: ndarray, index):
             group = rest1 if (k < first_adv or not contiguous) else rest2
             group.append((length, stride * step))
         axis += 1
-    offs = broadcast_arrays(*arrays) if len(arrays) > 1 else arrays
+    try:
+        offs = broadcast_arrays(*arrays) if len(arrays) > 1 else arrays
+    except ValueError:
+        shapes = " ".join(str(tuple(x.shape)).replace(" ", "") for x in arrays)
+        raise IndexError(
+            f"shape mismatch: indexing arrays could not be broadcast together with shapes {shapes}"
+        ) from None
     off = offs[0]
     for extra in offs[1:]:
         off = off + extra

@@ -68,6 +68,11 @@ def nonzero(a) -> tuple:
     """The indices of the non-zero elements, one int64 array per axis (stream compaction on
     the device; only the count of true elements is read on the host)."""
     a = a if isinstance(a, ndarray) else asarray(a)
+    if a.ndim == 0:
+        raise ValueError(
+            "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead. "
+            "If the context of this error is of the form `arr[nonzero(cond)]`, just use `arr[cond]`."
+        )
     mask = a if a.dtype == np.bool_ else a != 0
     positions = _wrap(_ember.mask_compact(mask._a, None))
     if a.ndim <= 1:

@@ -291,6 +291,12 @@ def squeeze(a, axis=None) -> ndarray:
     shape, strides = a._a.shape, a._a.strides
     if axis is None:
         keep = [i for i, d in enumerate(shape) if d != 1]
+    elif a.ndim == 0:
+        # NumPy lets a 0-d array squeeze its "axis" 0 or -1, and returns it.
+        for ax in axis if isinstance(axis, (tuple, list)) else (axis,):
+            if ax not in (0, -1):
+                raise np.exceptions.AxisError(ax, 0)
+        keep = []
     else:
         drop = normalize_axis_tuple(axis, a.ndim)
         if any(shape[i] != 1 for i in drop):

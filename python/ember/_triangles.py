@@ -26,9 +26,10 @@ def tril(m, k=0) -> ndarray:
     from ._ufuncs import where
 
     m = m if isinstance(m, ndarray) else asarray(m)
-    if m.ndim < 2:
-        raise ValueError(f"tril needs an array of at least 2 dimensions, got {m.ndim}")
-    keep = tri(m.shape[-2], m.shape[-1], k, dtype=bool)
+    if m.ndim < 1:
+        raise ValueError("tril needs an array of at least 1 dimension, got a 0-d array")
+    # A 1-d m is the row of an (N, N) matrix (NumPy broadcasts it the same way).
+    keep = tri(*(m.shape[-2:] if m.ndim > 1 else (m.shape[0], m.shape[0])), k, dtype=bool)
     return where(keep, m, m.dtype.type(0))
 
 
@@ -37,9 +38,9 @@ def triu(m, k=0) -> ndarray:
     from ._ufuncs import where
 
     m = m if isinstance(m, ndarray) else asarray(m)
-    if m.ndim < 2:
-        raise ValueError(f"triu needs an array of at least 2 dimensions, got {m.ndim}")
-    below = tri(m.shape[-2], m.shape[-1], k - 1, dtype=bool)
+    if m.ndim < 1:
+        raise ValueError("triu needs an array of at least 1 dimension, got a 0-d array")
+    below = tri(*(m.shape[-2:] if m.ndim > 1 else (m.shape[0], m.shape[0])), k - 1, dtype=bool)
     return where(below, m.dtype.type(0), m)
 
 

@@ -253,7 +253,14 @@ def where(condition, x=None, y=None):
 def clip(a, a_min=None, a_max=None, out=None):
     """Limits the values of ``a`` to ``[a_min, a_max]`` (NumPy's ``clip``: maximum then minimum)."""
     if a_min is None and a_max is None:
-        raise ValueError("One of max or min must be given")
+        # NumPy 2.1+: nothing to limit, a copy.
+        from ._creation import asarray
+
+        result = asarray(a).copy()
+        if out is not None:
+            out[...] = result
+            return out
+        return result
     result = a
     if a_min is not None:
         result = UFUNCS["maximum"](result, a_min, out=out if a_max is None else None)

@@ -210,7 +210,12 @@ class RandomState:
     def randint(self, low, high=None, size=None, dtype=int) -> ndarray:
         """Integers in ``[low, high)`` (``[0, low)`` when ``high`` is None)."""
         lo, hi = _bounds(low, high, endpoint=False)
-        return self._bits._integers(_size(size), _integer_dtype(dtype), lo, hi)
+        shape = _size(size)
+        if 0 in shape:  # NumPy returns an empty draw before it looks at the range
+            from ._creation import empty
+
+            return empty(shape, dtype=_integer_dtype(dtype))
+        return self._bits._integers(shape, _integer_dtype(dtype), lo, hi)
 
     def random_integers(self, low, high=None, size=None) -> ndarray:
         """Integers in ``[low, high]`` (``[1, low]`` when ``high`` is None)."""

@@ -65,8 +65,10 @@ def run_sweep(body, case_id: str, examples: int = 15) -> dict:
 
 
 # Examples per case: each new layout a case meets compiles kernels (about 0.3 s each on PoCL
-# without its cache), so the sweeps draw few examples per case and many cases.
+# without its cache), so the sweeps draw few examples per case and many cases; a function's
+# main dtype gets more (and its layouts), the rotating other dtypes fewer.
 EXAMPLES = 6
+EXTRA_EXAMPLES = 4
 
 
 def dt(name) -> np.dtype:
@@ -195,12 +197,11 @@ def special_values(dtype, finite_only: bool = False) -> list:
     return [complex(a, b) for a in reals for b in reals[::3]] + [complex(0, math.inf), complex(math.nan, 0)]
 
 
-# Domains shape the bulk of the random values (specials are added on top): where a function is
-# defined, where it has interesting behaviour, or what an argument means (shift counts, exponents).
-DOMAINS = ("any", "unit", "positive", "ties", "exponent", "shift", "small", "moderate", "bounded")
-
-
 def bulk_values(rng, dtype, shape, domain: str, scale: float) -> np.ndarray:
+    """Random values of ``dtype``. Domains shape them (specials are added on top): where a
+    function is defined ("unit", "positive"), where it is interesting ("ties" for rounding,
+    "small", "moderate" for complex, "bounded" for long products), or what an argument means
+    ("exponent", "shift")."""
     d = dt(dtype)
     if d.kind == "b":
         return rng.random(shape) < 0.5
@@ -315,7 +316,7 @@ def operands(draw, dtype, shape, domain: str = "any", specials: bool = True, vie
 
 
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=5, min_side=0, max_side=4)
-SMALL_SHAPES = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)
+SMALL_SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)
 
 
 # --- which (function, dtype) pairs run -----------------------------------------------------------
@@ -435,13 +436,15 @@ def test_unary_ufunc_matches_numpy_on_any_shape_view_and_special_value(name, dty
     grid = grid[grid != 0] if not usable(grid) else grid
     parity(fn, [grid], [cp.asarray(grid)], {"compared": 0, "raised": 0}, rtol=rtol)
 
+    main = any(fam.get(name) == dtype for fam in UNARY_FAMILIES.values())
+
     def body(data, tally):
-        shape = data.draw(SHAPES, label="shape")
+        shape = data.draw(SHAPES if main else SMALL_SHAPES, label="shape")
         n, e = data.draw(operands(dtype, shape, domain), label="x")
         if usable(n):
             parity(fn, [n], [e], tally, rtol=rtol)
 
-    run_sweep(body, f"unary-{name}-{dtype}", examples=EXAMPLES)
+    run_sweep(body, f"unary-{name}-{dtype}", examples=EXAMPLES if main else EXTRA_EXAMPLES)
 
 
 # =================================================================================================
@@ -478,14 +481,14 @@ def binary_call(name):
     return lambda xp, x, y: getattr(xp, name)(x, y)
 
 
-def check_binary_sweep(name, dtype1, dtype2, domains, case_id, examples=None):
+def check_binary_sweep(name, dtype1, dtype2, domains, case_id, examples=None, max_dims=5):
     rtol = LOOSE if name in TRANSCENDENTAL else None
     fn = binary_call(name)
     a, b = grid_pairs(special_grid(dtype1, domains[0]), special_grid(dtype2, domains[1]))
     parity(fn, [a, b], [cp.asarray(a), cp.asarray(b)], {"compared": 0, "raised": 0}, rtol=rtol)
 
     def body(data, tally):
-        shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=5, max_side=4),
+        shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=max_dims, max_side=4),
                            label="shapes")
         s1, s2 = shapes.input_shapes
         n1, e1 = data.draw(operands(dtype1, s1, domains[0]), label="x")
@@ -497,7 +500,9 @@ def check_binary_sweep(name, dtype1, dtype2, domains, case_id, examples=None):
 
 @pytest.mark.parametrize("name,dtype", cases_with_bugs(BINARY_CASES, BINARY_BUGS))
 def test_binary_ufunc_matches_numpy_with_broadcasting_views_and_special_values(name, dtype):
-    check_binary_sweep(name, dtype, dtype, binary_domains(name, dtype), f"binary-{name}-{dtype}")
+    main = any(fam.get(name) == dtype for fam in BINARY_FAMILIES.values())
+    check_binary_sweep(name, dtype, dtype, binary_domains(name, dtype), f"binary-{name}-{dtype}",
+                       examples=EXAMPLES if main else EXTRA_EXAMPLES, max_dims=5 if main else 3)
 
 
 @pytest.mark.parametrize("name,dtype", [(n, d) for n in ("remainder", "fmod") for d in ("int32", "int64")])
@@ -509,19 +514,15 @@ def test_remainder_of_int_min_by_minus_one_is_zero_like_numpy(name, dtype):
 # Mixed dtypes: NumPy 2's promotion (and its exact int64/uint64 comparisons).
 MIXED_CASES = [
     ("add", "int8", "uint8"), ("add", "int64", "uint64"), ("multiply", "int16", "float16"),
-    ("true_divide", "int32", "float32"), ("subtract", "uint32", "int8"), ("add", "bool", "int8"),
-    ("maximum", "uint64", "int64"), ("less", "int8", "uint64"), ("equal", "uint64", "int64"),
-    ("greater_equal", "int32", "uint64"), ("add", "float16", "complex64"), ("multiply", "float32", "complex128"),
-    ("power", "float16", "int32"), ("floor_divide", "uint8", "int8"), ("remainder", "int16", "uint16"),
-    ("arctan2", "int8", "float16"), ("logical_and", "complex64", "int32"), ("bitwise_or", "bool", "uint16"),
-    ("left_shift", "uint8", "int8"), ("fmax", "float16", "float64"), ("true_divide", "uint64", "bool"),
-    ("not_equal", "uint64", "int8"), ("subtract", "float64", "complex64"), ("minimum", "uint32", "float32"),
+    ("add", "bool", "int8"), ("maximum", "uint64", "int64"), ("less", "int8", "uint64"),
+    ("equal", "uint64", "int64"), ("greater_equal", "int32", "uint64"), ("add", "float16", "complex64"),
+    ("power", "float16", "int32"), ("floor_divide", "uint8", "int8"), ("true_divide", "uint64", "bool"),
+    ("subtract", "float64", "complex64"),
 ]
 _UINT64_CMP = "comparisons of signed ints with uint64 reinterpret the signed value as uint64 (NumPy 2 is exact)"
 MIXED_BUGS = {
     ("less", "int8", "uint64"): _UINT64_CMP + ": less(int8(-1), uint64(5)) is False",
     ("greater_equal", "int32", "uint64"): _UINT64_CMP,
-    ("not_equal", "uint64", "int8"): _UINT64_CMP,
     ("equal", "uint64", "int64"): _UINT64_CMP + ": equal(uint64(2**64-1), int64(-1)) is True",
 }
 
@@ -529,7 +530,8 @@ MIXED_BUGS = {
 @pytest.mark.parametrize("name,dtype1,dtype2", cases_with_bugs(MIXED_CASES, MIXED_BUGS))
 def test_mixed_dtype_operands_promote_like_numpy(name, dtype1, dtype2):
     first, second = binary_domains(name, dtype1)[0], binary_domains(name, dtype2)[1]
-    check_binary_sweep(name, dtype1, dtype2, (first, second), f"mixed-{name}-{dtype1}-{dtype2}", examples=4)
+    check_binary_sweep(name, dtype1, dtype2, (first, second), f"mixed-{name}-{dtype1}-{dtype2}", examples=4,
+                       max_dims=3)
 
 
 # Complex zeros, infinities and NaN: NumPy follows C99 Annex G (npymath); each function on a
@@ -616,7 +618,9 @@ EXACT_BINARY_POINTS = {
                                     for x in [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf]
                                     if y == 0 or math.isinf(x) or math.isinf(y)], strict=True))),
 }
-EXACT_BUGS = {("tanh", "float32"): "tanh(+-inf) is +-0.99999994 in float32 (C99 and NumPy: exactly +-1)"}
+# PoCL's float32 tanh; CUDA's is exact.
+EXACT_BUGS = {("tanh", "float32"): "tanh(+-inf) is +-0.99999994 in float32 on PoCL (C99 and NumPy: exactly +-1)"} \
+    if cp.backend() == "opencl" else {}
 EXACT_CASES = [(n, d) for n in list(EXACT_POINTS) + list(EXACT_BINARY_POINTS) for d in ("float32", "float64")]
 
 
@@ -644,9 +648,8 @@ def test_log1p_of_subnormals_is_exact_like_numpy(dtype):
 
 # Python scalars are weak (NEP 50): they take the array's dtype, raise OverflowError when they
 # do not fit it, and compare exactly even when they do not.
-SCALAR_CASES = [("add", "int8"), ("subtract", "uint8"), ("multiply", "float16"), ("true_divide", "int16"),
-                ("floor_divide", "int32"), ("power", "float32"), ("less", "int8"), ("equal", "uint64"),
-                ("bitwise_and", "int16"), ("true_divide", "complex64"), ("add", "bool"), ("arctan2", "uint8")]
+SCALAR_CASES = [("add", "int8"), ("multiply", "float16"), ("true_divide", "int16"), ("floor_divide", "int32"),
+                ("power", "float32"), ("less", "uint64"), ("true_divide", "complex64"), ("arctan2", "uint8")]
 SCALAR_POOL = [0, 1, -1, 3, 127, 128, 255, 256, -129, 2**31, 2**63 - 1, 2**63, 2**64 - 1, -(2**63), 1.5, -0.0,
                math.nan, math.inf, -math.inf, 1e300, 1e5, 1e-8, 2 + 3j, 1e200j, True, False]
 COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
@@ -914,7 +917,7 @@ def test_divmod_matches_numpy():
 # =================================================================================================
 # clip and where
 # =================================================================================================
-CLIP_DTYPES = ["float32", "int8", "uint16", "float16", "int64", "float64", "uint64", "bool"]
+CLIP_DTYPES = ["float32", "int8", "uint16", "float16", "uint64", "bool"]
 
 
 @pytest.mark.parametrize("dtype", CLIP_DTYPES)
@@ -956,7 +959,7 @@ def test_nonzero_of_a_0d_array_raises_like_numpy(fn):
 
 
 WHERE_CASES = [("float32", "float32"), ("int8", "uint8"), ("float16", "int32"), ("complex64", "float64"),
-               ("bool", "bool"), ("uint64", "int64"), ("int16", "complex128"), ("uint32", "float16")]
+               ("uint64", "int64"), ("int16", "complex128")]
 
 
 @pytest.mark.parametrize("dtype1,dtype2", WHERE_CASES)
@@ -979,7 +982,7 @@ def test_where_matches_numpy(dtype1, dtype2):
             f = (lambda xp, c, x: xp.where(c, x, s)) if form == "scalar-y" else (lambda xp, c, x: xp.where(c, s, x))
             parity(f, [nc, n1], [ec, e1], tally)
 
-    run_sweep(body, f"where-{dtype1}-{dtype2}", examples=4)
+    run_sweep(body, f"where-{dtype1}-{dtype2}", examples=3)
 
 
 # =================================================================================================
@@ -1092,12 +1095,10 @@ def test_mean_var_std_of_a_0d_array_with_an_axis_raise_like_numpy(name):
     parity(lambda xp, a: getattr(xp, name)(a, axis=0), [x], [cp.asarray(x)], {"compared": 0, "raised": 0})
 
 
-REDUCTION_DTYPE_CASES = [("sum", "int8", "int8"), ("sum", "float32", "float64"), ("sum", "uint8", "float16"),
-                         ("prod", "int32", "float64"), ("prod", "uint16", "uint8"), ("mean", "int16", "float32"),
-                         ("mean", "float16", "float64"), ("mean", "int64", "complex64"), ("cumsum", "bool", "int8"),
-                         ("cumsum", "int16", "float32"), ("cumsum", "float32", "float64"),
-                         ("var", "int32", "float32"), ("std", "float16", "float32"),
-                         ("sum", "complex64", "complex128"), ("sum", "bool", "uint16"), ("sum", "float64", "int32")]
+REDUCTION_DTYPE_CASES = [("sum", "int8", "int8"), ("sum", "uint8", "float16"), ("prod", "uint16", "uint8"),
+                         ("mean", "int16", "float32"), ("mean", "float16", "float64"), ("cumsum", "bool", "int8"),
+                         ("cumsum", "float32", "float64"), ("var", "int32", "float32"),
+                         ("sum", "complex64", "complex128"), ("sum", "float64", "int32")]
 
 
 @pytest.mark.parametrize("name,dtype,acc", REDUCTION_DTYPE_CASES)
@@ -1264,7 +1265,7 @@ def test_shape_function_matches_numpy_on_views_of_every_dtype(name, dtype):
         fn, n_more, e_more = shape_call(name, data, shape, dtype)
         parity(fn, [n, *n_more], [e, *e_more], tally, rtol=0)
 
-    run_sweep(body, f"shape-{name}-{dtype}", examples=12)
+    run_sweep(body, f"shape-{name}-{dtype}", examples=8)
 
 
 # =================================================================================================
@@ -1403,7 +1404,7 @@ def test_advanced_setitem_matches_numpy_on_views_of_every_dtype(dtype):
 
         parity(fn, [base, vn], [cp.asarray(base), ve], tally, rtol=0)
 
-    run_sweep(body, f"advanced-set-{dtype}", examples=5)
+    run_sweep(body, f"advanced-set-{dtype}", examples=4)
 
 
 @pytest.mark.parametrize("index", [lambda xp: ([0, 1], [0, 1, 2]),
@@ -1671,29 +1672,27 @@ def test_linspace_matches_numpy(dtype):
     run_sweep(body, f"linspace-{dtype}", examples=15)
 
 
-@pytest.mark.parametrize("dtype", DTYPE_NAMES)
-def test_eye_identity_and_tri_match_numpy(dtype):
+@pytest.mark.parametrize("name,dtype", [(["eye", "identity", "tri"][i % 3], d) for i, d in enumerate(DTYPE_NAMES)])
+def test_eye_identity_and_tri_match_numpy(name, dtype):
     def body(data, tally):
         n, m = data.draw(st.integers(0, 6), label="N"), data.draw(st.one_of(st.none(), st.integers(0, 6)), label="M")
         k = data.draw(st.integers(-7, 7), label="k")
-        parity(lambda xp: xp.eye(n, m, k, dtype=dtype), [], [], tally)
-        parity(lambda xp: xp.identity(n, dtype=dtype), [], [], tally)
-        parity(lambda xp: xp.tri(n, m, k, dtype=dtype), [], [], tally)
+        args = (n,) if name == "identity" else (n, m, k)
+        parity(lambda xp: getattr(xp, name)(*args, dtype=dtype), [], [], tally)
 
-    run_sweep(body, f"eye-{dtype}", examples=5)
+    run_sweep(body, f"{name}-{dtype}", examples=5)
 
 
-@pytest.mark.parametrize("dtype", DTYPE_NAMES)
-def test_triu_and_tril_of_views_and_stacks_match_numpy(dtype):
+@pytest.mark.parametrize("name,dtype", [(["triu", "tril"][i % 2], d) for i, d in enumerate(DTYPE_NAMES)])
+def test_triu_and_tril_of_views_and_stacks_match_numpy(name, dtype):
     def body(data, tally):
         # (1-d: test_triu_and_tril_of_a_1d_array_like_numpy)
         shape = data.draw(hnp.array_shapes(min_dims=2, max_dims=4, min_side=0, max_side=5), label="shape")
         n, e = data.draw(operands(dtype, shape), label="x")
         k = data.draw(st.integers(-6, 6), label="k")
-        fn = data.draw(st.sampled_from(["triu", "tril"]), label="function")
-        parity(lambda xp, x: getattr(xp, fn)(x, k), [n], [e], tally, rtol=0)
+        parity(lambda xp, x: getattr(xp, name)(x, k), [n], [e], tally, rtol=0)
 
-    run_sweep(body, f"triangles-{dtype}", examples=4)
+    run_sweep(body, f"{name}-{dtype}", examples=4)
 
 
 @pytest.mark.parametrize("fn", ["triu", "tril"])
@@ -1779,9 +1778,10 @@ def test_ndarray_attributes_and_methods_match_numpy_on_views(dtype):
 # Linear algebra
 # =================================================================================================
 LINALG_FAMILIES = {"products": {"matmul": "float32", "dot": "float64", "inner": "int32", "outer": "complex64",
-                                "vdot": "complex128", "@": "int64"},
-                   "norm": {"norm": "float32"}}
+                                "vdot": "complex128", "@": "int64"}}
 LINALG_CASES = [c for fam in LINALG_FAMILIES.values() for c in rotation(fam, lambda name, d: True)]
+# norm takes integers and bools as float64: the float and complex dtypes, and a few others
+NORM_DTYPES = ["float32", "float64", "float16", "complex64", "complex128", "int16", "uint64", "bool"]
 LINALG_BUGS: dict = {}
 
 
@@ -1838,7 +1838,7 @@ def product_compare(a: np.ndarray, b: np.ndarray, name):
     return compare
 
 
-@pytest.mark.parametrize("name,dtype", cases_with_bugs([c for c in LINALG_CASES if c[0] != "norm"], LINALG_BUGS))
+@pytest.mark.parametrize("name,dtype", cases_with_bugs(LINALG_CASES, LINALG_BUGS))
 def test_matrix_products_match_numpy_on_views_and_dtypes(name, dtype):
     """dot matmul @ inner outer vdot. Float inputs are finite: BLAS may skip zero terms, so 0*inf
     is implementation-defined in NumPy itself."""
@@ -1872,7 +1872,7 @@ def test_dot_and_inner_with_an_empty_sum_axis_give_zeros_like_numpy(name, s1, s2
            {"compared": 0, "raised": 0})
 
 
-@pytest.mark.parametrize("dtype", [d for n, d in LINALG_CASES if n == "norm"])
+@pytest.mark.parametrize("dtype", NORM_DTYPES)
 def test_linalg_norm_matches_numpy(dtype):
     def body(data, tally):
         shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=5), label="shape")
@@ -1989,7 +1989,6 @@ def test_the_sweep_covers_every_dtype_of_every_family():
     covered(BINARY_FAMILIES, BINARY_CASES, 2)
     for family, members in REDUCTION_FAMILIES.items():
         assert {d for n, d in REDUCTION_CASES if n in members} == set(DTYPE_NAMES), family
-    assert {d for n, d in LINALG_CASES if n != "norm"} == set(DTYPE_NAMES)
-    assert {d for n, d in LINALG_CASES if n == "norm"} == set(DTYPE_NAMES)
+    assert {d for _, d in LINALG_CASES} == set(DTYPE_NAMES)
     assert {d for _, d in SHAPE_CASES} == set(DTYPE_NAMES)
     assert {d for _, d in OPERATOR_CASES} | {d for _, d, _ in INPLACE_CASES} >= {"float32", "int32", "uint8"}

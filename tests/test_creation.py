@@ -104,3 +104,11 @@ def test_full_with_an_array_value_broadcasts_it_on_the_device(rng):
                                   np.full((2, 3), row, dtype=np.float32))
     with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(4,\) into shape \(2,\s?3\)"):
         ember.full((2, 3), ember.arange(4))
+
+
+def test_linspace_of_one_sample_is_its_start_like_numpy():
+    for endpoint in (True, False):
+        got, step = ember.linspace(790.5, 1.0, num=1, endpoint=endpoint, retstep=True)
+        want, want_step = np.linspace(790.5, 1.0, num=1, endpoint=endpoint, retstep=True)
+        np.testing.assert_array_equal(got.get(), want)
+        assert np.isnan(step) == np.isnan(want_step)

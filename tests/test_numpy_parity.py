@@ -636,8 +636,9 @@ def test_ieee_special_points_are_exact_like_numpy(name, dtype):
     assert tally["compared"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason="ember bug: log1p of subnormals is off by a subnormal ulp or more "
-                                       "(log1p(5e-324) gives 0; NumPy: 5e-324, exactly x)")
+@pytest.mark.xfail(cp.backend() == "opencl", strict=True,
+                   reason="ember bug on PoCL: log1p of subnormals is off by a subnormal ulp or more "
+                          "(log1p(5e-324) gives 0; NumPy: 5e-324, exactly x); CUDA's is exact")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_log1p_of_subnormals_is_exact_like_numpy(dtype):
     """``log1p(x) == x`` for |x| far below epsilon (NumPy's libm gets it exactly)."""
@@ -888,7 +889,10 @@ def test_out_argument_takes_the_result_like_numpy(name, dtype, out_dtype):
             assert result is out or xp is np
             return b
 
-        parity(fn, [base] + [n for n, _ in ins], [cp.asarray(base)] + [e for _, e in ins], tally)
+        # The values have the precision of the inputs' loop (complex64 exp into complex128 is
+        # still a complex64 result), whatever out's dtype.
+        parity(fn, [base] + [n for n, _ in ins], [cp.asarray(base)] + [e for _, e in ins], tally,
+               rtol=max(rtol_for(dtype, loose=True), rtol_for(out_dtype)))
 
     run_sweep(body, f"out-{name}-{dtype}-{out_dtype}", examples=5)
 
@@ -904,6 +908,14 @@ def test_out_the_result_cannot_be_cast_to_raises_like_numpy(name, dtype, out_dty
         return
     with pytest.raises(public_class(numpy_result(f, x, o)[1])):
         f(cp, cp.asarray(x), cp.asarray(o))
+
+
+@pytest.mark.xfail(strict=True, reason="ember bug: with an out= that neither takes the result's dtype nor its shape, "
+                                       "ember raises the shape's ValueError; NumPy checks the cast first (TypeError)")
+def test_out_of_another_kind_and_shape_raises_numpys_type_error_first():
+    x = np.zeros(3, np.float32)
+    f = lambda xp, a, o: xp.add(a, a, out=o)  # noqa: E731
+    parity(f, [x, np.zeros(4, np.int32)], [cp.asarray(x), cp.zeros(4, np.int32)], {"compared": 0, "raised": 0})
 
 
 def test_divmod_matches_numpy():
@@ -1381,6 +1393,11 @@ def test_advanced_setitem_matches_numpy_on_views_of_every_dtype(dtype):
             n_index, e_index = data.draw(advanced_indices(shape), label="index")
             target_shape = np_view(base[index].transpose(axes), n_index).shape \
                 if numpy_result(lambda xp, b: np_view(b[index].transpose(axes), n_index), base)[1] is None else ()
+            # An element targeted twice gets one of its values, unspecified on a GPU (as in CuPy):
+            # only indices that reach each element once are compared.
+            ids = np.arange(base.size).reshape(base.shape)
+            picked = numpy_result(lambda xp, b: np_view(b[index].transpose(axes), n_index), ids)
+            assume(picked[1] is not None or np.unique(picked[0]).size == np.size(picked[0]))
         value_kind = data.draw(st.sampled_from(["scalar", "array", "other-dtype"]), label="value")
         if value_kind == "scalar":
             v = data.draw(st.sampled_from(special_grid(dtype).tolist()), label="scalar")
@@ -1496,7 +1513,7 @@ def fill_values(dtype) -> list:
             if isinstance(v, (complex, np.complexfloating)):
                 continue  # complex -> int drops the imaginary part, then the real one is a float
             if isinstance(v, (float, np.floating)):
-                if not math.isfinite(v) or not (lo <= v <= hi) or (d.kind == "u" and v < 0):
+                if not math.isfinite(v) or not (lo <= float(v) <= hi) or (d.kind == "u" and v < 0):
                     continue
             elif d.kind != "b" and not (lo <= int(v) <= hi):
                 continue  # out-of-range ints: test_full_with_an_out_of_range_python_int_raises_like_numpy
@@ -1567,7 +1584,7 @@ def test_array_and_asarray_of_numpy_arrays_lists_and_scalars_match_numpy(dtype):
                 continue  # test_array_of_python_values_that_do_not_fit_the_dtype_raises_like_numpy
             want = parity(fn, [], [], tally, rtol=0)
             if want is not None and source == "numpy":
-                e = fn(cp)
+                e = quiet(fn, cp)
                 assert_values(cp.asnumpy(e), np.asarray(want), 0)
                 assert_values(np.asarray(cp.from_dlpack(e).get()), np.asarray(want), 0)
 
@@ -1621,6 +1638,13 @@ def test_arange_matches_numpy(kind, dtype):
         parity(lambda xp: xp.arange(*args, dtype=dtype), [], [], tally, compare=compare)
 
     run_sweep(body, f"arange-{kind}-{dtype}", examples=15)
+
+
+@pytest.mark.xfail(strict=True, reason="ember bug: float arange fills start + i * step; NumPy (documented) fills "
+                                       "start + i * ((start + step) - start), so values differ in the last bits")
+@pytest.mark.parametrize("args", [(-42.12, 0, 0.3), (1e6, 1e6 + 1, 0.1)], ids=str)
+def test_arange_fills_with_numpys_rounded_step_bit_for_bit(args):
+    parity(lambda xp: xp.arange(*args), [], [], {"compared": 0, "raised": 0}, rtol=0)
 
 
 @pytest.mark.xfail(strict=True, reason="ember bug: arange(0.5, 5, 0.75, dtype=int8) gives all zeros (NumPy: the "

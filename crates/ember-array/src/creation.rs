@@ -141,10 +141,12 @@ pub fn linspace(
     } else {
         (0.0, 0.0)
     };
-    let last = if endpoint { "i == n - 1" } else { "0" };
+    // The last element is `stop` exactly; one element is `start` (NumPy's rule).
+    let exact_end = endpoint && num > 1;
+    let last = if exact_end { "i == n - 1" } else { "0" };
     run_progression(
         &out,
-        if endpoint { "linspace_end" } else { "linspace" },
+        if exact_end { "linspace_end" } else { "linspace" },
         &format!("double re = ({last}) ? c_re : a_re + b_re * (double)i, im = ({last}) ? c_im : a_im + b_im * (double)i;"),
         &[s_re, s_im, st_re, st_im, e_re, e_im],
     )?;

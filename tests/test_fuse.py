@@ -133,3 +133,14 @@ def test_bad_fused_functions_raise_clear_errors():
         plain(d, np.ones(8, np.float32))
     with pytest.raises(TypeError, match="neither out= nor dtype="):
         ember.fuse(lambda x: ember.sqrt(x, dtype=np.float64))(d)
+
+
+def test_a_one_element_tuple_result_stays_a_tuple():
+    @ember.fuse
+    def one(x):
+        return (x + 1,)
+
+    x = host(16, np.float32)
+    got = one(ember.asarray(x))
+    assert isinstance(got, tuple) and len(got) == 1
+    np.testing.assert_array_equal(got[0].get(), x + 1)

@@ -87,10 +87,9 @@ class _Trace:
             if x._trace is not self:
                 raise TypeError(f"a value of another fused function was used in {self.function_name}")
             return x._ref
-        if type(x) in _SCALAR_PARAM:
-            ref = self.parameter(_SCALAR_PARAM[type(x)], weak=type(x) is not bool)._ref
-        elif isinstance(x, np.generic):
-            ref = self.parameter(x.dtype.name, weak=False)._ref
+        scalar = _scalar_param(x)
+        if scalar is not None:
+            ref = self.parameter(*scalar)._ref
         elif isinstance(x, (ndarray, np.ndarray)) or hasattr(x, "__cuda_array_interface__"):
             raise TypeError(
                 f"{self.function_name} uses an array that is not one of its arguments; "
@@ -108,6 +107,16 @@ class _Trace:
 
     def ufunc(self, name: str, args) -> _Var:
         return self.step(name, args)
+
+
+def _scalar_param(x) -> tuple[str, bool] | None:
+    """The kernel parameter a scalar becomes: (dtype name, weak). Python numbers are weak
+    (NEP 50; a bool is a bool), NumPy scalars keep their dtype; None for anything else."""
+    if type(x) in _SCALAR_PARAM:
+        return _SCALAR_PARAM[type(x)], type(x) is not bool
+    if isinstance(x, np.generic):
+        return x.dtype.name, False
+    return None
 
 
 def trace_ufunc(name: str, args, out, dtype):
@@ -132,10 +141,8 @@ def _signature(args) -> tuple:
     for k, a in enumerate(args):
         if isinstance(a, ndarray):
             key.append(a.dtype.name)
-        elif type(a) in _SCALAR_PARAM:
-            key.append(type(a))
-        elif isinstance(a, np.generic):
-            key.append(("scalar", a.dtype.name))
+        elif _scalar_param(a) is not None:
+            key.append(_scalar_param(a))
         else:
             raise TypeError(
                 f"argument {k} of a fused function is a {type(a).__name__}; pass ember arrays and scalars "
@@ -161,23 +168,16 @@ class Fusion:
         compiled = self._kernels.get(key)
         if compiled is None:
             compiled = self._kernels[key] = self._compile(args)
-        kernel, constants, tuple_result = compiled
-        result = kernel(*args, *constants)
-        return result if tuple_result or not isinstance(result, tuple) else result[0]
+        kernel, constants = compiled
+        return kernel(*args, *constants)
 
     def _compile(self, args):
         from . import backend
         from ._user_kernels import ElementwiseKernel
 
         trace = _Trace(self.name)
-        stand_ins = []
-        for a in args:
-            if isinstance(a, ndarray):
-                stand_ins.append(trace.parameter(a.dtype.name, weak=False))
-            elif isinstance(a, np.generic):
-                stand_ins.append(trace.parameter(a.dtype.name, weak=False))
-            else:
-                stand_ins.append(trace.parameter(_SCALAR_PARAM[type(a)], weak=type(a) is not bool))
+        stand_ins = [trace.parameter(a.dtype.name, weak=False) if isinstance(a, ndarray) else
+                     trace.parameter(*_scalar_param(a)) for a in args]
         result = self.func(*stand_ins)
         tuple_result = isinstance(result, tuple)
         results = result if tuple_result else (result,)
@@ -192,8 +192,9 @@ class Fusion:
         in_params = ", ".join(f"{d} in{k}" for k, (d, _) in enumerate(trace.params))
         out_params = ", ".join(f"{d} out{k}" for k, d in enumerate(out_dtypes))
         name = re.sub(r"\W", "_", f"fused_{self.name}")
-        kernel = ElementwiseKernel(in_params, out_params, operation, name, preamble=preamble)
-        return kernel, tuple(trace.constants), tuple_result
+        kernel = ElementwiseKernel(in_params, out_params, operation, name, preamble=preamble,
+                                   return_tuple=tuple_result)
+        return kernel, tuple(trace.constants)
 
     def __repr__(self):
         return f"<ember.fuse of {self.name}>"

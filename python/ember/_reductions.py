@@ -71,8 +71,9 @@ def _reduce(op, a, axis, dtype, out, keepdims, ddof=0):
     a = _array(a, op)
     if a.ndim == 0 and op in ("mean", "var", "std") and axis is not None:
         # NumPy's ufunc reductions accept axis 0 of a 0-d array; its mean/var/std do not.
-        for ax in axis if isinstance(axis, tuple) else (axis,):
-            raise np.exceptions.AxisError(f"axis {ax} is out of bounds for array of dimension 0")
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        if axes:
+            raise np.exceptions.AxisError(axes[0], 0)
     native = _run(_ember.reduce, op, a._a, _axes(axis), _dtype(dtype), _out(out), bool(keepdims), float(ddof))
     return out if out is not None else _wrap(native)
 

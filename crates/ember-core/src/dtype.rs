@@ -108,6 +108,16 @@ impl DType {
     pub fn is_integer(self) -> bool {
         matches!(self.kind(), Kind::Int | Kind::UInt)
     }
+
+    /// The unsigned integer type as wide as `self` (for wrapping arithmetic on its bits).
+    pub fn unsigned_twin(self) -> DType {
+        match self.itemsize() {
+            1 => DType::U8,
+            2 => DType::U16,
+            4 => DType::U32,
+            _ => DType::U64,
+        }
+    }
 }
 
 impl std::fmt::Display for DType {

@@ -504,7 +504,7 @@ impl FnCompiler<'_, '_> {
             // Numba's integers wrap; C's signed overflow is undefined, and compilers use that
             // (`a + a == 0` only for `a == 0`): compute in the unsigned type.
             let st = value_type(t, self.c.dialect);
-            let u = value_type(unsigned_of(t), self.c.dialect);
+            let u = value_type(t.unsigned_twin(), self.c.dialect);
             let code = format!("(({st})(({u}){x} {sym} ({u}){y}))");
             return Ok(Val::new(Ty::Scalar(t), code).nonneg(nonneg));
         }
@@ -1242,16 +1242,6 @@ impl FnCompiler<'_, '_> {
             "{dev} {st} {maker}({q}{elem}* p) {{ {st} a; a.data = p; return a; }}\n"
         ));
         format!("{maker}({data})")
-    }
-}
-
-/// The unsigned integer type as wide as `d`.
-fn unsigned_of(d: DType) -> DType {
-    match d.itemsize() {
-        1 => DType::U8,
-        2 => DType::U16,
-        4 => DType::U32,
-        _ => DType::U64,
     }
 }
 

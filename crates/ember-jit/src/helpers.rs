@@ -132,7 +132,7 @@ impl Helper {
                 let t = value_type(*d, dialect);
                 // Negated in the unsigned type: abs(MIN) wraps to MIN (NumPy, Numba), where a
                 // signed overflow would let the compiler assume abs(x) >= 0.
-                let u = value_type(unsigned_twin(*d), dialect);
+                let u = value_type(d.unsigned_twin(), dialect);
                 format!("{dev} {t} ember_abs_{n}({t} x) {{ return x < 0 ? ({t})(0 - ({u})x) : x; }}\n", n = name_of(*d))
             }
             Helper::FloorDiv(d) => floordiv(*d, dialect),
@@ -157,7 +157,7 @@ impl Helper {
                     ""
                 };
                 // Multiplied in the unsigned type: the result wraps as Numba's does.
-                let u = value_type(unsigned_twin(*d), dialect);
+                let u = value_type(d.unsigned_twin(), dialect);
                 format!(
                     "{dev} {t} ember_ipow_{n}({t} b, {t} e) {{\n{negative}  {u} r = 1, x = ({u})b;\n  while (e) {{ if (e & 1) r *= x; x *= x; e >>= 1; }}\n  return ({t})r;\n}}\n",
                     n = name_of(*d)
@@ -203,22 +203,12 @@ impl Helper {
     }
 }
 
-/// The unsigned integer type as wide as `d`.
-fn unsigned_twin(d: DType) -> DType {
-    match d.itemsize() {
-        1 => DType::U8,
-        2 => DType::U16,
-        4 => DType::U32,
-        _ => DType::U64,
-    }
-}
-
 fn floordiv(d: DType, dialect: Dialect) -> String {
     let dev = dialect.table().device_fn;
     let t = value_type(d, dialect);
     let n = name_of(d);
     // The unsigned type of `d`'s width: `MIN // -1` wraps to MIN (NumPy) instead of trapping.
-    let u = value_type(unsigned_twin(d), dialect);
+    let u = value_type(d.unsigned_twin(), dialect);
     match d.kind() {
         // NumPy's npy_divmod: floor of the quotient, exact at the boundaries.
         Kind::Float => format!(
@@ -248,7 +238,15 @@ fn modulo(d: DType, dialect: Dialect) -> String {
 
 /// The unsigned integer type of `d`'s width, and the functions reinterpreting `d`'s bits as
 /// it and back (CUDA, OpenCL).
-fn bits_type(d: DType, dialect: Dialect) -> (&'static str, String, String) {
+/// The unsigned type `d`'s bits move as, the conversions to and from it, and the `)`s that
+/// close a `from_bits(` call (`from_bits` is a function name or a cast that opens its own).
+fn bits_type(d: DType, dialect: Dialect) -> (&'static str, String, String, String) {
+    let (u, to, from) = bits_conversions(d, dialect);
+    let close = ")".repeat(1 + from.matches('(').count() - from.matches(')').count());
+    (u, to, from, close)
+}
+
+fn bits_conversions(d: DType, dialect: Dialect) -> (&'static str, String, String) {
     let wide = d.itemsize() == 8;
     match dialect {
         Dialect::Cuda => {
@@ -279,13 +277,17 @@ fn bits_type(d: DType, dialect: Dialect) -> (&'static str, String, String) {
     }
 }
 
-fn pointer(d: DType, space: Space, dialect: Dialect) -> String {
-    let q = match (dialect, space) {
+/// The address-space qualifier of a pointer into `space` (OpenCL names them; CUDA does not).
+fn qualifier(space: Space, dialect: Dialect) -> &'static str {
+    match (dialect, space) {
         (Dialect::Cuda, _) => "",
         (Dialect::OpenCl, Space::Shared) => "__local ",
         (Dialect::OpenCl, _) => "__global ",
-    };
-    format!("{q}{}*", value_type(d, dialect))
+    }
+}
+
+fn pointer(d: DType, space: Space, dialect: Dialect) -> String {
+    format!("{}{}*", qualifier(space, dialect), value_type(d, dialect))
 }
 
 fn space_name(space: Space) -> &'static str {
@@ -340,14 +342,8 @@ fn atomic(op: AtomicOp, d: DType, space: Space, dialect: Dialect) -> String {
     if let Some(call) = native_atomic(op, d, space, dialect) {
         return format!("{dev} {t} {name}({ptr} p, {t} v) {{ return {call}; }}\n");
     }
-    let (u, to_bits, from_bits) = bits_type(d, dialect);
-    // `from_bits` is a function name or a cast: close what it opened, and the call itself.
-    let close = ")".repeat(1 + from_bits.matches('(').count() - from_bits.matches(')').count());
-    let q = match (dialect, space) {
-        (Dialect::OpenCl, Space::Shared) => "__local ",
-        (Dialect::OpenCl, _) => "__global ",
-        _ => "",
-    };
+    let (u, to_bits, from_bits, close) = bits_type(d, dialect);
+    let q = qualifier(space, dialect);
     let cas = cas_call(
         dialect,
         wide,
@@ -444,14 +440,8 @@ fn cas(d: DType, space: Space, dialect: Dialect) -> String {
     let dev = dialect.table().device_fn;
     let t = value_type(d, dialect);
     let ptr = pointer(d, space, dialect);
-    let (u, to_bits, from_bits) = bits_type(d, dialect);
-    // `from_bits` is a function name or a cast: close what it opened, and the call itself.
-    let close = ")".repeat(1 + from_bits.matches('(').count() - from_bits.matches(')').count());
-    let q = match (dialect, space) {
-        (Dialect::OpenCl, Space::Shared) => "__local ",
-        (Dialect::OpenCl, _) => "__global ",
-        _ => "",
-    };
+    let (u, to_bits, from_bits, close) = bits_type(d, dialect);
+    let q = qualifier(space, dialect);
     let call = cas_call(
         dialect,
         d.itemsize() == 8,

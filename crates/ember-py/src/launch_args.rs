@@ -313,15 +313,16 @@ fn array_arg(a: &ember_array::Array) -> LaunchArg {
 pub(crate) fn dims3(value: &Bound<'_, PyAny>, what: &str) -> PyResult<[u32; 3]> {
     // A value of the wrong type (a float) is a TypeError, as Numba and CuPy raise; a wrong
     // number of dimensions or an int out of range is a ValueError.
-    let not_int = |v: &Bound<'_, PyAny>| !v.is_instance_of::<PyInt>();
-    let wrong_type = if let Ok(t) = value.cast::<PyTuple>() {
-        t.iter().any(|v| not_int(&v))
-    } else if let Ok(l) = value.cast::<PyList>() {
-        l.iter().any(|v| not_int(&v))
-    } else {
-        not_int(value)
-    };
+    // Classified only when refusing: this runs on every launch.
     let bad = || {
+        let not_int = |v: &Bound<'_, PyAny>| !v.is_instance_of::<PyInt>();
+        let wrong_type = if let Ok(t) = value.cast::<PyTuple>() {
+            t.iter().any(|v| not_int(&v))
+        } else if let Ok(l) = value.cast::<PyList>() {
+            l.iter().any(|v| not_int(&v))
+        } else {
+            not_int(value)
+        };
         let message = format!(
             "{what} must be a positive int or a tuple of 1 to 3 positive ints, got {value}"
         );

@@ -122,15 +122,6 @@ fn int_pow_helper(d: DType, dialect: Dialect) -> String {
     )
 }
 
-fn unsigned_of(d: DType) -> DType {
-    match d {
-        DType::I8 => DType::U8,
-        DType::I16 => DType::U16,
-        DType::I32 => DType::U32,
-        _ => DType::U64,
-    }
-}
-
 fn is_signed(d: DType) -> bool {
     d.kind() == Kind::Int
 }
@@ -180,7 +171,7 @@ pub fn expression(
         // quotient (negation in unsigned arithmetic) and the remainder is 0.
         "floor_divide" if is_signed(t) => {
             let vt = value_type(t, dialect);
-            let ut = value_type(unsigned_of(t), dialect);
+            let ut = value_type(t.unsigned_twin(), dialect);
             plain(format!(
                 "({b} == 0 ? 0 : ({b} == -1 ? ({vt})(({ut})0 - ({ut}){a}) : ({a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0))))))"
             ))

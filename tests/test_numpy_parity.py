@@ -744,8 +744,6 @@ def test_python_scalar_is_rounded_to_float16_first_like_numpy(name):
     check_scalar_pool(name, x, both_sides([1e5, 2**31, 65519.0, 1e-9, 1 / 3, 70000]))
 
 
-@pytest.mark.xfail(strict=True, reason="ember bug: an out-of-range Python int with an empty array does not raise "
-                                       "OverflowError")
 @pytest.mark.parametrize("dtype", ["int8", "uint32"])
 def test_out_of_range_python_int_with_an_empty_array_raises_like_numpy(dtype):
     with pytest.raises(OverflowError):

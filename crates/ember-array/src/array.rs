@@ -141,6 +141,12 @@ impl Array {
         self.buffer.address() + self.offset as u64
     }
 
+    /// True when element (0, ..., 0) sits on a multiple of `bytes` (for vector loads; this
+    /// neither queues pending work nor hands the address out).
+    pub fn is_aligned(&self, bytes: u64) -> bool {
+        (self.buffer.layout_address() + self.offset as u64).is_multiple_of(bytes)
+    }
+
     pub fn is_c_contiguous(&self) -> bool {
         is_c_contiguous(&self.shape, &self.strides, self.dtype.itemsize())
     }

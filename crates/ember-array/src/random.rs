@@ -194,7 +194,7 @@ impl Philox {
             distribution,
             dtype: out.dtype(),
             vector: RandomKernel::vectorizable(out.dtype())
-                && out.address().is_multiple_of(16)
+                && out.is_aligned(16)
                 && out.offset().is_multiple_of(16),
         };
         let function = function(device, &spec)?;

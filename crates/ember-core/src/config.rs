@@ -26,6 +26,13 @@ pub struct Config {
     /// `EMBER_CACHE_SAVE_SOURCE=1` writes each compiled kernel's source beside its cache entry
     /// (`<key>.cu` or `<key>.cl`), as CuPy's `CUPY_CACHE_SAVE_CUDA_SOURCE` does.
     pub save_source: bool,
+    /// `EMBER_FUSION=0` turns automatic fusion of eager elementwise code off.
+    pub fusion: bool,
+    /// `EMBER_FUSION_MIN_SIZE`: results of fewer elements are computed at once (65536).
+    pub fusion_min_size: usize,
+    /// `EMBER_FUSION_AFTER`: an expression gets its own fused kernel the n-th time it is
+    /// seen (2); before, it runs ufunc by ufunc on the kernels already compiled.
+    pub fusion_after: u32,
 }
 
 impl Config {
@@ -57,11 +64,23 @@ impl Config {
             get("EMBER_CACHE_SAVE_SOURCE").as_deref(),
             Some("1") | Some("true") | Some("on")
         );
+        let fusion = !matches!(
+            get("EMBER_FUSION").as_deref(),
+            Some("0") | Some("false") | Some("off")
+        );
+        let number = |name: &str, default: usize| {
+            get(name)
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(default)
+        };
         Config {
             backend,
             cache_dir,
             disk_cache,
             save_source,
+            fusion,
+            fusion_min_size: number("EMBER_FUSION_MIN_SIZE", 1 << 16).max(1),
+            fusion_after: number("EMBER_FUSION_AFTER", 2).clamp(1, u32::MAX as usize) as u32,
         }
     }
 
@@ -91,6 +110,19 @@ mod tests {
         assert_eq!(c.backend.unwrap(), BackendChoice::Auto);
         assert_eq!(c.cache_dir, PathBuf::from("/home/u/.cache/ember"));
         assert!(c.disk_cache);
+        assert!(c.fusion);
+        assert_eq!((c.fusion_min_size, c.fusion_after), (65536, 2));
+    }
+
+    #[test]
+    fn fusion_settings() {
+        let c = Config::from_lookup(lookup(&[
+            ("EMBER_FUSION", "off"),
+            ("EMBER_FUSION_MIN_SIZE", "0"),
+            ("EMBER_FUSION_AFTER", "5"),
+        ]));
+        assert!(!c.fusion);
+        assert_eq!((c.fusion_min_size, c.fusion_after), (1, 5));
     }
 
     #[test]

@@ -58,16 +58,22 @@ fn memory_info(ordinal: usize) -> PyResult<(usize, usize)> {
 
 #[pyfunction]
 fn pool_used_bytes(ordinal: usize) -> PyResult<usize> {
+    // The pool as eager code would leave it: pending intermediates released.
+    ember_runtime::deferred::finish();
     Ok(device(ordinal)?.pool().used_bytes())
 }
 
 #[pyfunction]
 fn pool_total_bytes(ordinal: usize) -> PyResult<usize> {
+    // The pool as eager code would leave it: pending intermediates released.
+    ember_runtime::deferred::finish();
     Ok(device(ordinal)?.pool().total_bytes())
 }
 
 #[pyfunction]
 fn pool_n_free_blocks(ordinal: usize) -> PyResult<usize> {
+    // The pool as eager code would leave it: pending intermediates released.
+    ember_runtime::deferred::finish();
     Ok(device(ordinal)?.pool().n_free_blocks())
 }
 

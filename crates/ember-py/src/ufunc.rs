@@ -223,7 +223,22 @@ fn fused_kernel_body(
     ))
 }
 
+/// Sets automatic fusion's settings (on, smallest size, passes before fusing); returns the
+/// previous ones.
+#[pyfunction]
+fn set_fusion(enabled: bool, min_size: usize, after: u32) -> (bool, usize, u32) {
+    ufunc::deferred::configure(enabled, min_size, after)
+}
+
+/// Automatic fusion's counts: results that waited, fused, computed alone, never computed.
+#[pyfunction]
+fn fusion_stats() -> [u64; 4] {
+    ufunc::deferred::stats()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fusion_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(set_fusion, m)?)?;
     m.add_function(wrap_pyfunction!(fused_kernel_body, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_binary, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_id, m)?)?;

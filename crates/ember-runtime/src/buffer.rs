@@ -1,6 +1,7 @@
 //! Device memory owned by arrays: a pool block, or memory someone else owns.
 
 use std::any::Any;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ember_core::Result;
 
@@ -24,6 +25,9 @@ pub struct Buffer {
     handle: Handle,
     bytes: usize,
     origin: Origin,
+    /// Set once the address has been handed out (DLPack, `data.ptr`): someone else may now
+    /// write the memory behind ember's back, so work reading it is never delayed.
+    exposed: AtomicBool,
 }
 
 impl Buffer {
@@ -35,6 +39,7 @@ impl Buffer {
             handle: block.handle,
             bytes,
             origin: Origin::Pool { block, stream },
+            exposed: AtomicBool::new(false),
         })
     }
 
@@ -52,6 +57,7 @@ impl Buffer {
             handle,
             bytes,
             origin: Origin::Foreign { _owner: owner },
+            exposed: AtomicBool::new(true),
         })
     }
 
@@ -59,8 +65,9 @@ impl Buffer {
         self.device
     }
 
-    /// The backend's handle of the memory.
+    /// The backend's handle of the memory, for work on it: pending work is queued first.
     pub fn handle(&self) -> Handle {
+        crate::deferred::finish();
         self.handle
     }
 
@@ -76,10 +83,23 @@ impl Buffer {
     /// The address arrays expose (`data.ptr`, DLPack): the device pointer on CUDA, the host
     /// pointer on CPU devices, the handle otherwise.
     pub fn address(&self) -> u64 {
+        crate::deferred::finish();
+        self.exposed.store(true, Ordering::Relaxed);
+        self.layout_address()
+    }
+
+    /// The same address, only to check alignment: queues nothing, exposes nothing.
+    pub fn layout_address(&self) -> u64 {
         match self.device.backend().host_pointer(self.handle) {
             Some(p) => p as u64,
             None => self.handle,
         }
+    }
+
+    /// True when memory may change outside ember's view: borrowed memory, or an address that
+    /// has been handed out.
+    pub fn is_exposed(&self) -> bool {
+        self.exposed.load(Ordering::Relaxed)
     }
 
     /// True when this buffer came from the pool.

@@ -78,12 +78,23 @@ impl Device {
     }
 
     pub(crate) fn allocate_block(&self, bytes: usize, stream: Handle) -> Result<Block> {
-        self.pool.allocate(
-            &PoolSource(self.backend()),
-            bytes,
-            stream,
-            &self.info().name,
-        )
+        let allocate = || {
+            self.pool.allocate(
+                &PoolSource(self.backend()),
+                bytes,
+                stream,
+                &self.info().name,
+            )
+        };
+        allocate().or_else(|err| {
+            // Pending work may hold intermediates nobody needs: finishing it frees them.
+            if crate::deferred::is_pending() {
+                crate::deferred::finish();
+                allocate()
+            } else {
+                Err(err)
+            }
+        })
     }
 
     pub(crate) fn release_block(&self, block: Block, stream: Handle) {
@@ -92,6 +103,7 @@ impl Device {
 
     /// Gives the pool's cached blocks back to the device.
     pub fn free_all_blocks(&self) {
+        crate::deferred::finish();
         self.pool.free_all_blocks(&PoolSource(self.backend()))
     }
 
@@ -108,11 +120,13 @@ impl Device {
 
     /// Waits for all work on the device.
     pub fn synchronize(&self) -> Result<()> {
+        crate::deferred::finish_and_check()?;
         self.backend.synchronize().map_err(|e| self.annotate(e))
     }
 
     /// Waits for the work on one stream.
     pub fn synchronize_stream(&self, stream: Handle) -> Result<()> {
+        crate::deferred::finish_and_check()?;
         self.backend
             .synchronize_stream(stream)
             .map_err(|e| self.annotate(e))
@@ -242,6 +256,7 @@ impl Device {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
+        crate::deferred::finish();
         self.check_launch(&function.name, grid, block)?;
         self.note_launch(&function.name);
         self.backend
@@ -283,6 +298,7 @@ impl Device {
                 }
             }
         }
+        crate::deferred::finish();
         self.note_launch(name);
         self.backend
             .launch_ndrange(function.handle, range, stream, args)

@@ -57,6 +57,7 @@ impl Stream {
 
     /// Makes later work on this stream wait for `event`.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        crate::deferred::finish();
         match event.handle() {
             Some(e) => self.device.backend().stream_wait_event(self.handle, e),
             None => Ok(()),
@@ -93,6 +94,7 @@ impl Event {
 
     /// Marks the current end of `stream`.
     pub fn record(&self, stream: &Stream) -> Result<()> {
+        crate::deferred::finish();
         let mut slot = self.handle.lock().unwrap_or_else(|e| e.into_inner());
         *slot = Some(self.device.backend().record_event(stream.handle, *slot)?);
         Ok(())
@@ -175,11 +177,21 @@ pub fn current_stream(device: &'static Device) -> Handle {
 
 /// Makes `stream` current on this thread for its device until [`pop_current_stream`].
 pub fn push_current_stream(stream: &Stream) {
+    // Pending work belongs to the stream that was current when it was asked for.
+    crate::deferred::finish();
     CURRENT.with(|c| c.borrow_mut().push((key(stream.device()), stream.handle())));
+}
+
+/// Makes the stream `handle` of `device` current, as [`push_current_stream`] does (for work
+/// that was asked for on that stream and is queued later).
+pub fn push_current_handle(device: &'static Device, handle: Handle) {
+    crate::deferred::finish();
+    CURRENT.with(|c| c.borrow_mut().push((key(device), handle)));
 }
 
 /// Undoes the last [`push_current_stream`] for `device`.
 pub fn pop_current_stream(device: &'static Device) {
+    crate::deferred::finish();
     CURRENT.with(|c| {
         let mut stack = c.borrow_mut();
         if let Some(pos) = stack.iter().rposition(|(d, _)| *d == key(device)) {

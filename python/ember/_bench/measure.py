@@ -12,44 +12,56 @@ import sys
 import time
 
 
+# Each result is held until the work is timed: ember computes a large elementwise result only
+# when something can see it (automatic fusion), so a result dropped at once would never run.
+# Two warm-up calls: compiling, and ember fusing a repeated expression from its second pass.
+
+
 def device_ms(fn, events, sync, elapsed_ms, repeat: int) -> float:
-    """Median milliseconds of ``fn`` on the device, between two events, after one warm-up call."""
-    fn()
-    sync()
+    """Median milliseconds of ``fn`` on the device, between two events, after warm-up calls."""
+    for _ in range(2):
+        result = fn()
+        sync()
+        del result
     start, end = events()
     times = []
     for _ in range(repeat):
         start.record()
-        fn()
+        result = fn()
         end.record()
         end.synchronize()
+        del result
         times.append(elapsed_ms(start, end))
     return statistics.median(times)
 
 
 def wall_ms(fn, sync, repeat: int) -> float:
-    """Median wall milliseconds of ``fn(); sync()`` after one warm-up call (CPU devices, NumPy)."""
-    fn()
-    sync()
+    """Median wall milliseconds of ``fn(); sync()`` after warm-up calls (CPU devices, NumPy)."""
+    for _ in range(2):
+        result = fn()
+        sync()
+        del result
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        fn()
+        result = fn()
         sync()
+        del result
         times.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(times)
 
 
 def sustained_us(call, sync, count: int, repeat: int) -> float:
     """Microseconds per call of ``count`` back-to-back calls then one synchronise; median of runs."""
-    call()
+    result = call()
     sync()
     runs = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         for _ in range(count):
-            call()
+            result = call()
         sync()
+        del result
         runs.append((time.perf_counter() - t0) / count * 1e6)
     return statistics.median(runs)
 

@@ -271,7 +271,7 @@ impl Pass<'_> {
         let rows = g.m() == 1 || inner_stride(&g.reduced) <= inner_stride(&g.kept);
         // CUDA's vector loads need 16-byte alignment; OpenCL's vload4 does not.
         let device = self.input.device();
-        let address = self.input.buffer().address() + g.offset as u64;
+        let address = self.input.buffer().layout_address() + g.offset as u64;
         let aligned = |x: isize| dialect(device) == Dialect::OpenCl || x % 16 == 0;
         let loadable =
             vector_loadable(dtype) && self.map != Map::Partial && aligned(address as isize);

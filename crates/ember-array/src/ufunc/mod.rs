@@ -2,6 +2,7 @@
 //! generated from NumPy), broadcasting, `out=`, and one generated kernel per (ufunc, dtypes,
 //! layout), cached.
 
+pub mod deferred;
 pub mod expr;
 pub mod fused;
 pub mod resolve;
@@ -132,7 +133,18 @@ pub fn apply(
             Operand::Scalar(..) => None,
         })
         .unwrap_or(device);
-    let _ = &out;
+    for op in inputs {
+        if let Operand::Array(a) = op {
+            if !std::ptr::eq(a.device(), device) {
+                return Err(Error::Value(format!(
+                    "operands of {} are on different devices ({} and {}); copy one with get()/asarray first",
+                    u.name,
+                    a.device().info().ordinal,
+                    device.info().ordinal
+                )));
+            }
+        }
+    }
     let shapes: smallvec::SmallVec<[&[usize]; 3]> = inputs
         .iter()
         .filter_map(|o| match o {
@@ -148,6 +160,12 @@ pub fn apply(
             shape = o.shape().to_vec();
         }
     }
+    // Scalars are checked now (a Python int out of the loop type's range raises here).
+    for (k, op) in inputs.iter().enumerate() {
+        if let Operand::Scalar(v, t) = op {
+            scalar_param(*v, matches!(t, OperandType::Weak(_)), loop_in[k])?;
+        }
+    }
     let mut outputs = Outputs::new();
     for (j, &loop_t) in loop_out.iter().enumerate() {
         outputs.push(match out.get(j).and_then(Option::as_ref) {
@@ -159,25 +177,35 @@ pub fn apply(
     if n == 0 {
         return Ok(outputs);
     }
+    let given_out = out.iter().any(Option::is_some);
+    if !given_out && dtype.is_none() && deferred::wants(u, found, inputs, n) {
+        deferred::record(u, found, inputs, &outputs[0])?;
+        return Ok(outputs);
+    }
+    run_loop(device, u, found, inputs, &outputs, &shape)?;
+    Ok(outputs)
+}
+
+/// Launches `u`'s loop `found` over `inputs` into `outputs` (all of the broadcast `shape`,
+/// which is not empty).
+fn run_loop(
+    device: &'static Device,
+    u: &'static Ufunc,
+    found: &'static tables::Loop,
+    inputs: &[Operand],
+    outputs: &[Array],
+    shape: &[usize],
+) -> Result<()> {
+    let (loop_in, _) = *found;
+    let n: usize = shape.iter().product();
     // An input overlapping an output in another layout is read from a copy, as NumPy does.
     let mut copies: smallvec::SmallVec<[Option<Array>; 3]> = smallvec::SmallVec::new();
     for op in inputs {
         copies.push(match op {
-            Operand::Array(a) => {
-                if !std::ptr::eq(a.device(), device) {
-                    return Err(Error::Value(format!(
-                        "operands of {} are on different devices ({} and {}); copy one with get()/asarray first",
-                        u.name,
-                        a.device().info().ordinal,
-                        device.info().ordinal
-                    )));
-                }
-                match outputs.iter().any(|o| overlaps_differently(a, o)) {
-                    true => Some(a.copy()?),
-                    false => None,
-                }
+            Operand::Array(a) if outputs.iter().any(|o| overlaps_differently(a, o)) => {
+                Some(a.copy()?)
             }
-            Operand::Scalar(..) => None,
+            _ => None,
         });
     }
     let mut bindings: smallvec::SmallVec<[Binding; 4]> = smallvec::SmallVec::new();
@@ -199,7 +227,7 @@ pub fn apply(
             _ => Role::Output,
         })
         .collect();
-    let layout = map_plan::plan_roles(&shape, &roles, &bindings);
+    let layout = map_plan::plan_roles(shape, &roles, &bindings);
     let mut key = KernelKey {
         ufunc: u.id,
         inputs: [None; 3],
@@ -219,13 +247,11 @@ pub fn apply(
             Operand::Scalar(..) => None,
         };
     }
-    for (slot, o) in key.outputs.iter_mut().zip(&outputs) {
+    for (slot, o) in key.outputs.iter_mut().zip(outputs) {
         *slot = Some(o.dtype());
     }
     let function = kernel(device, u, key, &layout)?;
-    map_plan::launch(device, &function, n, &bindings, &layout)?;
-    drop(bindings);
-    Ok(outputs)
+    map_plan::launch(device, &function, n, &bindings, &layout)
 }
 
 fn check_output(

@@ -58,7 +58,7 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
         .all(|a| a.shape() == shape && a.is_c_contiguous());
     if all_flat {
         let vector = roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
-            (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.address() % 16 == 0,
+            (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.is_aligned(16),
             _ => true,
         });
         return MapPlan {
@@ -80,7 +80,7 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
     if flat {
         // Vector loads need every input readable 16 bytes at a time.
         let vector = roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
-            (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.address() % 16 == 0,
+            (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.is_aligned(16),
             _ => true,
         });
         return MapPlan {

@@ -1,0 +1,506 @@
+//! Automatic fusion of eager elementwise code.
+//!
+//! A large ufunc result is not computed when it is asked for: its output is allocated, its
+//! type resolved and its errors raised as usual, but the launch waits in a queue. A later
+//! ufunc that reads the pending result takes its expression instead of its memory, so
+//! `(a * 10 + 2) * b` becomes one expression over `a` and `b`. The queue is finished the
+//! moment anything else touches memory (the runtime's `deferred` rule): then each pending
+//! result that is still referenced — by a Python object, a view, or other pending work — is
+//! computed, and one that nobody can see any more (an intermediate) is never computed.
+//!
+//! A pending result is computed by one fused kernel once its expression has been seen
+//! `after` times (a loop's body fuses from its second pass; one-off expressions reuse the
+//! per-ufunc kernels instead of compiling a new one), else ufunc by ufunc as eager code does.
+//! Only results of at least `min_size` elements wait: small operations are bound by launch
+//! latency and are launched at once.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ember_codegen::{Param, Role, Snippets, UserMap};
+use ember_core::config::Config;
+use ember_core::dtype::Kind;
+use ember_core::{DType, Result, Scalar};
+use ember_runtime::deferred as hook;
+use ember_runtime::{current_stream, Buffer, Device, Function, Handle};
+
+use super::fused::{fused_body, FusedParam, Ref, Step};
+use super::tables::Loop;
+use super::{run_loop, Operand, OperandType, Ufunc};
+use crate::array::Array;
+use crate::launch::{compile_generated, dialect, KernelMemo};
+use crate::user_kernel::map_plan::{self, Binding, ScalarBytes};
+
+/// The most operations one fused expression takes (longer chains are cut into pieces).
+const MAX_STEPS: usize = 32;
+/// The most distinct inputs one fused kernel reads.
+const MAX_LEAVES: usize = 16;
+/// The most results waiting at once (a loop that never reads memory still runs).
+const MAX_QUEUE: usize = 64;
+
+static ENABLED: AtomicBool = AtomicBool::new(true);
+static MIN_SIZE: AtomicUsize = AtomicUsize::new(1 << 16);
+static AFTER: AtomicU32 = AtomicU32::new(2);
+
+/// What became of the results that waited: [recorded, fused, alone, never computed].
+static STATS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+
+/// Counts since the process started: results that waited, computed by a fused kernel,
+/// computed alone, and never computed (nothing referred to them any more).
+pub fn stats() -> [u64; 4] {
+    STATS.each_ref().map(|c| c.load(Ordering::Relaxed))
+}
+
+fn count(which: usize) {
+    STATS[which].fetch_add(1, Ordering::Relaxed);
+}
+
+fn settings() {
+    static READ: OnceLock<()> = OnceLock::new();
+    READ.get_or_init(|| {
+        let c = Config::get();
+        ENABLED.store(c.fusion, Ordering::Relaxed);
+        MIN_SIZE.store(c.fusion_min_size, Ordering::Relaxed);
+        AFTER.store(c.fusion_after, Ordering::Relaxed);
+        hook::set_hook(finish_pending);
+    });
+}
+
+/// Changes the settings (`EMBER_FUSION`, `EMBER_FUSION_MIN_SIZE`, `EMBER_FUSION_AFTER`)
+/// for the rest of the process; returns the previous ones. Pending work is finished first.
+pub fn configure(enabled: bool, min_size: usize, after: u32) -> (bool, usize, u32) {
+    settings();
+    hook::finish();
+    (
+        ENABLED.swap(enabled, Ordering::Relaxed),
+        MIN_SIZE.swap(min_size.max(1), Ordering::Relaxed),
+        AFTER.swap(after.max(1), Ordering::Relaxed),
+    )
+}
+
+/// A value a fused kernel reads.
+#[derive(Clone)]
+enum Leaf {
+    Array(Array),
+    /// A scalar parameter, already as its bytes.
+    Scalar(FusedParam, ScalarBytes),
+}
+
+impl Leaf {
+    fn param(&self) -> FusedParam {
+        match self {
+            Leaf::Array(a) => FusedParam {
+                dtype: a.dtype(),
+                weak: false,
+            },
+            Leaf::Scalar(p, _) => *p,
+        }
+    }
+
+    fn same(&self, other: &Leaf) -> bool {
+        match (self, other) {
+            (Leaf::Array(a), Leaf::Array(b)) => same_view(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// A ufunc result waiting to be computed.
+struct Pending {
+    output: Array,
+    ufunc: &'static Ufunc,
+    found: &'static Loop,
+    /// The ufunc's own operands (to compute it alone).
+    direct: smallvec::SmallVec<[Operand; 3]>,
+    /// The whole expression, down to memory that is not pending (to compute it fused).
+    leaves: Vec<Leaf>,
+    steps: Vec<Step>,
+    stream: Handle,
+}
+
+fn queue() -> &'static Mutex<Vec<Pending>> {
+    static QUEUE: Mutex<Vec<Pending>> = Mutex::new(Vec::new());
+    &QUEUE
+}
+
+fn same_view(a: &Array, b: &Array) -> bool {
+    Arc::ptr_eq(a.buffer(), b.buffer())
+        && a.offset() == b.offset()
+        && a.shape() == b.shape()
+        && a.strides() == b.strides()
+        && a.dtype() == b.dtype()
+}
+
+/// True when this call may wait: fusion is on, the result is large, and every input is ember
+/// memory that nobody else can write meanwhile.
+pub(super) fn wants(u: &Ufunc, found: &Loop, inputs: &[Operand], n: usize) -> bool {
+    settings();
+    if !ENABLED.load(Ordering::Relaxed) || n < MIN_SIZE.load(Ordering::Relaxed) || u.nout != 1 {
+        return false;
+    }
+    inputs.iter().enumerate().all(|(k, op)| match op {
+        Operand::Array(a) => a.buffer().is_pooled() && !a.buffer().is_exposed(),
+        // A float16 loop rounds its scalar first, and an int above int64 travels as its
+        // bits: both are left to the eager path, which handles them exactly.
+        Operand::Scalar(Scalar::UInt(_), OperandType::Weak(_)) => false,
+        Operand::Scalar(..) => found.0[k] != DType::F16,
+    })
+}
+
+fn weak_dtype(kind: Kind) -> DType {
+    match kind {
+        Kind::Bool => DType::Bool,
+        Kind::Int | Kind::UInt => DType::I64,
+        Kind::Float => DType::F64,
+        Kind::Complex => DType::C128,
+    }
+}
+
+fn scalar_leaf(value: Scalar, t: OperandType) -> Leaf {
+    let param = match t {
+        OperandType::Weak(kind) => FusedParam {
+            dtype: weak_dtype(kind),
+            weak: true,
+        },
+        OperandType::Strong(dtype) => FusedParam { dtype, weak: false },
+    };
+    let mut bytes = [0u8; 16];
+    let n = value.write_bytes(ember_codegen::types::param_dtype(param.dtype), &mut bytes);
+    Leaf::Scalar(param, ScalarBytes::from_slice(&bytes[..n]))
+}
+
+/// Adds `leaf` to `leaves` (once per distinct view), returning its parameter number.
+fn intern(leaves: &mut Vec<Leaf>, leaf: Leaf) -> usize {
+    if let Some(k) = leaves.iter().position(|l| l.same(&leaf)) {
+        return k;
+    }
+    leaves.push(leaf);
+    leaves.len() - 1
+}
+
+fn remap(r: Ref, params: &[usize], base: usize) -> Ref {
+    match r {
+        Ref::Param(k) => Ref::Param(params[k]),
+        Ref::Step(j) => Ref::Step(base + j),
+    }
+}
+
+/// Queues `u` over `inputs` into `output` (fresh, C-contiguous, of the broadcast shape).
+pub(super) fn record(
+    u: &'static Ufunc,
+    found: &'static Loop,
+    inputs: &[Operand],
+    output: &Array,
+) -> Result<()> {
+    let mut q = queue().lock().unwrap_or_else(|e| e.into_inner());
+    let mut leaves: Vec<Leaf> = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut args: Vec<Ref> = Vec::with_capacity(inputs.len());
+    for op in inputs {
+        match op {
+            Operand::Array(a) => {
+                let producer = q.iter().rev().find(|p| same_view(a, &p.output));
+                match producer {
+                    Some(p)
+                        if steps.len() + p.steps.len() < MAX_STEPS
+                            && leaves.len() + p.leaves.len() <= MAX_LEAVES =>
+                    {
+                        // The producer's expression replaces the read of its memory.
+                        let params: Vec<usize> = p
+                            .leaves
+                            .iter()
+                            .map(|l| intern(&mut leaves, l.clone()))
+                            .collect();
+                        let base = steps.len();
+                        for step in &p.steps {
+                            steps.push(match step {
+                                Step::Ufunc { name, args } => Step::Ufunc {
+                                    name: name.clone(),
+                                    args: args.iter().map(|&r| remap(r, &params, base)).collect(),
+                                },
+                                Step::Cast { arg, to } => Step::Cast {
+                                    arg: remap(*arg, &params, base),
+                                    to: *to,
+                                },
+                                Step::Where { cond, x, y } => Step::Where {
+                                    cond: remap(*cond, &params, base),
+                                    x: remap(*x, &params, base),
+                                    y: remap(*y, &params, base),
+                                },
+                            });
+                        }
+                        args.push(Ref::Step(steps.len() - 1));
+                    }
+                    _ => args.push(Ref::Param(intern(&mut leaves, Leaf::Array(a.clone())))),
+                }
+            }
+            Operand::Scalar(v, t) => {
+                leaves.push(scalar_leaf(*v, *t));
+                args.push(Ref::Param(leaves.len() - 1));
+            }
+        }
+    }
+    steps.push(Step::Ufunc {
+        name: u.name.to_string(),
+        args,
+    });
+    let device = output.device();
+    q.push(Pending {
+        output: output.clone(),
+        ufunc: u,
+        found,
+        direct: inputs.iter().cloned().collect(),
+        leaves,
+        steps,
+        stream: current_stream(device),
+    });
+    hook::mark_pending();
+    count(0);
+    let full = q.len() >= MAX_QUEUE;
+    drop(q);
+    if full {
+        hook::finish();
+    }
+    Ok(())
+}
+
+/// How a pending result is computed.
+enum Plan {
+    /// Not at all: nothing refers to it.
+    Skip,
+    /// By its own ufunc, reading its operands' memory.
+    Alone,
+    /// By one kernel evaluating its whole expression.
+    Fused(Function, map_plan::MapPlan),
+}
+
+/// The runtime's hook: computes every pending result somebody still refers to, in the order
+/// they were asked for.
+fn finish_pending() {
+    let mut q = queue().lock().unwrap_or_else(|e| e.into_inner());
+    let _finishing = hook::finishing();
+    let batch = std::mem::take(&mut *q);
+    if let Err(err) = run(&batch) {
+        hook::keep_error(err);
+    }
+    hook::clear_pending();
+    drop(q);
+    drop(batch);
+}
+
+fn buffer_key(a: &Array) -> *const Buffer {
+    Arc::as_ptr(a.buffer())
+}
+
+fn run(batch: &[Pending]) -> Result<()> {
+    // References to each buffer held inside the batch itself: the rest are the user's.
+    let mut held: HashMap<*const Buffer, usize> = HashMap::new();
+    let mut producer: HashMap<*const Buffer, usize> = HashMap::new();
+    for (i, p) in batch.iter().enumerate() {
+        *held.entry(buffer_key(&p.output)).or_default() += 1;
+        producer.insert(buffer_key(&p.output), i);
+        for op in &p.direct {
+            if let Operand::Array(a) = op {
+                *held.entry(buffer_key(a)).or_default() += 1;
+            }
+        }
+        for leaf in &p.leaves {
+            if let Leaf::Array(a) = leaf {
+                *held.entry(buffer_key(a)).or_default() += 1;
+            }
+        }
+    }
+    // Backwards: what is needed, and how each needed result is computed.
+    let mut needed = vec![false; batch.len()];
+    let mut plans: Vec<Plan> = Vec::with_capacity(batch.len());
+    for (i, p) in batch.iter().enumerate().rev() {
+        let key = buffer_key(&p.output);
+        let outside = Arc::strong_count(p.output.buffer()) - held[&key];
+        if outside == 0 && !needed[i] {
+            plans.push(Plan::Skip);
+            continue;
+        }
+        let plan = match fused_plan(p) {
+            Some((f, layout)) => Plan::Fused(f, layout),
+            None => Plan::Alone,
+        };
+        let mut need = |a: &Array| {
+            if let Some(&j) = producer.get(&buffer_key(a)) {
+                if j < i {
+                    needed[j] = true;
+                }
+            }
+        };
+        match &plan {
+            Plan::Fused(..) => p.leaves.iter().for_each(|l| {
+                if let Leaf::Array(a) = l {
+                    need(a)
+                }
+            }),
+            _ => p.direct.iter().for_each(|op| {
+                if let Operand::Array(a) = op {
+                    need(a)
+                }
+            }),
+        }
+        plans.push(plan);
+    }
+    plans.reverse();
+    for (p, plan) in batch.iter().zip(&plans) {
+        let device = p.output.device();
+        let switched = current_stream(device) != p.stream;
+        if switched {
+            ember_runtime::stream::push_current_handle(device, p.stream);
+        }
+        count(match plan {
+            Plan::Fused(..) => 1,
+            Plan::Alone => 2,
+            Plan::Skip => 3,
+        });
+        let result = match plan {
+            Plan::Skip => Ok(()),
+            Plan::Alone => run_loop(
+                device,
+                p.ufunc,
+                p.found,
+                &p.direct,
+                std::slice::from_ref(&p.output),
+                p.output.shape(),
+            ),
+            Plan::Fused(f, layout) => {
+                let bindings = bindings(p);
+                map_plan::launch(device, f, p.output.size(), &bindings, layout)
+            }
+        };
+        if switched {
+            ember_runtime::pop_current_stream(device);
+        }
+        result?;
+    }
+    Ok(())
+}
+
+fn bindings(p: &Pending) -> smallvec::SmallVec<[Binding<'_>; 8]> {
+    let mut b: smallvec::SmallVec<[Binding; 8]> = p
+        .leaves
+        .iter()
+        .map(|l| match l {
+            Leaf::Array(a) => Binding::Array(a),
+            Leaf::Scalar(_, bytes) => Binding::Scalar(bytes.clone()),
+        })
+        .collect();
+    b.push(Binding::Array(&p.output));
+    b
+}
+
+/// The expression's signature: what its kernel is specialised on (values of scalars aside).
+fn signature(p: &Pending) -> String {
+    let mut s = String::new();
+    for l in &p.leaves {
+        let param = l.param();
+        let kind = match l {
+            Leaf::Array(_) => 'a',
+            Leaf::Scalar(..) if param.weak => 'w',
+            Leaf::Scalar(..) => 's',
+        };
+        let _ = write!(s, "{kind}{},", param.dtype.name());
+    }
+    for step in &p.steps {
+        let _ = write!(s, "|{step:?}");
+    }
+    let _ = write!(s, "->{}", p.output.dtype().name());
+    s
+}
+
+/// The fused kernel for `p`, once its expression is hot (seen often enough); `None` to
+/// compute it alone.
+fn fused_plan(p: &Pending) -> Option<(Function, map_plan::MapPlan)> {
+    static SEEN: Mutex<Option<HashMap<String, u32>>> = Mutex::new(None);
+    if p.steps.len() < 2 {
+        return None;
+    }
+    let sig = signature(p);
+    {
+        let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+        let count = seen
+            .get_or_insert_with(HashMap::new)
+            .entry(sig.clone())
+            .or_default();
+        *count = count.saturating_add(1);
+        if *count < AFTER.load(Ordering::Relaxed) {
+            return None;
+        }
+    }
+    let device = p.output.device();
+    let bindings = bindings(p);
+    let roles: smallvec::SmallVec<[Role; 8]> = bindings
+        .iter()
+        .enumerate()
+        .map(|(k, b)| match b {
+            Binding::Scalar(_) => Role::Scalar,
+            _ if k < p.leaves.len() => Role::Input,
+            _ => Role::Output,
+        })
+        .collect();
+    let layout = map_plan::plan_roles(p.output.shape(), &roles, &bindings);
+    let function = fused_function(device, p, sig, &layout);
+    // A generated expression that fails to compile is a bug of ours; the ufunc-by-ufunc path
+    // still computes the right numbers.
+    function.ok().map(|f| (f, layout))
+}
+
+fn fused_function(
+    device: &'static Device,
+    p: &Pending,
+    sig: String,
+    layout: &map_plan::MapPlan,
+) -> Result<Function> {
+    static KERNELS: KernelMemo<(String, usize, bool)> = KernelMemo::new();
+    let key = (sig, layout.loop_shape.len(), layout.vector);
+    KERNELS.get_or_compile(device, &key, || {
+        let d = dialect(device);
+        let params: Vec<FusedParam> = p.leaves.iter().map(Leaf::param).collect();
+        let body = fused_body(&params, &p.steps, &[Ref::Step(p.steps.len() - 1)], d)?;
+        if body.outputs != [p.output.dtype()] {
+            return Err(ember_core::Error::Value(format!(
+                "fused expression gives {:?}, the ufunc gave {}",
+                body.outputs,
+                p.output.dtype()
+            )));
+        }
+        let mut kernel_params: Vec<Param> = p
+            .leaves
+            .iter()
+            .enumerate()
+            .map(|(k, l)| Param {
+                name: format!("in{k}"),
+                dtype: l.param().dtype,
+                role: match l {
+                    Leaf::Array(_) => Role::Input,
+                    Leaf::Scalar(..) => Role::Scalar,
+                },
+            })
+            .collect();
+        kernel_params.push(Param {
+            name: "out0".into(),
+            dtype: p.output.dtype(),
+            role: Role::Output,
+        });
+        let spec = UserMap {
+            common: Snippets {
+                name: "ember_fused".into(),
+                typedefs: Vec::new(),
+                params: kernel_params,
+                preamble: body.preamble,
+            },
+            operation: body.operation,
+            loop_prep: String::new(),
+            after_loop: String::new(),
+            ndim: layout.loop_shape.len(),
+            vector: layout.vector,
+        };
+        compile_generated(device, &spec.source(d), &spec.common.name, &[])
+    })
+}

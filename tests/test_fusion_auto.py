@@ -1,0 +1,236 @@
+"""Automatic fusion of eager elementwise code: large ufunc results wait, a chain of them runs
+as one kernel, and nothing a user can observe changes (values, errors, ordering with writes).
+
+The module turns fusion on for every size and from the first sighting, so small arrays take
+the fused path; each test checks against NumPy and, where fusion may change how a result is
+computed, against the same code with fusion off.
+"""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import _ember
+
+
+def expression(a, b):
+    return (a * 10 + 2) * ((b + 2) * 10 - 5) * 5
+
+
+@pytest.fixture
+def fusion():
+    """Fusion on for every result, fused from the first time an expression is seen."""
+    before = _ember.set_fusion(True, 1, 1)
+    yield
+    _ember.set_fusion(*before)
+
+
+@pytest.fixture
+def no_fusion():
+    before = _ember.set_fusion(False, 1, 1)
+    yield
+    _ember.set_fusion(*before)
+
+
+def stats():
+    recorded, fused, alone, skipped = _ember.fusion_stats()
+    return {"recorded": recorded, "fused": fused, "alone": alone, "skipped": skipped}
+
+
+def delta(before, after):
+    return {k: after[k] - before[k] for k in before}
+
+
+@pytest.fixture(scope="module")
+def inputs():
+    rng = np.random.default_rng(7)
+    an = rng.standard_normal(3000).astype(np.float32)
+    bn = rng.standard_normal(3000).astype(np.float32)
+    return an, bn
+
+
+def test_a_chain_runs_as_one_kernel_and_matches_eager_bit_for_bit(fusion, inputs):
+    an, bn = inputs
+    a, b = ember.asarray(an), ember.asarray(bn)
+    s0 = stats()
+    got = expression(a, b).get()
+    d = delta(s0, stats())
+    # Seven ufuncs asked for; the final result fused, the six intermediates never computed.
+    assert d == {"recorded": 7, "fused": 1, "alone": 0, "skipped": 6}, d
+    _ember.set_fusion(False, 1, 1)
+    eager = expression(a, b).get()
+    np.testing.assert_array_equal(got, eager)
+    np.testing.assert_allclose(got, expression(an, bn), rtol=1e-6)
+
+
+def test_an_expression_fuses_from_its_nth_sighting():
+    before = _ember.set_fusion(True, 1, 3)
+    try:
+        rng = np.random.default_rng(8)
+        xn = rng.random(777).astype(np.float64)
+        x = ember.asarray(xn)
+        plans = []
+        for _ in range(4):
+            s0 = stats()
+            r = (x * 3.0 - 1.5) / 7.0
+            got = r.get()
+            d = delta(s0, stats())
+            plans.append((d["fused"], d["alone"]))
+            np.testing.assert_allclose(got, (xn * 3.0 - 1.5) / 7.0, rtol=1e-15)
+        # Twice ufunc by ufunc (three kernels already compiled), then one fused kernel.
+        assert plans == [(0, 3), (0, 3), (1, 0), (1, 0)], plans
+    finally:
+        _ember.set_fusion(*before)
+
+
+def test_an_intermediate_the_user_keeps_is_computed_too(fusion, inputs):
+    an, _ = inputs
+    a = ember.asarray(an)
+    t = a * 2
+    u = t + 1
+    v = t * t
+    np.testing.assert_array_equal(u.get(), an * 2 + 1)
+    np.testing.assert_array_equal(t.get(), an * 2)
+    np.testing.assert_array_equal(v.get(), (an * 2) * (an * 2))
+
+
+def test_writes_after_the_request_do_not_leak_into_the_result(fusion, inputs):
+    an, bn = inputs
+    a, b = ember.asarray(an), ember.asarray(bn)
+    x = a + b
+    y = x * 2
+    a[0] = 1000.0          # setitem
+    b += 1                 # an in-place ufunc
+    a[a > 0] = -1.0        # a mask assignment
+    np.testing.assert_array_equal(y.get(), (an + bn) * 2)
+    np.testing.assert_array_equal(x.get(), an + bn)
+
+
+def test_in_place_operator_on_a_pending_result(fusion, inputs):
+    an, _ = inputs
+    a = ember.asarray(an)
+    r = a * 3
+    r += 1
+    r *= r
+    np.testing.assert_array_equal(r.get(), (an * 3 + 1) * (an * 3 + 1))
+
+
+def test_views_and_reductions_of_pending_results(fusion, inputs):
+    an, bn = inputs
+    a, b = ember.asarray(an[:2400].reshape(40, 60)), ember.asarray(bn[:60])
+    r = (a - b) * 0.5
+    view = r[::-3, 5:]
+    np.testing.assert_array_equal(view.get(), ((an[:2400].reshape(40, 60) - bn[:60]) * 0.5)[::-3, 5:])
+    total = ((a + 1) * (a - 1)).sum(axis=1)
+    np.testing.assert_allclose(total.get(), ((an[:2400].reshape(40, 60) + 1) *
+                                             (an[:2400].reshape(40, 60) - 1)).sum(axis=1), rtol=1e-5)
+    # A view of a pending result feeding another ufunc.
+    w = (a * 2)[1:, ::2] + 1
+    np.testing.assert_array_equal(w.get(), (an[:2400].reshape(40, 60) * 2)[1:, ::2] + 1)
+
+
+def test_promotion_and_weak_scalars_follow_numpy(fusion):
+    rng = np.random.default_rng(9)
+    i8 = rng.integers(-100, 100, 500, dtype=np.int8)
+    i32 = rng.integers(-10**6, 10**6, 500, dtype=np.int32)
+    f32 = rng.standard_normal(500).astype(np.float32)
+    x8, x32, xf = ember.asarray(i8), ember.asarray(i32), ember.asarray(f32)
+    cases = [
+        (lambda m, p, q: (p * 3 + 100) // 7, "int8 wraps, weak ints"),
+        (lambda m, p, q: (q + p) * 2.5 - q, "int32 + float32 -> float64"),
+        (lambda m, p, q: m.float32(2) * q + (p > 0), "a strong NumPy scalar and a bool array"),
+        (lambda m, p, q: m.where(q > 0, q * 2, p), "where over fused operands"),
+        (lambda m, p, q: m.sqrt(m.abs(q)) + m.exp(q * 0.1), "math functions"),
+    ]
+    for body, what in cases:
+        want = body(np, i8 if "int8" in what else i32, f32)
+        got = body(ember, x8 if "int8" in what else x32, xf)
+        assert got.dtype == want.dtype, what
+        np.testing.assert_allclose(got.get(), want, rtol=2e-6, err_msg=what)
+
+
+def test_errors_are_raised_when_asked_not_when_computed(fusion, inputs):
+    an, bn = inputs
+    a8 = ember.asarray(np.arange(-50, 50, dtype=np.int8))
+    with pytest.raises(OverflowError, match="300 out of bounds for int8"):
+        (a8 + 1) + 300
+    with pytest.raises(ValueError, match="could not be broadcast|broadcast"):
+        (ember.asarray(an) + 1) * ember.asarray(bn[:7])
+
+
+def test_a_long_loop_is_cut_into_bounded_expressions(fusion):
+    rng = np.random.default_rng(10)
+    xn = rng.random(1000)
+    yn = rng.random(1000)
+    x, y = ember.asarray(xn), ember.asarray(yn)
+    for _ in range(100):
+        x = x * 0.5 + y
+        xn = xn * 0.5 + yn
+    np.testing.assert_allclose(x.get(), xn, rtol=1e-14)
+
+
+def test_memory_handed_out_is_read_at_once(fusion):
+    """Once another library can reach the memory (``data.ptr``, DLPack, the CUDA array
+    interface), work reading it is not delayed: it may be written behind ember's back."""
+    a = ember.asarray(np.arange(2000, dtype=np.float32))
+    b = ember.asarray(np.arange(2000, dtype=np.float32))
+    s0 = stats()
+    y = b * 2
+    assert delta(s0, stats())["recorded"] == 1
+    a.data.ptr
+    s0 = stats()
+    z = a * 2
+    assert delta(s0, stats())["recorded"] == 0
+    np.testing.assert_array_equal(y.get(), z.get())
+
+
+@pytest.mark.gpu
+def test_a_write_by_another_library_on_the_same_stream_comes_after(fusion):
+    cupy = pytest.importorskip("cupy")
+    a = ember.asarray(np.arange(2000, dtype=np.float32))
+    other = cupy.asarray(a)  # the CUDA array interface: the memory is shared from here on
+    other[0] = 99.0
+    y = a * 2
+    other[0] = -5.0  # a CuPy kernel on the same (null) stream, after ember's
+    cupy.cuda.Device().synchronize()
+    assert y.get()[0] == 198.0
+    assert a.get()[0] == -5.0
+
+
+def test_work_asked_for_on_a_stream_runs_on_it(fusion, inputs):
+    an, bn = inputs
+    a, b = ember.asarray(an), ember.asarray(bn)
+    s = ember.cuda.Stream()
+    with s:
+        r = expression(a, b)
+    s.synchronize()
+    np.testing.assert_array_equal(r.get(), expression(ember.asarray(an), ember.asarray(bn)).get())
+
+
+def test_synchronize_runs_pending_work(fusion, inputs):
+    an, _ = inputs
+    a = ember.asarray(an)
+    s0 = stats()
+    r = a + 1
+    ember.synchronize()
+    assert delta(s0, stats())["alone"] + delta(s0, stats())["fused"] == 1
+    np.testing.assert_array_equal(r.get(), an + 1)
+
+
+def test_fusion_off_launches_at_once(no_fusion, inputs):
+    an, _ = inputs
+    s0 = stats()
+    r = ember.asarray(an) * 2 + 1
+    assert delta(s0, stats())["recorded"] == 0
+    np.testing.assert_array_equal(r.get(), an * 2 + 1)
+
+
+def test_small_results_are_not_delayed_by_default():
+    before = _ember.set_fusion(True, 1 << 16, 2)
+    try:
+        s0 = stats()
+        r = ember.arange(100, dtype=ember.float32) * 2
+        assert delta(s0, stats())["recorded"] == 0
+        np.testing.assert_array_equal(r.get(), np.arange(100, dtype=np.float32) * 2)
+    finally:
+        _ember.set_fusion(*before)

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 
-
 # Each result is held until the work is timed: ember computes a large elementwise result only
 # when something can see it (automatic fusion), so a result dropped at once would never run.
 # Two warm-up calls: compiling, and ember fusing a repeated expression from its second pass.

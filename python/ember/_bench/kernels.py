@@ -186,7 +186,8 @@ def _string_library(lib, table, host, quick: bool) -> None:
     a, b, c = (xp.ones(32, dtype=np.float32) for _ in range(3))
     k = xp.RawKernel(TINY_C, "tiny")
     args = (a, b, c, np.int32(32))
-    record(table["launch"], name, lambda: sustained_us(lambda: k((1,), (32,), args), lib.sync, count, reps))
+    record(table["launch"], name, lambda: sustained_us("k((1,), (32,), args)", lib.sync, count, reps,
+                                                        {"k": k, "args": args}))
     first_use((table["cold"], table["further"], table["warm"]), name, ELEMENTWISE_PROBE, name.lower())
     x = lib.asarray(host)
     y = xp.empty_like(x)
@@ -237,7 +238,8 @@ def _python_library(lib, kernels, table, host, quick: bool) -> None:
     add = kernels.vector_add
     # numba-cuda launches about ten times slower: fewer launches keep its row short.
     launches = count if name == "ember" else count // 10
-    record(table["launch"], name, lambda: sustained_us(lambda: add[1, 32](x, y, z), cuda.synchronize, launches, reps))
+    record(table["launch"], name, lambda: sustained_us("add[1, 32](x, y, z)", cuda.synchronize, launches, reps,
+                                                        {"add": add, "x": x, "y": y, "z": z}))
     A, B = host["A"], host["B"]
     mm = A.shape[0]
     dA, dB, dC = cuda.to_device(A), cuda.to_device(B), cuda.device_array((mm, mm), dtype=np.float32)

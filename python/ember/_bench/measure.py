@@ -10,6 +10,7 @@ import statistics
 import subprocess
 import sys
 import time
+import timeit
 
 # Each result is held until the work is timed: ember computes a large elementwise result only
 # when something can see it (automatic fusion), so a result dropped at once would never run.
@@ -50,17 +51,27 @@ def wall_ms(fn, sync, repeat: int) -> float:
     return statistics.median(times)
 
 
-def sustained_us(call, sync, count: int, repeat: int) -> float:
-    """Microseconds per call of ``count`` back-to-back calls then one synchronise; median of runs."""
-    result = call()
+def sustained_us(call, sync, count: int, repeat: int, names: dict | None = None) -> float:
+    """Microseconds per call of ``count`` back-to-back calls then one synchronise; median of runs.
+
+    ``call`` is a function, or a statement run in a loop compiled around it (``timeit``'s loop,
+    over ``names``): the figure is then that of the statement as user code writes it, without a
+    Python call per iteration wrapped around it."""
+    if isinstance(call, str):
+        loop = timeit.Timer(call, globals=names or {})
+        run = loop.timeit
+    else:
+        def run(n):
+            for _ in range(n):
+                result = call()
+            del result
+    run(1)
     sync()
     runs = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        for _ in range(count):
-            result = call()
+        run(count)
         sync()
-        del result
         runs.append((time.perf_counter() - t0) / count * 1e6)
     return statistics.median(runs)
 

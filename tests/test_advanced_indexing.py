@@ -154,3 +154,26 @@ def test_index_arrays_that_do_not_broadcast_are_an_index_error_like_numpy():
     x = cp.zeros((4, 5))
     with pytest.raises(IndexError, match=r"could not be broadcast together with shapes \(2,\) \(3,\)"):
         x[cp.asarray(np.array([0, 1])), cp.asarray(np.array([0, 1, 2]))]
+
+
+@pytest.mark.parametrize("index", [True, False, (0, True), (True, [0, 1]), (False, [1]), (slice(None), True, [2, 0]),
+                                   (None, True, Ellipsis, 1), (np.array(True), 1), (True, True)])
+def test_a_scalar_boolean_index_adds_an_axis_of_one_or_none_like_numpy(index):
+    h = np.arange(24, dtype=np.int32).reshape(2, 3, 4) * 3 - 20
+    x = cp.asarray(h)
+    want = h[index]
+    got = x[index].get()
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    h[index] = -7
+    x[index] = -7
+    np.testing.assert_array_equal(x.get(), h)
+
+
+def test_a_scalar_boolean_index_gives_a_copy_and_counts_no_axis():
+    x = cp.asarray(np.arange(6.0).reshape(2, 3))
+    r = x[True]
+    r[0, 0, 0] = 99.0
+    assert float(x[0, 0]) == 0.0
+    with pytest.raises(IndexError, match="too many indices for array: array is 2-dimensional, but 3 were indexed"):
+        x[True, 0, 0, 0]

@@ -93,10 +93,6 @@ def _normalize(a: ndarray, index) -> tuple[list, list[int]]:
         if item is None or item is Ellipsis or type(item) is slice:
             converted.append(item)
             continue
-        if isinstance(item, (bool, np.bool_)):
-            raise IndexError(
-                "a scalar boolean index (a[True], a[False]) is not supported by ember; use None to add an axis"
-            )
         if not isinstance(item, ndarray):
             host = np.asarray(item)
             if host.dtype == object:
@@ -213,8 +209,38 @@ def _axis_offsets(group, ndim: int, start: int) -> ndarray:
     return total
 
 
+def _is_scalar_bool(x) -> bool:
+    return isinstance(x, (bool, np.bool_)) or (
+        isinstance(x, (ndarray, np.ndarray)) and x.ndim == 0 and x.dtype == np.bool_
+    )
+
+
+def _scalar_bools(a: ndarray, index):
+    """NumPy's ``a[True]``/``a[False]`` (a 0-d boolean index): a new axis of length 1 at the
+    boolean's place, indexed by the integer array ``[0]`` (True) or ``[]`` (False), so that it
+    broadcasts with other advanced indices as NumPy's does. Returns ``a`` with the new axes and
+    the index rewritten for it (unchanged when there is no scalar boolean)."""
+    items = list(index) if type(index) is tuple else [index]
+    if not any(_is_scalar_bool(x) for x in items):
+        return a, index
+    expand, rest = [], []
+    for x in items:
+        if _is_scalar_bool(x):
+            expand.append(None)
+            rest.append(asarray(np.arange(1 if bool(x) else 0, dtype=np.int64)))
+        elif x is None or x is Ellipsis:
+            expand.append(x)
+            rest.append(slice(None) if x is None else x)
+        else:
+            boolean = isinstance(x, (ndarray, np.ndarray)) and x.dtype == np.bool_
+            expand += [slice(None)] * (x.ndim if boolean else 1)
+            rest.append(x)
+    return a[tuple(expand)], tuple(rest)
+
+
 def getitem(a: ndarray, index) -> ndarray:
     """``a[index]`` for an advanced index."""
+    a, index = _scalar_bools(a, index)
     fast = _mask_fast_path(a, index)
     if fast is not None:
         return fast
@@ -240,6 +266,7 @@ def _mask_fast_path(a: ndarray, index):
 def setitem(a: ndarray, index, value) -> None:
     """``a[index] = value`` for an advanced index (with repeated indices, one of the values
     lands, as in NumPy and CuPy)."""
+    a, index = _scalar_bools(a, index)
     if isinstance(index, ndarray) and index.dtype == np.bool_ and index.shape == a.shape[: index.ndim] and (
         not isinstance(value, ndarray) or value.ndim == 0
     ):

@@ -263,3 +263,25 @@ def test_python_floats_are_rounded_to_float16_first():
         want = h * 1e5  # 1e5 becomes float16 inf first
     np.testing.assert_array_equal((cp.asarray(h) * 1e5).get(), want)
     np.testing.assert_array_equal((cp.asarray(h) + 0.1).get(), h + 0.1)
+
+
+def test_comparisons_with_python_ints_out_of_range_answer_exactly_like_numpy():
+    x8 = np.array([-128, -1, 0, 5, 127], dtype=np.int8)
+    u64 = np.array([0, 1, 2**64 - 1], dtype=np.uint64)
+    for name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
+        for arr, value in ((x8, 1000), (x8, -129), (u64, -1), (u64, 2**64), (x8, -(2**70))):
+            for args in ((arr, value), (value, arr)):
+                want = getattr(np, name)(*args)
+                got = getattr(cp, name)(*(cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
+                assert got.dtype == np.bool_
+                np.testing.assert_array_equal(got.get(), want, err_msg=f"{name}{args}")
+
+
+def test_python_ints_beyond_64_bits_convert_in_float_loops_and_raise_in_integer_ones():
+    f = np.array([1.5, -2.0, 3.0], dtype=np.float64)
+    np.testing.assert_array_equal((cp.asarray(f) + 2**70).get(), f + 2**70)
+    np.testing.assert_array_equal((cp.asarray(f) < 2**200).get(), f < 2**200)
+    i = np.array([1, -2], dtype=np.int16)
+    np.testing.assert_allclose(cp.true_divide(cp.asarray(i), 2**64).get(), np.true_divide(i, 2**64))
+    with pytest.raises(OverflowError, match="Python int too large to convert to C long"):
+        cp.asarray(i) + 2**64

@@ -35,11 +35,12 @@ fn operand(k: &KnownTypes, value: &Bound<'_, PyAny>) -> PyResult<Operand> {
     if value.is_instance_of::<PyInt>() {
         let s = match value.extract::<i64>() {
             Ok(i) => Scalar::Int(i),
-            Err(_) => Scalar::UInt(value.extract::<u64>().map_err(|_| {
-                pyo3::exceptions::PyOverflowError::new_err(format!(
-                    "Python integer {value} does not fit in 64 bits"
-                ))
-            })?),
+            Err(_) => match value.extract::<u64>() {
+                Ok(u) => Scalar::UInt(u),
+                // Beyond 64 bits: NumPy converts it for float loops and compares it exactly;
+                // its nearest float carries it (an integer loop refuses it).
+                Err(_) => Scalar::Float(value.extract::<f64>()?),
+            },
         };
         return Ok(Operand::Scalar(s, OperandType::Weak(Kind::Int)));
     }

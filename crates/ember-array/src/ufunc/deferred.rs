@@ -145,6 +145,8 @@ pub(super) fn wants(u: &Ufunc, found: &Loop, inputs: &[Operand], n: usize) -> bo
         // A float16 loop rounds its scalar first, and an int above int64 travels as its
         // bits: both are left to the eager path, which handles them exactly.
         Operand::Scalar(Scalar::UInt(_), OperandType::Weak(_)) => false,
+        // A Python int beyond 64 bits travels as a float: the eager path converts it.
+        Operand::Scalar(Scalar::Float(_), OperandType::Weak(Kind::Int)) => false,
         Operand::Scalar(..) => found.0[k] != DType::F16,
     })
 }

@@ -60,6 +60,12 @@ pub type Outputs = smallvec::SmallVec<[Array; 2]>;
 fn scalar_param(value: Scalar, weak: bool, dtype: DType) -> Result<map_plan::ScalarBytes> {
     use ember_core::dtype::Kind;
     if weak && matches!(dtype.kind(), Kind::Int | Kind::UInt) {
+        if let Scalar::Float(_) = value {
+            // A Python int beyond 64 bits (see `int_out_of_range`), as NumPy words it.
+            return Err(Error::Overflow(
+                "Python int too large to convert to C long".into(),
+            ));
+        }
         let v: i128 = match value {
             Scalar::Int(i) => i as i128,
             Scalar::UInt(u) => u as i128,
@@ -160,6 +166,18 @@ pub fn apply(
             shape = o.shape().to_vec();
         }
     }
+    // An integer compared with a Python int beyond its range: NumPy 2 answers exactly, and the
+    // answer is the same for every element.
+    if let Some(answer) = out_of_range_comparison(u, loop_in, inputs) {
+        let result = match out.first().and_then(Option::as_ref) {
+            Some(o) => o.clone(),
+            None => Array::empty(device, &shape, loop_out[0])?,
+        };
+        if result.size() > 0 {
+            crate::creation::fill(&result, Scalar::Bool(answer))?;
+        }
+        return Ok(std::iter::once(result).collect());
+    }
     // Scalars are checked now (a Python int out of the loop type's range raises here).
     for (k, op) in inputs.iter().enumerate() {
         if let Operand::Scalar(v, t) = op {
@@ -252,6 +270,54 @@ fn run_loop(
     }
     let function = kernel(device, u, key, &layout)?;
     map_plan::launch(device, &function, n, &bindings, &layout)
+}
+
+/// The answer of comparison `u` when its integer loop meets a Python int beyond the loop
+/// type's range (larger than every value, or smaller), else `None`.
+fn out_of_range_comparison(u: &Ufunc, loop_in: &[DType], inputs: &[Operand]) -> Option<bool> {
+    let flip = |name: &'static str| match name {
+        "less" => "greater",
+        "greater" => "less",
+        "less_equal" => "greater_equal",
+        "greater_equal" => "less_equal",
+        other => other,
+    };
+    if !matches!(
+        u.name,
+        "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal"
+    ) {
+        return None;
+    }
+    let (k, value) = inputs.iter().enumerate().find_map(|(k, op)| match op {
+        Operand::Scalar(v, OperandType::Weak(Kind::Int)) => Some((k, *v)),
+        _ => None,
+    })?;
+    let dtype = loop_in[k];
+    if !matches!(dtype.kind(), Kind::Int | Kind::UInt) {
+        return None;
+    }
+    let bits = 8 * dtype.itemsize() as u32;
+    let (lo, hi): (i128, i128) = if dtype.kind() == Kind::Int {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    let above = match value {
+        Scalar::Int(i) if (i as i128) > hi => true,
+        Scalar::UInt(v) if (v as i128) > hi => true,
+        Scalar::Float(f) if f > 0.0 => true,
+        Scalar::Int(i) if (i as i128) < lo => false,
+        Scalar::Float(_) => false,
+        _ => return None,
+    };
+    // As `array OP scalar`.
+    let name = if k == 0 { flip(u.name) } else { u.name };
+    Some(match name {
+        "equal" => false,
+        "not_equal" => true,
+        "less" | "less_equal" => above,
+        _ => !above,
+    })
 }
 
 fn check_output(

@@ -1426,25 +1426,14 @@ def test_index_arrays_that_do_not_broadcast_raise_index_error_like_numpy(index):
     parity(lambda xp, a: a[index(xp)], [x], [cp.asarray(x)], {"compared": 0, "raised": 0})
 
 
-@pytest.mark.xfail(strict=True, reason="ember bug: an Ellipsis spanning no axes between advanced indices does not "
-                                       "separate them (x[:, [0], ..., [1, 2, 3]] of a (5, 3, 4) array: NumPy (3, 5), "
-                                       "ember (5, 3))")
 @pytest.mark.parametrize("dtype", ["float32"])
 def test_an_empty_ellipsis_separates_advanced_indices_like_numpy(dtype):
     x = np.arange(60, dtype=dtype).reshape(5, 3, 4)
     parity(lambda xp, a: a[:, [0], ..., [1, 2, 3]], [x], [cp.asarray(x)], {"compared": 0, "raised": 0}, rtol=0)
 
 
-MASK_VALUE_BUGS = {
-    ("ember-int16-0d",): "x[mask] = 0-d ember array of another dtype raises TypeError ('Type is mismatched')",
-    ("ember-float64-0d",): "x[mask] = 0-d ember array of another dtype raises TypeError ('Type is mismatched')",
-    ("numpy-int64-1d",): "x[mask] = NumPy array raises TypeError (x[int_array] = NumPy array works)",
-}
-
-
-@pytest.mark.parametrize("value", cases_with_bugs(
-    [("ember-int16-0d",), ("ember-float64-0d",), ("ember-int16-1d",), ("numpy-int64-1d",), ("numpy-int64-0d",)],
-    MASK_VALUE_BUGS))
+@pytest.mark.parametrize("value", ["ember-int16-0d", "ember-float64-0d", "ember-int16-1d", "numpy-int64-1d",
+                                   "numpy-int64-0d"])
 def test_mask_assignment_of_another_dtype_casts_like_numpy(value):
     x = np.arange(6.0, dtype=np.float32)
     kind, dtype, nd = value.split("-")

@@ -84,9 +84,10 @@ def nonzero(a) -> tuple:
     return tuple(reversed(out))
 
 
-def _normalize(a: ndarray, index) -> tuple[list, list[int]]:
+def _normalize(a: ndarray, index) -> tuple[list, list[int], bool]:
     """Index items with Ellipsis expanded, booleans turned into integer arrays (per axis they
-    cover), and every other advanced item as an int64 array; the positions of advanced items."""
+    cover), and every other advanced item as an int64 array; the positions of advanced items;
+    whether an Ellipsis of no axes separates them."""
     items = list(index) if type(index) is tuple else [index]
     converted = []
     for item in items:
@@ -111,8 +112,14 @@ def _normalize(a: ndarray, index) -> tuple[list, list[int]]:
     ellipsis = [k for k, x in enumerate(converted) if x is Ellipsis]
     if len(ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    separated = False
     if ellipsis:
         k = ellipsis[0]
+        # Even spanning no axes, an Ellipsis between advanced indices separates them (NumPy then
+        # puts the broadcast index axes first).
+        is_advanced = lambda x: isinstance(x, ndarray) or type(x) is int  # noqa: E731
+        separated = a.ndim == used and any(map(is_advanced, converted[:k])) and any(
+            map(is_advanced, converted[k + 1:]))
         converted[k:k + 1] = [slice(None)] * (a.ndim - used)
     else:
         converted += [slice(None)] * (a.ndim - used)
@@ -133,7 +140,7 @@ def _normalize(a: ndarray, index) -> tuple[list, list[int]]:
             if item is not None:
                 axis += 1
     advanced = [k for k, x in enumerate(final) if isinstance(x, ndarray) or type(x) is int]
-    return final, advanced
+    return final, advanced, separated
 
 
 def _plan(a: ndarray, index):
@@ -141,7 +148,7 @@ def _plan(a: ndarray, index):
     of remaining offsets, the result shape)."""
     from ._shape import broadcast_arrays
 
-    items, adv = _normalize(a, index)
+    items, adv, separated = _normalize(a, index)
     source = _buffer_view(a)
     if source is None:
         a = a.copy()
@@ -152,7 +159,7 @@ def _plan(a: ndarray, index):
     rest1, rest2, arrays = [], [], []
     axis = 0
     first_adv, last_adv = adv[0], adv[-1]
-    contiguous = adv == list(range(first_adv, last_adv + 1))
+    contiguous = adv == list(range(first_adv, last_adv + 1)) and not separated
     for k, x in enumerate(items):
         if x is None:
             (rest1 if k < first_adv or not contiguous else rest2).append((1, 0))
@@ -268,10 +275,14 @@ def setitem(a: ndarray, index, value) -> None:
     lands, as in NumPy and CuPy)."""
     a, index = _scalar_bools(a, index)
     if isinstance(index, ndarray) and index.dtype == np.bool_ and index.shape == a.shape[: index.ndim] and (
-        not isinstance(value, ndarray) or value.ndim == 0
+        np.ndim(value) == 0
     ):
+        # One value for every selected element: cast as NumPy casts it in assignment.
         mask = index.reshape(index.shape + (1,) * (a.ndim - index.ndim))
-        v = value if isinstance(value, ndarray) else np.asarray(value, dtype=a.dtype)[()]
+        if isinstance(value, ndarray):
+            v = value if value.dtype == a.dtype else value.astype(a.dtype)
+        else:
+            v = np.asarray(value).astype(a.dtype)[()]
         _kernel("masked_fill")(mask, v, a)
         return
     source = _buffer_view(a)

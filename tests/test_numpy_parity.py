@@ -1539,8 +1539,6 @@ def test_filled_creation_functions_match_numpy(dtype):
     run_sweep(body, f"filled-{dtype}", examples=12)
 
 
-@pytest.mark.xfail(strict=True, reason="ember bug: full/full_like with a Python int out of the dtype's range wraps "
-                                       "silently (NumPy 2 raises OverflowError)")
 @pytest.mark.parametrize("dtype,value", [("int8", 300), ("uint8", -1), ("uint16", -300), ("int64", 2**64 - 1),
                                          ("bool", 2**64 - 1)])
 def test_full_with_an_out_of_range_python_int_raises_like_numpy(dtype, value):
@@ -1574,9 +1572,6 @@ def test_array_and_asarray_of_numpy_arrays_lists_and_scalars_match_numpy(dtype):
     run_sweep(body, f"array-{dtype}", examples=10)
 
 
-@pytest.mark.xfail(strict=True, reason="ember bug: array/asarray of Python values with dtype= convert through NumPy's "
-                                       "inferred dtype and then cast: out-of-range ints wrap (NumPy: OverflowError), "
-                                       "complex into a real dtype drops the imaginary part (NumPy: TypeError)")
 @pytest.mark.parametrize("obj,dtype", [([-6, 2], "uint8"), ([300], "int8"), (2**64 - 2, "int8"), ([1 + 1j], "float32"),
                                        (1 + 1j, "int16")], ids=str)
 def test_array_of_python_values_that_do_not_fit_the_dtype_raises_like_numpy(obj, dtype):
@@ -1623,21 +1618,15 @@ def test_arange_matches_numpy(kind, dtype):
     run_sweep(body, f"arange-{kind}-{dtype}", examples=15)
 
 
-@pytest.mark.xfail(strict=True, reason="ember bug: float arange fills start + i * step; NumPy (documented) fills "
-                                       "start + i * ((start + step) - start), so values differ in the last bits")
 @pytest.mark.parametrize("args", [(-42.12, 0, 0.3), (1e6, 1e6 + 1, 0.1)], ids=str)
 def test_arange_fills_with_numpys_rounded_step_bit_for_bit(args):
     parity(lambda xp: xp.arange(*args), [], [], {"compared": 0, "raised": 0}, rtol=0)
 
 
-@pytest.mark.xfail(strict=True, reason="ember bug: arange(0.5, 5, 0.75, dtype=int8) gives all zeros (NumPy: the "
-                                       "first two values cast, then their difference: [0 1 2 3 4 5])")
 def test_arange_with_float_step_and_integer_dtype_like_numpy():
     parity(lambda xp: xp.arange(0.5, 5, 0.75, dtype=np.int8), [], [], {"compared": 0, "raised": 0})
 
 
-@pytest.mark.xfail(strict=True, reason="ember bug: arange with dtype=bool and more than 2 values does not raise "
-                                       "TypeError")
 def test_arange_of_bools_longer_than_two_raises_like_numpy():
     parity(lambda xp: xp.arange(3, dtype=bool), [], [], {"compared": 0, "raised": 0})
 

@@ -49,6 +49,8 @@ def full(shape, fill_value, dtype=None, order="C") -> ndarray:
         return out
     value = _scalar(fill_value)
     d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.of_host(fill_value)
+    if type(value) is int and d.kind in "iub":
+        np.full((), value, dtype=d)  # raises NumPy's OverflowError for a value out of range
     return _wrap(_ember.full(current_device_id(), list(_shape_tuple(shape)), _dtypes.name_of(d), value))
 
 
@@ -97,6 +99,14 @@ def arange(start, stop=None, step=1, dtype=None) -> ndarray:
     inferred = np.result_type(*(np.asarray(v) for v in values))
     d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.normalize(inferred)
     n = max(0, math.ceil((stop - start) / step))
+    if d == np.bool_ and n > 2:
+        raise TypeError("arange() is only supported for booleans when the result has at most length 2.")
+    if d.kind != "c" and (isinstance(start, float) or isinstance(step, float) or d.kind == "f"):
+        # NumPy's fill: the first two values in the dtype, then their difference as the step
+        # (so arange(0.5, 5, 0.75, dtype=int8) counts 0, 1, 2, ...).
+        with np.errstate(all="ignore"):
+            first, second = np.array([start, start + step]).astype(d)
+            start, step = first.item(), (second - first).item()
     return _wrap(_ember.arange(current_device_id(), start, step, n, _dtypes.name_of(d)))
 
 
@@ -132,7 +142,12 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0) -> ndarra
         if view is not None:
             out = view.astype(dtype if dtype is not None else view.dtype, copy=copy)
         else:
-            host = np.asarray(obj)
+            if dtype is not None and not isinstance(obj, np.ndarray):
+                # Python values convert straight to the dtype, as NumPy converts them (an int
+                # out of range or a complex into a real dtype raises).
+                host = np.asarray(obj, dtype=_dtypes.normalize(dtype))
+            else:
+                host = np.asarray(obj)
             d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.normalize(host.dtype)
             out = _from_host(np.asarray(host, dtype=d))
     if ndmin > out.ndim:

@@ -1,7 +1,7 @@
 //! Arrays made on the device: `full`, `arange`, `linspace`.
 
 use ember_codegen::types::{component, param_dtype, value_type};
-use ember_codegen::{MapKernel, Operand};
+use ember_codegen::{Dialect, MapKernel, Operand};
 use ember_core::{DType, Result, Scalar};
 use ember_runtime::Device;
 
@@ -113,12 +113,17 @@ pub fn arange(
     }
     let (s_re, s_im) = parts(start);
     let (d_re, d_im) = parts(step);
-    run_progression(
-        &out,
-        "arange",
-        "double re = a_re + b_re * (double)i, im = a_im + b_im * (double)i;",
-        &[s_re, s_im, d_re, d_im],
-    )?;
+    // NumPy rounds the product before adding it: no multiply-add (CUDA would merge one across
+    // statements; OpenCL C only within one).
+    let body = match dialect(device) {
+        Dialect::Cuda => {
+            "double re = a_re + __dmul_rn(b_re, (double)i), im = a_im + __dmul_rn(b_im, (double)i);"
+        }
+        Dialect::OpenCl => {
+            "double re_i = b_re * (double)i; double im_i = b_im * (double)i; double re = a_re + re_i, im = a_im + im_i;"
+        }
+    };
+    run_progression(&out, "arange", body, &[s_re, s_im, d_re, d_im])?;
     Ok(out)
 }
 

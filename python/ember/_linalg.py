@@ -11,6 +11,8 @@ tiled kernel everywhere else.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _dtypes, _ember
@@ -97,7 +99,7 @@ def dot(a, b, out=None) -> ndarray:
         # NumPy's dot and matmul agree here (a 1-d `a` against a stack of matrices included).
         return _product(a, b, result, out)
     # a (..., k) with b (..., k, n): every row of `a` against every matrix of `b`.
-    rows = a.reshape(-1, a.shape[-1])
+    rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])  # (not -1: the summed axis may be empty)
     stacked = _product(rows, b, result, None)  # b.shape[:-2] + (rows, n)
     moved = stacked.transpose(b.ndim - 2, *range(b.ndim - 2), b.ndim - 1)
     value = moved.reshape(*a.shape[:-1], *b.shape[:-2], b.shape[-1])
@@ -119,7 +121,7 @@ def inner(a, b) -> ndarray:
     if b.ndim == 1:
         return _product(a, b, result, None)
     # Rows of `b` as columns: a (..., k) @ b_rows.T (k, N), then b's leading axes restored.
-    b_rows = b.reshape(-1, b.shape[-1])
+    b_rows = b.reshape(math.prod(b.shape[:-1]), b.shape[-1])  # (not -1: the summed axis may be empty)
     value = _product(a, b_rows.T, result, None)
     return value.reshape(*a.shape[:-1], *b.shape[:-1])
 

@@ -27,13 +27,26 @@ def _squared_magnitude(x: ndarray) -> ndarray:
     return _square(_abs(x) if x.dtype.kind == "c" else x)
 
 
+def _max0(y: ndarray, axis, keepdims: bool = False) -> ndarray:
+    """``y.max(axis, initial=0)`` of a non-negative ``y``, as NumPy 2's norms take it: an
+    empty reduced axis gives 0."""
+    axes = (axis,) if isinstance(axis, int) else axis
+    if all(y.shape[a] for a in axes):
+        return y.max(axis=axis, keepdims=keepdims)
+    from ._creation import zeros
+
+    shape = [1 if a in axes else n for a, n in enumerate(y.shape)] if keepdims else [
+        n for a, n in enumerate(y.shape) if a not in axes]
+    return zeros(tuple(shape), dtype=y.dtype)
+
+
 def _vector_norm(x: ndarray, ord, axis: tuple, keepdims: bool) -> ndarray:
     if ord is None or ord == 2:
         return _sqrt(_squared_magnitude(x).sum(axis=axis, keepdims=keepdims))
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
     if ord == np.inf:
-        return _abs(x).max(axis=axis, keepdims=keepdims)
+        return _max0(_abs(x), axis, keepdims)
     if ord == -np.inf:
         return _abs(x).min(axis=axis, keepdims=keepdims)
     if ord == 0:
@@ -56,11 +69,11 @@ def _matrix_norm(x: ndarray, ord, axis: tuple, keepdims: bool) -> ndarray:
     if ord == 1 or ord == -1:
         sums = _abs(x).sum(axis=row_axis)
         col = col_axis - 1 if col_axis > row_axis else col_axis
-        value = sums.max(axis=col) if ord == 1 else sums.min(axis=col)
+        value = _max0(sums, col) if ord == 1 else sums.min(axis=col)
     elif ord == np.inf or ord == -np.inf:
         sums = _abs(x).sum(axis=col_axis)
         row = row_axis - 1 if row_axis > col_axis else row_axis
-        value = sums.max(axis=row) if ord == np.inf else sums.min(axis=row)
+        value = _max0(sums, row) if ord == np.inf else sums.min(axis=row)
     elif ord is None or ord in ("fro", "f"):
         value = _sqrt(_squared_magnitude(x).sum(axis=(row_axis, col_axis)))
     else:

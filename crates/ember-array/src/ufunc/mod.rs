@@ -335,20 +335,21 @@ fn check_output(
             device.info().ordinal
         )));
     }
-    let joint = broadcast_shapes(&[shape, o.shape()])?;
-    if joint != o.shape() {
-        return Err(Error::Value(format!(
-            "non-broadcastable output operand with shape {} doesn't match the broadcast shape {}",
-            format_shape(o.shape()),
-            format_shape(&joint)
-        )));
-    }
+    // NumPy checks the cast before the shape.
     if !resolve::can_cast_same_kind(loop_t, o.dtype()) {
         return Err(Error::Type(format!(
             "Cannot cast ufunc '{}' output from dtype('{}') to dtype('{}') with casting rule 'same_kind'",
             u.name,
             loop_t.name(),
             o.dtype().name()
+        )));
+    }
+    let joint = broadcast_shapes(&[shape, o.shape()])?;
+    if joint != o.shape() {
+        return Err(Error::Value(format!(
+            "non-broadcastable output operand with shape {} doesn't match the broadcast shape {}",
+            format_shape(o.shape()),
+            format_shape(&joint)
         )));
     }
     Ok(())

@@ -421,3 +421,21 @@ def test_splits_are_views_like_numpy(fn_name, cuts, axis):
         "split-zero"])
 def test_join_and_split_errors_match_numpy(fn):
     assert_raises_like_numpy(fn)
+
+
+def test_base_is_the_array_that_owns_the_memory_like_numpy():
+    owner = ember.zeros((3, 4), dtype=ember.float32)
+    assert owner.base is None and owner.flags.owndata
+    views = [owner[1:], owner[1:][::2], owner.T, owner[0], owner.reshape(12), owner.view(ember.int32),
+             ember.swapaxes(owner, 0, 1), ember.expand_dims(owner, 0), ember.broadcast_to(owner[0], (2, 4)),
+             owner[None, ..., 1]]
+    for v in views:
+        assert v.base is owner
+        assert not v.flags.owndata
+    z = ember.zeros(3, dtype=ember.complex64)
+    assert z.real.base is z and z.imag.base is z
+    for copy in (owner.copy(), owner.copy(order="F"), owner[1:] + 1, owner[ember.asarray(np.array([0, 2]))]):
+        assert copy.base is None and copy.flags.owndata
+    # A view keeps its owner alive, as in NumPy.
+    v = ember.arange(5)[2:]
+    np.testing.assert_array_equal(v.base.get(), np.arange(5))

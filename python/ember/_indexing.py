@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes
 from ._copy import device_copy, device_fill
 from ._creation import _from_host, asarray
-from ._ndarray import _wrap, ndarray
+from ._ndarray import _wrap_view, ndarray
 
 _INVALID_INDEX = (
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays "
@@ -131,7 +131,7 @@ def _getitem(self, index):
     items = basic_items(index)
     if items is None:
         return advanced_getitem(self, index)
-    return _wrap(basic_view(self._a, items))
+    return _wrap_view(basic_view(self._a, items), self)
 
 
 # --- assignment ---------------------------------------------------------------------------------
@@ -214,7 +214,7 @@ def _iter(self):
     if not self._a.shape:
         raise TypeError("iteration over a 0-d array")
     for i in range(self._a.shape[0]):
-        yield _wrap(basic_view(self._a, [i]))
+        yield _wrap_view(basic_view(self._a, [i]), self)
 
 
 ndarray.__getitem__ = _getitem

@@ -20,6 +20,16 @@ def _wrap(native) -> ndarray:
     return arr
 
 
+def _wrap_view(native, parent: ndarray) -> ndarray:
+    """``native``, a view of ``parent``'s memory: its ``base`` is the array that owns the
+    memory (a view of a view points at the owner, as in NumPy), kept alive by the view."""
+    arr = _new(ndarray)
+    arr._a = native
+    root = getattr(parent, "_base", None)
+    arr._base = parent if root is None else root
+    return arr
+
+
 _new = object.__new__
 
 
@@ -103,7 +113,7 @@ class ndarray:
     ``ndarray(shape, dtype=float)`` allocates an uninitialised C-ordered array, as CuPy's does.
     """
 
-    __slots__ = ("_a", "__weakref__")
+    __slots__ = ("_a", "_base", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
@@ -152,7 +162,7 @@ class ndarray:
 
     @property
     def flags(self) -> Flags:
-        return Flags(self._a.c_contiguous, self._a.f_contiguous, self._a.offset == 0 and self._a.owns_pool_memory)
+        return Flags(self._a.c_contiguous, self._a.f_contiguous, self.base is None and self._a.owns_pool_memory)
 
     @property
     def device(self) -> Device:
@@ -165,7 +175,8 @@ class ndarray:
 
     @property
     def base(self):
-        return None
+        """The array whose memory this view shares (None when the array owns its memory)."""
+        return getattr(self, "_base", None)
 
     @property
     def gpudata(self):
@@ -277,13 +288,15 @@ class ndarray:
     def view(self, dtype=None) -> ndarray:
         """A view of the same memory (with another dtype of the same item size)."""
         if dtype is None:
-            return _wrap(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, self._a.dtype))
+            return _wrap_view(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, self._a.dtype),
+                              self)
         d = _dtypes.normalize(dtype)
         if d.itemsize != self.itemsize:
             raise ValueError(
                 f"a view as {d} needs the same item size as {self.dtype} ({self.itemsize} bytes); got {d.itemsize}"
             )
-        return _wrap(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, _dtypes.name_of(d)))
+        return _wrap_view(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, _dtypes.name_of(d)),
+                          self)
 
     @property
     def T(self) -> ndarray:

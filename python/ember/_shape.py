@@ -19,7 +19,7 @@ from . import _dtypes, _ember
 from ._copy import device_copy
 from ._creation import asarray
 from ._indexing import shape_str
-from ._ndarray import _wrap, ndarray
+from ._ndarray import _wrap, _wrap_view, ndarray
 from ._runtime import current_device_id
 
 _ORDERS = ("C", "F", "A", "K")
@@ -43,7 +43,7 @@ def _as_array(a) -> ndarray:
 
 
 def _view(a: ndarray, shape, strides) -> ndarray:
-    return _wrap(a._a.view(list(shape), list(strides), a._a.offset, a._a.dtype))
+    return _wrap_view(a._a.view(list(shape), list(strides), a._a.offset, a._a.dtype), a)
 
 
 def _check_order(order) -> str:
@@ -79,7 +79,8 @@ def _copy(a: ndarray, order: str) -> ndarray:
     if order == "C":
         out = _wrap(_empty_native(shape, a._a.dtype))
     elif order == "F":
-        out = _wrap(_empty_native(shape[::-1], a._a.dtype)).T
+        native = _empty_native(shape[::-1], a._a.dtype)
+        out = _wrap(native.view(list(shape), list(native.strides)[::-1], 0, a._a.dtype))
     else:
         # NumPy's 'K': the axes keep their order of decreasing |stride|; negative strides flip.
         perm = sorted(range(a.ndim), key=lambda i: -abs(a._a.strides[i]))

@@ -96,9 +96,9 @@ def _part(a, imaginary: bool):
     part = np.dtype(np.float32 if a.dtype == np.complex64 else np.float64)
     native = a._a
     offset = native.offset + (part.itemsize if imaginary else 0)
-    from ._ndarray import _wrap
+    from ._ndarray import _wrap_view
 
-    return _wrap(native.view(list(native.shape), list(native.strides), offset, part.name))
+    return _wrap_view(native.view(list(native.shape), list(native.strides), offset, part.name), a)
 
 
 def _set_part(a, value, imaginary: bool):

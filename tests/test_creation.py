@@ -112,3 +112,30 @@ def test_linspace_of_one_sample_is_its_start_like_numpy():
         want, want_step = np.linspace(790.5, 1.0, num=1, endpoint=endpoint, retstep=True)
         np.testing.assert_array_equal(got.get(), want)
         assert np.isnan(step) == np.isnan(want_step)
+
+
+@pytest.mark.parametrize("make", [
+    lambda xp: xp.empty((3, 4), order="F"),
+    lambda xp: xp.zeros((2, 3, 4), xp.int8, order="F"),
+    lambda xp: xp.full((3, 4), 7.5, order="F"),
+    lambda xp: xp.zeros_like(xp.ones((3, 4), order="F")),
+    lambda xp: xp.ones_like(xp.ones((3, 4)), order="F"),
+    lambda xp: xp.empty_like(xp.ones((3, 4), order="F"), order="C"),
+    lambda xp: xp.array(np.arange(12.0).reshape(3, 4), order="F"),
+    lambda xp: xp.array(np.asfortranarray(np.arange(12.0).reshape(3, 4))),
+    lambda xp: xp.asarray(xp.arange(12.0).reshape(3, 4), order="F"),
+    lambda xp: xp.ndarray((3, 4), order="F"),
+])
+def test_fortran_order_lays_arrays_out_as_numpy_does(make):
+    want, got = make(np), make(ember)
+    assert (got.shape, got.strides, got.flags.c_contiguous, got.flags.f_contiguous) == (
+        want.shape, want.strides, want.flags.c_contiguous, want.flags.f_contiguous)
+    assert got.base is None and got.flags.owndata
+
+
+def test_fortran_ordered_values_and_a_bad_order():
+    a = ember.array(np.arange(12.0).reshape(3, 4), order="F")
+    np.testing.assert_array_equal(a.get(), np.arange(12.0).reshape(3, 4))
+    np.testing.assert_array_equal(ember.full((2, 3), -1.5, order="F").get(), np.full((2, 3), -1.5))
+    with pytest.raises(ValueError, match=r"order must be one of 'C', 'F', 'A', or 'K' \(got 'X'\)"):
+        ember.zeros(3, order="X")

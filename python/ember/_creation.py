@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from . import _dtypes, _ember
-from ._ndarray import _c_order, _host_pointer, _shape_tuple, _wrap, ndarray
+from ._ndarray import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, _wrap, ndarray
 from ._runtime import _local, current_device_id
 
 
@@ -33,9 +33,10 @@ def _from_host(host: np.ndarray) -> ndarray:
 
 
 def empty(shape, dtype=float, order="C") -> ndarray:
-    """An uninitialised array."""
-    if order not in ("C", None):
-        raise ValueError(f"only order='C' is supported for new arrays, got {order!r}")
+    """An uninitialised array (C- or Fortran-ordered)."""
+    if order != "C":
+        name, device = _dtypes.name_of(dtype), _local.device
+        return _wrap(_in_order(lambda s: _ember.empty(device, s, name), _shape_tuple(shape), _memory_order(order)))
     # The hot path of every allocation: no argument handling beyond what is needed.
     return _wrap(_ember.empty(_local.device, _shape_tuple(shape), _dtypes.name_of(dtype)))
 
@@ -44,14 +45,16 @@ def full(shape, fill_value, dtype=None, order="C") -> ndarray:
     """An array filled with ``fill_value`` (dtype inferred from it as NumPy does)."""
     if isinstance(fill_value, ndarray) or (isinstance(fill_value, np.ndarray) and fill_value.ndim > 0):
         # An array value is broadcast into place on the device, as CuPy does (no read-back).
-        out = empty(shape, fill_value.dtype if dtype is None else dtype)
+        out = empty(shape, fill_value.dtype if dtype is None else dtype, order=order)
         out[...] = fill_value
         return out
     value = _scalar(fill_value)
     d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.of_host(fill_value)
     if type(value) is int and d.kind in "iub":
         np.full((), value, dtype=d)  # raises NumPy's OverflowError for a value out of range
-    return _wrap(_ember.full(current_device_id(), list(_shape_tuple(shape)), _dtypes.name_of(d), value))
+    name, device = _dtypes.name_of(d), current_device_id()
+    return _wrap(_in_order(lambda s: _ember.full(device, list(s), name, value), _shape_tuple(shape),
+                           _memory_order(order)))
 
 
 def zeros(shape, dtype=float, order="C") -> ndarray:
@@ -62,28 +65,30 @@ def ones(shape, dtype=float, order="C") -> ndarray:
     return full(shape, 1, dtype=_dtypes.normalize(dtype), order=order)
 
 
-def _like(a, dtype, shape):
-    return (a.shape if shape is None else shape), (a.dtype if dtype is None else dtype)
+def _like(a, dtype, shape, order):
+    """The shape, dtype and memory order of an array like ``a`` ('K'/'A': ``a``'s order)."""
+    return ((a.shape if shape is None else shape), (a.dtype if dtype is None else dtype),
+            _memory_order(order, a if isinstance(a, ndarray) else None))
 
 
 def empty_like(a, dtype=None, order="K", subok=None, shape=None) -> ndarray:
-    shape, dtype = _like(a, dtype, shape)
-    return empty(shape, dtype)
+    shape, dtype, order = _like(a, dtype, shape, order)
+    return empty(shape, dtype, order=order)
 
 
 def zeros_like(a, dtype=None, order="K", subok=None, shape=None) -> ndarray:
-    shape, dtype = _like(a, dtype, shape)
-    return zeros(shape, dtype)
+    shape, dtype, order = _like(a, dtype, shape, order)
+    return zeros(shape, dtype, order=order)
 
 
 def ones_like(a, dtype=None, order="K", subok=None, shape=None) -> ndarray:
-    shape, dtype = _like(a, dtype, shape)
-    return ones(shape, dtype)
+    shape, dtype, order = _like(a, dtype, shape, order)
+    return ones(shape, dtype, order=order)
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None) -> ndarray:
-    shape, dtype = _like(a, dtype, shape)
-    return full(shape, fill_value, dtype)
+    shape, dtype, order = _like(a, dtype, shape, order)
+    return full(shape, fill_value, dtype, order=order)
 
 
 def arange(start, stop=None, step=1, dtype=None) -> ndarray:
@@ -150,6 +155,9 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0) -> ndarra
                 host = np.asarray(obj)
             d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.normalize(host.dtype)
             out = _from_host(np.asarray(host, dtype=d))
+    like = obj if isinstance(obj, (ndarray, np.ndarray)) else None
+    if out.ndim > 1 and _memory_order(order, like) == "F" and not out.flags.f_contiguous:
+        out = out.copy(order="F")
     if ndmin > out.ndim:
         out = _wrap(
             out._a.view([1] * (ndmin - out.ndim) + list(out.shape), [0] * (ndmin - out.ndim) + list(out.strides),
@@ -162,8 +170,11 @@ def asarray(obj, dtype=None, order=None) -> ndarray:
     """``obj`` as an ember array: itself when it already is one (of that dtype), a view of
     device memory from ``__cuda_array_interface__``/``__dlpack__`` objects, else a copy."""
     if isinstance(obj, ndarray):
-        return obj if dtype is None or _dtypes.normalize(dtype) == obj.dtype else obj.astype(dtype)
-    return array(obj, dtype=dtype, copy=False)
+        out = obj if dtype is None or _dtypes.normalize(dtype) == obj.dtype else obj.astype(dtype)
+        if order in ("F", "f") and out.ndim > 1 and not out.flags.f_contiguous:
+            out = out.copy(order="F")
+        return out
+    return array(obj, dtype=dtype, copy=False, order="K" if order is None else order)
 
 
 def ascontiguousarray(a, dtype=None) -> ndarray:

@@ -49,6 +49,28 @@ def _shape_tuple(shape) -> tuple[int, ...]:
     return shape
 
 
+def _memory_order(order, like=None) -> str:
+    """'C' or 'F' for a new array: 'K' and 'A' follow ``like`` (Fortran-ordered only when it is
+    F- and not C-contiguous), else C."""
+    if order is None or order == "C" or order == "c":
+        return "C"
+    if order in ("F", "f"):
+        return "F"
+    if order in ("K", "A", "k", "a"):
+        if like is not None and like.flags.f_contiguous and not like.flags.c_contiguous:
+            return "F"
+        return "C"
+    raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def _in_order(make, shape, order: str):
+    """The native array ``make(shape)`` allocates, laid out in ``order`` ('C' or 'F')."""
+    if order == "C" or len(shape) < 2:
+        return make(shape)
+    native = make(shape[::-1])
+    return native.view(list(shape), list(native.strides)[::-1], 0, native.dtype)
+
+
 def _c_order(host: np.ndarray, dtype=None) -> np.ndarray:
     """``host`` as a C-contiguous array of ``dtype``, keeping 0-d arrays 0-d."""
     return np.asarray(host, dtype=dtype, order="C").reshape(host.shape)
@@ -110,21 +132,20 @@ class Flags:
 class ndarray:
     """An n-dimensional array on a device.
 
-    ``ndarray(shape, dtype=float)`` allocates an uninitialised C-ordered array, as CuPy's does.
+    ``ndarray(shape, dtype=float, order='C')`` allocates an uninitialised array, as CuPy's does.
     """
 
     __slots__ = ("_a", "_base", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
-        if order not in ("C", None):
-            raise ValueError(f"only order='C' is supported for new arrays, got {order!r}")
+        order = _memory_order(order)
         shape = _shape_tuple(shape)
         name = _dtypes.name_of(dtype)
         if memptr is None:
             if strides is not None:
-                raise ValueError("strides= needs memptr=: a new array is always C-ordered")
-            self._a = _ember.empty(current_device_id(), shape, name)
+                raise ValueError("strides= needs memptr=: a new array is laid out by order= ('C' or 'F')")
+            self._a = _in_order(lambda s: _ember.empty(current_device_id(), s, name), shape, order)
             return
         self._a = _view_of_pointer(memptr, shape, name, strides)
 

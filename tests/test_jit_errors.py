@@ -241,6 +241,12 @@ def loads_with_too_many_indices(a):
 
 
 @cuda.jit
+def transposes_a_shared_array(a):
+    s = cuda.shared.array((4, 4), np.float32)
+    a[0] = s.T[0, 1]
+
+
+@cuda.jit
 def assigns_a_tuple_item(a):
     t = (1, 2)
     t[0] = 5
@@ -340,6 +346,8 @@ COMPILE_ERRORS = {
     "indexing a scalar": (indexes_a_scalar, lambda: (f32(), 1.5), "s[0]", "s[0]", "float64 cannot be indexed"),
     "store with too many indices": (stores_with_too_many_indices, lambda: (f32(),), "a[0, 1] = 1", "a[0, 1]",
                                     "1-d array needs 1"),
+    "transposed shared array": (transposes_a_shared_array, lambda: (f32(),), "a[0] = s.T[0, 1]", "s.T",
+                                "transposing shared, local or constant arrays is not supported"),
     "load with too many indices": (loads_with_too_many_indices, lambda: (f32(),), "a[0, 1, 2]", "a[0, 1, 2]",
                                    "1-d array needs 1 indices, got 3"),
     "tuple item assignment": (assigns_a_tuple_item, lambda: (f32(),), "t[0] = 5", "t[0]", "tuples cannot be changed"),

@@ -760,6 +760,24 @@ def test_slicing_inside_kernels_gives_views(rng, layout):
     np.testing.assert_array_equal(out.get(), host(slices, [a] * 40, list(range(40)), dtype=np.int64))
 
 
+def transposes(a, i):
+    t = a.T
+    j = i % t.shape[0]
+    return (t[j, i], t.shape[0], t.shape[1], t.strides[0], t[::-1][0, i], a[i].T[1], t.T[i, j], t[1:, i][0], t.ndim)
+
+
+TRANSPOSES = each_row(transposes)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "reversed columns"])
+def test_transpose_inside_kernels_is_a_view_like_numpys(rng, layout):
+    base = rng.integers(-50, 50, (40, 12)).astype(np.int64)
+    a, d = (base, ember.asarray(base)) if layout == "contiguous" else (base[:, ::-1], ember.asarray(base)[:, ::-1])
+    out = ember.zeros((40, 9), dtype=np.int64)
+    TRANSPOSES[1, TPB](d, out)
+    np.testing.assert_array_equal(out.get(), host(transposes, [a] * 40, list(range(40)), dtype=np.int64))
+
+
 # ---- math ----
 
 
@@ -1435,6 +1453,7 @@ def test_generated_cuda_c_compiles_through_nvrtc():
         (TUPLES, ["int64[::1]", "int64[::1]", "int64[:, ::1]"]),
         (MIRRORED, ["float64[:, :]", "float64[:, :]"]),
         (SLICES, ["int64[:, :]", "int64[:, ::1]"]),
+        (TRANSPOSES, ["int64[:, :]", "int64[:, ::1]"]),
         (MATH_FLOATS, ["float32[::1]"] * 3 + ["float32[:, ::1]"]),
         (MATH_FLOATS, ["float64[::1]"] * 3 + ["float64[:, ::1]"]),
         (BUILTINS, ["float64[::1]", "int8[::1]", "float64[:, ::1]", "int64[:, ::1]"]),

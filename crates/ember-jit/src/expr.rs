@@ -806,6 +806,10 @@ impl FnCompiler<'_, '_> {
                 };
                 Ok(Val::new(INT64, code).nonneg(true))
             }
+            (Ty::Array(a), "T") => {
+                let a = a.clone();
+                self.transposed(&v, &a, span)
+            }
             (Ty::Array(a), "ndim") => {
                 Ok(Val::new(INT64, self.int64_literal(a.ndim as i64)).nonneg(true))
             }
@@ -1199,6 +1203,37 @@ impl FnCompiler<'_, '_> {
             base.code
         ));
         for (k, (n, s)) in dims.iter().enumerate() {
+            self.line(&format!(
+                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
+            ));
+        }
+        Ok(Val::new(tyv, name))
+    }
+
+    /// `v.T`: a view with the axes reversed (a 0-d or 1-d array is itself).
+    fn transposed(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
+        if a.ndim < 2 {
+            return Ok(v.clone());
+        }
+        if a.fixed.is_some() {
+            return at(
+                span,
+                "transposing shared, local or constant arrays is not supported; index them the other way round",
+            );
+        }
+        let base = self.temp(v)?;
+        let ty = ArrayTy {
+            layout: Layout::A,
+            ..a.clone()
+        };
+        let tyv = Ty::Array(ty);
+        let st = self.c.c_type(&tyv);
+        let name = self.fresh("view");
+        self.line(&format!("{st} {name};"));
+        self.line(&format!("{name}.data = {}.data;", base.code));
+        for k in 0..a.ndim {
+            let from = a.ndim - 1 - k;
+            let (n, s) = (self.dim(&base, a, from), self.stride(&base, a, from));
             self.line(&format!(
                 "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
             ));

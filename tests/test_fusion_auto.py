@@ -233,3 +233,53 @@ def test_small_results_are_not_delayed_by_default():
         np.testing.assert_array_equal(r.get(), np.arange(100, dtype=np.float32) * 2)
     finally:
         _ember.set_fusion(*before)
+
+
+OPS = {
+    "add": lambda m, x, y: x + y, "subtract": lambda m, x, y: x - y, "multiply": lambda m, x, y: x * y,
+    "maximum": lambda m, x, y: m.maximum(x, y), "where": lambda m, x, y: m.where(x > y, x, y * 2),
+    "sqrt": lambda m, x, y: m.sqrt(m.abs(x) + y * y), "negative": lambda m, x, y: -x, "abs": lambda m, x, y: abs(y),
+    "scalar": lambda m, x, y: x * 0.5 + 3,
+}
+
+
+def test_random_expressions_fuse_to_eagers_bits_and_numpys_values():
+    """Expression trees over float32/float64/int32 arrays (broadcasting, a strided view):
+    computed fused, eagerly, and by NumPy."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    rng = np.random.default_rng(11)
+    hosts = [rng.standard_normal((6, 50)).astype(np.float32), rng.standard_normal(50),
+             rng.integers(-9, 9, (6, 1)).astype(np.int32), rng.standard_normal((6, 100))[:, ::2]]
+    devices = [ember.asarray(hosts[0]), ember.asarray(hosts[1]), ember.asarray(hosts[2]),
+               ember.asarray(rng.standard_normal((6, 100)))[:, ::2]]
+    devices[3][...] = ember.asarray(hosts[3])
+    trees = st.recursive(st.integers(0, 3), lambda kids: st.tuples(st.sampled_from(sorted(OPS)), kids, kids),
+                         max_leaves=6)
+
+    def evaluate(tree, m, leaves):
+        if isinstance(tree, int):
+            return leaves[tree]
+        op, x, y = tree
+        return OPS[op](m, evaluate(x, m, leaves), evaluate(y, m, leaves))
+
+    @settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(trees)
+    def check(tree):
+        before = _ember.set_fusion(True, 1, 1)
+        try:
+            fused = evaluate(tree, ember, devices)
+            fused = fused.get() if isinstance(fused, ember.ndarray) else fused
+            _ember.set_fusion(False, 1, 1)
+            eager = evaluate(tree, ember, devices)
+            eager = eager.get() if isinstance(eager, ember.ndarray) else eager
+        finally:
+            _ember.set_fusion(*before)
+        with np.errstate(all="ignore"):
+            want = evaluate(tree, np, hosts)
+        assert fused.dtype == want.dtype and fused.shape == want.shape
+        np.testing.assert_array_equal(fused, eager)
+        np.testing.assert_allclose(fused, want, rtol=2e-6 if want.dtype == np.float32 else 1e-12, atol=1e-6)
+
+    check()

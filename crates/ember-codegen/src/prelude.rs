@@ -14,7 +14,12 @@ static __device__ __forceinline__ ember_c128 ember_make_complex128(double re, do
 static __device__ __forceinline__ C operator+(C a, C b) { C z; z.x = a.x + b.x; z.y = a.y + b.y; return z; } \
 static __device__ __forceinline__ C operator-(C a, C b) { C z; z.x = a.x - b.x; z.y = a.y - b.y; return z; } \
 static __device__ __forceinline__ C operator*(C a, C b) { C z; z.x = a.x * b.x - a.y * b.y; z.y = a.x * b.y + a.y * b.x; return z; } \
-static __device__ __forceinline__ C operator/(C a, C b) { R d = b.x * b.x + b.y * b.y; C z; z.x = (a.x * b.x + a.y * b.y) / d; z.y = (a.y * b.x - a.x * b.y) / d; return z; } \
+static __device__ __forceinline__ C operator/(C a, C b) { /* Smith's, as NumPy divides */ \
+  R abr = fabs(b.x), abi = fabs(b.y), rat, scl; C z; \
+  if (abr >= abi) { \
+    if (abr == 0 && abi == 0) { z.x = a.x / abr; z.y = a.y / abi; return z; } \
+    rat = b.y / b.x; scl = (R)1 / (b.x + b.y * rat); z.x = (a.x + a.y * rat) * scl; z.y = (a.y - a.x * rat) * scl; return z; } \
+  rat = b.x / b.y; scl = (R)1 / (b.y + b.x * rat); z.x = (a.x * rat + a.y) * scl; z.y = (a.y * rat - a.x) * scl; return z; } \
 static __device__ __forceinline__ C operator*(C a, R s) { C z; z.x = a.x * s; z.y = a.y * s; return z; } \
 static __device__ __forceinline__ bool operator==(C a, C b) { return a.x == b.x && a.y == b.y; }
 EMBER_COMPLEX_OPS(ember_c64, float)

@@ -33,63 +33,189 @@ fn suffix(d: DType) -> &'static str {
     }
 }
 
-fn complex_helpers(d: DType, dialect: Dialect) -> String {
+/// A complex helper's C text with its names filled in: `@C@` the complex type, `@R@` its real
+/// type, `@S@` the suffix of the helper names, `@MK@` the constructor, `@INF@` and `@NAN@`
+/// (as `@R@` values), `@PI2@`, `@PI4@`, `@LN2@` and `@LN10@`. Each helper starts a line with
+/// `static __device__` and no other line does (fused kernels define each helper once).
+fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
     let (c, r, s) = if d == DType::C128 {
         ("ember_c128", "double", "128")
     } else {
         ("ember_c64", "float", "64")
     };
-    let make = format!("ember_make_complex{s}");
-    let _ = dialect;
-    format!(
-        "static __device__ inline {c} ember_cmul{s}({c} a, {c} b) {{ return {make}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}\n\
-         static __device__ inline {c} ember_cdiv{s}({c} a, {c} b) {{ {r} d = b.x * b.x + b.y * b.y; return {make}((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d); }}\n\
-         static __device__ inline {r} ember_cabs{s}({c} a) {{ return hypot(a.x, a.y); }}\n"
-    )
+    let nan = match dialect {
+        Dialect::Cuda => "__int_as_float(0x7fffffff)",
+        Dialect::OpenCl => "NAN",
+    };
+    template
+        .replace("@MK@", &format!("ember_make_complex{s}"))
+        .replace("@INF@", &format!("(({r}){})", dialect.table().infinity))
+        .replace("@NAN@", &format!("(({r}){nan})"))
+        .replace(
+            "@PI2@",
+            &format!("(({r}){:?})", std::f64::consts::FRAC_PI_2),
+        )
+        .replace(
+            "@PI4@",
+            &format!("(({r}){:?})", std::f64::consts::FRAC_PI_4),
+        )
+        .replace("@LN2@", &format!("(({r}){:?})", std::f64::consts::LN_2))
+        .replace("@LN10@", &format!("(({r}){:?})", std::f64::consts::LN_10))
+        .replace("@C@", c)
+        .replace("@R@", r)
+        .replace("@S@", s)
 }
 
-/// Complex elementary functions, from their real and imaginary parts.
+/// Complex arithmetic as NumPy does it: the plain product, Smith's quotient (NumPy's divide
+/// loop: a zero divisor divides each part by zero), its reciprocal and sign loops.
+const COMPLEX_ARITHMETIC: &str = r#"static __device__ inline @C@ ember_cmul@S@(@C@ a, @C@ b) { return @MK@(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+static __device__ inline @C@ ember_cdiv@S@(@C@ a, @C@ b) {
+  @R@ abr = fabs(b.x), abi = fabs(b.y);
+  if (abr >= abi) {
+    if (abr == 0 && abi == 0) return @MK@(a.x / abr, a.y / abi);
+    @R@ rat = b.y / b.x, scl = (@R@)1 / (b.x + b.y * rat);
+    return @MK@((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
+  }
+  @R@ rat = b.x / b.y, scl = (@R@)1 / (b.y + b.x * rat);
+  return @MK@((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl); }
+static __device__ inline @R@ ember_cabs@S@(@C@ a) { return hypot(a.x, a.y); }
+static __device__ inline @C@ ember_crecip@S@(@C@ z) {
+  if (fabs(z.y) <= fabs(z.x)) { @R@ q = z.y / z.x, d = z.x + z.y * q; return @MK@((@R@)1 / d, -q / d); }
+  @R@ q = z.x / z.y, d = z.x * q + z.y; return @MK@(q / d, (@R@)-1 / d); }
+static __device__ inline @C@ ember_csign@S@(@C@ z) {
+  @R@ m = hypot(z.x, z.y);
+  if (isinf(m)) {
+    if (isinf(z.x) && isinf(z.y)) return @MK@(@NAN@, @NAN@);
+    if (isinf(z.x)) return @MK@(copysign((@R@)1, z.x), 0);
+    return @MK@(0, copysign((@R@)1, z.y));
+  }
+  if (m == 0) return @MK@(0, 0);
+  return @MK@(z.x / m, z.y / m); }
+"#;
+
+/// Complex elementary functions, from their real and imaginary parts; zeros, infinities and
+/// NaN as C99 Annex G (and so NumPy) has them, in branches finite values skip.
+const COMPLEX_MATH: &str = r#"static __device__ inline @C@ ember_cmul_annexg@S@(@C@ a, @C@ b) {
+  @R@ ac = a.x * b.x, bd = a.y * b.y, ad = a.x * b.y, bc = a.y * b.x;
+  @R@ x = ac - bd, y = ad + bc;
+  if (isnan(x) && isnan(y)) {
+    @R@ p = a.x, q = a.y, u = b.x, v = b.y; int redo = 0;
+    if (isinf(p) || isinf(q)) {
+      p = copysign(isinf(p) ? (@R@)1 : (@R@)0, p); q = copysign(isinf(q) ? (@R@)1 : (@R@)0, q);
+      if (isnan(u)) u = copysign((@R@)0, u);
+      if (isnan(v)) v = copysign((@R@)0, v);
+      redo = 1;
+    }
+    if (isinf(u) || isinf(v)) {
+      u = copysign(isinf(u) ? (@R@)1 : (@R@)0, u); v = copysign(isinf(v) ? (@R@)1 : (@R@)0, v);
+      if (isnan(p)) p = copysign((@R@)0, p);
+      if (isnan(q)) q = copysign((@R@)0, q);
+      redo = 1;
+    }
+    if (!redo && (isinf(ac) || isinf(bd) || isinf(ad) || isinf(bc))) {
+      if (isnan(p)) p = copysign((@R@)0, p);
+      if (isnan(q)) q = copysign((@R@)0, q);
+      if (isnan(u)) u = copysign((@R@)0, u);
+      if (isnan(v)) v = copysign((@R@)0, v);
+      redo = 1;
+    }
+    if (redo) { x = @INF@ * (p * u - q * v); y = @INF@ * (p * v + q * u); }
+  }
+  return @MK@(x, y); }
+static __device__ inline @C@ ember_cexp@S@(@C@ z) {
+  if (z.y == 0) return @MK@(exp(z.x), z.y);
+  if (isinf(z.x) && !isfinite(z.y)) return z.x > 0 ? @MK@(z.x, z.y - z.y) : @MK@(0, 0);
+  @R@ e = exp(z.x); return @MK@(e * cos(z.y), e * sin(z.y)); }
+static __device__ inline @C@ ember_clog@S@(@C@ z) { return @MK@(log(hypot(z.x, z.y)), atan2(z.y, z.x)); }
+static __device__ inline @C@ ember_clog2@S@(@C@ z) { @C@ l = ember_clog@S@(z); return @MK@(l.x / @LN2@, l.y / @LN2@); }
+static __device__ inline @C@ ember_clog10@S@(@C@ z) { @C@ l = ember_clog@S@(z); return @MK@(l.x / @LN10@, l.y / @LN10@); }
+static __device__ inline @C@ ember_csqrt@S@(@C@ z) {
+  if (isinf(z.y)) return @MK@(fabs(z.y), z.y);
+  if (isinf(z.x)) return z.x > 0 ? @MK@(z.x, copysign(z.y - z.y, z.y)) : @MK@(fabs(z.y - z.y), copysign(z.x, z.y));
+  @R@ m = hypot(z.x, z.y); if (m == 0) return @MK@(0, z.y);
+  @R@ t = sqrt((m + fabs(z.x)) / 2);
+  if (z.x >= 0) return @MK@(t, z.y / (2 * t));
+  return @MK@(fabs(z.y) / (2 * t), copysign(t, z.y)); }
+static __device__ inline @C@ ember_csinh@S@(@C@ z) {
+  if (z.y == 0) return @MK@(sinh(z.x), z.y);
+  if (!isfinite(z.y) && (z.x == 0 || isinf(z.x))) return @MK@(z.x == 0 ? z.x : fabs(z.x), z.y - z.y);
+  return @MK@(sinh(z.x) * cos(z.y), cosh(z.x) * sin(z.y)); }
+static __device__ inline @C@ ember_ccosh@S@(@C@ z) {
+  if (z.y == 0) return @MK@(cosh(z.x), copysign((@R@)0, z.x) * z.y);
+  if (!isfinite(z.y) && z.x == 0) return @MK@(z.y - z.y, 0);
+  if (!isfinite(z.y) && isinf(z.x)) return @MK@(fabs(z.x), z.y - z.y);
+  return @MK@(cosh(z.x) * cos(z.y), sinh(z.x) * sin(z.y)); }
+static __device__ inline @C@ ember_csin@S@(@C@ z) {
+  if (isinf(z.y) && !isfinite(z.x)) return @MK@(z.x - z.x, fabs(z.y));
+  @C@ w = ember_csinh@S@(@MK@(-z.y, z.x)); return @MK@(w.y, -w.x); }
+static __device__ inline @C@ ember_ccos@S@(@C@ z) { return ember_ccosh@S@(@MK@(-z.y, z.x)); }
+static __device__ inline @C@ ember_ctanh@S@(@C@ z) {
+  if (!isfinite(z.y)) {
+    if (isinf(z.x)) return @MK@(copysign((@R@)1, z.x), copysign((@R@)0, z.y));
+    if (z.x == 0) return @MK@(z.x, z.y - z.y);
+    return @MK@(z.y - z.y, z.y - z.y);
+  }
+  if (fabs(z.x) > 20) return @MK@(copysign((@R@)1, z.x), 4 * sin(z.y) * cos(z.y) * exp(-2 * fabs(z.x)));
+  if (z.y == 0) return @MK@(tanh(z.x), z.y);
+  return ember_cdiv@S@(ember_csinh@S@(z), ember_ccosh@S@(z)); }
+static __device__ inline @C@ ember_cpow@S@(@C@ a, @C@ b) {
+  if (b.x == 0 && b.y == 0) return @MK@(1, 0);
+  if (a.x == 0 && a.y == 0) return b.x > 0 ? @MK@(0, 0) : @MK@(@NAN@, @NAN@);
+  if (b.y == 0 && b.x > -100 && b.x < 100 && b.x == (@R@)(int)b.x) {
+    int n = (int)b.x;
+    if (n == 1) return a;
+    if (n == 2) return ember_cmul@S@(a, a);
+    if (n == 3) return ember_cmul@S@(a, ember_cmul@S@(a, a));
+    int m = n < 0 ? -n : n; @C@ r = @MK@(1, 0), p = a;
+    while (1) { if (m & 1) r = ember_cmul@S@(r, p); m >>= 1; if (m == 0) break; p = ember_cmul@S@(p, p); }
+    return n < 0 ? ember_cdiv@S@(@MK@(1, 0), r) : r;
+  }
+  return ember_cexp@S@(ember_cmul_annexg@S@(b, ember_clog@S@(a))); }
+static __device__ inline @C@ ember_cexp2@S@(@C@ z) { return ember_cexp@S@(@MK@(z.x * @LN2@, z.y * @LN2@)); }
+static __device__ inline @C@ ember_clog1p@S@(@C@ z) {
+  if (!(fabs(z.x) + fabs(z.y) < 10000)) return @MK@(log(hypot(z.x + 1, z.y)), atan2(z.y, z.x + 1));
+  return @MK@((@R@)0.5 * log1p(z.x * (2 + z.x) + z.y * z.y), atan2(z.y, 1 + z.x)); }
+static __device__ inline @C@ ember_cexpm1@S@(@C@ z) { @R@ h = sin(z.y / 2); return @MK@(expm1(z.x) * cos(z.y) - 2 * h * h, exp(z.x) * sin(z.y)); }
+static __device__ inline @C@ ember_ctan@S@(@C@ z) {
+  if (!isfinite(z.x) || !isfinite(z.y)) { @C@ w = ember_ctanh@S@(@MK@(-z.y, z.x)); return @MK@(w.y, -w.x); }
+  if (fabs(z.y) > 20) return @MK@(copysign((@R@)0, sin(2 * z.x)), copysign((@R@)1, z.y));
+  @R@ d = cos(2 * z.x) + cosh(2 * z.y); return @MK@(sin(2 * z.x) / d, sinh(2 * z.y) / d); }
+static __device__ inline @C@ ember_casin_special@S@(@C@ z) {
+  if (isnan(z.x) || isnan(z.y)) {
+    if (isinf(z.x)) return @MK@(z.y, fabs(z.x));
+    if (isinf(z.y) || z.x == 0) return z;
+    return @MK@(z.x + z.y, z.x + z.y);
+  }
+  return @MK@(copysign(isinf(z.y) ? (isinf(z.x) ? @PI4@ : 0) : @PI2@, z.x), copysign(@INF@, z.y)); }
+static __device__ inline @C@ ember_csqrt1mz2@S@(@C@ z) { return ember_csqrt@S@(@MK@(1 - (z.x - z.y) * (z.x + z.y), -2 * z.x * z.y)); }
+static __device__ inline @C@ ember_carcsin@S@(@C@ z) {
+  if (!isfinite(z.x) || !isfinite(z.y)) return ember_casin_special@S@(z);
+  if (fabs(z.x) + fabs(z.y) < (@R@)1e-3) { @C@ z2 = ember_cmul@S@(z, z); @C@ z3 = ember_cmul@S@(z2, z); @C@ z5 = ember_cmul@S@(z3, z2); return @MK@(z.x + z3.x / 6 + 3 * z5.x / 40, z.y + z3.y / 6 + 3 * z5.y / 40); }
+  @C@ w = ember_csqrt1mz2@S@(z); @C@ l = ember_clog@S@(@MK@(w.x - z.y, w.y + z.x)); return @MK@(l.y, -l.x); }
+static __device__ inline @C@ ember_carccos@S@(@C@ z) {
+  if (!isfinite(z.x) || !isfinite(z.y)) { @C@ w = ember_casin_special@S@(z); return @MK@(@PI2@ - w.x, -w.y); }
+  @C@ w = ember_csqrt1mz2@S@(z); @C@ l = ember_clog@S@(@MK@(z.x - w.y, z.y + w.x)); return @MK@(l.y, -l.x); }
+static __device__ inline @C@ ember_catanh_special@S@(@C@ z) {
+  if (isnan(z.x) || isnan(z.y)) {
+    if (isinf(z.x)) return @MK@(copysign((@R@)0, z.x), z.y);
+    if (isinf(z.y)) return @MK@(copysign((@R@)0, z.x), copysign(@PI2@, z.y));
+    if (z.x == 0) return z;
+    return @MK@(z.x + z.y, z.x + z.y);
+  }
+  return @MK@(copysign((@R@)0, z.x), copysign(@PI2@, z.y)); }
+static __device__ inline @C@ ember_carctan@S@(@C@ z) {
+  if (!isfinite(z.x) || !isfinite(z.y)) { @C@ w = ember_catanh_special@S@(@MK@(-z.y, z.x)); return @MK@(w.y, -w.x); }
+  @R@ d = z.x * z.x + (1 - z.y) * (1 - z.y); return @MK@(atan2(2 * z.x, (1 - z.y) * (1 + z.y) - z.x * z.x) / 2, log1p(4 * z.y / d) / 4); }
+static __device__ inline @C@ ember_crint@S@(@C@ z) { return @MK@(rint(z.x), rint(z.y)); }
+"#;
+
+fn complex_helpers(d: DType, dialect: Dialect) -> String {
+    complex_text(COMPLEX_ARITHMETIC, d, dialect)
+}
+
+/// Complex elementary functions (and the arithmetic they use).
 fn complex_math_helpers(d: DType, dialect: Dialect) -> String {
-    let (c, r, s) = if d == DType::C128 {
-        ("ember_c128", "double", "128")
-    } else {
-        ("ember_c64", "float", "64")
-    };
-    let make = format!("ember_make_complex{s}");
-    format!(
-        "{base}\
-         static __device__ inline {c} ember_cexp{s}({c} z) {{ {r} e = exp(z.x); return {make}(e * cos(z.y), e * sin(z.y)); }}\n\
-         static __device__ inline {c} ember_clog{s}({c} z) {{ return {make}(log(hypot(z.x, z.y)), atan2(z.y, z.x)); }}\n\
-         static __device__ inline {c} ember_clog2{s}({c} z) {{ {c} l = ember_clog{s}(z); return {make}(l.x / ({r}){ln2:?}, l.y / ({r}){ln2:?}); }}\n\
-         static __device__ inline {c} ember_clog10{s}({c} z) {{ {c} l = ember_clog{s}(z); return {make}(l.x / ({r}){ln10:?}, l.y / ({r}){ln10:?}); }}\n\
-         static __device__ inline {c} ember_csqrt{s}({c} z) {{\n\
-           {r} m = hypot(z.x, z.y); if (m == 0) return {make}(0, z.y);\n\
-           {r} t = sqrt((m + fabs(z.x)) / 2);\n\
-           if (z.x >= 0) return {make}(t, z.y / (2 * t));\n\
-           return {make}(fabs(z.y) / (2 * t), copysign(t, z.y)); }}\n\
-         static __device__ inline {c} ember_csin{s}({c} z) {{ return {make}(sin(z.x) * cosh(z.y), cos(z.x) * sinh(z.y)); }}\n\
-         static __device__ inline {c} ember_ccos{s}({c} z) {{ return {make}(cos(z.x) * cosh(z.y), -sin(z.x) * sinh(z.y)); }}\n\
-         static __device__ inline {c} ember_csinh{s}({c} z) {{ return {make}(sinh(z.x) * cos(z.y), cosh(z.x) * sin(z.y)); }}\n\
-         static __device__ inline {c} ember_ccosh{s}({c} z) {{ return {make}(cosh(z.x) * cos(z.y), sinh(z.x) * sin(z.y)); }}\n\
-         static __device__ inline {c} ember_ctanh{s}({c} z) {{ return ember_cdiv{s}(ember_csinh{s}(z), ember_ccosh{s}(z)); }}\n\
-         static __device__ inline {c} ember_cpow{s}({c} a, {c} b) {{ if (a.x == 0 && a.y == 0) return {make}((b.x == 0 && b.y == 0) ? 1 : 0, 0); return ember_cexp{s}(ember_cmul{s}(b, ember_clog{s}(a))); }}\n\
-         static __device__ inline {c} ember_cexp2{s}({c} z) {{ return ember_cexp{s}({make}(z.x * ({r}){ln2:?}, z.y * ({r}){ln2:?})); }}\n\
-         static __device__ inline {c} ember_clog1p{s}({c} z) {{ return {make}(({r})0.5 * log1p(z.x * (2 + z.x) + z.y * z.y), atan2(z.y, 1 + z.x)); }}\n\
-         static __device__ inline {c} ember_cexpm1{s}({c} z) {{ {r} h = sin(z.y / 2); return {make}(expm1(z.x) * cos(z.y) - 2 * h * h, exp(z.x) * sin(z.y)); }}\n\
-         static __device__ inline {c} ember_ctan{s}({c} z) {{\n\
-           if (fabs(z.y) > 20) return {make}(copysign(({r})0, sin(2 * z.x)), copysign(({r})1, z.y));\n\
-           {r} d = cos(2 * z.x) + cosh(2 * z.y); return {make}(sin(2 * z.x) / d, sinh(2 * z.y) / d); }}\n\
-         static __device__ inline {c} ember_csqrt1mz2{s}({c} z) {{ return ember_csqrt{s}({make}(1 - (z.x - z.y) * (z.x + z.y), -2 * z.x * z.y)); }}\n\
-         static __device__ inline {c} ember_carcsin{s}({c} z) {{\n\
-           if (fabs(z.x) + fabs(z.y) < ({r})1e-3) {{ {c} z2 = ember_cmul{s}(z, z); {c} z3 = ember_cmul{s}(z2, z); {c} z5 = ember_cmul{s}(z3, z2); return {make}(z.x + z3.x / 6 + 3 * z5.x / 40, z.y + z3.y / 6 + 3 * z5.y / 40); }}\n\
-           {c} w = ember_csqrt1mz2{s}(z); {c} l = ember_clog{s}({make}(w.x - z.y, w.y + z.x)); return {make}(l.y, -l.x); }}\n\
-         static __device__ inline {c} ember_carccos{s}({c} z) {{ {c} w = ember_csqrt1mz2{s}(z); {c} l = ember_clog{s}({make}(z.x - w.y, z.y + w.x)); return {make}(l.y, -l.x); }}\n\
-         static __device__ inline {c} ember_carctan{s}({c} z) {{ {r} d = z.x * z.x + (1 - z.y) * (1 - z.y); return {make}(atan2(2 * z.x, (1 - z.y) * (1 + z.y) - z.x * z.x) / 2, log1p(4 * z.y / d) / 4); }}\n\
-         static __device__ inline {c} ember_crint{s}({c} z) {{ return {make}(rint(z.x), rint(z.y)); }}\n",
-        base = complex_helpers(d, dialect),
-        ln2 = std::f64::consts::LN_2,
-        ln10 = std::f64::consts::LN_10,
-    )
+    complex_helpers(d, dialect) + &complex_text(COMPLEX_MATH, d, dialect)
 }
 
 fn float_helpers(d: DType, dialect: Dialect) -> String {
@@ -199,16 +325,13 @@ pub fn expression(
         "absolute" if float => plain(format!("fabs({a})")),
         "absolute" if is_signed(t) => plain(format!("({a} < 0 ? -{a} : {a})")),
         "absolute" => plain(a),
-        "sign" if complex => with(
-            format!("({a}.x == 0 && {a}.y == 0 ? {a} : ember_make_complex{s}({a}.x / ember_cabs{s}({a}), {a}.y / ember_cabs{s}({a})))"),
-            ch(),
-        ),
+        "sign" if complex => with(format!("ember_csign{s}({a})"), ch()),
         "sign" if float => plain(format!("({a} > 0 ? 1 : ({a} < 0 ? -1 : {a}))")),
         "sign" if is_signed(t) => plain(format!("(({a} > 0) - ({a} < 0))")),
         "sign" => plain(format!("({a} > 0)")),
         "square" if complex => with(format!("ember_cmul{s}({a}, {a})"), ch()),
         "square" => plain(format!("({a} * {a})")),
-        "reciprocal" if complex => with(format!("ember_cdiv{s}(ember_make_complex{s}(1, 0), {a})"), ch()),
+        "reciprocal" if complex => with(format!("ember_crecip{s}({a})"), ch()),
         "reciprocal" if float => plain(format!("(1 / {a})")),
         "reciprocal" => plain(format!("({a} == 0 ? 0 : 1 / {a})")),
         "sqrt" | "exp" | "exp2" | "log" | "log2" | "log10" | "log1p" | "expm1" | "sin" | "cos" | "tan"
@@ -293,14 +416,17 @@ pub fn expression(
             plain(if name == "equal" { e } else { format!("(!{e})") })
         }
         "less" | "less_equal" | "greater" | "greater_equal" if complex => {
-            let (op, eq) = match name {
-                "less" => ("<", false),
-                "less_equal" => ("<", true),
-                "greater" => (">", false),
-                _ => (">", true),
+            // NumPy's order: by the real parts where neither imaginary part is NaN, else by
+            // the imaginary parts of equal real parts.
+            let (strict, op) = match name {
+                "less" => ("<", "<"),
+                "less_equal" => ("<", "<="),
+                "greater" => (">", ">"),
+                _ => (">", ">="),
             };
-            let tie = if eq { format!("{a}.y {op}= {b}.y") } else { format!("{a}.y {op} {b}.y") };
-            plain(format!("({a}.x {op} {b}.x || ({a}.x == {b}.x && {tie}))"))
+            plain(format!(
+                "(({a}.x {strict} {b}.x && !isnan({a}.y) && !isnan({b}.y)) || ({a}.x == {b}.x && {a}.y {op} {b}.y))"
+            ))
         }
         "equal" => plain(format!("({a} == {b})")),
         "not_equal" => plain(format!("({a} != {b})")),
@@ -309,5 +435,89 @@ pub fn expression(
         "greater" => plain(format!("({a} > {b})")),
         "greater_equal" => plain(format!("({a} >= {b})")),
         _ => unsupported(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
+    const DIALECTS: [Dialect; 2] = [Dialect::Cuda, Dialect::OpenCl];
+
+    /// The names of the helpers `text` defines, in order.
+    fn defined(text: &str) -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("static __device__"))
+            .map(|l| {
+                let head = l.split('(').next().unwrap();
+                head.rsplit(' ').next().unwrap().to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn complex_helpers_are_filled_in_and_each_defined_once() {
+        for d in COMPLEX {
+            for dialect in DIALECTS {
+                let text = complex_math_helpers(d, dialect);
+                assert!(!text.contains('@'), "{text}");
+                let names = defined(&text);
+                for n in &names {
+                    assert_eq!(names.iter().filter(|m| *m == n).count(), 1, "{n}");
+                }
+                // The arithmetic comes first and is the same text on its own (fused kernels
+                // keep one copy of each helper).
+                assert!(text.starts_with(&complex_helpers(d, dialect)));
+            }
+        }
+    }
+
+    #[test]
+    fn complex_helpers_call_only_helpers_defined_before_them() {
+        for d in COMPLEX {
+            let text = complex_math_helpers(d, Dialect::Cuda);
+            let names = defined(&text);
+            let mut seen: Vec<&str> = Vec::new();
+            for chunk in text.split("static __device__").skip(1) {
+                let own = &names[seen.len()];
+                for n in &names {
+                    if n != own && chunk.contains(&format!("{n}(")) {
+                        assert!(
+                            seen.contains(&n.as_str()),
+                            "{own} calls {n} before it is defined"
+                        );
+                    }
+                }
+                seen.push(own);
+            }
+        }
+    }
+
+    #[test]
+    fn special_values_use_each_dialects_infinity_and_nan() {
+        let cuda = complex_math_helpers(DType::C128, Dialect::Cuda);
+        assert!(cuda.contains("((double)__int_as_float(0x7f800000))"));
+        assert!(cuda.contains("((double)__int_as_float(0x7fffffff))"));
+        let cl = complex_math_helpers(DType::C64, Dialect::OpenCl);
+        assert!(cl.contains("((float)INFINITY)") && cl.contains("((float)NAN)"));
+        assert!(!cl.contains("double"), "{cl}");
+    }
+
+    #[test]
+    fn complex_ordering_is_false_where_an_imaginary_part_is_nan() {
+        let args = ["a".to_string(), "b".to_string()];
+        let e = expression(
+            "less_equal",
+            &[DType::C128; 2],
+            DType::Bool,
+            &args,
+            Dialect::Cuda,
+        )
+        .unwrap();
+        assert_eq!(
+            e.code,
+            "((a.x < b.x && !isnan(a.y) && !isnan(b.y)) || (a.x == b.x && a.y <= b.y))"
+        );
     }
 }

@@ -285,3 +285,12 @@ def test_python_ints_beyond_64_bits_convert_in_float_loops_and_raise_in_integer_
     np.testing.assert_allclose(cp.true_divide(cp.asarray(i), 2**64).get(), np.true_divide(i, 2**64))
     with pytest.raises(OverflowError, match="Python int too large to convert to C long"):
         cp.asarray(i) + 2**64
+
+
+def test_int64_and_uint64_compare_by_value_like_numpy():
+    a = np.array([-1, 0, 5, 2**63 - 1, -(2**63)], np.int64)
+    b = np.array([5, 0, 5, 2**64 - 1, 0], np.uint64)
+    for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+        for x, y in ((a, b), (b, a), (a.astype(np.int8, casting="unsafe"), b)):
+            got = getattr(cp, name)(cp.asarray(x), cp.asarray(y))
+            np.testing.assert_array_equal(got.get(), getattr(np, name)(x, y), err_msg=f"{name} {x.dtype} {y.dtype}")

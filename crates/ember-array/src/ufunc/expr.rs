@@ -254,6 +254,44 @@ fn is_signed(d: DType) -> bool {
 
 /// The expression of ufunc `name` over `args` (values of the loop's input types `ins`),
 /// producing a value of its first output type `out`.
+/// int64 against uint64 (either way round): NumPy 2's loops compare the values exactly.
+fn mixed_sign_64(a: DType, b: DType) -> bool {
+    matches!((a, b), (DType::I64, DType::U64) | (DType::U64, DType::I64))
+}
+
+/// Comparison `name` of an int64 and a uint64 by value: a negative signed value is below every
+/// unsigned one, else both compare as uint64 (C would turn the signed one unsigned first).
+fn mixed_sign_comparison(name: &str, t: DType, a: &str, b: &str, dialect: Dialect) -> String {
+    let u = value_type(DType::U64, dialect);
+    // As `signed OP unsigned`: flip the operator when the signed value comes second.
+    let (s, x, op) = if t == DType::I64 {
+        (a, b, name)
+    } else {
+        let flipped = match name {
+            "less" => "greater",
+            "less_equal" => "greater_equal",
+            "greater" => "less",
+            "greater_equal" => "less_equal",
+            other => other,
+        };
+        (b, a, flipped)
+    };
+    let symbol = match op {
+        "equal" => "==",
+        "not_equal" => "!=",
+        "less" => "<",
+        "less_equal" => "<=",
+        "greater" => ">",
+        _ => ">=",
+    };
+    // Where the signed value is negative, the answer is known: true for !=, <, <=.
+    let when_negative = matches!(op, "not_equal" | "less" | "less_equal");
+    format!(
+        "(({s}) < 0 ? {} : (({u})({s}) {symbol} ({x})))",
+        if when_negative { 1 } else { 0 }
+    )
+}
+
 pub fn expression(
     name: &str,
     ins: &[DType],
@@ -427,6 +465,11 @@ pub fn expression(
             plain(format!(
                 "(({a}.x {strict} {b}.x && !isnan({a}.y) && !isnan({b}.y)) || ({a}.x == {b}.x && {a}.y {op} {b}.y))"
             ))
+        }
+        "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal"
+            if ins.get(1).is_some_and(|&u| mixed_sign_64(t, u)) =>
+        {
+            plain(mixed_sign_comparison(name, t, &a, &b, dialect))
         }
         "equal" => plain(format!("({a} == {b})")),
         "not_equal" => plain(format!("({a} != {b})")),

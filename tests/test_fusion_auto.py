@@ -283,3 +283,17 @@ def test_random_expressions_fuse_to_eagers_bits_and_numpys_values():
         np.testing.assert_allclose(fused, want, rtol=2e-6 if want.dtype == np.float32 else 1e-12, atol=1e-6)
 
     check()
+
+
+def test_float16_steps_round_as_eager_stores_do(fusion):
+    rng = np.random.default_rng(12)
+    h = (rng.standard_normal(700) * 10).astype(np.float16)
+    g = rng.standard_normal(700).astype(np.float16)
+    a, b = ember.asarray(h), ember.asarray(g)
+    s0 = stats()
+    fused = ((a * b) * (a - b) + a * a).get()
+    assert delta(s0, stats())["fused"] == 1
+    _ember.set_fusion(False, 1, 1)
+    eager = ((a * b) * (a - b) + a * a).get()
+    np.testing.assert_array_equal(fused, eager)
+    np.testing.assert_array_equal(fused, (h * g) * (h - g) + h * h)

@@ -19,14 +19,14 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use ember_codegen::{Param, Role, Snippets, UserMap};
+use ember_codegen::Role;
 use ember_core::config::Config;
 use ember_core::dtype::Kind;
 use ember_core::{DType, Result, Scalar};
 use ember_runtime::deferred as hook;
 use ember_runtime::{current_stream, Buffer, Device, Function, Handle};
 
-use super::fused::{fused_body, FusedParam, Ref, Step};
+use super::fused::{fused_map, FusedParam, Ref, Step};
 use super::tables::Loop;
 use super::{run_loop, Operand, OperandType, Ufunc};
 use crate::array::Array;
@@ -463,46 +463,19 @@ fn fused_function(
     let key = (sig, layout.loop_shape.len(), layout.vector);
     KERNELS.get_or_compile(device, &key, || {
         let d = dialect(device);
-        let params: Vec<FusedParam> = p.leaves.iter().map(Leaf::param).collect();
-        let body = fused_body(&params, &p.steps, &[Ref::Step(p.steps.len() - 1)], d)?;
-        if body.outputs != [p.output.dtype()] {
-            return Err(ember_core::Error::Value(format!(
-                "fused expression gives {:?}, the ufunc gave {}",
-                body.outputs,
-                p.output.dtype()
-            )));
-        }
-        let mut kernel_params: Vec<Param> = p
+        let params: Vec<(FusedParam, bool)> = p
             .leaves
             .iter()
-            .enumerate()
-            .map(|(k, l)| Param {
-                name: format!("in{k}"),
-                dtype: l.param().dtype,
-                role: match l {
-                    Leaf::Array(_) => Role::Input,
-                    Leaf::Scalar(..) => Role::Scalar,
-                },
-            })
+            .map(|l| (l.param(), matches!(l, Leaf::Array(_))))
             .collect();
-        kernel_params.push(Param {
-            name: "out0".into(),
-            dtype: p.output.dtype(),
-            role: Role::Output,
-        });
-        let spec = UserMap {
-            common: Snippets {
-                name: "ember_fused".into(),
-                typedefs: Vec::new(),
-                params: kernel_params,
-                preamble: body.preamble,
-            },
-            operation: body.operation,
-            loop_prep: String::new(),
-            after_loop: String::new(),
-            ndim: layout.loop_shape.len(),
-            vector: layout.vector,
-        };
+        let spec = fused_map(
+            &params,
+            &p.steps,
+            p.output.dtype(),
+            layout.loop_shape.len(),
+            layout.vector,
+            d,
+        )?;
         compile_generated(device, &spec.source(d), &spec.common.name, &[])
     })
 }

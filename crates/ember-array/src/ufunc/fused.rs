@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use ember_codegen::types::{cast, value_type};
-use ember_codegen::Dialect;
+use ember_codegen::{Dialect, Param, Role, Snippets, UserMap};
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 
@@ -142,6 +142,14 @@ pub fn fused_body(
                 (code, t, x.weak && y.weak)
             }
         };
+        // float16 values live in float: eager code rounds each result when it stores it, so
+        // a fused step rounds it too.
+        let code = if dtype == DType::F16 {
+            add_helpers(&mut helpers, round_half_helper(dialect));
+            format!("ember_fused_round_half({code})")
+        } else {
+            code
+        };
         let _ = writeln!(body, "const {} _f{j} = {code};", value_type(dtype, dialect));
         values.push(Value {
             code: format!("_f{j}"),
@@ -173,6 +181,14 @@ pub fn fused_body(
     })
 }
 
+/// `ember_fused_round_half(x)`: float `x` rounded to the nearest float16 (ties to even).
+fn round_half_helper(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Cuda => "static __device__ float ember_fused_round_half(float x) { unsigned short h; float f; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(x)); asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n",
+        Dialect::OpenCl => "static __device__ float ember_fused_round_half(float x) { ushort h; vstore_half_rte(x, 0, (half*)&h); return vload_half(0, (const half*)&h); }\n",
+    }
+}
+
 /// A product that NVRTC may not merge with a later step into one multiply-add: eager code
 /// rounds the product when it stores it, and a fused kernel must give the same numbers.
 /// (OpenCL C contracts only within one statement, and each step is its own.)
@@ -187,6 +203,58 @@ fn unmerged_product(name: &str, dtype: DType, args: &[String], dialect: Dialect)
         ("square", [x]) => Some(format!("{f}({x}, {x})")),
         _ => None,
     }
+}
+
+/// The elementwise kernel computing `steps` (the last one's value) over `params` (each with
+/// whether it is an array, else a scalar parameter) into `out0` of dtype `output`, for a layout
+/// of `ndim` strided axes (0: flat) with or without vector loads.
+pub fn fused_map(
+    params: &[(FusedParam, bool)],
+    steps: &[Step],
+    output: DType,
+    ndim: usize,
+    vector: bool,
+    dialect: Dialect,
+) -> Result<UserMap> {
+    let fused: Vec<FusedParam> = params.iter().map(|(p, _)| *p).collect();
+    let last = steps
+        .len()
+        .checked_sub(1)
+        .ok_or_else(|| Error::Value("a fused expression needs at least one step".into()))?;
+    let body = fused_body(&fused, steps, &[Ref::Step(last)], dialect)?;
+    if body.outputs != [output] {
+        return Err(Error::Value(format!(
+            "the fused expression gives {:?} where the ufuncs gave {output}",
+            body.outputs
+        )));
+    }
+    let mut kernel_params: Vec<Param> = params
+        .iter()
+        .enumerate()
+        .map(|(k, (p, array))| Param {
+            name: format!("in{k}"),
+            dtype: p.dtype,
+            role: if *array { Role::Input } else { Role::Scalar },
+        })
+        .collect();
+    kernel_params.push(Param {
+        name: "out0".into(),
+        dtype: output,
+        role: Role::Output,
+    });
+    Ok(UserMap {
+        common: Snippets {
+            name: "ember_fused".into(),
+            typedefs: Vec::new(),
+            params: kernel_params,
+            preamble: body.preamble,
+        },
+        operation: body.operation,
+        loop_prep: String::new(),
+        after_loop: String::new(),
+        ndim,
+        vector,
+    })
 }
 
 fn default_of(kind: Kind) -> DType {

@@ -1500,3 +1500,27 @@ def test_float16_arithmetic_rounds_after_every_operation_as_numpy_does():
     # above can tell the two apart.
     once = (np.sqrt(a.astype(np.float32) * b + a) - b.astype(np.float32) / a).astype(np.float16)
     assert (once != want).any()
+
+
+def test_a_repeated_launch_configuration_is_read_once_and_kernels_are_still_collected():
+    import gc
+    import weakref
+
+    @cuda.jit
+    def fill_index(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = i
+
+    a = ember.zeros(40, dtype=np.int64)
+    n = 2
+    first = fill_index[n, 32]
+    assert fill_index[n, 32] is first            # an equal configuration: the same launcher
+    assert fill_index[(n - 1) * 2, 32] is first
+    assert fill_index[3, 32] is not first         # another configuration
+    fill_index[n, 32](a)
+    np.testing.assert_array_equal(a.get(), np.arange(40))
+    ref = weakref.ref(fill_index)
+    del fill_index, first
+    gc.collect()
+    assert ref() is None

@@ -1,7 +1,7 @@
 //! `@cuda.jit` kernels: `kernel[grid, block, stream, shared](*args)` read in native code,
 //! handed to `ember_jit::Dispatcher`.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use ember_core::{DType, Error, Scalar};
 use ember_jit::{Dispatcher, JitArg, LaunchConfig};
@@ -21,6 +21,9 @@ pub struct NativeJitKernel {
     /// A Python callable returning the kernel's tree as JSON (the front runs on first need,
     /// so names defined after the kernel resolve, as in Numba).
     front: OnceLock<Py<PyAny>>,
+    /// The last launch configuration and its launcher: a loop writing `kernel[g, b](...)`
+    /// gets it back without parsing the configuration again.
+    last_launch: Mutex<Option<(Py<PyAny>, Py<JitLaunch>)>>,
 }
 
 impl NativeJitKernel {
@@ -29,6 +32,10 @@ impl NativeJitKernel {
             .get()
             .ok_or_else(|| PyValueError::new_err("the jit kernel was not initialised"))
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Runs `work` with the Python front available as a callback; a Python exception raised by
@@ -68,6 +75,7 @@ impl NativeJitKernel {
         NativeJitKernel {
             dispatcher: OnceLock::new(),
             front: OnceLock::new(),
+            last_launch: Mutex::new(None),
         }
     }
 
@@ -105,7 +113,44 @@ impl NativeJitKernel {
     }
 
     /// `kernel[griddim, blockdim]` or `kernel[griddim, blockdim, stream, sharedmem]`.
-    fn __getitem__(slf: &Bound<'_, Self>, config: &Bound<'_, PyAny>) -> PyResult<JitLaunch> {
+    fn __getitem__(slf: &Bound<'_, Self>, config: &Bound<'_, PyAny>) -> PyResult<Py<JitLaunch>> {
+        let py = slf.py();
+        {
+            let last = lock(&slf.get().last_launch);
+            if let Some((cfg, launch)) = last.as_ref() {
+                // The same configuration object (a constant tuple), or an equal tuple.
+                let same = cfg.bind(py).is(config)
+                    || (config.is_instance_of::<PyTuple>()
+                        && cfg.bind(py).eq(config).unwrap_or(false));
+                if same {
+                    return Ok(launch.clone_ref(py));
+                }
+            }
+        }
+        let launch = Py::new(py, Self::configure(slf, config)?)?;
+        *lock(&slf.get().last_launch) = Some((config.clone().unbind(), launch.clone_ref(py)));
+        Ok(launch)
+    }
+
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if let Some(front) = self.front.get() {
+            visit.call(front)?;
+        }
+        if let Some((cfg, launch)) = lock(&self.last_launch).as_ref() {
+            visit.call(cfg)?;
+            visit.call(launch)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&self) {
+        lock(&self.last_launch).take();
+    }
+}
+
+impl NativeJitKernel {
+    /// Reads a launch configuration.
+    fn configure(slf: &Bound<'_, Self>, config: &Bound<'_, PyAny>) -> PyResult<JitLaunch> {
         let items: Vec<Bound<'_, PyAny>> = match config.cast::<PyTuple>() {
             Ok(t) => t.iter().collect(),
             Err(_) => vec![config.clone()],
@@ -170,6 +215,10 @@ enum Owned {
 
 #[pymethods]
 impl JitLaunch {
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        visit.call(&self.kernel)
+    }
+
     #[pyo3(signature = (*args))]
     fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<()> {
         let kernel = self.kernel.bind(py);

@@ -587,9 +587,7 @@ EXACT_BINARY_POINTS = {
                                     for x in [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf]
                                     if y == 0 or math.isinf(x) or math.isinf(y)], strict=True))),
 }
-# PoCL's float32 tanh; CUDA's is exact.
-EXACT_BUGS = {("tanh", "float32"): "tanh(+-inf) is +-0.99999994 in float32 on PoCL (C99 and NumPy: exactly +-1)"} \
-    if cp.backend() == "opencl" else {}
+EXACT_BUGS: dict = {}
 EXACT_CASES = [(n, d) for n in list(EXACT_POINTS) + list(EXACT_BINARY_POINTS) for d in ("float32", "float64")]
 
 
@@ -605,9 +603,6 @@ def test_ieee_special_points_are_exact_like_numpy(name, dtype):
     assert tally["compared"] == 1
 
 
-@pytest.mark.xfail(cp.backend() == "opencl", strict=True,
-                   reason="ember bug on PoCL: log1p of subnormals is off by a subnormal ulp or more "
-                          "(log1p(5e-324) gives 0; NumPy: 5e-324, exactly x); CUDA's is exact")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_log1p_of_subnormals_is_exact_like_numpy(dtype):
     """``log1p(x) == x`` for |x| far below epsilon (NumPy's libm gets it exactly)."""

@@ -116,6 +116,29 @@ def test_complex_functions(rng, dtype):
         check(name, x, y, rtol=0)
 
 
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_arcsin_arccos_arctan_and_tan_are_accurate_far_out_and_near_poles(rng, dtype):
+    """Each part to a few ulps of NumPy's for |z| from 1e-3 to 1e6, near the branch points +-1 of
+    arcsin and arccos, the poles +-i of arctan and the poles (k + 1/2) pi of tan (subnormal parts
+    to the smallest normal number)."""
+    n = 400
+    z = 10.0 ** rng.uniform(-3, 6, n) * np.exp(1j * rng.uniform(-np.pi, np.pi, n))
+    near = 10.0 ** rng.uniform(-7, -1, n) * np.exp(1j * rng.uniform(-np.pi, np.pi, n))
+    branch = np.concatenate([1 + near[::2], -1 + near[1::2], z.real[:50], 1j * z.imag[:50]])
+    poles = (rng.integers(-4, 4, n) + 0.5) * np.pi + near
+    rtol = 1e-5 if dtype == "complex64" else 1e-12
+    atol = np.finfo(dtype).tiny
+    for name, x in [("arcsin", branch), ("arccos", branch), ("arctan", 1j * np.sign(z.imag) + near),
+                    ("tan", poles)]:
+        x = np.concatenate([z, x]).astype(dtype)
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(x)
+        got = getattr(cp, name)(cp.asarray(x)).get()
+        for part in ("real", "imag"):
+            np.testing.assert_allclose(getattr(got, part), getattr(want, part), rtol=rtol, atol=atol,
+                                       err_msg=f"{name} {part}")
+
 def test_real_imag_and_conj_views(rng):
     z = random_array(rng, (6, 5), np.complex64)
     d = cp.asarray(z)

@@ -25,6 +25,17 @@ fn with(code: String, helpers: String) -> Result<Expr> {
     Ok(Expr { code, helpers })
 }
 
+/// Below this magnitude `log1p(x)` rounds to `x` in `d`'s real type (2^-30 for float32 and
+/// float16, which compute in float32; 2^-60 for float64): PoCL's `log1p` is off there, down to
+/// 0 for subnormals, so ember returns `x` itself, as NumPy's libm does.
+fn log1p_exact_below(d: DType) -> f64 {
+    if matches!(d, DType::C128 | DType::F64) {
+        2f64.powi(-60)
+    } else {
+        2f64.powi(-30)
+    }
+}
+
 fn suffix(d: DType) -> &'static str {
     if d == DType::C128 || d == DType::F64 {
         "128"
@@ -35,7 +46,8 @@ fn suffix(d: DType) -> &'static str {
 
 /// A complex helper's C text with its names filled in: `@C@` the complex type, `@R@` its real
 /// type, `@S@` the suffix of the helper names, `@MK@` the constructor, `@INF@` and `@NAN@`
-/// (as `@R@` values), `@PI2@`, `@PI4@`, `@LN2@` and `@LN10@`. Each helper starts a line with
+/// (as `@R@` values), `@PI2@`, `@PI4@`, `@LN2@` and `@LN10@`, `@TINY@` (below it a square
+/// may be subnormal) and `@L1P@` (see [`log1p_exact_below`]). Each helper starts a line with
 /// `static __device__` and no other line does (fused kernels define each helper once).
 fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
     let (c, r, s) = if d == DType::C128 {
@@ -43,6 +55,8 @@ fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
     } else {
         ("ember_c64", "float", "64")
     };
+    // Below this a square may be subnormal (arcsin, arccos and arctan take another path).
+    let tiny = if d == DType::C128 { 1e-150 } else { 1e-18 };
     let nan = match dialect {
         Dialect::Cuda => "__int_as_float(0x7fffffff)",
         Dialect::OpenCl => "NAN",
@@ -61,6 +75,8 @@ fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
         )
         .replace("@LN2@", &format!("(({r}){:?})", std::f64::consts::LN_2))
         .replace("@LN10@", &format!("(({r}){:?})", std::f64::consts::LN_10))
+        .replace("@TINY@", &format!("(({r}){tiny:?})"))
+        .replace("@L1P@", &format!("(({r}){:?})", log1p_exact_below(d)))
         .replace("@C@", c)
         .replace("@R@", r)
         .replace("@S@", s)
@@ -95,7 +111,15 @@ static __device__ inline @C@ ember_csign@S@(@C@ z) {
 
 /// Complex elementary functions, from their real and imaginary parts; zeros, infinities and
 /// NaN as C99 Annex G (and so NumPy) has them, in branches finite values skip.
-const COMPLEX_MATH: &str = r#"static __device__ inline @C@ ember_cmul_annexg@S@(@C@ a, @C@ b) {
+///
+/// Finite values, to a few ulps everywhere: `tan` by Kahan's formula (tan x, sinh y and cosh y
+/// combined without cancellation, so accurate at its poles); `arcsin` and `arccos` by Hull,
+/// Fairgrieve and Tang's algorithm (the first quadrant from |z + 1| and |z - 1|, then the
+/// symmetries), with log(2|z|) and the argument past |z| = 1e8; `arctan` from
+/// log1p(4|y| / (x^2 + (1 - |y|)^2)), the difference of logarithms right at +-i, and 1/z's
+/// first term past |z| = 1e8.
+const COMPLEX_MATH: &str = r#"static __device__ inline @R@ ember_log1p@S@(@R@ v) { return fabs(v) < @L1P@ ? v : log1p(v); }
+static __device__ inline @C@ ember_cmul_annexg@S@(@C@ a, @C@ b) {
   @R@ ac = a.x * b.x, bd = a.y * b.y, ad = a.x * b.y, bc = a.y * b.x;
   @R@ x = ac - bd, y = ad + bc;
   if (isnan(x) && isnan(y)) {
@@ -174,12 +198,13 @@ static __device__ inline @C@ ember_cpow@S@(@C@ a, @C@ b) {
 static __device__ inline @C@ ember_cexp2@S@(@C@ z) { return ember_cexp@S@(@MK@(z.x * @LN2@, z.y * @LN2@)); }
 static __device__ inline @C@ ember_clog1p@S@(@C@ z) {
   if (!(fabs(z.x) + fabs(z.y) < 10000)) return @MK@(log(hypot(z.x + 1, z.y)), atan2(z.y, z.x + 1));
-  return @MK@((@R@)0.5 * log1p(z.x * (2 + z.x) + z.y * z.y), atan2(z.y, 1 + z.x)); }
+  return @MK@((@R@)0.5 * ember_log1p@S@(z.x * (2 + z.x) + z.y * z.y), atan2(z.y, 1 + z.x)); }
 static __device__ inline @C@ ember_cexpm1@S@(@C@ z) { @R@ h = sin(z.y / 2); return @MK@(expm1(z.x) * cos(z.y) - 2 * h * h, exp(z.x) * sin(z.y)); }
 static __device__ inline @C@ ember_ctan@S@(@C@ z) {
   if (!isfinite(z.x) || !isfinite(z.y)) { @C@ w = ember_ctanh@S@(@MK@(-z.y, z.x)); return @MK@(w.y, -w.x); }
-  if (fabs(z.y) > 20) return @MK@(copysign((@R@)0, sin(2 * z.x)), copysign((@R@)1, z.y));
-  @R@ d = cos(2 * z.x) + cosh(2 * z.y); return @MK@(sin(2 * z.x) / d, sinh(2 * z.y) / d); }
+  if (fabs(z.y) > 20) return @MK@(4 * sin(z.x) * cos(z.x) * exp(-2 * fabs(z.y)), copysign((@R@)1, z.y));
+  @R@ t = tan(z.x), b = 1 + t * t, s = sinh(z.y), d = 1 + b * s * s;
+  return @MK@(t / d, b * cosh(z.y) * s / d); }
 static __device__ inline @C@ ember_casin_special@S@(@C@ z) {
   if (isnan(z.x) || isnan(z.y)) {
     if (isinf(z.x)) return @MK@(z.y, fabs(z.x));
@@ -187,14 +212,34 @@ static __device__ inline @C@ ember_casin_special@S@(@C@ z) {
     return @MK@(z.x + z.y, z.x + z.y);
   }
   return @MK@(copysign(isinf(z.y) ? (isinf(z.x) ? @PI4@ : 0) : @PI2@, z.x), copysign(@INF@, z.y)); }
-static __device__ inline @C@ ember_csqrt1mz2@S@(@C@ z) { return ember_csqrt@S@(@MK@(1 - (z.x - z.y) * (z.x + z.y), -2 * z.x * z.y)); }
+static __device__ inline @C@ ember_casin_core@S@(@R@ x, @R@ y, int acos_part) {
+  if (x > (@R@)1e8 || y > (@R@)1e8) {
+    @R@ l = log(hypot((@R@)0.5 * x, (@R@)0.5 * y)) + 2 * @LN2@;
+    return @MK@(acos_part ? atan2(y, x) : atan2(x, y), l);
+  }
+  @R@ r = hypot(x + 1, y), s = hypot(x - 1, y), a = (@R@)0.5 * (r + s), b = x / a, y2 = y * y, re, im;
+  if (b <= (@R@)0.6417) {
+    re = acos_part ? acos(b) : asin(b);
+  } else {
+    @R@ t = x <= 1 ? sqrt((@R@)0.5 * (a + x) * (y2 / (r + (x + 1)) + (s + (1 - x))))
+                   : y * sqrt((@R@)0.5 * ((a + x) / (r + (x + 1)) + (a + x) / (s + (x - 1))));
+    re = acos_part ? atan(t / x) : atan(x / t);
+  }
+  if (a > (@R@)1.5) {
+    im = log(a + sqrt((a - 1) * (a + 1)));
+  } else if (x < 1 && y < @TINY@) {
+    im = y / sqrt((1 - x) * (1 + x));
+  } else {
+    @R@ w = y2 / (r + (x + 1)) + (x < 1 ? y2 / (s + (1 - x)) : s + (x - 1));
+    im = ember_log1p@S@((@R@)0.5 * w + sqrt(w * (a + 1) * (@R@)0.5));
+  }
+  return @MK@(re, im); }
 static __device__ inline @C@ ember_carcsin@S@(@C@ z) {
   if (!isfinite(z.x) || !isfinite(z.y)) return ember_casin_special@S@(z);
-  if (fabs(z.x) + fabs(z.y) < (@R@)1e-3) { @C@ z2 = ember_cmul@S@(z, z); @C@ z3 = ember_cmul@S@(z2, z); @C@ z5 = ember_cmul@S@(z3, z2); return @MK@(z.x + z3.x / 6 + 3 * z5.x / 40, z.y + z3.y / 6 + 3 * z5.y / 40); }
-  @C@ w = ember_csqrt1mz2@S@(z); @C@ l = ember_clog@S@(@MK@(w.x - z.y, w.y + z.x)); return @MK@(l.y, -l.x); }
+  @C@ w = ember_casin_core@S@(fabs(z.x), fabs(z.y), 0); return @MK@(copysign(w.x, z.x), copysign(w.y, z.y)); }
 static __device__ inline @C@ ember_carccos@S@(@C@ z) {
   if (!isfinite(z.x) || !isfinite(z.y)) { @C@ w = ember_casin_special@S@(z); return @MK@(@PI2@ - w.x, -w.y); }
-  @C@ w = ember_csqrt1mz2@S@(z); @C@ l = ember_clog@S@(@MK@(z.x - w.y, z.y + w.x)); return @MK@(l.y, -l.x); }
+  @C@ w = ember_casin_core@S@(fabs(z.x), fabs(z.y), 1); return @MK@(z.x < 0 ? 2 * @PI2@ - w.x : w.x, copysign(w.y, -z.y)); }
 static __device__ inline @C@ ember_catanh_special@S@(@C@ z) {
   if (isnan(z.x) || isnan(z.y)) {
     if (isinf(z.x)) return @MK@(copysign((@R@)0, z.x), z.y);
@@ -205,7 +250,14 @@ static __device__ inline @C@ ember_catanh_special@S@(@C@ z) {
   return @MK@(copysign((@R@)0, z.x), copysign(@PI2@, z.y)); }
 static __device__ inline @C@ ember_carctan@S@(@C@ z) {
   if (!isfinite(z.x) || !isfinite(z.y)) { @C@ w = ember_catanh_special@S@(@MK@(-z.y, z.x)); return @MK@(w.y, -w.x); }
-  @R@ d = z.x * z.x + (1 - z.y) * (1 - z.y); return @MK@(atan2(2 * z.x, (1 - z.y) * (1 + z.y) - z.x * z.x) / 2, log1p(4 * z.y / d) / 4); }
+  @R@ x = z.x, y = z.y;
+  if (fabs(x) > (@R@)1e8 || fabs(y) > (@R@)1e8) {
+    @R@ h = hypot((@R@)0.5 * x, (@R@)0.5 * y);
+    return @MK@(copysign(@PI2@, x) - (@R@)0.25 * (x / h) / h, (@R@)0.25 * (y / h) / h);
+  }
+  @R@ ay = fabs(y), d = x * x + (1 - ay) * (1 - ay);
+  @R@ im = d < @TINY@ ? (@R@)0.5 * (log(hypot(x, 1 + ay)) - log(hypot(x, 1 - ay))) : ember_log1p@S@(4 * ay / d) / 4;
+  return @MK@(atan2(2 * x, (1 - y) * (1 + y) - x * x) / 2, copysign(im, y)); }
 static __device__ inline @C@ ember_crint@S@(@C@ z) { return @MK@(rint(z.x), rint(z.y)); }
 "#;
 
@@ -372,6 +424,16 @@ pub fn expression(
         "reciprocal" if complex => with(format!("ember_crecip{s}({a})"), ch()),
         "reciprocal" if float => plain(format!("(1 / {a})")),
         "reciprocal" => plain(format!("({a} == 0 ? 0 : 1 / {a})")),
+        // PoCL's float tanh(+-inf) is +-0.99999994, and its log1p is off for tiny values.
+        "tanh" if float && dialect == Dialect::OpenCl => {
+            let vt = value_type(t, dialect);
+            plain(format!("(isinf({a}) ? copysign(({vt})1, {a}) : tanh({a}))"))
+        }
+        "log1p" if float && dialect == Dialect::OpenCl => {
+            let vt = value_type(t, dialect);
+            let tiny = log1p_exact_below(t);
+            plain(format!("(fabs({a}) < (({vt}){tiny:?}) ? {a} : log1p({a}))"))
+        }
         "sqrt" | "exp" | "exp2" | "log" | "log2" | "log10" | "log1p" | "expm1" | "sin" | "cos" | "tan"
         | "sinh" | "cosh" | "tanh" | "floor" | "ceil" | "trunc" | "rint"
             if float =>
@@ -545,6 +607,27 @@ mod tests {
         let cl = complex_math_helpers(DType::C64, Dialect::OpenCl);
         assert!(cl.contains("((float)INFINITY)") && cl.contains("((float)NAN)"));
         assert!(!cl.contains("double"), "{cl}");
+    }
+
+    #[test]
+    fn pocl_tanh_and_log1p_are_exact_at_infinity_and_tiny_values() {
+        let args = ["a".to_string()];
+        let code = |name: &str, d: DType, dialect: Dialect| {
+            expression(name, &[d], d, &args, dialect).unwrap().code
+        };
+        assert_eq!(code("tanh", DType::F32, Dialect::Cuda), "tanh(a)");
+        assert_eq!(code("log1p", DType::F64, Dialect::Cuda), "log1p(a)");
+        assert_eq!(
+            code("tanh", DType::F16, Dialect::OpenCl),
+            "(isinf(a) ? copysign((float)1, a) : tanh(a))"
+        );
+        assert_eq!(
+            code("log1p", DType::F64, Dialect::OpenCl),
+            "(fabs(a) < ((double)8.673617379884035e-19) ? a : log1p(a))"
+        );
+        assert!(
+            code("log1p", DType::F32, Dialect::OpenCl).contains("((float)9.313225746154785e-10)")
+        );
     }
 
     #[test]

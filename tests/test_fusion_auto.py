@@ -297,3 +297,52 @@ def test_float16_steps_round_as_eager_stores_do(fusion):
     eager = ((a * b) * (a - b) + a * a).get()
     np.testing.assert_array_equal(fused, eager)
     np.testing.assert_array_equal(fused, (h * g) * (h - g) + h * h)
+
+
+def test_work_left_on_a_stream_runs_before_the_stream_is_destroyed(fusion):
+    import gc
+    import threading
+
+    x = ember.asarray(np.arange(1 << 12, dtype=np.float32))
+    results = []
+
+    def worker():
+        s = ember.cuda.Stream()
+        s.use()
+        results.append(x * 2)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    gc.collect()
+    np.testing.assert_array_equal(results[0].get(), np.arange(1 << 12, dtype=np.float32) * 2)
+
+
+def test_a_ufunc_of_python_scalars_alone_is_a_strong_operand(fusion):
+    x = ember.asarray(np.full(300, 127, np.int8))
+    m = ember.multiply(2, 3)  # a 0-d int64 array: int8 + it is int64, as in NumPy
+    got = ((x + m) > 0).get()
+    np.testing.assert_array_equal(got, (np.full(300, 127, np.int8) + np.multiply(2, 3)) > 0)
+
+
+def test_copies_and_assignment_do_not_turn_fusion_off(fusion):
+    a = ember.asarray(np.arange(1000, dtype=np.float64))
+    b = ember.zeros(1000)
+    b[...] = a
+    c = a.copy()
+    s0 = stats()
+    r = (a * 2 + b) - c
+    assert delta(s0, stats())["recorded"] == 3
+    np.testing.assert_array_equal(r.get(), np.arange(1000.0) * 2)
+
+
+@pytest.mark.gpu
+def test_handing_memory_out_runs_the_work_that_reads_it_first(fusion):
+    cupy = pytest.importorskip("cupy")
+    a = ember.asarray(np.arange(2000, dtype=np.float32))
+    y = a * 2                 # waits
+    other = cupy.asarray(a)   # the CUDA array interface hands the memory out: y runs first
+    other[0] = -5.0
+    cupy.cuda.Device().synchronize()
+    assert y.get()[0] == 0.0
+    assert a.get()[0] == -5.0

@@ -45,7 +45,7 @@ def device_copy(src, dst) -> None:
     shape = src.shape
     if 0 in shape:
         return
-    if src.buffer_address == dst.buffer_address:
+    if src.buffer_id == dst.buffer_id:
         if src.offset == dst.offset and src.strides == dst.strides and src.dtype == dst.dtype:
             return  # a[...] = a
         (s_lo, s_hi), (d_lo, d_hi) = _byte_range(src), _byte_range(dst)

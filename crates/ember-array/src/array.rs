@@ -227,6 +227,8 @@ impl Array {
 
     /// Copies this array to host bytes in C order.
     pub fn to_host(&self, dst: &mut [u8]) -> Result<()> {
+        // Pending work that failed must not pass for data.
+        ember_runtime::deferred::finish_and_check()?;
         if dst.len() != self.nbytes() {
             return Err(Error::Value(format!(
                 "host buffer has {} bytes, the array {}",

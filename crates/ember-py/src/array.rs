@@ -68,6 +68,12 @@ impl NativeArray {
     fn address(&self) -> u64 {
         self.0.address()
     }
+    /// Which buffer the array views (an identity to compare, not an address: reading it
+    /// neither finishes pending work nor hands the memory out).
+    #[getter]
+    fn buffer_id(&self) -> usize {
+        std::sync::Arc::as_ptr(self.0.buffer()) as usize
+    }
     /// Address of the start of the underlying buffer.
     #[getter]
     fn buffer_address(&self) -> u64 {

@@ -14,8 +14,9 @@ use ember_core::{Error, Result};
 static PENDING: AtomicBool = AtomicBool::new(false);
 static HOOK: OnceLock<fn()> = OnceLock::new();
 /// The first error met while queueing pending work from a place that cannot return one; it is
-/// reported by the next synchronisation.
+/// reported by the next synchronisation, host read or ufunc call.
 static LATE_ERROR: Mutex<Option<Error>> = Mutex::new(None);
+static HAS_ERROR: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// True while this thread queues pending work (its own launches must not re-enter).
@@ -73,12 +74,24 @@ pub fn keep_error(err: Error) {
     if slot.is_none() {
         *slot = Some(err);
     }
+    HAS_ERROR.store(true, Ordering::Release);
 }
 
 /// Queues pending work, then returns the error kept from earlier pending work, if any.
 pub fn finish_and_check() -> Result<()> {
     finish();
-    match LATE_ERROR.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    check()
+}
+
+/// Returns (once) the error kept from earlier pending work, if any.
+#[inline]
+pub fn check() -> Result<()> {
+    if !HAS_ERROR.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    let mut slot = LATE_ERROR.lock().unwrap_or_else(|e| e.into_inner());
+    HAS_ERROR.store(false, Ordering::Release);
+    match slot.take() {
         Some(err) => Err(err),
         None => Ok(()),
     }

@@ -49,6 +49,7 @@ impl Stream {
 
     /// True once all work queued so far is done.
     pub fn done(&self) -> Result<bool> {
+        crate::deferred::finish();
         self.device
             .backend()
             .query_stream(self.handle)
@@ -68,6 +69,8 @@ impl Stream {
 impl Drop for Stream {
     fn drop(&mut self) {
         if self.owned {
+            // Work that waits for this stream must be queued on it while it exists.
+            crate::deferred::finish();
             self.device.backend().destroy_stream(self.handle);
         }
     }

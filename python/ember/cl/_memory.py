@@ -242,7 +242,7 @@ def _copy_buffer(queue, src: Buffer, dst: Buffer, byte_count=-1, src_offset=0, d
     _check_range("clEnqueueCopyBuffer", "source offset", src_offset, count, src.size)
     _check_range("clEnqueueCopyBuffer", "destination offset", dst_offset, count, dst.size)
     s, d = _bytes_at(src, src_offset, count), _bytes_at(dst, dst_offset, count)
-    if s.buffer_address == d.buffer_address and abs(s.offset - d.offset) < count:
+    if s.buffer_id == d.buffer_id and abs(s.offset - d.offset) < count:
         raise RuntimeError("clEnqueueCopyBuffer failed: MEM_COPY_OVERLAP - the source and destination ranges overlap",
                            routine="clEnqueueCopyBuffer", code=status_code.MEM_COPY_OVERLAP)
     event = _run(queue, wait_for, lambda: s.copy_into(d), done=False)

@@ -39,6 +39,10 @@ const MAX_STEPS: usize = 32;
 const MAX_LEAVES: usize = 16;
 /// The most results waiting at once (a loop that never reads memory still runs).
 const MAX_QUEUE: usize = 64;
+/// Expressions whose sightings are counted before the count starts over.
+const MAX_SIGNATURES: usize = 4096;
+/// The count of an expression whose fused kernel failed to compile.
+const BROKEN: u32 = u32::MAX;
 
 static ENABLED: AtomicBool = AtomicBool::new(true);
 static MIN_SIZE: AtomicUsize = AtomicUsize::new(1 << 16);
@@ -138,6 +142,11 @@ fn same_view(a: &Array, b: &Array) -> bool {
 pub(super) fn wants(u: &Ufunc, found: &Loop, inputs: &[Operand], n: usize) -> bool {
     settings();
     if !ENABLED.load(Ordering::Relaxed) || n < MIN_SIZE.load(Ordering::Relaxed) || u.nout != 1 {
+        return false;
+    }
+    // Python scalars alone make a 0-d array, a strong operand downstream; a step of the
+    // expression would stay weak.
+    if !inputs.iter().any(|op| matches!(op, Operand::Array(_))) {
         return false;
     }
     inputs.iter().enumerate().all(|(k, op)| match op {
@@ -260,7 +269,9 @@ pub(super) fn record(
     });
     hook::mark_pending();
     count(0);
-    let full = q.len() >= MAX_QUEUE;
+    // Waiting intermediates hold memory eager code would have reused: a bounded amount.
+    let waiting: usize = q.iter().map(|p| p.output.nbytes()).sum();
+    let full = q.len() >= MAX_QUEUE || waiting > device.info().total_memory / 4;
     drop(q);
     if full {
         hook::finish();
@@ -350,6 +361,8 @@ fn run(batch: &[Pending]) -> Result<()> {
         plans.push(plan);
     }
     plans.reverse();
+    // One failure does not stop the others: results the user holds are computed if they can be.
+    let mut first_error = None;
     for (p, plan) in batch.iter().zip(&plans) {
         let device = p.output.device();
         let switched = current_stream(device) != p.stream;
@@ -370,6 +383,7 @@ fn run(batch: &[Pending]) -> Result<()> {
                 &p.direct,
                 std::slice::from_ref(&p.output),
                 p.output.shape(),
+                true,
             ),
             Plan::Fused(f, layout) => {
                 let bindings = bindings(p);
@@ -379,9 +393,11 @@ fn run(batch: &[Pending]) -> Result<()> {
         if switched {
             ember_runtime::pop_current_stream(device);
         }
-        result?;
+        if let Err(err) = result {
+            first_error.get_or_insert(err);
+        }
     }
-    Ok(())
+    first_error.map_or(Ok(()), Err)
 }
 
 fn bindings(p: &Pending) -> smallvec::SmallVec<[Binding<'_>; 8]> {
@@ -426,11 +442,15 @@ fn fused_plan(p: &Pending) -> Option<(Function, map_plan::MapPlan)> {
     let sig = signature(p);
     {
         let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-        let count = seen
-            .get_or_insert_with(HashMap::new)
-            .entry(sig.clone())
-            .or_default();
-        *count = count.saturating_add(1);
+        let seen = seen.get_or_insert_with(HashMap::new);
+        if seen.len() > MAX_SIGNATURES {
+            seen.clear();
+        }
+        let count = seen.entry(sig.clone()).or_default();
+        if *count == BROKEN {
+            return None;
+        }
+        *count = (*count + 1).min(BROKEN - 1);
         if *count < AFTER.load(Ordering::Relaxed) {
             return None;
         }
@@ -447,10 +467,16 @@ fn fused_plan(p: &Pending) -> Option<(Function, map_plan::MapPlan)> {
         })
         .collect();
     let layout = map_plan::plan_roles(p.output.shape(), &roles, &bindings);
-    let function = fused_function(device, p, sig, &layout);
-    // A generated expression that fails to compile is a bug of ours; the ufunc-by-ufunc path
-    // still computes the right numbers.
-    function.ok().map(|f| (f, layout))
+    match fused_function(device, p, sig.clone(), &layout) {
+        Ok(f) => Some((f, layout)),
+        Err(_) => {
+            // A generated expression that fails to compile is a bug of ours; the ufunc-by-ufunc
+            // path still computes the right numbers, and the expression is not tried again.
+            let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+            seen.get_or_insert_with(HashMap::new).insert(sig, BROKEN);
+            None
+        }
+    }
 }
 
 fn fused_function(

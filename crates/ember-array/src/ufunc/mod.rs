@@ -115,6 +115,7 @@ pub fn apply(
             inputs.len()
         )));
     }
+    ember_runtime::deferred::check()?;
     let kinds: smallvec::SmallVec<[OperandType; 3]> = inputs.iter().map(Operand::kind).collect();
     let found = resolve::find_loop(u, &kinds, dtype)?;
     let (loop_in, loop_out) = *found;
@@ -197,15 +198,18 @@ pub fn apply(
     }
     let given_out = out.iter().any(Option::is_some);
     if !given_out && dtype.is_none() && deferred::wants(u, found, inputs, n) {
+        // The kernel that computes it alone is compiled now: a compile error is raised here,
+        // where eager code raises it, and the result can always be computed alone later.
+        run_loop(device, u, found, inputs, &outputs, &shape, false)?;
         deferred::record(u, found, inputs, &outputs[0])?;
         return Ok(outputs);
     }
-    run_loop(device, u, found, inputs, &outputs, &shape)?;
+    run_loop(device, u, found, inputs, &outputs, &shape, true)?;
     Ok(outputs)
 }
 
 /// Launches `u`'s loop `found` over `inputs` into `outputs` (all of the broadcast `shape`,
-/// which is not empty).
+/// which is not empty); with `launch` false, only makes sure its kernel is compiled.
 fn run_loop(
     device: &'static Device,
     u: &'static Ufunc,
@@ -213,6 +217,7 @@ fn run_loop(
     inputs: &[Operand],
     outputs: &[Array],
     shape: &[usize],
+    launch: bool,
 ) -> Result<()> {
     let (loop_in, _) = *found;
     let n: usize = shape.iter().product();
@@ -269,6 +274,9 @@ fn run_loop(
         *slot = Some(o.dtype());
     }
     let function = kernel(device, u, key, &layout)?;
+    if !launch {
+        return Ok(());
+    }
     map_plan::launch(device, &function, n, &bindings, &layout)
 }
 

@@ -141,6 +141,15 @@ impl Array {
         self.buffer.address() + self.offset as u64
     }
 
+    /// True when both are the same view: one buffer, offset, shape, strides and dtype.
+    pub fn is_same_view(&self, other: &Array) -> bool {
+        Arc::ptr_eq(&self.buffer, &other.buffer)
+            && self.offset == other.offset
+            && self.shape == other.shape
+            && self.strides == other.strides
+            && self.dtype == other.dtype
+    }
+
     /// True when element (0, ..., 0) sits on a multiple of `bytes` (for vector loads; this
     /// neither queues pending work nor hands the address out).
     pub fn is_aligned(&self, bytes: u64) -> bool {

@@ -9,7 +9,6 @@
 use std::sync::Mutex;
 
 use ember_codegen::philox::{Distribution, RandomKernel};
-use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
@@ -50,15 +49,11 @@ fn check_float(dtype: DType, what: &str) -> Result<()> {
 
 /// The smallest and largest values of an integer (or bool) dtype.
 fn integer_bounds(dtype: DType) -> Result<(i128, i128)> {
-    let bits = 8 * dtype.itemsize() as u32;
-    match dtype.kind() {
-        Kind::Bool => Ok((0, 1)),
-        Kind::Int => Ok((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)),
-        Kind::UInt => Ok((0, (1i128 << bits) - 1)),
-        _ => Err(Error::Type(format!(
+    dtype.int_bounds().ok_or_else(|| {
+        Error::Type(format!(
             "Unsupported dtype {dtype} for randint: use an integer dtype or bool"
-        ))),
-    }
+        ))
+    })
 }
 
 impl Philox {

@@ -66,6 +66,16 @@ pub fn store(dtype: DType, dialect: Dialect, ptr: &str, value: &str) -> String {
     }
 }
 
+/// The device function `ember_round_half(float x)`, declared with `qualifier`: `x` rounded to
+/// the nearest float16 (ties to even), as a store rounds it. float16 values live in float, so
+/// code that keeps one between operations rounds it after each, as float16 hardware does.
+pub fn round_half_function(dialect: Dialect, qualifier: &str) -> String {
+    match dialect {
+        Dialect::Cuda => format!("{qualifier} float ember_round_half(float x) {{ unsigned short h; float f; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(x)); asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }}\n"),
+        Dialect::OpenCl => format!("{qualifier} float ember_round_half(float x) {{ ushort h; vstore_half_rte(x, 0, (half*)&h); return vload_half(0, (const half*)&h); }}\n"),
+    }
+}
+
 /// Converts a value expression of `from` to a value of `to`, as NumPy's `astype` does
 /// (complex to real keeps the real part; anything to bool tests for non-zero).
 pub fn cast(expr: &str, from: DType, to: DType, dialect: Dialect) -> String {

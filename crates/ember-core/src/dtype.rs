@@ -109,6 +109,17 @@ impl DType {
         matches!(self.kind(), Kind::Int | Kind::UInt)
     }
 
+    /// The smallest and largest values of an integer or bool dtype; `None` for the others.
+    pub fn int_bounds(self) -> Option<(i128, i128)> {
+        let bits = 8 * self.itemsize() as u32;
+        match self.kind() {
+            Kind::Bool => Some((0, 1)),
+            Kind::Int => Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)),
+            Kind::UInt => Some((0, (1i128 << bits) - 1)),
+            _ => None,
+        }
+    }
+
     /// The unsigned integer type as wide as `self` (for wrapping arithmetic on its bits).
     pub fn unsigned_twin(self) -> DType {
         match self.itemsize() {

@@ -177,10 +177,7 @@ impl Helper {
             }
             Helper::Atomic(op, d, space) => atomic(*op, *d, *space, dialect),
             Helper::Cas(d, space) => cas(*d, *space, dialect),
-            Helper::RoundHalf => match dialect {
-                Dialect::Cuda => format!("{dev} float ember_round_half(float x) {{ unsigned short h; float f; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(x)); asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }}\n"),
-                Dialect::OpenCl => format!("{dev} float ember_round_half(float x) {{ ushort h; vstore_half_rte(x, 0, (half*)&h); return vload_half(0, (const half*)&h); }}\n"),
-            },
+            Helper::RoundHalf => ember_codegen::types::round_half_function(dialect, dev),
             Helper::LaneId => match dialect {
                 Dialect::Cuda => format!("{dev} int ember_laneid(void) {{ unsigned int l; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return (int)l; }}\n"),
                 Dialect::OpenCl => format!("{dev} int ember_laneid(void) {{ return (int)((get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0)) & 31; }}\n"),

@@ -234,21 +234,13 @@ pub(crate) fn target(
 /// Copies `result` into `out` when they differ; returns what the caller gets.
 pub(crate) fn deliver(result: Array, out: Option<&Array>) -> Result<Array> {
     match out {
-        Some(o) if !std::ptr::eq(o, &result) && !same_view(o, &result) => {
+        Some(o) if !std::ptr::eq(o, &result) && !o.is_same_view(&result) => {
             result.copy_into(o)?;
             Ok(o.clone())
         }
         Some(o) => Ok(o.clone()),
         None => Ok(result),
     }
-}
-
-fn same_view(a: &Array, b: &Array) -> bool {
-    std::sync::Arc::ptr_eq(a.buffer(), b.buffer())
-        && a.offset() == b.offset()
-        && a.shape() == b.shape()
-        && a.strides() == b.strides()
-        && a.dtype() == b.dtype()
 }
 
 /// NumPy's `op(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)`. Arg reductions take

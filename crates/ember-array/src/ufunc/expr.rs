@@ -306,6 +306,18 @@ fn is_signed(d: DType) -> bool {
 
 /// The expression of ufunc `name` over `args` (values of the loop's input types `ins`),
 /// producing a value of its first output type `out`.
+/// The comparison that gives the same answer with its operands swapped (`less` for
+/// `greater`); other names are themselves.
+pub(crate) fn mirrored(name: &str) -> &str {
+    match name {
+        "less" => "greater",
+        "greater" => "less",
+        "less_equal" => "greater_equal",
+        "greater_equal" => "less_equal",
+        other => other,
+    }
+}
+
 /// int64 against uint64 (either way round): NumPy 2's loops compare the values exactly.
 fn mixed_sign_64(a: DType, b: DType) -> bool {
     matches!((a, b), (DType::I64, DType::U64) | (DType::U64, DType::I64))
@@ -319,14 +331,7 @@ fn mixed_sign_comparison(name: &str, t: DType, a: &str, b: &str, dialect: Dialec
     let (s, x, op) = if t == DType::I64 {
         (a, b, name)
     } else {
-        let flipped = match name {
-            "less" => "greater",
-            "less_equal" => "greater_equal",
-            "greater" => "less",
-            "greater_equal" => "less_equal",
-            other => other,
-        };
-        (b, a, flipped)
+        (b, a, mirrored(name))
     };
     let symbol = match op {
         "equal" => "==",

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use ember_codegen::types::{cast, value_type};
+use ember_codegen::types::{cast, round_half_function, value_type};
 use ember_codegen::{Dialect, Param, Role, Snippets, UserMap};
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
@@ -145,8 +145,11 @@ pub fn fused_body(
         // float16 values live in float: eager code rounds each result when it stores it, so
         // a fused step rounds it too.
         let code = if dtype == DType::F16 {
-            add_helpers(&mut helpers, round_half_helper(dialect));
-            format!("ember_fused_round_half({code})")
+            add_helpers(
+                &mut helpers,
+                &round_half_function(dialect, "static __device__"),
+            );
+            format!("ember_round_half({code})")
         } else {
             code
         };
@@ -179,14 +182,6 @@ pub fn fused_body(
         preamble: helpers.concat(),
         outputs: out_dtypes,
     })
-}
-
-/// `ember_fused_round_half(x)`: float `x` rounded to the nearest float16 (ties to even).
-fn round_half_helper(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Cuda => "static __device__ float ember_fused_round_half(float x) { unsigned short h; float f; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(x)); asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n",
-        Dialect::OpenCl => "static __device__ float ember_fused_round_half(float x) { ushort h; vstore_half_rte(x, 0, (half*)&h); return vload_half(0, (const half*)&h); }\n",
-    }
 }
 
 /// A product that NVRTC may not merge with a later step into one multiply-add: eager code
@@ -257,7 +252,8 @@ pub fn fused_map(
     })
 }
 
-fn default_of(kind: Kind) -> DType {
+/// NumPy's default dtype of a kind (what a Python scalar of that kind becomes).
+pub(super) fn default_of(kind: Kind) -> DType {
     match kind {
         Kind::Bool => DType::Bool,
         Kind::Int | Kind::UInt => DType::I64,

@@ -71,12 +71,7 @@ fn scalar_param(value: Scalar, weak: bool, dtype: DType) -> Result<map_plan::Sca
             Scalar::UInt(u) => u as i128,
             _ => 0,
         };
-        let bits = 8 * dtype.itemsize() as u32;
-        let (lo, hi) = if dtype.kind() == Kind::Int {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        } else {
-            (0, (1i128 << bits) - 1)
-        };
+        let (lo, hi) = dtype.int_bounds().unwrap_or((i128::MIN, i128::MAX));
         if matches!(value, Scalar::Int(_) | Scalar::UInt(_)) && !(lo..=hi).contains(&v) {
             return Err(Error::Overflow(format!(
                 "Python integer {v} out of bounds for {}",
@@ -283,33 +278,22 @@ fn run_loop(
 /// The answer of comparison `u` when its integer loop meets a Python int beyond the loop
 /// type's range (larger than every value, or smaller), else `None`.
 fn out_of_range_comparison(u: &Ufunc, loop_in: &[DType], inputs: &[Operand]) -> Option<bool> {
-    let flip = |name: &'static str| match name {
-        "less" => "greater",
-        "greater" => "less",
-        "less_equal" => "greater_equal",
-        "greater_equal" => "less_equal",
-        other => other,
-    };
+    // Python ints are rare operands: looked for first, the name only then.
+    let (k, value) = inputs.iter().enumerate().find_map(|(k, op)| match op {
+        Operand::Scalar(v, OperandType::Weak(Kind::Int)) => Some((k, *v)),
+        _ => None,
+    })?;
     if !matches!(
         u.name,
         "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal"
     ) {
         return None;
     }
-    let (k, value) = inputs.iter().enumerate().find_map(|(k, op)| match op {
-        Operand::Scalar(v, OperandType::Weak(Kind::Int)) => Some((k, *v)),
-        _ => None,
-    })?;
     let dtype = loop_in[k];
-    if !matches!(dtype.kind(), Kind::Int | Kind::UInt) {
+    if !dtype.is_integer() {
         return None;
     }
-    let bits = 8 * dtype.itemsize() as u32;
-    let (lo, hi): (i128, i128) = if dtype.kind() == Kind::Int {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
+    let (lo, hi) = dtype.int_bounds()?;
     let above = match value {
         Scalar::Int(i) if (i as i128) > hi => true,
         Scalar::UInt(v) if (v as i128) > hi => true,
@@ -319,7 +303,11 @@ fn out_of_range_comparison(u: &Ufunc, loop_in: &[DType], inputs: &[Operand]) -> 
         _ => return None,
     };
     // As `array OP scalar`.
-    let name = if k == 0 { flip(u.name) } else { u.name };
+    let name = if k == 0 {
+        expr::mirrored(u.name)
+    } else {
+        u.name
+    };
     Some(match name {
         "equal" => false,
         "not_equal" => true,

@@ -110,12 +110,7 @@ fn scalar_bytes(name: &str, value: Scalar, dtype: DType) -> Result<Vec<u8>> {
             _ => 0,
         };
         if matches!(value, Scalar::Int(_) | Scalar::UInt(_)) {
-            let bits = 8 * dtype.itemsize() as u32;
-            let (lo, hi) = if dtype.kind() == Kind::Int {
-                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-            } else {
-                (0, (1i128 << bits) - 1)
-            };
+            let (lo, hi) = dtype.int_bounds().unwrap_or((i128::MIN, i128::MAX));
             if v < lo || v > hi {
                 return Err(out_of_range(v.to_string()));
             }

@@ -15,7 +15,7 @@
 //! latency and are launched at once.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use ember_core::config::Config;
 use ember_core::dtype::Kind;
@@ -23,7 +23,7 @@ use ember_core::{DType, Result, Scalar};
 use ember_runtime::deferred as hook;
 use ember_runtime::{current_stream, Handle};
 
-use super::fused::{FusedParam, Ref, Step};
+use super::fused::{default_of, FusedParam, Ref, Step};
 use super::tables::Loop;
 use super::{Operand, OperandType, Ufunc};
 use crate::array::Array;
@@ -103,7 +103,7 @@ impl Leaf {
 
     fn same(&self, other: &Leaf) -> bool {
         match (self, other) {
-            (Leaf::Array(a), Leaf::Array(b)) => same_view(a, b),
+            (Leaf::Array(a), Leaf::Array(b)) => a.is_same_view(b),
             _ => false,
         }
     }
@@ -125,14 +125,6 @@ struct Pending {
 fn queue() -> &'static Mutex<Vec<Pending>> {
     static QUEUE: Mutex<Vec<Pending>> = Mutex::new(Vec::new());
     &QUEUE
-}
-
-fn same_view(a: &Array, b: &Array) -> bool {
-    Arc::ptr_eq(a.buffer(), b.buffer())
-        && a.offset() == b.offset()
-        && a.shape() == b.shape()
-        && a.strides() == b.strides()
-        && a.dtype() == b.dtype()
 }
 
 /// True when this call may wait: fusion is on, the result is large, and every input is ember
@@ -158,19 +150,10 @@ pub(super) fn wants(u: &Ufunc, found: &Loop, inputs: &[Operand], n: usize) -> bo
     })
 }
 
-fn weak_dtype(kind: Kind) -> DType {
-    match kind {
-        Kind::Bool => DType::Bool,
-        Kind::Int | Kind::UInt => DType::I64,
-        Kind::Float => DType::F64,
-        Kind::Complex => DType::C128,
-    }
-}
-
 fn scalar_leaf(value: Scalar, t: OperandType) -> Leaf {
     let param = match t {
         OperandType::Weak(kind) => FusedParam {
-            dtype: weak_dtype(kind),
+            dtype: default_of(kind),
             weak: true,
         },
         OperandType::Strong(dtype) => FusedParam { dtype, weak: false },
@@ -210,7 +193,7 @@ pub(super) fn record(
     for op in inputs {
         match op {
             Operand::Array(a) => {
-                let producer = q.iter().rev().find(|p| same_view(a, &p.output));
+                let producer = q.iter().rev().find(|p| a.is_same_view(&p.output));
                 match producer {
                     Some(p)
                         if steps.len() + p.steps.len() < MAX_STEPS

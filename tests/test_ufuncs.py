@@ -189,6 +189,47 @@ def test_operators_match_numpy(rng):
     np.testing.assert_array_equal((~i & 6 | 1 ^ i << 2 >> 1).get(), ~np.arange(10) & 6 | 1 ^ np.arange(10) << 2 >> 1)
 
 
+def test_native_operators_keep_python_rules_for_other_operands(rng):
+    """The operators are native methods in front of the Python ones: arrays and scalars take
+    the native path, everything else reaches the Python rules (conversion, NotImplemented)."""
+    import types
+
+    assert isinstance(cp.ndarray.__add__, types.MethodDescriptorType)
+    a = rng.standard_normal(6)
+    d = cp.asarray(a)
+    with np.errstate(all="ignore"):
+        pairs = [
+            (d + [1, 2, 3, 4, 5, 6], a + [1, 2, 3, 4, 5, 6]),  # a list: converted by the Python path
+            ([1, 2, 3, 4, 5, 6] - d, [1, 2, 3, 4, 5, 6] - a),
+            (d * np.float32(2), a * np.float32(2)), (np.float64(3) - d, np.float64(3) - a),
+            (True + d, True + a), (d ** 2j, a ** 2j), (d.__add__(d), a + a), (d.__rsub__(1.5), 1.5 - a),
+        ]
+    for got, want in pairs:
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.get(), want, rtol=1e-12)
+    # Unknown operand types give NotImplemented, so Python's own rules answer.
+    assert (d == None) is False and (d != None) is True  # noqa: E711
+    assert d.__add__("x") is NotImplemented
+    with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for \\+: 'ndarray' and 'str'"):
+        d + "x"
+    with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for -: 'dict' and 'ndarray'"):
+        {} - d
+    with pytest.raises(ValueError, match="could not be broadcast together with shapes \\(6,\\) \\(4,\\)"):
+        d + cp.ones(4)
+    with pytest.raises(TypeError, match="expected 1 argument"):
+        cp.ndarray.__add__(d)
+    with pytest.raises(TypeError, match="descriptor '__add__'"):
+        cp.ndarray.__add__(1, d)
+    e = d.copy()
+    same = e
+    e -= np.float64(1)
+    e **= 2
+    assert e is same
+    np.testing.assert_allclose(e.get(), (a - 1) ** 2, rtol=1e-12)
+    np.testing.assert_allclose((-d).get(), -a)
+    assert abs(cp.asarray(np.array([-3], np.int8))).get()[0] == 3
+
+
 def test_in_place_operators_and_out(rng):
     a = rng.standard_normal(100)
     d = cp.asarray(a)

@@ -172,6 +172,12 @@ def _binary(name):
     return forward, reflected, inplace
 
 
+def _native(dunder, name, form, fallback):
+    """``fallback`` with a native method in front: ndarray and scalar operands go from
+    Python's operator slot straight to the ufunc; the others reach ``fallback``."""
+    return _ember.operator_method(ndarray, dunder, UFUNCS[name]._id, form, fallback)
+
+
 def _unary(name):
     i = UFUNCS[name]._id
 
@@ -187,18 +193,18 @@ for _dunder, _name in (
     ("or", "bitwise_or"), ("xor", "bitwise_xor"), ("lshift", "left_shift"), ("rshift", "right_shift"),
 ):
     _f, _r, _i = _binary(_name)
-    setattr(ndarray, f"__{_dunder}__", _f)
-    setattr(ndarray, f"__r{_dunder}__", _r)
-    setattr(ndarray, f"__i{_dunder}__", _i)
+    setattr(ndarray, f"__{_dunder}__", _native(f"__{_dunder}__", _name, "forward", _f))
+    setattr(ndarray, f"__r{_dunder}__", _native(f"__r{_dunder}__", _name, "reflected", _r))
+    setattr(ndarray, f"__i{_dunder}__", _native(f"__i{_dunder}__", _name, "inplace", _i))
 
 for _dunder, _name in (
     ("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
     ("ge", "greater_equal"),
 ):
-    setattr(ndarray, f"__{_dunder}__", _binary(_name)[0])
+    setattr(ndarray, f"__{_dunder}__", _native(f"__{_dunder}__", _name, "forward", _binary(_name)[0]))
 
 for _dunder, _name in (("neg", "negative"), ("pos", "positive"), ("abs", "absolute"), ("invert", "invert")):
-    setattr(ndarray, f"__{_dunder}__", _unary(_name))
+    setattr(ndarray, f"__{_dunder}__", _native(f"__{_dunder}__", _name, "unary", _unary(_name)))
 
 # Arrays compare element-wise, so they are not hashable (as in NumPy and CuPy); NumPy must
 # not try to convert them (it cannot: __array__ refuses) but let ember's reflected operators run.

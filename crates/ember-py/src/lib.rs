@@ -10,6 +10,7 @@ mod jit;
 mod kernel;
 mod launch_args;
 mod linalg;
+mod operators;
 mod random;
 mod raw_kernel;
 mod reduction;
@@ -28,6 +29,7 @@ fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kernel::register(m)?;
     launch_args::register(m)?;
     linalg::register(m)?;
+    operators::register(m)?;
     raw_kernel::register(m)?;
     reduction::register(m)?;
     ufunc::register(m)?;

@@ -18,7 +18,7 @@ fn ufunc_id(name: &str) -> PyResult<(usize, usize, usize)> {
     Ok((u.id, u.nin, u.nout))
 }
 
-fn operand(k: &KnownTypes, value: &Bound<'_, PyAny>) -> PyResult<Operand> {
+pub(crate) fn operand(k: &KnownTypes, value: &Bound<'_, PyAny>) -> PyResult<Operand> {
     if k.is_ndarray(value) {
         return Ok(Operand::Array(k.array_of(value)?));
     }

@@ -1,0 +1,214 @@
+//! `ember.ndarray`'s operators as native method descriptors. `a + b` goes from Python's
+//! number slot straight to the ufunc: no Python frame, no argument parsing (the small-op hot
+//! path). Operands the fast path does not take as they are (lists, foreign device arrays,
+//! anything else) go to the Python method it stands in front of, which keeps NumPy's
+//! `NotImplemented` and conversion rules in one place.
+
+use std::ffi::CString;
+use std::os::raw::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use ember_array::ufunc::{self, Operand};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyComplex, PyFloat, PyInt, PyType};
+
+use crate::errors::IntoPyResult;
+use crate::launch_args::{known, KnownTypes};
+
+/// How an operator calls its ufunc.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// `self <op> other`
+    Forward,
+    /// `other <op> self` (`__radd__`, ...)
+    Reflected,
+    /// `self <op>= other`: the result is written into `self`.
+    InPlace,
+    /// `<op> self`
+    Unary,
+}
+
+struct Operator {
+    ufunc: &'static ufunc::Ufunc,
+    form: Form,
+    /// The Python method this one stands in front of.
+    fallback: Py<PyAny>,
+}
+
+/// Each native operator is its own C function (a method descriptor carries no data): the
+/// function's number picks its slot here.
+const SLOTS: usize = 48;
+static OPERATORS: [OnceLock<Operator>; SLOTS] = [const { OnceLock::new() }; SLOTS];
+static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
+
+/// An operand the fast path passes to the ufunc as it is; the rest go to the fallback.
+fn direct(k: &KnownTypes, value: &Bound<'_, PyAny>) -> bool {
+    k.is_ndarray(value)
+        || value.is_exact_instance_of::<PyFloat>()
+        || value.is_instance_of::<PyInt>() // bool included
+        || value.is_exact_instance_of::<PyComplex>()
+        || k.numpy_scalar(value).is_some()
+}
+
+fn call_operator<'py>(
+    py: Python<'py>,
+    op: &Operator,
+    slf: &Bound<'py, PyAny>,
+    other: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let k = known()?;
+    let fast = k.is_ndarray(slf) && other.is_none_or(|o| direct(k, o));
+    if !fast {
+        return match other {
+            Some(o) => op.fallback.bind(py).call1((slf, o)),
+            None => op.fallback.bind(py).call1((slf,)),
+        };
+    }
+    let this = || -> PyResult<Operand> { Ok(Operand::Array(k.array_of(slf)?)) };
+    let that = || crate::ufunc::operand(k, other.expect("a binary operator has an operand"));
+    let inputs: smallvec::SmallVec<[Operand; 2]> = match op.form {
+        Form::Forward | Form::InPlace => [this()?, that()?].into_iter().collect(),
+        Form::Reflected => [that()?, this()?].into_iter().collect(),
+        Form::Unary => [this()?].into_iter().collect(),
+    };
+    let out = match op.form {
+        Form::InPlace => Some(k.array_of(slf)?),
+        _ => None,
+    };
+    let device = ember_runtime::device(ember_runtime::current_device()).py()?;
+    let mut results = ufunc::apply(device, op.ufunc, &inputs, &[out], None).py()?;
+    if op.form == Form::InPlace {
+        return Ok(slf.clone());
+    }
+    match results.pop() {
+        Some(r) if results.is_empty() => k.wrap(py, r),
+        _ => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{} has more than one output",
+            op.ufunc.name
+        ))),
+    }
+}
+
+/// The C entry of slot `S`. A method descriptor passes `self` apart and the arguments after
+/// it: `[]` for a unary operator, `[other]` for a binary one.
+unsafe extern "C" fn entry<const S: usize>(
+    slf: *mut ffi::PyObject,
+    args: *mut *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+) -> *mut ffi::PyObject {
+    // Called by Python, which holds the GIL.
+    let py = unsafe { Python::assume_attached() };
+    let outcome = catch_unwind(AssertUnwindSafe(|| -> PyResult<Bound<'_, PyAny>> {
+        let op = OPERATORS[S]
+            .get()
+            .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("operator not registered"))?;
+        let wanted = if op.form == Form::Unary { 0 } else { 1 };
+        if nargs != wanted {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "expected {wanted} argument(s), got {nargs}"
+            )));
+        }
+        let slf = unsafe { Bound::from_borrowed_ptr(py, slf) };
+        let other = (wanted == 1).then(|| unsafe { Bound::from_borrowed_ptr(py, *args) });
+        call_operator(py, op, &slf, other.as_ref())
+    }));
+    let result = match outcome {
+        Ok(r) => r,
+        Err(_) => Err(pyo3::panic::PanicException::new_err(
+            "ember's operator panicked: please report this",
+        )),
+    };
+    match result {
+        Ok(obj) => obj.into_ptr(),
+        Err(e) => {
+            e.restore(py);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+type Entry = unsafe extern "C" fn(
+    *mut ffi::PyObject,
+    *mut *mut ffi::PyObject,
+    ffi::Py_ssize_t,
+) -> *mut ffi::PyObject;
+
+macro_rules! entries {
+    ($($s:literal)*) => { [$(entry::<$s> as Entry),*] };
+}
+static ENTRIES: [Entry; SLOTS] = entries!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23
+    24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47
+);
+
+/// A method for `ndarray` named `name` computing ufunc `id` in `form` ("forward",
+/// "reflected", "inplace" or "unary"), in front of the Python method `fallback`. When every
+/// slot is taken (a module imported again), `fallback` itself is returned.
+#[pyfunction]
+fn operator_method<'py>(
+    py: Python<'py>,
+    ndarray: &Bound<'py, PyType>,
+    name: &str,
+    id: usize,
+    form: &str,
+    fallback: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let form = match form {
+        "forward" => Form::Forward,
+        "reflected" => Form::Reflected,
+        "inplace" => Form::InPlace,
+        "unary" => Form::Unary,
+        _ => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown operator form {form:?}"
+            )))
+        }
+    };
+    let u = ufunc::resolve::by_id(id).py()?;
+    let expected = if form == Form::Unary { 1 } else { 2 };
+    if u.nin != expected || u.nout != 1 {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "ufunc {} takes {} input(s) and gives {} output(s): it is not a {} operator",
+            u.name,
+            u.nin,
+            u.nout,
+            if expected == 1 { "unary" } else { "binary" }
+        )));
+    }
+    let slot = NEXT_SLOT.fetch_add(1, Ordering::Relaxed);
+    if slot >= SLOTS {
+        return Ok(fallback);
+    }
+    let op = Operator {
+        ufunc: u,
+        form,
+        fallback: fallback.unbind(),
+    };
+    if OPERATORS[slot].set(op).is_err() {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(
+            "operator slot taken twice",
+        ));
+    }
+    let name = CString::new(name)
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err("operator name has a NUL byte"))?;
+    // The definition lives as long as the descriptor, which may live as long as the process.
+    let def = Box::leak(Box::new(ffi::PyMethodDef {
+        ml_name: name.into_raw(),
+        ml_meth: ffi::PyMethodDefPointer {
+            PyCFunctionFast: ENTRIES[slot],
+        },
+        ml_flags: ffi::METH_FASTCALL as c_int,
+        ml_doc: std::ptr::null(),
+    }));
+    unsafe {
+        let descr = ffi::PyDescr_NewMethod(ndarray.as_type_ptr(), def);
+        Bound::from_owned_ptr_or_err(py, descr)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(operator_method, m)?)
+}

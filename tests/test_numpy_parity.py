@@ -1821,7 +1821,7 @@ def test_linalg_norm_matches_numpy(dtype):
         vector = isinstance(axis, int) or (axis is None and ndim == 1)
         matrix = (isinstance(axis, tuple) and len(axis) == 2) or (axis is None and ndim == 2)
         orders = [None] + ([2, 1, np.inf, -np.inf, 0, 3, 0.5, -1] if vector else []) + (
-            ["fro", 1, -1, np.inf, -np.inf] if matrix else [])
+            ["fro", 1, -1, np.inf, -np.inf, 2, -2, "nuc"] if matrix else [])
         ord_ = data.draw(st.sampled_from(orders), label="ord")
         if n.size == 0 and (ord_ == np.inf or (ord_ == 1 and matrix)):
             return  # test_linalg_norm_of_an_empty_array_is_zero_like_numpy

@@ -3,7 +3,9 @@
 Norms are composed from ember's ufuncs and reductions, so they run on the device and follow
 NumPy's dtype rules: integer inputs are taken as float64; complex inputs give real norms;
 float32 and float16 stay in their precision. Results are ember arrays (0-d for a single norm).
-Matrix norms that need singular values (``ord=2``, ``-2``, ``'nuc'``) are not available yet.
+Matrix norms from singular values (``ord=2``, ``-2``, ``'nuc'``) compute them on the device by
+one-sided Jacobi sweeps; whether a sweep is the last, and whether a matrix holds NaN (NumPy
+raises ``LinAlgError`` then), are read on the host: one int per sweep, one bool per call.
 """
 
 from __future__ import annotations
@@ -58,15 +60,58 @@ def _vector_norm(x: ndarray, ord, axis: tuple, keepdims: bool) -> ndarray:
     return _power(total, 1.0 / float(ord))
 
 
+def _singular_values(x: ndarray, row_axis: int, col_axis: int) -> ndarray:
+    """The singular values of each matrix of ``x`` over ``(row_axis, col_axis)``, computed on
+    the device by one-sided Jacobi: shape = the other axes + ``(min(rows, cols),)``, in any
+    order. A complex matrix ``X + iY`` is taken in its real form ``[[X, -Y], [Y, X]]``, which
+    has each of its singular values twice."""
+    from . import _ember
+    from ._creation import ascontiguousarray, zeros
+    from ._shape import concatenate, moveaxis, swapaxes
+    from ._ufuncs import where
+
+    if x.dtype == np.float16:
+        raise TypeError("array type float16 is unsupported in linalg")
+    a = moveaxis(x, (row_axis, col_axis), (-2, -1))
+    if a.dtype.kind == "c":
+        re, im = a.real, a.imag
+        a = concatenate([concatenate([re, -im], axis=-1), concatenate([im, re], axis=-1)], axis=-2)
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    k = min(m, n)
+    if k == 0 or 0 in batch:
+        return zeros(batch + (k,), dtype=a.dtype)
+    # Jacobi rotates k columns as long as the other side: the matrix or its transpose, one
+    # column after another in memory.
+    w = a if m < n else swapaxes(a, -1, -2)
+    # Scaled to at most 1 in magnitude: the squared sums neither overflow nor underflow early.
+    scale = _abs(w).max(axis=(-2, -1), keepdims=True)
+    if bool(UFUNCS["isnan"](scale).any()):  # one host read, as NumPy raises for NaN
+        raise np.linalg.LinAlgError("SVD did not converge")
+    finite = UFUNCS["isfinite"](scale)
+    w = where(finite, w / where(finite & (scale > 0), scale, 1), 0)
+    w = ascontiguousarray(w.reshape((-1,) + w.shape[-2:]))
+    if _ember.orthogonalize_columns(w._a) != "converged":
+        raise np.linalg.LinAlgError("SVD did not converge")
+    scale = scale.reshape(batch + (1,))
+    sv = _sqrt(_square(w).sum(axis=-1)).reshape(batch + (k,)) * scale
+    # An infinite entry makes every singular value NaN, as in NumPy.
+    return where(finite.reshape(batch + (1,)), sv, np.nan)
+
+
 def _matrix_norm(x: ndarray, ord, axis: tuple, keepdims: bool) -> ndarray:
     row_axis, col_axis = (normalize_axis_index(operator.index(a), x.ndim) for a in axis)
     if row_axis == col_axis:
         raise ValueError("Duplicate axes given.")
     if ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            f"norm(ord={ord!r}) of matrices needs singular values, which ember does not compute yet"
-        )
-    if ord == 1 or ord == -1:
+        sv = _singular_values(x, row_axis, col_axis)
+        if ord == 2:
+            value = _max0(sv, sv.ndim - 1)
+        elif ord == -2:
+            value = sv.min(axis=-1)
+        else:
+            # A complex matrix's real form has each singular value twice.
+            value = sv.sum(axis=-1) * (0.5 if x.dtype.kind == "c" else 1.0)
+    elif ord == 1 or ord == -1:
         sums = _abs(x).sum(axis=row_axis)
         col = col_axis - 1 if col_axis > row_axis else col_axis
         value = _max0(sums, col) if ord == 1 else sums.min(axis=col)
@@ -90,8 +135,9 @@ def norm(x, ord=None, axis=None, keepdims=False) -> ndarray:
 
     ``ord`` for vectors: None/2 (Euclidean), ``inf``, ``-inf``, 0 (count of non-zeros), 1, or
     any other number p (``sum(|x|**p)**(1/p)``); for matrices: None/``'fro'``, 1, -1, ``inf``,
-    ``-inf``. ``axis`` (an int for vector norms, a pair for matrix norms) and ``keepdims`` as
-    in NumPy; with ``axis=None`` a 1-d array gets a vector norm and a 2-d one a matrix norm,
+    ``-inf``, 2 (largest singular value), -2 (smallest), ``'nuc'`` (their sum). ``axis`` (an
+    int for vector norms, a pair for matrix norms) and ``keepdims`` as in NumPy; with
+    ``axis=None`` a 1-d array gets a vector norm and a 2-d one a matrix norm,
     and ``ord=None`` gives the 2-norm of the flattened array of any shape.
     """
     x = _array(x, "linalg.norm")

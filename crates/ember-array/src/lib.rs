@@ -10,6 +10,7 @@ pub mod launch;
 pub mod linalg;
 pub mod random;
 pub mod reduction;
+pub mod svd;
 pub mod ufunc;
 pub mod user_kernel;
 pub mod xoroshiro;

@@ -11,6 +11,7 @@ pub mod philox;
 pub mod prelude;
 pub mod reduce;
 pub mod scan;
+pub mod svd;
 pub mod types;
 pub mod user_kernel;
 pub mod xoroshiro;

@@ -33,8 +33,25 @@ fn matmul_engine(py: Python<'_>, ordinal: usize, dtype_name: &str) -> PyResult<&
     Ok(py.detach(|| linalg::engine(device, dtype)))
 }
 
+/// Rotates the columns of each matrix of `w` ((matrices, columns, rows), float32/float64,
+/// C-contiguous) in place until they are orthogonal (one-sided Jacobi). Returns
+/// "converged", "not converged" or "not finite" (a matrix holds NaN).
+#[pyfunction]
+fn orthogonalize_columns(py: Python<'_>, w: &NativeArray) -> PyResult<&'static str> {
+    use ember_array::svd::Outcome;
+    let outcome = py
+        .detach(|| ember_array::svd::orthogonalize_columns(&w.0))
+        .py()?;
+    Ok(match outcome {
+        Outcome::Converged => "converged",
+        Outcome::NotConverged => "not converged",
+        Outcome::NotFinite => "not finite",
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(matmul, m)?)?;
     m.add_function(wrap_pyfunction!(matmul_engine, m)?)?;
+    m.add_function(wrap_pyfunction!(orthogonalize_columns, m)?)?;
     Ok(())
 }

@@ -1,0 +1,189 @@
+//! Singular values by one-sided Jacobi (Hestenes' method, as LAPACK's `xGESVJ` and cuSOLVER's
+//! `gesvdj` use it): the columns of a matrix are rotated pairwise until they are orthogonal;
+//! their norms are then the singular values.
+//!
+//! A sweep visits every pair of columns once, in `n - 1` steps of `n / 2` disjoint pairs (the
+//! round-robin order of a tournament), so the pairs of one step rotate in parallel. One launch
+//! runs one step: block `(pair, matrix)` reduces the pair's three dot products over the column
+//! length with its threads (coalesced), then rotates both columns. The matrices are stored
+//! column after column: `w[matrix][column][row]`.
+
+use std::fmt::Write;
+
+use ember_core::DType;
+
+use crate::dialect::Dialect;
+
+/// The kernel's name for `dtype`.
+pub fn step_name(dtype: DType) -> String {
+    format!("ember_jacobi_step_{}", dtype.name())
+}
+
+/// Columns `(p, q)` of pair `k` in step `step` of a sweep over `even` columns (`n` rounded up
+/// to even; column `n` of an odd `n` is a stand-in that pairs with nobody). Every pair of
+/// columns meets exactly once in the `even - 1` steps.
+pub fn round_robin(step: usize, k: usize, even: usize) -> (usize, usize) {
+    let r = even - 1;
+    let a = (step + k) % r;
+    let b = if k == 0 { r } else { (step + r - k) % r };
+    (a.min(b), a.max(b))
+}
+
+/// One step of a sweep for float32 or float64 matrices, with `block` threads per pair (a
+/// power of two). Parameters: `w` (the matrices, rotated in place), `rotated` (one int per
+/// matrix, raised to 1 when a rotation happens and to 2 when a column holds NaN), `m` rows,
+/// `n` columns, `step`.
+pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
+    let t = dialect.table();
+    let (g, i64t) = (t.global, t.int64);
+    let ty = match dtype {
+        DType::F32 => "float",
+        _ => "double",
+    };
+    // Columns closer than this to orthogonal are left alone (LAPACK's sqrt(m) * eps).
+    let eps = match dtype {
+        DType::F32 => "1.1920929e-07f",
+        _ => "2.220446049250313e-16",
+    };
+    let one = if dtype == DType::F32 { "1.0f" } else { "1.0" };
+    // The rotated columns are read by other blocks in the next launch only; within a block
+    // the barriers order local memory.
+    let name = step_name(dtype);
+    let mut params = vec![format!("{g}{ty}* w_p")];
+    if t.buffer_offsets {
+        params.push(format!("{i64t} w_o"));
+    }
+    params.push(format!("{g}int* rotated_p"));
+    if t.buffer_offsets {
+        params.push(format!("{i64t} rotated_o"));
+    }
+    params.extend([
+        format!("{i64t} m"),
+        format!("{i64t} n"),
+        format!("{i64t} step"),
+    ]);
+    let mut s = String::from("// ember: one-sided Jacobi step\n");
+    let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
+    if let Some(line) = t.offset_pointer("w_p", ty, false, "w_o") {
+        s.push_str(&line);
+    }
+    if let Some(line) = t.offset_pointer("rotated_p", "int", false, "rotated_o") {
+        s.push_str(&line);
+    }
+    let lid = t.local_id;
+    let (pair, matrix) = (t.group_id[0], t.group_id[1]);
+    let barrier = t.barrier;
+    let atomic_max = match dialect {
+        Dialect::Cuda => "atomicMax",
+        Dialect::OpenCl => "atomic_max",
+    };
+    let shared = t.shared;
+    let _ = write!(
+        s,
+        r#"  {shared} {ty} sums[3 * {block}];
+  {shared} {ty} rot[2];
+  const {i64t} even = n + (n & 1);
+  const {i64t} r = even - 1;
+  const {i64t} k = {pair};
+  const {i64t} a = (step + k) % r;
+  const {i64t} b = k == 0 ? r : (step + r - k) % r;
+  const {i64t} p = a < b ? a : b;
+  const {i64t} q = a < b ? b : a;
+  // Column n of an odd n is a stand-in: its block only takes part in the barriers (every
+  // thread of a block must reach them; PoCL miscompiles a block that returns before them).
+  const int active = q < n;
+  {g}{ty}* wp = w_p + ({matrix} * n + p) * m;
+  {g}{ty}* wq = w_p + ({matrix} * n + (active ? q : p)) * m;
+  const int lid = {lid};
+  {ty} alpha = 0, beta = 0, gamma = 0;
+  for ({i64t} i = lid; active && i < m; i += {block}) {{
+    const {ty} x = wp[i], y = wq[i];
+    alpha += x * x;
+    beta += y * y;
+    gamma += x * y;
+  }}
+  sums[lid] = alpha;
+  sums[{block} + lid] = beta;
+  sums[2 * {block} + lid] = gamma;
+  {barrier};
+  for (int span = {block} / 2; span > 0; span /= 2) {{
+    if (lid < span) {{
+      sums[lid] += sums[lid + span];
+      sums[{block} + lid] += sums[{block} + lid + span];
+      sums[2 * {block} + lid] += sums[2 * {block} + lid + span];
+    }}
+    {barrier};
+  }}
+  if (lid == 0 && active) {{
+    alpha = sums[0];
+    beta = sums[{block}];
+    gamma = sums[2 * {block}];
+    {ty} c = {one}, sn = 0;
+    const {ty} tol = sqrt(({ty})m) * {eps};
+    if (alpha != alpha || beta != beta || gamma != gamma) {{
+      {atomic_max}(&rotated_p[{matrix}], 2);
+    }} else if (gamma != 0 && fabs(gamma) > tol * sqrt(alpha) * sqrt(beta)) {{
+      const {ty} zeta = (beta - alpha) / (2 * gamma);
+      const {ty} tn = (zeta >= 0 ? {one} : -{one}) / (fabs(zeta) + hypot({one}, zeta));
+      c = {one} / sqrt({one} + tn * tn);
+      sn = c * tn;
+      {atomic_max}(&rotated_p[{matrix}], 1);
+    }}
+    rot[0] = c;
+    rot[1] = sn;
+  }}
+  {barrier};
+  const {ty} cos_t = rot[0], sin_t = rot[1];
+  for ({i64t} i = lid; active && sin_t != 0 && i < m; i += {block}) {{
+    const {ty} u = wp[i], v = wq[i];
+    wp[i] = cos_t * u - sin_t * v;
+    wq[i] = sin_t * u + cos_t * v;
+  }}
+}}
+"#
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_robin_meets_every_pair_once_with_disjoint_steps() {
+        for n in 1..12usize {
+            let even = n + (n & 1);
+            if even < 2 {
+                continue;
+            }
+            let mut met = std::collections::HashSet::new();
+            for step in 0..even - 1 {
+                let mut used = std::collections::HashSet::new();
+                for k in 0..even / 2 {
+                    let (p, q) = round_robin(step, k, even);
+                    assert!(p < q && q < even, "n {n} step {step} pair {k}: {p},{q}");
+                    assert!(
+                        used.insert(p) && used.insert(q),
+                        "n {n} step {step}: {p},{q} reused"
+                    );
+                    if q < n {
+                        assert!(met.insert((p, q)), "n {n}: ({p},{q}) met twice");
+                    }
+                }
+            }
+            assert_eq!(met.len(), n * (n - 1) / 2, "n {n}");
+        }
+    }
+
+    #[test]
+    fn both_dialects_name_their_parameters() {
+        let cuda = step_source(DType::F64, 128, Dialect::Cuda);
+        assert!(cuda.contains("extern \"C\" __global__ void ember_jacobi_step_float64(double* w_p, int* rotated_p, long long m"), "{cuda}");
+        let cl = step_source(DType::F32, 16, Dialect::OpenCl);
+        assert!(
+            cl.contains("__global float* w_p, long w_o, __global int* rotated_p, long rotated_o"),
+            "{cl}"
+        );
+        assert!(cl.contains("__local float sums[3 * 16]"), "{cl}");
+    }
+}

@@ -114,13 +114,15 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
     }}
     {barrier};
   }}
-  if (lid == 0 && active) {{
+  if (lid == 0) {{
     alpha = sums[0];
     beta = sums[{block}];
     gamma = sums[2 * {block}];
     {ty} c = {one}, sn = 0;
     const {ty} tol = sqrt(({ty})m) * {eps};
-    if (alpha != alpha || beta != beta || gamma != gamma) {{
+    if (!active) {{
+      // No rotation: the stand-in pairs with nobody.
+    }} else if (alpha != alpha || beta != beta || gamma != gamma) {{
       {atomic_max}(&rotated_p[{matrix}], 2);
     }} else if (gamma != 0 && fabs(gamma) > tol * sqrt(alpha) * sqrt(beta)) {{
       const {ty} zeta = (beta - alpha) / (2 * gamma);
@@ -134,7 +136,7 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
   }}
   {barrier};
   const {ty} cos_t = rot[0], sin_t = rot[1];
-  for ({i64t} i = lid; active && sin_t != 0 && i < m; i += {block}) {{
+  for ({i64t} i = lid; sin_t != 0 && i < m; i += {block}) {{
     const {ty} u = wp[i], v = wq[i];
     wp[i] = cos_t * u - sin_t * v;
     wq[i] = sin_t * u + cos_t * v;

@@ -230,6 +230,24 @@ def test_native_operators_keep_python_rules_for_other_operands(rng):
     assert abs(cp.asarray(np.array([-3], np.int8))).get()[0] == 3
 
 
+def test_repeated_calls_keep_apart_dtypes_alignment_and_shapes(rng):
+    """Calls of one form are remembered per thread (loop and kernel): calls that differ only in
+    dtypes, in the alignment of contiguous views or in shape must still get their own."""
+    a = rng.standard_normal(1030)
+    b = rng.standard_normal(1030).astype(np.float32)
+    cases = [
+        lambda x, y: x[:-2] * y[:-2],  # aligned: vector loads
+        lambda x, y: x[1:-1] * y[1:-1],  # 4 bytes off
+        lambda x, y: y[1:-1] * y[1:-1],  # float32 only
+        lambda x, y: x[:6].reshape(2, 3) * x[6:12].reshape(2, 3),
+    ]
+    for _ in range(2):
+        for f in cases:  # the same code on both libraries
+            got, want = f(cp.asarray(a), cp.asarray(b)), f(a, b)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got.get(), want)
+
+
 def test_in_place_operators_and_out(rng):
     a = rng.standard_normal(100)
     d = cp.asarray(a)

@@ -12,7 +12,7 @@ use ember_runtime::{current_stream, Buffer, Device, KernelArg};
 use crate::launch::{dialect, run_map};
 
 /// An n-dimensional array on one device. Cloning makes another view of the same memory.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Array {
     buffer: Arc<Buffer>,
     /// Bytes from the buffer's start to element (0, ..., 0).
@@ -22,6 +22,20 @@ pub struct Array {
     /// Bytes between neighbours along each axis (may be negative or zero).
     strides: Strides,
     dtype: DType,
+}
+
+impl Clone for Array {
+    /// Copies shape and strides as slices (a derived clone goes element by element: this is
+    /// on every operation's path).
+    fn clone(&self) -> Array {
+        Array {
+            buffer: self.buffer.clone(),
+            offset: self.offset,
+            shape: Dims::from_slice(&self.shape),
+            strides: Strides::from_slice(&self.strides),
+            dtype: self.dtype,
+        }
+    }
 }
 
 /// An array's shape (inline for the usual few axes).

@@ -4,6 +4,7 @@
 
 pub mod deferred;
 pub mod expr;
+mod fast;
 pub mod fused;
 pub mod resolve;
 pub mod tables;
@@ -111,6 +112,11 @@ pub fn apply(
         )));
     }
     ember_runtime::deferred::check()?;
+    if out.iter().all(Option::is_none) && dtype.is_none() {
+        if let Some(result) = fast::apply(u, inputs)? {
+            return Ok(std::iter::once(result).collect());
+        }
+    }
     let kinds: smallvec::SmallVec<[OperandType; 3]> = inputs.iter().map(Operand::kind).collect();
     let found = resolve::find_loop(u, &kinds, dtype)?;
     let (loop_in, loop_out) = *found;
@@ -246,6 +252,28 @@ fn run_loop(
         })
         .collect();
     let layout = map_plan::plan_roles(shape, &roles, &bindings);
+    let input_types = inputs.iter().map(|o| match o {
+        Operand::Array(a) => Some(a.dtype()),
+        Operand::Scalar(..) => None,
+    });
+    let output_types = outputs.iter().map(Array::dtype);
+    let function = loop_kernel(device, u, found, input_types, output_types, &layout)?;
+    if !launch {
+        return Ok(());
+    }
+    map_plan::launch(device, &function, n, &bindings, &layout)
+}
+
+/// The compiled kernel of `u`'s loop `found` for inputs of these dtypes (`None`: a scalar
+/// parameter), outputs of these dtypes and `layout`.
+fn loop_kernel(
+    device: &'static Device,
+    u: &'static Ufunc,
+    found: &'static tables::Loop,
+    input_types: impl Iterator<Item = Option<DType>>,
+    output_types: impl Iterator<Item = DType>,
+    layout: &map_plan::MapPlan,
+) -> Result<Function> {
     let mut key = KernelKey {
         ufunc: u.id,
         inputs: [None; 3],
@@ -259,20 +287,13 @@ fn run_loop(
         vector: layout.vector,
         device: device.info().ordinal,
     };
-    for (slot, o) in key.inputs.iter_mut().zip(inputs) {
-        *slot = match o {
-            Operand::Array(a) => Some(a.dtype()),
-            Operand::Scalar(..) => None,
-        };
+    for (slot, t) in key.inputs.iter_mut().zip(input_types) {
+        *slot = t;
     }
-    for (slot, o) in key.outputs.iter_mut().zip(outputs) {
-        *slot = Some(o.dtype());
+    for (slot, t) in key.outputs.iter_mut().zip(output_types) {
+        *slot = Some(t);
     }
-    let function = kernel(device, u, key, &layout)?;
-    if !launch {
-        return Ok(());
-    }
-    map_plan::launch(device, &function, n, &bindings, &layout)
+    kernel(device, u, key, layout)
 }
 
 /// The answer of comparison `u` when its integer loop meets a Python int beyond the loop

@@ -1,0 +1,125 @@
+//! The common call made cheap: every input an array, all C-contiguous, of one shape, on one
+//! device, without `out=` or `dtype=`. The loop and kernel found for such a call are kept per
+//! thread, so a repeated call skips type resolution, broadcasting, layout planning and the
+//! kernel table, and goes from its operands to the launch.
+
+use std::cell::RefCell;
+
+use ember_codegen::user_kernel::vector_loadable;
+use ember_core::{DType, Result};
+use ember_runtime::{Device, Function};
+
+use super::{deferred, loop_kernel, resolve, tables, Operand, OperandType, Ufunc};
+use crate::array::Array;
+use crate::user_kernel::map_plan::{self, Binding, MapPlan};
+
+/// Calls remembered per thread (the most recent first).
+const RECENT: usize = 8;
+
+struct Entry {
+    ufunc: usize,
+    dtypes: [DType; 3],
+    vector: bool,
+    device: *const Device,
+    found: &'static tables::Loop,
+    function: Function,
+}
+
+thread_local! {
+    static CALLS: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `u` over `inputs` when the call has the common form (see the module's comment), else
+/// `None` and the general path takes it. Its result, errors and deferral are the general
+/// path's.
+pub(super) fn apply(u: &'static Ufunc, inputs: &[Operand]) -> Result<Option<Array>> {
+    if u.nout != 1 || inputs.len() != u.nin || inputs.len() > 3 {
+        return Ok(None);
+    }
+    let mut arrays: smallvec::SmallVec<[&Array; 3]> = smallvec::SmallVec::new();
+    for op in inputs {
+        match op {
+            Operand::Array(a) => arrays.push(a),
+            Operand::Scalar(..) => return Ok(None),
+        }
+    }
+    let first = arrays[0];
+    let (device, shape) = (first.device(), first.shape());
+    if !arrays
+        .iter()
+        .all(|a| std::ptr::eq(a.device(), device) && a.shape() == shape && a.is_c_contiguous())
+    {
+        return Ok(None);
+    }
+    let n: usize = shape.iter().product();
+    if n == 0 {
+        return Ok(None);
+    }
+    let vector = arrays
+        .iter()
+        .all(|a| vector_loadable(a.dtype()) && a.is_aligned(16));
+    let mut dtypes = [DType::Bool; 3];
+    for (slot, a) in dtypes.iter_mut().zip(&arrays) {
+        *slot = a.dtype();
+    }
+    let recent = CALLS.with(|calls| {
+        let mut calls = calls.borrow_mut();
+        let k = calls.iter().position(|e| {
+            e.ufunc == u.id
+                && e.dtypes == dtypes
+                && e.vector == vector
+                && std::ptr::eq(e.device, device)
+        })?;
+        // Most recent first: a loop of a few operations finds each at once.
+        if k > 0 {
+            let e = calls.remove(k);
+            calls.insert(0, e);
+        }
+        Some((calls[0].found, calls[0].function.clone()))
+    });
+    let plan = MapPlan {
+        loop_shape: Vec::new(),
+        loop_strides: Vec::new(),
+        vector,
+    };
+    let (found, function) = match recent {
+        Some(hit) => hit,
+        None => {
+            let kinds: smallvec::SmallVec<[OperandType; 3]> = arrays
+                .iter()
+                .map(|a| OperandType::Strong(a.dtype()))
+                .collect();
+            let found = resolve::find_loop(u, &kinds, None)?;
+            let input_types = arrays.iter().map(|a| Some(a.dtype()));
+            let output_types = std::iter::once(found.1[0]);
+            let function = loop_kernel(device, u, found, input_types, output_types, &plan)?;
+            CALLS.with(|calls| {
+                let mut calls = calls.borrow_mut();
+                calls.truncate(RECENT - 1);
+                calls.insert(
+                    0,
+                    Entry {
+                        ufunc: u.id,
+                        dtypes,
+                        vector,
+                        device,
+                        found,
+                        function: function.clone(),
+                    },
+                );
+            });
+            (found, function)
+        }
+    };
+    if deferred::wants(u, found, inputs, n) {
+        return Ok(None);
+    }
+    let out = Array::empty(device, shape, found.1[0])?;
+    {
+        let mut bindings: smallvec::SmallVec<[Binding; 4]> =
+            arrays.iter().map(|a| Binding::Array(a)).collect();
+        bindings.push(Binding::Array(&out));
+        map_plan::launch(device, &function, n, &bindings, &plan)?;
+    }
+    Ok(Some(out))
+}

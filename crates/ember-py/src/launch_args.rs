@@ -57,12 +57,15 @@ impl KnownTypes {
 
     /// The native array of an `ember.ndarray`.
     pub(crate) fn array_of(&self, value: &Bound<'_, PyAny>) -> PyResult<ember_array::Array> {
-        Ok(self
-            .native_array(value)?
-            .cast::<NativeArray>()?
-            .get()
-            .0
-            .clone())
+        Ok(self.native_of(value)?.get().0.clone())
+    }
+
+    /// The native object of an `ember.ndarray`, to borrow its array without a copy.
+    pub(crate) fn native_of<'py>(
+        &self,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, NativeArray>> {
+        Ok(self.native_array(value)?.cast_into::<NativeArray>()?)
     }
 
     /// The dtype of a NumPy scalar type, if `value` is one.

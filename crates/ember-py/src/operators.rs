@@ -67,6 +67,9 @@ fn call_operator<'py>(
             None => op.fallback.bind(py).call1((slf,)),
         };
     }
+    if let Some(result) = arrays_only(k, op, slf, other)? {
+        return k.wrap(py, result);
+    }
     let this = || -> PyResult<Operand> { Ok(Operand::Array(k.array_of(slf)?)) };
     let that = || crate::ufunc::operand(k, other.expect("a binary operator has an operand"));
     let inputs: smallvec::SmallVec<[Operand; 2]> = match op.form {
@@ -90,6 +93,29 @@ fn call_operator<'py>(
             op.ufunc.name
         ))),
     }
+}
+
+/// The quickest form, arrays on both sides and a new result: the arrays are borrowed from
+/// their Python objects and `ufunc::apply_arrays` takes the call when it has its common form.
+fn arrays_only(
+    k: &KnownTypes,
+    op: &Operator,
+    slf: &Bound<'_, PyAny>,
+    other: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<ember_array::Array>> {
+    if op.form == Form::InPlace || other.is_some_and(|o| !k.is_ndarray(o)) {
+        return Ok(None);
+    }
+    let this = k.native_of(slf)?;
+    let that = other.map(|o| k.native_of(o)).transpose()?;
+    let (x, y) = (&this.get().0, that.as_ref().map(|t| &t.get().0));
+    let result = match (op.form, y) {
+        (Form::Forward, Some(y)) => ufunc::apply_arrays(op.ufunc, &[x, y]),
+        (Form::Reflected, Some(y)) => ufunc::apply_arrays(op.ufunc, &[y, x]),
+        (Form::Unary, None) => ufunc::apply_arrays(op.ufunc, &[x]),
+        _ => return Ok(None),
+    };
+    result.py()
 }
 
 /// The C entry of slot `S`. A method descriptor passes `self` apart and the arguments after

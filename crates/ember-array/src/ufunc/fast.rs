@@ -9,7 +9,7 @@ use ember_codegen::user_kernel::vector_loadable;
 use ember_core::{DType, Result};
 use ember_runtime::{Device, Function};
 
-use super::{deferred, loop_kernel, resolve, tables, Operand, OperandType, Ufunc};
+use super::{deferred, loop_kernel, resolve, tables, OperandType, Ufunc};
 use crate::array::Array;
 use crate::user_kernel::map_plan::{self, Binding, MapPlan};
 
@@ -29,19 +29,12 @@ thread_local! {
     static CALLS: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `u` over `inputs` when the call has the common form (see the module's comment), else
+/// `u` over `arrays` when the call has the common form (see the module's comment), else
 /// `None` and the general path takes it. Its result, errors and deferral are the general
 /// path's.
-pub(super) fn apply(u: &'static Ufunc, inputs: &[Operand]) -> Result<Option<Array>> {
-    if u.nout != 1 || inputs.len() != u.nin || inputs.len() > 3 {
+pub(super) fn apply(u: &'static Ufunc, arrays: &[&Array]) -> Result<Option<Array>> {
+    if u.nout != 1 || arrays.len() != u.nin || arrays.len() > 3 {
         return Ok(None);
-    }
-    let mut arrays: smallvec::SmallVec<[&Array; 3]> = smallvec::SmallVec::new();
-    for op in inputs {
-        match op {
-            Operand::Array(a) => arrays.push(a),
-            Operand::Scalar(..) => return Ok(None),
-        }
     }
     let first = arrays[0];
     let (device, shape) = (first.device(), first.shape());
@@ -59,7 +52,7 @@ pub(super) fn apply(u: &'static Ufunc, inputs: &[Operand]) -> Result<Option<Arra
         .iter()
         .all(|a| vector_loadable(a.dtype()) && a.is_aligned(16));
     let mut dtypes = [DType::Bool; 3];
-    for (slot, a) in dtypes.iter_mut().zip(&arrays) {
+    for (slot, a) in dtypes.iter_mut().zip(arrays) {
         *slot = a.dtype();
     }
     let recent = CALLS.with(|calls| {
@@ -111,7 +104,7 @@ pub(super) fn apply(u: &'static Ufunc, inputs: &[Operand]) -> Result<Option<Arra
             (found, function)
         }
     };
-    if deferred::wants(u, found, inputs, n) {
+    if deferred::wants_arrays(u, arrays, n) {
         return Ok(None);
     }
     let out = Array::empty(device, shape, found.1[0])?;

@@ -113,8 +113,17 @@ pub fn apply(
     }
     ember_runtime::deferred::check()?;
     if out.iter().all(Option::is_none) && dtype.is_none() {
-        if let Some(result) = fast::apply(u, inputs)? {
-            return Ok(std::iter::once(result).collect());
+        let arrays: smallvec::SmallVec<[&Array; 3]> = inputs
+            .iter()
+            .filter_map(|op| match op {
+                Operand::Array(a) => Some(a),
+                Operand::Scalar(..) => None,
+            })
+            .collect();
+        if arrays.len() == inputs.len() {
+            if let Some(result) = fast::apply(u, &arrays)? {
+                return Ok(std::iter::once(result).collect());
+            }
         }
     }
     let kinds: smallvec::SmallVec<[OperandType; 3]> = inputs.iter().map(Operand::kind).collect();
@@ -207,6 +216,14 @@ pub fn apply(
     }
     run_loop(device, u, found, inputs, &outputs, &shape, true)?;
     Ok(outputs)
+}
+
+/// `u` over arrays alone (`u.nin` of them), without `out=` or `dtype=`, when the call has the
+/// common form that skips resolution and planning (see `fast`); `None` otherwise, for
+/// [`apply`] to take. The operators' path: the arrays are borrowed, not copied.
+pub fn apply_arrays(u: &'static Ufunc, arrays: &[&Array]) -> Result<Option<Array>> {
+    ember_runtime::deferred::check()?;
+    fast::apply(u, arrays)
 }
 
 /// Launches `u`'s loop `found` over `inputs` into `outputs` (all of the broadcast `shape`,

@@ -130,8 +130,7 @@ fn queue() -> &'static Mutex<Vec<Pending>> {
 /// True when this call may wait: fusion is on, the result is large, and every input is ember
 /// memory that nobody else can write meanwhile.
 pub(super) fn wants(u: &Ufunc, found: &Loop, inputs: &[Operand], n: usize) -> bool {
-    settings();
-    if !ENABLED.load(Ordering::Relaxed) || n < MIN_SIZE.load(Ordering::Relaxed) || u.nout != 1 {
+    if !size_wanted(u, n) {
         return false;
     }
     // Python scalars alone make a 0-d array, a strong operand downstream; a step of the
@@ -140,7 +139,7 @@ pub(super) fn wants(u: &Ufunc, found: &Loop, inputs: &[Operand], n: usize) -> bo
         return false;
     }
     inputs.iter().enumerate().all(|(k, op)| match op {
-        Operand::Array(a) => a.buffer().is_pooled() && !a.buffer().is_exposed(),
+        Operand::Array(a) => deferrable(a),
         // A float16 loop rounds its scalar first, and an int above int64 travels as its
         // bits: both are left to the eager path, which handles them exactly.
         Operand::Scalar(Scalar::UInt(_), OperandType::Weak(_)) => false,
@@ -148,6 +147,22 @@ pub(super) fn wants(u: &Ufunc, found: &Loop, inputs: &[Operand], n: usize) -> bo
         Operand::Scalar(Scalar::Float(_), OperandType::Weak(Kind::Int)) => false,
         Operand::Scalar(..) => found.0[k] != DType::F16,
     })
+}
+
+/// [`wants`] for a call of arrays alone.
+pub(super) fn wants_arrays(u: &Ufunc, arrays: &[&Array], n: usize) -> bool {
+    size_wanted(u, n) && !arrays.is_empty() && arrays.iter().all(|a| deferrable(a))
+}
+
+/// Whether fusion is on and a result of `n` elements of `u` is worth waiting.
+fn size_wanted(u: &Ufunc, n: usize) -> bool {
+    settings();
+    ENABLED.load(Ordering::Relaxed) && n >= MIN_SIZE.load(Ordering::Relaxed) && u.nout == 1
+}
+
+/// Whether an input array may be read later: ember's own memory nobody else can reach.
+fn deferrable(a: &Array) -> bool {
+    a.buffer().is_pooled() && !a.buffer().is_exposed()
 }
 
 fn scalar_leaf(value: Scalar, t: OperandType) -> Leaf {

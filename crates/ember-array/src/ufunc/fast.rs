@@ -11,7 +11,7 @@ use ember_runtime::{Device, Function};
 
 use super::{deferred, loop_kernel, resolve, tables, OperandType, Ufunc};
 use crate::array::Array;
-use crate::user_kernel::map_plan::{self, Binding, MapPlan};
+use crate::user_kernel::map_plan::{self, MapPlan};
 
 /// Calls remembered per thread (the most recent first).
 const RECENT: usize = 8;
@@ -109,10 +109,9 @@ pub(super) fn apply(u: &'static Ufunc, arrays: &[&Array]) -> Result<Option<Array
     }
     let out = Array::empty(device, shape, found.1[0])?;
     {
-        let mut bindings: smallvec::SmallVec<[Binding; 4]> =
-            arrays.iter().map(|a| Binding::Array(a)).collect();
-        bindings.push(Binding::Array(&out));
-        map_plan::launch(device, &function, n, &bindings, &plan)?;
+        let mut operands: smallvec::SmallVec<[&Array; 4]> = arrays.iter().copied().collect();
+        operands.push(&out);
+        map_plan::launch_flat(device, &function, n, &operands, vector)?;
     }
     Ok(Some(out))
 }

@@ -105,6 +105,24 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
     }
 }
 
+/// Launches `function`, compiled for a flat layout (`vector` or not) whose parameters are all
+/// arrays, over `n` elements of `arrays` (inputs then outputs, all C-contiguous): the short
+/// form of [`launch`] for the ufuncs' common call.
+pub fn launch_flat(
+    device: &'static Device,
+    function: &Function,
+    n: usize,
+    arrays: &[&Array],
+    vector: bool,
+) -> Result<()> {
+    let n64 = (n as i64).to_le_bytes();
+    let mut kargs: smallvec::SmallVec<[KernelArg<'_>; 5]> =
+        arrays.iter().map(|a| a.kernel_arg()).collect();
+    kargs.push(KernelArg::Bytes(&n64));
+    let (grid, block) = launch_shape_unrolled(device, n, if vector { VECTOR } else { UNROLL });
+    device.launch(function, grid, block, 0, current_stream(device), &kargs)
+}
+
 /// Launches `function` (compiled for `plan`) over `n` elements.
 pub fn launch(
     device: &'static Device,

@@ -263,6 +263,24 @@ def test_norm_errors_match_numpy():
         ember.linalg.norm(ember.zeros((0, 3)), -2)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_singular_values_of_a_larger_matrix_are_within_a_few_ulps(rng, dtype):
+    """Hundreds of rotations per column must not drift: 200x150 against float64 LAPACK."""
+    x = rng.standard_normal((200, 150)).astype(dtype)
+    sigma = np.linalg.svd(x.astype(np.float64), compute_uv=False)
+    eps = np.finfo(dtype).eps
+    d = ember.asarray(x)
+    for ord_, want in ((2, sigma[0]), (-2, sigma[-1]), ("nuc", sigma.sum())):
+        got = float(ember.linalg.norm(d, ord_).get())
+        assert abs(got / want - 1) < 8 * eps, (ord_, got, want)
+
+
+def test_singular_value_norms_of_many_small_matrices(rng):
+    """More matrices than a CUDA grid's second axis holds (65,535)."""
+    x = rng.standard_normal((70_000, 2, 3))
+    check(ember.linalg.norm(ember.asarray(x), 2, axis=(1, 2)), np.linalg.norm(x, 2, axis=(1, 2)), rtol=1e-12)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int32])
 def test_singular_value_norms_match_numpy(rng, dtype):
     """ord=2, -2 and 'nuc' from singular values computed on the device (one-sided Jacobi):
@@ -290,6 +308,13 @@ def test_singular_values_of_an_ill_conditioned_matrix_are_accurate(rng):
     # Rank one: the smallest singular value is zero up to rounding.
     r = np.outer(rng.standard_normal(6), rng.standard_normal(4))
     assert ember.linalg.norm(ember.asarray(r), -2).get() < 1e-14 * np.linalg.norm(r, 2)
+    # Entries of very different sizes: columns whose squares underflow still converge, and
+    # tiny singular values come out exactly as NumPy's.
+    wide = [np.array([[1e-23, 1e-20], [0, 1]], np.float32), np.array([[1e-170, 1e-140], [0, 1]]),
+            np.diag([1.0, 1e-200]), np.array([[1e-25, 1e-12], [1e-25, 1]], np.float32)]
+    for x in wide:
+        for ord_ in (2, -2):
+            check(ember.linalg.norm(ember.asarray(x), ord_), np.linalg.norm(x, ord_), rtol=1e-6)
     # Zeros, and an infinite entry (NumPy answers NaN).
     assert ember.linalg.norm(ember.zeros((3, 2)), 2).get() == 0.0
     assert np.isnan(ember.linalg.norm(ember.asarray(np.array([[np.inf, 1.0], [1.0, 1.0]])), "nuc").get())

@@ -218,14 +218,17 @@ def test_native_operators_keep_python_rules_for_other_operands(rng):
         d + cp.ones(4)
     with pytest.raises(TypeError, match="expected 1 argument"):
         cp.ndarray.__add__(d)
+    with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for \\*\\* or pow\\(\\)"):
+        pow(d, 2, 5)
     with pytest.raises(TypeError, match="descriptor '__add__'"):
         cp.ndarray.__add__(1, d)
     e = d.copy()
     same = e
     e -= np.float64(1)
     e **= 2
+    e += [1, 2, 3, 4, 5, 6]  # converted, as NumPy does
     assert e is same
-    np.testing.assert_allclose(e.get(), (a - 1) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(e.get(), (a - 1) ** 2 + [1, 2, 3, 4, 5, 6], rtol=1e-12)
     np.testing.assert_allclose((-d).get(), -a)
     assert abs(cp.asarray(np.array([-3], np.int8))).get()[0] == 3
 

@@ -166,7 +166,13 @@ def _binary(name):
             return _call(i, (other_c, self), None, None)
 
     def inplace(self, other):
-        _call(i, (self, other), self, None)
+        try:
+            _call(i, (self, other), self, None)
+        except TypeError:
+            other_c = _foreign((other,))[0]
+            if other_c is other:
+                raise
+            _call(i, (self, other_c), self, None)
         return self
 
     return forward, reflected, inplace

@@ -5,7 +5,8 @@ NumPy's dtype rules: integer inputs are taken as float64; complex inputs give re
 float32 and float16 stay in their precision. Results are ember arrays (0-d for a single norm).
 Matrix norms from singular values (``ord=2``, ``-2``, ``'nuc'``) compute them on the device by
 one-sided Jacobi sweeps; whether a sweep is the last, and whether a matrix holds NaN (NumPy
-raises ``LinAlgError`` then), are read on the host: one int per sweep, one bool per call.
+raises ``LinAlgError`` then), are read on the host: one int per sweep, one bool per call. A
+complex matrix is taken in its real form, twice as large each way.
 """
 
 from __future__ import annotations
@@ -92,8 +93,11 @@ def _singular_values(x: ndarray, row_axis: int, col_axis: int) -> ndarray:
     w = ascontiguousarray(w.reshape((-1,) + w.shape[-2:]))
     if _ember.orthogonalize_columns(w._a) != "converged":
         raise np.linalg.LinAlgError("SVD did not converge")
-    scale = scale.reshape(batch + (1,))
-    sv = _sqrt(_square(w).sum(axis=-1)).reshape(batch + (k,)) * scale
+    # Column norms, each column scaled by its largest entry first: a tiny singular value must
+    # not underflow in its square.
+    peak = _abs(w).max(axis=-1, keepdims=True)
+    norms = _sqrt(_square(w / where(peak > 0, peak, 1)).sum(axis=-1)) * peak.reshape(peak.shape[:-1])
+    sv = norms.reshape(batch + (k,)) * scale.reshape(batch + (1,))
     # An infinite entry makes every singular value NaN, as in NumPy.
     return where(finite.reshape(batch + (1,)), sv, np.nan)
 

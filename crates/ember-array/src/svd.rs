@@ -70,9 +70,10 @@ pub fn orthogonalize_columns(w: &Array) -> Result<Outcome> {
     if matrices == 0 || n < 2 || m == 0 {
         return Ok(Outcome::Converged);
     }
-    if matrices > 65_535 {
+    let pairs = n.div_ceil(2);
+    if pairs > 65_535 || matrices > i32::MAX as usize {
         return Err(Error::Value(format!(
-            "singular values of {matrices} matrices at once: at most 65535"
+            "singular values of {matrices} matrices of {n} columns: at most 131,070 columns and 2^31 - 1 matrices"
         )));
     }
     let device = w.device();
@@ -80,7 +81,7 @@ pub fn orthogonalize_columns(w: &Array) -> Result<Outcome> {
     let rotated = Array::empty(device, &[matrices], DType::I32)?;
     let even = n + (n & 1);
     let (m64, n64) = ((m as i64).to_le_bytes(), (n as i64).to_le_bytes());
-    let grid = [(even / 2) as u32, matrices as u32, 1];
+    let grid = [matrices as u32, (even / 2) as u32, 1];
     let threads = [block(device) as u32, 1, 1];
     for _ in 0..MAX_SWEEPS {
         fill(&rotated, Scalar::Int(0))?;

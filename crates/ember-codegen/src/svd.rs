@@ -30,9 +30,17 @@ pub fn round_robin(step: usize, k: usize, even: usize) -> (usize, usize) {
 }
 
 /// One step of a sweep for float32 or float64 matrices, with `block` threads per pair (a
-/// power of two). Parameters: `w` (the matrices, rotated in place), `rotated` (one int per
-/// matrix, raised to 1 when a rotation happens and to 2 when a column holds NaN), `m` rows,
-/// `n` columns, `step`.
+/// power of two), launched on a grid of (matrices, pairs). Parameters: `w` (the matrices,
+/// rotated in place), `rotated` (one int per matrix, raised to 1 when a rotation happens and
+/// to 2 when a column holds NaN: a safety net, callers refuse NaN first), `m` rows, `n`
+/// columns, `step`.
+///
+/// The dot products and the rotation are computed in double for both types: float32 columns
+/// of very different sizes neither underflow in their squares nor lose the rotation. The
+/// rotation is applied as `x + ((c - 1) x - s y)`: late rotations are tiny, and `c` itself
+/// would round to 1 and let every one of them grow the columns by `1 + t^2`. Columns whose
+/// squared norm underflows to 0 (float64 entries below about 1e-154 of the largest) are not
+/// rotated.
 pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
     let t = dialect.table();
     let (g, i64t) = (t.global, t.int64);
@@ -45,7 +53,6 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
         DType::F32 => "1.1920929e-07f",
         _ => "2.220446049250313e-16",
     };
-    let one = if dtype == DType::F32 { "1.0f" } else { "1.0" };
     // The rotated columns are read by other blocks in the next launch only; within a block
     // the barriers order local memory.
     let name = step_name(dtype);
@@ -63,6 +70,9 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
         format!("{i64t} step"),
     ]);
     let mut s = String::from("// ember: one-sided Jacobi step\n");
+    if dialect == Dialect::OpenCl {
+        s.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    }
     let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
     if let Some(line) = t.offset_pointer("w_p", ty, false, "w_o") {
         s.push_str(&line);
@@ -71,7 +81,9 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
         s.push_str(&line);
     }
     let lid = t.local_id;
-    let (pair, matrix) = (t.group_id[0], t.group_id[1]);
+    // Matrices along the grid's first axis (CUDA allows 2^31 - 1 blocks there), pairs along
+    // the second (65,535: up to 131,070 columns).
+    let (matrix, pair) = (t.group_id[0], t.group_id[1]);
     let barrier = t.barrier;
     let atomic_max = match dialect {
         Dialect::Cuda => "atomicMax",
@@ -80,8 +92,8 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
     let shared = t.shared;
     let _ = write!(
         s,
-        r#"  {shared} {ty} sums[3 * {block}];
-  {shared} {ty} rot[2];
+        r#"  {shared} double sums[3 * {block}];
+  {shared} double rot[2];
   const {i64t} even = n + (n & 1);
   const {i64t} r = even - 1;
   const {i64t} k = {pair};
@@ -95,9 +107,9 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
   {g}{ty}* wp = w_p + ({matrix} * n + p) * m;
   {g}{ty}* wq = w_p + ({matrix} * n + (active ? q : p)) * m;
   const int lid = {lid};
-  {ty} alpha = 0, beta = 0, gamma = 0;
+  double alpha = 0, beta = 0, gamma = 0;
   for ({i64t} i = lid; active && i < m; i += {block}) {{
-    const {ty} x = wp[i], y = wq[i];
+    const double x = wp[i], y = wq[i];
     alpha += x * x;
     beta += y * y;
     gamma += x * y;
@@ -118,28 +130,29 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
     alpha = sums[0];
     beta = sums[{block}];
     gamma = sums[2 * {block}];
-    {ty} c = {one}, sn = 0;
-    const {ty} tol = sqrt(({ty})m) * {eps};
+    double cm1 = 0, sn = 0;
+    const double tol = sqrt((double)m) * {eps};
     if (!active) {{
       // No rotation: the stand-in pairs with nobody.
     }} else if (alpha != alpha || beta != beta || gamma != gamma) {{
       {atomic_max}(&rotated_p[{matrix}], 2);
-    }} else if (gamma != 0 && fabs(gamma) > tol * sqrt(alpha) * sqrt(beta)) {{
-      const {ty} zeta = (beta - alpha) / (2 * gamma);
-      const {ty} tn = (zeta >= 0 ? {one} : -{one}) / (fabs(zeta) + hypot({one}, zeta));
-      c = {one} / sqrt({one} + tn * tn);
-      sn = c * tn;
-      {atomic_max}(&rotated_p[{matrix}], 1);
+    }} else if (alpha > 0 && beta > 0 && gamma != 0 && fabs(gamma) > tol * sqrt(alpha) * sqrt(beta)) {{
+      const double zeta = (beta - alpha) / (2 * gamma);
+      const double tn = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + hypot(1.0, zeta));
+      const double sq = sqrt(1.0 + tn * tn);
+      cm1 = -(tn * tn) / (sq * (1.0 + sq));
+      sn = tn / sq;
+      if (({ty})sn != 0) {atomic_max}(&rotated_p[{matrix}], 1);
     }}
-    rot[0] = c;
+    rot[0] = cm1;
     rot[1] = sn;
   }}
   {barrier};
-  const {ty} cos_t = rot[0], sin_t = rot[1];
+  const {ty} cm1_t = ({ty})rot[0], sin_t = ({ty})rot[1];
   for ({i64t} i = lid; sin_t != 0 && i < m; i += {block}) {{
     const {ty} u = wp[i], v = wq[i];
-    wp[i] = cos_t * u - sin_t * v;
-    wq[i] = sin_t * u + cos_t * v;
+    wp[i] = u + (cm1_t * u - sin_t * v);
+    wq[i] = v + (sin_t * u + cm1_t * v);
   }}
 }}
 "#
@@ -186,6 +199,6 @@ mod tests {
             cl.contains("__global float* w_p, long w_o, __global int* rotated_p, long rotated_o"),
             "{cl}"
         );
-        assert!(cl.contains("__local float sums[3 * 16]"), "{cl}");
+        assert!(cl.contains("__local double sums[3 * 16]"), "{cl}");
     }
 }

@@ -132,6 +132,10 @@ unsafe extern "C" fn entry<const S: usize>(
             .get()
             .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("operator not registered"))?;
         let wanted = if op.form == Form::Unary { 0 } else { 1 };
+        if nargs > wanted {
+            // pow(a, b, modulo): Python's own message says what is unsupported.
+            return Ok(py.NotImplemented().into_bound(py));
+        }
         if nargs != wanted {
             return Err(pyo3::exceptions::PyTypeError::new_err(format!(
                 "expected {wanted} argument(s), got {nargs}"

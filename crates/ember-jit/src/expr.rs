@@ -602,13 +602,24 @@ impl FnCompiler<'_, '_> {
                 if matches!(d.kind(), Kind::Int | Kind::UInt) {
                     // Negated at the operand's width, then widened (Numba): -uint8(1) is 255 and
                     // -int8(-128) is -128. The negation is unsigned 64-bit arithmetic (wraps by
-                    // definition), then truncated. NVRTC 13 still gives 32768 for
-                    // -int16(-32768), as it does for the same CUDA C written by hand (a compiler
-                    // bug; see the test).
+                    // definition), then truncated.
                     let t = value_type(d, self.c.dialect);
                     let u64t = value_type(DType::U64, self.c.dialect);
                     let i64t = value_type(DType::I64, self.c.dialect);
-                    let code = format!("(({t})(({u64t})0 - ({u64t})({i64t})({})))", v.code);
+                    let negated = format!("(({u64t})0 - ({u64t})({i64t})({}))", v.code);
+                    let bits = 8 * d.itemsize();
+                    if d.kind() == Kind::Int && bits < 64 {
+                        // Signed: truncated and sign-extended by arithmetic, not by a cast:
+                        // NVRTC 13 folds `(long long)(short)(0ULL - x)` into `-x` and gives
+                        // 32768 for -int16(-32768) (hand-written CUDA C too).
+                        let sign = 1u64 << (bits - 1);
+                        let mask = (1u64 << bits) - 1;
+                        let code = format!(
+                            "(({i64t})(({negated} & ({u64t}){mask}UL) ^ ({u64t}){sign}UL) - ({i64t}){sign}L)"
+                        );
+                        return Ok(Val::new(Ty::Scalar(w), code));
+                    }
+                    let code = format!("(({t}){negated})");
                     let inner = Val::new(Ty::Scalar(d), code);
                     return Ok(Val::new(Ty::Scalar(w), self.cast_to(&inner, w)));
                 }

@@ -138,6 +138,18 @@ def _operand(x) -> bool:
 _binary_call = _ember.ufunc_binary
 
 
+def _converting(other, call):
+    """``call(other)``; when that raises TypeError for an operand NumPy would convert (a list,
+    a foreign device array), ``call`` of the converted operand."""
+    try:
+        return call(other)
+    except TypeError:
+        other_c = _foreign((other,))[0]
+        if other_c is other:
+            raise
+        return call(other_c)
+
+
 def _binary(name):
     i = UFUNCS[name]._id
 
@@ -146,33 +158,15 @@ def _binary(name):
             return _binary_call(i, self, other)
         if not _operand(other):
             return NotImplemented
-        try:
-            return _binary_call(i, self, other)
-        except TypeError:
-            other_c = _foreign((other,))[0]
-            if other_c is other:
-                raise
-            return _call(i, (self, other_c), None, None)
+        return _converting(other, lambda o: _binary_call(i, self, o))
 
     def reflected(self, other):
         if not _operand(other):
             return NotImplemented
-        try:
-            return _binary_call(i, other, self)
-        except TypeError:
-            other_c = _foreign((other,))[0]
-            if other_c is other:
-                raise
-            return _call(i, (other_c, self), None, None)
+        return _converting(other, lambda o: _binary_call(i, o, self))
 
     def inplace(self, other):
-        try:
-            _call(i, (self, other), self, None)
-        except TypeError:
-            other_c = _foreign((other,))[0]
-            if other_c is other:
-                raise
-            _call(i, (self, other_c), self, None)
+        _converting(other, lambda o: _call(i, (self, o), self, None))
         return self
 
     return forward, reflected, inplace

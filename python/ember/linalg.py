@@ -91,7 +91,7 @@ def _singular_values(x: ndarray, row_axis: int, col_axis: int) -> ndarray:
     finite = UFUNCS["isfinite"](scale)
     w = where(finite, w / where(finite & (scale > 0), scale, 1), 0)
     w = ascontiguousarray(w.reshape((-1,) + w.shape[-2:]))
-    if _ember.orthogonalize_columns(w._a) != "converged":
+    if not _ember.orthogonalize_columns(w._a):
         raise np.linalg.LinAlgError("SVD did not converge")
     # Column norms, each column scaled by its largest entry first: a tiny singular value must
     # not underflow in its square.

@@ -19,21 +19,10 @@ pub fn step_name(dtype: DType) -> String {
     format!("ember_jacobi_step_{}", dtype.name())
 }
 
-/// Columns `(p, q)` of pair `k` in step `step` of a sweep over `even` columns (`n` rounded up
-/// to even; column `n` of an odd `n` is a stand-in that pairs with nobody). Every pair of
-/// columns meets exactly once in the `even - 1` steps.
-pub fn round_robin(step: usize, k: usize, even: usize) -> (usize, usize) {
-    let r = even - 1;
-    let a = (step + k) % r;
-    let b = if k == 0 { r } else { (step + r - k) % r };
-    (a.min(b), a.max(b))
-}
-
 /// One step of a sweep for float32 or float64 matrices, with `block` threads per pair (a
 /// power of two), launched on a grid of (matrices, pairs). Parameters: `w` (the matrices,
-/// rotated in place), `rotated` (one int per matrix, raised to 1 when a rotation happens and
-/// to 2 when a column holds NaN: a safety net, callers refuse NaN first), `m` rows, `n`
-/// columns, `step`.
+/// rotated in place; callers refuse NaN first), `rotated` (one int per matrix, set to 1 when a
+/// rotation happens), `m` rows, `n` columns, `step`.
 ///
 /// The dot products and the rotation are computed in double for both types: float32 columns
 /// of very different sizes neither underflow in their squares nor lose the rotation. The
@@ -134,8 +123,6 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
     const double tol = sqrt((double)m) * {eps};
     if (!active) {{
       // No rotation: the stand-in pairs with nobody.
-    }} else if (alpha != alpha || beta != beta || gamma != gamma) {{
-      {atomic_max}(&rotated_p[{matrix}], 2);
     }} else if (alpha > 0 && beta > 0 && gamma != 0 && fabs(gamma) > tol * sqrt(alpha) * sqrt(beta)) {{
       const double zeta = (beta - alpha) / (2 * gamma);
       const double tn = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + hypot(1.0, zeta));
@@ -163,6 +150,15 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernel's pairing, in Rust: columns `(p, q)` of pair `k` in step `step` of a sweep
+    /// over `even` columns (column `n` of an odd `n` is a stand-in).
+    fn round_robin(step: usize, k: usize, even: usize) -> (usize, usize) {
+        let r = even - 1;
+        let a = (step + k) % r;
+        let b = if k == 0 { r } else { (step + r - k) % r };
+        (a.min(b), a.max(b))
+    }
 
     #[test]
     fn round_robin_meets_every_pair_once_with_disjoint_steps() {

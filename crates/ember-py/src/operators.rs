@@ -77,22 +77,11 @@ fn call_operator<'py>(
         Form::Reflected => [that()?, this()?].into_iter().collect(),
         Form::Unary => [this()?].into_iter().collect(),
     };
-    let out = match op.form {
-        Form::InPlace => Some(k.array_of(slf)?),
-        _ => None,
-    };
-    let device = ember_runtime::device(ember_runtime::current_device()).py()?;
-    let mut results = ufunc::apply(device, op.ufunc, &inputs, &[out], None).py()?;
     if op.form == Form::InPlace {
+        crate::ufunc::apply_one(op.ufunc, &inputs, Some(k.array_of(slf)?))?;
         return Ok(slf.clone());
     }
-    match results.pop() {
-        Some(r) if results.is_empty() => k.wrap(py, r),
-        _ => Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "{} has more than one output",
-            op.ufunc.name
-        ))),
-    }
+    k.wrap(py, crate::ufunc::apply_one(op.ufunc, &inputs, None)?)
 }
 
 /// The quickest form, arrays on both sides and a new result: the arrays are borrowed from

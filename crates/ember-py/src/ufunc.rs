@@ -146,10 +146,19 @@ fn ufunc_binary<'py>(
     let k = known()?;
     let u = ufunc::resolve::by_id(id).py()?;
     let inputs = [operand(k, a)?, operand(k, b)?];
+    k.wrap(py, apply_one(u, &inputs, None)?)
+}
+
+/// `u` (one output) over `inputs` on the current device, into `out` when given: its result.
+pub(crate) fn apply_one(
+    u: &'static ufunc::Ufunc,
+    inputs: &[Operand],
+    out: Option<ember_array::Array>,
+) -> PyResult<ember_array::Array> {
     let device = ember_runtime::device(ember_runtime::current_device()).py()?;
-    let mut results = ufunc::apply(device, u, &inputs, &[], None).py()?;
+    let mut results = ufunc::apply(device, u, inputs, &[out], None).py()?;
     match results.pop() {
-        Some(r) if results.is_empty() => k.wrap(py, r),
+        Some(r) if results.is_empty() => Ok(r),
         _ => Err(PyTypeError::new_err(format!(
             "{} has more than one output",
             u.name

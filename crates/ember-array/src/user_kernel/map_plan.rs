@@ -119,8 +119,14 @@ pub fn launch_flat(
     let mut kargs: smallvec::SmallVec<[KernelArg<'_>; 5]> =
         arrays.iter().map(|a| a.kernel_arg()).collect();
     kargs.push(KernelArg::Bytes(&n64));
-    let (grid, block) = launch_shape_unrolled(device, n, if vector { VECTOR } else { UNROLL });
+    let (grid, block) = flat_shape(device, n, vector);
     device.launch(function, grid, block, 0, current_stream(device), &kargs)
+}
+
+/// Grid and block of a flat layout: each thread takes [`VECTOR`] consecutive elements with
+/// vector loads, or [`UNROLL`] elements a grid apart.
+fn flat_shape(device: &Device, n: usize, vector: bool) -> ([u32; 3], [u32; 3]) {
+    launch_shape_unrolled(device, n, if vector { VECTOR } else { UNROLL })
 }
 
 /// Launches `function` (compiled for `plan`) over `n` elements.
@@ -164,10 +170,8 @@ pub fn launch(
     kargs.push(KernelArg::Bytes(&n64));
     kargs.extend(extents.iter().map(|b| KernelArg::Bytes(b)));
     kargs.extend(strides.iter().map(|b| KernelArg::Bytes(b)));
-    let (grid, block) = if plan.vector {
-        launch_shape_unrolled(device, n, VECTOR)
-    } else if plan.loop_shape.is_empty() {
-        launch_shape_unrolled(device, n, UNROLL)
+    let (grid, block) = if plan.loop_shape.is_empty() {
+        flat_shape(device, n, plan.vector)
     } else {
         launch_shape(device, n)
     };

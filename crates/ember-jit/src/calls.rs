@@ -8,6 +8,7 @@ use ember_core::dtype::Kind;
 use ember_core::DType;
 
 use crate::ast::{BinOp, Expr, ExprKind, Keyword, Span};
+use crate::coarsen::Mapping;
 use crate::compiler::fixed_array;
 use crate::error::{at, Fail, R};
 use crate::expr::{const_ints, int_literal};
@@ -106,6 +107,9 @@ impl FnCompiler<'_, '_> {
                 format!("(int){f}({k})")
             };
             return Ok(Val::new(INT32, code).nonneg(true));
+        }
+        if let Some(rest) = name.strip_prefix("ember.coarse.") {
+            return Ok(Val::new(INT32, self.coarse_geometry(rest, span)?).nonneg(true));
         }
         match name {
             "cuda.warpsize" => Ok(Val::new(INT32, "32").nonneg(true)),
@@ -368,6 +372,23 @@ impl FnCompiler<'_, '_> {
                 let r = self.binop(BinOp::Mod, a, b, span)?;
                 Ok(self.make_tuple(vec![q, r]))
             }
+            _ if name.starts_with("ember.coarse.grid") => {
+                let n = args.first().and_then(int_literal).unwrap_or(0) as usize;
+                let copy = name
+                    .strip_prefix("ember.coarse.grid.")
+                    .and_then(|k| k.parse().ok());
+                let items: Vec<Val> = (0..n.clamp(1, 3))
+                    .map(|a| Val::new(INT64, self.coarse_grid_axis(copy, a)).nonneg(true))
+                    .collect();
+                Ok(if n == 1 {
+                    items
+                        .into_iter()
+                        .next()
+                        .unwrap_or_else(|| Val::new(INT64, "0"))
+                } else {
+                    self.make_tuple(items)
+                })
+            }
             "cuda.grid" | "cuda.gridsize" => {
                 let n = args
                     .first()
@@ -488,6 +509,72 @@ impl FnCompiler<'_, '_> {
             (Dialect::Cuda, false) => format!("((long long)gridDim.{axis} * blockDim.{axis})"),
             (Dialect::OpenCl, true) => format!("((long)get_global_id({k}))"),
             (Dialect::OpenCl, false) => format!("((long)get_global_size({k}))"),
+        }
+    }
+
+    /// A coarsened kernel's logical thread index (`threadIdx.<k>`: copy k's) or block size
+    /// along the coarsened axis, as C of type int.
+    fn coarse_geometry(&self, what: &str, span: Span) -> R<String> {
+        let Some(plan) = self.c.coarse else {
+            return at(
+                span,
+                format!("ember.coarse.{what} outside a coarsened kernel"),
+            );
+        };
+        let k = plan.axis;
+        let (tid, bdim) = match self.c.dialect {
+            Dialect::Cuda => (
+                format!("(int)threadIdx.{}", ["x", "y", "z"][k]),
+                format!("(int)blockDim.{}", ["x", "y", "z"][k]),
+            ),
+            Dialect::OpenCl => (
+                format!("(int)get_local_id({k})"),
+                format!("(int)get_local_size({k})"),
+            ),
+        };
+        let f = plan.factor;
+        if what == "blockDim" {
+            return Ok(format!("({bdim} * {f})"));
+        }
+        let copy: u32 = what
+            .strip_prefix("threadIdx.")
+            .and_then(|c| c.parse().ok())
+            .ok_or_else(|| Fail::At(span, format!("unknown ember.coarse.{what}")))?;
+        Ok(match plan.mapping {
+            Mapping::Strided => format!("({tid} + {copy} * {bdim})"),
+            Mapping::Adjacent => format!("({tid} * {f} + {copy})"),
+        })
+    }
+
+    /// `cuda.grid` (copy `Some(k)`) or `cuda.gridsize` (`None`) along `axis` in a coarsened
+    /// kernel: the logical block is `factor` times the hardware one along the coarsened axis.
+    fn coarse_grid_axis(&self, copy: Option<u32>, axis: usize) -> String {
+        let Some(plan) = self.c.coarse.filter(|p| p.axis == axis) else {
+            return self.grid_axis(copy.is_some(), axis);
+        };
+        let a = ["x", "y", "z"][axis];
+        let f = plan.factor;
+        let (block, tid, bdim, groups) = match self.c.dialect {
+            Dialect::Cuda => (
+                format!("(long long)blockIdx.{a}"),
+                format!("(long long)threadIdx.{a}"),
+                format!("(long long)blockDim.{a}"),
+                format!("(long long)gridDim.{a}"),
+            ),
+            Dialect::OpenCl => (
+                format!("(long)get_group_id({axis})"),
+                format!("(long)get_local_id({axis})"),
+                format!("(long)get_local_size({axis})"),
+                format!("(long)get_num_groups({axis})"),
+            ),
+        };
+        match (copy, plan.mapping) {
+            (None, _) => format!("({groups} * {bdim} * {f})"),
+            // Written as (hardware index) * factor + k, so the C compiler sees neighbours.
+            (Some(k), Mapping::Adjacent) => format!("(({block} * {bdim} + {tid}) * {f} + {k})"),
+            (Some(k), Mapping::Strided) => {
+                format!("({block} * {bdim} * {f} + {tid} + {k} * {bdim})")
+            }
         }
     }
 

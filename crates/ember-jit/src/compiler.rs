@@ -10,6 +10,7 @@ use ember_codegen::Dialect;
 use ember_core::{DType, Error, Result};
 
 use crate::ast::Program;
+use crate::coarsen::{coarsen, Plan};
 use crate::error::{locate, Fail};
 use crate::function::{FnCompiler, Role};
 use crate::helpers::Helper;
@@ -36,6 +37,8 @@ pub struct KernelSource {
     /// The entry point's name in `source`.
     pub name: String,
     pub params: Vec<ParamSlot>,
+    /// How the kernel was coarsened (launch it with the block shrunk accordingly), if it was.
+    pub coarse: Option<Plan>,
 }
 
 /// A device function ready to be pasted into other generated code (`@vectorize`).
@@ -74,6 +77,8 @@ pub struct Compiler<'p> {
     pub(crate) xoroshiro: bool,
     /// Small functions on the structs (tuple makers, getters), after the struct definitions.
     extras: Vec<String>,
+    /// The kernel is coarsened (its tree already rewritten): how thread geometry reads.
+    pub(crate) coarse: Option<Plan>,
 }
 
 impl<'p> Compiler<'p> {
@@ -89,6 +94,7 @@ impl<'p> Compiler<'p> {
             constants: BTreeMap::new(),
             xoroshiro: false,
             extras: Vec::new(),
+            coarse: None,
         }
     }
 
@@ -295,8 +301,52 @@ pub(crate) fn c_ident(name: &str) -> String {
         .collect()
 }
 
+/// Compiles function 0 of `program` as a kernel for arguments of `args`, coarsened by `plan`
+/// where that is sound (the result says whether it was). A program the plain compiler
+/// rejects gets the plain compiler's error, which names the user's code as written. A sound
+/// plan whose rewritten kernel fails to compile is ember's bug: `strict` reports it (tests),
+/// otherwise the plain kernel runs.
+pub fn compile_kernel_coarse(
+    program: &Program,
+    args: &[Ty],
+    dialect: Dialect,
+    plan: Option<&Plan>,
+    strict: bool,
+) -> Result<KernelSource> {
+    let plain = || compile(program, args, dialect, None);
+    let Some(plan) = plan else {
+        return plain();
+    };
+    let Ok(rewritten) = coarsen(program, plan) else {
+        return plain();
+    };
+    match compile(&rewritten, args, dialect, Some(*plan)) {
+        Ok(k) => Ok(k),
+        Err(e) => {
+            let k = plain()?;
+            if strict {
+                return Err(Error::Jit(format!(
+                    "coarsening kernel {} by {} failed (please report this): {e}",
+                    program.functions[0].name,
+                    plan.label()
+                )));
+            }
+            Ok(k)
+        }
+    }
+}
+
 /// Compiles function 0 of `program` as a kernel for arguments of `args`.
 pub fn compile_kernel(program: &Program, args: &[Ty], dialect: Dialect) -> Result<KernelSource> {
+    compile(program, args, dialect, None)
+}
+
+fn compile(
+    program: &Program,
+    args: &[Ty],
+    dialect: Dialect,
+    coarse: Option<Plan>,
+) -> Result<KernelSource> {
     let function = program
         .functions
         .first()
@@ -317,6 +367,7 @@ pub fn compile_kernel(program: &Program, args: &[Ty], dialect: Dialect) -> Resul
         return Err(Error::Type(located.to_string()));
     }
     let mut c = Compiler::new(program, dialect);
+    c.coarse = coarse;
     let name = format!("ember_kernel_{}", c_ident(&function.name));
     let (code, _, calls) = FnCompiler::compile(&mut c, 0, args, Role::Kernel(name.clone()))?;
     let mut params = Vec::new();
@@ -345,6 +396,7 @@ pub fn compile_kernel(program: &Program, args: &[Ty], dialect: Dialect) -> Resul
         source,
         name,
         params,
+        coarse,
     })
 }
 

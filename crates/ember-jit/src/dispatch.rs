@@ -2,6 +2,7 @@
 //! without re-typing on every launch, and the launch itself (arguments packed as the
 //! generated C expects them).
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ember_array::launch::{compile_generated, dialect};
@@ -14,7 +15,8 @@ use ember_runtime::{Device, Function, Handle, KernelArg};
 use smallvec::SmallVec;
 
 use crate::ast::Program;
-use crate::compiler::{compile_kernel, ParamSlot};
+use crate::coarsen::{Mapping, Opportunities, Plan};
+use crate::compiler::{compile_kernel_coarse, ParamSlot};
 use crate::types::{ArrayTy, Layout, Ty};
 
 /// One launch argument.
@@ -62,6 +64,10 @@ impl JitArg<'_> {
 /// A compiled specialisation on one device.
 pub struct Compiled {
     pub types: Vec<Ty>,
+    /// The coarsening asked for (the key), and the one the kernel has (`None` where the
+    /// rewrite was not sound): launches shrink the block by the latter.
+    asked: Option<Plan>,
+    coarse: Option<Plan>,
     device: usize,
     function: Function,
     params: Vec<ParamSlot>,
@@ -87,6 +93,7 @@ pub struct Dispatcher {
     /// them instead of specialising anew.
     signatures: Mutex<Vec<Vec<Ty>>>,
     compiled: Mutex<Vec<Arc<Compiled>>>,
+    opportunities: OnceLock<Opportunities>,
 }
 
 impl Dispatcher {
@@ -102,6 +109,7 @@ impl Dispatcher {
             },
             signatures: Mutex::new(Vec::new()),
             compiled: Mutex::new(Vec::new()),
+            opportunities: OnceLock::new(),
         }
     }
 
@@ -129,7 +137,7 @@ impl Dispatcher {
         types: Vec<Ty>,
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
-        let compiled = self.compile(device, &types, front)?;
+        let compiled = self.compile(device, &types, None, front)?;
         lock(&self.signatures).push(types);
         Ok(compiled)
     }
@@ -140,7 +148,11 @@ impl Dispatcher {
             .iter()
             .map(|c| {
                 let items: Vec<String> = c.types.iter().map(Ty::to_string).collect();
-                (format!("({})", items.join(", ")), c.source.clone())
+                let coarse = match c.coarse {
+                    Some(p) => format!(" coarsened {}", p.label()),
+                    None => String::new(),
+                };
+                (format!("({}){coarse}", items.join(", ")), c.source.clone())
             })
             .collect()
     }
@@ -150,23 +162,26 @@ impl Dispatcher {
         !lock(&self.signatures).is_empty()
     }
 
-    /// The specialisation of `types` on `device`, compiled if new.
+    /// The specialisation of `types` (coarsened by `plan` where sound) on `device`, compiled
+    /// if new.
     pub fn compile(
         &self,
         device: &'static Device,
         types: &[Ty],
+        plan: Option<Plan>,
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
         let ordinal = device.info().ordinal;
         if let Some(c) = lock(&self.compiled)
             .iter()
-            .find(|c| c.device == ordinal && c.types == types)
+            .find(|c| c.device == ordinal && c.types == types && c.asked == plan)
         {
             return Ok(c.clone());
         }
         let program = self.program(front)?;
         let d = dialect(device);
-        let kernel = compile_kernel(program, types, d)?;
+        let strict = matches!(coarsening(), Coarsening::Force(_));
+        let kernel = compile_kernel_coarse(program, types, d, plan.as_ref(), strict)?;
         let options: Vec<String> = self
             .options
             .iter()
@@ -179,6 +194,8 @@ impl Dispatcher {
         let function = compile_generated(device, &kernel.source, &kernel.name, &options)?;
         let compiled = Arc::new(Compiled {
             types: types.to_vec(),
+            asked: plan,
+            coarse: kernel.coarse,
             device: ordinal,
             function,
             params: kernel.params,
@@ -188,11 +205,97 @@ impl Dispatcher {
         Ok(compiled)
     }
 
+    /// Whether to coarsen this launch, and how. Automatic coarsening is for CUDA, on launches
+    /// big enough to keep the GPU full with fewer threads: rows of a tiled kernel that share
+    /// shared-memory loads (y by 2), and guarded elementwise bodies over aligned 1-D arrays
+    /// (x by 16 bytes' worth of elements, for vector loads).
+    fn plan(
+        &self,
+        device: &'static Device,
+        args: &[JitArg<'_>],
+        config: &LaunchConfig,
+        front: &mut dyn FnMut() -> Result<String>,
+    ) -> Result<Option<Plan>> {
+        let mode = coarsening();
+        if mode == Coarsening::Off {
+            return Ok(None);
+        }
+        let o = match self.opportunities.get() {
+            Some(o) => o,
+            None => {
+                let o = Opportunities::of(self.program(front)?);
+                self.opportunities.get_or_init(|| o)
+            }
+        };
+        let arrays = || {
+            args.iter().filter_map(|a| match a {
+                JitArg::Array(a) => Some(*a),
+                JitArg::Scalar(..) => None,
+            })
+        };
+        let cuda = dialect(device) == Dialect::Cuda;
+        let aligned = cuda && arrays().all(|a| a.is_aligned(16));
+        // A block too big for the device stays too big: the launch must fail as written.
+        let info = device.info();
+        let legal = config.block.iter().map(|&n| n as usize).product::<usize>()
+            <= info.max_threads_per_block
+            && config
+                .block
+                .iter()
+                .zip(info.max_block_dims)
+                .all(|(&n, m)| n as usize <= m);
+        let fits = |axis: usize, factor: u32| {
+            legal
+                && o.sound[axis]
+                && config.block[axis] >= factor
+                && config.block[axis].is_multiple_of(factor)
+        };
+        let plan = |axis: usize, factor: u32| Plan {
+            axis,
+            factor,
+            mapping: if axis == 0 {
+                Mapping::Adjacent
+            } else {
+                Mapping::Strided
+            },
+            aligned,
+        };
+        Ok(match mode {
+            Coarsening::Off => None,
+            Coarsening::Force((axis, factor)) => fits(axis, factor).then(|| plan(axis, factor)),
+            Coarsening::Auto => {
+                let threads: u64 = config
+                    .grid
+                    .iter()
+                    .chain(&config.block)
+                    .map(|&n| n as u64)
+                    .product();
+                let widest = arrays().map(|a| a.dtype().itemsize()).max().unwrap_or(0);
+                let elementwise = o.elementwise
+                    && aligned
+                    && widest > 0
+                    && widest <= 8
+                    && threads >= 1 << 20
+                    && arrays().all(|a| a.ndim() == 1 && a.is_c_contiguous());
+                if !cuda {
+                    None
+                } else if o.shared_rows && threads >= 1 << 16 && fits(1, 2) {
+                    Some(plan(1, 2))
+                } else if elementwise && fits(0, (16 / widest) as u32) {
+                    Some(plan(0, (16 / widest) as u32))
+                } else {
+                    None
+                }
+            }
+        })
+    }
+
     /// The specialisation these arguments launch, on `device`.
     fn find(
         &self,
         device: &'static Device,
         args: &[JitArg<'_>],
+        plan: Option<Plan>,
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
         let ordinal = device.info().ordinal;
@@ -211,12 +314,13 @@ impl Dispatcher {
             }
         };
         if let Some(types) = chosen {
-            return self.compile(device, &types, front);
+            return self.compile(device, &types, plan, front);
         }
         {
             let compiled = lock(&self.compiled);
             let hit = compiled.iter().find(|c| {
                 c.device == ordinal
+                    && c.asked == plan
                     && c.types.len() == args.len()
                     && c.types.iter().zip(args).all(|(t, a)| same_type(a, t))
             });
@@ -225,7 +329,7 @@ impl Dispatcher {
             }
         }
         let types: Vec<Ty> = args.iter().map(JitArg::ty).collect();
-        self.compile(device, &types, front)
+        self.compile(device, &types, plan, front)
     }
 
     fn no_signature(&self, signatures: &[Vec<Ty>], args: &[JitArg<'_>]) -> Error {
@@ -267,7 +371,8 @@ impl Dispatcher {
                 }
             }
         }
-        let compiled = self.find(device, args, front)?;
+        let plan = self.plan(device, args, config, front)?;
+        let compiled = self.find(device, args, plan, front)?;
         let mut blob: SmallVec<[u8; 512]> = SmallVec::new();
         // Byte ranges of the blob, per parameter slot, filled first so the kernel
         // arguments can borrow the finished blob.
@@ -336,10 +441,14 @@ impl Dispatcher {
             Dialect::Cuda => config.shared_bytes,
             Dialect::OpenCl => 0,
         };
+        let mut block = config.block;
+        if let Some(p) = compiled.coarse {
+            block[p.axis] /= p.factor;
+        }
         device.launch(
             &compiled.function,
             config.grid,
-            config.block,
+            block,
             shared_bytes,
             config.stream,
             &kargs,
@@ -368,4 +477,87 @@ fn same_type(a: &JitArg<'_>, t: &Ty) -> bool {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether launches coarsen kernels: `EMBER_JIT_COARSEN` = `0`/`off`, `auto` (the default),
+/// or a plan such as `y2` or `x4` to apply wherever it is sound (for tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coarsening {
+    Off,
+    Auto,
+    /// (axis, factor).
+    Force((usize, u32)),
+}
+
+impl Coarsening {
+    pub fn parse(text: &str) -> Option<Coarsening> {
+        match text.trim() {
+            "0" | "off" => Some(Coarsening::Off),
+            "" | "1" | "auto" => Some(Coarsening::Auto),
+            t => Plan::parse(t).map(|p| Coarsening::Force((p.axis, p.factor))),
+        }
+    }
+
+    fn encode(self) -> u32 {
+        match self {
+            Coarsening::Off => 1,
+            Coarsening::Auto => 2,
+            Coarsening::Force((axis, factor)) => 16 + ((axis as u32) << 8) + factor,
+        }
+    }
+
+    fn decode(v: u32) -> Coarsening {
+        match v {
+            1 => Coarsening::Off,
+            16.. => Coarsening::Force((((v - 16) >> 8) as usize, (v - 16) & 0xff)),
+            _ => Coarsening::Auto,
+        }
+    }
+}
+
+/// 0 until first read from the environment.
+static COARSENING: AtomicU32 = AtomicU32::new(0);
+
+/// The current coarsening mode.
+pub fn coarsening() -> Coarsening {
+    match COARSENING.load(Ordering::Relaxed) {
+        0 => {
+            let mode = std::env::var("EMBER_JIT_COARSEN")
+                .ok()
+                .and_then(|t| Coarsening::parse(&t))
+                .unwrap_or(Coarsening::Auto);
+            COARSENING.store(mode.encode(), Ordering::Relaxed);
+            mode
+        }
+        v => Coarsening::decode(v),
+    }
+}
+
+/// Sets the coarsening mode; returns the previous one.
+pub fn set_coarsening(mode: Coarsening) -> Coarsening {
+    let old = coarsening();
+    COARSENING.store(mode.encode(), Ordering::Relaxed);
+    old
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coarsening_modes_round_trip_through_their_encoding() {
+        for mode in [
+            Coarsening::Off,
+            Coarsening::Auto,
+            Coarsening::Force((0, 4)),
+            Coarsening::Force((1, 2)),
+            Coarsening::Force((2, 16)),
+        ] {
+            assert_eq!(Coarsening::decode(mode.encode()), mode);
+        }
+        assert_eq!(Coarsening::parse("off"), Some(Coarsening::Off));
+        assert_eq!(Coarsening::parse(""), Some(Coarsening::Auto));
+        assert_eq!(Coarsening::parse("y2"), Some(Coarsening::Force((1, 2))));
+        assert_eq!(Coarsening::parse("sideways"), None);
+    }
 }

@@ -202,13 +202,21 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                             prologue,
                             "  {vn}.data = ({q}{elem}*)(((__global char*){pn}) + {pn}_o);"
                         );
-                    } else if self.read_only.get(k) == Some(&true) {
-                        // Read-only: loads may use the non-coherent cache.
-                        params.pop();
-                        params.push(format!("const {elem}* __restrict__ {pn}"));
-                        let _ = writeln!(prologue, "  {vn}.data = ({elem}*){pn};");
                     } else {
-                        let _ = writeln!(prologue, "  {vn}.data = {pn};");
+                        // A coarsened launch checked that every array is 16-byte aligned:
+                        // neighbours' elements may then move as vectors.
+                        let data = match self.c.coarse {
+                            Some(plan) if plan.aligned => {
+                                format!("({elem}*)__builtin_assume_aligned({pn}, 16)")
+                            }
+                            _ => format!("({elem}*){pn}"),
+                        };
+                        if self.read_only.get(k) == Some(&true) {
+                            // Read-only: loads may use the non-coherent cache.
+                            params.pop();
+                            params.push(format!("const {elem}* __restrict__ {pn}"));
+                        }
+                        let _ = writeln!(prologue, "  {vn}.data = {data};");
                     }
                     if a.ndim > 0 {
                         params.push(format!("ember_dims{} {pn}_d", a.ndim));

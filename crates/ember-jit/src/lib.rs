@@ -8,6 +8,7 @@
 mod analysis;
 pub mod ast;
 mod calls;
+pub mod coarsen;
 pub mod compiler;
 pub mod dispatch;
 mod error;
@@ -17,6 +18,9 @@ mod helpers;
 pub mod types;
 
 pub use ast::Program;
-pub use compiler::{compile_device, compile_kernel, DeviceSource, KernelSource, ParamSlot};
+pub use coarsen::{Mapping, Opportunities, Plan};
+pub use compiler::{
+    compile_device, compile_kernel, compile_kernel_coarse, DeviceSource, KernelSource, ParamSlot,
+};
 pub use dispatch::{Dispatcher, JitArg, LaunchConfig};
 pub use types::{parse_arg_type, parse_signature, ArrayTy, Layout, Space, Ty};

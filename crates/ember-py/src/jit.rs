@@ -349,17 +349,61 @@ fn dialect_named(name: &str) -> PyResult<ember_codegen::Dialect> {
 }
 
 /// The C source of a kernel tree for argument types (Numba spelling), without a device:
-/// `(source, kernel name)`.
+/// `(source, kernel name)`. `coarsen` (`"y2"`, `"x4a"`, ...) asks for a coarsened kernel and
+/// fails where that is not sound.
 #[pyfunction]
+#[pyo3(signature = (program, types, dialect, coarsen=None))]
 fn jit_kernel_source(
     program: &str,
     types: Vec<String>,
     dialect: &str,
+    coarsen: Option<&str>,
 ) -> PyResult<(String, String)> {
     let program = ember_jit::Program::from_json(program).map_err(PyValueError::new_err)?;
-    let k =
-        ember_jit::compile_kernel(&program, &parse_types(&types)?, dialect_named(dialect)?).py()?;
+    let plan = match coarsen {
+        None => None,
+        Some(text) => {
+            let plan = ember_jit::Plan::parse(text).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "coarsen must look like 'y2' or 'x4a' (axis, factor 2-16, 'a' for aligned), got {text:?}"
+                ))
+            })?;
+            ember_jit::coarsen::coarsen(&program, &plan).map_err(|why| {
+                PyValueError::new_err(format!("coarsening by {text} is not sound here: {why}"))
+            })?;
+            Some(plan)
+        }
+    };
+    let k = ember_jit::compile_kernel_coarse(
+        &program,
+        &parse_types(&types)?,
+        dialect_named(dialect)?,
+        plan.as_ref(),
+        true,
+    )
+    .py()?;
     Ok((k.source, k.name))
+}
+
+/// Reads and sets how launches coarsen `@cuda.jit` kernels (`EMBER_JIT_COARSEN`): `"off"`,
+/// `"auto"`, or a plan such as `"y2"` forced wherever sound. Returns the previous mode.
+#[pyfunction]
+#[pyo3(signature = (mode=None))]
+fn jit_coarsening(mode: Option<&str>) -> PyResult<String> {
+    use ember_jit::dispatch::{coarsening, set_coarsening, Coarsening};
+    let old = match mode {
+        None => coarsening(),
+        Some(text) => set_coarsening(Coarsening::parse(text).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "coarsening mode must be 'off', 'auto' or a plan such as 'y2' or 'x4', got {text:?}"
+            ))
+        })?),
+    };
+    Ok(match old {
+        Coarsening::Off => "off".into(),
+        Coarsening::Auto => "auto".into(),
+        Coarsening::Force((axis, factor)) => format!("{}{factor}", ["x", "y", "z"][axis]),
+    })
 }
 
 /// A device function tree compiled for argument types: `(preamble, C name, return type)`
@@ -378,6 +422,7 @@ fn jit_device_source(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jit_kernel_source, m)?)?;
+    m.add_function(wrap_pyfunction!(jit_coarsening, m)?)?;
     m.add_function(wrap_pyfunction!(jit_device_source, m)?)?;
     m.add_function(wrap_pyfunction!(jit_signature, m)?)?;
     m.add_class::<NativeJitKernel>()?;

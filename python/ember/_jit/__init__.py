@@ -5,11 +5,13 @@ from .dispatcher import Dispatcher, jit
 __all__ = ["Dispatcher", "jit", "kernel_source"]
 
 
-def kernel_source(kernel, types, dialect="cuda") -> str:
+def kernel_source(kernel, types, dialect="cuda", coarsen=None) -> str:
     """The C that ``kernel`` (a ``@cuda.jit`` function) becomes for argument ``types``
     (Numba's spelling: ``["float32[::1]", "int64"]``) in ``dialect`` ("cuda" or "opencl"),
-    without a device: for inspection, and for checking CUDA C through NVRTC anywhere."""
+    without a device: for inspection, and for checking CUDA C through NVRTC anywhere.
+    ``coarsen`` ("y2", "x4a", ...) asks for the thread-coarsened variant launches may use."""
     from .. import _ember
     from .front import program_json
 
-    return _ember.jit_kernel_source(program_json(getattr(kernel, "py_func", kernel)), list(types), dialect)[0]
+    program = program_json(getattr(kernel, "py_func", kernel))
+    return _ember.jit_kernel_source(program, list(types), dialect, coarsen)[0]

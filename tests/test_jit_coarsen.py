@@ -22,9 +22,11 @@ def coarsening():
     _ember.jit_coarsening(old)
 
 
-def coarsened(kernel) -> list[str]:
-    """The plans of the kernel's compiled specialisations that are coarsened."""
-    return [k.split("coarsened ")[1] for k in kernel.inspect_c() if "coarsened" in k]
+def coarsened(kernel, exact=False) -> list[str]:
+    """The plans of the kernel's compiled specialisations that are coarsened (without the
+    'a' CUDA adds for 16-byte-aligned arguments unless `exact`)."""
+    plans = [k.split("coarsened ")[1] for k in kernel.inspect_c() if "coarsened" in k]
+    return plans if exact else [p.removesuffix("a") for p in plans]
 
 
 @cuda.jit
@@ -325,7 +327,7 @@ def test_bad_modes_and_plans_say_what_is_accepted(coarsening):
 
 
 def test_automatic_coarsening_leaves_small_and_opencl_launches_alone(rng, coarsening):
-    """Automatic coarsening is for CUDA and launches of at least 2^16 (rows) or 2^20
+    """Automatic coarsening is for CUDA and launches of at least 2^16 (rows) or 2^22
     (elements) threads; here (PoCL, or a small launch) the plain kernel runs."""
     coarsening("auto")
 
@@ -366,21 +368,50 @@ def test_coarsened_cuda_c_compiles_through_nvrtc():
 def test_seed_kernels_coarsen_automatically_on_cuda(rng, coarsening):
     """The seed's matmul coarsens by rows and its vector add into 16-byte vectors."""
     coarsening("auto")
+
+    @cuda.jit
+    def seed_matmul(A, B, C):  # fast_matmul, fresh: other tests forced plans on that one
+        sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+        sB = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+        x, y = cuda.grid(2)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        tmp = float32(0.)
+        for i in range(cuda.gridDim.x):
+            sA[ty, tx] = A[y, tx + i * TPB]
+            sB[ty, tx] = B[ty + i * TPB, x]
+            cuda.syncthreads()
+            for j in range(TPB):
+                tmp += sA[ty, j] * sB[j, tx]
+            cuda.syncthreads()
+        C[y, x] = tmp
+
     n = 512
     A = rng.random((n, n), dtype=np.float32)
     B = rng.random((n, n), dtype=np.float32)
     C = ember.zeros((n, n), dtype=np.float32)
-    fast_matmul[(n // TPB, n // TPB), (TPB, TPB)](ember.asarray(A), ember.asarray(B), C)
+    seed_matmul[(n // TPB, n // TPB), (TPB, TPB)](ember.asarray(A), ember.asarray(B), C)
     np.testing.assert_allclose(C.get(), A @ B, rtol=2e-5)
-    assert "y2a" in coarsened(fast_matmul)
-    m = (1 << 20) + 5
+    assert coarsened(seed_matmul, exact=True) == ["y2a"]
+
+    @cuda.jit
+    def seed_add(a, b, c):
+        i = cuda.grid(1)
+        if i < c.size:
+            c[i] = a[i] + b[i]
+
+    small = ember.asarray(rng.standard_normal(1 << 20).astype(np.float32))
+    seed_add[(1 << 20) // 256, 256](small, small, small)  # under 2^22 threads: plain
+    assert coarsened(seed_add) == [] and len(seed_add.inspect_c()) == 1
+    m = (1 << 22) + 5
     a = rng.standard_normal(m).astype(np.float32)
     b = rng.standard_normal(m).astype(np.float32)
     c = ember.zeros(m, dtype=np.float32)
-    vector_add[(m + 255) // 256, 256](ember.asarray(a), ember.asarray(b), c)
+    seed_add[(m + 255) // 256, 256](ember.asarray(a), ember.asarray(b), c)
     np.testing.assert_array_equal(c.get(), a + b)
-    assert "x4a" in coarsened(vector_add)
+    assert coarsened(seed_add, exact=True) == ["x4a"]
     # A view that is not 16-byte aligned gets the plain kernel.
     c2 = ember.zeros(m + 1, dtype=np.float32)
-    vector_add[(m + 255) // 256, 256](ember.asarray(a), ember.asarray(b), c2[1:])
+    seed_add[(m + 255) // 256, 256](ember.asarray(a), ember.asarray(b), c2[1:])
     np.testing.assert_array_equal(c2.get()[1:], a + b)
+    assert coarsened(seed_add, exact=True) == ["x4a"] and len(seed_add.inspect_c()) == 2

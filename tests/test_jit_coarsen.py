@@ -260,6 +260,53 @@ def test_thread_geometry_is_the_logical_one(coarsening, plan):
 
 
 @cuda.jit
+def nested_else_continue(a, out):
+    """`continue` of the outer loop in the inner loop's `else`: whether it runs varies."""
+    i = cuda.grid(1)
+    if i < out.size:
+        n = 0
+        for r in range(4):
+            for _j in range(1):
+                if a[i] == r:
+                    break
+            else:
+                continue
+            n += 1
+        out[i] = n
+
+
+@cuda.jit
+def tuple_into_elements(x, out):
+    i = cuda.grid(1)
+    acc = cuda.local.array(2, float32)
+    acc[0], acc[1] = 0.5, 0.25
+    if i < x.size:
+        out[i] = x[i] + acc[0] + acc[1]
+
+
+def test_loop_exits_and_element_tuples_stay_per_thread(rng, coarsening):
+    coarsening("x2")
+    a = rng.integers(0, 6, size=64)
+    out = ember.zeros(64, dtype=np.int64)
+    nested_else_continue[1, 64](ember.asarray(a), out)
+    np.testing.assert_array_equal(out.get(), (a < 4).astype(np.int64))
+    x = rng.standard_normal(64).astype(np.float32)
+    got = ember.zeros(64, dtype=np.float32)
+    tuple_into_elements[1, 64](ember.asarray(x), got)
+    np.testing.assert_array_equal(got.get(), (x + np.float32(0.5)) + np.float32(0.25))
+    assert coarsened(nested_else_continue) == ["x2"] and coarsened(tuple_into_elements) == ["x2"]
+
+
+@cuda.jit
+def spin_lock(lock, counter):
+    while cuda.atomic.cas(lock, 0, 0, 1) != 0:
+        pass
+    counter[0] += 1
+    cuda.threadfence()
+    cuda.atomic.exch(lock, 0, 0)
+
+
+@cuda.jit
 def barrier_in_branch(x, out):
     s = cuda.shared.array(64, float32)
     t = cuda.threadIdx.x
@@ -301,6 +348,7 @@ def asks_a_device_function(out):
     (early_exit, ["float32[::1]"] * 2, "a return sits under control flow that differs"),
     (with_lane, ["int32[::1]"], "warp-level"),
     (asks_a_device_function, ["int32[::1]"], "a device function reads the thread's place"),
+    (spin_lock, ["int32[::1]", "int32[::1]"], "it may wait for another thread"),
 ])
 def test_unsound_kernels_are_not_coarsened(kernel, types, why):
     with pytest.raises(ValueError, match=why):

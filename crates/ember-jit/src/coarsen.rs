@@ -155,6 +155,15 @@ fn stmt_at(span: crate::ast::Span, kind: StmtKind) -> Stmt {
     Stmt { span, kind }
 }
 
+/// A name, or a tuple of names (nested): a target with no element store in it.
+fn names_only(target: &Expr) -> bool {
+    match &target.kind {
+        ExprKind::Name { .. } => true,
+        ExprKind::Tuple { elts } => elts.iter().all(names_only),
+        _ => false,
+    }
+}
+
 fn intrinsic_name(e: &Expr) -> Option<&str> {
     match &e.kind {
         ExprKind::Intrinsic { name } => Some(name),
@@ -485,8 +494,35 @@ impl Uniformity {
                 let c = ctl || self.varying(test);
                 self.exits_vary(body, c) || self.exits_vary(orelse, c)
             }
+            // A nested loop's `else` runs in this loop: whether it runs depends on how the
+            // nested loop ended.
+            StmtKind::For { orelse, .. } | StmtKind::While { orelse, .. } => {
+                self.exits_vary(orelse, ctl || !self.uniform_loop(s))
+            }
             _ => false,
         })
+    }
+
+    /// Whether a loop reads memory or calls anything but pure functions: run once per copy,
+    /// such a loop could wait for another copy of the same hardware thread (a spin lock, a
+    /// flag set by a neighbour), which never comes.
+    fn may_wait(test: Option<&Expr>, body: &[Stmt]) -> bool {
+        let mut waits = false;
+        let mut look = |e: &Expr| {
+            waits |= match &e.kind {
+                ExprKind::Subscript { value, .. } => !matches!(
+                    &value.kind,
+                    ExprKind::Attribute { attr, .. } if attr == "shape" || attr == "strides"
+                ),
+                ExprKind::Call { func, .. } => !intrinsic_name(func).is_some_and(pure_namespace),
+                _ => false,
+            };
+        };
+        if let Some(t) = test {
+            each_expr(t, &mut look);
+        }
+        each_stmt_expr(body, &mut look);
+        waits
     }
 
     /// Whether any name bound by `target` varies.
@@ -602,8 +638,11 @@ impl Uniformity {
                 self.block(body, c, loops + 1);
                 self.block(orelse, c, loops);
             }
-            StmtKind::While { body, orelse, .. } => {
+            StmtKind::While { test, body, orelse } => {
                 let c = ctl || !self.uniform_loop(s);
+                if c && self.last && Self::may_wait(Some(test), body) {
+                    self.fail("a while loop that differs between coarsened threads reads memory or calls functions (it may wait for another thread)");
+                }
                 self.block(body, c, loops + 1);
                 self.block(orelse, c, loops);
             }
@@ -673,10 +712,7 @@ impl Rewriter<'_> {
         let kind = match &s.kind {
             StmtKind::Assign { targets, value }
                 if !u.varying(value)
-                    && targets.iter().all(|t| {
-                        matches!(t.kind, ExprKind::Name { .. } | ExprKind::Tuple { .. })
-                            && !u.target_varies(t)
-                    }) =>
+                    && targets.iter().all(|t| names_only(t) && !u.target_varies(t)) =>
             {
                 StmtKind::Assign {
                     targets: targets.iter().map(|t| self.expr(t, None)).collect(),

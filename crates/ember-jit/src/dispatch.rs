@@ -191,7 +191,18 @@ impl Dispatcher {
                 _ => o.clone(),
             })
             .collect();
-        let function = compile_generated(device, &kernel.source, &kernel.name, &options)?;
+        let (kernel, function) =
+            match compile_generated(device, &kernel.source, &kernel.name, &options) {
+                Ok(f) => (kernel, f),
+                // The device compiler can refuse what coarsening multiplied (local arrays past
+                // the per-thread limit): the plain kernel runs instead, except in tests.
+                Err(_) if kernel.coarse.is_some() && !strict => {
+                    let plain = compile_kernel_coarse(program, types, d, None, false)?;
+                    let f = compile_generated(device, &plain.source, &plain.name, &options)?;
+                    (plain, f)
+                }
+                Err(e) => return Err(e),
+            };
         let compiled = Arc::new(Compiled {
             types: types.to_vec(),
             asked: plan,

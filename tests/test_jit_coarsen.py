@@ -29,6 +29,8 @@ def coarsened(kernel, exact=False) -> list[str]:
     return plans if exact else [p.removesuffix("a") for p in plans]
 
 
+# The seed kernels again, not imported from test_jit_seeds: these tests count the coarsened
+# specialisations each kernel object holds, which other modules' launches would add to.
 @cuda.jit
 def fast_matmul(A, B, C):
     sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)

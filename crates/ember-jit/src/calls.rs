@@ -372,24 +372,13 @@ impl FnCompiler<'_, '_> {
                 let r = self.binop(BinOp::Mod, a, b, span)?;
                 Ok(self.make_tuple(vec![q, r]))
             }
-            _ if name.starts_with("ember.coarse.grid") => {
-                let n = args.first().and_then(int_literal).unwrap_or(0) as usize;
+            // `ember.coarse.grid.<k>` / `ember.coarse.gridsize`: the same in a coarsened kernel.
+            _ if matches!(name, "cuda.grid" | "cuda.gridsize")
+                || name.starts_with("ember.coarse.grid") =>
+            {
                 let copy = name
                     .strip_prefix("ember.coarse.grid.")
                     .and_then(|k| k.parse().ok());
-                let items: Vec<Val> = (0..n.clamp(1, 3))
-                    .map(|a| Val::new(INT64, self.coarse_grid_axis(copy, a)).nonneg(true))
-                    .collect();
-                Ok(if n == 1 {
-                    items
-                        .into_iter()
-                        .next()
-                        .unwrap_or_else(|| Val::new(INT64, "0"))
-                } else {
-                    self.make_tuple(items)
-                })
-            }
-            "cuda.grid" | "cuda.gridsize" => {
                 let n = args
                     .first()
                     .and_then(int_literal)
@@ -401,7 +390,14 @@ impl FnCompiler<'_, '_> {
                         )
                     })?;
                 let items: Vec<Val> = (0..n as usize)
-                    .map(|k| Val::new(INT64, self.grid_axis(name == "cuda.grid", k)).nonneg(true))
+                    .map(|k| {
+                        let code = if name.starts_with("ember.coarse.") {
+                            self.coarse_grid_axis(copy, k)
+                        } else {
+                            self.grid_axis(name == "cuda.grid", k)
+                        };
+                        Val::new(INT64, code).nonneg(true)
+                    })
                     .collect();
                 Ok(if n == 1 {
                     items

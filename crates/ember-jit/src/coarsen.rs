@@ -37,6 +37,20 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// x coarsens neighbours (vector loads), y and z rows (shared loads).
+    pub fn new(axis: usize, factor: u32, aligned: bool) -> Plan {
+        Plan {
+            axis,
+            factor,
+            mapping: if axis == 0 {
+                Mapping::Adjacent
+            } else {
+                Mapping::Strided
+            },
+            aligned,
+        }
+    }
+
     /// `"x4"`, `"y2"`, `"x4a"` (aligned): x coarsens neighbours, y and z rows.
     pub fn parse(text: &str) -> Option<Plan> {
         let (text, aligned) = match text.strip_suffix('a') {
@@ -54,16 +68,7 @@ impl Plan {
         if !(2..=16).contains(&factor) {
             return None;
         }
-        Some(Plan {
-            axis,
-            factor,
-            mapping: if axis == 0 {
-                Mapping::Adjacent
-            } else {
-                Mapping::Strided
-            },
-            aligned,
-        })
+        Some(Plan::new(axis, factor, aligned))
     }
 
     /// How `parse` spells it (for `inspect_c` keys and cache labels).

@@ -15,7 +15,7 @@ use ember_runtime::{Device, Function, Handle, KernelArg};
 use smallvec::SmallVec;
 
 use crate::ast::Program;
-use crate::coarsen::{Mapping, Opportunities, Plan};
+use crate::coarsen::{Opportunities, Plan};
 use crate::compiler::{compile_kernel_coarse, ParamSlot};
 use crate::types::{ArrayTy, Layout, Ty};
 
@@ -230,7 +230,8 @@ impl Dispatcher {
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Option<Plan>> {
         let mode = coarsening();
-        if mode == Coarsening::Off {
+        let cuda = dialect(device) == Dialect::Cuda;
+        if mode == Coarsening::Off || (mode == Coarsening::Auto && !cuda) {
             return Ok(None);
         }
         let o = match self.opportunities.get() {
@@ -246,7 +247,6 @@ impl Dispatcher {
                 JitArg::Scalar(..) => None,
             })
         };
-        let cuda = dialect(device) == Dialect::Cuda;
         let aligned = cuda && arrays().all(|a| a.is_aligned(16));
         // A block too big for the device stays too big: the launch must fail as written.
         let info = device.info();
@@ -263,16 +263,7 @@ impl Dispatcher {
                 && config.block[axis] >= factor
                 && config.block[axis].is_multiple_of(factor)
         };
-        let plan = |axis: usize, factor: u32| Plan {
-            axis,
-            factor,
-            mapping: if axis == 0 {
-                Mapping::Adjacent
-            } else {
-                Mapping::Strided
-            },
-            aligned,
-        };
+        let plan = |axis: usize, factor: u32| Plan::new(axis, factor, aligned);
         Ok(match mode {
             Coarsening::Off => None,
             Coarsening::Force((axis, factor)) => fits(axis, factor).then(|| plan(axis, factor)),
@@ -290,9 +281,7 @@ impl Dispatcher {
                     && widest <= 8
                     && threads >= 1 << 22
                     && arrays().all(|a| a.ndim() == 1 && a.is_c_contiguous());
-                if !cuda {
-                    None
-                } else if o.shared_rows && threads >= 1 << 16 && fits(1, 2) {
+                if o.shared_rows && threads >= 1 << 16 && fits(1, 2) {
                     Some(plan(1, 2))
                 } else if elementwise && fits(0, (16 / widest) as u32) {
                     Some(plan(0, (16 / widest) as u32))

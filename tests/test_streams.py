@@ -2,6 +2,7 @@
 
 import ember
 import numpy as np
+import pytest
 from ember import cuda
 
 
@@ -53,3 +54,12 @@ def test_device_context_and_synchronize():
         d.synchronize()
     ember.synchronize()
     assert ember.Device() == ember.Device(0)
+
+
+def test_cuda_stream_protocol():
+    stream = cuda.Stream()
+    if ember.backend() == "cuda":
+        assert stream.__cuda_stream__() == (0, stream.ptr)
+    else:
+        with pytest.raises(TypeError, match="stream protocol is CUDA's; this stream is on the opencl backend"):
+            stream.__cuda_stream__()

@@ -6,9 +6,14 @@ machines with no GPU library at all.
 
 from __future__ import annotations
 
+import atexit
 import threading
 
 from . import _ember
+
+# Bursts of small launches are issued from a native thread (the CUDA backend's launch queue);
+# the last of them must reach the driver before it shuts down.
+atexit.register(_ember.drain_launches)
 
 
 class _ThreadState(threading.local):
@@ -134,6 +139,13 @@ class Stream:
     def ptr(self) -> int:
         """The backend's handle (``CUstream``, ``cl_command_queue``); 0 is CUDA's default stream."""
         return self._native.handle
+
+    def __cuda_stream__(self) -> tuple[int, int]:
+        """The CUDA stream protocol (version 0, the ``CUstream``): other libraries take the
+        stream from it, e.g. ``cupy.cuda.Stream.from_external(stream)``."""
+        if backend() != "cuda":
+            raise TypeError(f"the stream protocol is CUDA's; this stream is on the {backend()} backend")
+        return (0, self._native.handle)
 
     def synchronize(self):
         self._native.synchronize()

@@ -178,6 +178,12 @@ impl Array {
         is_f_contiguous(&self.shape, &self.strides, self.dtype.itemsize())
     }
 
+    /// True while only ember orders work on this memory: no pointer to it was handed out
+    /// and it is not another library's (launches over it may be queued).
+    pub fn is_private(&self) -> bool {
+        !self.buffer.is_exposed()
+    }
+
     /// How a kernel receives this array.
     pub fn kernel_arg(&self) -> KernelArg<'static> {
         KernelArg::Buffer {

@@ -11,6 +11,25 @@ use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
 
 use crate::array::Array;
 
+/// Launches one of ember's generated kernels on the current stream; `arrays` is all the
+/// memory it touches. When none of it is visible outside ember, a burst of such launches may
+/// be issued from the backend's launch thread (`Device::launch_queued`).
+pub fn launch_generated<'a>(
+    device: &'static Device,
+    function: &Function,
+    grid: [u32; 3],
+    block: [u32; 3],
+    arrays: impl IntoIterator<Item = &'a Array>,
+    args: &[KernelArg<'_>],
+) -> Result<()> {
+    let stream = current_stream(device);
+    if arrays.into_iter().all(Array::is_private) {
+        device.launch_queued(function, grid, block, 0, stream, args)
+    } else {
+        device.launch(function, grid, block, 0, stream, args)
+    }
+}
+
 /// Compiled kernels by spec, then device: keyed by the spec alone so a lookup borrows it
 /// (the spec is cloned only when a kernel is first compiled).
 pub struct KernelMemo<K>(OnceLock<Mutex<PerSpec<K>>>);

@@ -447,7 +447,19 @@ impl Dispatcher {
         if let Some(p) = compiled.coarse {
             block[p.axis] /= p.factor;
         }
-        device.launch(
+        // The language has no way to make a pointer of a number: arrays are all the memory a
+        // kernel reaches, and when ember alone orders work on them a burst may be queued.
+        let private = args.iter().all(|a| match a {
+            JitArg::Array(a) => a.is_private(),
+            JitArg::Scalar(..) => true,
+        });
+        let launch = if private {
+            Device::launch_queued
+        } else {
+            Device::launch
+        };
+        launch(
+            device,
             &compiled.function,
             config.grid,
             block,

@@ -219,7 +219,7 @@ impl NativeStream {
     }
     #[getter]
     fn handle(&self) -> u64 {
-        self.0.handle()
+        self.0.handle_for_foreign()
     }
     #[getter]
     fn device(&self) -> usize {
@@ -242,6 +242,12 @@ impl NativeStream {
     fn pop(&self) {
         ember_runtime::pop_current_stream(self.0.device())
     }
+}
+
+/// Issues the launches still queued (registered to run at exit).
+#[pyfunction]
+fn drain_launches(py: Python<'_>) {
+    py.detach(ember_runtime::device::drain_launches);
 }
 
 /// The handle of the stream this thread sends work to on a device.
@@ -299,6 +305,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(nvrtc_version, m)?,
         wrap_pyfunction!(info_report, m)?,
         wrap_pyfunction!(current_stream_handle, m)?,
+        wrap_pyfunction!(drain_launches, m)?,
     ] {
         m.add_function(f)?;
     }

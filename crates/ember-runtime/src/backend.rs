@@ -212,6 +212,25 @@ pub trait Backend: Send + Sync {
         args: &[KernelArg<'_>],
     ) -> Result<()>;
 
+    /// [`Backend::launch`] for ember's own kernels over memory nothing outside ember can see
+    /// (no pointer handed out, none foreign): the backend may issue it later from another
+    /// thread, in order with all other work (CUDA does in bursts: `launch_queue`).
+    fn launch_queued(
+        &self,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.launch(function, grid, block, shared_bytes, stream, args)
+    }
+
+    /// Issues every queued launch (before memory or a stream is handed to code outside
+    /// ember, which orders its work by its own calls into the driver).
+    fn drain(&self) {}
+
     /// Queues a kernel sized as OpenCL sizes it (OpenCL only).
     fn launch_ndrange(
         &self,

@@ -84,7 +84,10 @@ impl Buffer {
     /// pointer on CPU devices, the handle otherwise.
     pub fn address(&self) -> u64 {
         crate::deferred::finish();
+        // Whoever takes the address orders work by its own driver calls: issue ours first;
+        // launches over this memory are not queued from now on.
         self.exposed.store(true, Ordering::Relaxed);
+        self.device.backend().drain();
         self.layout_address()
     }
 

@@ -2,6 +2,7 @@
 //! list of devices of the selected backend.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ember_core::{BackendChoice, Config, Error, Result};
@@ -264,6 +265,34 @@ impl Device {
             .map_err(|e| self.annotate(e))
     }
 
+    /// [`Device::launch`] for kernels over memory nothing outside ember sees, whose arguments
+    /// hold no pointers of their own (ember's generated kernels, `@jit` kernels): a burst of
+    /// them may be issued from the backend's launch thread ([`Backend::launch_queued`]). A
+    /// kernel's first launch in a block shape goes at once, so its errors come at the call.
+    pub fn launch_queued(
+        &self,
+        function: &Function,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let key = launch_shape_key(grid, block, shared_bytes);
+        if key.is_none() || function.launched.load(Ordering::Relaxed) != key.unwrap_or(0) {
+            self.launch(function, grid, block, shared_bytes, stream, args)?;
+            if let Some(k) = key {
+                function.launched.store(k, Ordering::Relaxed);
+            }
+            return Ok(());
+        }
+        crate::deferred::finish();
+        self.note_launch(&function.name);
+        self.backend
+            .launch_queued(function.handle, grid, block, shared_bytes, stream, args)
+            .map_err(|e| self.annotate(e))
+    }
+
     /// Queues `function` sized as OpenCL sizes work (global and optional local sizes).
     pub fn launch_ndrange(
         &self,
@@ -371,6 +400,7 @@ fn decode_entry(mut blob: Vec<u8>, count: usize) -> Option<(Vec<u8>, Vec<String>
 struct FunctionEntry {
     handle: Handle,
     params: Arc<OnceLock<Option<KernelParams>>>,
+    launched: Arc<AtomicU64>,
 }
 
 /// A loaded module.
@@ -420,6 +450,7 @@ impl Module {
                 map.entry(symbol.to_string()).or_insert(FunctionEntry {
                     handle,
                     params: Arc::new(OnceLock::new()),
+                    launched: Arc::new(AtomicU64::new(0)),
                 })
             }
         };
@@ -428,6 +459,7 @@ impl Module {
             handle: entry.handle,
             name: Arc::from(name),
             params: entry.params.clone(),
+            launched: entry.launched.clone(),
         })
     }
 }
@@ -454,6 +486,24 @@ pub struct Function {
     handle: Handle,
     name: Arc<str>,
     params: Arc<OnceLock<Option<KernelParams>>>,
+    /// The block shape and shared memory it last launched with at once, without error
+    /// ([`launch_shape_key`]): only such launches may be queued, so a kernel's first launch
+    /// in a shape still reports a bad shape (too many registers, too much shared memory) at
+    /// the call.
+    launched: Arc<AtomicU64>,
+}
+
+/// `block` and `shared_bytes` packed in 64 bits (never 0), or `None` when they do not fit or
+/// the grid is beyond what every CUDA device takes (such launches are never queued).
+fn launch_shape_key(grid: [u32; 3], block: [u32; 3], shared_bytes: u32) -> Option<u64> {
+    if grid[0] > i32::MAX as u32 || grid[1] > 65535 || grid[2] > 65535 {
+        return None;
+    }
+    if block.iter().any(|&b| b >= 1 << 11) || shared_bytes >= 1 << 20 {
+        return None;
+    }
+    let [x, y, z] = block.map(u64::from);
+    Some(1 << 63 | u64::from(shared_bytes) << 33 | z << 22 | y << 11 | x)
 }
 
 impl Function {
@@ -485,8 +535,9 @@ impl Function {
 
 type Registry = Result<Vec<&'static Device>>;
 
+static DEVICES: OnceLock<Registry> = OnceLock::new();
+
 fn registry() -> &'static Registry {
-    static DEVICES: OnceLock<Registry> = OnceLock::new();
     DEVICES.get_or_init(|| {
         let config = Config::get();
         let choice = config.backend.clone()?;
@@ -562,6 +613,16 @@ fn extra_devices() -> &'static [&'static Device] {
     match devices() {
         Ok(p) if p.first().is_some_and(|d| d.kind() == BackendKind::OpenCl) => &[],
         _ => opencl_devices().unwrap_or(&[]),
+    }
+}
+
+/// Issues every queued launch of the devices opened so far (at exit: a launch must not
+/// reach the driver while it shuts down).
+pub fn drain_launches() {
+    if let Some(Ok(devices)) = DEVICES.get() {
+        for d in devices {
+            d.backend().drain();
+        }
     }
 }
 

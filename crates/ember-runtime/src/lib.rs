@@ -9,6 +9,7 @@ pub mod cache;
 pub mod cuda;
 pub mod deferred;
 pub mod device;
+pub mod launch_queue;
 pub mod opencl;
 pub mod pool;
 pub mod probe;

@@ -42,6 +42,14 @@ impl Stream {
         self.handle
     }
 
+    /// The handle, for code outside ember: it orders its work by its own driver calls, so
+    /// pending and queued work is issued first.
+    pub fn handle_for_foreign(&self) -> Handle {
+        crate::deferred::finish();
+        self.device().backend().drain();
+        self.handle
+    }
+
     /// Waits for everything queued so far.
     pub fn synchronize(&self) -> Result<()> {
         self.device.synchronize_stream(self.handle)

@@ -11,7 +11,7 @@ use ember_core::{DType, Result};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, KernelMemo};
+use crate::launch::{compile_generated, dialect, launch_generated, KernelMemo};
 
 /// Which elements feed which output: output `i` starts at byte `offset + kept(i)` of the
 /// input's buffer, its elements lie `reduced(j)` further. Axes are collapsed where they can
@@ -393,7 +393,21 @@ impl Pass<'_> {
         args.extend(axes.iter().map(|b| KernelArg::Bytes(b)));
         let grid = [sizing.groups as u32, sizing.splits as u32, 1];
         let block = [BLOCK as u32, 1, 1];
-        device.launch(&function, grid, block, 0, current_stream(device), &args)
+        let arrays = [
+            Some(self.input),
+            indices,
+            self.mean,
+            Some(outs[0]),
+            Some(outs[1]),
+        ];
+        launch_generated(
+            device,
+            &function,
+            grid,
+            block,
+            arrays.into_iter().flatten(),
+            &args,
+        )
     }
 }
 

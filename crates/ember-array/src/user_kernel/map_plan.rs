@@ -5,10 +5,10 @@ use ember_codegen::user_kernel::{vector_loadable, UNROLL, VECTOR};
 use ember_codegen::{Param, Role};
 use ember_core::shape::{broadcast_strides, c_strides, collapse_axes};
 use ember_core::Result;
-use ember_runtime::{current_stream, Device, Function, KernelArg};
+use ember_runtime::{Device, Function, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{launch_shape, launch_shape_unrolled};
+use crate::launch::{launch_generated, launch_shape, launch_shape_unrolled};
 
 /// A scalar parameter's bytes (inline: no allocation per launch).
 pub type ScalarBytes = smallvec::SmallVec<[u8; 16]>;
@@ -120,7 +120,14 @@ pub fn launch_flat(
         arrays.iter().map(|a| a.kernel_arg()).collect();
     kargs.push(KernelArg::Bytes(&n64));
     let (grid, block) = flat_shape(device, n, vector);
-    device.launch(function, grid, block, 0, current_stream(device), &kargs)
+    launch_generated(
+        device,
+        function,
+        grid,
+        block,
+        arrays.iter().copied(),
+        &kargs,
+    )
 }
 
 /// Grid and block of a flat layout: each thread takes [`VECTOR`] consecutive elements with
@@ -175,5 +182,10 @@ pub fn launch(
     } else {
         launch_shape(device, n)
     };
-    device.launch(function, grid, block, 0, current_stream(device), &kargs)
+    let arrays = bindings.iter().filter_map(|b| match b {
+        Binding::Array(a) => Some(*a),
+        Binding::Raw(a) => Some(a),
+        Binding::Scalar(_) => None,
+    });
+    launch_generated(device, function, grid, block, arrays, &kargs)
 }

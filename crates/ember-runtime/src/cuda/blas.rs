@@ -295,6 +295,9 @@ pub fn gemm(device: &'static Device, dtype: DType, g: &Gemm) -> Result<()> {
             device.kind().title()
         )));
     }
+    // cuBLAS launches by its own driver calls: queued launches go first.
+    crate::deferred::finish();
+    device.backend().drain();
     let (data, compute) = match dtype {
         DType::F32 => (CUDA_R_32F, CUBLAS_COMPUTE_32F),
         DType::F64 => (CUDA_R_64F, CUBLAS_COMPUTE_64F),

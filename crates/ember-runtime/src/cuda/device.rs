@@ -2,16 +2,18 @@
 
 use std::cell::Cell;
 use std::ffi::{c_void, CString};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys};
 use ember_core::{Error, PoolStats, Result};
 
+use super::queued::QueuedLaunch;
 use super::staging::{self, Staging};
 use super::{driver_error, link, nvrtc};
 use crate::backend::{
     Backend, BackendKind, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams,
 };
+use crate::launch_queue::LaunchQueue;
 
 thread_local! {
     /// The context this thread last made current, to skip redundant `cuCtxSetCurrent` calls.
@@ -24,11 +26,23 @@ pub struct CudaDevice {
     device: sys::CUdevice,
     context: sys::CUcontext,
     staging: Mutex<Option<Staging>>,
+    /// Launches of bursts of ember's own kernels, issued from another thread.
+    queue: Arc<LaunchQueue<QueuedLaunch>>,
 }
 
 // The primary context may be used from any thread once made current there (see `bind`).
 unsafe impl Send for CudaDevice {}
 unsafe impl Sync for CudaDevice {}
+
+/// Makes `context` current on the calling thread (once per thread and context).
+pub(crate) fn bind_context(context: usize) -> Result<()> {
+    if CURRENT.with(Cell::get) != context {
+        unsafe { result::ctx::set_current(context as sys::CUcontext) }
+            .map_err(|e| driver_error("cuCtxSetCurrent", e))?;
+        CURRENT.with(|c| c.set(context));
+    }
+    Ok(())
+}
 
 fn attr(dev: sys::CUdevice, a: sys::CUdevice_attribute) -> usize {
     unsafe { result::device::get_attribute(dev, a) }.map_or(0, |v| v.max(0) as usize)
@@ -74,18 +88,16 @@ impl CudaDevice {
             device,
             context,
             staging: Mutex::new(None),
+            queue: LaunchQueue::new(QueuedLaunch::issue),
         })
     }
 
-    /// Makes this device's context current on the calling thread.
+    /// Readies the calling thread for a driver call: issues the queued launches first (the
+    /// device must see work in the order it was asked for), then makes this device's context
+    /// current. Every driver call but a queued launch goes through here.
     fn bind(&self) -> Result<()> {
-        let ctx = self.context as usize;
-        if CURRENT.with(Cell::get) != ctx {
-            unsafe { result::ctx::set_current(self.context) }
-                .map_err(|e| driver_error("cuCtxSetCurrent", e))?;
-            CURRENT.with(|c| c.set(ctx));
-        }
-        Ok(())
+        self.queue.drain();
+        bind_context(self.context as usize)
     }
 
     fn stream(handle: Handle) -> sys::CUstream {
@@ -303,6 +315,38 @@ impl Backend for CudaDevice {
             )
         }
         .map_err(|e| driver_error("cuLaunchKernel", e))
+    }
+
+    fn launch_queued(
+        &self,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let record = QueuedLaunch::new(
+            self.context as usize,
+            function,
+            grid,
+            block,
+            shared_bytes,
+            stream,
+            args,
+        );
+        match record.map(|r| self.queue.submit(r)) {
+            Some(None) => Ok(()),
+            Some(Some(now)) => {
+                self.bind()?;
+                now.issue()
+            }
+            None => self.launch(function, grid, block, shared_bytes, stream, args),
+        }
+    }
+
+    fn drain(&self) {
+        self.queue.drain();
     }
 
     fn kernel_params(&self, function: Handle) -> Result<Option<KernelParams>> {

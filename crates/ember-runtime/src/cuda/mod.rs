@@ -6,6 +6,7 @@ mod device;
 pub mod link;
 pub mod loader;
 pub mod nvrtc;
+mod queued;
 mod staging;
 
 pub use device::CudaDevice;

@@ -187,3 +187,38 @@ def test_jit_bursts_keep_order_and_bad_shapes_fail_at_the_call(rng):
     with pytest.raises(ember.errors.DriverError, match="cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"):
         bump[1, 32, 0, 1 << 20](x, s)  # 1 MiB of dynamic shared memory
     np.testing.assert_array_equal(x.get(), host * 520)
+
+
+def test_jit_launches_on_another_librarys_stream_are_its_to_order(rng):
+    cp = pytest.importorskip("cupy")
+    from ember import cuda
+
+    @cuda.jit
+    def bump(x, s):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] += s[i]
+
+    host = _small_ints(rng)
+    s = ember.asarray(host)
+    x = ember.zeros_like(s)
+    theirs = cp.cuda.Stream(non_blocking=True)
+    for _ in range(300):
+        bump[8, 128, theirs](x, s)
+    theirs.synchronize()  # CuPy's wait must cover ember's launches on its stream
+    np.testing.assert_array_equal(x.get(), host * 300)
+
+
+def test_another_librarys_device_sync_orders_two_ember_streams(rng):
+    torch = pytest.importorskip("torch")
+    host = _small_ints(rng)
+    s = ember.asarray(host)
+    first, second = ember.cuda.Stream(), ember.cuda.Stream()
+    with first:
+        y = ember.zeros_like(s)
+        for _ in range(300):
+            y += s
+    torch.cuda.synchronize()  # ember does not see this: the stream switch must not reorder
+    with second:
+        z = y * 1
+    np.testing.assert_array_equal(z.get(), host * 300)

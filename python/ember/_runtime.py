@@ -7,6 +7,7 @@ machines with no GPU library at all.
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 
 from . import _ember
@@ -14,6 +15,8 @@ from . import _ember
 # Bursts of small launches are issued from a native thread (the CUDA backend's launch queue);
 # the last of them must reach the driver before it shuts down.
 atexit.register(_ember.drain_launches)
+# A child process gets no launch thread: nothing may be left in the queue when it forks.
+os.register_at_fork(before=_ember.drain_launches)
 
 
 class _ThreadState(threading.local):

@@ -82,6 +82,9 @@ pub struct LaunchConfig {
     pub block: [u32; 3],
     pub shared_bytes: u32,
     pub stream: Handle,
+    /// The stream is ember's (the thread's current one or an ember stream object), so only
+    /// ember orders work on it; a stream another library handed in is its to order.
+    pub ember_stream: bool,
 }
 
 /// A kernel's compiled specialisations, and how to make more.
@@ -448,11 +451,13 @@ impl Dispatcher {
             block[p.axis] /= p.factor;
         }
         // The language has no way to make a pointer of a number: arrays are all the memory a
-        // kernel reaches, and when ember alone orders work on them a burst may be queued.
-        let private = args.iter().all(|a| match a {
-            JitArg::Array(a) => a.is_private(),
-            JitArg::Scalar(..) => true,
-        });
+        // kernel reaches, and when ember alone orders work on them and on the stream, a burst
+        // may be queued.
+        let private = config.ember_stream
+            && args.iter().all(|a| match a {
+                JitArg::Array(a) => a.is_private(),
+                JitArg::Scalar(..) => true,
+            });
         let launch = if private {
             Device::launch_queued
         } else {

@@ -170,14 +170,21 @@ impl NativeJitKernel {
                 items[0], items[1]
             )));
         }
+        // (handle, whether the stream is ember's own)
         let stream = match items.get(2) {
             None => None,
             Some(s) if s.is_none() => None,
             Some(s) if s.cast::<PyInt>().is_ok() => match s.extract::<u64>()? {
                 0 => None,
-                h => Some(h as Handle),
+                h => Some((h as Handle, false)),
             },
-            Some(s) => Some(s.getattr(pyo3::intern!(s.py(), "ptr"))?.extract::<u64>()? as Handle),
+            Some(s) => match crate::runtime::ember_stream_handle(s) {
+                Some(h) => Some((h, true)),
+                None => Some((
+                    s.getattr(pyo3::intern!(s.py(), "ptr"))?.extract::<u64>()? as Handle,
+                    false,
+                )),
+            },
         };
         let shared_bytes = match items.get(3) {
             None => 0,
@@ -203,7 +210,7 @@ pub struct JitLaunch {
     kernel: Py<NativeJitKernel>,
     grid: [u32; 3],
     block: [u32; 3],
-    stream: Option<Handle>,
+    stream: Option<(Handle, bool)>,
     shared_bytes: u32,
 }
 
@@ -244,7 +251,8 @@ impl JitLaunch {
             shared_bytes: self.shared_bytes,
             stream: self
                 .stream
-                .unwrap_or_else(|| ember_runtime::current_stream(device)),
+                .map_or_else(|| ember_runtime::current_stream(device), |s| s.0),
+            ember_stream: self.stream.is_none_or(|s| s.1),
         };
         let front = native
             .front

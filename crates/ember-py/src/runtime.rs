@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ember_runtime::{cuda, probe, Device};
+use ember_runtime::{cuda, probe, Device, Handle};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -205,6 +205,14 @@ fn info_report(py: Python<'_>) -> PyResult<Py<PyDict>> {
 /// A stream on one device.
 #[pyclass(name = "Stream", module = "ember._ember", frozen)]
 pub struct NativeStream(ember_runtime::Stream);
+
+/// The handle of an `ember.cuda.Stream` object (its `_native` stream), read without draining
+/// the launch queue (work put on it stays ember's to order); `None` for other objects.
+pub(crate) fn ember_stream_handle(obj: &Bound<'_, PyAny>) -> Option<Handle> {
+    let native = obj.getattr(pyo3::intern!(obj.py(), "_native")).ok()?;
+    let native = native.cast::<NativeStream>().ok()?;
+    Some(native.get().0.handle())
+}
 
 #[pymethods]
 impl NativeStream {

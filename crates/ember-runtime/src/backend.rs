@@ -3,6 +3,8 @@
 //! Handles are plain integers (a `CUdeviceptr`, a `cl_mem` pointer, ...) so the trait stays
 //! object-safe and the layers above never see API types. Each backend instance serves one device.
 
+use std::sync::Arc;
+
 use ember_core::Result;
 
 /// An opaque backend object: device memory, a module, a function, a stream or an event.
@@ -214,9 +216,12 @@ pub trait Backend: Send + Sync {
 
     /// [`Backend::launch`] for ember's own kernels over memory nothing outside ember can see
     /// (no pointer handed out, none foreign): the backend may issue it later from another
-    /// thread, in order with all other work (CUDA does in bursts: `launch_queue`).
+    /// thread, in order with all other work (CUDA does in bursts: `launch_queue`). `name`
+    /// names the kernel in the error of a launch that fails from the queue.
+    #[allow(clippy::too_many_arguments)]
     fn launch_queued(
         &self,
+        _name: &Arc<str>,
         function: Handle,
         grid: [u32; 3],
         block: [u32; 3],

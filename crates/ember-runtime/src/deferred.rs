@@ -77,9 +77,12 @@ pub fn keep_error(err: Error) {
     HAS_ERROR.store(true, Ordering::Release);
 }
 
-/// Queues pending work, then returns the error kept from earlier pending work, if any.
+/// Queues pending work and issues queued launches, then returns the error kept from earlier
+/// pending or queued work, if any (a launch that failed from the queue is reported here, not
+/// after the data it did not write was read).
 pub fn finish_and_check() -> Result<()> {
     finish();
+    crate::device::drain_launches();
     check()
 }
 

@@ -287,9 +287,18 @@ impl Device {
             return Ok(());
         }
         crate::deferred::finish();
+        self.check_launch(&function.name, grid, block)?;
         self.note_launch(&function.name);
         self.backend
-            .launch_queued(function.handle, grid, block, shared_bytes, stream, args)
+            .launch_queued(
+                &function.name,
+                function.handle,
+                grid,
+                block,
+                shared_bytes,
+                stream,
+                args,
+            )
             .map_err(|e| self.annotate(e))
     }
 

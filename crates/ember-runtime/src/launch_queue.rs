@@ -17,7 +17,7 @@
 //!   host read or array operation (`deferred::keep_error`), as CUDA reports kernel faults.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
@@ -131,12 +131,20 @@ impl<L: Send + 'static> LaunchQueue<L> {
         }
         let backoff = Backoff::new();
         while self.issued.load(Ordering::Acquire) < target {
-            match self.issuing.try_lock() {
-                Ok(_turn) => {
-                    self.issue_queued(target);
-                }
-                Err(_) => backoff.snooze(),
+            match self.try_turn() {
+                Some(_turn) => self.issue_queued(target),
+                None => backoff.snooze(),
             }
+        }
+    }
+
+    /// The right to pop and issue, if no one else has it (a poisoned turn is still a turn:
+    /// the order it guards holds).
+    fn try_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        match self.issuing.try_lock() {
+            Ok(turn) => Some(turn),
+            Err(TryLockError::Poisoned(turn)) => Some(turn.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
         }
     }
 
@@ -182,7 +190,7 @@ impl<L: Send + 'static> LaunchQueue<L> {
         let mut spins = 0u32;
         loop {
             if !self.queue.is_empty() {
-                if let Ok(_turn) = self.issuing.try_lock() {
+                if let Some(_turn) = self.try_turn() {
                     while let Some(launch) = self.queue.pop() {
                         self.issue_one(launch);
                     }

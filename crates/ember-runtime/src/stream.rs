@@ -113,6 +113,8 @@ impl Event {
 
     /// Waits until the work before the event is done (at once if never recorded).
     pub fn synchronize(&self) -> Result<()> {
+        // A launch queued before the record failed when the record issued it: say so.
+        crate::deferred::check()?;
         match self.handle() {
             Some(e) => self
                 .device
@@ -188,25 +190,35 @@ pub fn current_stream(device: &'static Device) -> Handle {
 
 /// Makes `stream` current on this thread for its device until [`pop_current_stream`].
 pub fn push_current_stream(stream: &Stream) {
-    // Pending work belongs to the stream that was current when it was asked for.
-    crate::deferred::finish();
-    CURRENT.with(|c| c.borrow_mut().push((key(stream.device()), stream.handle())));
+    push_current_handle(stream.device(), stream.handle());
 }
 
 /// Makes the stream `handle` of `device` current, as [`push_current_stream`] does (for work
 /// that was asked for on that stream and is queued later).
 pub fn push_current_handle(device: &'static Device, handle: Handle) {
+    // Pending work belongs to the stream that was current when it was asked for.
     crate::deferred::finish();
+    switching(device, current_stream(device), handle);
     CURRENT.with(|c| c.borrow_mut().push((key(device), handle)));
 }
 
 /// Undoes the last [`push_current_stream`] for `device`.
 pub fn pop_current_stream(device: &'static Device) {
     crate::deferred::finish();
+    let before = current_stream(device);
     CURRENT.with(|c| {
         let mut stack = c.borrow_mut();
         if let Some(pos) = stack.iter().rposition(|(d, _)| *d == key(device)) {
             stack.remove(pos);
         }
     });
+    switching(device, before, current_stream(device));
+}
+
+/// Work on one stream may be ordered before work on another by a call ember does not see
+/// (another library's device synchronisation): queued launches are issued before the switch.
+fn switching(device: &'static Device, from: Handle, to: Handle) {
+    if from != to {
+        device.backend().drain();
+    }
 }

@@ -278,7 +278,14 @@ fn run_loop(
     if !launch {
         return Ok(());
     }
-    map_plan::launch(device, &function, n, &bindings, &layout)
+    map_plan::launch(
+        device,
+        &function,
+        n,
+        &bindings,
+        &layout,
+        map_plan::Body::Generated,
+    )
 }
 
 /// The compiled kernel of `u`'s loop `found` for inputs of these dtypes (`None`: a scalar

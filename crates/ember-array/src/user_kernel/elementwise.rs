@@ -192,6 +192,7 @@ impl ElementwiseKernel {
             shape.iter().product(),
             &bindings,
             &layout,
+            map_plan::Body::UserSnippet,
         )
     }
 }

@@ -5,7 +5,7 @@ use ember_codegen::user_kernel::{vector_loadable, UNROLL, VECTOR};
 use ember_codegen::{Param, Role};
 use ember_core::shape::{broadcast_strides, c_strides, collapse_axes};
 use ember_core::Result;
-use ember_runtime::{Device, Function, KernelArg};
+use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
 use crate::launch::{launch_generated, launch_shape, launch_shape_unrolled};
@@ -30,6 +30,14 @@ impl Binding<'_> {
             _ => None,
         }
     }
+}
+
+/// Who wrote a kernel's body. A user's C snippet (`ElementwiseKernel`) may make a pointer
+/// of a scalar argument, so its launches are never queued (`launch_generated`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Body {
+    Generated,
+    UserSnippet,
 }
 
 /// The layout a launch is compiled for.
@@ -143,6 +151,7 @@ pub fn launch(
     n: usize,
     bindings: &[Binding],
     plan: &MapPlan,
+    body: Body,
 ) -> Result<()> {
     let n64 = (n as i64).to_le_bytes();
     let extents: Vec<[u8; 8]> = plan
@@ -182,6 +191,9 @@ pub fn launch(
     } else {
         launch_shape(device, n)
     };
+    if body == Body::UserSnippet {
+        return device.launch(function, grid, block, 0, current_stream(device), &kargs);
+    }
     let arrays = bindings.iter().filter_map(|b| match b {
         Binding::Array(a) => Some(*a),
         Binding::Raw(a) => Some(a),

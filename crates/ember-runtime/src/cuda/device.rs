@@ -319,6 +319,7 @@ impl Backend for CudaDevice {
 
     fn launch_queued(
         &self,
+        name: &Arc<str>,
         function: Handle,
         grid: [u32; 3],
         block: [u32; 3],
@@ -328,6 +329,7 @@ impl Backend for CudaDevice {
     ) -> Result<()> {
         let record = QueuedLaunch::new(
             self.context as usize,
+            name,
             function,
             grid,
             block,

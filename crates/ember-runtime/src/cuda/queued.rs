@@ -2,6 +2,7 @@
 //! bytes are copied in, so the caller's arguments may go as soon as it is queued.
 
 use std::ffi::c_void;
+use std::sync::Arc;
 
 use cudarc::driver::{result, sys};
 use ember_core::Result;
@@ -20,6 +21,8 @@ const PER_THREAD_STREAM: Handle = 2;
 
 pub(crate) struct QueuedLaunch {
     context: usize,
+    /// The kernel's name, for the error of a launch that fails.
+    name: Arc<str>,
     function: Handle,
     grid: [u32; 3],
     block: [u32; 3],
@@ -34,8 +37,10 @@ pub(crate) struct QueuedLaunch {
 impl QueuedLaunch {
     /// The launch as a record, or `None` when it cannot be queued (too many argument bytes,
     /// OpenCL-only arguments, the per-thread stream): then it is issued at once.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         context: usize,
+        name: &Arc<str>,
         function: Handle,
         grid: [u32; 3],
         block: [u32; 3],
@@ -48,6 +53,7 @@ impl QueuedLaunch {
         }
         let mut launch = QueuedLaunch {
             context,
+            name: Arc::clone(name),
             function,
             grid,
             block,
@@ -103,6 +109,8 @@ impl QueuedLaunch {
                 &mut params,
             )
         }
-        .map_err(|e| driver_error("cuLaunchKernel (queued)", e))
+        .map_err(|e| {
+            driver_error("cuLaunchKernel (queued)", e).with_last_kernel(Some(self.name.to_string()))
+        })
     }
 }

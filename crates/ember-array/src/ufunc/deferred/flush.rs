@@ -126,7 +126,14 @@ fn run(batch: &[Pending]) -> Result<()> {
             ),
             Plan::Fused(f, layout) => {
                 let bindings = bindings(p);
-                map_plan::launch(device, f, p.output.size(), &bindings, layout)
+                map_plan::launch(
+                    device,
+                    f,
+                    p.output.size(),
+                    &bindings,
+                    layout,
+                    map_plan::Body::Generated,
+                )
             }
         };
         if switched {

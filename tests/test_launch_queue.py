@@ -222,3 +222,40 @@ def test_another_librarys_device_sync_orders_two_ember_streams(rng):
     with second:
         z = y * 1
     np.testing.assert_array_equal(z.get(), host * 300)
+
+
+_RAW = r'''
+extern "C" __global__ void acc(float* x, const float* s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += s[i];
+}
+extern "C" __global__ void acc_at(unsigned long long address, const float* s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) ((float*)address)[i] += s[i];
+}
+'''
+
+
+def test_raw_kernel_bursts_keep_order(rng):
+    acc = ember.RawKernel(_RAW, "acc")
+    host = _small_ints(rng)
+    s = ember.asarray(host)
+    x = ember.zeros_like(s)
+    for _ in range(500):
+        acc((8,), (128,), (x, s, np.int32(s.size)))
+    np.testing.assert_array_equal(x.get(), host * 500)
+
+
+def test_raw_kernel_taking_an_address_as_a_number_stays_in_order(rng):
+    # The 8-byte integer may be another library's pointer: such launches go at once, in
+    # order with that library's work on the same stream.
+    torch = pytest.importorskip("torch")
+    acc_at = ember.RawKernel(_RAW, "acc_at")
+    host = _small_ints(rng)
+    s = ember.asarray(host)
+    t = torch.zeros(host.size, device="cuda")
+    for _ in range(300):
+        acc_at((8,), (128,), (np.uint64(t.data_ptr()), s, np.int32(s.size)))
+        t.mul_(1)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(t.cpu().numpy(), host * 300)

@@ -309,6 +309,7 @@ fn array_arg(a: &ember_array::Array) -> LaunchArg {
         handle: a.buffer().handle(),
         offset: a.offset(),
         device: a.device().info().ordinal,
+        private: a.is_private(),
     }
 }
 

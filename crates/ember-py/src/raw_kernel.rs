@@ -164,10 +164,19 @@ impl NativeRawKernel {
         let mut kargs = KernelArgs::new();
         kernel_args(&f, &values, &mut kargs).py()?;
         let dev = f.device();
-        let stream = match stream {
-            Some(s) if !s.is_none() => s.getattr(pyo3::intern!(py, "ptr"))?.extract()?,
-            _ => ember_runtime::current_stream(dev),
+        // (handle, whether the stream is ember's: only then may the launch be queued)
+        let (stream, ember_stream) = match stream {
+            Some(s) if !s.is_none() => match crate::runtime::ember_stream_handle(s) {
+                Some(h) => (h, true),
+                None => (s.getattr(pyo3::intern!(py, "ptr"))?.extract()?, false),
+            },
+            _ => (ember_runtime::current_stream(dev), true),
         };
+        if ember_stream && ember_runtime::args::queueable(&values, &kargs) {
+            return dev
+                .launch_queued(&f, grid, block, shared_mem, stream, &kargs)
+                .py();
+        }
         dev.launch(&f, grid, block, shared_mem, stream, &kargs).py()
     }
 }

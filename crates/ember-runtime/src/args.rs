@@ -1,6 +1,7 @@
 //! Arguments of user-written kernels (RawKernel, SourceModule, OpenCL programs): checked
 //! against what the API tells of the kernel's parameters before anything is launched.
 
+use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 
 use crate::backend::{BackendKind, Handle, KernelArg, KernelParams};
@@ -9,11 +10,13 @@ use crate::device::Function;
 /// One argument as the caller gave it.
 #[derive(Clone, Copy, Debug)]
 pub enum LaunchArg {
-    /// An ember array: its buffer, the byte offset of its first element, and its device.
+    /// An ember array: its buffer, the byte offset of its first element, its device, and
+    /// whether only ember orders work on its memory (`Array::is_private`).
     Array {
         handle: Handle,
         offset: usize,
         device: usize,
+        private: bool,
     },
     /// A device address from outside ember (a `DeviceAllocation`, a CAI pointer).
     Pointer(u64),
@@ -96,6 +99,21 @@ pub fn kernel_args<'a>(
     Ok(())
 }
 
+/// Whether a launch of a user's kernel with `args` (converted to `kargs`) may be queued
+/// (`Device::launch_queued`): every array is ember's and private, and no argument can carry
+/// another library's device address — no raw pointer, no integer of 8 bytes.
+pub fn queueable(args: &[LaunchArg], kargs: &KernelArgs<'_>) -> bool {
+    args.len() == kargs.len()
+        && args.iter().zip(kargs).all(|(arg, karg)| match (arg, karg) {
+            (LaunchArg::Array { private, .. }, _) => *private,
+            (LaunchArg::Null, _) => true,
+            (LaunchArg::Scalar { dtype, .. }, KernelArg::Bytes(b)) => {
+                b.len() != 8 || !matches!(dtype.kind(), Kind::Int | Kind::UInt)
+            }
+            _ => false,
+        })
+}
+
 fn one_arg<'a>(
     kernel: &str,
     kind: BackendKind,
@@ -125,6 +143,7 @@ fn one_arg<'a>(
             handle,
             offset,
             device,
+            ..
         } => {
             if device != ordinal {
                 return Err(Error::Value(format!(

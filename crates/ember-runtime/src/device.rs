@@ -266,7 +266,8 @@ impl Device {
     }
 
     /// [`Device::launch`] for kernels over memory nothing outside ember sees, whose arguments
-    /// hold no pointers of their own (ember's generated kernels, `@jit` kernels): a burst of
+    /// hold no pointers of their own (ember's generated kernels, `@jit` kernels, user CUDA C
+    /// that `args::queueable` accepts): a burst of
     /// them may be issued from the backend's launch thread ([`Backend::launch_queued`]). A
     /// kernel's first launch in a block shape goes at once, so its errors come at the call.
     pub fn launch_queued(

@@ -15,6 +15,19 @@ import pytest
 pytestmark = pytest.mark.gpu
 
 
+def _queued() -> int:
+    """Launches the device's queue has taken so far."""
+    return ember.cuda.Stream(null=True)._native.queued_launches
+
+
+def _flips(host, x0, count):
+    """x <- s - x, `count` times: the order of the steps matters (they do not commute)."""
+    x = x0.copy()
+    for _ in range(count):
+        x = host - x
+    return x
+
+
 def _small_ints(rng, n=1024):
     # Integer-valued floats: long chains of additions stay exact.
     return rng.integers(-8, 9, n).astype(np.float32)
@@ -24,19 +37,22 @@ def test_a_long_dependent_chain_matches_numpy(rng):
     host = _small_ints(rng)
     s = ember.asarray(host)
     x = s
+    before = _queued()
     for _ in range(3000):
         x = x + s
     np.testing.assert_array_equal(x.get(), host * 3001)
+    assert _queued() - before > 2000, "a burst of small operations should go through the queue"
 
 
 def test_in_place_burst_with_host_reads_between(rng):
     host = _small_ints(rng)
     s = ember.asarray(host)
-    x = ember.zeros_like(s)
-    expected = np.zeros_like(host)
+    x = ember.ones_like(s)
+    expected = np.ones_like(host)
     for k in range(400):
+        x *= -1.0
         x += s
-        expected += host
+        expected = host - expected
         if k % 37 == 0:
             np.testing.assert_array_equal(x.get(), expected)
     np.testing.assert_array_equal(x.get(), expected)
@@ -59,11 +75,13 @@ def test_cupy_sees_a_burst_once_it_takes_the_pointer(rng):
     c = cp.asarray(x)  # takes the pointer: queued launches are issued first
     np.testing.assert_array_equal(cp.asnumpy(c * 1), host * 500)
     # From now on x is shared: ember's launches over it go in order with CuPy's.
+    expected = host * 500
     for _ in range(200):
-        x += s
+        x *= -1.0
         c += 1
-    np.testing.assert_array_equal(cp.asnumpy(c), host * 700 + 200)
-    np.testing.assert_array_equal(x.get(), host * 700 + 200)
+        expected = 1 - expected
+    np.testing.assert_array_equal(cp.asnumpy(c), expected)
+    np.testing.assert_array_equal(x.get(), expected)
 
 
 def test_torch_and_ember_alternate_on_shared_memory(rng):
@@ -72,11 +90,13 @@ def test_torch_and_ember_alternate_on_shared_memory(rng):
     t = torch.as_tensor(host, device="cuda")
     x = ember.asarray(t)  # foreign memory: never queued
     s = ember.asarray(host)
+    expected = host.copy()
     for _ in range(300):
         x += s
-        t.mul_(1)
+        t.mul_(-1)
+        expected = -(expected + host)
     torch.cuda.synchronize()
-    np.testing.assert_array_equal(t.cpu().numpy(), host * 301)
+    np.testing.assert_array_equal(t.cpu().numpy(), expected)
 
 
 def test_cupy_kernels_on_an_ember_stream_come_after_the_burst(rng):
@@ -170,23 +190,25 @@ def test_jit_bursts_keep_order_and_bad_shapes_fail_at_the_call(rng):
     from ember import cuda
 
     @cuda.jit
-    def bump(x, s):
+    def flip(x, s):
         i = cuda.grid(1)
         if i < x.size:
-            x[i] += s[i]
+            x[i] = s[i] - x[i]
 
     host = _small_ints(rng)
     s = ember.asarray(host)
-    x = ember.zeros_like(s)
-    for _ in range(500):
-        bump[8, 128](x, s)
-    np.testing.assert_array_equal(x.get(), host * 500)
+    x = ember.ones_like(s)
+    before = _queued()
+    for _ in range(501):
+        flip[8, 128](x, s)
+    np.testing.assert_array_equal(x.get(), _flips(host, np.ones_like(host), 501))
+    assert _queued() - before > 400
     # A new shape launches at once, so what the driver refuses is raised here, not later.
     for _ in range(20):
-        bump[8, 128](x, s)
+        flip[8, 128](x, s)
     with pytest.raises(ember.errors.DriverError, match="cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"):
-        bump[1, 32, 0, 1 << 20](x, s)  # 1 MiB of dynamic shared memory
-    np.testing.assert_array_equal(x.get(), host * 520)
+        flip[8, 128, 0, 64 << 10](x, s)  # 64 KiB of dynamic shared memory, beyond the default 48
+    np.testing.assert_array_equal(x.get(), _flips(host, np.ones_like(host), 521))
 
 
 def test_jit_launches_on_another_librarys_stream_are_its_to_order(rng):
@@ -194,19 +216,19 @@ def test_jit_launches_on_another_librarys_stream_are_its_to_order(rng):
     from ember import cuda
 
     @cuda.jit
-    def bump(x, s):
+    def flip(x, s):
         i = cuda.grid(1)
         if i < x.size:
-            x[i] += s[i]
+            x[i] = s[i] - x[i]
 
     host = _small_ints(rng)
     s = ember.asarray(host)
-    x = ember.zeros_like(s)
+    x = ember.ones_like(s)
     theirs = cp.cuda.Stream(non_blocking=True)
-    for _ in range(300):
-        bump[8, 128, theirs](x, s)
+    for _ in range(301):
+        flip[8, 128, theirs](x, s)
     theirs.synchronize()  # CuPy's wait must cover ember's launches on its stream
-    np.testing.assert_array_equal(x.get(), host * 300)
+    np.testing.assert_array_equal(x.get(), _flips(host, np.ones_like(host), 301))
 
 
 def test_another_librarys_device_sync_orders_two_ember_streams(rng):
@@ -225,37 +247,43 @@ def test_another_librarys_device_sync_orders_two_ember_streams(rng):
 
 
 _RAW = r'''
-extern "C" __global__ void acc(float* x, const float* s, int n) {
+extern "C" __global__ void flip(float* x, const float* s, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] += s[i];
+    if (i < n) x[i] = s[i] - x[i];
 }
-extern "C" __global__ void acc_at(unsigned long long address, const float* s, int n) {
+extern "C" __global__ void flip_at(unsigned long long address, const float* s, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) ((float*)address)[i] += s[i];
+    if (i < n) ((float*)address)[i] = s[i] - ((float*)address)[i];
 }
 '''
 
 
 def test_raw_kernel_bursts_keep_order(rng):
-    acc = ember.RawKernel(_RAW, "acc")
+    flip = ember.RawKernel(_RAW, "flip")
     host = _small_ints(rng)
     s = ember.asarray(host)
-    x = ember.zeros_like(s)
-    for _ in range(500):
-        acc((8,), (128,), (x, s, np.int32(s.size)))
-    np.testing.assert_array_equal(x.get(), host * 500)
+    x = ember.ones_like(s)
+    before = _queued()
+    for _ in range(501):
+        flip((8,), (128,), (x, s, np.int32(s.size)))
+    np.testing.assert_array_equal(x.get(), _flips(host, np.ones_like(host), 501))
+    assert _queued() - before > 400
 
 
 def test_raw_kernel_taking_an_address_as_a_number_stays_in_order(rng):
     # The 8-byte integer may be another library's pointer: such launches go at once, in
     # order with that library's work on the same stream.
     torch = pytest.importorskip("torch")
-    acc_at = ember.RawKernel(_RAW, "acc_at")
+    flip_at = ember.RawKernel(_RAW, "flip_at")
     host = _small_ints(rng)
     s = ember.asarray(host)
-    t = torch.zeros(host.size, device="cuda")
+    t = torch.ones(host.size, device="cuda")
+    expected = np.ones_like(host)
+    before = _queued()
     for _ in range(300):
-        acc_at((8,), (128,), (np.uint64(t.data_ptr()), s, np.int32(s.size)))
-        t.mul_(1)
+        flip_at((8,), (128,), (np.uint64(t.data_ptr()), s, np.int32(s.size)))
+        t.mul_(-1)
+        expected = -(host - expected)
     torch.cuda.synchronize()
-    np.testing.assert_array_equal(t.cpu().numpy(), host * 300)
+    np.testing.assert_array_equal(t.cpu().numpy(), expected)
+    assert _queued() == before, "a launch with an address among its arguments was queued"

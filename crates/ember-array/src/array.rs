@@ -184,6 +184,12 @@ impl Array {
         !self.buffer.is_exposed()
     }
 
+    /// Whether its elements could be device addresses (8-byte integers): a user's C kernel
+    /// may follow them into memory other libraries use.
+    pub fn may_hold_addresses(&self) -> bool {
+        matches!(self.dtype, DType::I64 | DType::U64)
+    }
+
     /// How a kernel receives this array.
     pub fn kernel_arg(&self) -> KernelArg<'static> {
         KernelArg::Buffer {

@@ -231,6 +231,7 @@ impl NativeKernel {
 
     fn set_attribute(&self, name: &str, value: i64) -> PyResult<()> {
         let attr = attribute(name)?;
+        self.function.attributes_changed();
         self.function
             .device()
             .backend()

@@ -309,7 +309,8 @@ fn array_arg(a: &ember_array::Array) -> LaunchArg {
         handle: a.buffer().handle(),
         offset: a.offset(),
         device: a.device().info().ordinal,
-        private: a.is_private(),
+        // An array of addresses reaches memory of its own: not ember's alone to order.
+        private: a.is_private() && !a.may_hold_addresses(),
     }
 }
 

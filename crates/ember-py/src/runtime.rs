@@ -206,12 +206,14 @@ fn info_report(py: Python<'_>) -> PyResult<Py<PyDict>> {
 #[pyclass(name = "Stream", module = "ember._ember", frozen)]
 pub struct NativeStream(ember_runtime::Stream);
 
-/// The handle of an `ember.cuda.Stream` object (its `_native` stream), read without draining
-/// the launch queue (work put on it stays ember's to order); `None` for other objects.
-pub(crate) fn ember_stream_handle(obj: &Bound<'_, PyAny>) -> Option<Handle> {
+/// The handle of an `ember.cuda.Stream` object of `device` (its `_native` stream), read
+/// without draining the launch queue (work put on it stays ember's to order); `None` for
+/// other objects and other devices' streams.
+pub(crate) fn ember_stream_handle(obj: &Bound<'_, PyAny>, device: &Device) -> Option<Handle> {
     let native = obj.getattr(pyo3::intern!(obj.py(), "_native")).ok()?;
     let native = native.cast::<NativeStream>().ok()?;
-    Some(native.get().0.handle())
+    let stream = &native.get().0;
+    std::ptr::eq(stream.device(), device).then(|| stream.handle())
 }
 
 #[pymethods]
@@ -228,6 +230,11 @@ impl NativeStream {
     #[getter]
     fn handle(&self) -> u64 {
         self.0.handle_for_foreign()
+    }
+    /// Launches queued so far on this stream's device (a diagnostic).
+    #[getter]
+    fn queued_launches(&self) -> u64 {
+        self.0.device().backend().queued_launches()
     }
     #[getter]
     fn device(&self) -> usize {

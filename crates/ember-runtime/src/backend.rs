@@ -236,6 +236,11 @@ pub trait Backend: Send + Sync {
     /// ember, which orders its work by its own calls into the driver).
     fn drain(&self) {}
 
+    /// Launches queued so far by [`Backend::launch_queued`] (a diagnostic).
+    fn queued_launches(&self) -> u64 {
+        0
+    }
+
     /// Queues a kernel sized as OpenCL sizes it (OpenCL only).
     fn launch_ndrange(
         &self,

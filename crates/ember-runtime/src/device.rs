@@ -529,6 +529,12 @@ impl Function {
         self.handle
     }
 
+    /// Forgets the shape it last launched in at once: after an attribute change (shared
+    /// memory allowed, ...) the next launch goes at once again, so its errors come at the call.
+    pub fn attributes_changed(&self) {
+        self.launched.store(0, Ordering::Relaxed);
+    }
+
     /// What the API tells of the parameters (asked once per kernel).
     pub fn params(&self) -> Option<&KernelParams> {
         self.params

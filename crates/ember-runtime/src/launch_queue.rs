@@ -104,12 +104,16 @@ impl<L: Send + 'static> LaunchQueue<L> {
         let mut launch = launch;
         let backoff = Backoff::new();
         while let Err(back) = self.queue.push(launch) {
-            // Full: the issuer is behind; help it rather than wait for it to wake.
+            // Full: the issuer is behind (or gone, in a forked child): issue one ourselves.
             launch = back;
-            if self.parked.load(Ordering::SeqCst) {
-                issuer.unpark();
+            match self.try_turn() {
+                Some(_turn) => {
+                    if let Some(first) = self.queue.pop() {
+                        self.issue_one(first);
+                    }
+                }
+                None => backoff.snooze(),
             }
-            backoff.snooze();
         }
         if self.parked.load(Ordering::SeqCst) {
             issuer.unpark();
@@ -164,10 +168,22 @@ impl<L: Send + 'static> LaunchQueue<L> {
     }
 
     fn issue_one(&self, launch: L) {
-        if let Err(err) = (self.issue)(launch) {
-            crate::deferred::keep_error(err);
+        // A panic must not leave the launch uncounted: drains would wait for it forever.
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.issue)(launch)));
+        match outcome {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => crate::deferred::keep_error(err),
+            Err(_) => crate::deferred::keep_error(ember_core::Error::Value(
+                "a queued kernel launch panicked inside ember: please report this".into(),
+            )),
         }
         self.issued.fetch_add(1, Ordering::Release);
+    }
+
+    /// Launches queued so far (a diagnostic: tests check that bursts use the queue).
+    pub fn queued(&self) -> u64 {
+        self.queued.load(Ordering::Relaxed)
     }
 
     /// The issuing thread, started at the first burst (`None` if the system refused a thread).

@@ -198,27 +198,16 @@ pub fn push_current_stream(stream: &Stream) {
 pub fn push_current_handle(device: &'static Device, handle: Handle) {
     // Pending work belongs to the stream that was current when it was asked for.
     crate::deferred::finish();
-    switching(device, current_stream(device), handle);
     CURRENT.with(|c| c.borrow_mut().push((key(device), handle)));
 }
 
 /// Undoes the last [`push_current_stream`] for `device`.
 pub fn pop_current_stream(device: &'static Device) {
     crate::deferred::finish();
-    let before = current_stream(device);
     CURRENT.with(|c| {
         let mut stack = c.borrow_mut();
         if let Some(pos) = stack.iter().rposition(|(d, _)| *d == key(device)) {
             stack.remove(pos);
         }
     });
-    switching(device, before, current_stream(device));
-}
-
-/// Work on one stream may be ordered before work on another by a call ember does not see
-/// (another library's device synchronisation): queued launches are issued before the switch.
-fn switching(device: &'static Device, from: Handle, to: Handle) {
-    if from != to {
-        device.backend().drain();
-    }
 }

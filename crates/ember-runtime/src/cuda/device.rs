@@ -351,6 +351,10 @@ impl Backend for CudaDevice {
         self.queue.drain();
     }
 
+    fn queued_launches(&self) -> u64 {
+        self.queue.queued()
+    }
+
     fn kernel_params(&self, function: Handle) -> Result<Option<KernelParams>> {
         self.bind()?;
         let f = function as usize as sys::CUfunction;

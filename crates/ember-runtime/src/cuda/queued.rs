@@ -15,9 +15,14 @@ use crate::backend::{Handle, KernelArg};
 const WORDS: usize = 32;
 const ARGS: usize = 24;
 
-/// CUDA's per-thread default stream: it names a different stream on the issuing thread, so
-/// launches on it are never queued.
-const PER_THREAD_STREAM: Handle = 2;
+/// The streams whose launches may be queued: the legacy default stream (0, or 1 by name).
+/// Every blocking stream waits for the work issued on it before, so a launch on another
+/// stream — always issued at once, after the queue is drained — stays ordered after the
+/// queued work even when something ember does not see (another library's device
+/// synchronisation) ordered the two. Other streams' launches go at once.
+fn queueable_stream(stream: Handle) -> bool {
+    stream == 0 || stream == 1
+}
 
 pub(crate) struct QueuedLaunch {
     context: usize,
@@ -36,7 +41,8 @@ pub(crate) struct QueuedLaunch {
 
 impl QueuedLaunch {
     /// The launch as a record, or `None` when it cannot be queued (too many argument bytes,
-    /// OpenCL-only arguments, the per-thread stream): then it is issued at once.
+    /// OpenCL-only arguments, a stream other than the legacy default): then it is issued at
+    /// once.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         context: usize,
@@ -48,7 +54,7 @@ impl QueuedLaunch {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Option<QueuedLaunch> {
-        if args.len() > ARGS || stream == PER_THREAD_STREAM {
+        if args.len() > ARGS || !queueable_stream(stream) {
             return None;
         }
         let mut launch = QueuedLaunch {

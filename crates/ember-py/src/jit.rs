@@ -178,13 +178,7 @@ impl NativeJitKernel {
                 0 => None,
                 h => Some((h as Handle, false)),
             },
-            Some(s) => match crate::runtime::ember_stream_handle(s, current_device()?) {
-                Some(h) => Some((h, true)),
-                None => Some((
-                    s.getattr(pyo3::intern!(s.py(), "ptr"))?.extract::<u64>()? as Handle,
-                    false,
-                )),
-            },
+            Some(s) => Some(crate::runtime::stream_of(s, current_device()?)?),
         };
         let shared_bytes = match items.get(3) {
             None => 0,

@@ -166,10 +166,7 @@ impl NativeRawKernel {
         let dev = f.device();
         // (handle, whether the stream is ember's: only then may the launch be queued)
         let (stream, ember_stream) = match stream {
-            Some(s) if !s.is_none() => match crate::runtime::ember_stream_handle(s, dev) {
-                Some(h) => (h, true),
-                None => (s.getattr(pyo3::intern!(py, "ptr"))?.extract()?, false),
-            },
+            Some(s) if !s.is_none() => crate::runtime::stream_of(s, dev)?,
             _ => (ember_runtime::current_stream(dev), true),
         };
         if ember_stream && ember_runtime::args::queueable(&values, &kargs) {

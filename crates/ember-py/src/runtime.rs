@@ -206,14 +206,21 @@ fn info_report(py: Python<'_>) -> PyResult<Py<PyDict>> {
 #[pyclass(name = "Stream", module = "ember._ember", frozen)]
 pub struct NativeStream(ember_runtime::Stream);
 
-/// The handle of an `ember.cuda.Stream` object of `device` (its `_native` stream), read
-/// without draining the launch queue (work put on it stays ember's to order); `None` for
-/// other objects and other devices' streams.
-pub(crate) fn ember_stream_handle(obj: &Bound<'_, PyAny>, device: &Device) -> Option<Handle> {
-    let native = obj.getattr(pyo3::intern!(obj.py(), "_native")).ok()?;
-    let native = native.cast::<NativeStream>().ok()?;
-    let stream = &native.get().0;
-    std::ptr::eq(stream.device(), device).then(|| stream.handle())
+/// A stream object given to a launch (`stream=` or `kernel[grid, block, stream]`): its
+/// handle, and whether it is an `ember.cuda.Stream` of `device`. Such a stream's handle is
+/// read without draining the launch queue (work put on it stays ember's to order); another
+/// library's stream is read through its `ptr`, and launches on it are never queued.
+pub(crate) fn stream_of(obj: &Bound<'_, PyAny>, device: &Device) -> PyResult<(Handle, bool)> {
+    let py = obj.py();
+    if let Ok(native) = obj.getattr(pyo3::intern!(py, "_native")) {
+        if let Ok(native) = native.cast::<NativeStream>() {
+            let stream = &native.get().0;
+            if std::ptr::eq(stream.device(), device) {
+                return Ok((stream.handle(), true));
+            }
+        }
+    }
+    Ok((obj.getattr(pyo3::intern!(py, "ptr"))?.extract()?, false))
 }
 
 #[pymethods]
@@ -230,11 +237,6 @@ impl NativeStream {
     #[getter]
     fn handle(&self) -> u64 {
         self.0.handle_for_foreign()
-    }
-    /// Launches queued so far on this stream's device (a diagnostic).
-    #[getter]
-    fn queued_launches(&self) -> u64 {
-        self.0.device().backend().queued_launches()
     }
     #[getter]
     fn device(&self) -> usize {
@@ -257,6 +259,12 @@ impl NativeStream {
     fn pop(&self) {
         ember_runtime::pop_current_stream(self.0.device())
     }
+}
+
+/// Launches device `ordinal`'s queue has taken so far (a diagnostic for tests).
+#[pyfunction]
+fn queued_launches(ordinal: usize) -> PyResult<u64> {
+    Ok(device(ordinal)?.backend().queued_launches())
 }
 
 /// Issues the launches still queued (registered to run at exit).
@@ -321,6 +329,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(info_report, m)?,
         wrap_pyfunction!(current_stream_handle, m)?,
         wrap_pyfunction!(drain_launches, m)?,
+        wrap_pyfunction!(queued_launches, m)?,
     ] {
         m.add_function(f)?;
     }

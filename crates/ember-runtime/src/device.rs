@@ -257,12 +257,19 @@ impl Device {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
-        crate::deferred::finish();
-        self.check_launch(&function.name, grid, block)?;
-        self.note_launch(&function.name);
+        self.before_launch(function, grid, block)?;
         self.backend
             .launch(function.handle, grid, block, shared_bytes, stream, args)
             .map_err(|e| self.annotate(e))
+    }
+
+    /// What every launch does first: queue pending fused work (it comes earlier), check the
+    /// shape, note the kernel for driver errors.
+    fn before_launch(&self, function: &Function, grid: [u32; 3], block: [u32; 3]) -> Result<()> {
+        crate::deferred::finish();
+        self.check_launch(&function.name, grid, block)?;
+        self.note_launch(&function.name);
+        Ok(())
     }
 
     /// [`Device::launch`] for kernels over memory nothing outside ember sees, whose arguments
@@ -287,9 +294,7 @@ impl Device {
             }
             return Ok(());
         }
-        crate::deferred::finish();
-        self.check_launch(&function.name, grid, block)?;
-        self.note_launch(&function.name);
+        self.before_launch(function, grid, block)?;
         self.backend
             .launch_queued(
                 &function.name,

@@ -122,7 +122,7 @@ impl<L: Send + 'static> LaunchQueue<L> {
     }
 
     /// True while some queued launch has not been issued.
-    pub fn pending(&self) -> bool {
+    fn pending(&self) -> bool {
         self.issued.load(Ordering::Acquire) < self.queued.load(Ordering::Acquire)
     }
 

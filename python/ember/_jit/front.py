@@ -21,7 +21,11 @@ import numpy as np
 
 from .._intrinsic import DeviceOnly
 from ..errors import JitError
+from . import bytecode
 from .assigned import check_assigned_before_use
+
+# Tests set this to False to compile every kernel from its bytecode, as if it had no source.
+SOURCE_FIRST = True
 
 # Python builtins a kernel may call.
 _BUILTINS = {getattr(builtins, n): "builtin." + n for n in (
@@ -148,17 +152,32 @@ class _Function:
         self.program = program
         self.kind = kind
         self.fn = getattr(fn, "py_func", fn)
-        try:
-            lines, first = inspect.getsourcelines(self.fn)
-        except (OSError, TypeError) as e:
-            raise JitError(
-                f"cannot read the source of {getattr(self.fn, '__qualname__', self.fn)!r} ({e}); "
-                "kernels must be defined in a file"
-            ) from None
-        self.first = first
-        self.source = textwrap.dedent("".join(lines))
-        self.file = inspect.getsourcefile(self.fn) or "<unknown>"
-        code = self.fn.__code__
+        code = getattr(self.fn, "__code__", None)
+        if code is None:
+            raise JitError(f"{self.fn!r} is not a Python function; kernels are Python functions")
+        # Locals captured by a nested lambda or def are cell variables, still locals.
+        self.locals = set(code.co_varnames) | set(code.co_cellvars)
+        lines = None
+        if SOURCE_FIRST:
+            try:
+                lines, first = inspect.getsourcelines(self.fn)
+            except (OSError, TypeError):
+                lines = None  # python -c, exec, the plain REPL: read the bytecode, as Numba does
+        if lines is not None:
+            self.first = first
+            self.source = textwrap.dedent("".join(lines))
+            self.file = inspect.getsourcefile(self.fn) or "<unknown>"
+            tree = ast.parse(self.source)
+            defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            if not defs:
+                raise JitError(f"{self.file}:{first}: cannot find the function definition of {self.fn.__name__}")
+            self.node = defs[0]
+        else:
+            self.first, self.source, self.file = 1, "", code.co_filename
+            self.node = self._from_bytecode()
+            # Temporaries the rebuild introduced (p, q = q, p) are locals too.
+            self.locals |= {n.id for n in ast.walk(self.node) if isinstance(n, ast.Name)
+                            and isinstance(n.ctx, ast.Store)}
         self.globals = self.fn.__globals__
         self.closure = {}
         for name, cell in zip(code.co_freevars, self.fn.__closure__ or (), strict=False):
@@ -166,13 +185,17 @@ class _Function:
                 self.closure[name] = cell.cell_contents
             except ValueError:
                 pass
-        tree = ast.parse(self.source)
-        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        if not defs:
-            raise JitError(f"{self.file}:{first}: cannot find the function definition of {self.fn.__name__}")
-        self.node = defs[0]
-        # Locals captured by a nested lambda or def are cell variables, still locals.
-        self.locals = set(code.co_varnames) | set(code.co_cellvars)
+
+    def _from_bytecode(self):
+        try:
+            return bytecode.function_def(self.fn)
+        except bytecode.Unsupported as e:
+            where = f"{self.file}:{e.line}" if e.line else self.file
+            text = f"{where}: in {self.kind} '{self.fn.__name__}': {e.what} is not supported in kernels"
+            if "cannot rebuild" in e.what:
+                text = (f"{where}: in {self.kind} '{self.fn.__name__}': {e.what}; the function has no source "
+                        "file, so it was read from its bytecode: define it in a .py file to compile it from source")
+            raise JitError(text) from None
 
     def error(self, node, message):
         """A ``JitError`` at ``node``, written as ``ember-jit`` writes its own (``error.rs``):

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _ember
 from ._ndarray import ndarray
+from ._user_kernels import ElementwiseKernel
 
 _SCALAR_PARAM = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
 
@@ -151,6 +152,13 @@ def _signature(args) -> tuple:
     return tuple(key)
 
 
+class _FusedKernel(ElementwiseKernel):
+    """The kernel of a fused function: its steps are NumPy's ufuncs, so each rounds on its own
+    (no multiply-add contraction), giving eager code's numbers to the bit."""
+
+    _separate_rounding = True
+
+
 class Fusion:
     """A function compiled by :func:`fuse` into one elementwise kernel per signature."""
 
@@ -173,7 +181,6 @@ class Fusion:
 
     def _compile(self, args):
         from . import backend
-        from ._user_kernels import ElementwiseKernel
 
         trace = _Trace(self.name)
         stand_ins = [trace.parameter(a.dtype.name, weak=False) if isinstance(a, ndarray) else
@@ -192,8 +199,8 @@ class Fusion:
         in_params = ", ".join(f"{d} in{k}" for k, (d, _) in enumerate(trace.params))
         out_params = ", ".join(f"{d} out{k}" for k, d in enumerate(out_dtypes))
         name = re.sub(r"\W", "_", f"fused_{self.name}")
-        kernel = ElementwiseKernel(in_params, out_params, operation, name, preamble=preamble,
-                                   return_tuple=tuple_result)
+        kernel = _FusedKernel(in_params, out_params, operation, name, preamble=preamble,
+                              return_tuple=tuple_result)
         return kernel, tuple(trace.constants)
 
     def __repr__(self):

@@ -48,6 +48,10 @@ class ElementwiseKernel:
     ``operation`` once per element of the broadcast arguments; outputs not given are
     allocated. Call as ``k(*inputs, *outputs_optional, size=None, stream=None)``."""
 
+    # Snippets compile as CuPy compiles them: the compiler may contract a * b + c into one
+    # multiply-add. ember.fuse's kernels, made of NumPy's ufuncs, round each operation.
+    _separate_rounding = False
+
     def __init__(self, in_params, out_params, operation, name="kernel", reduce_dims=True, preamble="",
                  no_return=False, return_tuple=False, loop_prep="", after_loop="", options=()):
         self.in_params, self.out_params, self.operation = in_params, out_params, operation
@@ -55,7 +59,8 @@ class ElementwiseKernel:
         self.no_return, self.return_tuple = no_return, return_tuple
         self.options = tuple(options)
         self._native = _ember.ElementwiseKernel(
-            in_params, out_params, operation, name, preamble, loop_prep, after_loop, [str(o) for o in options]
+            in_params, out_params, operation, name, preamble, loop_prep, after_loop, [str(o) for o in options],
+            self._separate_rounding,
         )
         self.nin, self.nout = self._native.nin, self._native.nout
         self.nargs = self.nin + self.nout

@@ -88,7 +88,8 @@ _kernels: dict = {}
 
 
 def _apply(name: str, operation: str, x: ndarray, a, b) -> ndarray:
-    """``x`` combined with array parameters ``a`` and ``b`` (broadcast against it)."""
+    """``x`` combined with array parameters ``a`` and ``b`` (broadcast against it). The
+    affine step is an explicit ``fma``, as the scalar-parameter kernels compute it."""
     kernel = _kernels.get(name)
     if kernel is None:
         from ._user_kernels import ElementwiseKernel
@@ -157,14 +158,14 @@ class Philox:
         dtype = _float_dtype(dtype)
         if _is_array(low) or _is_array(high):
             x = self._uniform(_affine_size(size, low, high), dtype)
-            return _apply("ember_random_between", "y = a + (b - a) * x", x, low, high)
+            return _apply("ember_random_between", "y = fma(b - a, x, a)", x, low, high)
         return self._uniform(_size(size), dtype, low, high)
 
     def _normal_with(self, loc, scale, size, dtype) -> ndarray:
         dtype = _float_dtype(dtype)
         if _is_array(loc) or _is_array(scale):
             x = self._normal(_affine_size(size, loc, scale), dtype)
-            return _apply("ember_random_scaled", "y = a + b * x", x, loc, scale)
+            return _apply("ember_random_scaled", "y = fma(b, x, a)", x, loc, scale)
         return self._normal(_size(size), dtype, loc, scale)
 
     def __repr__(self):

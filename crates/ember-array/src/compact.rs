@@ -7,7 +7,7 @@ use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, KernelMemo};
+use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::reduction::cumsum;
 
 /// The count kernel (`None`) and the compaction kernels (by value dtype, `Some(None)` for
@@ -57,7 +57,13 @@ pub fn compact(mask: &Array, values: Option<&Array>) -> Result<Array> {
     let block = [BLOCK as u32, 1, 1];
     let stream = current_stream(device);
     let count = KERNELS.get_or_compile(device, &None, || {
-        compile_generated(device, &count_source(d), "ember_mask_count", &[])
+        compile_generated(
+            device,
+            &count_source(d),
+            "ember_mask_count",
+            &[],
+            Rounding::Separate,
+        )
     })?;
     device.launch(
         &count,
@@ -92,7 +98,13 @@ pub fn compact(mask: &Array, values: Option<&Array>) -> Result<Array> {
     };
     let which = values.as_ref().map(Array::dtype);
     let kernel = KERNELS.get_or_compile(device, &Some(which), || {
-        compile_generated(device, &compact_source(d, which), &name, &[])
+        compile_generated(
+            device,
+            &compact_source(d, which),
+            &name,
+            &[],
+            Rounding::Separate,
+        )
     })?;
     let mut args = vec![mask.kernel_arg()];
     if let Some(ref v) = values {

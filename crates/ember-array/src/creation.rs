@@ -1,6 +1,9 @@
-//! Arrays made on the device: `full`, `arange`, `linspace`.
+//! Arrays made on the device: `full`, `arange`, `linspace` (NumPy's own arithmetic, so the
+//! values are NumPy's to the bit).
 
-use ember_codegen::types::{component, param_dtype, value_type};
+use ember_codegen::types::{
+    cast, complex_product_parts, component, param_dtype, round_half_in_place, value_type,
+};
 use ember_codegen::{Dialect, MapKernel, Operand};
 use ember_core::{DType, Result, Scalar};
 use ember_runtime::Device;
@@ -44,51 +47,92 @@ pub fn full(
     Ok(out)
 }
 
-/// Statement assigning `y` from doubles `re`, `im`, converted to `dtype`.
-fn from_double_parts(dtype: DType, device: &Device) -> String {
-    let d = dialect(device);
+/// The dtype NumPy's progressions compute in for a `dtype` result: its own (float16 in
+/// float: `HALF_fill` does), and double for the others.
+fn progression_dtype(dtype: DType) -> DType {
     match dtype {
-        DType::C64 | DType::C128 => {
-            let part = value_type(component(dtype), d);
-            format!("y = ember_make_{}(({part})re, ({part})im);", dtype.name())
-        }
-        DType::Bool => "y = (unsigned char)(re != 0 || im != 0);".into(),
-        DType::F16 | DType::F32 | DType::F64 => format!("y = ({})re;", value_type(dtype, d)),
-        // NumPy floors when it makes integers from a float progression.
-        _ => format!("y = ({})floor(re);", value_type(dtype, d)),
+        DType::F16 | DType::F32 | DType::F64 | DType::C64 | DType::C128 => dtype,
+        _ => DType::F64,
     }
 }
 
-fn run_progression(out: &Array, name: &str, body_prefix: &str, parts: &[f64]) -> Result<()> {
-    let dtype = out.dtype();
-    let device = out.device();
-    let names = ["a_re", "a_im", "b_re", "b_im", "c_re", "c_im"];
-    let spec = MapKernel {
-        name: format!("ember_{name}_{}", dtype.name()),
-        inputs: vec![],
-        outputs: vec![Operand::new("y", dtype, false)],
-        scalars: names[..parts.len()]
-            .iter()
-            .map(|n| (n.to_string(), DType::F64))
-            .collect(),
-        ndim: 0,
-        body: format!("{body_prefix} {}", from_double_parts(dtype, device)),
-    };
-    let scalars: Vec<Vec<u8>> = parts.iter().map(|v| v.to_le_bytes().to_vec()).collect();
-    run_map(&spec, &[out], &scalars, out.shape())
+/// The scalar parameters `names` (each with `_re` and `_im`) as values of `compute`'s parts,
+/// and their bytes.
+fn part_params(
+    names: &[&str],
+    values: &[Scalar],
+    compute: DType,
+) -> (Vec<(String, DType)>, Vec<Vec<u8>>) {
+    let part = param_dtype(component(compute));
+    let mut params = Vec::new();
+    let mut bytes = Vec::new();
+    for (name, &v) in names.iter().zip(values) {
+        let (re, im) = parts(v);
+        for (suffix, x) in [("re", re), ("im", im)] {
+            params.push((format!("{name}_{suffix}"), part));
+            bytes.push(Scalar::Float(x).to_bytes(part));
+        }
+    }
+    (params, bytes)
 }
 
-/// `start, start + step, ...`, `n` values. Integer dtypes count in int64 (exact); others in
-/// double, as NumPy does.
-pub fn arange(
-    device: &'static Device,
-    start: Scalar,
-    step: Scalar,
-    n: usize,
+/// Statements making `{var}_re`, `{var}_im` (of `compute`'s part type `rt`) from expressions
+/// `re`, `im`, rounded to float16 when `compute` is float16 (its values live in float).
+fn assign_parts(var: &str, re: &str, im: &str, compute: DType, dialect: Dialect) -> String {
+    let rt = value_type(component(compute), dialect);
+    let mut s = format!("{rt} {var}_re = {re}, {var}_im = {im};");
+    if compute == DType::F16 {
+        s += &round_half_in_place(dialect, &format!("{var}_re"));
+    }
+    s
+}
+
+/// The statement storing the value (`v_re`, `v_im`) of `compute` into `y` of `dtype`, as
+/// NumPy's `astype` converts it; NumPy floors a progression it makes integers of.
+fn store_progression(compute: DType, dtype: DType, dialect: Dialect) -> String {
+    let part = component(compute);
+    let value = if dtype.is_complex() {
+        let pt = value_type(component(dtype), dialect);
+        format!("ember_make_{}(({pt})v_re, ({pt})v_im)", dtype.name())
+    } else if dtype == DType::Bool {
+        "(unsigned char)(v_re != 0 || v_im != 0)".into()
+    } else if dtype.is_integer() {
+        cast("floor(v_re)", part, dtype, dialect)
+    } else {
+        cast("v_re", part, dtype, dialect)
+    };
+    format!("y = {value};")
+}
+
+/// A generated kernel with the bytes of its scalar arguments.
+pub type KernelWithArgs = (MapKernel, Vec<Vec<u8>>);
+
+fn progression_kernel(
+    name: &str,
+    compute: DType,
     dtype: DType,
-) -> Result<Array> {
-    let out = Array::empty(device, &[n], dtype)?;
-    if dtype.is_integer() {
+    (scalars, bytes): (Vec<(String, DType)>, Vec<Vec<u8>>),
+    body: String,
+) -> KernelWithArgs {
+    let spec = MapKernel {
+        name: format!("ember_{name}_{}_{}", compute.name(), dtype.name()),
+        inputs: vec![],
+        outputs: vec![Operand::new("y", dtype, false)],
+        scalars,
+        ndim: 0,
+        body,
+    };
+    (spec, bytes)
+}
+
+/// The kernel of [`arange`] for `dtype` in `dialect`, and its arguments.
+pub fn arange_kernel(
+    first: Scalar,
+    second: Scalar,
+    dtype: DType,
+    dialect: Dialect,
+) -> KernelWithArgs {
+    if dtype.is_integer() || dtype == DType::Bool {
         let as_i64 = |s: Scalar| match s {
             Scalar::Int(i) => i,
             Scalar::UInt(u) => u as i64,
@@ -96,65 +140,130 @@ pub fn arange(
             Scalar::Float(f) => f as i64,
             Scalar::Complex(r, _) => r as i64,
         };
+        let (a, b) = (as_i64(first), as_i64(second));
         let spec = MapKernel {
             name: format!("ember_arange_{}", dtype.name()),
             inputs: vec![],
             outputs: vec![Operand::new("y", dtype, false)],
             scalars: vec![("a".into(), DType::I64), ("b".into(), DType::I64)],
             ndim: 0,
-            body: format!("y = ({})(a + b * i);", value_type(dtype, dialect(device))),
+            body: format!("y = {};", cast("(a + b * i)", DType::I64, dtype, dialect)),
         };
-        let scalars = [
-            as_i64(start).to_le_bytes().to_vec(),
-            as_i64(step).to_le_bytes().to_vec(),
+        let bytes = vec![
+            a.to_le_bytes().to_vec(),
+            b.wrapping_sub(a).to_le_bytes().to_vec(),
         ];
-        run_map(&spec, &[&out], &scalars, out.shape())?;
-        return Ok(out);
+        return (spec, bytes);
     }
-    let (s_re, s_im) = parts(start);
-    let (d_re, d_im) = parts(step);
-    // NumPy rounds the product before adding it: no multiply-add (CUDA would merge one across
-    // statements; OpenCL C only within one).
-    let body = match dialect(device) {
-        Dialect::Cuda => {
-            "double re = a_re + __dmul_rn(b_re, (double)i), im = a_im + __dmul_rn(b_im, (double)i);"
-        }
-        Dialect::OpenCl => {
-            "double re_i = b_re * (double)i; double im_i = b_im * (double)i; double re = a_re + re_i, im = a_im + im_i;"
-        }
-    };
-    run_progression(&out, "arange", body, &[s_re, s_im, d_re, d_im])?;
+    let compute = progression_dtype(dtype);
+    let rt = value_type(component(compute), dialect);
+    let mut body = String::new();
+    for part in ["re", "im"] {
+        body += &format!(
+            "{rt} v_{part} = i == 0 ? a_{part} : (i == 1 ? b_{part} : a_{part} + ({rt})i * (b_{part} - a_{part}));"
+        );
+    }
+    body += &store_progression(compute, dtype, dialect);
+    let params = part_params(&["a", "b"], &[first, second], compute);
+    progression_kernel("arange", compute, dtype, params, body)
+}
+
+/// NumPy's `arange` fill: `first`, `second` (the first two values, already in `dtype`), then
+/// `first + i * (second - first)`, `n` values. Integer dtypes count in int64 (wrapping as the
+/// dtype's own arithmetic does); float16 in float and the others in their own type, as
+/// NumPy's `@NAME@_fill` does, each operation rounded on its own.
+pub fn arange(
+    device: &'static Device,
+    first: Scalar,
+    second: Scalar,
+    n: usize,
+    dtype: DType,
+) -> Result<Array> {
+    let out = Array::empty(device, &[n], dtype)?;
+    let (spec, bytes) = arange_kernel(first, second, dtype, dialect(device));
+    run_map(&spec, &[&out], &bytes, out.shape())?;
     Ok(out)
 }
 
-/// `num` values evenly spaced from `start` to `stop` (included when `endpoint`); the last
-/// value is `stop` exactly, as in NumPy.
-pub fn linspace(
-    device: &'static Device,
-    start: Scalar,
-    stop: Scalar,
-    num: usize,
-    endpoint: bool,
-    dtype: DType,
-) -> Result<Array> {
-    let out = Array::empty(device, &[num], dtype)?;
-    let div = if endpoint { num.saturating_sub(1) } else { num } as f64;
-    let (s_re, s_im) = parts(start);
-    let (e_re, e_im) = parts(stop);
-    let (st_re, st_im) = if div > 0.0 {
-        ((e_re - s_re) / div, (e_im - s_im) / div)
+/// NumPy's `linspace`, in the dtype NumPy computes it in (`compute`, its `dt`): the values
+/// below are of that dtype, as NumPy computes them on the host.
+#[derive(Clone, Copy, Debug)]
+pub struct Linspace {
+    pub start: Scalar,
+    pub stop: Scalar,
+    /// What `arange(0, num)` is multiplied by: `step = delta / div`; `delta` itself where
+    /// `step` underflows to 0 (then `divisor` is set) or where there is no step (`num` 0, or
+    /// 1 with the endpoint).
+    pub scale: Scalar,
+    /// `div`, where NumPy divides by it before scaling (a step that underflows to 0).
+    pub divisor: Option<Scalar>,
+    pub num: usize,
+    pub endpoint: bool,
+    pub compute: DType,
+}
+
+/// The kernel of [`linspace`] for `dtype` in `dialect`, and its arguments.
+pub fn linspace_kernel(spec: &Linspace, dtype: DType, dialect: Dialect) -> Result<KernelWithArgs> {
+    let compute = spec.compute;
+    if !(compute.is_float() || compute.is_complex()) {
+        return Err(ember_core::Error::Type(format!(
+            "linspace computes in a float or complex dtype, not {}",
+            compute.name()
+        )));
+    }
+    let d = dialect;
+    let rt = value_type(component(compute), d);
+    // NumPy: y = arange(0, num) (exact counts, float16 rounded), y * step, or y / div * delta
+    // where step underflows to 0; then y + start.
+    let mut body = assign_parts("t", &format!("({rt})i"), &format!("({rt})0"), compute, d);
+    let x = if spec.divisor.is_some() {
+        // A complex quotient by (div + 0j) is Smith's: times the reciprocal.
+        let q = if compute.is_complex() {
+            format!("t_re * (({rt})1 / d_re)")
+        } else {
+            "t_re / d_re".into()
+        };
+        body += &assign_parts("q", &q, "t_im", compute, d);
+        "q"
     } else {
-        (0.0, 0.0)
+        "t"
     };
-    // The last element is `stop` exactly; one element is `start` (NumPy's rule).
-    let exact_end = endpoint && num > 1;
-    let last = if exact_end { "i == n - 1" } else { "0" };
-    run_progression(
-        &out,
-        if exact_end { "linspace_end" } else { "linspace" },
-        &format!("double re = ({last}) ? c_re : a_re + b_re * (double)i, im = ({last}) ? c_im : a_im + b_im * (double)i;"),
-        &[s_re, s_im, st_re, st_im, e_re, e_im],
-    )?;
+    let [re, im] = if compute.is_complex() {
+        complex_product_parts(&format!("{x}_re"), &format!("{x}_im"), "s_re", "s_im")
+    } else {
+        [format!("{x}_re * s_re"), format!("{x}_im")]
+    };
+    body += &assign_parts("p", &re, &im, compute, d);
+    body += &assign_parts("v", "p_re + a_re", "p_im + a_im", compute, d);
+    let exact_end = spec.endpoint && spec.num > 1;
+    if exact_end {
+        body += " if (i == n - 1) { v_re = c_re; v_im = c_im; }";
+    }
+    body += &store_progression(compute, dtype, d);
+    let mut names = vec!["a", "c", "s"];
+    let mut values = vec![spec.start, spec.stop, spec.scale];
+    if let Some(div) = spec.divisor {
+        names.push("d");
+        values.push(div);
+    }
+    let params = part_params(&names, &values, compute);
+    let name = match (spec.divisor.is_some(), exact_end) {
+        (false, false) => "linspace",
+        (false, true) => "linspace_end",
+        (true, false) => "linspace_tiny",
+        (true, true) => "linspace_tiny_end",
+    };
+    Ok(progression_kernel(name, compute, dtype, params, body))
+}
+
+/// `num` values evenly spaced from `start` to `stop` (included when `endpoint`), of `dtype`,
+/// as NumPy computes them: `i * step + start` in `compute`, each operation rounded on its own
+/// (float16 rounded to float16 after each), the last value `stop` exactly, then floored for an
+/// integer `dtype` and converted.
+pub fn linspace(device: &'static Device, spec: &Linspace, dtype: DType) -> Result<Array> {
+    let (kernel, bytes) = linspace_kernel(spec, dtype, dialect(device))?;
+    let out = Array::empty(device, &[spec.num], dtype)?;
+    run_map(&kernel, &[&out], &bytes, out.shape())?;
     Ok(out)
 }
 

@@ -22,7 +22,7 @@ use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
 
 use crate::array::Array;
 use crate::creation::fill;
-use crate::launch::{compile_generated, dialect, KernelMemo};
+use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::reduction::{self, Reduction};
 use crate::ufunc::{self, resolve::can_cast_same_kind};
 
@@ -577,7 +577,14 @@ fn run_blas(p: &Product, a_op: BlasOperand, b_op: BlasOperand, ldc: i64) -> Resu
 fn kernel(device: &'static Device, spec: &MatmulKernel) -> Result<Function> {
     static MEMO: KernelMemo<MatmulKernel> = KernelMemo::new();
     MEMO.get_or_compile(device, spec, || {
-        compile_generated(device, &spec.source(dialect(device)), &spec.name(), &[])
+        // Products contract into multiply-adds, as BLAS's do.
+        compile_generated(
+            device,
+            &spec.source(dialect(device)),
+            &spec.name(),
+            &[],
+            Rounding::Contracted,
+        )
     })
 }
 

@@ -13,7 +13,9 @@ use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, launch_shape, launch_shape_unrolled, KernelMemo};
+use crate::launch::{
+    compile_generated, dialect, launch_shape, launch_shape_unrolled, KernelMemo, Rounding,
+};
 
 /// Where a generator is in its sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,7 +36,13 @@ pub struct Philox {
 fn function(device: &'static Device, spec: &RandomKernel) -> Result<Function> {
     static MEMO: KernelMemo<RandomKernel> = KernelMemo::new();
     MEMO.get_or_compile(device, spec, || {
-        compile_generated(device, &spec.source(dialect(device)), &spec.name(), &[])
+        compile_generated(
+            device,
+            &spec.source(dialect(device)),
+            &spec.name(),
+            &[],
+            Rounding::Separate,
+        )
     })
 }
 

@@ -9,7 +9,7 @@ use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
 use crate::creation::fill;
-use crate::launch::{compile_generated, dialect, KernelMemo};
+use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::reduction::{self, Reduction};
 
 /// Sweeps before giving up: Jacobi converges quadratically, a few sweeps suffice in practice
@@ -30,7 +30,13 @@ fn kernel(device: &'static Device, dtype: DType) -> Result<Function> {
     let b = block(device);
     MEMO.get_or_compile(device, &(dtype, b), || {
         let d = dialect(device);
-        compile_generated(device, &step_source(dtype, b, d), &step_name(dtype), &[])
+        compile_generated(
+            device,
+            &step_source(dtype, b, d),
+            &step_name(dtype),
+            &[],
+            Rounding::Contracted,
+        )
     })
 }
 

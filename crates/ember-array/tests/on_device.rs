@@ -33,7 +33,7 @@ fn runtime_and_kernels_on_the_default_device() {
     // Fill and arange.
     let full = creation::full(dev, &[7], DType::F32, Scalar::Float(-2.5)).unwrap();
     assert_eq!(download::<f32>(&full), vec![-2.5; 7]);
-    let r = creation::arange(dev, Scalar::Int(-3), Scalar::Int(2), 5, DType::I16).unwrap();
+    let r = creation::arange(dev, Scalar::Int(-3), Scalar::Int(-1), 5, DType::I16).unwrap();
     assert_eq!(download::<i16>(&r), vec![-3, -1, 1, 3, 5]);
 
     // The same kernel again comes from the in-process cache.

@@ -39,6 +39,20 @@ pub struct Table {
     pub shuffle_xor: Option<&'static str>,
     /// Positive infinity as a float expression.
     pub infinity: &'static str,
+    /// The line that starts a program whose floating-point operations each round on their
+    /// own, as NumPy's do, where the dialect says so in the source: OpenCL C contracts
+    /// `a * b + c` into one fused multiply-add by default and has no compile option against it.
+    pub separate_rounding_pragma: Option<&'static str>,
+    /// The compile options for the same: NVRTC contracts across statements by default
+    /// (`-fmad=true`) and ignores `#pragma STDC FP_CONTRACT` (checked with NVRTC 13.5).
+    /// Explicit `fma()` calls stay fused either way.
+    pub separate_rounding_options: &'static [&'static str],
+    /// The option asking for correctly rounded float32 division and square root, where they
+    /// are not by default and the device offers them (NVIDIA's OpenCL rounds them loosely
+    /// without it; NVRTC rounds them correctly unless told otherwise).
+    pub correctly_rounded_divide_sqrt_option: Option<&'static str>,
+    /// The option relaxing IEEE rules for speed (Numba's `fastmath=True`).
+    pub fast_math_option: &'static str,
 }
 
 const CUDA: Table = Table {
@@ -56,6 +70,10 @@ const CUDA: Table = Table {
     num_groups: ["(long long)gridDim.x", "(long long)gridDim.y"],
     shuffle_xor: Some("__shfl_xor_sync(0xffffffffu, {value}, {lane})"),
     infinity: "__int_as_float(0x7f800000)",
+    separate_rounding_pragma: None,
+    separate_rounding_options: &["-fmad=false"],
+    correctly_rounded_divide_sqrt_option: None,
+    fast_math_option: "-use_fast_math",
 };
 
 const OPENCL: Table = Table {
@@ -73,6 +91,10 @@ const OPENCL: Table = Table {
     num_groups: ["(long)get_num_groups(0)", "(long)get_num_groups(1)"],
     shuffle_xor: None,
     infinity: "INFINITY",
+    separate_rounding_pragma: Some("#pragma OPENCL FP_CONTRACT OFF"),
+    separate_rounding_options: &[],
+    correctly_rounded_divide_sqrt_option: Some("-cl-fp32-correctly-rounded-divide-sqrt"),
+    fast_math_option: "-cl-fast-relaxed-math",
 };
 
 impl Table {

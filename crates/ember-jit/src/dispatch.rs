@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use ember_array::launch::{compile_generated, dialect};
+use ember_array::launch::{compile_generated, dialect, Rounding};
 use ember_array::Array;
 use ember_codegen::types::param_dtype;
 use ember_codegen::Dialect;
@@ -188,20 +188,22 @@ impl Dispatcher {
         let options: Vec<String> = self
             .options
             .iter()
-            .map(|o| match (o.as_str(), d) {
-                ("fastmath", Dialect::Cuda) => "-use_fast_math".to_string(),
-                ("fastmath", Dialect::OpenCl) => "-cl-fast-relaxed-math".to_string(),
+            .map(|o| match o.as_str() {
+                "fastmath" => d.table().fast_math_option.to_string(),
                 _ => o.clone(),
             })
             .collect();
+        // User code: contracted as Numba compiles it.
+        let rounding = Rounding::Contracted;
         let (kernel, function) =
-            match compile_generated(device, &kernel.source, &kernel.name, &options) {
+            match compile_generated(device, &kernel.source, &kernel.name, &options, rounding) {
                 Ok(f) => (kernel, f),
                 // The device compiler can refuse what coarsening multiplied (local arrays past
                 // the per-thread limit): the plain kernel runs instead, except in tests.
                 Err(_) if kernel.coarse.is_some() && !strict => {
                     let plain = compile_kernel_coarse(program, types, d, None, false)?;
-                    let f = compile_generated(device, &plain.source, &plain.name, &options)?;
+                    let f =
+                        compile_generated(device, &plain.source, &plain.name, &options, rounding)?;
                     (plain, f)
                 }
                 Err(e) => return Err(e),

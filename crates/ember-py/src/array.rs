@@ -173,36 +173,51 @@ fn full(
         .map(NativeArray)
 }
 
+/// NumPy's `arange` fill from its first two values (already in the dtype).
 #[pyfunction]
 fn arange(
     py: Python<'_>,
     device_ordinal: usize,
-    start: &Bound<'_, PyAny>,
-    step: &Bound<'_, PyAny>,
+    first: &Bound<'_, PyAny>,
+    second: &Bound<'_, PyAny>,
     n: usize,
     dtype_name: &str,
 ) -> PyResult<NativeArray> {
     let (dev, d) = (device(device_ordinal)?, dtype(dtype_name)?);
-    let (a, b) = (scalar(start)?, scalar(step)?);
+    let (a, b) = (scalar(first)?, scalar(second)?);
     py.detach(|| creation::arange(dev, a, b, n, d))
         .py()
         .map(NativeArray)
 }
 
+/// NumPy's `linspace`: `start`, `stop`, `scale` and `divisor` (see [`creation::Linspace`])
+/// are values of `compute_name`, the dtype NumPy computes in, as NumPy computes them.
 #[pyfunction]
+#[pyo3(signature = (device_ordinal, num, endpoint, start, stop, scale, divisor, compute_name, dtype_name))]
 #[allow(clippy::too_many_arguments)]
 fn linspace(
     py: Python<'_>,
     device_ordinal: usize,
-    start: &Bound<'_, PyAny>,
-    stop: &Bound<'_, PyAny>,
     num: usize,
     endpoint: bool,
+    start: &Bound<'_, PyAny>,
+    stop: &Bound<'_, PyAny>,
+    scale: &Bound<'_, PyAny>,
+    divisor: Option<&Bound<'_, PyAny>>,
+    compute_name: &str,
     dtype_name: &str,
 ) -> PyResult<NativeArray> {
     let (dev, d) = (device(device_ordinal)?, dtype(dtype_name)?);
-    let (a, b) = (scalar(start)?, scalar(stop)?);
-    py.detach(|| creation::linspace(dev, a, b, num, endpoint, d))
+    let spec = creation::Linspace {
+        start: scalar(start)?,
+        stop: scalar(stop)?,
+        scale: scalar(scale)?,
+        divisor: divisor.map(scalar).transpose()?,
+        num,
+        endpoint,
+        compute: dtype(compute_name)?,
+    };
+    py.detach(|| creation::linspace(dev, &spec, d))
         .py()
         .map(NativeArray)
 }

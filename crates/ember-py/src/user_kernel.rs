@@ -1,5 +1,6 @@
 //! Bindings of `ElementwiseKernel` and `ReductionKernel` (CuPy's kernels from C snippets).
 
+use ember_array::launch::Rounding;
 use ember_array::user_kernel::{ElementwiseKernel, ReductionKernel, UserArg};
 use ember_core::{DType, Scalar};
 use pyo3::exceptions::PyTypeError;
@@ -42,7 +43,10 @@ pub struct NativeElementwise(ElementwiseKernel);
 
 #[pymethods]
 impl NativeElementwise {
+    /// `separate_rounding`: each operation rounded on its own, as NumPy's ufuncs round
+    /// (`ember.fuse`); else contracted as the compiler chooses, as CuPy compiles snippets.
     #[new]
+    #[pyo3(signature = (in_params, out_params, operation, name, preamble, loop_prep, after_loop, options, separate_rounding=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         in_params: &str,
@@ -53,12 +57,16 @@ impl NativeElementwise {
         loop_prep: &str,
         after_loop: &str,
         options: Vec<String>,
+        separate_rounding: bool,
     ) -> PyResult<NativeElementwise> {
-        ElementwiseKernel::new(
+        let mut kernel = ElementwiseKernel::new(
             in_params, out_params, operation, name, preamble, loop_prep, after_loop, options,
         )
-        .py()
-        .map(NativeElementwise)
+        .py()?;
+        if separate_rounding {
+            kernel.rounding = Rounding::Separate;
+        }
+        Ok(NativeElementwise(kernel))
     }
 
     #[getter]

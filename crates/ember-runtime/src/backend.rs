@@ -58,6 +58,10 @@ pub struct DeviceInfo {
     pub host_unified: bool,
     /// True for CPU devices.
     pub is_cpu: bool,
+    /// Float32 division and square root can be correctly rounded (CUDA: always, NVRTC's
+    /// default; OpenCL: where `CL_DEVICE_SINGLE_FP_CONFIG` has
+    /// `CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT`, when the program is built asking for it).
+    pub correctly_rounded_divide_sqrt: bool,
 }
 
 /// One kernel argument.

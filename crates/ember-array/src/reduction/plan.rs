@@ -11,7 +11,7 @@ use ember_core::{DType, Result};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, launch_generated, KernelMemo};
+use crate::launch::{compile_generated, dialect, launch_generated, KernelMemo, Rounding};
 
 /// Which elements feed which output: output `i` starts at byte `offset + kept(i)` of the
 /// input's buffer, its elements lie `reduced(j)` further. Axes are collapsed where they can
@@ -216,7 +216,7 @@ fn compiled(device: &'static Device, spec: Spec) -> Result<Function> {
             Spec::Reduce(k) => (k.source(d), k.name()),
             Spec::Scan(k) => (k.source(d), k.name()),
         };
-        compile_generated(device, &source, &name, &[])
+        compile_generated(device, &source, &name, &[], Rounding::Separate)
     })
 }
 

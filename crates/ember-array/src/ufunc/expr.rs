@@ -3,7 +3,7 @@
 //! division and modulo signs, division by zero on integers, NaN-propagating maximum, shifts
 //! past the width, complex arithmetic).
 
-use ember_codegen::types::value_type;
+use ember_codegen::types::{complex_product, value_type};
 use ember_codegen::Dialect;
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
@@ -62,6 +62,7 @@ fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
         Dialect::OpenCl => "NAN",
     };
     template
+        .replace("@CMUL@", &complex_product("a", "b", "@MK@"))
         .replace("@MK@", &format!("ember_make_complex{s}"))
         .replace("@INF@", &format!("(({r}){})", dialect.table().infinity))
         .replace("@NAN@", &format!("(({r}){nan})"))
@@ -82,9 +83,10 @@ fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
         .replace("@S@", s)
 }
 
-/// Complex arithmetic as NumPy does it: the plain product, Smith's quotient (NumPy's divide
-/// loop: a zero divisor divides each part by zero), its reciprocal and sign loops.
-const COMPLEX_ARITHMETIC: &str = r#"static __device__ inline @C@ ember_cmul@S@(@C@ a, @C@ b) { return @MK@(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+/// Complex arithmetic as NumPy does it: its product (`@CMUL@`, see [`complex_product`]),
+/// Smith's quotient (NumPy's divide loop: a zero divisor divides each part by zero), its
+/// reciprocal and sign loops.
+const COMPLEX_ARITHMETIC: &str = r#"static __device__ inline @C@ ember_cmul@S@(@C@ a, @C@ b) { return @CMUL@; }
 static __device__ inline @C@ ember_cdiv@S@(@C@ a, @C@ b) {
   @R@ abr = fabs(b.x), abi = fabs(b.y);
   if (abr >= abi) {

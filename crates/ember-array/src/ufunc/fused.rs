@@ -120,9 +120,10 @@ pub fn fused_body(
                     .collect();
                 let e = expression(u.name, loop_in, loop_out[0], &codes, dialect)?;
                 add_helpers(&mut helpers, &e.helpers);
-                let code = unmerged_product(u.name, loop_out[0], &codes, dialect).unwrap_or(e.code);
                 // An operation on Python scalars alone gives a Python scalar (still weak).
-                (code, loop_out[0], ins.iter().all(|v| v.weak))
+                // Each step rounds on its own as eager code does: fused kernels are compiled
+                // with `Rounding::Separate` (no multiply-add contraction across steps).
+                (e.code, loop_out[0], ins.iter().all(|v| v.weak))
             }
             Step::Cast { arg, to } => {
                 let v = value_of(&values, *arg)?;
@@ -182,22 +183,6 @@ pub fn fused_body(
         preamble: helpers.concat(),
         outputs: out_dtypes,
     })
-}
-
-/// A product that NVRTC may not merge with a later step into one multiply-add: eager code
-/// rounds the product when it stores it, and a fused kernel must give the same numbers.
-/// (OpenCL C contracts only within one statement, and each step is its own.)
-fn unmerged_product(name: &str, dtype: DType, args: &[String], dialect: Dialect) -> Option<String> {
-    let f = match (dialect, dtype) {
-        (Dialect::Cuda, DType::F32) => "__fmul_rn",
-        (Dialect::Cuda, DType::F64) => "__dmul_rn",
-        _ => return None,
-    };
-    match (name, args) {
-        ("multiply", [x, y]) => Some(format!("{f}({x}, {y})")),
-        ("square", [x]) => Some(format!("{f}({x}, {x})")),
-        _ => None,
-    }
 }
 
 /// The elementwise kernel computing `steps` (the last one's value) over `params` (each with
@@ -312,28 +297,11 @@ mod tests {
         assert_eq!(b.outputs, vec![DType::F32]);
         assert!(
             b.operation
-                .contains("const float _f0 = __fmul_rn(in0, (float)(in1));"),
+                .contains("const float _f0 = (in0 * (float)(in1));"),
             "{}",
             b.operation
         );
         assert!(b.operation.ends_with("out0 = _f1;\n"), "{}", b.operation);
-    }
-
-    #[test]
-    fn cuda_products_are_not_merged_into_a_later_add() {
-        let params = [array(DType::F32), array(DType::F32)];
-        let steps = [
-            call("multiply", &[Ref::Param(0), Ref::Param(1)]),
-            call("add", &[Ref::Step(0), Ref::Param(1)]),
-        ];
-        let cuda = fused_body(&params, &steps, &[Ref::Step(1)], Dialect::Cuda).unwrap();
-        assert!(
-            cuda.operation.contains("__fmul_rn(in0, in1)"),
-            "{}",
-            cuda.operation
-        );
-        let cl = fused_body(&params, &steps, &[Ref::Step(1)], Dialect::OpenCl).unwrap();
-        assert!(!cl.operation.contains("__fmul_rn"), "{}", cl.operation);
     }
 
     #[test]

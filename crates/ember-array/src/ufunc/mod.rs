@@ -17,7 +17,7 @@ use ember_core::{DType, Error, Result, Scalar};
 use ember_runtime::{Device, Function};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, KernelMemo};
+use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::user_kernel::map_plan::{self, Binding};
 pub use resolve::{ufunc, OperandType, Ufunc};
 
@@ -421,7 +421,13 @@ fn kernel(
             layout.vector,
             d,
         )?;
-        compile_generated(device, &spec.source(d), &spec.common.name, &[])
+        compile_generated(
+            device,
+            &spec.source(d),
+            &spec.common.name,
+            &[],
+            Rounding::Separate,
+        )
     })
 }
 

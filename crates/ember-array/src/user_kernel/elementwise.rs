@@ -11,6 +11,7 @@ use super::map_plan::{self, Binding};
 use super::params::{bind_types, check_names, parse_params, resolved, ParamSpec};
 use super::{check_kernel_name, scalar_bytes, Instances, Spec, UserArg};
 use crate::array::Array;
+use crate::launch::Rounding;
 
 /// CuPy's `ElementwiseKernel(in_params, out_params, operation, name, ...)`.
 pub struct ElementwiseKernel {
@@ -22,6 +23,9 @@ pub struct ElementwiseKernel {
     pub loop_prep: String,
     pub after_loop: String,
     pub options: Vec<String>,
+    /// Contracted (the compiler's default, as CuPy compiles snippets) unless set otherwise:
+    /// `ember.fuse` sets `Separate`, since its snippets are NumPy ufuncs.
+    pub rounding: Rounding,
     instances: Instances,
 }
 
@@ -58,6 +62,7 @@ impl ElementwiseKernel {
             loop_prep: loop_prep.to_string(),
             after_loop: after_loop.to_string(),
             options,
+            rounding: Rounding::Contracted,
             instances: Instances::default(),
         })
     }
@@ -185,7 +190,9 @@ impl ElementwiseKernel {
             ndim: layout.loop_shape.len(),
             vector: layout.vector,
         };
-        let function = self.instances.get(device, Spec::Map(spec), &self.options)?;
+        let function = self
+            .instances
+            .get(device, Spec::Map(spec), &self.options, self.rounding)?;
         map_plan::launch(
             device,
             &function,

@@ -11,7 +11,7 @@ use ember_core::{DType, Result, Scalar};
 use ember_runtime::{Device, Function};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, KernelMemo};
+use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 
 pub use elementwise::ElementwiseKernel;
 pub use params::{parse_params, ParamSpec, ParamType};
@@ -46,7 +46,13 @@ enum Spec {
 struct Instances(KernelMemo<Spec>);
 
 impl Instances {
-    fn get(&self, device: &'static Device, spec: Spec, options: &[String]) -> Result<Function> {
+    fn get(
+        &self,
+        device: &'static Device,
+        spec: Spec,
+        options: &[String],
+        rounding: Rounding,
+    ) -> Result<Function> {
         self.0.get_or_compile(device, &spec, || {
             let d = dialect(device);
             // OpenCL C has builtins such as `mad` and `clamp` that a kernel may not be named
@@ -67,7 +73,7 @@ impl Instances {
                     (r.source(d), r.common.name)
                 }
             };
-            compile_generated(device, &source, &name, options)
+            compile_generated(device, &source, &name, options, rounding)
         })
     }
 }

@@ -10,6 +10,7 @@ use super::elementwise::{bind, raw_operand};
 use super::params::{check_names, parse_params, ParamSpec, ParamType};
 use super::{check_kernel_name, scalar_bytes, Instances, Spec, UserArg};
 use crate::array::Array;
+use crate::launch::Rounding;
 
 /// Threads that cooperate on one output element.
 const BLOCK: usize = 256;
@@ -251,9 +252,12 @@ impl ReductionKernel {
             reduce_ndim: red_dims.len(),
             block,
         };
-        let function = self
-            .instances
-            .get(device, Spec::Reduce(spec), &self.options)?;
+        let function = self.instances.get(
+            device,
+            Spec::Reduce(spec),
+            &self.options,
+            Rounding::Contracted,
+        )?;
 
         let le = |v: i64| v.to_le_bytes();
         let sizes = [le(out_size as i64), le(red_size as i64)];

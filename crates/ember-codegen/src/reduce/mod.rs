@@ -31,7 +31,7 @@ use ember_core::DType;
 
 use crate::dialect::Dialect;
 use crate::prelude::prelude_for;
-use crate::types::{cast, component, load, storage_type, store, value_type};
+use crate::types::{cast, complex_product, component, load, storage_type, store, value_type};
 
 mod columns;
 mod rows;
@@ -420,9 +420,7 @@ impl ReduceKernel {
         );
         let body = match combine {
             Combine::Add if complex => format!("{make}(a.x + b.x, a.y + b.y)"),
-            Combine::Multiply if complex => {
-                format!("{make}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)")
-            }
+            Combine::Multiply if complex => complex_product("a", "b", &make),
             Combine::Add => "(_acc_t)(a + b)".into(),
             // Small unsigned types would multiply as (signed) int and could overflow.
             Combine::Multiply if acc.kind() == Kind::UInt && acc.itemsize() < 4 => {

@@ -82,6 +82,7 @@ impl CudaDevice {
             warp_size: attr(device, CU_DEVICE_ATTRIBUTE_WARP_SIZE),
             host_unified: false,
             is_cpu: false,
+            correctly_rounded_divide_sqrt: true,
         };
         Ok(CudaDevice {
             info,

@@ -108,30 +108,8 @@ pub fn compile(
     name_expressions: &[String],
 ) -> Result<CubinOutput> {
     ensure()?;
-    let csrc = CString::new(source)
-        .map_err(|_| Error::Value("kernel source contains a NUL byte".into()))?;
-    let cname = CString::new(format!("{name}.cu"))
-        .map_err(|_| Error::Value("kernel name contains a NUL byte".into()))?;
-    let mut opts = vec![format!("--gpu-architecture={arch}")];
-    let mut skip_next = false;
-    for o in options {
-        if std::mem::take(&mut skip_next) {
-            continue;
-        }
-        if o == "-arch" || o == "--gpu-architecture" {
-            skip_next = true;
-            continue;
-        }
-        if o.starts_with("-arch=") || o.starts_with("--gpu-architecture=") {
-            continue;
-        }
-        if o.contains('\0') {
-            return Err(Error::Value(format!(
-                "compile option {o:?} contains a NUL byte"
-            )));
-        }
-        opts.push(o.clone());
-    }
+    let (csrc, cname) = program_texts(source, name)?;
+    let mut opts = options_for(arch, options)?;
     let relocatable = wants_relocatable(&opts) || launches_from_device(source);
     if relocatable && !wants_relocatable(&opts) {
         opts.push("-rdc=true".into());
@@ -179,6 +157,73 @@ pub fn compile(
             relocatable,
         })
     })();
+    unsafe {
+        let _ = result::destroy_program(prog);
+    }
+    outcome
+}
+
+fn program_texts(source: &str, name: &str) -> Result<(CString, CString)> {
+    let csrc = CString::new(source)
+        .map_err(|_| Error::Value("kernel source contains a NUL byte".into()))?;
+    let cname = CString::new(format!("{name}.cu"))
+        .map_err(|_| Error::Value("kernel name contains a NUL byte".into()))?;
+    Ok((csrc, cname))
+}
+
+/// `options` for `arch`: any architecture option in them is replaced by it.
+fn options_for(arch: &str, options: &[String]) -> Result<Vec<String>> {
+    let mut opts = vec![format!("--gpu-architecture={arch}")];
+    let mut skip_next = false;
+    for o in options {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if o == "-arch" || o == "--gpu-architecture" {
+            skip_next = true;
+            continue;
+        }
+        if o.starts_with("-arch=") || o.starts_with("--gpu-architecture=") {
+            continue;
+        }
+        if o.contains('\0') {
+            return Err(Error::Value(format!(
+                "compile option {o:?} contains a NUL byte"
+            )));
+        }
+        opts.push(o.clone());
+    }
+    Ok(opts)
+}
+
+/// Compiles CUDA C `source` to PTX for virtual architecture `arch` (`"compute_90"`), to read
+/// what NVRTC makes of it (tests check which instructions generated code compiles to).
+pub fn compile_ptx(source: &str, name: &str, arch: &str, options: &[String]) -> Result<String> {
+    ensure()?;
+    let (csrc, cname) = program_texts(source, name)?;
+    let opts = options_for(arch, options)?;
+    let prog = result::create_program(&csrc, Some(&cname))
+        .map_err(|e| nvrtc_error("nvrtcCreateProgram", e))?;
+    let outcome = if unsafe { result::compile_program(prog, &opts) }.is_err() {
+        Err(Error::compile(
+            "CUDA",
+            name,
+            &opts,
+            program_log(prog),
+            source,
+        ))
+    } else {
+        unsafe { result::get_ptx(prog) }
+            .map(|chars| {
+                let bytes: Vec<u8> = chars
+                    .iter()
+                    .take_while(|&&c| c != 0)
+                    .map(|&c| c as u8)
+                    .collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+            .map_err(|e| nvrtc_error("nvrtcGetPTX", e))
+    };
     unsafe {
         let _ = result::destroy_program(prog);
     }

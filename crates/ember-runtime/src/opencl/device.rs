@@ -93,6 +93,9 @@ impl ClDevice {
             warp_size: 1,
             host_unified: is_cpu,
             is_cpu,
+            correctly_rounded_divide_sqrt: device_number(device, CL_DEVICE_SINGLE_FP_CONFIG)
+                & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT
+                != 0,
         };
         Ok(ClDevice {
             info,

@@ -15,7 +15,7 @@ use super::super::fused::{fused_map, FusedParam};
 use super::super::{run_loop, Operand};
 use super::{count, queue, Leaf, Pending, AFTER, BROKEN, MAX_SIGNATURES};
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, KernelMemo};
+use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::user_kernel::map_plan::{self, Binding};
 
 /// How a pending result is computed.
@@ -248,6 +248,12 @@ fn fused_function(
             layout.vector,
             d,
         )?;
-        compile_generated(device, &spec.source(d), &spec.common.name, &[])
+        compile_generated(
+            device,
+            &spec.source(d),
+            &spec.common.name,
+            &[],
+            Rounding::Separate,
+        )
     })
 }

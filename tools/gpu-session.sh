@@ -6,6 +6,8 @@
 #   bash tools/gpu-session.sh tests   # the gpu-marked tests, then the whole suite on CUDA
 #   bash tools/gpu-session.sh demo    # ember demo
 #   bash tools/gpu-session.sh bench   # ember bench (full sizes) into $OUT/bench
+#   TESTS="tests/a.py tests/b.py" bash tools/gpu-session.sh files opencl-files
+#                                     # those test files on CUDA, then on NVIDIA's OpenCL (same GPU)
 # Several parts run in turn: bash tools/gpu-session.sh tests demo bench
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
@@ -37,6 +39,15 @@ case "$part" in
     PYTHONPATH=$SITE python3 -m ember demo 2>&1 | tee "$OUT/demo.txt" ;;
   bench)
     PYTHONPATH=$PEERS python3 -m ember bench --out "$OUT/bench" 2>&1 | tee "$OUT/bench.txt" ;;
+  files)
+    PYTHONPATH=$SITE python3 -m pytest -q -p no:cacheprovider ${TESTS:-tests} 2>&1 \
+      | tee "$OUT/files-cuda.log" | tail -25 ;;
+  opencl-files)
+    # NVIDIA's OpenCL is installed but not registered: an ICD file of our own registers it.
+    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+    OCL_ICD_VENDORS=/tmp/icd EMBER_BACKEND=opencl PYTHONPATH=$SITE python3 -m ember info > "$OUT/info-opencl.txt" 2>&1
+    OCL_ICD_VENDORS=/tmp/icd EMBER_BACKEND=opencl PYTHONPATH=$SITE python3 -m pytest -q -p no:cacheprovider \
+      ${TESTS:-tests} 2>&1 | tee "$OUT/files-opencl.log" | tail -25 ;;
   *) echo "unknown part $part; see the head of this script" >&2; exit 2 ;;
 esac
 done

@@ -65,6 +65,10 @@ pub enum Error {
     Index(String),
     /// A value that does not fit its type (NumPy raises `OverflowError`).
     Overflow(String),
+    /// A launch shape the device cannot run (a block too large, a size of 0): the driver's
+    /// invalid-value error, checked before the call (`LaunchConfigurationError`: PyCUDA's
+    /// `LogicError` and a `ValueError`).
+    LaunchConfig(String),
     /// A Python kernel uses something the kernel compiler does not support, or is badly
     /// typed: the message names the file, line and expression.
     Jit(String),
@@ -181,6 +185,7 @@ impl fmt::Display for Error {
             | Error::Type(m)
             | Error::Index(m)
             | Error::Overflow(m)
+            | Error::LaunchConfig(m)
             | Error::Jit(m) => f.write_str(m),
         }
     }

@@ -62,6 +62,7 @@ pub fn to_py(err: Error) -> PyErr {
             Error::Index(m) => PyIndexError::new_err(m),
             Error::Overflow(m) => pyo3::exceptions::PyOverflowError::new_err(m),
             Error::Jit(m) => raise(py, "JitError", m, |_| Ok(())),
+            Error::LaunchConfig(m) => raise(py, "LaunchConfigurationError", m, |_| Ok(())),
         }
     })
 }

@@ -120,7 +120,8 @@ impl NativeKernel {
     ) -> PyResult<()> {
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
-        let values = self.args(args)?;
+        let mut values = self.args(args)?;
+        ember_runtime::args::match_declared(&self.function, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&self.function, &values, &mut kargs).py()?;
         let dev = self.function.device();
@@ -180,7 +181,8 @@ impl NativeKernel {
                 })
                 .transpose()?,
         };
-        let values = self.args(args)?;
+        let mut values = self.args(args)?;
+        ember_runtime::args::match_declared(&self.function, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&self.function, &values, &mut kargs).py()?;
         self.function
@@ -203,7 +205,8 @@ impl NativeKernel {
     ) -> PyResult<()> {
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
-        let values = self.args(args)?;
+        let mut values = self.args(args)?;
+        ember_runtime::args::match_declared(&self.function, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&self.function, &values, &mut kargs).py()?;
         let stream = self.stream(stream);

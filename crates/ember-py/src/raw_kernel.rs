@@ -161,6 +161,7 @@ impl NativeRawKernel {
         let block = dims3(block, "block")?;
         let mut values = LaunchArgs::new();
         args_of(args, f.name(), Front::CuPy, &mut values)?;
+        ember_runtime::args::match_declared(&f, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&f, &values, &mut kargs).py()?;
         let dev = f.device();

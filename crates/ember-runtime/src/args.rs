@@ -5,6 +5,7 @@ use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 
 use crate::backend::{BackendKind, Handle, KernelArg, KernelParams};
+use crate::declared::CType;
 use crate::device::Function;
 
 /// One argument as the caller gave it.
@@ -68,6 +69,154 @@ impl LaunchArg {
 }
 
 const NULL: [u8; 8] = [0; 8];
+
+/// Converts NumPy scalars to the parameter types the kernel's source declares, where the value
+/// is kept (as PyCUDA and CuPy accept them): `numpy.int32(n)` for a `size_t` becomes 8 bytes,
+/// `numpy.float32(x)` for a `double` a double. A value that would change is refused: a
+/// negative number for an unsigned parameter (`OverflowError`), a narrower parameter or
+/// another kind of number (`TypeError`). Python scalars keep their own rules (`one_arg`).
+pub fn match_declared(function: &Function, args: &mut [LaunchArg]) -> Result<()> {
+    let Some(declared) = function.declared() else {
+        return Ok(());
+    };
+    if declared.len() != args.len() {
+        return Ok(()); // the count is checked against what the driver says, in `kernel_args`
+    }
+    for (index, (arg, ty)) in args.iter_mut().zip(declared).enumerate() {
+        if let LaunchArg::Scalar {
+            bytes,
+            dtype,
+            weak: false,
+        } = *arg
+        {
+            if let Some(converted) = converted(function.name(), index, &bytes, dtype, ty)? {
+                *arg = converted;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A NumPy scalar of `dtype` (its `bytes`) as parameter type `ty`; `None` where it goes as it is.
+fn converted(
+    kernel: &str,
+    index: usize,
+    bytes: &[u8; 16],
+    dtype: DType,
+    ty: &CType,
+) -> Result<Option<LaunchArg>> {
+    let have = dtype.itemsize();
+    let value = scalar_of(dtype, bytes);
+    let name = dtype.name();
+    let refuse = |advice: String| {
+        Error::Type(format!(
+            "argument {index} of kernel {kernel} is numpy.{name}, but the kernel's parameter {index} is {}; {advice}",
+            ty.describe()
+        ))
+    };
+    match (dtype.kind(), *ty) {
+        (
+            Kind::Int | Kind::UInt,
+            CType::Int {
+                bytes: want,
+                signed,
+            },
+        ) => {
+            if want == have && (dtype.kind() == Kind::Int) == signed {
+                return Ok(None);
+            }
+            let target = int_dtype(want, signed);
+            if want < have {
+                return Err(refuse(format!(
+                    "pass numpy.{}(x): ember widens integers but never narrows them",
+                    target.name()
+                )));
+            }
+            let v = match value {
+                ember_core::Scalar::Int(v) => v as i128,
+                ember_core::Scalar::UInt(v) => v as i128,
+                _ => return Ok(None),
+            };
+            let (lo, hi) = target.int_bounds().unwrap_or((i128::MIN, i128::MAX));
+            if v < lo || v > hi {
+                return Err(Error::Overflow(format!(
+                    "argument {index} of kernel {kernel} is numpy.{name}({v}), which the kernel's parameter {index} ({}) cannot hold; pass a value in [{lo}, {hi}]",
+                    ty.describe()
+                )));
+            }
+            let s = if signed {
+                ember_core::Scalar::Int(v as i64)
+            } else {
+                ember_core::Scalar::UInt(v as u64)
+            };
+            Ok(Some(LaunchArg::of_scalar(s, target, false)))
+        }
+        (Kind::Float, CType::Float { bytes: want }) => {
+            if want == have {
+                return Ok(None);
+            }
+            let target = match want {
+                2 => DType::F16,
+                4 => DType::F32,
+                _ => DType::F64,
+            };
+            if want < have {
+                return Err(refuse(format!(
+                    "pass numpy.{}(x): ember widens floats but never rounds them to a narrower type",
+                    target.name()
+                )));
+            }
+            Ok(Some(LaunchArg::of_scalar(value, target, false)))
+        }
+        (Kind::Int | Kind::UInt, CType::Float { bytes: want }) => {
+            Err(refuse(format!("pass numpy.float{}(x)", want * 8)))
+        }
+        (
+            Kind::Float,
+            CType::Int {
+                bytes: want,
+                signed,
+            },
+        ) => Err(refuse(format!(
+            "pass numpy.{}(x)",
+            int_dtype(want, signed).name()
+        ))),
+        _ => Ok(None),
+    }
+}
+
+/// The value a NumPy scalar's little-endian `bytes` hold.
+fn scalar_of(dtype: DType, bytes: &[u8; 16]) -> ember_core::Scalar {
+    let n = dtype.itemsize();
+    let mut wide = [0u8; 8];
+    wide[..n.min(8)].copy_from_slice(&bytes[..n.min(8)]);
+    match dtype.kind() {
+        Kind::Int => {
+            let shift = 64 - 8 * n.min(8) as u32;
+            ember_core::Scalar::Int((i64::from_le_bytes(wide) << shift) >> shift)
+        }
+        Kind::UInt => ember_core::Scalar::UInt(u64::from_le_bytes(wide)),
+        Kind::Float => ember_core::Scalar::Float(match n {
+            2 => half::f16::from_bits(u16::from_le_bytes([wide[0], wide[1]])).to_f64(),
+            4 => f32::from_le_bytes([wide[0], wide[1], wide[2], wide[3]]) as f64,
+            _ => f64::from_le_bytes(wide),
+        }),
+        _ => ember_core::Scalar::Bool(wide[0] != 0),
+    }
+}
+
+fn int_dtype(bytes: usize, signed: bool) -> DType {
+    match (bytes, signed) {
+        (1, true) => DType::I8,
+        (1, false) => DType::U8,
+        (2, true) => DType::I16,
+        (2, false) => DType::U16,
+        (4, true) => DType::I32,
+        (4, false) => DType::U32,
+        (_, true) => DType::I64,
+        (_, false) => DType::U64,
+    }
+}
 
 /// Backend arguments of one launch, inline for the usual handful (no allocation per launch).
 pub type KernelArgs<'a> = smallvec::SmallVec<[KernelArg<'a>; 12]>;
@@ -229,6 +378,58 @@ fn advice(arg: &LaunchArg, size: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn int_arg(v: i64, dtype: DType) -> [u8; 16] {
+        match LaunchArg::of_scalar(ember_core::Scalar::Int(v), dtype, false) {
+            LaunchArg::Scalar { bytes, .. } => bytes,
+            _ => unreachable!(),
+        }
+    }
+
+    const SIZE_T: CType = CType::Int {
+        bytes: 8,
+        signed: false,
+    };
+
+    #[test]
+    fn int32_widens_to_size_t_when_it_keeps_its_value() {
+        let got = converted("k", 2, &int_arg(1000, DType::I32), DType::I32, &SIZE_T).unwrap();
+        match got {
+            Some(LaunchArg::Scalar { bytes, dtype, .. }) => {
+                assert_eq!(dtype, DType::U64);
+                assert_eq!(u64::from_le_bytes(bytes[..8].try_into().unwrap()), 1000);
+            }
+            other => panic!("not widened: {other:?}"),
+        }
+        let negative = converted("k", 2, &int_arg(-3, DType::I32), DType::I32, &SIZE_T);
+        assert!(matches!(negative, Err(Error::Overflow(m)) if m.contains("numpy.int32(-3)")));
+        let signed = CType::Int {
+            bytes: 8,
+            signed: true,
+        };
+        match converted("k", 0, &int_arg(-3, DType::I16), DType::I16, &signed).unwrap() {
+            Some(LaunchArg::Scalar { bytes, .. }) => {
+                assert_eq!(i64::from_le_bytes(bytes[..8].try_into().unwrap()), -3)
+            }
+            other => panic!("not widened: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn narrowing_and_kind_changes_are_refused() {
+        let int = CType::Int {
+            bytes: 4,
+            signed: true,
+        };
+        let narrow = converted("k", 1, &int_arg(5, DType::I64), DType::I64, &int);
+        assert!(matches!(narrow, Err(Error::Type(m)) if m.contains("pass numpy.int32(x)")));
+        let float = CType::Float { bytes: 4 };
+        let kind = converted("k", 1, &int_arg(5, DType::I32), DType::I32, &float);
+        assert!(matches!(kind, Err(Error::Type(m)) if m.contains("pass numpy.float32(x)")));
+        assert!(converted("k", 1, &int_arg(5, DType::I32), DType::I32, &int)
+            .unwrap()
+            .is_none());
+    }
 
     #[test]
     fn small_ints_fit_narrow_parameters() {

@@ -9,6 +9,7 @@ use ember_core::{BackendChoice, Config, Error, Result};
 
 use crate::backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg, KernelParams, NdRange};
 use crate::cache::{cache_key, CacheKey, CacheStats, DiskCache, Lookup};
+use crate::declared::CType;
 use crate::pool::{Block, MemoryPool, RawAllocator};
 use crate::{cuda, opencl};
 
@@ -198,7 +199,7 @@ impl Device {
                 Some(Some((binary, lowered))) => match self.backend.load(&binary) {
                     Ok(handle) => {
                         CacheStats::bump(&self.stats.disk_hits);
-                        return Ok(Module::new(self, handle, name_expressions, lowered));
+                        return Ok(Module::new(self, handle, source, name_expressions, lowered));
                     }
                     // A binary the driver refuses is as good as corrupt: rebuild it.
                     Err(_) => CacheStats::bump(&self.stats.corrupt),
@@ -229,6 +230,7 @@ impl Device {
         Ok(Module::new(
             self,
             compiled.module,
+            source,
             name_expressions,
             compiled.lowered_names,
         ))
@@ -319,12 +321,12 @@ impl Device {
         let name = &function.name;
         let dims = range.dims as usize;
         if !(1..=3).contains(&dims) {
-            return Err(Error::Value(format!(
+            return Err(Error::LaunchConfig(format!(
                 "cannot launch {name}: a launch has 1, 2 or 3 dimensions, got {dims}"
             )));
         }
         if range.global[..dims].contains(&0) {
-            return Err(Error::Value(format!(
+            return Err(Error::LaunchConfig(format!(
                 "cannot launch {name} with global size {:?}: every dimension must be at least 1",
                 &range.global[..dims]
             )));
@@ -334,7 +336,7 @@ impl Device {
             self.check_launch(name, [1, 1, 1], block)?;
             for d in 0..dims {
                 if !range.global[d].is_multiple_of(local[d]) {
-                    return Err(Error::Value(format!(
+                    return Err(Error::LaunchConfig(format!(
                         "cannot launch {name}: global size {:?} is not a multiple of local size {:?} in dimension {d}",
                         &range.global[..dims],
                         &local[..dims]
@@ -360,20 +362,20 @@ impl Device {
     fn check_launch(&self, name: &str, grid: [u32; 3], block: [u32; 3]) -> Result<()> {
         let info = self.info();
         if grid.contains(&0) || block.contains(&0) {
-            return Err(Error::Value(format!(
+            return Err(Error::LaunchConfig(format!(
                 "cannot launch {name} with grid {grid:?} and block {block:?}: every dimension must be at least 1"
             )));
         }
         let threads: u64 = block.iter().map(|&b| b as u64).product();
         if threads > info.max_threads_per_block as u64 {
-            return Err(Error::Value(format!(
+            return Err(Error::LaunchConfig(format!(
                 "cannot launch {name}: block {block:?} has {threads} threads, more than the {} a block may have on {}",
                 info.max_threads_per_block, info.name
             )));
         }
         for (axis, (&b, &max)) in block.iter().zip(&info.max_block_dims).enumerate() {
             if b as usize > max {
-                return Err(Error::Value(format!(
+                return Err(Error::LaunchConfig(format!(
                     "cannot launch {name}: block dimension {axis} is {b}, more than {max} on {}",
                     info.name
                 )));
@@ -415,6 +417,7 @@ fn decode_entry(mut blob: Vec<u8>, count: usize) -> Option<(Vec<u8>, Vec<String>
 struct FunctionEntry {
     handle: Handle,
     params: Arc<OnceLock<Option<KernelParams>>>,
+    declared: Option<Arc<[CType]>>,
     launched: Arc<AtomicU64>,
 }
 
@@ -422,6 +425,8 @@ struct FunctionEntry {
 pub struct Module {
     device: &'static Device,
     handle: Handle,
+    /// The source it was built from, to read its kernels' declared parameter types.
+    source: Arc<str>,
     /// (name expression, the compiler's name for it).
     lowered: Vec<(String, String)>,
     functions: Mutex<HashMap<String, FunctionEntry>>,
@@ -431,12 +436,14 @@ impl Module {
     fn new(
         device: &'static Device,
         handle: Handle,
+        source: &str,
         expressions: &[String],
         lowered: Vec<String>,
     ) -> Module {
         Module {
             device,
             handle,
+            source: Arc::from(source),
             lowered: expressions.iter().cloned().zip(lowered).collect(),
             functions: Mutex::new(HashMap::new()),
         }
@@ -465,6 +472,7 @@ impl Module {
                 map.entry(symbol.to_string()).or_insert(FunctionEntry {
                     handle,
                     params: Arc::new(OnceLock::new()),
+                    declared: crate::declared::kernel_params(&self.source, name).map(Arc::from),
                     launched: Arc::new(AtomicU64::new(0)),
                 })
             }
@@ -474,6 +482,7 @@ impl Module {
             handle: entry.handle,
             name: Arc::from(name),
             params: entry.params.clone(),
+            declared: entry.declared.clone(),
             launched: entry.launched.clone(),
         })
     }
@@ -501,6 +510,8 @@ pub struct Function {
     handle: Handle,
     name: Arc<str>,
     params: Arc<OnceLock<Option<KernelParams>>>,
+    /// The parameter types its source declares, where they could be read.
+    declared: Option<Arc<[CType]>>,
     /// The block shape and shared memory it last launched with at once, without error
     /// ([`launch_shape_key`]): only such launches may be queued, so a kernel's first launch
     /// in a shape still reports a bad shape (too many registers, too much shared memory) at
@@ -538,6 +549,11 @@ impl Function {
     /// memory allowed, ...) the next launch goes at once again, so its errors come at the call.
     pub fn attributes_changed(&self) {
         self.launched.store(0, Ordering::Relaxed);
+    }
+
+    /// The parameter types the kernel's source declares, where they could be read.
+    pub fn declared(&self) -> Option<&[CType]> {
+        self.declared.as_deref()
     }
 
     /// What the API tells of the parameters (asked once per kernel).

@@ -7,6 +7,7 @@ pub mod backend;
 pub mod buffer;
 pub mod cache;
 pub mod cuda;
+pub mod declared;
 pub mod deferred;
 pub mod device;
 pub mod launch_queue;

@@ -24,19 +24,19 @@ from .. import _creation, _ember, _runtime
 from .._memory import MemoryPointer
 from .._ndarray import _shape_tuple, ndarray
 from .._runtime import current_device_id
-from ..errors import BackendUnavailableError, CompileError, DriverError, EmberError, OutOfMemoryError
+from ..errors import (
+    BackendUnavailableError,
+    CompileError,
+    DriverError,
+    EmberError,
+    LaunchError,
+    LogicError,
+    OutOfMemoryError,
+)
 
 # --- errors ---------------------------------------------------------------------------------------
 Error = EmberError
 MemoryError = OutOfMemoryError  # PyCUDA's name; it shadows the builtin here, as in PyCUDA
-
-
-class LogicError(DriverError):
-    """The API was used wrongly (PyCUDA's class for most CUDA error codes)."""
-
-
-class LaunchError(DriverError):
-    """A kernel launch failed, ran out of resources or timed out."""
 
 
 class RuntimeError(DriverError):  # PyCUDA's name; it shadows the builtin here

@@ -32,7 +32,9 @@ from ._creation import (  # noqa: E402
     empty_like,
     full,
     full_like,
+    geomspace,
     linspace,
+    logspace,
     ones,
     ones_like,
     zeros,
@@ -61,6 +63,7 @@ from ._reductions import (  # noqa: E402
     sum,
     var,
 )
+from ._rounding import around, round, round_  # noqa: E402
 from ._runtime import (  # noqa: E402
     Device,
     MemoryPool,
@@ -110,6 +113,27 @@ from .errors import (  # noqa: E402
 __version__ = _ember.__version__
 
 
+def get_array_module(*args):
+    """``ember`` if any argument is an ember array, else ``numpy`` (CuPy's way to write code
+    that runs on either)."""
+    for arg in args:
+        if isinstance(arg, ndarray):
+            return _sys.modules[__name__]
+    return _np
+
+
+def is_available() -> bool:
+    """Whether ember has a device to run on (CuPy's ``cupy.is_available``); starts the backend."""
+    return cuda.is_available()
+
+
+def show_config() -> None:
+    """Prints what ember found on this machine (what ``ember info`` prints)."""
+    from ._info import report
+
+    _sys.stdout.write(report() + "\n")
+
+
 def __getattr__(name):
     # ember.cl is imported on first use: most programs never need OpenCL's API.
     if name == "cl":
@@ -154,3 +178,5 @@ __all__ += [
 __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "max", "mean", "min", "prod", "std", "sum",
             "var"]
 __all__ += ["dot", "inner", "linalg", "matmul", "outer", "vdot"]
+__all__ += ["geomspace", "logspace"]
+__all__ += ["around", "get_array_module", "is_available", "round", "round_", "show_config"]

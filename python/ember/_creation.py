@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-import numbers
+import operator
+import warnings
 
 import numpy as np
 
@@ -106,33 +107,100 @@ def arange(start, stop=None, step=1, dtype=None) -> ndarray:
     n = max(0, math.ceil((stop - start) / step))
     if d == np.bool_ and n > 2:
         raise TypeError("arange() is only supported for booleans when the result has at most length 2.")
-    if d.kind != "c" and (isinstance(start, float) or isinstance(step, float) or d.kind == "f"):
-        # NumPy's fill: the first two values in the dtype, then their difference as the step
-        # (so arange(0.5, 5, 0.75, dtype=int8) counts 0, 1, 2, ...).
+    # NumPy's fill: the first two values in the dtype, then first + i * (second - first)
+    # computed there (so arange(0.5, 5, 0.75, dtype=int8) counts 0, 1, 2, ...).
+    if d.kind in "iub" and isinstance(start, int) and isinstance(step, int):
+        first, second = start, start + step
+    else:
         with np.errstate(all="ignore"):
-            first, second = np.array([start, start + step]).astype(d)
-            start, step = first.item(), (second - first).item()
-    return _wrap(_ember.arange(current_device_id(), start, step, n, _dtypes.name_of(d)))
+            first, second = (v.item() for v in np.array([start, start + step]).astype(d))
+    return _wrap(_ember.arange(current_device_id(), first, second, n, _dtypes.name_of(d)))
+
+
+def _bound(value):
+    """A scalar bound as NumPy sees it: NumPy scalars and 0-d arrays keep their dtype."""
+    if isinstance(value, ndarray):
+        value = value.get()
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        return value
+    raise TypeError(f"ember takes scalar bounds here, not {type(value).__name__}")
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """``num`` evenly spaced values from ``start`` to ``stop``, as ``numpy.linspace``."""
-    num = int(num) if isinstance(num, numbers.Integral) else num
-    if not isinstance(num, int):
-        raise TypeError(f"num must be an integer, got {type(num).__name__}")
+    """``num`` evenly spaced values from ``start`` to ``stop``, as ``numpy.linspace``: the
+    same values to the bit (``arange(num) * step + start`` in NumPy's dtype, each operation
+    rounded on its own)."""
+    num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     if axis != 0:
         raise ValueError("linspace with scalar bounds only has axis 0")
-    start, stop = _scalar(start), _scalar(stop)
-    is_complex = isinstance(start, complex) or isinstance(stop, complex)
-    d = _dtypes.normalize(dtype) if dtype is not None else np.dtype("complex128" if is_complex else "float64")
-    out = _wrap(_ember.linspace(current_device_id(), start, stop, num, bool(endpoint), _dtypes.name_of(d)))
-    if retstep:
-        div = (num - 1) if endpoint else num
-        step = (stop - start) / div if div > 0 else float("nan")
-        return out, step
-    return out
+    start, stop = _bound(start), _bound(stop)
+    div = (num - 1) if endpoint else num
+    # NumPy's scalars, computed by NumPy: the dtype it computes in, delta, step.
+    dt = np.result_type(start, stop, 1.0)
+    d = _dtypes.normalize(dtype) if dtype is not None else dt
+    if d.kind in "iu" and dt.kind == "c":
+        raise TypeError("linspace cannot floor complex values into an integer dtype (NumPy's floor takes no complex)")
+    if d.kind not in "cb" and dt.kind == "c":
+        warnings.warn(np.exceptions.ComplexWarning("Casting complex values to real discards the imaginary part"),
+                      stacklevel=2)
+    delta = np.subtract(stop, start, dtype=dt)
+    divisor, step = None, float("nan")
+    if div > 0:
+        step = delta / div
+        scale = step
+        if step == 0:  # underflow (denormal steps): NumPy divides by div, then multiplies by delta
+            with np.errstate(over="ignore"):
+                divisor, scale = np.asarray(div).astype(dt).item(), delta
+    else:
+        scale = delta
+    host = [np.asarray(v).astype(dt).item() for v in (start, stop, scale)]
+    out = _wrap(_ember.linspace(current_device_id(), num, bool(endpoint), *host, divisor, dt.name,
+                                _dtypes.name_of(d)))
+    return (out, step) if retstep else out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) -> ndarray:
+    """``base ** linspace(start, stop, num, endpoint)``, as ``numpy.logspace`` computes it; an
+    array ``base`` gives one column per base."""
+    if axis != 0:
+        raise ValueError("logspace with scalar bounds only has axis 0")
+    y = linspace(start, stop, num=num, endpoint=endpoint)
+    if not isinstance(base, (float, int)) and np.ndim(base):
+        base = asarray(base)
+        y = y.reshape((-1,) + (1,) * base.ndim)
+        base = base.reshape((1,) + base.shape)
+    from ._ufuncs import UFUNCS
+
+    out = UFUNCS["power"](base, y)
+    return out if dtype is None else out.astype(dtype, copy=False)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> ndarray:
+    """``num`` values from ``start`` to ``stop`` in geometric progression, as
+    ``numpy.geomspace`` computes them (the ends exact; negative and complex bounds too)."""
+    if axis != 0:
+        raise ValueError("geomspace with scalar bounds only has axis 0")
+    start, stop = np.asanyarray(_bound(start)), np.asanyarray(_bound(stop))
+    if start == 0 or stop == 0:
+        raise ValueError("Geometric sequence cannot include zero")
+    dt = np.result_type(start, stop, float(num), np.zeros((), dtype))
+    dtype = dt if dtype is None else np.dtype(dtype)
+    # NumPy's host steps: rotate start onto the positive reals, take logarithms.
+    start, stop = start.astype(dt, copy=True), stop.astype(dt, copy=True)
+    out_sign = np.sign(start)
+    start /= out_sign
+    stop = stop / out_sign
+    result = logspace(np.log10(start), np.log10(stop), num=num, endpoint=endpoint, base=10.0, dtype=dt)
+    if num > 0:
+        result[0] = start.item()
+        if num > 1 and endpoint:
+            result[-1] = stop.item()
+    result *= out_sign
+    return result.astype(dtype, copy=False)
 
 
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0) -> ndarray:
@@ -182,10 +250,13 @@ def ascontiguousarray(a, dtype=None) -> ndarray:
     return a if a.flags.c_contiguous else a.copy()
 
 
-def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
-    """A NumPy array from ``a``: a copy from the device for ember arrays."""
+def asnumpy(a, stream=None, order="C", out=None, *, blocking=True) -> np.ndarray:
+    """A NumPy array from ``a``: a copy from the device for ember arrays and other libraries'
+    device arrays (``__cuda_array_interface__``), as CuPy's."""
+    if not isinstance(a, ndarray) and hasattr(a, "__cuda_array_interface__"):
+        a = asarray(a)
     if isinstance(a, ndarray):
-        return a.get(stream=stream, out=out)
+        return a.get(stream=stream, order=order, out=out, blocking=blocking)
     result = np.asarray(a, order=order)
     if out is not None:
         out[...] = result

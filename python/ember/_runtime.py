@@ -11,6 +11,7 @@ import os
 import threading
 
 from . import _ember
+from .errors import InvalidDeviceError
 
 # Bursts of small launches are issued from a native thread (the CUDA backend's launch queue);
 # the last of them must reach the driver before it shuts down.
@@ -20,11 +21,13 @@ os.register_at_fork(before=_ember.drain_launches)
 
 
 class _ThreadState(threading.local):
-    """Per-thread current device and stream stacks. Class-level defaults keep reads cheap
-    (a missing attribute on a plain ``threading.local`` costs an exception)."""
+    """Per-thread current device, stream stacks and per-thread default streams. Class-level
+    defaults keep reads cheap (a missing attribute on a plain ``threading.local`` costs an
+    exception)."""
 
     device = 0
     streams = None
+    ptds = None
 
 
 _local = _ThreadState()
@@ -69,13 +72,7 @@ class Device:
             device = current_device_id()
         elif isinstance(device, Device):
             device = device.id
-        device = int(device)
-        count = _ember.device_count()
-        if not 0 <= device < count and device not in _opencl_extra_ids():
-            raise ValueError(
-                f"device {device} does not exist: the {backend()} backend has {count} device(s), numbered from 0"
-            )
-        self.id = device
+        self.id = check_device(int(device))
         self._saved: list[int] = []
 
     def __enter__(self):
@@ -87,8 +84,9 @@ class Device:
         _set_device(self._saved.pop())
 
     def use(self):
-        """Makes this device current on this thread."""
+        """Makes this device current on this thread; returns the device (as CuPy's)."""
         _set_device(self.id)
+        return self
 
     def synchronize(self):
         """Waits for all work on this device."""
@@ -110,12 +108,15 @@ class Device:
 
     @property
     def mem_info(self) -> tuple[int, int]:
-        """(free, total) bytes."""
-        return _ember.memory_info(self.id)
+        """(free, total) bytes; see :func:`memory_info` for OpenCL's free bytes."""
+        return memory_info(self.id)
 
     @property
     def attributes(self) -> dict:
         return dict(self._info)
+
+    def __int__(self):
+        return self.id
 
     def __eq__(self, other):
         return isinstance(other, Device) and other.id == self.id
@@ -127,15 +128,56 @@ class Device:
         return f"<{backend().upper() if backend() == 'cuda' else 'OpenCL'} Device {self.id}>"
 
 
+def check_device(device: int) -> int:
+    """``device`` when it exists; else CuPy's error (cudaErrorInvalidDevice), a ``ValueError`` too."""
+    count = _ember.device_count()
+    if not 0 <= device < count and device not in _opencl_extra_ids():
+        raise InvalidDeviceError(
+            101, f"device {device} does not exist: the {backend()} backend has {count} device(s), numbered from 0"
+        )
+    return device
+
+
+def memory_info(device_id: int) -> tuple[int, int]:
+    """(free, total) bytes of a device. CUDA reports both. OpenCL has no query for free memory:
+    there, total is the device's global memory and free an estimate, total less what ember's
+    pool holds on the device (other programs' use is not seen)."""
+    free, total = _ember.memory_info(device_id)
+    if _ember.device_info(device_id)["backend"] == "opencl":
+        free = max(0, total - _ember.pool_total_bytes(device_id))
+    return free, total
+
+
+class _DefaultStream:
+    """A class attribute read afresh on each access (``Stream.null``, ``Stream.ptds``): the
+    stream belongs to the current device (and thread), and no driver starts at import."""
+
+    def __init__(self, make):
+        self._make = make
+
+    def __get__(self, instance, owner):
+        return self._make(current_device_id())
+
+
 class Stream:
     """An ordered queue of device work (CUDA stream, OpenCL command queue).
 
-    ``with stream:`` sends this thread's work on the stream's device to it.
+    ``with stream:`` sends this thread's work on the stream's device to it. ``Stream.null`` is
+    the current device's default stream (CUDA's legacy stream 0), the one work goes to when no
+    other is current; ``Stream.ptds`` is this thread's own default stream on the current device
+    (a per-thread ember stream: its ``ptr`` is not CUDA's ``cudaStreamPerThread`` handle).
     """
 
-    def __init__(self, null=False, non_blocking=False, ptr=0, device=None):
+    # Lambdas: the makers are defined below the class.
+    null = _DefaultStream(lambda dev: _null_stream(dev))
+    ptds = _DefaultStream(lambda dev: _per_thread_stream(dev))
+
+    def __init__(self, null=False, non_blocking=False, ptds=False, priority=None, *, device=None):
         dev = Device(device).id
-        self._native = _ember.Stream(dev, bool(null))
+        if ptds and not null:
+            self._native = _per_thread_stream(dev)._native  # one per thread, as CUDA's
+        else:
+            self._native = _ember.Stream(dev, bool(null))
         self.device_id = dev
 
     @property
@@ -190,6 +232,13 @@ class Stream:
             stack.pop()
             self._native.pop()
 
+    def __eq__(self, other):
+        # Several objects may hold one stream (Stream.null and Stream(null=True)), as in CuPy.
+        return isinstance(other, Stream) and (other.ptr, other.device_id) == (self.ptr, self.device_id)
+
+    def __hash__(self):
+        return hash((self.ptr, self.device_id))
+
     def __repr__(self):
         return f"<ember.Stream {self.ptr:#x} on device {self.device_id}>"
 
@@ -227,15 +276,30 @@ def _stream_stack(device_id: int) -> list:
 _null_streams: dict[int, Stream] = {}
 
 
+def _null_stream(device_id: int) -> Stream:
+    stream = _null_streams.get(device_id)
+    if stream is None:
+        stream = _null_streams[device_id] = Stream(null=True, device=device_id)
+    return stream
+
+
+def _per_thread_stream(device_id: int) -> Stream:
+    streams = _local.ptds
+    if streams is None:
+        streams = _local.ptds = {}
+    stream = streams.get(device_id)
+    if stream is None:
+        stream = streams[device_id] = Stream(device=device_id)
+    return stream
+
+
 def get_current_stream(device=None) -> Stream:
     """The stream this thread sends work to on ``device`` (the current device by default)."""
     dev = Device(device).id
     stack = _stream_stack(dev)
     if stack:
         return stack[-1]
-    if dev not in _null_streams:
-        _null_streams[dev] = Stream(null=True, device=dev)
-    return _null_streams[dev]
+    return _null_stream(dev)
 
 
 class MemoryPool:
@@ -266,6 +330,23 @@ class MemoryPool:
     def free_all_blocks(self, stream=None):
         """Gives every cached block back to the device."""
         _ember.pool_free_all_blocks(self._id)
+
+    def free_all_free(self):
+        """CuPy's deprecated name of :meth:`free_all_blocks`."""
+        import warnings
+
+        warnings.warn("free_all_free is deprecated. Use free_all_blocks instead.", DeprecationWarning, stacklevel=2)
+        self.free_all_blocks()
+
+    def malloc(self, size: int):
+        """``size`` bytes from the pool as a ``MemoryPointer`` (the block goes back to the pool
+        when the pointer and every view of it are gone)."""
+        from ._creation import empty
+        from ._memory import ArrayMemory, MemoryPointer
+
+        with Device(self._id):
+            block = empty((int(size),), "uint8")
+        return MemoryPointer(ArrayMemory(block._a), 0)
 
     def set_limit(self, size=None, fraction=None):
         """Caps the bytes the pool holds (``size`` in bytes or ``fraction`` of device memory;

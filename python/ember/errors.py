@@ -48,6 +48,55 @@ class DriverError(EmberError):
         self.last_kernel = last_kernel
 
 
+# cudaError_t codes ember raises itself, with CUDA's names and descriptions.
+_CUDA_RUNTIME_ERRORS = {
+    1: ("cudaErrorInvalidValue", "invalid argument"),
+    2: ("cudaErrorMemoryAllocation", "out of memory"),
+    21: ("cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"),
+    100: ("cudaErrorNoDevice", "no CUDA-capable device is detected"),
+    101: ("cudaErrorInvalidDevice", "invalid device ordinal"),
+}
+
+
+class CUDARuntimeError(DriverError, RuntimeError):
+    """CuPy's ``cupy.cuda.runtime.CUDARuntimeError`` (also ``ember.cuda.runtime.CUDARuntimeError``):
+    ``status`` is the ``cudaError_t`` code and ``str()`` starts as CuPy's, ``"cudaErrorX: text"``;
+    ``detail`` adds what ember knows. Raised on every backend, as CuPy code expects it."""
+
+    def __init__(self, status, detail=""):
+        name, text = _CUDA_RUNTIME_ERRORS.get(int(status), (f"cudaError{int(status)}", "unknown error"))
+        message = f"{name}: {text}" + (f" ({detail})" if detail else "")
+        super().__init__(message, call=name, code=int(status), name=name)
+        self.status = int(status)
+        self.detail = detail
+
+    def __reduce__(self):
+        return (type(self), (self.status, self.detail))
+
+
+class InvalidDeviceError(CUDARuntimeError, ValueError):
+    """A device number that does not exist: CuPy's ``CUDARuntimeError`` (cudaErrorInvalidDevice),
+    and a ``ValueError`` as ember raised before."""
+
+    def __init__(self, status=101, detail=""):
+        super().__init__(status, detail)
+
+
+class LogicError(DriverError):
+    """The API was used wrongly: PyCUDA's ``LogicError`` (``ember.cuda.driver.LogicError``), its class
+    for most CUDA error codes."""
+
+
+class LaunchError(DriverError):
+    """A kernel launch failed, ran out of resources or timed out: PyCUDA's ``LaunchError``."""
+
+
+class LaunchConfigurationError(LogicError, ValueError):
+    """A launch shape the device cannot run (a block with too many threads, a size of 0), found
+    before the launch. PyCUDA raises ``LogicError`` for it (the driver's invalid-value error), code
+    written for CuPy and Numba catches ``ValueError``: this is both."""
+
+
 class BackendUnavailableError(EmberError, ImportError):
     """A backend, library or device is missing; the message says what to install or use."""
 

@@ -51,16 +51,39 @@ from .._jit.intrinsics import (
     warpsize,
 )
 from .._memory import MemoryPointer, UnownedMemory
+from .._pinned import PinnedMemory, PinnedMemoryPointer, PinnedMemoryPool, get_default_pinned_memory_pool
 from .._runtime import (
     Device,
     Event,
     MemoryPool,
     Stream,
+    current_device_id,
     get_current_stream,
     get_default_memory_pool,
     get_elapsed_time,
 )
-from . import random  # noqa: E402  (Numba's cuda.random)
+from . import random, runtime  # noqa: E402  (Numba's cuda.random; CuPy's cuda.runtime, Numba's too)
+
+
+def get_device_id() -> int:
+    """The current device of this thread (CuPy's ``cupy.cuda.get_device_id``)."""
+    return current_device_id()
+
+
+def alloc(size: int) -> MemoryPointer:
+    """``size`` bytes from the default memory pool (CuPy's ``cupy.cuda.alloc``)."""
+    return get_default_memory_pool().malloc(size)
+
+
+def alloc_pinned_memory(size: int) -> PinnedMemoryPointer:
+    """``size`` bytes of page-locked host memory from the default pinned pool."""
+    return get_default_pinned_memory_pool().malloc(size)
+
+
+def get_local_runtime_version() -> int:
+    """CuPy's name for :func:`ember.cuda.runtime.runtimeGetVersion`."""
+    return runtime.runtimeGetVersion()
+
 
 __all__ = [
     "as_cuda_array", "atomic", "blockDim", "blockIdx", "const", "default_stream", "detect", "device_array",
@@ -70,4 +93,6 @@ __all__ = [
     "threadfence", "threadfence_block", "threadfence_system", "to_device", "warpsize",
     "Device", "Event", "MemoryPointer", "MemoryPool", "Stream", "UnownedMemory", "get_current_stream",
     "get_default_memory_pool", "get_elapsed_time",
+    "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool", "alloc", "alloc_pinned_memory", "get_device_id",
+    "get_local_runtime_version", "runtime",
 ]

@@ -63,3 +63,19 @@ def run_python(code: str, env_extra: dict | None = None, timeout: int = 120) -> 
     env = dict(os.environ)
     env.update(env_extra or {})
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.fixture
+def fusion():
+    """Automatic fusion on for every result, fused from the first time an expression is seen."""
+    before = ember._ember.set_fusion(True, 1, 1)
+    yield
+    ember._ember.set_fusion(*before)
+
+
+@pytest.fixture
+def no_fusion():
+    """Automatic fusion off: every operation launches on its own."""
+    before = ember._ember.set_fusion(False, 1, 1)
+    yield
+    ember._ember.set_fusion(*before)

@@ -16,7 +16,7 @@ from conftest import on_cuda
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PROGRAMS = sorted(p for p in EXAMPLES.glob("*.py") if not p.name.startswith("_"))
 SKIP_STATUS = 77
-CUDA_C = {"vector_add_pycuda", "piecewise_scale_rawmodule", "unrolled_scale_sourcemodule"}
+CUDA_C = {"vector_add_pycuda", "multiply_size_t_pycuda", "piecewise_scale_rawmodule", "unrolled_scale_sourcemodule"}
 PEERS = {"interop_cupy_torch": ("torch", "cupy"), "torch_autograd": ("torch",)}
 
 

@@ -16,21 +16,6 @@ def expression(a, b):
     return (a * 10 + 2) * ((b + 2) * 10 - 5) * 5
 
 
-@pytest.fixture
-def fusion():
-    """Fusion on for every result, fused from the first time an expression is seen."""
-    before = _ember.set_fusion(True, 1, 1)
-    yield
-    _ember.set_fusion(*before)
-
-
-@pytest.fixture
-def no_fusion():
-    before = _ember.set_fusion(False, 1, 1)
-    yield
-    _ember.set_fusion(*before)
-
-
 def stats():
     recorded, fused, alone, skipped = _ember.fusion_stats()
     return {"recorded": recorded, "fused": fused, "alone": alone, "skipped": skipped}

@@ -17,7 +17,8 @@ TIMEOUT_S = 600
 
 # The order a newcomer meets them: the three ways of working, then the rest.
 ORDER = [
-    "vector_add_numba", "vector_add_pycuda", "vector_add_pyopencl", "vectorize_expression", "matrix_add_2d",
+    "vector_add_numba", "vector_add_pycuda", "multiply_size_t_pycuda", "vector_add_pyopencl", "vectorize_expression",
+    "matrix_add_2d",
     "matmul_shared", "heat_equation", "monte_carlo_option", "leaky_relu_elementwise", "piecewise_scale_rawmodule",
     "unrolled_scale_sourcemodule", "arrays_broadcast_mask", "interop_cupy_torch", "torch_autograd", "memory_pool",
 ]

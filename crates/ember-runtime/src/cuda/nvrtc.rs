@@ -214,14 +214,7 @@ pub fn compile_ptx(source: &str, name: &str, arch: &str, options: &[String]) -> 
         ))
     } else {
         unsafe { result::get_ptx(prog) }
-            .map(|chars| {
-                let bytes: Vec<u8> = chars
-                    .iter()
-                    .take_while(|&&c| c != 0)
-                    .map(|&c| c as u8)
-                    .collect();
-                String::from_utf8_lossy(&bytes).into_owned()
-            })
+            .map(|chars| c_text(&chars))
             .map_err(|e| nvrtc_error("nvrtcGetPTX", e))
     };
     unsafe {
@@ -232,15 +225,18 @@ pub fn compile_ptx(source: &str, name: &str, arch: &str, options: &[String]) -> 
 
 fn program_log(prog: sys::nvrtcProgram) -> String {
     unsafe { result::get_program_log(prog) }
-        .map(|chars| {
-            let bytes: Vec<u8> = chars
-                .iter()
-                .take_while(|&&c| c != 0)
-                .map(|&c| c as u8)
-                .collect();
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
+        .map(|chars| c_text(&chars))
         .unwrap_or_default()
+}
+
+/// NVRTC's NUL-terminated text (a log, PTX) as a string.
+fn c_text(chars: &[std::ffi::c_char]) -> String {
+    let bytes: Vec<u8> = chars
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>> {

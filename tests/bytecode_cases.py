@@ -1,5 +1,7 @@
 """Plain Python functions in the kernel language, for rebuilding from bytecode
-(tests/test_jit_bytecode.py): each takes a list ``a`` (changed in place) and two numbers."""
+(tests/test_jit_bytecode.py): each takes a list ``a`` (changed in place) and two numbers. ``bump``
+stands for an atomic (it changes ``a`` and returns the old value) and records each call in
+``TRACE``, so a call run twice or out of order shows."""
 
 # ruff: noqa: E741, SIM108, PLR1714
 
@@ -170,6 +172,52 @@ def while_with_continue(a, x, y):
     return s
 
 
+TRACE: list = []
+
+
+def bump(a, i):
+    old = a[i % 8]
+    a[i % 8] = old + 1
+    TRACE.append(i)
+    return old
+
+
+def effects_in_order(a, x, y):
+    p = q = bump(a, 0)  # one call, two names
+    u, v = bump(a, 1), bump(a, 2)  # left to right
+    a[3], w = bump(a, 3), a[3]  # w reads a[3] after the call changed it
+    if (old := bump(a, 4)) < y:
+        a[5] = old
+    if 0 <= bump(a, x) < y:  # the middle of a chain runs once
+        a[6] += 1
+    if bump(a, 7):
+        pass
+    return p + q + u * 10 + v * 100 + w * 1000
+
+
+def search_loops(a, x, y):
+    s = 0
+    for i in range(8):
+        if a[i] == y:
+            if x > 0:
+                s = i
+            break
+        s += 1
+    for i in range(8):
+        if a[i] == x:
+            return i if y > 0 else -i
+    w = 0
+    while w < 2 or a[w % 8] > 100:
+        w += 1
+    k = 0
+    while min(k, 9) < 5:
+        k += 1
+        if y > k:
+            continue
+        a[1] += 1
+    return s * 100 + w * 10 + k
+
+
 CASES = [straight, branches, values, for_loops, while_loops, returns, tuples, nested, unary_and_calls, slices,
          while_with_continue]
 
@@ -205,4 +253,4 @@ def keywords(a, x, y):
     return int(round(number=x / 3, ndigits=1) * 10) + max(x, y, key=abs)
 
 
-CASES += [for_else_in_for, long_tuple, keywords]
+CASES += [for_else_in_for, long_tuple, keywords, effects_in_order, search_loops]

@@ -27,8 +27,13 @@ def test_rebuilt_function_behaves_as_the_original(fn):
     for x, y in itertools.product(range(-3, 9), range(-2, 6)):
         a = [5, -2, 7, 1, 0, 3, 9, -4]
         b = list(a)
-        assert fn(a, x, y) == rebuilt(b, x, y), (x, y, ast.unparse(tree))
+        bytecode_cases.TRACE.clear()
+        want = fn(a, x, y)
+        calls = list(bytecode_cases.TRACE)
+        bytecode_cases.TRACE.clear()
+        assert rebuilt(b, x, y) == want, (x, y, ast.unparse(tree))
         assert a == b, (x, y, ast.unparse(tree))
+        assert bytecode_cases.TRACE == calls, ("calls differ", x, y, ast.unparse(tree))
 
 
 def test_rebuilt_tree_keeps_source_lines():
@@ -134,3 +139,12 @@ def test_unsupported_constructs_without_source_name_their_line(body, line, what)
     exec(compile(f"def bad(a, x):\n    i = 0\n{body}", "<generated>", "exec"), namespace)
     with pytest.raises(ember.JitError, match=rf"^<generated>:{line}: in kernel 'bad': .*{what}.* is not supported"):
         front.program_json(namespace["bad"])
+
+
+def test_defaults_are_refused_without_source_as_with_it():
+    from ember._jit import front
+
+    namespace = {}
+    exec(compile("def clamp(x, lo=0.0, hi=1.0):\n    return min(max(x, lo), hi)\n", "<generated>", "exec"), namespace)
+    with pytest.raises(ember.JitError, match="plain positional parameters"):
+        front.program_json(namespace["clamp"])

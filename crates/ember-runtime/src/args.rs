@@ -82,7 +82,14 @@ pub fn match_declared(function: &Function, args: &mut [LaunchArg]) -> Result<()>
     if declared.len() != args.len() {
         return Ok(()); // the count is checked against what the driver says, in `kernel_args`
     }
+    let sizes = function.params().and_then(|p| p.sizes.as_deref());
     for (index, (arg, ty)) in args.iter_mut().zip(declared).enumerate() {
+        // Where the driver tells a size the source reading disagrees with (a `long` of 4
+        // bytes, a preprocessor branch not taken), the driver is right: trust only the size.
+        let size = sizes.and_then(|s| s.get(index)).copied();
+        if size.is_some_and(|n| ty.size().is_some_and(|t| t != n)) {
+            continue;
+        }
         if let LaunchArg::Scalar {
             bytes,
             dtype,

@@ -18,6 +18,15 @@ pub enum CType {
 }
 
 impl CType {
+    /// Its size in bytes, where the type says it.
+    pub fn size(&self) -> Option<usize> {
+        match self {
+            CType::Int { bytes, .. } | CType::Float { bytes } => Some(*bytes),
+            CType::Pointer => Some(8),
+            CType::Other => None,
+        }
+    }
+
     /// How an error message names it.
     pub fn describe(&self) -> String {
         match self {
@@ -35,6 +44,8 @@ impl CType {
 /// The declared parameter types of kernel `name` in CUDA C or OpenCL C `source`, or `None` when
 /// the declaration cannot be found (a name made by a macro, a template instance).
 pub fn kernel_params(source: &str, name: &str) -> Option<Vec<CType>> {
+    let code = without_comments(source);
+    let source = code.as_str();
     let bytes = source.as_bytes();
     let mut from = 0;
     while let Some(pos) = source[from..].find(name) {
@@ -62,6 +73,51 @@ pub fn kernel_params(source: &str, name: &str) -> Option<Vec<CType>> {
         return Some(split_top_level(list).map(param_type).collect());
     }
     None
+}
+
+/// `source` with comments and string literals blanked out (same length, so positions hold): a
+/// `*` or `,` in a comment must not change a parameter, nor a name in one be taken for a kernel.
+fn without_comments(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                out.push(' ');
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                    out.push(' ');
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                out.push(' ');
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    out.push(if c == '\n' { '\n' } else { ' ' });
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+            }
+            '"' => {
+                out.push(' ');
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    out.push(' ');
+                    if c == '"' && !escaped {
+                        break;
+                    }
+                    escaped = c == '\\' && !escaped;
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn words(text: &str) -> impl Iterator<Item = &str> {
@@ -131,7 +187,7 @@ fn param_type(param: &str) -> CType {
     if type_words.len() > 1 && !is_type_word(type_words[type_words.len() - 1]) {
         type_words.pop();
     }
-    scalar_type(&type_words.join(" "))
+    scalar_type(&type_words)
 }
 
 fn is_type_word(w: &str) -> bool {
@@ -141,30 +197,50 @@ fn is_type_word(w: &str) -> bool {
     )
 }
 
-fn scalar_type(t: &str) -> CType {
+/// The type the words name: C's built-in types in any order of their words (`long unsigned
+/// int`), the fixed-width and OpenCL names, or `Other`.
+fn scalar_type(words: &[&str]) -> CType {
     let int = |bytes, signed| CType::Int { bytes, signed };
-    match t {
-        "char" | "signed char" | "int8_t" => int(1, true),
-        "unsigned char" | "uchar" | "uint8_t" => int(1, false),
-        "short" | "short int" | "signed short" | "signed short int" | "int16_t" => int(2, true),
-        "unsigned short" | "unsigned short int" | "ushort" | "uint16_t" => int(2, false),
-        "int" | "signed" | "signed int" | "int32_t" => int(4, true),
-        "unsigned" | "unsigned int" | "uint" | "uint32_t" => int(4, false),
-        "long" | "long int" | "signed long" | "long long" | "long long int"
-        | "signed long long" | "int64_t" | "ptrdiff_t" | "ssize_t" | "intptr_t" => int(8, true),
-        "unsigned long"
-        | "unsigned long int"
-        | "unsigned long long"
-        | "unsigned long long int"
-        | "ulong"
-        | "uint64_t"
-        | "size_t"
-        | "uintptr_t" => int(8, false),
-        "float" => CType::Float { bytes: 4 },
-        "double" => CType::Float { bytes: 8 },
-        "half" | "__half" => CType::Float { bytes: 2 },
-        _ => CType::Other,
+    if let [one] = words {
+        match *one {
+            "int8_t" => return int(1, true),
+            "uchar" | "uint8_t" => return int(1, false),
+            "int16_t" => return int(2, true),
+            "ushort" | "uint16_t" => return int(2, false),
+            "int32_t" => return int(4, true),
+            "uint" | "uint32_t" => return int(4, false),
+            "int64_t" | "ptrdiff_t" | "ssize_t" | "intptr_t" => return int(8, true),
+            "ulong" | "uint64_t" | "size_t" | "uintptr_t" => return int(8, false),
+            "float" => return CType::Float { bytes: 4 },
+            "double" => return CType::Float { bytes: 8 },
+            "half" | "__half" => return CType::Float { bytes: 2 },
+            _ => {}
+        }
     }
+    let count = |w: &str| words.iter().filter(|x| **x == w).count();
+    let (unsigned, signed) = (count("unsigned"), count("signed"));
+    let (short, long, char, int_word) =
+        (count("short"), count("long"), count("char"), count("int"));
+    if words.is_empty()
+        || unsigned + signed + short + long + char + int_word != words.len()
+        || unsigned + signed > 1
+        || (char > 0 && short + long + int_word > 0)
+        || (short > 0 && long > 0)
+        || long > 2
+        || char > 1
+        || short > 1
+        || int_word > 1
+    {
+        return CType::Other;
+    }
+    // A plain `char` is signed on the hosts ember runs on (x86-64) and in OpenCL C.
+    let bytes = match (char, short, long) {
+        (1, _, _) => 1,
+        (_, 1, _) => 2,
+        (_, _, 0) => 4,
+        _ => 8, // long is 8 bytes in CUDA C on 64-bit Linux and in OpenCL C
+    };
+    int(bytes, unsigned == 0)
 }
 
 #[cfg(test)]
@@ -225,6 +301,27 @@ mod tests {
                 CType::Pointer,
                 CType::Int {
                     bytes: 2,
+                    signed: true
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn comments_and_word_orders() {
+        let src = "// multiply_them(dest, a, b, n): the tutorial's kernel\n__global__ void multiply_them(float *dest, /* out, n of them */ size_t n, // count\n long unsigned int m, short unsigned s, int long l) {}";
+        assert_eq!(
+            kernel_params(src, "multiply_them").unwrap(),
+            vec![
+                CType::Pointer,
+                SIZE_T,
+                SIZE_T,
+                CType::Int {
+                    bytes: 2,
+                    signed: false
+                },
+                CType::Int {
+                    bytes: 8,
                     signed: true
                 }
             ]

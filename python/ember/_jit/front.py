@@ -196,6 +196,11 @@ class _Function:
                 text = (f"{where}: in {self.kind} '{self.fn.__name__}': {e.what}; the function has no source "
                         "file, so it was read from its bytecode: define it in a .py file to compile it from source")
             raise JitError(text) from None
+        except Exception as e:  # a shape of bytecode the rebuild does not know: never a bare crash
+            raise JitError(
+                f"{self.file}: in {self.kind} '{self.fn.__name__}': the function has no source file and ember "
+                f"could not rebuild it from its bytecode ({type(e).__name__}: {e}); define it in a .py file"
+            ) from None
 
     def error(self, node, message):
         """A ``JitError`` at ``node``, written as ``ember-jit`` writes its own (``error.rs``):

@@ -38,7 +38,7 @@ def test_like_functions(rng):
     "args, kwargs",
     [((10,), {}), ((2, 11, 3), {}), ((1.5, 4.0, 0.25), {}), ((10, 0, -3), {}), ((5,), {"dtype": "float16"}),
      ((-3, 3), {"dtype": "int8"}), ((0, 1, 0.1), {"dtype": "float32"}), ((4,), {"dtype": "complex64"}),
-     ((3, 3), {}), ((0.5, 3), {"dtype": "uint16"})],
+     ((3, 3), {}), ((0.5, 3), {"dtype": "uint16"}), ((0, 7, None), {})],
 )
 def test_arange_matches_numpy(args, kwargs):
     got = ember.arange(*args, **kwargs)

@@ -39,6 +39,17 @@ def test_round_halves_to_even_keeps_signs_and_specials(decimals):
     assert np.array_equal(np.signbit(got), np.signbit(want))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_fix_rounds_toward_zero_as_numpy(rng, dtype):
+    x = np.concatenate([(rng.standard_normal(200) * 100), HALVES]).astype(dtype) if dtype == np.float32 else \
+        rng.integers(-1000, 1000, 200).astype(dtype)
+    with np.errstate(invalid="ignore"):
+        want = np.fix(x)
+    got = cp.fix(cp.asarray(x)).get()
+    assert got.dtype == want.dtype
+    assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))
+
+
 @pytest.mark.parametrize("decimals", [-3, -1, 0, 2])
 def test_round_integers_as_numpy(rng, decimals):
     x = rng.integers(-10**6, 10**6, 300).astype(np.int32)

@@ -63,7 +63,7 @@ from ._reductions import (  # noqa: E402
     sum,
     var,
 )
-from ._rounding import around, round, round_  # noqa: E402
+from ._rounding import around, fix, round, round_  # noqa: E402
 from ._runtime import (  # noqa: E402
     Device,
     MemoryPool,
@@ -179,4 +179,4 @@ __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "max", "
             "var"]
 __all__ += ["dot", "inner", "linalg", "matmul", "outer", "vdot"]
 __all__ += ["geomspace", "logspace"]
-__all__ += ["around", "get_array_module", "is_available", "round", "round_", "show_config"]
+__all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]

@@ -96,6 +96,8 @@ def arange(start, stop=None, step=1, dtype=None) -> ndarray:
     """Evenly spaced values in ``[start, stop)``, as ``numpy.arange``."""
     if stop is None:
         start, stop = 0, start
+    if step is None:  # numpy.arange(0, 10, None) steps by 1
+        step = 1
     start, stop, step = _scalar(start), _scalar(stop), _scalar(step)
     if step == 0:
         raise ZeroDivisionError("division by zero: arange's step must not be 0")

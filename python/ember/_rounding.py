@@ -112,6 +112,14 @@ def round_(a, decimals=0, out=None):
     return around(a, decimals, out)
 
 
+def fix(x, out=None):
+    """Rounds toward zero, keeping the dtype (NumPy's ``fix``): ``trunc`` gives the same values,
+    ``-0.0`` and non-finite ones included, in one kernel instead of NumPy's ceil-then-floor."""
+    from ._creation import asarray
+
+    return UFUNCS["trunc"](asarray(x), out=out)
+
+
 def _round_method(self, decimals=0, out=None):
     """``a.round(decimals=0, out=None)``: see :func:`ember.around`."""
     return _round(self, _decimals(decimals), out)

@@ -11,6 +11,7 @@ import numpy as np
 from . import _dtypes, _ember
 from ._ndarray import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, _wrap, ndarray
 from ._runtime import _local, current_device_id
+from ._ufuncs import UFUNCS
 
 
 def _scalar(value):
@@ -175,8 +176,6 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) 
         base = asarray(base)
         y = y.reshape((-1,) + (1,) * base.ndim)
         base = base.reshape((1,) + base.shape)
-    from ._ufuncs import UFUNCS
-
     out = UFUNCS["power"](base, y)
     return out if dtype is None else out.astype(dtype, copy=False)
 

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ._creation import asarray
 from ._ndarray import ndarray
 from ._ufuncs import UFUNCS
 
@@ -96,8 +97,6 @@ def around(a, decimals=0, out=None):
     10**-d`` for negative ``d``) in their own dtype; integers unchanged for ``d >= 0`` and through
     float64 otherwise; complex part by part. The result has ``a``'s dtype (``out``'s when given).
     """
-    from ._creation import asarray
-
     return _round(asarray(a), _decimals(decimals), out)
 
 
@@ -115,8 +114,6 @@ def round_(a, decimals=0, out=None):
 def fix(x, out=None):
     """Rounds toward zero, keeping the dtype (NumPy's ``fix``): ``trunc`` gives the same values,
     ``-0.0`` and non-finite ones included, in one kernel instead of NumPy's ceil-then-floor."""
-    from ._creation import asarray
-
     return UFUNCS["trunc"](asarray(x), out=out)
 
 

@@ -234,10 +234,12 @@ class Stream:
 
     def __eq__(self, other):
         # Several objects may hold one stream (Stream.null and Stream(null=True)), as in CuPy.
-        return isinstance(other, Stream) and (other.ptr, other.device_id) == (self.ptr, self.device_id)
+        # `identity`, not `ptr`: telling streams apart must not issue deferred work.
+        return isinstance(other, Stream) and (other._native.identity, other.device_id) == (
+            self._native.identity, self.device_id)
 
     def __hash__(self):
-        return hash((self.ptr, self.device_id))
+        return hash((self._native.identity, self.device_id))
 
     def __repr__(self):
         return f"<ember.Stream {self.ptr:#x} on device {self.device_id}>"

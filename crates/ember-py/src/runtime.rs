@@ -238,6 +238,11 @@ impl NativeStream {
     fn handle(&self) -> u64 {
         self.0.handle_for_foreign()
     }
+    /// The handle, to tell streams apart: unlike `handle`, issues no pending work.
+    #[getter]
+    fn identity(&self) -> u64 {
+        self.0.handle()
+    }
     #[getter]
     fn device(&self) -> usize {
         self.0.device().info().ordinal

@@ -417,9 +417,13 @@ fn decode_entry(mut blob: Vec<u8>, count: usize) -> Option<(Vec<u8>, Vec<String>
 struct FunctionEntry {
     handle: Handle,
     params: Arc<OnceLock<Option<KernelParams>>>,
-    declared: Option<Arc<[CType]>>,
+    declared: Declared,
     launched: Arc<AtomicU64>,
 }
+
+/// A kernel's declared parameter types, read from its module's source on first use (only
+/// launches of user-written kernels ask).
+type Declared = Arc<OnceLock<Option<Arc<[CType]>>>>;
 
 /// A loaded module.
 pub struct Module {
@@ -472,7 +476,7 @@ impl Module {
                 map.entry(symbol.to_string()).or_insert(FunctionEntry {
                     handle,
                     params: Arc::new(OnceLock::new()),
-                    declared: crate::declared::kernel_params(&self.source, name).map(Arc::from),
+                    declared: Arc::new(OnceLock::new()),
                     launched: Arc::new(AtomicU64::new(0)),
                 })
             }
@@ -511,7 +515,7 @@ pub struct Function {
     name: Arc<str>,
     params: Arc<OnceLock<Option<KernelParams>>>,
     /// The parameter types its source declares, where they could be read.
-    declared: Option<Arc<[CType]>>,
+    declared: Declared,
     /// The block shape and shared memory it last launched with at once, without error
     /// ([`launch_shape_key`]): only such launches may be queued, so a kernel's first launch
     /// in a shape still reports a bad shape (too many registers, too much shared memory) at
@@ -553,7 +557,11 @@ impl Function {
 
     /// The parameter types the kernel's source declares, where they could be read.
     pub fn declared(&self) -> Option<&[CType]> {
-        self.declared.as_deref()
+        self.declared
+            .get_or_init(|| {
+                crate::declared::kernel_params(&self.module.source, &self.name).map(Arc::from)
+            })
+            .as_deref()
     }
 
     /// What the API tells of the parameters (asked once per kernel).

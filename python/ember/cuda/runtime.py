@@ -99,10 +99,9 @@ def _compute_capability(info: dict) -> tuple[int, int]:
 
 
 # --- versions ---------------------------------------------------------------------------------
-def _version_number(text: str) -> int:
-    """``"13.0"`` as CUDA's version number 13000."""
-    major, minor = (int(p) for p in text.split(".")[:2])
-    return major * 1000 + minor * 10
+def _version_number(major: int, minor: int) -> int:
+    """13, 0 as CUDA's version number 13000."""
+    return int(major) * 1000 + int(minor) * 10
 
 
 def driverGetVersion() -> int:
@@ -110,7 +109,8 @@ def driverGetVersion() -> int:
     when no driver is installed."""
     if _runtime.backend() != "cuda":
         return 0
-    return _version_number(_ember.device_info(_runtime.current_device_id())["driver_version"])
+    text = _ember.device_info(_runtime.current_device_id())["driver_version"]  # "13.0"
+    return _version_number(*text.split(".")[:2])
 
 
 def runtimeGetVersion() -> int:
@@ -118,8 +118,7 @@ def runtimeGetVersion() -> int:
     0 on the OpenCL backend."""
     if _runtime.backend() != "cuda":
         return 0
-    major, minor = _ember.nvrtc_version()
-    return major * 1000 + minor * 10
+    return _version_number(*_ember.nvrtc_version())
 
 
 # --- memory -----------------------------------------------------------------------------------

@@ -1,0 +1,315 @@
+//! `math` and the NumPy scalar functions (typed as Numba types them), `min`/`max` and `round`.
+
+use ember_codegen::types::value_type;
+use ember_core::dtype::Kind;
+use ember_core::DType;
+
+use crate::ast::{Expr, Span};
+use crate::error::{at, R};
+use crate::function::{FnCompiler, Val};
+use crate::helpers::Helper;
+use crate::types::{promote, Ty, BOOL, INT64};
+
+use super::display;
+
+/// How a `math` function types its arguments.
+#[derive(Clone, Copy, PartialEq)]
+enum MathKind {
+    /// float32 -> float32 (float16 -> float16), anything else -> float64.
+    Unary,
+    /// Both arguments to one float type.
+    Binary,
+    /// float -> bool.
+    Test,
+}
+
+/// `math` (and the NumPy scalar functions spelled like them): Python name -> (C name, kind).
+fn math_function(name: &str) -> Option<(&'static str, MathKind)> {
+    use MathKind::*;
+    Some(match name {
+        "sqrt" => ("sqrt", Unary),
+        "exp" => ("exp", Unary),
+        "exp2" => ("exp2", Unary),
+        "expm1" => ("expm1", Unary),
+        "log" => ("log", Unary),
+        "log2" => ("log2", Unary),
+        "log10" => ("log10", Unary),
+        "log1p" => ("log1p", Unary),
+        "sin" => ("sin", Unary),
+        "cos" => ("cos", Unary),
+        "tan" => ("tan", Unary),
+        "asin" | "arcsin" => ("asin", Unary),
+        "acos" | "arccos" => ("acos", Unary),
+        "atan" | "arctan" => ("atan", Unary),
+        "sinh" => ("sinh", Unary),
+        "cosh" => ("cosh", Unary),
+        "tanh" => ("tanh", Unary),
+        "asinh" | "arcsinh" => ("asinh", Unary),
+        "acosh" | "arccosh" => ("acosh", Unary),
+        "atanh" | "arctanh" => ("atanh", Unary),
+        "erf" => ("erf", Unary),
+        "erfc" => ("erfc", Unary),
+        "gamma" => ("tgamma", Unary),
+        "lgamma" => ("lgamma", Unary),
+        "floor" => ("floor", Unary),
+        "ceil" => ("ceil", Unary),
+        "trunc" => ("trunc", Unary),
+        "fabs" => ("fabs", Unary),
+        "cbrt" => ("cbrt", Unary),
+        "rint" => ("rint", Unary),
+        "atan2" | "arctan2" => ("atan2", Binary),
+        "hypot" => ("hypot", Binary),
+        "copysign" => ("copysign", Binary),
+        "fmod" => ("fmod", Binary),
+        "remainder" => ("remainder", Binary),
+        "nextafter" => ("nextafter", Binary),
+        "pow" | "power" => ("pow", Binary),
+        "isnan" => ("isnan", Test),
+        "isinf" => ("isinf", Test),
+        "isfinite" => ("isfinite", Test),
+        _ => return None,
+    })
+}
+impl FnCompiler<'_, '_> {
+    pub(super) fn math(&mut self, m: &str, name: &str, args: &[Expr], span: Span) -> R<Val> {
+        match m {
+            "degrees" | "radians" => {
+                let [v] = self.exactly::<1>(name, args, span)?;
+                let d = self.float_type(&v, name, span)?;
+                let factor = if m == "degrees" {
+                    180.0 / std::f64::consts::PI
+                } else {
+                    std::f64::consts::PI / 180.0
+                };
+                let x = self.cast_to(&v, d);
+                return Ok(Val::new(
+                    Ty::Scalar(d),
+                    format!("({x} * {})", self.float_literal(factor, d)),
+                ));
+            }
+            "log" if args.len() == 2 => {
+                let [v, b] = self.exactly::<2>(name, args, span)?;
+                let d = arith_float(
+                    self.float_type(&v, name, span)?,
+                    self.float_type(&b, name, span)?,
+                );
+                let f = self.math_name("log", d);
+                let (x, y) = (self.cast_to(&v, d), self.cast_to(&b, d));
+                return Ok(Val::new(Ty::Scalar(d), format!("({f}({x}) / {f}({y}))")));
+            }
+            "abs" | "absolute" => return self.call_intrinsic("builtin.abs", args, &[], span),
+            "minimum" | "maximum" | "fmin" | "fmax" => {
+                let [a, b] = self.exactly::<2>(name, args, span)?;
+                let d = promote(
+                    self.scalar_arg(&a, name, span)?,
+                    self.scalar_arg(&b, name, span)?,
+                );
+                let (x, y) = (self.cast_to(&a, d), self.cast_to(&b, d));
+                if d.kind() == Kind::Float {
+                    let f = self.math_name(
+                        if m.ends_with("max") || m == "maximum" {
+                            "fmax"
+                        } else {
+                            "fmin"
+                        },
+                        d,
+                    );
+                    // np.maximum/minimum propagate NaN; fmax/fmin ignore it.
+                    let code = if m.starts_with('f') {
+                        format!("{f}({x}, {y})")
+                    } else {
+                        format!(
+                            "(({x}) != ({x}) || ({y}) != ({y}) ? ({x}) + ({y}) : {f}({x}, {y}))"
+                        )
+                    };
+                    return Ok(Val::new(Ty::Scalar(d), code));
+                }
+                let h = if m.ends_with("max") || m == "maximum" {
+                    Helper::Max(d)
+                } else {
+                    Helper::Min(d)
+                };
+                let which = if matches!(h, Helper::Max(_)) {
+                    "max"
+                } else {
+                    "min"
+                };
+                self.c.helpers.insert(h);
+                return Ok(Val::new(
+                    Ty::Scalar(d),
+                    format!("ember_{which}_{}({x}, {y})", d.name()),
+                ));
+            }
+            _ => {}
+        }
+        let Some((c_name, kind)) = math_function(m) else {
+            return at(
+                span,
+                format!("{} is not supported in kernels", display(name)),
+            );
+        };
+        match kind {
+            MathKind::Unary => {
+                let [v] = self.exactly::<1>(name, args, span)?;
+                let d = self.float_type(&v, name, span)?;
+                let x = self.cast_to(&v, d);
+                let f = self.math_name(c_name, d);
+                let nonneg = matches!(c_name, "sqrt" | "exp" | "exp2" | "fabs");
+                Ok(Val::new(Ty::Scalar(d), format!("{f}({x})")).nonneg(nonneg))
+            }
+            MathKind::Binary => {
+                let [a, b] = self.exactly::<2>(name, args, span)?;
+                let da = self.float_type(&a, name, span)?;
+                // math.pow(float32, int32) stays float32 (Numba).
+                let d = if c_name == "pow"
+                    && b.ty.is_integral()
+                    && matches!(a.ty.scalar(), Some(DType::F32 | DType::F64))
+                {
+                    da
+                } else {
+                    arith_float(da, self.float_type(&b, name, span)?)
+                };
+                let (x, y) = (self.cast_to(&a, d), self.cast_to(&b, d));
+                let f = self.math_name(c_name, d);
+                Ok(Val::new(Ty::Scalar(d), format!("{f}({x}, {y})")))
+            }
+            MathKind::Test => {
+                let [v] = self.exactly::<1>(name, args, span)?;
+                let d = self.scalar_arg(&v, name, span)?;
+                if d.kind() != Kind::Float {
+                    let truth = c_name == "isfinite";
+                    return Ok(
+                        Val::new(BOOL, format!("((unsigned char){})", truth as u8)).nonneg(true)
+                    );
+                }
+                Ok(Val::new(
+                    BOOL,
+                    format!("((unsigned char)({c_name}({}) != 0))", v.code),
+                )
+                .nonneg(true))
+            }
+        }
+    }
+
+    /// The float type a math function computes `v` in: float32 (and float16) keep their type,
+    /// everything else is float64.
+    fn float_type(&self, v: &Val, name: &str, span: Span) -> R<DType> {
+        let d = self.scalar_arg(v, name, span)?;
+        Ok(match d {
+            DType::F32 | DType::F16 => d,
+            _ if d.kind() == Kind::Complex => {
+                return at(
+                    span,
+                    format!(
+                        "{}() of a complex number is not supported in kernels",
+                        display(name)
+                    ),
+                )
+            }
+            _ => DType::F64,
+        })
+    }
+
+    pub(super) fn min_max(&mut self, max: bool, args: &[Expr], span: Span) -> R<Val> {
+        let mut vals = self.values(args)?;
+        if vals.len() == 1 {
+            if let Ty::Tuple(items) = vals[0].ty.clone() {
+                let t = self.temp(&vals[0])?;
+                vals = items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, ty)| Val::new(ty, format!("{}.f{i}", t.code)))
+                    .collect();
+            }
+        }
+        let which = if max { "max" } else { "min" };
+        if vals.len() < 2 {
+            return at(
+                span,
+                format!("{which}() needs at least two numbers (or one tuple) in kernels"),
+            );
+        }
+        let mut d = self.scalar_arg(&vals[0], which, span)?;
+        for v in &vals[1..] {
+            let e = self.scalar_arg(v, which, span)?;
+            if (d == DType::Bool) != (e == DType::Bool) {
+                return at(
+                    span,
+                    format!("{which}() cannot mix booleans and numbers in kernels"),
+                );
+            }
+            d = promote(d, e);
+        }
+        if d.kind() == Kind::Complex {
+            return at(span, format!("{which}() of complex numbers is not defined"));
+        }
+        self.c
+            .helpers
+            .insert(if max { Helper::Max(d) } else { Helper::Min(d) });
+        let nonneg = if max {
+            vals.iter().any(|v| v.nonneg)
+        } else {
+            vals.iter().all(|v| v.nonneg)
+        };
+        let mut code = self.cast_to(&vals[0], d);
+        for v in &vals[1..] {
+            let c = self.cast_to(v, d);
+            code = format!("ember_{which}_{}({code}, {c})", d.name());
+        }
+        Ok(Val::new(Ty::Scalar(d), code).nonneg(nonneg))
+    }
+
+    /// Python's `round`: half to even; an integer without digits, else the same float type.
+    pub(super) fn round(&mut self, args: &[Expr], ndigits: Option<&Expr>, span: Span) -> R<Val> {
+        let digits = match (args.get(1), ndigits) {
+            (Some(e), None) | (None, Some(e)) => Some(self.expr(e)?),
+            (None, None) => None,
+            _ => return at(span, "round() got ndigits twice"),
+        };
+        let Some(x) = args.first() else {
+            return at(span, "round() needs a number");
+        };
+        let v = self.expr(x)?;
+        let d = self.scalar_arg(&v, "round", span)?;
+        match digits {
+            None => {
+                if d.kind() != Kind::Float {
+                    return Ok(Val::new(INT64, self.cast_to(&v, DType::I64)).nonneg(v.nonneg));
+                }
+                let f = self.math_name("rint", d);
+                Ok(Val::new(
+                    INT64,
+                    format!(
+                        "(({})({f}({})))",
+                        value_type(DType::I64, self.c.dialect),
+                        v.code
+                    ),
+                ))
+            }
+            Some(n) => {
+                let t = if d == DType::F32 {
+                    DType::F32
+                } else {
+                    DType::F64
+                };
+                let x = self.cast_to(&v, t);
+                let nd = self.cast_to(&n, t);
+                let (rint, pow) = (self.math_name("rint", t), self.math_name("pow", t));
+                let ten = self.float_literal(10.0, t);
+                Ok(Val::new(
+                    Ty::Scalar(t),
+                    format!("({rint}({x} * {pow}({ten}, {nd})) / {pow}({ten}, {nd}))"),
+                ))
+            }
+        }
+    }
+}
+
+/// The float type of a two-argument math function.
+fn arith_float(a: DType, b: DType) -> DType {
+    if a == b {
+        a
+    } else {
+        DType::F64
+    }
+}

@@ -1,0 +1,169 @@
+//! Memory intrinsics: `cuda.shared.array` and `cuda.local.array` (static and dynamic), and
+//! `cuda.atomic.*` on global and shared elements.
+
+use ember_codegen::Dialect;
+use ember_core::DType;
+
+use crate::ast::{Expr, ExprKind, Span};
+use crate::compiler::fixed_array;
+use crate::error::{at, Fail, R};
+use crate::expr::const_ints;
+use crate::function::{FnCompiler, Val};
+use crate::helpers::{atomic_name, cas_name, AtomicOp, Helper};
+use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
+
+impl FnCompiler<'_, '_> {
+    /// `cuda.shared.array` / `cuda.local.array`: declared once at the top of the function.
+    pub(super) fn new_array(
+        &mut self,
+        shared: bool,
+        shape: &Expr,
+        dtype: &Expr,
+        span: Span,
+    ) -> R<Val> {
+        let d = match &dtype.kind {
+            ExprKind::Intrinsic { name } if name.starts_with("dtype.") => dtype_named(&name[6..]),
+            ExprKind::Typed { v, .. } | ExprKind::Unsupported { what: v } => dtype_named(v),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            Fail::At(
+                dtype.span,
+                "the dtype must be a NumPy type such as numba.float32 or np.int32".into(),
+            )
+        })?;
+        let dims = const_ints(shape).ok_or_else(|| {
+            Fail::At(shape.span, "the shape must be a constant integer or tuple of them (a literal or a global constant)".into())
+        })?;
+        if dims.iter().any(|&n| n < 0) {
+            return at(shape.span, "array dimensions cannot be negative");
+        }
+        self.c.dtypes.insert(d);
+        let cuda = self.c.dialect == Dialect::Cuda;
+        let elem = ember_codegen::types::storage_type(d, self.c.dialect);
+        if shared && dims.iter().product::<i64>() == 0 {
+            // Dynamic shared memory: its size is the launch's `sharedmem`.
+            if !cuda && !self.is_kernel() {
+                return at(span, "dynamic shared memory is only available in the kernel itself on OpenCL; pass the array to device functions");
+            }
+            self.c.helpers.insert(Helper::DynamicShared);
+            let ty = Ty::Array(ArrayTy {
+                dtype: d,
+                ndim: 1,
+                layout: Layout::C,
+                space: Space::Shared,
+                fixed: None,
+            });
+            let st = self.c.c_type(&ty);
+            let q = self.c.qualifier(Space::Shared);
+            let (data, bytes) = if cuda {
+                ("ember_dynamic_shared", "ember_dynamic_shared_size()")
+            } else {
+                ("ember_dynamic_shared", "ember_dynamic_shared_bytes")
+            };
+            let name = self.fresh("dyn");
+            self.line(&format!("{st} {name}; {name}.data = ({q}{elem}*){data}; {name}.d.shape[0] = {bytes} / {n}; {name}.d.strides[0] = {n};", n = d.itemsize()));
+            return Ok(Val::new(ty, name));
+        }
+        if shared && !cuda && !self.is_kernel() {
+            return at(span, "OpenCL allows shared (local) arrays only in the kernel itself: create it there and pass it to the device function");
+        }
+        let count: i64 = dims.iter().product::<i64>().max(1);
+        let name = self.fresh(if shared { "sh" } else { "lo" });
+        // 16-byte alignment lets the C compiler merge neighbouring element reads into vector
+        // loads (a tiled matmul reads a shared row four floats at a time).
+        let (qual, align) = match (shared, cuda) {
+            (true, true) => ("__shared__ __align__(16) ", ""),
+            (true, false) => ("__local ", " __attribute__((aligned(16)))"),
+            (false, true) => ("__align__(16) ", ""),
+            (false, false) => ("", " __attribute__((aligned(16)))"),
+        };
+        if self.emit {
+            self.arrays
+                .push_str(&format!("  {qual}{elem} {name}[{count}]{align};\n"));
+        }
+        let ty = fixed_array(d, dims, if shared { Space::Shared } else { Space::Local });
+        let code = self.fixed_array_value(&ty, &name);
+        Ok(Val::new(ty, code))
+    }
+
+    pub(super) fn atomic(&mut self, op: &str, args: &[Expr], span: Span) -> R<Val> {
+        let full = format!("cuda.atomic.{op}");
+        let (cas, nargs) = match op {
+            "cas" => (true, 4),
+            "compare_and_swap" => (true, 3),
+            _ => (false, 3),
+        };
+        if args.len() != nargs {
+            return at(
+                span,
+                format!("{full}() takes {nargs} arguments, {} given", args.len()),
+            );
+        }
+        let arr = self.expr(&args[0])?;
+        let Ty::Array(a) = arr.ty.clone() else {
+            return at(
+                args[0].span,
+                format!("{full}() works on an array element, got {}", arr.ty),
+            );
+        };
+        if matches!(a.space, Space::Const | Space::Local) {
+            return at(
+                args[0].span,
+                format!("{full}() needs a global or shared array"),
+            );
+        }
+        let d = a.dtype;
+        let ints = matches!(d, DType::I32 | DType::U32 | DType::I64 | DType::U64);
+        let floats = matches!(d, DType::F32 | DType::F64);
+        let arithmetic = matches!(op, "add" | "sub" | "max" | "min" | "nanmax" | "nanmin");
+        if !(ints || (floats && arithmetic)) {
+            return at(
+                span,
+                format!(
+                    "{full}() does not support arrays of {} (it takes {})",
+                    d.name(),
+                    if arithmetic {
+                        "int32, uint32, int64, uint64, float32 and float64"
+                    } else {
+                        "int32, uint32, int64 and uint64"
+                    }
+                ),
+            );
+        }
+        let ptr = if op == "compare_and_swap" {
+            if a.ndim != 1 {
+                return at(span, "cuda.atomic.compare_and_swap() takes a 1-d array");
+            }
+            let zero = Val::new(INT64, "0").nonneg(true);
+            self.pointer_at(&arr, &a, &[zero], span)?
+        } else {
+            self.element_pointer(&arr, &a, &args[1], span)?
+        };
+        let space = if a.space == Space::Shared {
+            Space::Shared
+        } else {
+            Space::Global
+        };
+        if cas {
+            let first = if op == "cas" { 2 } else { 1 };
+            let old = self.expr(&args[first])?;
+            let val = self.expr(&args[first + 1])?;
+            let (o, v) = (self.cast_to(&old, d), self.cast_to(&val, d));
+            self.c.helpers.insert(Helper::Cas(d, space));
+            return Ok(Val::new(
+                Ty::Scalar(d),
+                format!("{}({ptr}, {o}, {v})", cas_name(d, space)),
+            ));
+        }
+        let aop = AtomicOp::named(op)
+            .ok_or_else(|| Fail::At(span, format!("cuda.atomic has no operation '{op}'")))?;
+        let val = self.expr(&args[2])?;
+        let v = self.cast_to(&val, d);
+        self.c.helpers.insert(Helper::Atomic(aop, d, space));
+        Ok(Val::new(
+            Ty::Scalar(d),
+            format!("{}({ptr}, {v})", atomic_name(aop, d, space)),
+        ))
+    }
+}

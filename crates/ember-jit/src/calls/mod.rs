@@ -1,0 +1,450 @@
+//! Calls: device functions, Python builtins, dtype casts and the `cuda` intrinsics, each
+//! dispatched by name; [`math`] types `math` and NumPy scalar functions, [`geometry`] the
+//! thread geometry (`cuda.grid`, coarsened indices), [`memory`] shared/local arrays and
+//! atomics, [`random`] the xoroshiro128+ draws.
+
+mod geometry;
+mod math;
+mod memory;
+mod random;
+
+use ember_codegen::Dialect;
+use ember_core::dtype::Kind;
+use ember_core::DType;
+
+use crate::ast::{BinOp, Expr, ExprKind, Keyword, Span};
+use crate::error::{at, Fail, R};
+use crate::expr::int_literal;
+use crate::function::{FnCompiler, Val};
+use crate::helpers::Helper;
+use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT32, INT64};
+
+impl FnCompiler<'_, '_> {
+    /// An intrinsic used as a value (not called).
+    pub(crate) fn intrinsic_value(&mut self, name: &str, span: Span) -> R<Val> {
+        let cuda = self.c.dialect == Dialect::Cuda;
+        if let Some((group, axis)) = name
+            .strip_prefix("cuda.")
+            .and_then(|n| n.split_once('.'))
+            .filter(|(g, _)| matches!(*g, "threadIdx" | "blockIdx" | "blockDim" | "gridDim"))
+        {
+            let k = match axis {
+                "x" => 0,
+                "y" => 1,
+                "z" => 2,
+                _ => {
+                    return at(
+                        span,
+                        format!("cuda.{group} has no attribute '{axis}' (it has x, y, z)"),
+                    )
+                }
+            };
+            let code = if cuda {
+                format!("(int){group}.{axis}")
+            } else {
+                let f = match group {
+                    "threadIdx" => "get_local_id",
+                    "blockIdx" => "get_group_id",
+                    "blockDim" => "get_local_size",
+                    _ => "get_num_groups",
+                };
+                format!("(int){f}({k})")
+            };
+            return Ok(Val::new(INT32, code).nonneg(true));
+        }
+        if let Some(rest) = name.strip_prefix("ember.coarse.") {
+            return Ok(Val::new(INT32, self.coarse_geometry(rest, span)?).nonneg(true));
+        }
+        match name {
+            "cuda.warpsize" => Ok(Val::new(INT32, "32").nonneg(true)),
+            "cuda.laneid" => {
+                self.c.helpers.insert(Helper::LaneId);
+                Ok(Val::new(INT32, "ember_laneid()").nonneg(true))
+            }
+            _ if name.starts_with("dtype.") => at(
+                span,
+                format!("{} is a type: call it to convert a value", &name[6..]),
+            ),
+            _ => at(span, format!("{} must be called", display(name))),
+        }
+    }
+
+    /// `func(args, keywords)`.
+    pub(crate) fn call(
+        &mut self,
+        func: &Expr,
+        args: &[Expr],
+        keywords: &[Keyword],
+        span: Span,
+    ) -> R<Val> {
+        match &func.kind {
+            ExprKind::Func { id } => self.call_device(*id, args, keywords, span),
+            ExprKind::Intrinsic { name } => self.call_intrinsic(name, args, keywords, span),
+            ExprKind::Attribute { value, attr } => {
+                let v = self.expr(value)?;
+                match (&v.ty, attr.as_str()) {
+                    (Ty::Scalar(d), "conjugate") if d.kind() == Kind::Complex && args.is_empty() => {
+                        Ok(Val::new(v.ty.clone(), format!("ember_make_{}(({}).x, -({}).y)", d.name(), v.code, v.code)))
+                    }
+                    (Ty::Scalar(_), "conjugate") if args.is_empty() => Ok(v),
+                    (t, m) => at(span, format!("{t} has no method '{m}' in kernels")),
+                }
+            }
+            ExprKind::Name { id } => at(
+                span,
+                format!("'{id}' is a local variable, not a function: kernels call device functions (@cuda.jit(device=True)), math functions and cuda intrinsics"),
+            ),
+            ExprKind::Unsupported { what } => {
+                at(span, format!("{what} is not supported in kernels"))
+            }
+            _ => at(span, "this cannot be called in a kernel"),
+        }
+    }
+
+    fn values(&mut self, args: &[Expr]) -> R<Vec<Val>> {
+        args.iter().map(|a| self.expr(a)).collect()
+    }
+
+    fn call_device(
+        &mut self,
+        id: usize,
+        args: &[Expr],
+        keywords: &[Keyword],
+        span: Span,
+    ) -> R<Val> {
+        let callee = &self.c.program.functions[id];
+        let params = callee.params.clone();
+        let callee_name = callee.name.clone();
+        let mut slots: Vec<Option<&Expr>> = vec![None; params.len()];
+        if args.len() > params.len() {
+            return at(
+                span,
+                format!(
+                    "{callee_name}() takes {} argument(s) but {} were given",
+                    params.len(),
+                    args.len()
+                ),
+            );
+        }
+        for (i, a) in args.iter().enumerate() {
+            slots[i] = Some(a);
+        }
+        for k in keywords {
+            let Some(i) = params.iter().position(|p| *p == k.name) else {
+                return at(
+                    span,
+                    format!(
+                        "{callee_name}() got an unexpected keyword argument '{}'",
+                        k.name
+                    ),
+                );
+            };
+            if slots[i].is_some() {
+                return at(
+                    span,
+                    format!(
+                        "{callee_name}() got multiple values for argument '{}'",
+                        k.name
+                    ),
+                );
+            }
+            slots[i] = Some(&k.value);
+        }
+        let mut vals = Vec::new();
+        for (i, s) in slots.iter().enumerate() {
+            match s {
+                Some(e) => vals.push(self.expr(e)?),
+                None => {
+                    return at(
+                        span,
+                        format!("{callee_name}() is missing argument '{}'", params[i]),
+                    )
+                }
+            }
+        }
+        let tys: Vec<Ty> = vals.iter().map(|v| v.ty.clone()).collect();
+        let (index, ret) = self.c.specialise(id, &tys)?;
+        if self.emit && !self.calls.contains(&index) {
+            self.calls.push(index);
+        }
+        let name = self.c.specs[index].name.clone();
+        let codes: Vec<String> = vals.into_iter().map(|v| v.code).collect();
+        Ok(Val::new(ret, format!("{name}({})", codes.join(", "))))
+    }
+
+    fn call_intrinsic(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        keywords: &[Keyword],
+        span: Span,
+    ) -> R<Val> {
+        let kw = |k: &str| keywords.iter().find(|x| x.name == k).map(|x| &x.value);
+        if !keywords.is_empty()
+            && !matches!(
+                name,
+                "cuda.shared.array" | "cuda.local.array" | "builtin.round"
+            )
+        {
+            return at(
+                span,
+                format!("{} takes no keyword arguments in kernels", display(name)),
+            );
+        }
+        if let Some(d) = name.strip_prefix("dtype.") {
+            let d = dtype_named(d)
+                .ok_or_else(|| Fail::At(span, format!("dtype {d} is not supported in kernels")))?;
+            let [v] = self.exactly::<1>(name, args, span)?;
+            let code = self.scalar_arg(&v, name, span)?;
+            let _ = code;
+            return Ok(Val::new(Ty::Scalar(d), self.cast_to(&v, d))
+                .nonneg(v.nonneg && d.kind() != Kind::Float));
+        }
+        if let Some(m) = name
+            .strip_prefix("math.")
+            .or_else(|| name.strip_prefix("np."))
+        {
+            let v = self.math(m, name, args, span)?;
+            return Ok(self.round_half(v));
+        }
+        match name {
+            "builtin.range" => at(span, "range() can only be used in a for loop in kernels"),
+            "builtin.len" => {
+                let [v] = self.exactly::<1>(name, args, span)?;
+                match &v.ty {
+                    Ty::Array(a) if a.ndim > 0 => {
+                        let a = a.clone();
+                        Ok(Val::new(INT64, self.dim(&v, &a, 0)).nonneg(true))
+                    }
+                    Ty::Tuple(items) => Ok(Val::new(INT64, items.len().to_string()).nonneg(true)),
+                    t => at(span, format!("len() of {t} is not defined")),
+                }
+            }
+            "builtin.abs" => {
+                let [v] = self.exactly::<1>(name, args, span)?;
+                let d = self.scalar_arg(&v, name, span)?;
+                Ok(match d.kind() {
+                    Kind::Bool => {
+                        Val::new(Ty::Scalar(DType::I8), self.cast_to(&v, DType::I8)).nonneg(true)
+                    }
+                    Kind::Int => {
+                        self.c.helpers.insert(Helper::Abs(d));
+                        Val::new(v.ty.clone(), format!("ember_abs_{}({})", d.name(), v.code))
+                            .nonneg(true)
+                    }
+                    Kind::UInt => v.nonneg(true),
+                    Kind::Float => Val::new(
+                        v.ty.clone(),
+                        format!("{}({})", self.math_name("fabs", d), v.code),
+                    )
+                    .nonneg(true),
+                    Kind::Complex => {
+                        let part = if d == DType::C64 {
+                            DType::F32
+                        } else {
+                            DType::F64
+                        };
+                        let t = self.temp(&v)?;
+                        Val::new(
+                            Ty::Scalar(part),
+                            format!(
+                                "{}({}.x, {}.y)",
+                                self.math_name("hypot", part),
+                                t.code,
+                                t.code
+                            ),
+                        )
+                        .nonneg(true)
+                    }
+                })
+            }
+            "builtin.min" | "builtin.max" => self.min_max(name == "builtin.max", args, span),
+            "builtin.round" => self.round(args, kw("ndigits"), span),
+            "builtin.int" => {
+                let [v] = self.exactly::<1>(name, args, span)?;
+                let d = self.scalar_arg(&v, name, span)?;
+                match d.kind() {
+                    Kind::Int | Kind::UInt => Ok(v),
+                    Kind::Complex => at(span, "int() of a complex number is not defined"),
+                    _ => Ok(Val::new(INT64, self.cast_to(&v, DType::I64)).nonneg(v.nonneg)),
+                }
+            }
+            "builtin.float" => {
+                let [v] = self.exactly::<1>(name, args, span)?;
+                let d = self.scalar_arg(&v, name, span)?;
+                match d.kind() {
+                    Kind::Float => Ok(v),
+                    Kind::Complex => at(span, "float() of a complex number is not defined"),
+                    _ => Ok(Val::new(FLOAT64, self.cast_to(&v, DType::F64)).nonneg(v.nonneg)),
+                }
+            }
+            "builtin.bool" => {
+                let [v] = self.exactly::<1>(name, args, span)?;
+                let t = self.truth_of(&v, span)?;
+                Ok(Val::new(BOOL, format!("((unsigned char){t})")).nonneg(true))
+            }
+            "builtin.complex" => {
+                let vals = self.values(args)?;
+                if vals.is_empty() || vals.len() > 2 {
+                    return at(span, "complex() takes 1 or 2 arguments in kernels");
+                }
+                let all_f32 = vals.iter().all(|v| v.ty.scalar() == Some(DType::F32));
+                let (c, part) = if all_f32 {
+                    (DType::C64, DType::F32)
+                } else {
+                    (DType::C128, DType::F64)
+                };
+                self.c.dtypes.insert(c);
+                let re = self.cast_to(&vals[0], part);
+                let im = match vals.get(1) {
+                    Some(v) => self.cast_to(v, part),
+                    None => "0".into(),
+                };
+                Ok(Val::new(
+                    Ty::Scalar(c),
+                    format!("ember_make_{}({re}, {im})", c.name()),
+                ))
+            }
+            "builtin.pow" => {
+                let [a, b] = self.exactly::<2>(name, args, span)?;
+                self.binop(BinOp::Pow, a, b, span)
+            }
+            "builtin.divmod" => {
+                let [a, b] = self.exactly::<2>(name, args, span)?;
+                let (a, b) = (self.temp(&a)?, self.temp(&b)?);
+                let q = self.binop(BinOp::FloorDiv, a.clone(), b.clone(), span)?;
+                let r = self.binop(BinOp::Mod, a, b, span)?;
+                Ok(self.make_tuple(vec![q, r]))
+            }
+            // `ember.coarse.grid.<k>` / `ember.coarse.gridsize`: the same in a coarsened kernel.
+            _ if matches!(name, "cuda.grid" | "cuda.gridsize")
+                || name.starts_with("ember.coarse.grid") =>
+            {
+                let copy = name
+                    .strip_prefix("ember.coarse.grid.")
+                    .and_then(|k| k.parse().ok());
+                let n = args
+                    .first()
+                    .and_then(int_literal)
+                    .filter(|n| (1..=3).contains(n) && args.len() == 1)
+                    .ok_or_else(|| {
+                        Fail::At(
+                            span,
+                            format!("{}() takes one constant argument, 1, 2 or 3", display(name)),
+                        )
+                    })?;
+                let items: Vec<Val> = (0..n as usize)
+                    .map(|k| {
+                        let code = if name.starts_with("ember.coarse.") {
+                            self.coarse_grid_axis(copy, k)
+                        } else {
+                            self.grid_axis(name == "cuda.grid", k)
+                        };
+                        Val::new(INT64, code).nonneg(true)
+                    })
+                    .collect();
+                Ok(if n == 1 {
+                    items
+                        .into_iter()
+                        .next()
+                        .unwrap_or_else(|| Val::new(INT64, "0"))
+                } else {
+                    self.make_tuple(items)
+                })
+            }
+            "cuda.syncthreads"
+            | "cuda.syncwarp"
+            | "cuda.threadfence"
+            | "cuda.threadfence_block"
+            | "cuda.threadfence_system" => {
+                let cuda = self.c.dialect == Dialect::Cuda;
+                let code = match name {
+                    "cuda.syncthreads" => self.c.dialect.table().barrier.to_string(),
+                    "cuda.syncwarp" if cuda => match args.first() {
+                        Some(m) => {
+                            let m = self.expr(m)?;
+                            format!("__syncwarp((unsigned int)({}))", m.code)
+                        }
+                        None => "__syncwarp(0xffffffffu)".into(),
+                    },
+                    // OpenCL 1.2 has no warps: the whole work-group waits.
+                    "cuda.syncwarp" => "barrier(CLK_LOCAL_MEM_FENCE)".into(),
+                    "cuda.threadfence" if cuda => "__threadfence()".into(),
+                    "cuda.threadfence_block" if cuda => "__threadfence_block()".into(),
+                    "cuda.threadfence_system" if cuda => "__threadfence_system()".into(),
+                    "cuda.threadfence_block" => {
+                        "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)".into()
+                    }
+                    _ => "mem_fence(CLK_GLOBAL_MEM_FENCE)".into(),
+                };
+                if name != "cuda.syncwarp" && !args.is_empty() {
+                    return at(span, format!("{}() takes no arguments", display(name)));
+                }
+                Ok(Val::new(Ty::None, code))
+            }
+            "cuda.shared.array" | "cuda.local.array" => {
+                let shape = args
+                    .first()
+                    .or_else(|| kw("shape"))
+                    .ok_or_else(|| Fail::At(span, format!("{}() needs a shape", display(name))))?;
+                let dtype = args
+                    .get(1)
+                    .or_else(|| kw("dtype"))
+                    .ok_or_else(|| Fail::At(span, format!("{}() needs a dtype", display(name))))?;
+                self.new_array(name == "cuda.shared.array", shape, dtype, span)
+            }
+            "cuda.const.array_like" => match args {
+                [Expr {
+                    kind: ExprKind::Array { id },
+                    span: s,
+                }] => self.expr(&Expr {
+                    kind: ExprKind::Array { id: *id },
+                    span: *s,
+                }),
+                _ => at(
+                    span,
+                    "cuda.const.array_like() takes one NumPy array from the module's globals",
+                ),
+            },
+            _ if name.starts_with("cuda.atomic.") => self.atomic(&name[12..], args, span),
+            _ if name.starts_with("cuda.random.") => self.random(&name[12..], args, span),
+            _ => at(
+                span,
+                format!("{} is not supported in kernels", display(name)),
+            ),
+        }
+    }
+
+    fn exactly<const N: usize>(&mut self, name: &str, args: &[Expr], span: Span) -> R<[Val; N]> {
+        if args.len() != N {
+            return at(
+                span,
+                format!(
+                    "{}() takes {N} argument(s), {} given",
+                    display(name),
+                    args.len()
+                ),
+            );
+        }
+        let vals = self.values(args)?;
+        vals.try_into()
+            .map_err(|_| Fail::At(span, "argument count mismatch".to_string()))
+    }
+
+    fn scalar_arg(&self, v: &Val, name: &str, span: Span) -> R<DType> {
+        v.ty.scalar().ok_or_else(|| {
+            Fail::At(
+                span,
+                format!("{}() takes numbers, got {}", display(name), v.ty),
+            )
+        })
+    }
+}
+
+/// An intrinsic's name as the user wrote it.
+fn display(name: &str) -> String {
+    name.strip_prefix("builtin.")
+        .or_else(|| name.strip_prefix("dtype."))
+        .unwrap_or(name)
+        .to_string()
+}

@@ -1,0 +1,44 @@
+//! `cuda.random`: xoroshiro128+ draws from a states array.
+
+use ember_core::DType;
+
+use crate::ast::{Expr, Span};
+use crate::error::{at, R};
+use crate::function::{FnCompiler, Val};
+use crate::types::{Space, Ty, INT64};
+
+impl FnCompiler<'_, '_> {
+    pub(super) fn random(&mut self, f: &str, args: &[Expr], span: Span) -> R<Val> {
+        let full = format!("cuda.random.{f}");
+        let ret = match f {
+            "xoroshiro128p_uniform_float32" | "xoroshiro128p_normal_float32" => DType::F32,
+            "xoroshiro128p_uniform_float64" | "xoroshiro128p_normal_float64" => DType::F64,
+            "xoroshiro128p_next" => DType::U64,
+            _ => return at(span, format!("{full} is not supported in kernels")),
+        };
+        let [states, index] = self.exactly::<2>(&full, args, span)?;
+        let a = match &states.ty {
+            Ty::Array(a) if a.dtype == DType::U64 && a.ndim == 2 && a.space == Space::Global => a.clone(),
+            t => {
+                return at(
+                    span,
+                    format!("{full}() takes the states array from cuda.random.create_xoroshiro128p_states, got {t}"),
+                )
+            }
+        };
+        if !index.ty.is_integral() {
+            return at(
+                span,
+                format!(
+                    "{full}(): the state index must be an integer, got {}",
+                    index.ty
+                ),
+            );
+        }
+        let zero = Val::new(INT64, "0").nonneg(true);
+        let ptr = self.pointer_at(&states, &a, &[index, zero], span)?;
+        self.c.xoroshiro = true;
+        self.c.dtypes.insert(ret);
+        Ok(Val::new(Ty::Scalar(ret), format!("ember_{f}({ptr})")))
+    }
+}

@@ -1,0 +1,222 @@
+//! Expressions: typing by Numba's rules and their C spelling. This module dispatches on the
+//! node and converts values; [`arith`] types operators, [`compare`] comparisons and boolean
+//! operators, [`index`] array elements, [`array`] array attributes and views, [`literal`]
+//! constants.
+
+mod arith;
+mod array;
+mod compare;
+mod index;
+mod literal;
+
+use ember_codegen::types::cast;
+use ember_core::DType;
+
+use crate::ast::{Expr, ExprKind, Span};
+use crate::error::{at, Fail, R};
+use crate::function::{FnCompiler, Val};
+use crate::types::{dtype_named, unify, Ty, BOOL, FLOAT64, INT64};
+
+use literal::parse_float;
+pub use literal::{const_ints, int_literal};
+
+impl FnCompiler<'_, '_> {
+    /// Types and writes `e`.
+    pub(crate) fn expr(&mut self, e: &Expr) -> R<Val> {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Int { v } => {
+                let value: i128 = v
+                    .parse()
+                    .map_err(|_| Fail::At(span, format!("'{v}' is not an integer")))?;
+                if let Ok(x) = i64::try_from(value) {
+                    Ok(Val::new(INT64, self.int64_literal(x)).nonneg(x >= 0))
+                } else if u64::try_from(value).is_ok() {
+                    self.typed_literal(DType::U64, v, span)
+                } else {
+                    at(
+                        span,
+                        format!("integer {v} is too large for a kernel (at most 64 bits)"),
+                    )
+                }
+            }
+            ExprKind::Float { v } => {
+                let x = parse_float(v)
+                    .ok_or_else(|| Fail::At(span, format!("'{v}' is not a float")))?;
+                Ok(Val::new(FLOAT64, self.float_literal(x, DType::F64)).nonneg(x >= 0.0))
+            }
+            ExprKind::Bool { v } => {
+                Ok(Val::new(BOOL, format!("((unsigned char){})", *v as u8)).nonneg(true))
+            }
+            ExprKind::Complex { re, im } => {
+                self.c.dtypes.insert(DType::C128);
+                self.typed_literal(DType::C128, &format!("{re},{im}"), span)
+            }
+            ExprKind::Typed { dtype, v } => {
+                let d = dtype_named(dtype).ok_or_else(|| {
+                    Fail::At(
+                        span,
+                        format!("constant of dtype {dtype} is not supported in kernels"),
+                    )
+                })?;
+                self.c.dtypes.insert(d);
+                self.typed_literal(d, v, span)
+            }
+            ExprKind::Name { id } => self.load_var(id, span),
+            ExprKind::Intrinsic { name } => self.intrinsic_value(name, span),
+            ExprKind::Func { id } => at(
+                span,
+                format!(
+                    "device function '{}' must be called here, not used as a value",
+                    self.c.program.functions[*id].name
+                ),
+            ),
+            ExprKind::Array { id } => self.const_array(*id, span),
+            ExprKind::Attribute { value, attr } => {
+                let v = self.expr(value)?;
+                self.attribute(v, attr, span)
+            }
+            ExprKind::Subscript { value, index } => {
+                // `a.shape[k]` reads the dimension without building the tuple.
+                if let (ExprKind::Attribute { value: base, attr }, Some(k)) =
+                    (&value.kind, int_literal(index))
+                {
+                    if attr == "shape" {
+                        let arr = self.expr(base)?;
+                        if let Ty::Array(a) = &arr.ty {
+                            let a = a.clone();
+                            let n = a.ndim as i64;
+                            let k2 = if k < 0 { k + n } else { k };
+                            if !(0..n).contains(&k2) {
+                                return at(span, format!("tuple index {k} is out of range for the shape of a {n}-d array"));
+                            }
+                            return Ok(
+                                Val::new(INT64, self.dim(&arr, &a, k2 as usize)).nonneg(true)
+                            );
+                        }
+                    }
+                }
+                let v = self.expr(value)?;
+                self.subscript(v, index, span)
+            }
+            ExprKind::Slice { .. } => at(span, "a slice is only allowed inside [...]"),
+            ExprKind::BinOp { op, left, right } => {
+                let (l, r) = (self.expr(left)?, self.expr(right)?);
+                self.binop(*op, l, r, span)
+            }
+            ExprKind::UnaryOp { op, operand } => {
+                let v = self.expr(operand)?;
+                self.unary(*op, v, span)
+            }
+            ExprKind::BoolOp { op, values } => self.boolop(*op, values, span),
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } => self.compare(left, ops, comparators, span),
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => self.call(func, args, keywords, span),
+            ExprKind::IfExp { test, body, orelse } => {
+                let t = self.truth(test)?;
+                let (b, o) = (self.expr(body)?, self.expr(orelse)?);
+                let ty = unify(&b.ty, &o.ty).ok_or_else(|| {
+                    Fail::At(
+                        span,
+                        format!(
+                            "the two branches give {} and {}, which do not unify",
+                            b.ty, o.ty
+                        ),
+                    )
+                })?;
+                let (bc, oc) = (self.convert(&b, &ty, span)?, self.convert(&o, &ty, span)?);
+                let nonneg = b.nonneg && o.nonneg;
+                Ok(Val::new(ty, format!("({t} ? {bc} : {oc})")).nonneg(nonneg))
+            }
+            ExprKind::Tuple { elts } => {
+                let mut vals = Vec::new();
+                for x in elts {
+                    vals.push(self.expr(x)?);
+                }
+                Ok(self.make_tuple(vals))
+            }
+            ExprKind::Unsupported { what } => {
+                at(span, format!("{what} is not supported in kernels"))
+            }
+        }
+    }
+
+    /// A tuple value from its items.
+    pub(crate) fn make_tuple(&mut self, vals: Vec<Val>) -> Val {
+        let ty = Ty::Tuple(vals.iter().map(|v| v.ty.clone()).collect());
+        let items_nonneg: Vec<bool> = vals.iter().map(|v| v.nonneg).collect();
+        let name = self.c.c_type(&ty);
+        let maker = format!("{name}_make");
+        let dev = self.c.dialect.table().device_fn;
+        let mut params = Vec::new();
+        let mut body = String::new();
+        for (i, v) in vals.iter().enumerate() {
+            let ct = self.c.c_type(&v.ty);
+            params.push(format!("{ct} a{i}"));
+            body.push_str(&format!(" t.f{i} = a{i};"));
+        }
+        self.c.extra(format!(
+            "{dev} {name} {maker}({}) {{ {name} t;{body} return t; }}\n",
+            if params.is_empty() {
+                "void".to_string()
+            } else {
+                params.join(", ")
+            }
+        ));
+        let args: Vec<&str> = vals.iter().map(|v| v.code.as_str()).collect();
+        let mut v = Val::new(ty, format!("{maker}({})", args.join(", ")));
+        v.items_nonneg = items_nonneg;
+        v
+    }
+
+    /// `v` converted to `ty` (scalars cast as Numba casts; tuples item by item).
+    pub(crate) fn convert(&mut self, v: &Val, ty: &Ty, span: Span) -> R<String> {
+        if v.ty == *ty {
+            return Ok(v.code.clone());
+        }
+        match (&v.ty, ty) {
+            (Ty::Scalar(from), Ty::Scalar(to)) => {
+                self.c.dtypes.insert(*to);
+                Ok(cast(&v.code, *from, *to, self.c.dialect))
+            }
+            (Ty::Tuple(a), Ty::Tuple(b)) if a.len() == b.len() => {
+                let t = self.temp(v)?;
+                let mut items = Vec::new();
+                for (i, (x, y)) in a.clone().iter().zip(b.clone()).enumerate() {
+                    let item = Val::new(x.clone(), format!("{}.f{i}", t.code));
+                    let code = self.convert(&item, &y, span)?;
+                    items.push(Val::new(y, code));
+                }
+                Ok(self.make_tuple(items).code)
+            }
+            (Ty::Array(a), Ty::Array(b))
+                if a.dtype == b.dtype && a.ndim == b.ndim && a.space == b.space =>
+            {
+                // Only the layout differs: the C struct is the same.
+                Ok(v.code.clone())
+            }
+            (from, to) => at(span, format!("cannot convert {from} to {to}")),
+        }
+    }
+
+    fn scalar_of(&self, v: &Val, span: Span, what: &str) -> R<DType> {
+        v.ty.scalar()
+            .ok_or_else(|| Fail::At(span, format!("{what} needs numbers, got {}", v.ty)))
+    }
+
+    /// `v` as a value of dtype `t` (a scalar cast).
+    pub(crate) fn cast_to(&mut self, v: &Val, t: DType) -> String {
+        self.c.dtypes.insert(t);
+        match v.ty.scalar() {
+            Some(from) if from != t => cast(&v.code, from, t, self.c.dialect),
+            _ => v.code.clone(),
+        }
+    }
+}

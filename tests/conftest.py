@@ -1,4 +1,5 @@
-"""Shared test setup: a private kernel cache, the `gpu` marker, seeded random data."""
+"""Shared test setup: a private kernel cache, the `gpu` marker, the seeded `rng`, fusion on or off,
+and `run_python` for a fresh interpreter. Test data and the NumPy comparisons are `ember.testing`'s."""
 
 from __future__ import annotations
 
@@ -15,11 +16,6 @@ os.environ.setdefault("EMBER_CACHE_DIR", tempfile.mkdtemp(prefix="ember-test-cac
 
 import ember  # noqa: E402
 
-ALL_DTYPES = [np.dtype(n) for n in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128",
-)]
-
 
 def on_cuda() -> bool:
     try:
@@ -35,22 +31,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
-
-
-def random_array(rng, shape, dtype) -> np.ndarray:
-    """Non-trivial values of `dtype`: signs, fractions and extremes where the type has them."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        values = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
-        return values
-    if dtype.kind == "f":
-        return (rng.standard_normal(shape) * 100).astype(dtype)
-    re = rng.standard_normal(shape) * 10
-    im = rng.standard_normal(shape) * 10
-    return (re + 1j * im).astype(dtype)
 
 
 @pytest.fixture

@@ -17,52 +17,40 @@ checks that). Hypothesis runs a few derandomised examples per case, without shri
 
 Known ember bugs are ``xfail(strict=True)`` cases: the suite stays green and the bug visible;
 once fixed, the case XPASSes and the mark must go.
+
+The harness (``parity``, ``assert_same``, the special values, the Hypothesis strategies) is
+``ember.testing``'s; this file holds the cases.
 """
 
 from __future__ import annotations
 
 import math
 import operator
-import os
-import warnings
-import zlib
 
 import ember as cp
 import numpy as np
 import pytest
-from conftest import ALL_DTYPES
-from hypothesis import HealthCheck, Phase, assume, given, seed, settings
+from ember.testing import (
+    DTYPE_NAMES,
+    LOOSE,
+    assert_same,
+    assert_values,
+    cases_with_bugs,
+    grid_pairs,
+    numpy_result,
+    numpy_supports,
+    parity,
+    public_class,
+    quiet,
+    rotation,
+    rtol_for,
+    special_grid,
+    ufunc_supports,
+)
+from ember.testing.strategies import SHAPES, SMALL_SHAPES, operands, placements, run_sweep, values
+from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-# --- settings -------------------------------------------------------------------------------------
-PHASES = (Phase.explicit, Phase.generate) + ((Phase.shrink,) if os.environ.get("EMBER_PARITY_SHRINK") else ())
-
-
-def sweep_settings(examples: int):
-    return settings(
-        max_examples=examples, deadline=None, database=None, phases=PHASES, derandomize=False,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-                               HealthCheck.function_scoped_fixture],
-    )
-
-
-def run_sweep(body, case_id: str, examples: int = 15) -> dict:
-    """Runs ``body(data, tally)`` on ``examples`` Hypothesis examples, seeded by ``case_id`` (so
-    every run is the same, and every case explores differently). Fails unless at least one
-    example compared values (not only errors): no case can pass vacuously."""
-    tally = {"compared": 0, "raised": 0}
-
-    @seed(zlib.crc32(case_id.encode()))
-    @sweep_settings(examples)
-    @given(data=st.data())
-    def prop(data):
-        body(data, tally)
-
-    prop()
-    assert tally["compared"] > 0, f"{case_id}: NumPy raised on every example, nothing was compared"
-    return tally
-
 
 # Examples per case: each new layout a case meets compiles kernels (about 0.3 s each on PoCL
 # without its cache), so the sweeps draw few examples per case and many cases; a function's
@@ -75,315 +63,7 @@ def dt(name) -> np.dtype:
     return np.dtype(name)
 
 
-DTYPE_NAMES = [d.name for d in ALL_DTYPES]
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-
-
-# --- comparison -----------------------------------------------------------------------------------
-RTOL = {"e": 1e-3, "f": 1e-5, "d": 1e-12, "F": 1e-5, "D": 1e-12}
-
-
-LOOSE = "loose"  # as an rtol: the transcendental tolerance of the result's dtype
-
-
-def rtol_for(dtype, loose: bool = False) -> float:
-    """Relative tolerance for results of ``dtype``: 0 (exact) for bool and integers; a little
-    looser for transcendental functions (a few ulp either side)."""
-    r = RTOL.get(np.dtype(dtype).char, 0.0)
-    return r * 4 if loose else r
-
-
-def public_class(exc: BaseException) -> type:
-    """The first public class of ``exc``: NumPy's private ``_UFuncNoLoopError`` is a TypeError,
-    ``AxisError`` stays ``numpy.exceptions.AxisError``."""
-    for cls in type(exc).__mro__:
-        if cls.__module__ in ("builtins", "numpy.exceptions"):
-            return cls
-    return Exception
-
-
-def quiet(fn, *args, **kwargs):
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn(*args, **kwargs)
-
-
-def assert_values(host: np.ndarray, want: np.ndarray, rtol, err_msg: str = ""):
-    """Values as NumPy's: exact for bool and integers; else within ``rtol`` (relative), NaN
-    where NumPy has NaN and the same infinities. Complex results: finite ones within ``rtol`` of
-    their magnitude; non-finite ones part by part (NumPy defines both parts of ``inf+nanj``)."""
-    rtol = rtol_for(want.dtype) if rtol is None else rtol
-    atol = 0.0
-    if rtol == LOOSE:
-        rtol = rtol_for(want.dtype, loose=True)
-        # a few ulp, also where ulps are subnormal
-        atol = 2 * float(np.finfo(want.dtype).smallest_subnormal) if want.dtype.kind in "fc" else 0.0
-    if rtol == 0 or want.dtype.kind in "biu":
-        np.testing.assert_array_equal(host, want, strict=True, err_msg=err_msg)
-    elif want.dtype.kind == "c":
-        finite = np.isfinite(want)
-        for part in (np.real, np.imag):
-            np.testing.assert_allclose(part(host[~finite]), part(want[~finite]), rtol=rtol, atol=atol,
-                                       equal_nan=True, err_msg=f"{err_msg} (non-finite complex results)")
-        np.testing.assert_allclose(host[finite], want[finite], rtol=rtol, atol=atol, equal_nan=True, err_msg=err_msg)
-    else:
-        np.testing.assert_allclose(host, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=err_msg)
-
-
-def assert_same(got, want, rtol=None, err_msg: str = ""):
-    """``got`` (an ember array) has NumPy's ``want``'s shape, dtype and values."""
-    want = np.asarray(want)
-    assert isinstance(got, cp.ndarray), f"ember returned {type(got).__name__}, not an ember.ndarray"
-    assert got.shape == want.shape, f"shape {got.shape} != NumPy's {want.shape}"
-    assert got.dtype == want.dtype, f"dtype {got.dtype} != NumPy's {want.dtype}"
-    host = got.get()
-    assert host.shape == want.shape and host.dtype == want.dtype
-    assert_values(host, want, rtol, err_msg)
-
-
-def numpy_result(fn, *args):
-    """``(fn(np, *args), None)``, or ``(None, exception)`` where NumPy raises."""
-    try:
-        return quiet(fn, np, *args), None
-    except Exception as e:  # noqa: BLE001 - any NumPy error is a contract for ember
-        return None, e
-
-
-def parity(fn, np_args, em_args, tally, rtol=None, compare=None):
-    """Runs ``fn(xp, *args)`` with NumPy and with ember: same result, or the same exception class
-    (then returns None). ``compare(got, want)`` replaces the default check when given."""
-    want, err = numpy_result(fn, *np_args)
-    if err is not None:
-        tally["raised"] += 1
-        with pytest.raises(public_class(err)):
-            quiet(fn, cp, *em_args)
-        return None
-    got = quiet(fn, cp, *em_args)
-    if compare is None:
-        if isinstance(want, (tuple, list)):
-            assert isinstance(got, (tuple, list)) and len(got) == len(want)
-            for g, w in zip(got, want, strict=True):
-                assert_same(g, w, rtol)
-        else:
-            assert_same(got, want, rtol)
-    else:
-        compare(got, want)
-    tally["compared"] += 1
-    return want
-
-
-# --- values ---------------------------------------------------------------------------------------
-def special_values(dtype, finite_only: bool = False) -> list:
-    """Values that find bugs: signed zeros, NaN, infinities, ties for rounding, subnormals and
-    the extremes of the type."""
-    d = dt(dtype)
-    if d.kind == "b":
-        return [True, False]
-    if d.kind in "iu":
-        info = np.iinfo(d)
-        small = [0, 1, 2, 3, 7] + ([-1, -2] if d.kind == "i" else [])
-        return sorted({info.min, info.min + 1, info.max, info.max - 1, *small})
-    f = np.finfo(d)
-    finite = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.0]
-    extreme = [float(f.max), -float(f.max), float(f.tiny), -float(f.tiny), float(f.smallest_subnormal),
-               -float(f.smallest_subnormal), float(2 ** (f.nmant + 1) + 2)]
-    nonfinite = [math.nan, math.inf, -math.inf]
-    if d.kind == "f":
-        return finite if finite_only else finite + extreme + nonfinite
-    if finite_only:
-        # no zero: complex zeros are among test_complex_special_values_match_numpy's cases
-        return [complex(a, b) for a, b in [(1, 0), (0, 1), (-1, 0), (0, -1), (0.5, -2.5), (-0.0, 1.5)]]
-    reals = finite[:4] + nonfinite + [float(f.max)]
-    return [complex(a, b) for a in reals for b in reals[::3]] + [complex(0, math.inf), complex(math.nan, 0)]
-
-
-def bulk_values(rng, dtype, shape, domain: str, scale: float) -> np.ndarray:
-    """Random values of ``dtype``. Domains shape them (specials are added on top): where a
-    function is defined ("unit", "positive"), where it is interesting ("ties" for rounding,
-    "small", "moderate" for complex, "bounded" for long products), or what an argument means
-    ("exponent", "shift")."""
-    d = dt(dtype)
-    if d.kind == "b":
-        return rng.random(shape) < 0.5
-    if d.kind in "iu":
-        info = np.iinfo(d)
-        bits = 8 * d.itemsize
-        if domain == "exponent":
-            return rng.integers(0, 2 * bits, shape).astype(d)
-        if domain == "shift":
-            return rng.integers(-3 if d.kind == "i" else 0, bits + 3, shape).astype(d)
-        if domain in ("small", "ties", "unit", "moderate", "bounded") or scale < 1:
-            lo = max(info.min, -9)
-            return rng.integers(lo, 10, shape).astype(d)
-        return rng.integers(info.min, info.max, shape, dtype=d, endpoint=True)
-    real = d.kind == "f"
-
-    def part():
-        if domain == "unit":
-            return rng.uniform(-1.1, 1.1, shape)
-        if domain == "ties":
-            return rng.integers(-40, 40, shape) / 2 * scale
-        if domain == "positive":
-            return np.abs(rng.standard_normal(shape)) * scale
-        if domain in ("small", "moderate"):
-            return rng.standard_normal(shape) * 3
-        if domain == "bounded":  # products that stay in range (for prod of up to ~1000 elements)
-            return rng.uniform(0.8, 1.25, shape) * rng.choice([-1, 1], shape)
-        return rng.standard_normal(shape) * scale
-
-    with np.errstate(all="ignore"):
-        if real:
-            return part().astype(d)
-        return (part() + 1j * part()).astype(d)
-
-
-@st.composite
-def values(draw, dtype, shape, domain: str = "any", specials: bool = True):
-    """A NumPy array of ``shape``: random values of ``domain``, with a few specials placed at
-    drawn positions."""
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1), label="seed"))
-    scale = draw(st.sampled_from([1.0, 1e-2, 30.0, 1e4]), label="scale")
-    x = np.array(bulk_values(rng, dtype, shape, domain, scale), dtype=dtype)
-    if x.size and specials and domain not in ("exponent", "shift", "bounded"):
-        d = dt(dtype)
-        finite_only = domain == "moderate" or (domain == "positive" and d.kind == "c")
-        pool = special_values(dtype, finite_only)
-        if domain == "positive" and d.kind in "fiu":
-            pool = [v for v in pool if not (v < 0)]
-        for _ in range(draw(st.integers(0, min(x.size, 6)), label="specials")):
-            x.flat[draw(st.integers(0, x.size - 1))] = quiet(np.asarray, draw(st.sampled_from(pool)), dtype=d)
-    return x
-
-
-def _axis_slice(n: int, step: int, off: int) -> tuple[slice, int]:
-    """A slice taking ``n`` elements with ``step`` from an axis of the returned length."""
-    if n == 0:
-        return slice(0, 0), off
-    length = n * abs(step) + off
-    if step > 0:
-        return slice(off, off + n * step, step), length
-    start = length - 1 - off
-    stop = start + n * step
-    return slice(start, None if stop < 0 else stop, step), length
-
-
-MAX_BASE = 3000
-
-
-@st.composite
-def placements(draw, shape):
-    """Where a view of ``shape`` sits in a larger C-ordered base array: ``(base_shape, index,
-    axes)`` with ``base[index].transpose(axes)`` the view. Kinds: the whole base (contiguous),
-    stepped / reversed / offset slices, transposes, a 0-d element of a 1-d base."""
-    ndim = len(shape)
-    kinds = ["contiguous", "strided", "transposed"] if ndim > 1 else ["contiguous", "strided"]
-    kind = draw(st.sampled_from(kinds), label="layout")
-    if kind == "contiguous":
-        return tuple(shape), (Ellipsis,), tuple(range(ndim))
-    if ndim == 0:
-        k = draw(st.integers(0, 3))
-        return (k + 1 + draw(st.integers(0, 2)),), (k, Ellipsis), ()
-    axes = tuple(draw(st.permutations(range(ndim)))) if kind == "transposed" else tuple(range(ndim))
-    pre = [0] * ndim
-    for i, a in enumerate(axes):
-        pre[a] = shape[i]
-    index, base_shape, size = [], [], 1
-    for n in pre:
-        step = draw(st.sampled_from([1, -1, 2, -2, 3, -3] if kind == "strided" else [1, -1, 2, -2]))
-        off = draw(st.integers(0, 1))
-        if size * (n * abs(step) + off) > MAX_BASE:
-            step, off = (1, 0)
-        sl, length = _axis_slice(n, step, off)
-        index.append(sl)
-        base_shape.append(length)
-        size *= max(length, 1)
-    return tuple(base_shape), tuple(index) + (Ellipsis,), axes
-
-
-@st.composite
-def operands(draw, dtype, shape, domain: str = "any", specials: bool = True, views: bool = True):
-    """``(numpy_view, ember_view)``: the same view of the same values, one on each side (a
-    whole contiguous array when not ``views``)."""
-    shape = tuple(shape)
-    base_shape, index, axes = draw(placements(shape)) if views else (shape, (Ellipsis,), tuple(range(len(shape))))
-    base = draw(values(dtype, base_shape, domain, specials))
-    n = base[index].transpose(axes)
-    e = cp.asarray(base)[index]
-    if axes != tuple(range(len(axes))):
-        e = e.transpose(axes)
-    assert n.shape == tuple(shape), (n.shape, shape)
-    return n, e
-
-
-SHAPES = hnp.array_shapes(min_dims=0, max_dims=5, min_side=0, max_side=4)
-SMALL_SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)
-
-
-# --- which (function, dtype) pairs run -----------------------------------------------------------
-def numpy_supports(fn, dtype) -> bool:
-    """Whether NumPy has a loop for ``fn`` on ``dtype`` (tried on one element)."""
-    x = np.ones(1, dtype=dtype)
-    try:
-        quiet(fn, x)
-    except TypeError:
-        return False
-    return True
-
-
-def rotation(family: dict, supports) -> list[tuple]:
-    """``(name, dtype)`` cases for a family ``{name: main dtype}``: each function on its main
-    dtype, then every other dtype once in the family, dealt round-robin to the functions that
-    NumPy supports it for (``supports(name, dtype)``)."""
-    names = list(family)
-    cases = [(name, family[name]) for name in names]
-    turn = 0
-    for d in DTYPE_NAMES:
-        if any(c[1] == d for c in cases):
-            continue
-        for i in range(len(names)):
-            name = names[(turn + i) % len(names)]
-            if supports(name, d):
-                cases.append((name, d))
-                turn = (turn + i + 1) % len(names)
-                break
-    return cases
-
-
-def ufunc_supports(nin: int):
-    return lambda name, d: numpy_supports(lambda x: getattr(np, name)(*[x] * nin), d)
-
-
-def cases_with_bugs(cases, bugs: dict) -> list:
-    """``cases`` as pytest params, the known ember bugs marked ``xfail(strict=True)``."""
-    out = []
-    for case in cases:
-        reason = bugs.get(case)
-        marks = [pytest.mark.xfail(strict=True, reason=f"ember bug: {reason}")] if reason else []
-        out.append(pytest.param(*case, marks=marks, id="-".join(map(str, case))))
-    missing = set(bugs) - set(cases)
-    assert not missing, f"bug marks for cases that do not run: {missing}"
-    return out
-
-
-def special_grid(dtype, domain: str = "any") -> np.ndarray:
-    """The special values of ``dtype`` that suit ``domain``, as a 1-d array (for exhaustive
-    pairs of edge cases on top of the random examples)."""
-    d = dt(dtype)
-    values_ = special_values(d)
-    if d.kind in "iu":
-        bits = 8 * d.itemsize
-        if domain == "exponent":
-            values_ = [v for v in values_ if v >= 0] + [bits - 1, bits, bits + 1]
-        elif domain == "shift":
-            values_ = sorted(set(values_) | set(range(-2 if d.kind == "i" else 0, bits + 2)))
-    elif d.kind == "c" and domain == "moderate":
-        values_ = [v for v in special_values(d, finite_only=True) if v != 0]
-    return quiet(np.array, values_, dtype=d)
-
-
-def grid_pairs(g1: np.ndarray, g2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    a, b = np.meshgrid(g1, g2, indexing="ij")
-    return a.ravel(), b.ravel()
 
 
 # =================================================================================================

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import on_cuda
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROGRAMS = sorted(p for p in EXAMPLES.glob("*.py") if not p.name.startswith("_"))
 SKIP_STATUS = 77
 CUDA_C = {"vector_add_pycuda", "multiply_size_t_pycuda", "piecewise_scale_rawmodule", "unrolled_scale_sourcemodule"}

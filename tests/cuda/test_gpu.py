@@ -4,7 +4,7 @@ and zero-copy exchange with CuPy and PyTorch through __cuda_array_interface__ an
 import ember
 import numpy as np
 import pytest
-from conftest import ALL_DTYPES, random_array
+from ember.testing import ALL_DTYPES, random_array
 
 pytestmark = pytest.mark.gpu
 

@@ -3,7 +3,7 @@
 import ember
 import numpy as np
 import pytest
-from conftest import ALL_DTYPES, random_array
+from ember.testing import ALL_DTYPES, random_array
 
 cpu_device = pytest.mark.skipif(
     ember.backend() != "opencl" or not ember.Device(0).attributes["host_unified"],

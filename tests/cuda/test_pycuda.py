@@ -16,8 +16,9 @@ import ember.cuda.driver as drv
 import ember.cuda.gpuarray as gpuarray
 import numpy as np
 import pytest
-from conftest import on_cuda, random_array, run_python
+from conftest import on_cuda, run_python
 from ember.cuda.compiler import SourceModule, nvrtc_options, wrap_source
+from ember.testing import random_array
 
 DTYPES = ["float32", "float64", "int32", "uint8", "complex64"]
 

@@ -3,19 +3,20 @@
 import ember
 import numpy as np
 import pytest
-from conftest import ALL_DTYPES
+from ember import testing
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@testing.for_all_dtypes()
 def test_zeros_ones_full_empty(dtype):
-    np.testing.assert_array_equal(ember.zeros((2, 3), dtype).get(), np.zeros((2, 3), dtype))
-    np.testing.assert_array_equal(ember.ones(5, dtype).get(), np.ones(5, dtype))
+    testing.assert_array_equal(ember.zeros((2, 3), dtype), np.zeros((2, 3), dtype))
+    testing.assert_array_equal(ember.ones(5, dtype), np.ones(5, dtype))
+    dtype = np.dtype(dtype)
     value = {"b": True, "i": -7, "u": 200, "f": 2.5, "c": 1.5 - 2j}[dtype.kind]
     if dtype.kind == "u" and dtype.itemsize == 1:
         value = 200
     got = ember.full((4, 1), value, dtype=dtype)
     assert got.dtype == dtype and got.shape == (4, 1)
-    np.testing.assert_array_equal(got.get(), np.full((4, 1), value, dtype=dtype))
+    testing.assert_array_equal(got, np.full((4, 1), value, dtype=dtype))
     e = ember.empty((3, 0, 2), dtype)
     assert e.shape == (3, 0, 2) and e.size == 0 and e.get().shape == (3, 0, 2)
 
@@ -40,11 +41,9 @@ def test_like_functions(rng):
      ((-3, 3), {"dtype": "int8"}), ((0, 1, 0.1), {"dtype": "float32"}), ((4,), {"dtype": "complex64"}),
      ((3, 3), {}), ((0.5, 3), {"dtype": "uint16"}), ((0, 7, None), {})],
 )
-def test_arange_matches_numpy(args, kwargs):
-    got = ember.arange(*args, **kwargs)
-    want = np.arange(*args, **kwargs)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_allclose(got.get(), want, rtol=1e-6)
+@testing.numpy_ember_allclose(rtol=1e-6)
+def test_arange_matches_numpy(xp, args, kwargs):
+    return xp.arange(*args, **kwargs)
 
 
 def test_arange_step_zero():

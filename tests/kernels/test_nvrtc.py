@@ -4,7 +4,7 @@ import os
 
 import ember
 import pytest
-from conftest import ALL_DTYPES
+from ember.testing import ALL_DTYPES
 
 native = ember._ember
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ember as cp
 import numpy as np
 import pytest
-from conftest import ALL_DTYPES, random_array
+from ember.testing import ALL_DTYPES, random_array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp

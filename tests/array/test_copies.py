@@ -3,7 +3,7 @@
 import ember
 import numpy as np
 import pytest
-from conftest import ALL_DTYPES, random_array
+from ember.testing import ALL_DTYPES, random_array
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

@@ -12,7 +12,7 @@ import warnings
 import ember
 import numpy as np
 import pytest
-from conftest import random_array
+from ember.testing import random_array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -357,6 +357,38 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         }
     }
 
+    /// Where the output ends now: `take_lines(mark)` takes back what is written after it.
+    pub(crate) fn lines_mark(&self) -> usize {
+        self.out.len()
+    }
+
+    /// The lines written since `mark`, taken out of the output (to be put where Python
+    /// evaluates what they compute, with `put_lines`).
+    pub(crate) fn take_lines(&mut self, mark: usize) -> String {
+        self.out.split_off(mark)
+    }
+
+    /// Writes lines taken by `take_lines` back, `deeper` blocks further in than they were.
+    pub(crate) fn put_lines(&mut self, lines: &str, deeper: usize) {
+        if self.emit {
+            for l in lines.lines() {
+                self.out.push_str(&"  ".repeat(deeper));
+                self.out.push_str(l);
+                self.out.push('\n');
+            }
+        }
+    }
+
+    /// Lines written from now on go one block further in.
+    pub(crate) fn depth_in(&mut self) {
+        self.depth += 1;
+    }
+
+    /// Back out of the block `depth_in` entered.
+    pub(crate) fn depth_out(&mut self) {
+        self.depth -= 1;
+    }
+
     pub(crate) fn fresh(&mut self, prefix: &str) -> String {
         self.tmp += 1;
         format!("{prefix}{}", self.tmp)
@@ -408,8 +440,20 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             }
             StmtKind::While { test, body, orelse } => {
                 let broke = self.loop_flag(orelse);
+                // Python evaluates the test before every iteration: what it needs written
+                // ahead of it (temporaries, views) goes inside the loop, not before it.
+                let mark = self.lines_mark();
                 let t = self.truth(test)?;
-                self.line(&format!("while ({t}) {{"));
+                let setup = self.take_lines(mark);
+                if setup.is_empty() {
+                    self.line(&format!("while ({t}) {{"));
+                } else {
+                    self.line("while (1) {");
+                    self.put_lines(&setup, 1);
+                    self.depth += 1;
+                    self.line(&format!("if (!({t})) break;"));
+                    self.depth -= 1;
+                }
                 self.loop_body(body, broke.clone())?;
                 self.line("}");
                 self.loop_else(broke, orelse)
@@ -877,7 +921,8 @@ pub(crate) fn var_name(name: &str) -> String {
     format!("v_{}", c_ident(name))
 }
 
-fn is_simple(code: &str) -> bool {
+/// Whether `code` is a plain name or number: evaluating it again costs nothing and does nothing.
+pub(crate) fn is_simple(code: &str) -> bool {
     code.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 

@@ -149,6 +149,8 @@ impl FnCompiler<'_, '_> {
             let first = if op == "cas" { 2 } else { 1 };
             let old = self.expr(&args[first])?;
             let val = self.expr(&args[first + 1])?;
+            self.atomic_operand(&full, &old, args[first].span)?;
+            self.atomic_operand(&full, &val, args[first + 1].span)?;
             let (o, v) = (self.cast_to(&old, d), self.cast_to(&val, d));
             self.c.helpers.insert(Helper::Cas(d, space));
             return Ok(Val::new(
@@ -159,11 +161,23 @@ impl FnCompiler<'_, '_> {
         let aop = AtomicOp::named(op)
             .ok_or_else(|| Fail::At(span, format!("cuda.atomic has no operation '{op}'")))?;
         let val = self.expr(&args[2])?;
+        self.atomic_operand(&full, &val, args[2].span)?;
         let v = self.cast_to(&val, d);
         self.c.helpers.insert(Helper::Atomic(aop, d, space));
         Ok(Val::new(
             Ty::Scalar(d),
             format!("{}({ptr}, {v})", atomic_name(aop, d, space)),
         ))
+    }
+
+    /// An atomic's value operand must be a number: an array or tuple has no C conversion.
+    fn atomic_operand(&self, full: &str, v: &Val, span: Span) -> R<()> {
+        match v.ty.scalar() {
+            Some(d) if d.kind() != ember_core::dtype::Kind::Complex => Ok(()),
+            _ => at(
+                span,
+                format!("{full}() combines the element with a number, got {}", v.ty),
+            ),
+        }
     }
 }

@@ -288,6 +288,20 @@ impl FnCompiler<'_, '_> {
                 if vals.is_empty() || vals.len() > 2 {
                     return at(span, "complex() takes 1 or 2 arguments in kernels");
                 }
+                let mut kinds = Vec::new();
+                for v in &vals {
+                    kinds.push(self.scalar_arg(v, name, span)?.kind());
+                }
+                match (vals.len(), kinds.contains(&Kind::Complex)) {
+                    (1, true) => return Ok(vals[0].clone()),
+                    (_, true) => {
+                        return at(
+                            span,
+                            "complex() of complex parts is not supported in kernels; write re + im * 1j",
+                        )
+                    }
+                    _ => {}
+                }
                 let all_f32 = vals.iter().all(|v| v.ty.scalar() == Some(DType::F32));
                 let (c, part) = if all_f32 {
                     (DType::C64, DType::F32)

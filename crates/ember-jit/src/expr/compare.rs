@@ -1,77 +1,15 @@
-//! Comparisons (chained, tuples, `in`) and the boolean operators `and`/`or`.
+//! Comparing two values: numbers by Numba's rules, tuples item by item, `in` a tuple.
 
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
-use crate::ast::{BoolOp, CmpOp, Expr, Span};
-use crate::error::{at, Fail, R};
+use crate::ast::{CmpOp, Span};
+use crate::error::{at, R};
 use crate::function::{FnCompiler, Val};
-use crate::types::{arith, unify, Ty, BOOL};
+use crate::types::{arith, Ty};
 
 impl FnCompiler<'_, '_> {
-    pub(super) fn boolop(&mut self, op: BoolOp, values: &[Expr], span: Span) -> R<Val> {
-        let mut vals = Vec::new();
-        for v in values {
-            vals.push(self.expr(v)?);
-        }
-        let mut ty = vals[0].ty.clone();
-        for v in &vals[1..] {
-            ty = unify(&ty, &v.ty).ok_or_else(|| {
-                Fail::At(
-                    span,
-                    format!(
-                        "'{}' mixes {} and {}, which do not unify",
-                        if op == BoolOp::And { "and" } else { "or" },
-                        ty,
-                        v.ty
-                    ),
-                )
-            })?;
-        }
-        if ty == BOOL {
-            let sym = if op == BoolOp::And { " && " } else { " || " };
-            let parts: Vec<String> = vals.iter().map(|v| v.code.clone()).collect();
-            return Ok(
-                Val::new(BOOL, format!("((unsigned char)({}))", parts.join(sym))).nonneg(true),
-            );
-        }
-        // Python returns the deciding operand: fold from the right.
-        let mut code = self.convert(vals.last().unwrap_or(&vals[0]), &ty, span)?;
-        for v in vals[..vals.len() - 1].iter().rev() {
-            let t = self.truth_of(v, span)?;
-            let c = self.convert(v, &ty, span)?;
-            code = if op == BoolOp::And {
-                format!("({t} ? {code} : {c})")
-            } else {
-                format!("({t} ? {c} : {code})")
-            };
-        }
-        Ok(Val::new(ty, code))
-    }
-
-    pub(super) fn compare(
-        &mut self,
-        left: &Expr,
-        ops: &[CmpOp],
-        comparators: &[Expr],
-        span: Span,
-    ) -> R<Val> {
-        let mut parts = Vec::new();
-        let mut l = self.expr(left)?;
-        for (op, right) in ops.iter().zip(comparators) {
-            let r = self.expr(right)?;
-            parts.push(self.compare_two(*op, &l, &r, span)?);
-            l = r;
-        }
-        let code = if parts.len() == 1 {
-            parts.pop().unwrap_or_default()
-        } else {
-            format!("((unsigned char)({}))", parts.join(" && "))
-        };
-        Ok(Val::new(BOOL, code).nonneg(true))
-    }
-
-    fn compare_two(&mut self, op: CmpOp, l: &Val, r: &Val, span: Span) -> R<String> {
+    pub(super) fn compare_two(&mut self, op: CmpOp, l: &Val, r: &Val, span: Span) -> R<String> {
         if matches!(op, CmpOp::In | CmpOp::NotIn) {
             let Ty::Tuple(items) = &r.ty else {
                 return at(

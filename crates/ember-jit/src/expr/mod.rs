@@ -1,12 +1,14 @@
 //! Expressions: typing by Numba's rules and their C spelling. This module dispatches on the
-//! node and converts values; [`arith`] types operators, [`compare`] comparisons and boolean
-//! operators, [`index`] array elements, [`array`] array attributes and views, [`literal`]
-//! constants.
+//! node and converts values; [`arith`] types operators, [`compare`] compares two values,
+//! [`lazy`] writes what Python evaluates once or conditionally (`and`/`or`, chained
+//! comparisons, `x if c else y`), [`index`] array elements, [`array`] array attributes and
+//! views, [`literal`] constants.
 
 mod arith;
 mod array;
 mod compare;
 mod index;
+mod lazy;
 mod literal;
 
 use ember_codegen::types::cast;
@@ -15,7 +17,7 @@ use ember_core::DType;
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
 use crate::function::{FnCompiler, Val};
-use crate::types::{dtype_named, unify, Ty, BOOL, FLOAT64, INT64};
+use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT64};
 
 use literal::parse_float;
 pub use literal::{const_ints, int_literal};
@@ -119,22 +121,7 @@ impl FnCompiler<'_, '_> {
                 args,
                 keywords,
             } => self.call(func, args, keywords, span),
-            ExprKind::IfExp { test, body, orelse } => {
-                let t = self.truth(test)?;
-                let (b, o) = (self.expr(body)?, self.expr(orelse)?);
-                let ty = unify(&b.ty, &o.ty).ok_or_else(|| {
-                    Fail::At(
-                        span,
-                        format!(
-                            "the two branches give {} and {}, which do not unify",
-                            b.ty, o.ty
-                        ),
-                    )
-                })?;
-                let (bc, oc) = (self.convert(&b, &ty, span)?, self.convert(&o, &ty, span)?);
-                let nonneg = b.nonneg && o.nonneg;
-                Ok(Val::new(ty, format!("({t} ? {bc} : {oc})")).nonneg(nonneg))
-            }
+            ExprKind::IfExp { test, body, orelse } => self.conditional(test, body, orelse, span),
             ExprKind::Tuple { elts } => {
                 let mut vals = Vec::new();
                 for x in elts {

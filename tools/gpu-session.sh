@@ -6,6 +6,8 @@
 #   bash tools/gpu-session.sh tests   # the gpu-marked tests, then the whole suite on CUDA
 #   bash tools/gpu-session.sh demo    # ember demo
 #   bash tools/gpu-session.sh bench   # ember bench (full sizes) into $OUT/bench
+#   bash tools/gpu-session.sh bench-ab # ember bench of .device/before/ (an older wheel) and of
+#                                     # this one, alternately (old, new, old, new) into $OUT/ab
 #   TESTS="tests/a.py tests/b.py" bash tools/gpu-session.sh files opencl-files
 #                                     # those test files on CUDA, then on NVIDIA's OpenCL (same GPU)
 # Several parts run in turn: bash tools/gpu-session.sh tests demo bench
@@ -31,7 +33,7 @@ case "$part" in
     PYTHONPATH=$SITE python3 -m ember info > "$OUT/info.txt" 2>&1
     PYTHONPATH=$SITE python3 -m ember demo 2>&1 | tee "$OUT/demo.txt"
     PYTHONPATH=$PEERS python3 -m ember bench --quick --out "$OUT/bench-quick" 2>&1 | tee "$OUT/bench-quick.txt"
-    PYTHONPATH=$SITE python3 -m pytest -q tests/test_examples.py tests/test_cli.py 2>&1 | tail -30 ;;
+    PYTHONPATH=$SITE python3 -m pytest -q tests/tools/test_examples.py tests/tools/test_cli.py 2>&1 | tail -30 ;;
   tests)
     PYTHONPATH=$SITE python3 -m pytest -q -m gpu tests 2>&1 | tee "$OUT/gpu-tests.log" | tail -25
     PYTHONPATH=$SITE python3 -m pytest -q tests 2>&1 | tee "$OUT/all-tests.log" | tail -25 ;;
@@ -39,6 +41,17 @@ case "$part" in
     PYTHONPATH=$SITE python3 -m ember demo 2>&1 | tee "$OUT/demo.txt" ;;
   bench)
     PYTHONPATH=$PEERS python3 -m ember bench --out "$OUT/bench" 2>&1 | tee "$OUT/bench.txt" ;;
+  bench-ab)
+    rm -rf /tmp/site-before
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site-before .device/before/ember-*.whl || exit 1
+    mkdir -p "$OUT/ab"
+    for run in 1 2; do
+      for side in old new; do
+        site=$SITE; [ $side = old ] && site=/tmp/site-before:/tmp/mpl
+        PYTHONPATH=/tmp/np23:$site python3 -m ember bench ${BENCH_ARGS:-} --out "$OUT/ab/$side-$run" 2>&1 \
+          | tee "$OUT/ab/$side-$run.txt" | tail -40
+      done
+    done ;;
   files)
     PYTHONPATH=$SITE python3 -m pytest -q -p no:cacheprovider ${TESTS:-tests} 2>&1 \
       | tee "$OUT/files-cuda.log" | tail -25 ;;

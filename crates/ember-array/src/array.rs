@@ -9,7 +9,8 @@ use ember_core::shape::{c_strides, extent, is_c_contiguous, is_f_contiguous, siz
 use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, Buffer, Device, KernelArg};
 
-use crate::launch::{dialect, run_map};
+use crate::launch::run_map;
+use ember_kernel::dialect;
 
 /// An n-dimensional array on one device. Cloning makes another view of the same memory.
 #[derive(Debug)]
@@ -361,5 +362,40 @@ pub fn copy_spec(
         // Contiguous operands share one kernel whatever the number of axes.
         ndim: if x_strided || y_strided { ndim } else { 0 },
         body: format!("y = {};", cast("x", from, to, dialect)),
+    }
+}
+
+/// The launch layer sees an array as an operand: its memory and layout.
+impl ember_kernel::Operand for Array {
+    fn device(&self) -> &'static Device {
+        Array::device(self)
+    }
+
+    fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
+    fn is_c_contiguous(&self) -> bool {
+        Array::is_c_contiguous(self)
+    }
+
+    fn is_aligned(&self, bytes: u64) -> bool {
+        Array::is_aligned(self, bytes)
+    }
+
+    fn is_private(&self) -> bool {
+        Array::is_private(self)
+    }
+
+    fn kernel_arg(&self) -> KernelArg<'static> {
+        Array::kernel_arg(self)
     }
 }

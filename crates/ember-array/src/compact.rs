@@ -7,8 +7,8 @@ use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::reduction::cumsum;
+use ember_kernel::{compile_generated, dialect, KernelMemo, Rounding};
 
 /// The count kernel (`None`) and the compaction kernels (by value dtype, `Some(None)` for
 /// indices), compiled once per device.

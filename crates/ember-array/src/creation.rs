@@ -9,7 +9,8 @@ use ember_core::{DType, Result, Scalar};
 use ember_runtime::Device;
 
 use crate::array::Array;
-use crate::launch::{dialect, run_map};
+use crate::launch::run_map;
+use ember_kernel::{dialect, param_bytes};
 
 /// Fills `out` with `value` converted to its dtype.
 pub fn fill(out: &Array, value: Scalar) -> Result<()> {
@@ -18,7 +19,7 @@ pub fn fill(out: &Array, value: Scalar) -> Result<()> {
     run_map(
         &spec,
         &[out],
-        &[value.to_bytes(param_dtype(dtype))],
+        &[param_bytes(value, dtype).to_vec()],
         out.shape(),
     )
 }

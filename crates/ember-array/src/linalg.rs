@@ -22,9 +22,9 @@ use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
 
 use crate::array::Array;
 use crate::creation::fill;
-use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::reduction::{self, Reduction};
 use crate::ufunc::{self, resolve::can_cast_same_kind};
+use ember_kernel::{compile_generated, dialect, KernelMemo, Rounding};
 
 const SIGNATURE: &str = "(n?,k),(k,m?)->(n?,m?)";
 

@@ -13,7 +13,7 @@ use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{
+use ember_kernel::{
     compile_generated, dialect, launch_shape, launch_shape_unrolled, KernelMemo, Rounding,
 };
 

@@ -9,8 +9,8 @@ use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
 use crate::creation::fill;
-use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::reduction::{self, Reduction};
+use ember_kernel::{compile_generated, dialect, KernelMemo, Rounding};
 
 /// Sweeps before giving up: Jacobi converges quadratically, a few sweeps suffice in practice
 /// (LAPACK's `xGESVJ` allows 30).

@@ -8,9 +8,9 @@ mod common;
 use common::nvrtc_here;
 
 use ember_array::creation::{arange_kernel, linspace_kernel, Linspace};
-use ember_array::launch::{generated_program, Rounding};
 use ember_codegen::Dialect;
 use ember_core::{DType, Scalar};
+use ember_kernel::{generated_program, Rounding};
 use ember_runtime::cuda::nvrtc;
 
 /// The PTX NVRTC makes of generated `source` compiled as ember compiles it with `rounding`.

@@ -4,6 +4,7 @@
 //! so the semantics of casts, float16 and complex numbers live in one tested place.
 
 pub mod compact;
+pub mod complex;
 pub mod dialect;
 pub mod elementwise;
 pub mod matmul;

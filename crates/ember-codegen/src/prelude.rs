@@ -2,28 +2,27 @@
 
 use ember_core::DType;
 
+use crate::complex::complex_arithmetic;
 use crate::dialect::Dialect;
 
-const CUDA_COMPLEX: &str = r#"// Trivially constructible (so they may live in __shared__), convertible from a real number.
+const CUDA_COMPLEX_TYPES: &str = r#"// Trivially constructible (so they may live in __shared__), convertible from a real number.
 struct __align__(8) ember_c64 { float x, y; ember_c64() = default; __device__ ember_c64(double re, double im = 0) : x((float)re), y((float)im) {} };
 struct __align__(16) ember_c128 { double x, y; ember_c128() = default; __device__ ember_c128(double re, double im = 0) : x(re), y(im) {} };
 static __device__ __forceinline__ ember_c64 ember_make_complex64(float re, float im) { ember_c64 z; z.x = re; z.y = im; return z; }
 static __device__ __forceinline__ ember_c128 ember_make_complex128(double re, double im) { ember_c128 z; z.x = re; z.y = im; return z; }
-// Complex arithmetic for snippets written against CuPy's thrust::complex.
-#define EMBER_COMPLEX_OPS(C, R) \
+"#;
+
+/// C++ operators for snippets written against CuPy's `thrust::complex`, defined by the
+/// prelude's helpers (one product and one quotient for every frontend).
+const CUDA_COMPLEX_OPERATORS: &str = r#"#define EMBER_COMPLEX_OPS(C, R, S) \
 static __device__ __forceinline__ C operator+(C a, C b) { C z; z.x = a.x + b.x; z.y = a.y + b.y; return z; } \
 static __device__ __forceinline__ C operator-(C a, C b) { C z; z.x = a.x - b.x; z.y = a.y - b.y; return z; } \
-static __device__ __forceinline__ C operator*(C a, C b) { C z; z.x = a.x * b.x - a.y * b.y; z.y = a.x * b.y + a.y * b.x; return z; } \
-static __device__ __forceinline__ C operator/(C a, C b) { /* Smith's, as NumPy divides */ \
-  R abr = fabs(b.x), abi = fabs(b.y), rat, scl; C z; \
-  if (abr >= abi) { \
-    if (abr == 0 && abi == 0) { z.x = a.x / abr; z.y = a.y / abi; return z; } \
-    rat = b.y / b.x; scl = (R)1 / (b.x + b.y * rat); z.x = (a.x + a.y * rat) * scl; z.y = (a.y - a.x * rat) * scl; return z; } \
-  rat = b.x / b.y; scl = (R)1 / (b.y + b.x * rat); z.x = (a.x * rat + a.y) * scl; z.y = (a.y * rat - a.x) * scl; return z; } \
+static __device__ __forceinline__ C operator*(C a, C b) { return ember_cmul##S(a, b); } \
+static __device__ __forceinline__ C operator/(C a, C b) { return ember_cdiv##S(a, b); } \
 static __device__ __forceinline__ C operator*(C a, R s) { C z; z.x = a.x * s; z.y = a.y * s; return z; } \
 static __device__ __forceinline__ bool operator==(C a, C b) { return a.x == b.x && a.y == b.y; }
-EMBER_COMPLEX_OPS(ember_c64, float)
-EMBER_COMPLEX_OPS(ember_c128, double)
+EMBER_COMPLEX_OPS(ember_c64, float, 64)
+EMBER_COMPLEX_OPS(ember_c128, double, 128)
 "#;
 
 const CUDA_HALF: &str = r#"static __device__ __forceinline__ float ember_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
@@ -37,7 +36,7 @@ const OPENCL_BASE: &str = r#"#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define __forceinline__ inline
 "#;
 
-const OPENCL_COMPLEX: &str = r#"typedef float2 ember_c64;
+const OPENCL_COMPLEX_TYPES: &str = r#"typedef float2 ember_c64;
 typedef double2 ember_c128;
 static inline ember_c64 ember_make_complex64(float re, float im) { return (float2)(re, im); }
 static inline ember_c128 ember_make_complex128(double re, double im) { return (double2)(re, im); }
@@ -62,24 +61,45 @@ pub fn prelude_for(dialect: Dialect, dtypes: impl IntoIterator<Item = DType>) ->
     });
     // Each piece is guarded, so a kernel may include preludes twice (a `@vectorize` body
     // brings its own into an elementwise kernel).
-    let mut piece = |guard: &str, text: &str| {
-        s.push_str(&format!("#ifndef {guard}\n#define {guard}\n{text}#endif\n"));
-    };
-    match dialect {
-        Dialect::Cuda => {
-            if complex {
-                piece("EMBER_PRELUDE_COMPLEX", CUDA_COMPLEX);
-            }
-            if half {
-                piece("EMBER_PRELUDE_HALF", CUDA_HALF);
-            }
-        }
-        Dialect::OpenCl => {
-            piece("EMBER_PRELUDE_BASE", OPENCL_BASE);
-            if complex {
-                piece("EMBER_PRELUDE_COMPLEX", OPENCL_COMPLEX);
-            }
-        }
+    let mut piece = |guard: &str, text: &str| s.push_str(&guarded(guard, text));
+    if dialect == Dialect::OpenCl {
+        piece("EMBER_PRELUDE_BASE", OPENCL_BASE);
+    }
+    if complex {
+        piece("EMBER_PRELUDE_COMPLEX", &complex_piece(dialect));
+    }
+    if half && dialect == Dialect::Cuda {
+        piece("EMBER_PRELUDE_HALF", CUDA_HALF);
     }
     s
+}
+
+/// The complex types, their constructors and arithmetic (and, in CUDA, C++ operators over
+/// them): what any kernel with a complex value needs.
+fn complex_piece(dialect: Dialect) -> String {
+    let mut s = String::from(match dialect {
+        Dialect::Cuda => CUDA_COMPLEX_TYPES,
+        Dialect::OpenCl => OPENCL_COMPLEX_TYPES,
+    });
+    for d in [DType::C64, DType::C128] {
+        s.push_str(&complex_arithmetic(d, dialect));
+    }
+    if dialect == Dialect::Cuda {
+        s.push_str(CUDA_COMPLEX_OPERATORS);
+    }
+    s
+}
+
+/// The prelude's complex piece, guarded so it may appear more than once in a kernel: for
+/// code with complex intermediate values in a kernel whose operands are all real.
+pub fn complex_prelude(dialect: Dialect) -> String {
+    let mut s = String::new();
+    if dialect == Dialect::OpenCl {
+        s.push_str(&guarded("EMBER_PRELUDE_BASE", OPENCL_BASE));
+    }
+    s + &guarded("EMBER_PRELUDE_COMPLEX", &complex_piece(dialect))
+}
+
+fn guarded(guard: &str, text: &str) -> String {
+    format!("#ifndef {guard}\n#define {guard}\n{text}#endif\n")
 }

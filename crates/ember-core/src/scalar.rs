@@ -13,6 +13,17 @@ pub enum Scalar {
 }
 
 impl Scalar {
+    /// The kind of number this is (a Python scalar's kind: `bool`, `int`, `float`, `complex`).
+    pub fn kind(self) -> crate::dtype::Kind {
+        use crate::dtype::Kind;
+        match self {
+            Scalar::Bool(_) => Kind::Bool,
+            Scalar::Int(_) | Scalar::UInt(_) => Kind::Int,
+            Scalar::Float(_) => Kind::Float,
+            Scalar::Complex(..) => Kind::Complex,
+        }
+    }
+
     /// The value's little-endian bytes as an element of `dtype`, converted as NumPy's
     /// `np.array(value).astype(dtype)` does for in-range values (floats truncate toward zero,
     /// complex keeps the real part when the target is real).

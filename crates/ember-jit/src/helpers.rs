@@ -102,8 +102,6 @@ pub enum Helper {
     LaneId,
     /// The launch's dynamic shared memory (`cuda.shared.array(0, dtype)`).
     DynamicShared,
-    /// Complex multiplication and division (OpenCL has no operators for them).
-    ComplexMulDiv(DType),
     /// `ember_round_half(x)`: a float rounded to the nearest float16 (float16 arithmetic is
     /// done in float and rounded after every operation, as float16 hardware rounds).
     RoundHalf,
@@ -186,16 +184,6 @@ impl Helper {
                 Dialect::Cuda => format!("extern __shared__ __align__(16) unsigned char ember_dynamic_shared[];\n{dev} long long ember_dynamic_shared_size(void) {{ unsigned int s; asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(s)); return (long long)s; }}\n"),
                 Dialect::OpenCl => String::new(),
             },
-            Helper::ComplexMulDiv(d) => {
-                let (c, r) = if *d == DType::C64 { ("ember_c64", "float") } else { ("ember_c128", "double") };
-                let n = name_of(*d);
-                match dialect {
-                    Dialect::Cuda => String::new(),
-                    Dialect::OpenCl => format!(
-                        "{dev} {c} ember_cmul_{n}({c} a, {c} b) {{ return ({c})(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}\n{dev} {c} ember_cdiv_{n}({c} a, {c} b) {{ {r} d = b.x * b.x + b.y * b.y; return ({c})((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d); }}\n"
-                    ),
-                }
-            }
         }
     }
 }

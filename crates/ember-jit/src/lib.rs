@@ -3,14 +3,13 @@
 //! Python parses the function (`ember/_jit/front.py`), resolves every free name and hands a
 //! plain tree over as JSON ([`ast`]). Here each function is typed per argument-type signature
 //! with Numba's rules ([`types`]), and written as C through ember-codegen's dialect tables:
-//! the same tree becomes CUDA C or OpenCL C.
+//! the same tree becomes CUDA C or OpenCL C. It compiles only: launching is ember-kernel's.
 
 mod analysis;
 pub mod ast;
 mod calls;
 pub mod coarsen;
 pub mod compiler;
-pub mod dispatch;
 mod error;
 mod expr;
 mod function;
@@ -22,5 +21,4 @@ pub use coarsen::{Mapping, Opportunities, Plan};
 pub use compiler::{
     compile_device, compile_kernel, compile_kernel_coarse, DeviceSource, KernelSource, ParamSlot,
 };
-pub use dispatch::{Dispatcher, JitArg, LaunchConfig};
 pub use types::{parse_arg_type, parse_signature, ArrayTy, Layout, Space, Ty};

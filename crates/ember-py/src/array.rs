@@ -2,11 +2,11 @@
 
 use ember_array::{creation, Array};
 use ember_core::{DType, Scalar};
-use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt};
 
 use crate::errors::IntoPyResult;
+use crate::scalars::{is_wide_int, python_scalar, wide_int_error};
 
 /// A device array (the Python `ember.ndarray` holds one).
 #[pyclass(name = "Array", module = "ember._ember", frozen)]
@@ -20,29 +20,16 @@ fn dtype(name: &str) -> PyResult<DType> {
     DType::from_name(name).py()
 }
 
-/// A Python scalar (bool, int, float, complex) as a host scalar.
+/// A Python scalar (bool, int, float, complex) as a host scalar, exactly.
 pub fn scalar(value: &Bound<'_, PyAny>) -> PyResult<Scalar> {
-    if value.is_instance_of::<PyBool>() {
-        return Ok(Scalar::Bool(value.extract()?));
+    match python_scalar(value)? {
+        Some(s) if is_wide_int(value, s) => Err(wide_int_error(value)),
+        Some(s) => Ok(s),
+        None => Err(PyTypeError::new_err(format!(
+            "expected a bool, int, float or complex scalar, got {}",
+            value.get_type().name()?
+        ))),
     }
-    if value.is_instance_of::<PyInt>() {
-        if let Ok(i) = value.extract::<i64>() {
-            return Ok(Scalar::Int(i));
-        }
-        return value.extract::<u64>().map(Scalar::UInt).map_err(|_| {
-            PyOverflowError::new_err(format!("Python int {value} does not fit in 64 bits"))
-        });
-    }
-    if value.is_instance_of::<PyFloat>() {
-        return Ok(Scalar::Float(value.extract()?));
-    }
-    if let Ok(c) = value.cast::<PyComplex>() {
-        return Ok(Scalar::Complex(c.real(), c.imag()));
-    }
-    Err(PyTypeError::new_err(format!(
-        "expected a bool, int, float or complex scalar, got {}",
-        value.get_type().name()?
-    )))
 }
 
 #[pymethods]

@@ -1,18 +1,19 @@
 //! `@cuda.jit` kernels: `kernel[grid, block, stream, shared](*args)` read in native code,
-//! handed to `ember_jit::Dispatcher`.
+//! handed to `ember_kernel::Dispatcher`.
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use ember_core::{DType, Error, Scalar};
-use ember_jit::{Dispatcher, JitArg, LaunchConfig};
+use ember_kernel::{Dispatcher, JitArg, LaunchConfig};
 use ember_runtime::Handle;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple};
+use pyo3::types::{PyInt, PyTuple};
 use smallvec::SmallVec;
 
 use crate::errors::IntoPyResult;
 use crate::launch_args::{dims3, known, scalar_value};
+use crate::scalars::{is_wide_int, python_scalar, wide_int_error};
 
 /// The native half of `ember.cuda.jit`'s dispatcher (the Python class derives from it).
 #[pyclass(name = "JitKernel", module = "ember._ember", subclass, frozen)]
@@ -274,28 +275,17 @@ fn read_arg<'py>(
     if known.is_ndarray(a) {
         return Ok(Owned::Array(known.array_of(a)?));
     }
-    if a.is_exact_instance_of::<PyBool>() {
-        return Ok(Owned::Scalar(Scalar::Bool(a.is_truthy()?), DType::Bool));
-    }
-    if a.is_exact_instance_of::<PyInt>() {
-        return Ok(match a.extract::<i64>() {
-            Ok(v) => Owned::Scalar(Scalar::Int(v), DType::I64),
-            Err(_) => Owned::Scalar(
-                Scalar::UInt(a.extract::<u64>().map_err(|_| {
-                    PyValueError::new_err(format!("integer argument {a} does not fit in 64 bits"))
-                })?),
-                DType::U64,
-            ),
-        });
-    }
-    if a.is_exact_instance_of::<PyFloat>() {
-        return Ok(Owned::Scalar(Scalar::Float(a.extract()?), DType::F64));
-    }
-    if let Ok(c) = a.cast::<PyComplex>() {
-        return Ok(Owned::Scalar(
-            Scalar::Complex(c.real(), c.imag()),
-            DType::C128,
-        ));
+    if let Some(s) = python_scalar(a)? {
+        // Numba's types of Python scalars: int64 (uint64 past it), float64, complex128.
+        let dtype = match s {
+            _ if is_wide_int(a, s) => return Err(wide_int_error(a)),
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::I64,
+            Scalar::UInt(_) => DType::U64,
+            Scalar::Float(_) => DType::F64,
+            Scalar::Complex(..) => DType::C128,
+        };
+        return Ok(Owned::Scalar(s, dtype));
     }
     if let Some(d) = known.numpy_scalar(a) {
         return Ok(Owned::Scalar(scalar_value(a, d)?, d));
@@ -392,7 +382,7 @@ fn jit_kernel_source(
 #[pyfunction]
 #[pyo3(signature = (mode=None))]
 fn jit_coarsening(mode: Option<&str>) -> PyResult<String> {
-    use ember_jit::dispatch::{coarsening, set_coarsening, Coarsening};
+    use ember_kernel::jit::{coarsening, set_coarsening, Coarsening};
     let old = match mode {
         None => coarsening(),
         Some(text) => set_coarsening(Coarsening::parse(text).ok_or_else(|| {

@@ -4,9 +4,8 @@
 use std::sync::Arc;
 
 use ember_core::Error;
-use ember_runtime::{
-    kernel_args, Device, Function, FunctionAttribute, KernelArgs, Module, NdRange,
-};
+use ember_kernel::{kernel_args, KernelArgs};
+use ember_runtime::{Device, Function, FunctionAttribute, Module, NdRange};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -121,7 +120,7 @@ impl NativeKernel {
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
         let mut values = self.args(args)?;
-        ember_runtime::args::match_declared(&self.function, &mut values).py()?;
+        ember_kernel::args::match_declared(&self.function, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&self.function, &values, &mut kargs).py()?;
         let dev = self.function.device();
@@ -182,7 +181,7 @@ impl NativeKernel {
                 .transpose()?,
         };
         let mut values = self.args(args)?;
-        ember_runtime::args::match_declared(&self.function, &mut values).py()?;
+        ember_kernel::args::match_declared(&self.function, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&self.function, &values, &mut kargs).py()?;
         self.function
@@ -206,7 +205,7 @@ impl NativeKernel {
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
         let mut values = self.args(args)?;
-        ember_runtime::args::match_declared(&self.function, &mut values).py()?;
+        ember_kernel::args::match_declared(&self.function, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&self.function, &values, &mut kargs).py()?;
         let stream = self.stream(stream);

@@ -4,13 +4,14 @@
 use std::sync::OnceLock;
 
 use ember_core::{DType, Scalar};
-use ember_runtime::LaunchArg;
+use ember_kernel::LaunchArg;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyTuple, PyType};
+use pyo3::types::{PyComplex, PyInt, PyList, PyTuple, PyType};
 
 use crate::array::NativeArray;
 use crate::errors::IntoPyResult;
+use crate::scalars::{is_wide_int, python_scalar};
 
 /// Python types the launch path recognises by identity (set once by `ember` at import). The
 /// raw type pointers make each check a comparison; the `Py` handles keep the types alive.
@@ -257,11 +258,7 @@ pub(crate) fn launch_arg(
     if let Ok(a) = value.cast::<NativeArray>() {
         return Ok(array_arg(&a.get().0));
     }
-    if value.is_instance_of::<PyBool>()
-        || value.is_instance_of::<PyInt>()
-        || value.is_instance_of::<PyFloat>()
-        || value.is_instance_of::<PyComplex>()
-    {
+    if let Some(s) = python_scalar(value)? {
         if front == Front::PyCuda || front == Front::OpenCl {
             let lib = if front == Front::PyCuda {
                 "PyCUDA"
@@ -274,20 +271,16 @@ pub(crate) fn launch_arg(
             )));
         }
         // CuPy's typing: bool -> bool, int -> int64, float -> float64, complex -> complex128.
-        let (s, dtype) = if value.is_instance_of::<PyBool>() {
-            (Scalar::Bool(value.extract()?), DType::Bool)
-        } else if value.is_instance_of::<PyInt>() {
-            let v: i64 = value.extract().map_err(|_| {
-                pyo3::exceptions::PyOverflowError::new_err(format!(
+        let dtype = match s {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::I64,
+            Scalar::Float(_) if !is_wide_int(value, s) => DType::F64,
+            Scalar::UInt(_) | Scalar::Float(_) => {
+                return Err(pyo3::exceptions::PyOverflowError::new_err(format!(
                     "argument {index} of kernel {kernel}: the Python int {value} does not fit in int64"
-                ))
-            })?;
-            (Scalar::Int(v), DType::I64)
-        } else if value.is_instance_of::<PyFloat>() {
-            (Scalar::Float(value.extract()?), DType::F64)
-        } else {
-            let c = value.cast::<PyComplex>()?;
-            (Scalar::Complex(c.real(), c.imag()), DType::C128)
+                )))
+            }
+            Scalar::Complex(..) => DType::C128,
         };
         return Ok(LaunchArg::of_scalar(s, dtype, true));
     }

@@ -15,6 +15,7 @@ mod random;
 mod raw_kernel;
 mod reduction;
 mod runtime;
+mod scalars;
 mod ufunc;
 mod user_kernel;
 mod xoroshiro;

@@ -3,7 +3,8 @@
 use std::sync::{Arc, OnceLock};
 
 use ember_core::Error;
-use ember_runtime::{kernel_args, Device, Function, KernelArgs};
+use ember_kernel::{kernel_args, KernelArgs};
+use ember_runtime::{Device, Function};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -161,7 +162,7 @@ impl NativeRawKernel {
         let block = dims3(block, "block")?;
         let mut values = LaunchArgs::new();
         args_of(args, f.name(), Front::CuPy, &mut values)?;
-        ember_runtime::args::match_declared(&f, &mut values).py()?;
+        ember_kernel::args::match_declared(&f, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&f, &values, &mut kargs).py()?;
         let dev = f.device();
@@ -170,7 +171,7 @@ impl NativeRawKernel {
             Some(s) if !s.is_none() => crate::runtime::stream_of(s, dev)?,
             _ => (ember_runtime::current_stream(dev), true),
         };
-        if ember_stream && ember_runtime::args::queueable(&values, &kargs) {
+        if ember_stream && ember_kernel::args::queueable(&values, &kargs) {
             return dev
                 .launch_queued(&f, grid, block, shared_mem, stream, &kargs)
                 .py();

@@ -6,10 +6,11 @@ use ember_core::dtype::Kind;
 use ember_core::{DType, Scalar};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple};
+use pyo3::types::PyTuple;
 
 use crate::errors::IntoPyResult;
 use crate::launch_args::{known, KnownTypes};
+use crate::scalars::{is_wide_int, python_scalar};
 
 /// The table position of the ufunc called `name` (Python keeps it to call by number).
 #[pyfunction]
@@ -26,35 +27,14 @@ pub(crate) fn operand(k: &KnownTypes, value: &Bound<'_, PyAny>) -> PyResult<Oper
         let s = crate::launch_args::scalar_value(value, dtype)?;
         return Ok(Operand::Scalar(s, OperandType::Strong(dtype)));
     }
-    if value.is_instance_of::<PyBool>() {
-        return Ok(Operand::Scalar(
-            Scalar::Bool(value.extract()?),
-            OperandType::Strong(DType::Bool),
-        ));
-    }
-    if value.is_instance_of::<PyInt>() {
-        let s = match value.extract::<i64>() {
-            Ok(i) => Scalar::Int(i),
-            Err(_) => match value.extract::<u64>() {
-                Ok(u) => Scalar::UInt(u),
-                // Beyond 64 bits: NumPy converts it for float loops and compares it exactly;
-                // its nearest float carries it (an integer loop refuses it).
-                Err(_) => Scalar::Float(value.extract::<f64>()?),
-            },
+    if let Some(s) = python_scalar(value)? {
+        // A Python bool is a bool array's element; ints, floats and complex are weak.
+        let t = match s {
+            Scalar::Bool(_) => OperandType::Strong(DType::Bool),
+            _ if is_wide_int(value, s) => OperandType::Weak(Kind::Int),
+            s => OperandType::Weak(s.kind()),
         };
-        return Ok(Operand::Scalar(s, OperandType::Weak(Kind::Int)));
-    }
-    if value.is_instance_of::<PyFloat>() {
-        return Ok(Operand::Scalar(
-            Scalar::Float(value.extract()?),
-            OperandType::Weak(Kind::Float),
-        ));
-    }
-    if let Ok(c) = value.cast::<PyComplex>() {
-        return Ok(Operand::Scalar(
-            Scalar::Complex(c.real(), c.imag()),
-            OperandType::Weak(Kind::Complex),
-        ));
+        return Ok(Operand::Scalar(s, t));
     }
     if k.is_host_array(value) {
         return Err(PyTypeError::new_err(

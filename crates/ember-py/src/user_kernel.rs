@@ -1,8 +1,8 @@
 //! Bindings of `ElementwiseKernel` and `ReductionKernel` (CuPy's kernels from C snippets).
 
-use ember_array::launch::Rounding;
 use ember_array::user_kernel::{ElementwiseKernel, ReductionKernel, UserArg};
 use ember_core::{DType, Scalar};
+use ember_kernel::Rounding;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;

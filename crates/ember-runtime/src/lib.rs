@@ -2,7 +2,6 @@
 //! what every frontend shares on top of it: devices, streams and events, the caching memory
 //! pool, and compilation through the one kernel cache.
 
-pub mod args;
 pub mod backend;
 pub mod buffer;
 pub mod cache;
@@ -16,7 +15,6 @@ pub mod pool;
 pub mod probe;
 pub mod stream;
 
-pub use args::{kernel_args, KernelArgs, LaunchArg};
 pub use backend::{
     Backend, BackendKind, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams,
     NdRange,

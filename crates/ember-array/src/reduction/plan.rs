@@ -11,7 +11,7 @@ use ember_core::{DType, Result};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, launch_generated, KernelMemo, Rounding};
+use ember_kernel::{compile_generated, dialect, launch_generated, KernelMemo, Rounding};
 
 /// Which elements feed which output: output `i` starts at byte `offset + kept(i)` of the
 /// input's buffer, its elements lie `reduced(j)` further. Axes are collapsed where they can

@@ -7,6 +7,7 @@
 
 use std::fmt::Write;
 
+use ember_codegen::prelude::complex_prelude;
 use ember_codegen::types::{cast, round_half_function, value_type};
 use ember_codegen::{Dialect, Param, Role, Snippets, UserMap};
 use ember_core::dtype::Kind;
@@ -78,6 +79,7 @@ pub fn fused_body(
     let mut values: Vec<Value> = Vec::with_capacity(steps.len());
     let mut body = String::new();
     let mut helpers: Vec<String> = Vec::new();
+    let mut complex_values = false;
     let value_of = |values: &[Value], r: Ref| -> Result<Value> {
         match r {
             Ref::Param(k) => params
@@ -154,6 +156,12 @@ pub fn fused_body(
         } else {
             code
         };
+        if dtype.is_complex() && !complex_values {
+            // A complex value where every operand may be real: the kernel's prelude would
+            // lack the complex types.
+            complex_values = true;
+            helpers.insert(0, complex_prelude(dialect));
+        }
         let _ = writeln!(body, "const {} _f{j} = {code};", value_type(dtype, dialect));
         values.push(Value {
             code: format!("_f{j}"),

@@ -17,8 +17,8 @@ use ember_core::{DType, Error, Result, Scalar};
 use ember_runtime::{Device, Function};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::user_kernel::map_plan::{self, Binding};
+use ember_kernel::{compile_generated, dialect, scalar_param, KernelMemo, Rounding};
 pub use resolve::{ufunc, OperandType, Ufunc};
 
 /// An input of a ufunc call.
@@ -56,41 +56,12 @@ struct KernelKey {
 /// A ufunc's outputs (inline: one or two).
 pub type Outputs = smallvec::SmallVec<[Array; 2]>;
 
-/// A scalar's bytes as a parameter of `dtype`. A Python int that does not fit an integer
-/// dtype is an error, as in NumPy 2.
-fn scalar_param(value: Scalar, weak: bool, dtype: DType) -> Result<map_plan::ScalarBytes> {
-    use ember_core::dtype::Kind;
-    if weak && matches!(dtype.kind(), Kind::Int | Kind::UInt) {
-        if let Scalar::Float(_) = value {
-            // A Python int beyond 64 bits (see `int_out_of_range`), as NumPy words it.
-            return Err(Error::Overflow(
-                "Python int too large to convert to C long".into(),
-            ));
-        }
-        let v: i128 = match value {
-            Scalar::Int(i) => i as i128,
-            Scalar::UInt(u) => u as i128,
-            _ => 0,
-        };
-        let (lo, hi) = dtype.int_bounds().unwrap_or((i128::MIN, i128::MAX));
-        if matches!(value, Scalar::Int(_) | Scalar::UInt(_)) && !(lo..=hi).contains(&v) {
-            return Err(Error::Overflow(format!(
-                "Python integer {v} out of bounds for {}",
-                dtype.name()
-            )));
-        }
+/// The kind of Python scalar an operand is (`None`: an array or a NumPy scalar).
+fn python_kind(t: &OperandType) -> Option<ember_core::dtype::Kind> {
+    match t {
+        OperandType::Weak(kind) => Some(*kind),
+        OperandType::Strong(_) => None,
     }
-    // A float16 loop sees the scalar as float16 (NumPy converts it first: 1e5 becomes inf),
-    // although it travels as a float.
-    let value = match (dtype, value) {
-        (DType::F16, Scalar::Float(v)) => Scalar::Float(half::f16::from_f64(v).to_f64()),
-        (DType::F16, Scalar::Int(v)) => Scalar::Float(half::f16::from_f64(v as f64).to_f64()),
-        (DType::F16, Scalar::UInt(v)) => Scalar::Float(half::f16::from_f64(v as f64).to_f64()),
-        (_, v) => v,
-    };
-    let mut bytes = [0u8; 16];
-    let n = value.write_bytes(ember_codegen::types::param_dtype(dtype), &mut bytes);
-    Ok(map_plan::ScalarBytes::from_slice(&bytes[..n]))
 }
 
 /// Applies `u` to `inputs`, writing into `out` where given (one slot per output), with
@@ -192,7 +163,7 @@ pub fn apply(
     // Scalars are checked now (a Python int out of the loop type's range raises here).
     for (k, op) in inputs.iter().enumerate() {
         if let Operand::Scalar(v, t) = op {
-            scalar_param(*v, matches!(t, OperandType::Weak(_)), loop_in[k])?;
+            scalar_param(*v, python_kind(t), loop_in[k])?;
         }
     }
     let mut outputs = Outputs::new();
@@ -255,8 +226,7 @@ fn run_loop(
             (_, Some(c)) => Binding::Array(c),
             (Operand::Array(a), None) => Binding::Array(a),
             (Operand::Scalar(v, t), None) => {
-                let weak = matches!(t, OperandType::Weak(_));
-                Binding::Scalar(scalar_param(*v, weak, loop_in[k])?)
+                Binding::Scalar(scalar_param(*v, python_kind(t), loop_in[k])?)
             }
         });
     }

@@ -11,7 +11,7 @@ use super::map_plan::{self, Binding};
 use super::params::{bind_types, check_names, parse_params, resolved, ParamSpec};
 use super::{check_kernel_name, scalar_bytes, Instances, Spec, UserArg};
 use crate::array::Array;
-use crate::launch::Rounding;
+use ember_kernel::Rounding;
 
 /// CuPy's `ElementwiseKernel(in_params, out_params, operation, name, ...)`.
 pub struct ElementwiseKernel {
@@ -144,9 +144,9 @@ impl ElementwiseKernel {
         for (k, p) in specs.iter().enumerate() {
             let dtype = bound.dtypes[k];
             let (role, binding) = match (args.get(k), &bound.arrays[k], p.raw) {
-                (Some(UserArg::Scalar(v, _)), _, _) => (
+                (Some(UserArg::Scalar(v, numpy)), _, _) => (
                     Role::Scalar,
-                    Binding::Scalar(scalar_bytes(&p.name, *v, dtype)?.into()),
+                    Binding::Scalar(scalar_bytes(&p.name, *v, *numpy, dtype)?),
                 ),
                 (_, Some(a), true) => {
                     let writable = k >= nin;

@@ -8,10 +8,9 @@ use ember_core::Result;
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
-use crate::launch::{launch_generated, launch_shape, launch_shape_unrolled};
+use ember_kernel::{launch_generated, launch_shape, launch_shape_unrolled};
 
-/// A scalar parameter's bytes (inline: no allocation per launch).
-pub type ScalarBytes = smallvec::SmallVec<[u8; 16]>;
+use ember_kernel::ScalarBytes;
 
 /// What a kernel parameter is bound to for one launch, in parameter order.
 pub enum Binding<'a> {

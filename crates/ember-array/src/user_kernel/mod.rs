@@ -7,11 +7,11 @@ pub mod params;
 pub mod reduction;
 
 use ember_codegen::{UserMap, UserReduce};
-use ember_core::{DType, Result, Scalar};
+use ember_core::{DType, Error, Result, Scalar};
 use ember_runtime::{Device, Function};
 
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
+use ember_kernel::{compile_generated, dialect, scalar_param, KernelMemo, Rounding, ScalarBytes};
 
 pub use elementwise::ElementwiseKernel;
 pub use params::{parse_params, ParamSpec, ParamType};
@@ -94,33 +94,18 @@ fn check_kernel_name(name: &str) -> Result<()> {
     }
 }
 
-/// A scalar's bytes as a kernel parameter of `dtype`, refusing values that do not fit as
-/// NumPy's assignment does.
-fn scalar_bytes(name: &str, value: Scalar, dtype: DType) -> Result<Vec<u8>> {
-    use ember_core::dtype::Kind;
-    let out_of_range = |v: String| {
-        ember_core::Error::Value(format!(
-            "Python integer {v} out of bounds for {} (parameter '{name}')",
-            dtype.name()
-        ))
-    };
-    if matches!(dtype.kind(), Kind::Int | Kind::UInt) {
-        let v: i128 = match value {
-            Scalar::Int(i) => i as i128,
-            Scalar::UInt(u) => u as i128,
-            Scalar::Float(f) if f.is_nan() || f.is_infinite() => {
-                return Err(ember_core::Error::Value(format!(
-                    "cannot convert float {f} to integer (parameter '{name}')"
-                )))
-            }
-            _ => 0,
-        };
-        if matches!(value, Scalar::Int(_) | Scalar::UInt(_)) {
-            let (lo, hi) = dtype.int_bounds().unwrap_or((i128::MIN, i128::MAX));
-            if v < lo || v > hi {
-                return Err(out_of_range(v.to_string()));
-            }
-        }
-    }
-    Ok(value.to_bytes(ember_codegen::types::param_dtype(dtype)))
+/// A scalar argument's bytes as kernel parameter `name` of `dtype` ([`scalar_param`]: a
+/// Python scalar must fit, a NumPy scalar (`numpy` is its dtype) converts as `astype` does).
+fn scalar_bytes(
+    name: &str,
+    value: Scalar,
+    numpy: Option<DType>,
+    dtype: DType,
+) -> Result<ScalarBytes> {
+    let python = numpy.is_none().then(|| value.kind());
+    scalar_param(value, python, dtype).map_err(|e| match e {
+        Error::Overflow(m) => Error::Overflow(format!("{m} (parameter '{name}')")),
+        Error::Value(m) => Error::Value(format!("{m} (parameter '{name}')")),
+        other => other,
+    })
 }

@@ -10,7 +10,7 @@ use super::elementwise::{bind, raw_operand};
 use super::params::{check_names, parse_params, ParamSpec, ParamType};
 use super::{check_kernel_name, scalar_bytes, Instances, Spec, UserArg};
 use crate::array::Array;
-use crate::launch::Rounding;
+use ember_kernel::Rounding;
 
 /// Threads that cooperate on one output element.
 const BLOCK: usize = 256;
@@ -208,8 +208,8 @@ impl ReductionKernel {
         for (k, p) in specs.iter().enumerate() {
             let dtype = bound.dtypes[k];
             let role = match (args.get(k), p.raw, k < nin) {
-                (Some(UserArg::Scalar(v, _)), _, _) => {
-                    scalars.push(scalar_bytes(&p.name, *v, dtype)?);
+                (Some(UserArg::Scalar(v, numpy)), _, _) => {
+                    scalars.push(scalar_bytes(&p.name, *v, *numpy, dtype)?.to_vec());
                     Role::Scalar
                 }
                 (_, true, input) => {

@@ -124,13 +124,8 @@ impl FnCompiler<'_, '_> {
             BinOp::Add | BinOp::Sub | BinOp::Mult => {
                 let t = arith(a, b);
                 let sym = op.symbol();
-                if complex(t) && self.c.dialect == Dialect::OpenCl && op == BinOp::Mult {
-                    self.c.helpers.insert(Helper::ComplexMulDiv(t));
-                    let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
-                    return Ok(Val::new(
-                        Ty::Scalar(t),
-                        format!("ember_cmul_{}({x}, {y})", t.name()),
-                    ));
+                if complex(t) && op == BinOp::Mult {
+                    return Ok(self.complex_call("ember_cmul", &l, &r, t));
                 }
                 let nonneg = nonneg && op != BinOp::Sub;
                 self.arith_op(&l, &r, t, sym, nonneg)
@@ -165,14 +160,18 @@ impl FnCompiler<'_, '_> {
         }
     }
 
+    /// A complex product or quotient: the prelude's helper, the one arrays use (NumPy's
+    /// product, Smith's quotient), in both dialects.
+    fn complex_call(&mut self, helper: &str, l: &Val, r: &Val, t: DType) -> Val {
+        self.c.dtypes.insert(t);
+        let (x, y) = (self.cast_to(l, t), self.cast_to(r, t));
+        let bits = t.itemsize() * 8;
+        Val::new(Ty::Scalar(t), format!("{helper}{bits}({x}, {y})"))
+    }
+
     fn arith_op(&mut self, l: &Val, r: &Val, t: DType, sym: &str, nonneg: bool) -> R<Val> {
-        if t.kind() == Kind::Complex && sym == "/" && self.c.dialect == Dialect::OpenCl {
-            self.c.helpers.insert(Helper::ComplexMulDiv(t));
-            let (x, y) = (self.cast_to(l, t), self.cast_to(r, t));
-            return Ok(Val::new(
-                Ty::Scalar(t),
-                format!("ember_cdiv_{}({x}, {y})", t.name()),
-            ));
+        if t.kind() == Kind::Complex && sym == "/" {
+            return Ok(self.complex_call("ember_cdiv", l, r, t));
         }
         let (x, y) = (self.cast_to(l, t), self.cast_to(r, t));
         if t.kind() == Kind::Int && sym != "/" {

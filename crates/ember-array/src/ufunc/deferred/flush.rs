@@ -15,8 +15,8 @@ use super::super::fused::{fused_map, FusedParam};
 use super::super::{run_loop, Operand};
 use super::{count, queue, Leaf, Pending, AFTER, BROKEN, MAX_SIGNATURES};
 use crate::array::Array;
-use crate::launch::{compile_generated, dialect, KernelMemo, Rounding};
 use crate::user_kernel::map_plan::{self, Binding};
+use ember_kernel::{compile_generated, dialect, KernelMemo, Rounding};
 
 /// How a pending result is computed.
 enum Plan {

@@ -27,7 +27,7 @@ use super::fused::{default_of, FusedParam, Ref, Step};
 use super::tables::Loop;
 use super::{Operand, OperandType, Ufunc};
 use crate::array::Array;
-use crate::user_kernel::map_plan::ScalarBytes;
+use ember_kernel::{param_bytes, ScalarBytes};
 
 mod flush;
 
@@ -173,9 +173,7 @@ fn scalar_leaf(value: Scalar, t: OperandType) -> Leaf {
         },
         OperandType::Strong(dtype) => FusedParam { dtype, weak: false },
     };
-    let mut bytes = [0u8; 16];
-    let n = value.write_bytes(ember_codegen::types::param_dtype(param.dtype), &mut bytes);
-    Leaf::Scalar(param, ScalarBytes::from_slice(&bytes[..n]))
+    Leaf::Scalar(param, param_bytes(value, param.dtype))
 }
 
 /// Adds `leaf` to `leaves` (once per distinct view), returning its parameter number.

@@ -4,9 +4,8 @@
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 
-use crate::backend::{BackendKind, Handle, KernelArg, KernelParams};
-use crate::declared::CType;
-use crate::device::Function;
+use ember_runtime::declared::CType;
+use ember_runtime::{BackendKind, Function, Handle, KernelArg, KernelParams};
 
 /// One argument as the caller gave it.
 #[derive(Clone, Copy, Debug)]

@@ -5,8 +5,6 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use ember_array::launch::{compile_generated, dialect, Rounding};
-use ember_array::Array;
 use ember_codegen::types::param_dtype;
 use ember_codegen::Dialect;
 use ember_core::dtype::Kind;
@@ -14,14 +12,19 @@ use ember_core::{DType, Error, Result, Scalar};
 use ember_runtime::{Device, Function, Handle, KernelArg};
 use smallvec::SmallVec;
 
-use crate::ast::Program;
-use crate::coarsen::{Opportunities, Plan};
-use crate::compiler::{compile_kernel_coarse, ParamSlot};
-use crate::types::{ArrayTy, Layout, Ty};
+use ember_jit::coarsen::{Opportunities, Plan};
+use ember_jit::compiler::{compile_kernel_coarse, ParamSlot};
+use ember_jit::types::{ArrayTy, Layout, Ty};
+use ember_jit::Program;
+
+use crate::compile::{compile_generated, Rounding};
+use crate::dialect::dialect;
+use crate::launch::Operand;
+use crate::scalars::param_bytes;
 
 /// One launch argument.
 pub enum JitArg<'a> {
-    Array(&'a Array),
+    Array(&'a dyn Operand),
     /// A scalar and the dtype it arrived as (Python int -> int64, float -> float64, NumPy
     /// scalars keep theirs).
     Scalar(Scalar, DType),
@@ -399,15 +402,14 @@ impl Dispatcher {
                 }
                 ParamSlot::Scalar { arg, dtype } => {
                     if let JitArg::Scalar(value, _) = &args[*arg] {
-                        let mut bytes = [0u8; 16];
-                        let d = param_dtype(*dtype);
-                        let n = value.write_bytes(d, &mut bytes);
+                        let bytes = param_bytes(*value, *dtype);
                         // Keep each value at its natural alignment within the blob.
-                        while !blob.len().is_multiple_of(d.itemsize().clamp(1, 8)) {
+                        let align = param_dtype(*dtype).itemsize().clamp(1, 8);
+                        while !blob.len().is_multiple_of(align) {
                             blob.push(0);
                         }
                         let start = blob.len();
-                        blob.extend_from_slice(&bytes[..n]);
+                        blob.extend_from_slice(&bytes);
                         ranges.push((start, blob.len()));
                         continue;
                     }

@@ -1,0 +1,71 @@
+//! Launching: the shape of a grid-stride launch, and launches of ember's generated kernels,
+//! queued when only ember can see the memory they touch.
+
+use ember_core::DType;
+use ember_core::Result;
+use ember_runtime::{current_stream, Device, Function, KernelArg};
+
+/// What the launch layer needs of an array operand: where its elements are, how they are laid
+/// out, and who else may see its memory. `ember_array::Array` is one; kernels take nothing
+/// else that is memory.
+pub trait Operand {
+    fn device(&self) -> &'static Device;
+    fn dtype(&self) -> DType;
+    fn shape(&self) -> &[usize];
+    fn strides(&self) -> &[isize];
+    fn is_c_contiguous(&self) -> bool;
+    /// Whether the first element's address is a multiple of `bytes`.
+    fn is_aligned(&self, bytes: u64) -> bool;
+    /// Whether only ember orders work on this memory (no view was handed to another
+    /// library), so launches touching it may be queued.
+    fn is_private(&self) -> bool;
+    /// The kernel argument for the first element's address.
+    fn kernel_arg(&self) -> KernelArg<'static>;
+    fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+}
+
+/// Launches one of ember's generated kernels on the current stream; `arrays` is all the
+/// memory it touches. When none of it is visible outside ember, a burst of such launches may
+/// be issued from the backend's launch thread (`Device::launch_queued`).
+pub fn launch_generated<'a, A: Operand + 'a>(
+    device: &'static Device,
+    function: &Function,
+    grid: [u32; 3],
+    block: [u32; 3],
+    arrays: impl IntoIterator<Item = &'a A>,
+    args: &[KernelArg<'_>],
+) -> Result<()> {
+    let stream = current_stream(device);
+    if arrays.into_iter().all(Operand::is_private) {
+        device.launch_queued(function, grid, block, 0, stream, args)
+    } else {
+        device.launch(function, grid, block, 0, stream, args)
+    }
+}
+
+/// Grid and block for `n` elements with a grid-stride loop.
+pub fn launch_shape(device: &Device, n: usize) -> ([u32; 3], [u32; 3]) {
+    let info = device.info();
+    let block = 256.min(info.max_threads_per_block.max(1));
+    let blocks_wanted = n.div_ceil(block).max(1);
+    let per_unit = if info.is_cpu { 4 } else { 32 };
+    let cap = (info.multiprocessors.max(1) * per_unit).min(65_535);
+    ([blocks_wanted.min(cap) as u32, 1, 1], [block as u32, 1, 1])
+}
+
+/// Grid and block for `n` elements when each thread takes `per_thread` of them: on GPUs one
+/// step of the loop covers everything (measured fastest for streaming kernels on the H200:
+/// every load is issued at once); CPUs get few work-groups that loop.
+pub fn launch_shape_unrolled(device: &Device, n: usize, per_thread: usize) -> ([u32; 3], [u32; 3]) {
+    let info = device.info();
+    if info.is_cpu {
+        return launch_shape(device, n.div_ceil(per_thread.max(1)));
+    }
+    let block = 256.min(info.max_threads_per_block.max(1));
+    let blocks = n
+        .div_ceil(block * per_thread.max(1))
+        .clamp(1, i32::MAX as usize);
+    ([blocks as u32, 1, 1], [block as u32, 1, 1])
+}

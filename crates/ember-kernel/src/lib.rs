@@ -1,0 +1,28 @@
+//! ember's launch layer: what every frontend (array operations, ElementwiseKernel and
+//! ReductionKernel, RawKernel and SourceModule, PyOpenCL programs, `@jit` kernels) shares
+//! between generating code and running it on a device.
+//!
+//! - [`dialect`]: the C dialect a device's generated code is written in;
+//! - [`compile`]: generated source compiled with the dialect's options for how it rounds;
+//! - [`memo`]: compiled kernels by spec and device, so a repeated launch is a hash lookup;
+//! - [`launch`]: launch shapes, and queued-or-immediate launches of generated kernels;
+//! - [`scalars`]: host scalars as generated kernels' parameter bytes, with NumPy's range rules;
+//! - [`args`]: arguments of user-written kernels (RawKernel, SourceModule, OpenCL programs):
+//!   scalars, arrays and device pointers checked against the kernel's parameters;
+//! - [`jit`]: a `@jit` kernel's specialisations, found without re-typing, and their launches.
+
+pub mod args;
+pub mod compile;
+pub mod dialect;
+pub mod jit;
+pub mod launch;
+pub mod memo;
+pub mod scalars;
+
+pub use args::{kernel_args, KernelArgs, LaunchArg};
+pub use compile::{compile_generated, generated_program, Rounding};
+pub use dialect::dialect;
+pub use jit::{Dispatcher, JitArg, LaunchConfig};
+pub use launch::{launch_generated, launch_shape, launch_shape_unrolled, Operand};
+pub use memo::KernelMemo;
+pub use scalars::{param_bytes, scalar_param, ScalarBytes};

@@ -1,6 +1,8 @@
-"""Writes crates/ember-array/src/ufunc/tables.rs from NumPy's own tables: each ufunc's loops
-(the type signatures NumPy searches in order) restricted to ember's dtypes, and the safe-cast
-matrix. NumPy is the specification; rerun this when the list of ufuncs changes:
+"""Writes crates/ember-codegen/src/ufuncs/tables.rs from NumPy's own tables: the loops of every
+NumPy ufunc that has one on ember's dtypes (the type signatures NumPy searches in order, restricted
+to those dtypes), its one-line summary, and the casting and promotion matrices. NumPy is the
+specification; which ufuncs ember has is the registry's choice (ufuncs/registry.rs), so adding
+one needs no change here. Rerun this with a new NumPy:
 
     python tools/gen_ufunc_tables.py
 """
@@ -18,17 +20,8 @@ VARIANT = {"bool": "Bool", "int8": "I8", "int16": "I16", "int32": "I32", "int64"
            "uint16": "U16", "uint32": "U32", "uint64": "U64", "float16": "F16", "float32": "F32",
            "float64": "F64", "complex64": "C64", "complex128": "C128"}
 
-# The ufuncs of API.md, plus the names operators need.
-UFUNCS = [
-    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "power",
-    "negative", "positive", "absolute", "sign", "sqrt", "square", "exp", "exp2", "log", "log2",
-    "log10", "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2",
-    "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "rint", "maximum", "minimum", "fmax", "fmin",
-    "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not", "logical_xor",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
-    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "fmod", "reciprocal",
-    "conjugate",
-]
+# Every ufunc of NumPy's namespace, once (aliases such as `abs` are the registry's).
+UFUNCS = sorted({obj.__name__ for obj in vars(np).values() if isinstance(obj, np.ufunc)})
 
 
 # Operand types tabulated: ember's dtypes, then Python's int, float and complex (weak, NEP 50).
@@ -56,6 +49,14 @@ def resolution(name: str) -> tuple[list[tuple[list[str], list[str]]], str]:
     return loops, "".join(table)
 
 
+def summary(uf: np.ufunc) -> str:
+    """The first sentence of the ufunc's docstring, as a Rust string literal."""
+    lines = (uf.__doc__ or "").strip().splitlines()
+    # The docstring opens with the call signature, then a blank line, then the summary.
+    text = next((line.strip() for line in lines[1:] if line.strip()), "")
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def main() -> None:
     root = pathlib.Path(__file__).resolve().parent.parent
     lines = [
@@ -66,23 +67,30 @@ def main() -> None:
         "/// A loop: input dtypes then output dtypes.",
         "pub type Loop = (&'static [DType], &'static [DType]);",
         "",
+        "/// One ufunc's row of [`UFUNCS`].",
+        "pub type Row = (&'static str, usize, usize, &'static [Loop], &'static str, &'static str);",
+        "",
         "/// Operand types in resolution tables: `DType::ALL`, then weak Python int, float, complex.",
         "pub const OPERAND_TYPES: usize = 17;",
         "",
-        "/// (name, inputs, outputs, loops, table) of every ufunc. `table` has one character per",
-        "/// combination of operand types (first operand slowest): the index of the loop NumPy",
-        "/// resolves it to (`'0' + i`), or `.` where NumPy has no loop.",
-        "pub const UFUNCS: &[(&str, usize, usize, &[Loop], &str)] = &[",
+        "/// (name, inputs, outputs, loops, table, summary) of every NumPy ufunc with a loop on",
+        "/// ember's dtypes. `table` has one character per combination of operand types (first",
+        "/// operand slowest): the index of the loop NumPy resolves it to (`'0' + i`), or `.` where",
+        "/// NumPy has no loop. `summary` is the first line of NumPy's docstring.",
+        "#[rustfmt::skip]",
+        "pub const UFUNCS: &[Row] = &[",
     ]
     for name in UFUNCS:
         uf = getattr(np, name)
         loops, table = resolution(name)
+        if not loops:
+            continue
         assert len(loops) < 70, name
         ls = ", ".join(
             "(&[" + ", ".join(VARIANT[t] for t in i) + "], &[" + ", ".join(VARIANT[t] for t in o) + "])"
             for i, o in loops
         )
-        lines.append(f'    ("{name}", {uf.nin}, {uf.nout}, &[{ls}], "{table}"),')
+        lines.append(f'    ("{name}", {uf.nin}, {uf.nout}, &[{ls}], "{table}", {summary(uf)}),')
     lines.append("];")
     lines.append("")
     lines.append("/// `SAFE_CAST[from][to]`: NumPy's `can_cast(from, to, 'safe')`, in `DType::ALL` order.")
@@ -105,7 +113,7 @@ def main() -> None:
         row = ", ".join(VARIANT[np.promote_types(a, b).name] for b in DTYPES)
         lines.append(f"    [{row}],")
     lines.append("];")
-    target = root / "crates/ember-array/src/ufunc/tables.rs"
+    target = root / "crates/ember-codegen/src/ufuncs/tables.rs"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("\n".join(lines) + "\n")
     print(f"wrote {target}")

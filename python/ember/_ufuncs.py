@@ -66,21 +66,18 @@ class ufunc:
         return f"<ufunc '{self.__name__}'>"
 
 
-_NAMES = (
-    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "power",
-    "negative", "positive", "absolute", "sign", "sqrt", "square", "exp", "exp2", "log", "log2", "log10",
-    "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
-    "floor", "ceil", "trunc", "rint", "maximum", "minimum", "fmax", "fmin", "isnan", "isinf", "isfinite",
-    "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "invert", "left_shift", "right_shift", "equal", "not_equal", "less", "less_equal", "greater",
-    "greater_equal", "fmod", "reciprocal", "conjugate",
-)
+def _registry() -> dict[str, ufunc]:
+    """One ufunc object per row of the registry (crates/ember-codegen/src/ufuncs/registry.rs),
+    under its name and each of its aliases (``np.abs is np.absolute``)."""
+    table = {}
+    for name, aliases, _summary, _jit in _ember.ufunc_rows():
+        u = ufunc(name)
+        for n in (name, *aliases):
+            table[n] = u
+    return table
 
-UFUNCS = {name: ufunc(name) for name in _NAMES}
-UFUNCS["mod"] = UFUNCS["remainder"]
-UFUNCS["abs"] = UFUNCS["absolute"]
-UFUNCS["bitwise_not"] = UFUNCS["invert"]
-UFUNCS["conj"] = UFUNCS["conjugate"]
+
+UFUNCS = _registry()
 
 
 # --- complex parts ----------------------------------------------------------------------------

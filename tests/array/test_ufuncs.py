@@ -264,7 +264,7 @@ def test_in_place_operators_and_out(rng):
     assert r is out
     np.testing.assert_allclose(out.get(), (a + 1) * 6)
     i = cp.asarray(np.arange(4, dtype=np.int32))
-    cannot = "Cannot cast ufunc 'true_divide' output from dtype\\('float64'\\) to dtype\\('int32'\\)"
+    cannot = "Cannot cast ufunc 'divide' output from dtype\\('float64'\\) to dtype\\('int32'\\)"
     with pytest.raises(TypeError, match=cannot):
         i /= 2
 

@@ -14,6 +14,7 @@ pub mod reduce;
 pub mod scan;
 pub mod svd;
 pub mod types;
+pub mod ufuncs;
 pub mod user_kernel;
 pub mod xoroshiro;
 

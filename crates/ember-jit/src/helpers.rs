@@ -105,6 +105,8 @@ pub enum Helper {
     /// `ember_round_half(x)`: a float rounded to the nearest float16 (float16 arithmetic is
     /// done in float and rounded after every operation, as float16 hardware rounds).
     RoundHalf,
+    /// Device functions written elsewhere (a ufunc's helpers), as they are.
+    Text(String),
 }
 
 fn name_of(d: DType) -> &'static str {
@@ -176,6 +178,7 @@ impl Helper {
             Helper::Atomic(op, d, space) => atomic(*op, *d, *space, dialect),
             Helper::Cas(d, space) => cas(*d, *space, dialect),
             Helper::RoundHalf => ember_codegen::types::round_half_function(dialect, dev),
+            Helper::Text(text) => text.clone(),
             Helper::LaneId => match dialect {
                 Dialect::Cuda => format!("{dev} int ember_laneid(void) {{ unsigned int l; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return (int)l; }}\n"),
                 Dialect::OpenCl => format!("{dev} int ember_laneid(void) {{ return (int)((get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0)) & 31; }}\n"),

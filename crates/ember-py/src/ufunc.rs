@@ -19,6 +19,15 @@ fn ufunc_id(name: &str) -> PyResult<(usize, usize, usize)> {
     Ok((u.id, u.nin, u.nout))
 }
 
+/// Every ufunc of the registry: (name, aliases, NumPy's one-line summary, callable in @jit).
+#[pyfunction]
+fn ufunc_rows() -> Vec<(&'static str, Vec<&'static str>, &'static str, bool)> {
+    ufunc::resolve::all()
+        .iter()
+        .map(|u| (u.name, u.row.aliases.to_vec(), u.doc, u.row.jit))
+        .collect()
+}
+
 pub(crate) fn operand(k: &KnownTypes, value: &Bound<'_, PyAny>) -> PyResult<Operand> {
     if k.is_ndarray(value) {
         return Ok(Operand::Array(k.array_of(value)?));
@@ -232,6 +241,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fused_kernel_body, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_binary, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_id, m)?)?;
+    m.add_function(wrap_pyfunction!(ufunc_rows, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_call, m)?)?;
     Ok(())
 }

@@ -49,6 +49,10 @@ def _intrinsic_table() -> dict[int, str]:
             table[id(obj)] = "math." + n
     for n in _NUMPY_FUNCS:
         table[id(getattr(np, n))] = "np." + n
+    # Every other ufunc too: the compiler knows which the registry lets kernels call.
+    for n, obj in vars(np).items():
+        if isinstance(obj, np.ufunc) and id(obj) not in table:
+            table[id(obj)] = "np." + n
     for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
               np.float16, np.float32, np.float64, np.complex64, np.complex128):
         table[id(t)] = "dtype." + np.dtype(t).name

@@ -13,7 +13,6 @@ use ember_codegen::{Dialect, Param, Role, Snippets, UserMap};
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 
-use super::expr::expression;
 use super::resolve::{find_loop, ufunc, OperandType};
 
 /// A parameter of the fused kernel, named `in{k}`: an array of `dtype`, or a Python scalar
@@ -120,7 +119,7 @@ pub fn fused_body(
                     .zip(loop_in)
                     .map(|(v, &t)| cast(&v.code, v.dtype, t, dialect))
                     .collect();
-                let e = expression(u.name, loop_in, loop_out[0], &codes, dialect)?;
+                let e = u.expression(loop_in, loop_out[0], &codes, dialect)?;
                 add_helpers(&mut helpers, &e.helpers);
                 // An operation on Python scalars alone gives a Python scalar (still weak).
                 // Each step rounds on its own as eager code does: fused kernels are compiled

@@ -3,11 +3,8 @@
 //! layout), cached.
 
 pub mod deferred;
-pub mod expr;
 mod fast;
 pub mod fused;
-pub mod resolve;
-pub mod tables;
 
 use ember_codegen::types::{cast, value_type};
 use ember_codegen::{Param, Role, Snippets, UserMap};
@@ -18,6 +15,7 @@ use ember_runtime::{Device, Function};
 
 use crate::array::Array;
 use crate::user_kernel::map_plan::{self, Binding};
+pub use ember_codegen::ufuncs::{expr, resolve, tables};
 use ember_kernel::{compile_generated, dialect, scalar_param, KernelMemo, Rounding};
 pub use resolve::{ufunc, OperandType, Ufunc};
 
@@ -448,7 +446,7 @@ pub fn kernel_spec(
         .map(|(p, &t)| cast(&p.name, p.dtype, t, d))
         .collect();
     let loop_out = loop_outs[0];
-    let e = expr::expression(u.name, loop_in, loop_out, &args, d)?;
+    let e = u.expression(loop_in, loop_out, &args, d)?;
     let out0 = params[u.nin].dtype;
     // C computes narrow integers in int: the result is the loop type's value first (int8
     // -(-128) is -128 and int16 products wrap) before any wider out= dtype sees it.

@@ -1,16 +1,22 @@
 //! `math` and the NumPy scalar functions (typed as Numba types them), `min`/`max` and `round`.
 
 use ember_codegen::types::value_type;
+use ember_codegen::ufuncs::{find_loop, ufunc, OperandType, Ufunc};
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
 use crate::ast::{Expr, Span};
-use crate::error::{at, R};
+use crate::error::{at, Fail, R};
 use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
 use crate::types::{promote, Ty, BOOL, INT64};
 
 use super::display;
+
+/// The registry's ufunc called `name`, when kernels may call it.
+fn jit_ufunc(name: &str) -> Option<&'static Ufunc> {
+    ufunc(name).ok().filter(|u| u.row.jit)
+}
 
 /// How a `math` function types its arguments.
 #[derive(Clone, Copy, PartialEq)]
@@ -143,6 +149,9 @@ impl FnCompiler<'_, '_> {
             _ => {}
         }
         let Some((c_name, kind)) = math_function(m) else {
+            if let Some(u) = name.strip_prefix("np.").and_then(jit_ufunc) {
+                return self.ufunc_call(u, name, args, span);
+            }
             return at(
                 span,
                 format!("{} is not supported in kernels", display(name)),
@@ -189,6 +198,41 @@ impl FnCompiler<'_, '_> {
                 .nonneg(true))
             }
         }
+    }
+
+    /// A ufunc of the registry on scalars (`np.logaddexp2(x, y)`): typed by NumPy's loops and
+    /// written by the ufunc's own body, as array operations write it.
+    fn ufunc_call(&mut self, u: &'static Ufunc, name: &str, args: &[Expr], span: Span) -> R<Val> {
+        let vals = self.values(args)?;
+        if vals.len() != u.nin || u.nout != 1 {
+            return at(
+                span,
+                format!(
+                    "{}() takes {} argument(s) in kernels, {} given",
+                    display(name),
+                    u.nin,
+                    vals.len()
+                ),
+            );
+        }
+        let mut ops = Vec::with_capacity(vals.len());
+        for v in &vals {
+            ops.push(OperandType::Strong(self.scalar_arg(v, name, span)?));
+        }
+        let (ins, outs) = find_loop(u, &ops, None).map_err(|e| Fail::At(span, e.to_string()))?;
+        let codes: Vec<String> = vals
+            .iter()
+            .zip(*ins)
+            .map(|(v, &t)| self.cast_to(v, t))
+            .collect();
+        self.c.dtypes.extend(ins.iter().chain(*outs).copied());
+        let e = u
+            .expression(ins, outs[0], &codes, self.c.dialect)
+            .map_err(|e| Fail::At(span, e.to_string()))?;
+        if !e.helpers.is_empty() {
+            self.c.helpers.insert(Helper::Text(e.helpers));
+        }
+        Ok(Val::new(Ty::Scalar(outs[0]), e.code))
     }
 
     /// The float type a math function computes `v` in: float32 (and float16) keep their type,

@@ -3,9 +3,9 @@
 //! division and modulo signs, division by zero on integers, NaN-propagating maximum, shifts
 //! past the width, complex arithmetic).
 
-use ember_codegen::complex::{complex_math, log1p_exact_below};
-use ember_codegen::types::value_type;
-use ember_codegen::Dialect;
+use crate::complex::{complex_math, log1p_exact_below};
+use crate::types::value_type;
+use crate::Dialect;
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 
@@ -68,11 +68,9 @@ fn is_signed(d: DType) -> bool {
     d.kind() == Kind::Int
 }
 
-/// The expression of ufunc `name` over `args` (values of the loop's input types `ins`),
-/// producing a value of its first output type `out`.
 /// The comparison that gives the same answer with its operands swapped (`less` for
 /// `greater`); other names are themselves.
-pub(crate) fn mirrored(name: &str) -> &str {
+pub fn mirrored(name: &str) -> &str {
     match name {
         "less" => "greater",
         "greater" => "less",
@@ -113,6 +111,9 @@ fn mixed_sign_comparison(name: &str, t: DType, a: &str, b: &str, dialect: Dialec
     )
 }
 
+/// The expression of ufunc `name` over `args` (values of the loop's input types `ins`),
+/// producing a value of its first output type `out`: the bodies of the registry's first rows,
+/// NumPy's semantics where C's differ.
 pub fn expression(
     name: &str,
     ins: &[DType],

@@ -7,51 +7,86 @@ use std::sync::OnceLock;
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 
-use super::tables::{Loop, OPERAND_TYPES, PROMOTE, SAFE_CAST, SAME_KIND_CAST, UFUNCS};
+use crate::dialect::Dialect;
 
-/// A ufunc: its name, arity and loops.
-#[derive(Debug)]
+use super::expr::Expr;
+use super::registry::{Call, UfuncRow, UFUNCS};
+use super::tables::{self, Loop, OPERAND_TYPES, PROMOTE, SAFE_CAST, SAME_KIND_CAST};
+
+/// A ufunc: its registry row, arity and NumPy's loops.
 pub struct Ufunc {
-    /// Position in the table (a compact key for kernel caches).
+    /// Position in the registry (a compact key for kernel caches).
     pub id: usize,
     pub name: &'static str,
     pub nin: usize,
     pub nout: usize,
     pub loops: &'static [Loop],
+    /// NumPy's one-line summary of it.
+    pub doc: &'static str,
+    pub row: &'static UfuncRow,
     /// Loop index per combination of operand types (see `tables::UFUNCS`).
     table: &'static [u8],
 }
 
-fn all() -> &'static [Ufunc] {
+impl std::fmt::Debug for Ufunc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<ufunc '{}'>", self.name)
+    }
+}
+
+impl Ufunc {
+    /// The C expression of loop (`ins` -> `out`) over `args` (values of the loop's types).
+    pub fn expression(
+        &self,
+        ins: &[DType],
+        out: DType,
+        args: &[String],
+        dialect: Dialect,
+    ) -> Result<Expr> {
+        (self.row.body)(&Call {
+            name: self.name,
+            ins,
+            out,
+            args,
+            dialect,
+        })
+    }
+}
+
+/// Every ufunc of the registry, with NumPy's loops (a row without them is refused by the
+/// registry's tests).
+pub fn all() -> &'static [Ufunc] {
     static ALL: OnceLock<Vec<Ufunc>> = OnceLock::new();
     ALL.get_or_init(|| {
         UFUNCS
             .iter()
+            .filter_map(|row| {
+                tables::UFUNCS
+                    .iter()
+                    .find(|t| t.0 == row.name)
+                    .map(|t| (row, t))
+            })
             .enumerate()
-            .map(|(id, &(name, nin, nout, loops, table))| Ufunc {
+            .map(|(id, (row, &(name, nin, nout, loops, table, doc)))| Ufunc {
                 id,
                 name,
                 nin,
                 nout,
                 loops,
+                doc,
+                row,
                 table: table.as_bytes(),
             })
             .collect()
     })
 }
 
-/// The ufunc called `name` (`divide` is `true_divide`, `mod` is `remainder`, `abs` is
-/// `absolute`, as in NumPy).
+/// The ufunc called `name` or one of its aliases (`mod` is `remainder`, `abs` is `absolute`,
+/// as in NumPy).
 pub fn ufunc(name: &str) -> Result<&'static Ufunc> {
-    let name = match name {
-        "mod" => "remainder",
-        "abs" => "absolute",
-        "conj" => "conjugate",
-        other => other,
-    };
     all()
         .iter()
-        .find(|u| u.name == name)
+        .find(|u| u.name == name || u.row.aliases.contains(&name))
         .ok_or_else(|| Error::Value(format!("ember has no ufunc named {name:?}")))
 }
 

@@ -45,7 +45,7 @@ case "$part" in
     rm -rf /tmp/site-before
     python3 -m pip install -q --no-index --no-deps --target /tmp/site-before .device/before/ember-*.whl || exit 1
     mkdir -p "$OUT/ab"
-    for run in 1 2; do
+    for run in ${RUNS:-1 2}; do
       for side in old new; do
         site=$SITE; [ $side = old ] && site=/tmp/site-before:/tmp/mpl
         PYTHONPATH=/tmp/np23:$site python3 -m ember bench ${BENCH_ARGS:-} --out "$OUT/ab/$side-$run" 2>&1 \

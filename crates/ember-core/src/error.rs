@@ -63,6 +63,13 @@ pub enum Error {
     Type(String),
     /// An index out of range (NumPy raises `IndexError`).
     Index(String),
+    /// An axis out of range for an array of `ndim` dimensions (NumPy raises `AxisError`, a
+    /// `ValueError` and an `IndexError`); `prefix` names the argument (`"source"`, `"axis1"`).
+    Axis {
+        axis: i64,
+        ndim: usize,
+        prefix: Option<&'static str>,
+    },
     /// A value that does not fit its type (NumPy raises `OverflowError`).
     Overflow(String),
     /// A launch shape the device cannot run (a block too large, a size of 0): the driver's
@@ -181,6 +188,15 @@ impl fmt::Display for Error {
                 }
                 write!(f, "; free arrays you no longer need or raise the limit with get_default_memory_pool().set_limit(size=...)")
             }
+            Error::Axis { axis, ndim, prefix } => {
+                if let Some(p) = prefix {
+                    write!(f, "{p}: ")?;
+                }
+                write!(
+                    f,
+                    "axis {axis} is out of bounds for array of dimension {ndim}"
+                )
+            }
             Error::Value(m)
             | Error::Type(m)
             | Error::Index(m)
@@ -233,6 +249,28 @@ mod tests {
         assert_eq!(
             none.to_string(),
             "no device found on any backend: no CUDA device and no OpenCL device"
+        );
+    }
+
+    #[test]
+    fn axis_errors_read_as_numpy_s() {
+        let plain = Error::Axis {
+            axis: -4,
+            ndim: 3,
+            prefix: None,
+        };
+        assert_eq!(
+            plain.to_string(),
+            "axis -4 is out of bounds for array of dimension 3"
+        );
+        let named = Error::Axis {
+            axis: 3,
+            ndim: 3,
+            prefix: Some("source"),
+        };
+        assert_eq!(
+            named.to_string(),
+            "source: axis 3 is out of bounds for array of dimension 3"
         );
     }
 

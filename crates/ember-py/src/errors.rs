@@ -25,6 +25,21 @@ fn raise(
     })
 }
 
+/// NumPy's `AxisError(axis, ndim, msg_prefix)` (a `ValueError` and an `IndexError`).
+fn axis_error(
+    py: Python<'_>,
+    axis: i64,
+    ndim: usize,
+    prefix: Option<&str>,
+    message: String,
+) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let cls = py.import("numpy.exceptions")?.getattr("AxisError")?;
+        Ok(PyErr::from_value(cls.call1((axis, ndim, prefix))?))
+    };
+    build().unwrap_or_else(|_| PyValueError::new_err(message))
+}
+
 /// The Python exception for an ember error.
 pub fn to_py(err: Error) -> PyErr {
     Python::attach(|py| {
@@ -60,6 +75,7 @@ pub fn to_py(err: Error) -> PyErr {
             Error::Value(m) => PyValueError::new_err(m),
             Error::Type(m) => PyTypeError::new_err(m),
             Error::Index(m) => PyIndexError::new_err(m),
+            Error::Axis { axis, ndim, prefix } => axis_error(py, axis, ndim, prefix, message),
             Error::Overflow(m) => pyo3::exceptions::PyOverflowError::new_err(m),
             Error::Jit(m) => raise(py, "JitError", m, |_| Ok(())),
             Error::LaunchConfig(m) => raise(py, "LaunchConfigurationError", m, |_| Ok(())),

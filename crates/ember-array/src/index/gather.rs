@@ -1,0 +1,293 @@
+//! `a[index]` and `a[index] = value` on the device: a basic index is a view; an advanced one
+//! becomes element offsets into the array's buffer ([`super::offsets`]) and one kernel
+//! gathers (or scatters) through them.
+
+use std::sync::OnceLock;
+
+use ember_core::{DType, Error, Result, Scalar};
+
+use super::advanced;
+use super::basic::basic_view;
+pub use super::offsets::nonzero;
+use super::offsets::{offset_args, offsets, resolve};
+use super::{Item, Slice};
+use crate::array::{Array, Dims};
+use crate::compact::compact;
+use crate::shape::broadcast::for_assignment;
+use crate::shape::copy::{assign, fill};
+use crate::shape::reshape::ravel;
+use crate::shape::{normalize_axis, view, Layout, Order};
+use crate::user_kernel::{ElementwiseKernel, UserArg};
+
+/// One item of an index as `a[index]` receives it: arrays still on the device.
+#[derive(Clone, Debug)]
+pub enum Index {
+    Int(isize),
+    Slice(Slice),
+    NewAxis,
+    Ellipsis,
+    Bool(bool),
+    /// An ember array (integer or boolean).
+    Array(Array),
+}
+
+/// What `a[index] = value` writes.
+#[derive(Clone, Debug)]
+pub enum Value {
+    Array(Array),
+    /// A host value already converted as NumPy converts it for the array's dtype.
+    Scalar(Scalar),
+}
+
+type KernelCell = OnceLock<Result<ElementwiseKernel>>;
+
+fn kernel(
+    cell: &'static KernelCell,
+    ins: &str,
+    outs: &str,
+    body: &str,
+    name: &str,
+) -> Result<&'static ElementwiseKernel> {
+    cell.get_or_init(|| ElementwiseKernel::new(ins, outs, body, name, "", "", "", Vec::new()))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn gather_kernel() -> Result<&'static ElementwiseKernel> {
+    static K: KernelCell = OnceLock::new();
+    kernel(
+        &K,
+        "raw T src, int64 b, int64 off, int64 r1, int64 r2",
+        "T y",
+        "y = src[b + off + r1 + r2]",
+        "ember_gather",
+    )
+}
+
+fn scatter_kernel() -> Result<&'static ElementwiseKernel> {
+    static K: KernelCell = OnceLock::new();
+    kernel(
+        &K,
+        "int64 b, int64 off, int64 r1, int64 r2, T v",
+        "raw T dst",
+        "dst[b + off + r1 + r2] = v",
+        "ember_scatter",
+    )
+}
+
+fn masked_fill_kernel() -> Result<&'static ElementwiseKernel> {
+    static K: KernelCell = OnceLock::new();
+    kernel(
+        &K,
+        "bool m, T v",
+        "T a",
+        "if (m) a = v",
+        "ember_masked_fill",
+    )
+}
+
+/// The whole buffer under `a` as a 1-d array of its dtype (float16 as its bits: kernels
+/// move float16 elements as 16-bit integers), or None when the buffer is not whole elements.
+fn buffer_of(a: &Array) -> Result<Option<Array>> {
+    let item = a.dtype().itemsize();
+    let len = a.buffer().len();
+    if !len.is_multiple_of(item) {
+        return Ok(None);
+    }
+    let d = bits(a.dtype());
+    Ok(Some(a.view(&[len / item], &[item as isize], 0, d)?))
+}
+
+fn bits(d: DType) -> DType {
+    if d == DType::F16 {
+        DType::U16
+    } else {
+        d
+    }
+}
+
+fn as_bits(a: &Array) -> Result<Array> {
+    a.view(a.shape(), a.strides(), a.offset(), bits(a.dtype()))
+}
+
+fn has_arrays(index: &[Index]) -> bool {
+    index
+        .iter()
+        .any(|i| matches!(i, Index::Bool(_) | Index::Array(_)))
+}
+
+fn basic_items(index: &[Index]) -> Vec<Item> {
+    index
+        .iter()
+        .map(|i| match i {
+            Index::Int(v) => Item::Int(*v),
+            Index::Slice(s) => Item::Slice(*s),
+            Index::NewAxis => Item::NewAxis,
+            _ => Item::Ellipsis,
+        })
+        .collect()
+}
+
+/// The one mask of `index` when it is exactly one boolean array of `a`'s shape (NumPy's
+/// single boolean index).
+fn whole_mask<'i>(a: &Array, index: &'i [Index]) -> Option<&'i Array> {
+    match index {
+        [Index::Array(m)] if m.dtype() == DType::Bool && m.ndim() > 0 && m.shape() == a.shape() => {
+            Some(m)
+        }
+        _ => None,
+    }
+}
+
+/// `a[index]`.
+pub fn getitem(a: &Array, index: &[Index]) -> Result<Array> {
+    if !has_arrays(index) {
+        return basic_view(a, &basic_items(index));
+    }
+    if let Some(mask) = whole_mask(a, index) {
+        return compact(mask, Some(a));
+    }
+    let resolved = resolve(index)?;
+    let plan = advanced::plan(&Layout::of(a), &resolved.items)?;
+    let (source, offsets) = match offsets(a, &plan, &resolved)? {
+        Some(o) => (a.clone(), o),
+        None => {
+            let copied = a.copy()?;
+            let plan = advanced::plan(&Layout::of(&copied), &resolved.items)?;
+            let o = offsets(&copied, &plan, &resolved)?
+                .ok_or_else(|| Error::Value("a copy's strides are whole elements".into()))?;
+            (copied, o)
+        }
+    };
+    let out = Array::empty(a.device(), &plan.shape, a.dtype())?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    let buffer = buffer_of(&source)?
+        .ok_or_else(|| Error::Value("a copy's buffer is whole elements".into()))?;
+    let mut args = vec![UserArg::Array(buffer)];
+    args.extend(offset_args(offsets));
+    args.push(UserArg::Array(as_bits(&out)?));
+    gather_kernel()?.call(a.device(), args, None)?;
+    Ok(out)
+}
+
+fn value_array(a: &Array, value: &Value) -> Result<Array> {
+    match value {
+        Value::Array(v) if v.dtype() == a.dtype() => Ok(v.clone()),
+        Value::Array(v) => v.astype(a.dtype()),
+        Value::Scalar(s) => crate::creation::full(a.device(), &[], a.dtype(), *s),
+    }
+}
+
+/// `a[index] = value` (where indices repeat, one of the values lands, as in NumPy).
+pub fn setitem(a: &Array, index: &[Index], value: &Value) -> Result<()> {
+    if !has_arrays(index) {
+        let items = basic_items(index);
+        let target = basic_view(a, &items)?;
+        let one_element =
+            items.len() == a.ndim() && items.iter().all(|i| matches!(i, Item::Int(_)));
+        if one_element && matches!(value, Value::Array(v) if v.ndim() > 0) {
+            // NumPy stores into one element (every axis given an integer) as a scalar.
+            return Err(Error::Value(
+                "setting an array element with a sequence.".into(),
+            ));
+        }
+        return match value {
+            Value::Scalar(s) => fill(&target, *s),
+            Value::Array(v) => assign(
+                &view(v, &for_assignment(&Layout::of(v), target.shape())?, 0)?,
+                &target,
+            ),
+        };
+    }
+    if let Some(mask) = whole_mask(a, index) {
+        check_mask_value(mask, value)?;
+    }
+    // One value for every selected element of a mask over leading axes: a masked fill.
+    if let [Index::Array(m)] = index {
+        let scalar_value = match value {
+            Value::Scalar(_) => true,
+            Value::Array(v) => v.ndim() == 0,
+        };
+        let leading = a.shape().get(..m.ndim()).unwrap_or(&[]);
+        if m.dtype() == DType::Bool && m.ndim() > 0 && m.shape() == leading && scalar_value {
+            let mut shape = Dims::from_slice(m.shape());
+            shape.extend(std::iter::repeat_n(1, a.ndim() - m.ndim()));
+            let mut strides = crate::array::Strides::from_slice(m.strides());
+            strides.extend(std::iter::repeat_n(0, a.ndim() - m.ndim()));
+            let mask = m.view(&shape, &strides, m.offset(), DType::Bool)?;
+            let v = value_array(a, value)?;
+            let args = vec![
+                UserArg::Array(mask),
+                UserArg::Array(as_bits(&v)?),
+                UserArg::Array(as_bits(a)?),
+            ];
+            masked_fill_kernel()?.call(a.device(), args, None)?;
+            return Ok(());
+        }
+    }
+    let resolved = resolve(index)?;
+    let plan = advanced::plan(&Layout::of(a), &resolved.items)?;
+    let Some(offsets) = offsets(a, &plan, &resolved)? else {
+        return Err(Error::Index(
+            "assignment through an advanced index needs strides in whole elements".into(),
+        ));
+    };
+    let buffer = buffer_of(a)?.ok_or_else(|| {
+        Error::Index("assignment through an advanced index needs a buffer of whole elements".into())
+    })?;
+    let v = value_array(a, value)?;
+    let layout = for_assignment(&Layout::of(&v), &plan.shape).map_err(|_| {
+        Error::Value(format!(
+            "shape mismatch: value array of shape {} could not be broadcast to indexing result of shape {}",
+            crate::shape::dims_text(v.shape()),
+            crate::shape::dims_text(&plan.shape)
+        ))
+    })?;
+    let v = view(&v, &layout, 0)?;
+    if v.size() == 0 {
+        return Ok(());
+    }
+    let mut args: Vec<UserArg> = offset_args(offsets).into();
+    args.push(UserArg::Array(as_bits(&v)?));
+    args.push(UserArg::Array(buffer));
+    scatter_kernel()?.call(a.device(), args, None)?;
+    Ok(())
+}
+
+/// NumPy's rules for `a[mask] = value` with a mask of `a`'s whole shape.
+fn check_mask_value(mask: &Array, value: &Value) -> Result<()> {
+    let Value::Array(v) = value else {
+        return Ok(());
+    };
+    if v.ndim() > 1 {
+        return Err(Error::Value(format!(
+            "NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has {} dimensions",
+            v.ndim()
+        )));
+    }
+    if v.size() != 1 {
+        let count = compact(mask, None)?.size();
+        if v.size() != count {
+            return Err(Error::Value(format!(
+                "NumPy boolean array indexing assignment cannot assign {} input values to the {count} output values where the mask is true",
+                v.size()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `take(a, indices, axis)`: elements of `a` (flattened when `axis` is None) at `indices`.
+pub fn take(a: &Array, indices: Index, axis: Option<i64>) -> Result<Array> {
+    match axis {
+        None => getitem(&ravel(a, Order::C)?, &[indices]),
+        Some(axis) => {
+            let axis = normalize_axis(axis, a.ndim(), None)?;
+            let mut index = vec![Index::Slice(Slice::full()); axis];
+            index.push(indices);
+            getitem(a, &index)
+        }
+    }
+}

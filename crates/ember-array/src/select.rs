@@ -1,0 +1,177 @@
+//! `where(condition, x, y)`: elements of `x` where `condition` holds, else of `y`, broadcast
+//! together. The result's dtype is NumPy 2's `result_type(x, y)` from the generated tables
+//! (Python scalars weak, NEP 50); a weak Python int that does not fit it wraps, as in NumPy.
+//! One generated kernel converts each operand inline: no temporary copies.
+
+use ember_codegen::types::cast;
+use ember_codegen::{MapKernel, Operand as KernelOperand};
+use ember_core::{DType, Error, Result, Scalar};
+use ember_kernel::{dialect, param_bytes};
+
+use crate::array::Array;
+use crate::launch::run_map;
+use crate::result_type::result_type;
+use crate::shape::broadcast::broadcast_to;
+use crate::shape::{dims_text, view, Layout};
+use crate::ufunc::resolve::OperandType;
+
+/// A choice of `where`: an array, or a host scalar and how it takes part in promotion.
+#[derive(Clone, Debug)]
+pub enum Choice {
+    Array(Array),
+    Scalar(Scalar, OperandType),
+}
+
+impl Choice {
+    fn kind(&self) -> OperandType {
+        match self {
+            Choice::Array(a) => OperandType::Strong(a.dtype()),
+            Choice::Scalar(_, t) => *t,
+        }
+    }
+
+    fn shape(&self) -> &[usize] {
+        match self {
+            Choice::Array(a) => a.shape(),
+            Choice::Scalar(..) => &[],
+        }
+    }
+}
+
+/// The dtype `where(c, x, y)` gives.
+pub fn where_dtype(x: &Choice, y: &Choice) -> Result<DType> {
+    result_type(&[x.kind(), y.kind()])
+}
+
+/// The broadcast shape of the three operands, with NumPy's iterator error.
+fn common_shape(shapes: &[&[usize]]) -> Result<Vec<usize>> {
+    ember_core::shape::broadcast_shapes(shapes).map_err(|_| {
+        let listed: String = shapes
+            .iter()
+            .map(|s| format!("{} ", dims_text(s)))
+            .collect();
+        Error::Value(format!(
+            "operands could not be broadcast together with shapes {listed}"
+        ))
+    })
+}
+
+/// `where(condition, x, y)` on `condition`'s device (a non-boolean condition counts as
+/// true where it is non-zero).
+pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
+    let dtype = where_dtype(x, y)?;
+    let shape = common_shape(&[condition.shape(), x.shape(), y.shape()])?;
+    let device = condition.device();
+    let out = Array::empty(device, &shape, dtype)?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    let d = dialect(device);
+    let target: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
+    let stretched =
+        |a: &Array| -> Result<Array> { view(a, &broadcast_to(&Layout::of(a), &target)?, 0) };
+    let mut inputs = Vec::new();
+    let mut arrays = Vec::new();
+    let mut scalars = Vec::new();
+    let mut bytes = Vec::new();
+    let c = stretched(condition)?;
+    inputs.push(KernelOperand::new("c", c.dtype(), !c.is_c_contiguous()));
+    arrays.push(c);
+    let mut value_of = |name: &str, choice: &Choice| -> Result<String> {
+        Ok(match choice {
+            Choice::Array(a) => {
+                let a = stretched(a)?;
+                inputs.push(KernelOperand::new(name, a.dtype(), !a.is_c_contiguous()));
+                let expr = cast(name, a.dtype(), dtype, d);
+                arrays.push(a);
+                expr
+            }
+            Choice::Scalar(value, _) => {
+                scalars.push((name.to_string(), dtype));
+                bytes.push(param_bytes(*value, dtype).to_vec());
+                name.to_string()
+            }
+        })
+    };
+    let (xv, yv) = (value_of("x", x)?, value_of("y", y)?);
+    let test = cast("c", arrays[0].dtype(), DType::Bool, d);
+    let strided = !out.is_c_contiguous() || inputs.iter().any(|o| o.strided);
+    let name = format!(
+        "ember_where_{}_{}_{}_{}",
+        arrays[0].dtype().name(),
+        operand_name(x),
+        operand_name(y),
+        dtype.name()
+    );
+    let spec = MapKernel {
+        name,
+        inputs,
+        outputs: vec![KernelOperand::new("z", dtype, false)],
+        scalars,
+        ndim: if strided { shape.len() } else { 0 },
+        body: format!("z = {test} ? {xv} : {yv};"),
+    };
+    let mut operands: Vec<&Array> = arrays.iter().collect();
+    operands.push(&out);
+    run_map(&spec, &operands, &bytes, &shape)?;
+    Ok(out)
+}
+
+fn operand_name(c: &Choice) -> &'static str {
+    match c {
+        Choice::Array(a) => a.dtype().name(),
+        Choice::Scalar(..) => "scalar",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ember_core::dtype::Kind;
+
+    fn weak(k: Kind) -> Choice {
+        Choice::Scalar(Scalar::Int(1), OperandType::Weak(k))
+    }
+
+    fn strong(d: DType) -> Choice {
+        Choice::Scalar(Scalar::Int(1), OperandType::Strong(d))
+    }
+
+    #[test]
+    fn dtype_is_numpy_s_result_type() {
+        assert_eq!(
+            where_dtype(&strong(DType::I8), &weak(Kind::Int)).unwrap(),
+            DType::I8
+        );
+        assert_eq!(
+            where_dtype(&strong(DType::I8), &weak(Kind::Float)).unwrap(),
+            DType::F64
+        );
+        assert_eq!(
+            where_dtype(&strong(DType::F16), &weak(Kind::Complex)).unwrap(),
+            DType::C64
+        );
+        assert_eq!(
+            where_dtype(&weak(Kind::Int), &weak(Kind::Int)).unwrap(),
+            DType::I64
+        );
+        assert_eq!(
+            where_dtype(&strong(DType::Bool), &strong(DType::Bool)).unwrap(),
+            DType::Bool
+        );
+        assert_eq!(
+            where_dtype(&strong(DType::U8), &strong(DType::I8)).unwrap(),
+            DType::I16
+        );
+    }
+
+    #[test]
+    fn broadcast_errors_list_every_operand() {
+        let err = common_shape(&[&[2], &[3], &[]]).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "operands could not be broadcast together with shapes (2,) (3,) () "
+        );
+        assert_eq!(common_shape(&[&[2, 1], &[3], &[]]).unwrap(), vec![2, 3]);
+    }
+}

@@ -59,3 +59,12 @@ def no_fusion():
     before = ember._ember.set_fusion(False, 1, 1)
     yield
     ember._ember.set_fusion(*before)
+
+
+def nvrtc_or_skip():
+    try:
+        return ember._ember.nvrtc_version()
+    except ember.BackendUnavailableError as e:
+        if os.environ.get("EMBER_REQUIRE_NVRTC") == "1":
+            raise AssertionError(f"NVRTC is required here (EMBER_REQUIRE_NVRTC=1): {e}") from e
+        pytest.skip(f"NVRTC not installed: {e}")

@@ -395,7 +395,7 @@ def test_automatic_coarsening_leaves_small_and_opencl_launches_alone(rng, coarse
 
 
 def test_coarsened_cuda_c_compiles_through_nvrtc():
-    from test_nvrtc import nvrtc_or_skip
+    from conftest import nvrtc_or_skip
 
     nvrtc_or_skip()
     cases = [

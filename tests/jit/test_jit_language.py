@@ -1434,7 +1434,7 @@ def test_several_signatures_pick_the_first_that_fits(rng):
 
 
 def test_generated_cuda_c_compiles_through_nvrtc():
-    from test_nvrtc import nvrtc_or_skip
+    from conftest import nvrtc_or_skip
 
     nvrtc_or_skip()
     kernels = [

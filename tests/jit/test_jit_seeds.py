@@ -192,8 +192,8 @@ def test_guvectorize_loops_over_outer_dimensions():
 
 
 def test_generated_cuda_c_of_the_seed_kernels_compiles_through_nvrtc():
+    from conftest import nvrtc_or_skip
     from ember._jit import kernel_source
-    from test_nvrtc import nvrtc_or_skip
 
     nvrtc_or_skip()
     cases = [

@@ -1,21 +1,12 @@
 """ember's generated CUDA C compiles through NVRTC to cubin for sm_90, with no GPU needed."""
 
-import os
 
 import ember
 import pytest
+from conftest import nvrtc_or_skip
 from ember.testing import ALL_DTYPES
 
 native = ember._ember
-
-
-def nvrtc_or_skip():
-    try:
-        return native.nvrtc_version()
-    except ember.BackendUnavailableError as e:
-        if os.environ.get("EMBER_REQUIRE_NVRTC") == "1":
-            raise AssertionError(f"NVRTC is required here (EMBER_REQUIRE_NVRTC=1): {e}") from e
-        pytest.skip(f"NVRTC not installed: {e}")
 
 
 def test_every_copy_and_fill_kernel_compiles_to_sm90_cubin():

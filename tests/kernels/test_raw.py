@@ -59,7 +59,7 @@ extern "C" __global__ void parent(float* x, int n) {
 def test_test_sources_compile_through_nvrtc():
     """The CUDA C of the GPU tests compiles here too (NVRTC needs no GPU); a kernel launching
     kernels is compiled as relocatable code."""
-    from test_nvrtc import nvrtc_or_skip
+    from conftest import nvrtc_or_skip
 
     nvrtc_or_skip()
     for src, name, opts in ((ADD, "add", []), (MODULE, "module", ["-std=c++17"]), (DYNAMIC, "dynamic", [])):

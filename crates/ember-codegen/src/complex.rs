@@ -73,12 +73,18 @@ static __device__ inline @C@ ember_cdiv@S@(@C@ a, @C@ b) {
   }
   @R@ rat = b.x / b.y, scl = (@R@)1 / (b.y + b.x * rat);
   return @MK@((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl); }
-static __device__ inline @R@ ember_cabs@S@(@C@ a) { return hypot(a.x, a.y); }
+static __device__ inline @R@ ember_hypot@S@(@R@ x, @R@ y) {
+  @R@ h = hypot(x, y);
+  if (!isinf(h) || isinf(x) || isinf(y)) return h;
+  /* CUDA's hypot overflows for (DBL_MAX, 1): the larger part times the root of 1 + r^2. */
+  @R@ m = fmax(fabs(x), fabs(y)), r = fmin(fabs(x), fabs(y)) / m;
+  return m * sqrt(1 + r * r); }
+static __device__ inline @R@ ember_cabs@S@(@C@ a) { return ember_hypot@S@(a.x, a.y); }
 static __device__ inline @C@ ember_crecip@S@(@C@ z) {
   if (fabs(z.y) <= fabs(z.x)) { @R@ q = z.y / z.x, d = z.x + z.y * q; return @MK@((@R@)1 / d, -q / d); }
   @R@ q = z.x / z.y, d = z.x * q + z.y; return @MK@(q / d, (@R@)-1 / d); }
 static __device__ inline @C@ ember_csign@S@(@C@ z) {
-  @R@ m = hypot(z.x, z.y);
+  @R@ m = ember_hypot@S@(z.x, z.y);
   if (isinf(m)) {
     if (isinf(z.x) && isinf(z.y)) return @MK@(@NAN@, @NAN@);
     if (isinf(z.x)) return @MK@(copysign((@R@)1, z.x), 0);
@@ -129,7 +135,14 @@ static __device__ inline @C@ ember_cexp@S@(@C@ z) {
   if (z.y == 0) return @MK@(exp(z.x), z.y);
   if (isinf(z.x) && !isfinite(z.y)) return z.x > 0 ? @MK@(z.x, z.y - z.y) : @MK@(0, 0);
   @R@ e = exp(z.x); return @MK@(e * cos(z.y), e * sin(z.y)); }
-static __device__ inline @C@ ember_clog@S@(@C@ z) { return @MK@(log(hypot(z.x, z.y)), atan2(z.y, z.x)); }
+static __device__ inline @C@ ember_clog@S@(@C@ z) {
+  @R@ h = hypot(z.x, z.y);
+  if (isinf(h) && isfinite(z.x) && isfinite(z.y)) {
+    /* |z| past the largest value: log of the larger part plus log(1 + r^2) / 2. */
+    @R@ m = fmax(fabs(z.x), fabs(z.y)), r = fmin(fabs(z.x), fabs(z.y)) / m;
+    return @MK@(log(m) + (@R@)0.5 * log1p(r * r), atan2(z.y, z.x));
+  }
+  return @MK@(log(h), atan2(z.y, z.x)); }
 static __device__ inline @C@ ember_clog2@S@(@C@ z) { @C@ l = ember_clog@S@(z); return @MK@(l.x / @LN2@, l.y / @LN2@); }
 static __device__ inline @C@ ember_clog10@S@(@C@ z) { @C@ l = ember_clog@S@(z); return @MK@(l.x / @LN10@, l.y / @LN10@); }
 static __device__ inline @C@ ember_csqrt@S@(@C@ z) {

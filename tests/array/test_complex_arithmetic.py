@@ -1,6 +1,6 @@
-"""Complex division is one device function (Smith's, as NumPy divides) for every frontend:
-ufuncs, fusion, ElementwiseKernel and ``@cuda.jit`` kernels give the same quotient, and
-NumPy's, where the naive formula overflows or underflows (``|b|**2`` out of range)."""
+"""Complex arithmetic is the prelude's: one definition for every frontend. Division is Smith's, as
+NumPy divides, so ufuncs, fusion, ElementwiseKernel and ``@cuda.jit`` kernels give the same quotient,
+and NumPy's, where the naive formula overflows or underflows (``|b|**2`` out of range)."""
 
 from __future__ import annotations
 
@@ -86,3 +86,18 @@ def test_elementwise_kernel_snippet_divides_as_arrays_do():
     arrays = (ember.asarray(a) / ember.asarray(b)).get()
     same_values(got, arrays, rtol=4 * np.finfo(np.float64).eps)
     np.testing.assert_allclose(got[:2], 1, rtol=1e-6)  # naive division: nan
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_magnitude_sign_and_log_of_the_largest_values_do_not_overflow(dtype):
+    """|z| of the largest finite values is finite, as NumPy's hypot gives it (CUDA's hypot
+    overflows for (DBL_MAX, 1))."""
+    big = np.finfo(dtype).max
+    z = np.array([complex(big, -1), complex(-1, big), complex(big, big / 4), complex(big, 0), 3 + 4j], dtype)
+    e = ember.asarray(z)
+    np.testing.assert_allclose(ember.absolute(e).get(), np.abs(z), rtol=2 * np.finfo(dtype).eps)
+    np.testing.assert_allclose(ember.log(e).get(), np.log(z), rtol=2 * np.finfo(dtype).eps)
+    with np.errstate(over="ignore"):  # NumPy's own sign warns, and gets it right
+        want = np.sign(z)
+    np.testing.assert_allclose(ember.sign(e).get(), want, rtol=2 * np.finfo(dtype).eps,
+                               atol=2 * float(np.finfo(dtype).smallest_subnormal))

@@ -2,7 +2,7 @@
 //! values are NumPy's to the bit).
 
 use ember_codegen::types::{
-    cast, complex_product_parts, component, param_dtype, round_half_in_place, value_type,
+    cast, complex_product_parts, component, param_dtype, round_in_place, value_type,
 };
 use ember_codegen::{Dialect, MapKernel, Operand};
 use ember_core::{DType, Result, Scalar};
@@ -78,13 +78,11 @@ fn part_params(
 }
 
 /// Statements making `{var}_re`, `{var}_im` (of `compute`'s part type `rt`) from expressions
-/// `re`, `im`, rounded to float16 when `compute` is float16 (its values live in float).
+/// `re`, `im`, rounded to a narrow float `compute` (float16: its values live in float).
 fn assign_parts(var: &str, re: &str, im: &str, compute: DType, dialect: Dialect) -> String {
     let rt = value_type(component(compute), dialect);
     let mut s = format!("{rt} {var}_re = {re}, {var}_im = {im};");
-    if compute == DType::F16 {
-        s += &round_half_in_place(dialect, &format!("{var}_re"));
-    }
+    s += &round_in_place(compute, dialect, &format!("{var}_re"));
     s
 }
 

@@ -396,8 +396,8 @@ fn vector_product(p: &Product) -> Result<()> {
     };
     let (mut x, mut y) = (view(&p.a, p.a.col)?, view(&p.b, p.b.row)?);
     // float16 products and sums are formed in float32, as NumPy's matmul does.
-    let work = if dtype == DType::F16 {
-        DType::F32
+    let work = if dtype.is_narrow() {
+        dtype.compute()
     } else {
         dtype
     };
@@ -610,8 +610,8 @@ fn run_tiled(p: &Product) -> Result<()> {
     let k_chunk = p.k.div_ceil(splits).div_ceil(tile.depth) * tile.depth;
     splits = p.k.div_ceil(k_chunk);
     // Partial sums of a split product are kept in the type they accumulate in.
-    let partial = if dtype == DType::F16 {
-        DType::F32
+    let partial = if dtype.is_narrow() {
+        dtype.compute()
     } else {
         dtype
     };

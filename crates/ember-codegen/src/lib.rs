@@ -6,6 +6,7 @@
 pub mod compact;
 pub mod complex;
 pub mod dialect;
+pub mod dtypes;
 pub mod elementwise;
 pub mod matmul;
 pub mod philox;

@@ -4,6 +4,7 @@ use ember_core::DType;
 
 use crate::complex::complex_arithmetic;
 use crate::dialect::Dialect;
+use crate::dtypes::pick;
 
 const CUDA_COMPLEX_TYPES: &str = r#"// Trivially constructible (so they may live in __shared__), convertible from a real number.
 struct __align__(8) ember_c64 { float x, y; ember_c64() = default; __device__ ember_c64(double re, double im = 0) : x((float)re), y((float)im) {} };
@@ -25,10 +26,6 @@ EMBER_COMPLEX_OPS(ember_c64, float, 64)
 EMBER_COMPLEX_OPS(ember_c128, double, 128)
 "#;
 
-const CUDA_HALF: &str = r#"static __device__ __forceinline__ float ember_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
-static __device__ __forceinline__ unsigned short ember_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
-"#;
-
 const OPENCL_BASE: &str = r#"#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 // CUDA's function qualifiers mean nothing here: preambles written for CUDA compile as they are.
 #define __device__
@@ -47,13 +44,19 @@ pub fn prelude(dialect: Dialect) -> String {
     prelude_for(dialect, DType::ALL.iter().copied())
 }
 
-/// The prelude a kernel over `dtypes` needs: the complex and float16 helpers only when one of
-/// them appears (less source is a faster compile).
+/// The prelude a kernel over `dtypes` needs: the complex and narrow-float helpers only when one
+/// of them appears (less source is a faster compile).
 pub fn prelude_for(dialect: Dialect, dtypes: impl IntoIterator<Item = DType>) -> String {
-    let (mut complex, mut half) = (false, false);
+    let mut complex = false;
+    // The device code narrow floats' conversions call, once each.
+    let mut narrow: Vec<(&str, &str)> = Vec::new();
     for d in dtypes {
-        complex |= matches!(d, DType::C64 | DType::C128);
-        half |= d == DType::F16;
+        complex |= d.is_complex();
+        if let Some(p) = crate::dtypes::narrow(d).and_then(|n| pick(n.prelude, dialect)) {
+            if !narrow.contains(&p) {
+                narrow.push(p);
+            }
+        }
     }
     let mut s = String::from(match dialect {
         Dialect::Cuda => "// ember prelude (CUDA)\n",
@@ -68,8 +71,8 @@ pub fn prelude_for(dialect: Dialect, dtypes: impl IntoIterator<Item = DType>) ->
     if complex {
         piece("EMBER_PRELUDE_COMPLEX", &complex_piece(dialect));
     }
-    if half && dialect == Dialect::Cuda {
-        piece("EMBER_PRELUDE_HALF", CUDA_HALF);
+    for (guard, text) in narrow {
+        piece(guard, text);
     }
     s
 }

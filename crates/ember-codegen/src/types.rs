@@ -1,88 +1,95 @@
 //! C types of ember's dtypes, and conversions between them.
 //!
 //! Every dtype has a *storage* type (how an element sits in memory) and a *value* type (what
-//! arithmetic uses): they differ for float16 (stored as 16 bits, computed as `float`) and bool
-//! (stored as a byte, 0 or 1).
+//! arithmetic uses): they differ for the narrow floats (float16: stored as 16 bits, computed as
+//! `float`) and bool (stored as a byte, 0 or 1). The facts are the rows of `dtypes.rs`.
 
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
 use crate::dialect::Dialect;
+use crate::dtypes::{columns, fill, narrow, pick};
 
 /// How an element is stored.
 pub fn storage_type(dtype: DType, dialect: Dialect) -> &'static str {
-    match (dtype, dialect) {
-        (DType::Bool, _) | (DType::U8, _) => "unsigned char",
-        (DType::I8, _) => "signed char",
-        (DType::I16, _) => "short",
-        (DType::U16, _) | (DType::F16, _) => "unsigned short",
-        (DType::I32, _) => "int",
-        (DType::U32, _) => "unsigned int",
-        (DType::I64, Dialect::Cuda) => "long long",
-        (DType::I64, Dialect::OpenCl) => "long",
-        (DType::U64, Dialect::Cuda) => "unsigned long long",
-        (DType::U64, Dialect::OpenCl) => "ulong",
-        (DType::F32, _) => "float",
-        (DType::F64, _) => "double",
-        (DType::C64, _) => "ember_c64",
-        (DType::C128, _) => "ember_c128",
-    }
+    pick(columns(dtype).storage, dialect)
 }
 
-/// What arithmetic on an element uses (and the type of scalar kernel parameters).
+/// What arithmetic on an element uses (and the type of scalar kernel parameters): a narrow
+/// float's compute type, else its storage.
 pub fn value_type(dtype: DType, dialect: Dialect) -> &'static str {
-    match dtype {
-        DType::F16 => "float",
-        _ => storage_type(dtype, dialect),
-    }
+    storage_type(dtype.compute(), dialect)
 }
 
 /// The dtype whose bytes a scalar parameter of `dtype` is passed as.
 pub fn param_dtype(dtype: DType) -> DType {
-    match dtype {
-        DType::F16 => DType::F32,
-        d => d,
-    }
+    dtype.compute()
 }
 
-/// Reads the element at pointer expression `ptr` as a value.
+/// The address space of the global pointers generated kernels take.
+fn global(dialect: Dialect) -> &'static str {
+    pick(("", "__global "), dialect)
+}
+
+/// Reads the element at pointer expression `ptr` (global memory) as a value.
 pub fn load(dtype: DType, dialect: Dialect, ptr: &str) -> String {
-    match (dtype, dialect) {
-        (DType::F16, Dialect::Cuda) => format!("ember_h2f(*({ptr}))"),
-        (DType::F16, Dialect::OpenCl) => format!("vload_half(0, (__global const half*)({ptr}))"),
-        (DType::Bool, _) => format!("(unsigned char)(*({ptr}) != 0)"),
+    if let Some(code) = load_narrow(dtype, dialect, ptr, global(dialect)) {
+        return code;
+    }
+    match dtype {
+        DType::Bool => format!("(unsigned char)(*({ptr}) != 0)"),
         _ => format!("*({ptr})"),
     }
 }
 
-/// Statement writing `value` to the element at pointer expression `ptr`.
+/// Statement writing `value` to the element at pointer expression `ptr` (global memory).
 pub fn store(dtype: DType, dialect: Dialect, ptr: &str, value: &str) -> String {
-    match (dtype, dialect) {
-        (DType::F16, Dialect::Cuda) => format!("*({ptr}) = ember_f2h({value});"),
-        (DType::F16, Dialect::OpenCl) => {
-            format!("vstore_half_rte({value}, 0, (__global half*)({ptr}));")
-        }
-        _ => format!("*({ptr}) = {value};"),
+    store_narrow(dtype, dialect, ptr, global(dialect), value)
+        .unwrap_or_else(|| format!("*({ptr}) = {value};"))
+}
+
+/// A narrow float's element at `ptr` in address space `space` as a float; `None` for others.
+pub fn load_narrow(dtype: DType, dialect: Dialect, ptr: &str, space: &str) -> Option<String> {
+    narrow(dtype).map(|n| fill(pick(n.load, dialect), ptr, space, ""))
+}
+
+/// The statement storing float `value` as a narrow float at `ptr` in `space`; `None` for others.
+pub fn store_narrow(
+    dtype: DType,
+    dialect: Dialect,
+    ptr: &str,
+    space: &str,
+    value: &str,
+) -> Option<String> {
+    narrow(dtype).map(|n| fill(pick(n.store, dialect), ptr, space, value))
+}
+
+/// The device function rounding a float to narrow float `dtype` (its `round_fn`), declared
+/// with `qualifier`; empty for other dtypes.
+pub fn round_function(dtype: DType, dialect: Dialect, qualifier: &str) -> String {
+    match narrow(dtype) {
+        Some(n) => format!(
+            "{qualifier} float {}(float x) {{ {} return x; }}\n",
+            n.round_fn,
+            round_in_place(dtype, dialect, "x")
+        ),
+        None => String::new(),
     }
 }
 
-/// The device function `ember_round_half(float x)`, declared with `qualifier`: `x` rounded to
-/// the nearest float16 (ties to even), as a store rounds it. float16 values live in float, so
-/// code that keeps one between operations rounds it after each, as float16 hardware does.
-pub fn round_half_function(dialect: Dialect, qualifier: &str) -> String {
-    format!(
-        "{qualifier} float ember_round_half(float x) {{ {} return x; }}\n",
-        round_half_in_place(dialect, "x")
-    )
+/// The call rounding float expression `value` to narrow float `dtype` ([`round_function`]);
+/// `value` itself for other dtypes.
+pub fn round_call(dtype: DType, value: &str) -> String {
+    match narrow(dtype) {
+        Some(n) => format!("{}({value})", n.round_fn),
+        None => value.to_string(),
+    }
 }
 
-/// A statement rounding float variable `var` to the nearest float16 (ties to even) in place,
-/// as [`round_half_function`] does (for code that cannot define functions).
-pub fn round_half_in_place(dialect: Dialect, var: &str) -> String {
-    match dialect {
-        Dialect::Cuda => format!("{{ unsigned short _h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(_h) : \"f\"({var})); asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"({var}) : \"h\"(_h)); }}"),
-        Dialect::OpenCl => format!("{{ ushort _h; vstore_half_rte({var}, 0, (half*)&_h); {var} = vload_half(0, (const half*)&_h); }}"),
-    }
+/// Statements rounding float variable `var` to narrow float `dtype` in place (for code that
+/// cannot define functions); empty for other dtypes.
+pub fn round_in_place(dtype: DType, dialect: Dialect, var: &str) -> String {
+    narrow(dtype).map_or(String::new(), |n| fill(pick(n.round, dialect), "", "", var))
 }
 
 /// Converts a value expression of `from` to a value of `to`, as NumPy's `astype` does

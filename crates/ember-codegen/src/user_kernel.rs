@@ -250,8 +250,9 @@ impl Snippets {
                         load(p.dtype, dialect, &ptr)
                     );
                 }
-                Role::Output if p.dtype == DType::F16 => {
-                    // float16 is computed as float: read, let the snippet assign, write back.
+                Role::Output if p.dtype.is_narrow() => {
+                    // A narrow float is computed as float: read, let the snippet assign, write
+                    // back.
                     let _ = writeln!(
                         open,
                         "{indent}{vt} {} = {};",

@@ -120,6 +120,44 @@ impl DType {
         }
     }
 
+    /// The dtype arithmetic on its elements is done in: float16 is stored narrow and computed
+    /// in float32 (rounded back after each operation); every other dtype computes in itself.
+    pub fn compute(self) -> DType {
+        match self {
+            DType::F16 => DType::F32,
+            d => d,
+        }
+    }
+
+    /// True for a float stored in fewer bits than it computes in (float16).
+    pub fn is_narrow(self) -> bool {
+        self.compute() != self
+    }
+
+    /// `v` as the bits of a narrow float, rounded to nearest even; `None` for other dtypes.
+    pub fn narrow_bits(self, v: f64) -> Option<u16> {
+        match self {
+            DType::F16 => Some(half::f16::from_f64(v).to_bits()),
+            _ => None,
+        }
+    }
+
+    /// The value of a narrow float's `bits`; `None` for other dtypes.
+    pub fn from_narrow_bits(self, bits: u16) -> Option<f64> {
+        match self {
+            DType::F16 => Some(half::f16::from_bits(bits).to_f64()),
+            _ => None,
+        }
+    }
+
+    /// `v` rounded to the nearest value of a narrow float (as NumPy converts a Python float to
+    /// float16: `1e5` becomes `inf`); `v` itself for other dtypes.
+    pub fn round_narrow(self, v: f64) -> f64 {
+        self.narrow_bits(v)
+            .and_then(|b| self.from_narrow_bits(b))
+            .unwrap_or(v)
+    }
+
     /// The unsigned integer type as wide as `self` (for wrapping arithmetic on its bits).
     pub fn unsigned_twin(self) -> DType {
         match self.itemsize() {

@@ -37,7 +37,7 @@ impl Scalar {
         };
         match dtype {
             DType::Bool => vec![(re != 0.0 || im != 0.0) as u8],
-            DType::F16 => half::f16::from_f64(re).to_bits().to_le_bytes().to_vec(),
+            d if d.is_narrow() => d.narrow_bits(re).unwrap_or(0).to_le_bytes().to_vec(),
             DType::F32 => (re as f32).to_le_bytes().to_vec(),
             DType::F64 => re.to_le_bytes().to_vec(),
             DType::C64 => [(re as f32).to_le_bytes(), (im as f32).to_le_bytes()].concat(),

@@ -102,9 +102,9 @@ pub enum Helper {
     LaneId,
     /// The launch's dynamic shared memory (`cuda.shared.array(0, dtype)`).
     DynamicShared,
-    /// `ember_round_half(x)`: a float rounded to the nearest float16 (float16 arithmetic is
+    /// A float rounded to the nearest value of a narrow float dtype (float16 arithmetic is
     /// done in float and rounded after every operation, as float16 hardware rounds).
-    RoundHalf,
+    Round(DType),
     /// Device functions written elsewhere (a ufunc's helpers), as they are.
     Text(String),
 }
@@ -177,7 +177,7 @@ impl Helper {
             }
             Helper::Atomic(op, d, space) => atomic(*op, *d, *space, dialect),
             Helper::Cas(d, space) => cas(*d, *space, dialect),
-            Helper::RoundHalf => ember_codegen::types::round_half_function(dialect, dev),
+            Helper::Round(d) => ember_codegen::types::round_function(*d, dialect, dev),
             Helper::Text(text) => text.clone(),
             Helper::LaneId => match dialect {
                 Dialect::Cuda => format!("{dev} int ember_laneid(void) {{ unsigned int l; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return (int)l; }}\n"),

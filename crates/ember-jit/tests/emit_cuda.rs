@@ -148,7 +148,7 @@ fn signed_integer_arithmetic_is_done_unsigned_so_it_wraps() {
 fn float16_is_stored_as_bits_and_rounded_after_each_operation() {
     let src = cuda("half_precision", &["float16[:]", "float16[:]"]);
     let body = kernel_body(&src, "half_precision");
-    assert!(body.contains("ember_h2f(*((unsigned short*)"), "{body}");
+    assert!(body.contains("ember_h2f(*(((unsigned short*)"), "{body}");
     assert!(body.contains("= ember_f2h(ember_round_half(("), "{body}");
 }
 

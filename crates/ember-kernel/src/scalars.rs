@@ -10,14 +10,14 @@ use ember_core::{DType, Error, Result, Scalar};
 pub type ScalarBytes = smallvec::SmallVec<[u8; 16]>;
 
 /// `value` as the parameter of a generated kernel that takes a `dtype`, converted as NumPy's
-/// `astype` converts: float16 travels as a float holding the nearest float16 (NumPy converts
-/// first: `1e5` becomes `inf`).
+/// `astype` converts: a narrow float (float16) travels as a float holding the nearest value of
+/// its dtype (NumPy converts first: `1e5` becomes `inf`).
 pub fn param_bytes(value: Scalar, dtype: DType) -> ScalarBytes {
-    let value = match (dtype, value) {
-        (DType::F16, Scalar::Float(v)) => Scalar::Float(half::f16::from_f64(v).to_f64()),
-        (DType::F16, Scalar::Int(v)) => Scalar::Float(half::f16::from_f64(v as f64).to_f64()),
-        (DType::F16, Scalar::UInt(v)) => Scalar::Float(half::f16::from_f64(v as f64).to_f64()),
-        (_, v) => v,
+    let value = match value {
+        Scalar::Float(v) if dtype.is_narrow() => Scalar::Float(dtype.round_narrow(v)),
+        Scalar::Int(v) if dtype.is_narrow() => Scalar::Float(dtype.round_narrow(v as f64)),
+        Scalar::UInt(v) if dtype.is_narrow() => Scalar::Float(dtype.round_narrow(v as f64)),
+        v => v,
     };
     let mut bytes = [0u8; 16];
     let n = value.write_bytes(param_dtype(dtype), &mut bytes);

@@ -116,13 +116,9 @@ pub fn sum_dtype(input: DType) -> DType {
     }
 }
 
-/// float16 is computed in float32, as NumPy does.
+/// A narrow float is computed in its compute type (float16 in float32), as NumPy does.
 fn computed_in(dtype: DType) -> DType {
-    if dtype == DType::F16 {
-        DType::F32
-    } else {
-        dtype
-    }
+    dtype.compute()
 }
 
 /// The dtypes NumPy uses for `op` on `input`, given the `dtype=` argument and the dtype of

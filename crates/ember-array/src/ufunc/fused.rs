@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use ember_codegen::prelude::complex_prelude;
-use ember_codegen::types::{cast, round_half_function, value_type};
+use ember_codegen::types::{cast, round_call, round_function, value_type};
 use ember_codegen::{Dialect, Param, Role, Snippets, UserMap};
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
@@ -144,14 +144,14 @@ pub fn fused_body(
                 (code, t, x.weak && y.weak)
             }
         };
-        // float16 values live in float: eager code rounds each result when it stores it, so
-        // a fused step rounds it too.
-        let code = if dtype == DType::F16 {
+        // Narrow float values live in float: eager code rounds each result when it stores it,
+        // so a fused step rounds it too.
+        let code = if dtype.is_narrow() {
             add_helpers(
                 &mut helpers,
-                &round_half_function(dialect, "static __device__"),
+                &round_function(dtype, dialect, "static __device__"),
             );
-            format!("ember_round_half({code})")
+            round_call(dtype, &code)
         } else {
             code
         };

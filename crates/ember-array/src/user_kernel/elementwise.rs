@@ -207,9 +207,9 @@ impl ElementwiseKernel {
 /// A raw array as the kernel indexes it: C-contiguous (an input that is not is copied; an
 /// output must be).
 pub(super) fn raw_operand(name: &str, a: &Array, writable: bool, dtype: DType) -> Result<Array> {
-    if dtype == DType::F16 {
+    if dtype.is_narrow() {
         return Err(Error::Type(format!(
-            "raw parameter '{name}' is float16, which a snippet cannot index directly (it is stored as 16-bit integers); make it a non-raw parameter or use float32"
+            "raw parameter '{name}' is {dtype}, which a snippet cannot index directly (it is stored as 16-bit integers); make it a non-raw parameter or use float32"
         )));
     }
     if a.is_c_contiguous() {

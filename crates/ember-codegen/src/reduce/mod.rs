@@ -230,8 +230,8 @@ fn extreme(dtype: DType, low: bool, dialect: Dialect) -> String {
     let inf = dialect.table().infinity;
     let lit = match (dtype, low) {
         // A float infinity converts exactly to double.
-        (DType::F16 | DType::F32 | DType::F64, true) => return format!("-{inf}"),
-        (DType::F16 | DType::F32 | DType::F64, false) => return inf.to_string(),
+        (d, true) if d.is_float() => return format!("-{inf}"),
+        (d, false) if d.is_float() => return inf.to_string(),
         (DType::Bool | DType::U8 | DType::U16 | DType::U32 | DType::U64, true) => "0",
         (DType::Bool, false) => "1",
         (DType::U8, false) => "255",
@@ -246,7 +246,8 @@ fn extreme(dtype: DType, low: bool, dialect: Dialect) -> String {
         (DType::I32, false) => "2147483647",
         (DType::I64, true) => "(-0x7fffffffffffffff - 1)",
         (DType::I64, false) => "0x7fffffffffffffff",
-        (DType::C64 | DType::C128, _) => "0",
+        // Floats returned above.
+        (_, _) => "0",
     };
     lit.to_string()
 }

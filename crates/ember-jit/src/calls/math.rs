@@ -240,7 +240,7 @@ impl FnCompiler<'_, '_> {
     fn float_type(&self, v: &Val, name: &str, span: Span) -> R<DType> {
         let d = self.scalar_arg(v, name, span)?;
         Ok(match d {
-            DType::F32 | DType::F16 => d,
+            _ if d.compute() == DType::F32 => d,
             _ if d.kind() == Kind::Complex => {
                 return at(
                     span,

@@ -1,6 +1,6 @@
 //! Arithmetic and unary operators, by Numba's typing rules.
 
-use ember_codegen::types::value_type;
+use ember_codegen::types::{round_call, value_type};
 use ember_codegen::Dialect;
 use ember_core::dtype::Kind;
 use ember_core::DType;
@@ -18,14 +18,14 @@ impl FnCompiler<'_, '_> {
         Ok(self.round_half(v))
     }
 
-    /// `v` rounded to float16 when it is a float16 value computed in float.
+    /// `v` rounded to its dtype when it is a narrow float (float16) computed in float.
     pub(crate) fn round_half(&mut self, v: Val) -> Val {
-        if v.ty != Ty::Scalar(DType::F16) {
+        let Some(d) = v.ty.scalar().filter(|d| d.is_narrow()) else {
             return v;
-        }
-        self.c.helpers.insert(Helper::RoundHalf);
+        };
+        self.c.helpers.insert(Helper::Round(d));
         let nonneg = v.nonneg;
-        Val::new(v.ty, format!("ember_round_half({})", v.code)).nonneg(nonneg)
+        Val::new(v.ty, round_call(d, &v.code)).nonneg(nonneg)
     }
 
     fn binop_unrounded(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
@@ -218,7 +218,7 @@ impl FnCompiler<'_, '_> {
     /// `f`; OpenCL overloads).
     pub(crate) fn math_name(&self, name: &str, t: DType) -> String {
         match (self.c.dialect, t) {
-            (Dialect::Cuda, DType::F32 | DType::F16) => format!("{name}f"),
+            (Dialect::Cuda, t) if t.compute() == DType::F32 => format!("{name}f"),
             _ => name.to_string(),
         }
     }

@@ -1,7 +1,7 @@
 //! Subscripts: array elements (offsets, negative indices wrapped, loads and stores per
 //! memory space) and tuple items.
 
-use ember_codegen::Dialect;
+use ember_codegen::types::{load_narrow, store_narrow};
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
@@ -225,26 +225,19 @@ impl FnCompiler<'_, '_> {
 
     /// Reads the element at pointer `p` in `space`.
     pub(crate) fn load_elem(&mut self, d: DType, space: Space, p: &str) -> String {
-        match (d, self.c.dialect) {
-            (DType::F16, Dialect::Cuda) => format!("ember_h2f(*{p})"),
-            (DType::F16, Dialect::OpenCl) => {
-                let q = self.c.qualifier(space);
-                format!("vload_half(0, ({q}const half*){p})")
-            }
-            (DType::Bool, _) => format!("((unsigned char)(*{p} != 0))"),
+        let q = self.c.qualifier(space);
+        if let Some(code) = load_narrow(d, self.c.dialect, p, q) {
+            return code;
+        }
+        match d {
+            DType::Bool => format!("((unsigned char)(*{p} != 0))"),
             _ => format!("(*{p})"),
         }
     }
 
     /// The statement writing value `code` to the element at pointer `p` in `space`.
     pub(crate) fn store_elem(&mut self, d: DType, space: Space, p: &str, code: &str) -> String {
-        match (d, self.c.dialect) {
-            (DType::F16, Dialect::Cuda) => format!("*{p} = ember_f2h({code});"),
-            (DType::F16, Dialect::OpenCl) => {
-                let q = self.c.qualifier(space);
-                format!("vstore_half_rte({code}, 0, ({q}half*){p});")
-            }
-            _ => format!("*{p} = {code};"),
-        }
+        let q = self.c.qualifier(space);
+        store_narrow(d, self.c.dialect, p, q, code).unwrap_or_else(|| format!("*{p} = {code};"))
     }
 }

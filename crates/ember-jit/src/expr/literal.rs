@@ -80,7 +80,7 @@ impl FnCompiler<'_, '_> {
     }
 
     pub(crate) fn float_literal(&self, x: f64, d: DType) -> String {
-        let f32 = d == DType::F32 || d == DType::F16;
+        let f32 = d.compute() == DType::F32;
         if x.is_nan() {
             return if f32 { "(0.0f/0.0f)" } else { "(0.0/0.0)" }.into();
         }

@@ -19,7 +19,7 @@ use std::sync::{Mutex, OnceLock};
 
 use ember_core::config::Config;
 use ember_core::dtype::Kind;
-use ember_core::{DType, Result, Scalar};
+use ember_core::{Result, Scalar};
 use ember_runtime::deferred as hook;
 use ember_runtime::{current_stream, Handle};
 
@@ -145,7 +145,7 @@ pub(super) fn wants(u: &Ufunc, found: &Loop, inputs: &[Operand], n: usize) -> bo
         Operand::Scalar(Scalar::UInt(_), OperandType::Weak(_)) => false,
         // A Python int beyond 64 bits travels as a float: the eager path converts it.
         Operand::Scalar(Scalar::Float(_), OperandType::Weak(Kind::Int)) => false,
-        Operand::Scalar(..) => found.0[k] != DType::F16,
+        Operand::Scalar(..) => !found.0[k].is_narrow(),
     })
 }
 

@@ -1,0 +1,145 @@
+//! The C columns of each dtype: how an element is stored in each dialect, and for the narrow
+//! floats (stored in fewer bits than they compute in, `DType::compute`) how stored bits become
+//! a value and back, how a value rounds to the dtype, and the device code that needs. Every
+//! emitter (ufuncs, fusion, reductions, ElementwiseKernel, `@jit`) reads these rows: a new
+//! dtype is a row here and one in ember-core's dtype table.
+//!
+//! Templates: `{p}` a pointer to the element, `{q}` its OpenCL address space (`__global `,
+//! `__local `; empty in CUDA), `{v}` a value or a float variable.
+
+use ember_core::DType;
+
+use crate::dialect::Dialect;
+
+/// One dtype's C facts, per dialect as `(CUDA, OpenCL)`.
+pub struct Columns {
+    pub dtype: DType,
+    /// How an element sits in memory.
+    pub storage: (&'static str, &'static str),
+    /// For a narrow float: its conversions.
+    pub narrow: Option<Narrow>,
+}
+
+/// A guarded piece of the prelude: (guard, text).
+pub type Piece = (&'static str, &'static str);
+
+/// A float stored narrow and computed in `float`.
+pub struct Narrow {
+    /// The stored element at `{p}` as a float value.
+    pub load: (&'static str, &'static str),
+    /// The statement storing float value `{v}` at `{p}`, rounded to nearest even.
+    pub store: (&'static str, &'static str),
+    /// Statements rounding float variable `{v}` to the dtype in place.
+    pub round: (&'static str, &'static str),
+    /// The device function rounding a float to the dtype (a float16 value lives in a float
+    /// between operations and is rounded after each, as float16 hardware rounds).
+    pub round_fn: &'static str,
+    /// Device functions the conversions call, per dialect.
+    pub prelude: (Option<Piece>, Option<Piece>),
+}
+
+const HALF_CUDA: &str = r#"static __device__ __forceinline__ float ember_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+static __device__ __forceinline__ unsigned short ember_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+"#;
+
+/// In `DType::ALL` order.
+const COLUMNS: &[Columns] = &[
+    plain(DType::Bool, "unsigned char", "unsigned char"),
+    plain(DType::I8, "signed char", "signed char"),
+    plain(DType::I16, "short", "short"),
+    plain(DType::I32, "int", "int"),
+    plain(DType::I64, "long long", "long"),
+    plain(DType::U8, "unsigned char", "unsigned char"),
+    plain(DType::U16, "unsigned short", "unsigned short"),
+    plain(DType::U32, "unsigned int", "unsigned int"),
+    plain(DType::U64, "unsigned long long", "ulong"),
+    Columns {
+        dtype: DType::F16,
+        storage: ("unsigned short", "unsigned short"),
+        narrow: Some(Narrow {
+            load: ("ember_h2f(*({p}))", "vload_half(0, ({q}const half*)({p}))"),
+            store: (
+                "*({p}) = ember_f2h({v});",
+                "vstore_half_rte({v}, 0, ({q}half*)({p}));",
+            ),
+            round: (
+                r#"{ unsigned short _h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(_h) : "f"({v})); asm("cvt.f32.f16 %0, %1;" : "=f"({v}) : "h"(_h)); }"#,
+                "{ ushort _h; vstore_half_rte({v}, 0, (half*)&_h); {v} = vload_half(0, (const half*)&_h); }",
+            ),
+            round_fn: "ember_round_half",
+            prelude: (Some(("EMBER_PRELUDE_HALF", HALF_CUDA)), None),
+        }),
+    },
+    plain(DType::F32, "float", "float"),
+    plain(DType::F64, "double", "double"),
+    plain(DType::C64, "ember_c64", "ember_c64"),
+    plain(DType::C128, "ember_c128", "ember_c128"),
+];
+
+const fn plain(dtype: DType, cuda: &'static str, opencl: &'static str) -> Columns {
+    Columns {
+        dtype,
+        storage: (cuda, opencl),
+        narrow: None,
+    }
+}
+
+/// The columns of `dtype`.
+pub fn columns(dtype: DType) -> &'static Columns {
+    &COLUMNS[dtype as usize]
+}
+
+/// The narrow-float columns of `dtype`, if it is one.
+pub fn narrow(dtype: DType) -> Option<&'static Narrow> {
+    columns(dtype).narrow.as_ref()
+}
+
+/// The entry of `pair` for `dialect`.
+pub fn pick<T: Copy>(pair: (T, T), dialect: Dialect) -> T {
+    match dialect {
+        Dialect::Cuda => pair.0,
+        Dialect::OpenCl => pair.1,
+    }
+}
+
+/// `template` with its pointer, address space and value filled in.
+pub fn fill(template: &str, p: &str, q: &str, v: &str) -> String {
+    template
+        .replace("{p}", p)
+        .replace("{q}", q)
+        .replace("{v}", v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_in_dtype_order_and_narrow_floats_compute_in_float32() {
+        for (k, &d) in DType::ALL.iter().enumerate() {
+            assert_eq!(COLUMNS[k].dtype, d);
+            assert_eq!(
+                COLUMNS[k].narrow.is_some(),
+                d.compute() != d,
+                "{d}: conversions exactly for the dtypes stored narrow"
+            );
+        }
+    }
+
+    #[test]
+    fn templates_fill_every_placeholder() {
+        for c in COLUMNS {
+            if let Some(n) = &c.narrow {
+                for t in [
+                    n.load.0, n.load.1, n.store.0, n.store.1, n.round.0, n.round.1,
+                ] {
+                    let filled = fill(t, "p", "__global ", "v");
+                    assert!(
+                        !["{p}", "{q}", "{v}"].iter().any(|h| filled.contains(h)),
+                        "{t}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -142,65 +142,10 @@ pub fn int_arith(a: DType, b: DType) -> DType {
     int_of(signed(a) || signed(b), width)
 }
 
-/// NumPy's `promote_types`, which Numba uses for every pair that is not two integers.
+/// NumPy's `promote_types`, which Numba uses for every pair that is not two integers: the
+/// table generated from NumPy (ember-codegen's ufuncs), the one array operations use.
 pub fn promote(a: DType, b: DType) -> DType {
-    use Kind::*;
-    if a == b {
-        return a;
-    }
-    let (ka, kb) = (a.kind(), b.kind());
-    match (ka, kb) {
-        (Bool, _) => b,
-        (_, Bool) => a,
-        (Int | UInt, Int | UInt) => {
-            let (sa, sb) = (ka == Int, kb == Int);
-            if sa == sb {
-                return int_of(sa, bits(a).max(bits(b)));
-            }
-            let (s, u) = if sa { (a, b) } else { (b, a) };
-            if bits(s) > bits(u) {
-                s
-            } else if bits(u) < 64 {
-                int_of(true, bits(u) * 2)
-            } else {
-                DType::F64
-            }
-        }
-        (Int | UInt, Float) | (Float, Int | UInt) => {
-            let (i, f) = if ka == Float { (b, a) } else { (a, b) };
-            // The float must hold every value of the integer exactly enough, as NumPy says.
-            let need = match bits(i) {
-                8 => 16,
-                16 => 32,
-                _ => 64,
-            };
-            float_of(bits(f).max(need))
-        }
-        (Float, Float) => float_of(bits(a).max(bits(b))),
-        (Complex, _) | (_, Complex) => {
-            let (c, o) = if ka == Complex { (a, b) } else { (b, a) };
-            let part = match o.kind() {
-                Complex => bits(o) / 2,
-                Float => bits(o),
-                Int | UInt if bits(o) <= 16 => 32,
-                Int | UInt => 64,
-                Bool => 32,
-            };
-            if (bits(c) / 2).max(part) > 32 {
-                DType::C128
-            } else {
-                DType::C64
-            }
-        }
-    }
-}
-
-fn float_of(bits: usize) -> DType {
-    match bits {
-        16 => DType::F16,
-        32 => DType::F32,
-        _ => DType::F64,
-    }
+    ember_codegen::ufuncs::resolve::promote(a, b)
 }
 
 /// The type both sides of an arithmetic operator are brought to (Numba's overload choice):

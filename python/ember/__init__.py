@@ -20,8 +20,7 @@ _ember.add_python_dirs(
     [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
 )
 
-from . import _dtypes, cuda, errors, random  # noqa: E402, F401  (ember.cuda and ember.random are public, as in CuPy)
-from ._advanced import nonzero, take  # noqa: E402
+from . import cuda, errors, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
 from ._creation import (  # noqa: E402
     arange,
     array,
@@ -41,9 +40,10 @@ from ._creation import (  # noqa: E402
     zeros_like,
 )
 from ._fusion import fuse  # noqa: E402
+from ._indexing import nonzero, take, where  # noqa: E402
 from ._interop import from_dlpack  # noqa: E402
 from ._jit.vectorize import guvectorize, vectorize  # noqa: E402
-from ._linalg import dot, inner, linalg, matmul, outer, vdot  # noqa: E402
+from ._linalg import dot, inner, matmul, outer, vdot  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
 from ._pinned import PinnedMemoryPool, empty_pinned, get_default_pinned_memory_pool  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
@@ -97,7 +97,7 @@ from ._shape import (  # noqa: E402
 )
 from ._triangles import eye, identity, tri, tril, triu  # noqa: E402
 from ._ufuncs import UFUNCS as _UFUNCS  # noqa: E402
-from ._ufuncs import clip, imag, real, ufunc, where  # noqa: E402  # noqa: E402
+from ._ufuncs import clip, imag, real, ufunc  # noqa: E402
 from ._user_kernels import ElementwiseKernel, ReductionKernel  # noqa: E402
 
 globals().update(_UFUNCS)  # add, subtract, ..., sqrt, ...: one ufunc object each
@@ -142,12 +142,6 @@ def __getattr__(name):
         return importlib.import_module(".cl", __name__)
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
-# The launch path recognises these types by identity, without Python-level checks.
-_ember.register_types(
-    ndarray,
-    _np.ndarray,
-    [(getattr(_np, n if n != "bool" else "bool_"), n) for n in _dtypes.SUPPORTED],
-)
 
 # The dtypes are NumPy's, as in CuPy.
 bool_ = _np.bool_

@@ -1,4 +1,9 @@
-"""Array creation, as NumPy and CuPy spell it."""
+"""Array creation, as NumPy and CuPy spell it, and the reading of shapes, memory orders and
+host data that creation shares with ``ndarray(...)``.
+
+This module sits below the ``ndarray`` class (whose constructor uses it): it makes arrays
+through the native module (``_ember.wrap``) and recognises them as ``_ember.ndarray`` (the class,
+registered there when it is defined)."""
 
 from __future__ import annotations
 
@@ -9,9 +14,55 @@ import warnings
 import numpy as np
 
 from . import _dtypes, _ember
-from ._ndarray import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, _wrap, ndarray
-from ._runtime import _local, current_device_id
-from ._ufuncs import UFUNCS
+from ._interop import _foreign_view
+from ._runtime import current_device_id
+
+
+def _shape_tuple(shape) -> tuple[int, ...]:
+    if type(shape) is int:
+        if shape < 0:
+            raise ValueError(f"negative dimensions are not allowed (shape ({shape},))")
+        return (shape,)
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(int(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+    if any(d < 0 for d in shape):
+        raise ValueError(f"negative dimensions are not allowed (shape {shape})")
+    return shape
+
+
+def _memory_order(order, like=None) -> str:
+    """'C' or 'F' for a new array: 'K' and 'A' follow ``like`` (Fortran-ordered only when it is
+    F- and not C-contiguous), else C."""
+    if order is None or order == "C" or order == "c":
+        return "C"
+    if order in ("F", "f"):
+        return "F"
+    if order in ("K", "A", "k", "a"):
+        if like is not None and like.flags.f_contiguous and not like.flags.c_contiguous:
+            return "F"
+        return "C"
+    raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def _in_order(make, shape, order: str):
+    """The native array ``make(shape)`` allocates, laid out in ``order`` ('C' or 'F')."""
+    if order == "C" or len(shape) < 2:
+        return make(shape)
+    native = make(shape[::-1])
+    return native.view(list(shape), list(native.strides)[::-1], 0, native.dtype)
+
+
+def _c_order(host: np.ndarray, dtype=None) -> np.ndarray:
+    """``host`` as a C-contiguous array of ``dtype``, keeping 0-d arrays 0-d."""
+    return np.asarray(host, dtype=dtype, order="C").reshape(host.shape)
+
+
+def _host_pointer(host: np.ndarray) -> int:
+    return host.__array_interface__["data"][0]
 
 
 def _scalar(value):
@@ -20,32 +71,33 @@ def _scalar(value):
         return value.item()
     if isinstance(value, np.ndarray) and value.ndim == 0:
         return value.item()
-    if isinstance(value, ndarray):
+    if isinstance(value, _ember.ndarray):
         return value.item()
     if isinstance(value, (bool, int, float, complex)):
         return value
     raise TypeError(f"expected a number, got {type(value).__name__}")
 
 
-def _from_host(host: np.ndarray) -> ndarray:
+def _from_host(host: np.ndarray):
     host = _c_order(host)
-    out = _wrap(_ember.empty(current_device_id(), list(host.shape), _dtypes.name_of(host.dtype)))
+    out = _ember.wrap(_ember.empty(current_device_id(), list(host.shape), _dtypes.name_of(host.dtype)))
     out._a.set_from_host(_host_pointer(host), host.nbytes)
     return out
 
 
-def empty(shape, dtype=float, order="C") -> ndarray:
+def empty(shape, dtype=float, order="C"):
     """An uninitialised array (C- or Fortran-ordered)."""
     if order != "C":
-        name, device = _dtypes.name_of(dtype), _local.device
-        return _wrap(_in_order(lambda s: _ember.empty(device, s, name), _shape_tuple(shape), _memory_order(order)))
+        name, device = _dtypes.name_of(dtype), current_device_id()
+        native = _in_order(lambda s: _ember.empty(device, s, name), _shape_tuple(shape), _memory_order(order))
+        return _ember.wrap(native)
     # The hot path of every allocation: no argument handling beyond what is needed.
-    return _wrap(_ember.empty(_local.device, _shape_tuple(shape), _dtypes.name_of(dtype)))
+    return _ember.wrap(_ember.empty(current_device_id(), _shape_tuple(shape), _dtypes.name_of(dtype)))
 
 
-def full(shape, fill_value, dtype=None, order="C") -> ndarray:
+def full(shape, fill_value, dtype=None, order="C"):
     """An array filled with ``fill_value`` (dtype inferred from it as NumPy does)."""
-    if isinstance(fill_value, ndarray) or (isinstance(fill_value, np.ndarray) and fill_value.ndim > 0):
+    if isinstance(fill_value, _ember.ndarray) or (isinstance(fill_value, np.ndarray) and fill_value.ndim > 0):
         # An array value is broadcast into place on the device, as CuPy does (no read-back).
         out = empty(shape, fill_value.dtype if dtype is None else dtype, order=order)
         out[...] = fill_value
@@ -55,45 +107,45 @@ def full(shape, fill_value, dtype=None, order="C") -> ndarray:
     if type(value) is int and d.kind in "iub":
         np.full((), value, dtype=d)  # raises NumPy's OverflowError for a value out of range
     name, device = _dtypes.name_of(d), current_device_id()
-    return _wrap(_in_order(lambda s: _ember.full(device, list(s), name, value), _shape_tuple(shape),
+    return _ember.wrap(_in_order(lambda s: _ember.full(device, list(s), name, value), _shape_tuple(shape),
                            _memory_order(order)))
 
 
-def zeros(shape, dtype=float, order="C") -> ndarray:
+def zeros(shape, dtype=float, order="C"):
     return full(shape, 0, dtype=_dtypes.normalize(dtype), order=order)
 
 
-def ones(shape, dtype=float, order="C") -> ndarray:
+def ones(shape, dtype=float, order="C"):
     return full(shape, 1, dtype=_dtypes.normalize(dtype), order=order)
 
 
 def _like(a, dtype, shape, order):
     """The shape, dtype and memory order of an array like ``a`` ('K'/'A': ``a``'s order)."""
     return ((a.shape if shape is None else shape), (a.dtype if dtype is None else dtype),
-            _memory_order(order, a if isinstance(a, ndarray) else None))
+            _memory_order(order, a if isinstance(a, _ember.ndarray) else None))
 
 
-def empty_like(a, dtype=None, order="K", subok=None, shape=None) -> ndarray:
+def empty_like(a, dtype=None, order="K", subok=None, shape=None):
     shape, dtype, order = _like(a, dtype, shape, order)
     return empty(shape, dtype, order=order)
 
 
-def zeros_like(a, dtype=None, order="K", subok=None, shape=None) -> ndarray:
+def zeros_like(a, dtype=None, order="K", subok=None, shape=None):
     shape, dtype, order = _like(a, dtype, shape, order)
     return zeros(shape, dtype, order=order)
 
 
-def ones_like(a, dtype=None, order="K", subok=None, shape=None) -> ndarray:
+def ones_like(a, dtype=None, order="K", subok=None, shape=None):
     shape, dtype, order = _like(a, dtype, shape, order)
     return ones(shape, dtype, order=order)
 
 
-def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None) -> ndarray:
+def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None):
     shape, dtype, order = _like(a, dtype, shape, order)
     return full(shape, fill_value, dtype, order=order)
 
 
-def arange(start, stop=None, step=1, dtype=None) -> ndarray:
+def arange(start, stop=None, step=1, dtype=None):
     """Evenly spaced values in ``[start, stop)``, as ``numpy.arange``."""
     if stop is None:
         start, stop = 0, start
@@ -117,12 +169,12 @@ def arange(start, stop=None, step=1, dtype=None) -> ndarray:
     else:
         with np.errstate(all="ignore"):
             first, second = (v.item() for v in np.array([start, start + step]).astype(d))
-    return _wrap(_ember.arange(current_device_id(), first, second, n, _dtypes.name_of(d)))
+    return _ember.wrap(_ember.arange(current_device_id(), first, second, n, _dtypes.name_of(d)))
 
 
 def _bound(value):
     """A scalar bound as NumPy sees it: NumPy scalars and 0-d arrays keep their dtype."""
-    if isinstance(value, ndarray):
+    if isinstance(value, _ember.ndarray):
         value = value.get()
     if isinstance(value, np.ndarray) and value.ndim == 0:
         return value[()]
@@ -161,12 +213,12 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     else:
         scale = delta
     host = [np.asarray(v).astype(dt).item() for v in (start, stop, scale)]
-    out = _wrap(_ember.linspace(current_device_id(), num, bool(endpoint), *host, divisor, dt.name,
+    out = _ember.wrap(_ember.linspace(current_device_id(), num, bool(endpoint), *host, divisor, dt.name,
                                 _dtypes.name_of(d)))
     return (out, step) if retstep else out
 
 
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) -> ndarray:
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``base ** linspace(start, stop, num, endpoint)``, as ``numpy.logspace`` computes it; an
     array ``base`` gives one column per base."""
     if axis != 0:
@@ -176,11 +228,11 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) 
         base = asarray(base)
         y = y.reshape((-1,) + (1,) * base.ndim)
         base = base.reshape((1,) + base.shape)
-    out = UFUNCS["power"](base, y)
+    out = base ** y
     return out if dtype is None else out.astype(dtype, copy=False)
 
 
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> ndarray:
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``num`` values from ``start`` to ``stop`` in geometric progression, as
     ``numpy.geomspace`` computes them (the ends exact; negative and complex bounds too)."""
     if axis != 0:
@@ -204,12 +256,10 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> ndarray
     return result.astype(dtype, copy=False)
 
 
-def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0) -> ndarray:
+def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
     """An array holding a copy of ``obj`` (an ember array, a NumPy array, nested lists, a
     scalar, or an object with ``__cuda_array_interface__`` or ``__dlpack__``)."""
-    from ._interop import _foreign_view
-
-    if isinstance(obj, ndarray):
+    if isinstance(obj, _ember.ndarray):
         out = obj.astype(dtype if dtype is not None else obj.dtype, copy=copy)
     else:
         view = _foreign_view(obj)
@@ -224,21 +274,21 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0) -> ndarra
                 host = np.asarray(obj)
             d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.normalize(host.dtype)
             out = _from_host(np.asarray(host, dtype=d))
-    like = obj if isinstance(obj, (ndarray, np.ndarray)) else None
+    like = obj if isinstance(obj, _ember.ndarray) or isinstance(obj, np.ndarray) else None
     if out.ndim > 1 and _memory_order(order, like) == "F" and not out.flags.f_contiguous:
         out = out.copy(order="F")
     if ndmin > out.ndim:
-        out = _wrap(
+        out = _ember.wrap(
             out._a.view([1] * (ndmin - out.ndim) + list(out.shape), [0] * (ndmin - out.ndim) + list(out.strides),
                         out._a.offset, out._a.dtype)
         )
     return out
 
 
-def asarray(obj, dtype=None, order=None) -> ndarray:
+def asarray(obj, dtype=None, order=None):
     """``obj`` as an ember array: itself when it already is one (of that dtype), a view of
     device memory from ``__cuda_array_interface__``/``__dlpack__`` objects, else a copy."""
-    if isinstance(obj, ndarray):
+    if isinstance(obj, _ember.ndarray):
         out = obj if dtype is None or _dtypes.normalize(dtype) == obj.dtype else obj.astype(dtype)
         if order in ("F", "f") and out.ndim > 1 and not out.flags.f_contiguous:
             out = out.copy(order="F")
@@ -246,7 +296,7 @@ def asarray(obj, dtype=None, order=None) -> ndarray:
     return array(obj, dtype=dtype, copy=False, order="K" if order is None else order)
 
 
-def ascontiguousarray(a, dtype=None) -> ndarray:
+def ascontiguousarray(a, dtype=None):
     a = asarray(a, dtype=dtype)
     return a if a.flags.c_contiguous else a.copy()
 
@@ -254,9 +304,9 @@ def ascontiguousarray(a, dtype=None) -> ndarray:
 def asnumpy(a, stream=None, order="C", out=None, *, blocking=True) -> np.ndarray:
     """A NumPy array from ``a``: a copy from the device for ember arrays and other libraries'
     device arrays (``__cuda_array_interface__``), as CuPy's."""
-    if not isinstance(a, ndarray) and hasattr(a, "__cuda_array_interface__"):
+    if not isinstance(a, _ember.ndarray) and hasattr(a, "__cuda_array_interface__"):
         a = asarray(a)
-    if isinstance(a, ndarray):
+    if isinstance(a, _ember.ndarray):
         return a.get(stream=stream, order=order, out=out, blocking=blocking)
     result = np.asarray(a, order=order)
     if out is not None:

@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from . import _ember
-from ._ndarray import ndarray
+from ._runtime import backend
 from ._user_kernels import ElementwiseKernel
 
 _SCALAR_PARAM = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
@@ -91,7 +91,7 @@ class _Trace:
         scalar = _scalar_param(x)
         if scalar is not None:
             ref = self.parameter(*scalar)._ref
-        elif isinstance(x, (ndarray, np.ndarray)) or hasattr(x, "__cuda_array_interface__"):
+        elif isinstance(x, np.ndarray) or isinstance(x, _ember.ndarray) or hasattr(x, "__cuda_array_interface__"):
             raise TypeError(
                 f"{self.function_name} uses an array that is not one of its arguments; "
                 "a fused function can read only the arrays passed to it: add it as a parameter"
@@ -140,7 +140,7 @@ def tracing(*args) -> bool:
 def _signature(args) -> tuple:
     key = []
     for k, a in enumerate(args):
-        if isinstance(a, ndarray):
+        if isinstance(a, _ember.ndarray):
             key.append(a.dtype.name)
         elif _scalar_param(a) is not None:
             key.append(_scalar_param(a))
@@ -169,7 +169,7 @@ class Fusion:
         functools.update_wrapper(self, func)
 
     def __call__(self, *args):
-        if not any(isinstance(a, ndarray) for a in args):
+        if not any(isinstance(a, _ember.ndarray) for a in args):
             # As cupy.fuse does: with no device array the function runs as plain Python/NumPy.
             return self.func(*args)
         key = _signature(args)
@@ -180,10 +180,8 @@ class Fusion:
         return kernel(*args, *constants)
 
     def _compile(self, args):
-        from . import backend
-
         trace = _Trace(self.name)
-        stand_ins = [trace.parameter(a.dtype.name, weak=False) if isinstance(a, ndarray) else
+        stand_ins = [trace.parameter(a.dtype.name, weak=False) if isinstance(a, _ember.ndarray) else
                      trace.parameter(*_scalar_param(a)) for a in args]
         result = self.func(*stand_ins)
         tuple_result = isinstance(result, tuple)

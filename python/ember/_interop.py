@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtypes, _ember
-from ._ndarray import _wrap, ndarray
 from ._runtime import backend, current_device_id, get_current_stream
 
 _DL_CPU, _DL_CUDA = 1, 2
 
 
-def from_dlpack(x, *, device=None, copy=None) -> ndarray:
+def from_dlpack(x, *, device=None, copy=None):
     """An ember array viewing ``x``'s memory (an object with ``__dlpack__``, or a DLPack
     capsule), without copying. On the CUDA backend the tensor must be on the current GPU; on
     a CPU OpenCL device it must be in host memory (NumPy arrays work)."""
@@ -25,11 +24,11 @@ def from_dlpack(x, *, device=None, copy=None) -> ndarray:
             capsule = x.__dlpack__()
     else:
         capsule = x
-    arr = _wrap(_ember.from_dlpack_capsule(dev, capsule))
+    arr = _ember.wrap(_ember.from_dlpack_capsule(dev, capsule))
     return arr.copy() if copy else arr
 
 
-def _from_cuda_array_interface(obj) -> ndarray:
+def _from_cuda_array_interface(obj):
     cai = obj.__cuda_array_interface__
     if cai.get("mask") is not None:
         raise TypeError("masked __cuda_array_interface__ arrays are not supported")
@@ -40,7 +39,7 @@ def _from_cuda_array_interface(obj) -> ndarray:
     if cai.get("version", 0) >= 3 and cai.get("stream") is not None:
         # The producer's work may still be queued: wait for it before we use the memory.
         _ember.synchronize(current_device_id())
-    return _wrap(
+    return _ember.wrap(
         _ember.from_foreign(current_device_id(), address, list(shape),
                             None if strides is None else [int(s) for s in strides], _dtypes.name_of(dtype), obj)
     )

@@ -16,18 +16,18 @@ import math
 import numpy as np
 
 from . import _dtypes, _ember
-from ._ndarray import _wrap, ndarray
-from ._ufuncs import UFUNCS, _operand
+from ._creation import asarray
+from ._ufuncs import UFUNCS
 
-__all__ = ["dot", "inner", "linalg", "matmul", "outer", "vdot"]
+__all__ = ["dot", "inner", "matmul", "outer", "vdot"]
 
 _SCALARS = (bool, int, float, complex, np.generic)
 
 
-def _array(x, name: str) -> ndarray:
+def _array(x, name: str):
     """``x`` as an ember array: ember arrays as they are; Python scalars, lists and device
     arrays of other libraries converted; NumPy arrays refused (copy them explicitly)."""
-    if isinstance(x, ndarray):
+    if isinstance(x, _ember.ndarray):
         return x
     if isinstance(x, np.ndarray):
         raise TypeError(
@@ -35,8 +35,6 @@ def _array(x, name: str) -> ndarray:
             "with ember.asarray(x) first"
         )
     if isinstance(x, (*_SCALARS, list, tuple)) or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__"):
-        from ._creation import asarray
-
         return asarray(x)
     raise TypeError(f"Unsupported type {type(x)}: ember.{name} takes ember arrays")
 
@@ -44,17 +42,17 @@ def _array(x, name: str) -> ndarray:
 def _out(out):
     if out is None:
         return None
-    if not isinstance(out, ndarray):
+    if not isinstance(out, _ember.ndarray):
         raise TypeError(f"out must be an ember.ndarray, got {type(out).__name__}")
     return out._a
 
 
-def _product(a: ndarray, b: ndarray, dtype: np.dtype, out, conj_a=False) -> ndarray:
+def _product(a, b, dtype: np.dtype, out, conj_a=False):
     native = _ember.matmul(a._a, b._a, _dtypes.name_of(dtype), _out(out), conj_a)
-    return out if out is not None else _wrap(native)
+    return out if out is not None else _ember.wrap(native)
 
 
-def _check_inputs(a: ndarray, b: ndarray, dtype: np.dtype, casting: str):
+def _check_inputs(a, b, dtype: np.dtype, casting: str):
     for i, x in enumerate((a, b)):
         if not np.can_cast(x.dtype, dtype, casting):
             raise TypeError(
@@ -62,7 +60,7 @@ def _check_inputs(a: ndarray, b: ndarray, dtype: np.dtype, casting: str):
             )
 
 
-def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True) -> ndarray:
+def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True):
     """Matrix product of two arrays (NumPy's ``matmul``): batch axes broadcast, a 1-d operand
     is a row (first) or a column (second) whose axis the result drops. ``out`` may have a
     different dtype (cast with ``same_kind``) and broadcast batch axes."""
@@ -75,7 +73,7 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
     return _product(a, b, result, out)
 
 
-def _aligned_error(a: ndarray, b_shape, a_axis: int, b_axis: int) -> ValueError:
+def _aligned_error(a, b_shape, a_axis: int, b_axis: int) -> ValueError:
     def fmt(shape):
         return "(" + ",".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
@@ -85,7 +83,7 @@ def _aligned_error(a: ndarray, b_shape, a_axis: int, b_axis: int) -> ValueError:
     )
 
 
-def dot(a, b, out=None) -> ndarray:
+def dot(a, b, out=None):
     """Dot product (NumPy's ``dot``): the sum over the last axis of ``a`` and the
     second-to-last of ``b`` (the only one of a 1-d ``b``); a product when either is 0-d."""
     a, b = _array(a, "dot"), _array(b, "dot")
@@ -109,7 +107,7 @@ def dot(a, b, out=None) -> ndarray:
     return out
 
 
-def inner(a, b) -> ndarray:
+def inner(a, b):
     """Inner product over the last axes (NumPy's ``inner``); a product when either is 0-d."""
     a, b = _array(a, "inner"), _array(b, "inner")
     if a.ndim == 0 or b.ndim == 0:
@@ -126,48 +124,16 @@ def inner(a, b) -> ndarray:
     return value.reshape(*a.shape[:-1], *b.shape[:-1])
 
 
-def outer(a, b, out=None) -> ndarray:
+def outer(a, b, out=None):
     """Outer product of the flattened ``a`` and ``b`` (NumPy's ``outer``)."""
     a, b = _array(a, "outer"), _array(b, "outer")
     return UFUNCS["multiply"](a.reshape(-1, 1), b.reshape(1, -1), out=out)
 
 
-def vdot(a, b) -> ndarray:
+def vdot(a, b):
     """Dot product of the flattened arrays, conjugating ``a`` first (NumPy's ``vdot``)."""
     a, b = _array(a, "vdot"), _array(b, "vdot")
     if a.size != b.size:
         raise ValueError(f"cannot reshape array of size {b.size} into shape ({a.size},)")
     result = np.result_type(a.dtype, b.dtype)
     return _product(a.reshape(-1), b.reshape(-1), result, None, conj_a=result.kind == "c")
-
-
-# --- ndarray methods and operators ------------------------------------------------------------
-
-
-def _matmul_op(self, other):
-    if not _operand(other):
-        return NotImplemented
-    return matmul(self, other)
-
-
-def _rmatmul_op(self, other):
-    if not _operand(other):
-        return NotImplemented
-    return matmul(other, self)
-
-
-def _imatmul_op(self, other):
-    return matmul(self, other, out=self)
-
-
-def _dot_method(self, b, out=None):
-    return dot(self, b, out=out)
-
-
-ndarray.__matmul__ = _matmul_op
-ndarray.__rmatmul__ = _rmatmul_op
-ndarray.__imatmul__ = _imatmul_op
-ndarray.dot = _dot_method
-
-# The `ember.linalg` namespace (norm), imported last: it builds on this module.
-from . import linalg  # noqa: E402

@@ -1,16 +1,26 @@
-"""``ember.ndarray``: the one array type, a thin Python face over the native array.
+"""``ember.ndarray``: the one array type, a thin Python face over the native array, defined
+whole in this module.
 
-Shape, strides, dtype, offset and the buffer live in Rust (``ember_array::Array``); this class
-adds NumPy's spelling: properties, host conversion, ``__repr__``, and the interchange
-protocols (``__cuda_array_interface__``, DLPack).
+Shape, strides, dtype, offset and the buffer live in Rust (``ember_array::Array``), and so do
+the array semantics (reshape, views, broadcasting, indexing: ``ember_array::shape`` and
+``ember_array::index``). This class adds NumPy's spelling: properties, methods, operators, host
+conversion, ``__repr__``, and the interchange protocols (``__cuda_array_interface__``, DLPack).
+
+The modules its methods call (reductions, ufuncs, indexing, products, rounding) sit below it
+and never import it: they make arrays through ``_ember.wrap`` and recognise them with
+``isinstance(x, _ember.ndarray)`` (the class, registered with the native module when it is
+defined), so the package has no import cycle.
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-from . import _dtypes, _ember
-from ._memory import ArrayMemory, MemoryPointer
+from . import _dtypes, _ember, _indexing, _linalg, _reductions, _rounding, _ufuncs
+from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple
+from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer
 from ._runtime import Device, backend, current_device_id, get_current_stream
 
 
@@ -31,53 +41,6 @@ def _wrap_view(native, parent: ndarray) -> ndarray:
 
 
 _new = object.__new__
-
-
-def _shape_tuple(shape) -> tuple[int, ...]:
-    if type(shape) is int:
-        if shape < 0:
-            raise ValueError(f"negative dimensions are not allowed (shape ({shape},))")
-        return (shape,)
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    try:
-        shape = tuple(int(d) for d in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
-    if any(d < 0 for d in shape):
-        raise ValueError(f"negative dimensions are not allowed (shape {shape})")
-    return shape
-
-
-def _memory_order(order, like=None) -> str:
-    """'C' or 'F' for a new array: 'K' and 'A' follow ``like`` (Fortran-ordered only when it is
-    F- and not C-contiguous), else C."""
-    if order is None or order == "C" or order == "c":
-        return "C"
-    if order in ("F", "f"):
-        return "F"
-    if order in ("K", "A", "k", "a"):
-        if like is not None and like.flags.f_contiguous and not like.flags.c_contiguous:
-            return "F"
-        return "C"
-    raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-
-
-def _in_order(make, shape, order: str):
-    """The native array ``make(shape)`` allocates, laid out in ``order`` ('C' or 'F')."""
-    if order == "C" or len(shape) < 2:
-        return make(shape)
-    native = make(shape[::-1])
-    return native.view(list(shape), list(native.strides)[::-1], 0, native.dtype)
-
-
-def _c_order(host: np.ndarray, dtype=None) -> np.ndarray:
-    """``host`` as a C-contiguous array of ``dtype``, keeping 0-d arrays 0-d."""
-    return np.asarray(host, dtype=dtype, order="C").reshape(host.shape)
-
-
-def _host_pointer(host: np.ndarray) -> int:
-    return host.__array_interface__["data"][0]
 
 
 def _view_of_pointer(memptr, shape, dtype_name, strides):
@@ -203,8 +166,6 @@ class ndarray:
     def gpudata(self):
         """PyCUDA's name for the memory: a ``DeviceAllocation`` at the first element, which kernels
         and ``drv.memcpy_*`` take and which keeps this array's memory alive."""
-        from .cuda.driver import DeviceAllocation
-
         return DeviceAllocation._over(self)
 
     @property
@@ -216,6 +177,30 @@ class ndarray:
         if not self._a.shape:
             raise TypeError("len() of unsized object")
         return self._a.shape[0]
+
+    # --- indexing (ember_array::index) --------------------------------------------------------
+    def __getitem__(self, index):
+        """``a[index]``: a view for basic indices (integers, slices, ``...``, ``None``; all
+        integers give a 0-d array, as in CuPy), a gathered copy for integer and boolean arrays."""
+        return _ember.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _indexing.setitem(self, index, value)
+
+    def __iter__(self):
+        """Iterates over the first axis, giving views (as NumPy does)."""
+        if not self._a.shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self._a.shape[0]):
+            yield _ember.getitem(self, i)
+
+    def nonzero(self) -> tuple:
+        """The indices of the non-zero elements, one int64 array per axis."""
+        return _ember.nonzero(self)
+
+    def take(self, indices, axis=None, out=None):
+        """Elements at ``indices`` (of the flattened array when ``axis`` is None)."""
+        return _indexing.take(self, indices, axis, out)
 
     # --- host conversion ----------------------------------------------------------------------
     def get(self, stream=None, order="C", out=None, blocking=True) -> np.ndarray:
@@ -300,6 +285,10 @@ class ndarray:
             return self
         return _wrap(self._a.astype(name))
 
+    def copy(self, order="C") -> ndarray:
+        """A copy on the device in ``order`` ('C' by default, as ``numpy.ndarray.copy``)."""
+        return _ember.copy_in_order(self, order)
+
     def fill(self, value) -> None:
         """Sets every element to ``value``."""
         if isinstance(value, np.generic):
@@ -308,20 +297,136 @@ class ndarray:
 
     def view(self, dtype=None) -> ndarray:
         """A view of the same memory (with another dtype of the same item size)."""
-        if dtype is None:
-            return _wrap_view(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, self._a.dtype),
-                              self)
-        d = _dtypes.normalize(dtype)
-        if d.itemsize != self.itemsize:
-            raise ValueError(
-                f"a view as {d} needs the same item size as {self.dtype} ({self.itemsize} bytes); got {d.itemsize}"
-            )
-        return _wrap_view(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, _dtypes.name_of(d)),
-                          self)
+        name = self._a.dtype
+        if dtype is not None:
+            d = _dtypes.normalize(dtype)
+            if d.itemsize != self.itemsize:
+                raise ValueError(
+                    f"a view as {d} needs the same item size as {self.dtype} ({self.itemsize} bytes); got {d.itemsize}"
+                )
+            name = _dtypes.name_of(d)
+        return _wrap_view(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, name), self)
+
+    # --- shape (ember_array::shape) -----------------------------------------------------------
+    def reshape(self, *shape, order="C", copy=None) -> ndarray:
+        """``a.reshape(2, 3)`` or ``a.reshape((2, 3))``: a view whenever NumPy gives one, else a
+        copy on the device (NumPy's rule); ``copy=False`` raises instead of copying."""
+        return _ember.reshape(self, shape, order, copy)
+
+    def ravel(self, order="C") -> ndarray:
+        """The elements as a 1-d array: a view when they already lie in ``order``."""
+        return _ember.ravel(self, order)
+
+    def flatten(self, order="C") -> ndarray:
+        """A 1-d copy of the array (always a copy, as ``numpy.ndarray.flatten``)."""
+        return _ember.flatten(self, order)
+
+    def transpose(self, *axes) -> ndarray:
+        """``a.transpose()``, ``a.transpose(1, 0, 2)`` or ``a.transpose((1, 0, 2))``: a view."""
+        return _ember.transpose(self, axes)
 
     @property
     def T(self) -> ndarray:
-        return self.transpose()
+        return _ember.transpose(self, ())
+
+    def swapaxes(self, axis1, axis2) -> ndarray:
+        """A view with two axes exchanged."""
+        return _ember.swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None) -> ndarray:
+        """A view without the length-1 axes (all, or those in ``axis``)."""
+        return _ember.squeeze(self, axis)
+
+    # --- reductions ---------------------------------------------------------------------------
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _reductions.sum(self, axis, dtype, out, keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _reductions.prod(self, axis, dtype, out, keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _reductions.mean(self, axis, dtype, out, keepdims)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _reductions.var(self, axis, dtype, out, ddof, keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _reductions.std(self, axis, dtype, out, ddof, keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        return _reductions.max(self, axis, out, keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        return _reductions.min(self, axis, out, keepdims)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        return _reductions.argmax(self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        return _reductions.argmin(self, axis, out, keepdims=keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        return _reductions.any(self, axis, out, keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        return _reductions.all(self, axis, out, keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return _reductions.cumsum(self, axis, dtype, out)
+
+    # --- elementwise --------------------------------------------------------------------------
+    @property
+    def real(self) -> ndarray:
+        """The real part: a view for complex arrays, the array itself otherwise."""
+        return _ufuncs.complex_part(self, False)
+
+    @real.setter
+    def real(self, value):
+        _ufuncs.set_complex_part(self, value, False)
+
+    @property
+    def imag(self) -> ndarray:
+        """The imaginary part: a view for complex arrays, zeros otherwise."""
+        return _ufuncs.complex_part(self, True)
+
+    @imag.setter
+    def imag(self, value):
+        _ufuncs.set_complex_part(self, value, True)
+
+    def conj(self) -> ndarray:
+        """The complex conjugate (CuPy returns a real array itself)."""
+        return _ufuncs.UFUNCS["conjugate"](self) if self.dtype.kind == "c" else self
+
+    conjugate = conj
+
+    def clip(self, min=None, max=None, out=None):
+        return _ufuncs.clip(self, min, max, out)
+
+    def round(self, decimals=0, out=None):
+        """``a.round(decimals=0, out=None)``: see :func:`ember.around`."""
+        return _rounding.around(self, decimals, out)
+
+    def __divmod__(self, other):
+        return _ufuncs.UFUNCS["floor_divide"](self, other), _ufuncs.UFUNCS["remainder"](self, other)
+
+    # Arrays compare element-wise, so they are not hashable (as in NumPy and CuPy); NumPy must
+    # not try to convert them (it cannot: __array__ refuses) but let ember's reflected
+    # operators run.
+    __hash__ = None
+    __array_ufunc__ = None
+
+    # --- products -----------------------------------------------------------------------------
+    def dot(self, b, out=None):
+        return _linalg.dot(self, b, out=out)
+
+    def __matmul__(self, other):
+        return _linalg.matmul(self, other) if _ufuncs._operand(other) else NotImplemented
+
+    def __rmatmul__(self, other):
+        return _linalg.matmul(other, self) if _ufuncs._operand(other) else NotImplemented
+
+    def __imatmul__(self, other):
+        return _linalg.matmul(self, other, out=self)
 
     # --- interchange --------------------------------------------------------------------------
     @property
@@ -356,6 +461,42 @@ class ndarray:
         return _ember.to_dlpack(self._a)
 
     def __array_namespace__(self, api_version=None):
-        import ember
+        return sys.modules["ember"]
 
-        return ember
+
+def _install_operators():
+    """The arithmetic, comparison and unary operators: native methods (``ember.ndarray`` and
+    scalar operands go from Python's operator slot straight to the ufunc) in front of the
+    Python methods of ``_ufuncs`` for every other operand. Native methods are made for this
+    class, so they are set once it exists."""
+    ufunc_id = {name: u._id for name, u in _ufuncs.UFUNCS.items()}
+
+    def native(dunder, name, form, fallback):
+        setattr(ndarray, dunder, _ember.operator_method(ndarray, dunder, ufunc_id[name], form, fallback))
+
+    for dunder, name in (
+        ("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "true_divide"),
+        ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"), ("and", "bitwise_and"),
+        ("or", "bitwise_or"), ("xor", "bitwise_xor"), ("lshift", "left_shift"), ("rshift", "right_shift"),
+    ):
+        forward, reflected, inplace = _ufuncs.binary_operators(name)
+        native(f"__{dunder}__", name, "forward", forward)
+        native(f"__r{dunder}__", name, "reflected", reflected)
+        native(f"__i{dunder}__", name, "inplace", inplace)
+    for dunder, name in (
+        ("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+        ("ge", "greater_equal"),
+    ):
+        native(f"__{dunder}__", name, "forward", _ufuncs.binary_operators(name)[0])
+    for dunder, name in (("neg", "negative"), ("pos", "positive"), ("abs", "absolute"), ("invert", "invert")):
+        native(f"__{dunder}__", name, "unary", _ufuncs.unary_operator(name))
+
+
+_install_operators()
+
+# The native module recognises and makes ember arrays by identity, with no Python-level checks.
+_ember.register_types(
+    ndarray,
+    np.ndarray,
+    [(getattr(np, n if n != "bool" else "bool_"), n) for n in _dtypes.SUPPORTED],
+)

@@ -63,13 +63,11 @@ class PinnedMemoryPool:
 
     def malloc(self, size: int) -> PinnedMemoryPointer:
         """``size`` bytes of pinned memory (a reused block when one of the size is free)."""
-        from ._runtime import current_device_id
-
         size = int(size)
         if size < 0:
             raise ValueError(f"cannot allocate a negative size ({size} bytes)")
         rounded = max(_ROUND, -(-size // _ROUND) * _ROUND)
-        device = current_device_id()
+        device = _ember.current_device()
         with self._lock:
             blocks = self._free.get((device, rounded))
             native = blocks.pop() if blocks else None

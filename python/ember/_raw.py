@@ -8,17 +8,17 @@ CUDA C needs the CUDA backend; elsewhere the first compile raises
 from __future__ import annotations
 
 from . import _ember
-from ._runtime import _local
+from ._runtime import current_device_id
 
 
 def require_cuda(what: str) -> None:
     """Raises BackendUnavailableError unless the selected backend runs CUDA C."""
-    _ember.require_cuda(_local.device, what)
+    _ember.require_cuda(current_device_id(), what)
 
 
 def build(source: str, label: str, options, name_expressions=(), device=None):
     """Compiles CUDA C through the cache for the current (or given) device."""
-    dev = _local.device if device is None else device
+    dev = current_device_id() if device is None else device
     _ember.require_cuda(dev, label)
     return _ember.build_module(dev, source, label, [str(o) for o in options], [str(e) for e in name_expressions])
 
@@ -138,14 +138,14 @@ class _ModuleFunction(_Attributes):
         self.module, self.name, self._kernels = module, name, {}
 
     def _native(self):
-        dev = _local.device
+        dev = current_device_id()
         k = self._kernels.get(dev)
         if k is None:
             k = self._kernels[dev] = self.module._native(dev).function(self.name)
         return k
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False):
-        k = self._kernels.get(_local.device) or self._native()
+        k = self._kernels.get(current_device_id()) or self._native()
         k.launch(grid, block, args, shared_mem, None if stream is None else stream.ptr)
 
     def __repr__(self):
@@ -173,7 +173,7 @@ class RawModule:
         self._functions = {}
 
     def _native(self, device=None):
-        dev = _local.device if device is None else device
+        dev = current_device_id() if device is None else device
         m = self._modules.get(dev)
         if m is None:
             m = self._modules[dev] = build(self.code, "RawModule", self.options, self.name_expressions, device=dev)

@@ -15,7 +15,6 @@ import operator
 import numpy as np
 
 from . import _dtypes, _ember
-from ._ndarray import _wrap, ndarray
 
 __all__ = [
     "all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "max", "mean", "min", "prod", "std", "sum",
@@ -23,8 +22,8 @@ __all__ = [
 ]
 
 
-def _array(a, name: str) -> ndarray:
-    if isinstance(a, ndarray):
+def _array(a, name: str):
+    if isinstance(a, _ember.ndarray):
         return a
     if isinstance(a, np.ndarray):
         raise TypeError(
@@ -51,7 +50,7 @@ def _dtype(dtype):
 def _out(out):
     if out is None:
         return None
-    if not isinstance(out, ndarray):
+    if not isinstance(out, _ember.ndarray):
         raise TypeError(f"out must be an ember.ndarray, got {type(out).__name__}")
     return out._a
 
@@ -75,40 +74,40 @@ def _reduce(op, a, axis, dtype, out, keepdims, ddof=0):
         if axes:
             raise np.exceptions.AxisError(axes[0], 0)
     native = _run(_ember.reduce, op, a._a, _axes(axis), _dtype(dtype), _out(out), bool(keepdims), float(ddof))
-    return out if out is not None else _wrap(native)
+    return out if out is not None else _ember.wrap(native)
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False) -> ndarray:
+def sum(a, axis=None, dtype=None, out=None, keepdims=False):
     """Sum of elements over ``axis`` (integers and bools in 64 bits unless ``dtype`` says)."""
     return _reduce("sum", a, axis, dtype, out, keepdims)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims=False) -> ndarray:
+def prod(a, axis=None, dtype=None, out=None, keepdims=False):
     """Product of elements over ``axis``."""
     return _reduce("prod", a, axis, dtype, out, keepdims)
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False) -> ndarray:
+def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     """Arithmetic mean over ``axis`` (float64 for integer inputs)."""
     return _reduce("mean", a, axis, dtype, out, keepdims)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False) -> ndarray:
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Variance over ``axis``, dividing by ``N - ddof`` (real for complex inputs)."""
     return _reduce("var", a, axis, dtype, out, keepdims, ddof)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False) -> ndarray:
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Standard deviation over ``axis``, dividing by ``N - ddof``."""
     return _reduce("std", a, axis, dtype, out, keepdims, ddof)
 
 
-def max(a, axis=None, out=None, keepdims=False) -> ndarray:
+def max(a, axis=None, out=None, keepdims=False):
     """Largest element over ``axis``; NaN if any is NaN."""
     return _reduce("max", a, axis, None, out, keepdims)
 
 
-def min(a, axis=None, out=None, keepdims=False) -> ndarray:
+def min(a, axis=None, out=None, keepdims=False):
     """Smallest element over ``axis``; NaN if any is NaN."""
     return _reduce("min", a, axis, None, out, keepdims)
 
@@ -120,96 +119,33 @@ def _arg(op, a, axis, out, keepdims):
     a = _array(a, op)
     axes = None if axis is None else [operator.index(axis)]
     native = _run(_ember.reduce, op, a._a, axes, None, _out(out), bool(keepdims), 0.0)
-    return out if out is not None else _wrap(native)
+    return out if out is not None else _ember.wrap(native)
 
 
-def argmax(a, axis=None, out=None, *, keepdims=False) -> ndarray:
+def argmax(a, axis=None, out=None, *, keepdims=False):
     """Index of the first largest element (of the first NaN, if any), as int64; of the
     flattened array when ``axis`` is None."""
     return _arg("argmax", a, axis, out, keepdims)
 
 
-def argmin(a, axis=None, out=None, *, keepdims=False) -> ndarray:
+def argmin(a, axis=None, out=None, *, keepdims=False):
     """Index of the first smallest element (of the first NaN, if any), as int64."""
     return _arg("argmin", a, axis, out, keepdims)
 
 
-def any(a, axis=None, out=None, keepdims=False) -> ndarray:
+def any(a, axis=None, out=None, keepdims=False):
     """Whether any element over ``axis`` is non-zero (NaN counts as non-zero)."""
     return _reduce("any", a, axis, None, out, keepdims)
 
 
-def all(a, axis=None, out=None, keepdims=False) -> ndarray:
+def all(a, axis=None, out=None, keepdims=False):
     """Whether every element over ``axis`` is non-zero."""
     return _reduce("all", a, axis, None, out, keepdims)
 
 
-def cumsum(a, axis=None, dtype=None, out=None) -> ndarray:
+def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along ``axis`` (of the flattened array when ``axis`` is None)."""
     a = _array(a, "cumsum")
     ax = None if axis is None else operator.index(axis)
     native = _run(_ember.cumsum, a._a, ax, _dtype(dtype), _out(out))
-    return out if out is not None else _wrap(native)
-
-
-# --- ndarray methods, with NumPy's signatures ------------------------------------------------
-def _sum(self, axis=None, dtype=None, out=None, keepdims=False):
-    return _reduce("sum", self, axis, dtype, out, keepdims)
-
-
-def _prod(self, axis=None, dtype=None, out=None, keepdims=False):
-    return _reduce("prod", self, axis, dtype, out, keepdims)
-
-
-def _mean(self, axis=None, dtype=None, out=None, keepdims=False):
-    return _reduce("mean", self, axis, dtype, out, keepdims)
-
-
-def _var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _reduce("var", self, axis, dtype, out, keepdims, ddof)
-
-
-def _std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _reduce("std", self, axis, dtype, out, keepdims, ddof)
-
-
-def _max(self, axis=None, out=None, keepdims=False):
-    return _reduce("max", self, axis, None, out, keepdims)
-
-
-def _min(self, axis=None, out=None, keepdims=False):
-    return _reduce("min", self, axis, None, out, keepdims)
-
-
-def _argmax(self, axis=None, out=None, *, keepdims=False):
-    return _arg("argmax", self, axis, out, keepdims)
-
-
-def _argmin(self, axis=None, out=None, *, keepdims=False):
-    return _arg("argmin", self, axis, out, keepdims)
-
-
-def _any(self, axis=None, out=None, keepdims=False):
-    return _reduce("any", self, axis, None, out, keepdims)
-
-
-def _all(self, axis=None, out=None, keepdims=False):
-    return _reduce("all", self, axis, None, out, keepdims)
-
-
-def _cumsum(self, axis=None, dtype=None, out=None):
-    return cumsum(self, axis, dtype, out)
-
-
-ndarray.sum = _sum
-ndarray.prod = _prod
-ndarray.mean = _mean
-ndarray.var = _var
-ndarray.std = _std
-ndarray.max = _max
-ndarray.min = _min
-ndarray.argmax = _argmax
-ndarray.argmin = _argmin
-ndarray.any = _any
-ndarray.all = _all
-ndarray.cumsum = _cumsum
+    return out if out is not None else _ember.wrap(native)

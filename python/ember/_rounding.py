@@ -14,8 +14,7 @@ import warnings
 
 import numpy as np
 
-from ._creation import asarray
-from ._ndarray import ndarray
+from ._creation import asarray, empty_like
 from ._ufuncs import UFUNCS
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # NumPy reads decimals as a C int
@@ -41,23 +40,21 @@ def _decimals(decimals) -> int:
     return d
 
 
-def _check_out(a: ndarray, out) -> None:
+def _check_out(a, out) -> None:
     if out is not None and out.size != a.size:
         raise ValueError(f"invalid output shape: out has {out.size} elements, the array {a.size}")
 
 
-def _round_complex(a: ndarray, decimals: int, out):
+def _round_complex(a, decimals: int, out):
     # NumPy rounds the two parts as real arrays and assigns them (with the assignment's
     # casting), so a complex64 input into a complex128 out rounds in float32 first.
-    from ._creation import empty_like
-
     result = empty_like(a) if out is None else out
     result.real = _round(a.real, decimals, None)
     result.imag = _round(a.imag, decimals, None)
     return result
 
 
-def _round(a: ndarray, decimals: int, out):
+def _round(a, decimals: int, out):
     _check_out(a, out)
     if a.dtype.kind == "c":
         return _round_complex(a, decimals, out)
@@ -76,8 +73,6 @@ def _round(a: ndarray, decimals: int, out):
         decimals = _INT_MAX if decimals == _INT_MIN else -decimals
     target = out
     if target is None:
-        from ._creation import empty_like
-
         # Integers round through float64 and are cast back, as in NumPy (so int64 beyond 2**53
         # loses the same low bits NumPy's result loses).
         target = empty_like(a, dtype=np.float64 if integer else a.dtype)
@@ -115,11 +110,3 @@ def fix(x, out=None):
     """Rounds toward zero, keeping the dtype (NumPy's ``fix``): ``trunc`` gives the same values,
     ``-0.0`` and non-finite ones included, in one kernel instead of NumPy's ceil-then-floor."""
     return UFUNCS["trunc"](asarray(x), out=out)
-
-
-def _round_method(self, decimals=0, out=None):
-    """``a.round(decimals=0, out=None)``: see :func:`ember.around`."""
-    return _round(self, _decimals(decimals), out)
-
-
-ndarray.round = _round_method

@@ -11,6 +11,7 @@ import os
 import threading
 
 from . import _ember
+from ._memory import ArrayMemory, MemoryPointer
 from .errors import InvalidDeviceError
 
 # Bursts of small launches are issued from a native thread (the CUDA backend's launch queue);
@@ -21,27 +22,18 @@ os.register_at_fork(before=_ember.drain_launches)
 
 
 class _ThreadState(threading.local):
-    """Per-thread current device, stream stacks and per-thread default streams. Class-level
-    defaults keep reads cheap (a missing attribute on a plain ``threading.local`` costs an
-    exception)."""
+    """Per-thread default streams (``Stream.ptds``), made on first use. The current device
+    and the current streams are not kept here: Rust keeps them (``ember_runtime::stream``),
+    the one copy every launch reads."""
 
-    device = 0
-    streams = None
     ptds = None
 
 
 _local = _ThreadState()
 
-
-def current_device_id() -> int:
-    """The device this thread works on (``with ember.Device(i):`` changes it)."""
-    return _local.device
-
-
-def _set_device(ordinal: int) -> None:
-    # Native launches read the current device from Rust's copy.
-    _local.device = ordinal
-    _ember.set_current_device(ordinal)
+# The device this thread works on (``with ember.Device(i):`` changes it).
+current_device_id = _ember.current_device
+_set_device = _ember.set_current_device
 
 
 def backend() -> str:
@@ -212,25 +204,15 @@ class Stream:
 
     def use(self):
         """Makes this stream current for its device on this thread (until another use)."""
-        stack = _stream_stack(self.device_id)
-        if stack:
-            stack.pop()._native.pop()
-        self._push()
+        self._native.use_(self)
         return self
 
-    def _push(self):
-        self._native.push()
-        _stream_stack(self.device_id).append(self)
-
     def __enter__(self):
-        self._push()
+        self._native.push(self)
         return self
 
     def __exit__(self, *exc):
-        stack = _stream_stack(self.device_id)
-        if stack and stack[-1] is self:
-            stack.pop()
-            self._native.pop()
+        self._native.pop_if(self)
 
     def __eq__(self, other):
         # Several objects may hold one stream (Stream.null and Stream(null=True)), as in CuPy.
@@ -268,13 +250,6 @@ def get_elapsed_time(start_event: Event, end_event: Event) -> float:
     return end_event._native.elapsed_since(start_event._native)
 
 
-def _stream_stack(device_id: int) -> list:
-    stacks = _local.streams
-    if stacks is None:
-        stacks = _local.streams = {}
-    return stacks.setdefault(device_id, [])
-
-
 _null_streams: dict[int, Stream] = {}
 
 
@@ -298,10 +273,8 @@ def _per_thread_stream(device_id: int) -> Stream:
 def get_current_stream(device=None) -> Stream:
     """The stream this thread sends work to on ``device`` (the current device by default)."""
     dev = Device(device).id
-    stack = _stream_stack(dev)
-    if stack:
-        return stack[-1]
-    return _null_stream(dev)
+    current = _ember.current_stream(dev)
+    return _null_stream(dev) if current is None else current
 
 
 class MemoryPool:
@@ -343,12 +316,7 @@ class MemoryPool:
     def malloc(self, size: int):
         """``size`` bytes from the pool as a ``MemoryPointer`` (the block goes back to the pool
         when the pointer and every view of it are gone)."""
-        from ._creation import empty
-        from ._memory import ArrayMemory, MemoryPointer
-
-        with Device(self._id):
-            block = empty((int(size),), "uint8")
-        return MemoryPointer(ArrayMemory(block._a), 0)
+        return MemoryPointer(ArrayMemory(_ember.empty(self._id, [int(size)], "uint8")), 0)
 
     def set_limit(self, size=None, fraction=None):
         """Caps the bytes the pool holds (``size`` in bytes or ``fraction`` of device memory;

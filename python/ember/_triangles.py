@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._creation import arange, asarray
+from ._indexing import where
 from ._ndarray import ndarray
 
 
@@ -23,8 +24,6 @@ def tri(N, M=None, k=0, dtype=float) -> ndarray:
 
 def tril(m, k=0) -> ndarray:
     """``m`` with the elements above the ``k``-th diagonal zeroed (over the last two axes)."""
-    from ._ufuncs import where
-
     m = m if isinstance(m, ndarray) else asarray(m)
     if m.ndim < 1:
         raise ValueError("tril needs an array of at least 1 dimension, got a 0-d array")
@@ -35,8 +34,6 @@ def tril(m, k=0) -> ndarray:
 
 def triu(m, k=0) -> ndarray:
     """``m`` with the elements below the ``k``-th diagonal zeroed (over the last two axes)."""
-    from ._ufuncs import where
-
     m = m if isinstance(m, ndarray) else asarray(m)
     if m.ndim < 1:
         raise ValueError("triu needs an array of at least 1 dimension, got a 0-d array")

@@ -10,15 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ember
-from ._ndarray import _wrap, ndarray
-from ._runtime import _local
+from ._interop import _foreign_view
+from ._runtime import current_device_id
 
 _PY_SCALARS = (bool, int, float, complex)
 
 
 def _arg(value, index: int):
     """A call argument as the native kernel takes it."""
-    if type(value) is ndarray:
+    if isinstance(value, _ember.ndarray):
         return value._a
     if isinstance(value, np.generic):
         return (value.item(), value.dtype.name)
@@ -29,10 +29,6 @@ def _arg(value, index: int):
             f"Unsupported type {type(value)} for argument {index}: a NumPy array lives in host memory; "
             "copy it to the device with ember.asarray(x) first"
         )
-    if isinstance(value, ndarray):
-        return value._a
-    from ._interop import _foreign_view
-
     view = _foreign_view(value)
     if view is None:
         raise TypeError(f"Unsupported type {type(value)} for argument {index}")
@@ -72,13 +68,13 @@ class ElementwiseKernel:
             raise ValueError(f"size must be non-negative, got {size}")
         native = _args(args)
         if stream is None:
-            outs = self._native.call(_local.device, native, size)
+            outs = self._native.call(current_device_id(), native, size)
         else:
             with stream:
-                outs = self._native.call(_local.device, native, size)
+                outs = self._native.call(current_device_id(), native, size)
         if self.no_return:
             return None
-        arrays = tuple(_wrap(o) for o in outs)
+        arrays = tuple(_ember.wrap(o) for o in outs)
         if self.nout == 1 and not self.return_tuple:
             return arrays[0]
         return arrays
@@ -120,9 +116,9 @@ class ReductionKernel:
             axis = [int(a) for a in axis] if isinstance(axis, (tuple, list)) else [int(axis)]
         native = _args(args)
         if stream is None:
-            return _wrap(self._native.call(_local.device, native, axis, bool(keepdims)))
+            return _ember.wrap(self._native.call(current_device_id(), native, axis, bool(keepdims)))
         with stream:
-            return _wrap(self._native.call(_local.device, native, axis, bool(keepdims)))
+            return _ember.wrap(self._native.call(current_device_id(), native, axis, bool(keepdims)))
 
     def __repr__(self):
         return f"<ember.ReductionKernel {self.name}>"

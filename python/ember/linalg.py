@@ -16,8 +16,12 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
+from . import _ember
+from ._creation import ascontiguousarray, zeros
+from ._indexing import where
 from ._linalg import _array
 from ._ndarray import ndarray
+from ._shape import concatenate, moveaxis, swapaxes
 from ._ufuncs import UFUNCS
 
 __all__ = ["norm"]
@@ -36,8 +40,6 @@ def _max0(y: ndarray, axis, keepdims: bool = False) -> ndarray:
     axes = (axis,) if isinstance(axis, int) else axis
     if all(y.shape[a] for a in axes):
         return y.max(axis=axis, keepdims=keepdims)
-    from ._creation import zeros
-
     shape = [1 if a in axes else n for a, n in enumerate(y.shape)] if keepdims else [
         n for a, n in enumerate(y.shape) if a not in axes]
     return zeros(tuple(shape), dtype=y.dtype)
@@ -66,11 +68,6 @@ def _singular_values(x: ndarray, row_axis: int, col_axis: int) -> ndarray:
     the device by one-sided Jacobi: shape = the other axes + ``(min(rows, cols),)``, in any
     order. A complex matrix ``X + iY`` is taken in its real form ``[[X, -Y], [Y, X]]``, which
     has each of its singular values twice."""
-    from . import _ember
-    from ._creation import ascontiguousarray, zeros
-    from ._shape import concatenate, moveaxis, swapaxes
-    from ._ufuncs import where
-
     if x.dtype == np.float16:
         raise TypeError("array type float16 is unsupported in linalg")
     a = moveaxis(x, (row_axis, col_axis), (-2, -1))

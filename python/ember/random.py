@@ -27,7 +27,8 @@ import os
 import numpy as np
 
 from . import _dtypes, _ember
-from ._ndarray import _shape_tuple, _wrap, ndarray
+from ._creation import _shape_tuple
+from ._ndarray import _wrap, ndarray
 from ._runtime import current_device_id
 
 __all__ = [

@@ -96,13 +96,17 @@ impl NativeArray {
         py.detach(|| self.0.astype(d)).py().map(NativeArray)
     }
 
+    /// Writes this array's elements, converted, into `dst` of the same shape (any layouts,
+    /// overlapping or not).
     fn copy_into(&self, py: Python<'_>, dst: &NativeArray) -> PyResult<()> {
-        py.detach(|| self.0.copy_into(&dst.0)).py()
+        py.detach(|| ember_array::shape::copy::assign(&self.0, &dst.0))
+            .py()
     }
 
     fn fill(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let v = scalar(value)?;
-        py.detach(|| creation::fill(&self.0, v)).py()
+        py.detach(|| ember_array::shape::copy::fill(&self.0, v))
+            .py()
     }
 
     /// A view with another shape, byte strides, byte offset in the buffer and dtype.

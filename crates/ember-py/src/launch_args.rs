@@ -22,10 +22,12 @@ pub(crate) struct KnownTypes {
     /// `ndarray._a`'s slot descriptor and its getter: reading the slot through them skips
     /// the attribute lookup (the largest cost of an array argument, measured).
     native_slot: Py<PyAny>,
+    /// `ndarray._base`'s slot descriptor: a view keeps the array that owns its memory there.
+    base_slot: Py<PyAny>,
     slot_get: Option<pyo3::ffi::descrgetfunc>,
     /// The slot's setter, to make `ember.ndarray` objects natively (`wrap`).
     slot_set: Option<pyo3::ffi::descrsetfunc>,
-    _alive: Vec<Py<PyType>>,
+    alive: Vec<Py<PyType>>,
 }
 
 // The getter is a C function of the interpreter; it is called with the GIL held.
@@ -85,7 +87,15 @@ impl KnownTypes {
         py: Python<'py>,
         array: ember_array::Array,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let native = Bound::new(py, NativeArray(array))?;
+        self.wrap_native(&Bound::new(py, NativeArray(array))?)
+    }
+
+    /// A new `ember.ndarray` holding the native array object `native` itself.
+    pub(crate) fn wrap_native<'py>(
+        &self,
+        native: &Bound<'py, NativeArray>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = native.py();
         let slot_set = self.slot_set.ok_or_else(|| {
             pyo3::exceptions::PyRuntimeError::new_err("ember.ndarray's slot setter is missing")
         })?;
@@ -98,6 +108,44 @@ impl KnownTypes {
             }
             Ok(obj)
         }
+    }
+
+    /// A new `ember.ndarray` holding `array`, a view of `parent`'s memory: its `base` is the
+    /// array that owns the memory (a view of a view points at the owner, as in NumPy).
+    pub(crate) fn wrap_view<'py>(
+        &self,
+        py: Python<'py>,
+        array: ember_array::Array,
+        parent: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.set_base(self.wrap(py, array)?, parent)
+    }
+
+    /// `obj`'s `base` set to `parent`'s owner of the memory (`parent` itself when it owns it).
+    pub(crate) fn set_base<'py>(
+        &self,
+        obj: Bound<'py, PyAny>,
+        parent: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = obj.py();
+        let (Some(slot_get), Some(slot_set)) = (self.slot_get, self.slot_set) else {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "ember.ndarray's slot accessors are missing",
+            ));
+        };
+        unsafe {
+            let ty = self.ndarray as *mut pyo3::ffi::PyObject;
+            let raw = slot_get(self.base_slot.as_ptr(), parent.as_ptr(), ty);
+            // An unset slot raises AttributeError: the parent owns its memory.
+            let root = match Bound::from_owned_ptr_or_err(py, raw) {
+                Ok(base) if !base.is_none() => base,
+                _ => parent.clone(),
+            };
+            if slot_set(self.base_slot.as_ptr(), obj.as_ptr(), root.as_ptr()) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        Ok(obj)
     }
 }
 
@@ -119,8 +167,14 @@ fn register_types(
     host_ndarray: Bound<'_, PyType>,
     scalars: Vec<(Bound<'_, PyType>, String)>,
 ) -> PyResult<()> {
+    // Modules below the class (it is defined above them) read it here: `_ember.ndarray`.
+    ndarray
+        .py()
+        .import("ember._ember")?
+        .setattr("ndarray", &ndarray)?;
     let ptr = |t: &Bound<'_, PyType>| t.as_type_ptr() as usize;
     let native_slot = ndarray.getattr("_a")?;
+    let base_slot = ndarray.getattr("_base")?;
     let slot_get: Option<pyo3::ffi::descrgetfunc> = unsafe {
         let f = pyo3::ffi::PyType_GetSlot(
             native_slot.get_type().as_type_ptr(),
@@ -154,16 +208,33 @@ fn register_types(
         host_ndarray: ptr(&host_ndarray),
         scalars: Vec::with_capacity(scalars.len()),
         native_slot: native_slot.unbind(),
+        base_slot: base_slot.unbind(),
         slot_get,
         slot_set,
-        _alive: vec![ndarray.unbind(), host_ndarray.unbind()],
+        alive: vec![ndarray.unbind(), host_ndarray.unbind()],
     };
     for (t, name) in scalars {
         known.scalars.push((ptr(&t), DType::from_name(&name).py()?));
-        known._alive.push(t.unbind());
+        known.alive.push(t.unbind());
     }
     let _ = KNOWN.set(known);
     Ok(())
+}
+
+/// `native` as an `ember.ndarray`: a view of `parent` when given (its `base` is the array
+/// that owns the memory).
+#[pyfunction]
+#[pyo3(signature = (native, parent=None))]
+fn wrap<'py>(
+    native: &Bound<'py, NativeArray>,
+    parent: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let k = known()?;
+    let obj = k.wrap_native(native)?;
+    match parent {
+        Some(p) => k.set_base(obj, p),
+        None => Ok(obj),
+    }
 }
 
 /// A raw device address owned elsewhere (`ember.cuda.driver.DeviceAllocation` derives from it).
@@ -393,5 +464,6 @@ pub(crate) fn args_of(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DevicePointer>()?;
     m.add_function(wrap_pyfunction!(register_types, m)?)?;
+    m.add_function(wrap_pyfunction!(wrap, m)?)?;
     Ok(())
 }

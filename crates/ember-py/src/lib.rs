@@ -16,6 +16,7 @@ mod raw_kernel;
 mod reduction;
 mod runtime;
 mod scalars;
+mod shape;
 mod ufunc;
 mod user_kernel;
 mod xoroshiro;
@@ -39,6 +40,7 @@ fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     random::register(m)?;
     user_kernel::register(m)?;
     runtime::register(m)?;
+    shape::register(m)?;
     xoroshiro::register(m)?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Bindings of devices, the memory pool, streams, events, the kernel cache and `ember info`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use ember_runtime::{cuda, probe, Device, Handle};
 use pyo3::prelude::*;
@@ -257,13 +258,50 @@ impl NativeStream {
     fn wait_event(&self, event: &NativeEvent) -> PyResult<()> {
         self.0.wait_event(&event.0).py()
     }
-    /// Sends this thread's work on the stream's device here until `pop`.
-    fn push(&self) {
-        ember_runtime::push_current_stream(&self.0)
+    /// Sends this thread's work on the stream's device here until `pop_if`; `owner` (the
+    /// Python stream object) is what [`current_stream`] gives back meanwhile.
+    fn push(&self, owner: Py<PyAny>) {
+        let owner: ember_runtime::StreamOwner = Arc::new(StreamObject(owner));
+        ember_runtime::push_current_stream(&self.0, Some(owner))
     }
-    fn pop(&self) {
-        ember_runtime::pop_current_stream(self.0.device())
+    /// Undoes `push` when `owner`'s push is the current one on the stream's device.
+    fn pop_if(&self, owner: &Bound<'_, PyAny>) {
+        let device = self.0.device();
+        if current_object(owner.py(), device).is_some_and(|o| o.is(owner)) {
+            ember_runtime::pop_current_stream(device)
+        }
     }
+    /// Makes this stream current in place of the one pushed last on its device.
+    fn use_(&self, owner: Py<PyAny>) {
+        let device = self.0.device();
+        if ember_runtime::current_stream_owner(device).is_some() {
+            ember_runtime::pop_current_stream(device)
+        }
+        self.push(owner)
+    }
+}
+
+/// A Python stream object kept on the runtime's stack of current streams.
+struct StreamObject(Py<PyAny>);
+
+/// The Python stream object current on `device` (None: its default stream).
+fn current_object<'py>(py: Python<'py>, device: &'static Device) -> Option<Bound<'py, PyAny>> {
+    let owner = ember_runtime::current_stream_owner(device)?;
+    let object = (owner.as_ref() as &dyn std::any::Any).downcast_ref::<StreamObject>()?;
+    Some(object.0.bind(py).clone())
+}
+
+/// The stream object this thread sends work to on device `ordinal`, or None for the
+/// device's default stream.
+#[pyfunction]
+fn current_stream(py: Python<'_>, ordinal: usize) -> PyResult<Option<Bound<'_, PyAny>>> {
+    Ok(current_object(py, device(ordinal)?))
+}
+
+/// The device this thread works on.
+#[pyfunction]
+fn current_device() -> usize {
+    ember_runtime::current_device()
 }
 
 /// Launches device `ordinal`'s queue has taken so far (a diagnostic for tests).
@@ -333,6 +371,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(nvrtc_version, m)?,
         wrap_pyfunction!(info_report, m)?,
         wrap_pyfunction!(current_stream_handle, m)?,
+        wrap_pyfunction!(current_stream, m)?,
+        wrap_pyfunction!(current_device, m)?,
         wrap_pyfunction!(drain_launches, m)?,
         wrap_pyfunction!(queued_launches, m)?,
     ] {

@@ -24,6 +24,6 @@ pub use cache::{CacheStats, DiskCache};
 pub use device::{device, device_count, devices, opencl_devices, Device, Function, Module};
 pub use pool::{MemoryPool, RawAllocator};
 pub use stream::{
-    current_device, current_stream, pop_current_stream, push_current_stream, set_current_device,
-    Event, Stream,
+    current_device, current_stream, current_stream_owner, pop_current_stream, push_current_stream,
+    set_current_device, Event, Stream, StreamOwner,
 };

@@ -167,9 +167,21 @@ pub fn set_current_device(ordinal: usize) {
     CURRENT_DEVICE.with(|c| c.set(ordinal))
 }
 
+/// What a caller hands over with a stream it makes current: kept alive while the stream is
+/// current, and given back by [`current_stream_owner`] (the Python bindings keep the Python
+/// stream object here, so which object is current has one source: this stack).
+pub type StreamOwner = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
+/// One entry of a thread's stack of current streams.
+struct Current {
+    device: usize,
+    handle: Handle,
+    owner: Option<StreamOwner>,
+}
+
 thread_local! {
     /// The stream work goes to on this thread, per device (`with stream:` in Python).
-    static CURRENT: std::cell::RefCell<Vec<(usize, Handle)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static CURRENT: std::cell::RefCell<Vec<Current>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn key(device: &'static Device) -> usize {
@@ -183,31 +195,57 @@ pub fn current_stream(device: &'static Device) -> Handle {
         c.borrow()
             .iter()
             .rev()
-            .find(|(d, _)| *d == key(device))
-            .map_or_else(|| device.default_stream(), |&(_, s)| s)
+            .find(|e| e.device == key(device))
+            .map_or_else(|| device.default_stream(), |e| e.handle)
     })
 }
 
-/// Makes `stream` current on this thread for its device until [`pop_current_stream`].
-pub fn push_current_stream(stream: &Stream) {
-    push_current_handle(stream.device(), stream.handle());
+/// The owner given with the stream current on `device`, if one was (None when the device's
+/// default stream is current, or the current one came without an owner).
+pub fn current_stream_owner(device: &'static Device) -> Option<StreamOwner> {
+    CURRENT.with(|c| {
+        c.borrow()
+            .iter()
+            .rev()
+            .find(|e| e.device == key(device))
+            .and_then(|e| e.owner.clone())
+    })
+}
+
+/// Makes `stream` current on this thread for its device until [`pop_current_stream`];
+/// `owner` is kept alive meanwhile.
+pub fn push_current_stream(stream: &Stream, owner: Option<StreamOwner>) {
+    push_entry(stream.device(), stream.handle(), owner);
 }
 
 /// Makes the stream `handle` of `device` current, as [`push_current_stream`] does (for work
 /// that was asked for on that stream and is queued later).
 pub fn push_current_handle(device: &'static Device, handle: Handle) {
+    push_entry(device, handle, None);
+}
+
+fn push_entry(device: &'static Device, handle: Handle, owner: Option<StreamOwner>) {
     // Pending work belongs to the stream that was current when it was asked for.
     crate::deferred::finish();
-    CURRENT.with(|c| c.borrow_mut().push((key(device), handle)));
+    CURRENT.with(|c| {
+        c.borrow_mut().push(Current {
+            device: key(device),
+            handle,
+            owner,
+        })
+    });
 }
 
 /// Undoes the last [`push_current_stream`] for `device`.
 pub fn pop_current_stream(device: &'static Device) {
     crate::deferred::finish();
-    CURRENT.with(|c| {
+    let removed = CURRENT.with(|c| {
         let mut stack = c.borrow_mut();
-        if let Some(pos) = stack.iter().rposition(|(d, _)| *d == key(device)) {
-            stack.remove(pos);
-        }
+        stack
+            .iter()
+            .rposition(|e| e.device == key(device))
+            .map(|pos| stack.remove(pos))
     });
+    // The owner goes after the stack is released: dropping it may run code that reads it.
+    drop(removed);
 }

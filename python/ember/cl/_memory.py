@@ -14,8 +14,9 @@ import numpy as np
 
 from .. import _ember
 from .. import errors as _ember_errors
+from .._creation import _host_pointer
 from .._memory import ArrayMemory, MemoryPointer
-from .._ndarray import _host_pointer, _wrap, ndarray
+from .._ndarray import _wrap, ndarray
 from ._constants import mem_flags, mem_info, status_code
 from ._errors import AllocationError, LogicError, RuntimeError, from_driver, invalid
 from ._platform import Context, context_of

@@ -21,8 +21,9 @@ import threading
 import numpy as np
 
 from .. import _creation, _ember, _runtime
-from .._memory import MemoryPointer
-from .._ndarray import _shape_tuple, ndarray
+from .._creation import _shape_tuple
+from .._memory import DeviceAllocation, MemoryPointer
+from .._ndarray import ndarray
 from .._runtime import current_device_id
 from ..errors import (
     BackendUnavailableError,
@@ -324,46 +325,6 @@ def _stream_handle(stream) -> int:
 
 
 # --- device memory --------------------------------------------------------------------------------
-class DeviceAllocation(_ember.DevicePointer):
-    """A device address that kernels and ``memcpy_*`` take.
-
-    ``mem_alloc`` returns one that owns its memory (from ember's pool, given back by ``free()`` or
-    when the last reference goes). ``DeviceAllocation(ptr)`` wraps memory another library owns:
-    the caller keeps that memory alive, and ``free()`` is refused.
-    """
-
-    __slots__ = ("_array", "_freed")
-
-    def __new__(cls, ptr=0):
-        return super().__new__(cls, int(ptr))
-
-    def __init__(self, ptr=0):
-        self._array = None  # the ember array holding the memory, when ember owns it
-        self._freed = False
-
-    @classmethod
-    def _over(cls, array: ndarray) -> DeviceAllocation:
-        """The allocation at ``array``'s first element, keeping its memory alive."""
-        alloc = cls(array._a.address)
-        alloc._array = array
-        return alloc
-
-    def free(self) -> None:
-        """Gives the memory back now (views of it made by ember keep it until they go)."""
-        if self._freed:
-            raise LogicError("DeviceAllocation.free failed: the allocation was already freed")
-        if self._array is None:
-            raise LogicError(
-                f"DeviceAllocation.free failed: {self.ptr:#x} was allocated by another library; free it there"
-            )
-        self._array, self._freed = None, True
-        self.ptr = 0  # a use after free reads address 0, not memory the pool handed to someone else
-
-    def __repr__(self):
-        owner = "freed" if self._freed else "owned" if self._array is not None else "foreign"
-        return f"<ember.cuda.driver.DeviceAllocation {self.ptr:#x} ({owner})>"
-
-
 def mem_alloc(nbytes: int) -> DeviceAllocation:
     """``nbytes`` of device memory from ember's pool."""
     with _CHECKED:

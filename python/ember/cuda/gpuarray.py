@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _creation
+from .._creation import _shape_tuple
 from .._memory import MemoryPointer
-from .._ndarray import _shape_tuple, ndarray
+from .._ndarray import ndarray
 from .driver import _memptr, _strides
 
 

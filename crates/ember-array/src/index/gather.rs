@@ -9,7 +9,7 @@ use ember_core::{DType, Error, Result, Scalar};
 use super::advanced;
 use super::basic::basic_view;
 pub use super::offsets::nonzero;
-use super::offsets::{offset_args, offsets, resolve};
+use super::offsets::{offset_args, offsets, resolve, Resolved};
 use super::{Item, Slice};
 use crate::array::{Array, Dims};
 use crate::compact::compact;
@@ -35,8 +35,20 @@ pub enum Index {
 #[derive(Clone, Debug)]
 pub enum Value {
     Array(Array),
+    /// An array made from a nested Python sequence (NumPy refuses one with more axes than
+    /// the target has).
+    Sequence(Array),
     /// A host value already converted as NumPy converts it for the array's dtype.
     Scalar(Scalar),
+}
+
+impl Value {
+    fn array(&self) -> Option<&Array> {
+        match self {
+            Value::Array(v) | Value::Sequence(v) => Some(v),
+            Value::Scalar(_) => None,
+        }
+    }
 }
 
 type KernelCell = OnceLock<Result<ElementwiseKernel>>;
@@ -128,6 +140,16 @@ fn basic_items(index: &[Index]) -> Vec<Item> {
         .collect()
 }
 
+/// The items of `index` when it is basic: it holds no arrays, or only 0-d integer ones
+/// (integers to NumPy).
+fn basic_index(index: &[Index], resolved: Option<&Resolved>) -> Option<Vec<Item>> {
+    match resolved {
+        None => Some(basic_items(index)),
+        Some(r) if !r.items.iter().any(Item::is_array) => Some(r.items.clone()),
+        Some(_) => None,
+    }
+}
+
 /// The one mask of `index` when it is exactly one boolean array of `a`'s shape (NumPy's
 /// single boolean index).
 fn whole_mask<'i>(a: &Array, index: &'i [Index]) -> Option<&'i Array> {
@@ -148,6 +170,10 @@ pub fn getitem(a: &Array, index: &[Index]) -> Result<Array> {
         return compact(mask, Some(a));
     }
     let resolved = resolve(index)?;
+    if !resolved.items.iter().any(Item::is_array) {
+        // 0-d integer arrays are integers: the index is basic after all.
+        return basic_view(a, &resolved.items);
+    }
     let plan = advanced::plan(&Layout::of(a), &resolved.items)?;
     let (source, offsets) = match offsets(a, &plan, &resolved)? {
         Some(o) => (a.clone(), o),
@@ -174,62 +200,85 @@ pub fn getitem(a: &Array, index: &[Index]) -> Result<Array> {
 
 fn value_array(a: &Array, value: &Value) -> Result<Array> {
     match value {
-        Value::Array(v) if v.dtype() == a.dtype() => Ok(v.clone()),
-        Value::Array(v) => v.astype(a.dtype()),
+        Value::Array(v) | Value::Sequence(v) if v.dtype() == a.dtype() => Ok(v.clone()),
+        Value::Array(v) | Value::Sequence(v) => v.astype(a.dtype()),
         Value::Scalar(s) => crate::creation::full(a.device(), &[], a.dtype(), *s),
     }
 }
 
 /// `a[index] = value` (where indices repeat, one of the values lands, as in NumPy).
 pub fn setitem(a: &Array, index: &[Index], value: &Value) -> Result<()> {
-    if !has_arrays(index) {
-        let items = basic_items(index);
-        let target = basic_view(a, &items)?;
-        let one_element =
-            items.len() == a.ndim() && items.iter().all(|i| matches!(i, Item::Int(_)));
-        if one_element && matches!(value, Value::Array(v) if v.ndim() > 0) {
-            // NumPy stores into one element (every axis given an integer) as a scalar.
-            return Err(Error::Value(
-                "setting an array element with a sequence.".into(),
-            ));
-        }
-        return match value {
-            Value::Scalar(s) => fill(&target, *s),
-            Value::Array(v) => assign(
-                &view(v, &for_assignment(&Layout::of(v), target.shape())?, 0)?,
-                &target,
-            ),
-        };
-    }
     if let Some(mask) = whole_mask(a, index) {
         check_mask_value(mask, value)?;
     }
-    // One value for every selected element of a mask over leading axes: a masked fill.
-    if let [Index::Array(m)] = index {
-        let scalar_value = match value {
-            Value::Scalar(_) => true,
-            Value::Array(v) => v.ndim() == 0,
-        };
-        let leading = a.shape().get(..m.ndim()).unwrap_or(&[]);
-        if m.dtype() == DType::Bool && m.ndim() > 0 && m.shape() == leading && scalar_value {
-            let mut shape = Dims::from_slice(m.shape());
-            shape.extend(std::iter::repeat_n(1, a.ndim() - m.ndim()));
-            let mut strides = crate::array::Strides::from_slice(m.strides());
-            strides.extend(std::iter::repeat_n(0, a.ndim() - m.ndim()));
-            let mask = m.view(&shape, &strides, m.offset(), DType::Bool)?;
-            let v = value_array(a, value)?;
-            let args = vec![
-                UserArg::Array(mask),
-                UserArg::Array(as_bits(&v)?),
-                UserArg::Array(as_bits(a)?),
-            ];
-            masked_fill_kernel()?.call(a.device(), args, None)?;
-            return Ok(());
-        }
+    if masked_fill(a, index, value)? {
+        return Ok(());
     }
-    let resolved = resolve(index)?;
+    let resolved = if has_arrays(index) {
+        Some(resolve(index)?)
+    } else {
+        None
+    };
+    match (basic_index(index, resolved.as_ref()), resolved) {
+        (Some(items), _) => set_basic(a, &items, value),
+        (None, Some(resolved)) => scatter(a, &resolved, value),
+        (None, None) => Err(Error::Value("an index without arrays is basic".into())),
+    }
+}
+
+/// `a[items] = value` for a basic index: into a view.
+fn set_basic(a: &Array, items: &[Item], value: &Value) -> Result<()> {
+    let target = basic_view(a, items)?;
+    let one_element = items.len() == a.ndim() && items.iter().all(|i| matches!(i, Item::Int(_)));
+    if one_element && value.array().is_some_and(|v| v.ndim() > 0) {
+        // NumPy stores into one element (every axis given an integer) as a scalar.
+        return Err(Error::Value(
+            "setting an array element with a sequence.".into(),
+        ));
+    }
+    match value {
+        Value::Scalar(s) => fill(&target, *s),
+        Value::Sequence(v) if v.ndim() > target.ndim() => Err(Error::Value(format!(
+            "setting an array element with a sequence. The requested array would exceed the maximum number of dimension of {}.",
+            target.ndim()
+        ))),
+        Value::Array(v) | Value::Sequence(v) => assign(
+            &view(v, &for_assignment(&Layout::of(v), target.shape())?, 0)?,
+            &target,
+        ),
+    }
+}
+
+/// `a[mask] = value` with one value and a mask over leading axes: a masked fill, with no
+/// compaction. Returns whether it applied.
+fn masked_fill(a: &Array, index: &[Index], value: &Value) -> Result<bool> {
+    let [Index::Array(m)] = index else {
+        return Ok(false);
+    };
+    let scalar_value = value.array().is_none_or(|v| v.ndim() == 0);
+    let leading = a.shape().get(..m.ndim()).unwrap_or(&[]);
+    if m.dtype() != DType::Bool || m.ndim() == 0 || m.shape() != leading || !scalar_value {
+        return Ok(false);
+    }
+    let mut shape = Dims::from_slice(m.shape());
+    shape.extend(std::iter::repeat_n(1, a.ndim() - m.ndim()));
+    let mut strides = crate::array::Strides::from_slice(m.strides());
+    strides.extend(std::iter::repeat_n(0, a.ndim() - m.ndim()));
+    let mask = m.view(&shape, &strides, m.offset(), DType::Bool)?;
+    let v = value_array(a, value)?;
+    let args = vec![
+        UserArg::Array(mask),
+        UserArg::Array(as_bits(&v)?),
+        UserArg::Array(as_bits(a)?),
+    ];
+    masked_fill_kernel()?.call(a.device(), args, None)?;
+    Ok(true)
+}
+
+/// `a[index] = value` for an advanced index: a scatter through element offsets.
+fn scatter(a: &Array, resolved: &Resolved, value: &Value) -> Result<()> {
     let plan = advanced::plan(&Layout::of(a), &resolved.items)?;
-    let Some(offsets) = offsets(a, &plan, &resolved)? else {
+    let Some(offsets) = offsets(a, &plan, resolved)? else {
         return Err(Error::Index(
             "assignment through an advanced index needs strides in whole elements".into(),
         ));
@@ -258,7 +307,7 @@ pub fn setitem(a: &Array, index: &[Index], value: &Value) -> Result<()> {
 
 /// NumPy's rules for `a[mask] = value` with a mask of `a`'s whole shape.
 fn check_mask_value(mask: &Array, value: &Value) -> Result<()> {
-    let Value::Array(v) = value else {
+    let Some(v) = value.array() else {
         return Ok(());
     };
     if v.ndim() > 1 {

@@ -75,20 +75,19 @@ pub fn broadcast_array(a: &Array, target: &[i64]) -> Result<Array> {
 }
 
 /// The view of a value of layout `src` assigned into an array of shape `dst` (`a[i] = v`):
-/// NumPy first drops the value's leading length-1 axes, so `a[0] = b[None]` works.
+/// NumPy first drops the value's leading length-1 axes while it has more axes than `dst`,
+/// so `a[0] = b[None]` works (and its error names the value's shape after that).
 pub fn for_assignment(src: &Layout, dst: &[usize]) -> Result<Layout> {
-    let extra = src.shape.len().saturating_sub(dst.len());
-    let droppable = src.shape.iter().take(extra).all(|&d| d == 1);
-    let (shape, strides) = if droppable {
-        (&src.shape[extra..], &src.strides[extra..])
-    } else {
-        (&src.shape[..], &src.strides[..])
-    };
+    let mut first = 0;
+    while src.shape.len() - first > dst.len() && src.shape[first] == 1 {
+        first += 1;
+    }
+    let value = Layout::new(&src.shape[first..], &src.strides[first..]);
     let target: Vec<i64> = dst.iter().map(|&d| d as i64).collect();
-    broadcast_to(&Layout::new(shape, strides), &target).map_err(|_| {
+    broadcast_to(&value, &target).map_err(|_| {
         Error::Value(format!(
             "could not broadcast input array from shape {} into shape {}",
-            dims_text(&src.shape),
+            dims_text(&value.shape),
             dims_text(dst)
         ))
     })

@@ -47,6 +47,11 @@ def _out(out):
     return out._a
 
 
+def _result_type(a, b) -> np.dtype:
+    """NumPy 2's promotion of the operands' dtypes, from the generated tables."""
+    return _dtypes.from_name(_ember.result_type([a._a.dtype, b._a.dtype]))
+
+
 def _product(a, b, dtype: np.dtype, out, conj_a=False):
     native = _ember.matmul(a._a, b._a, _dtypes.name_of(dtype), _out(out), conj_a)
     return out if out is not None else _ember.wrap(native)
@@ -54,7 +59,7 @@ def _product(a, b, dtype: np.dtype, out, conj_a=False):
 
 def _check_inputs(a, b, dtype: np.dtype, casting: str):
     for i, x in enumerate((a, b)):
-        if not np.can_cast(x.dtype, dtype, casting):
+        if not _ember.can_cast(_dtypes.name_of(x.dtype), _dtypes.name_of(dtype), casting):
             raise TypeError(
                 f"Cannot cast ufunc 'matmul' input {i} from {x.dtype!r} to {dtype!r} with casting rule {casting!r}"
             )
@@ -66,7 +71,7 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
     different dtype (cast with ``same_kind``) and broadcast batch axes."""
     a, b = _array(x1, "matmul"), _array(x2, "matmul")
     if dtype is None:
-        result = np.result_type(a.dtype, b.dtype)
+        result = _result_type(a, b)
     else:
         result = _dtypes.normalize(dtype)
         _check_inputs(a, b, result, casting)
@@ -92,7 +97,7 @@ def dot(a, b, out=None):
     b_axis = max(b.ndim - 2, 0)
     if a.shape[-1] != b.shape[b_axis]:
         raise _aligned_error(a, b.shape, a.ndim - 1, b_axis)
-    result = np.result_type(a.dtype, b.dtype)
+    result = _result_type(a, b)
     if b.ndim <= 2 or a.ndim == 1:
         # NumPy's dot and matmul agree here (a 1-d `a` against a stack of matrices included).
         return _product(a, b, result, out)
@@ -115,7 +120,7 @@ def inner(a, b):
     if a.shape[-1] != b.shape[-1]:
         moved = (b.shape[-1], *b.shape[:-1])
         raise _aligned_error(a, moved, a.ndim - 1, 0)
-    result = np.result_type(a.dtype, b.dtype)
+    result = _result_type(a, b)
     if b.ndim == 1:
         return _product(a, b, result, None)
     # Rows of `b` as columns: a (..., k) @ b_rows.T (k, N), then b's leading axes restored.
@@ -135,5 +140,5 @@ def vdot(a, b):
     a, b = _array(a, "vdot"), _array(b, "vdot")
     if a.size != b.size:
         raise ValueError(f"cannot reshape array of size {b.size} into shape ({a.size},)")
-    result = np.result_type(a.dtype, b.dtype)
+    result = _result_type(a, b)
     return _product(a.reshape(-1), b.reshape(-1), result, None, conj_a=result.kind == "c")

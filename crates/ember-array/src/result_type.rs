@@ -30,13 +30,14 @@ fn rank(kind: Kind) -> u8 {
 
 /// `dtype` promoted with a weak Python scalar of `kind` (NEP 50): `dtype` itself when its
 /// kind is at least the scalar's; a float dtype meeting a complex scalar becomes the complex
-/// of its precision (float16 and float32 give complex64); otherwise the scalar's default.
+/// of its precision (its promotion with complex64: float16 and float32 give complex64);
+/// otherwise its promotion with the scalar's default dtype.
 fn with_weak(dtype: DType, kind: Kind) -> DType {
     if rank(dtype.kind()) >= rank(kind) {
         return dtype;
     }
-    match (dtype, kind) {
-        (DType::F16 | DType::F32, Kind::Complex) => DType::C64,
+    match (dtype.kind(), kind) {
+        (Kind::Float, Kind::Complex) => promote(dtype, DType::C64),
         _ => promote(dtype, default_of(kind)),
     }
 }

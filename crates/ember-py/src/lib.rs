@@ -11,6 +11,7 @@ mod kernel;
 mod launch_args;
 mod linalg;
 mod operators;
+mod promotion;
 mod random;
 mod raw_kernel;
 mod reduction;
@@ -32,6 +33,7 @@ fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     launch_args::register(m)?;
     linalg::register(m)?;
     operators::register(m)?;
+    promotion::register(m)?;
     raw_kernel::register(m)?;
     reduction::register(m)?;
     ufunc::register(m)?;

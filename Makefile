@@ -39,7 +39,7 @@ rust:
 venv: system-packages
 	@[ -x $(PY) ] || python3 -m venv $(VENV)
 	@$(PY) -m pip install -q --upgrade pip >/dev/null
-	@$(PY) -m pip install -q "maturin>=1.5,<2" "numpy>=1.24" pytest hypothesis
+	@$(PY) -m pip install -q "maturin>=1.5,<2" "numpy>=1.24" "ml_dtypes>=0.4" pytest hypothesis
 
 build: setup
 	PATH="$(dir $(CARGO)):$$PATH" VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release -q

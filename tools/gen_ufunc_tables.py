@@ -2,7 +2,12 @@
 NumPy ufunc that has one on ember's dtypes (the type signatures NumPy searches in order, restricted
 to those dtypes), its one-line summary, and the casting and promotion matrices. NumPy is the
 specification; which ufuncs ember has is the registry's choice (ufuncs/registry.rs), so adding
-one needs no change here. Rerun this with a new NumPy:
+one needs no change here.
+
+bfloat16 is not NumPy's (ml_dtypes adds it, with few promotions and none of NEP 50's weak
+scalars): here it resolves, casts and promotes as NumPy's float16 does, with float16 in the
+result read as bfloat16, and bfloat16 with float16 gives float32 (as JAX and PyTorch give it).
+Rerun this with a new NumPy:
 
     python tools/gen_ufunc_tables.py
 """
@@ -14,18 +19,34 @@ import pathlib
 
 import numpy as np
 
+# In `DType::ALL` order (ember-core's dtype table).
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"]
+          "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
 VARIANT = {"bool": "Bool", "int8": "I8", "int16": "I16", "int32": "I32", "int64": "I64", "uint8": "U8",
-           "uint16": "U16", "uint32": "U32", "uint64": "U64", "float16": "F16", "float32": "F32",
-           "float64": "F64", "complex64": "C64", "complex128": "C128"}
+           "uint16": "U16", "uint32": "U32", "uint64": "U64", "float16": "F16", "bfloat16": "BF16",
+           "float32": "F32", "float64": "F64", "complex64": "C64", "complex128": "C128"}
+BF16 = "bfloat16"
+
+
+def stand_in(names: list[str]) -> tuple[list, bool]:
+    """NumPy dtypes to ask NumPy about for ember dtype `names`, and whether float16 in the answer
+    means bfloat16: bfloat16 stands as float16, except beside float16 (both as float32)."""
+    if BF16 not in names:
+        return names, False
+    if "float16" in names:
+        return ["float32" if n in (BF16, "float16") else n for n in names], False
+    return ["float16" if n == BF16 else n for n in names], True
+
+
+def as_ember(name: str, bf16: bool) -> str:
+    return BF16 if bf16 and name == "float16" else name
 
 # Every ufunc of NumPy's namespace, once (aliases such as `abs` are the registry's).
 UFUNCS = sorted({obj.__name__ for obj in vars(np).values() if isinstance(obj, np.ufunc)})
 
 
 # Operand types tabulated: ember's dtypes, then Python's int, float and complex (weak, NEP 50).
-OPERANDS = [np.dtype(n) for n in DTYPES] + [int, float, complex]
+OPERANDS = DTYPES + [int, float, complex]
 
 
 def resolution(name: str) -> tuple[list[tuple[list[str], list[str]]], str]:
@@ -36,8 +57,12 @@ def resolution(name: str) -> tuple[list[tuple[list[str], list[str]]], str]:
     table = []
     for combo in itertools.product(OPERANDS, repeat=uf.nin):
         try:
-            resolved = uf.resolve_dtypes((*combo, *([None] * uf.nout)))
-            names = [d.name for d in resolved]
+            strong = [o for o in combo if isinstance(o, str)]
+            asked, bf16 = stand_in(strong)
+            it = iter(asked)
+            operands = [np.dtype(next(it)) if isinstance(o, str) else o for o in combo]
+            resolved = uf.resolve_dtypes((*operands, *([None] * uf.nout)))
+            names = [as_ember(d.name, bf16) for d in resolved]
             if any(n not in VARIANT for n in names):
                 raise TypeError("not an ember dtype")
             key = (names[: uf.nin], names[uf.nin:])
@@ -57,6 +82,19 @@ def summary(uf: np.ufunc) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def can_cast(a: str, b: str, casting: str) -> bool:
+    """NumPy's can_cast; bfloat16 and float16 hold different values (only same_kind)."""
+    if {a, b} == {BF16, "float16"}:
+        return casting == "same_kind"
+    (x, y), _ = stand_in([a, b])
+    return bool(np.can_cast(x, y, casting))
+
+
+def promote_types(a: str, b: str) -> str:
+    (x, y), bf16 = stand_in([a, b])
+    return as_ember(np.promote_types(x, y).name, bf16)
+
+
 def main() -> None:
     root = pathlib.Path(__file__).resolve().parent.parent
     lines = [
@@ -71,7 +109,7 @@ def main() -> None:
         "pub type Row = (&'static str, usize, usize, &'static [Loop], &'static str, &'static str);",
         "",
         "/// Operand types in resolution tables: `DType::ALL`, then weak Python int, float, complex.",
-        "pub const OPERAND_TYPES: usize = 17;",
+        f"pub const OPERAND_TYPES: usize = {len(OPERANDS)};",
         "",
         "/// (name, inputs, outputs, loops, table, summary) of every NumPy ufunc with a loop on",
         "/// ember's dtypes. `table` has one character per combination of operand types (first",
@@ -96,21 +134,21 @@ def main() -> None:
     lines.append("/// `SAFE_CAST[from][to]`: NumPy's `can_cast(from, to, 'safe')`, in `DType::ALL` order.")
     lines.append(f"pub const SAFE_CAST: [[bool; {len(DTYPES)}]; {len(DTYPES)}] = [")
     for a in DTYPES:
-        row = ", ".join("true" if np.can_cast(a, b, "safe") else "false" for b in DTYPES)
+        row = ", ".join("true" if can_cast(a, b, "safe") else "false" for b in DTYPES)
         lines.append(f"    [{row}],")
     lines.append("];")
     lines.append("")
     lines.append("/// `SAME_KIND_CAST[from][to]`: NumPy's `can_cast(from, to, 'same_kind')`.")
     lines.append(f"pub const SAME_KIND_CAST: [[bool; {len(DTYPES)}]; {len(DTYPES)}] = [")
     for a in DTYPES:
-        row = ", ".join("true" if np.can_cast(a, b, "same_kind") else "false" for b in DTYPES)
+        row = ", ".join("true" if can_cast(a, b, "same_kind") else "false" for b in DTYPES)
         lines.append(f"    [{row}],")
     lines.append("];")
     lines.append("")
     lines.append("/// `PROMOTE[a][b]`: NumPy's `promote_types(a, b)`, in `DType::ALL` order.")
     lines.append(f"pub const PROMOTE: [[DType; {len(DTYPES)}]; {len(DTYPES)}] = [")
     for a in DTYPES:
-        row = ", ".join(VARIANT[np.promote_types(a, b).name] for b in DTYPES)
+        row = ", ".join(VARIANT[promote_types(a, b)] for b in DTYPES)
         lines.append(f"    [{row}],")
     lines.append("];")
     target = root / "crates/ember-codegen/src/ufuncs/tables.rs"

@@ -16,6 +16,10 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 rm -rf /tmp/site  # a warm machine keeps the last wheel: replace it
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .device/ember-*.whl || exit 1
+# ml_dtypes (ember's bfloat16 on the host), if the machine lacks it.
+if ! python3 -c "import ml_dtypes" 2>/dev/null && ls .device/ml_dtypes-*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site .device/ml_dtypes-*.whl
+fi
 if [ ! -d /tmp/np23 ] && ls .device/numpy-2.3.*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/np23 .device/numpy-2.3.*.whl
 fi

@@ -149,12 +149,14 @@ int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
+from ._dtypes import bfloat16  # noqa: E402  (ml_dtypes', as JAX's)
+
 dtype = _np.dtype
 
 __all__ = [
     "BackendUnavailableError", "CompileError", "Device", "DriverError", "ElementwiseKernel", "EmberError",
     "JitError", "MemoryPool", "OutOfMemoryError", "RawKernel", "RawModule", "ReductionKernel", "arange",
-    "array", "ascontiguousarray", "asarray", "asnumpy", "backend", "bool_", "complex64", "complex128",
+    "array", "ascontiguousarray", "asarray", "asnumpy", "backend", "bfloat16", "bool_", "complex64", "complex128",
     "dtype", "empty", "empty_like", "errors", "float16", "float32", "float64", "from_dlpack", "full",
     "fuse", "guvectorize", "vectorize", "PinnedMemoryPool", "empty_pinned", "get_default_pinned_memory_pool",
     "full_like", "get_default_memory_pool", "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones",

@@ -7,6 +7,7 @@ any OpenCL device (PoCL on the CPU when there is no GPU).
 from typing import Any
 
 import numpy as np
+from ml_dtypes import bfloat16 as bfloat16
 from numpy import bool_ as bool_
 from numpy import complex64 as complex64
 from numpy import complex128 as complex128
@@ -47,17 +48,17 @@ from .errors import OutOfMemoryError as OutOfMemoryError
 __all__ = [
     "BackendUnavailableError", "CompileError", "Device", "DriverError", "ElementwiseKernel", "EmberError", "JitError",
     "MemoryPool", "OutOfMemoryError", "RawKernel", "RawModule", "ReductionKernel", "arange", "array",
-    "ascontiguousarray", "asarray", "asnumpy", "backend", "bool_", "complex64", "complex128", "dtype", "empty",
-    "empty_like", "errors", "float16", "float32", "float64", "from_dlpack", "full", "fuse", "guvectorize", "vectorize",
-    "PinnedMemoryPool", "empty_pinned", "get_default_pinned_memory_pool", "full_like", "get_default_memory_pool",
-    "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones", "ones_like", "synchronize", "uint8", "uint16",
-    "uint32", "uint64", "zeros", "zeros_like", "array_split", "asfortranarray", "atleast_1d", "atleast_2d",
-    "atleast_3d", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concatenate", "copy", "dstack",
-    "expand_dims", "hstack", "moveaxis", "ravel", "reshape", "split", "squeeze", "stack", "swapaxes", "transpose",
-    "vstack", "clip", "eye", "identity", "imag", "nonzero", "real", "take", "tri", "tril", "triu", "ufunc", "where",
-    "abs", "absolute", "add", "arccos", "arcsin", "arctan", "arctan2", "bitwise_and", "bitwise_not", "bitwise_or",
-    "bitwise_xor", "ceil", "conj", "conjugate", "cos", "cosh", "divide", "equal", "exp", "exp2", "expm1", "floor",
-    "floor_divide", "fmax", "fmin", "fmod", "greater", "greater_equal", "invert", "isfinite", "isinf", "isnan",
+    "ascontiguousarray", "asarray", "asnumpy", "backend", "bfloat16", "bool_", "complex64", "complex128", "dtype",
+    "empty", "empty_like", "errors", "float16", "float32", "float64", "from_dlpack", "full", "fuse", "guvectorize",
+    "vectorize", "PinnedMemoryPool", "empty_pinned", "get_default_pinned_memory_pool", "full_like",
+    "get_default_memory_pool", "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones", "ones_like",
+    "synchronize", "uint8", "uint16", "uint32", "uint64", "zeros", "zeros_like", "array_split", "asfortranarray",
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concatenate",
+    "copy", "dstack", "expand_dims", "hstack", "moveaxis", "ravel", "reshape", "split", "squeeze", "stack", "swapaxes",
+    "transpose", "vstack", "clip", "eye", "identity", "imag", "nonzero", "real", "take", "tri", "tril", "triu", "ufunc",
+    "where", "abs", "absolute", "add", "arccos", "arcsin", "arctan", "arctan2", "bitwise_and", "bitwise_not",
+    "bitwise_or", "bitwise_xor", "ceil", "conj", "conjugate", "cos", "cosh", "divide", "equal", "exp", "exp2", "expm1",
+    "floor", "floor_divide", "fmax", "fmin", "fmod", "greater", "greater_equal", "invert", "isfinite", "isinf", "isnan",
     "left_shift", "less", "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
     "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal",
     "positive", "power", "reciprocal", "remainder", "right_shift", "rint", "sign", "sin", "sinh", "sqrt", "square",

@@ -1,15 +1,28 @@
-"""ember's dtypes are NumPy's: this maps any dtype-like to a supported ``numpy.dtype``."""
+"""ember's dtypes are NumPy's (bfloat16 is ml_dtypes', the one NumPy code uses, as JAX does):
+this maps any dtype-like to a supported ``numpy.dtype``."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
-#: The dtypes ember arrays can hold (API.md), by NumPy name.
-SUPPORTED = (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128",
-)
+from . import _ember
+
+#: The dtypes ember arrays can hold, by name: ember-core's dtype table.
+SUPPORTED = tuple(_ember.dtype_names())
 _SUPPORTED = frozenset(SUPPORTED)
+
+
+def _numpy_dtype(name: str) -> np.dtype:
+    """NumPy's dtype of that name, or ml_dtypes' for the ones NumPy lacks (bfloat16)."""
+    try:
+        return np.dtype(name)
+    except TypeError:
+        return np.dtype(getattr(ml_dtypes, name))
+
+
+#: ``ember.bfloat16``: the scalar type, as ``ember.float16`` is NumPy's.
+bfloat16 = ml_dtypes.bfloat16
 
 
 # dtype-like -> numpy.dtype: np.dtype() costs microseconds, a dict lookup nanoseconds.
@@ -39,8 +52,7 @@ def name_of(dtype, default="float64") -> str:
         return _names[dtype]
     except (KeyError, TypeError):
         pass
-    name = str(normalize(dtype, default))
-    name = _name_by_dtype[np.dtype(name)]
+    name = _name_by_dtype[normalize(dtype, default)]
     try:
         _names[dtype] = name
     except TypeError:
@@ -57,6 +69,8 @@ def from_name(name: str) -> np.dtype:
 
 
 def _check(dtype) -> np.dtype:
+    if isinstance(dtype, str) and dtype in _by_name:  # names NumPy lacks ("bfloat16")
+        return _by_name[dtype]
     try:
         d = np.dtype(dtype)
     except TypeError as e:
@@ -73,5 +87,5 @@ def of_host(obj) -> np.dtype:
     return normalize(np.asarray(obj).dtype)
 
 
-_by_name = {name: np.dtype(name) for name in SUPPORTED}
+_by_name = {name: _numpy_dtype(name) for name in SUPPORTED}
 _name_by_dtype = {d: name for name, d in _by_name.items()}

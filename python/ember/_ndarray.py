@@ -498,5 +498,5 @@ _install_operators()
 _ember.register_types(
     ndarray,
     np.ndarray,
-    [(getattr(np, n if n != "bool" else "bool_"), n) for n in _dtypes.SUPPORTED],
+    [(_dtypes.from_name(n).type, n) for n in _dtypes.SUPPORTED],
 )

@@ -42,6 +42,15 @@ const HALF_CUDA: &str = r#"static __device__ __forceinline__ float ember_h2f(uns
 static __device__ __forceinline__ unsigned short ember_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 "#;
 
+/// bfloat16 is float32's top half: a load shifts its bits up; a store rounds to nearest even
+/// (a NaN stays a quiet NaN).
+const BFLOAT16_CUDA: &str = r#"static __device__ __forceinline__ float ember_bf2f(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
+static __device__ __forceinline__ unsigned short ember_f2bf(float f) { unsigned int u = __float_as_uint(f); if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u); u += 0x7fffu + ((u >> 16) & 1u); return (unsigned short)(u >> 16); }
+"#;
+const BFLOAT16_OPENCL: &str = r#"static inline float ember_bf2f(ushort h) { return as_float(((uint)h) << 16); }
+static inline ushort ember_f2bf(float f) { uint u = as_uint(f); if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u); u += 0x7fffu + ((u >> 16) & 1u); return (ushort)(u >> 16); }
+"#;
+
 /// In `DType::ALL` order.
 const COLUMNS: &[Columns] = &[
     plain(DType::Bool, "unsigned char", "unsigned char"),
@@ -68,6 +77,23 @@ const COLUMNS: &[Columns] = &[
             ),
             round_fn: "ember_round_half",
             prelude: (Some(("EMBER_PRELUDE_HALF", HALF_CUDA)), None),
+        }),
+    },
+    Columns {
+        dtype: DType::BF16,
+        storage: ("unsigned short", "unsigned short"),
+        narrow: Some(Narrow {
+            load: ("ember_bf2f(*({p}))", "ember_bf2f(*({p}))"),
+            store: ("*({p}) = ember_f2bf({v});", "*({p}) = ember_f2bf({v});"),
+            round: (
+                "{v} = ember_bf2f(ember_f2bf({v}));",
+                "{v} = ember_bf2f(ember_f2bf({v}));",
+            ),
+            round_fn: "ember_round_bfloat16",
+            prelude: (
+                Some(("EMBER_PRELUDE_BFLOAT16", BFLOAT16_CUDA)),
+                Some(("EMBER_PRELUDE_BFLOAT16", BFLOAT16_OPENCL)),
+            ),
         }),
     },
     plain(DType::F32, "float", "float"),

@@ -73,6 +73,7 @@ dtypes! {
     U32 => "uint32", 4, UInt, "<u4", 1;
     U64 => "uint64", 8, UInt, "<u8", 1;
     F16 => "float16", 2, Float, "<f2", 2;
+    BF16 => "bfloat16", 2, Float, "<V2", 4;
     F32 => "float32", 4, Float, "<f4", 2;
     F64 => "float64", 8, Float, "<f8", 2;
     C64 => "complex64", 8, Complex, "<c8", 5;
@@ -120,11 +121,11 @@ impl DType {
         }
     }
 
-    /// The dtype arithmetic on its elements is done in: float16 is stored narrow and computed
-    /// in float32 (rounded back after each operation); every other dtype computes in itself.
+    /// The dtype arithmetic on its elements is done in: float16 and bfloat16 are stored narrow
+    /// and computed in float32 (rounded back after each operation); the others in themselves.
     pub fn compute(self) -> DType {
         match self {
-            DType::F16 => DType::F32,
+            DType::F16 | DType::BF16 => DType::F32,
             d => d,
         }
     }
@@ -138,6 +139,7 @@ impl DType {
     pub fn narrow_bits(self, v: f64) -> Option<u16> {
         match self {
             DType::F16 => Some(half::f16::from_f64(v).to_bits()),
+            DType::BF16 => Some(half::bf16::from_f64(v).to_bits()),
             _ => None,
         }
     }
@@ -146,6 +148,7 @@ impl DType {
     pub fn from_narrow_bits(self, bits: u16) -> Option<f64> {
         match self {
             DType::F16 => Some(half::f16::from_bits(bits).to_f64()),
+            DType::BF16 => Some(half::bf16::from_bits(bits).to_f64()),
             _ => None,
         }
     }

@@ -28,6 +28,12 @@ fn ufunc_rows() -> Vec<(&'static str, Vec<&'static str>, &'static str, bool)> {
         .collect()
 }
 
+/// The names of ember's dtypes, in ember-core's table order.
+#[pyfunction]
+fn dtype_names() -> Vec<&'static str> {
+    DType::ALL.iter().map(|d| d.name()).collect()
+}
+
 pub(crate) fn operand(k: &KnownTypes, value: &Bound<'_, PyAny>) -> PyResult<Operand> {
     if k.is_ndarray(value) {
         return Ok(Operand::Array(k.array_of(value)?));
@@ -242,6 +248,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ufunc_binary, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_id, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(dtype_names, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_call, m)?)?;
     Ok(())
 }

@@ -13,12 +13,12 @@ __all__ = [
     "clear_module_map", "compile_module", "concatenate", "copy_in_order", "cumsum", "current_device", "current_stream",
     "current_stream_handle", "device_count", "device_info", "dlpack_device", "drain_launches", "dtype_names", "empty",
     "expand_dims", "flatten", "from_dlpack_capsule", "from_foreign", "full", "fused_kernel_body", "fusion_stats",
-    "generated_source", "getitem", "info_report", "jit_coarsening", "jit_device_source", "jit_kernel_source",
-    "jit_signature", "linspace", "matmul", "matmul_engine", "memory_info", "moveaxis", "nonzero", "nvrtc_compile",
-    "nvrtc_version", "opencl_device_ids", "operator_method", "orthogonalize_columns", "pool_free_all_blocks",
-    "pool_limit", "pool_n_free_blocks", "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches",
-    "random_source", "ravel", "reduce", "register_index_converter", "register_types", "require_cuda", "reshape",
-    "result_type", "set_current_device", "set_fusion", "setitem", "split", "squeeze", "stack", "swapaxes",
+    "generated_source", "getitem", "info_report", "jit_coarsening", "jit_device_source", "jit_intrinsics",
+    "jit_kernel_source", "jit_signature", "linspace", "matmul", "matmul_engine", "memory_info", "moveaxis", "nonzero",
+    "nvrtc_compile", "nvrtc_version", "opencl_device_ids", "operator_method", "orthogonalize_columns",
+    "pool_free_all_blocks", "pool_limit", "pool_n_free_blocks", "pool_set_limit", "pool_total_bytes", "pool_used_bytes",
+    "queued_launches", "random_source", "ravel", "reduce", "register_index_converter", "register_types", "require_cuda",
+    "reshape", "result_type", "set_current_device", "set_fusion", "setitem", "split", "squeeze", "stack", "swapaxes",
     "synchronize", "take", "to_dlpack", "transpose", "ufunc_binary", "ufunc_call", "ufunc_id", "ufunc_rows", "where_",
     "wrap", "xoroshiro128p_states",
 ]
@@ -60,6 +60,7 @@ def getitem(a, index) -> Any: ...
 def info_report() -> Any: ...
 def jit_coarsening(mode=None) -> Any: ...
 def jit_device_source(program, types, dialect) -> Any: ...
+def jit_intrinsics() -> Any: ...
 def jit_kernel_source(program, types, dialect, coarsen=None) -> Any: ...
 def jit_signature(text) -> Any: ...
 def linspace(device_ordinal, num, endpoint, start, stop, scale, divisor, compute_name, dtype_name) -> Any: ...

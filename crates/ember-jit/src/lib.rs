@@ -14,6 +14,7 @@ mod error;
 mod expr;
 mod function;
 mod helpers;
+pub mod intrinsics;
 pub mod types;
 
 pub use ast::Program;

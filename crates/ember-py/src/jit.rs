@@ -412,8 +412,18 @@ fn jit_device_source(
     Ok((d.preamble, d.name, d.ret.to_string()))
 }
 
+/// The names of the intrinsics kernels may call (ember-jit's intrinsic registry).
+#[pyfunction]
+fn jit_intrinsics() -> Vec<&'static str> {
+    ember_jit::intrinsics::INTRINSICS
+        .iter()
+        .map(|i| i.name)
+        .collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jit_kernel_source, m)?)?;
+    m.add_function(wrap_pyfunction!(jit_intrinsics, m)?)?;
     m.add_function(wrap_pyfunction!(jit_coarsening, m)?)?;
     m.add_function(wrap_pyfunction!(jit_device_source, m)?)?;
     m.add_function(wrap_pyfunction!(jit_signature, m)?)?;

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from .. import _ember
 from .._intrinsic import DeviceOnly
 
 
@@ -21,28 +22,23 @@ class Namespace:
         return f"<device-only namespace {self._name}>"
 
 
-grid = DeviceOnly("cuda.grid")
-gridsize = DeviceOnly("cuda.gridsize")
-threadIdx = Namespace("cuda.threadIdx", "xyz")
-blockIdx = Namespace("cuda.blockIdx", "xyz")
-blockDim = Namespace("cuda.blockDim", "xyz")
-gridDim = Namespace("cuda.gridDim", "xyz")
-laneid = DeviceOnly("cuda.laneid")
-warpsize = DeviceOnly("cuda.warpsize")
-syncthreads = DeviceOnly("cuda.syncthreads")
-syncwarp = DeviceOnly("cuda.syncwarp")
-threadfence = DeviceOnly("cuda.threadfence")
-threadfence_block = DeviceOnly("cuda.threadfence_block")
-threadfence_system = DeviceOnly("cuda.threadfence_system")
-shared = Namespace("cuda.shared", ["array"])
-local = Namespace("cuda.local", ["array"])
-const = Namespace("cuda.const", ["array_like"])
-atomic = Namespace(
-    "cuda.atomic",
-    ["add", "sub", "max", "min", "nanmax", "nanmin", "exch", "and_", "or_", "xor", "cas", "compare_and_swap"],
-)
+def _placeholders() -> list[str]:
+    """One placeholder per row of ember-jit's intrinsic registry (``cuda.random.*`` live in
+    ``ember.cuda.random``), grouped into namespaces by their dotted names."""
+    groups: dict[str, list[str]] = {}
+    for name in _ember.jit_intrinsics():
+        _, first, *rest = name.split(".")
+        if first == "random":
+            continue
+        if rest:
+            groups.setdefault(first, []).append(rest[0])
+        else:
+            globals()[first] = DeviceOnly(name)
+            groups.setdefault(first, [])
+    for group, members in groups.items():
+        if members:
+            globals()[group] = Namespace(f"cuda.{group}", members)
+    return sorted(groups)
 
-__all__ = [
-    "atomic", "blockDim", "blockIdx", "const", "grid", "gridDim", "gridsize", "laneid", "local", "shared",
-    "syncthreads", "syncwarp", "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "warpsize",
-]
+
+__all__ = _placeholders()

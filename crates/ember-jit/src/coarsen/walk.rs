@@ -2,6 +2,7 @@
 //! and walks over every expression.
 
 use crate::ast::{Expr, ExprKind, Stmt, StmtKind};
+use crate::intrinsics::{intrinsic, Coarsening};
 
 /// A name, or a tuple of names (nested): a target with no element store in it.
 pub(super) fn names_only(target: &Expr) -> bool {
@@ -41,42 +42,16 @@ pub(super) fn pure_namespace(name: &str) -> bool {
         .any(|p| name.starts_with(p))
 }
 
-/// The `cuda.*` intrinsics a coarsened kernel may use (warp-level ones are not among them:
-/// a warp holds other logical threads once coarsened).
+/// Whether a coarsened kernel may call `name` (a row of the intrinsic registry, or a pure
+/// function).
 pub(super) fn allowed_in_kernel(name: &str) -> bool {
-    if pure_namespace(name) || name.starts_with("cuda.atomic.") || name.starts_with("cuda.random.")
-    {
-        return true;
-    }
-    if let Some((group, axis)) = name.strip_prefix("cuda.").and_then(|n| n.split_once('.')) {
-        if matches!(group, "threadIdx" | "blockIdx" | "blockDim" | "gridDim")
-            && matches!(axis, "x" | "y" | "z")
-        {
-            return true;
-        }
-    }
-    matches!(
-        name,
-        "cuda.grid"
-            | "cuda.gridsize"
-            | "cuda.syncthreads"
-            | "cuda.threadfence"
-            | "cuda.threadfence_block"
-            | "cuda.threadfence_system"
-            | "cuda.shared.array"
-            | "cuda.local.array"
-            | "cuda.const.array_like"
-            | "cuda.warpsize"
-    )
+    pure_namespace(name) || intrinsic(name).is_some_and(|i| i.coarsening != Coarsening::Never)
 }
 
 /// What a device function may use: it runs once per copy, so nothing that reads the thread's
 /// place or waits for the block.
 pub(super) fn allowed_in_device_function(name: &str) -> bool {
-    allowed_in_kernel(name)
-        && !name.starts_with("cuda.threadIdx.")
-        && !name.starts_with("cuda.blockDim.")
-        && !matches!(name, "cuda.grid" | "cuda.gridsize" | "cuda.syncthreads")
+    pure_namespace(name) || intrinsic(name).is_some_and(|i| i.coarsening == Coarsening::Anywhere)
 }
 
 /// Every expression in `e`, `e` first.

@@ -1,0 +1,95 @@
+//! Every `cuda.*` intrinsic a kernel written in Python may call: one row each. The Python
+//! front makes its placeholders from these rows (`ember._jit.intrinsics`, `ember.cuda.random`),
+//! coarsening reads whether a row may be copied per logical thread, and stubs and docs list
+//! them. How each is typed and written is `calls/`'s, by the row's name.
+
+/// Whether a coarsened kernel (several logical threads per hardware thread) may use it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coarsening {
+    /// Anywhere: the same for every logical thread of a hardware thread, or per element.
+    Anywhere,
+    /// In the kernel only, where the rewrite gives each copy its own value (thread indices,
+    /// `grid`) or keeps one barrier; not in device functions, which run once per copy.
+    KernelOnly,
+    /// Never: warp-level (a warp holds other logical threads once coarsened).
+    Never,
+}
+
+/// One intrinsic.
+pub struct Intrinsic {
+    /// The dotted name the front gives it (`cuda.atomic.add`).
+    pub name: &'static str,
+    pub coarsening: Coarsening,
+}
+
+const fn row(name: &'static str, coarsening: Coarsening) -> Intrinsic {
+    Intrinsic { name, coarsening }
+}
+
+use Coarsening::{Anywhere, KernelOnly, Never};
+
+pub const INTRINSICS: &[Intrinsic] = &[
+    row("cuda.grid", KernelOnly),
+    row("cuda.gridsize", KernelOnly),
+    row("cuda.threadIdx.x", KernelOnly),
+    row("cuda.threadIdx.y", KernelOnly),
+    row("cuda.threadIdx.z", KernelOnly),
+    row("cuda.blockDim.x", KernelOnly),
+    row("cuda.blockDim.y", KernelOnly),
+    row("cuda.blockDim.z", KernelOnly),
+    row("cuda.blockIdx.x", Anywhere),
+    row("cuda.blockIdx.y", Anywhere),
+    row("cuda.blockIdx.z", Anywhere),
+    row("cuda.gridDim.x", Anywhere),
+    row("cuda.gridDim.y", Anywhere),
+    row("cuda.gridDim.z", Anywhere),
+    row("cuda.laneid", Never),
+    row("cuda.warpsize", Anywhere),
+    row("cuda.syncthreads", KernelOnly),
+    row("cuda.syncwarp", Never),
+    row("cuda.threadfence", Anywhere),
+    row("cuda.threadfence_block", Anywhere),
+    row("cuda.threadfence_system", Anywhere),
+    row("cuda.shared.array", Anywhere),
+    row("cuda.local.array", Anywhere),
+    row("cuda.const.array_like", Anywhere),
+    row("cuda.atomic.add", Anywhere),
+    row("cuda.atomic.sub", Anywhere),
+    row("cuda.atomic.max", Anywhere),
+    row("cuda.atomic.min", Anywhere),
+    row("cuda.atomic.nanmax", Anywhere),
+    row("cuda.atomic.nanmin", Anywhere),
+    row("cuda.atomic.exch", Anywhere),
+    row("cuda.atomic.and_", Anywhere),
+    row("cuda.atomic.or_", Anywhere),
+    row("cuda.atomic.xor", Anywhere),
+    row("cuda.atomic.cas", Anywhere),
+    row("cuda.atomic.compare_and_swap", Anywhere),
+    row("cuda.random.xoroshiro128p_next", Anywhere),
+    row("cuda.random.xoroshiro128p_uniform_float32", Anywhere),
+    row("cuda.random.xoroshiro128p_uniform_float64", Anywhere),
+    row("cuda.random.xoroshiro128p_normal_float32", Anywhere),
+    row("cuda.random.xoroshiro128p_normal_float64", Anywhere),
+];
+
+/// The row called `name`.
+pub fn intrinsic(name: &str) -> Option<&'static Intrinsic> {
+    INTRINSICS.iter().find(|i| i.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_dotted_under_cuda() {
+        for (k, i) in INTRINSICS.iter().enumerate() {
+            assert!(i.name.starts_with("cuda."), "{}", i.name);
+            assert!(
+                INTRINSICS[k + 1..].iter().all(|o| o.name != i.name),
+                "{}",
+                i.name
+            );
+        }
+    }
+}

@@ -1,12 +1,13 @@
 //! `where(condition, x, y)`: elements of `x` where `condition` holds, else of `y`, broadcast
 //! together. The result's dtype is NumPy 2's `result_type(x, y)` from the generated tables
-//! (Python scalars weak, NEP 50); a weak Python int that does not fit it wraps, as in NumPy.
+//! (Python scalars weak, NEP 50). A Python int out of the result's range is NumPy's
+//! `OverflowError`, as in NumPy 2.5 and in every ufunc (NumPy 2.4's `where` wrapped it).
 //! One generated kernel converts each operand inline: no temporary copies.
 
 use ember_codegen::types::cast;
 use ember_codegen::{MapKernel, Operand as KernelOperand};
 use ember_core::{DType, Error, Result, Scalar};
-use ember_kernel::{dialect, param_bytes};
+use ember_kernel::{dialect, scalar_param};
 
 use crate::array::Array;
 use crate::launch::run_map;
@@ -61,6 +62,11 @@ fn common_shape(shapes: &[&[usize]]) -> Result<Vec<usize>> {
 pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
     let dtype = where_dtype(x, y)?;
     let shape = common_shape(&[condition.shape(), x.shape(), y.shape()])?;
+    for choice in [x, y] {
+        if let Choice::Scalar(value, kind) = choice {
+            scalar_param(*value, python_kind(kind), dtype)?; // refused even when nothing runs
+        }
+    }
     let device = condition.device();
     let out = Array::empty(device, &shape, dtype)?;
     if out.size() == 0 {
@@ -86,9 +92,9 @@ pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
                 arrays.push(a);
                 expr
             }
-            Choice::Scalar(value, _) => {
+            Choice::Scalar(value, kind) => {
                 scalars.push((name.to_string(), dtype));
-                bytes.push(param_bytes(*value, dtype).to_vec());
+                bytes.push(scalar_param(*value, python_kind(kind), dtype)?.to_vec());
                 name.to_string()
             }
         })
@@ -115,6 +121,14 @@ pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
     operands.push(&out);
     run_map(&spec, &operands, &bytes, &shape)?;
     Ok(out)
+}
+
+/// The kind of Python scalar a weak operand was (None: a NumPy scalar, converted as `astype`).
+fn python_kind(kind: &OperandType) -> Option<ember_core::dtype::Kind> {
+    match kind {
+        OperandType::Weak(k) => Some(*k),
+        OperandType::Strong(_) => None,
+    }
 }
 
 fn operand_name(c: &Choice) -> &'static str {

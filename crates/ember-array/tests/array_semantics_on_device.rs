@@ -137,21 +137,20 @@ fn masks_select_in_c_order() {
 }
 
 #[test]
-fn where_promotes_like_numpy_and_wraps_weak_ints() {
+fn where_promotes_like_numpy_and_refuses_weak_ints_out_of_range() {
     let Some(dev) = common::device("semantics") else {
         return;
     };
     let c = upload(dev, &[1u8, 0, 1, 0], &[4], DType::Bool);
     let x = upload(dev, &[1i8, 2, 3, 4], &[4], DType::I8);
-    // int8 with a weak 300: int8, and 300 wraps to 44 as in NumPy.
-    let w = where_(
-        &c,
-        &Choice::Array(x.clone()),
-        &Choice::Scalar(Scalar::Int(300), OperandType::Weak(Kind::Int)),
-    )
-    .unwrap();
+    let weak = |v: i64| Choice::Scalar(Scalar::Int(v), OperandType::Weak(Kind::Int));
+    // int8 with a weak -7: int8.
+    let w = where_(&c, &Choice::Array(x.clone()), &weak(-7)).unwrap();
     assert_eq!(w.dtype(), DType::I8);
-    assert_eq!(download::<i8>(&w), vec![1, 44, 3, 44]);
+    assert_eq!(download::<i8>(&w), vec![1, -7, 3, -7]);
+    // A weak 300 does not fit int8: NumPy 2.5's OverflowError, as a ufunc gives.
+    let err = where_(&c, &Choice::Array(x.clone()), &weak(300)).unwrap_err();
+    assert_eq!(err.to_string(), "Python integer 300 out of bounds for int8");
     // A (2, 1) condition broadcast against (4,): shape (2, 4), float64 from a weak float.
     let c2 = upload(dev, &[0.0f32, 2.5], &[2, 1], DType::F32);
     let w = where_(

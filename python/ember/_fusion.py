@@ -16,6 +16,7 @@ import re
 import numpy as np
 
 from . import _ember
+from ._operands import on_device
 from ._runtime import backend
 from ._user_kernels import ElementwiseKernel
 
@@ -91,7 +92,7 @@ class _Trace:
         scalar = _scalar_param(x)
         if scalar is not None:
             ref = self.parameter(*scalar)._ref
-        elif isinstance(x, np.ndarray) or isinstance(x, _ember.ndarray) or hasattr(x, "__cuda_array_interface__"):
+        elif isinstance(x, np.ndarray) or on_device(x):
             raise TypeError(
                 f"{self.function_name} uses an array that is not one of its arguments; "
                 "a fused function can read only the arrays passed to it: add it as a parameter"

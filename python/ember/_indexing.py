@@ -16,6 +16,7 @@ import numpy as np
 from . import _ember, _fusion
 from ._creation import _from_host, asarray
 from ._interop import _foreign_view
+from ._operands import needs_conversion
 
 _INVALID_INDEX = (
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays "
@@ -104,10 +105,7 @@ def take(a, indices, axis=None, out=None):
 def _converted(value):
     """An operand NumPy would convert (a list, a tuple, another library's device array) as an
     ember array; arrays and scalars as they are."""
-    if isinstance(value, (list, tuple)) or (not isinstance(value, np.ndarray) and (
-            hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"))):
-        return asarray(value)
-    return value
+    return asarray(value) if needs_conversion(value) else value
 
 
 def where(condition, x=None, y=None):

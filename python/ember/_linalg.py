@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _dtypes, _ember
 from ._creation import asarray
+from ._operands import needs_conversion
 from ._ufuncs import UFUNCS
 
 __all__ = ["dot", "inner", "matmul", "outer", "vdot"]
@@ -34,7 +35,7 @@ def _array(x, name: str):
             f"Unsupported type {type(x)}: ember.{name} takes ember arrays; copy NumPy arrays to the device "
             "with ember.asarray(x) first"
         )
-    if isinstance(x, (*_SCALARS, list, tuple)) or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__"):
+    if isinstance(x, _SCALARS) or needs_conversion(x):
         return asarray(x)
     raise TypeError(f"Unsupported type {type(x)}: ember.{name} takes ember arrays")
 

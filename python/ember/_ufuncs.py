@@ -12,20 +12,14 @@ import numpy as np
 
 from . import _dtypes, _ember, _fusion
 from ._creation import asarray, zeros
+from ._operands import needs_conversion
 
 _call = _ember.ufunc_call
 
 
 def _foreign(args):
     """Operands NumPy would convert (lists, tuples, foreign device arrays) as ember arrays."""
-    out = []
-    for a in args:
-        if isinstance(a, (list, tuple)) or hasattr(a, "__cuda_array_interface__") or (
-            hasattr(a, "__dlpack__") and not isinstance(a, np.ndarray)
-        ):
-            a = asarray(a)
-        out.append(a)
-    return tuple(out)
+    return tuple(asarray(a) if needs_conversion(a) else a for a in args)
 
 
 class ufunc:
@@ -57,7 +51,7 @@ class ufunc:
             if _fusion.tracing(*args):
                 return _fusion.trace_ufunc(self.__name__, args, out, dtype)
             converted = _foreign(args)
-            if converted == args:
+            if all(c is a for c, a in zip(converted, args)):
                 raise
             return _call(self._id, converted, out, name)
 

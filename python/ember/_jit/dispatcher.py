@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from .. import _ember
+from .._operands import is_device_array
 from ..errors import PerformanceWarning
 from .front import program_json
 
@@ -75,7 +76,7 @@ class Dispatcher(_ember.JitKernel):
             if value.flags.writeable:
                 return device, lambda: np.copyto(value, device.get())
             return device, None
-        if hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"):
+        if is_device_array(value):
             return asarray(value), None
         raise TypeError(
             f"cannot pass a {type(value).__name__} to kernel {self.__name__}: kernels take ember arrays, NumPy "

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _runtime
 from .._creation import asarray, empty
+from .._operands import on_device
 
 
 def to_device(obj, stream=0, copy=True, to=None):
@@ -13,7 +14,7 @@ def to_device(obj, stream=0, copy=True, to=None):
     if to is not None:
         to.set(np.asarray(obj))
         return to
-    return asarray(np.asarray(obj) if not hasattr(obj, "__cuda_array_interface__") else obj)
+    return asarray(obj if on_device(obj) else np.asarray(obj))
 
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
@@ -41,8 +42,8 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 
 def as_cuda_array(obj, sync=True):
     """A device array viewing ``obj`` (``__cuda_array_interface__`` or DLPack) without a copy."""
-    if not is_cuda_array(obj) and not hasattr(obj, "__dlpack__"):
-        raise TypeError(f"{type(obj).__name__} has no __cuda_array_interface__")
+    if not on_device(obj):
+        raise TypeError(f"{type(obj).__name__} has no __cuda_array_interface__ (and is not a device array)")
     return asarray(obj)
 
 

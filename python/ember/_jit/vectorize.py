@@ -17,6 +17,7 @@ import numpy as np
 from .. import _ember, _runtime
 from .._creation import asarray, empty
 from .._ndarray import ndarray
+from .._operands import on_device
 from .._shape import broadcast_shapes, broadcast_to
 from .._user_kernels import ElementwiseKernel
 from ..errors import JitError
@@ -82,7 +83,7 @@ def _pick(signatures: list, dtypes: list, weak: list):
 def _inputs(args):
     """Inputs as device arrays or scalars, their dtypes, which were Python scalars, and whether
     the caller gave only host data (then results go back to the host)."""
-    host = not any(isinstance(a, ndarray) or hasattr(a, "__cuda_array_interface__") for a in args)
+    host = not any(on_device(a) for a in args)
     values, dtypes, weak = [], [], []
     for a in args:
         if isinstance(a, (bool, int, float, complex)):

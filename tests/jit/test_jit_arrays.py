@@ -1,0 +1,117 @@
+"""The language of ``@cuda.jit`` kernels: arrays (indexing in 1 to 3 dimensions with negative
+indices, views with any strides in and out, slicing and transposing inside kernels) and
+module-level constants (scalars, tuples and global arrays), compared with the same Python on
+the host (see ``jit_kernels``)."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from ember import cuda
+from jit_harness import HALF, TPB, N, blocks, host
+from jit_kernels import MIRRORED, SLICES, TRANSPOSES, mirrored, slices, transposes
+
+# ---- arrays ----
+
+
+def host_cells(fn, a, shape):
+    return np.array([[fn(a, i, j) for j in range(shape[1])] for i in range(shape[0])])
+
+
+def test_2d_indexing_with_negative_indices_shape_size_ndim(rng):
+    x = rng.standard_normal((13, 21))
+    out = ember.zeros(x.shape)
+    MIRRORED[(2, 3), (8, 8)](ember.asarray(x), out)
+    # The device may fuse a * b + c into one rounding (as CUDA and OpenCL compilers do by default).
+    np.testing.assert_allclose(out.get(), host_cells(mirrored, x, x.shape), rtol=1e-15)
+
+
+def test_2d_views_transposed_and_negative_strides_in_and_out(rng):
+    base = rng.standard_normal((26, 30))
+    view = base.T[::-1, ::2]  # negative and doubled strides, not contiguous
+    out = ember.zeros((view.shape[1], view.shape[0])).T  # written through a transpose
+    MIRRORED[(4, 2), (8, 8)](ember.asarray(base).T[::-1, ::2], out)
+    assert not out.flags.c_contiguous
+    np.testing.assert_allclose(out.get(), host_cells(mirrored, view, view.shape), rtol=1e-15)
+
+
+def cube(a, i, j, k):
+    return a[i, j, k] + 2 * a[-1 - i, j, -k - 1] + a.shape[2] * a[i, -j - 1, k] - a.strides[0]
+
+
+def test_3d_indexing_of_a_permuted_reversed_view(rng):
+    dev = cuda.jit(device=True)(cube)
+
+    @cuda.jit
+    def cells3(a, out):
+        i, j, k = cuda.grid(3)
+        if i < out.shape[0] and j < out.shape[1] and k < out.shape[2]:
+            out[i, j, k] = dev(a, i, j, k)
+
+    base = rng.integers(-1000, 1000, (4, 5, 6)).astype(np.int64)
+    view = base.transpose(2, 0, 1)[:, ::-1]
+    dview = ember.asarray(base).transpose(2, 0, 1)[:, ::-1]
+    assert dview.strides == view.strides
+    out = ember.zeros(view.shape, dtype=np.int64)
+    cells3[(2, 2, 2), (4, 4, 4)](dview, out)
+    want = np.array([[[cube(view, i, j, k) for k in range(5)] for j in range(4)] for i in range(6)])
+    np.testing.assert_array_equal(out.get(), want)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "reversed columns"])
+def test_slicing_inside_kernels_gives_views(rng, layout):
+    base = rng.integers(-50, 50, (40, 12)).astype(np.int64)
+    a, d = (base, ember.asarray(base)) if layout == "contiguous" else (base[:, ::-1], ember.asarray(base)[:, ::-1])
+    out = ember.zeros((40, 22), dtype=np.int64)
+    SLICES[1, TPB](d, out)
+    np.testing.assert_array_equal(out.get(), host(slices, [a] * 40, list(range(40)), dtype=np.int64))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "reversed columns"])
+def test_transpose_inside_kernels_is_a_view_like_numpys(rng, layout):
+    base = rng.integers(-50, 50, (40, 12)).astype(np.int64)
+    a, d = (base, ember.asarray(base)) if layout == "contiguous" else (base[:, ::-1], ember.asarray(base)[:, ::-1])
+    out = ember.zeros((40, 9), dtype=np.int64)
+    TRANSPOSES[1, TPB](d, out)
+    np.testing.assert_array_equal(out.get(), host(transposes, [a] * 40, list(range(40)), dtype=np.int64))
+
+
+# ---- module-level constants ----
+
+SCALE = 3
+OFFSET = -1.25
+SIZES = (4, 8, 16)
+MIXED = (2, 0.25)
+FLAG = True
+WEIGHTS = np.array([0.5, -1.0, 2.0, 4.5, -3.25], dtype=np.float32)
+TABLE = np.arange(12, dtype=np.int64).reshape(3, 4) * 7 - 20
+
+
+def with_constants(v, i):
+    w = WEIGHTS[i % WEIGHTS.size]
+    return v * SCALE + OFFSET + w + SIZES[-1] * MIXED[1] + MIXED[0] + (HALF if FLAG else 0.0) + len(SIZES)
+
+
+def test_module_constants_tuples_and_global_arrays(rng):
+    dev = cuda.jit(device=True)(with_constants)
+
+    @cuda.jit
+    def use_constants(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            t = cuda.const.array_like(TABLE)
+            out[i, 0] = dev(x[i], i)
+            out[i, 1] = t[i % 3, -1 - i % 4]
+            out[i, 2] = TABLE[-1, i % 4] + TABLE.shape[1] + t.size
+
+    x = rng.standard_normal(N)
+    out = ember.zeros((N, 3))
+    use_constants[blocks(N), TPB](ember.asarray(x), out)
+    i = np.arange(N)
+    want = np.stack([
+        [with_constants(v, k) for k, v in enumerate(x)],
+        TABLE[i % 3, -1 - i % 4],
+        TABLE[-1, i % 4] + TABLE.shape[1] + TABLE.size,
+    ], axis=1)
+    np.testing.assert_allclose(out.get(), want, rtol=1e-15)  # a * b + c may be fused on the device

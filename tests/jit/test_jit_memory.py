@@ -1,0 +1,155 @@
+"""The language of ``@cuda.jit`` kernels: shared, local and dynamic shared memory, barriers,
+warp synchronisation and fences, and atomics (under contention, with NaNs, on shared memory,
+and the ones Numba does not define refused)."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from ember import cuda
+from ember._jit import kernel_source
+from ember.errors import JitError
+from jit_harness import TPB, N, blocks, ints
+from jit_kernels import (
+    block_sums,
+    float_atomics,
+    int_atomics,
+    reverse_blocks,
+    shared_atomics,
+    warp_exchange,
+    window_sort,
+)
+
+# ---- shared, local and dynamic shared memory; barriers ----
+
+
+def test_static_shared_arrays_and_syncthreads_reduce_a_block(rng):
+    x = rng.integers(-1000, 1000, N).astype(np.float32)  # integers: every order of summing is exact
+    nb = blocks(N)
+    sums, transposed = ember.zeros(nb, dtype=np.float32), ember.zeros((nb, TPB), dtype=np.int32)
+    t = np.arange(TPB)
+    want = np.stack([((t % 8) * 8 + t // 8) * (b + 1) for b in range(nb)])
+    for sharedmem in (0, 256):  # dynamic shared memory the kernel does not use is allowed
+        block_sums[nb, TPB, 0, sharedmem](ember.asarray(x), sums, transposed)
+        np.testing.assert_array_equal(sums.get(), np.add.reduceat(x, np.arange(0, N, TPB)))
+        np.testing.assert_array_equal(transposed.get(), want)
+
+
+def test_dynamic_shared_memory_has_the_launch_size(rng):
+    x = rng.standard_normal(4 * TPB)
+    out, size = ember.zeros(4 * TPB), ember.zeros(2, dtype=np.int64)
+    stream = cuda.stream()
+    reverse_blocks[4, TPB, stream, TPB * 8 * 2](ember.asarray(x), out, size)
+    stream.synchronize()
+    np.testing.assert_array_equal(out.get(), x.reshape(4, TPB)[:, ::-1].ravel())
+    np.testing.assert_array_equal(size.get(), [2 * TPB, 2 * TPB])
+
+
+def test_local_arrays_are_per_thread_scratch(rng):
+    x = rng.integers(-100, 100, N).astype(np.int64)
+    out = ember.zeros((N, 8))
+    window_sort[blocks(N), TPB](ember.asarray(x), out)
+    windows = np.sort(np.stack([np.roll(x, -i)[:8] for i in range(N)]), axis=1) * 0.5
+    np.testing.assert_array_equal(out.get(), windows.reshape(N, 2, 4).transpose(0, 2, 1).reshape(N, 8))
+
+
+def test_syncwarp_and_threadfences_order_a_warps_memory(rng):
+    # A block of one warp: on OpenCL, syncwarp is a barrier of the whole work-group.
+    x = rng.integers(-10**12, 10**12, 4 * 32)
+    out = ember.zeros(4 * 32, dtype=np.int64)
+    warp_exchange[4, 32](ember.asarray(x), out)
+    want = (x.reshape(4, 32)[:, ::-1] * 2)[:, (np.arange(32) + 1) % 32].ravel()
+    np.testing.assert_array_equal(out.get(), want)
+
+
+# ---- atomics ----
+
+
+def check_chain(olds, values, start, step):
+    """The old values an atomic add (step 1) or sub (step -1) returned are a chain from ``start``."""
+    order = np.argsort(olds)[::step]
+    steps = np.concatenate([[0], np.cumsum(values[order].astype(np.float64))[:-1]])  # exact: small integers
+    np.testing.assert_array_equal(olds[order].astype(np.float64), float(start) + step * steps)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "int64", "uint64"])
+def test_integer_atomics_under_contention(rng, dtype):
+    n = 1000
+    v = rng.integers(1, 1000, n).astype(dtype)
+    w = ints(rng, dtype, n)
+    info = np.iinfo(dtype)
+    start = np.array([5, n * 1000, 17, 0, info.min, info.max, info.min, info.max, info.max if info.min == 0 else -1,
+                      0, 0x5A5A, 3], dtype=dtype)
+    acc = ember.asarray(start)
+    olds, flag = ember.zeros((n, 5), dtype=dtype), ember.zeros(1, dtype=dtype)
+    hist = ember.zeros((2, 3), dtype=dtype)
+    int_atomics[blocks(n, 128), 128](ember.asarray(v), ember.asarray(w), acc, olds, flag, hist)
+    acc, olds, f = acc.get(), olds.get(), int(flag.get()[0])
+    assert acc[0] == start[0] + v.sum(dtype=dtype) and acc[1] == start[1] - v.sum(dtype=dtype)
+    check_chain(olds[:, 0], v, start[0], 1)
+    check_chain(olds[:, 1], v, start[1], -1)
+    assert sorted([*olds[:, 2], acc[2]]) == sorted([start[2], *v])  # exch: every value seen once
+    np.testing.assert_array_equal(np.sort(olds[:, 3]), np.arange(n))
+    assert acc[3] == n
+    assert 1 <= f <= n and olds[f - 1, 4] == 0 and (np.delete(olds[:, 4], f - 1) == f).all()
+    assert acc[4] == w.max() and acc[5] == w.min() and acc[6] == w.max() and acc[7] == w.min()
+    assert acc[8] == np.bitwise_and.reduce(w) & start[8]
+    assert acc[9] == np.bitwise_or.reduce(w)
+    assert acc[10] == np.bitwise_xor.reduce(w) ^ start[10]
+    assert acc[11] == start[11] + v.sum(dtype=dtype)
+    want_hist = np.zeros((2, 3), dtype)
+    np.add.at(want_hist, (v % 2, v % 3), 1)
+    np.testing.assert_array_equal(hist.get(), want_hist)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float_atomics_under_contention_and_with_nans(rng, dtype):
+    n = 1000
+    v = rng.integers(1, 1000, n).astype(dtype)  # integers: every order of summing is exact
+    w = (rng.standard_normal(n) * 100).astype(dtype)
+    w[::97] = np.nan  # ignored by max, min, nanmax and nanmin alike
+    init = np.array([0.5, 1e6, -np.inf, np.inf, -np.inf, np.inf], dtype=dtype)
+    acc = ember.asarray(init)
+    olds = ember.zeros((n, 4), dtype=dtype)
+    nans = ember.asarray(np.array([np.nan, 1] * 4 + [0, 0], dtype=dtype))
+    float_atomics[blocks(n, 128), 128](ember.asarray(v), ember.asarray(w), acc, olds, nans)
+    acc, olds = acc.get(), olds.get()
+    assert acc[0] == init[0] + v.sum() and acc[1] == init[1] - v.sum()
+    check_chain(olds[:, 0], v, init[0], 1)
+    check_chain(olds[:, 1], v, init[1], -1)
+    assert acc[2] == np.nanmax(w) and acc[3] == np.nanmin(w) and acc[4] == np.nanmax(w) and acc[5] == np.nanmin(w)
+    assert np.isin(olds[:, 2], [init[2], *w]).all() and (olds[:, 2] <= acc[2]).all()
+    assert np.isin(olds[:, 3], [init[3], *w]).all() and (olds[:, 3] >= acc[3]).all()
+    # max/min leave memory alone when either side is NaN; nanmax/nanmin replace a NaN in memory.
+    np.testing.assert_array_equal(nans.get(), np.array([np.nan, 1, np.nan, 1, 5, 1, 5, 1, np.nan, np.nan], dtype))
+
+
+def test_atomics_on_shared_memory(rng):
+    x = rng.integers(0, 10**6, N).astype(np.int64)
+    nb = blocks(N)
+    hist, stats = ember.zeros(16, dtype=np.int32), ember.zeros(2)
+    biggest, winners = ember.zeros(1, dtype=np.uint64), ember.zeros(nb, dtype=np.int64)
+    shared_atomics[nb, TPB](ember.asarray(x), hist, stats, biggest, winners)
+    np.testing.assert_array_equal(hist.get(), np.bincount(x % 16, minlength=16))
+    np.testing.assert_array_equal(stats.get(), [x.sum() * 0.5, x.max() * 0.25])
+    assert biggest.get()[0] == x.max()
+    won = winners.get()
+    assert ((won >= np.arange(nb) * TPB) & (won < np.minimum(np.arange(1, nb + 1) * TPB, N))).all()
+
+
+def test_atomics_numba_does_not_define_are_refused():
+    @cuda.jit
+    def bad_and(a):
+        cuda.atomic.and_(a, 0, 1)
+
+    @cuda.jit
+    def bad_exch(a):
+        cuda.atomic.exch(a, 0, 1.5)
+
+    with pytest.raises(JitError, match=r"and_\(\) does not support arrays of float32"):
+        kernel_source(bad_and, ["float32[::1]"], "opencl")
+    with pytest.raises(JitError, match=r"exch\(\) does not support arrays of float64"):
+        kernel_source(bad_exch, ["float64[::1]"], "opencl")
+    with pytest.raises(JitError, match=r"add\(\) does not support arrays of int8"):
+        kernel_source(float_atomics, ["int8[::1]", "int8[::1]", "int8[::1]", "int8[:, ::1]", "int8[::1]"], "cuda")

@@ -51,7 +51,7 @@ class ufunc:
             if _fusion.tracing(*args):
                 return _fusion.trace_ufunc(self.__name__, args, out, dtype)
             converted = _foreign(args)
-            if all(c is a for c, a in zip(converted, args)):
+            if all(c is a for c, a in zip(converted, args, strict=True)):
                 raise
             return _call(self._id, converted, out, name)
 

@@ -34,10 +34,7 @@ fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
     };
     // Below this a square may be subnormal (arcsin, arccos and arctan take another path).
     let tiny = if d == DType::C128 { 1e-150 } else { 1e-18 };
-    let nan = match dialect {
-        Dialect::Cuda => "__int_as_float(0x7fffffff)",
-        Dialect::OpenCl => "NAN",
-    };
+    let nan = dialect.table().nan;
     template
         .replace("@CMUL@", &complex_product("a", "b", "@MK@"))
         .replace("@MK@", &format!("ember_make_complex{s}"))

@@ -1,5 +1,7 @@
 //! What differs between CUDA C and OpenCL C, as data.
 
+use ember_core::DType;
+
 /// The C dialect to emit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dialect {
@@ -7,8 +9,24 @@ pub enum Dialect {
     OpenCl,
 }
 
+/// How four consecutive 4- or 8-byte elements load at once.
+pub struct VectorLoad {
+    /// Elements per vector: 4 (one vector holds the group) or 2 (two vectors do).
+    pub lanes: usize,
+    /// With 4 lanes, the vector of group `{i}` of typed pointer `{p}`; with 2, a pointer to
+    /// vectors at `{p}` (vectors `2 * i` and `2 * i + 1` hold group `i`). `{vt}` is the
+    /// dtype's vector type ([`crate::dtypes::Columns::vector`]).
+    pub template: &'static str,
+    /// Whether the load needs the group 16-byte aligned.
+    pub aligned: bool,
+}
+
 /// The dialect's spelling of each construct the emitter uses.
 pub struct Table {
+    /// The dialect's name, as messages and the prelude's first line write it.
+    pub name: &'static str,
+    /// The dialect's name in Python's `dialect` arguments.
+    pub key: &'static str,
     /// Start of a kernel definition, before the name.
     pub kernel_prefix: &'static str,
     /// Qualifier of a pointer into device memory.
@@ -53,9 +71,84 @@ pub struct Table {
     pub correctly_rounded_divide_sqrt_option: Option<&'static str>,
     /// The option relaxing IEEE rules for speed (Numba's `fastmath=True`).
     pub fast_math_option: &'static str,
+    /// Suffix of a 64-bit integer literal.
+    pub int64_suffix: &'static str,
+    /// Suffix naming a math function's float32 version (`sqrtf`); empty where one
+    /// overloaded name serves every float type.
+    pub float32_math_suffix: &'static str,
+    /// A quiet NaN as a float expression.
+    pub nan: &'static str,
+    /// The 32-bit integer atomic maximum function.
+    pub atomic_max: &'static str,
+    /// The line enabling float64, where the dialect makes it an extension.
+    pub fp64_pragma: Option<&'static str>,
+    /// The lines enabling 64-bit integer atomics, where the dialect makes them extensions.
+    pub int64_atomics_pragma: Option<&'static str>,
+    /// Definitions the prelude starts with (integer names, float64, inert CUDA qualifiers),
+    /// where the dialect needs them.
+    pub prelude_base: Option<&'static str>,
+    /// The complex types and their constructors.
+    pub complex_types: &'static str,
+    /// Operators over the complex types, where the dialect has operator overloading.
+    pub complex_operators: Option<&'static str>,
+    /// Whether float `tanh(+-inf)` and `log1p` of tiny values must be guarded (PoCL's are
+    /// off by an ulp or more there).
+    pub guard_tanh_log1p: bool,
+    /// Whether the dialect has C++ references: a user kernel's output binds as
+    /// `T& y = *(p)`; without them, through a macro.
+    pub references: bool,
+    /// The value-initialised (zero) value of type `{t}`.
+    pub zero_value: &'static str,
+    /// C type names as user snippets write them (CUDA's), and this dialect's spelling.
+    pub c_type_spellings: &'static [(&'static str, &'static str)],
+    /// Vector loads of 4-byte and of 8-byte elements.
+    pub vector_loads: [VectorLoad; 2],
+    /// This thread's index in its block along axis `{x}` (letter) / `{k}` (number).
+    pub thread_idx: &'static str,
+    /// The block's size along an axis, as [`Table::thread_idx`].
+    pub block_dim: &'static str,
+    /// The block's index along an axis, as [`Table::thread_idx`].
+    pub block_idx: &'static str,
+    /// The number of blocks along an axis, as [`Table::thread_idx`].
+    pub grid_dim: &'static str,
+    /// This thread's index in the whole launch along an axis, as [`Table::thread_idx`].
+    pub global_index: &'static str,
+    /// The number of threads in the launch along an axis, as [`Table::thread_idx`].
+    pub global_extent: &'static str,
+    /// Qualifier of a pointer into block-shared memory.
+    pub shared_pointer: &'static str,
+    /// Qualifier of a pointer into constant memory.
+    pub constant_pointer: &'static str,
+    /// Qualifier of a program-scope constant array.
+    pub constant: &'static str,
+    /// Declaration prefix and suffix aligning an array to 16 bytes.
+    pub align16: (&'static str, &'static str),
+    /// Whether a device function may declare block-shared arrays (else only the kernel).
+    pub shared_in_device_functions: bool,
+    /// Whether dynamic shared memory is a kernel parameter (a pointer and its byte count)
+    /// rather than an extern array sized by the launch.
+    pub dynamic_shared_param: bool,
+    /// The declaration of dynamic shared memory and `ember_dynamic_shared_size()`, `{dev}`
+    /// the helper qualifier; empty where it is a parameter.
+    pub dynamic_shared_decl: &'static str,
+    /// Helper `int ember_laneid(void)`, `{dev}` the helper qualifier.
+    pub lane_id_fn: &'static str,
+    /// Barrier of the warp's lanes in `{mask}`, where the dialect has warps (else the
+    /// block barrier serves).
+    pub warp_barrier: Option<&'static str>,
+    /// Memory fences: device-wide, block-wide, system-wide.
+    pub fences: [&'static str; 3],
+    /// Prefix of a user-named kernel's symbol, where the dialect has builtins a kernel may
+    /// not be named after (OpenCL C's `mad`, `clamp`).
+    pub user_symbol_prefix: &'static str,
+    /// Whether `@jit` kernels coarsen by default (measured worthwhile through NVRTC on
+    /// NVIDIA GPUs; see ember-kernel's `plan`).
+    pub coarsen_by_default: bool,
 }
 
 const CUDA: Table = Table {
+    name: "CUDA",
+    key: "cuda",
     kernel_prefix: "extern \"C\" __global__ void",
     global: "",
     int64: "long long",
@@ -74,9 +167,58 @@ const CUDA: Table = Table {
     separate_rounding_options: &["-fmad=false"],
     correctly_rounded_divide_sqrt_option: None,
     fast_math_option: "-use_fast_math",
+    int64_suffix: "LL",
+    float32_math_suffix: "f",
+    nan: "__int_as_float(0x7fffffff)",
+    atomic_max: "atomicMax",
+    fp64_pragma: None,
+    int64_atomics_pragma: None,
+    prelude_base: None,
+    complex_types: crate::prelude::CUDA_COMPLEX_TYPES,
+    complex_operators: Some(crate::prelude::CUDA_COMPLEX_OPERATORS),
+    guard_tanh_log1p: false,
+    references: true,
+    zero_value: "{t}()",
+    c_type_spellings: &[],
+    vector_loads: [
+        VectorLoad {
+            lanes: 4,
+            template: "reinterpret_cast<const {vt}*>({p})[{i}]",
+            aligned: true,
+        },
+        VectorLoad {
+            lanes: 2,
+            template: "reinterpret_cast<const {vt}*>({p})",
+            aligned: true,
+        },
+    ],
+    thread_idx: "threadIdx.{x}",
+    block_dim: "blockDim.{x}",
+    block_idx: "blockIdx.{x}",
+    grid_dim: "gridDim.{x}",
+    global_index: "blockIdx.{x} * blockDim.{x} + threadIdx.{x}",
+    global_extent: "gridDim.{x} * blockDim.{x}",
+    shared_pointer: "",
+    constant_pointer: "",
+    constant: "__constant__ ",
+    align16: ("__align__(16) ", ""),
+    shared_in_device_functions: true,
+    dynamic_shared_param: false,
+    dynamic_shared_decl: "extern __shared__ __align__(16) unsigned char ember_dynamic_shared[];\n{dev} long long ember_dynamic_shared_size(void) { unsigned int s; asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(s)); return (long long)s; }\n",
+    lane_id_fn: "{dev} int ember_laneid(void) { unsigned int l; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return (int)l; }\n",
+    warp_barrier: Some("__syncwarp({mask})"),
+    fences: [
+        "__threadfence()",
+        "__threadfence_block()",
+        "__threadfence_system()",
+    ],
+    user_symbol_prefix: "",
+    coarsen_by_default: true,
 };
 
 const OPENCL: Table = Table {
+    name: "OpenCL",
+    key: "opencl",
     kernel_prefix: "__kernel void",
     global: "__global ",
     int64: "long",
@@ -95,9 +237,68 @@ const OPENCL: Table = Table {
     separate_rounding_options: &[],
     correctly_rounded_divide_sqrt_option: Some("-cl-fp32-correctly-rounded-divide-sqrt"),
     fast_math_option: "-cl-fast-relaxed-math",
+    int64_suffix: "L",
+    float32_math_suffix: "",
+    nan: "NAN",
+    atomic_max: "atomic_max",
+    fp64_pragma: Some("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"),
+    int64_atomics_pragma: Some("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n"),
+    prelude_base: Some(crate::prelude::OPENCL_BASE),
+    complex_types: crate::prelude::OPENCL_COMPLEX_TYPES,
+    complex_operators: None,
+    guard_tanh_log1p: true,
+    references: false,
+    zero_value: "({t})(0)",
+    c_type_spellings: &[
+        ("long long", "long"),
+        ("unsigned long long", "ulong"),
+        ("bool", "uchar"),
+    ],
+    // vload4 takes any alignment.
+    vector_loads: [
+        VectorLoad {
+            lanes: 4,
+            template: "vload4({i}, {p})",
+            aligned: false,
+        },
+        VectorLoad {
+            lanes: 4,
+            template: "vload4({i}, {p})",
+            aligned: false,
+        },
+    ],
+    thread_idx: "get_local_id({k})",
+    block_dim: "get_local_size({k})",
+    block_idx: "get_group_id({k})",
+    grid_dim: "get_num_groups({k})",
+    global_index: "get_global_id({k})",
+    global_extent: "get_global_size({k})",
+    shared_pointer: "__local ",
+    constant_pointer: "__constant ",
+    constant: "__constant ",
+    align16: ("", " __attribute__((aligned(16)))"),
+    shared_in_device_functions: false,
+    dynamic_shared_param: true,
+    dynamic_shared_decl: "",
+    lane_id_fn: "{dev} int ember_laneid(void) { return (int)((get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0)) & 31; }\n",
+    warp_barrier: None,
+    fences: [
+        "mem_fence(CLK_GLOBAL_MEM_FENCE)",
+        "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
+        "mem_fence(CLK_GLOBAL_MEM_FENCE)",
+    ],
+    user_symbol_prefix: "ember_",
+    coarsen_by_default: false,
 };
 
 impl Table {
+    /// Geometry template `template` (see [`Table::thread_idx`]) along axis `k`.
+    pub fn axis(&self, template: &str, k: usize) -> String {
+        template
+            .replace("{x}", ["x", "y", "z"][k])
+            .replace("{k}", &k.to_string())
+    }
+
     /// The statement moving buffer pointer `var` (to `ty`, const when `read_only`) by its
     /// byte-offset parameter `offset`: OpenCL passes a buffer and its offset apart, since a
     /// `cl_mem` cannot be offset on the host. `None` for CUDA, which passes the address.
@@ -119,6 +320,76 @@ impl Table {
 }
 
 impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 2] = [Dialect::Cuda, Dialect::OpenCl];
+
+    /// The dialect Python calls `key` (`"cuda"`, `"opencl"`).
+    pub fn named(key: &str) -> Option<Dialect> {
+        Dialect::ALL.into_iter().find(|d| d.table().key == key)
+    }
+
+    /// The statement declaring `{name}0..{name}3`, elements `4 * index ..` of `ptr` (a typed
+    /// pointer to `dtype`), read with one or two vector loads.
+    pub fn vector_load(self, dtype: DType, ptr: &str, index: &str, name: &str) -> String {
+        let st = crate::types::storage_type(dtype, self);
+        let decl = |parts: [String; 4]| {
+            parts
+                .iter()
+                .enumerate()
+                .map(|(k, part)| format!("const {st} {name}{k} = {part};"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let (load, vt) = self.vector_parts(dtype);
+        if load.lanes == 4 {
+            format!(
+                "const {vt} {name}v = {}; {}",
+                load.template
+                    .replace("{vt}", vt)
+                    .replace("{p}", ptr)
+                    .replace("{i}", index),
+                decl(["x", "y", "z", "w"].map(|c| format!("{name}v.{c}")))
+            )
+        } else {
+            let q = load.template.replace("{vt}", vt).replace("{p}", ptr);
+            format!(
+                "const {vt}* {name}q = {q} + 2 * ({index}); const {vt} {name}a = {name}q[0]; const {vt} {name}b = {name}q[1]; {}",
+                decl(["a.x", "a.y", "b.x", "b.y"].map(|c| format!("{name}{c}")))
+            )
+        }
+    }
+
+    /// The block reading elements `4 * {index} ..` of `ptr` into `{array}[0..4]`.
+    pub fn vector_load_into(self, dtype: DType, ptr: &str, index: &str, array: &str) -> String {
+        let (load, vt) = self.vector_parts(dtype);
+        if load.lanes == 4 {
+            let v = load
+                .template
+                .replace("{vt}", vt)
+                .replace("{p}", ptr)
+                .replace("{i}", index);
+            format!("{{ {vt} _t = {v}; {array}[0] = _t.x; {array}[1] = _t.y; {array}[2] = _t.z; {array}[3] = _t.w; }}")
+        } else {
+            let q = load.template.replace("{vt}", vt).replace("{p}", ptr);
+            format!("{{ const {vt}* _q = {q} + 2 * {index}; {vt} _a = _q[0], _b = _q[1]; {array}[0] = _a.x; {array}[1] = _a.y; {array}[2] = _b.x; {array}[3] = _b.y; }}")
+        }
+    }
+
+    /// Whether [`Dialect::vector_load`] of `dtype` needs its group 16-byte aligned.
+    pub fn vector_load_aligned(self, dtype: DType) -> bool {
+        self.vector_parts(dtype).0.aligned
+    }
+
+    fn vector_parts(self, dtype: DType) -> (&'static VectorLoad, &'static str) {
+        // Callers check `vector_loadable` first; any other dtype reads as 8-byte words.
+        let wide = dtype.itemsize() != 4;
+        let load = &self.table().vector_loads[usize::from(wide)];
+        let columns = crate::dtypes::columns(dtype);
+        let vector = columns.vector.or(crate::dtypes::columns(DType::U64).vector);
+        let vt = crate::dtypes::pick(vector.expect("uint64 has vector loads"), self);
+        (load, vt)
+    }
+
     /// The dialect's table.
     pub fn table(self) -> &'static Table {
         match self {

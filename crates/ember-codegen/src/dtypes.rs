@@ -18,6 +18,9 @@ pub struct Columns {
     pub storage: (&'static str, &'static str),
     /// For a narrow float: its conversions.
     pub narrow: Option<Narrow>,
+    /// For a 4- or 8-byte real or integer type: the vector type four consecutive elements
+    /// load through (see [`crate::dialect::VectorLoad`]).
+    pub vector: Option<(&'static str, &'static str)>,
 }
 
 /// A guarded piece of the prelude: (guard, text).
@@ -56,12 +59,12 @@ const COLUMNS: &[Columns] = &[
     plain(DType::Bool, "unsigned char", "unsigned char"),
     plain(DType::I8, "signed char", "signed char"),
     plain(DType::I16, "short", "short"),
-    plain(DType::I32, "int", "int"),
-    plain(DType::I64, "long long", "long"),
+    vectored(DType::I32, "int", "int", ("int4", "int4")),
+    vectored(DType::I64, "long long", "long", ("longlong2", "long4")),
     plain(DType::U8, "unsigned char", "unsigned char"),
     plain(DType::U16, "unsigned short", "unsigned short"),
-    plain(DType::U32, "unsigned int", "unsigned int"),
-    plain(DType::U64, "unsigned long long", "ulong"),
+    vectored(DType::U32, "unsigned int", "unsigned int", ("uint4", "uint4")),
+    vectored(DType::U64, "unsigned long long", "ulong", ("ulonglong2", "ulong4")),
     Columns {
         dtype: DType::F16,
         storage: ("unsigned short", "unsigned short"),
@@ -78,6 +81,7 @@ const COLUMNS: &[Columns] = &[
             round_fn: "ember_round_half",
             prelude: (Some(("EMBER_PRELUDE_HALF", HALF_CUDA)), None),
         }),
+        vector: None,
     },
     Columns {
         dtype: DType::BF16,
@@ -95,9 +99,10 @@ const COLUMNS: &[Columns] = &[
                 Some(("EMBER_PRELUDE_BFLOAT16", BFLOAT16_OPENCL)),
             ),
         }),
+        vector: None,
     },
-    plain(DType::F32, "float", "float"),
-    plain(DType::F64, "double", "double"),
+    vectored(DType::F32, "float", "float", ("float4", "float4")),
+    vectored(DType::F64, "double", "double", ("double2", "double4")),
     plain(DType::C64, "ember_c64", "ember_c64"),
     plain(DType::C128, "ember_c128", "ember_c128"),
 ];
@@ -107,6 +112,21 @@ const fn plain(dtype: DType, cuda: &'static str, opencl: &'static str) -> Column
         dtype,
         storage: (cuda, opencl),
         narrow: None,
+        vector: None,
+    }
+}
+
+const fn vectored(
+    dtype: DType,
+    cuda: &'static str,
+    opencl: &'static str,
+    vector: (&'static str, &'static str),
+) -> Columns {
+    Columns {
+        dtype,
+        storage: (cuda, opencl),
+        narrow: None,
+        vector: Some(vector),
     }
 }
 

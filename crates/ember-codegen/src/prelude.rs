@@ -6,7 +6,7 @@ use crate::complex::complex_arithmetic;
 use crate::dialect::Dialect;
 use crate::dtypes::pick;
 
-const CUDA_COMPLEX_TYPES: &str = r#"// Trivially constructible (so they may live in __shared__), convertible from a real number.
+pub(crate) const CUDA_COMPLEX_TYPES: &str = r#"// Trivially constructible (so they may live in __shared__), convertible from a real number.
 struct __align__(8) ember_c64 { float x, y; ember_c64() = default; __device__ ember_c64(double re, double im = 0) : x((float)re), y((float)im) {} };
 struct __align__(16) ember_c128 { double x, y; ember_c128() = default; __device__ ember_c128(double re, double im = 0) : x(re), y(im) {} };
 static __device__ __forceinline__ ember_c64 ember_make_complex64(float re, float im) { ember_c64 z; z.x = re; z.y = im; return z; }
@@ -15,7 +15,7 @@ static __device__ __forceinline__ ember_c128 ember_make_complex128(double re, do
 
 /// C++ operators for snippets written against CuPy's `thrust::complex`, defined by the
 /// prelude's helpers (one product and one quotient for every frontend).
-const CUDA_COMPLEX_OPERATORS: &str = r#"#define EMBER_COMPLEX_OPS(C, R, S) \
+pub(crate) const CUDA_COMPLEX_OPERATORS: &str = r#"#define EMBER_COMPLEX_OPS(C, R, S) \
 static __device__ __forceinline__ C operator+(C a, C b) { C z; z.x = a.x + b.x; z.y = a.y + b.y; return z; } \
 static __device__ __forceinline__ C operator-(C a, C b) { C z; z.x = a.x - b.x; z.y = a.y - b.y; return z; } \
 static __device__ __forceinline__ C operator*(C a, C b) { return ember_cmul##S(a, b); } \
@@ -26,14 +26,14 @@ EMBER_COMPLEX_OPS(ember_c64, float, 64)
 EMBER_COMPLEX_OPS(ember_c128, double, 128)
 "#;
 
-const OPENCL_BASE: &str = r#"#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+pub(crate) const OPENCL_BASE: &str = r#"#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 // CUDA's function qualifiers mean nothing here: preambles written for CUDA compile as they are.
 #define __device__
 #define __host__
 #define __forceinline__ inline
 "#;
 
-const OPENCL_COMPLEX_TYPES: &str = r#"typedef float2 ember_c64;
+pub(crate) const OPENCL_COMPLEX_TYPES: &str = r#"typedef float2 ember_c64;
 typedef double2 ember_c128;
 static inline ember_c64 ember_make_complex64(float re, float im) { return (float2)(re, im); }
 static inline ember_c128 ember_make_complex128(double re, double im) { return (double2)(re, im); }
@@ -58,15 +58,13 @@ pub fn prelude_for(dialect: Dialect, dtypes: impl IntoIterator<Item = DType>) ->
             }
         }
     }
-    let mut s = String::from(match dialect {
-        Dialect::Cuda => "// ember prelude (CUDA)\n",
-        Dialect::OpenCl => "// ember prelude (OpenCL)\n",
-    });
+    let t = dialect.table();
+    let mut s = format!("// ember prelude ({})\n", t.name);
     // Each piece is guarded, so a kernel may include preludes twice (a `@vectorize` body
     // brings its own into an elementwise kernel).
     let mut piece = |guard: &str, text: &str| s.push_str(&guarded(guard, text));
-    if dialect == Dialect::OpenCl {
-        piece("EMBER_PRELUDE_BASE", OPENCL_BASE);
+    if let Some(base) = t.prelude_base {
+        piece("EMBER_PRELUDE_BASE", base);
     }
     if complex {
         piece("EMBER_PRELUDE_COMPLEX", &complex_piece(dialect));
@@ -80,15 +78,12 @@ pub fn prelude_for(dialect: Dialect, dtypes: impl IntoIterator<Item = DType>) ->
 /// The complex types, their constructors and arithmetic (and, in CUDA, C++ operators over
 /// them): what any kernel with a complex value needs.
 fn complex_piece(dialect: Dialect) -> String {
-    let mut s = String::from(match dialect {
-        Dialect::Cuda => CUDA_COMPLEX_TYPES,
-        Dialect::OpenCl => OPENCL_COMPLEX_TYPES,
-    });
+    let mut s = String::from(dialect.table().complex_types);
     for d in [DType::C64, DType::C128] {
         s.push_str(&complex_arithmetic(d, dialect));
     }
-    if dialect == Dialect::Cuda {
-        s.push_str(CUDA_COMPLEX_OPERATORS);
+    if let Some(operators) = dialect.table().complex_operators {
+        s.push_str(operators);
     }
     s
 }
@@ -97,8 +92,8 @@ fn complex_piece(dialect: Dialect) -> String {
 /// code with complex intermediate values in a kernel whose operands are all real.
 pub fn complex_prelude(dialect: Dialect) -> String {
     let mut s = String::new();
-    if dialect == Dialect::OpenCl {
-        s.push_str(&guarded("EMBER_PRELUDE_BASE", OPENCL_BASE));
+    if let Some(base) = dialect.table().prelude_base {
+        s.push_str(&guarded("EMBER_PRELUDE_BASE", base));
     }
     s + &guarded("EMBER_PRELUDE_COMPLEX", &complex_piece(dialect))
 }

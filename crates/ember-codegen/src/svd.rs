@@ -59,8 +59,8 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
         format!("{i64t} step"),
     ]);
     let mut s = String::from("// ember: one-sided Jacobi step\n");
-    if dialect == Dialect::OpenCl {
-        s.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    if let Some(pragma) = t.fp64_pragma {
+        s.push_str(pragma);
     }
     let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
     if let Some(line) = t.offset_pointer("w_p", ty, false, "w_o") {
@@ -74,10 +74,7 @@ pub fn step_source(dtype: DType, block: usize, dialect: Dialect) -> String {
     // the second (65,535: up to 131,070 columns).
     let (matrix, pair) = (t.group_id[0], t.group_id[1]);
     let barrier = t.barrier;
-    let atomic_max = match dialect {
-        Dialect::Cuda => "atomicMax",
-        Dialect::OpenCl => "atomic_max",
-    };
+    let atomic_max = t.atomic_max;
     let shared = t.shared;
     let _ = write!(
         s,

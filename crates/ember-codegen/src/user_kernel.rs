@@ -33,42 +33,6 @@ pub fn vector_loadable(dtype: DType) -> bool {
     )
 }
 
-/// Statement reading elements `4 * _j .. 4 * _j + 3` of input `name` into `_{name}_v`.
-fn vector_load(name: &str, dtype: DType, dialect: Dialect) -> String {
-    let v = format!("_{name}_v");
-    let p = format!("_{name}_p");
-    match dialect {
-        // vload4 takes any alignment.
-        Dialect::OpenCl => {
-            let t = match dtype {
-                DType::F32 => "float4",
-                DType::F64 => "double4",
-                DType::I32 => "int4",
-                DType::U32 => "uint4",
-                DType::I64 => "long4",
-                _ => "ulong4",
-            };
-            format!("{{ {t} _t = vload4(_j, {p}); {v}[0] = _t.x; {v}[1] = _t.y; {v}[2] = _t.z; {v}[3] = _t.w; }}")
-        }
-        Dialect::Cuda if dtype.itemsize() == 4 => {
-            let t = match dtype {
-                DType::F32 => "float4",
-                DType::I32 => "int4",
-                _ => "uint4",
-            };
-            format!("{{ {t} _t = reinterpret_cast<const {t}*>({p})[_j]; {v}[0] = _t.x; {v}[1] = _t.y; {v}[2] = _t.z; {v}[3] = _t.w; }}")
-        }
-        Dialect::Cuda => {
-            let t = match dtype {
-                DType::F64 => "double2",
-                DType::I64 => "longlong2",
-                _ => "ulonglong2",
-            };
-            format!("{{ const {t}* _q = reinterpret_cast<const {t}*>({p}) + 2 * _j; {t} _a = _q[0], _b = _q[1]; {v}[0] = _a.x; {v}[1] = _a.y; {v}[2] = _b.x; {v}[3] = _b.y; }}")
-        }
-    }
-}
-
 /// How a declared parameter reaches the snippet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -138,12 +102,13 @@ pub fn c_type_name(name: &str, dialect: Dialect) -> String {
     if let Ok(d) = DType::from_name(name) {
         return value_type(d, dialect).to_string();
     }
-    match (name.trim(), dialect) {
-        ("long long", Dialect::OpenCl) => "long".into(),
-        ("unsigned long long", Dialect::OpenCl) => "ulong".into(),
-        ("bool", Dialect::OpenCl) => "uchar".into(),
-        (other, _) => other.to_string(),
-    }
+    let name = name.trim();
+    let spelt = dialect
+        .table()
+        .c_type_spellings
+        .iter()
+        .find(|(cuda, _)| *cuda == name);
+    spelt.map_or(name, |&(_, here)| here).to_string()
 }
 
 impl Snippets {
@@ -261,15 +226,13 @@ impl Snippets {
                     );
                     let _ = writeln!(close, "{indent}{}", store(p.dtype, dialect, &ptr, &p.name));
                 }
-                Role::Output => match dialect {
-                    Dialect::Cuda => {
-                        let _ = writeln!(open, "{indent}{vt}& {} = *({ptr});", p.name);
-                    }
-                    Dialect::OpenCl => {
-                        let _ = writeln!(open, "#define {} (*({ptr}))", p.name);
-                        let _ = writeln!(close, "#undef {}", p.name);
-                    }
-                },
+                Role::Output if dialect.table().references => {
+                    let _ = writeln!(open, "{indent}{vt}& {} = *({ptr});", p.name);
+                }
+                Role::Output => {
+                    let _ = writeln!(open, "#define {} (*({ptr}))", p.name);
+                    let _ = writeln!(close, "#undef {}", p.name);
+                }
                 _ => {}
             }
         }
@@ -354,7 +317,16 @@ impl UserMap {
         self.declare_values(s, dialect, &inputs, VECTOR);
         let _ = writeln!(s, "    if (_f + {VECTOR} <= _n) {{");
         for p in &inputs {
-            let _ = writeln!(s, "      {}", vector_load(&p.name, p.dtype, dialect));
+            let _ = writeln!(
+                s,
+                "      {}",
+                dialect.vector_load_into(
+                    p.dtype,
+                    &format!("_{}_p", p.name),
+                    "_j",
+                    &format!("_{}_v", p.name)
+                )
+            );
         }
         let _ = writeln!(s, "    }} else {{");
         let _ = writeln!(s, "      for (int _u = 0; _u < {VECTOR}; ++_u) {{");
@@ -503,25 +475,11 @@ impl UserReduce {
         let _ = writeln!(head, "#define POST_MAP(a) ({})", self.post_map_expr);
         let mut s = c.open(dialect, &extra, &head);
         let identity = if self.identity.trim().is_empty() {
-            match dialect {
-                Dialect::Cuda => "_type_reduce()".to_string(),
-                Dialect::OpenCl => "(_type_reduce)(0)".to_string(),
-            }
+            t.zero_value.replace("{t}", "_type_reduce")
         } else {
             format!("(_type_reduce)({})", self.identity)
         };
-        let (tid, group, groups) = match dialect {
-            Dialect::Cuda => (
-                "(int)threadIdx.x",
-                "(long long)blockIdx.x",
-                "(long long)gridDim.x",
-            ),
-            Dialect::OpenCl => (
-                "(int)get_local_id(0)",
-                "(long)get_group_id(0)",
-                "(long)get_num_groups(0)",
-            ),
-        };
+        let (tid, group, groups) = (t.local_id, t.group_id[0], t.num_groups[0]);
         let block = self.block;
         let sizes = [
             ("_in_ind.size()", "(_out_size * _red_size)"),

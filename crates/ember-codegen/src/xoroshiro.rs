@@ -90,12 +90,9 @@ pub fn xoroshiro_prelude(dialect: Dialect) -> String {
     let f = dialect.table().device_fn;
     let u64t = storage_type(DType::U64, dialect);
     let st = state_pointer_type(dialect);
-    // The float32 and float64 math functions: CUDA spells float32 ones with an `f`, OpenCL
-    // overloads one name.
-    let (logf, sqrtf, cosf) = match dialect {
-        Dialect::Cuda => ("logf", "sqrtf", "cosf"),
-        Dialect::OpenCl => ("log", "sqrt", "cos"),
-    };
+    // The float32 math functions (CUDA spells them with an `f`, OpenCL overloads one name).
+    let sf = dialect.table().float32_math_suffix;
+    let (logf, sqrtf, cosf) = (format!("log{sf}"), format!("sqrt{sf}"), format!("cos{sf}"));
     let mut s = String::from("// xoroshiro128+ as Numba's numba.cuda.random draws it\n");
     let _ = writeln!(
         s,
@@ -117,8 +114,10 @@ pub fn xoroshiro_prelude(dialect: Dialect) -> String {
   return {sqrtf}(-2.0f * {logf}(u1)) * {cosf}({TWO_PI_F32} * u2);
 }}"
     );
-    if dialect == Dialect::OpenCl {
-        s.push_str("#if defined(cl_khr_fp64)\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    let fp64_pragma = dialect.table().fp64_pragma;
+    if let Some(pragma) = fp64_pragma {
+        s.push_str("#if defined(cl_khr_fp64)\n");
+        s.push_str(pragma);
     }
     let _ = writeln!(
         s,
@@ -131,7 +130,7 @@ pub fn xoroshiro_prelude(dialect: Dialect) -> String {
   return sqrt(-2.0 * (double){logf}(u1)) * cos({TWO_PI_F64} * (double)u2);
 }}"
     );
-    if dialect == Dialect::OpenCl {
+    if fp64_pragma.is_some() {
         s.push_str("#endif\n");
     }
     s

@@ -149,12 +149,12 @@ impl<'p> Compiler<'p> {
 
     /// The address-space qualifier of pointers into `space`.
     pub(crate) fn qualifier(&self, space: Space) -> &'static str {
-        match (self.dialect, space) {
-            (Dialect::Cuda, _) => "",
-            (Dialect::OpenCl, Space::Global) => "__global ",
-            (Dialect::OpenCl, Space::Shared) => "__local ",
-            (Dialect::OpenCl, Space::Const) => "__constant ",
-            (Dialect::OpenCl, Space::Local) => "",
+        let t = self.dialect.table();
+        match space {
+            Space::Global => t.global,
+            Space::Shared => t.shared_pointer,
+            Space::Const => t.constant_pointer,
+            Space::Local => "",
         }
     }
 
@@ -204,9 +204,10 @@ impl<'p> Compiler<'p> {
     /// Everything before the functions: prelude, helpers, structs, constants.
     fn head(&mut self) -> String {
         let mut s = ember_codegen::prelude::prelude_for(self.dialect, self.dtypes.iter().copied());
-        if self.dialect == Dialect::OpenCl {
-            s.push_str(&crate::helpers::opencl_pragmas(&self.helpers));
-        }
+        s.push_str(&crate::helpers::extension_pragmas(
+            &self.helpers,
+            self.dialect,
+        ));
         if self.xoroshiro {
             s.push_str(&ember_codegen::xoroshiro::xoroshiro_prelude(self.dialect));
         }
@@ -223,10 +224,7 @@ impl<'p> Compiler<'p> {
         for (id, name) in &self.constants {
             let array = &self.program.arrays[*id];
             let dtype = crate::types::dtype_named(&array.dtype).unwrap_or(DType::F64);
-            let qualifier = match self.dialect {
-                Dialect::Cuda => "__constant__ ",
-                Dialect::OpenCl => "__constant ",
-            };
+            let qualifier = self.dialect.table().constant;
             let _ = writeln!(
                 s,
                 "{qualifier}{} {name}[{}] = {{{}}};",
@@ -386,7 +384,7 @@ fn compile(
             }
         });
     }
-    if dialect == Dialect::OpenCl && c.helpers.contains(&Helper::DynamicShared) {
+    if dialect.table().dynamic_shared_param && c.helpers.contains(&Helper::DynamicShared) {
         params.push(ParamSlot::DynamicShared);
     }
     let mut source = c.head();

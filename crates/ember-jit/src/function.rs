@@ -4,7 +4,6 @@
 use std::fmt::Write;
 
 use ember_codegen::types::storage_type;
-use ember_codegen::Dialect;
 use ember_core::{DType, Error};
 
 use crate::ast::{Expr, ExprKind, Function, Span, Stmt, StmtKind};
@@ -196,11 +195,13 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                     let elem = storage_type(a.dtype, dialect);
                     let q = self.c.qualifier(Space::Global);
                     params.push(format!("{q}{elem}* {pn}"));
-                    if dialect == Dialect::OpenCl {
-                        params.push(format!("long {pn}_o"));
+                    let t = dialect.table();
+                    if t.buffer_offsets {
+                        params.push(format!("{} {pn}_o", t.int64));
                         let _ = writeln!(
                             prologue,
-                            "  {vn}.data = ({q}{elem}*)(((__global char*){pn}) + {pn}_o);"
+                            "  {vn}.data = ({q}{elem}*)((({}char*){pn}) + {pn}_o);",
+                            t.global
                         );
                     } else {
                         // A coarsened launch checked that every array is 16-byte aligned:
@@ -230,12 +231,11 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 }
             }
         }
-        if self.kernel
-            && dialect == Dialect::OpenCl
-            && self.c.helpers.contains(&Helper::DynamicShared)
+        let t = dialect.table();
+        if self.kernel && t.dynamic_shared_param && self.c.helpers.contains(&Helper::DynamicShared)
         {
-            params.push("__local uchar* ember_dynamic_shared".into());
-            params.push("long ember_dynamic_shared_bytes".into());
+            params.push(format!("{}uchar* ember_dynamic_shared", t.shared_pointer));
+            params.push(format!("{} ember_dynamic_shared_bytes", t.int64));
         }
         let mut decls = String::new();
         let vars: Vec<(String, Ty)> = self

@@ -141,7 +141,7 @@ impl Helper {
                 // Numba's float ** integer: by squaring, 1 / r for a negative exponent, pow()
                 // beyond 2**16.
                 let t = value_type(*d, dialect);
-                let pow = if dialect == Dialect::Cuda && *d == DType::F32 { "powf" } else { "pow" };
+                let pow = if *d == DType::F32 { format!("pow{}", dialect.table().float32_math_suffix) } else { "pow".into() };
                 format!(
                     "{dev} {t} ember_ipow_{n}({t} b, {i64t} e) {{\n  if (e > 65536 || e < -65536) return {pow}(b, ({t})e);\n  {i64t} n = e < 0 ? -e : e;\n  {t} r = 1;\n  while (n) {{ if (n & 1) r *= b; b *= b; n >>= 1; }}\n  return e < 0 ? ({t})1 / r : r;\n}}\n",
                     n = name_of(*d)
@@ -179,14 +179,8 @@ impl Helper {
             Helper::Cas(d, space) => cas(*d, *space, dialect),
             Helper::Round(d) => ember_codegen::types::round_function(*d, dialect, dev),
             Helper::Text(text) => text.clone(),
-            Helper::LaneId => match dialect {
-                Dialect::Cuda => format!("{dev} int ember_laneid(void) {{ unsigned int l; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return (int)l; }}\n"),
-                Dialect::OpenCl => format!("{dev} int ember_laneid(void) {{ return (int)((get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0)) & 31; }}\n"),
-            },
-            Helper::DynamicShared => match dialect {
-                Dialect::Cuda => format!("extern __shared__ __align__(16) unsigned char ember_dynamic_shared[];\n{dev} long long ember_dynamic_shared_size(void) {{ unsigned int s; asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(s)); return (long long)s; }}\n"),
-                Dialect::OpenCl => String::new(),
-            },
+            Helper::LaneId => dialect.table().lane_id_fn.replace("{dev}", dev),
+            Helper::DynamicShared => dialect.table().dynamic_shared_decl.replace("{dev}", dev),
         }
     }
 }
@@ -267,10 +261,10 @@ fn bits_conversions(d: DType, dialect: Dialect) -> (&'static str, String, String
 
 /// The address-space qualifier of a pointer into `space` (OpenCL names them; CUDA does not).
 fn qualifier(space: Space, dialect: Dialect) -> &'static str {
-    match (dialect, space) {
-        (Dialect::Cuda, _) => "",
-        (Dialect::OpenCl, Space::Shared) => "__local ",
-        (Dialect::OpenCl, _) => "__global ",
+    let t = dialect.table();
+    match space {
+        Space::Shared => t.shared_pointer,
+        _ => t.global,
     }
 }
 
@@ -445,13 +439,12 @@ fn cas(d: DType, space: Space, dialect: Dialect) -> String {
 }
 
 /// The OpenCL extensions generated code needs for 64-bit atomics.
-pub fn opencl_pragmas(helpers: &std::collections::BTreeSet<Helper>) -> String {
+pub fn extension_pragmas(helpers: &std::collections::BTreeSet<Helper>, dialect: Dialect) -> String {
     let wide = helpers
         .iter()
         .any(|h| matches!(h, Helper::Atomic(_, d, _) | Helper::Cas(d, _) if d.itemsize() == 8));
-    if wide {
-        "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n".into()
-    } else {
-        String::new()
+    match dialect.table().int64_atomics_pragma {
+        Some(pragma) if wide => pragma.into(),
+        _ => String::new(),
     }
 }

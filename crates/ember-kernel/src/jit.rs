@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ember_codegen::types::param_dtype;
-use ember_codegen::Dialect;
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result, Scalar};
 use ember_runtime::{Device, Function, Handle, KernelArg};
@@ -238,8 +237,8 @@ impl Dispatcher {
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Option<Plan>> {
         let mode = coarsening();
-        let cuda = dialect(device) == Dialect::Cuda;
-        if mode == Coarsening::Off || (mode == Coarsening::Auto && !cuda) {
+        let t = dialect(device).table();
+        if mode == Coarsening::Off || (mode == Coarsening::Auto && !t.coarsen_by_default) {
             return Ok(None);
         }
         let o = match self.opportunities.get() {
@@ -255,7 +254,8 @@ impl Dispatcher {
                 JitArg::Scalar(..) => None,
             })
         };
-        let aligned = cuda && arrays().all(|a| a.is_aligned(16));
+        // Where buffers come with offsets, the kernel cannot assume their alignment.
+        let aligned = !t.buffer_offsets && arrays().all(|a| a.is_aligned(16));
         // A block too big for the device stays too big: the launch must fail as written.
         let info = device.info();
         let legal = config.block.iter().map(|&n| n as usize).product::<usize>()
@@ -446,9 +446,10 @@ impl Dispatcher {
         }
         // On OpenCL, dynamic shared memory is the kernel's own `__local` parameter (set above):
         // the runtime must not append another.
-        let shared_bytes = match dialect(device) {
-            Dialect::Cuda => config.shared_bytes,
-            Dialect::OpenCl => 0,
+        let shared_bytes = if dialect(device).table().dynamic_shared_param {
+            0
+        } else {
+            config.shared_bytes
         };
         let mut block = config.block;
         if let Some(p) = compiled.coarse {

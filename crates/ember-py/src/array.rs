@@ -246,15 +246,11 @@ fn generated_source(
     ndim: usize,
     dialect: &str,
 ) -> PyResult<String> {
-    let d = match dialect {
-        "cuda" => ember_codegen::Dialect::Cuda,
-        "opencl" => ember_codegen::Dialect::OpenCl,
-        other => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "no dialect {other:?}; use cuda or opencl"
-            )))
-        }
-    };
+    let d = ember_codegen::Dialect::named(dialect).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "no dialect {dialect:?}; use cuda or opencl"
+        ))
+    })?;
     let types: Vec<DType> = dtypes.iter().map(|n| dtype(n)).collect::<PyResult<_>>()?;
     let spec = match (kind, types.as_slice()) {
         ("copy", [from, to]) => {

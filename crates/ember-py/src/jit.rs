@@ -331,13 +331,9 @@ fn parse_types(types: &[String]) -> PyResult<Vec<ember_jit::Ty>> {
 }
 
 fn dialect_named(name: &str) -> PyResult<ember_codegen::Dialect> {
-    match name {
-        "cuda" => Ok(ember_codegen::Dialect::Cuda),
-        "opencl" => Ok(ember_codegen::Dialect::OpenCl),
-        _ => Err(PyValueError::new_err(format!(
-            "dialect must be 'cuda' or 'opencl', got {name:?}"
-        ))),
-    }
+    ember_codegen::Dialect::named(name).ok_or_else(|| {
+        PyValueError::new_err(format!("dialect must be 'cuda' or 'opencl', got {name:?}"))
+    })
 }
 
 /// The C source of a kernel tree for argument types (Numba spelling), without a device:

@@ -108,15 +108,9 @@ fn random_source(
             )))
         }
     };
-    let d = match dialect {
-        "cuda" => Dialect::Cuda,
-        "opencl" => Dialect::OpenCl,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "no dialect {other:?}; use cuda or opencl"
-            )))
-        }
-    };
+    let d = Dialect::named(dialect).ok_or_else(|| {
+        PyValueError::new_err(format!("no dialect {dialect:?}; use cuda or opencl"))
+    })?;
     let spec = RandomKernel {
         distribution,
         dtype: dtype(dtype_name)?,

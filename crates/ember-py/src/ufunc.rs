@@ -216,10 +216,8 @@ fn fused_kernel_body(
         });
     }
     let outputs: Vec<fused::Ref> = outputs.into_iter().map(traced_ref).collect();
-    let dialect = match dialect {
-        "cuda" => ember_codegen::Dialect::Cuda,
-        _ => ember_codegen::Dialect::OpenCl,
-    };
+    // Anything but "cuda" is OpenCL, as the fusion front passes it.
+    let dialect = ember_codegen::Dialect::named(dialect).unwrap_or(ember_codegen::Dialect::OpenCl);
     let body = fused::fused_body(&params, &traced, &outputs, dialect).py()?;
     Ok((
         body.operation,

@@ -5,7 +5,6 @@ use ember_codegen::reduce::{
     vector_loadable, Combine, Layout, Map, Post, ReduceKernel, BLOCK, COLUMN_LANES, VECTOR,
 };
 use ember_codegen::scan::ScanKernel;
-use ember_codegen::Dialect;
 use ember_core::shape::collapse_axes;
 use ember_core::{DType, Result};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
@@ -273,7 +272,7 @@ impl Pass<'_> {
         // CUDA's vector loads need 16-byte alignment; OpenCL's vload4 does not.
         let device = self.input.device();
         let address = self.input.buffer().layout_address() + g.offset as u64;
-        let aligned = |x: isize| dialect(device) == Dialect::OpenCl || x % 16 == 0;
+        let aligned = |x: isize| !dialect(device).vector_load_aligned(dtype) || x % 16 == 0;
         let loadable =
             vector_loadable(dtype) && self.map != Map::Partial && aligned(address as isize);
         if rows {

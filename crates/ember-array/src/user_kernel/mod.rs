@@ -57,10 +57,7 @@ impl Instances {
             let d = dialect(device);
             // OpenCL C has builtins such as `mad` and `clamp` that a kernel may not be named
             // after: prefix the symbol there.
-            let symbol = |name: &str| match d {
-                ember_codegen::Dialect::OpenCl => format!("ember_{name}"),
-                ember_codegen::Dialect::Cuda => name.to_string(),
-            };
+            let symbol = |name: &str| format!("{}{name}", d.table().user_symbol_prefix);
             let (source, name) = match &spec {
                 Spec::Map(m) => {
                     let mut m = m.clone();

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use crate::dialect::Dialect;
 use crate::types::{load, storage_type, value_type};
 
-use super::{vector_load, Map, ReduceKernel, BLOCK, COLUMN_LANES, UNROLL, VECTOR};
+use super::{Map, ReduceKernel, BLOCK, COLUMN_LANES, UNROLL, VECTOR};
 
 impl ReduceKernel {
     /// [`COLUMN_LANES`] threads per output; neighbouring threads own neighbouring outputs.
@@ -77,7 +77,7 @@ impl ReduceKernel {
             // UNROLL rows per step on GPUs, so that as many loads are in flight.
             let load_row = |s: &mut String, j: &str, name: &str| {
                 let ptr = format!("({g}const {st}*)(_col + ({j}) * _rs0)");
-                let vl = vector_load(self.input, dialect, &ptr, "0", name);
+                let vl = dialect.vector_load(self.input, &ptr, "0", name);
                 let _ = writeln!(s, "        {vl}");
             };
             let fold_row = |s: &mut String, j: &str, name: &str| {

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use crate::dialect::Dialect;
 use crate::types::{load, storage_type};
 
-use super::{identity, vector_load, ReduceKernel, BLOCK, UNROLL, VECTOR};
+use super::{identity, ReduceKernel, BLOCK, UNROLL, VECTOR};
 
 impl ReduceKernel {
     /// `tpr` threads per output, outputs `_base + _r`.
@@ -60,7 +60,7 @@ impl ReduceKernel {
                 );
                 for u in 0..UNROLL {
                     let at = format!("_v + {u} * _tpr");
-                    let vl = vector_load(self.input, dialect, "_row", &at, &format!("_l{u}_"));
+                    let vl = dialect.vector_load(self.input, "_row", &at, &format!("_l{u}_"));
                     let _ = writeln!(s, "        {vl}");
                 }
                 for u in 0..UNROLL {
@@ -69,7 +69,7 @@ impl ReduceKernel {
                 let _ = writeln!(s, "      }}");
                 let _ = writeln!(s, "      for (; _v < _v1; _v += _tpr) {{");
             }
-            let vl = vector_load(self.input, dialect, "_row", "_v", "_l0_");
+            let vl = dialect.vector_load(self.input, "_row", "_v", "_l0_");
             let _ = writeln!(s, "        {vl}");
             fold_vector(s, "_l0_", "_v");
             let _ = writeln!(s, "      }}");

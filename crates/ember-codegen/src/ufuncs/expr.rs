@@ -194,11 +194,11 @@ pub fn expression(
         "reciprocal" if float => plain(format!("(1 / {a})")),
         "reciprocal" => plain(format!("({a} == 0 ? 0 : 1 / {a})")),
         // PoCL's float tanh(+-inf) is +-0.99999994, and its log1p is off for tiny values.
-        "tanh" if float && dialect == Dialect::OpenCl => {
+        "tanh" if float && dialect.table().guard_tanh_log1p => {
             let vt = value_type(t, dialect);
             plain(format!("(isinf({a}) ? copysign(({vt})1, {a}) : tanh({a}))"))
         }
-        "log1p" if float && dialect == Dialect::OpenCl => {
+        "log1p" if float && dialect.table().guard_tanh_log1p => {
             let vt = value_type(t, dialect);
             let tiny = log1p_exact_below(t);
             plain(format!("(fabs({a}) < (({vt}){tiny:?}) ? {a} : log1p({a}))"))

@@ -1,8 +1,6 @@
 //! Thread geometry: `cuda.grid`/`cuda.gridsize`, and a coarsened kernel's logical thread
 //! indices and block size.
 
-use ember_codegen::Dialect;
-
 use crate::ast::Span;
 use crate::coarsen::Mapping;
 use crate::error::{at, Fail, R};
@@ -10,15 +8,13 @@ use crate::function::FnCompiler;
 
 impl FnCompiler<'_, '_> {
     pub(super) fn grid_axis(&self, grid: bool, k: usize) -> String {
-        let axis = ["x", "y", "z"][k];
-        match (self.c.dialect, grid) {
-            (Dialect::Cuda, true) => {
-                format!("((long long)blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis})")
-            }
-            (Dialect::Cuda, false) => format!("((long long)gridDim.{axis} * blockDim.{axis})"),
-            (Dialect::OpenCl, true) => format!("((long)get_global_id({k}))"),
-            (Dialect::OpenCl, false) => format!("((long)get_global_size({k}))"),
-        }
+        let t = self.c.dialect.table();
+        let what = if grid {
+            t.global_index
+        } else {
+            t.global_extent
+        };
+        format!("(({}){})", t.int64, t.axis(what, k))
     }
 
     /// A coarsened kernel's logical thread index (`threadIdx.<k>`: copy k's) or block size
@@ -31,16 +27,9 @@ impl FnCompiler<'_, '_> {
             );
         };
         let k = plan.axis;
-        let (tid, bdim) = match self.c.dialect {
-            Dialect::Cuda => (
-                format!("(int)threadIdx.{}", ["x", "y", "z"][k]),
-                format!("(int)blockDim.{}", ["x", "y", "z"][k]),
-            ),
-            Dialect::OpenCl => (
-                format!("(int)get_local_id({k})"),
-                format!("(int)get_local_size({k})"),
-            ),
-        };
+        let t = self.c.dialect.table();
+        let tid = format!("(int){}", t.axis(t.thread_idx, k));
+        let bdim = format!("(int){}", t.axis(t.block_dim, k));
         let f = plan.factor;
         if what == "blockDim" {
             return Ok(format!("({bdim} * {f})"));
@@ -61,22 +50,10 @@ impl FnCompiler<'_, '_> {
         let Some(plan) = self.c.coarse.filter(|p| p.axis == axis) else {
             return self.grid_axis(copy.is_some(), axis);
         };
-        let a = ["x", "y", "z"][axis];
         let f = plan.factor;
-        let (block, tid, bdim, groups) = match self.c.dialect {
-            Dialect::Cuda => (
-                format!("(long long)blockIdx.{a}"),
-                format!("(long long)threadIdx.{a}"),
-                format!("(long long)blockDim.{a}"),
-                format!("(long long)gridDim.{a}"),
-            ),
-            Dialect::OpenCl => (
-                format!("(long)get_group_id({axis})"),
-                format!("(long)get_local_id({axis})"),
-                format!("(long)get_local_size({axis})"),
-                format!("(long)get_num_groups({axis})"),
-            ),
-        };
+        let t = self.c.dialect.table();
+        let [block, tid, bdim, groups] = [t.block_idx, t.thread_idx, t.block_dim, t.grid_dim]
+            .map(|what| format!("({}){}", t.int64, t.axis(what, axis)));
         match (copy, plan.mapping) {
             (None, _) => format!("({groups} * {bdim} * {f})"),
             // Written as (hardware index) * factor + k, so the C compiler sees neighbours.

@@ -1,7 +1,6 @@
 //! Memory intrinsics: `cuda.shared.array` and `cuda.local.array` (static and dynamic), and
 //! `cuda.atomic.*` on global and shared elements.
 
-use ember_codegen::Dialect;
 use ember_core::DType;
 
 use crate::ast::{Expr, ExprKind, Span};
@@ -39,12 +38,12 @@ impl FnCompiler<'_, '_> {
             return at(shape.span, "array dimensions cannot be negative");
         }
         self.c.dtypes.insert(d);
-        let cuda = self.c.dialect == Dialect::Cuda;
+        let t = self.c.dialect.table();
         let elem = ember_codegen::types::storage_type(d, self.c.dialect);
         if shared && dims.iter().product::<i64>() == 0 {
             // Dynamic shared memory: its size is the launch's `sharedmem`.
-            if !cuda && !self.is_kernel() {
-                return at(span, "dynamic shared memory is only available in the kernel itself on OpenCL; pass the array to device functions");
+            if t.dynamic_shared_param && !self.is_kernel() {
+                return at(span, format!("dynamic shared memory is only available in the kernel itself on {}; pass the array to device functions", t.name));
             }
             self.c.helpers.insert(Helper::DynamicShared);
             let ty = Ty::Array(ArrayTy {
@@ -56,27 +55,27 @@ impl FnCompiler<'_, '_> {
             });
             let st = self.c.c_type(&ty);
             let q = self.c.qualifier(Space::Shared);
-            let (data, bytes) = if cuda {
-                ("ember_dynamic_shared", "ember_dynamic_shared_size()")
-            } else {
+            let (data, bytes) = if t.dynamic_shared_param {
                 ("ember_dynamic_shared", "ember_dynamic_shared_bytes")
+            } else {
+                ("ember_dynamic_shared", "ember_dynamic_shared_size()")
             };
             let name = self.fresh("dyn");
             self.line(&format!("{st} {name}; {name}.data = ({q}{elem}*){data}; {name}.d.shape[0] = {bytes} / {n}; {name}.d.strides[0] = {n};", n = d.itemsize()));
             return Ok(Val::new(ty, name));
         }
-        if shared && !cuda && !self.is_kernel() {
-            return at(span, "OpenCL allows shared (local) arrays only in the kernel itself: create it there and pass it to the device function");
+        if shared && !t.shared_in_device_functions && !self.is_kernel() {
+            return at(span, format!("{} allows shared (local) arrays only in the kernel itself: create it there and pass it to the device function", t.name));
         }
         let count: i64 = dims.iter().product::<i64>().max(1);
         let name = self.fresh(if shared { "sh" } else { "lo" });
         // 16-byte alignment lets the C compiler merge neighbouring element reads into vector
         // loads (a tiled matmul reads a shared row four floats at a time).
-        let (qual, align) = match (shared, cuda) {
-            (true, true) => ("__shared__ __align__(16) ", ""),
-            (true, false) => ("__local ", " __attribute__((aligned(16)))"),
-            (false, true) => ("__align__(16) ", ""),
-            (false, false) => ("", " __attribute__((aligned(16)))"),
+        let (align_before, align) = t.align16;
+        let qual = if shared {
+            format!("{} {align_before}", t.shared)
+        } else {
+            align_before.to_string()
         };
         if self.emit {
             self.arrays

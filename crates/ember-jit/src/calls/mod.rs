@@ -8,7 +8,6 @@ mod math;
 mod memory;
 mod random;
 
-use ember_codegen::Dialect;
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
@@ -22,7 +21,6 @@ use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT32, INT64};
 impl FnCompiler<'_, '_> {
     /// An intrinsic used as a value (not called).
     pub(crate) fn intrinsic_value(&mut self, name: &str, span: Span) -> R<Val> {
-        let cuda = self.c.dialect == Dialect::Cuda;
         if let Some((group, axis)) = name
             .strip_prefix("cuda.")
             .and_then(|n| n.split_once('.'))
@@ -39,17 +37,14 @@ impl FnCompiler<'_, '_> {
                     )
                 }
             };
-            let code = if cuda {
-                format!("(int){group}.{axis}")
-            } else {
-                let f = match group {
-                    "threadIdx" => "get_local_id",
-                    "blockIdx" => "get_group_id",
-                    "blockDim" => "get_local_size",
-                    _ => "get_num_groups",
-                };
-                format!("(int){f}({k})")
+            let t = self.c.dialect.table();
+            let what = match group {
+                "threadIdx" => t.thread_idx,
+                "blockIdx" => t.block_idx,
+                "blockDim" => t.block_dim,
+                _ => t.grid_dim,
             };
+            let code = format!("(int){}", t.axis(what, k));
             return Ok(Val::new(INT32, code).nonneg(true));
         }
         if let Some(rest) = name.strip_prefix("ember.coarse.") {
@@ -371,25 +366,21 @@ impl FnCompiler<'_, '_> {
             | "cuda.threadfence"
             | "cuda.threadfence_block"
             | "cuda.threadfence_system" => {
-                let cuda = self.c.dialect == Dialect::Cuda;
-                let code = match name {
-                    "cuda.syncthreads" => self.c.dialect.table().barrier.to_string(),
-                    "cuda.syncwarp" if cuda => match args.first() {
-                        Some(m) => {
-                            let m = self.expr(m)?;
-                            format!("__syncwarp((unsigned int)({}))", m.code)
-                        }
-                        None => "__syncwarp(0xffffffffu)".into(),
-                    },
-                    // OpenCL 1.2 has no warps: the whole work-group waits.
-                    "cuda.syncwarp" => "barrier(CLK_LOCAL_MEM_FENCE)".into(),
-                    "cuda.threadfence" if cuda => "__threadfence()".into(),
-                    "cuda.threadfence_block" if cuda => "__threadfence_block()".into(),
-                    "cuda.threadfence_system" if cuda => "__threadfence_system()".into(),
-                    "cuda.threadfence_block" => {
-                        "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)".into()
+                let t = self.c.dialect.table();
+                let code = match (name, t.warp_barrier) {
+                    ("cuda.syncthreads", _) => t.barrier.to_string(),
+                    ("cuda.syncwarp", Some(warp)) => {
+                        let mask = match args.first() {
+                            Some(m) => format!("(unsigned int)({})", self.expr(m)?.code),
+                            None => "0xffffffffu".into(),
+                        };
+                        warp.replace("{mask}", &mask)
                     }
-                    _ => "mem_fence(CLK_GLOBAL_MEM_FENCE)".into(),
+                    // Without warps (OpenCL 1.2) the whole work-group waits.
+                    ("cuda.syncwarp", None) => t.barrier.to_string(),
+                    ("cuda.threadfence", _) => t.fences[0].to_string(),
+                    ("cuda.threadfence_block", _) => t.fences[1].to_string(),
+                    _ => t.fences[2].to_string(),
                 };
                 if name != "cuda.syncwarp" && !args.is_empty() {
                     return at(span, format!("{}() takes no arguments", display(name)));

@@ -1,7 +1,6 @@
 //! Arithmetic and unary operators, by Numba's typing rules.
 
 use ember_codegen::types::{round_call, value_type};
-use ember_codegen::Dialect;
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
@@ -217,9 +216,10 @@ impl FnCompiler<'_, '_> {
     /// The C function for math function `name` on `t` (CUDA names float32 versions with an
     /// `f`; OpenCL overloads).
     pub(crate) fn math_name(&self, name: &str, t: DType) -> String {
-        match (self.c.dialect, t) {
-            (Dialect::Cuda, t) if t.compute() == DType::F32 => format!("{name}f"),
-            _ => name.to_string(),
+        if t.compute() == DType::F32 {
+            format!("{name}{}", self.c.dialect.table().float32_math_suffix)
+        } else {
+            name.to_string()
         }
     }
 

@@ -2,7 +2,6 @@
 //! integers shapes are made of.
 
 use ember_codegen::types::value_type;
-use ember_codegen::Dialect;
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
@@ -68,10 +67,7 @@ fn const_int(e: &Expr) -> Option<i64> {
 
 impl FnCompiler<'_, '_> {
     pub(super) fn int64_literal(&self, v: i64) -> String {
-        let suffix = match self.c.dialect {
-            Dialect::Cuda => "LL",
-            Dialect::OpenCl => "L",
-        };
+        let suffix = self.c.dialect.table().int64_suffix;
         if v == i64::MIN {
             format!("(-9223372036854775807{suffix} - 1)")
         } else {

@@ -21,6 +21,26 @@ pub struct VectorLoad {
     pub aligned: bool,
 }
 
+/// A dialect's atomic operations on 4- and 8-byte words.
+pub struct Atomics {
+    /// Per operation (`add`, `sub`, `max`, `min`, `exch`, `and`, `or`, `xor`): its function
+    /// on 4-byte and on 8-byte words.
+    pub functions: &'static [(&'static str, &'static str, &'static str)],
+    /// The single calls doing an operation, as rows of (operations, empty for any; dtypes;
+    /// template), the first match winning; `{f}` is the operation's function, `{p}` the
+    /// pointer, `{v}` the operand, `{t}` the value type and `{q}` the pointer's address
+    /// space. Anything else loops on compare-and-swap.
+    pub native: &'static [(&'static [&'static str], &'static [DType], &'static str)],
+    /// Compare-and-swap of the unsigned 4- and 8-byte word at `{p}` (address space `{q}`)
+    /// from `{old}` to `{new}`, returning the old word.
+    pub cas: [&'static str; 2],
+    /// The unsigned 4- and 8-byte word types.
+    pub words: [&'static str; 2],
+    /// float32's and float64's conversions to their word and back: (to, from); a `from`
+    /// may open a parenthesis that the caller closes.
+    pub float_bits: [(&'static str, &'static str); 2],
+}
+
 /// The dialect's spelling of each construct the emitter uses.
 pub struct Table {
     /// The dialect's name, as messages and the prelude's first line write it.
@@ -144,6 +164,8 @@ pub struct Table {
     /// Whether `@jit` kernels coarsen by default (measured worthwhile through NVRTC on
     /// NVIDIA GPUs; see ember-kernel's `plan`).
     pub coarsen_by_default: bool,
+    /// Atomic operations.
+    pub atomics: Atomics,
 }
 
 const CUDA: Table = Table {
@@ -214,6 +236,53 @@ const CUDA: Table = Table {
     ],
     user_symbol_prefix: "",
     coarsen_by_default: true,
+    atomics: Atomics {
+        functions: &[
+            ("add", "atomicAdd", "atomicAdd"),
+            ("sub", "atomicSub", "atomicSub"),
+            ("max", "atomicMax", "atomicMax"),
+            ("min", "atomicMin", "atomicMin"),
+            ("exch", "atomicExch", "atomicExch"),
+            ("and", "atomicAnd", "atomicAnd"),
+            ("or", "atomicOr", "atomicOr"),
+            ("xor", "atomicXor", "atomicXor"),
+        ],
+        native: &[
+            (&[], &[DType::I32, DType::U32], "{f}({p}, {v})"),
+            (
+                &["sub"],
+                &[DType::U64],
+                "atomicAdd({p}, (unsigned long long)(0ULL - {v}))",
+            ),
+            (&[], &[DType::U64], "{f}({p}, {v})"),
+            (
+                &["add", "exch", "and", "or", "xor"],
+                &[DType::I64],
+                "(long long){f}((unsigned long long*){p}, (unsigned long long){v})",
+            ),
+            (
+                &["sub"],
+                &[DType::I64],
+                "(long long)atomicAdd((unsigned long long*){p}, (unsigned long long)(-{v}))",
+            ),
+            (&["max", "min"], &[DType::I64], "{f}({p}, {v})"),
+            (&["add"], &[DType::F32, DType::F64], "atomicAdd({p}, {v})"),
+            (&["sub"], &[DType::F32, DType::F64], "atomicAdd({p}, -{v})"),
+            (&["exch"], &[DType::F32], "atomicExch({p}, {v})"),
+        ],
+        cas: [
+            "atomicCAS({p}, {old}, {new})",
+            "atomicCAS({p}, {old}, {new})",
+        ],
+        words: ["unsigned int", "unsigned long long"],
+        float_bits: [
+            ("__float_as_uint", "__uint_as_float"),
+            (
+                "(unsigned long long)__double_as_longlong",
+                "__longlong_as_double((long long)",
+            ),
+        ],
+    },
 };
 
 const OPENCL: Table = Table {
@@ -289,6 +358,36 @@ const OPENCL: Table = Table {
     ],
     user_symbol_prefix: "ember_",
     coarsen_by_default: false,
+    atomics: Atomics {
+        functions: &[
+            ("add", "atomic_add", "atom_add"),
+            ("sub", "atomic_sub", "atom_sub"),
+            ("max", "atomic_max", "atom_max"),
+            ("min", "atomic_min", "atom_min"),
+            ("exch", "atomic_xchg", "atom_xchg"),
+            ("and", "atomic_and", "atom_and"),
+            ("or", "atomic_or", "atom_or"),
+            ("xor", "atomic_xor", "atom_xor"),
+        ],
+        native: &[
+            (
+                &[],
+                &[DType::I32, DType::U32, DType::I64, DType::U64],
+                "{f}((volatile {q} {t}*){p}, {v})",
+            ),
+            (
+                &["exch"],
+                &[DType::F32],
+                "atomic_xchg((volatile {q} float*){p}, {v})",
+            ),
+        ],
+        cas: [
+            "atomic_cmpxchg((volatile {q} uint*){p}, {old}, {new})",
+            "atom_cmpxchg((volatile {q} ulong*){p}, {old}, {new})",
+        ],
+        words: ["uint", "ulong"],
+        float_bits: [("as_uint", "as_float"), ("as_ulong", "as_double")],
+    },
 };
 
 impl Table {
@@ -396,5 +495,53 @@ impl Dialect {
             Dialect::Cuda => &CUDA,
             Dialect::OpenCl => &OPENCL,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_dialect_is_found_by_its_key() {
+        for d in Dialect::ALL {
+            assert_eq!(Dialect::named(d.table().key), Some(d));
+        }
+        assert_eq!(Dialect::named("metal"), None);
+    }
+
+    #[test]
+    fn first_axis_geometry_agrees_with_the_per_axis_templates() {
+        for d in Dialect::ALL {
+            let t = d.table();
+            let cast = |c: &str, template: &str, k: usize| format!("({c}){}", t.axis(template, k));
+            assert_eq!(
+                t.global_id,
+                format!("({})", cast(t.int64, t.global_index, 0))
+            );
+            assert_eq!(
+                t.global_size,
+                format!("({})", cast(t.int64, t.global_extent, 0))
+            );
+            assert_eq!(t.local_id, cast("int", t.thread_idx, 0));
+            for k in 0..2 {
+                assert_eq!(t.group_id[k], cast(t.int64, t.block_idx, k));
+                assert_eq!(t.num_groups[k], cast(t.int64, t.grid_dim, k));
+            }
+        }
+    }
+
+    #[test]
+    fn vector_loads_read_four_elements() {
+        let cuda = Dialect::Cuda.vector_load(DType::F64, "p", "i", "a");
+        assert!(
+            cuda.contains("reinterpret_cast<const double2*>(p) + 2 * (i)"),
+            "{cuda}"
+        );
+        assert!(cuda.ends_with("const double a3 = ab.y;"), "{cuda}");
+        let cl = Dialect::OpenCl.vector_load(DType::I32, "p", "i", "a");
+        assert!(cl.starts_with("const int4 av = vload4(i, p);"), "{cl}");
+        assert!(Dialect::Cuda.vector_load_aligned(DType::F32));
+        assert!(!Dialect::OpenCl.vector_load_aligned(DType::F32));
     }
 }

@@ -229,34 +229,17 @@ fn bits_type(d: DType, dialect: Dialect) -> (&'static str, String, String, Strin
 }
 
 fn bits_conversions(d: DType, dialect: Dialect) -> (&'static str, String, String) {
-    let wide = d.itemsize() == 8;
-    match dialect {
-        Dialect::Cuda => {
-            let u = if wide {
-                "unsigned long long"
-            } else {
-                "unsigned int"
-            };
-            let (to, from) = match d {
-                DType::F32 => ("__float_as_uint".into(), "__uint_as_float".into()),
-                DType::F64 => (
-                    "(unsigned long long)__double_as_longlong".into(),
-                    "__longlong_as_double((long long)".into(),
-                ),
-                _ => (format!("({u})"), format!("({})", value_type(d, dialect))),
-            };
-            (u, to, from)
+    let atomics = &dialect.table().atomics;
+    let u = atomics.words[usize::from(d.itemsize() == 8)];
+    let (to, from) = match d {
+        DType::F32 => atomics.float_bits[0],
+        DType::F64 => atomics.float_bits[1],
+        _ => {
+            let vt = value_type(d, dialect);
+            return (u, format!("({u})"), format!("({vt})"));
         }
-        Dialect::OpenCl => {
-            let u = if wide { "ulong" } else { "uint" };
-            let (to, from) = match d {
-                DType::F32 => ("as_uint".into(), "as_float".into()),
-                DType::F64 => ("as_ulong".into(), "as_double".into()),
-                _ => (format!("({u})"), format!("({})", value_type(d, dialect))),
-            };
-            (u, to, from)
-        }
-    }
+    };
+    (u, to.into(), from.into())
 }
 
 /// The address-space qualifier of a pointer into `space` (OpenCL names them; CUDA does not).
@@ -296,22 +279,11 @@ pub fn cas_name(d: DType, space: Space) -> String {
 
 /// The hardware compare-and-swap of `bits`-wide unsigned words at `p`.
 fn cas_call(dialect: Dialect, wide: bool, space: Space, p: &str, old: &str, new: &str) -> String {
-    match dialect {
-        Dialect::Cuda => format!("atomicCAS({p}, {old}, {new})"),
-        Dialect::OpenCl => {
-            let q = if space == Space::Shared {
-                "__local"
-            } else {
-                "__global"
-            };
-            let (f, u) = if wide {
-                ("atom_cmpxchg", "ulong")
-            } else {
-                ("atomic_cmpxchg", "uint")
-            };
-            format!("{f}((volatile {q} {u}*){p}, {old}, {new})")
-        }
-    }
+    dialect.table().atomics.cas[usize::from(wide)]
+        .replace("{q}", qualifier(space, dialect).trim_end())
+        .replace("{p}", p)
+        .replace("{old}", old)
+        .replace("{new}", new)
 }
 
 fn atomic(op: AtomicOp, d: DType, space: Space, dialect: Dialect) -> String {
@@ -342,71 +314,22 @@ fn atomic(op: AtomicOp, d: DType, space: Space, dialect: Dialect) -> String {
 
 /// The single call that does `op` on `d`, if the dialect has one.
 fn native_atomic(op: AtomicOp, d: DType, space: Space, dialect: Dialect) -> Option<String> {
-    use AtomicOp::*;
-    match dialect {
-        Dialect::Cuda => {
-            let op = integer_form(op, d);
-            let f = match op {
-                Add => "atomicAdd",
-                Sub => "atomicSub",
-                Max => "atomicMax",
-                Min => "atomicMin",
-                NanMax | NanMin => return None,
-                Exch => "atomicExch",
-                And => "atomicAnd",
-                Or => "atomicOr",
-                Xor => "atomicXor",
-            };
-            match (d, op) {
-                (DType::I32 | DType::U32, _) => Some(format!("{f}(p, v)")),
-                (DType::U64, Sub) => Some("atomicAdd(p, (unsigned long long)(0ULL - v))".into()),
-                (DType::U64, _) => Some(format!("{f}(p, v)")),
-                (DType::I64, Add | Exch | And | Or | Xor) => Some(format!(
-                    "(long long){f}((unsigned long long*)p, (unsigned long long)v)"
-                )),
-                (DType::I64, Sub) => Some(
-                    "(long long)atomicAdd((unsigned long long*)p, (unsigned long long)(-v))".into(),
-                ),
-                (DType::I64, Max | Min) => Some(format!("{f}(p, v)")),
-                (DType::F32 | DType::F64, Add) => Some("atomicAdd(p, v)".into()),
-                (DType::F32 | DType::F64, Sub) => Some("atomicAdd(p, -v)".into()),
-                (DType::F32, Exch) => Some("atomicExch(p, v)".into()),
-                _ => None,
-            }
-        }
-        Dialect::OpenCl => {
-            let op = integer_form(op, d);
-            let q = if space == Space::Shared {
-                "__local"
-            } else {
-                "__global"
-            };
-            let f32name = match op {
-                Add => "atomic_add",
-                Sub => "atomic_sub",
-                Max => "atomic_max",
-                Min => "atomic_min",
-                NanMax | NanMin => return None,
-                Exch => "atomic_xchg",
-                And => "atomic_and",
-                Or => "atomic_or",
-                Xor => "atomic_xor",
-            };
-            match d {
-                DType::I32 | DType::U32 => Some(format!(
-                    "{f32name}((volatile {q} {}*)p, v)",
-                    value_type(d, dialect)
-                )),
-                DType::I64 | DType::U64 => Some(format!(
-                    "{}((volatile {q} {}*)p, v)",
-                    f32name.replacen("atomic_", "atom_", 1),
-                    value_type(d, dialect)
-                )),
-                DType::F32 if op == Exch => Some(format!("atomic_xchg((volatile {q} float*)p, v)")),
-                _ => None,
-            }
-        }
-    }
+    let atomics = &dialect.table().atomics;
+    let op = integer_form(op, d).name();
+    let &(_, narrow, wide) = atomics.functions.iter().find(|(name, ..)| *name == op)?;
+    let f = if d.itemsize() == 8 { wide } else { narrow };
+    let (_, _, template) = atomics
+        .native
+        .iter()
+        .find(|(ops, dtypes, _)| (ops.is_empty() || ops.contains(&op)) && dtypes.contains(&d))?;
+    Some(
+        template
+            .replace("{f}", f)
+            .replace("{p}", "p")
+            .replace("{v}", "v")
+            .replace("{t}", value_type(d, dialect))
+            .replace("{q}", qualifier(space, dialect).trim_end()),
+    )
 }
 
 /// On integers the NaN-aware forms are the plain ones.

@@ -3,6 +3,7 @@
 //! Generated code is plain statements that call into a hand-written prelude (`prelude.rs`),
 //! so the semantics of casts, float16 and complex numbers live in one tested place.
 
+pub mod arith;
 pub mod compact;
 pub mod complex;
 pub mod dialect;

@@ -147,22 +147,15 @@ impl Helper {
                     n = name_of(*d)
                 )
             }
-            Helper::IntPow(d) => {
-                let t = value_type(*d, dialect);
-                let negative = if d.kind() == Kind::Int {
-                    // Numba's integer power of a negative exponent: 1/b^n truncated (1, -1 or 0),
-                    // and 0x8000... for 0 (its error model on GPUs: no ZeroDivisionError).
-                    "  if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : (b == 0 ? (-9223372036854775807 - 1) : 0));\n"
-                } else {
-                    ""
-                };
-                // Multiplied in the unsigned type: the result wraps as Numba's does.
-                let u = value_type(d.unsigned_twin(), dialect);
-                format!(
-                    "{dev} {t} ember_ipow_{n}({t} b, {t} e) {{\n{negative}  {u} r = 1, x = ({u})b;\n  while (e) {{ if (e & 1) r *= x; x *= x; e >>= 1; }}\n  return ({t})r;\n}}\n",
-                    n = name_of(*d)
-                )
-            }
+            // Numba's integer power: a negative exponent of 0 gives the minimum int64 (its
+            // error model on GPUs: no ZeroDivisionError).
+            Helper::IntPow(d) => ember_codegen::arith::int_power(
+                *d,
+                dialect,
+                dev,
+                &format!("ember_ipow_{}", name_of(*d)),
+                "(-9223372036854775807 - 1)",
+            ),
             Helper::Max(d) | Helper::Min(d) => {
                 let t = value_type(*d, dialect);
                 let (op, which) = if matches!(self, Helper::Max(_)) {

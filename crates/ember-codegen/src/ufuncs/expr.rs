@@ -53,15 +53,11 @@ fn float_helpers(d: DType, dialect: Dialect) -> String {
     )
 }
 
+/// NumPy's integer power (a negative exponent of 0 gives 0 on the device; NumPy raises on the
+/// host), written by the one integer-power emitter.
 fn int_pow_helper(d: DType, dialect: Dialect) -> String {
-    let t = value_type(d, dialect);
-    let n = d.name();
-    // Exponentiation by squaring; a negative exponent gives 0 (NumPy raises on the host).
-    format!(
-        "static __device__ inline {t} ember_ipow_{n}({t} a, {t} b) {{\n\
-           {t} r = 1; if (b < 0) return ({t})(a == 1 ? 1 : (a == ({t})-1 ? ((b & 1) ? -1 : 1) : 0));\n\
-           while (b) {{ if (b & 1) r *= a; a *= a; b >>= 1; }} return r; }}\n"
-    )
+    let name = format!("ember_npow_{}", d.name());
+    crate::arith::int_power(d, dialect, "static __device__ inline", &name, "0")
 }
 
 fn is_signed(d: DType) -> bool {
@@ -175,7 +171,7 @@ pub fn expression(
         "fmod" if !complex => plain(format!("({b} == 0 ? 0 : {a} % {b})")),
         "power" if float => plain(format!("pow({a}, {b})")),
         "power" if matches!(kind, Kind::Int | Kind::UInt) => {
-            with(format!("ember_ipow_{}({a}, {b})", t.name()), int_pow_helper(t, dialect))
+            with(format!("ember_npow_{}({a}, {b})", t.name()), int_pow_helper(t, dialect))
         }
         "negative" if complex => plain(format!("ember_make_complex{s}(-{a}.x, -{a}.y)")),
         "negative" => plain(format!("(-{a})")),

@@ -243,17 +243,9 @@ fn concatenate<'py>(
     dtype: Option<&str>,
     casting: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let k = known()?;
-    let inputs = arrays(k, arrays_)?;
-    let target = out.map(|o| array_of(k, o)).transpose()?;
-    let (d, c) = (dtype_of(dtype)?, Casting::parse(casting).py()?);
-    let result = py
-        .detach(|| join::concatenate(&inputs, axis, target.as_ref(), d, c))
-        .py()?;
-    match out {
-        Some(o) => Ok(o.clone()),
-        None => k.wrap(py, result),
-    }
+    joined(py, arrays_, out, dtype, casting, |inputs, target, d, c| {
+        join::concatenate(inputs, axis, target, d, c)
+    })
 }
 
 /// `stack(arrays, axis, out=, dtype=, casting=)` of ember arrays.
@@ -267,13 +259,26 @@ fn stack<'py>(
     dtype: Option<&str>,
     casting: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
+    joined(py, arrays_, out, dtype, casting, |inputs, target, d, c| {
+        join::stack(inputs, axis, target, d, c)
+    })
+}
+
+/// Reads a join's arguments, runs `join` without the GIL, and returns `out` or the new array.
+fn joined<'py>(
+    py: Python<'py>,
+    arrays_: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
+    dtype: Option<&str>,
+    casting: &str,
+    join: impl FnOnce(&[Array], Option<&Array>, Option<DType>, Casting) -> ember_core::Result<Array>
+        + Send,
+) -> PyResult<Bound<'py, PyAny>> {
     let k = known()?;
     let inputs = arrays(k, arrays_)?;
     let target = out.map(|o| array_of(k, o)).transpose()?;
     let (d, c) = (dtype_of(dtype)?, Casting::parse(casting).py()?);
-    let result = py
-        .detach(|| join::stack(&inputs, axis, target.as_ref(), d, c))
-        .py()?;
+    let result = py.detach(|| join(&inputs, target.as_ref(), d, c)).py()?;
     match out {
         Some(o) => Ok(o.clone()),
         None => k.wrap(py, result),

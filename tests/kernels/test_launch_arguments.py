@@ -93,3 +93,28 @@ def test_oversized_block_of_a_python_kernel_is_a_value_error_and_a_drv_error():
             _fill[1, (64, 64, 64)](a)
     _fill[1, 8](a)  # the process goes on
     assert a.copy_to_host().tolist() == list(range(8))
+
+
+
+def test_python_ints_past_64_bits_are_refused_with_numpys_class():
+    """One reading of Python scalars (ember-py/src/scalars.rs): an int past 64 bits is an
+    OverflowError wherever it has to be held exactly."""
+
+    @cuda.jit
+    def store(out, v):
+        out[0] = v
+
+    out = ember.zeros(1, "int64")
+    with pytest.raises(OverflowError, match="too large to convert"):
+        store[1, 1](out, 2**70)
+    store[1, 1](out, 2**64 - 1)  # fits uint64, as Numba types it
+    assert out.get()[0] == -1
+    with pytest.raises(OverflowError, match="too large to convert"):
+        ember.full(2, 2**70, dtype="int64")
+
+
+@pytest.mark.gpu
+def test_raw_kernels_refuse_python_ints_past_int64():
+    kernel = ember.RawKernel('extern "C" __global__ void k(long long v) {}', "k")
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        kernel((1,), (1,), (2**70,))

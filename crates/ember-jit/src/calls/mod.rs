@@ -200,7 +200,7 @@ impl FnCompiler<'_, '_> {
             .or_else(|| name.strip_prefix("np."))
         {
             let v = self.math(m, name, args, span)?;
-            return Ok(self.round_half(v));
+            return Ok(self.round_narrow(v));
         }
         match name {
             "builtin.range" => at(span, "range() can only be used in a for loop in kernels"),

@@ -14,11 +14,11 @@ impl FnCompiler<'_, '_> {
     /// `l op r`; a float16 result is rounded to float16, as each float16 operation rounds.
     pub(crate) fn binop(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
         let v = self.binop_unrounded(op, l, r, span)?;
-        Ok(self.round_half(v))
+        Ok(self.round_narrow(v))
     }
 
     /// `v` rounded to its dtype when it is a narrow float (float16) computed in float.
-    pub(crate) fn round_half(&mut self, v: Val) -> Val {
+    pub(crate) fn round_narrow(&mut self, v: Val) -> Val {
         let Some(d) = v.ty.scalar().filter(|d| d.is_narrow()) else {
             return v;
         };

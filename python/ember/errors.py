@@ -105,6 +105,11 @@ class BackendUnavailableError(EmberError, ImportError):
         self.backend = backend
 
 
+class ForkedProcessError(EmberError, RuntimeError):
+    """A device call in a child forked after ember opened its devices; the message says to use
+    the ``spawn`` start method (PyTorch raises a ``RuntimeError`` for the same reason)."""
+
+
 class OutOfMemoryError(EmberError, MemoryError):
     """A device allocation failed after the pool freed its cached blocks."""
 

@@ -79,6 +79,9 @@ pub enum Error {
     /// A Python kernel uses something the kernel compiler does not support, or is badly
     /// typed: the message names the file, line and expression.
     Jit(String),
+    /// A device call in a child `fork()`ed after ember opened its devices (the parent's
+    /// contexts do not work there).
+    Forked,
 }
 
 impl Error {
@@ -197,6 +200,9 @@ impl fmt::Display for Error {
                     "axis {axis} is out of bounds for array of dimension {ndim}"
                 )
             }
+            Error::Forked => f.write_str(
+                "ember's devices were opened in the parent before this process was forked, and a forked child cannot use them (the GPU context and its threads stay with the parent); start worker processes with the 'spawn' method: multiprocessing.get_context('spawn') (or set_start_method('spawn'), or ProcessPoolExecutor(mp_context=...)), or fork before ember's first device call",
+            ),
             Error::Value(m)
             | Error::Type(m)
             | Error::Index(m)

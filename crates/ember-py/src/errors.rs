@@ -79,6 +79,7 @@ pub fn to_py(err: Error) -> PyErr {
             Error::Overflow(m) => pyo3::exceptions::PyOverflowError::new_err(m),
             Error::Jit(m) => raise(py, "JitError", m, |_| Ok(())),
             Error::LaunchConfig(m) => raise(py, "LaunchConfigurationError", m, |_| Ok(())),
+            Error::Forked => raise(py, "ForkedProcessError", message, |_| Ok(())),
         }
     })
 }

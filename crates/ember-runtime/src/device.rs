@@ -41,8 +41,9 @@ impl RawAllocator for PoolSource<'_> {
 
 impl Device {
     fn new(backend: Box<dyn Backend>, config: &Config) -> Device {
+        crate::fork::watch();
         Device {
-            backend,
+            backend: Box::new(crate::fork::ForkGuard(backend)),
             pool: MemoryPool::new(),
             modules: Mutex::new(HashMap::new()),
             disk: config.disk_cache.then(|| DiskCache::new(&config.cache_dir)),

@@ -9,6 +9,7 @@ pub mod cuda;
 pub mod declared;
 pub mod deferred;
 pub mod device;
+pub mod fork;
 pub mod launch_queue;
 pub mod opencl;
 pub mod pool;

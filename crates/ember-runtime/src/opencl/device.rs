@@ -18,11 +18,12 @@ use cl3::platform::{CL_PLATFORM_NAME, CL_PLATFORM_VERSION};
 use cl3::program as pg;
 use cl3::types::{
     cl_command_queue, cl_context, cl_device_id, cl_event, cl_kernel, cl_mem, cl_platform_id,
-    cl_program, CL_TRUE,
+    cl_program, CL_FALSE,
 };
 use ember_core::{Error, PoolStats, Result};
 
 use super::cl_error;
+use super::in_flight::{drain, wait_for, InFlight};
 use super::info::{device_number, device_sizes, device_text, platform_text};
 use crate::backend::{
     Backend, BackendKind, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams,
@@ -46,6 +47,7 @@ pub struct ClDevice {
     host_spans: Mutex<HashMap<Handle, HostSpan>>,
     /// `clSetKernelArg` + enqueue must not interleave between threads on one kernel.
     launch_lock: Mutex<()>,
+    in_flight: InFlight,
 }
 
 // OpenCL objects are thread-safe (but kernels, guarded by `launch_lock`); host spans are
@@ -105,6 +107,7 @@ impl ClDevice {
             queues: Mutex::new(vec![default_queue]),
             host_spans: Mutex::new(HashMap::new()),
             launch_lock: Mutex::new(()),
+            in_flight: InFlight::default(),
         })
     }
 
@@ -133,9 +136,7 @@ impl ClDevice {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        queues
-            .into_iter()
-            .try_for_each(|q| cq::finish(q).map_err(|c| cl_error("clFinish", c)))
+        queues.into_iter().try_for_each(drain)
     }
 
     fn build(
@@ -341,16 +342,15 @@ impl Backend for ClDevice {
             cq::enqueue_write_buffer(
                 p(stream),
                 p(dst),
-                CL_TRUE,
+                CL_FALSE,
                 dst_offset,
                 src.len(),
                 src.as_ptr().cast(),
                 0,
                 ptr::null(),
             )
-            .map(|e| ev::release_event(e))
-            .map_err(|c| cl_error("clEnqueueWriteBuffer", c))?
-            .map_err(|c| cl_error("clReleaseEvent", c))
+            .map_err(|c| cl_error("clEnqueueWriteBuffer", c))
+            .and_then(|e| wait_for(p(stream), e))
         }
     }
 
@@ -368,16 +368,15 @@ impl Backend for ClDevice {
             cq::enqueue_read_buffer(
                 p(stream),
                 p(src),
-                CL_TRUE,
+                CL_FALSE,
                 src_offset,
                 dst.len(),
                 dst.as_mut_ptr().cast(),
                 0,
                 ptr::null(),
             )
-            .map(|e| ev::release_event(e))
-            .map_err(|c| cl_error("clEnqueueReadBuffer", c))?
-            .map_err(|c| cl_error("clReleaseEvent", c))
+            .map_err(|c| cl_error("clEnqueueReadBuffer", c))
+            .and_then(|e| wait_for(p(stream), e))
         }
     }
 
@@ -406,8 +405,9 @@ impl Backend for ClDevice {
             )
             .map(|e| ev::release_event(e))
             .map_err(|c| cl_error("clEnqueueCopyBuffer", c))?
-            .map_err(|c| cl_error("clReleaseEvent", c))
+            .map_err(|c| cl_error("clReleaseEvent", c))?;
         }
+        self.in_flight.enqueued(p(stream))
     }
 
     fn compile(
@@ -487,14 +487,16 @@ impl Backend for ClDevice {
             local: Some(block.map(|b| b as usize)),
             offset: None,
         };
-        let _guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
         let kernel: cl_kernel = p(function);
         let next = set_args(kernel, args)?;
         if shared_bytes > 0 {
             unsafe { kn::set_kernel_arg(kernel, next, shared_bytes as usize, ptr::null()) }
                 .map_err(|c| cl_error(&format!("clSetKernelArg({next})"), c))?;
         }
-        enqueue(kernel, &range, stream)
+        enqueue(kernel, &range, stream)?;
+        drop(guard);
+        self.in_flight.enqueued(p(stream))
     }
 
     fn launch_ndrange(
@@ -504,10 +506,12 @@ impl Backend for ClDevice {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
-        let _guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
         let kernel: cl_kernel = p(function);
         set_args(kernel, args)?;
-        enqueue(kernel, range, stream)
+        enqueue(kernel, range, stream)?;
+        drop(guard);
+        self.in_flight.enqueued(p(stream))
     }
 
     fn kernel_params(&self, function: Handle) -> Result<Option<KernelParams>> {
@@ -585,14 +589,15 @@ impl Backend for ClDevice {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .retain(|&x| x != q);
-        let _ = cq::finish(q);
+        let _ = drain(q);
+        self.in_flight.forget(q);
         unsafe {
             let _ = cq::release_command_queue(q);
         }
     }
 
     fn synchronize_stream(&self, stream: Handle) -> Result<()> {
-        cq::finish(p(stream)).map_err(|c| cl_error("clFinish", c))
+        drain(p(stream))
     }
 
     fn record_event(&self, stream: Handle, reuse: Option<Handle>) -> Result<Handle> {

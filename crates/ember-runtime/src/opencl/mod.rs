@@ -2,6 +2,7 @@
 //! no GPU.
 
 mod device;
+mod in_flight;
 mod info;
 
 pub use device::ClDevice;

@@ -78,3 +78,29 @@ def test_sources_are_saved_beside_the_entries_on_request(tmp_path):
     # Without the variable, nothing but the entries is written.
     plain = run_python(PROBE, {"EMBER_CACHE_DIR": str(tmp_path / "plain")})
     assert plain.returncode == 0 and not glob.glob(os.path.join(tmp_path, "plain", "kernels", "*.c[lu]"))
+
+
+def test_an_entry_under_another_kernels_key_is_rebuilt(tmp_path):
+    # Two kernels' entries, each with a good checksum, swapped: each must be found out by the
+    # key inside the entry and rebuilt (it failed with "no kernel named ..." for good).
+    env = {"EMBER_CACHE_DIR": str(tmp_path)}
+    code = (
+        "import ember\n"
+        "out = []\n"
+        "for name, step in (('swap_a', 1), ('swap_b', 2)):\n"
+        "    k = ember.ElementwiseKernel('int32 x', 'int32 y', f'y = x + {step}', name)\n"
+        "    out.append(int(k(ember.zeros(4, dtype=ember.int32)).sum().get()))\n"
+        "print(*out, *ember._ember.cache_stats(0))\n"
+    )
+    first = run_python(code, env)
+    assert first.returncode == 0, first.stderr
+    entries = sorted(glob.glob(os.path.join(tmp_path, "kernels", "*.bin")))
+    blobs = [open(p, "rb").read() for p in entries]
+    for path, blob in zip(entries, blobs[1:] + blobs[:1]):
+        with open(path, "wb") as f:
+            f.write(blob)
+    second = run_python(code, env)
+    assert second.returncode == 0, second.stderr
+    a, b, _, disk, compiles, corrupt = map(int, second.stdout.split())
+    assert (a, b) == (4, 8)
+    assert corrupt == len(entries) and compiles == len(entries) and disk == 0, second.stdout

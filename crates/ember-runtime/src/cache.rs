@@ -1,9 +1,10 @@
 //! The disk tier of the kernel cache, and the key every tier shares.
 //!
-//! An entry is `MAGIC | payload length (u64 LE) | SHA-256 of payload | payload`, written to a
-//! temporary file and renamed into place, so a reader sees a whole entry or none. A read whose
-//! checksum or length does not match deletes the entry and reports a miss: the kernel is
-//! recompiled, never trusted.
+//! An entry is `MAGIC | key | payload length (u64 LE) | SHA-256 of payload | payload`, written
+//! to a temporary file and renamed into place, so a reader sees a whole entry or none. A read
+//! whose key, checksum or length does not match deletes the entry and reports it damaged: the
+//! kernel is recompiled, never trusted. (The key inside the entry catches a file copied or
+//! renamed under another key's name, whose checksum alone is fine.)
 
 use std::fs;
 use std::io::Write;
@@ -12,8 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
 
-const MAGIC: &[u8; 8] = b"EMBERK1\n";
-const HEADER: usize = 8 + 8 + 32;
+const MAGIC: &[u8; 8] = b"EMBERK2\n";
+const HEADER: usize = 8 + 32 + 8 + 32;
 
 /// A cache key: SHA-256 over everything that decides the binary.
 pub type CacheKey = [u8; 32];
@@ -103,7 +104,7 @@ impl DiskCache {
         let Ok(bytes) = fs::read(&path) else {
             return Lookup::Miss;
         };
-        match decode(&bytes) {
+        match decode(&bytes, key) {
             Some(payload) => Lookup::Hit(payload.to_vec()),
             None => {
                 let _ = fs::remove_file(&path);
@@ -125,8 +126,9 @@ impl DiskCache {
         // One write of the whole entry. No fsync: it costs milliseconds on the compile path, and
         // an entry a crash left torn fails its checksum and is rebuilt.
         let digest: [u8; 32] = Sha256::digest(payload).into();
-        let mut entry = Vec::with_capacity(MAGIC.len() + 40 + payload.len());
+        let mut entry = Vec::with_capacity(HEADER + payload.len());
         entry.extend_from_slice(MAGIC);
+        entry.extend_from_slice(key);
         entry.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         entry.extend_from_slice(&digest);
         entry.extend_from_slice(payload);
@@ -150,17 +152,18 @@ impl DiskCache {
     }
 }
 
-fn decode(bytes: &[u8]) -> Option<&[u8]> {
-    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+/// The payload of an entry if it is whole and filed under `key`.
+fn decode<'a>(bytes: &'a [u8], key: &CacheKey) -> Option<&'a [u8]> {
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8..40] != key[..] {
         return None;
     }
-    let len = u64::from_le_bytes(bytes[8..16].try_into().ok()?) as usize;
+    let len = u64::from_le_bytes(bytes[40..48].try_into().ok()?) as usize;
     let payload = &bytes[HEADER..];
     if payload.len() != len {
         return None;
     }
     let digest: [u8; 32] = Sha256::digest(payload).into();
-    (digest[..] == bytes[16..48]).then_some(payload)
+    (digest[..] == bytes[48..80]).then_some(payload)
 }
 
 #[cfg(test)]
@@ -205,6 +208,33 @@ mod tests {
         // Truncated entries too.
         cache.put(&key, b"0123456789").unwrap();
         fs::write(&path, &fs::read(&path).unwrap()[..20]).unwrap();
+        assert_eq!(cache.get(&key), Lookup::Corrupt);
+    }
+
+    #[test]
+    fn an_entry_filed_under_another_key_is_removed_not_trusted() {
+        let cache = temp_cache("swapped");
+        let (a, b) = (cache_key(&[b"kernel a"]), cache_key(&[b"kernel b"]));
+        cache.put(&a, b"binary of a").unwrap();
+        cache.put(&b, b"binary of b").unwrap();
+        // b's file replaced by a's: whole, with a good checksum, but not b's.
+        fs::copy(cache.path(&a), cache.path(&b)).unwrap();
+        assert_eq!(cache.get(&b), Lookup::Corrupt);
+        assert!(!cache.path(&b).exists());
+        assert_eq!(cache.get(&a), Lookup::Hit(b"binary of a".to_vec()));
+    }
+
+    #[test]
+    fn entries_of_the_previous_format_are_rebuilt() {
+        let cache = temp_cache("old-format");
+        let key = cache_key(&[b"k3"]);
+        let payload = b"old";
+        let mut old = b"EMBERK1\n".to_vec();
+        old.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        old.extend_from_slice(&<[u8; 32]>::from(Sha256::digest(payload)));
+        old.extend_from_slice(payload);
+        fs::create_dir_all(cache.dir()).unwrap();
+        fs::write(cache.path(&key), old).unwrap();
         assert_eq!(cache.get(&key), Lookup::Corrupt);
     }
 }

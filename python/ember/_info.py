@@ -69,10 +69,15 @@ def report() -> str:
     except Exception as e:  # the report must print whatever failed
         lines.append(f"selected backend: none ({type(e).__name__}: {e})")
 
-    cache = str(_ember.cache_dir())
-    files, total = _size(cache)
     lines.append("")
+    try:
+        settings = _ember.settings()
+    except ValueError as e:  # a bad EMBER_* variable: say which, as every device call will
+        lines.append(f"settings: {e}")
+        return "\n".join(lines)
+    cache = str(settings["cache_dir"])
+    files, total = _size(cache)
     lines.append(f"kernel cache: {cache} ({files} files, {total / 2**20:.1f} MiB)")
-    if os.environ.get("EMBER_DISK_CACHE", "1") in ("0", "false", "off"):
+    if not settings["disk_cache"]:
         lines.append("  disk tier disabled by EMBER_DISK_CACHE")
     return "\n".join(lines)

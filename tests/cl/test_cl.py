@@ -132,6 +132,20 @@ def test_local_memory_with_explicit_local_size(ctx, queue, prg, rng):
     np.testing.assert_array_equal(to_host(queue, out_g, x.shape), x.reshape(-1, group)[:, ::-1].ravel())
 
 
+def test_local_memory_beyond_the_device_is_refused_before_launching(ctx, queue, prg, rng):
+    # PoCL aborted the process on it; refused up front (PyOpenCL's LogicError family, as a
+    # driver's refusal would be), and the queue goes on working.
+    group = 16
+    x = rng.standard_normal(group * 8).astype(np.float32)
+    x_g = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
+    out_g = cl.Buffer(ctx, mf.WRITE_ONLY, x.nbytes)
+    needs = r"_groups: it needs \d+ bytes of shared memory per block \(\d+ declared in the kernel, 1073741824 dy"
+    with pytest.raises(cl.LogicError, match=needs):
+        prg.reverse_groups(queue, x.shape, (group,), x_g, out_g, cl.LocalMemory(1 << 30))
+    prg.reverse_groups(queue, x.shape, (group,), x_g, out_g, cl.LocalMemory(group * 4))
+    np.testing.assert_array_equal(to_host(queue, out_g, x.shape), x.reshape(-1, group)[:, ::-1].ravel())
+
+
 def test_global_offset_starts_the_range_later(ctx, queue, prg, rng):
     a = rng.random(64).astype(np.float32)
     a_g = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from ember import cuda
 from ember._jit import kernel_source
-from ember.errors import JitError
+from ember.errors import JitError, LaunchConfigurationError
 from jit_harness import TPB, N, blocks, ints
 from jit_kernels import (
     block_sums,
@@ -44,6 +44,31 @@ def test_dynamic_shared_memory_has_the_launch_size(rng):
     stream.synchronize()
     np.testing.assert_array_equal(out.get(), x.reshape(4, TPB)[:, ::-1].ravel())
     np.testing.assert_array_equal(size.get(), [2 * TPB, 2 * TPB])
+
+
+@cuda.jit
+def huge_shared(x):
+    buf = cuda.shared.array(1 << 22, np.float32)  # 16 MiB: more than any device's block has
+    t = cuda.threadIdx.x
+    buf[t] = x[t]
+    cuda.syncthreads()
+    x[t] = buf[t] * 2
+
+
+def test_shared_memory_beyond_the_device_is_refused_before_launching(rng):
+    # PoCL aborted the process, NVIDIA's OpenCL left its queue unusable: refused up front,
+    # naming the kernel and both sizes; the next launches work.
+    x = ember.asarray(rng.standard_normal(TPB).astype(np.float32))
+    needs = (r"cannot launch \w*huge_shared\w*: it needs 16777216 bytes of shared memory per block "
+             r"\(16777216 declared in the kernel, 0 dynamic\), more than the \d+ a block may have")
+    with pytest.raises(LaunchConfigurationError, match=needs):
+        huge_shared[1, TPB](x)
+    out, size = ember.zeros(4 * TPB), ember.zeros(2, dtype=np.int64)
+    with pytest.raises(LaunchConfigurationError, match=r"\(0 declared in the kernel, 16777216 dynamic\)"):
+        reverse_blocks[4, TPB, 0, 1 << 24](ember.asarray(rng.standard_normal(4 * TPB)), out, size)
+    y = rng.standard_normal(4 * TPB)
+    reverse_blocks[4, TPB, 0, TPB * 8](ember.asarray(y), out, size)
+    np.testing.assert_array_equal(out.get(), y.reshape(4, TPB)[:, ::-1].ravel())
 
 
 def test_local_arrays_are_per_thread_scratch(rng):

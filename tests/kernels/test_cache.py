@@ -96,7 +96,7 @@ def test_an_entry_under_another_kernels_key_is_rebuilt(tmp_path):
     assert first.returncode == 0, first.stderr
     entries = sorted(glob.glob(os.path.join(tmp_path, "kernels", "*.bin")))
     blobs = [open(p, "rb").read() for p in entries]
-    for path, blob in zip(entries, blobs[1:] + blobs[:1]):
+    for path, blob in zip(entries, blobs[1:] + blobs[:1], strict=True):
         with open(path, "wb") as f:
             f.write(blob)
     second = run_python(code, env)

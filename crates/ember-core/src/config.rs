@@ -14,11 +14,12 @@ pub enum BackendChoice {
     OpenCl,
 }
 
-/// ember's settings.
+/// ember's settings. Every `EMBER_*` variable is checked when the settings are first read: a
+/// value that is not one of the variable's values is an error naming both (never ignored).
 #[derive(Clone, Debug)]
 pub struct Config {
     /// `EMBER_BACKEND` (`auto` when unset).
-    pub backend: Result<BackendChoice>,
+    pub backend: BackendChoice,
     /// `EMBER_CACHE_DIR`, else `$XDG_CACHE_HOME/ember`, else `~/.cache/ember`.
     pub cache_dir: PathBuf,
     /// `EMBER_DISK_CACHE=0` turns the disk tier off.
@@ -35,16 +36,50 @@ pub struct Config {
     pub fusion_after: u32,
 }
 
+/// A yes/no variable: `1`/`true`/`on`/`yes` or `0`/`false`/`off`/`no` (any case); `default`
+/// when unset or empty.
+pub fn flag_from(name: &str, value: Option<&str>, default: bool) -> Result<bool> {
+    match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+        None | Some("") => Ok(default),
+        Some("1" | "true" | "on" | "yes") => Ok(true),
+        Some("0" | "false" | "off" | "no") => Ok(false),
+        Some(_) => Err(Error::Value(format!(
+            "{name}={:?} is not a yes/no setting; use 1, true, on, yes or 0, false, off, no",
+            value.unwrap_or_default()
+        ))),
+    }
+}
+
+/// [`flag_from`] on the process's environment (for settings read outside [`Config`]).
+pub fn flag(name: &str, default: bool) -> Result<bool> {
+    flag_from(name, std::env::var(name).ok().as_deref(), default)
+}
+
+/// A whole number of at least `min`; `default` when unset or empty.
+fn count_from(name: &str, value: Option<&str>, default: u64, min: u64, what: &str) -> Result<u64> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(default),
+        Some(v) => match v.parse::<u64>() {
+            Ok(n) if n >= min => Ok(n),
+            _ => Err(Error::Value(format!(
+                "{name}={v:?} is not valid: it is {what}, a whole number of at least {min} (default {default})"
+            ))),
+        },
+    }
+}
+
 impl Config {
     /// Reads the settings from a variable lookup (the environment, or a test's map).
-    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Config {
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config> {
         let backend = match get("EMBER_BACKEND").as_deref().map(str::trim) {
-            None | Some("") | Some("auto") => Ok(BackendChoice::Auto),
-            Some("cuda") => Ok(BackendChoice::Cuda),
-            Some("opencl") | Some("cl") => Ok(BackendChoice::OpenCl),
-            Some(other) => Err(Error::Value(format!(
-                "EMBER_BACKEND={other:?} is not a backend; use cuda, opencl or auto"
-            ))),
+            None | Some("") | Some("auto") => BackendChoice::Auto,
+            Some("cuda") => BackendChoice::Cuda,
+            Some("opencl") | Some("cl") => BackendChoice::OpenCl,
+            Some(other) => {
+                return Err(Error::Value(format!(
+                    "EMBER_BACKEND={other:?} is not a backend; use cuda, opencl or auto"
+                )))
+            }
         };
         let cache_dir = get("EMBER_CACHE_DIR")
             .filter(|s| !s.is_empty())
@@ -56,38 +91,40 @@ impl Config {
             })
             .or_else(|| get("HOME").map(|h| PathBuf::from(h).join(".cache").join("ember")))
             .unwrap_or_else(|| std::env::temp_dir().join("ember-cache"));
-        let disk_cache = !matches!(
-            get("EMBER_DISK_CACHE").as_deref(),
-            Some("0") | Some("false") | Some("off")
-        );
-        let save_source = matches!(
-            get("EMBER_CACHE_SAVE_SOURCE").as_deref(),
-            Some("1") | Some("true") | Some("on")
-        );
-        let fusion = !matches!(
-            get("EMBER_FUSION").as_deref(),
-            Some("0") | Some("false") | Some("off")
-        );
-        let number = |name: &str, default: usize| {
-            get(name)
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .unwrap_or(default)
+        let flag = |name: &str, default| flag_from(name, get(name).as_deref(), default);
+        let count = |name: &str, default, min, what| {
+            count_from(name, get(name).as_deref(), default, min, what)
         };
-        Config {
+        Ok(Config {
             backend,
             cache_dir,
-            disk_cache,
-            save_source,
-            fusion,
-            fusion_min_size: number("EMBER_FUSION_MIN_SIZE", 1 << 16).max(1),
-            fusion_after: number("EMBER_FUSION_AFTER", 2).clamp(1, u32::MAX as usize) as u32,
-        }
+            disk_cache: flag("EMBER_DISK_CACHE", true)?,
+            save_source: flag("EMBER_CACHE_SAVE_SOURCE", false)?,
+            fusion: flag("EMBER_FUSION", true)?,
+            fusion_min_size: count(
+                "EMBER_FUSION_MIN_SIZE",
+                1 << 16,
+                1,
+                "the fewest elements a result needs to be fused",
+            )? as usize,
+            fusion_after: count(
+                "EMBER_FUSION_AFTER",
+                2,
+                1,
+                "the number of times an expression is seen before it gets its own kernel",
+            )?
+            .min(u32::MAX as u64) as u32,
+        })
     }
 
-    /// The process's settings, read from the environment on first use.
-    pub fn get() -> &'static Config {
-        static CONFIG: OnceLock<Config> = OnceLock::new();
-        CONFIG.get_or_init(|| Config::from_lookup(|k| std::env::var(k).ok()))
+    /// The process's settings, read from the environment on first use; an invalid variable
+    /// is an error at every use (the process keeps working for everything else).
+    pub fn get() -> Result<&'static Config> {
+        static CONFIG: OnceLock<Result<Config>> = OnceLock::new();
+        CONFIG
+            .get_or_init(|| Config::from_lookup(|k| std::env::var(k).ok()))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 }
 
@@ -106,8 +143,8 @@ mod tests {
 
     #[test]
     fn defaults() {
-        let c = Config::from_lookup(lookup(&[("HOME", "/home/u")]));
-        assert_eq!(c.backend.unwrap(), BackendChoice::Auto);
+        let c = Config::from_lookup(lookup(&[("HOME", "/home/u")])).unwrap();
+        assert_eq!(c.backend, BackendChoice::Auto);
         assert_eq!(c.cache_dir, PathBuf::from("/home/u/.cache/ember"));
         assert!(c.disk_cache);
         assert!(c.fusion);
@@ -118,9 +155,10 @@ mod tests {
     fn fusion_settings() {
         let c = Config::from_lookup(lookup(&[
             ("EMBER_FUSION", "off"),
-            ("EMBER_FUSION_MIN_SIZE", "0"),
+            ("EMBER_FUSION_MIN_SIZE", "1"),
             ("EMBER_FUSION_AFTER", "5"),
-        ]));
+        ]))
+        .unwrap();
         assert!(!c.fusion);
         assert_eq!((c.fusion_min_size, c.fusion_after), (1, 5));
     }
@@ -131,8 +169,9 @@ mod tests {
             ("EMBER_BACKEND", "opencl"),
             ("EMBER_CACHE_DIR", "/tmp/x"),
             ("EMBER_DISK_CACHE", "0"),
-        ]));
-        assert_eq!(c.backend.unwrap(), BackendChoice::OpenCl);
+        ]))
+        .unwrap();
+        assert_eq!(c.backend, BackendChoice::OpenCl);
         assert_eq!(c.cache_dir, PathBuf::from("/tmp/x"));
         assert!(!c.disk_cache);
     }
@@ -140,10 +179,55 @@ mod tests {
     #[test]
     fn bad_backend_names_choices() {
         let c = Config::from_lookup(lookup(&[("EMBER_BACKEND", "metal")]));
-        let msg = c.backend.unwrap_err().to_string();
+        let msg = c.unwrap_err().to_string();
         assert!(
             msg.contains("metal") && msg.contains("cuda, opencl or auto"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn bad_values_name_the_variable_and_its_values() {
+        for (name, value, expect) in [
+            (
+                "EMBER_FUSION_MIN_SIZE",
+                "lots",
+                "a whole number of at least 1 (default 65536)",
+            ),
+            ("EMBER_FUSION_MIN_SIZE", "0", "at least 1"),
+            ("EMBER_FUSION_AFTER", "-1", "at least 1 (default 2)"),
+            (
+                "EMBER_DISK_CACHE",
+                "maybe",
+                "use 1, true, on, yes or 0, false, off, no",
+            ),
+            ("EMBER_FUSION", "2", "not a yes/no setting"),
+            ("EMBER_CACHE_SAVE_SOURCE", "y", "not a yes/no setting"),
+        ] {
+            let e = Config::from_lookup(lookup(&[(name, value)])).unwrap_err();
+            let msg = e.to_string();
+            assert!(matches!(e, Error::Value(_)), "{name}: {e:?}");
+            assert!(
+                msg.starts_with(&format!("{name}={value:?}")) && msg.contains(expect),
+                "{name}={value}: {msg}"
+            );
+        }
+    }
+
+    #[test]
+    fn flags_accept_the_usual_spellings() {
+        for (v, want) in [("1", true), ("TRUE", true), (" on ", true), ("yes", true)] {
+            assert_eq!(flag_from("X", Some(v), false).unwrap(), want, "{v}");
+        }
+        for (v, want) in [
+            ("0", false),
+            ("False", false),
+            ("off", false),
+            ("no", false),
+        ] {
+            assert_eq!(flag_from("X", Some(v), true).unwrap(), want, "{v}");
+        }
+        assert!(flag_from("X", None, true).unwrap());
+        assert!(!flag_from("X", Some(""), false).unwrap());
     }
 }

@@ -185,7 +185,7 @@ impl Dispatcher {
         }
         let program = self.program(front)?;
         let d = dialect(device);
-        let strict = matches!(coarsening(), Coarsening::Force(_));
+        let strict = matches!(coarsening()?, Coarsening::Force(_));
         let kernel = compile_kernel_coarse(program, types, d, plan.as_ref(), strict)?;
         let options: Vec<String> = self
             .options
@@ -236,7 +236,7 @@ impl Dispatcher {
         config: &LaunchConfig,
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Option<Plan>> {
-        let mode = coarsening();
+        let mode = coarsening()?;
         let t = dialect(device).table();
         if mode == Coarsening::Off || (mode == Coarsening::Auto && !t.coarsen_by_default) {
             return Ok(None);
@@ -514,6 +514,10 @@ pub enum Coarsening {
 }
 
 impl Coarsening {
+    /// What [`Coarsening::parse`] accepts, for error messages.
+    pub const VALUES: &'static str =
+        "use off (or 0), auto (or 1, the default), or a plan such as y2 or x4 (an axis x, y or z and a factor 2-16)";
+
     pub fn parse(text: &str) -> Option<Coarsening> {
         match text.trim() {
             "0" | "off" => Some(Coarsening::Off),
@@ -542,24 +546,28 @@ impl Coarsening {
 /// 0 until first read from the environment.
 static COARSENING: AtomicU32 = AtomicU32::new(0);
 
-/// The current coarsening mode.
-pub fn coarsening() -> Coarsening {
+/// The current coarsening mode; a bad `EMBER_JIT_COARSEN` is an error at every launch that
+/// reads it (until the mode is set from Python).
+pub fn coarsening() -> Result<Coarsening> {
     match COARSENING.load(Ordering::Relaxed) {
         0 => {
-            let mode = std::env::var("EMBER_JIT_COARSEN")
-                .ok()
-                .and_then(|t| Coarsening::parse(&t))
-                .unwrap_or(Coarsening::Auto);
+            let text = std::env::var("EMBER_JIT_COARSEN").unwrap_or_default();
+            let mode = Coarsening::parse(&text).ok_or_else(|| {
+                Error::Value(format!(
+                    "EMBER_JIT_COARSEN={text:?} is not valid: {}",
+                    Coarsening::VALUES
+                ))
+            })?;
             COARSENING.store(mode.encode(), Ordering::Relaxed);
-            mode
+            Ok(mode)
         }
-        v => Coarsening::decode(v),
+        v => Ok(Coarsening::decode(v)),
     }
 }
 
-/// Sets the coarsening mode; returns the previous one.
+/// Sets the coarsening mode; returns the previous one (`auto` if the environment's was bad).
 pub fn set_coarsening(mode: Coarsening) -> Coarsening {
-    let old = coarsening();
+    let old = coarsening().unwrap_or(Coarsening::Auto);
     COARSENING.store(mode.encode(), Ordering::Relaxed);
     old
 }

@@ -380,10 +380,11 @@ fn jit_kernel_source(
 fn jit_coarsening(mode: Option<&str>) -> PyResult<String> {
     use ember_kernel::jit::{coarsening, set_coarsening, Coarsening};
     let old = match mode {
-        None => coarsening(),
+        None => coarsening().py()?,
         Some(text) => set_coarsening(Coarsening::parse(text).ok_or_else(|| {
             PyValueError::new_err(format!(
-                "coarsening mode must be 'off', 'auto' or a plan such as 'y2' or 'x4', got {text:?}"
+                "coarsening mode {text:?} is not valid: {}",
+                Coarsening::VALUES
             ))
         })?),
     };

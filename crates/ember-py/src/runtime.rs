@@ -129,10 +129,32 @@ fn compile_module(
     .py()
 }
 
-/// The disk cache's folder, as configured.
+/// The settings read from the `EMBER_*` variables, checked (a bad value raises here, naming
+/// the variable and its values).
 #[pyfunction]
-fn cache_dir() -> PathBuf {
-    ember_core::Config::get().cache_dir.clone()
+fn settings(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let c = ember_core::Config::get().py()?;
+    let d = pyo3::types::PyDict::new(py);
+    let backend = match c.backend {
+        ember_core::config::BackendChoice::Auto => "auto",
+        ember_core::config::BackendChoice::Cuda => "cuda",
+        ember_core::config::BackendChoice::OpenCl => "opencl",
+    };
+    d.set_item("backend", backend)?;
+    d.set_item("cache_dir", &c.cache_dir)?;
+    d.set_item("disk_cache", c.disk_cache)?;
+    d.set_item("save_source", c.save_source)?;
+    d.set_item("fusion", c.fusion)?;
+    d.set_item("fusion_min_size", c.fusion_min_size)?;
+    d.set_item("fusion_after", c.fusion_after)?;
+    Ok(d)
+}
+
+/// A yes/no `EMBER_*` variable read by the Python side (checked by the same rule as the
+/// settings above).
+#[pyfunction]
+fn env_flag(name: &str, default: bool) -> PyResult<bool> {
+    ember_core::config::flag(name, default).py()
 }
 
 /// Python's package folders, searched for pip's CUDA libraries.
@@ -365,7 +387,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(cache_stats, m)?,
         wrap_pyfunction!(clear_module_map, m)?,
         wrap_pyfunction!(compile_module, m)?,
-        wrap_pyfunction!(cache_dir, m)?,
+        wrap_pyfunction!(env_flag, m)?,
+        wrap_pyfunction!(settings, m)?,
         wrap_pyfunction!(add_python_dirs, m)?,
         wrap_pyfunction!(nvrtc_compile, m)?,
         wrap_pyfunction!(nvrtc_version, m)?,

@@ -52,6 +52,9 @@ pub struct DeviceInfo {
     pub max_allocation: usize,
     pub max_threads_per_block: usize,
     pub max_block_dims: [usize; 3],
+    /// Shared (OpenCL: local) memory one block may use, static and dynamic together, at most
+    /// (CUDA: with the kernel's opt-in to more than 48 KiB).
+    pub max_shared_per_block: usize,
     pub multiprocessors: usize,
     pub warp_size: usize,
     /// Device memory is host memory (a CPU OpenCL device): arrays are visible to NumPy.

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use ember_core::{BackendChoice, Config, Error, Result};
 
-use crate::backend::{Backend, BackendKind, DeviceInfo, Handle, KernelArg, KernelParams, NdRange};
+use crate::backend::{
+    Backend, BackendKind, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams, NdRange,
+};
 use crate::cache::{cache_key, CacheKey, CacheStats, DiskCache, Lookup};
 use crate::declared::CType;
 use crate::pool::{Block, MemoryPool, RawAllocator};
@@ -261,9 +263,40 @@ impl Device {
         args: &[KernelArg<'_>],
     ) -> Result<()> {
         self.before_launch(function, grid, block)?;
+        self.check_shared(function, shared_bytes as usize, args)?;
         self.backend
             .launch(function.handle, grid, block, shared_bytes, stream, args)
             .map_err(|e| self.annotate(e))
+    }
+
+    /// Refuses a launch asking for more shared memory than a block may have: drivers do not
+    /// all refuse it cleanly (PoCL aborts the process, NVIDIA's OpenCL leaves the queue
+    /// unusable). Dynamic memory is `shared_bytes` plus OpenCL's `__local` arguments.
+    fn check_shared(
+        &self,
+        function: &Function,
+        shared_bytes: usize,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let limit = self.info().max_shared_per_block;
+        let dynamic = shared_bytes
+            + args
+                .iter()
+                .map(|a| match a {
+                    KernelArg::Local(bytes) => *bytes,
+                    _ => 0,
+                })
+                .sum::<usize>();
+        let fixed = function.static_shared();
+        if limit == 0 || fixed + dynamic <= limit {
+            return Ok(());
+        }
+        Err(Error::LaunchConfig(format!(
+            "cannot launch {}: it needs {} bytes of shared memory per block ({fixed} declared in the kernel, {dynamic} dynamic), more than the {limit} a block may have on {}; use smaller shared arrays or fewer threads per block",
+            function.name,
+            fixed + dynamic,
+            self.info().name
+        )))
     }
 
     /// What every launch does first: queue pending fused work (it comes earlier), check the
@@ -298,6 +331,8 @@ impl Device {
             return Ok(());
         }
         self.before_launch(function, grid, block)?;
+        // OpenCL's `__local` arguments are outside the shape key.
+        self.check_shared(function, shared_bytes as usize, args)?;
         self.backend
             .launch_queued(
                 &function.name,
@@ -345,6 +380,7 @@ impl Device {
                 }
             }
         }
+        self.check_shared(function, 0, args)?;
         crate::deferred::finish();
         self.note_launch(name);
         self.backend
@@ -420,6 +456,7 @@ struct FunctionEntry {
     params: Arc<OnceLock<Option<KernelParams>>>,
     declared: Declared,
     launched: Arc<AtomicU64>,
+    static_shared: Arc<OnceLock<usize>>,
 }
 
 /// A kernel's declared parameter types, read from its module's source on first use (only
@@ -479,6 +516,7 @@ impl Module {
                     params: Arc::new(OnceLock::new()),
                     declared: Arc::new(OnceLock::new()),
                     launched: Arc::new(AtomicU64::new(0)),
+                    static_shared: Arc::new(OnceLock::new()),
                 })
             }
         };
@@ -489,6 +527,7 @@ impl Module {
             params: entry.params.clone(),
             declared: entry.declared.clone(),
             launched: entry.launched.clone(),
+            static_shared: entry.static_shared.clone(),
         })
     }
 }
@@ -522,6 +561,8 @@ pub struct Function {
     /// in a shape still reports a bad shape (too many registers, too much shared memory) at
     /// the call.
     launched: Arc<AtomicU64>,
+    /// The shared memory its code declares (asked once per kernel).
+    static_shared: Arc<OnceLock<usize>>,
 }
 
 /// `block` and `shared_bytes` packed in 64 bits (never 0), or `None` when they do not fit or
@@ -556,6 +597,16 @@ impl Function {
         self.launched.store(0, Ordering::Relaxed);
     }
 
+    /// Bytes of shared (OpenCL: local) memory its code declares, 0 where the API cannot tell.
+    pub fn static_shared(&self) -> usize {
+        *self.static_shared.get_or_init(|| {
+            self.device()
+                .backend()
+                .function_attribute(self.handle, FunctionAttribute::SharedSizeBytes)
+                .map_or(0, |b| b.max(0) as usize)
+        })
+    }
+
     /// The parameter types the kernel's source declares, where they could be read.
     pub fn declared(&self) -> Option<&[CType]> {
         self.declared
@@ -585,8 +636,8 @@ static DEVICES: OnceLock<Registry> = OnceLock::new();
 
 fn registry() -> &'static Registry {
     DEVICES.get_or_init(|| {
-        let config = Config::get();
-        let choice = config.backend.clone()?;
+        let config = Config::get()?;
+        let choice = config.backend;
         // A library's missing symbol panics inside cudarc; never let that reach the user.
         let found = std::panic::catch_unwind(|| open_backends(choice)).unwrap_or_else(|_| {
             Err(Error::BackendUnavailable {
@@ -635,7 +686,7 @@ pub fn opencl_devices() -> Result<&'static [&'static Device]> {
         return Ok(primary);
     }
     let extra = EXTRA.get_or_init(|| {
-        let config = Config::get();
+        let config = Config::get()?;
         let first = primary.len();
         let found = std::panic::catch_unwind(|| {
             opencl::open_devices_from(first, opencl::DeviceFilter::Any)

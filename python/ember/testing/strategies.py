@@ -9,7 +9,6 @@ Sweeps run a few derandomised examples per case, without shrinking (set
 
 from __future__ import annotations
 
-import os
 import zlib
 
 import numpy as np
@@ -22,7 +21,8 @@ import ember
 from .data import bulk_values, special_values
 from .parity import new_tally, quiet
 
-PHASES = (Phase.explicit, Phase.generate) + ((Phase.shrink,) if os.environ.get("EMBER_PARITY_SHRINK") else ())
+_SHRINK = ember._ember.env_flag("EMBER_PARITY_SHRINK", False)
+PHASES = (Phase.explicit, Phase.generate) + ((Phase.shrink,) if _SHRINK else ())
 
 # Shapes: 0-d, empty, 1..5-d (SMALL_SHAPES: up to 3-d, for the cases off a function's main dtype).
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=5, min_side=0, max_side=4)

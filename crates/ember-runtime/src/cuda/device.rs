@@ -78,6 +78,10 @@ impl CudaDevice {
                 attr(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
                 attr(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z),
             ],
+            max_shared_per_block: attr(
+                device,
+                CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            ),
             multiprocessors: attr(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
             warp_size: attr(device, CU_DEVICE_ATTRIBUTE_WARP_SIZE),
             host_unified: false,

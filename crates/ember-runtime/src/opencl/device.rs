@@ -91,6 +91,7 @@ impl ClDevice {
             max_allocation: device_number(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE) as usize,
             max_threads_per_block: device_number(device, CL_DEVICE_MAX_WORK_GROUP_SIZE) as usize,
             max_block_dims: [0, 1, 2].map(|i| dims.get(i).copied().unwrap_or(1)),
+            max_shared_per_block: device_number(device, CL_DEVICE_LOCAL_MEM_SIZE) as usize,
             multiprocessors: device_number(device, CL_DEVICE_MAX_COMPUTE_UNITS) as usize,
             warp_size: 1,
             host_unified: is_cpu,

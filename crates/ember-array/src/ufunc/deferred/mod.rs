@@ -62,10 +62,12 @@ fn count(which: usize) {
 fn settings() {
     static READ: OnceLock<()> = OnceLock::new();
     READ.get_or_init(|| {
-        let c = Config::get();
-        ENABLED.store(c.fusion, Ordering::Relaxed);
-        MIN_SIZE.store(c.fusion_min_size, Ordering::Relaxed);
-        AFTER.store(c.fusion_after, Ordering::Relaxed);
+        // A bad setting has already failed the device's start, before any array existed.
+        if let Ok(c) = Config::get() {
+            ENABLED.store(c.fusion, Ordering::Relaxed);
+            MIN_SIZE.store(c.fusion_min_size, Ordering::Relaxed);
+            AFTER.store(c.fusion_after, Ordering::Relaxed);
+        }
         hook::set_hook(flush::finish_pending);
     });
 }

@@ -14,6 +14,10 @@ def from_dlpack(x, *, device=None, copy=None):
     """An ember array viewing ``x``'s memory (an object with ``__dlpack__``, or a DLPack
     capsule), without copying. On the CUDA backend the tensor must be on the current GPU; on
     a CPU OpenCL device it must be in host memory (NumPy arrays work)."""
+    if isinstance(x, _ember.ndarray):
+        # Ember's own array: a view, on every device (an OpenCL GPU's buffers have no DLPack
+        # form another library reads).
+        return x.copy() if copy else x.view()
     dev = current_device_id()
     if hasattr(x, "__dlpack__"):
         kind, _ = x.__dlpack_device__()

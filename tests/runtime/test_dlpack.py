@@ -73,8 +73,26 @@ def test_capsule_is_consumed_once():
 
 
 def test_dlpack_device():
+    # kDLCUDA on CUDA, kDLCPU on a CPU OpenCL device, kDLOpenCL on an OpenCL GPU.
     kind, index = ember.arange(3).__dlpack_device__()
-    assert (kind, index) == ((2, 0) if ember.backend() == "cuda" else (1, 0))
+    if ember.backend() == "cuda":
+        assert (kind, index) == (2, 0)
+    elif ember.Device(0).attributes["is_cpu"]:
+        assert (kind, index) == (1, 0)
+    else:
+        assert (kind, index) == (4, 0)
+        with pytest.raises(BufferError, match="OpenCL buffer, which NumPy, CuPy and PyTorch cannot read"):
+            ember.arange(3).__dlpack__()
+
+
+def test_from_dlpack_of_an_ember_array_is_a_view_on_every_device():
+    a = ember.arange(6.0)
+    v = ember.from_dlpack(a)
+    v[1] = 10
+    assert a.get().tolist() == [0, 10, 2, 3, 4, 5]
+    c = ember.from_dlpack(a, copy=True)
+    c[2] = -1
+    assert a.get()[2] == 2
 
 
 def test_arrays_alive_at_interpreter_exit_end_cleanly():

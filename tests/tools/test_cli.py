@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import ember
 from conftest import on_cuda
 
 EMBER = [sys.executable, "-m", "ember"]
@@ -55,7 +56,8 @@ def test_demo_names_a_missing_folder(tmp_path):
 
 def test_bench_quick_writes_markdown_and_chart(tmp_path):
     """A benchmark never fails: it prints the table and writes it; figures are not checked here."""
-    group = "transfers" if on_cuda() else "cpu"
+    # The GPU groups on any GPU (CUDA, or OpenCL on one), the CPU group on a CPU device.
+    group = "cpu" if not on_cuda() and ember.Device(0).attributes["is_cpu"] else "transfers"
     r = run("bench", "--quick", "--only", group, "--out", str(tmp_path))
     assert r.returncode == 0, r.stdout + r.stderr
     md = (tmp_path / "bench.md").read_text()

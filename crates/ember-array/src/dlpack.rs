@@ -14,6 +14,8 @@ use crate::array::Array;
 pub const DEVICE_CPU: i32 = 1;
 /// `kDLCUDA`
 pub const DEVICE_CUDA: i32 = 2;
+/// `kDLOpenCL`: a `cl_mem` on an OpenCL device (no consumer other than ember reads one).
+pub const DEVICE_OPENCL: i32 = 4;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -61,10 +63,10 @@ pub fn dlpack_device(device: &Device) -> Result<DLDevice> {
             device_type: DEVICE_CPU,
             device_id: 0,
         }),
-        BackendKind::OpenCl => Err(Error::Value(format!(
-            "arrays on the OpenCL device {} cannot be shared through DLPack (it has no DLPack device type); copy them with get()",
-            info.name
-        ))),
+        BackendKind::OpenCl => Ok(DLDevice {
+            device_type: DEVICE_OPENCL,
+            device_id: info.ordinal as i32,
+        }),
     }
 }
 
@@ -86,6 +88,12 @@ unsafe extern "C" fn delete_export(managed: *mut DLManagedTensor) {
 /// A DLPack tensor viewing `array`; the consumer calls its deleter when done.
 pub fn export(array: &Array) -> Result<*mut DLManagedTensor> {
     let device = dlpack_device(array.device())?;
+    if device.device_type == DEVICE_OPENCL {
+        return Err(Error::Value(format!(
+            "arrays on the OpenCL device {} cannot be exported through DLPack (its memory is an OpenCL buffer, which NumPy, CuPy and PyTorch cannot read); copy them with get()",
+            array.device().info().name
+        )));
+    }
     let itemsize = array.dtype().itemsize() as isize;
     let dtype = array.dtype();
     let mut export = Box::new(Export {

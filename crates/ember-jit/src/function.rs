@@ -234,7 +234,9 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         let t = dialect.table();
         if self.kernel && t.dynamic_shared_param && self.c.helpers.contains(&Helper::DynamicShared)
         {
-            params.push(format!("{}uchar* ember_dynamic_shared", t.shared_pointer));
+            // 16-byte aligned, as CUDA's declaration is: NVIDIA's OpenCL places a `uchar*`
+            // argument at any byte, and wider stores through it fault.
+            params.push(format!("{}ulong2* ember_dynamic_shared", t.shared_pointer));
             params.push(format!("{} ember_dynamic_shared_bytes", t.int64));
         }
         let mut decls = String::new();

@@ -99,7 +99,7 @@ fn local_arrays_are_private_memory() {
 fn dynamic_shared_memory_arrives_as_a_local_pointer_and_its_size() {
     let src = opencl("dynamic_shared", &["float32[::1]"]);
     assert!(
-        src.contains("__local uchar* ember_dynamic_shared, long ember_dynamic_shared_bytes)"),
+        src.contains("__local ulong2* ember_dynamic_shared, long ember_dynamic_shared_bytes)"),
         "{src}"
     );
     assert!(src.contains("ember_dynamic_shared_bytes / 4"), "{src}");

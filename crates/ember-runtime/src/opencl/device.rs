@@ -308,7 +308,7 @@ impl Backend for ClDevice {
     fn wrap_foreign(&self, address: u64, bytes: usize) -> Result<Handle> {
         if !self.info.host_unified {
             return Err(Error::Value(format!(
-                "{} does not share host memory, so host memory at {address:#x} cannot be used without a copy; use ember.asarray to copy it",
+                "{} does not share host memory, so memory at {address:#x} cannot be viewed without a copy: on an OpenCL GPU an integer address names no device memory (they do on the CUDA backend and on CPU devices); copy host data with ember.asarray, and pass ember's arrays and allocations themselves, not their addresses",
                 self.info.name
             )));
         }

@@ -110,6 +110,11 @@ class ForkedProcessError(EmberError, RuntimeError):
     the ``spawn`` start method (PyTorch raises a ``RuntimeError`` for the same reason)."""
 
 
+class DeviceResetError(EmberError, RuntimeError):
+    """An array (or stream) made before its device was reset: a kernel fault lost the
+    device's context, ember opened a new one, and everything made in the old one is gone."""
+
+
 class OutOfMemoryError(EmberError, MemoryError):
     """A device allocation failed after the pool freed its cached blocks."""
 

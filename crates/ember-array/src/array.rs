@@ -193,10 +193,7 @@ impl Array {
 
     /// How a kernel receives this array.
     pub fn kernel_arg(&self) -> KernelArg<'static> {
-        KernelArg::Buffer {
-            handle: self.buffer.handle(),
-            offset: self.offset,
-        }
+        self.buffer.arg(self.offset)
     }
 
     /// Reinterprets the memory with another shape, strides and offset (a view). The caller
@@ -249,7 +246,7 @@ impl Array {
             return device
                 .backend()
                 .copy_htod(
-                    self.buffer.handle(),
+                    self.buffer.handle()?,
                     self.offset,
                     src,
                     current_stream(device),
@@ -280,7 +277,7 @@ impl Array {
             .backend()
             .copy_dtoh(
                 dst,
-                self.buffer.handle(),
+                self.buffer.handle()?,
                 self.offset,
                 current_stream(device),
             )
@@ -322,9 +319,9 @@ impl Array {
             return device
                 .backend()
                 .copy_dtod(
-                    dst.buffer.handle(),
+                    dst.buffer.handle()?,
                     dst.offset,
-                    self.buffer.handle(),
+                    self.buffer.handle()?,
                     self.offset,
                     self.nbytes(),
                     current_stream(device),

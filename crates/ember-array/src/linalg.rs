@@ -540,8 +540,10 @@ fn run_blas(p: &Product, a_op: BlasOperand, b_op: BlasOperand, ldc: i64) -> Resu
     let size = c_arr.dtype().itemsize() as isize;
     let (count, outer) = p.batches();
     let [sa, sb, sc] = p.inner_strides().map(|s| (s / size) as i64);
-    let address = |op: &Operand, extra: isize| -> u64 {
-        op.array.buffer().handle() + (op.array.offset() as isize + extra) as u64
+    let base = |op: &Operand| op.array.buffer().handle();
+    let (base_a, base_b, base_c) = (base(&p.a)?, base(&p.b)?, base(&p.c)?);
+    let address = |op: &Operand, base: u64, extra: isize| -> u64 {
+        base + (op.array.offset() as isize + extra) as u64
     };
     // Column-major: C' (n × m) = op(B') (n × k) · op(A') (k × m).
     let gemm = |[oa, ob, oc]: [isize; 3]| blas::Gemm {
@@ -549,18 +551,18 @@ fn run_blas(p: &Product, a_op: BlasOperand, b_op: BlasOperand, ldc: i64) -> Resu
         n: p.m as i64,
         k: p.k as i64,
         a: blas::Matrix {
-            ptr: address(&p.b, ob),
+            ptr: address(&p.b, base_b, ob),
             op: b_op.op,
             ld: b_op.ld,
             stride: sb,
         },
         b: blas::Matrix {
-            ptr: address(&p.a, oa),
+            ptr: address(&p.a, base_a, oa),
             op: a_op.op,
             ld: a_op.ld,
             stride: sa,
         },
-        c: address(&p.c, oc),
+        c: address(&p.c, base_c, oc),
         ldc,
         stride_c: sc,
         batch: count as i64,
@@ -730,10 +732,7 @@ fn launch_tiled(
     let mut args: Vec<KernelArg<'_>> = arrays
         .iter()
         .zip(offsets)
-        .map(|(x, extra)| KernelArg::Buffer {
-            handle: x.buffer().handle(),
-            offset: (x.offset() as isize + extra) as usize,
-        })
+        .map(|(x, extra)| x.buffer().arg((x.offset() as isize + extra) as usize))
         .collect();
     args.extend(ints.iter().map(|b| KernelArg::Bytes(b)));
     device.launch(

@@ -82,6 +82,9 @@ pub enum Error {
     /// A device call in a child `fork()`ed after ember opened its devices (the parent's
     /// contexts do not work there).
     Forked,
+    /// Memory or a stream from before the device's context was lost (a kernel fault) and
+    /// replaced: the message says what was lost and why.
+    DeviceReset(String),
 }
 
 impl Error {
@@ -203,6 +206,7 @@ impl fmt::Display for Error {
             Error::Forked => f.write_str(
                 "ember's devices were opened in the parent before this process was forked, and a forked child cannot use them (the GPU context and its threads stay with the parent); start worker processes with the 'spawn' method: multiprocessing.get_context('spawn') (or set_start_method('spawn'), or ProcessPoolExecutor(mp_context=...)), or fork before ember's first device call",
             ),
+            Error::DeviceReset(m) => f.write_str(m),
             Error::Value(m)
             | Error::Type(m)
             | Error::Index(m)

@@ -80,6 +80,7 @@ pub fn to_py(err: Error) -> PyErr {
             Error::Jit(m) => raise(py, "JitError", m, |_| Ok(())),
             Error::LaunchConfig(m) => raise(py, "LaunchConfigurationError", m, |_| Ok(())),
             Error::Forked => raise(py, "ForkedProcessError", message, |_| Ok(())),
+            Error::DeviceReset(m) => raise(py, "DeviceResetError", m, |_| Ok(())),
         }
     })
 }

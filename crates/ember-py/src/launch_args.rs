@@ -305,9 +305,7 @@ pub(crate) fn launch_arg(
     let ty_ptr = value.get_type_ptr() as usize;
     if let Some(known) = KNOWN.get() {
         if ty_ptr == known.ndarray {
-            return Ok(array_arg(
-                &known.native_array(value)?.cast::<NativeArray>()?.get().0,
-            ));
+            return array_arg(&known.native_array(value)?.cast::<NativeArray>()?.get().0);
         }
         if let Some((_, dtype)) = known.scalars.iter().find(|(t, _)| *t == ty_ptr) {
             return Ok(LaunchArg::of_scalar(
@@ -327,7 +325,7 @@ pub(crate) fn launch_arg(
         return Ok(LaunchArg::Pointer(p.borrow().ptr));
     }
     if let Ok(a) = value.cast::<NativeArray>() {
-        return Ok(array_arg(&a.get().0));
+        return array_arg(&a.get().0);
     }
     if let Some(s) = python_scalar(value)? {
         if front == Front::PyCuda || front == Front::OpenCl {
@@ -368,14 +366,14 @@ pub(crate) fn launch_arg(
     )))
 }
 
-fn array_arg(a: &ember_array::Array) -> LaunchArg {
-    LaunchArg::Array {
-        handle: a.buffer().handle(),
+fn array_arg(a: &ember_array::Array) -> PyResult<LaunchArg> {
+    Ok(LaunchArg::Array {
+        handle: a.buffer().handle().py()?,
         offset: a.offset(),
         device: a.device().info().ordinal,
         // An array of addresses reaches memory of its own: not ember's alone to order.
         private: a.is_private() && !a.may_hold_addresses(),
-    }
+    })
 }
 
 /// `grid`/`block` as CuPy takes them: an int or a tuple of up to three ints.

@@ -150,6 +150,16 @@ fn settings(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     Ok(d)
 }
 
+/// Replaces device `ordinal`'s context at its next call, as after a kernel fault (tests of
+/// the recovery, on devices whose faults cannot be provoked safely); returns the new epoch.
+#[pyfunction]
+fn reset_device(ordinal: usize) -> PyResult<u64> {
+    let device = ember_runtime::device(ordinal).py()?;
+    device.lose_context();
+    device.synchronize().py()?;
+    Ok(device.epoch())
+}
+
 /// A yes/no `EMBER_*` variable read by the Python side (checked by the same rule as the
 /// settings above).
 #[pyfunction]
@@ -388,6 +398,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(clear_module_map, m)?,
         wrap_pyfunction!(compile_module, m)?,
         wrap_pyfunction!(env_flag, m)?,
+        wrap_pyfunction!(reset_device, m)?,
         wrap_pyfunction!(settings, m)?,
         wrap_pyfunction!(add_python_dirs, m)?,
         wrap_pyfunction!(nvrtc_compile, m)?,

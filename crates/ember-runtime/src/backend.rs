@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use ember_core::error::DriverFailure;
 use ember_core::Result;
 
 /// An opaque backend object: device memory, a module, a function, a stream or an event.
@@ -79,6 +80,9 @@ pub enum KernelArg<'a> {
     Bytes(&'a [u8]),
     /// OpenCL `__local` memory of this many bytes.
     Local(usize),
+    /// Memory lost with a replaced context (an array of an older epoch): launches that see
+    /// one fail with `Error::DeviceReset` before reaching the backend.
+    Lost,
 }
 
 /// A compiled and loaded program.
@@ -301,4 +305,20 @@ pub trait Backend: Send + Sync {
     fn synchronize(&self) -> Result<()>;
     /// (free, total) bytes of device memory.
     fn memory_info(&self) -> Result<(usize, usize)>;
+
+    /// Whether `failure` leaves the device's context unusable (a kernel fault): every later
+    /// call would fail the same way, so the device opens a new context before its next call.
+    fn is_fatal(&self, _failure: &DriverFailure) -> bool {
+        false
+    }
+
+    /// Replaces a lost context with a new one. Everything made in the old one (memory,
+    /// modules, streams, events) is abandoned and never touched again: its handles may be
+    /// reused by the new context.
+    fn reset(&self) -> Result<()> {
+        Err(ember_core::Error::Value(format!(
+            "the {} backend cannot open a new context",
+            self.info().backend.name()
+        )))
+    }
 }

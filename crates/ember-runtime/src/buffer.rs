@@ -3,9 +3,9 @@
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ember_core::Result;
+use ember_core::{Error, Result};
 
-use crate::backend::Handle;
+use crate::backend::{Handle, KernelArg};
 use crate::device::Device;
 use crate::pool::Block;
 
@@ -28,6 +28,8 @@ pub struct Buffer {
     /// Set once the address has been handed out (DLPack, `data.ptr`): someone else may now
     /// write the memory behind ember's back, so work reading it is never delayed.
     exposed: AtomicBool,
+    /// The device's epoch it was made in: memory of an older one was lost with its context.
+    epoch: u64,
 }
 
 impl Buffer {
@@ -40,6 +42,7 @@ impl Buffer {
             bytes,
             origin: Origin::Pool { block, stream },
             exposed: AtomicBool::new(false),
+            epoch: device.epoch(),
         })
     }
 
@@ -58,6 +61,7 @@ impl Buffer {
             bytes,
             origin: Origin::Foreign { _owner: owner },
             exposed: AtomicBool::new(true),
+            epoch: device.epoch(),
         })
     }
 
@@ -66,9 +70,22 @@ impl Buffer {
     }
 
     /// The backend's handle of the memory, for work on it: pending work is queued first.
-    pub fn handle(&self) -> Handle {
+    /// Memory of an older epoch is an error: it was lost with the device's context.
+    pub fn handle(&self) -> Result<Handle> {
         crate::deferred::finish();
-        self.handle
+        if self.epoch != self.device.epoch() {
+            return Err(lost_memory());
+        }
+        Ok(self.handle)
+    }
+
+    /// The memory as a kernel argument at byte `offset` (`Lost` if of an older epoch, which
+    /// the launch refuses).
+    pub fn arg(&self, offset: usize) -> KernelArg<'static> {
+        match self.handle() {
+            Ok(handle) => KernelArg::Buffer { handle, offset },
+            Err(_) => KernelArg::Lost,
+        }
     }
 
     /// Usable bytes (what was asked for).
@@ -111,8 +128,18 @@ impl Buffer {
     }
 }
 
+/// The error for memory of an older epoch.
+pub fn lost_memory() -> Error {
+    Error::DeviceReset(
+        "this array's memory is gone: its device faulted after it was made, and the device's context was replaced (see the DriverError raised then); compute the array again".into(),
+    )
+}
+
 impl Drop for Buffer {
     fn drop(&mut self) {
+        if self.epoch != self.device.epoch() {
+            return; // gone with its context: nothing to give back
+        }
         match &self.origin {
             Origin::Pool { block, stream } => self.device.release_block(*block, *stream),
             Origin::Foreign { .. } => self.device.backend().release_foreign(self.handle),

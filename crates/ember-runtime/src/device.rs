@@ -12,6 +12,7 @@ use crate::backend::{
 };
 use crate::cache::{cache_key, CacheKey, CacheStats, DiskCache, Lookup};
 use crate::declared::CType;
+use crate::guard::Guard;
 use crate::pool::{Block, MemoryPool, RawAllocator};
 use crate::{cuda, opencl};
 
@@ -20,7 +21,9 @@ pub const EMBER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// One device of the selected backend. Devices live for the whole process.
 pub struct Device {
-    backend: Box<dyn Backend>,
+    backend: Guard,
+    /// The backend's epoch this device's pool and modules belong to (see `guard`).
+    epoch: AtomicU64,
     pool: MemoryPool,
     modules: Mutex<HashMap<CacheKey, Arc<Module>>>,
     disk: Option<DiskCache>,
@@ -45,7 +48,8 @@ impl Device {
     fn new(backend: Box<dyn Backend>, config: &Config) -> Device {
         crate::fork::watch();
         Device {
-            backend: Box::new(crate::fork::ForkGuard(backend)),
+            backend: Guard::new(backend),
+            epoch: AtomicU64::new(0),
             pool: MemoryPool::new(),
             modules: Mutex::new(HashMap::new()),
             disk: config.disk_cache.then(|| DiskCache::new(&config.cache_dir)),
@@ -58,7 +62,30 @@ impl Device {
     }
 
     pub fn backend(&self) -> &dyn Backend {
-        self.backend.as_ref()
+        &self.backend
+    }
+
+    /// Replaces the device's context at the next call, as after a fault (tests of recovery).
+    pub fn lose_context(&self) {
+        crate::deferred::finish();
+        self.backend.drain();
+        self.backend
+            .lose("a reset asked for by ember._ember.reset_device");
+    }
+
+    /// How many times the device's context has been replaced after a fault. Memory and
+    /// modules of an older epoch are gone: the pool and module map forget theirs here.
+    pub fn epoch(&self) -> u64 {
+        let now = self.backend.epoch();
+        if self.epoch.swap(now, Ordering::AcqRel) != now {
+            self.pool.forget_all();
+            // Modules of the old context drop without touching the driver (their epoch).
+            self.modules
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clear();
+        }
+        now
     }
 
     pub fn info(&self) -> &DeviceInfo {
@@ -83,6 +110,7 @@ impl Device {
     }
 
     pub(crate) fn allocate_block(&self, bytes: usize, stream: Handle) -> Result<Block> {
+        self.epoch();
         let allocate = || {
             self.pool.allocate(
                 &PoolSource(self.backend()),
@@ -125,13 +153,18 @@ impl Device {
 
     /// Waits for all work on the device.
     pub fn synchronize(&self) -> Result<()> {
-        crate::deferred::finish_and_check()?;
+        // A launch that failed from the queue may have been a fault: the guard must see it.
+        self.backend
+            .seen(crate::deferred::finish_and_check())
+            .map_err(|e| self.annotate(e))?;
         self.backend.synchronize().map_err(|e| self.annotate(e))
     }
 
     /// Waits for the work on one stream.
     pub fn synchronize_stream(&self, stream: Handle) -> Result<()> {
-        crate::deferred::finish_and_check()?;
+        self.backend
+            .seen(crate::deferred::finish_and_check())
+            .map_err(|e| self.annotate(e))?;
         self.backend
             .synchronize_stream(stream)
             .map_err(|e| self.annotate(e))
@@ -169,6 +202,7 @@ impl Device {
             names.as_bytes(),
             source.as_bytes(),
         ]);
+        self.epoch();
         if let Some(m) = self
             .modules
             .lock()
@@ -192,6 +226,12 @@ impl Device {
         options: &[String],
         name_expressions: &[String],
     ) -> Result<Module> {
+        let build = Build {
+            source,
+            name,
+            options,
+            expressions: name_expressions,
+        };
         if let Some(disk) = &self.disk {
             let cached = match disk.get(key) {
                 Lookup::Hit(blob) => Some(decode_entry(blob, name_expressions.len())),
@@ -202,7 +242,7 @@ impl Device {
                 Some(Some((binary, lowered))) => match self.backend.load(&binary) {
                     Ok(handle) => {
                         CacheStats::bump(&self.stats.disk_hits);
-                        return Ok(Module::new(self, handle, source, name_expressions, lowered));
+                        return Ok(Module::new(self, handle, build, lowered));
                     }
                     // A binary the driver refuses is as good as corrupt: rebuild it.
                     Err(_) => CacheStats::bump(&self.stats.corrupt),
@@ -233,8 +273,7 @@ impl Device {
         Ok(Module::new(
             self,
             compiled.module,
-            source,
-            name_expressions,
+            build,
             compiled.lowered_names,
         ))
     }
@@ -254,7 +293,7 @@ impl Device {
 
     /// Queues `function` after checking the launch shape against the device's limits.
     pub fn launch(
-        &self,
+        &'static self,
         function: &Function,
         grid: [u32; 3],
         block: [u32; 3],
@@ -262,22 +301,28 @@ impl Device {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
+        let fresh = self.reloaded(function)?;
+        let function = fresh.as_ref().unwrap_or(function);
         self.before_launch(function, grid, block)?;
-        self.check_shared(function, shared_bytes as usize, args)?;
+        self.check_args(function, shared_bytes as usize, args)?;
         self.backend
             .launch(function.handle, grid, block, shared_bytes, stream, args)
             .map_err(|e| self.annotate(e))
     }
 
-    /// Refuses a launch asking for more shared memory than a block may have: drivers do not
-    /// all refuse it cleanly (PoCL aborts the process, NVIDIA's OpenCL leaves the queue
-    /// unusable). Dynamic memory is `shared_bytes` plus OpenCL's `__local` arguments.
-    fn check_shared(
+    /// Refuses a launch over memory lost with a replaced context, or asking for more shared
+    /// memory than a block may have: drivers do not all refuse that cleanly (PoCL aborts the
+    /// process, NVIDIA's OpenCL leaves the queue unusable). Dynamic memory is `shared_bytes`
+    /// plus OpenCL's `__local` arguments.
+    fn check_args(
         &self,
         function: &Function,
         shared_bytes: usize,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
+        if args.iter().any(|a| matches!(a, KernelArg::Lost)) {
+            return Err(crate::buffer::lost_memory());
+        }
         let limit = self.info().max_shared_per_block;
         let dynamic = shared_bytes
             + args
@@ -299,6 +344,18 @@ impl Device {
         )))
     }
 
+    /// `function` loaded again if its module is of an older epoch (gone with a lost
+    /// context): callers keep kernels (memos, RawKernel objects) across a reset.
+    fn reloaded(&'static self, function: &Function) -> Result<Option<Function>> {
+        let m = &function.module;
+        if m.epoch == self.epoch() {
+            return Ok(None);
+        }
+        let expressions: Vec<String> = m.lowered.iter().map(|(e, _)| e.clone()).collect();
+        let module = self.module_with_names(&m.source, &m.name, &m.options, &expressions)?;
+        module.function(&function.name).map(Some)
+    }
+
     /// What every launch does first: queue pending fused work (it comes earlier), check the
     /// shape, note the kernel for driver errors.
     fn before_launch(&self, function: &Function, grid: [u32; 3], block: [u32; 3]) -> Result<()> {
@@ -314,7 +371,7 @@ impl Device {
     /// them may be issued from the backend's launch thread ([`Backend::launch_queued`]). A
     /// kernel's first launch in a block shape goes at once, so its errors come at the call.
     pub fn launch_queued(
-        &self,
+        &'static self,
         function: &Function,
         grid: [u32; 3],
         block: [u32; 3],
@@ -322,6 +379,8 @@ impl Device {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
+        let fresh = self.reloaded(function)?;
+        let function = fresh.as_ref().unwrap_or(function);
         let key = launch_shape_key(grid, block, shared_bytes);
         if key.is_none() || function.launched.load(Ordering::Relaxed) != key.unwrap_or(0) {
             self.launch(function, grid, block, shared_bytes, stream, args)?;
@@ -332,7 +391,7 @@ impl Device {
         }
         self.before_launch(function, grid, block)?;
         // OpenCL's `__local` arguments are outside the shape key.
-        self.check_shared(function, shared_bytes as usize, args)?;
+        self.check_args(function, shared_bytes as usize, args)?;
         self.backend
             .launch_queued(
                 &function.name,
@@ -348,12 +407,14 @@ impl Device {
 
     /// Queues `function` sized as OpenCL sizes work (global and optional local sizes).
     pub fn launch_ndrange(
-        &self,
+        &'static self,
         function: &Function,
         range: &NdRange,
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
+        let fresh = self.reloaded(function)?;
+        let function = fresh.as_ref().unwrap_or(function);
         let name = &function.name;
         let dims = range.dims as usize;
         if !(1..=3).contains(&dims) {
@@ -380,7 +441,7 @@ impl Device {
                 }
             }
         }
-        self.check_shared(function, 0, args)?;
+        self.check_args(function, 0, args)?;
         crate::deferred::finish();
         self.note_launch(name);
         self.backend
@@ -463,6 +524,15 @@ struct FunctionEntry {
 /// launches of user-written kernels ask).
 type Declared = Arc<OnceLock<Option<Arc<[CType]>>>>;
 
+/// What a module is built from.
+#[derive(Clone, Copy)]
+struct Build<'a> {
+    source: &'a str,
+    name: &'a str,
+    options: &'a [String],
+    expressions: &'a [String],
+}
+
 /// A loaded module.
 pub struct Module {
     device: &'static Device,
@@ -472,22 +542,29 @@ pub struct Module {
     /// (name expression, the compiler's name for it).
     lowered: Vec<(String, String)>,
     functions: Mutex<HashMap<String, FunctionEntry>>,
+    /// The device's epoch it was loaded in, and what it was built with: a module of an older
+    /// epoch is gone with its context, and is built again from these.
+    epoch: u64,
+    name: String,
+    options: Vec<String>,
 }
 
 impl Module {
     fn new(
         device: &'static Device,
         handle: Handle,
-        source: &str,
-        expressions: &[String],
+        build: Build<'_>,
         lowered: Vec<String>,
     ) -> Module {
         Module {
             device,
             handle,
-            source: Arc::from(source),
-            lowered: expressions.iter().cloned().zip(lowered).collect(),
+            source: Arc::from(build.source),
+            lowered: build.expressions.iter().cloned().zip(lowered).collect(),
             functions: Mutex::new(HashMap::new()),
+            epoch: device.backend.epoch(),
+            name: build.name.to_string(),
+            options: build.options.to_vec(),
         }
     }
 
@@ -534,6 +611,9 @@ impl Module {
 
 impl Drop for Module {
     fn drop(&mut self) {
+        if self.epoch != self.device.backend.epoch() {
+            return; // gone with its context; its handles may name new objects now
+        }
         let backend = self.device.backend();
         for (_, f) in self
             .functions

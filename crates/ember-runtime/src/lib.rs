@@ -10,6 +10,7 @@ pub mod declared;
 pub mod deferred;
 pub mod device;
 pub mod fork;
+pub mod guard;
 pub mod launch_queue;
 pub mod opencl;
 pub mod pool;

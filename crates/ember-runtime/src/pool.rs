@@ -155,6 +155,14 @@ impl MemoryPool {
         cached.into_iter().for_each(|h| alloc.raw_free(h));
     }
 
+    /// Forgets every block, cached and in use, without freeing one: the device's context was
+    /// replaced and took its memory with it (blocks in use are never given back).
+    pub fn forget_all(&self) {
+        let mut st = self.lock();
+        st.drain();
+        st.used_bytes = 0;
+    }
+
     /// Bytes held by live arrays.
     pub fn used_bytes(&self) -> usize {
         self.lock().used_bytes

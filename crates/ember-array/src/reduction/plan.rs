@@ -221,10 +221,7 @@ fn compiled(device: &'static Device, spec: Spec) -> Result<Function> {
 
 /// A buffer argument at a byte offset.
 fn buffer_arg(a: &Array, offset: usize) -> KernelArg<'static> {
-    KernelArg::Buffer {
-        handle: a.buffer().handle(),
-        offset,
-    }
+    a.buffer().arg(offset)
 }
 
 fn int_bytes(v: usize) -> [u8; 8] {

@@ -2,10 +2,11 @@
 
 use std::cell::Cell;
 use std::ffi::{c_void, CString};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys};
-use ember_core::{Error, PoolStats, Result};
+use ember_core::{DriverFailure, Error, PoolStats, Result};
 
 use super::queued::QueuedLaunch;
 use super::staging::{self, Staging};
@@ -13,18 +14,25 @@ use super::{driver_error, link, nvrtc};
 use crate::backend::{
     Backend, BackendKind, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams,
 };
+use crate::buffer::lost_memory;
 use crate::launch_queue::LaunchQueue;
 
 thread_local! {
-    /// The context this thread last made current, to skip redundant `cuCtxSetCurrent` calls.
-    static CURRENT: Cell<usize> = const { Cell::new(0) };
+    /// The context this thread last made current, and in which reset generation, to skip
+    /// redundant `cuCtxSetCurrent` calls.
+    static CURRENT: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
+
+/// Counts context resets: a context reset in place keeps its address but must be made
+/// current again on every thread.
+static RESETS: AtomicUsize = AtomicUsize::new(0);
 
 /// A CUDA device.
 pub struct CudaDevice {
     info: DeviceInfo,
     device: sys::CUdevice,
-    context: sys::CUcontext,
+    /// The primary context (replaced after a fault; see `reset`).
+    context: AtomicUsize,
     staging: Mutex<Option<Staging>>,
     /// Launches of bursts of ember's own kernels, issued from another thread.
     queue: Arc<LaunchQueue<QueuedLaunch>>,
@@ -36,10 +44,11 @@ unsafe impl Sync for CudaDevice {}
 
 /// Makes `context` current on the calling thread (once per thread and context).
 pub(crate) fn bind_context(context: usize) -> Result<()> {
-    if CURRENT.with(Cell::get) != context {
+    let now = (context, RESETS.load(Ordering::Acquire));
+    if CURRENT.with(Cell::get) != now {
         unsafe { result::ctx::set_current(context as sys::CUcontext) }
             .map_err(|e| driver_error("cuCtxSetCurrent", e))?;
-        CURRENT.with(|c| c.set(context));
+        CURRENT.with(|c| c.set(now));
     }
     Ok(())
 }
@@ -91,7 +100,7 @@ impl CudaDevice {
         Ok(CudaDevice {
             info,
             device,
-            context,
+            context: AtomicUsize::new(context as usize),
             staging: Mutex::new(None),
             queue: LaunchQueue::new(QueuedLaunch::issue),
         })
@@ -102,7 +111,11 @@ impl CudaDevice {
     /// current. Every driver call but a queued launch goes through here.
     fn bind(&self) -> Result<()> {
         self.queue.drain();
-        bind_context(self.context as usize)
+        bind_context(self.context())
+    }
+
+    fn context(&self) -> usize {
+        self.context.load(Ordering::Acquire)
     }
 
     fn stream(handle: Handle) -> sys::CUstream {
@@ -307,6 +320,7 @@ impl Backend for CudaDevice {
                 KernelArg::Local(_) => {
                     return Err(Error::Value("__local memory arguments exist only on OpenCL; CUDA kernels take shared memory through shared_mem".into()))
                 }
+                KernelArg::Lost => return Err(lost_memory()),
             });
         }
         unsafe {
@@ -333,7 +347,7 @@ impl Backend for CudaDevice {
         args: &[KernelArg<'_>],
     ) -> Result<()> {
         let record = QueuedLaunch::new(
-            self.context as usize,
+            self.context(),
             name,
             function,
             grid,
@@ -545,6 +559,35 @@ impl Backend for CudaDevice {
     fn memory_info(&self) -> Result<(usize, usize)> {
         self.bind()?;
         result::mem_get_info().map_err(|e| driver_error("cuMemGetInfo", e))
+    }
+
+    fn is_fatal(&self, failure: &DriverFailure) -> bool {
+        // CUDA's sticky errors: a fault in a kernel; the context answers every later call
+        // with the same error.
+        failure.backend == "CUDA" && matches!(failure.code, 700 | 710 | 714..=719)
+    }
+
+    fn reset(&self) -> Result<()> {
+        // Launches still queued for the dead context fail there; their errors are the fault
+        // already reported.
+        self.queue.drain();
+        let _ = crate::deferred::check();
+        // Pinned staging buffers and cuBLAS handles belong to the old context: abandoned.
+        std::mem::forget(
+            self.staging
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
+        super::blas::forget_device(self.info.ordinal);
+        unsafe { sys::cuDevicePrimaryCtxReset_v2(self.device) }
+            .result()
+            .map_err(|e| driver_error("cuDevicePrimaryCtxReset", e))?;
+        let context = unsafe { result::primary_ctx::retain(self.device) }
+            .map_err(|e| driver_error("cuDevicePrimaryCtxRetain", e))?;
+        self.context.store(context as usize, Ordering::Release);
+        RESETS.fetch_add(1, Ordering::AcqRel);
+        Ok(())
     }
 }
 

@@ -4,6 +4,7 @@ use std::alloc::Layout;
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
 use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use cl3::command_queue as cq;
@@ -20,7 +21,7 @@ use cl3::types::{
     cl_command_queue, cl_context, cl_device_id, cl_event, cl_kernel, cl_mem, cl_platform_id,
     cl_program, CL_FALSE,
 };
-use ember_core::{Error, PoolStats, Result};
+use ember_core::{DriverFailure, Error, PoolStats, Result};
 
 use super::cl_error;
 use super::in_flight::{drain, wait_for, InFlight};
@@ -41,8 +42,9 @@ struct HostSpan {
 pub struct ClDevice {
     info: DeviceInfo,
     device: cl_device_id,
-    context: cl_context,
-    default_queue: cl_command_queue,
+    /// The context and its default queue, replaced after a fault (see `reset`).
+    context: AtomicUsize,
+    default_queue: AtomicUsize,
     queues: Mutex<Vec<cl_command_queue>>,
     host_spans: Mutex<HashMap<Handle, HostSpan>>,
     /// `clSetKernelArg` + enqueue must not interleave between threads on one kernel.
@@ -103,13 +105,17 @@ impl ClDevice {
         Ok(ClDevice {
             info,
             device,
-            context,
-            default_queue,
+            context: AtomicUsize::new(context as usize),
+            default_queue: AtomicUsize::new(default_queue as usize),
             queues: Mutex::new(vec![default_queue]),
             host_spans: Mutex::new(HashMap::new()),
             launch_lock: Mutex::new(()),
             in_flight: InFlight::default(),
         })
+    }
+
+    fn context(&self) -> cl_context {
+        self.context.load(Ordering::Acquire) as cl_context
     }
 
     unsafe fn new_queue(context: cl_context, device: cl_device_id) -> Result<cl_command_queue> {
@@ -199,6 +205,7 @@ fn set_args(kernel: cl_kernel, args: &[KernelArg<'_>]) -> Result<u32> {
             }
             KernelArg::Bytes(bytes) => set(bytes.len(), bytes.as_ptr().cast())?,
             KernelArg::Local(bytes) => set(bytes, ptr::null())?,
+            KernelArg::Lost => return Err(crate::buffer::lost_memory()),
         }
     }
     Ok(index)
@@ -242,7 +249,7 @@ impl Backend for ClDevice {
         }
         if !self.info.host_unified {
             return match unsafe {
-                mem::create_buffer(self.context, CL_MEM_READ_WRITE, bytes, ptr::null_mut())
+                mem::create_buffer(self.context(), CL_MEM_READ_WRITE, bytes, ptr::null_mut())
             } {
                 Ok(m) => Ok(h(m)),
                 Err(code @ -6..=-4) => {
@@ -260,7 +267,7 @@ impl Backend for ClDevice {
         }
         match unsafe {
             mem::create_buffer(
-                self.context,
+                self.context(),
                 CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
                 bytes,
                 host.cast(),
@@ -314,7 +321,7 @@ impl Backend for ClDevice {
         }
         let m = unsafe {
             mem::create_buffer(
-                self.context,
+                self.context(),
                 CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
                 bytes.max(1),
                 p(address),
@@ -423,7 +430,7 @@ impl Backend for ClDevice {
                 "name expressions are C++ template names, which only CUDA C has".into(),
             ));
         }
-        let program = pg::create_program_with_source(self.context, &[source])
+        let program = pg::create_program_with_source(self.context(), &[source])
             .map_err(|c| cl_error("clCreateProgramWithSource", c))?;
         self.build(program, options, source, name)?;
         let binary = match pg::get_program_info(program, pg::CL_PROGRAM_BINARIES) {
@@ -442,7 +449,7 @@ impl Backend for ClDevice {
             return Err(Error::Value("empty OpenCL program binary".into()));
         }
         let program =
-            unsafe { pg::create_program_with_binary(self.context, &[self.device], &[binary]) }
+            unsafe { pg::create_program_with_binary(self.context(), &[self.device], &[binary]) }
                 .map_err(|c| cl_error("clCreateProgramWithBinary", c))?;
         self.build(program, &[], "", "cached binary")?;
         Ok(h(program))
@@ -572,11 +579,11 @@ impl Backend for ClDevice {
     }
 
     fn default_stream(&self) -> Handle {
-        h(self.default_queue)
+        self.default_queue.load(Ordering::Acquire) as Handle
     }
 
     fn create_stream(&self) -> Result<Handle> {
-        let q = unsafe { Self::new_queue(self.context, self.device) }?;
+        let q = unsafe { Self::new_queue(self.context(), self.device) }?;
         self.queues
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -679,6 +686,33 @@ impl Backend for ClDevice {
         // OpenCL has no query for free memory; report the total as free.
         Ok((self.info.total_memory, self.info.total_memory))
     }
+
+    fn is_fatal(&self, failure: &DriverFailure) -> bool {
+        // NVIDIA's OpenCL reports a kernel fault as -9999 (or as OUT_OF_RESOURCES from a
+        // wait), and its context then fails every call; -36 is a queue the fault left invalid.
+        failure.backend == "OpenCL"
+            && (failure.code == -9999
+                || (matches!(failure.code, -5 | -36)
+                    && (failure.call.starts_with("clWait")
+                        || failure.call.starts_with("clFinish"))))
+    }
+
+    fn reset(&self) -> Result<()> {
+        // The old context and its queues are abandoned, not released: handles to them may
+        // still be held (streams, cached kernels), and must not name freed objects.
+        let context =
+            cl3::context::create_context(&[self.device], ptr::null(), None, ptr::null_mut())
+                .map_err(|c| cl_error("clCreateContext", c))?;
+        let queue = unsafe { Self::new_queue(context, self.device) }?;
+        let old: Vec<_> = std::mem::replace(
+            &mut *self.queues.lock().unwrap_or_else(|e| e.into_inner()),
+            vec![queue],
+        );
+        old.into_iter().for_each(|q| self.in_flight.forget(q));
+        self.context.store(context as usize, Ordering::Release);
+        self.default_queue.store(queue as usize, Ordering::Release);
+        Ok(())
+    }
 }
 
 impl Drop for ClDevice {
@@ -693,7 +727,7 @@ impl Drop for ClDevice {
             {
                 let _ = cq::release_command_queue(q);
             }
-            let _ = cl3::context::release_context(self.context);
+            let _ = cl3::context::release_context(self.context());
         }
     }
 }

@@ -1,0 +1,281 @@
+//! Every call into a device's backend passes here, for two jobs no backend should repeat:
+//!
+//! - **Fork safety**: in a child forked after the devices opened, calls fail with
+//!   [`Error::Forked`] and calls that return nothing are skipped (see `fork`).
+//! - **Lost contexts**: a kernel fault leaves a CUDA context (and NVIDIA's OpenCL context)
+//!   unusable for the rest of the process, so that every later call fails. The guard notices
+//!   the fatal error ([`Backend::is_fatal`]), says in it that the context is lost, and before
+//!   the next call opens a new one ([`Backend::reset`]) and counts a new epoch. Memory,
+//!   modules and streams of an older epoch are never touched again: the device forgets its
+//!   pool and modules, and arrays of the old epoch raise [`Error::DeviceReset`] when used.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ember_core::{Error, Result};
+
+use crate::backend::{
+    Backend, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams, NdRange,
+};
+use crate::fork::{check, forked};
+
+/// A backend behind the checks above.
+pub struct Guard {
+    inner: Box<dyn Backend>,
+    epoch: AtomicU64,
+    /// Set with `lost` (read on every call; the mutex only when set).
+    is_lost: AtomicBool,
+    /// Why the context was lost, until a new one is opened.
+    lost: Mutex<Option<String>>,
+}
+
+impl Guard {
+    pub fn new(inner: Box<dyn Backend>) -> Guard {
+        Guard {
+            inner,
+            epoch: AtomicU64::new(0),
+            is_lost: AtomicBool::new(false),
+            lost: Mutex::new(None),
+        }
+    }
+
+    /// How many times the context has been replaced.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
+    /// The backend, once this process may use it and its context is usable.
+    fn live(&self) -> Result<&dyn Backend> {
+        check()?;
+        if !self.is_lost.load(Ordering::Acquire) {
+            return Ok(self.inner.as_ref());
+        }
+        let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(why) = lost.as_deref() {
+            self.inner.reset().map_err(|e| {
+                Error::DeviceReset(format!(
+                    "{}'s context was lost ({why}) and a new one could not be opened: {e}; restart the process",
+                    self.inner.info().name
+                ))
+            })?;
+            self.epoch.fetch_add(1, Ordering::AcqRel);
+            *lost = None;
+            self.is_lost.store(false, Ordering::Release);
+        }
+        Ok(self.inner.as_ref())
+    }
+
+    /// Treats the context as lost, as after a fault (for tests of the recovery on devices
+    /// whose faults cannot be provoked safely, such as CPU devices).
+    pub fn lose(&self, why: &str) {
+        let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
+        lost.get_or_insert_with(|| why.to_string());
+        self.is_lost.store(true, Ordering::Release);
+    }
+
+    /// Passes `result` on, noting a fatal error (and saying in it what happens next).
+    pub fn seen<T>(&self, result: Result<T>) -> Result<T> {
+        match result {
+            Err(Error::Driver(mut d)) if self.inner.is_fatal(&d) => {
+                let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
+                if lost.is_none() {
+                    *lost = Some(format!("{} {}", d.call, d.name));
+                    self.is_lost.store(true, Ordering::Release);
+                }
+                d.message.push_str(
+                    "; the device's context is lost with it: ember opens a new one at the next call, and arrays made before it are gone",
+                );
+                Err(Error::Driver(d))
+            }
+            other => other,
+        }
+    }
+
+    fn call<T>(&self, f: impl FnOnce(&dyn Backend) -> Result<T>) -> Result<T> {
+        let backend = self.live()?;
+        self.seen(f(backend))
+    }
+
+    /// The backend for a call that returns nothing: skipped in a forked child.
+    fn quiet(&self) -> Option<&dyn Backend> {
+        (!forked()).then_some(self.inner.as_ref())
+    }
+}
+
+impl Backend for Guard {
+    fn info(&self) -> &DeviceInfo {
+        self.inner.info()
+    }
+    fn alloc(&self, bytes: usize) -> Result<Handle> {
+        self.call(|b| b.alloc(bytes))
+    }
+    fn free(&self, memory: Handle) {
+        if let Some(b) = self.quiet() {
+            b.free(memory)
+        }
+    }
+    fn host_pointer(&self, memory: Handle) -> Option<*mut u8> {
+        self.quiet()?.host_pointer(memory)
+    }
+    fn wrap_foreign(&self, address: u64, bytes: usize) -> Result<Handle> {
+        self.call(|b| b.wrap_foreign(address, bytes))
+    }
+    fn release_foreign(&self, memory: Handle) {
+        if let Some(b) = self.quiet() {
+            b.release_foreign(memory)
+        }
+    }
+    fn copy_htod(&self, dst: Handle, dst_offset: usize, src: &[u8], stream: Handle) -> Result<()> {
+        self.call(|b| b.copy_htod(dst, dst_offset, src, stream))
+    }
+    fn copy_dtoh(
+        &self,
+        dst: &mut [u8],
+        src: Handle,
+        src_offset: usize,
+        stream: Handle,
+    ) -> Result<()> {
+        self.call(|b| b.copy_dtoh(dst, src, src_offset, stream))
+    }
+    fn copy_dtod(
+        &self,
+        dst: Handle,
+        dst_offset: usize,
+        src: Handle,
+        src_offset: usize,
+        bytes: usize,
+        stream: Handle,
+    ) -> Result<()> {
+        self.call(|b| b.copy_dtod(dst, dst_offset, src, src_offset, bytes, stream))
+    }
+    fn compile(
+        &self,
+        source: &str,
+        name: &str,
+        options: &[String],
+        name_expressions: &[String],
+    ) -> Result<Compiled> {
+        self.call(|b| b.compile(source, name, options, name_expressions))
+    }
+    fn load(&self, binary: &[u8]) -> Result<Handle> {
+        self.call(|b| b.load(binary))
+    }
+    fn unload(&self, module: Handle) {
+        if let Some(b) = self.quiet() {
+            b.unload(module)
+        }
+    }
+    fn function(&self, module: Handle, name: &str) -> Result<Handle> {
+        self.call(|b| b.function(module, name))
+    }
+    fn release_function(&self, function: Handle) {
+        if let Some(b) = self.quiet() {
+            b.release_function(function)
+        }
+    }
+    fn launch(
+        &self,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.call(|b| b.launch(function, grid, block, shared_bytes, stream, args))
+    }
+    fn launch_queued(
+        &self,
+        name: &Arc<str>,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.call(|b| b.launch_queued(name, function, grid, block, shared_bytes, stream, args))
+    }
+    fn drain(&self) {
+        if let Some(b) = self.quiet() {
+            b.drain()
+        }
+    }
+    fn queued_launches(&self) -> u64 {
+        self.inner.queued_launches()
+    }
+    fn launch_ndrange(
+        &self,
+        function: Handle,
+        range: &NdRange,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.call(|b| b.launch_ndrange(function, range, stream, args))
+    }
+    fn kernel_params(&self, function: Handle) -> Result<Option<KernelParams>> {
+        self.call(|b| b.kernel_params(function))
+    }
+    fn function_attribute(&self, function: Handle, attribute: FunctionAttribute) -> Result<i64> {
+        self.call(|b| b.function_attribute(function, attribute))
+    }
+    fn set_function_attribute(
+        &self,
+        function: Handle,
+        attribute: FunctionAttribute,
+        value: i64,
+    ) -> Result<()> {
+        self.call(|b| b.set_function_attribute(function, attribute, value))
+    }
+    fn alloc_pinned(&self, bytes: usize) -> Result<usize> {
+        self.call(|b| b.alloc_pinned(bytes))
+    }
+    fn free_pinned(&self, address: usize, bytes: usize) {
+        if let Some(b) = self.quiet() {
+            b.free_pinned(address, bytes)
+        }
+    }
+    fn default_stream(&self) -> Handle {
+        self.inner.default_stream()
+    }
+    fn create_stream(&self) -> Result<Handle> {
+        self.call(|b| b.create_stream())
+    }
+    fn destroy_stream(&self, stream: Handle) {
+        if let Some(b) = self.quiet() {
+            b.destroy_stream(stream)
+        }
+    }
+    fn synchronize_stream(&self, stream: Handle) -> Result<()> {
+        self.call(|b| b.synchronize_stream(stream))
+    }
+    fn query_stream(&self, stream: Handle) -> Result<bool> {
+        self.call(|b| b.query_stream(stream))
+    }
+    fn record_event(&self, stream: Handle, reuse: Option<Handle>) -> Result<Handle> {
+        self.call(|b| b.record_event(stream, reuse))
+    }
+    fn synchronize_event(&self, event: Handle) -> Result<()> {
+        self.call(|b| b.synchronize_event(event))
+    }
+    fn query_event(&self, event: Handle) -> Result<bool> {
+        self.call(|b| b.query_event(event))
+    }
+    fn elapsed_ms(&self, start: Handle, end: Handle) -> Result<f32> {
+        self.call(|b| b.elapsed_ms(start, end))
+    }
+    fn destroy_event(&self, event: Handle) {
+        if let Some(b) = self.quiet() {
+            b.destroy_event(event)
+        }
+    }
+    fn stream_wait_event(&self, stream: Handle, event: Handle) -> Result<()> {
+        self.call(|b| b.stream_wait_event(stream, event))
+    }
+    fn synchronize(&self) -> Result<()> {
+        self.call(|b| b.synchronize())
+    }
+    fn memory_info(&self) -> Result<(usize, usize)> {
+        self.call(|b| b.memory_info())
+    }
+}

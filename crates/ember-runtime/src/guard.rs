@@ -2,12 +2,14 @@
 //!
 //! - **Fork safety**: in a child forked after the devices opened, calls fail with
 //!   [`Error::Forked`] and calls that return nothing are skipped (see `fork`).
-//! - **Lost contexts**: a kernel fault leaves a CUDA context (and NVIDIA's OpenCL context)
-//!   unusable for the rest of the process, so that every later call fails. The guard notices
-//!   the fatal error ([`Backend::is_fatal`]), says in it that the context is lost, and before
-//!   the next call opens a new one ([`Backend::reset`]) and counts a new epoch. Memory,
-//!   modules and streams of an older epoch are never touched again: the device forgets its
-//!   pool and modules, and arrays of the old epoch raise [`Error::DeviceReset`] when used.
+//! - **Lost contexts**: a kernel fault can leave a context unusable, so that every later call
+//!   fails with some other error. The guard notices the fatal error ([`Backend::is_fatal`]),
+//!   says in it that the context is lost, and before the next call tries a new one
+//!   ([`Backend::reset`]), counting a new epoch. Memory, modules and streams of an older epoch
+//!   are never touched again: the device forgets its pool and modules, and arrays of the old
+//!   epoch raise [`Error::DeviceReset`] when used. Where no new context can be had (CUDA, and
+//!   NVIDIA's OpenCL on it, after a fault: NVIDIA requires a new process), every later call
+//!   raises the same clear [`Error::DeviceReset`] instead of a cascade of driver errors.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -27,6 +29,8 @@ pub struct Guard {
     is_lost: AtomicBool,
     /// Why the context was lost, until a new one is opened.
     lost: Mutex<Option<String>>,
+    /// Set when no new context could be opened: the error every later call gets.
+    dead: Mutex<Option<Error>>,
 }
 
 impl Guard {
@@ -36,6 +40,7 @@ impl Guard {
             epoch: AtomicU64::new(0),
             is_lost: AtomicBool::new(false),
             lost: Mutex::new(None),
+            dead: Mutex::new(None),
         }
     }
 
@@ -50,14 +55,20 @@ impl Guard {
         if !self.is_lost.load(Ordering::Acquire) {
             return Ok(self.inner.as_ref());
         }
+        let mut dead = self.dead.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = dead.as_ref() {
+            return Err(e.clone());
+        }
         let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(why) = lost.as_deref() {
-            self.inner.reset().map_err(|e| {
-                Error::DeviceReset(format!(
-                    "{}'s context was lost ({why}) and a new one could not be opened: {e}; restart the process",
+            if let Err(e) = self.inner.reset() {
+                let e = Error::DeviceReset(format!(
+                    "{}'s context was lost ({why}) and no new one can be opened: {e}; save what you can from the host and restart the process",
                     self.inner.info().name
-                ))
-            })?;
+                ));
+                *dead = Some(e.clone());
+                return Err(e);
+            }
             self.epoch.fetch_add(1, Ordering::AcqRel);
             *lost = None;
             self.is_lost.store(false, Ordering::Release);
@@ -83,7 +94,7 @@ impl Guard {
                     self.is_lost.store(true, Ordering::Release);
                 }
                 d.message.push_str(
-                    "; the device's context is lost with it: ember opens a new one at the next call, and arrays made before it are gone",
+                    "; the device's context is lost with it, and the arrays made in it: ember tries a new context at the next call",
                 );
                 Err(Error::Driver(d))
             }

@@ -143,23 +143,9 @@ fn guarded<T>(call: &str, f: impl FnOnce() -> T) -> Result<T> {
     })
 }
 
-/// Primary contexts retained so far, by device ordinal.
-static CONTEXTS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
-
-/// Forgets device `ordinal`'s context and handles after its context was lost and replaced
-/// (the handles are abandoned, not destroyed: they belong to the old context).
-pub(crate) fn forget_device(ordinal: usize) {
-    CONTEXTS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .retain(|(o, _)| *o != ordinal);
-    let mut h = handles().lock().unwrap_or_else(|e| e.into_inner());
-    h.by_stream.retain(|(o, _), _| *o != ordinal);
-    h.order.retain(|(o, _)| *o != ordinal);
-}
-
-/// The primary context of device `ordinal` (retained once per context).
+/// The primary context of device `ordinal` (retained once, for the life of the process).
 fn primary_context(ordinal: usize) -> Result<cusys::CUcontext> {
+    static CONTEXTS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
     let mut known = CONTEXTS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(&(_, ctx)) = known.iter().find(|(o, _)| *o == ordinal) {
         return Ok(ctx as cusys::CUcontext);

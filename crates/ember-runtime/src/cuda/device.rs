@@ -2,7 +2,6 @@
 
 use std::cell::Cell;
 use std::ffi::{c_void, CString};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys};
@@ -18,21 +17,15 @@ use crate::buffer::lost_memory;
 use crate::launch_queue::LaunchQueue;
 
 thread_local! {
-    /// The context this thread last made current, and in which reset generation, to skip
-    /// redundant `cuCtxSetCurrent` calls.
-    static CURRENT: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The context this thread last made current, to skip redundant `cuCtxSetCurrent` calls.
+    static CURRENT: Cell<usize> = const { Cell::new(0) };
 }
-
-/// Counts context resets: a context reset in place keeps its address but must be made
-/// current again on every thread.
-static RESETS: AtomicUsize = AtomicUsize::new(0);
 
 /// A CUDA device.
 pub struct CudaDevice {
     info: DeviceInfo,
     device: sys::CUdevice,
-    /// The primary context (replaced after a fault; see `reset`).
-    context: AtomicUsize,
+    context: sys::CUcontext,
     staging: Mutex<Option<Staging>>,
     /// Launches of bursts of ember's own kernels, issued from another thread.
     queue: Arc<LaunchQueue<QueuedLaunch>>,
@@ -44,11 +37,10 @@ unsafe impl Sync for CudaDevice {}
 
 /// Makes `context` current on the calling thread (once per thread and context).
 pub(crate) fn bind_context(context: usize) -> Result<()> {
-    let now = (context, RESETS.load(Ordering::Acquire));
-    if CURRENT.with(Cell::get) != now {
+    if CURRENT.with(Cell::get) != context {
         unsafe { result::ctx::set_current(context as sys::CUcontext) }
             .map_err(|e| driver_error("cuCtxSetCurrent", e))?;
-        CURRENT.with(|c| c.set(now));
+        CURRENT.with(|c| c.set(context));
     }
     Ok(())
 }
@@ -100,7 +92,7 @@ impl CudaDevice {
         Ok(CudaDevice {
             info,
             device,
-            context: AtomicUsize::new(context as usize),
+            context,
             staging: Mutex::new(None),
             queue: LaunchQueue::new(QueuedLaunch::issue),
         })
@@ -111,11 +103,7 @@ impl CudaDevice {
     /// current. Every driver call but a queued launch goes through here.
     fn bind(&self) -> Result<()> {
         self.queue.drain();
-        bind_context(self.context())
-    }
-
-    fn context(&self) -> usize {
-        self.context.load(Ordering::Acquire)
+        bind_context(self.context as usize)
     }
 
     fn stream(handle: Handle) -> sys::CUstream {
@@ -347,7 +335,7 @@ impl Backend for CudaDevice {
         args: &[KernelArg<'_>],
     ) -> Result<()> {
         let record = QueuedLaunch::new(
-            self.context(),
+            self.context as usize,
             name,
             function,
             grid,
@@ -568,26 +556,12 @@ impl Backend for CudaDevice {
     }
 
     fn reset(&self) -> Result<()> {
-        // Launches still queued for the dead context fail there; their errors are the fault
-        // already reported.
-        self.queue.drain();
-        let _ = crate::deferred::check();
-        // Pinned staging buffers and cuBLAS handles belong to the old context: abandoned.
-        std::mem::forget(
-            self.staging
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take(),
-        );
-        super::blas::forget_device(self.info.ordinal);
-        unsafe { sys::cuDevicePrimaryCtxReset_v2(self.device) }
-            .result()
-            .map_err(|e| driver_error("cuDevicePrimaryCtxReset", e))?;
-        let context = unsafe { result::primary_ctx::retain(self.device) }
-            .map_err(|e| driver_error("cuDevicePrimaryCtxRetain", e))?;
-        self.context.store(context as usize, Ordering::Release);
-        RESETS.fetch_add(1, Ordering::AcqRel);
-        Ok(())
+        // Tried on an H200 (driver 580): after cuDevicePrimaryCtxReset, retaining the context
+        // again still fails with the fault. NVIDIA's documentation of these errors says the
+        // same: the process must be restarted to use CUDA again.
+        Err(Error::Value(
+            "CUDA cannot continue after a kernel fault in the same process (NVIDIA: \"the process must be terminated and relaunched\")".into(),
+        ))
     }
 }
 

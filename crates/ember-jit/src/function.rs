@@ -1,41 +1,33 @@
-//! One Python function compiled to one C function: variables typed by repeated passes over
-//! the body until no type widens (Numba's unification), then one pass that writes C.
+//! One Python function typed into one [`IrFunction`]: variables typed by repeated passes
+//! over the body until no type widens (Numba's unification), then one pass whose IR is kept.
 
-use std::fmt::Write;
-
-use ember_codegen::types::storage_type;
 use ember_core::{DType, Error};
 
 use crate::ast::{Expr, ExprKind, Function, Span, Stmt, StmtKind};
-use crate::compiler::{c_ident, Compiler};
+use crate::compiler::Compiler;
 use crate::error::{at, locate, snippet, Fail, R};
-use crate::helpers::Helper;
-use crate::types::{unify, Space, Ty};
+use crate::ir::{self, ExprKind as K, FixedArrayDecl, IrFunction, LocalId, Step, Temp, TempRole};
+use crate::types::{unify, Ty};
 
 /// What the function becomes.
-pub enum Role {
-    /// A kernel entry point with this C name.
-    Kernel(String),
-    /// A device function with this C name.
-    Device(String),
-}
+pub use crate::ir::Role;
 
-/// A typed C expression.
+/// A typed value while typing: an IR expression, and for a tuple built here which items are
+/// known to be >= 0 (kept through unpacking).
 #[derive(Clone, Debug)]
 pub struct Val {
     pub ty: Ty,
-    pub code: String,
+    pub kind: K,
     /// Known to be >= 0 (an index that needs no wrap-around).
     pub nonneg: bool,
-    /// For a tuple built here: which items are known to be >= 0 (kept through unpacking).
     pub items_nonneg: Vec<bool>,
 }
 
 impl Val {
-    pub fn new(ty: Ty, code: impl Into<String>) -> Val {
+    pub fn new(ty: Ty, kind: K) -> Val {
         Val {
             ty,
-            code: code.into(),
+            kind,
             nonneg: false,
             items_nonneg: Vec::new(),
         }
@@ -44,6 +36,30 @@ impl Val {
     pub fn nonneg(mut self, yes: bool) -> Val {
         self.nonneg = yes;
         self
+    }
+
+    /// The IR expression.
+    pub fn expr(&self) -> ir::Expr {
+        ir::Expr {
+            ty: self.ty.clone(),
+            nonneg: self.nonneg,
+            kind: self.kind.clone(),
+        }
+    }
+
+    /// A boxed IR expression (an operand).
+    pub fn boxed(&self) -> Box<ir::Expr> {
+        Box::new(self.expr())
+    }
+
+    /// Reading it again costs nothing and does nothing.
+    pub fn is_simple(&self) -> bool {
+        self.expr().is_simple()
+    }
+
+    /// A constant.
+    pub fn constant(ty: Ty, c: ir::Const) -> Val {
+        Val::new(ty, K::Const(c))
     }
 }
 
@@ -56,44 +72,40 @@ struct Var {
 
 /// An enclosing loop: the flag its `break` sets when it has an `else` clause.
 struct Loop {
-    broke: Option<String>,
+    broke: Option<Temp>,
 }
 
 pub struct FnCompiler<'c, 'p> {
     pub(crate) c: &'c mut Compiler<'p>,
     pub(crate) f: &'p Function,
     kernel: bool,
-    /// Array parameters only read element by element (`const __restrict__` in CUDA).
+    /// Array parameters only read element by element.
     read_only: Vec<bool>,
     vars: Vec<Var>,
     ret: Option<Ty>,
-    /// The final pass, which writes C (earlier passes only type).
+    /// The final pass, whose IR is kept (earlier passes only type).
     pub(crate) emit: bool,
     changed: bool,
-    out: String,
-    depth: usize,
+    /// The statements being built: the innermost block last.
+    blocks: Vec<Vec<ir::Stmt>>,
     tmp: usize,
     loops: Vec<Loop>,
     /// Shared and local array declarations, placed at the top of the function.
-    pub(crate) arrays: String,
+    pub(crate) arrays: Vec<FixedArrayDecl>,
     pub(crate) calls: Vec<usize>,
     last_line: u32,
 }
 
 impl<'c, 'p> FnCompiler<'c, 'p> {
-    /// Compiles function `id` of the program for `args`: its C text, return type, and the
-    /// device-function specialisations it calls.
+    /// Types function `id` of the program for `args` into its IR.
     pub fn compile(
         c: &'c mut Compiler<'p>,
         id: usize,
         args: &[Ty],
         role: Role,
-    ) -> ember_core::Result<(String, Ty, Vec<usize>)> {
+    ) -> ember_core::Result<IrFunction> {
         let f = &c.program.functions[id];
-        let (kernel, name) = match role {
-            Role::Kernel(n) => (true, n),
-            Role::Device(n) => (false, n),
-        };
+        let kernel = role == Role::Kernel;
         let what = if kernel { "kernel" } else { "device function" };
         if args.len() != f.params.len() {
             return Err(locate(
@@ -127,11 +139,10 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             ret: None,
             emit: false,
             changed: false,
-            out: String::new(),
-            depth: 1,
+            blocks: vec![Vec::new()],
             tmp: 0,
             loops: Vec::new(),
-            arrays: String::new(),
+            arrays: Vec::new(),
             calls: Vec::new(),
             last_line: 0,
         };
@@ -143,6 +154,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         let mut settled = false;
         for _ in 0..64 {
             fc.changed = false;
+            fc.blocks = vec![Vec::new()];
             fc.block(&f.body).map_err(fail)?;
             if !fc.changed {
                 settled = true;
@@ -156,6 +168,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             )));
         }
         fc.emit = true;
+        fc.blocks = vec![Vec::new()];
         fc.block(&f.body).map_err(fail)?;
         let ret = fc.ret.clone().unwrap_or(Ty::None);
         if !kernel && ret != Ty::None && falls_through(&f.body) {
@@ -178,94 +191,48 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 "a kernel cannot return a value; write results into an array argument",
             ));
         }
-        let text = fc.finish(&name, args, &ret);
-        Ok((text, ret, fc.calls))
+        Ok(fc.finish(role, args, ret))
     }
 
-    /// The whole C function, once the body is written.
-    fn finish(&mut self, name: &str, args: &[Ty], ret: &Ty) -> String {
-        let dialect = self.c.dialect;
-        let mut params = Vec::new();
-        let mut prologue = String::new();
-        for (k, (p, t)) in self.f.params.iter().zip(args).enumerate() {
-            let pn = format!("p_{}", c_ident(p));
-            let vn = var_name(p);
-            match (t, self.kernel) {
-                (Ty::Array(a), true) => {
-                    let elem = storage_type(a.dtype, dialect);
-                    let q = self.c.qualifier(Space::Global);
-                    params.push(format!("{q}{elem}* {pn}"));
-                    let t = dialect.table();
-                    if t.buffer_offsets {
-                        params.push(format!("{} {pn}_o", t.int64));
-                        let _ = writeln!(
-                            prologue,
-                            "  {vn}.data = ({q}{elem}*)((({}char*){pn}) + {pn}_o);",
-                            t.global
-                        );
-                    } else {
-                        // A coarsened launch checked that every array is 16-byte aligned:
-                        // neighbours' elements may then move as vectors.
-                        let data = match self.c.coarse {
-                            Some(plan) if plan.aligned => {
-                                format!("({elem}*)__builtin_assume_aligned({pn}, 16)")
-                            }
-                            _ => format!("({elem}*){pn}"),
-                        };
-                        if self.read_only.get(k) == Some(&true) {
-                            // Read-only: loads may use the non-coherent cache.
-                            params.pop();
-                            params.push(format!("const {elem}* __restrict__ {pn}"));
-                        }
-                        let _ = writeln!(prologue, "  {vn}.data = {data};");
-                    }
-                    if a.ndim > 0 {
-                        params.push(format!("ember_dims{} {pn}_d", a.ndim));
-                        let _ = writeln!(prologue, "  {vn}.d = {pn}_d;");
-                    }
-                }
-                _ => {
-                    let ct = self.c.c_type(t);
-                    params.push(format!("{ct} {pn}"));
-                    let _ = writeln!(prologue, "  {vn} = {pn};");
-                }
+    /// The function's IR, once the body is typed. The types of its parameters and
+    /// variables are registered in the order a C function declares them.
+    fn finish(&mut self, role: Role, args: &[Ty], ret: Ty) -> IrFunction {
+        for t in args {
+            if !(self.kernel && matches!(t, Ty::Array(_))) {
+                self.c.register(t);
             }
         }
-        let t = dialect.table();
-        if self.kernel && t.dynamic_shared_param && self.c.helpers.contains(&Helper::DynamicShared)
-        {
-            params.push(format!("{}uchar* ember_dynamic_shared", t.shared_pointer));
-            params.push(format!("{} ember_dynamic_shared_bytes", t.int64));
+        for v in &self.vars {
+            self.c.register(&v.ty);
         }
-        let mut decls = String::new();
-        let vars: Vec<(String, Ty)> = self
-            .vars
-            .iter()
-            .map(|v| (v.name.clone(), v.ty.clone()))
-            .collect();
-        for (n, t) in &vars {
-            let ct = self.c.c_type(t);
-            let init = if matches!(t, Ty::Scalar(_)) {
-                " = 0"
-            } else {
-                ""
-            };
-            let _ = writeln!(decls, "  {ct} {}{init};", var_name(n));
+        if !self.kernel {
+            self.c.register(&ret);
         }
-        let head = if self.kernel {
-            dialect.table().kernel_prefix.to_string()
-        } else {
-            format!("{} {}", dialect.table().device_fn, self.c.c_type(ret))
-        };
-        let params = if params.is_empty() {
-            "void".to_string()
-        } else {
-            params.join(", ")
-        };
-        format!(
-            "{head} {name}({params}) {{\n{}{decls}{prologue}{}}}\n",
-            self.arrays, self.out
-        )
+        let body = self.blocks.pop().unwrap_or_default();
+        IrFunction {
+            name: self.f.name.clone(),
+            file: self.f.file.clone(),
+            role,
+            params: (0..args.len())
+                .map(|k| ir::Param {
+                    local: LocalId(k),
+                    read_only: self.read_only.get(k) == Some(&true),
+                })
+                .collect(),
+            locals: self
+                .vars
+                .iter()
+                .map(|v| ir::Local {
+                    name: v.name.clone(),
+                    ty: v.ty.clone(),
+                    nonneg: v.nonneg,
+                })
+                .collect(),
+            ret,
+            arrays: std::mem::take(&mut self.arrays),
+            body,
+            calls: std::mem::take(&mut self.calls),
+        }
     }
 
     pub(crate) fn is_kernel(&self) -> bool {
@@ -274,14 +241,17 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
 
     // ---- variables ----
 
-    fn var(&self, name: &str) -> Option<&Var> {
-        self.vars.iter().find(|v| v.name == name)
+    fn var_index(&self, name: &str) -> Option<usize> {
+        self.vars.iter().position(|v| v.name == name)
     }
 
     /// Reads local variable `name`.
     pub(crate) fn load_var(&self, name: &str, span: Span) -> R<Val> {
-        match self.var(name) {
-            Some(v) => Ok(Val::new(v.ty.clone(), var_name(name)).nonneg(v.nonneg)),
+        match self.var_index(name) {
+            Some(i) => {
+                let v = &self.vars[i];
+                Ok(Val::new(v.ty.clone(), K::Local(LocalId(i))).nonneg(v.nonneg))
+            }
             None => Err(Fail::Pending(
                 span,
                 format!("variable '{name}' is used before it is assigned a value"),
@@ -289,10 +259,9 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         }
     }
 
-    /// Records that `name` is assigned `val`, widening its type; returns the C assignment.
-    fn assign_var(&mut self, name: &str, val: &Val, span: Span) -> R<String> {
-        let vn = var_name(name);
-        match self.vars.iter().position(|v| v.name == name) {
+    /// Records that `name` is assigned `val`, widening its type; returns the assignment.
+    fn assign_var(&mut self, name: &str, val: &Val, span: Span) -> R<ir::Stmt> {
+        match self.var_index(name) {
             None => {
                 if matches!(val.ty, Ty::None) {
                     return at(
@@ -308,7 +277,10 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                     nonneg: val.nonneg,
                 });
                 self.changed = true;
-                Ok(format!("{vn} = {};", val.code))
+                Ok(ir::Stmt::Assign {
+                    local: LocalId(self.vars.len() - 1),
+                    value: val.expr(),
+                })
             }
             Some(i) => {
                 let old = self.vars[i].ty.clone();
@@ -329,8 +301,11 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                     self.vars[i].nonneg = false;
                     self.changed = true;
                 }
-                let code = self.convert(val, &new, span)?;
-                Ok(format!("{vn} = {code};"))
+                let value = self.convert(val, &new, span)?;
+                Ok(ir::Stmt::Assign {
+                    local: LocalId(i),
+                    value: value.expr(),
+                })
             }
         }
     }
@@ -347,58 +322,62 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         Ok(())
     }
 
-    pub(crate) fn line(&mut self, text: &str) {
-        if self.emit {
-            for _ in 0..self.depth {
-                self.out.push_str("  ");
-            }
-            self.out.push_str(text);
-            self.out.push('\n');
+    /// Appends a statement to the innermost block. Typing passes build no statements: only
+    /// the final pass's IR is kept, and an operand's statements decide how a short-circuit
+    /// is written only there (so temporaries are numbered as the final pass needs them).
+    pub(crate) fn push(&mut self, s: ir::Stmt) {
+        if !self.emit {
+            return;
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            b.push(s);
         }
     }
 
-    /// Where the output ends now: `take_lines(mark)` takes back what is written after it.
+    /// Where the innermost block ends now: `take_lines(mark)` takes back what is added after.
     pub(crate) fn lines_mark(&self) -> usize {
-        self.out.len()
+        self.blocks.last().map_or(0, Vec::len)
     }
 
-    /// The lines written since `mark`, taken out of the output (to be put where Python
-    /// evaluates what they compute, with `put_lines`).
-    pub(crate) fn take_lines(&mut self, mark: usize) -> String {
-        self.out.split_off(mark)
-    }
-
-    /// Writes lines taken by `take_lines` back, `deeper` blocks further in than they were.
-    pub(crate) fn put_lines(&mut self, lines: &str, deeper: usize) {
-        if self.emit {
-            for l in lines.lines() {
-                self.out.push_str(&"  ".repeat(deeper));
-                self.out.push_str(l);
-                self.out.push('\n');
-            }
+    /// The statements added since `mark`, taken out of the block (to be put where Python
+    /// evaluates what they compute).
+    pub(crate) fn take_lines(&mut self, mark: usize) -> Vec<ir::Stmt> {
+        match self.blocks.last_mut() {
+            Some(b) => b.split_off(mark),
+            None => Vec::new(),
         }
     }
 
-    /// Lines written from now on go one block further in.
-    pub(crate) fn depth_in(&mut self) {
-        self.depth += 1;
+    /// Appends statements taken by `take_lines`.
+    pub(crate) fn put_lines(&mut self, lines: Vec<ir::Stmt>) {
+        if !self.emit {
+            return;
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            b.extend(lines);
+        }
     }
 
-    /// Back out of the block `depth_in` entered.
-    pub(crate) fn depth_out(&mut self) {
-        self.depth -= 1;
+    /// Statements added from now on go into a new block, until `close_block`.
+    pub(crate) fn open_block(&mut self) {
+        self.blocks.push(Vec::new());
     }
 
-    pub(crate) fn fresh(&mut self, prefix: &str) -> String {
+    /// The block `open_block` began.
+    pub(crate) fn close_block(&mut self) -> Vec<ir::Stmt> {
+        self.blocks.pop().unwrap_or_default()
+    }
+
+    /// A new temporary of `role`.
+    pub(crate) fn fresh(&mut self, role: TempRole) -> Temp {
         self.tmp += 1;
-        format!("{prefix}{}", self.tmp)
+        Temp { role, n: self.tmp }
     }
 
     fn mark_line(&mut self, span: Span) {
         if self.emit && span.line != self.last_line && span.line > 0 {
             self.last_line = span.line;
-            let file = self.f.file.replace('\\', "\\\\").replace('"', "\\\"");
-            let _ = writeln!(self.out, "#line {} \"{file}\"", span.line);
+            self.push(ir::Stmt::Line(span.line));
         }
     }
 
@@ -408,9 +387,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             StmtKind::Pass => Ok(()),
             StmtKind::Expr { value } => {
                 let v = self.expr(value)?;
-                if !v.code.is_empty() {
-                    self.line(&format!("(void)({});", v.code));
-                }
+                self.push(ir::Stmt::Eval(v.expr()));
                 Ok(())
             }
             StmtKind::Assign { targets, value } => {
@@ -428,34 +405,34 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 self.aug_assign(target, *op, value, s.span)
             }
             StmtKind::If { test, body, orelse } => {
-                let t = self.truth(test)?;
-                self.line(&format!("if ({}) {{", t));
-                self.nested(body)?;
-                if !orelse.is_empty() {
-                    self.line("} else {");
-                    self.nested(orelse)?;
-                }
-                self.line("}");
+                let cond = self.truth(test)?;
+                let then = self.nested(body)?;
+                let orelse = if orelse.is_empty() {
+                    Vec::new()
+                } else {
+                    self.nested(orelse)?
+                };
+                self.push(ir::Stmt::If {
+                    cond: cond.expr(),
+                    negate: false,
+                    then,
+                    orelse,
+                });
                 Ok(())
             }
             StmtKind::While { test, body, orelse } => {
                 let broke = self.loop_flag(orelse);
-                // Python evaluates the test before every iteration: what it needs written
+                // Python evaluates the test before every iteration: what it needs computed
                 // ahead of it (temporaries, views) goes inside the loop, not before it.
                 let mark = self.lines_mark();
-                let t = self.truth(test)?;
+                let cond = self.truth(test)?;
                 let setup = self.take_lines(mark);
-                if setup.is_empty() {
-                    self.line(&format!("while ({t}) {{"));
-                } else {
-                    self.line("while (1) {");
-                    self.put_lines(&setup, 1);
-                    self.depth += 1;
-                    self.line(&format!("if (!({t})) break;"));
-                    self.depth -= 1;
-                }
-                self.loop_body(body, broke.clone())?;
-                self.line("}");
+                let body = self.loop_body(body, broke)?;
+                self.push(ir::Stmt::While {
+                    setup,
+                    cond: cond.expr(),
+                    body,
+                });
                 self.loop_else(broke, orelse)
             }
             StmtKind::For {
@@ -466,14 +443,9 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             } => self.for_loop(target, iter, body, orelse, s.span),
             StmtKind::Break => match self.loops.last() {
                 None => at(s.span, "'break' outside a loop"),
-                Some(Loop { broke: Some(flag) }) => {
-                    let flag = flag.clone();
-                    self.line(&format!("{flag} = 1;"));
-                    self.line("break;");
-                    Ok(())
-                }
-                Some(_) => {
-                    self.line("break;");
+                Some(l) => {
+                    let flag = l.broke;
+                    self.push(ir::Stmt::Break { flag });
                     Ok(())
                 }
             },
@@ -481,7 +453,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 if self.loops.is_empty() {
                     return at(s.span, "'continue' outside a loop");
                 }
-                self.line("continue;");
+                self.push(ir::Stmt::Continue);
                 Ok(())
             }
             StmtKind::Return { value } => self.ret(value.as_ref(), s.span),
@@ -491,34 +463,33 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         }
     }
 
-    fn nested(&mut self, body: &[Stmt]) -> R<()> {
-        self.depth += 1;
+    fn nested(&mut self, body: &[Stmt]) -> R<Vec<ir::Stmt>> {
+        self.open_block();
         let r = self.block(body);
-        self.depth -= 1;
-        r
+        let b = self.close_block();
+        r.map(|_| b)
     }
 
-    fn loop_flag(&mut self, orelse: &[Stmt]) -> Option<String> {
+    fn loop_flag(&mut self, orelse: &[Stmt]) -> Option<Temp> {
         if orelse.is_empty() {
             return None;
         }
-        let flag = self.fresh("broke");
-        self.line(&format!("int {flag} = 0;"));
+        let flag = self.fresh(TempRole::Broke);
+        self.push(ir::Stmt::LoopFlag(flag));
         Some(flag)
     }
 
-    fn loop_body(&mut self, body: &[Stmt], broke: Option<String>) -> R<()> {
+    fn loop_body(&mut self, body: &[Stmt], broke: Option<Temp>) -> R<Vec<ir::Stmt>> {
         self.loops.push(Loop { broke });
         let r = self.nested(body);
         self.loops.pop();
         r
     }
 
-    fn loop_else(&mut self, broke: Option<String>, orelse: &[Stmt]) -> R<()> {
+    fn loop_else(&mut self, broke: Option<Temp>, orelse: &[Stmt]) -> R<()> {
         if let Some(flag) = broke {
-            self.line(&format!("if (!{flag}) {{"));
-            self.nested(orelse)?;
-            self.line("}");
+            let body = self.nested(orelse)?;
+            self.push(ir::Stmt::Unbroken { flag, body });
         }
         Ok(())
     }
@@ -554,10 +525,10 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             self.changed = true;
         }
         match v {
-            None => self.line("return;"),
+            None => self.push(ir::Stmt::Return(None)),
             Some(v) => {
-                let code = self.convert(&v, &merged, span)?;
-                self.line(&format!("return {code};"));
+                let value = self.convert(&v, &merged, span)?;
+                self.push(ir::Stmt::Return(Some(value.expr())));
             }
         }
         Ok(())
@@ -565,13 +536,17 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
 
     /// Evaluates `v` once into a temporary (for tuple unpacking and chained assignment).
     pub(crate) fn temp(&mut self, v: &Val) -> R<Val> {
-        if is_simple(&v.code) {
+        if v.is_simple() {
             return Ok(v.clone());
         }
-        let name = self.fresh("t");
-        let ct = self.c.c_type(&v.ty);
-        self.line(&format!("{ct} {name} = {};", v.code));
-        let mut t = Val::new(v.ty.clone(), name).nonneg(v.nonneg);
+        let name = self.fresh(TempRole::Value);
+        self.c.register(&v.ty);
+        self.push(ir::Stmt::Let {
+            temp: name,
+            value: v.expr(),
+            constant: false,
+        });
+        let mut t = Val::new(v.ty.clone(), K::Temp(name)).nonneg(v.nonneg);
         t.items_nonneg = v.items_nonneg.clone();
         Ok(t)
     }
@@ -580,8 +555,8 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
     fn assign(&mut self, target: &Expr, v: Val) -> R<()> {
         match &target.kind {
             ExprKind::Name { id } => {
-                let code = self.assign_var(id, &v, target.span)?;
-                self.line(&code);
+                let s = self.assign_var(id, &v, target.span)?;
+                self.push(s);
                 Ok(())
             }
             ExprKind::Subscript { value, index } => self.store(value, index, v, target.span),
@@ -617,7 +592,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 let t = self.temp(&v)?;
                 for (i, (e, ty)) in elts.iter().zip(items).enumerate() {
                     let nonneg = known.get(i).copied().unwrap_or(false);
-                    self.assign(e, Val::new(ty, format!("{}.f{i}", t.code)).nonneg(nonneg))?;
+                    self.assign(e, Val::new(ty, K::Item(t.boxed(), i)).nonneg(nonneg))?;
                 }
                 Ok(())
             }
@@ -641,8 +616,8 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             ExprKind::Name { id } => {
                 let cur = self.load_var(id, target.span)?;
                 let v = self.binop(op, cur, rhs, span)?;
-                let code = self.assign_var(id, &v, target.span)?;
-                self.line(&code);
+                let s = self.assign_var(id, &v, target.span)?;
+                self.push(s);
                 Ok(())
             }
             ExprKind::Subscript { value: base, index } => {
@@ -654,16 +629,16 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                     );
                 };
                 let a = a.clone();
-                let ptr = self.element_pointer(&arr, &a, index, target.span)?;
-                let p = self.fresh("p");
-                let q = self.c.qualifier(a.space);
-                let elem = storage_type(a.dtype, self.c.dialect);
-                self.line(&format!("{{ {q}{elem}* {p} = {ptr};"));
-                let cur = Val::new(Ty::Scalar(a.dtype), self.load_elem(a.dtype, a.space, &p));
+                let place = self.element_place(&arr, &a, index, target.span)?;
+                let pointer = self.fresh(TempRole::Pointer);
+                let cur = Val::new(Ty::Scalar(a.dtype), K::Current);
                 let v = self.binop(op, cur, rhs, span)?;
                 let v = self.convert(&v, &Ty::Scalar(a.dtype), span)?;
-                let st = self.store_elem(a.dtype, a.space, &p, &v);
-                self.line(&format!("  {st} }}"));
+                self.push(ir::Stmt::Update {
+                    pointer,
+                    place,
+                    value: v.expr(),
+                });
                 Ok(())
             }
             _ => at(target.span, "cannot assign to this expression"),
@@ -678,11 +653,11 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             Ty::Tuple(_) => return at(span, "tuples cannot be changed; build a new tuple"),
             t => return at(span, format!("cannot assign into a value of type {t}")),
         };
-        if a.space == Space::Const {
+        if a.space == crate::types::Space::Const {
             return at(span, "constant arrays are read-only");
         }
-        let ptr = self.element_pointer(&arr, &a, index, span)?;
-        let code = match &v.ty {
+        let place = self.element_place(&arr, &a, index, span)?;
+        let value = match &v.ty {
             Ty::Scalar(_) => self.convert(&v, &Ty::Scalar(a.dtype), span)?,
             t => {
                 return at(
@@ -694,8 +669,10 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 )
             }
         };
-        let st = self.store_elem(a.dtype, a.space, &format!("({ptr})"), &code);
-        self.line(&st);
+        self.push(ir::Stmt::Store {
+            place,
+            value: value.expr(),
+        });
         Ok(())
     }
 
@@ -716,14 +693,14 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             _ => None,
         };
         let broke = self.loop_flag(orelse);
-        self.line("{");
-        self.depth += 1;
-        match range_args {
-            Some(args) => self.range_loop(target, args, body, broke.clone(), span)?,
-            None => self.sequence_loop(target, iter, body, broke.clone())?,
-        }
-        self.depth -= 1;
-        self.line("}");
+        self.open_block();
+        let r = match range_args {
+            Some(args) => self.range_loop(target, args, body, broke, span),
+            None => self.sequence_loop(target, iter, body, broke),
+        };
+        let block = self.close_block();
+        r?;
+        self.push(ir::Stmt::Block(block));
         self.loop_else(broke, orelse)
     }
 
@@ -732,7 +709,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         target: &Expr,
         args: &[Expr],
         body: &[Stmt],
-        broke: Option<String>,
+        broke: Option<Temp>,
         span: Span,
     ) -> R<()> {
         if args.is_empty() || args.len() > 3 {
@@ -749,46 +726,62 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             }
             vals.push(v);
         }
-        let ty = Ty::Scalar(range_type(vals.iter().filter_map(|v| v.ty.scalar())));
+        let d = range_type(vals.iter().filter_map(|v| v.ty.scalar()));
+        let ty = Ty::Scalar(d);
         let literal_step = args.get(2).and_then(crate::expr::int_literal);
         if literal_step == Some(0) {
             return at(args[2].span, "range() arg 3 must not be zero");
         }
         let (start, stop, step) = match vals.len() {
             1 => (
-                Val::new(ty.clone(), "0").nonneg(true),
+                Val::constant(ty.clone(), ir::Const::Count(0)).nonneg(true),
                 vals[0].clone(),
                 None,
             ),
             2 => (vals[0].clone(), vals[1].clone(), None),
             _ => (vals[0].clone(), vals[1].clone(), Some(vals[2].clone())),
         };
-        let ct = self.c.c_type(&ty);
-        let (i, n, s) = (self.fresh("i"), self.fresh("n"), self.fresh("s"));
+        self.c.register(&ty);
+        let (i, n, s) = (
+            self.fresh(TempRole::Index),
+            self.fresh(TempRole::Stop),
+            self.fresh(TempRole::Step),
+        );
         let start_c = self.convert(&start, &ty, span)?;
         let stop_c = self.convert(&stop, &ty, span)?;
-        self.line(&format!("const {ct} {n} = {stop_c};"));
-        let (cond, incr) = match (&step, literal_step) {
-            (None, _) => (format!("{i} < {n}"), format!("++{i}")),
-            (Some(_), Some(k)) if k > 0 => (format!("{i} < {n}"), format!("{i} += {k}")),
-            (Some(_), Some(k)) => (format!("{i} > {n}"), format!("{i} -= {}", -(k as i128))),
+        self.push(ir::Stmt::Let {
+            temp: n,
+            value: stop_c.expr(),
+            constant: true,
+        });
+        let step_ir = match (&step, literal_step) {
+            (None, _) => Step::One,
+            (Some(_), Some(k)) => Step::Const(k),
             (Some(sv), None) => {
                 let sc = self.convert(sv, &ty, span)?;
-                self.line(&format!("const {ct} {s} = {sc};"));
-                (
-                    format!("({s} > 0 ? {i} < {n} : ({s} < 0 && {i} > {n}))"),
-                    format!("{i} += {s}"),
-                )
+                self.push(ir::Stmt::Let {
+                    temp: s,
+                    value: sc.expr(),
+                    constant: true,
+                });
+                Step::Var(s)
             }
         };
         let forward = step.is_none() || literal_step.is_some_and(|k| k > 0);
-        let index = Val::new(ty.clone(), i.clone()).nonneg(start.nonneg && forward);
-        self.line(&format!("for ({ct} {i} = {start_c}; {cond}; {incr}) {{"));
-        self.depth += 1;
-        self.assign(target, index)?;
-        self.depth -= 1;
-        self.loop_body(body, broke)?;
-        self.line("}");
+        let index = Val::new(ty.clone(), K::Temp(i)).nonneg(start.nonneg && forward);
+        self.open_block();
+        let r = self.assign(target, index);
+        let mut block = self.close_block();
+        r?;
+        block.extend(self.loop_body(body, broke)?);
+        self.push(ir::Stmt::For {
+            index: i,
+            ty: d,
+            start: start_c.expr(),
+            stop: Val::new(ty, K::Temp(n)).expr(),
+            step: step_ir,
+            body: block,
+        });
         Ok(())
     }
 
@@ -797,26 +790,26 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         target: &Expr,
         iter: &Expr,
         body: &[Stmt],
-        broke: Option<String>,
+        broke: Option<Temp>,
     ) -> R<()> {
         let seq = self.expr(iter)?;
         let seq = self.temp(&seq)?;
-        let i = self.fresh("i");
-        let i64t = self.c.c_type(&crate::types::INT64);
+        let i = self.fresh(TempRole::Index);
+        self.c.register(&crate::types::INT64);
+        let index = Val::new(crate::types::INT64, K::Temp(i)).nonneg(true);
         let (len, item) = match &seq.ty {
             Ty::Array(a) if a.ndim == 1 => {
                 let a = a.clone();
-                let idx = Val::new(crate::types::INT64, i.clone()).nonneg(true);
                 let len = self.dim(&seq, &a, 0);
-                let item = self.element(&seq, &a, &[idx], iter.span)?;
+                let item = self.element(&seq, &a, &[index], iter.span)?;
                 (len, item)
             }
             Ty::Tuple(items) if !items.is_empty() && items.iter().all(|t| *t == items[0]) => {
                 let n = items.len();
-                let get = self.tuple_getter(&seq.ty);
+                self.tuple_getter(&seq.ty);
                 (
-                    n.to_string(),
-                    Val::new(items[0].clone(), format!("{get}({}, {i})", seq.code)),
+                    Val::constant(crate::types::INT64, ir::Const::Count(n as u64)),
+                    Val::new(items[0].clone(), K::ItemAt(seq.boxed(), index.boxed())),
                 )
             }
             Ty::Tuple(_) => {
@@ -834,61 +827,54 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 )
             }
         };
-        self.line(&format!("for ({i64t} {i} = 0; {i} < {len}; ++{i}) {{"));
-        self.depth += 1;
-        self.assign(target, item)?;
-        self.depth -= 1;
-        self.loop_body(body, broke)?;
-        self.line("}");
+        self.open_block();
+        let r = self.assign(target, item);
+        let mut block = self.close_block();
+        r?;
+        block.extend(self.loop_body(body, broke)?);
+        self.push(ir::Stmt::For {
+            index: i,
+            ty: DType::I64,
+            start: Val::constant(crate::types::INT64, ir::Const::Count(0)).expr(),
+            stop: len.expr(),
+            step: Step::One,
+            body: block,
+        });
         Ok(())
     }
 
-    /// The C name of the helper reading item `i` of a tuple of one type.
-    pub(crate) fn tuple_getter(&mut self, ty: &Ty) -> String {
+    /// Records that items of tuple type `ty` are read by a run-time index.
+    pub(crate) fn tuple_getter(&mut self, ty: &Ty) {
         let Ty::Tuple(items) = ty else {
-            return String::new();
+            return;
         };
-        let st = self.c.c_type(ty);
-        let et = self.c.c_type(&items[0]);
-        let name = format!("{st}_get");
-        let dev = self.c.dialect.table().device_fn;
-        let mut body = String::new();
-        for k in 0..items.len() {
-            let _ = write!(body, "if (i == {k}) return t.f{k}; ");
-        }
-        let i64t = self.c.c_type(&crate::types::INT64);
-        self.c.extra(format!(
-            "{dev} {et} {name}({st} t, {i64t} i) {{ {body}return t.f0; }}\n"
-        ));
-        name
+        self.c.register(ty);
+        self.c.register(&items[0]);
+        self.c.register(&crate::types::INT64);
+        self.c.aggregate_fn(ir::AggregateFn::TupleItem(ty.clone()));
     }
 
-    /// Truth value of a condition, as a C expression.
-    pub(crate) fn truth(&mut self, e: &Expr) -> R<String> {
+    /// The truth value of a condition (checked to have one).
+    pub(crate) fn truth(&mut self, e: &Expr) -> R<Val> {
         let v = self.expr(e)?;
-        self.truth_of(&v, e.span)
+        self.truth_of(&v, e.span)?;
+        Ok(v)
     }
 
-    pub(crate) fn truth_of(&mut self, v: &Val, span: Span) -> R<String> {
-        Ok(match &v.ty {
-            Ty::Scalar(DType::Bool) => v.code.clone(),
-            Ty::Scalar(d) if d.kind() == ember_core::dtype::Kind::Complex => {
-                format!("(({0}).x != 0 || ({0}).y != 0)", v.code)
-            }
-            Ty::Scalar(_) => format!("({} != 0)", v.code),
-            Ty::Tuple(items) => if items.is_empty() { "0" } else { "1" }.into(),
-            t => {
-                return at(
-                    span,
-                    format!(
-                        "the truth value of {t} is ambiguous in a kernel{}",
-                        snippet(self.f, span)
-                            .map(|s| format!(" ('{s}')"))
-                            .unwrap_or_default()
-                    ),
-                )
-            }
-        })
+    /// Checks that `v` has a truth value in a kernel.
+    pub(crate) fn truth_of(&mut self, v: &Val, span: Span) -> R<()> {
+        match &v.ty {
+            Ty::Scalar(_) | Ty::Tuple(_) => Ok(()),
+            t => at(
+                span,
+                format!(
+                    "the truth value of {t} is ambiguous in a kernel{}",
+                    snippet(self.f, span)
+                        .map(|s| format!(" ('{s}')"))
+                        .unwrap_or_default()
+                ),
+            ),
+        }
     }
 }
 
@@ -914,16 +900,6 @@ fn breaks(body: &[Stmt]) -> bool {
         StmtKind::If { body, orelse, .. } => breaks(body) || breaks(orelse),
         _ => false,
     })
-}
-
-/// The C name of Python variable `name`.
-pub(crate) fn var_name(name: &str) -> String {
-    format!("v_{}", c_ident(name))
-}
-
-/// Whether `code` is a plain name or number: evaluating it again costs nothing and does nothing.
-pub(crate) fn is_simple(code: &str) -> bool {
-    code.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Numba's `range` loop variable: int32 when every argument fits int32 and is signed,

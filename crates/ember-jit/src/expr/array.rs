@@ -1,7 +1,6 @@
 //! Arrays as values: attributes (`shape`, `size`, `T`, ...), views (slices, transposes)
 //! and the fixed-shape arrays of shared, local and constant memory.
 
-use ember_codegen::types::value_type;
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
@@ -9,6 +8,7 @@ use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
 use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
+use crate::ir::{AggregateFn, Const, ExprKind as K, Stmt, Temp, TempRole, ViewAxis};
 use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
 
 use super::int_literal;
@@ -20,35 +20,32 @@ impl FnCompiler<'_, '_> {
                 let a = a.clone();
                 let items: Vec<Val> = (0..a.ndim)
                     .map(|k| {
-                        let code = if attr == "shape" {
+                        if attr == "shape" {
                             self.dim(&v, &a, k)
                         } else {
                             self.stride(&v, &a, k)
-                        };
-                        Val::new(INT64, code).nonneg(attr == "shape")
+                        }
                     })
                     .collect();
                 Ok(self.make_tuple(items))
             }
             (Ty::Array(a), "size") => {
-                let a = a.clone();
-                let dims: Vec<String> = (0..a.ndim).map(|k| self.dim(&v, &a, k)).collect();
-                let code = if dims.is_empty() {
-                    self.int64_literal(1)
+                let size = if a.ndim == 0 {
+                    K::Const(Const::Int(1))
                 } else {
-                    format!("({})", dims.join(" * "))
+                    K::Size(v.boxed())
                 };
-                Ok(Val::new(INT64, code).nonneg(true))
+                Ok(Val::new(INT64, size).nonneg(true))
             }
             (Ty::Array(a), "T") => {
                 let a = a.clone();
                 self.transposed(&v, &a, span)
             }
             (Ty::Array(a), "ndim") => {
-                Ok(Val::new(INT64, self.int64_literal(a.ndim as i64)).nonneg(true))
+                Ok(Val::constant(INT64, Const::Int(a.ndim as i64)).nonneg(true))
             }
             (Ty::Array(a), "itemsize") => {
-                Ok(Val::new(INT64, self.int64_literal(a.dtype.itemsize() as i64)).nonneg(true))
+                Ok(Val::constant(INT64, Const::Int(a.dtype.itemsize() as i64)).nonneg(true))
             }
             (Ty::Scalar(d), "real") | (Ty::Scalar(d), "imag") if d.kind() == Kind::Complex => {
                 let part = if *d == DType::C64 {
@@ -56,38 +53,42 @@ impl FnCompiler<'_, '_> {
                 } else {
                     DType::F64
                 };
-                let field = if attr == "real" { "x" } else { "y" };
-                Ok(Val::new(Ty::Scalar(part), format!("({}).{field}", v.code)))
+                let imag = attr == "imag";
+                Ok(Val::new(
+                    Ty::Scalar(part),
+                    K::Part {
+                        value: v.boxed(),
+                        imag,
+                    },
+                ))
             }
             (Ty::Scalar(d), "real") => {
-                Ok(Val::new(Ty::Scalar(*d), v.code.clone()).nonneg(v.nonneg))
+                Ok(Val::new(Ty::Scalar(*d), v.kind.clone()).nonneg(v.nonneg))
             }
-            (Ty::Scalar(d), "imag") => Ok(Val::new(
-                Ty::Scalar(*d),
-                format!("(({})0)", value_type(*d, self.c.dialect)),
-            )
-            .nonneg(true)),
+            (Ty::Scalar(d), "imag") => Ok(Val::constant(Ty::Scalar(*d), Const::Zero).nonneg(true)),
             (t, _) => at(span, format!("{t} has no attribute '{attr}' in kernels")),
         }
     }
 
-    /// Dimension `k` of array value `v`.
-    pub(crate) fn dim(&self, v: &Val, a: &ArrayTy, k: usize) -> String {
-        match &a.fixed {
-            Some(shape) => self.int64_literal(shape[k]),
-            None => format!("{}.d.shape[{k}]", v.code),
-        }
+    /// Dimension `k` of array value `v` (a constant for fixed shapes).
+    pub(crate) fn dim(&self, v: &Val, a: &ArrayTy, k: usize) -> Val {
+        let kind = match &a.fixed {
+            Some(shape) => K::Const(Const::Int(shape[k])),
+            None => K::Dim(v.boxed(), k),
+        };
+        Val::new(INT64, kind).nonneg(true)
     }
 
     /// Byte stride `k` of array value `v`.
-    pub(super) fn stride(&self, v: &Val, a: &ArrayTy, k: usize) -> String {
-        match &a.fixed {
+    pub(super) fn stride(&self, v: &Val, a: &ArrayTy, k: usize) -> Val {
+        let kind = match &a.fixed {
             Some(shape) => {
                 let inner: i64 = shape[k + 1..].iter().product();
-                self.int64_literal(inner * a.dtype.itemsize() as i64)
+                K::Const(Const::Int(inner * a.dtype.itemsize() as i64))
             }
-            None => format!("{}.d.strides[{k}]", v.code),
-        }
+            None => K::Stride(v.boxed(), k),
+        };
+        Val::new(INT64, kind)
     }
 
     /// `v[items]` with slices or fewer indices than dimensions: a view.
@@ -102,13 +103,14 @@ impl FnCompiler<'_, '_> {
             );
         }
         let base = self.temp(v)?;
-        let mut offset = Vec::new();
-        let mut dims = Vec::new();
+        let mut axes = Vec::new();
+        let mut ndim = 0;
         for k in 0..a.ndim {
-            let n = self.dim(&base, a, k);
-            let s = self.stride(&base, a, k);
             match items.get(k).map(|e| &e.kind) {
-                None => dims.push((n, s)),
+                None => {
+                    ndim += 1;
+                    axes.push(ViewAxis::Whole);
+                }
                 Some(ExprKind::Slice { lower, upper, step }) => {
                     let step_v = match step {
                         None => None,
@@ -131,40 +133,12 @@ impl FnCompiler<'_, '_> {
                         Some(e) => Some(self.expr(e)?),
                         None => None,
                     };
-                    let lo = lo.map(|x| self.cast_to(&x, DType::I64));
-                    let hi = hi.map(|x| self.cast_to(&x, DType::I64));
-                    self.c.helpers.insert(Helper::Wrap);
-                    // Python's slice bounds, clamped to [0, n] (or [-1, n-1] going backwards).
-                    let (start, stop) = if st > 0 {
-                        (
-                            lo.map(|x| format!("ember_clamp(ember_wrap({x}, {n}), 0, {n})"))
-                                .unwrap_or_else(|| "0".into()),
-                            hi.map(|x| format!("ember_clamp(ember_wrap({x}, {n}), 0, {n})"))
-                                .unwrap_or_else(|| n.clone()),
-                        )
-                    } else {
-                        (
-                            lo.map(|x| format!("ember_clamp(ember_wrap({x}, {n}), -1, {n} - 1)"))
-                                .unwrap_or_else(|| format!("({n} - 1)")),
-                            hi.map(|x| format!("ember_clamp(ember_wrap({x}, {n}), -1, {n} - 1)"))
-                                .unwrap_or_else(|| "-1".into()),
-                        )
-                    };
-                    self.c.helpers.insert(Helper::Clamp);
-                    let len = if st > 0 {
-                        format!(
-                            "(({stop}) > ({start}) ? (({stop}) - ({start}) + {} ) / {st} : 0)",
-                            st - 1
-                        )
-                    } else {
-                        format!(
-                            "(({start}) > ({stop}) ? (({start}) - ({stop}) + {} ) / {} : 0)",
-                            -st - 1,
-                            -st
-                        )
-                    };
-                    offset.push(format!("({start}) * {s}"));
-                    dims.push((len, format!("{s} * {st}")));
+                    let lo = lo.map(|x| self.cast_to(&x, DType::I64).expr());
+                    let hi = hi.map(|x| self.cast_to(&x, DType::I64).expr());
+                    self.c.uses.helpers.insert(Helper::Wrap);
+                    self.c.uses.helpers.insert(Helper::Clamp);
+                    ndim += 1;
+                    axes.push(ViewAxis::Slice { lo, hi, step: st });
                 }
                 Some(_) => {
                     let i = self.expr(items[k])?;
@@ -175,39 +149,28 @@ impl FnCompiler<'_, '_> {
                         );
                     }
                     let ic = self.cast_to(&i, DType::I64);
-                    self.c.helpers.insert(Helper::Wrap);
-                    offset.push(format!("ember_wrap({ic}, {n}) * {s}"));
+                    self.c.uses.helpers.insert(Helper::Wrap);
+                    axes.push(ViewAxis::Index(ic.expr()));
                 }
             }
         }
         let ty = ArrayTy {
             dtype: a.dtype,
-            ndim: dims.len(),
+            ndim,
             layout: Layout::A,
             space: a.space,
             fixed: None,
         };
-        let tyv = Ty::Array(ty.clone());
-        let st = self.c.c_type(&tyv);
-        let q = self.c.qualifier(a.space);
-        let elem = ember_codegen::types::storage_type(a.dtype, self.c.dialect);
-        let name = self.fresh("view");
-        self.line(&format!("{st} {name};"));
-        let off = if offset.is_empty() {
-            "0".to_string()
-        } else {
-            offset.join(" + ")
-        };
-        self.line(&format!(
-            "{name}.data = ({q}{elem}*)(({q}char*){}.data + {off});",
-            base.code
-        ));
-        for (k, (n, s)) in dims.iter().enumerate() {
-            self.line(&format!(
-                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
-            ));
-        }
-        Ok(Val::new(tyv, name))
+        let tyv = Ty::Array(ty);
+        self.c.register(&tyv);
+        let name = self.fresh(TempRole::View);
+        self.push(Stmt::View {
+            temp: name,
+            ty: tyv.clone(),
+            base: base.expr(),
+            axes,
+        });
+        Ok(Val::new(tyv, K::Temp(name)))
     }
 
     /// `v.T`: a view with the axes reversed (a 0-d or 1-d array is itself).
@@ -227,18 +190,14 @@ impl FnCompiler<'_, '_> {
             ..a.clone()
         };
         let tyv = Ty::Array(ty);
-        let st = self.c.c_type(&tyv);
-        let name = self.fresh("view");
-        self.line(&format!("{st} {name};"));
-        self.line(&format!("{name}.data = {}.data;", base.code));
-        for k in 0..a.ndim {
-            let from = a.ndim - 1 - k;
-            let (n, s) = (self.dim(&base, a, from), self.stride(&base, a, from));
-            self.line(&format!(
-                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
-            ));
-        }
-        Ok(Val::new(tyv, name))
+        self.c.register(&tyv);
+        let name = self.fresh(TempRole::View);
+        self.push(Stmt::Transpose {
+            temp: name,
+            ty: tyv.clone(),
+            base: base.expr(),
+        });
+        Ok(Val::new(tyv, K::Temp(name)))
     }
 
     pub(super) fn const_array(&mut self, id: usize, span: Span) -> R<Val> {
@@ -255,27 +214,22 @@ impl FnCompiler<'_, '_> {
             )
         })?;
         let shape: Vec<i64> = array.shape.iter().map(|&n| n as i64).collect();
-        let name = format!("ember_const{id}");
-        self.c.constants.insert(id, name.clone());
-        self.c.dtypes.insert(dtype);
+        self.c.uses.constants.insert(id);
+        self.c.uses.dtypes.insert(dtype);
         let ty = crate::compiler::fixed_array(dtype, shape, Space::Const);
-        let code = self.fixed_array_value(&ty, &name);
-        Ok(Val::new(ty, code))
+        self.fixed_array_type(&ty);
+        Ok(Val::new(ty, K::ConstArray(id)))
     }
 
-    /// The value of a fixed-shape array whose elements start at C pointer `data`.
-    pub(crate) fn fixed_array_value(&mut self, ty: &Ty, data: &str) -> String {
-        let Ty::Array(a) = ty else {
-            return String::new();
-        };
-        let st = self.c.c_type(ty);
-        let maker = format!("{st}_at");
-        let dev = self.c.dialect.table().device_fn;
-        let q = self.c.qualifier(a.space);
-        let elem = ember_codegen::types::storage_type(a.dtype, self.c.dialect);
-        self.c.extra(format!(
-            "{dev} {st} {maker}({q}{elem}* p) {{ {st} a; a.data = p; return a; }}\n"
-        ));
-        format!("{maker}({data})")
+    /// Records that a fixed-shape array of type `ty` is made over its storage.
+    pub(crate) fn fixed_array_type(&mut self, ty: &Ty) {
+        self.c.register(ty);
+        self.c.aggregate_fn(AggregateFn::FixedArray(ty.clone()));
+    }
+
+    /// A fixed-shape array over shared or local storage `storage`.
+    pub(crate) fn fixed_array_value(&mut self, ty: &Ty, storage: Temp) -> Val {
+        self.fixed_array_type(ty);
+        Val::new(ty.clone(), K::FixedArray(storage))
     }
 }

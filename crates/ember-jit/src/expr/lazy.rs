@@ -1,21 +1,22 @@
 //! Operands Python evaluates once, or only under a condition: `and`/`or`, chained
 //! comparisons and conditional expressions.
 //!
-//! An operand's C text may need lines written ahead of the statement (a temporary, a view).
-//! Left there, they would run even where Python does not evaluate the operand (a guarded
-//! `i < n and abs(z[i]) > 1` would read `z[i]` out of bounds). So each operand's lines are
-//! taken back and, when any would run out of turn or an operand would be evaluated twice,
-//! the expression is written as statements in Python's order of evaluation.
+//! An operand may need statements ahead of the one that uses it (a temporary, a view). Left
+//! there, they would run even where Python does not evaluate the operand (a guarded
+//! `i < n and abs(z[i]) > 1` would read `z[i]` out of bounds). So each operand's statements
+//! are taken back and, when any would run out of turn or an operand would be evaluated
+//! twice, the expression becomes statements in Python's order of evaluation.
 
 use crate::ast::{BoolOp, CmpOp, Expr, Span};
 use crate::error::{Fail, R};
-use crate::function::{is_simple, FnCompiler, Val};
+use crate::function::{FnCompiler, Val};
+use crate::ir::{ExprKind as K, Stmt, TempRole};
 use crate::types::{unify, Ty, BOOL};
 
-/// An operand's value, and the lines its evaluation needs written ahead of it.
+/// An operand's value, and the statements its evaluation needs ahead of it.
 struct Operand {
     val: Val,
-    setup: String,
+    setup: Vec<Stmt>,
 }
 
 impl FnCompiler<'_, '_> {
@@ -26,6 +27,19 @@ impl FnCompiler<'_, '_> {
             val,
             setup: self.take_lines(mark),
         })
+    }
+
+    /// Closes the `if` blocks a short-circuit opened (`open`: each test, innermost last).
+    fn close_ifs(&mut self, open: Vec<(Val, bool)>) {
+        for (cond, negate) in open.into_iter().rev() {
+            let then = self.close_block();
+            self.push(Stmt::If {
+                cond: cond.expr(),
+                negate,
+                then,
+                orelse: Vec::new(),
+            });
+        }
     }
 
     /// `a and b and ...` / `a or b or ...`: Python's value is the operand that decides.
@@ -51,63 +65,66 @@ impl FnCompiler<'_, '_> {
         let n = operands.len();
         let deferred = operands[1..].iter().any(|o| !o.setup.is_empty());
         // A deciding operand that is not bool is both tested and returned.
-        let repeated = ty != BOOL && operands[..n - 1].iter().any(|o| !is_simple(&o.val.code));
+        let repeated = ty != BOOL && operands[..n - 1].iter().any(|o| !o.val.is_simple());
         if !deferred && !repeated {
-            self.put_lines(&operands[0].setup, 0);
+            let setup = std::mem::take(&mut operands[0].setup);
+            self.put_lines(setup);
             let vals: Vec<Val> = operands.into_iter().map(|o| o.val).collect();
             return self.boolop_inline(op, &vals, &ty, span);
         }
-        let ct = self.c.c_type(&ty);
-        let result = self.fresh("b");
-        self.line(&format!("{ct} {result};"));
-        let mut opened = 0;
-        for (k, o) in operands.iter().enumerate() {
-            self.put_lines(&o.setup, opened);
+        self.c.register(&ty);
+        let result = self.fresh(TempRole::Logic);
+        self.push(Stmt::Declare {
+            temp: result,
+            ty: ty.clone(),
+        });
+        let mut open = Vec::new();
+        for (k, o) in operands.into_iter().enumerate() {
+            self.put_lines(o.setup);
             if k + 1 == n {
-                let code = self.convert(&o.val, &ty, span)?;
-                self.line(&format!("{result} = {code};"));
+                let value = self.convert(&o.val, &ty, span)?;
+                self.push(Stmt::Set {
+                    temp: result,
+                    value: value.expr(),
+                });
                 break;
             }
             let v = self.temp(&o.val)?;
-            let code = self.convert(&v, &ty, span)?;
-            self.line(&format!("{result} = {code};"));
-            let truth = self.truth_of(&v, span)?;
-            let go_on = match op {
-                BoolOp::And => truth,
-                BoolOp::Or => format!("!({truth})"),
-            };
-            self.line(&format!("if ({go_on}) {{"));
-            self.depth_in();
-            opened += 1;
+            let value = self.convert(&v, &ty, span)?;
+            self.push(Stmt::Set {
+                temp: result,
+                value: value.expr(),
+            });
+            self.truth_of(&v, span)?;
+            open.push((v, op == BoolOp::Or));
+            self.open_block();
         }
-        for _ in 0..opened {
-            self.depth_out();
-            self.line("}");
-        }
-        Ok(Val::new(ty.clone(), result).nonneg(ty == BOOL))
+        self.close_ifs(open);
+        Ok(Val::new(ty.clone(), K::Temp(result)).nonneg(ty == BOOL))
     }
 
-    /// `and`/`or` as one C expression: each operand evaluated at most once, in order.
+    /// `and`/`or` as one expression: each operand evaluated at most once, in order.
     fn boolop_inline(&mut self, op: BoolOp, vals: &[Val], ty: &Ty, span: Span) -> R<Val> {
         if *ty == BOOL {
-            let sym = if op == BoolOp::And { " && " } else { " || " };
-            let parts: Vec<String> = vals.iter().map(|v| v.code.clone()).collect();
-            return Ok(
-                Val::new(BOOL, format!("((unsigned char)({}))", parts.join(sym))).nonneg(true),
-            );
+            let items = vals.iter().map(Val::expr).collect();
+            return Ok(Val::new(BOOL, K::Logic(op, items)).nonneg(true));
         }
         // Python returns the deciding operand: fold from the right.
-        let mut code = self.convert(vals.last().unwrap_or(&vals[0]), ty, span)?;
+        let mut value = self.convert(vals.last().unwrap_or(&vals[0]), ty, span)?;
         for v in vals[..vals.len() - 1].iter().rev() {
-            let t = self.truth_of(v, span)?;
+            self.truth_of(v, span)?;
             let c = self.convert(v, ty, span)?;
-            code = if op == BoolOp::And {
-                format!("({t} ? {code} : {c})")
+            let (then, other) = if op == BoolOp::And {
+                (value, c)
             } else {
-                format!("({t} ? {c} : {code})")
+                (c, value)
             };
+            value = Val::new(
+                ty.clone(),
+                K::Select(v.boxed(), then.boxed(), other.boxed()),
+            );
         }
-        Ok(Val::new(ty.clone(), code))
+        Ok(value.nonneg(false))
     }
 
     /// `a < b < c`: `b` evaluated once, `c` only when `a < b` holds.
@@ -125,50 +142,56 @@ impl FnCompiler<'_, '_> {
         }
         let n = rest.len();
         let deferred = rest[1..].iter().any(|o| !o.setup.is_empty());
-        let repeated = rest[..n - 1].iter().any(|o| !is_simple(&o.val.code));
+        let repeated = rest[..n - 1].iter().any(|o| !o.val.is_simple());
         if !deferred && !repeated {
-            self.put_lines(&first.setup, 0);
-            self.put_lines(&rest[0].setup, 0);
+            self.put_lines(first.setup);
+            let setup = std::mem::take(&mut rest[0].setup);
+            self.put_lines(setup);
             let mut parts = Vec::new();
             let mut l = first.val;
             for (op, r) in ops.iter().zip(rest) {
                 parts.push(self.compare_two(*op, &l, &r.val, span)?);
                 l = r.val;
             }
-            let code = if parts.len() == 1 {
-                parts.pop().unwrap_or_default()
+            let value = if parts.len() == 1 {
+                parts
+                    .pop()
+                    .map(|p| p.kind)
+                    .unwrap_or(K::Logic(BoolOp::And, vec![]))
             } else {
-                format!("((unsigned char)({}))", parts.join(" && "))
+                K::Logic(BoolOp::And, parts.iter().map(Val::expr).collect())
             };
-            return Ok(Val::new(BOOL, code).nonneg(true));
+            return Ok(Val::new(BOOL, value).nonneg(true));
         }
-        let ct = self.c.c_type(&BOOL);
-        let result = self.fresh("c");
-        self.line(&format!("{ct} {result};"));
-        self.put_lines(&first.setup, 0);
+        self.c.register(&BOOL);
+        let result = self.fresh(TempRole::Chain);
+        self.push(Stmt::Declare {
+            temp: result,
+            ty: BOOL,
+        });
+        self.put_lines(first.setup);
         let mut l = self.temp(&first.val)?;
-        let mut opened = 0;
-        for (k, (op, r)) in ops.iter().zip(&rest).enumerate() {
-            self.put_lines(&r.setup, opened);
+        let mut open = Vec::new();
+        for (k, (op, r)) in ops.iter().zip(rest).enumerate() {
+            self.put_lines(r.setup);
             let r = if k + 1 < n {
                 self.temp(&r.val)?
             } else {
                 r.val.clone()
             };
             let test = self.compare_two(*op, &l, &r, span)?;
-            self.line(&format!("{result} = {test};"));
+            self.push(Stmt::Set {
+                temp: result,
+                value: test.expr(),
+            });
             if k + 1 < n {
-                self.line(&format!("if ({result}) {{"));
-                self.depth_in();
-                opened += 1;
+                open.push((Val::new(BOOL, K::Temp(result)), false));
+                self.open_block();
             }
             l = r;
         }
-        for _ in 0..opened {
-            self.depth_out();
-            self.line("}");
-        }
-        Ok(Val::new(BOOL, result).nonneg(true))
+        self.close_ifs(open);
+        Ok(Val::new(BOOL, K::Temp(result)).nonneg(true))
     }
 
     /// `body if test else orelse`: only the branch taken is evaluated.
@@ -190,27 +213,39 @@ impl FnCompiler<'_, '_> {
                 ),
             )
         })?;
-        let mut codes = Vec::new();
+        let mut values = Vec::new();
         for branch in [&mut b, &mut o] {
             let mark = self.lines_mark();
-            codes.push(self.convert(&branch.val, &ty, span)?);
-            branch.setup.push_str(&self.take_lines(mark));
+            values.push(self.convert(&branch.val, &ty, span)?);
+            branch.setup.extend(self.take_lines(mark));
         }
         let nonneg = b.val.nonneg && o.val.nonneg;
-        let (bc, oc) = (&codes[0], &codes[1]);
+        let (bv, ov) = (values[0].clone(), values[1].clone());
         if b.setup.is_empty() && o.setup.is_empty() {
-            return Ok(Val::new(ty, format!("({t} ? {bc} : {oc})")).nonneg(nonneg));
+            return Ok(Val::new(ty, K::Select(t.boxed(), bv.boxed(), ov.boxed())).nonneg(nonneg));
         }
-        let ct = self.c.c_type(&ty);
-        let result = self.fresh("e");
-        self.line(&format!("{ct} {result};"));
-        self.line(&format!("if ({t}) {{"));
-        self.put_lines(&b.setup, 1);
-        self.line(&format!("  {result} = {bc};"));
-        self.line("} else {");
-        self.put_lines(&o.setup, 1);
-        self.line(&format!("  {result} = {oc};"));
-        self.line("}");
-        Ok(Val::new(ty, result).nonneg(nonneg))
+        self.c.register(&ty);
+        let result = self.fresh(TempRole::Choice);
+        self.push(Stmt::Declare {
+            temp: result,
+            ty: ty.clone(),
+        });
+        let mut then = b.setup;
+        then.push(Stmt::Set {
+            temp: result,
+            value: bv.expr(),
+        });
+        let mut other = o.setup;
+        other.push(Stmt::Set {
+            temp: result,
+            value: ov.expr(),
+        });
+        self.push(Stmt::If {
+            cond: t.expr(),
+            negate: false,
+            then,
+            orelse: other,
+        });
+        Ok(Val::new(ty, K::Temp(result)).nonneg(nonneg))
     }
 }

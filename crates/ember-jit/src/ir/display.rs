@@ -9,12 +9,13 @@ use crate::ast::BoolOp;
 
 impl Display for IrProgram {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.functions.iter().map(|g| g.name.as_str()).collect();
         for (i, func) in self.functions.iter().enumerate() {
             writeln!(f, "# function {i}")?;
-            write!(f, "{func}")?;
+            func.write(f, &names)?;
         }
         if let Some(k) = &self.kernel {
-            write!(f, "{k}")?;
+            k.write(f, &names)?;
         }
         Ok(())
     }
@@ -22,6 +23,13 @@ impl Display for IrProgram {
 
 impl Display for IrFunction {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.write(f, &[])
+    }
+}
+
+impl IrFunction {
+    /// Writes the function; calls name their callee from `names` (by specialisation).
+    fn write(&self, f: &mut Formatter<'_>, names: &[&str]) -> fmt::Result {
         let params: Vec<String> = self
             .params
             .iter()
@@ -55,7 +63,7 @@ impl Display for IrFunction {
             )?;
         }
         let mut out = String::new();
-        let p = Printer { f: self };
+        let p = Printer { f: self, names };
         p.block(&mut out, &self.body, 1);
         f.write_str(&out)
     }
@@ -67,6 +75,7 @@ fn temp(t: Temp) -> String {
 
 struct Printer<'a> {
     f: &'a IrFunction,
+    names: &'a [&'a str],
 }
 
 impl Printer<'_> {
@@ -310,7 +319,10 @@ impl Printer<'_> {
                 None => format!("{d}({})", self.expr(re)),
             },
             ExprKind::Conj(x) => format!("{}.conjugate()", self.expr(x)),
-            ExprKind::Call(i, args) => format!("call{i}({})", self.list(args)),
+            ExprKind::Call(i, args) => match self.names.get(*i) {
+                Some(name) => format!("{name}#{i}({})", self.list(args)),
+                None => format!("call#{i}({})", self.list(args)),
+            },
             ExprKind::Math(name, args) => format!("math.{name}({})", self.list(args)),
             ExprKind::FloatTest(name, x) => format!("math.{name}({})", self.expr(x)),
             ExprKind::Extremum { max, rule, args } => {

@@ -9,6 +9,9 @@
 //! must stay conditional) is a statement before the one that uses it.
 
 mod display;
+mod walk;
+
+pub use walk::{expressions, statements};
 
 use std::collections::BTreeSet;
 

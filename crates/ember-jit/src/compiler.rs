@@ -7,10 +7,10 @@ use ember_core::{DType, Error, Result};
 use crate::ast::Program;
 use crate::coarsen::{coarsen, Plan};
 use crate::error::{locate, Fail};
-use crate::function::{FnCompiler, Role};
 use crate::helpers::Helper;
-use crate::ir::{AggregateFn, IrFunction, IrProgram, Uses};
+use crate::ir::{AggregateFn, IrFunction, IrProgram, Role, Uses};
 use crate::types::{ArrayTy, Space, Ty};
+use crate::typing::FnCompiler;
 
 /// What a kernel parameter receives at launch, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]

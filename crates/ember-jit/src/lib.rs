@@ -8,17 +8,15 @@
 
 mod analysis;
 pub mod ast;
-mod calls;
 pub mod coarsen;
 pub mod compiler;
 mod emit;
 mod error;
-mod expr;
-mod function;
 mod helpers;
 pub mod intrinsics;
 pub mod ir;
 pub mod types;
+mod typing;
 
 pub use ast::Program;
 pub use coarsen::{Mapping, Opportunities, Plan};

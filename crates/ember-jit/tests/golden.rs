@@ -3,11 +3,12 @@
 //! before and after a change to the compiler and diff the two directories:
 //!
 //! ```text
-//! EMBER_JIT_GOLDEN_SIGS=sigs.tsv EMBER_JIT_GOLDEN_DIR=/tmp/before \
-//!     cargo test --release -p ember-jit --test golden -- --ignored
+//! EMBER_JIT_GOLDEN_DIR=/tmp/before cargo test --release -p ember-jit --test golden -- --ignored
 //! ```
 //!
-//! `sigs.tsv` has one `name<TAB>type|type|...` per line (Numba's type spellings).
+//! The signatures are `fixtures/golden_signatures.tsv` (or the file `EMBER_JIT_GOLDEN_SIGS`
+//! names): one `name<TAB>type|type|...` per line, in Numba's type spellings, taken from the
+//! calls of the other tests (a few with no arguments, which check the argument-count error).
 
 mod common;
 
@@ -33,15 +34,15 @@ fn dump(dir: &std::path::Path, key: &str, text: String) {
 #[test]
 #[ignore = "writes a golden dump where EMBER_JIT_GOLDEN_DIR says"]
 fn golden_dump() {
-    let (Ok(sigs), Ok(dir)) = (
-        std::env::var("EMBER_JIT_GOLDEN_SIGS"),
-        std::env::var("EMBER_JIT_GOLDEN_DIR"),
-    ) else {
+    let Ok(dir) = std::env::var("EMBER_JIT_GOLDEN_DIR") else {
         return;
     };
     let dir = std::path::PathBuf::from(dir);
     std::fs::create_dir_all(&dir).expect("a golden directory");
-    let sigs = std::fs::read_to_string(sigs).expect("a signature list");
+    let sigs = match std::env::var("EMBER_JIT_GOLDEN_SIGS") {
+        Ok(path) => std::fs::read_to_string(path).expect("a signature list"),
+        Err(_) => include_str!("fixtures/golden_signatures.tsv").to_string(),
+    };
     for line in sigs.lines().filter(|l| !l.trim().is_empty()) {
         let (name, args) = line.split_once('\t').unwrap_or((line, ""));
         let args: Vec<&str> = args.split('|').filter(|a| !a.is_empty()).collect();

@@ -1,5 +1,5 @@
 //! The typed IR: each Python function specialised for argument types, as statements and
-//! expressions whose every node carries its Numba type. Typing ([`crate::function`]) builds
+//! expressions whose every node carries its Numba type. Typing ([`crate::typing`]) builds
 //! it; back ends lower it: C for CUDA and OpenCL ([`crate::emit`]), and later native code.
 //! So nothing here is spelled in a target language: constants are values, operators are
 //! operators, calls name a specialisation or an intrinsic.

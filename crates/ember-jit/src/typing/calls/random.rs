@@ -4,9 +4,9 @@ use ember_core::DType;
 
 use crate::ast::{Expr, Span};
 use crate::error::{at, R};
-use crate::function::{FnCompiler, Val};
 use crate::ir::{Const, ExprKind as K};
 use crate::types::{Space, Ty, INT64};
+use crate::typing::{FnCompiler, Val};
 
 impl FnCompiler<'_, '_> {
     pub(super) fn random(&mut self, f: &str, args: &[Expr], span: Span) -> R<Val> {

@@ -6,10 +6,10 @@ use ember_core::DType;
 
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, R};
-use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
 use crate::ir::{Const, ExprKind as K, Place};
 use crate::types::{ArrayTy, Ty, INT64};
+use crate::typing::{FnCompiler, Val};
 
 use super::int_literal;
 

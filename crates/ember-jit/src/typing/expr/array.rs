@@ -6,10 +6,10 @@ use ember_core::DType;
 
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
-use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
 use crate::ir::{AggregateFn, Const, ExprKind as K, Stmt, Temp, TempRole, ViewAxis};
 use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
+use crate::typing::{FnCompiler, Val};
 
 use super::int_literal;
 

@@ -15,9 +15,9 @@ use ember_core::DType;
 
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
-use crate::function::{FnCompiler, Val};
 use crate::ir::{AggregateFn, Const, ExprKind as K};
 use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT64};
+use crate::typing::{FnCompiler, Val};
 
 use literal::parse_float;
 pub use literal::{const_ints, int_literal};

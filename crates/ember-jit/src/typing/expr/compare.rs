@@ -5,9 +5,9 @@ use ember_core::DType;
 
 use crate::ast::{CmpOp, Span};
 use crate::error::{at, R};
-use crate::function::{FnCompiler, Val};
 use crate::ir::{Const, ExprKind as K};
 use crate::types::{arith, Ty, BOOL};
+use crate::typing::{FnCompiler, Val};
 
 impl FnCompiler<'_, '_> {
     pub(super) fn compare_two(&mut self, op: CmpOp, l: &Val, r: &Val, span: Span) -> R<Val> {

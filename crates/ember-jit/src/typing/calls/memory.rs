@@ -6,11 +6,11 @@ use ember_core::DType;
 use crate::ast::{Expr, ExprKind, Span};
 use crate::compiler::fixed_array;
 use crate::error::{at, Fail, R};
-use crate::expr::const_ints;
-use crate::function::{FnCompiler, Val};
 use crate::helpers::{AtomicOp, Helper};
 use crate::ir::{Const, ExprKind as K, FixedArrayDecl, Stmt, TempRole};
 use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
+use crate::typing::expr::const_ints;
+use crate::typing::{FnCompiler, Val};
 
 impl FnCompiler<'_, '_> {
     /// `cuda.shared.array` / `cuda.local.array`: declared once at the top of the function.

@@ -13,11 +13,11 @@ use ember_core::DType;
 
 use crate::ast::{BinOp, Expr, ExprKind, Keyword, Span};
 use crate::error::{at, Fail, R};
-use crate::expr::int_literal;
-use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
 use crate::ir::{Const, ExprKind as K, Geometry, Sync};
 use crate::types::{dtype_named, Ty, BOOL, INT32, INT64};
+use crate::typing::expr::int_literal;
+use crate::typing::{FnCompiler, Val};
 
 impl FnCompiler<'_, '_> {
     /// An intrinsic used as a value (not called).

@@ -5,10 +5,10 @@ use ember_core::DType;
 
 use crate::ast::{BinOp, Span, UnaryOp};
 use crate::error::{at, R};
-use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
 use crate::ir::{ExprKind as K, UnaryOp as IrUnary};
 use crate::types::{arith, Ty, BOOL};
+use crate::typing::{FnCompiler, Val};
 
 impl FnCompiler<'_, '_> {
     /// `l op r`; a float16 result is rounded to float16, as each float16 operation rounds.

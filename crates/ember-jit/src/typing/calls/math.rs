@@ -7,10 +7,10 @@ use ember_core::DType;
 use crate::ast::BinOp;
 use crate::ast::{Expr, Span};
 use crate::error::{at, Fail, R};
-use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
 use crate::ir::{Const, ExprKind as K, NanRule};
 use crate::types::{promote, Ty, BOOL, INT64};
+use crate::typing::{FnCompiler, Val};
 
 use super::display;
 

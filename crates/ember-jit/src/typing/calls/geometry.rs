@@ -2,8 +2,8 @@
 
 use crate::ast::Span;
 use crate::error::{at, Fail, R};
-use crate::function::FnCompiler;
 use crate::ir::Geometry;
+use crate::typing::FnCompiler;
 
 impl FnCompiler<'_, '_> {
     /// A coarsened kernel's logical thread index (`threadIdx.<k>`: copy k's) or block size

@@ -9,9 +9,9 @@
 
 use crate::ast::{BoolOp, CmpOp, Expr, Span};
 use crate::error::{Fail, R};
-use crate::function::{FnCompiler, Val};
 use crate::ir::{ExprKind as K, Stmt, TempRole};
 use crate::types::{unify, Ty, BOOL};
+use crate::typing::{FnCompiler, Val};
 
 /// An operand's value, and the statements its evaluation needs ahead of it.
 struct Operand {

@@ -6,9 +6,9 @@ use ember_core::DType;
 
 use crate::ast::{BinOp, Expr, ExprKind, Span, UnaryOp};
 use crate::error::{Fail, R};
-use crate::function::{FnCompiler, Val};
 use crate::ir::Const;
 use crate::types::{dtype_named, Ty};
+use crate::typing::{FnCompiler, Val};
 
 /// The value of an integer literal (or a negated one), if `e` is one.
 pub fn int_literal(e: &Expr) -> Option<i64> {

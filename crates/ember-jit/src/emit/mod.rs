@@ -18,7 +18,7 @@ use ember_core::DType;
 
 use crate::ast::Program;
 use crate::helpers::Helper;
-use crate::ir::{IrFunction, IrProgram, Role};
+use crate::ir::{expressions, ExprKind, IrFunction, IrProgram, Role};
 use crate::types::Space;
 
 /// Writes one program's C.
@@ -105,14 +105,12 @@ impl Emitter<'_> {
         let uses = &self.ir.uses;
         let dtypes: BTreeSet<DType> = uses.dtypes.clone();
         let mut s = ember_codegen::prelude::prelude_for(self.dialect, dtypes.iter().copied());
-        s.push_str(&crate::helpers::extension_pragmas(
-            &uses.helpers,
-            self.dialect,
-        ));
+        let helpers = self.helpers();
+        s.push_str(&crate::helpers::extension_pragmas(&helpers, self.dialect));
         if uses.xoroshiro {
             s.push_str(&ember_codegen::xoroshiro::xoroshiro_prelude(self.dialect));
         }
-        for h in &uses.helpers {
+        for h in &helpers {
             s.push_str(&h.source(self.dialect));
         }
         for (i, ty) in uses.aggregates.iter().enumerate() {
@@ -138,6 +136,27 @@ impl Emitter<'_> {
             );
         }
         s
+    }
+
+    /// The helpers typing found, and the device functions of the ufuncs the code calls (as
+    /// their registry writes them for this dialect).
+    fn helpers(&self) -> BTreeSet<Helper> {
+        let mut helpers = self.ir.uses.helpers.clone();
+        let functions = self.ir.functions.iter().chain(self.ir.kernel.iter());
+        for e in functions.flat_map(|f| expressions(&f.body)) {
+            if let ExprKind::Ufunc { name, ins, args } = &e.kind {
+                let (Some(out), Ok(u)) = (e.dtype(), ember_codegen::ufuncs::ufunc(name)) else {
+                    continue;
+                };
+                let probe: Vec<String> = (0..args.len()).map(|k| format!("a{k}")).collect();
+                if let Ok(x) = u.expression(ins, out, &probe, self.dialect) {
+                    if !x.helpers.is_empty() {
+                        helpers.insert(Helper::Text(x.helpers));
+                    }
+                }
+            }
+        }
+        helpers
     }
 
     /// The device functions reachable from `calls`, callees first.

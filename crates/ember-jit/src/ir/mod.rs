@@ -45,7 +45,8 @@ pub struct Uses {
     /// Small functions on aggregates the C back end defines (tuple makers and getters,
     /// fixed-array wrappers), in first-use order.
     pub aggregate_fns: Vec<AggregateFn>,
-    /// Device routines of the runtime prelude the code calls (integer division, atomics...).
+    /// Device routines the code calls (integer division, index wrapping, atomics...), by
+    /// name: each back end has its own implementation of each.
     pub helpers: BTreeSet<Helper>,
     /// Every dtype a value takes.
     pub dtypes: BTreeSet<DType>,

@@ -213,15 +213,10 @@ impl FnCompiler<'_, '_> {
             .map(|(v, &t)| self.cast_to(v, t).expr())
             .collect();
         self.c.uses.dtypes.extend(ins.iter().chain(*outs).copied());
-        // The body is written now to report a loop the registry cannot write as an error
-        // here; the C back end writes it again from the IR.
+        // A loop the registry cannot write is the user's error, reported here at the call.
         let probe: Vec<String> = (0..args.len()).map(|k| format!("a{k}")).collect();
-        let e = u
-            .expression(ins, outs[0], &probe, self.c.dialect)
+        u.expression(ins, outs[0], &probe, self.c.dialect)
             .map_err(|e| Fail::At(span, e.to_string()))?;
-        if !e.helpers.is_empty() {
-            self.c.uses.helpers.insert(Helper::Text(e.helpers));
-        }
         Ok(Val::new(
             Ty::Scalar(outs[0]),
             K::Ufunc {

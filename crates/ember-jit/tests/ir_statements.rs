@@ -542,3 +542,45 @@ fn the_printed_ir_names_callees() {
     assert!(text.contains("return scale#1(scale#0(x, 2), 3)"), "{text}");
     assert!(text.contains("out[i] = scale_twice#2(x[i])"), "{text}");
 }
+
+#[test]
+fn every_fixture_types_into_a_well_formed_ir() {
+    let sigs = include_str!("fixtures/golden_signatures.tsv");
+    let mut checked = 0;
+    for line in sigs.lines().filter(|l| !l.trim().is_empty()) {
+        let (name, args) = line.split_once('\t').unwrap_or((line, ""));
+        let args: Vec<&str> = args.split('|').filter(|a| !a.is_empty()).collect();
+        let (p, t) = (program(name), tys(&args));
+        for typed in [type_kernel(&p, &t), ember_jit::type_device(&p, &t)]
+            .into_iter()
+            .flatten()
+        {
+            if let Err(e) = ember_jit::ir::verify(&typed) {
+                panic!("{name}({args:?}): {e}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 150, "{checked}");
+}
+
+#[test]
+fn the_verifier_names_a_missing_conversion() {
+    let mut p = dev("add", &["int32", "float32"]);
+    let f = p.functions.last_mut().expect("add");
+    // Drop the cast of `a`: int32 + float64 is not an operation of one type.
+    for s in &mut f.body {
+        if let Stmt::Return(Some(v)) = s {
+            if let ExprKind::Binary(_, l, _) = &mut v.kind {
+                if let ExprKind::Cast(inner) = l.kind.clone() {
+                    **l = *inner;
+                }
+            }
+        }
+    }
+    let err = ember_jit::ir::verify(&p).expect_err("a missing cast");
+    assert!(
+        err.contains("left of +: int32 where float64 is expected"),
+        "{err}"
+    );
+}

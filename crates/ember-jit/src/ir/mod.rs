@@ -9,8 +9,10 @@
 //! must stay conditional) is a statement before the one that uses it.
 
 mod display;
+mod verify;
 mod walk;
 
+pub use verify::verify;
 pub use walk::{expressions, statements};
 
 use std::collections::BTreeSet;

@@ -7,8 +7,9 @@
 //! ```
 //!
 //! The signatures are `fixtures/golden_signatures.tsv` (or the file `EMBER_JIT_GOLDEN_SIGS`
-//! names): one `name<TAB>type|type|...` per line, in Numba's type spellings, taken from the
-//! calls of the other tests (a few with no arguments, which check the argument-count error).
+//! names): one `name<TAB>type|type|...` per line, in Numba's type spellings: the calls of the
+//! other tests (a few with no arguments, which check the argument-count error), and each of
+//! them with one argument's dtype replaced by every other dtype.
 
 mod common;
 

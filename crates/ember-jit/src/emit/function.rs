@@ -50,7 +50,8 @@ impl Emitter<'_> {
             let local = &f.locals[p.local.0];
             let pn = format!("p_{}", c_ident(&local.name));
             let vn = var_name(&local.name);
-            match (&local.ty, kernel) {
+            // The parameter has the argument's type; the variable may be wider (C converts).
+            match (&p.ty, kernel) {
                 (Ty::Array(a), true) => {
                     let elem = storage_type(a.dtype, dialect);
                     let q = self.qualifier(Space::Global);

@@ -35,7 +35,11 @@ impl IrFunction {
             .iter()
             .map(|p| {
                 let l = &self.locals[p.local.0];
-                format!("{}: {}", l.name, l.ty)
+                if l.ty == p.ty {
+                    format!("{}: {}", l.name, p.ty)
+                } else {
+                    format!("{}: {} (as {})", l.name, p.ty, l.ty)
+                }
             })
             .collect();
         match self.role {

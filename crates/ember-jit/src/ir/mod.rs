@@ -103,6 +103,9 @@ pub enum Role {
 #[derive(Clone, Debug)]
 pub struct Param {
     pub local: LocalId,
+    /// The argument's type: what the caller passes (a kernel's launch packs it so). The local
+    /// may have unified to a wider type; the argument converts to it on entry.
+    pub ty: Ty,
     /// An array parameter only ever read element by element (no aliasing writes through it).
     pub read_only: bool,
 }

@@ -8,6 +8,15 @@ use crate::types::Ty;
 /// Checks `p`; the first broken invariant, named with its function, on failure.
 pub fn verify(p: &IrProgram) -> Result<(), String> {
     for f in p.functions.iter().chain(p.kernel.iter()) {
+        for param in &f.params {
+            let local = &f.locals[param.local.0];
+            if crate::types::unify(&param.ty, &local.ty).as_ref() != Some(&local.ty) {
+                return Err(format!(
+                    "in {}: parameter {} of {} cannot become {}",
+                    f.name, local.name, param.ty, local.ty
+                ));
+            }
+        }
         Verifier {
             p,
             f,
@@ -210,7 +219,7 @@ impl Verifier<'_> {
                     return Err(format!("call of {} not listed in calls", callee.name));
                 }
                 for (a, p) in args.iter().zip(&callee.params) {
-                    same("argument", &a.ty, &callee.locals[p.local.0].ty)?;
+                    same("argument", &a.ty, &p.ty)?;
                 }
                 same("call result", &e.ty, &callee.ret)?;
             }

@@ -214,9 +214,12 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
             name: self.f.name.clone(),
             file: self.f.file.clone(),
             role,
-            params: (0..args.len())
-                .map(|k| ir::Param {
+            params: args
+                .iter()
+                .enumerate()
+                .map(|(k, ty)| ir::Param {
                     local: LocalId(k),
+                    ty: ty.clone(),
                     read_only: self.read_only.get(k) == Some(&true),
                 })
                 .collect(),

@@ -603,3 +603,23 @@ fn a_parameter_keeps_the_argument_type_when_its_variable_widens() {
         "{src}"
     );
 }
+
+#[test]
+fn a_kernel_scalar_keeps_the_launch_type_when_its_variable_widens() {
+    // `x = x * 0.5` with an int64 argument: the launch packs an int64, so the kernel takes one
+    // and converts it to the float64 variable on entry.
+    let k = ker("widens_scalar", &["float64[:]", "int64"]);
+    let f = entry(&k);
+    assert_eq!(f.params[1].ty, scalar(DType::I64));
+    assert_eq!(f.locals[1].ty, scalar(DType::F64));
+    for dialect in [Cuda, OpenCl] {
+        let src = kernel("widens_scalar", &["float64[:]", "int64"], dialect).source;
+        let body = kernel_body(&src, "widens_scalar");
+        assert!(body.contains(" p_x)"), "{body}");
+        assert!(
+            body.contains("long p_x") || body.contains("long long p_x"),
+            "{body}"
+        );
+        assert!(body.contains("double v_x = 0;"), "{body}");
+    }
+}

@@ -10,7 +10,7 @@ use crate::error::{locate, Fail};
 use crate::helpers::Helper;
 use crate::ir::{AggregateFn, IrFunction, IrProgram, Role, Uses};
 use crate::types::{ArrayTy, Space, Ty};
-use crate::typing::FnCompiler;
+use crate::typing::FnTyper;
 
 /// What a kernel parameter receives at launch, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,7 +146,7 @@ impl<'p> Compiler<'p> {
         }
         self.in_progress.push(id);
         let ordinal = self.specs.len();
-        let result = FnCompiler::compile(self, id, args, Role::Device { ordinal });
+        let result = FnTyper::compile(self, id, args, Role::Device { ordinal });
         self.in_progress.pop();
         let ir = result.map_err(Fail::Located)?;
         let ret = ir.ret.clone();
@@ -249,7 +249,7 @@ fn type_kernel_for(
     }
     let mut c = Compiler::new(program, dialect);
     c.coarse = coarse;
-    let kernel = FnCompiler::compile(&mut c, 0, args, Role::Kernel)?;
+    let kernel = FnTyper::compile(&mut c, 0, args, Role::Kernel)?;
     for t in args {
         if !matches!(t, Ty::Array(_) | Ty::Scalar(_)) {
             return Err(Error::Jit(format!(

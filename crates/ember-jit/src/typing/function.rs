@@ -76,7 +76,7 @@ pub(super) struct Loop {
     pub(super) broke: Option<Temp>,
 }
 
-pub struct FnCompiler<'c, 'p> {
+pub struct FnTyper<'c, 'p> {
     pub(crate) c: &'c mut Compiler<'p>,
     pub(crate) f: &'p Function,
     kernel: bool,
@@ -85,7 +85,7 @@ pub struct FnCompiler<'c, 'p> {
     vars: Vec<Var>,
     ret: Option<Ty>,
     /// The final pass, whose IR is kept (earlier passes only type).
-    pub(crate) emit: bool,
+    pub(crate) final_pass: bool,
     changed: bool,
     /// The statements being built: the innermost block last.
     blocks: Vec<Vec<ir::Stmt>>,
@@ -97,7 +97,7 @@ pub struct FnCompiler<'c, 'p> {
     last_line: u32,
 }
 
-impl<'c, 'p> FnCompiler<'c, 'p> {
+impl<'c, 'p> FnTyper<'c, 'p> {
     /// Types function `id` of the program for `args` into its IR.
     pub fn compile(
         c: &'c mut Compiler<'p>,
@@ -122,7 +122,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 ),
             ));
         }
-        let mut fc = FnCompiler {
+        let mut fc = FnTyper {
             read_only: crate::analysis::read_only_arrays(f, args),
             c,
             f,
@@ -138,7 +138,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 })
                 .collect(),
             ret: None,
-            emit: false,
+            final_pass: false,
             changed: false,
             blocks: vec![Vec::new()],
             tmp: 0,
@@ -168,7 +168,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 f.file, f.span.line, f.name
             )));
         }
-        fc.emit = true;
+        fc.final_pass = true;
         fc.blocks = vec![Vec::new()];
         fc.block(&f.body).map_err(fail)?;
         let ret = fc.ret.clone().unwrap_or(Ty::None);
@@ -319,7 +319,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
     fn block(&mut self, body: &[Stmt]) -> R<()> {
         for s in body {
             match self.stmt(s) {
-                Err(Fail::Pending(..)) if !self.emit => {}
+                Err(Fail::Pending(..)) if !self.final_pass => {}
                 other => other?,
             }
         }
@@ -330,7 +330,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
     /// the final pass's IR is kept, and an operand's statements decide how a short-circuit
     /// is written only there (so temporaries are numbered as the final pass needs them).
     pub(crate) fn push(&mut self, s: ir::Stmt) {
-        if !self.emit {
+        if !self.final_pass {
             return;
         }
         if let Some(b) = self.blocks.last_mut() {
@@ -338,27 +338,27 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
         }
     }
 
-    /// Where the innermost block ends now: `take_lines(mark)` takes back what is added after.
-    pub(crate) fn lines_mark(&self) -> usize {
+    /// Where the innermost block ends now: `take_stmts(mark)` takes back what is added after.
+    pub(crate) fn stmts_mark(&self) -> usize {
         self.blocks.last().map_or(0, Vec::len)
     }
 
     /// The statements added since `mark`, taken out of the block (to be put where Python
     /// evaluates what they compute).
-    pub(crate) fn take_lines(&mut self, mark: usize) -> Vec<ir::Stmt> {
+    pub(crate) fn take_stmts(&mut self, mark: usize) -> Vec<ir::Stmt> {
         match self.blocks.last_mut() {
             Some(b) => b.split_off(mark),
             None => Vec::new(),
         }
     }
 
-    /// Appends statements taken by `take_lines`.
-    pub(crate) fn put_lines(&mut self, lines: Vec<ir::Stmt>) {
-        if !self.emit {
+    /// Appends statements taken by `take_stmts`.
+    pub(crate) fn put_stmts(&mut self, stmts: Vec<ir::Stmt>) {
+        if !self.final_pass {
             return;
         }
         if let Some(b) = self.blocks.last_mut() {
-            b.extend(lines);
+            b.extend(stmts);
         }
     }
 
@@ -379,7 +379,7 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
     }
 
     fn mark_line(&mut self, span: Span) {
-        if self.emit && span.line != self.last_line && span.line > 0 {
+        if self.final_pass && span.line != self.last_line && span.line > 0 {
             self.last_line = span.line;
             self.push(ir::Stmt::Line(span.line));
         }
@@ -428,9 +428,9 @@ impl<'c, 'p> FnCompiler<'c, 'p> {
                 let broke = self.loop_flag(orelse);
                 // Python evaluates the test before every iteration: what it needs computed
                 // ahead of it (temporaries, views) goes inside the loop, not before it.
-                let mark = self.lines_mark();
+                let mark = self.stmts_mark();
                 let cond = self.truth(test)?;
-                let setup = self.take_lines(mark);
+                let setup = self.take_stmts(mark);
                 let body = self.loop_body(body, broke)?;
                 self.push(ir::Stmt::While {
                     setup,

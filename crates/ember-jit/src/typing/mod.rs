@@ -6,4 +6,4 @@ mod calls;
 pub(crate) mod expr;
 pub(crate) mod function;
 
-pub(crate) use function::{FnCompiler, Val};
+pub(crate) use function::{FnTyper, Val};

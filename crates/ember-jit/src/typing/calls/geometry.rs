@@ -3,9 +3,9 @@
 use crate::ast::Span;
 use crate::error::{at, Fail, R};
 use crate::ir::Geometry;
-use crate::typing::FnCompiler;
+use crate::typing::FnTyper;
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// A coarsened kernel's logical thread index (`threadIdx.<k>`: copy k's) or block size
     /// along the coarsened axis.
     pub(super) fn coarse_geometry(&self, what: &str, span: Span) -> R<Geometry> {

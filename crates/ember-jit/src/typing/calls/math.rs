@@ -10,7 +10,7 @@ use crate::error::{at, Fail, R};
 use crate::helpers::Helper;
 use crate::ir::{Const, ExprKind as K, NanRule};
 use crate::types::{promote, Ty, BOOL, INT64};
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
 use super::display;
 
@@ -77,7 +77,7 @@ fn math_function(name: &str) -> Option<(&'static str, MathKind)> {
         _ => return None,
     })
 }
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     pub(super) fn math(&mut self, m: &str, name: &str, args: &[Expr], span: Span) -> R<Val> {
         match m {
             "degrees" | "radians" => {

@@ -10,9 +10,9 @@ use crate::helpers::{AtomicOp, Helper};
 use crate::ir::{Const, ExprKind as K, FixedArrayDecl, Stmt, TempRole};
 use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
 use crate::typing::expr::const_ints;
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// `cuda.shared.array` / `cuda.local.array`: declared once at the top of the function.
     pub(super) fn new_array(
         &mut self,
@@ -71,7 +71,7 @@ impl FnCompiler<'_, '_> {
         } else {
             TempRole::LocalArray
         });
-        if self.emit {
+        if self.final_pass {
             self.arrays.push(FixedArrayDecl {
                 storage: name,
                 dtype: d,

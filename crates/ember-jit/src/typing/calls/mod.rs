@@ -17,9 +17,9 @@ use crate::helpers::Helper;
 use crate::ir::{Const, ExprKind as K, Geometry, Sync};
 use crate::types::{dtype_named, Ty, BOOL, INT32, INT64};
 use crate::typing::expr::int_literal;
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// An intrinsic used as a value (not called).
     pub(crate) fn intrinsic_value(&mut self, name: &str, span: Span) -> R<Val> {
         if let Some((group, axis)) = name
@@ -159,7 +159,7 @@ impl FnCompiler<'_, '_> {
         }
         let tys: Vec<Ty> = vals.iter().map(|v| v.ty.clone()).collect();
         let (index, ret) = self.c.specialise(id, &tys)?;
-        if self.emit && !self.calls.contains(&index) {
+        if self.final_pass && !self.calls.contains(&index) {
             self.calls.push(index);
         }
         let args = vals.iter().map(Val::expr).collect();

@@ -6,9 +6,9 @@ use crate::ast::{Expr, Span};
 use crate::error::{at, R};
 use crate::ir::{Const, ExprKind as K};
 use crate::types::{Space, Ty, INT64};
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     pub(super) fn random(&mut self, f: &str, args: &[Expr], span: Span) -> R<Val> {
         let full = format!("cuda.random.{f}");
         let (draw, ret) = match f {

@@ -8,9 +8,9 @@ use crate::error::{at, R};
 use crate::helpers::Helper;
 use crate::ir::{ExprKind as K, UnaryOp as IrUnary};
 use crate::types::{arith, Ty, BOOL};
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// `l op r`; a float16 result is rounded to float16, as each float16 operation rounds.
     pub(crate) fn binop(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
         let v = self.binop_unrounded(op, l, r, span)?;

@@ -9,11 +9,11 @@ use crate::error::{at, Fail, R};
 use crate::helpers::Helper;
 use crate::ir::{AggregateFn, Const, ExprKind as K, Stmt, Temp, TempRole, ViewAxis};
 use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
 use super::int_literal;
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     pub(super) fn attribute(&mut self, v: Val, attr: &str, span: Span) -> R<Val> {
         match (&v.ty, attr) {
             (Ty::Array(a), "shape") | (Ty::Array(a), "strides") => {

@@ -7,9 +7,9 @@ use crate::ast::{CmpOp, Span};
 use crate::error::{at, R};
 use crate::ir::{Const, ExprKind as K};
 use crate::types::{arith, Ty, BOOL};
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     pub(super) fn compare_two(&mut self, op: CmpOp, l: &Val, r: &Val, span: Span) -> R<Val> {
         if matches!(op, CmpOp::In | CmpOp::NotIn) {
             let Ty::Tuple(items) = &r.ty else {

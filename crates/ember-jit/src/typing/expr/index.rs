@@ -9,11 +9,11 @@ use crate::error::{at, R};
 use crate::helpers::Helper;
 use crate::ir::{Const, ExprKind as K, Place};
 use crate::types::{ArrayTy, Ty, INT64};
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
 use super::int_literal;
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     pub(super) fn subscript(&mut self, v: Val, index: &Expr, span: Span) -> R<Val> {
         match v.ty.clone() {
             Ty::Array(a) => {

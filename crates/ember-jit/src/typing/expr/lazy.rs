@@ -11,7 +11,7 @@ use crate::ast::{BoolOp, CmpOp, Expr, Span};
 use crate::error::{Fail, R};
 use crate::ir::{ExprKind as K, Stmt, TempRole};
 use crate::types::{unify, Ty, BOOL};
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
 /// An operand's value, and the statements its evaluation needs ahead of it.
 struct Operand {
@@ -19,13 +19,13 @@ struct Operand {
     setup: Vec<Stmt>,
 }
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     fn operand(&mut self, e: &Expr) -> R<Operand> {
-        let mark = self.lines_mark();
+        let mark = self.stmts_mark();
         let val = self.expr(e)?;
         Ok(Operand {
             val,
-            setup: self.take_lines(mark),
+            setup: self.take_stmts(mark),
         })
     }
 
@@ -68,7 +68,7 @@ impl FnCompiler<'_, '_> {
         let repeated = ty != BOOL && operands[..n - 1].iter().any(|o| !o.val.is_simple());
         if !deferred && !repeated {
             let setup = std::mem::take(&mut operands[0].setup);
-            self.put_lines(setup);
+            self.put_stmts(setup);
             let vals: Vec<Val> = operands.into_iter().map(|o| o.val).collect();
             return self.boolop_inline(op, &vals, &ty, span);
         }
@@ -80,7 +80,7 @@ impl FnCompiler<'_, '_> {
         });
         let mut open = Vec::new();
         for (k, o) in operands.into_iter().enumerate() {
-            self.put_lines(o.setup);
+            self.put_stmts(o.setup);
             if k + 1 == n {
                 let value = self.convert(&o.val, &ty, span)?;
                 self.push(Stmt::Set {
@@ -144,9 +144,9 @@ impl FnCompiler<'_, '_> {
         let deferred = rest[1..].iter().any(|o| !o.setup.is_empty());
         let repeated = rest[..n - 1].iter().any(|o| !o.val.is_simple());
         if !deferred && !repeated {
-            self.put_lines(first.setup);
+            self.put_stmts(first.setup);
             let setup = std::mem::take(&mut rest[0].setup);
-            self.put_lines(setup);
+            self.put_stmts(setup);
             let mut parts = Vec::new();
             let mut l = first.val;
             for (op, r) in ops.iter().zip(rest) {
@@ -169,11 +169,11 @@ impl FnCompiler<'_, '_> {
             temp: result,
             ty: BOOL,
         });
-        self.put_lines(first.setup);
+        self.put_stmts(first.setup);
         let mut l = self.temp(&first.val)?;
         let mut open = Vec::new();
         for (k, (op, r)) in ops.iter().zip(rest).enumerate() {
-            self.put_lines(r.setup);
+            self.put_stmts(r.setup);
             let r = if k + 1 < n {
                 self.temp(&r.val)?
             } else {
@@ -215,9 +215,9 @@ impl FnCompiler<'_, '_> {
         })?;
         let mut values = Vec::new();
         for branch in [&mut b, &mut o] {
-            let mark = self.lines_mark();
+            let mark = self.stmts_mark();
             values.push(self.convert(&branch.val, &ty, span)?);
-            branch.setup.extend(self.take_lines(mark));
+            branch.setup.extend(self.take_stmts(mark));
         }
         let nonneg = b.val.nonneg && o.val.nonneg;
         let (bv, ov) = (values[0].clone(), values[1].clone());

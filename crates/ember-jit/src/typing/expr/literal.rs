@@ -8,7 +8,7 @@ use crate::ast::{BinOp, Expr, ExprKind, Span, UnaryOp};
 use crate::error::{Fail, R};
 use crate::ir::Const;
 use crate::types::{dtype_named, Ty};
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
 /// The value of an integer literal (or a negated one), if `e` is one.
 pub fn int_literal(e: &Expr) -> Option<i64> {
@@ -65,7 +65,7 @@ fn const_int(e: &Expr) -> Option<i64> {
     }
 }
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// A literal of `dtype` with value `text` (as Python wrote it).
     pub(super) fn typed_literal(&self, dtype: DType, text: &str, span: Span) -> R<Val> {
         let bad = || Fail::At(span, format!("'{text}' is not a {} value", dtype.name()));

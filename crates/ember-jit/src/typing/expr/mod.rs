@@ -17,12 +17,12 @@ use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
 use crate::ir::{AggregateFn, Const, ExprKind as K};
 use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT64};
-use crate::typing::{FnCompiler, Val};
+use crate::typing::{FnTyper, Val};
 
 use literal::parse_float;
 pub use literal::{const_ints, int_literal};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// Types and writes `e`.
     pub(crate) fn expr(&mut self, e: &Expr) -> R<Val> {
         let span = e.span;

@@ -3,13 +3,13 @@
 
 use ember_core::DType;
 
-use super::{FnCompiler, Loop, Val};
+use super::{FnTyper, Loop, Val};
 use crate::ast::{Expr, ExprKind, Span, Stmt};
 use crate::error::{at, R};
 use crate::ir::{self, ExprKind as K, Step, Temp, TempRole};
 use crate::types::Ty;
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     pub(super) fn loop_flag(&mut self, orelse: &[Stmt]) -> Option<Temp> {
         if orelse.is_empty() {
             return None;

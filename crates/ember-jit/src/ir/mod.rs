@@ -76,14 +76,17 @@ pub struct IrFunction {
     pub name: String,
     /// The Python file, for `#line` markers.
     pub file: String,
+    /// Kernel or device function.
     pub role: Role,
     /// The parameters: the first `params.len()` locals.
     pub params: Vec<Param>,
     /// Parameters and variables, each with one unified type.
     pub locals: Vec<Local>,
+    /// The return type (none for kernels).
     pub ret: Ty,
     /// Shared and local arrays of fixed shape, declared at the top of the function.
     pub arrays: Vec<FixedArrayDecl>,
+    /// The statements, in order.
     pub body: Vec<Stmt>,
     /// Specialisations this one calls (indices into [`IrProgram::functions`]).
     pub calls: Vec<usize>,
@@ -102,6 +105,7 @@ pub enum Role {
 /// A parameter.
 #[derive(Clone, Debug)]
 pub struct Param {
+    /// The variable the parameter initialises.
     pub local: LocalId,
     /// The argument's type: what the caller passes (a kernel's launch packs it so). The local
     /// may have unified to a wider type; the argument converts to it on entry.
@@ -113,7 +117,9 @@ pub struct Param {
 /// A Python variable (or parameter) of the function.
 #[derive(Clone, Debug)]
 pub struct Local {
+    /// The Python name.
     pub name: String,
+    /// The type every assignment unifies to.
     pub ty: Ty,
     /// Every value assigned to it is >= 0 (an index that needs no wrap-around).
     pub nonneg: bool,
@@ -127,7 +133,9 @@ pub struct LocalId(pub usize);
 /// counter per function; the role says what it holds (and prefixes its printed name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Temp {
+    /// What it holds.
     pub role: TempRole,
+    /// Its number, unique in the function.
     pub n: usize,
 }
 
@@ -186,10 +194,13 @@ impl TempRole {
 /// A shared or local array of fixed shape.
 #[derive(Clone, Debug)]
 pub struct FixedArrayDecl {
+    /// The temporary naming its storage.
     pub storage: Temp,
+    /// The element type.
     pub dtype: DType,
     /// Elements (at least 1).
     pub count: i64,
+    /// Shared by the block (else local to the thread).
     pub shared: bool,
 }
 
@@ -199,10 +210,7 @@ pub enum Stmt {
     /// The statements after this come from this line of the Python file.
     Line(u32),
     /// `local = value` (the value already converted to the local's type).
-    Assign {
-        local: LocalId,
-        value: Expr,
-    },
+    Assign { local: LocalId, value: Expr },
     /// A temporary declared and set once (`constant`: never changed after).
     Let {
         temp: Temp,
@@ -210,20 +218,11 @@ pub enum Stmt {
         constant: bool,
     },
     /// A temporary declared, to be set in branches.
-    Declare {
-        temp: Temp,
-        ty: Ty,
-    },
+    Declare { temp: Temp, ty: Ty },
     /// `temp = value`.
-    Set {
-        temp: Temp,
-        value: Expr,
-    },
+    Set { temp: Temp, value: Expr },
     /// `array[index] = value` (converted to the element type).
-    Store {
-        place: Place,
-        value: Expr,
-    },
+    Store { place: Place, value: Expr },
     /// `array[index] = value`, where `value` reads the element before it as
     /// [`ExprKind::Current`]: the element's address is computed once, into `pointer`.
     Update {
@@ -260,15 +259,12 @@ pub enum Stmt {
     /// The flag of a loop with an `else` clause, cleared before the loop.
     LoopFlag(Temp),
     /// The `else` clause of a loop: runs when the loop ended without `break`.
-    Unbroken {
-        flag: Temp,
-        body: Vec<Stmt>,
-    },
+    Unbroken { flag: Temp, body: Vec<Stmt> },
     /// `break`, setting the loop's flag when it has an `else`.
-    Break {
-        flag: Option<Temp>,
-    },
+    Break { flag: Option<Temp> },
+    /// `continue`.
     Continue,
+    /// `return` (a value converted to the return type, or none).
     Return(Option<Expr>),
     /// `temp = base[axes]`: a view of an array (slices, fewer indices than dimensions).
     View {
@@ -278,17 +274,9 @@ pub enum Stmt {
         axes: Vec<ViewAxis>,
     },
     /// `temp = base.T`.
-    Transpose {
-        temp: Temp,
-        ty: Ty,
-        base: Expr,
-    },
+    Transpose { temp: Temp, ty: Ty, base: Expr },
     /// `temp`: the launch's dynamic shared memory as a 1-d array of `dtype`.
-    DynamicShared {
-        temp: Temp,
-        ty: Ty,
-        dtype: DType,
-    },
+    DynamicShared { temp: Temp, ty: Ty, dtype: DType },
 }
 
 /// A `for` loop's step.
@@ -321,17 +309,22 @@ pub enum ViewAxis {
 /// negative).
 #[derive(Clone, Debug)]
 pub struct Place {
+    /// The array.
     pub array: Box<Expr>,
+    /// The array's type.
     pub ty: ArrayTy,
+    /// One index per dimension.
     pub indices: Vec<Expr>,
 }
 
 /// A typed expression.
 #[derive(Clone, Debug)]
 pub struct Expr {
+    /// The Numba type.
     pub ty: Ty,
     /// Known to be >= 0.
     pub nonneg: bool,
+    /// What it computes.
     pub kind: ExprKind,
 }
 
@@ -349,6 +342,7 @@ pub enum Const {
     Zero,
     /// A float of the expression's dtype.
     Float(f64),
+    /// `True` or `False`.
     Bool(bool),
     /// A complex of the expression's dtype.
     Complex(f64, f64),
@@ -359,8 +353,11 @@ pub enum Const {
 pub enum Geometry {
     /// `cuda.threadIdx.<axis>` (int32).
     ThreadIdx(usize),
+    /// `cuda.blockIdx.<axis>` (int32).
     BlockIdx(usize),
+    /// `cuda.blockDim.<axis>` (int32).
     BlockDim(usize),
+    /// `cuda.gridDim.<axis>` (int32).
     GridDim(usize),
     /// The global thread index along an axis (`cuda.grid`, int64).
     Grid(usize),
@@ -373,10 +370,7 @@ pub enum Geometry {
     /// In a coarsened kernel: the logical block size along the plan's axis.
     CoarseBlockDim,
     /// In a coarsened kernel: copy `copy`'s `cuda.grid` (or `cuda.gridsize` for `None`).
-    CoarseGrid {
-        copy: Option<u32>,
-        axis: usize,
-    },
+    CoarseGrid { copy: Option<u32>, axis: usize },
 }
 
 /// Barriers and fences.
@@ -404,15 +398,25 @@ pub enum NanRule {
 /// Atomic read-modify-write operations of `cuda.atomic`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AtomicOp {
+    /// `cuda.atomic.add`.
     Add,
+    /// `cuda.atomic.sub`.
     Sub,
+    /// `cuda.atomic.max` (NaN in memory or operand: memory kept).
     Max,
+    /// `cuda.atomic.min`.
     Min,
+    /// `cuda.atomic.nanmax` (NaNs ignored).
     NanMax,
+    /// `cuda.atomic.nanmin`.
     NanMin,
+    /// `cuda.atomic.exch`.
     Exch,
+    /// `cuda.atomic.and_`.
     And,
+    /// `cuda.atomic.or_`.
     Or,
+    /// `cuda.atomic.xor`.
     Xor,
 }
 
@@ -428,11 +432,15 @@ pub enum UnaryOp {
 /// What an expression computes.
 #[derive(Clone, Debug)]
 pub enum ExprKind {
+    /// A constant.
     Const(Const),
+    /// A variable's value.
     Local(LocalId),
+    /// A temporary's value.
     Temp(Temp),
     /// The operand converted to this expression's type (Numba's casts).
     Cast(Box<Expr>),
+    /// A unary operator.
     Unary(UnaryOp, Box<Expr>),
     /// `not x` (of x's truth value).
     Not(Box<Expr>),
@@ -448,15 +456,9 @@ pub enum ExprKind {
     /// `a and b and ...` / `a or ...` of booleans (chained comparisons too).
     Logic(crate::ast::BoolOp, Vec<Expr>),
     /// Every item holds (a tuple equality); `negated` for `!=`.
-    All {
-        items: Vec<Expr>,
-        negated: bool,
-    },
+    All { items: Vec<Expr>, negated: bool },
     /// Some item holds (`x in tuple`); `negated` for `not in`.
-    Any {
-        items: Vec<Expr>,
-        negated: bool,
-    },
+    Any { items: Vec<Expr>, negated: bool },
     /// `then if cond else other`.
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
     /// An array element's value.
@@ -473,21 +475,16 @@ pub enum ExprKind {
     FixedArray(Temp),
     /// A constant array of the module's globals.
     ConstArray(usize),
+    /// A tuple of its items.
     MakeTuple(Vec<Expr>),
     /// Item `k` of a tuple.
     Item(Box<Expr>, usize),
     /// Item `index` (int64, wrapped) of a tuple of one item type.
     ItemAt(Box<Expr>, Box<Expr>),
     /// Python's negative index: `index + len` when `index < 0`.
-    Wrap {
-        index: Box<Expr>,
-        len: Box<Expr>,
-    },
+    Wrap { index: Box<Expr>, len: Box<Expr> },
     /// The real (or imaginary) part of a complex number.
-    Part {
-        value: Box<Expr>,
-        imag: bool,
-    },
+    Part { value: Box<Expr>, imag: bool },
     /// `complex(re, im)`.
     Complex(Box<Expr>, Option<Box<Expr>>),
     /// `z.conjugate()`.
@@ -516,7 +513,9 @@ pub enum ExprKind {
         ins: &'static [DType],
         args: Vec<Expr>,
     },
+    /// Thread geometry.
     Geometry(Geometry),
+    /// A barrier or fence (no value).
     Sync(Sync),
     /// `cuda.atomic.<op>(array, index, value)`: the old value.
     Atomic {
@@ -535,6 +534,7 @@ pub enum ExprKind {
 }
 
 impl Expr {
+    /// An expression not known to be >= 0.
     pub fn new(ty: Ty, kind: ExprKind) -> Expr {
         Expr {
             ty,

@@ -173,7 +173,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
         fc.block(&f.body).map_err(fail)?;
         let ret = fc.ret.clone().unwrap_or(Ty::None);
         if !kernel && ret != Ty::None && falls_through(&f.body) {
-            // Python returns None there; C would return garbage.
+            // Python returns None there, which no compiled function can represent.
             return Err(locate(
                 f,
                 what,

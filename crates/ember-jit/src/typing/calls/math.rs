@@ -30,7 +30,7 @@ enum MathKind {
     Test,
 }
 
-/// `math` (and the NumPy scalar functions spelled like them): Python name -> (C name, kind).
+/// `math` (and the NumPy scalar functions spelled like them): Python name -> (libm name, kind).
 fn math_function(name: &str) -> Option<(&'static str, MathKind)> {
     use MathKind::*;
     Some(match name {

@@ -174,7 +174,7 @@ impl FnTyper<'_, '_> {
         ))
     }
 
-    /// An atomic's value operand must be a number: an array or tuple has no C conversion.
+    /// An atomic's value operand must be a number (it converts to the element's dtype).
     fn atomic_operand(&self, full: &str, v: &Val, span: Span) -> R<()> {
         match v.ty.scalar() {
             Some(d) if d.kind() != ember_core::dtype::Kind::Complex => Ok(()),

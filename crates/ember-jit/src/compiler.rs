@@ -1,20 +1,16 @@
-//! One compilation: a kernel (or a device function) specialised for argument types, with every
-//! device function it reaches, the C structs its tuples and arrays need and the helpers it
-//! calls, assembled into one source.
+//! One compilation: a kernel (or a device function) typed for argument types into the typed
+//! IR, with every device function it reaches, then written as source by a back end.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write;
-
-use ember_codegen::types::storage_type;
 use ember_codegen::Dialect;
 use ember_core::{DType, Error, Result};
 
 use crate::ast::Program;
 use crate::coarsen::{coarsen, Plan};
 use crate::error::{locate, Fail};
-use crate::function::{FnCompiler, Role};
 use crate::helpers::Helper;
+use crate::ir::{AggregateFn, IrFunction, IrProgram, Role, Uses};
 use crate::types::{ArrayTy, Space, Ty};
+use crate::typing::FnTyper;
 
 /// What a kernel parameter receives at launch, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,28 +51,20 @@ pub struct DeviceSource {
 pub(crate) struct Spec {
     pub id: usize,
     pub args: Vec<Ty>,
-    pub name: String,
     pub ret: Ty,
-    pub code: String,
-    /// Specialisations this one's code calls (indices into `Compiler::specs`).
-    pub calls: Vec<usize>,
+    pub ir: IrFunction,
 }
 
+/// The typing of one program: specialisations, and what they use.
 pub struct Compiler<'p> {
     pub(crate) program: &'p Program,
+    /// The target: typing rejects what its dialect cannot express (shared arrays in device
+    /// functions on OpenCL); nothing typed depends on it otherwise.
     pub(crate) dialect: Dialect,
     pub(crate) specs: Vec<Spec>,
     /// Device functions being typed right now (to reject recursion).
     pub(crate) in_progress: Vec<usize>,
-    /// Tuple and array C structs, in definition order.
-    structs: Vec<(Ty, String, String)>,
-    pub(crate) helpers: BTreeSet<Helper>,
-    pub(crate) dtypes: BTreeSet<DType>,
-    /// Constant arrays read, by id, with their C names.
-    pub(crate) constants: BTreeMap<usize, String>,
-    pub(crate) xoroshiro: bool,
-    /// Small functions on the structs (tuple makers, getters), after the struct definitions.
-    extras: Vec<String>,
+    pub(crate) uses: Uses,
     /// The kernel is coarsened (its tree already rewritten): how thread geometry reads.
     pub(crate) coarse: Option<Plan>,
 }
@@ -88,77 +76,48 @@ impl<'p> Compiler<'p> {
             dialect,
             specs: Vec::new(),
             in_progress: Vec::new(),
-            structs: Vec::new(),
-            helpers: BTreeSet::new(),
-            dtypes: BTreeSet::new(),
-            constants: BTreeMap::new(),
-            xoroshiro: false,
-            extras: Vec::new(),
+            uses: Uses::default(),
             coarse: None,
         }
     }
 
-    /// The C type of values of `ty`, defining its struct on first use.
-    pub(crate) fn c_type(&mut self, ty: &Ty) -> String {
+    /// Records that values of `ty` occur (aggregates in first-use order, nested first).
+    pub(crate) fn register(&mut self, ty: &Ty) {
         match ty {
             Ty::Scalar(d) => {
-                self.dtypes.insert(*d);
-                ember_codegen::types::value_type(*d, self.dialect).to_string()
+                self.uses.dtypes.insert(*d);
             }
-            Ty::None => "void".into(),
-            Ty::Tuple(_) | Ty::Array(_) => {
-                if let Some((_, name, _)) = self.structs.iter().find(|(t, _, _)| t == ty) {
-                    return name.clone();
+            Ty::None => {}
+            Ty::Tuple(items) => {
+                if self.uses.aggregates.contains(ty) {
+                    return;
                 }
-                let def = match ty {
-                    Ty::Tuple(items) => {
-                        let fields: Vec<String> = items.iter().map(|t| self.c_type(t)).collect();
-                        tuple_struct(&format!("ember_tup{}", self.structs.len()), &fields)
-                    }
-                    Ty::Array(a) => {
-                        self.dtypes.insert(a.dtype);
-                        let elem = storage_type(a.dtype, self.dialect);
-                        let dims = if a.ndim == 0 || a.fixed.is_some() {
-                            String::new()
-                        } else {
-                            self.helpers.insert(Helper::Dims(a.ndim));
-                            format!(" ember_dims{} d;", a.ndim)
-                        };
-                        format!(
-                            "typedef struct {{ {}{elem}* data;{dims} }} ember_arr{};\n",
-                            self.qualifier(a.space),
-                            self.structs.len()
-                        )
-                    }
-                    _ => unreachable!("only tuples and arrays have structs"),
-                };
-                // Named after the fields are defined, so nested tuples take lower numbers.
-                let name = format!("ember_{}{}", kind_of(ty), self.structs.len());
-                self.structs.push((ty.clone(), name.clone(), def));
-                name
+                for t in items {
+                    self.register(t);
+                }
+                self.uses.aggregates.push(ty.clone());
+            }
+            Ty::Array(a) => {
+                if self.uses.aggregates.contains(ty) {
+                    return;
+                }
+                self.uses.dtypes.insert(a.dtype);
+                if a.ndim > 0 && a.fixed.is_none() {
+                    self.uses.helpers.insert(Helper::Dims(a.ndim));
+                }
+                self.uses.aggregates.push(ty.clone());
             }
         }
     }
 
-    /// Adds a function on the structs, once.
-    pub(crate) fn extra(&mut self, code: String) {
-        if !self.extras.contains(&code) {
-            self.extras.push(code);
+    /// Records a function on an aggregate, once.
+    pub(crate) fn aggregate_fn(&mut self, f: AggregateFn) {
+        if !self.uses.aggregate_fns.contains(&f) {
+            self.uses.aggregate_fns.push(f);
         }
     }
 
-    /// The address-space qualifier of pointers into `space`.
-    pub(crate) fn qualifier(&self, space: Space) -> &'static str {
-        let t = self.dialect.table();
-        match space {
-            Space::Global => t.global,
-            Space::Shared => t.shared_pointer,
-            Space::Const => t.constant_pointer,
-            Space::Local => "",
-        }
-    }
-
-    /// The device function `id` specialised for `args`: its C name and return type.
+    /// The device function `id` specialised for `args`: its index and return type.
     pub(crate) fn specialise(
         &mut self,
         id: usize,
@@ -186,117 +145,29 @@ impl<'p> Compiler<'p> {
             )));
         }
         self.in_progress.push(id);
-        let name = format!("ember_fn{}_{}", self.specs.len(), c_ident(&function.name));
-        let result = FnCompiler::compile(self, id, args, Role::Device(name.clone()));
+        let ordinal = self.specs.len();
+        let result = FnTyper::compile(self, id, args, Role::Device { ordinal });
         self.in_progress.pop();
-        let (code, ret, calls) = result.map_err(Fail::Located)?;
+        let ir = result.map_err(Fail::Located)?;
+        let ret = ir.ret.clone();
         self.specs.push(Spec {
             id,
             args: args.to_vec(),
-            name,
             ret: ret.clone(),
-            code,
-            calls,
+            ir,
         });
         Ok((self.specs.len() - 1, ret))
     }
 
-    /// Everything before the functions: prelude, helpers, structs, constants.
-    fn head(&mut self) -> String {
-        let mut s = ember_codegen::prelude::prelude_for(self.dialect, self.dtypes.iter().copied());
-        s.push_str(&crate::helpers::extension_pragmas(
-            &self.helpers,
-            self.dialect,
-        ));
-        if self.xoroshiro {
-            s.push_str(&ember_codegen::xoroshiro::xoroshiro_prelude(self.dialect));
+    /// The typed program, with `kernel` as its entry point (or none, for a device function).
+    fn into_program(self, kernel: Option<IrFunction>) -> IrProgram {
+        IrProgram {
+            kernel,
+            functions: self.specs.into_iter().map(|s| s.ir).collect(),
+            uses: self.uses,
+            coarse: self.coarse,
         }
-        let helpers: Vec<Helper> = self.helpers.iter().cloned().collect();
-        for h in &helpers {
-            s.push_str(&h.source(self.dialect));
-        }
-        for (_, _, def) in &self.structs {
-            s.push_str(def);
-        }
-        for e in &self.extras {
-            s.push_str(e);
-        }
-        for (id, name) in &self.constants {
-            let array = &self.program.arrays[*id];
-            let dtype = crate::types::dtype_named(&array.dtype).unwrap_or(DType::F64);
-            let qualifier = self.dialect.table().constant;
-            let _ = writeln!(
-                s,
-                "{qualifier}{} {name}[{}] = {{{}}};",
-                storage_type(dtype, self.dialect),
-                array.values.len().max(1),
-                if array.values.is_empty() {
-                    "0".to_string()
-                } else {
-                    array.values.join(", ")
-                }
-            );
-        }
-        s
     }
-
-    /// The device functions reachable from `calls`, callees first.
-    fn reachable(&self, calls: &[usize]) -> Vec<usize> {
-        let mut order = Vec::new();
-        let mut seen = BTreeSet::new();
-        fn visit(c: &Compiler<'_>, i: usize, seen: &mut BTreeSet<usize>, order: &mut Vec<usize>) {
-            if !seen.insert(i) {
-                return;
-            }
-            for &j in &c.specs[i].calls {
-                visit(c, j, seen, order);
-            }
-            order.push(i);
-        }
-        for &i in calls {
-            visit(self, i, &mut seen, &mut order);
-        }
-        order
-    }
-
-    fn functions(&self, calls: &[usize]) -> String {
-        self.reachable(calls)
-            .into_iter()
-            .map(|i| self.specs[i].code.as_str())
-            .collect()
-    }
-}
-
-fn kind_of(ty: &Ty) -> &'static str {
-    match ty {
-        Ty::Tuple(_) => "tup",
-        _ => "arr",
-    }
-}
-
-fn tuple_struct(name: &str, fields: &[String]) -> String {
-    let mut s = String::from("typedef struct {");
-    for (i, f) in fields.iter().enumerate() {
-        let _ = write!(s, " {f} f{i};");
-    }
-    if fields.is_empty() {
-        s.push_str(" char unused;");
-    }
-    let _ = writeln!(s, " }} {name};");
-    s
-}
-
-/// `name` as a C identifier (Python allows letters C does not).
-pub(crate) fn c_ident(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c.to_string()
-            } else {
-                format!("_u{:x}_", c as u32)
-            }
-        })
-        .collect()
 }
 
 /// Compiles function 0 of `program` as a kernel for arguments of `args`, coarsened by `plan`
@@ -339,12 +210,24 @@ pub fn compile_kernel(program: &Program, args: &[Ty], dialect: Dialect) -> Resul
     compile(program, args, dialect, None)
 }
 
-fn compile(
+/// Types function 0 of `program` as a kernel for arguments of `args`: its typed IR, with
+/// every device-function specialisation it reaches. Typing checks what CUDA allows (a
+/// target's own limits, such as OpenCL's on shared arrays, are checked when compiling).
+pub fn type_kernel(program: &Program, args: &[Ty]) -> Result<IrProgram> {
+    type_kernel_for(program, args, Dialect::Cuda, None)
+}
+
+/// Types function 0 of `program` as a device function for arguments of `args`.
+pub fn type_device(program: &Program, args: &[Ty]) -> Result<IrProgram> {
+    type_device_for(program, args, Dialect::Cuda)
+}
+
+fn type_kernel_for(
     program: &Program,
     args: &[Ty],
     dialect: Dialect,
     coarse: Option<Plan>,
-) -> Result<KernelSource> {
+) -> Result<IrProgram> {
     let function = program
         .functions
         .first()
@@ -366,8 +249,34 @@ fn compile(
     }
     let mut c = Compiler::new(program, dialect);
     c.coarse = coarse;
-    let name = format!("ember_kernel_{}", c_ident(&function.name));
-    let (code, _, calls) = FnCompiler::compile(&mut c, 0, args, Role::Kernel(name.clone()))?;
+    let kernel = FnTyper::compile(&mut c, 0, args, Role::Kernel)?;
+    for t in args {
+        if !matches!(t, Ty::Array(_) | Ty::Scalar(_)) {
+            return Err(Error::Jit(format!(
+                "kernel {} cannot take an argument of type {t}",
+                function.name
+            )));
+        }
+    }
+    Ok(c.into_program(Some(kernel)))
+}
+
+fn type_device_for(program: &Program, args: &[Ty], dialect: Dialect) -> Result<IrProgram> {
+    let mut c = Compiler::new(program, dialect);
+    c.specialise(0, args).map_err(|f| match f {
+        Fail::Located(e) => e,
+        Fail::At(_, m) | Fail::Pending(_, m) => Error::Jit(m),
+    })?;
+    Ok(c.into_program(None))
+}
+
+fn compile(
+    program: &Program,
+    args: &[Ty],
+    dialect: Dialect,
+    coarse: Option<Plan>,
+) -> Result<KernelSource> {
+    let ir = type_kernel_for(program, args, dialect, coarse)?;
     let mut params = Vec::new();
     for (i, t) in args.iter().enumerate() {
         params.push(match t {
@@ -376,20 +285,13 @@ fn compile(
                 ndim: a.ndim,
             },
             Ty::Scalar(d) => ParamSlot::Scalar { arg: i, dtype: *d },
-            other => {
-                return Err(Error::Jit(format!(
-                    "kernel {} cannot take an argument of type {other}",
-                    function.name
-                )))
-            }
+            _ => unreachable!("typing rejects other kernel arguments"),
         });
     }
-    if dialect.table().dynamic_shared_param && c.helpers.contains(&Helper::DynamicShared) {
+    if dialect.table().dynamic_shared_param && ir.uses.helpers.contains(&Helper::DynamicShared) {
         params.push(ParamSlot::DynamicShared);
     }
-    let mut source = c.head();
-    source.push_str(&c.functions(&calls));
-    source.push_str(&code);
+    let (source, name) = crate::emit::kernel_source(&ir, program, dialect);
     Ok(KernelSource {
         source,
         name,
@@ -401,16 +303,16 @@ fn compile(
 /// Compiles function 0 of `program` as a device function for arguments of `args` (the body of
 /// a `@vectorize` ufunc).
 pub fn compile_device(program: &Program, args: &[Ty], dialect: Dialect) -> Result<DeviceSource> {
-    let mut c = Compiler::new(program, dialect);
-    let (index, ret) = c.specialise(0, args).map_err(|f| match f {
-        Fail::Located(e) => e,
-        Fail::At(_, m) | Fail::Pending(_, m) => Error::Jit(m),
-    })?;
-    let mut preamble = c.head();
-    preamble.push_str(&c.functions(&[index]));
+    let ir = type_device_for(program, args, dialect)?;
+    let (preamble, name) = crate::emit::device_source(&ir, program, dialect);
+    let ret = ir
+        .functions
+        .last()
+        .map(|f| f.ret.clone())
+        .unwrap_or(Ty::None);
     Ok(DeviceSource {
         preamble,
-        name: c.specs[index].name.clone(),
+        name,
         ret,
     })
 }

@@ -9,20 +9,7 @@ use ember_core::DType;
 
 use crate::types::Space;
 
-/// Atomic read-modify-write operations of `cuda.atomic`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum AtomicOp {
-    Add,
-    Sub,
-    Max,
-    Min,
-    NanMax,
-    NanMin,
-    Exch,
-    And,
-    Or,
-    Xor,
-}
+pub use crate::ir::AtomicOp;
 
 impl AtomicOp {
     pub fn named(name: &str) -> Option<AtomicOp> {

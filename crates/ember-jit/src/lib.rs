@@ -2,24 +2,27 @@
 //!
 //! Python parses the function (`ember/_jit/front.py`), resolves every free name and hands a
 //! plain tree over as JSON ([`ast`]). Here each function is typed per argument-type signature
-//! with Numba's rules ([`types`]), and written as C through ember-codegen's dialect tables:
-//! the same tree becomes CUDA C or OpenCL C. It compiles only: launching is ember-kernel's.
+//! with Numba's rules ([`types`]) into a typed IR ([`ir`]), which a back end writes out: C
+//! through ember-codegen's dialect tables (`emit`), so the same tree becomes CUDA C or
+//! OpenCL C. It compiles only: launching is ember-kernel's.
 
 mod analysis;
 pub mod ast;
-mod calls;
 pub mod coarsen;
 pub mod compiler;
+mod emit;
 mod error;
-mod expr;
-mod function;
 mod helpers;
 pub mod intrinsics;
+pub mod ir;
 pub mod types;
+mod typing;
 
 pub use ast::Program;
 pub use coarsen::{Mapping, Opportunities, Plan};
 pub use compiler::{
-    compile_device, compile_kernel, compile_kernel_coarse, DeviceSource, KernelSource, ParamSlot,
+    compile_device, compile_kernel, compile_kernel_coarse, type_device, type_kernel, DeviceSource,
+    KernelSource, ParamSlot,
 };
+pub use ir::IrProgram;
 pub use types::{parse_arg_type, parse_signature, ArrayTy, Layout, Space, Ty};

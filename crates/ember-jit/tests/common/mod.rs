@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod ir;
+
 use std::collections::HashMap;
 use std::sync::OnceLock;
 

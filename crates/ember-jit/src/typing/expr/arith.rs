@@ -1,16 +1,16 @@
 //! Arithmetic and unary operators, by Numba's typing rules.
 
-use ember_codegen::types::{round_call, value_type};
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
 use crate::ast::{BinOp, Span, UnaryOp};
 use crate::error::{at, R};
-use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
+use crate::ir::{ExprKind as K, UnaryOp as IrUnary};
 use crate::types::{arith, Ty, BOOL};
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// `l op r`; a float16 result is rounded to float16, as each float16 operation rounds.
     pub(crate) fn binop(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
         let v = self.binop_unrounded(op, l, r, span)?;
@@ -22,9 +22,9 @@ impl FnCompiler<'_, '_> {
         let Some(d) = v.ty.scalar().filter(|d| d.is_narrow()) else {
             return v;
         };
-        self.c.helpers.insert(Helper::Round(d));
+        self.c.uses.helpers.insert(Helper::Round(d));
         let nonneg = v.nonneg;
-        Val::new(v.ty, round_call(d, &v.code)).nonneg(nonneg)
+        Val::new(v.ty.clone(), K::RoundNarrow(v.boxed())).nonneg(nonneg)
     }
 
     fn binop_unrounded(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
@@ -40,14 +40,13 @@ impl FnCompiler<'_, '_> {
             let (lt, rt) = (self.temp(&l)?, self.temp(&r)?);
             let mut items = Vec::new();
             for (i, t) in a.into_iter().enumerate() {
-                items.push(Val::new(t, format!("{}.f{i}", lt.code)));
+                items.push(Val::new(t, K::Item(lt.boxed(), i)));
             }
             for (i, t) in b.into_iter().enumerate() {
-                items.push(Val::new(t, format!("{}.f{i}", rt.code)));
+                items.push(Val::new(t, K::Item(rt.boxed(), i)));
             }
             return Ok(self.make_tuple(items));
         }
-        let what = format!("operator {}", op.symbol());
         let (a, b) = match (l.ty.scalar(), r.ty.scalar()) {
             (Some(a), Some(b)) => (a, b),
             _ => {
@@ -67,7 +66,6 @@ impl FnCompiler<'_, '_> {
                 )
             }
         };
-        let _ = &what;
         let integral = |d: DType| matches!(d.kind(), Kind::Int | Kind::UInt | Kind::Bool);
         let complex = |d: DType| d.kind() == Kind::Complex;
         let nonneg = l.nonneg && r.nonneg;
@@ -89,8 +87,7 @@ impl FnCompiler<'_, '_> {
                 } else {
                     arith(a, b)
                 };
-                let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
-                Ok(Val::new(Ty::Scalar(t), format!("({x} {} {y})", op.symbol())).nonneg(nonneg))
+                Ok(self.typed_binary(op, &l, &r, t).nonneg(nonneg))
             }
             BinOp::LShift | BinOp::RShift => {
                 if !integral(a) || !integral(b) {
@@ -109,25 +106,29 @@ impl FnCompiler<'_, '_> {
                 } else {
                     DType::I64
                 };
-                let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
                 let nonneg = op == BinOp::RShift && l.nonneg;
-                Ok(Val::new(Ty::Scalar(t), format!("({x} {} {y})", op.symbol())).nonneg(nonneg))
+                Ok(self.typed_binary(op, &l, &r, t).nonneg(nonneg))
             }
             BinOp::Div => {
                 let t = match arith(a, b) {
                     d if integral(d) => DType::F64,
                     d => d,
                 };
-                self.arith_op(&l, &r, t, "/", nonneg)
+                if complex(t) {
+                    self.c.uses.dtypes.insert(t);
+                }
+                Ok(self
+                    .typed_binary(op, &l, &r, t)
+                    .nonneg(nonneg && !complex(t)))
             }
             BinOp::Add | BinOp::Sub | BinOp::Mult => {
                 let t = arith(a, b);
-                let sym = op.symbol();
                 if complex(t) && op == BinOp::Mult {
-                    return Ok(self.complex_call("ember_cmul", &l, &r, t));
+                    self.c.uses.dtypes.insert(t);
+                    return Ok(self.typed_binary(op, &l, &r, t));
                 }
                 let nonneg = nonneg && op != BinOp::Sub;
-                self.arith_op(&l, &r, t, sym, nonneg)
+                Ok(self.typed_binary(op, &l, &r, t).nonneg(nonneg))
             }
             BinOp::FloorDiv | BinOp::Mod => {
                 let t = arith(a, b);
@@ -140,48 +141,24 @@ impl FnCompiler<'_, '_> {
                         ),
                     );
                 }
-                let (helper, name) = if op == BinOp::FloorDiv {
-                    (Helper::FloorDiv(t), "floordiv")
+                let helper = if op == BinOp::FloorDiv {
+                    Helper::FloorDiv(t)
                 } else {
-                    (Helper::Mod(t), "mod")
+                    Helper::Mod(t)
                 };
-                self.c.helpers.insert(helper);
-                let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
+                self.c.uses.helpers.insert(helper);
                 let nonneg = if op == BinOp::Mod { r.nonneg } else { nonneg };
-                Ok(Val::new(
-                    Ty::Scalar(t),
-                    format!("ember_{name}_{}({x}, {y})", t.name()),
-                )
-                .nonneg(nonneg))
+                Ok(self.typed_binary(op, &l, &r, t).nonneg(nonneg))
             }
             BinOp::Pow => self.power(l, r, a, b, span),
             BinOp::MatMult => unreachable!("rejected above"),
         }
     }
 
-    /// A complex product or quotient: the prelude's helper, the one arrays use (NumPy's
-    /// product, Smith's quotient), in both dialects.
-    fn complex_call(&mut self, helper: &str, l: &Val, r: &Val, t: DType) -> Val {
-        self.c.dtypes.insert(t);
+    /// `l op r` with both operands cast to `t`.
+    fn typed_binary(&mut self, op: BinOp, l: &Val, r: &Val, t: DType) -> Val {
         let (x, y) = (self.cast_to(l, t), self.cast_to(r, t));
-        let bits = t.itemsize() * 8;
-        Val::new(Ty::Scalar(t), format!("{helper}{bits}({x}, {y})"))
-    }
-
-    fn arith_op(&mut self, l: &Val, r: &Val, t: DType, sym: &str, nonneg: bool) -> R<Val> {
-        if t.kind() == Kind::Complex && sym == "/" {
-            return Ok(self.complex_call("ember_cdiv", l, r, t));
-        }
-        let (x, y) = (self.cast_to(l, t), self.cast_to(r, t));
-        if t.kind() == Kind::Int && sym != "/" {
-            // Numba's integers wrap; C's signed overflow is undefined, and compilers use that
-            // (`a + a == 0` only for `a == 0`): compute in the unsigned type.
-            let st = value_type(t, self.c.dialect);
-            let u = value_type(t.unsigned_twin(), self.c.dialect);
-            let code = format!("(({st})(({u}){x} {sym} ({u}){y}))");
-            return Ok(Val::new(Ty::Scalar(t), code).nonneg(nonneg));
-        }
-        Ok(Val::new(Ty::Scalar(t), format!("({x} {sym} {y})")).nonneg(nonneg))
+        Val::new(Ty::Scalar(t), K::Binary(op, x.boxed(), y.boxed()))
     }
 
     /// `l ** r` by Numba's rules: integers by squaring, float32 keeps float32 for an integer
@@ -190,43 +167,29 @@ impl FnCompiler<'_, '_> {
         let integral = |d: DType| matches!(d.kind(), Kind::Int | Kind::UInt | Kind::Bool);
         if integral(a) && integral(b) {
             let t = arith(a, b);
-            self.c.helpers.insert(Helper::IntPow(t));
-            let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
-            return Ok(
-                Val::new(Ty::Scalar(t), format!("ember_ipow_{}({x}, {y})", t.name()))
-                    .nonneg(l.nonneg),
-            );
+            self.c.uses.helpers.insert(Helper::IntPow(t));
+            return Ok(self.typed_binary(BinOp::Pow, &l, &r, t).nonneg(l.nonneg));
         }
         if a.kind() == Kind::Complex || b.kind() == Kind::Complex {
             return at(span, "complex powers are not supported in kernels");
         }
         if integral(b) && matches!(a, DType::F32 | DType::F64) {
             // Numba multiplies by squaring (x ** 2 is exactly x * x), in the float's type.
-            self.c.helpers.insert(Helper::IntPow(a));
+            self.c.uses.helpers.insert(Helper::IntPow(a));
             let e = self.cast_to(&r, DType::I64);
-            let code = format!("ember_ipow_{}({}, {e})", a.name(), l.code);
-            return Ok(Val::new(Ty::Scalar(a), code));
+            return Ok(Val::new(
+                Ty::Scalar(a),
+                K::Binary(BinOp::Pow, l.boxed(), e.boxed()),
+            ));
         }
         let t = arith(a, b);
-        let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
-        let f = self.math_name("pow", t);
-        Ok(Val::new(Ty::Scalar(t), format!("{f}({x}, {y})")))
-    }
-
-    /// The C function for math function `name` on `t` (CUDA names float32 versions with an
-    /// `f`; OpenCL overloads).
-    pub(crate) fn math_name(&self, name: &str, t: DType) -> String {
-        if t.compute() == DType::F32 {
-            format!("{name}{}", self.c.dialect.table().float32_math_suffix)
-        } else {
-            name.to_string()
-        }
+        Ok(self.typed_binary(BinOp::Pow, &l, &r, t))
     }
 
     pub(super) fn unary(&mut self, op: UnaryOp, v: Val, span: Span) -> R<Val> {
         if op == UnaryOp::Not {
-            let t = self.truth_of(&v, span)?;
-            return Ok(Val::new(BOOL, format!("((unsigned char)!{t})")).nonneg(true));
+            self.truth_of(&v, span)?;
+            return Ok(Val::new(BOOL, K::Not(v.boxed())).nonneg(true));
         }
         let d = self.scalar_of(
             &v,
@@ -247,15 +210,12 @@ impl FnCompiler<'_, '_> {
         };
         match op {
             UnaryOp::Invert => match d.kind() {
-                Kind::Bool => {
-                    Ok(Val::new(BOOL, format!("((unsigned char)!{})", v.code)).nonneg(true))
-                }
+                Kind::Bool => Ok(Val::new(BOOL, K::Not(v.boxed())).nonneg(true)),
                 Kind::Int | Kind::UInt => {
                     // Inverted at the operand's width, then widened (Numba).
-                    let t = value_type(d, self.c.dialect);
-                    let inner = Val::new(Ty::Scalar(d), format!("(({t})~{})", v.code));
+                    let inner = Val::new(Ty::Scalar(d), K::Unary(IrUnary::Invert, v.boxed()));
                     let w = wide(d);
-                    Ok(Val::new(Ty::Scalar(w), self.cast_to(&inner, w)))
+                    Ok(self.cast_to(&inner, w).nonneg(false))
                 }
                 _ => at(
                     span,
@@ -265,41 +225,28 @@ impl FnCompiler<'_, '_> {
             UnaryOp::USub => {
                 let w = wide(d);
                 if matches!(d.kind(), Kind::Int | Kind::UInt) {
-                    // Negated at the operand's width, then widened (Numba): -uint8(1) is 255 and
-                    // -int8(-128) is -128. The negation is unsigned 64-bit arithmetic (wraps by
-                    // definition), then truncated.
-                    let t = value_type(d, self.c.dialect);
-                    let u64t = value_type(DType::U64, self.c.dialect);
-                    let i64t = value_type(DType::I64, self.c.dialect);
-                    let negated = format!("(({u64t})0 - ({u64t})({i64t})({}))", v.code);
+                    // Negated at the operand's width, then widened (Numba): -uint8(1) is 255
+                    // and -int8(-128) is -128.
                     let bits = 8 * d.itemsize();
                     if d.kind() == Kind::Int && bits < 64 {
-                        // Signed: truncated and sign-extended by arithmetic, not by a cast:
-                        // NVRTC 13 folds `(long long)(short)(0ULL - x)` into `-x` and gives
-                        // 32768 for -int16(-32768) (hand-written CUDA C too).
-                        let sign = 1u64 << (bits - 1);
-                        let mask = (1u64 << bits) - 1;
-                        let code = format!(
-                            "(({i64t})(({negated} & ({u64t}){mask}UL) ^ ({u64t}){sign}UL) - ({i64t}){sign}L)"
-                        );
-                        return Ok(Val::new(Ty::Scalar(w), code));
+                        // Narrow signed: negated, truncated and sign-extended in one node
+                        // of the wide type.
+                        return Ok(Val::new(Ty::Scalar(w), K::Unary(IrUnary::Neg, v.boxed())));
                     }
-                    let code = format!("(({t}){negated})");
-                    let inner = Val::new(Ty::Scalar(d), code);
-                    return Ok(Val::new(Ty::Scalar(w), self.cast_to(&inner, w)));
+                    let inner = Val::new(Ty::Scalar(d), K::Unary(IrUnary::Neg, v.boxed()));
+                    return Ok(self.cast_to(&inner, w).nonneg(false));
                 }
                 if d.kind() == Kind::Complex {
-                    // CUDA's complex structs have no unary minus.
+                    // Read twice (both parts): evaluated once.
                     let z = self.temp(&v)?;
-                    let code = format!("ember_make_{}(-({z}).x, -({z}).y)", d.name(), z = z.code);
-                    return Ok(Val::new(v.ty.clone(), code));
+                    return Ok(Val::new(v.ty.clone(), K::Unary(IrUnary::Neg, z.boxed())));
                 }
                 let x = self.cast_to(&v, w);
-                Ok(Val::new(Ty::Scalar(w), format!("(-{x})")))
+                Ok(Val::new(Ty::Scalar(w), K::Unary(IrUnary::Neg, x.boxed())))
             }
             _ => {
                 let w = wide(d);
-                Ok(Val::new(Ty::Scalar(w), self.cast_to(&v, w)).nonneg(v.nonneg))
+                Ok(self.cast_to(&v, w).nonneg(v.nonneg))
             }
         }
     }

@@ -4,16 +4,19 @@ use ember_core::DType;
 
 use crate::ast::{Expr, Span};
 use crate::error::{at, R};
-use crate::function::{FnCompiler, Val};
+use crate::ir::{Const, ExprKind as K};
 use crate::types::{Space, Ty, INT64};
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     pub(super) fn random(&mut self, f: &str, args: &[Expr], span: Span) -> R<Val> {
         let full = format!("cuda.random.{f}");
-        let ret = match f {
-            "xoroshiro128p_uniform_float32" | "xoroshiro128p_normal_float32" => DType::F32,
-            "xoroshiro128p_uniform_float64" | "xoroshiro128p_normal_float64" => DType::F64,
-            "xoroshiro128p_next" => DType::U64,
+        let (draw, ret) = match f {
+            "xoroshiro128p_uniform_float32" => ("xoroshiro128p_uniform_float32", DType::F32),
+            "xoroshiro128p_normal_float32" => ("xoroshiro128p_normal_float32", DType::F32),
+            "xoroshiro128p_uniform_float64" => ("xoroshiro128p_uniform_float64", DType::F64),
+            "xoroshiro128p_normal_float64" => ("xoroshiro128p_normal_float64", DType::F64),
+            "xoroshiro128p_next" => ("xoroshiro128p_next", DType::U64),
             _ => return at(span, format!("{full} is not supported in kernels")),
         };
         let [states, index] = self.exactly::<2>(&full, args, span)?;
@@ -35,10 +38,10 @@ impl FnCompiler<'_, '_> {
                 ),
             );
         }
-        let zero = Val::new(INT64, "0").nonneg(true);
-        let ptr = self.pointer_at(&states, &a, &[index, zero], span)?;
-        self.c.xoroshiro = true;
-        self.c.dtypes.insert(ret);
-        Ok(Val::new(Ty::Scalar(ret), format!("ember_{f}({ptr})")))
+        let zero = Val::constant(INT64, Const::Count(0)).nonneg(true);
+        let place = self.place_at(&states, &a, &[index, zero], span)?;
+        self.c.uses.xoroshiro = true;
+        self.c.uses.dtypes.insert(ret);
+        Ok(Val::new(Ty::Scalar(ret), K::Random(draw, place)))
     }
 }

@@ -1,15 +1,16 @@
 //! `math` and the NumPy scalar functions (typed as Numba types them), `min`/`max` and `round`.
 
-use ember_codegen::types::value_type;
 use ember_codegen::ufuncs::{find_loop, ufunc, OperandType, Ufunc};
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
+use crate::ast::BinOp;
 use crate::ast::{Expr, Span};
 use crate::error::{at, Fail, R};
-use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
+use crate::ir::{Const, ExprKind as K, NanRule};
 use crate::types::{promote, Ty, BOOL, INT64};
+use crate::typing::{FnTyper, Val};
 
 use super::display;
 
@@ -29,7 +30,7 @@ enum MathKind {
     Test,
 }
 
-/// `math` (and the NumPy scalar functions spelled like them): Python name -> (C name, kind).
+/// `math` (and the NumPy scalar functions spelled like them): Python name -> (libm name, kind).
 fn math_function(name: &str) -> Option<(&'static str, MathKind)> {
     use MathKind::*;
     Some(match name {
@@ -76,7 +77,7 @@ fn math_function(name: &str) -> Option<(&'static str, MathKind)> {
         _ => return None,
     })
 }
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     pub(super) fn math(&mut self, m: &str, name: &str, args: &[Expr], span: Span) -> R<Val> {
         match m {
             "degrees" | "radians" => {
@@ -88,9 +89,10 @@ impl FnCompiler<'_, '_> {
                     std::f64::consts::PI / 180.0
                 };
                 let x = self.cast_to(&v, d);
+                let f = Val::constant(Ty::Scalar(d), Const::Float(factor));
                 return Ok(Val::new(
                     Ty::Scalar(d),
-                    format!("({x} * {})", self.float_literal(factor, d)),
+                    K::Binary(BinOp::Mult, x.boxed(), f.boxed()),
                 ));
             }
             "log" if args.len() == 2 => {
@@ -99,9 +101,13 @@ impl FnCompiler<'_, '_> {
                     self.float_type(&v, name, span)?,
                     self.float_type(&b, name, span)?,
                 );
-                let f = self.math_name("log", d);
                 let (x, y) = (self.cast_to(&v, d), self.cast_to(&b, d));
-                return Ok(Val::new(Ty::Scalar(d), format!("({f}({x}) / {f}({y}))")));
+                let ty = Ty::Scalar(d);
+                let (lx, ly) = (
+                    Val::new(ty.clone(), K::Math("log", vec![x.expr()])),
+                    Val::new(ty.clone(), K::Math("log", vec![y.expr()])),
+                );
+                return Ok(Val::new(ty, K::Binary(BinOp::Div, lx.boxed(), ly.boxed())));
             }
             "abs" | "absolute" => return self.call_intrinsic("builtin.abs", args, &[], span),
             "minimum" | "maximum" | "fmin" | "fmax" => {
@@ -111,39 +117,25 @@ impl FnCompiler<'_, '_> {
                     self.scalar_arg(&b, name, span)?,
                 );
                 let (x, y) = (self.cast_to(&a, d), self.cast_to(&b, d));
-                if d.kind() == Kind::Float {
-                    let f = self.math_name(
-                        if m.ends_with("max") || m == "maximum" {
-                            "fmax"
-                        } else {
-                            "fmin"
-                        },
-                        d,
-                    );
-                    // np.maximum/minimum propagate NaN; fmax/fmin ignore it.
-                    let code = if m.starts_with('f') {
-                        format!("{f}({x}, {y})")
-                    } else {
-                        format!(
-                            "(({x}) != ({x}) || ({y}) != ({y}) ? ({x}) + ({y}) : {f}({x}, {y}))"
-                        )
-                    };
-                    return Ok(Val::new(Ty::Scalar(d), code));
-                }
-                let h = if m.ends_with("max") || m == "maximum" {
-                    Helper::Max(d)
+                let max = m.ends_with("max") || m == "maximum";
+                let rule = if d.kind() != Kind::Float {
+                    self.c
+                        .uses
+                        .helpers
+                        .insert(if max { Helper::Max(d) } else { Helper::Min(d) });
+                    NanRule::Python
+                } else if m.starts_with('f') {
+                    NanRule::Ignore
                 } else {
-                    Helper::Min(d)
+                    NanRule::Propagate
                 };
-                let which = if matches!(h, Helper::Max(_)) {
-                    "max"
-                } else {
-                    "min"
-                };
-                self.c.helpers.insert(h);
                 return Ok(Val::new(
                     Ty::Scalar(d),
-                    format!("ember_{which}_{}({x}, {y})", d.name()),
+                    K::Extremum {
+                        max,
+                        rule,
+                        args: Box::new([x.expr(), y.expr()]),
+                    },
                 ));
             }
             _ => {}
@@ -162,9 +154,8 @@ impl FnCompiler<'_, '_> {
                 let [v] = self.exactly::<1>(name, args, span)?;
                 let d = self.float_type(&v, name, span)?;
                 let x = self.cast_to(&v, d);
-                let f = self.math_name(c_name, d);
                 let nonneg = matches!(c_name, "sqrt" | "exp" | "exp2" | "fabs");
-                Ok(Val::new(Ty::Scalar(d), format!("{f}({x})")).nonneg(nonneg))
+                Ok(Val::new(Ty::Scalar(d), K::Math(c_name, vec![x.expr()])).nonneg(nonneg))
             }
             MathKind::Binary => {
                 let [a, b] = self.exactly::<2>(name, args, span)?;
@@ -179,23 +170,19 @@ impl FnCompiler<'_, '_> {
                     arith_float(da, self.float_type(&b, name, span)?)
                 };
                 let (x, y) = (self.cast_to(&a, d), self.cast_to(&b, d));
-                let f = self.math_name(c_name, d);
-                Ok(Val::new(Ty::Scalar(d), format!("{f}({x}, {y})")))
+                Ok(Val::new(
+                    Ty::Scalar(d),
+                    K::Math(c_name, vec![x.expr(), y.expr()]),
+                ))
             }
             MathKind::Test => {
                 let [v] = self.exactly::<1>(name, args, span)?;
                 let d = self.scalar_arg(&v, name, span)?;
                 if d.kind() != Kind::Float {
                     let truth = c_name == "isfinite";
-                    return Ok(
-                        Val::new(BOOL, format!("((unsigned char){})", truth as u8)).nonneg(true)
-                    );
+                    return Ok(Val::constant(BOOL, Const::Bool(truth)).nonneg(true));
                 }
-                Ok(Val::new(
-                    BOOL,
-                    format!("((unsigned char)({c_name}({}) != 0))", v.code),
-                )
-                .nonneg(true))
+                Ok(Val::new(BOOL, K::FloatTest(c_name, v.boxed())).nonneg(true))
             }
         }
     }
@@ -220,19 +207,24 @@ impl FnCompiler<'_, '_> {
             ops.push(OperandType::Strong(self.scalar_arg(v, name, span)?));
         }
         let (ins, outs) = find_loop(u, &ops, None).map_err(|e| Fail::At(span, e.to_string()))?;
-        let codes: Vec<String> = vals
+        let args: Vec<_> = vals
             .iter()
             .zip(*ins)
-            .map(|(v, &t)| self.cast_to(v, t))
+            .map(|(v, &t)| self.cast_to(v, t).expr())
             .collect();
-        self.c.dtypes.extend(ins.iter().chain(*outs).copied());
-        let e = u
-            .expression(ins, outs[0], &codes, self.c.dialect)
+        self.c.uses.dtypes.extend(ins.iter().chain(*outs).copied());
+        // A loop the registry cannot write is the user's error, reported here at the call.
+        let probe: Vec<String> = (0..args.len()).map(|k| format!("a{k}")).collect();
+        u.expression(ins, outs[0], &probe, self.c.dialect)
             .map_err(|e| Fail::At(span, e.to_string()))?;
-        if !e.helpers.is_empty() {
-            self.c.helpers.insert(Helper::Text(e.helpers));
-        }
-        Ok(Val::new(Ty::Scalar(outs[0]), e.code))
+        Ok(Val::new(
+            Ty::Scalar(outs[0]),
+            K::Ufunc {
+                name: u.row.name,
+                ins,
+                args,
+            },
+        ))
     }
 
     /// The float type a math function computes `v` in: float32 (and float16) keep their type,
@@ -262,7 +254,7 @@ impl FnCompiler<'_, '_> {
                 vals = items
                     .into_iter()
                     .enumerate()
-                    .map(|(i, ty)| Val::new(ty, format!("{}.f{i}", t.code)))
+                    .map(|(i, ty)| Val::new(ty, K::Item(t.boxed(), i)))
                     .collect();
             }
         }
@@ -288,6 +280,7 @@ impl FnCompiler<'_, '_> {
             return at(span, format!("{which}() of complex numbers is not defined"));
         }
         self.c
+            .uses
             .helpers
             .insert(if max { Helper::Max(d) } else { Helper::Min(d) });
         let nonneg = if max {
@@ -295,12 +288,19 @@ impl FnCompiler<'_, '_> {
         } else {
             vals.iter().all(|v| v.nonneg)
         };
-        let mut code = self.cast_to(&vals[0], d);
+        let mut acc = self.cast_to(&vals[0], d);
         for v in &vals[1..] {
             let c = self.cast_to(v, d);
-            code = format!("ember_{which}_{}({code}, {c})", d.name());
+            acc = Val::new(
+                Ty::Scalar(d),
+                K::Extremum {
+                    max,
+                    rule: NanRule::Python,
+                    args: Box::new([acc.expr(), c.expr()]),
+                },
+            );
         }
-        Ok(Val::new(Ty::Scalar(d), code).nonneg(nonneg))
+        Ok(acc.nonneg(nonneg))
     }
 
     /// Python's `round`: half to even; an integer without digits, else the same float type.
@@ -318,17 +318,9 @@ impl FnCompiler<'_, '_> {
         match digits {
             None => {
                 if d.kind() != Kind::Float {
-                    return Ok(Val::new(INT64, self.cast_to(&v, DType::I64)).nonneg(v.nonneg));
+                    return Ok(self.cast_to(&v, DType::I64).nonneg(v.nonneg));
                 }
-                let f = self.math_name("rint", d);
-                Ok(Val::new(
-                    INT64,
-                    format!(
-                        "(({})({f}({})))",
-                        value_type(DType::I64, self.c.dialect),
-                        v.code
-                    ),
-                ))
+                Ok(Val::new(INT64, K::Round(v.boxed())))
             }
             Some(n) => {
                 let t = if d == DType::F32 {
@@ -338,11 +330,9 @@ impl FnCompiler<'_, '_> {
                 };
                 let x = self.cast_to(&v, t);
                 let nd = self.cast_to(&n, t);
-                let (rint, pow) = (self.math_name("rint", t), self.math_name("pow", t));
-                let ten = self.float_literal(10.0, t);
                 Ok(Val::new(
                     Ty::Scalar(t),
-                    format!("({rint}({x} * {pow}({ten}, {nd})) / {pow}({ten}, {nd}))"),
+                    K::RoundDigits(x.boxed(), nd.boxed()),
                 ))
             }
         }

@@ -1,4 +1,4 @@
-//! Expressions: typing by Numba's rules and their C spelling. This module dispatches on the
+//! Expressions: typing by Numba's rules into IR expressions. This module dispatches on the
 //! node and converts values; [`arith`] types operators, [`compare`] compares two values,
 //! [`lazy`] writes what Python evaluates once or conditionally (`and`/`or`, chained
 //! comparisons, `x if c else y`), [`index`] array elements, [`array`] array attributes and
@@ -11,18 +11,18 @@ mod index;
 mod lazy;
 mod literal;
 
-use ember_codegen::types::cast;
 use ember_core::DType;
 
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
-use crate::function::{FnCompiler, Val};
+use crate::ir::{AggregateFn, Const, ExprKind as K};
 use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT64};
+use crate::typing::{FnTyper, Val};
 
 use literal::parse_float;
 pub use literal::{const_ints, int_literal};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// Types and writes `e`.
     pub(crate) fn expr(&mut self, e: &Expr) -> R<Val> {
         let span = e.span;
@@ -32,7 +32,7 @@ impl FnCompiler<'_, '_> {
                     .parse()
                     .map_err(|_| Fail::At(span, format!("'{v}' is not an integer")))?;
                 if let Ok(x) = i64::try_from(value) {
-                    Ok(Val::new(INT64, self.int64_literal(x)).nonneg(x >= 0))
+                    Ok(Val::constant(INT64, Const::Int(x)).nonneg(x >= 0))
                 } else if u64::try_from(value).is_ok() {
                     self.typed_literal(DType::U64, v, span)
                 } else {
@@ -45,13 +45,11 @@ impl FnCompiler<'_, '_> {
             ExprKind::Float { v } => {
                 let x = parse_float(v)
                     .ok_or_else(|| Fail::At(span, format!("'{v}' is not a float")))?;
-                Ok(Val::new(FLOAT64, self.float_literal(x, DType::F64)).nonneg(x >= 0.0))
+                Ok(Val::constant(FLOAT64, Const::Float(x)).nonneg(x >= 0.0))
             }
-            ExprKind::Bool { v } => {
-                Ok(Val::new(BOOL, format!("((unsigned char){})", *v as u8)).nonneg(true))
-            }
+            ExprKind::Bool { v } => Ok(Val::constant(BOOL, Const::Bool(*v)).nonneg(true)),
             ExprKind::Complex { re, im } => {
-                self.c.dtypes.insert(DType::C128);
+                self.c.uses.dtypes.insert(DType::C128);
                 self.typed_literal(DType::C128, &format!("{re},{im}"), span)
             }
             ExprKind::Typed { dtype, v } => {
@@ -61,7 +59,7 @@ impl FnCompiler<'_, '_> {
                         format!("constant of dtype {dtype} is not supported in kernels"),
                     )
                 })?;
-                self.c.dtypes.insert(d);
+                self.c.uses.dtypes.insert(d);
                 self.typed_literal(d, v, span)
             }
             ExprKind::Name { id } => self.load_var(id, span),
@@ -92,9 +90,7 @@ impl FnCompiler<'_, '_> {
                             if !(0..n).contains(&k2) {
                                 return at(span, format!("tuple index {k} is out of range for the shape of a {n}-d array"));
                             }
-                            return Ok(
-                                Val::new(INT64, self.dim(&arr, &a, k2 as usize)).nonneg(true)
-                            );
+                            return Ok(self.dim(&arr, &a, k2 as usize));
                         }
                     }
                 }
@@ -139,55 +135,40 @@ impl FnCompiler<'_, '_> {
     pub(crate) fn make_tuple(&mut self, vals: Vec<Val>) -> Val {
         let ty = Ty::Tuple(vals.iter().map(|v| v.ty.clone()).collect());
         let items_nonneg: Vec<bool> = vals.iter().map(|v| v.nonneg).collect();
-        let name = self.c.c_type(&ty);
-        let maker = format!("{name}_make");
-        let dev = self.c.dialect.table().device_fn;
-        let mut params = Vec::new();
-        let mut body = String::new();
-        for (i, v) in vals.iter().enumerate() {
-            let ct = self.c.c_type(&v.ty);
-            params.push(format!("{ct} a{i}"));
-            body.push_str(&format!(" t.f{i} = a{i};"));
+        self.c.register(&ty);
+        for v in &vals {
+            self.c.register(&v.ty);
         }
-        self.c.extra(format!(
-            "{dev} {name} {maker}({}) {{ {name} t;{body} return t; }}\n",
-            if params.is_empty() {
-                "void".to_string()
-            } else {
-                params.join(", ")
-            }
-        ));
-        let args: Vec<&str> = vals.iter().map(|v| v.code.as_str()).collect();
-        let mut v = Val::new(ty, format!("{maker}({})", args.join(", ")));
+        self.c.aggregate_fn(AggregateFn::MakeTuple(ty.clone()));
+        let mut v = Val::new(ty, K::MakeTuple(vals.iter().map(Val::expr).collect()));
         v.items_nonneg = items_nonneg;
         v
     }
 
     /// `v` converted to `ty` (scalars cast as Numba casts; tuples item by item).
-    pub(crate) fn convert(&mut self, v: &Val, ty: &Ty, span: Span) -> R<String> {
+    pub(crate) fn convert(&mut self, v: &Val, ty: &Ty, span: Span) -> R<Val> {
         if v.ty == *ty {
-            return Ok(v.code.clone());
+            return Ok(v.clone());
         }
         match (&v.ty, ty) {
-            (Ty::Scalar(from), Ty::Scalar(to)) => {
-                self.c.dtypes.insert(*to);
-                Ok(cast(&v.code, *from, *to, self.c.dialect))
+            (Ty::Scalar(_), Ty::Scalar(to)) => {
+                self.c.uses.dtypes.insert(*to);
+                Ok(Val::new(ty.clone(), K::Cast(v.boxed())))
             }
             (Ty::Tuple(a), Ty::Tuple(b)) if a.len() == b.len() => {
                 let t = self.temp(v)?;
                 let mut items = Vec::new();
                 for (i, (x, y)) in a.clone().iter().zip(b.clone()).enumerate() {
-                    let item = Val::new(x.clone(), format!("{}.f{i}", t.code));
-                    let code = self.convert(&item, &y, span)?;
-                    items.push(Val::new(y, code));
+                    let item = Val::new(x.clone(), K::Item(t.boxed(), i));
+                    items.push(self.convert(&item, &y, span)?);
                 }
-                Ok(self.make_tuple(items).code)
+                Ok(self.make_tuple(items))
             }
             (Ty::Array(a), Ty::Array(b))
                 if a.dtype == b.dtype && a.ndim == b.ndim && a.space == b.space =>
             {
-                // Only the layout differs: the C struct is the same.
-                Ok(v.code.clone())
+                // Only the layout differs: the value is the same.
+                Ok(v.clone())
             }
             (from, to) => at(span, format!("cannot convert {from} to {to}")),
         }
@@ -199,11 +180,11 @@ impl FnCompiler<'_, '_> {
     }
 
     /// `v` as a value of dtype `t` (a scalar cast).
-    pub(crate) fn cast_to(&mut self, v: &Val, t: DType) -> String {
-        self.c.dtypes.insert(t);
+    pub(crate) fn cast_to(&mut self, v: &Val, t: DType) -> Val {
+        self.c.uses.dtypes.insert(t);
         match v.ty.scalar() {
-            Some(from) if from != t => cast(&v.code, from, t, self.c.dialect),
-            _ => v.code.clone(),
+            Some(from) if from != t => Val::new(Ty::Scalar(t), K::Cast(v.boxed())),
+            _ => v.clone(),
         }
     }
 }

@@ -1,14 +1,14 @@
-//! Literals: Python's numbers written as C constants of their Numba type, and the constant
-//! integers shapes are made of.
+//! Literals: Python's numbers as constants of their Numba type, and the constant integers
+//! shapes are made of.
 
-use ember_codegen::types::value_type;
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
 use crate::ast::{BinOp, Expr, ExprKind, Span, UnaryOp};
 use crate::error::{Fail, R};
-use crate::function::{FnCompiler, Val};
+use crate::ir::Const;
 use crate::types::{dtype_named, Ty};
+use crate::typing::{FnTyper, Val};
 
 /// The value of an integer literal (or a negated one), if `e` is one.
 pub fn int_literal(e: &Expr) -> Option<i64> {
@@ -65,86 +65,29 @@ fn const_int(e: &Expr) -> Option<i64> {
     }
 }
 
-impl FnCompiler<'_, '_> {
-    pub(super) fn int64_literal(&self, v: i64) -> String {
-        let suffix = self.c.dialect.table().int64_suffix;
-        if v == i64::MIN {
-            format!("(-9223372036854775807{suffix} - 1)")
-        } else {
-            format!("{v}{suffix}")
-        }
-    }
-
-    pub(crate) fn float_literal(&self, x: f64, d: DType) -> String {
-        let f32 = d.compute() == DType::F32;
-        if x.is_nan() {
-            return if f32 { "(0.0f/0.0f)" } else { "(0.0/0.0)" }.into();
-        }
-        if x.is_infinite() {
-            let inf = if f32 { "(1.0f/0.0f)" } else { "(1.0/0.0)" };
-            return if x > 0.0 {
-                inf.into()
-            } else {
-                format!("(-{inf})")
-            };
-        }
-        let text = if f32 {
-            format!("{:?}f", x as f32)
-        } else {
-            format!("{x:?}")
-        };
-        if x < 0.0 {
-            format!("({text})")
-        } else {
-            text
-        }
-    }
-
+impl FnTyper<'_, '_> {
     /// A literal of `dtype` with value `text` (as Python wrote it).
     pub(super) fn typed_literal(&self, dtype: DType, text: &str, span: Span) -> R<Val> {
         let bad = || Fail::At(span, format!("'{text}' is not a {} value", dtype.name()));
-        let code = match dtype.kind() {
-            Kind::Float => {
-                let x: f64 = parse_float(text).ok_or_else(bad)?;
-                self.float_literal(x, dtype)
-            }
-            Kind::Bool => {
-                let b = matches!(text, "True" | "true" | "1");
-                format!("((unsigned char){})", b as u8)
-            }
+        let c = match dtype.kind() {
+            Kind::Float => Const::Float(parse_float(text).ok_or_else(bad)?),
+            Kind::Bool => Const::Bool(matches!(text, "True" | "true" | "1")),
             Kind::Complex => {
                 let (re, im) = text.split_once(',').ok_or_else(bad)?;
-                let part = if dtype == DType::C64 {
-                    DType::F32
-                } else {
-                    DType::F64
-                };
-                format!(
-                    "ember_make_{}({}, {})",
-                    dtype.name(),
-                    self.float_literal(parse_float(re).ok_or_else(bad)?, part),
-                    self.float_literal(parse_float(im).ok_or_else(bad)?, part)
+                Const::Complex(
+                    parse_float(re).ok_or_else(bad)?,
+                    parse_float(im).ok_or_else(bad)?,
                 )
             }
-            Kind::Int | Kind::UInt => {
-                let v: i128 = text.parse().map_err(|_| bad())?;
-                let t = value_type(dtype, self.c.dialect);
-                if dtype == DType::U64 {
-                    format!("(({t}){v}u)")
-                } else if v < 0 {
-                    format!("(({t})({}))", self.int64_literal(v as i64))
-                } else {
-                    format!("(({t}){v})")
-                }
-            }
+            Kind::Int | Kind::UInt => Const::Typed(text.parse().map_err(|_| bad())?),
         };
         let nonneg = !text.starts_with('-');
-        Ok(Val::new(Ty::Scalar(dtype), code).nonneg(nonneg))
+        Ok(Val::constant(Ty::Scalar(dtype), c).nonneg(nonneg))
     }
 }
 
 /// Python's float text (`1.5`, `inf`, `-inf`, `nan`, `1e-07`) as an f64.
-pub(super) fn parse_float(text: &str) -> Option<f64> {
+pub(crate) fn parse_float(text: &str) -> Option<f64> {
     match text.trim() {
         "inf" => Some(f64::INFINITY),
         "-inf" => Some(f64::NEG_INFINITY),

@@ -6,12 +6,13 @@ use ember_core::DType;
 use crate::ast::{Expr, ExprKind, Span};
 use crate::compiler::fixed_array;
 use crate::error::{at, Fail, R};
-use crate::expr::const_ints;
-use crate::function::{FnCompiler, Val};
-use crate::helpers::{atomic_name, cas_name, AtomicOp, Helper};
+use crate::helpers::{AtomicOp, Helper};
+use crate::ir::{Const, ExprKind as K, FixedArrayDecl, Stmt, TempRole};
 use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
+use crate::typing::expr::const_ints;
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// `cuda.shared.array` / `cuda.local.array`: declared once at the top of the function.
     pub(super) fn new_array(
         &mut self,
@@ -37,15 +38,14 @@ impl FnCompiler<'_, '_> {
         if dims.iter().any(|&n| n < 0) {
             return at(shape.span, "array dimensions cannot be negative");
         }
-        self.c.dtypes.insert(d);
+        self.c.uses.dtypes.insert(d);
         let t = self.c.dialect.table();
-        let elem = ember_codegen::types::storage_type(d, self.c.dialect);
         if shared && dims.iter().product::<i64>() == 0 {
             // Dynamic shared memory: its size is the launch's `sharedmem`.
             if t.dynamic_shared_param && !self.is_kernel() {
                 return at(span, format!("dynamic shared memory is only available in the kernel itself on {}; pass the array to device functions", t.name));
             }
-            self.c.helpers.insert(Helper::DynamicShared);
+            self.c.uses.helpers.insert(Helper::DynamicShared);
             let ty = Ty::Array(ArrayTy {
                 dtype: d,
                 ndim: 1,
@@ -53,37 +53,34 @@ impl FnCompiler<'_, '_> {
                 space: Space::Shared,
                 fixed: None,
             });
-            let st = self.c.c_type(&ty);
-            let q = self.c.qualifier(Space::Shared);
-            let (data, bytes) = if t.dynamic_shared_param {
-                ("ember_dynamic_shared", "ember_dynamic_shared_bytes")
-            } else {
-                ("ember_dynamic_shared", "ember_dynamic_shared_size()")
-            };
-            let name = self.fresh("dyn");
-            self.line(&format!("{st} {name}; {name}.data = ({q}{elem}*){data}; {name}.d.shape[0] = {bytes} / {n}; {name}.d.strides[0] = {n};", n = d.itemsize()));
-            return Ok(Val::new(ty, name));
+            self.c.register(&ty);
+            let name = self.fresh(TempRole::Dynamic);
+            self.push(Stmt::DynamicShared {
+                temp: name,
+                ty: ty.clone(),
+                dtype: d,
+            });
+            return Ok(Val::new(ty, K::Temp(name)));
         }
         if shared && !t.shared_in_device_functions && !self.is_kernel() {
             return at(span, format!("{} allows shared (local) arrays only in the kernel itself: create it there and pass it to the device function", t.name));
         }
         let count: i64 = dims.iter().product::<i64>().max(1);
-        let name = self.fresh(if shared { "sh" } else { "lo" });
-        // 16-byte alignment lets the C compiler merge neighbouring element reads into vector
-        // loads (a tiled matmul reads a shared row four floats at a time).
-        let (align_before, align) = t.align16;
-        let qual = if shared {
-            format!("{} {align_before}", t.shared)
+        let name = self.fresh(if shared {
+            TempRole::Shared
         } else {
-            align_before.to_string()
-        };
-        if self.emit {
-            self.arrays
-                .push_str(&format!("  {qual}{elem} {name}[{count}]{align};\n"));
+            TempRole::LocalArray
+        });
+        if self.final_pass {
+            self.arrays.push(FixedArrayDecl {
+                storage: name,
+                dtype: d,
+                count,
+                shared,
+            });
         }
         let ty = fixed_array(d, dims, if shared { Space::Shared } else { Space::Local });
-        let code = self.fixed_array_value(&ty, &name);
-        Ok(Val::new(ty, code))
+        Ok(self.fixed_array_value(&ty, name))
     }
 
     pub(super) fn atomic(&mut self, op: &str, args: &[Expr], span: Span) -> R<Val> {
@@ -130,14 +127,14 @@ impl FnCompiler<'_, '_> {
                 ),
             );
         }
-        let ptr = if op == "compare_and_swap" {
+        let place = if op == "compare_and_swap" {
             if a.ndim != 1 {
                 return at(span, "cuda.atomic.compare_and_swap() takes a 1-d array");
             }
-            let zero = Val::new(INT64, "0").nonneg(true);
-            self.pointer_at(&arr, &a, &[zero], span)?
+            let zero = Val::constant(INT64, Const::Count(0)).nonneg(true);
+            self.place_at(&arr, &a, &[zero], span)?
         } else {
-            self.element_pointer(&arr, &a, &args[1], span)?
+            self.element_place(&arr, &a, &args[1], span)?
         };
         let space = if a.space == Space::Shared {
             Space::Shared
@@ -151,10 +148,14 @@ impl FnCompiler<'_, '_> {
             self.atomic_operand(&full, &old, args[first].span)?;
             self.atomic_operand(&full, &val, args[first + 1].span)?;
             let (o, v) = (self.cast_to(&old, d), self.cast_to(&val, d));
-            self.c.helpers.insert(Helper::Cas(d, space));
+            self.c.uses.helpers.insert(Helper::Cas(d, space));
             return Ok(Val::new(
                 Ty::Scalar(d),
-                format!("{}({ptr}, {o}, {v})", cas_name(d, space)),
+                K::Cas {
+                    place,
+                    old: o.boxed(),
+                    new: v.boxed(),
+                },
             ));
         }
         let aop = AtomicOp::named(op)
@@ -162,14 +163,18 @@ impl FnCompiler<'_, '_> {
         let val = self.expr(&args[2])?;
         self.atomic_operand(&full, &val, args[2].span)?;
         let v = self.cast_to(&val, d);
-        self.c.helpers.insert(Helper::Atomic(aop, d, space));
+        self.c.uses.helpers.insert(Helper::Atomic(aop, d, space));
         Ok(Val::new(
             Ty::Scalar(d),
-            format!("{}({ptr}, {v})", atomic_name(aop, d, space)),
+            K::Atomic {
+                op: aop,
+                place,
+                value: v.boxed(),
+            },
         ))
     }
 
-    /// An atomic's value operand must be a number: an array or tuple has no C conversion.
+    /// An atomic's value operand must be a number (it converts to the element's dtype).
     fn atomic_operand(&self, full: &str, v: &Val, span: Span) -> R<()> {
         match v.ty.scalar() {
             Some(d) if d.kind() != ember_core::dtype::Kind::Complex => Ok(()),

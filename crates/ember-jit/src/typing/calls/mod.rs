@@ -13,12 +13,13 @@ use ember_core::DType;
 
 use crate::ast::{BinOp, Expr, ExprKind, Keyword, Span};
 use crate::error::{at, Fail, R};
-use crate::expr::int_literal;
-use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
-use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT32, INT64};
+use crate::ir::{Const, ExprKind as K, Geometry, Sync};
+use crate::types::{dtype_named, Ty, BOOL, INT32, INT64};
+use crate::typing::expr::int_literal;
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     /// An intrinsic used as a value (not called).
     pub(crate) fn intrinsic_value(&mut self, name: &str, span: Span) -> R<Val> {
         if let Some((group, axis)) = name
@@ -37,24 +38,23 @@ impl FnCompiler<'_, '_> {
                     )
                 }
             };
-            let t = self.c.dialect.table();
-            let what = match group {
-                "threadIdx" => t.thread_idx,
-                "blockIdx" => t.block_idx,
-                "blockDim" => t.block_dim,
-                _ => t.grid_dim,
+            let g = match group {
+                "threadIdx" => Geometry::ThreadIdx(k),
+                "blockIdx" => Geometry::BlockIdx(k),
+                "blockDim" => Geometry::BlockDim(k),
+                _ => Geometry::GridDim(k),
             };
-            let code = format!("(int){}", t.axis(what, k));
-            return Ok(Val::new(INT32, code).nonneg(true));
+            return Ok(Val::new(INT32, K::Geometry(g)).nonneg(true));
         }
         if let Some(rest) = name.strip_prefix("ember.coarse.") {
-            return Ok(Val::new(INT32, self.coarse_geometry(rest, span)?).nonneg(true));
+            let g = self.coarse_geometry(rest, span)?;
+            return Ok(Val::new(INT32, K::Geometry(g)).nonneg(true));
         }
         match name {
-            "cuda.warpsize" => Ok(Val::new(INT32, "32").nonneg(true)),
+            "cuda.warpsize" => Ok(Val::constant(INT32, Const::Count(32)).nonneg(true)),
             "cuda.laneid" => {
-                self.c.helpers.insert(Helper::LaneId);
-                Ok(Val::new(INT32, "ember_laneid()").nonneg(true))
+                self.c.uses.helpers.insert(Helper::LaneId);
+                Ok(Val::new(INT32, K::Geometry(Geometry::LaneId)).nonneg(true))
             }
             _ if name.starts_with("dtype.") => at(
                 span,
@@ -79,7 +79,7 @@ impl FnCompiler<'_, '_> {
                 let v = self.expr(value)?;
                 match (&v.ty, attr.as_str()) {
                     (Ty::Scalar(d), "conjugate") if d.kind() == Kind::Complex && args.is_empty() => {
-                        Ok(Val::new(v.ty.clone(), format!("ember_make_{}(({}).x, -({}).y)", d.name(), v.code, v.code)))
+                        Ok(Val::new(v.ty.clone(), K::Conj(v.boxed())))
                     }
                     (Ty::Scalar(_), "conjugate") if args.is_empty() => Ok(v),
                     (t, m) => at(span, format!("{t} has no method '{m}' in kernels")),
@@ -159,12 +159,11 @@ impl FnCompiler<'_, '_> {
         }
         let tys: Vec<Ty> = vals.iter().map(|v| v.ty.clone()).collect();
         let (index, ret) = self.c.specialise(id, &tys)?;
-        if self.emit && !self.calls.contains(&index) {
+        if self.final_pass && !self.calls.contains(&index) {
             self.calls.push(index);
         }
-        let name = self.c.specs[index].name.clone();
-        let codes: Vec<String> = vals.into_iter().map(|v| v.code).collect();
-        Ok(Val::new(ret, format!("{name}({})", codes.join(", "))))
+        let args = vals.iter().map(Val::expr).collect();
+        Ok(Val::new(ret, K::Call(index, args)))
     }
 
     fn call_intrinsic(
@@ -190,9 +189,9 @@ impl FnCompiler<'_, '_> {
             let d = dtype_named(d)
                 .ok_or_else(|| Fail::At(span, format!("dtype {d} is not supported in kernels")))?;
             let [v] = self.exactly::<1>(name, args, span)?;
-            let code = self.scalar_arg(&v, name, span)?;
-            let _ = code;
-            return Ok(Val::new(Ty::Scalar(d), self.cast_to(&v, d))
+            self.scalar_arg(&v, name, span)?;
+            return Ok(self
+                .cast_to(&v, d)
                 .nonneg(v.nonneg && d.kind() != Kind::Float));
         }
         if let Some(m) = name
@@ -209,9 +208,11 @@ impl FnCompiler<'_, '_> {
                 match &v.ty {
                     Ty::Array(a) if a.ndim > 0 => {
                         let a = a.clone();
-                        Ok(Val::new(INT64, self.dim(&v, &a, 0)).nonneg(true))
+                        Ok(self.dim(&v, &a, 0))
                     }
-                    Ty::Tuple(items) => Ok(Val::new(INT64, items.len().to_string()).nonneg(true)),
+                    Ty::Tuple(items) => {
+                        Ok(Val::constant(INT64, Const::Count(items.len() as u64)).nonneg(true))
+                    }
                     t => at(span, format!("len() of {t} is not defined")),
                 }
             }
@@ -219,37 +220,22 @@ impl FnCompiler<'_, '_> {
                 let [v] = self.exactly::<1>(name, args, span)?;
                 let d = self.scalar_arg(&v, name, span)?;
                 Ok(match d.kind() {
-                    Kind::Bool => {
-                        Val::new(Ty::Scalar(DType::I8), self.cast_to(&v, DType::I8)).nonneg(true)
-                    }
+                    Kind::Bool => self.cast_to(&v, DType::I8).nonneg(true),
                     Kind::Int => {
-                        self.c.helpers.insert(Helper::Abs(d));
-                        Val::new(v.ty.clone(), format!("ember_abs_{}({})", d.name(), v.code))
-                            .nonneg(true)
+                        self.c.uses.helpers.insert(Helper::Abs(d));
+                        Val::new(v.ty.clone(), K::Abs(v.boxed())).nonneg(true)
                     }
                     Kind::UInt => v.nonneg(true),
-                    Kind::Float => Val::new(
-                        v.ty.clone(),
-                        format!("{}({})", self.math_name("fabs", d), v.code),
-                    )
-                    .nonneg(true),
+                    Kind::Float => Val::new(v.ty.clone(), K::Abs(v.boxed())).nonneg(true),
                     Kind::Complex => {
                         let part = if d == DType::C64 {
                             DType::F32
                         } else {
                             DType::F64
                         };
+                        // Both parts are read: evaluated once.
                         let t = self.temp(&v)?;
-                        Val::new(
-                            Ty::Scalar(part),
-                            format!(
-                                "{}({}.x, {}.y)",
-                                self.math_name("hypot", part),
-                                t.code,
-                                t.code
-                            ),
-                        )
-                        .nonneg(true)
+                        Val::new(Ty::Scalar(part), K::Abs(t.boxed())).nonneg(true)
                     }
                 })
             }
@@ -261,7 +247,7 @@ impl FnCompiler<'_, '_> {
                 match d.kind() {
                     Kind::Int | Kind::UInt => Ok(v),
                     Kind::Complex => at(span, "int() of a complex number is not defined"),
-                    _ => Ok(Val::new(INT64, self.cast_to(&v, DType::I64)).nonneg(v.nonneg)),
+                    _ => Ok(self.cast_to(&v, DType::I64).nonneg(v.nonneg)),
                 }
             }
             "builtin.float" => {
@@ -270,13 +256,13 @@ impl FnCompiler<'_, '_> {
                 match d.kind() {
                     Kind::Float => Ok(v),
                     Kind::Complex => at(span, "float() of a complex number is not defined"),
-                    _ => Ok(Val::new(FLOAT64, self.cast_to(&v, DType::F64)).nonneg(v.nonneg)),
+                    _ => Ok(self.cast_to(&v, DType::F64).nonneg(v.nonneg)),
                 }
             }
             "builtin.bool" => {
                 let [v] = self.exactly::<1>(name, args, span)?;
-                let t = self.truth_of(&v, span)?;
-                Ok(Val::new(BOOL, format!("((unsigned char){t})")).nonneg(true))
+                self.truth_of(&v, span)?;
+                Ok(Val::new(BOOL, K::Bool(v.boxed())).nonneg(true))
             }
             "builtin.complex" => {
                 let vals = self.values(args)?;
@@ -303,16 +289,10 @@ impl FnCompiler<'_, '_> {
                 } else {
                     (DType::C128, DType::F64)
                 };
-                self.c.dtypes.insert(c);
+                self.c.uses.dtypes.insert(c);
                 let re = self.cast_to(&vals[0], part);
-                let im = match vals.get(1) {
-                    Some(v) => self.cast_to(v, part),
-                    None => "0".into(),
-                };
-                Ok(Val::new(
-                    Ty::Scalar(c),
-                    format!("ember_make_{}({re}, {im})", c.name()),
-                ))
+                let im = vals.get(1).map(|v| self.cast_to(v, part).boxed());
+                Ok(Val::new(Ty::Scalar(c), K::Complex(re.boxed(), im)))
             }
             "builtin.pow" => {
                 let [a, b] = self.exactly::<2>(name, args, span)?;
@@ -344,19 +324,21 @@ impl FnCompiler<'_, '_> {
                     })?;
                 let items: Vec<Val> = (0..n as usize)
                     .map(|k| {
-                        let code = if name.starts_with("ember.coarse.") {
+                        let g = if name.starts_with("ember.coarse.") {
                             self.coarse_grid_axis(copy, k)
+                        } else if name == "cuda.grid" {
+                            Geometry::Grid(k)
                         } else {
-                            self.grid_axis(name == "cuda.grid", k)
+                            Geometry::GridSize(k)
                         };
-                        Val::new(INT64, code).nonneg(true)
+                        Val::new(INT64, K::Geometry(g)).nonneg(true)
                     })
                     .collect();
                 Ok(if n == 1 {
                     items
                         .into_iter()
                         .next()
-                        .unwrap_or_else(|| Val::new(INT64, "0"))
+                        .unwrap_or_else(|| Val::constant(INT64, Const::Count(0)))
                 } else {
                     self.make_tuple(items)
                 })
@@ -366,26 +348,20 @@ impl FnCompiler<'_, '_> {
             | "cuda.threadfence"
             | "cuda.threadfence_block"
             | "cuda.threadfence_system" => {
-                let t = self.c.dialect.table();
-                let code = match (name, t.warp_barrier) {
-                    ("cuda.syncthreads", _) => t.barrier.to_string(),
-                    ("cuda.syncwarp", Some(warp)) => {
-                        let mask = match args.first() {
-                            Some(m) => format!("(unsigned int)({})", self.expr(m)?.code),
-                            None => "0xffffffffu".into(),
-                        };
-                        warp.replace("{mask}", &mask)
-                    }
-                    // Without warps (OpenCL 1.2) the whole work-group waits.
-                    ("cuda.syncwarp", None) => t.barrier.to_string(),
-                    ("cuda.threadfence", _) => t.fences[0].to_string(),
-                    ("cuda.threadfence_block", _) => t.fences[1].to_string(),
-                    _ => t.fences[2].to_string(),
+                let sync = match name {
+                    "cuda.syncthreads" => Sync::Threads,
+                    "cuda.syncwarp" => Sync::Warp(match args.first() {
+                        Some(m) => Some(self.expr(m)?.boxed()),
+                        None => None,
+                    }),
+                    "cuda.threadfence" => Sync::Fence(0),
+                    "cuda.threadfence_block" => Sync::Fence(1),
+                    _ => Sync::Fence(2),
                 };
                 if name != "cuda.syncwarp" && !args.is_empty() {
                     return at(span, format!("{}() takes no arguments", display(name)));
                 }
-                Ok(Val::new(Ty::None, code))
+                Ok(Val::new(Ty::None, K::Sync(sync)))
             }
             "cuda.shared.array" | "cuda.local.array" => {
                 let shape = args

@@ -1,19 +1,19 @@
-//! Subscripts: array elements (offsets, negative indices wrapped, loads and stores per
-//! memory space) and tuple items.
+//! Subscripts: array elements (one int64 index per dimension, negative indices wrapped) and
+//! tuple items.
 
-use ember_codegen::types::{load_narrow, store_narrow};
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, R};
-use crate::function::{FnCompiler, Val};
 use crate::helpers::Helper;
-use crate::types::{ArrayTy, Layout, Space, Ty};
+use crate::ir::{Const, ExprKind as K, Place};
+use crate::types::{ArrayTy, Ty, INT64};
+use crate::typing::{FnTyper, Val};
 
 use super::int_literal;
 
-impl FnCompiler<'_, '_> {
+impl FnTyper<'_, '_> {
     pub(super) fn subscript(&mut self, v: Val, index: &Expr, span: Span) -> R<Val> {
         match v.ty.clone() {
             Ty::Array(a) => {
@@ -46,7 +46,7 @@ impl FnCompiler<'_, '_> {
                     }
                     return Ok(Val::new(
                         items[k2 as usize].clone(),
-                        format!("{}.f{k2}", v.code),
+                        K::Item(v.boxed(), k2 as usize),
                     ));
                 }
                 if let ExprKind::Slice { lower, upper, step } = &index.kind {
@@ -67,7 +67,9 @@ impl FnCompiler<'_, '_> {
                     );
                     let t = self.temp(&v)?;
                     let vals = (lo..hi.max(lo))
-                        .map(|k| Val::new(items[k as usize].clone(), format!("{}.f{k}", t.code)))
+                        .map(|k| {
+                            Val::new(items[k as usize].clone(), K::Item(t.boxed(), k as usize))
+                        })
                         .collect();
                     return Ok(self.make_tuple(vals));
                 }
@@ -84,25 +86,25 @@ impl FnCompiler<'_, '_> {
                         "a tuple with items of different types needs a constant index",
                     );
                 }
-                let get = self.tuple_getter(&v.ty);
+                self.tuple_getter(&v.ty);
                 let n = items.len() as i64;
                 let ic = self.cast_to(&i, DType::I64);
-                self.c.helpers.insert(Helper::Wrap);
+                self.c.uses.helpers.insert(Helper::Wrap);
+                let wrapped = K::Wrap {
+                    index: ic.boxed(),
+                    len: Val::constant(INT64, Const::Int(n)).boxed(),
+                };
                 Ok(Val::new(
                     items[0].clone(),
-                    format!(
-                        "{get}({}, ember_wrap({ic}, {}))",
-                        v.code,
-                        self.int64_literal(n)
-                    ),
+                    K::ItemAt(v.boxed(), Val::new(INT64, wrapped).boxed()),
                 ))
             }
             t => at(span, format!("a value of type {t} cannot be indexed")),
         }
     }
 
-    /// The byte (A layout) or element (C layout) offset of element `idx` of `v`.
-    fn offset(&mut self, v: &Val, a: &ArrayTy, idx: &[Val], span: Span) -> R<String> {
+    /// The index terms of element `idx` of `v`: int64, wrapped where they may be negative.
+    fn index_terms(&mut self, v: &Val, a: &ArrayTy, idx: &[Val], span: Span) -> R<Vec<Val>> {
         let mut terms = Vec::new();
         for (k, i) in idx.iter().enumerate() {
             if !i.ty.is_integral() {
@@ -117,52 +119,28 @@ impl FnCompiler<'_, '_> {
                 i.ty.scalar()
                     .is_some_and(|d| matches!(d.kind(), Kind::UInt | Kind::Bool));
             if !i.nonneg && !unsigned {
-                self.c.helpers.insert(Helper::Wrap);
-                ic = format!("ember_wrap({ic}, {n})");
-            }
-            if a.fixed.is_some() {
-                // Shared, local and constant arrays are small: 32-bit offsets are cheaper.
-                ic = format!("(int)({ic})");
+                self.c.uses.helpers.insert(Helper::Wrap);
+                ic = Val::new(
+                    INT64,
+                    K::Wrap {
+                        index: ic.boxed(),
+                        len: n.boxed(),
+                    },
+                );
             }
             terms.push(ic);
         }
-        if a.layout == Layout::C || a.fixed.is_some() {
-            // Horner form over the dimensions: ((i0 * n1 + i1) * n2 + i2)...
-            let mut code = String::new();
-            for (k, t) in terms.iter().enumerate() {
-                if k == 0 {
-                    code = t.clone();
-                } else {
-                    let n = match &a.fixed {
-                        Some(shape) => shape[k].to_string(),
-                        None => self.dim(v, a, k),
-                    };
-                    code = format!("({code}) * {n} + {t}");
-                }
-            }
-            Ok(if code.is_empty() { "0".into() } else { code })
-        } else {
-            let parts: Vec<String> = terms
-                .iter()
-                .enumerate()
-                .map(|(k, t)| format!("{t} * {}", self.stride(v, a, k)))
-                .collect();
-            Ok(if parts.is_empty() {
-                "0".into()
-            } else {
-                parts.join(" + ")
-            })
-        }
+        Ok(terms)
     }
 
-    /// A pointer expression to element `index` of array `v`.
-    pub(crate) fn element_pointer(
+    /// The place of element `index` of array `v`.
+    pub(crate) fn element_place(
         &mut self,
         v: &Val,
         a: &ArrayTy,
         index: &Expr,
         span: Span,
-    ) -> R<String> {
+    ) -> R<Place> {
         let items = match &index.kind {
             ExprKind::Tuple { elts } => elts.iter().collect::<Vec<_>>(),
             _ => vec![index],
@@ -184,23 +162,15 @@ impl FnCompiler<'_, '_> {
         for e in items {
             idx.push(self.expr(e)?);
         }
-        self.pointer_at(v, a, &idx, span)
+        self.place_at(v, a, &idx, span)
     }
 
-    pub(crate) fn pointer_at(
-        &mut self,
-        v: &Val,
-        a: &ArrayTy,
-        idx: &[Val],
-        span: Span,
-    ) -> R<String> {
-        let off = self.offset(v, a, idx, span)?;
-        Ok(if a.layout == Layout::C || a.fixed.is_some() {
-            format!("({}.data + {off})", v.code)
-        } else {
-            let q = self.c.qualifier(a.space);
-            let elem = ember_codegen::types::storage_type(a.dtype, self.c.dialect);
-            format!("(({q}{elem}*)(({q}char*){}.data + {off}))", v.code)
+    pub(crate) fn place_at(&mut self, v: &Val, a: &ArrayTy, idx: &[Val], span: Span) -> R<Place> {
+        let terms = self.index_terms(v, a, idx, span)?;
+        Ok(Place {
+            array: v.boxed(),
+            ty: a.clone(),
+            indices: terms.iter().map(Val::expr).collect(),
         })
     }
 
@@ -217,27 +187,8 @@ impl FnCompiler<'_, '_> {
                 ),
             );
         }
-        let p = self.pointer_at(v, a, idx, span)?;
-        self.c.dtypes.insert(a.dtype);
-        let code = self.load_elem(a.dtype, a.space, &p);
-        Ok(Val::new(Ty::Scalar(a.dtype), code))
-    }
-
-    /// Reads the element at pointer `p` in `space`.
-    pub(crate) fn load_elem(&mut self, d: DType, space: Space, p: &str) -> String {
-        let q = self.c.qualifier(space);
-        if let Some(code) = load_narrow(d, self.c.dialect, p, q) {
-            return code;
-        }
-        match d {
-            DType::Bool => format!("((unsigned char)(*{p} != 0))"),
-            _ => format!("(*{p})"),
-        }
-    }
-
-    /// The statement writing value `code` to the element at pointer `p` in `space`.
-    pub(crate) fn store_elem(&mut self, d: DType, space: Space, p: &str, code: &str) -> String {
-        let q = self.c.qualifier(space);
-        store_narrow(d, self.c.dialect, p, q, code).unwrap_or_else(|| format!("*{p} = {code};"))
+        let p = self.place_at(v, a, idx, span)?;
+        self.c.uses.dtypes.insert(a.dtype);
+        Ok(Val::new(Ty::Scalar(a.dtype), K::Element(p)))
     }
 }

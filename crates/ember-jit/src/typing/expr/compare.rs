@@ -5,11 +5,12 @@ use ember_core::DType;
 
 use crate::ast::{CmpOp, Span};
 use crate::error::{at, R};
-use crate::function::{FnCompiler, Val};
-use crate::types::{arith, Ty};
+use crate::ir::{Const, ExprKind as K};
+use crate::types::{arith, Ty, BOOL};
+use crate::typing::{FnTyper, Val};
 
-impl FnCompiler<'_, '_> {
-    pub(super) fn compare_two(&mut self, op: CmpOp, l: &Val, r: &Val, span: Span) -> R<String> {
+impl FnTyper<'_, '_> {
+    pub(super) fn compare_two(&mut self, op: CmpOp, l: &Val, r: &Val, span: Span) -> R<Val> {
         if matches!(op, CmpOp::In | CmpOp::NotIn) {
             let Ty::Tuple(items) = &r.ty else {
                 return at(
@@ -21,19 +22,16 @@ impl FnCompiler<'_, '_> {
             let t = self.temp(r)?;
             let mut tests = Vec::new();
             for (i, ty) in items.into_iter().enumerate() {
-                let item = Val::new(ty, format!("{}.f{i}", t.code));
-                tests.push(self.compare_two(CmpOp::Eq, l, &item, span)?);
+                let item = Val::new(ty, K::Item(t.boxed(), i));
+                tests.push(self.compare_two(CmpOp::Eq, l, &item, span)?.expr());
             }
-            let any = if tests.is_empty() {
-                "0".to_string()
-            } else {
-                tests.join(" || ")
-            };
-            return Ok(if op == CmpOp::In {
-                format!("((unsigned char)({any}))")
-            } else {
-                format!("((unsigned char)!({any}))")
-            });
+            return Ok(Val::new(
+                BOOL,
+                K::Any {
+                    items: tests,
+                    negated: op == CmpOp::NotIn,
+                },
+            ));
         }
         if matches!(op, CmpOp::Is | CmpOp::IsNot) {
             return at(
@@ -47,26 +45,24 @@ impl FnCompiler<'_, '_> {
                 if let (Ty::Tuple(x), Ty::Tuple(y)) = (&l.ty, &r.ty) {
                     if matches!(op, CmpOp::Eq | CmpOp::NotEq) {
                         if x.len() != y.len() {
-                            return Ok(if op == CmpOp::Eq { "0" } else { "1" }.into());
+                            let differ = op != CmpOp::Eq;
+                            return Ok(Val::constant(BOOL, Const::Count(differ as u64)));
                         }
                         let (x, y) = (x.clone(), y.clone());
                         let (lt, rt) = (self.temp(l)?, self.temp(r)?);
                         let mut tests = Vec::new();
                         for i in 0..x.len() {
-                            let li = Val::new(x[i].clone(), format!("{}.f{i}", lt.code));
-                            let ri = Val::new(y[i].clone(), format!("{}.f{i}", rt.code));
-                            tests.push(self.compare_two(CmpOp::Eq, &li, &ri, span)?);
+                            let li = Val::new(x[i].clone(), K::Item(lt.boxed(), i));
+                            let ri = Val::new(y[i].clone(), K::Item(rt.boxed(), i));
+                            tests.push(self.compare_two(CmpOp::Eq, &li, &ri, span)?.expr());
                         }
-                        let all = if tests.is_empty() {
-                            "1".to_string()
-                        } else {
-                            tests.join(" && ")
-                        };
-                        return Ok(if op == CmpOp::Eq {
-                            format!("({all})")
-                        } else {
-                            format!("(!({all}))")
-                        });
+                        return Ok(Val::new(
+                            BOOL,
+                            K::All {
+                                items: tests,
+                                negated: op == CmpOp::NotEq,
+                            },
+                        ));
                     }
                 }
                 return at(
@@ -86,22 +82,13 @@ impl FnCompiler<'_, '_> {
         } else {
             arith(a, b)
         };
-        if t.kind() == Kind::Complex {
-            if !matches!(op, CmpOp::Eq | CmpOp::NotEq) {
-                return at(
-                    span,
-                    format!("complex numbers cannot be ordered with {}", op.symbol()),
-                );
-            }
-            let (x, y) = (self.cast_to(l, t), self.cast_to(r, t));
-            let eq = format!("(({x}).x == ({y}).x && ({x}).y == ({y}).y)");
-            return Ok(if op == CmpOp::Eq {
-                eq
-            } else {
-                format!("(!{eq})")
-            });
+        if t.kind() == Kind::Complex && !matches!(op, CmpOp::Eq | CmpOp::NotEq) {
+            return at(
+                span,
+                format!("complex numbers cannot be ordered with {}", op.symbol()),
+            );
         }
         let (x, y) = (self.cast_to(l, t), self.cast_to(r, t));
-        Ok(format!("({x} {} {y})", op.symbol()))
+        Ok(Val::new(BOOL, K::Compare(op, x.boxed(), y.boxed())))
     }
 }

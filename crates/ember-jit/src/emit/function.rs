@@ -1,0 +1,351 @@
+//! Functions and statements: the head and parameters of a C function (a kernel's arrays
+//! unpacked from their buffers), its variables, then its body, one statement per line.
+
+use std::fmt::Write;
+
+use ember_codegen::types::storage_type;
+
+use super::{c_ident, Emitter};
+use crate::ir::{Expr, IrFunction, Role, Step, Stmt, Temp};
+use crate::types::{Space, Ty};
+
+/// Writes one function's C.
+pub(crate) struct FnWriter<'e, 'a> {
+    pub(crate) e: &'e Emitter<'a>,
+    pub(crate) f: &'e IrFunction,
+    out: String,
+    depth: usize,
+    /// Inside [`Stmt::Update`]: the pointer to the element being updated, its type.
+    pub(crate) current: Option<(String, ember_core::DType, Space)>,
+}
+
+/// The C name of Python variable `name`.
+pub(crate) fn var_name(name: &str) -> String {
+    format!("v_{}", c_ident(name))
+}
+
+/// The C name of a temporary.
+pub(crate) fn temp_name(t: Temp) -> String {
+    format!("{}{}", t.role.prefix(), t.n)
+}
+
+impl Emitter<'_> {
+    /// The whole C function.
+    pub(crate) fn function(&self, f: &IrFunction) -> String {
+        let mut w = FnWriter {
+            e: self,
+            f,
+            out: String::new(),
+            depth: 1,
+            current: None,
+        };
+        w.block(&f.body);
+        let body = w.out;
+        let kernel = f.role == Role::Kernel;
+        let dialect = self.dialect;
+        let t = dialect.table();
+        let mut params = Vec::new();
+        let mut prologue = String::new();
+        for p in &f.params {
+            let local = &f.locals[p.local.0];
+            let pn = format!("p_{}", c_ident(&local.name));
+            let vn = var_name(&local.name);
+            // The parameter has the argument's type; the variable may be wider (C converts).
+            match (&p.ty, kernel) {
+                (Ty::Array(a), true) => {
+                    let elem = storage_type(a.dtype, dialect);
+                    let q = self.qualifier(Space::Global);
+                    params.push(format!("{q}{elem}* {pn}"));
+                    if t.buffer_offsets {
+                        params.push(format!("{} {pn}_o", t.int64));
+                        let _ = writeln!(
+                            prologue,
+                            "  {vn}.data = ({q}{elem}*)((({}char*){pn}) + {pn}_o);",
+                            t.global
+                        );
+                    } else {
+                        // A coarsened launch checked that every array is 16-byte aligned:
+                        // neighbours' elements may then move as vectors.
+                        let data = match self.ir.coarse {
+                            Some(plan) if plan.aligned => {
+                                format!("({elem}*)__builtin_assume_aligned({pn}, 16)")
+                            }
+                            _ => format!("({elem}*){pn}"),
+                        };
+                        if p.read_only {
+                            // Read-only: loads may use the non-coherent cache.
+                            params.pop();
+                            params.push(format!("const {elem}* __restrict__ {pn}"));
+                        }
+                        let _ = writeln!(prologue, "  {vn}.data = {data};");
+                    }
+                    if a.ndim > 0 {
+                        params.push(format!("ember_dims{} {pn}_d", a.ndim));
+                        let _ = writeln!(prologue, "  {vn}.d = {pn}_d;");
+                    }
+                }
+                (ty, _) => {
+                    params.push(format!("{} {pn}", self.c_type(ty)));
+                    let _ = writeln!(prologue, "  {vn} = {pn};");
+                }
+            }
+        }
+        if kernel && self.dynamic_shared_param() {
+            // 16-byte aligned, as CUDA's declaration is: NVIDIA's OpenCL places a `uchar*`
+            // argument at any byte, and wider stores through it fault.
+            params.push(format!("{}ulong2* ember_dynamic_shared", t.shared_pointer));
+            params.push(format!("{} ember_dynamic_shared_bytes", t.int64));
+        }
+        let mut decls = String::new();
+        for v in &f.locals {
+            let init = if matches!(v.ty, Ty::Scalar(_)) {
+                " = 0"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                decls,
+                "  {} {}{init};",
+                self.c_type(&v.ty),
+                var_name(&v.name)
+            );
+        }
+        let mut arrays = String::new();
+        for a in &f.arrays {
+            let elem = storage_type(a.dtype, dialect);
+            // 16-byte alignment lets the C compiler merge neighbouring element reads into
+            // vector loads (a tiled matmul reads a shared row four floats at a time).
+            let (align_before, align) = t.align16;
+            let qual = if a.shared {
+                format!("{} {align_before}", t.shared)
+            } else {
+                align_before.to_string()
+            };
+            let _ = writeln!(
+                arrays,
+                "  {qual}{elem} {}[{}]{align};",
+                temp_name(a.storage),
+                a.count
+            );
+        }
+        let head = if kernel {
+            t.kernel_prefix.to_string()
+        } else {
+            format!("{} {}", t.device_fn, self.c_type(&f.ret))
+        };
+        let params = if params.is_empty() {
+            "void".to_string()
+        } else {
+            params.join(", ")
+        };
+        format!(
+            "{head} {}({params}) {{\n{arrays}{decls}{prologue}{body}}}\n",
+            self.function_name(f)
+        )
+    }
+}
+
+impl FnWriter<'_, '_> {
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.depth {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn nested(&mut self, body: &[Stmt]) {
+        self.depth += 1;
+        self.block(body);
+        self.depth -= 1;
+    }
+
+    fn block(&mut self, body: &[Stmt]) {
+        for s in body {
+            self.stmt(s);
+        }
+    }
+
+    /// The C type of `ty`.
+    pub(crate) fn c_type(&self, ty: &Ty) -> String {
+        self.e.c_type(ty)
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Line(n) => {
+                let file = self.f.file.replace('\\', "\\\\").replace('"', "\\\"");
+                let _ = writeln!(self.out, "#line {n} \"{file}\"");
+            }
+            Stmt::Assign { local, value } => {
+                let vn = var_name(&self.f.locals[local.0].name);
+                let code = self.expr(value);
+                self.line(&format!("{vn} = {code};"));
+            }
+            Stmt::Let {
+                temp,
+                value,
+                constant,
+            } => {
+                let ct = self.c_type(&value.ty);
+                let code = self.expr(value);
+                let c = if *constant { "const " } else { "" };
+                self.line(&format!("{c}{ct} {} = {code};", temp_name(*temp)));
+            }
+            Stmt::Declare { temp, ty } => {
+                let ct = self.c_type(ty);
+                self.line(&format!("{ct} {};", temp_name(*temp)));
+            }
+            Stmt::Set { temp, value } => {
+                let code = self.expr(value);
+                self.line(&format!("{} = {code};", temp_name(*temp)));
+            }
+            Stmt::Store { place, value } => {
+                let ptr = self.pointer(place);
+                let code = self.expr(value);
+                let st = self.store_elem(place, &format!("({ptr})"), &code);
+                self.line(&st);
+            }
+            Stmt::Update {
+                pointer,
+                place,
+                value,
+            } => {
+                let ptr = self.pointer(place);
+                let p = temp_name(*pointer);
+                let q = self.e.qualifier(place.ty.space);
+                let elem = storage_type(place.ty.dtype, self.e.dialect);
+                self.line(&format!("{{ {q}{elem}* {p} = {ptr};"));
+                let outer = self
+                    .current
+                    .replace((p.clone(), place.ty.dtype, place.ty.space));
+                let code = self.expr(value);
+                self.current = outer;
+                let st = self.store_elem(place, &p, &code);
+                self.line(&format!("  {st} }}"));
+            }
+            Stmt::Eval(e) => {
+                let code = self.expr(e);
+                if !code.is_empty() {
+                    self.line(&format!("(void)({code});"));
+                }
+            }
+            Stmt::If {
+                cond,
+                negate,
+                then,
+                orelse,
+            } => {
+                let t = self.truth(cond);
+                if *negate {
+                    self.line(&format!("if (!({t})) {{"));
+                } else {
+                    self.line(&format!("if ({t}) {{"));
+                }
+                self.nested(then);
+                if !orelse.is_empty() {
+                    self.line("} else {");
+                    self.nested(orelse);
+                }
+                self.line("}");
+            }
+            Stmt::While { setup, cond, body } => {
+                let t = self.truth(cond);
+                if setup.is_empty() {
+                    self.line(&format!("while ({t}) {{"));
+                } else {
+                    self.line("while (1) {");
+                    self.nested(setup);
+                    self.depth += 1;
+                    self.line(&format!("if (!({t})) break;"));
+                    self.depth -= 1;
+                }
+                self.nested(body);
+                self.line("}");
+            }
+            Stmt::For {
+                index,
+                ty,
+                start,
+                stop,
+                step,
+                body,
+            } => {
+                let ct = self.c_type(&Ty::Scalar(*ty));
+                let i = temp_name(*index);
+                let (start, n) = (self.expr(start), self.expr(stop));
+                let (cond, incr) = match step {
+                    Step::One => (format!("{i} < {n}"), format!("++{i}")),
+                    Step::Const(k) if *k > 0 => (format!("{i} < {n}"), format!("{i} += {k}")),
+                    Step::Const(k) => (format!("{i} > {n}"), format!("{i} -= {}", -(*k as i128))),
+                    Step::Var(s) => {
+                        let s = temp_name(*s);
+                        (
+                            format!("({s} > 0 ? {i} < {n} : ({s} < 0 && {i} > {n}))"),
+                            format!("{i} += {s}"),
+                        )
+                    }
+                };
+                self.line(&format!("for ({ct} {i} = {start}; {cond}; {incr}) {{"));
+                self.nested(body);
+                self.line("}");
+            }
+            Stmt::Block(body) => {
+                self.line("{");
+                self.nested(body);
+                self.line("}");
+            }
+            Stmt::LoopFlag(flag) => self.line(&format!("int {} = 0;", temp_name(*flag))),
+            Stmt::Unbroken { flag, body } => {
+                self.line(&format!("if (!{}) {{", temp_name(*flag)));
+                self.nested(body);
+                self.line("}");
+            }
+            Stmt::Break { flag } => {
+                if let Some(flag) = flag {
+                    self.line(&format!("{} = 1;", temp_name(*flag)));
+                }
+                self.line("break;");
+            }
+            Stmt::Continue => self.line("continue;"),
+            Stmt::Return(None) => self.line("return;"),
+            Stmt::Return(Some(v)) => {
+                let code = self.expr(v);
+                self.line(&format!("return {code};"));
+            }
+            Stmt::View {
+                temp,
+                ty,
+                base,
+                axes,
+            } => {
+                let lines = self.view(temp_name(*temp), ty, base, axes);
+                for l in lines {
+                    self.line(&l);
+                }
+            }
+            Stmt::Transpose { temp, ty, base } => {
+                let lines = self.transpose(temp_name(*temp), ty, base);
+                for l in lines {
+                    self.line(&l);
+                }
+            }
+            Stmt::DynamicShared { temp, ty, dtype } => {
+                let l = self.dynamic_shared(temp_name(*temp), ty, *dtype);
+                self.line(&l);
+            }
+        }
+    }
+
+    /// The truth value of `v` as a C condition.
+    pub(crate) fn truth(&mut self, v: &Expr) -> String {
+        match &v.ty {
+            Ty::Tuple(items) => if items.is_empty() { "0" } else { "1" }.into(),
+            Ty::Scalar(ember_core::DType::Bool) => self.expr(v),
+            Ty::Scalar(d) if d.kind() == ember_core::dtype::Kind::Complex => {
+                format!("(({0}).x != 0 || ({0}).y != 0)", self.expr(v))
+            }
+            _ => format!("({} != 0)", self.expr(v)),
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The C back end: the typed IR written as CUDA C or OpenCL C through ember-codegen's dialect
+//! tables. [`aggregates`] writes the structs of tuples and arrays, [`function`] functions and
+//! statements, [`expr`] expressions, [`memory`] element addresses, loads, stores and views,
+//! [`literal`] constants.
+
+mod aggregates;
+mod expr;
+mod function;
+mod literal;
+mod memory;
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use ember_codegen::types::storage_type;
+use ember_codegen::Dialect;
+use ember_core::DType;
+
+use crate::ast::Program;
+use crate::helpers::Helper;
+use crate::ir::{expressions, ExprKind, IrFunction, IrProgram, Role};
+use crate::types::Space;
+
+/// Writes one program's C.
+pub(crate) struct Emitter<'a> {
+    pub(crate) ir: &'a IrProgram,
+    pub(crate) program: &'a Program,
+    pub(crate) dialect: Dialect,
+}
+
+/// The kernel's whole source and its entry point's name.
+pub(crate) fn kernel_source(
+    ir: &IrProgram,
+    program: &Program,
+    dialect: Dialect,
+) -> (String, String) {
+    let e = Emitter {
+        ir,
+        program,
+        dialect,
+    };
+    let Some(kernel) = &ir.kernel else {
+        return (String::new(), String::new());
+    };
+    let mut source = e.head();
+    source.push_str(&e.functions(&kernel.calls));
+    source.push_str(&e.function(kernel));
+    (source, e.function_name(kernel))
+}
+
+/// A device function's preamble (everything before a call site) and its name.
+pub(crate) fn device_source(
+    ir: &IrProgram,
+    program: &Program,
+    dialect: Dialect,
+) -> (String, String) {
+    let e = Emitter {
+        ir,
+        program,
+        dialect,
+    };
+    let Some(entry) = ir.functions.len().checked_sub(1) else {
+        return (String::new(), String::new());
+    };
+    let mut preamble = e.head();
+    preamble.push_str(&e.functions(&[entry]));
+    (preamble, e.function_name(&ir.functions[entry]))
+}
+
+/// `name` as a C identifier (Python allows letters C does not).
+pub(crate) fn c_ident(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c.to_string()
+            } else {
+                format!("_u{:x}_", c as u32)
+            }
+        })
+        .collect()
+}
+
+impl Emitter<'_> {
+    /// The C name of a function.
+    pub(crate) fn function_name(&self, f: &IrFunction) -> String {
+        match f.role {
+            Role::Kernel => format!("ember_kernel_{}", c_ident(&f.name)),
+            Role::Device { ordinal } => format!("ember_fn{ordinal}_{}", c_ident(&f.name)),
+        }
+    }
+
+    /// The address-space qualifier of pointers into `space`.
+    pub(crate) fn qualifier(&self, space: Space) -> &'static str {
+        let t = self.dialect.table();
+        match space {
+            Space::Global => t.global,
+            Space::Shared => t.shared_pointer,
+            Space::Const => t.constant_pointer,
+            Space::Local => "",
+        }
+    }
+
+    /// Everything before the functions: prelude, helpers, structs, constants.
+    fn head(&self) -> String {
+        let uses = &self.ir.uses;
+        let dtypes: BTreeSet<DType> = uses.dtypes.clone();
+        let mut s = ember_codegen::prelude::prelude_for(self.dialect, dtypes.iter().copied());
+        let helpers = self.helpers();
+        s.push_str(&crate::helpers::extension_pragmas(&helpers, self.dialect));
+        if uses.xoroshiro {
+            s.push_str(&ember_codegen::xoroshiro::xoroshiro_prelude(self.dialect));
+        }
+        for h in &helpers {
+            s.push_str(&h.source(self.dialect));
+        }
+        for (i, ty) in uses.aggregates.iter().enumerate() {
+            s.push_str(&self.struct_definition(i, ty));
+        }
+        for f in &uses.aggregate_fns {
+            s.push_str(&self.aggregate_fn(f));
+        }
+        for &id in &uses.constants {
+            let array = &self.program.arrays[id];
+            let dtype = crate::types::dtype_named(&array.dtype).unwrap_or(DType::F64);
+            let qualifier = self.dialect.table().constant;
+            let _ = writeln!(
+                s,
+                "{qualifier}{} ember_const{id}[{}] = {{{}}};",
+                storage_type(dtype, self.dialect),
+                array.values.len().max(1),
+                if array.values.is_empty() {
+                    "0".to_string()
+                } else {
+                    array.values.join(", ")
+                }
+            );
+        }
+        s
+    }
+
+    /// The helpers typing found, and the device functions of the ufuncs the code calls (as
+    /// their registry writes them for this dialect).
+    fn helpers(&self) -> BTreeSet<Helper> {
+        let mut helpers = self.ir.uses.helpers.clone();
+        let functions = self.ir.functions.iter().chain(self.ir.kernel.iter());
+        for e in functions.flat_map(|f| expressions(&f.body)) {
+            if let ExprKind::Ufunc { name, ins, args } = &e.kind {
+                let (Some(out), Ok(u)) = (e.dtype(), ember_codegen::ufuncs::ufunc(name)) else {
+                    continue;
+                };
+                let probe: Vec<String> = (0..args.len()).map(|k| format!("a{k}")).collect();
+                if let Ok(x) = u.expression(ins, out, &probe, self.dialect) {
+                    if !x.helpers.is_empty() {
+                        helpers.insert(Helper::Text(x.helpers));
+                    }
+                }
+            }
+        }
+        helpers
+    }
+
+    /// The device functions reachable from `calls`, callees first.
+    fn functions(&self, calls: &[usize]) -> String {
+        let mut order = Vec::new();
+        let mut seen = BTreeSet::new();
+        fn visit(ir: &IrProgram, i: usize, seen: &mut BTreeSet<usize>, order: &mut Vec<usize>) {
+            if !seen.insert(i) {
+                return;
+            }
+            for &j in &ir.functions[i].calls {
+                visit(ir, j, seen, order);
+            }
+            order.push(i);
+        }
+        for &i in calls {
+            visit(self.ir, i, &mut seen, &mut order);
+        }
+        order
+            .into_iter()
+            .map(|i| self.function(&self.ir.functions[i]))
+            .collect()
+    }
+
+    /// Whether the kernel takes the dynamic shared memory as parameters (OpenCL).
+    pub(crate) fn dynamic_shared_param(&self) -> bool {
+        self.dialect.table().dynamic_shared_param
+            && self.ir.uses.helpers.contains(&Helper::DynamicShared)
+    }
+}

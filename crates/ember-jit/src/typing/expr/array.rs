@@ -1,0 +1,235 @@
+//! Arrays as values: attributes (`shape`, `size`, `T`, ...), views (slices, transposes)
+//! and the fixed-shape arrays of shared, local and constant memory.
+
+use ember_core::dtype::Kind;
+use ember_core::DType;
+
+use crate::ast::{Expr, ExprKind, Span};
+use crate::error::{at, Fail, R};
+use crate::helpers::Helper;
+use crate::ir::{AggregateFn, Const, ExprKind as K, Stmt, Temp, TempRole, ViewAxis};
+use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
+use crate::typing::{FnTyper, Val};
+
+use super::int_literal;
+
+impl FnTyper<'_, '_> {
+    pub(super) fn attribute(&mut self, v: Val, attr: &str, span: Span) -> R<Val> {
+        match (&v.ty, attr) {
+            (Ty::Array(a), "shape") | (Ty::Array(a), "strides") => {
+                let a = a.clone();
+                let items: Vec<Val> = (0..a.ndim)
+                    .map(|k| {
+                        if attr == "shape" {
+                            self.dim(&v, &a, k)
+                        } else {
+                            self.stride(&v, &a, k)
+                        }
+                    })
+                    .collect();
+                Ok(self.make_tuple(items))
+            }
+            (Ty::Array(a), "size") => {
+                let size = if a.ndim == 0 {
+                    K::Const(Const::Int(1))
+                } else {
+                    K::Size(v.boxed())
+                };
+                Ok(Val::new(INT64, size).nonneg(true))
+            }
+            (Ty::Array(a), "T") => {
+                let a = a.clone();
+                self.transposed(&v, &a, span)
+            }
+            (Ty::Array(a), "ndim") => {
+                Ok(Val::constant(INT64, Const::Int(a.ndim as i64)).nonneg(true))
+            }
+            (Ty::Array(a), "itemsize") => {
+                Ok(Val::constant(INT64, Const::Int(a.dtype.itemsize() as i64)).nonneg(true))
+            }
+            (Ty::Scalar(d), "real") | (Ty::Scalar(d), "imag") if d.kind() == Kind::Complex => {
+                let part = if *d == DType::C64 {
+                    DType::F32
+                } else {
+                    DType::F64
+                };
+                let imag = attr == "imag";
+                Ok(Val::new(
+                    Ty::Scalar(part),
+                    K::Part {
+                        value: v.boxed(),
+                        imag,
+                    },
+                ))
+            }
+            (Ty::Scalar(d), "real") => {
+                Ok(Val::new(Ty::Scalar(*d), v.kind.clone()).nonneg(v.nonneg))
+            }
+            (Ty::Scalar(d), "imag") => Ok(Val::constant(Ty::Scalar(*d), Const::Zero).nonneg(true)),
+            (t, _) => at(span, format!("{t} has no attribute '{attr}' in kernels")),
+        }
+    }
+
+    /// Dimension `k` of array value `v` (a constant for fixed shapes).
+    pub(crate) fn dim(&self, v: &Val, a: &ArrayTy, k: usize) -> Val {
+        let kind = match &a.fixed {
+            Some(shape) => K::Const(Const::Int(shape[k])),
+            None => K::Dim(v.boxed(), k),
+        };
+        Val::new(INT64, kind).nonneg(true)
+    }
+
+    /// Byte stride `k` of array value `v`.
+    pub(super) fn stride(&self, v: &Val, a: &ArrayTy, k: usize) -> Val {
+        let kind = match &a.fixed {
+            Some(shape) => {
+                let inner: i64 = shape[k + 1..].iter().product();
+                K::Const(Const::Int(inner * a.dtype.itemsize() as i64))
+            }
+            None => K::Stride(v.boxed(), k),
+        };
+        Val::new(INT64, kind)
+    }
+
+    /// `v[items]` with slices or fewer indices than dimensions: a view.
+    pub(super) fn view(&mut self, v: &Val, a: &ArrayTy, items: &[&Expr], span: Span) -> R<Val> {
+        if items.len() > a.ndim {
+            return at(span, format!("too many indices for a {}-d array", a.ndim));
+        }
+        if a.fixed.is_some() {
+            return at(
+                span,
+                "slicing shared, local or constant arrays is not supported; index their elements",
+            );
+        }
+        let base = self.temp(v)?;
+        let mut axes = Vec::new();
+        let mut ndim = 0;
+        for k in 0..a.ndim {
+            match items.get(k).map(|e| &e.kind) {
+                None => {
+                    ndim += 1;
+                    axes.push(ViewAxis::Whole);
+                }
+                Some(ExprKind::Slice { lower, upper, step }) => {
+                    let step_v = match step {
+                        None => None,
+                        Some(e) => Some(int_literal(e).ok_or_else(|| {
+                            Fail::At(
+                                e.span,
+                                "the step of a slice in a kernel must be a constant".into(),
+                            )
+                        })?),
+                    };
+                    let st = step_v.unwrap_or(1);
+                    if st == 0 {
+                        return at(span, "slice step cannot be zero");
+                    }
+                    let lo = match lower {
+                        Some(e) => Some(self.expr(e)?),
+                        None => None,
+                    };
+                    let hi = match upper {
+                        Some(e) => Some(self.expr(e)?),
+                        None => None,
+                    };
+                    let lo = lo.map(|x| self.cast_to(&x, DType::I64).expr());
+                    let hi = hi.map(|x| self.cast_to(&x, DType::I64).expr());
+                    self.c.uses.helpers.insert(Helper::Wrap);
+                    self.c.uses.helpers.insert(Helper::Clamp);
+                    ndim += 1;
+                    axes.push(ViewAxis::Slice { lo, hi, step: st });
+                }
+                Some(_) => {
+                    let i = self.expr(items[k])?;
+                    if !i.ty.is_integral() {
+                        return at(
+                            items[k].span,
+                            format!("array indices must be integers or slices, got {}", i.ty),
+                        );
+                    }
+                    let ic = self.cast_to(&i, DType::I64);
+                    self.c.uses.helpers.insert(Helper::Wrap);
+                    axes.push(ViewAxis::Index(ic.expr()));
+                }
+            }
+        }
+        let ty = ArrayTy {
+            dtype: a.dtype,
+            ndim,
+            layout: Layout::A,
+            space: a.space,
+            fixed: None,
+        };
+        let tyv = Ty::Array(ty);
+        self.c.register(&tyv);
+        let name = self.fresh(TempRole::View);
+        self.push(Stmt::View {
+            temp: name,
+            ty: tyv.clone(),
+            base: base.expr(),
+            axes,
+        });
+        Ok(Val::new(tyv, K::Temp(name)))
+    }
+
+    /// `v.T`: a view with the axes reversed (a 0-d or 1-d array is itself).
+    fn transposed(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
+        if a.ndim < 2 {
+            return Ok(v.clone());
+        }
+        if a.fixed.is_some() {
+            return at(
+                span,
+                "transposing shared, local or constant arrays is not supported; index them the other way round",
+            );
+        }
+        let base = self.temp(v)?;
+        let ty = ArrayTy {
+            layout: Layout::A,
+            ..a.clone()
+        };
+        let tyv = Ty::Array(ty);
+        self.c.register(&tyv);
+        let name = self.fresh(TempRole::View);
+        self.push(Stmt::Transpose {
+            temp: name,
+            ty: tyv.clone(),
+            base: base.expr(),
+        });
+        Ok(Val::new(tyv, K::Temp(name)))
+    }
+
+    pub(super) fn const_array(&mut self, id: usize, span: Span) -> R<Val> {
+        let array = self
+            .c
+            .program
+            .arrays
+            .get(id)
+            .ok_or_else(|| Fail::At(span, "unknown constant array".into()))?;
+        let dtype = dtype_named(&array.dtype).ok_or_else(|| {
+            Fail::At(
+                span,
+                format!("constant arrays of dtype {} are not supported", array.dtype),
+            )
+        })?;
+        let shape: Vec<i64> = array.shape.iter().map(|&n| n as i64).collect();
+        self.c.uses.constants.insert(id);
+        self.c.uses.dtypes.insert(dtype);
+        let ty = crate::compiler::fixed_array(dtype, shape, Space::Const);
+        self.fixed_array_type(&ty);
+        Ok(Val::new(ty, K::ConstArray(id)))
+    }
+
+    /// Records that a fixed-shape array of type `ty` is made over its storage.
+    pub(crate) fn fixed_array_type(&mut self, ty: &Ty) {
+        self.c.register(ty);
+        self.c.aggregate_fn(AggregateFn::FixedArray(ty.clone()));
+    }
+
+    /// A fixed-shape array over shared or local storage `storage`.
+    pub(crate) fn fixed_array_value(&mut self, ty: &Ty, storage: Temp) -> Val {
+        self.fixed_array_type(ty);
+        Val::new(ty.clone(), K::FixedArray(storage))
+    }
+}

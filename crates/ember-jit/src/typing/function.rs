@@ -1,0 +1,716 @@
+//! One Python function typed into one [`IrFunction`]: variables typed by repeated passes
+//! over the body until no type widens (Numba's unification), then one pass whose IR is kept.
+
+use ember_core::Error;
+
+use crate::ast::{Expr, ExprKind, Function, Span, Stmt, StmtKind};
+use crate::compiler::Compiler;
+use crate::error::{at, locate, snippet, Fail, R};
+use crate::ir::{self, ExprKind as K, FixedArrayDecl, IrFunction, LocalId, Temp, TempRole};
+use crate::types::{unify, Ty};
+
+mod loops;
+
+use crate::ir::Role;
+
+/// A typed value while typing: an IR expression, and for a tuple built here which items are
+/// known to be >= 0 (kept through unpacking).
+#[derive(Clone, Debug)]
+pub struct Val {
+    pub ty: Ty,
+    pub kind: K,
+    /// Known to be >= 0 (an index that needs no wrap-around).
+    pub nonneg: bool,
+    pub items_nonneg: Vec<bool>,
+}
+
+impl Val {
+    pub fn new(ty: Ty, kind: K) -> Val {
+        Val {
+            ty,
+            kind,
+            nonneg: false,
+            items_nonneg: Vec::new(),
+        }
+    }
+
+    pub fn nonneg(mut self, yes: bool) -> Val {
+        self.nonneg = yes;
+        self
+    }
+
+    /// The IR expression.
+    pub fn expr(&self) -> ir::Expr {
+        ir::Expr {
+            ty: self.ty.clone(),
+            nonneg: self.nonneg,
+            kind: self.kind.clone(),
+        }
+    }
+
+    /// A boxed IR expression (an operand).
+    pub fn boxed(&self) -> Box<ir::Expr> {
+        Box::new(self.expr())
+    }
+
+    /// Reading it again costs nothing and does nothing.
+    pub fn is_simple(&self) -> bool {
+        self.expr().is_simple()
+    }
+
+    /// A constant.
+    pub fn constant(ty: Ty, c: ir::Const) -> Val {
+        Val::new(ty, K::Const(c))
+    }
+}
+
+/// A local variable: its unified type, and whether every value assigned to it is >= 0.
+struct Var {
+    name: String,
+    ty: Ty,
+    nonneg: bool,
+}
+
+/// An enclosing loop: the flag its `break` sets when it has an `else` clause.
+pub(super) struct Loop {
+    pub(super) broke: Option<Temp>,
+}
+
+pub struct FnTyper<'c, 'p> {
+    pub(crate) c: &'c mut Compiler<'p>,
+    pub(crate) f: &'p Function,
+    kernel: bool,
+    /// Array parameters only read element by element.
+    read_only: Vec<bool>,
+    vars: Vec<Var>,
+    ret: Option<Ty>,
+    /// The final pass, whose IR is kept (earlier passes only type).
+    pub(crate) final_pass: bool,
+    changed: bool,
+    /// The statements being built: the innermost block last.
+    blocks: Vec<Vec<ir::Stmt>>,
+    tmp: usize,
+    loops: Vec<Loop>,
+    /// Shared and local array declarations, placed at the top of the function.
+    pub(crate) arrays: Vec<FixedArrayDecl>,
+    pub(crate) calls: Vec<usize>,
+    last_line: u32,
+}
+
+impl<'c, 'p> FnTyper<'c, 'p> {
+    /// Types function `id` of the program for `args` into its IR.
+    pub fn compile(
+        c: &'c mut Compiler<'p>,
+        id: usize,
+        args: &[Ty],
+        role: Role,
+    ) -> ember_core::Result<IrFunction> {
+        let f = &c.program.functions[id];
+        let kernel = role == Role::Kernel;
+        let what = if kernel { "kernel" } else { "device function" };
+        if args.len() != f.params.len() {
+            return Err(locate(
+                f,
+                what,
+                f.span,
+                &format!(
+                    "{}() takes {} argument(s) ({}) but {} were given",
+                    f.name,
+                    f.params.len(),
+                    f.params.join(", "),
+                    args.len()
+                ),
+            ));
+        }
+        let mut fc = FnTyper {
+            read_only: crate::analysis::read_only_arrays(f, args),
+            c,
+            f,
+            kernel,
+            vars: f
+                .params
+                .iter()
+                .zip(args)
+                .map(|(p, t)| Var {
+                    name: p.clone(),
+                    ty: t.clone(),
+                    nonneg: false,
+                })
+                .collect(),
+            ret: None,
+            final_pass: false,
+            changed: false,
+            blocks: vec![Vec::new()],
+            tmp: 0,
+            loops: Vec::new(),
+            arrays: Vec::new(),
+            calls: Vec::new(),
+            last_line: 0,
+        };
+        let fail = |e: Fail| match e {
+            Fail::At(span, m) | Fail::Pending(span, m) => locate(f, what, span, &m),
+            Fail::Located(e) => e,
+        };
+        // Types only widen, so this settles; the bound guards against a bug, not a program.
+        let mut settled = false;
+        for _ in 0..64 {
+            fc.changed = false;
+            fc.blocks = vec![Vec::new()];
+            fc.block(&f.body).map_err(fail)?;
+            if !fc.changed {
+                settled = true;
+                break;
+            }
+        }
+        if !settled {
+            return Err(Error::Jit(format!(
+                "{}:{}: the types of {}'s variables did not settle; please report this",
+                f.file, f.span.line, f.name
+            )));
+        }
+        fc.final_pass = true;
+        fc.blocks = vec![Vec::new()];
+        fc.block(&f.body).map_err(fail)?;
+        let ret = fc.ret.clone().unwrap_or(Ty::None);
+        if !kernel && ret != Ty::None && falls_through(&f.body) {
+            // Python returns None there, which no compiled function can represent.
+            return Err(locate(
+                f,
+                what,
+                f.span,
+                &format!(
+                    "{}() returns {ret} on some paths but can reach its end without a return (where Python returns None, which kernels cannot represent); end every path with a return",
+                    f.name
+                ),
+            ));
+        }
+        if kernel && ret != Ty::None {
+            return Err(locate(
+                f,
+                what,
+                f.span,
+                "a kernel cannot return a value; write results into an array argument",
+            ));
+        }
+        Ok(fc.finish(role, args, ret))
+    }
+
+    /// The function's IR, once the body is typed. The types of its parameters and
+    /// variables are registered in the order a C function declares them.
+    fn finish(&mut self, role: Role, args: &[Ty], ret: Ty) -> IrFunction {
+        for t in args {
+            if !(self.kernel && matches!(t, Ty::Array(_))) {
+                self.c.register(t);
+            }
+        }
+        for v in &self.vars {
+            self.c.register(&v.ty);
+        }
+        if !self.kernel {
+            self.c.register(&ret);
+        }
+        let body = self.blocks.pop().unwrap_or_default();
+        IrFunction {
+            name: self.f.name.clone(),
+            file: self.f.file.clone(),
+            role,
+            params: args
+                .iter()
+                .enumerate()
+                .map(|(k, ty)| ir::Param {
+                    local: LocalId(k),
+                    ty: ty.clone(),
+                    read_only: self.read_only.get(k) == Some(&true),
+                })
+                .collect(),
+            locals: self
+                .vars
+                .iter()
+                .map(|v| ir::Local {
+                    name: v.name.clone(),
+                    ty: v.ty.clone(),
+                    nonneg: v.nonneg,
+                })
+                .collect(),
+            ret,
+            arrays: std::mem::take(&mut self.arrays),
+            body,
+            calls: std::mem::take(&mut self.calls),
+        }
+    }
+
+    pub(crate) fn is_kernel(&self) -> bool {
+        self.kernel
+    }
+
+    // ---- variables ----
+
+    fn var_index(&self, name: &str) -> Option<usize> {
+        self.vars.iter().position(|v| v.name == name)
+    }
+
+    /// Reads local variable `name`.
+    pub(crate) fn load_var(&self, name: &str, span: Span) -> R<Val> {
+        match self.var_index(name) {
+            Some(i) => {
+                let v = &self.vars[i];
+                Ok(Val::new(v.ty.clone(), K::Local(LocalId(i))).nonneg(v.nonneg))
+            }
+            None => Err(Fail::Pending(
+                span,
+                format!("variable '{name}' is used before it is assigned a value"),
+            )),
+        }
+    }
+
+    /// Records that `name` is assigned `val`, widening its type; returns the assignment.
+    fn assign_var(&mut self, name: &str, val: &Val, span: Span) -> R<ir::Stmt> {
+        match self.var_index(name) {
+            None => {
+                if matches!(val.ty, Ty::None) {
+                    return at(
+                        span,
+                        format!(
+                            "cannot assign the result of a call that returns nothing to '{name}'"
+                        ),
+                    );
+                }
+                self.vars.push(Var {
+                    name: name.to_string(),
+                    ty: val.ty.clone(),
+                    nonneg: val.nonneg,
+                });
+                self.changed = true;
+                Ok(ir::Stmt::Assign {
+                    local: LocalId(self.vars.len() - 1),
+                    value: val.expr(),
+                })
+            }
+            Some(i) => {
+                let old = self.vars[i].ty.clone();
+                let Some(new) = unify(&old, &val.ty) else {
+                    return at(
+                        span,
+                        format!(
+                            "cannot unify {old} and {} for '{name}': a variable keeps one type (assign the {} to a new variable)",
+                            val.ty, val.ty
+                        ),
+                    );
+                };
+                if new != old {
+                    self.vars[i].ty = new.clone();
+                    self.changed = true;
+                }
+                if self.vars[i].nonneg && !val.nonneg {
+                    self.vars[i].nonneg = false;
+                    self.changed = true;
+                }
+                let value = self.convert(val, &new, span)?;
+                Ok(ir::Stmt::Assign {
+                    local: LocalId(i),
+                    value: value.expr(),
+                })
+            }
+        }
+    }
+
+    // ---- statements ----
+
+    fn block(&mut self, body: &[Stmt]) -> R<()> {
+        for s in body {
+            match self.stmt(s) {
+                Err(Fail::Pending(..)) if !self.final_pass => {}
+                other => other?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a statement to the innermost block. Typing passes build no statements: only
+    /// the final pass's IR is kept, and an operand's statements decide how a short-circuit
+    /// is written only there (so temporaries are numbered as the final pass needs them).
+    pub(crate) fn push(&mut self, s: ir::Stmt) {
+        if !self.final_pass {
+            return;
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            b.push(s);
+        }
+    }
+
+    /// Where the innermost block ends now: `take_stmts(mark)` takes back what is added after.
+    pub(crate) fn stmts_mark(&self) -> usize {
+        self.blocks.last().map_or(0, Vec::len)
+    }
+
+    /// The statements added since `mark`, taken out of the block (to be put where Python
+    /// evaluates what they compute).
+    pub(crate) fn take_stmts(&mut self, mark: usize) -> Vec<ir::Stmt> {
+        match self.blocks.last_mut() {
+            Some(b) => b.split_off(mark),
+            None => Vec::new(),
+        }
+    }
+
+    /// Appends statements taken by `take_stmts`.
+    pub(crate) fn put_stmts(&mut self, stmts: Vec<ir::Stmt>) {
+        if !self.final_pass {
+            return;
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            b.extend(stmts);
+        }
+    }
+
+    /// Statements added from now on go into a new block, until `close_block`.
+    pub(crate) fn open_block(&mut self) {
+        self.blocks.push(Vec::new());
+    }
+
+    /// The block `open_block` began.
+    pub(crate) fn close_block(&mut self) -> Vec<ir::Stmt> {
+        self.blocks.pop().unwrap_or_default()
+    }
+
+    /// A new temporary of `role`.
+    pub(crate) fn fresh(&mut self, role: TempRole) -> Temp {
+        self.tmp += 1;
+        Temp { role, n: self.tmp }
+    }
+
+    fn mark_line(&mut self, span: Span) {
+        if self.final_pass && span.line != self.last_line && span.line > 0 {
+            self.last_line = span.line;
+            self.push(ir::Stmt::Line(span.line));
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> R<()> {
+        self.mark_line(s.span);
+        match &s.kind {
+            StmtKind::Pass => Ok(()),
+            StmtKind::Expr { value } => {
+                let v = self.expr(value)?;
+                self.push(ir::Stmt::Eval(v.expr()));
+                Ok(())
+            }
+            StmtKind::Assign { targets, value } => {
+                let v = self.expr(value)?;
+                if targets.len() == 1 {
+                    return self.assign(&targets[0], v);
+                }
+                let t = self.temp(&v)?;
+                for target in targets {
+                    self.assign(target, t.clone())?;
+                }
+                Ok(())
+            }
+            StmtKind::AugAssign { target, op, value } => {
+                self.aug_assign(target, *op, value, s.span)
+            }
+            StmtKind::If { test, body, orelse } => {
+                let cond = self.truth(test)?;
+                let then = self.nested(body)?;
+                let orelse = if orelse.is_empty() {
+                    Vec::new()
+                } else {
+                    self.nested(orelse)?
+                };
+                self.push(ir::Stmt::If {
+                    cond: cond.expr(),
+                    negate: false,
+                    then,
+                    orelse,
+                });
+                Ok(())
+            }
+            StmtKind::While { test, body, orelse } => {
+                let broke = self.loop_flag(orelse);
+                // Python evaluates the test before every iteration: what it needs computed
+                // ahead of it (temporaries, views) goes inside the loop, not before it.
+                let mark = self.stmts_mark();
+                let cond = self.truth(test)?;
+                let setup = self.take_stmts(mark);
+                let body = self.loop_body(body, broke)?;
+                self.push(ir::Stmt::While {
+                    setup,
+                    cond: cond.expr(),
+                    body,
+                });
+                self.loop_else(broke, orelse)
+            }
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+            } => self.for_loop(target, iter, body, orelse, s.span),
+            StmtKind::Break => match self.loops.last() {
+                None => at(s.span, "'break' outside a loop"),
+                Some(l) => {
+                    let flag = l.broke;
+                    self.push(ir::Stmt::Break { flag });
+                    Ok(())
+                }
+            },
+            StmtKind::Continue => {
+                if self.loops.is_empty() {
+                    return at(s.span, "'continue' outside a loop");
+                }
+                self.push(ir::Stmt::Continue);
+                Ok(())
+            }
+            StmtKind::Return { value } => self.ret(value.as_ref(), s.span),
+            StmtKind::Unsupported { what } => {
+                at(s.span, format!("{what} is not supported in kernels"))
+            }
+        }
+    }
+
+    fn nested(&mut self, body: &[Stmt]) -> R<Vec<ir::Stmt>> {
+        self.open_block();
+        let r = self.block(body);
+        let b = self.close_block();
+        r.map(|_| b)
+    }
+
+    fn ret(&mut self, value: Option<&Expr>, span: Span) -> R<()> {
+        let v = match value {
+            None => None,
+            Some(e) => {
+                let v = self.expr(e)?;
+                if v.ty == Ty::None {
+                    None
+                } else {
+                    Some(v)
+                }
+            }
+        };
+        let ty = v.as_ref().map(|v| v.ty.clone()).unwrap_or(Ty::None);
+        let merged = match &self.ret {
+            None => ty.clone(),
+            Some(old) if *old == ty => ty.clone(),
+            Some(Ty::None) | Some(_) if ty == Ty::None => {
+                return at(span, "this function returns a value on some paths and nothing on others; return a value on every path")
+            }
+            Some(Ty::None) => {
+                return at(span, "this function returns a value on some paths and nothing on others; return a value on every path")
+            }
+            Some(old) => unify(old, &ty).ok_or_else(|| {
+                Fail::At(span, format!("the function returns both {old} and {ty}; return one type"))
+            })?,
+        };
+        if self.ret.as_ref() != Some(&merged) {
+            self.ret = Some(merged.clone());
+            self.changed = true;
+        }
+        match v {
+            None => self.push(ir::Stmt::Return(None)),
+            Some(v) => {
+                let value = self.convert(&v, &merged, span)?;
+                self.push(ir::Stmt::Return(Some(value.expr())));
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates `v` once into a temporary (for tuple unpacking and chained assignment).
+    pub(crate) fn temp(&mut self, v: &Val) -> R<Val> {
+        if v.is_simple() {
+            return Ok(v.clone());
+        }
+        let name = self.fresh(TempRole::Value);
+        self.c.register(&v.ty);
+        self.push(ir::Stmt::Let {
+            temp: name,
+            value: v.expr(),
+            constant: false,
+        });
+        let mut t = Val::new(v.ty.clone(), K::Temp(name)).nonneg(v.nonneg);
+        t.items_nonneg = v.items_nonneg.clone();
+        Ok(t)
+    }
+
+    /// `target = v`.
+    fn assign(&mut self, target: &Expr, v: Val) -> R<()> {
+        match &target.kind {
+            ExprKind::Name { id } => {
+                let s = self.assign_var(id, &v, target.span)?;
+                self.push(s);
+                Ok(())
+            }
+            ExprKind::Subscript { value, index } => self.store(value, index, v, target.span),
+            ExprKind::Tuple { elts } => {
+                // `a, *b = ...`: name the starred target, not a count mismatch.
+                if let Some(e) = elts
+                    .iter()
+                    .find(|e| matches!(e.kind, ExprKind::Unsupported { .. }))
+                {
+                    return self.expr(e).map(|_| ());
+                }
+                let Ty::Tuple(items) = &v.ty else {
+                    return at(
+                        target.span,
+                        format!(
+                            "cannot unpack a value of type {} (only tuples unpack)",
+                            v.ty
+                        ),
+                    );
+                };
+                if items.len() != elts.len() {
+                    return at(
+                        target.span,
+                        format!(
+                            "cannot unpack a tuple of {} values into {} targets",
+                            items.len(),
+                            elts.len()
+                        ),
+                    );
+                }
+                let items = items.clone();
+                let known = v.items_nonneg.clone();
+                let t = self.temp(&v)?;
+                for (i, (e, ty)) in elts.iter().zip(items).enumerate() {
+                    let nonneg = known.get(i).copied().unwrap_or(false);
+                    self.assign(e, Val::new(ty, K::Item(t.boxed(), i)).nonneg(nonneg))?;
+                }
+                Ok(())
+            }
+            ExprKind::Attribute { attr, .. } => at(
+                target.span,
+                format!("cannot assign to attribute '{attr}' in a kernel"),
+            ),
+            _ => at(target.span, "cannot assign to this expression"),
+        }
+    }
+
+    fn aug_assign(
+        &mut self,
+        target: &Expr,
+        op: crate::ast::BinOp,
+        value: &Expr,
+        span: Span,
+    ) -> R<()> {
+        let rhs = self.expr(value)?;
+        match &target.kind {
+            ExprKind::Name { id } => {
+                let cur = self.load_var(id, target.span)?;
+                let v = self.binop(op, cur, rhs, span)?;
+                let s = self.assign_var(id, &v, target.span)?;
+                self.push(s);
+                Ok(())
+            }
+            ExprKind::Subscript { value: base, index } => {
+                let arr = self.expr(base)?;
+                let Ty::Array(a) = &arr.ty else {
+                    return at(
+                        target.span,
+                        format!("cannot assign into a value of type {}", arr.ty),
+                    );
+                };
+                let a = a.clone();
+                let place = self.element_place(&arr, &a, index, target.span)?;
+                let pointer = self.fresh(TempRole::Pointer);
+                let cur = Val::new(Ty::Scalar(a.dtype), K::Current);
+                let v = self.binop(op, cur, rhs, span)?;
+                let v = self.convert(&v, &Ty::Scalar(a.dtype), span)?;
+                self.push(ir::Stmt::Update {
+                    pointer,
+                    place,
+                    value: v.expr(),
+                });
+                Ok(())
+            }
+            _ => at(target.span, "cannot assign to this expression"),
+        }
+    }
+
+    /// `base[index] = v`.
+    fn store(&mut self, base: &Expr, index: &Expr, v: Val, span: Span) -> R<()> {
+        let arr = self.expr(base)?;
+        let a = match &arr.ty {
+            Ty::Array(a) => a.clone(),
+            Ty::Tuple(_) => return at(span, "tuples cannot be changed; build a new tuple"),
+            t => return at(span, format!("cannot assign into a value of type {t}")),
+        };
+        if a.space == crate::types::Space::Const {
+            return at(span, "constant arrays are read-only");
+        }
+        let place = self.element_place(&arr, &a, index, span)?;
+        let value = match &v.ty {
+            Ty::Scalar(_) => self.convert(&v, &Ty::Scalar(a.dtype), span)?,
+            t => {
+                return at(
+                    span,
+                    format!(
+                        "cannot store a value of type {t} into an element of {}",
+                        arr.ty
+                    ),
+                )
+            }
+        };
+        self.push(ir::Stmt::Store {
+            place,
+            value: value.expr(),
+        });
+        Ok(())
+    }
+
+    /// Records that items of tuple type `ty` are read by a run-time index.
+    pub(crate) fn tuple_getter(&mut self, ty: &Ty) {
+        let Ty::Tuple(items) = ty else {
+            return;
+        };
+        self.c.register(ty);
+        self.c.register(&items[0]);
+        self.c.register(&crate::types::INT64);
+        self.c.aggregate_fn(ir::AggregateFn::TupleItem(ty.clone()));
+    }
+
+    /// The truth value of a condition (checked to have one).
+    pub(crate) fn truth(&mut self, e: &Expr) -> R<Val> {
+        let v = self.expr(e)?;
+        self.truth_of(&v, e.span)?;
+        Ok(v)
+    }
+
+    /// Checks that `v` has a truth value in a kernel.
+    pub(crate) fn truth_of(&mut self, v: &Val, span: Span) -> R<()> {
+        match &v.ty {
+            Ty::Scalar(_) | Ty::Tuple(_) => Ok(()),
+            t => at(
+                span,
+                format!(
+                    "the truth value of {t} is ambiguous in a kernel{}",
+                    snippet(self.f, span)
+                        .map(|s| format!(" ('{s}')"))
+                        .unwrap_or_default()
+                ),
+            ),
+        }
+    }
+}
+
+/// Whether running `body` can reach its end rather than always returning.
+fn falls_through(body: &[Stmt]) -> bool {
+    body.iter().all(|s| match &s.kind {
+        StmtKind::Return { .. } => false,
+        StmtKind::If { body, orelse, .. } => falls_through(body) || falls_through(orelse),
+        StmtKind::While { test, body, orelse } => {
+            let forever = matches!(&test.kind, ExprKind::Bool { v: true })
+                || matches!(&test.kind, ExprKind::Int { v } if v != "0");
+            breaks(body) || (!forever && falls_through(orelse))
+        }
+        StmtKind::For { body, orelse, .. } => breaks(body) || falls_through(orelse),
+        _ => true,
+    })
+}
+
+/// Whether `body` has a `break` of its own loop (not of a loop nested in it).
+fn breaks(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::Break => true,
+        StmtKind::If { body, orelse, .. } => breaks(body) || breaks(orelse),
+        _ => false,
+    })
+}

@@ -93,7 +93,7 @@ fn dialect_of(dev: &Device) -> Dialect {
 fn arg(dev: &Device, a: &Array) -> KernelArg<'static> {
     match dev.kind() {
         BackendKind::Cuda => a.kernel_arg(),
-        BackendKind::OpenCl => KernelArg::Memory(a.buffer().handle()),
+        BackendKind::OpenCl => KernelArg::Memory(a.buffer().handle().unwrap()),
     }
 }
 

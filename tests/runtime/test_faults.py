@@ -27,7 +27,11 @@ triple = ember.ElementwiseKernel("float32 x", "float32 y", "y = x * 3", "fault_t
 assert np.array_equal(triple(old).get(), host * 3)
 bump[1, 64](old)
 used = ember.get_default_memory_pool().used_bytes()
-print("epoch", ember._ember.reset_device(0))
+try:
+    print("epoch", ember._ember.reset_device(0))
+except DeviceResetError as e:  # CUDA gives no new context in this process
+    print("refused", "no new one can be opened" in str(e), "restart the process" in str(e))
+    raise SystemExit(0)
 for use in (old.get, lambda: old * 2, old.sum, lambda: triple(old), lambda: bump[1, 64](old)):
     try:
         use()
@@ -50,6 +54,9 @@ def test_a_reset_loses_old_arrays_and_keeps_kernels_working():
     r = run_python(RESET)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
+    if on_cuda():  # NVIDIA requires a new process after a fault: a clear refusal instead
+        assert lines == ["refused True True"], r.stdout
+        return
     assert lines[0] == "epoch 1", r.stdout
     assert lines[1:6] == ["old lost: this array's memory is gone: its device "] * 5, r.stdout
     assert lines[6:] == ["kernel True", "jit True", "sum True", "pool True", "done"], r.stdout

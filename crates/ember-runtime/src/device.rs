@@ -77,7 +77,10 @@ impl Device {
     /// modules of an older epoch are gone: the pool and module map forget theirs here.
     pub fn epoch(&self) -> u64 {
         let now = self.backend.epoch();
-        if self.epoch.swap(now, Ordering::AcqRel) != now {
+        // A plain load on every call (arrays ask on each use); the swap only after a reset.
+        if self.epoch.load(Ordering::Acquire) != now
+            && self.epoch.swap(now, Ordering::AcqRel) != now
+        {
             self.pool.forget_all();
             // Modules of the old context drop without touching the driver (their epoch).
             self.modules

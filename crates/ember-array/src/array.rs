@@ -328,37 +328,19 @@ impl Array {
                 )
                 .map_err(|e| device.annotate(e));
         }
-        let (x_strided, y_strided) = (!self.is_c_contiguous(), !dst.is_c_contiguous());
-        let spec = copy_spec(
-            self.dtype,
-            dst.dtype,
-            x_strided,
-            y_strided,
-            self.ndim(),
-            dialect(device),
-        );
+        let spec = copy_spec(self.dtype, dst.dtype, dialect(device));
         run_map(&spec, &[self, dst], &[], &self.shape)
     }
 }
 
-/// The kernel that copies `from` elements into `to` elements, converting; strided operands
-/// are addressed over `ndim` axes.
-pub fn copy_spec(
-    from: DType,
-    to: DType,
-    x_strided: bool,
-    y_strided: bool,
-    ndim: usize,
-    dialect: Dialect,
-) -> MapKernel {
+/// The kernel that copies `from` elements into `to` elements, converting.
+pub fn copy_spec(from: DType, to: DType, dialect: Dialect) -> MapKernel {
     MapKernel {
         name: format!("ember_copy_{}_{}", from.name(), to.name()),
-        inputs: vec![Operand::new("x", from, x_strided)],
-        outputs: vec![Operand::new("y", to, y_strided)],
+        inputs: vec![Operand::new("x", from)],
+        outputs: vec![Operand::new("out", to)],
         scalars: vec![],
-        // Contiguous operands share one kernel whatever the number of axes.
-        ndim: if x_strided || y_strided { ndim } else { 0 },
-        body: format!("y = {};", cast("x", from, to, dialect)),
+        body: format!("out = {};", cast("x", from, to, dialect)),
     }
 }
 

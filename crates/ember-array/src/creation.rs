@@ -15,7 +15,7 @@ use ember_kernel::{dialect, param_bytes};
 /// Fills `out` with `value` converted to its dtype.
 pub fn fill(out: &Array, value: Scalar) -> Result<()> {
     let dtype = out.dtype();
-    let spec = fill_spec(dtype, !out.is_c_contiguous(), out.ndim());
+    let spec = fill_spec(dtype);
     run_map(
         &spec,
         &[out],
@@ -25,14 +25,13 @@ pub fn fill(out: &Array, value: Scalar) -> Result<()> {
 }
 
 /// The kernel that sets every element of a `dtype` array to a scalar parameter.
-pub fn fill_spec(dtype: DType, strided: bool, ndim: usize) -> MapKernel {
+pub fn fill_spec(dtype: DType) -> MapKernel {
     MapKernel {
         name: format!("ember_fill_{}", dtype.name()),
         inputs: vec![],
-        outputs: vec![Operand::new("y", dtype, strided)],
+        outputs: vec![Operand::new("out", dtype)],
         scalars: vec![("v".into(), dtype)],
-        ndim: if strided { ndim } else { 0 },
-        body: "y = v;".into(),
+        body: "out = v;".into(),
     }
 }
 
@@ -100,7 +99,7 @@ fn store_progression(compute: DType, dtype: DType, dialect: Dialect) -> String {
     } else {
         cast("v_re", part, dtype, dialect)
     };
-    format!("y = {value};")
+    format!("out = {value};")
 }
 
 /// A generated kernel with the bytes of its scalar arguments.
@@ -116,9 +115,8 @@ fn progression_kernel(
     let spec = MapKernel {
         name: format!("ember_{name}_{}_{}", compute.name(), dtype.name()),
         inputs: vec![],
-        outputs: vec![Operand::new("y", dtype, false)],
+        outputs: vec![Operand::new("out", dtype)],
         scalars,
-        ndim: 0,
         body,
     };
     (spec, bytes)
@@ -143,10 +141,9 @@ pub fn arange_kernel(
         let spec = MapKernel {
             name: format!("ember_arange_{}", dtype.name()),
             inputs: vec![],
-            outputs: vec![Operand::new("y", dtype, false)],
+            outputs: vec![Operand::new("out", dtype)],
             scalars: vec![("a".into(), DType::I64), ("b".into(), DType::I64)],
-            ndim: 0,
-            body: format!("y = {};", cast("(a + b * i)", DType::I64, dtype, dialect)),
+            body: format!("out = {};", cast("(a + b * i)", DType::I64, dtype, dialect)),
         };
         let bytes = vec![
             a.to_le_bytes().to_vec(),

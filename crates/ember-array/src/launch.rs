@@ -1,20 +1,37 @@
-//! Running a [`MapKernel`] (casts, copies, creation kernels) over arrays: its compiled
-//! function, memoised per device, launched with a grid-stride loop.
+//! Running a [`MapKernel`] (casts, copies, creation kernels, `where`) over arrays: laid out
+//! as the ufuncs' and ElementwiseKernel's loops are ([`map_plan`]), compiled once per device
+//! and layout.
 
 use ember_codegen::MapKernel;
 use ember_core::Result;
-use ember_kernel::{compile_generated, dialect, launch_shape, KernelMemo, Rounding};
-use ember_runtime::{current_stream, Device, Function, KernelArg};
+use ember_kernel::{compile_generated, dialect, KernelMemo, Rounding, ScalarBytes};
+use ember_runtime::{Device, Function};
 
 use crate::array::Array;
+use crate::user_kernel::map_plan::{self, plan_roles, Binding, Body};
 
-/// The compiled function for `spec` on `device`.
-pub fn function(device: &'static Device, spec: &MapKernel) -> Result<Function> {
-    static MEMO: KernelMemo<MapKernel> = KernelMemo::new();
-    MEMO.get_or_compile(device, spec, || {
+/// The compiled function for `spec` on `device`, strided over `ndim` axes (0: contiguous),
+/// with vector loads if `vector`.
+pub fn function(
+    device: &'static Device,
+    spec: &MapKernel,
+    ndim: usize,
+    vector: bool,
+) -> Result<Function> {
+    // One memo per layout, so that a lookup borrows the spec (no clone per launch). Loops
+    // have at most NumPy's 64 axes once collapsed.
+    const LAYOUTS: usize = 2 * 65;
+    static MEMOS: [KernelMemo<MapKernel>; LAYOUTS] = [const { KernelMemo::new() }; LAYOUTS];
+    let memo = MEMOS.get(2 * ndim + vector as usize).ok_or_else(|| {
+        ember_core::Error::Value(format!(
+            "an array of {ndim} dimensions is beyond NumPy's 64"
+        ))
+    })?;
+    memo.get_or_compile(device, spec, || {
+        let d = dialect(device);
         compile_generated(
             device,
-            &spec.source(dialect(device)),
+            &spec.user_map(d, ndim, vector).source(d),
             &spec.name,
             &[],
             Rounding::Separate,
@@ -22,8 +39,8 @@ pub fn function(device: &'static Device, spec: &MapKernel) -> Result<Function> {
     })
 }
 
-/// Runs `spec` over `operands` (inputs then outputs, all of one shape), with `scalars` (bytes
-/// in each scalar's parameter type).
+/// Runs `spec` over `operands` (inputs then outputs, broadcast to `shape`), with `scalars`
+/// (bytes in each scalar's parameter type).
 pub fn run_map(
     spec: &MapKernel,
     operands: &[&Array],
@@ -38,26 +55,13 @@ pub fn run_map(
         return Ok(());
     }
     let device = first.device();
-    let function = function(device, spec)?;
-    let n64 = (n as i64).to_le_bytes();
-    let mut extents: Vec<[u8; 8]> = Vec::new();
-    let mut strides: Vec<[u8; 8]> = Vec::new();
-    let strided = spec.ndim > 0 && spec.inputs.iter().chain(&spec.outputs).any(|o| o.strided);
-    if strided {
-        extents.extend(shape.iter().map(|&d| (d as i64).to_le_bytes()));
-        for (op, arr) in spec.inputs.iter().chain(&spec.outputs).zip(operands) {
-            if op.strided {
-                strides.extend(arr.strides().iter().map(|&s| (s as i64).to_le_bytes()));
-            }
-        }
-    }
-    let mut args: Vec<KernelArg<'_>> =
-        Vec::with_capacity(operands.len() + scalars.len() + 1 + extents.len() + strides.len());
-    args.extend(operands.iter().map(|a| a.kernel_arg()));
-    args.extend(scalars.iter().map(|s| KernelArg::Bytes(s)));
-    args.push(KernelArg::Bytes(&n64));
-    args.extend(extents.iter().map(|b| KernelArg::Bytes(b)));
-    args.extend(strides.iter().map(|b| KernelArg::Bytes(b)));
-    let (grid, block) = launch_shape(device, n);
-    device.launch(&function, grid, block, 0, current_stream(device), &args)
+    let mut bindings: Vec<Binding> = operands.iter().map(|a| Binding::Array(a)).collect();
+    bindings.extend(
+        scalars
+            .iter()
+            .map(|s| Binding::Scalar(ScalarBytes::from_slice(s))),
+    );
+    let plan = plan_roles(shape, &spec.roles(), &bindings);
+    let function = function(device, spec, plan.loop_shape.len(), plan.vector)?;
+    map_plan::launch(device, &function, n, &bindings, &plan, Body::Generated)
 }

@@ -81,13 +81,13 @@ pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
     let mut scalars = Vec::new();
     let mut bytes = Vec::new();
     let c = stretched(condition)?;
-    inputs.push(KernelOperand::new("c", c.dtype(), !c.is_c_contiguous()));
+    inputs.push(KernelOperand::new("c", c.dtype()));
     arrays.push(c);
     let mut value_of = |name: &str, choice: &Choice| -> Result<String> {
         Ok(match choice {
             Choice::Array(a) => {
                 let a = stretched(a)?;
-                inputs.push(KernelOperand::new(name, a.dtype(), !a.is_c_contiguous()));
+                inputs.push(KernelOperand::new(name, a.dtype()));
                 let expr = cast(name, a.dtype(), dtype, d);
                 arrays.push(a);
                 expr
@@ -101,7 +101,6 @@ pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
     };
     let (xv, yv) = (value_of("x", x)?, value_of("y", y)?);
     let test = cast("c", arrays[0].dtype(), DType::Bool, d);
-    let strided = !out.is_c_contiguous() || inputs.iter().any(|o| o.strided);
     let name = format!(
         "ember_where_{}_{}_{}_{}",
         arrays[0].dtype().name(),
@@ -112,9 +111,8 @@ pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
     let spec = MapKernel {
         name,
         inputs,
-        outputs: vec![KernelOperand::new("z", dtype, false)],
+        outputs: vec![KernelOperand::new("z", dtype)],
         scalars,
-        ndim: if strided { shape.len() } else { 0 },
         body: format!("z = {test} ? {xv} : {yv};"),
     };
     let mut operands: Vec<&Array> = arrays.iter().collect();

@@ -48,7 +48,7 @@ fn linspace_rounds_its_product_before_the_sum() {
         Dialect::Cuda,
     )
     .unwrap();
-    let source = kernel.source(Dialect::Cuda);
+    let source = kernel.source(Dialect::Cuda, 0);
     let separate = ptx(&source, &kernel.name, Rounding::Separate);
     assert!(
         separate.contains("mul.rn.f64") && !separate.contains("fma.rn.f64"),
@@ -71,7 +71,7 @@ fn complex_products_keep_numpys_explicit_fma() {
     )
     .unwrap();
     let separate = ptx(
-        &kernel.source(Dialect::Cuda),
+        &kernel.source(Dialect::Cuda, 0),
         &kernel.name,
         Rounding::Separate,
     );
@@ -103,7 +103,7 @@ fn every_progression_kernel_compiles() {
                 let spec = linspace(compute, divisor, endpoint);
                 let (kernel, _) = linspace_kernel(&spec, out, Dialect::Cuda).unwrap();
                 ptx(
-                    &kernel.source(Dialect::Cuda),
+                    &kernel.source(Dialect::Cuda, 0),
                     &kernel.name,
                     Rounding::Separate,
                 );
@@ -114,7 +114,7 @@ fn every_progression_kernel_compiles() {
         let (kernel, _) =
             arange_kernel(Scalar::Float(0.5), Scalar::Float(0.75), out, Dialect::Cuda);
         ptx(
-            &kernel.source(Dialect::Cuda),
+            &kernel.source(Dialect::Cuda, 0),
             &kernel.name,
             Rounding::Separate,
         );

@@ -253,17 +253,15 @@ fn generated_source(
     })?;
     let types: Vec<DType> = dtypes.iter().map(|n| dtype(n)).collect::<PyResult<_>>()?;
     let spec = match (kind, types.as_slice()) {
-        ("copy", [from, to]) => {
-            ember_array::array::copy_spec(*from, *to, ndim > 0, ndim > 0, ndim, d)
-        }
-        ("fill", [t]) => creation::fill_spec(*t, ndim > 0, ndim),
+        ("copy", [from, to]) => ember_array::array::copy_spec(*from, *to, d),
+        ("fill", [t]) => creation::fill_spec(*t),
         _ => {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "kind must be 'copy' with two dtypes or 'fill' with one",
             ))
         }
     };
-    Ok(spec.source(d))
+    Ok(spec.source(d, ndim))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -4,25 +4,14 @@ Each case runs in a subprocess with a timeout: the failures these guard against 
 and runaway memory, which would take the test process down with them.
 """
 
-import subprocess
-import sys
 import textwrap
 
-import pytest
+from conftest import run_python
 
 
 def run_script(body: str, timeout: float) -> str:
-    """Runs `body` in a fresh interpreter; returns its stdout (fails on a hang or an error)."""
-    script = textwrap.dedent(body)
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", script],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired as e:
-        pytest.fail(f"the script hung for {timeout} s; its output: {e.stdout!r} {e.stderr!r}")
+    """Runs `body` in a fresh interpreter; returns its stdout (a hang fails by the timeout)."""
+    done = run_python(textwrap.dedent(body), timeout=timeout)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -12,8 +12,7 @@ use ember_kernel::{dialect, scalar_param};
 use crate::array::Array;
 use crate::launch::run_map;
 use crate::result_type::result_type;
-use crate::shape::broadcast::broadcast_to;
-use crate::shape::{dims_text, view, Layout};
+use crate::shape::dims_text;
 use crate::ufunc::resolve::OperandType;
 
 /// A choice of `where`: an array, or a host scalar and how it takes part in promotion.
@@ -73,24 +72,15 @@ pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
         return Ok(out);
     }
     let d = dialect(device);
-    let target: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
-    let stretched =
-        |a: &Array| -> Result<Array> { view(a, &broadcast_to(&Layout::of(a), &target)?, 0) };
-    let mut inputs = Vec::new();
-    let mut arrays = Vec::new();
+    // Operands go as they are: the launch broadcasts them to `shape`.
+    let mut inputs = vec![KernelOperand::new("c", condition.dtype())];
     let mut scalars = Vec::new();
     let mut bytes = Vec::new();
-    let c = stretched(condition)?;
-    inputs.push(KernelOperand::new("c", c.dtype()));
-    arrays.push(c);
     let mut value_of = |name: &str, choice: &Choice| -> Result<String> {
         Ok(match choice {
             Choice::Array(a) => {
-                let a = stretched(a)?;
                 inputs.push(KernelOperand::new(name, a.dtype()));
-                let expr = cast(name, a.dtype(), dtype, d);
-                arrays.push(a);
-                expr
+                cast(name, a.dtype(), dtype, d)
             }
             Choice::Scalar(value, kind) => {
                 scalars.push((name.to_string(), dtype));
@@ -100,6 +90,12 @@ pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
         })
     };
     let (xv, yv) = (value_of("x", x)?, value_of("y", y)?);
+    let mut arrays = vec![condition];
+    for choice in [x, y] {
+        if let Choice::Array(a) = choice {
+            arrays.push(a);
+        }
+    }
     let test = cast("c", arrays[0].dtype(), DType::Bool, d);
     let name = format!(
         "ember_where_{}_{}_{}_{}",
@@ -115,9 +111,8 @@ pub fn where_(condition: &Array, x: &Choice, y: &Choice) -> Result<Array> {
         scalars,
         body: format!("z = {test} ? {xv} : {yv};"),
     };
-    let mut operands: Vec<&Array> = arrays.iter().collect();
-    operands.push(&out);
-    run_map(&spec, &operands, &bytes, &shape)?;
+    arrays.push(&out);
+    run_map(&spec, &arrays, &bytes, &shape)?;
     Ok(out)
 }
 

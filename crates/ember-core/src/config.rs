@@ -14,6 +14,17 @@ pub enum BackendChoice {
     OpenCl,
 }
 
+impl BackendChoice {
+    /// The value of `EMBER_BACKEND` that asks for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Auto => "auto",
+            BackendChoice::Cuda => "cuda",
+            BackendChoice::OpenCl => "opencl",
+        }
+    }
+}
+
 /// ember's settings. Every `EMBER_*` variable is checked when the settings are first read: a
 /// value that is not one of the variable's values is an error naming both (never ignored).
 #[derive(Clone, Debug)]

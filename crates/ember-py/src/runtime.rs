@@ -135,12 +135,7 @@ fn compile_module(
 fn settings(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     let c = ember_core::Config::get().py()?;
     let d = pyo3::types::PyDict::new(py);
-    let backend = match c.backend {
-        ember_core::config::BackendChoice::Auto => "auto",
-        ember_core::config::BackendChoice::Cuda => "cuda",
-        ember_core::config::BackendChoice::OpenCl => "opencl",
-    };
-    d.set_item("backend", backend)?;
+    d.set_item("backend", c.backend.name())?;
     d.set_item("cache_dir", &c.cache_dir)?;
     d.set_item("disk_cache", c.disk_cache)?;
     d.set_item("save_source", c.save_source)?;

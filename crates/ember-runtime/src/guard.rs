@@ -21,16 +21,22 @@ use crate::backend::{
 };
 use crate::fork::{check, forked};
 
+/// The context's state, when it is not simply live.
+enum Loss {
+    Live,
+    /// Lost (the fault's call and error name): a new context is tried at the next call.
+    Lost(String),
+    /// No new context could be opened: the error every later call gets.
+    Dead(Error),
+}
+
 /// A backend behind the checks above.
 pub struct Guard {
     inner: Box<dyn Backend>,
     epoch: AtomicU64,
-    /// Set with `lost` (read on every call; the mutex only when set).
+    /// False while the context is live (read on every call; `loss` is locked only when set).
     is_lost: AtomicBool,
-    /// Why the context was lost, until a new one is opened.
-    lost: Mutex<Option<String>>,
-    /// Set when no new context could be opened: the error every later call gets.
-    dead: Mutex<Option<Error>>,
+    loss: Mutex<Loss>,
 }
 
 impl Guard {
@@ -39,8 +45,7 @@ impl Guard {
             inner,
             epoch: AtomicU64::new(0),
             is_lost: AtomicBool::new(false),
-            lost: Mutex::new(None),
-            dead: Mutex::new(None),
+            loss: Mutex::new(Loss::Live),
         }
     }
 
@@ -55,44 +60,49 @@ impl Guard {
         if !self.is_lost.load(Ordering::Acquire) {
             return Ok(self.inner.as_ref());
         }
-        let mut dead = self.dead.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(e) = dead.as_ref() {
-            return Err(e.clone());
-        }
-        let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(why) = lost.as_deref() {
-            if let Err(e) = self.inner.reset() {
-                let e = Error::DeviceReset(format!(
-                    "{}'s context was lost ({why}) and no new one can be opened: {e}; save what you can from the host and restart the process",
-                    self.inner.info().name
-                ));
-                *dead = Some(e.clone());
-                return Err(e);
-            }
-            self.epoch.fetch_add(1, Ordering::AcqRel);
-            *lost = None;
-            self.is_lost.store(false, Ordering::Release);
+        let mut loss = self.loss.lock().unwrap_or_else(|e| e.into_inner());
+        match &*loss {
+            Loss::Live => {}
+            Loss::Dead(e) => return Err(e.clone()),
+            Loss::Lost(why) => match self.inner.reset() {
+                Ok(()) => {
+                    self.epoch.fetch_add(1, Ordering::AcqRel);
+                    *loss = Loss::Live;
+                    self.is_lost.store(false, Ordering::Release);
+                }
+                Err(e) => {
+                    let e = Error::DeviceReset(format!(
+                        "{}'s context was lost ({why}) and no new one can be opened: {e}; save what you can from the host and restart the process",
+                        self.inner.info().name
+                    ));
+                    *loss = Loss::Dead(e.clone());
+                    return Err(e);
+                }
+            },
         }
         Ok(self.inner.as_ref())
+    }
+
+    /// Marks the context lost for `why`, unless it already is.
+    fn mark_lost(&self, why: impl FnOnce() -> String) {
+        let mut loss = self.loss.lock().unwrap_or_else(|e| e.into_inner());
+        if let Loss::Live = *loss {
+            *loss = Loss::Lost(why());
+            self.is_lost.store(true, Ordering::Release);
+        }
     }
 
     /// Treats the context as lost, as after a fault (for tests of the recovery on devices
     /// whose faults cannot be provoked safely, such as CPU devices).
     pub fn lose(&self, why: &str) {
-        let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
-        lost.get_or_insert_with(|| why.to_string());
-        self.is_lost.store(true, Ordering::Release);
+        self.mark_lost(|| why.to_string());
     }
 
     /// Passes `result` on, noting a fatal error (and saying in it what happens next).
     pub fn seen<T>(&self, result: Result<T>) -> Result<T> {
         match result {
             Err(Error::Driver(mut d)) if self.inner.is_fatal(&d) => {
-                let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
-                if lost.is_none() {
-                    *lost = Some(format!("{} {}", d.call, d.name));
-                    self.is_lost.store(true, Ordering::Release);
-                }
+                self.mark_lost(|| format!("{} {}", d.call, d.name));
                 d.message.push_str(
                     "; the device's context is lost with it, and the arrays made in it: ember tries a new context at the next call",
                 );

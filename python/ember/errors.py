@@ -115,6 +115,12 @@ class DeviceResetError(EmberError, RuntimeError):
     device's context, ember opened a new one, and everything made in the old one is gone."""
 
 
+class OutOfBoundsError(EmberError, IndexError):
+    """Checked mode (``EMBER_CHECKED=1``, or ``@jit(boundscheck=True)``) found a kernel reading or
+    writing outside an array: the message names the kernel, the array, the index, the axis and
+    the block and thread; the access itself was redirected, so memory outside the array is intact."""
+
+
 class OutOfMemoryError(EmberError, MemoryError):
     """A device allocation failed after the pool freed its cached blocks."""
 

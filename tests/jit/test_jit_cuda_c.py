@@ -1,5 +1,5 @@
 """The kernels of the ``@cuda.jit`` language tests (``jit_kernels``) as CUDA C: each compiles
-through NVRTC (skipped where NVRTC is not installed)."""
+through NVRTC, plain and checked (skipped where NVRTC is not installed)."""
 
 from __future__ import annotations
 
@@ -70,6 +70,8 @@ def test_generated_cuda_c_compiles_through_nvrtc():
         kernels.append((int_atomics, [f"{t}[::1]", f"{t}[::1]", f"{t}[::1]", f"{t}[:, ::1]", f"{t}[::1]",
                                       f"{t}[:, ::1]"]))
     for kernel, types in kernels:
-        src = kernel_source(kernel, types, "cuda")
-        name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
-        assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF", (kernel.__name__, types)
+        for checked in (False, True):
+            src = kernel_source(kernel, types, "cuda", checked=checked)
+            name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
+            elf = ember._ember.nvrtc_compile(src, name, "sm_90", [])
+            assert elf[:4] == b"\x7fELF", (kernel.__name__, types, checked)

@@ -60,6 +60,46 @@ def test_numpy_arrays_are_copied_in_and_back_with_one_warning(rng, monkeypatch):
     np.testing.assert_array_equal(out2, out)
 
 
+@cuda.jit(device=True)
+def _bump(row, j):
+    row[j] += 1.0
+
+
+@cuda.jit
+def _writes_through_aliases(a, b, c, d):
+    i = cuda.grid(1)
+    if i < a.size:
+        view = b[1:]  # b is written through a view
+        view[0] = a[i]
+        alias = c  # c through a variable
+        alias[i] = a[i]
+        _bump(d, i)  # d in a device function
+
+
+def test_a_kernel_writing_a_read_only_numpy_array_is_refused_before_it_runs(rng):
+    a = floats(rng, "float64")
+    names = ["a", "b", "c", "d"]
+    for k in range(1, 4):
+        args = [a.copy(), np.zeros(N), np.zeros(N), np.zeros(N)]
+        args[k].flags.writeable = False
+        before = [x.copy() for x in args]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PerformanceWarning)
+            want = (rf"kernel _writes_through_aliases writes to argument {k} \('{names[k]}'\), "
+                    r"a read-only NumPy array \(flags.writeable is False\)")
+            with pytest.raises(ValueError, match=want):
+                _writes_through_aliases[blocks(N), TPB](*args)
+        for x, y in zip(args, before, strict=True):  # nothing ran: every argument unchanged
+            np.testing.assert_array_equal(x, y)
+    args = [a.copy(), np.zeros(N), np.zeros(N), np.zeros(N)]
+    args[0].flags.writeable = False  # only read: accepted
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PerformanceWarning)
+        _writes_through_aliases[blocks(N), TPB](*args)
+    np.testing.assert_array_equal(args[2], a)
+    np.testing.assert_array_equal(args[3], 1.0)
+
+
 def test_python_and_numpy_scalars_keep_their_types():
     out = ember.zeros(8)
     args = (2**40, 0.1, True, np.int8(-100), np.uint16(65535), np.float32(0.1), 2**63 + 5, 1 + 2j)

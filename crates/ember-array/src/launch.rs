@@ -8,21 +8,17 @@ use ember_kernel::{compile_generated, dialect, KernelMemo, Rounding, ScalarBytes
 use ember_runtime::{Device, Function};
 
 use crate::array::Array;
-use crate::user_kernel::map_plan::{self, plan_roles, Binding, Body};
+use crate::user_kernel::map_plan::{self, plan_roles, Binding, Body, MapPlan};
 
-/// The compiled function for `spec` on `device`, strided over `ndim` axes (0: contiguous),
-/// with vector loads if `vector`.
-pub fn function(
-    device: &'static Device,
-    spec: &MapKernel,
-    ndim: usize,
-    vector: bool,
-) -> Result<Function> {
+/// The compiled function for `spec` on `device`, laid out as `plan` says.
+pub fn function(device: &'static Device, spec: &MapKernel, plan: &MapPlan) -> Result<Function> {
+    let (ndim, vector, checked) = (plan.loop_shape.len(), plan.vector, plan.checked);
     // One memo per layout, so that a lookup borrows the spec (no clone per launch). Loops
     // have at most NumPy's 64 axes once collapsed.
-    const LAYOUTS: usize = 2 * 65;
+    const LAYOUTS: usize = 4 * 65;
     static MEMOS: [KernelMemo<MapKernel>; LAYOUTS] = [const { KernelMemo::new() }; LAYOUTS];
-    let memo = MEMOS.get(2 * ndim + vector as usize).ok_or_else(|| {
+    let slot = 4 * ndim + 2 * checked as usize + vector as usize;
+    let memo = MEMOS.get(slot).ok_or_else(|| {
         ember_core::Error::Value(format!(
             "an array of {ndim} dimensions is beyond NumPy's 64"
         ))
@@ -31,7 +27,7 @@ pub fn function(
         let d = dialect(device);
         compile_generated(
             device,
-            &spec.user_map(d, ndim, vector).source(d),
+            &spec.user_map(d, ndim, vector, checked).source(d),
             &spec.name,
             &[],
             Rounding::Separate,
@@ -66,6 +62,23 @@ pub fn run_map(
     // unrolled flat loop keeps every store coalesced, where vector loads leave each thread's
     // stores four elements apart (an H200: float32 -> float64 at 1.9 TB/s against 3.5).
     plan.vector = false;
-    let function = function(device, spec, plan.loop_shape.len(), plan.vector)?;
-    map_plan::launch(device, &function, n, &bindings, &plan, Body::Generated)
+    let function = function(device, spec, &plan)?;
+    let operand = |k: usize| {
+        let (ins, outs) = (&spec.inputs, &spec.outputs);
+        let name = ins
+            .iter()
+            .chain(outs)
+            .nth(k)
+            .map_or("?", |o| o.name.as_str());
+        format!("operand '{name}'")
+    };
+    map_plan::launch(
+        device,
+        &function,
+        n,
+        &bindings,
+        &plan,
+        Body::Generated,
+        &operand,
+    )
 }

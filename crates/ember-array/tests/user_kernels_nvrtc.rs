@@ -31,7 +31,13 @@ fn elementwise_kernels_compile_for_every_dtype_and_layout() {
         return;
     }
     for &dtype in DType::ALL.iter() {
-        for (ndim, vector) in [(0, false), (0, true), (3, false)] {
+        let layouts = [
+            (0, false, false),
+            (0, true, false),
+            (3, false, false),
+            (3, false, true),
+        ];
+        for (ndim, vector, checked) in layouts {
             if vector && !ember_codegen::user_kernel::vector_loadable(dtype) {
                 continue;
             }
@@ -51,10 +57,11 @@ fn elementwise_kernels_compile_for_every_dtype_and_layout() {
                 after_loop: String::new(),
                 ndim,
                 vector,
+                checked,
             };
             compile(
                 &k.source(Dialect::Cuda),
-                &format!("ew_{}_{ndim}_{vector}", dtype.name()),
+                &format!("ew_{}_{ndim}_{vector}_{checked}", dtype.name()),
             );
         }
     }

@@ -52,8 +52,9 @@ impl MapKernel {
     }
 
     /// The kernel as the elementwise emitter takes it: strided over `ndim` collapsed axes (0:
-    /// every operand contiguous), reading inputs with vector loads if `vector`.
-    pub fn user_map(&self, dialect: Dialect, ndim: usize, vector: bool) -> UserMap {
+    /// every operand contiguous), reading inputs with vector loads if `vector`, checking each
+    /// element's place if `checked`.
+    pub fn user_map(&self, dialect: Dialect, ndim: usize, vector: bool, checked: bool) -> UserMap {
         let param = |name: &str, dtype, role| Param {
             name: name.to_string(),
             dtype,
@@ -84,12 +85,13 @@ impl MapKernel {
             after_loop: String::new(),
             ndim,
             vector,
+            checked,
         }
     }
 
     /// The kernel's source in `dialect`, strided over `ndim` axes (0: contiguous, unrolled).
     pub fn source(&self, dialect: Dialect, ndim: usize) -> String {
-        self.user_map(dialect, ndim, false).source(dialect)
+        self.user_map(dialect, ndim, false, false).source(dialect)
     }
 }
 
@@ -140,6 +142,23 @@ mod tests {
             "{src}"
         );
         assert!(src.contains("_out_s1"), "{src}");
+    }
+
+    #[test]
+    fn checked_kernels_check_each_element_against_its_buffer() {
+        for d in Dialect::ALL {
+            let src = axpy().user_map(d, 1, false, true).source(d);
+            for text in [
+                "_x_lo, ",
+                "_out_hi, ",
+                "* ember_fault_rec",
+                "const int _out_bad = _out_off < _out_lo || _out_off > _out_hi;",
+                "ember_fault(ember_fault_rec, 2u, _out_off - _out_lo, _out_hi - _out_lo + 4);",
+            ] {
+                assert!(src.contains(text), "{text} in {src}");
+            }
+        }
+        assert!(!axpy().source(Dialect::Cuda, 1).contains("ember_fault"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! so the semantics of casts, float16 and complex numbers live in one tested place.
 
 pub mod arith;
+pub mod checked;
 pub mod compact;
 pub mod complex;
 pub mod dialect;

@@ -98,6 +98,6 @@ pub fn complex_prelude(dialect: Dialect) -> String {
     s + &guarded("EMBER_PRELUDE_COMPLEX", &complex_piece(dialect))
 }
 
-fn guarded(guard: &str, text: &str) -> String {
+pub(crate) fn guarded(guard: &str, text: &str) -> String {
     format!("#ifndef {guard}\n#define {guard}\n{text}#endif\n")
 }

@@ -15,6 +15,7 @@ use std::fmt::Write;
 
 use ember_core::DType;
 
+use crate::checked;
 use crate::dialect::Dialect;
 use crate::prelude::prelude_for;
 use crate::types::{load, storage_type, store, value_type};
@@ -76,6 +77,11 @@ pub struct UserMap {
     /// Contiguous inputs are read [`VECTOR`] consecutive elements at a time with vector loads
     /// (every input is a 4- or 8-byte real or integer type and 16-byte aligned).
     pub vector: bool,
+    /// Checked mode (`crate::checked`): the strided loop (`ndim` at least 1) checks each
+    /// array's element against its buffer, given as parameters `_{name}_lo`/`_{name}_hi` (the
+    /// first and last byte offsets an element may start at), and the snippet's raw-array
+    /// indexing is checked against their sizes. Site `k` is parameter `k`.
+    pub checked: bool,
 }
 
 /// A `ReductionKernel` instance: one work-group per output element.
@@ -177,6 +183,37 @@ impl Snippets {
             }
         }
         s
+    }
+
+    /// The checked prelude and an accessor per raw array (checked mode).
+    fn checked_accessors(&self, dialect: Dialect) -> String {
+        let mut s = checked::prelude(dialect);
+        for p in &self.params {
+            if let Role::Raw { writable } = p.role {
+                let c = if writable { "" } else { "const " };
+                let elem = format!("{c}{}", storage_type(p.dtype, dialect));
+                s.push_str(&checked::accessor(dialect, &p.name, &elem));
+            }
+        }
+        s
+    }
+
+    /// `code` with its raw arrays' indexing checked (site: the parameter's position).
+    fn check_raw(&self, code: &str) -> String {
+        let counts: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| format!("_{}_size", p.name))
+            .collect();
+        let raw: Vec<(&str, &str, u32)> = self
+            .params
+            .iter()
+            .zip(&counts)
+            .enumerate()
+            .filter(|(_, (p, _))| matches!(p.role, Role::Raw { .. }))
+            .map(|(k, (p, n))| (p.name.as_str(), n.as_str(), k as u32))
+            .collect();
+        checked::rewrite_indexing(code, &raw)
     }
 
     /// Rewrites the size calls CuPy's snippets use into the variables the kernel has.
@@ -287,9 +324,24 @@ impl UserMap {
         };
         let mut extra = vec![format!("{i64t} _n")];
         extra.extend(shape_params(i64t, self.ndim, &arrays));
-        let mut s = c.open(dialect, &extra, "");
+        let mut before = String::new();
+        if self.checked {
+            for p in &arrays {
+                extra.push(format!("{i64t} _{}_lo", p.name));
+                extra.push(format!("{i64t} _{}_hi", p.name));
+            }
+            extra.extend(checked::record_kernel_params(dialect));
+            before = c.checked_accessors(dialect);
+        }
+        let mut s = c.open(dialect, &extra, &before);
         let sizes = [("_ind.size()", "_n")];
-        let _ = writeln!(s, "  {};", c.rewrite(&self.loop_prep, &sizes));
+        let whole = |code: &str| match self.checked {
+            true => c.check_raw(&c.rewrite(code, &sizes)),
+            false => c.rewrite(code, &sizes),
+        };
+        let _ = writeln!(s, "  {};", whole(&self.loop_prep));
+        // Checked kernels are planned strided (their elements' offsets are checked there).
+        debug_assert!(!self.checked || self.ndim > 0);
         if self.ndim == 0 && self.vector {
             self.vector_loop(&mut s, dialect, &sizes);
         } else if self.ndim == 0 {
@@ -297,7 +349,7 @@ impl UserMap {
         } else {
             self.strided_loop(&mut s, dialect, &arrays, &sizes);
         }
-        let _ = writeln!(s, "  {};", c.rewrite(&self.after_loop, &sizes));
+        let _ = writeln!(s, "  {};", whole(&self.after_loop));
         s.push_str("}\n");
         s
     }
@@ -445,11 +497,44 @@ impl UserMap {
             let _ = writeln!(s, "    {i64t} _{}_off = 0;", p.name);
         }
         unravel(s, i64t, "i", 0, self.ndim, arrays);
-        let pointer = |p: &Param| strided_pointer(p, dialect);
+        if self.checked {
+            // An element outside its buffer is recorded (as its byte offset in the buffer,
+            // against the buffer's size) and redirected to the record's scratch area.
+            for p in arrays {
+                let site = c.params.iter().position(|q| q.name == p.name).unwrap_or(0);
+                let _ = writeln!(
+                    s,
+                    "    const int _{0}_bad = _{0}_off < _{0}_lo || _{0}_off > _{0}_hi;
+    if (_{0}_bad) ember_fault({rec}, {site}u, _{0}_off - _{0}_lo, _{0}_hi - _{0}_lo + {size});",
+                    p.name,
+                    rec = checked::RECORD,
+                    size = p.dtype.itemsize(),
+                );
+            }
+        }
+        let checked = self.checked;
+        let pointer = |p: &Param| {
+            let ptr = strided_pointer(p, dialect);
+            if !checked {
+                return ptr;
+            }
+            let g = dialect.table().global;
+            let st = storage_type(p.dtype, dialect);
+            format!(
+                "(_{}_bad ? ({g}{st}*)({} + {}) : {ptr})",
+                p.name,
+                checked::RECORD,
+                checked::SCRATCH_WORD
+            )
+        };
         let (open, close) =
             c.bind_elements(dialect, "    ", &[Role::Input, Role::Output], &pointer);
         s.push_str(&open);
-        let _ = writeln!(s, "    {};", c.rewrite(&self.operation, sizes));
+        let mut operation = c.rewrite(&self.operation, sizes);
+        if checked {
+            operation = c.check_raw(&operation);
+        }
+        let _ = writeln!(s, "    {operation};");
         s.push_str(&close);
         let _ = writeln!(s, "  }}");
     }
@@ -569,6 +654,7 @@ mod tests {
             after_loop: String::new(),
             ndim,
             vector: false,
+            checked: false,
         }
     }
 

@@ -45,6 +45,9 @@ pub struct Config {
     /// `EMBER_FUSION_AFTER`: an expression gets its own fused kernel the n-th time it is
     /// seen (2); before, it runs ufunc by ufunc on the kernels already compiled.
     pub fusion_after: u32,
+    /// `EMBER_CHECKED=1`: kernels check their indices and raise at the first out-of-bounds
+    /// access (generated, ElementwiseKernel and `@jit` kernels; slower, for debugging).
+    pub checked: bool,
 }
 
 /// A yes/no variable: `1`/`true`/`on`/`yes` or `0`/`false`/`off`/`no` (any case); `default`
@@ -125,6 +128,7 @@ impl Config {
                 "the number of times an expression is seen before it gets its own kernel",
             )?
             .min(u32::MAX as u64) as u32,
+            checked: flag("EMBER_CHECKED", false)?,
         })
     }
 
@@ -160,6 +164,7 @@ mod tests {
         assert!(c.disk_cache);
         assert!(c.fusion);
         assert_eq!((c.fusion_min_size, c.fusion_after), (65536, 2));
+        assert!(!c.checked);
     }
 
     #[test]
@@ -214,6 +219,7 @@ mod tests {
             ),
             ("EMBER_FUSION", "2", "not a yes/no setting"),
             ("EMBER_CACHE_SAVE_SOURCE", "y", "not a yes/no setting"),
+            ("EMBER_CHECKED", "full", "not a yes/no setting"),
         ] {
             let e = Config::from_lookup(lookup(&[(name, value)])).unwrap_err();
             let msg = e.to_string();

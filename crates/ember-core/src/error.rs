@@ -85,6 +85,9 @@ pub enum Error {
     /// Memory or a stream from before the device's context was lost (a kernel fault) and
     /// replaced: the message says what was lost and why.
     DeviceReset(String),
+    /// Checked mode found a kernel's index out of bounds (NumPy and Numba raise
+    /// `IndexError`): the message names the kernel, the array, the index and where.
+    OutOfBounds(String),
 }
 
 impl Error {
@@ -206,7 +209,7 @@ impl fmt::Display for Error {
             Error::Forked => f.write_str(
                 "ember's devices were opened in the parent before this process was forked, and a forked child cannot use them (the GPU context and its threads stay with the parent); start worker processes with the 'spawn' method: multiprocessing.get_context('spawn') (or set_start_method('spawn'), or ProcessPoolExecutor(mp_context=...)), or fork before ember's first device call",
             ),
-            Error::DeviceReset(m) => f.write_str(m),
+            Error::DeviceReset(m) | Error::OutOfBounds(m) => f.write_str(m),
             Error::Value(m)
             | Error::Type(m)
             | Error::Index(m)

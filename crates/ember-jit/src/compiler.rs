@@ -24,6 +24,57 @@ pub enum ParamSlot {
     /// OpenCL only: the launch's dynamic shared memory (`__local` bytes), then its size as
     /// an int64.
     DynamicShared,
+    /// Checked kernels only, last: the device's fault record (`ember_codegen::checked`).
+    FaultRecord,
+}
+
+/// How a checked access uses its element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    /// An atomic operation or a random draw (read, then written).
+    Update,
+}
+
+/// One checked index of a checked kernel: which array, which axis, where in the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// The Python function (kernel or device function) it is in.
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    /// The array as the source names it (`a`), or what it is (`a shared array`).
+    pub array: String,
+    pub axis: usize,
+    pub ndim: usize,
+    pub access: Access,
+}
+
+impl Site {
+    /// The message for `index` found outside `0..extent` here (Python's negative indices
+    /// already wrapped), as NumPy words it, with the kernel and the place.
+    pub fn message(&self, kernel: &str, index: i64, extent: i64) -> String {
+        let what = match self.access {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::Update => "atomic update",
+        };
+        let axis = if self.ndim > 1 {
+            format!("axis {} of ", self.axis)
+        } else {
+            String::new()
+        };
+        let inner = if self.function == kernel {
+            String::new()
+        } else {
+            format!(" in device function {}", self.function)
+        };
+        format!(
+            "kernel {kernel}{inner} ({}, line {}): index {index} is out of bounds for {axis}{} with size {extent} (a {what})",
+            self.file, self.line, self.array
+        )
+    }
 }
 
 /// A kernel ready for the device compiler.
@@ -35,6 +86,10 @@ pub struct KernelSource {
     pub params: Vec<ParamSlot>,
     /// How the kernel was coarsened (launch it with the block shrunk accordingly), if it was.
     pub coarse: Option<Plan>,
+    /// Checked kernels: the sites their fault record numbers (empty otherwise).
+    pub sites: Vec<Site>,
+    /// Per argument: whether the kernel may write its elements.
+    pub writes: Vec<bool>,
 }
 
 /// A device function ready to be pasted into other generated code (`@vectorize`).
@@ -182,14 +237,14 @@ pub fn compile_kernel_coarse(
     plan: Option<&Plan>,
     strict: bool,
 ) -> Result<KernelSource> {
-    let plain = || compile(program, args, dialect, None);
+    let plain = || compile(program, args, dialect, None, false);
     let Some(plan) = plan else {
         return plain();
     };
     let Ok(rewritten) = coarsen(program, plan) else {
         return plain();
     };
-    match compile(&rewritten, args, dialect, Some(*plan)) {
+    match compile(&rewritten, args, dialect, Some(*plan), false) {
         Ok(k) => Ok(k),
         Err(e) => {
             let k = plain()?;
@@ -207,7 +262,18 @@ pub fn compile_kernel_coarse(
 
 /// Compiles function 0 of `program` as a kernel for arguments of `args`.
 pub fn compile_kernel(program: &Program, args: &[Ty], dialect: Dialect) -> Result<KernelSource> {
-    compile(program, args, dialect, None)
+    compile(program, args, dialect, None, false)
+}
+
+/// [`compile_kernel`] in checked mode: every array index is checked at run time, and a fault
+/// is recorded in the record passed last ([`ParamSlot::FaultRecord`]) at one of the returned
+/// sites.
+pub fn compile_kernel_checked(
+    program: &Program,
+    args: &[Ty],
+    dialect: Dialect,
+) -> Result<KernelSource> {
+    compile(program, args, dialect, None, true)
 }
 
 /// Types function 0 of `program` as a kernel for arguments of `args`: its typed IR, with
@@ -275,6 +341,7 @@ fn compile(
     args: &[Ty],
     dialect: Dialect,
     coarse: Option<Plan>,
+    checked: bool,
 ) -> Result<KernelSource> {
     let ir = type_kernel_for(program, args, dialect, coarse)?;
     let mut params = Vec::new();
@@ -291,12 +358,17 @@ fn compile(
     if dialect.table().dynamic_shared_param && ir.uses.helpers.contains(&Helper::DynamicShared) {
         params.push(ParamSlot::DynamicShared);
     }
-    let (source, name) = crate::emit::kernel_source(&ir, program, dialect);
+    if checked {
+        params.push(ParamSlot::FaultRecord);
+    }
+    let (source, name, sites) = crate::emit::kernel_source(&ir, program, dialect, checked);
     Ok(KernelSource {
         source,
         name,
         params,
         coarse,
+        sites,
+        writes: ir.kernel_writes(),
     })
 }
 

@@ -21,8 +21,8 @@ mod typing;
 pub use ast::Program;
 pub use coarsen::{Mapping, Opportunities, Plan};
 pub use compiler::{
-    compile_device, compile_kernel, compile_kernel_coarse, type_device, type_kernel, DeviceSource,
-    KernelSource, ParamSlot,
+    compile_device, compile_kernel, compile_kernel_checked, compile_kernel_coarse, type_device,
+    type_kernel, Access, DeviceSource, KernelSource, ParamSlot, Site,
 };
 pub use ir::IrProgram;
 pub use types::{parse_arg_type, parse_signature, ArrayTy, Layout, Space, Ty};

@@ -12,10 +12,11 @@ use ember_runtime::{Device, Function, Handle, KernelArg};
 use smallvec::SmallVec;
 
 use ember_jit::coarsen::{Opportunities, Plan};
-use ember_jit::compiler::{compile_kernel_coarse, ParamSlot};
+use ember_jit::compiler::{compile_kernel_checked, compile_kernel_coarse, ParamSlot, Site};
 use ember_jit::types::{ArrayTy, Layout, Ty};
 use ember_jit::Program;
 
+use crate::checked::{launch_checked, Fault};
 use crate::compile::{compile_generated, Rounding};
 use crate::dialect::dialect;
 use crate::launch::Operand;
@@ -73,6 +74,10 @@ pub struct Compiled {
     device: usize,
     function: Function,
     params: Vec<ParamSlot>,
+    /// Compiled with index checks: the sites a fault record numbers.
+    checked: Option<Vec<Site>>,
+    /// Per argument: whether the kernel may write its elements.
+    writes: Vec<bool>,
     /// The generated C (for `inspect_source`-style introspection and errors).
     pub source: String,
 }
@@ -87,6 +92,9 @@ pub struct LaunchConfig {
     /// The stream is ember's (the thread's current one or an ember stream object), so only
     /// ember orders work on it; a stream another library handed in is its to order.
     pub ember_stream: bool,
+    /// Arguments (bit `k`: argument `k`) copied from read-only host memory: a kernel that
+    /// may write one is refused before it runs (its writes would be lost).
+    pub read_only_args: u64,
 }
 
 /// A kernel's compiled specialisations, and how to make more.
@@ -99,11 +107,15 @@ pub struct Dispatcher {
     signatures: Mutex<Vec<Vec<Ty>>>,
     compiled: Mutex<Vec<Arc<Compiled>>>,
     opportunities: OnceLock<Opportunities>,
+    /// `boundscheck=`: checked mode for this kernel whatever `EMBER_CHECKED` says (`None`:
+    /// as it says).
+    boundscheck: Option<bool>,
 }
 
 impl Dispatcher {
-    /// `fastmath` relaxes IEEE rules as Numba's `fastmath=True` does.
-    pub fn new(name: &str, fastmath: bool) -> Dispatcher {
+    /// `fastmath` relaxes IEEE rules as Numba's `fastmath=True` does; `boundscheck` is
+    /// Numba's option of that name (checked mode, see [`crate::checked`]).
+    pub fn new(name: &str, fastmath: bool, boundscheck: Option<bool>) -> Dispatcher {
         Dispatcher {
             name: name.to_string(),
             program: OnceLock::new(),
@@ -115,6 +127,15 @@ impl Dispatcher {
             signatures: Mutex::new(Vec::new()),
             compiled: Mutex::new(Vec::new()),
             opportunities: OnceLock::new(),
+            boundscheck,
+        }
+    }
+
+    /// Whether launches now run the checked specialisations.
+    fn checked(&self) -> Result<bool> {
+        match self.boundscheck {
+            Some(on) => Ok(on),
+            None => crate::checked::checked(),
         }
     }
 
@@ -142,7 +163,7 @@ impl Dispatcher {
         types: Vec<Ty>,
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
-        let compiled = self.compile(device, &types, None, front)?;
+        let compiled = self.compile(device, &types, None, self.checked()?, front)?;
         lock(&self.signatures).push(types);
         Ok(compiled)
     }
@@ -174,19 +195,26 @@ impl Dispatcher {
         device: &'static Device,
         types: &[Ty],
         plan: Option<Plan>,
+        checked: bool,
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
         let ordinal = device.info().ordinal;
-        if let Some(c) = lock(&self.compiled)
-            .iter()
-            .find(|c| c.device == ordinal && c.types == types && c.asked == plan)
-        {
+        if let Some(c) = lock(&self.compiled).iter().find(|c| {
+            c.device == ordinal
+                && c.types == types
+                && c.asked == plan
+                && c.checked.is_some() == checked
+        }) {
             return Ok(c.clone());
         }
         let program = self.program(front)?;
         let d = dialect(device);
         let strict = matches!(coarsening()?, Coarsening::Force(_));
-        let kernel = compile_kernel_coarse(program, types, d, plan.as_ref(), strict)?;
+        // Checked kernels are for finding bugs: never coarsened.
+        let kernel = match checked {
+            true => compile_kernel_checked(program, types, d)?,
+            false => compile_kernel_coarse(program, types, d, plan.as_ref(), strict)?,
+        };
         let options: Vec<String> = self
             .options
             .iter()
@@ -217,6 +245,8 @@ impl Dispatcher {
             device: ordinal,
             function,
             params: kernel.params,
+            checked: checked.then_some(kernel.sites),
+            writes: kernel.writes,
             source: kernel.source,
         });
         lock(&self.compiled).push(compiled.clone());
@@ -306,6 +336,7 @@ impl Dispatcher {
         device: &'static Device,
         args: &[JitArg<'_>],
         plan: Option<Plan>,
+        checked: bool,
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
         let ordinal = device.info().ordinal;
@@ -324,13 +355,14 @@ impl Dispatcher {
             }
         };
         if let Some(types) = chosen {
-            return self.compile(device, &types, plan, front);
+            return self.compile(device, &types, plan, checked, front);
         }
         {
             let compiled = lock(&self.compiled);
             let hit = compiled.iter().find(|c| {
                 c.device == ordinal
                     && c.asked == plan
+                    && c.checked.is_some() == checked
                     && c.types.len() == args.len()
                     && c.types.iter().zip(args).all(|(t, a)| same_type(a, t))
             });
@@ -339,7 +371,7 @@ impl Dispatcher {
             }
         }
         let types: Vec<Ty> = args.iter().map(JitArg::ty).collect();
-        self.compile(device, &types, plan, front)
+        self.compile(device, &types, plan, checked, front)
     }
 
     fn no_signature(&self, signatures: &[Vec<Ty>], args: &[JitArg<'_>]) -> Error {
@@ -381,8 +413,17 @@ impl Dispatcher {
                 }
             }
         }
-        let plan = self.plan(device, args, config, front)?;
-        let compiled = self.find(device, args, plan, front)?;
+        let checked = self.checked()?;
+        let plan = match checked {
+            true => None,
+            false => self.plan(device, args, config, front)?,
+        };
+        let compiled = self.find(device, args, plan, checked, front)?;
+        if let Some(k) = (0..args.len().min(64))
+            .find(|&k| config.read_only_args >> k & 1 == 1 && compiled.writes.get(k) == Some(&true))
+        {
+            return Err(self.writes_read_only(k));
+        }
         let mut blob: SmallVec<[u8; 512]> = SmallVec::new();
         // Byte ranges of the blob, per parameter slot, filled first so the kernel
         // arguments can borrow the finished blob.
@@ -417,6 +458,7 @@ impl Dispatcher {
                 ParamSlot::DynamicShared => {
                     blob.extend_from_slice(&(config.shared_bytes as i64).to_le_bytes());
                 }
+                ParamSlot::FaultRecord => {}
             }
             ranges.push((start, blob.len()));
         }
@@ -442,6 +484,8 @@ impl Dispatcher {
                     kargs.push(KernelArg::Local(config.shared_bytes.max(1) as usize));
                     kargs.push(KernelArg::Bytes(&blob[s..e]));
                 }
+                // Passed by the checked launch below.
+                ParamSlot::FaultRecord => {}
             }
         }
         // On OpenCL, dynamic shared memory is the kernel's own `__local` parameter (set above):
@@ -454,6 +498,23 @@ impl Dispatcher {
         let mut block = config.block;
         if let Some(p) = compiled.coarse {
             block[p.axis] /= p.factor;
+        }
+        if let Some(sites) = &compiled.checked {
+            let fault = launch_checked(device, config.stream, |record| {
+                kargs.push(record);
+                device.launch(
+                    &compiled.function,
+                    config.grid,
+                    block,
+                    shared_bytes,
+                    config.stream,
+                    &kargs,
+                )
+            })?;
+            return match fault {
+                None => Ok(()),
+                Some(f) => Err(self.out_of_bounds(sites, &f)),
+            };
         }
         // The language has no way to make a pointer of a number: arrays are all the memory a
         // kernel reaches, and when ember alone orders work on them and on the stream, a burst
@@ -477,6 +538,37 @@ impl Dispatcher {
             config.stream,
             &kargs,
         )
+    }
+}
+
+impl Dispatcher {
+    /// The error for a launch that would write argument `k`, copied from read-only host memory.
+    fn writes_read_only(&self, k: usize) -> Error {
+        let name = self
+            .program
+            .get()
+            .and_then(|p| p.functions.first())
+            .and_then(|f| f.params.get(k))
+            .map_or(String::new(), |n| format!(" ('{n}')"));
+        Error::Value(format!(
+            "kernel {} writes to argument {k}{name}, a read-only NumPy array (flags.writeable is False): its writes would be lost; pass a writeable copy (np.array(x)) or a device array (ember.asarray(x)) and read the result from it",
+            self.name
+        ))
+    }
+
+    /// The error for a fault a checked launch recorded.
+    fn out_of_bounds(&self, sites: &[Site], f: &Fault) -> Error {
+        let text = match sites.get(f.site as usize) {
+            Some(site) => site.message(&self.name, f.index, f.extent),
+            None => format!(
+                "kernel {}: index {} is out of bounds for size {}",
+                self.name, f.index, f.extent
+            ),
+        };
+        Error::OutOfBounds(format!(
+            "{text}, at {}; found by checked mode (the access did not touch memory outside its array)",
+            f.place()
+        ))
     }
 }
 

@@ -7,11 +7,14 @@
 //! - [`memo`]: compiled kernels by spec and device, so a repeated launch is a hash lookup;
 //! - [`launch`]: launch shapes, and queued-or-immediate launches of generated kernels;
 //! - [`scalars`]: host scalars as generated kernels' parameter bytes, with NumPy's range rules;
+//! - [`checked`]: checked mode (index checks in kernels), and the launch that reads the
+//!   fault record back;
 //! - [`args`]: arguments of user-written kernels (RawKernel, SourceModule, OpenCL programs):
 //!   scalars, arrays and device pointers checked against the kernel's parameters;
 //! - [`jit`]: a `@jit` kernel's specialisations, found without re-typing, and their launches.
 
 pub mod args;
+pub mod checked;
 pub mod compile;
 pub mod dialect;
 pub mod jit;

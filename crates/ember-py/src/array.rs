@@ -237,6 +237,13 @@ fn from_foreign(
     .map(NativeArray)
 }
 
+/// Checked mode's tests: a 1-d view of `len` elements of `a` that may reach past its buffer
+/// (as a bug in planning a view would make). Never use it otherwise.
+#[pyfunction]
+fn overhanging_view(a: &NativeArray, len: usize) -> NativeArray {
+    NativeArray(a.0.overhanging(len))
+}
+
 /// Source of one of ember's generated kernels (`kind` "copy" with two dtypes, or "fill" with
 /// one), strided over `ndim` axes when `ndim > 0`, in `dialect` ("cuda" or "opencl").
 #[pyfunction]
@@ -272,5 +279,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arange, m)?)?;
     m.add_function(wrap_pyfunction!(linspace, m)?)?;
     m.add_function(wrap_pyfunction!(from_foreign, m)?)?;
+    m.add_function(wrap_pyfunction!(overhanging_view, m)?)?;
     Ok(())
 }

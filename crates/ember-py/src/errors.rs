@@ -81,6 +81,7 @@ pub fn to_py(err: Error) -> PyErr {
             Error::LaunchConfig(m) => raise(py, "LaunchConfigurationError", m, |_| Ok(())),
             Error::Forked => raise(py, "ForkedProcessError", message, |_| Ok(())),
             Error::DeviceReset(m) => raise(py, "DeviceResetError", m, |_| Ok(())),
+            Error::OutOfBounds(m) => raise(py, "OutOfBoundsError", m, |_| Ok(())),
         }
     })
 }

@@ -81,8 +81,18 @@ impl NativeJitKernel {
     }
 
     /// Sets the kernel's name, options and front once (from the Python `__init__`).
-    fn _setup(&self, name: &str, fastmath: bool, front: Py<PyAny>) -> PyResult<()> {
-        let ok = self.dispatcher.set(Dispatcher::new(name, fastmath)).is_ok()
+    #[pyo3(signature = (name, fastmath, boundscheck, front))]
+    fn _setup(
+        &self,
+        name: &str,
+        fastmath: bool,
+        boundscheck: Option<bool>,
+        front: Py<PyAny>,
+    ) -> PyResult<()> {
+        let ok = self
+            .dispatcher
+            .set(Dispatcher::new(name, fastmath, boundscheck))
+            .is_ok()
             && self.front.set(front).is_ok();
         if ok {
             Ok(())
@@ -229,8 +239,13 @@ impl JitLaunch {
         let known = known()?;
         let mut owned: SmallVec<[Owned; 8]> = SmallVec::new();
         let mut writebacks: Vec<Bound<'_, PyAny>> = Vec::new();
-        for a in args.iter() {
-            owned.push(read_arg(&a, known, kernel, &mut writebacks)?);
+        let mut read_only_args = 0u64;
+        for (k, a) in args.iter().enumerate() {
+            let (arg, read_only) = read_arg(&a, known, kernel, &mut writebacks)?;
+            if read_only && k < 64 {
+                read_only_args |= 1 << k;
+            }
+            owned.push(arg);
         }
         let jit_args: SmallVec<[JitArg<'_>; 8]> = owned
             .iter()
@@ -248,6 +263,7 @@ impl JitLaunch {
                 .stream
                 .map_or_else(|| ember_runtime::current_stream(device), |s| s.0),
             ember_stream: self.stream.is_none_or(|s| s.1),
+            read_only_args,
         };
         let front = native
             .front
@@ -266,14 +282,15 @@ impl JitLaunch {
 
 /// One argument: ember arrays and Python/NumPy scalars natively; anything else (NumPy
 /// arrays, CUDA-array-interface and DLPack objects) through the kernel's `_convert_arg`.
+/// Also whether it is a copy of read-only host memory (which the kernel must not write).
 fn read_arg<'py>(
     a: &Bound<'py, PyAny>,
     known: &crate::launch_args::KnownTypes,
     kernel: &Bound<'py, NativeJitKernel>,
     writebacks: &mut Vec<Bound<'py, PyAny>>,
-) -> PyResult<Owned> {
+) -> PyResult<(Owned, bool)> {
     if known.is_ndarray(a) {
-        return Ok(Owned::Array(known.array_of(a)?));
+        return Ok((Owned::Array(known.array_of(a)?), false));
     }
     if let Some(s) = python_scalar(a)? {
         // Numba's types of Python scalars: int64 (uint64 past it), float64, complex128.
@@ -285,20 +302,22 @@ fn read_arg<'py>(
             Scalar::Float(_) => DType::F64,
             Scalar::Complex(..) => DType::C128,
         };
-        return Ok(Owned::Scalar(s, dtype));
+        return Ok((Owned::Scalar(s, dtype), false));
     }
     if let Some(d) = known.numpy_scalar(a) {
-        return Ok(Owned::Scalar(scalar_value(a, d)?, d));
+        return Ok((Owned::Scalar(scalar_value(a, d)?, d), false));
     }
+    // (device array, write-back or None, whether the source is read-only host memory)
     let converted = kernel.call_method1(pyo3::intern!(a.py(), "_convert_arg"), (a,))?;
-    let pair = converted.cast::<PyTuple>()?;
-    let value = pair.get_item(0)?;
-    let writeback = pair.get_item(1)?;
+    let items = converted.cast::<PyTuple>()?;
+    let value = items.get_item(0)?;
+    let writeback = items.get_item(1)?;
     if !writeback.is_none() {
         writebacks.push(writeback);
     }
+    let read_only = items.len() > 2 && items.get_item(2)?.is_truthy()?;
     if known.is_ndarray(&value) {
-        return Ok(Owned::Array(known.array_of(&value)?));
+        return Ok((Owned::Array(known.array_of(&value)?), read_only));
     }
     Err(PyTypeError::new_err(format!(
         "cannot pass {} to a kernel",
@@ -338,14 +357,15 @@ fn dialect_named(name: &str) -> PyResult<ember_codegen::Dialect> {
 
 /// The C source of a kernel tree for argument types (Numba spelling), without a device:
 /// `(source, kernel name)`. `coarsen` (`"y2"`, `"x4a"`, ...) asks for a coarsened kernel and
-/// fails where that is not sound.
+/// fails where that is not sound; `checked` for checked mode's kernel.
 #[pyfunction]
-#[pyo3(signature = (program, types, dialect, coarsen=None))]
+#[pyo3(signature = (program, types, dialect, coarsen=None, checked=false))]
 fn jit_kernel_source(
     program: &str,
     types: Vec<String>,
     dialect: &str,
     coarsen: Option<&str>,
+    checked: bool,
 ) -> PyResult<(String, String)> {
     let program = ember_jit::Program::from_json(program).map_err(PyValueError::new_err)?;
     let plan = match coarsen {
@@ -362,13 +382,18 @@ fn jit_kernel_source(
             Some(plan)
         }
     };
-    let k = ember_jit::compile_kernel_coarse(
-        &program,
-        &parse_types(&types)?,
-        dialect_named(dialect)?,
-        plan.as_ref(),
-        true,
-    )
+    let (types, dialect) = (parse_types(&types)?, dialect_named(dialect)?);
+    let k = match (checked, plan) {
+        (true, None) => ember_jit::compile_kernel_checked(&program, &types, dialect),
+        (false, plan) => {
+            ember_jit::compile_kernel_coarse(&program, &types, dialect, plan.as_ref(), true)
+        }
+        (true, Some(_)) => {
+            return Err(PyValueError::new_err(
+                "checked kernels are not coarsened: pass coarsen= or checked=True, not both",
+            ))
+        }
+    }
     .py()?;
     Ok((k.source, k.name))
 }

@@ -142,7 +142,22 @@ fn settings(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     d.set_item("fusion", c.fusion)?;
     d.set_item("fusion_min_size", c.fusion_min_size)?;
     d.set_item("fusion_after", c.fusion_after)?;
+    d.set_item("checked", c.checked)?;
     Ok(d)
+}
+
+/// Overrides `EMBER_CHECKED` for kernels compiled from now on (`None`: follow it again);
+/// returns the previous override (tests turn checked mode on and off in one process).
+#[pyfunction]
+#[pyo3(signature = (on))]
+fn set_checked(on: Option<bool>) -> Option<bool> {
+    ember_kernel::checked::set_checked(on)
+}
+
+/// Whether kernels launched now check their indices (`EMBER_CHECKED` or its override).
+#[pyfunction]
+fn checked_mode() -> PyResult<bool> {
+    ember_kernel::checked::checked().py()
 }
 
 /// Replaces device `ordinal`'s context at its next call, as after a kernel fault (tests of
@@ -395,6 +410,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(env_flag, m)?,
         wrap_pyfunction!(reset_device, m)?,
         wrap_pyfunction!(settings, m)?,
+        wrap_pyfunction!(set_checked, m)?,
+        wrap_pyfunction!(checked_mode, m)?,
         wrap_pyfunction!(add_python_dirs, m)?,
         wrap_pyfunction!(nvrtc_compile, m)?,
         wrap_pyfunction!(nvrtc_version, m)?,

@@ -28,14 +28,15 @@ class Dispatcher(_ember.JitKernel):
 
     _ember_jit_dispatcher = True
 
-    def __init__(self, py_func, signatures=(), device=False, fastmath=False):
+    def __init__(self, py_func, signatures=(), device=False, fastmath=False, boundscheck=None):
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
         self.__doc__ = py_func.__doc__
         self.__module__ = py_func.__module__
         self._device = device
-        self._setup(py_func.__name__, bool(fastmath), lambda: program_json(py_func))
+        boundscheck = None if boundscheck is None else bool(boundscheck)
+        self._setup(py_func.__name__, bool(fastmath), boundscheck, lambda: program_json(py_func))
         if not device:
             for sig in signatures:
                 self._add_signature(sig)
@@ -57,9 +58,11 @@ class Dispatcher(_ember.JitKernel):
         return dict(self._sources())
 
     def _convert_arg(self, value):
-        """An argument the native launch path does not take as it is: NumPy arrays are copied
-        to the device and back after the launch (as Numba does, with a one-time warning);
-        ``__cuda_array_interface__`` and DLPack objects are viewed without a copy."""
+        """An argument the native launch path does not take as it is, as ``(device array,
+        write-back or None, read-only)``: NumPy arrays are copied to the device and back after
+        the launch (as Numba does, with a one-time warning); a read-only one is not copied back,
+        and a kernel that may write it is refused before it runs; ``__cuda_array_interface__``
+        and DLPack objects are viewed without a copy."""
         from .._creation import asarray
 
         if isinstance(value, np.ndarray):
@@ -74,10 +77,10 @@ class Dispatcher(_ember.JitKernel):
                 )
             device = asarray(value)
             if value.flags.writeable:
-                return device, lambda: np.copyto(value, device.get())
-            return device, None
+                return device, lambda: np.copyto(value, device.get()), False
+            return device, None, True
         if is_device_array(value):
-            return asarray(value), None
+            return asarray(value), None, False
         raise TypeError(
             f"cannot pass a {type(value).__name__} to kernel {self.__name__}: kernels take ember arrays, NumPy "
             "arrays, objects with __cuda_array_interface__ or __dlpack__, and numbers"
@@ -100,8 +103,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     ``device=True``, as a function kernels call).
 
     Forms: ``@jit``, ``@jit()``, ``@jit("void(float32[:], int32)")``, ``@jit([sig, ...])``,
-    ``@jit(device=True)``, ``@jit(fastmath=True)``. ``link``, ``cache``, ``debug``,
-    ``lineinfo``, ``opt`` and ``inline`` are accepted; ember always caches on disk.
+    ``@jit(device=True)``, ``@jit(fastmath=True)``, ``@jit(boundscheck=True)`` (every array index
+    checked; the first out of bounds raises ``ember.errors.OutOfBoundsError``, an ``IndexError``;
+    ``None`` follows ``EMBER_CHECKED``). ``link``, ``cache``, ``debug``, ``lineinfo``, ``opt`` and
+    ``inline`` are accepted; ember always caches on disk.
     """
     if link:
         raise ValueError("link= (linking CUDA C or PTX files into Python kernels) is not supported by ember")
@@ -114,7 +119,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
             fn = fn.py_func
         if not callable(fn):
             raise TypeError(f"@cuda.jit decorates a function, got {type(fn).__name__}")
-        return (_DeviceFunction if device else Dispatcher)(fn, sigs, device=device, fastmath=fastmath)
+        cls = _DeviceFunction if device else Dispatcher
+        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=kws.get("boundscheck"))
 
     if func_or_sig is None:
         return lambda fn: make(fn, ())

@@ -294,7 +294,7 @@ class GUFunc:
         kernel.py_func = self.py_func
         kernel.__name__ = f"guvectorize_{self.__name__}"
         kernel._device = False
-        kernel._setup(kernel.__name__, False, lambda: text)
+        kernel._setup(kernel.__name__, False, None, lambda: text)
         self._kernels[n_args] = kernel
         return kernel
 

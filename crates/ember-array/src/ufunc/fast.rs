@@ -36,6 +36,10 @@ pub(super) fn apply(u: &'static Ufunc, arrays: &[&Array]) -> Result<Option<Array
     if u.nout != 1 || arrays.len() != u.nin || arrays.len() > 3 {
         return Ok(None);
     }
+    // Checked kernels are strided and read their fault record: the general path plans them.
+    if ember_kernel::checked::checked()? {
+        return Ok(None);
+    }
     let first = arrays[0];
     let (device, shape) = (first.device(), first.shape());
     if !arrays
@@ -74,6 +78,7 @@ pub(super) fn apply(u: &'static Ufunc, arrays: &[&Array]) -> Result<Option<Array
         loop_shape: Vec::new(),
         loop_strides: Vec::new(),
         vector,
+        checked: false,
     };
     let (found, function) = match recent {
         Some(hit) => hit,

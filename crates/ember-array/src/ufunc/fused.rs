@@ -241,6 +241,7 @@ pub fn fused_map(
         after_loop: String::new(),
         ndim,
         vector,
+        checked: false,
     })
 }
 

@@ -48,6 +48,7 @@ struct KernelKey {
     outputs: [Option<DType>; 2],
     ndim: usize,
     vector: bool,
+    checked: bool,
     device: usize,
 }
 
@@ -246,6 +247,10 @@ fn run_loop(
     if !launch {
         return Ok(());
     }
+    let operand = |k: usize| match k < u.nin {
+        true => format!("input {k} of ufunc '{}'", u.name),
+        false => format!("output {} of ufunc '{}'", k - u.nin, u.name),
+    };
     map_plan::launch(
         device,
         &function,
@@ -253,6 +258,7 @@ fn run_loop(
         &bindings,
         &layout,
         map_plan::Body::Generated,
+        &operand,
     )
 }
 
@@ -277,6 +283,7 @@ fn loop_kernel(
         outputs: [None; 2],
         ndim: layout.loop_shape.len(),
         vector: layout.vector,
+        checked: layout.checked,
         device: device.info().ordinal,
     };
     for (slot, t) in key.inputs.iter_mut().zip(input_types) {
@@ -380,7 +387,7 @@ fn kernel(
     static KERNELS: KernelMemo<KernelKey> = KernelMemo::new();
     KERNELS.get_or_compile(device, &key, || {
         let d = dialect(device);
-        let spec = kernel_spec(
+        let mut spec = kernel_spec(
             u,
             key.loop_index,
             &key.inputs,
@@ -389,6 +396,7 @@ fn kernel(
             layout.vector,
             d,
         )?;
+        spec.checked = layout.checked;
         compile_generated(
             device,
             &spec.source(d),
@@ -469,5 +477,6 @@ pub fn kernel_spec(
         after_loop: String::new(),
         ndim,
         vector,
+        checked: false,
     })
 }

@@ -177,6 +177,7 @@ impl ElementwiseKernel {
             bound.types.iter().map(|(k, v)| (k.clone(), *v)).collect();
         typedefs.sort();
         let layout = map_plan::plan(shape, &params, &bindings);
+        let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
         let spec = UserMap {
             common: Snippets {
                 name: self.name.clone(),
@@ -189,6 +190,7 @@ impl ElementwiseKernel {
             after_loop: self.after_loop.clone(),
             ndim: layout.loop_shape.len(),
             vector: layout.vector,
+            checked: layout.checked,
         };
         let function = self
             .instances
@@ -200,6 +202,7 @@ impl ElementwiseKernel {
             &bindings,
             &layout,
             map_plan::Body::UserSnippet,
+            &|k| format!("array '{}'", names.get(k).map_or("?", String::as_str)),
         )
     }
 }

@@ -10,7 +10,38 @@ use ember_runtime::{current_stream, Device, Function, KernelArg};
 use crate::array::Array;
 use ember_kernel::{launch_generated, launch_shape, launch_shape_unrolled};
 
+use ember_kernel::checked::{launch_checked, Fault};
 use ember_kernel::ScalarBytes;
+
+/// The error for a fault a checked map launch recorded at site `k` (binding `k`): an
+/// element-wise operand outside its buffer, or a raw array indexed past its size.
+fn out_of_bounds(
+    function: &Function,
+    bindings: &[Binding],
+    operand: &dyn Fn(usize) -> String,
+    f: &Fault,
+) -> ember_core::Error {
+    let k = f.site as usize;
+    let text = match bindings.get(k) {
+        Some(Binding::Raw(_)) => format!(
+            "index {} is out of bounds for raw {} with size {}",
+            f.index,
+            operand(k),
+            f.extent
+        ),
+        _ => format!(
+            "an element of {} starts at byte {} of its {}-byte buffer, outside it (a view whose strides reach past its memory)",
+            operand(k),
+            f.index,
+            f.extent
+        ),
+    };
+    ember_core::Error::OutOfBounds(format!(
+        "kernel {}: {text}, at {}; found by checked mode (the access did not touch memory outside its array)",
+        function.name(),
+        f.place()
+    ))
+}
 
 /// What a kernel parameter is bound to for one launch, in parameter order.
 pub enum Binding<'a> {
@@ -47,6 +78,9 @@ pub struct MapPlan {
     pub loop_strides: Vec<Vec<isize>>,
     /// Contiguous inputs read with vector loads.
     pub vector: bool,
+    /// Checked mode (`ember_kernel::checked`): the kernel checks each element's place, and
+    /// is always strided (`loop_shape` has an axis at least).
+    pub checked: bool,
 }
 
 /// The layout for `bindings` over a loop of `shape`.
@@ -57,13 +91,14 @@ pub fn plan(shape: &[usize], params: &[Param], bindings: &[Binding]) -> MapPlan 
 
 /// [`plan`] from the parameters' roles alone.
 pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapPlan {
+    let checked = ember_kernel::checked::checked().unwrap_or(false);
     // The common case, checked without building stride lists: every array C-contiguous in
     // the full loop shape.
     let all_flat = bindings
         .iter()
         .filter_map(Binding::elementwise)
         .all(|a| a.shape() == shape && a.is_c_contiguous());
-    if all_flat {
+    if all_flat && !checked {
         let vector = roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
             (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.is_aligned(16),
             _ => true,
@@ -72,6 +107,7 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
             loop_shape: Vec::new(),
             loop_strides: Vec::new(),
             vector,
+            checked,
         };
     }
     let strides: Vec<Vec<isize>> = bindings
@@ -84,7 +120,7 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
         .filter_map(Binding::elementwise)
         .zip(&strides)
         .all(|(a, s)| *s == c_strides(shape, a.dtype().itemsize()));
-    if flat {
+    if flat && !checked {
         // Vector loads need every input readable 16 bytes at a time.
         let vector = roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
             (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.is_aligned(16),
@@ -94,6 +130,7 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
             loop_shape: Vec::new(),
             loop_strides: Vec::new(),
             vector,
+            checked,
         };
     }
     let (sh, st) = collapse_axes(shape, &strides);
@@ -103,12 +140,14 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
             loop_shape: vec![1],
             loop_strides: zeros,
             vector: false,
+            checked,
         };
     }
     MapPlan {
         loop_shape: sh,
         loop_strides: st,
         vector: false,
+        checked,
     }
 }
 
@@ -143,7 +182,8 @@ fn flat_shape(device: &Device, n: usize, vector: bool) -> ([u32; 3], [u32; 3]) {
     launch_shape_unrolled(device, n, if vector { VECTOR } else { UNROLL })
 }
 
-/// Launches `function` (compiled for `plan`) over `n` elements.
+/// Launches `function` (compiled for `plan`) over `n` elements. A checked launch that finds
+/// an element outside its buffer raises, naming binding `k` as `operand(k)` says.
 pub fn launch(
     device: &'static Device,
     function: &Function,
@@ -151,6 +191,7 @@ pub fn launch(
     bindings: &[Binding],
     plan: &MapPlan,
     body: Body,
+    operand: &dyn Fn(usize) -> String,
 ) -> Result<()> {
     let n64 = (n as i64).to_le_bytes();
     let extents: Vec<[u8; 8]> = plan
@@ -171,6 +212,20 @@ pub fn launch(
             _ => [0; 8],
         })
         .collect();
+    // Checked mode: the byte offsets, from each array's first element, at which an element
+    // may start inside its buffer.
+    let bounds: Vec<[u8; 8]> = match plan.checked {
+        false => Vec::new(),
+        true => bindings
+            .iter()
+            .filter_map(Binding::elementwise)
+            .flat_map(|a| {
+                let before = -(a.offset() as i64);
+                let last = (a.buffer().len() - a.offset()) as i64 - a.dtype().itemsize() as i64;
+                [before.to_le_bytes(), last.to_le_bytes()]
+            })
+            .collect(),
+    };
     let mut kargs: smallvec::SmallVec<[KernelArg<'_>; 16]> = smallvec::SmallVec::new();
     for (b, size) in bindings.iter().zip(&sizes) {
         match b {
@@ -190,6 +245,18 @@ pub fn launch(
     } else {
         launch_shape(device, n)
     };
+    if plan.checked {
+        kargs.extend(bounds.iter().map(|b| KernelArg::Bytes(b)));
+        let stream = current_stream(device);
+        let fault = launch_checked(device, stream, |record| {
+            kargs.push(record);
+            device.launch(function, grid, block, 0, stream, &kargs)
+        })?;
+        return match fault {
+            None => Ok(()),
+            Some(f) => Err(out_of_bounds(function, bindings, operand, &f)),
+        };
+    }
     if body == Body::UserSnippet {
         return device.launch(function, grid, block, 0, current_stream(device), &kargs);
     }

@@ -9,6 +9,7 @@ use ember_core::DType;
 use super::function::{temp_name, var_name, FnWriter};
 use crate::ast::BoolOp;
 use crate::coarsen::Mapping;
+use crate::compiler::Access;
 use crate::helpers::{atomic_name, cas_name};
 use crate::ir::{BinOp, CmpOp, Expr, ExprKind as K, Geometry, NanRule, Sync, UnaryOp};
 use crate::types::{Space, Ty};
@@ -101,7 +102,7 @@ impl FnWriter<'_, '_> {
                 format!("({t} ? {} : {})", self.expr(a), self.expr(b))
             }
             K::Element(place) => {
-                let p = self.pointer(place);
+                let p = self.pointer(place, Access::Read);
                 self.load_elem(place.ty.dtype, place.ty.space, &p)
             }
             K::Current => match self.current.clone() {
@@ -152,7 +153,12 @@ impl FnWriter<'_, '_> {
             }
             K::Call(i, args) => {
                 let name = self.e.function_name(&self.e.ir.functions[*i]);
-                format!("{name}({})", self.exprs(args, ", "))
+                let mut args = self.exprs(args, ", ");
+                if self.e.checked.is_some() {
+                    let sep = if args.is_empty() { "" } else { ", " };
+                    args = format!("{args}{sep}{}", ember_codegen::checked::RECORD);
+                }
+                format!("{name}({args})")
             }
             K::Math(f, args) => {
                 let f = self.math_name(f, d);
@@ -208,18 +214,20 @@ impl FnWriter<'_, '_> {
             K::Geometry(g) => self.geometry(*g),
             K::Sync(s) => self.sync(s),
             K::Atomic { op, place, value } => {
-                let p = self.pointer(place);
+                let p = self.pointer(place, Access::Update);
                 let v = self.expr(value);
                 let space = atomic_space(place.ty.space);
                 format!("{}({p}, {v})", atomic_name(*op, place.ty.dtype, space))
             }
             K::Cas { place, old, new } => {
-                let p = self.pointer(place);
+                let p = self.pointer(place, Access::Update);
                 let (o, v) = (self.expr(old), self.expr(new));
                 let space = atomic_space(place.ty.space);
                 format!("{}({p}, {o}, {v})", cas_name(place.ty.dtype, space))
             }
-            K::Random(draw, place) => format!("ember_{draw}({})", self.pointer(place)),
+            K::Random(draw, place) => {
+                format!("ember_{draw}({})", self.pointer(place, Access::Update))
+            }
         }
     }
 

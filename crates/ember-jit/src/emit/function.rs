@@ -6,6 +6,7 @@ use std::fmt::Write;
 use ember_codegen::types::storage_type;
 
 use super::{c_ident, Emitter};
+use crate::compiler::Access;
 use crate::ir::{Expr, IrFunction, Role, Step, Stmt, Temp};
 use crate::types::{Space, Ty};
 
@@ -17,6 +18,11 @@ pub(crate) struct FnWriter<'e, 'a> {
     depth: usize,
     /// Inside [`Stmt::Update`]: the pointer to the element being updated, its type.
     pub(crate) current: Option<(String, ember_core::DType, Space)>,
+    /// The Python line being written (checked mode's sites name it).
+    pub(crate) lineno: u32,
+    /// Checked mode: the flags `ember_bad{k}` the function declares, one per access of
+    /// global memory (set when an index fails, so that the access is redirected).
+    pub(crate) flags: usize,
 }
 
 /// The C name of Python variable `name`.
@@ -38,6 +44,8 @@ impl Emitter<'_> {
             out: String::new(),
             depth: 1,
             current: None,
+            lineno: 0,
+            flags: 0,
         };
         w.block(&f.body);
         let body = w.out;
@@ -96,7 +104,16 @@ impl Emitter<'_> {
             params.push(format!("{}ulong2* ember_dynamic_shared", t.shared_pointer));
             params.push(format!("{} ember_dynamic_shared_bytes", t.int64));
         }
+        if self.checked.is_some() {
+            match kernel {
+                true => params.extend(ember_codegen::checked::record_kernel_params(dialect)),
+                false => params.push(ember_codegen::checked::record_param(dialect)),
+            }
+        }
         let mut decls = String::new();
+        for k in 0..w.flags {
+            let _ = writeln!(decls, "  int ember_bad{k} = 0;");
+        }
         for v in &f.locals {
             let init = if matches!(v.ty, Ty::Scalar(_)) {
                 " = 0"
@@ -174,6 +191,7 @@ impl FnWriter<'_, '_> {
     fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Line(n) => {
+                self.lineno = *n;
                 let file = self.f.file.replace('\\', "\\\\").replace('"', "\\\"");
                 let _ = writeln!(self.out, "#line {n} \"{file}\"");
             }
@@ -201,7 +219,7 @@ impl FnWriter<'_, '_> {
                 self.line(&format!("{} = {code};", temp_name(*temp)));
             }
             Stmt::Store { place, value } => {
-                let ptr = self.pointer(place);
+                let ptr = self.pointer(place, Access::Write);
                 let code = self.expr(value);
                 let st = self.store_elem(place, &format!("({ptr})"), &code);
                 self.line(&st);
@@ -211,7 +229,7 @@ impl FnWriter<'_, '_> {
                 place,
                 value,
             } => {
-                let ptr = self.pointer(place);
+                let ptr = self.pointer(place, Access::Write);
                 let p = temp_name(*pointer);
                 let q = self.e.qualifier(place.ty.space);
                 let elem = storage_type(place.ty.dtype, self.e.dialect);

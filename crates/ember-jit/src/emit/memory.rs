@@ -4,8 +4,11 @@
 use ember_codegen::types::{load_narrow, storage_type, store_narrow};
 use ember_core::DType;
 
+use ember_codegen::checked::RECORD;
+
 use super::function::FnWriter;
-use crate::ir::{Expr, Place, ViewAxis};
+use crate::compiler::{Access, Site};
+use crate::ir::{Expr, ExprKind, Place, ViewAxis};
 use crate::types::{ArrayTy, Layout, Space, Ty};
 
 fn array_ty(e: &Expr) -> Option<&ArrayTy> {
@@ -36,13 +39,22 @@ impl FnWriter<'_, '_> {
         }
     }
 
-    /// A pointer expression to the element at `place`.
-    pub(crate) fn pointer(&mut self, place: &Place) -> String {
+    /// A pointer expression to the element at `place`, used for `access`. In checked mode
+    /// each index is checked; a failed access of global memory is redirected to the fault
+    /// record's scratch area (the array may be empty), one of a fixed-size array to its
+    /// element 0.
+    pub(crate) fn pointer(&mut self, place: &Place, access: Access) -> String {
         let a = &place.ty;
         let fixed = a.fixed.is_some();
+        let checked = self.e.checked.is_some();
+        let flag = (checked && a.space == Space::Global).then(|| self.new_flag());
         let mut terms = Vec::new();
-        for i in &place.indices {
-            let ic = self.expr(i);
+        for (k, i) in place.indices.iter().enumerate() {
+            let ic = if checked {
+                self.checked_index(place, k, i, access, flag)
+            } else {
+                self.expr(i)
+            };
             // Shared, local and constant arrays are small: 32-bit offsets are cheaper.
             terms.push(if fixed { format!("(int)({ic})") } else { ic });
         }
@@ -77,13 +89,73 @@ impl FnWriter<'_, '_> {
             }
         };
         let base = self.expr(&place.array);
-        if a.layout == Layout::C || fixed {
+        let q = self.e.qualifier(a.space);
+        let elem = storage_type(a.dtype, self.e.dialect);
+        let p = if a.layout == Layout::C || fixed {
             format!("({base}.data + {off})")
         } else {
-            let q = self.e.qualifier(a.space);
-            let elem = storage_type(a.dtype, self.e.dialect);
             format!("(({q}{elem}*)(({q}char*){base}.data + {off}))")
+        };
+        match flag {
+            Some(k) => format!("(({q}{elem}*)ember_pick(({q}char*){p}, &ember_bad{k}, {RECORD}))"),
+            None => p,
         }
+    }
+
+    /// A new flag for one checked access of global memory.
+    fn new_flag(&mut self) -> usize {
+        self.flags += 1;
+        self.flags - 1
+    }
+
+    /// Index `k` of `place`, checked against its dimension: a new site. Python's negative
+    /// indices are wrapped by the check, which reports the index as written.
+    fn checked_index(
+        &mut self,
+        place: &Place,
+        k: usize,
+        index: &Expr,
+        access: Access,
+        flag: Option<usize>,
+    ) -> String {
+        let site = self.site(&place.array, k, place.indices.len(), access);
+        let n = self.dim(&place.array, k);
+        let (raw, wrap) = match &index.kind {
+            ExprKind::Wrap { index, .. } => (self.expr(index), "w"),
+            _ => (self.expr(index), ""),
+        };
+        match flag {
+            Some(f) => format!("ember_chkg{wrap}({raw}, {n}, {site}u, {RECORD}, &ember_bad{f})"),
+            None => format!("ember_chk{wrap}({raw}, {n}, {site}u, {RECORD})"),
+        }
+    }
+
+    /// Registers a checked index of `array` along `axis`; returns its number.
+    fn site(&mut self, array: &Expr, axis: usize, ndim: usize, access: Access) -> usize {
+        let name = match &array.kind {
+            ExprKind::Local(id) => format!("array '{}'", self.f.locals[id.0].name),
+            ExprKind::FixedArray(_) => match array_ty(array).map(|t| t.space) {
+                Some(Space::Shared) => "a shared array".to_string(),
+                _ => "a local array".to_string(),
+            },
+            ExprKind::ConstArray(_) => "a constant array".to_string(),
+            _ => "a view of an array".to_string(),
+        };
+        let site = Site {
+            function: self.f.name.clone(),
+            file: self.f.file.clone(),
+            line: self.lineno,
+            array: name,
+            axis,
+            ndim,
+            access,
+        };
+        let Some(sites) = &self.e.checked else {
+            return 0;
+        };
+        let mut sites = sites.borrow_mut();
+        sites.push(site);
+        sites.len() - 1
     }
 
     /// Reads the element at pointer `p` in `space`.
@@ -119,6 +191,7 @@ impl FnWriter<'_, '_> {
         };
         let mut offset = Vec::new();
         let mut dims = Vec::new();
+        let mut failed = None;
         for (k, axis) in axes.iter().enumerate() {
             let n = self.dim(base, k);
             let s = self.stride(base, k);
@@ -159,6 +232,15 @@ impl FnWriter<'_, '_> {
                     offset.push(format!("({start}) * {s}"));
                     dims.push((len, format!("{s} * {st}")));
                 }
+                ViewAxis::Index(i) if self.e.checked.is_some() => {
+                    // A failed index empties the view: every access of it fails its check.
+                    let f = *failed.get_or_insert_with(|| self.new_flag());
+                    let site = self.site(base, k, axes.len(), Access::Read);
+                    let ic = self.expr(i);
+                    offset.push(format!(
+                        "ember_chkgw({ic}, {n}, {site}u, {RECORD}, &ember_bad{f}) * {s}"
+                    ));
+                }
                 ViewAxis::Index(i) => {
                     let ic = self.expr(i);
                     offset.push(format!("ember_wrap({ic}, {n}) * {s}"));
@@ -183,6 +265,12 @@ impl FnWriter<'_, '_> {
             lines.push(format!(
                 "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
             ));
+        }
+        if let Some(f) = failed {
+            let empty: String = (0..dims.len())
+                .map(|k| format!(" {name}.d.shape[{k}] = 0;"))
+                .collect();
+            lines.push(format!("if (ember_bad{f}) {{ ember_bad{f} = 0;{empty} }}"));
         }
         lines
     }

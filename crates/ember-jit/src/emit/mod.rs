@@ -9,6 +9,7 @@ mod function;
 mod literal;
 mod memory;
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -17,6 +18,7 @@ use ember_codegen::Dialect;
 use ember_core::DType;
 
 use crate::ast::Program;
+use crate::compiler::Site;
 use crate::helpers::Helper;
 use crate::ir::{expressions, ExprKind, IrFunction, IrProgram, Role};
 use crate::types::Space;
@@ -26,26 +28,33 @@ pub(crate) struct Emitter<'a> {
     pub(crate) ir: &'a IrProgram,
     pub(crate) program: &'a Program,
     pub(crate) dialect: Dialect,
+    /// Checked mode: every array index is checked (functions take the fault record), and
+    /// each checked index is a site, numbered in this list.
+    pub(crate) checked: Option<RefCell<Vec<Site>>>,
 }
 
-/// The kernel's whole source and its entry point's name.
+/// The kernel's whole source, its entry point's name, and (checked) its sites.
 pub(crate) fn kernel_source(
     ir: &IrProgram,
     program: &Program,
     dialect: Dialect,
-) -> (String, String) {
+    checked: bool,
+) -> (String, String, Vec<Site>) {
     let e = Emitter {
         ir,
         program,
         dialect,
+        checked: checked.then(|| RefCell::new(Vec::new())),
     };
     let Some(kernel) = &ir.kernel else {
-        return (String::new(), String::new());
+        return (String::new(), String::new(), Vec::new());
     };
     let mut source = e.head();
     source.push_str(&e.functions(&kernel.calls));
     source.push_str(&e.function(kernel));
-    (source, e.function_name(kernel))
+    let name = e.function_name(kernel);
+    let sites = e.checked.map(RefCell::into_inner).unwrap_or_default();
+    (source, name, sites)
 }
 
 /// A device function's preamble (everything before a call site) and its name.
@@ -58,6 +67,7 @@ pub(crate) fn device_source(
         ir,
         program,
         dialect,
+        checked: None,
     };
     let Some(entry) = ir.functions.len().checked_sub(1) else {
         return (String::new(), String::new());
@@ -105,6 +115,9 @@ impl Emitter<'_> {
         let uses = &self.ir.uses;
         let dtypes: BTreeSet<DType> = uses.dtypes.clone();
         let mut s = ember_codegen::prelude::prelude_for(self.dialect, dtypes.iter().copied());
+        if self.checked.is_some() {
+            s.push_str(&ember_codegen::checked::prelude(self.dialect));
+        }
         let helpers = self.helpers();
         s.push_str(&crate::helpers::extension_pragmas(&helpers, self.dialect));
         if uses.xoroshiro {

@@ -11,6 +11,7 @@
 mod display;
 mod verify;
 mod walk;
+mod writes;
 
 pub use verify::verify;
 pub use walk::{expressions, statements};

@@ -133,6 +133,7 @@ fn run(batch: &[Pending]) -> Result<()> {
                     &bindings,
                     layout,
                     map_plan::Body::Generated,
+                    &|k| format!("operand {k}"),
                 )
             }
         };
@@ -213,6 +214,10 @@ fn fused_plan(p: &Pending) -> Option<(Function, map_plan::MapPlan)> {
         })
         .collect();
     let layout = map_plan::plan_roles(p.output.shape(), &roles, &bindings);
+    if layout.checked {
+        // Checked mode runs ufunc by ufunc, so that a fault names the ufunc at fault.
+        return None;
+    }
     match fused_function(device, p, sig.clone(), &layout) {
         Ok(f) => Some((f, layout)),
         Err(_) => {

@@ -159,7 +159,11 @@ pub(super) fn wants_arrays(u: &Ufunc, arrays: &[&Array], n: usize) -> bool {
 /// Whether fusion is on and a result of `n` elements of `u` is worth waiting.
 fn size_wanted(u: &Ufunc, n: usize) -> bool {
     settings();
-    ENABLED.load(Ordering::Relaxed) && n >= MIN_SIZE.load(Ordering::Relaxed) && u.nout == 1
+    ENABLED.load(Ordering::Relaxed)
+        && n >= MIN_SIZE.load(Ordering::Relaxed)
+        && u.nout == 1
+        // Checked mode raises at the ufunc at fault, so nothing waits.
+        && !ember_kernel::checked::checked().unwrap_or(false)
 }
 
 /// Whether an input array may be read later: ember's own memory nobody else can reach.

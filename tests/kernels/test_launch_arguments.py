@@ -96,6 +96,26 @@ def test_oversized_block_of_a_python_kernel_is_a_value_error_and_a_drv_error():
 
 
 
+_BOUNDED = r"""
+extern "C" __global__ void __launch_bounds__(128) bounded(int* out) {
+    out[blockIdx.x * blockDim.x + threadIdx.x] = threadIdx.x;
+}
+"""
+
+
+@pytest.mark.gpu
+def test_a_block_beyond_the_kernels_own_limit_is_refused_before_launch():
+    # __launch_bounds__(128) caps the kernel below the device's 1024 threads, as registers
+    # can: the driver would say only "too many resources requested".
+    kernel = ember.RawKernel(_BOUNDED, "bounded")
+    out = ember.zeros(256, dtype=np.int32)
+    want = r"block \[256, 1, 1\] has 256 threads, but this kernel may have at most 128 per block"
+    with pytest.raises(LaunchConfigurationError, match=want):
+        kernel((1,), (256,), (out,))
+    kernel((2,), (128,), (out,))  # the process goes on
+    assert out.get().tolist() == list(range(128)) * 2
+
+
 def test_python_ints_past_64_bits_are_refused_with_numpys_class():
     """One reading of Python scalars (ember-py/src/scalars.rs): an int past 64 bits is an
     OverflowError wherever it has to be held exactly."""

@@ -364,6 +364,7 @@ impl Device {
     fn before_launch(&self, function: &Function, grid: [u32; 3], block: [u32; 3]) -> Result<()> {
         crate::deferred::finish();
         self.check_launch(&function.name, grid, block)?;
+        self.check_kernel_block(function, block)?;
         self.note_launch(&function.name);
         Ok(())
     }
@@ -434,6 +435,7 @@ impl Device {
         if let Some(local) = range.local {
             let block = [0, 1, 2].map(|i| local[i] as u32);
             self.check_launch(name, [1, 1, 1], block)?;
+            self.check_kernel_block(function, block)?;
             for d in 0..dims {
                 if !range.global[d].is_multiple_of(local[d]) {
                     return Err(Error::LaunchConfig(format!(
@@ -458,6 +460,22 @@ impl Device {
         if !last.as_ref().is_some_and(|k| Arc::ptr_eq(k, name)) {
             *last = Some(name.clone());
         }
+    }
+
+    /// A block larger than this kernel may have (its registers or private memory per thread
+    /// allow fewer threads than the device) is refused here: drivers report it only as
+    /// "out of resources".
+    fn check_kernel_block(&self, function: &Function, block: [u32; 3]) -> Result<()> {
+        let threads: u64 = block.iter().map(|&b| b as u64).product();
+        let max = function.max_threads() as u64;
+        if max == 0 || threads <= max {
+            return Ok(());
+        }
+        Err(Error::LaunchConfig(format!(
+            "cannot launch {}: block {block:?} has {threads} threads, but this kernel may have at most {max} per block on {} (its registers, private memory or launch bounds per thread allow no more); launch it with at most {max} threads per block",
+            function.name,
+            self.info().name
+        )))
     }
 
     fn check_launch(&self, name: &str, grid: [u32; 3], block: [u32; 3]) -> Result<()> {
@@ -520,7 +538,18 @@ struct FunctionEntry {
     params: Arc<OnceLock<Option<KernelParams>>>,
     declared: Declared,
     launched: Arc<AtomicU64>,
-    static_shared: Arc<OnceLock<usize>>,
+    limits: Arc<OnceLock<KernelLimits>>,
+}
+
+/// What a compiled kernel allows a launch, asked of the driver once per kernel (0 where the
+/// API cannot tell).
+#[derive(Clone, Copy)]
+struct KernelLimits {
+    /// Bytes of shared (OpenCL: local) memory its code declares.
+    static_shared: usize,
+    /// The most threads a block of it may have: the device's limit, or fewer when its
+    /// registers or private memory per thread allow fewer.
+    max_threads: usize,
 }
 
 /// A kernel's declared parameter types, read from its module's source on first use (only
@@ -596,7 +625,7 @@ impl Module {
                     params: Arc::new(OnceLock::new()),
                     declared: Arc::new(OnceLock::new()),
                     launched: Arc::new(AtomicU64::new(0)),
-                    static_shared: Arc::new(OnceLock::new()),
+                    limits: Arc::new(OnceLock::new()),
                 })
             }
         };
@@ -607,7 +636,7 @@ impl Module {
             params: entry.params.clone(),
             declared: entry.declared.clone(),
             launched: entry.launched.clone(),
-            static_shared: entry.static_shared.clone(),
+            limits: entry.limits.clone(),
         })
     }
 }
@@ -644,8 +673,8 @@ pub struct Function {
     /// in a shape still reports a bad shape (too many registers, too much shared memory) at
     /// the call.
     launched: Arc<AtomicU64>,
-    /// The shared memory its code declares (asked once per kernel).
-    static_shared: Arc<OnceLock<usize>>,
+    /// Its shared memory and largest block (asked once per kernel).
+    limits: Arc<OnceLock<KernelLimits>>,
 }
 
 /// `block` and `shared_bytes` packed in 64 bits (never 0), or `None` when they do not fit or
@@ -682,11 +711,27 @@ impl Function {
 
     /// Bytes of shared (OpenCL: local) memory its code declares, 0 where the API cannot tell.
     pub fn static_shared(&self) -> usize {
-        *self.static_shared.get_or_init(|| {
-            self.device()
-                .backend()
-                .function_attribute(self.handle, FunctionAttribute::SharedSizeBytes)
-                .map_or(0, |b| b.max(0) as usize)
+        self.limits().static_shared
+    }
+
+    /// The most threads a block of this kernel may have (its registers or private memory
+    /// per thread may allow fewer than the device); 0 where the API cannot tell.
+    pub fn max_threads(&self) -> usize {
+        self.limits().max_threads
+    }
+
+    fn limits(&self) -> KernelLimits {
+        *self.limits.get_or_init(|| {
+            let ask = |a| {
+                self.device()
+                    .backend()
+                    .function_attribute(self.handle, a)
+                    .map_or(0, |v| v.max(0) as usize)
+            };
+            KernelLimits {
+                static_shared: ask(FunctionAttribute::SharedSizeBytes),
+                max_threads: ask(FunctionAttribute::MaxThreadsPerBlock),
+            }
         })
     }
 

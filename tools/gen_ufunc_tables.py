@@ -79,6 +79,8 @@ def summary(uf: np.ufunc) -> str:
     lines = (uf.__doc__ or "").strip().splitlines()
     # The docstring opens with the call signature, then a blank line, then the summary.
     text = next((line.strip() for line in lines[1:] if line.strip()), "")
+    if text and not text.endswith("."):  # a sentence, as docs and stubs print it
+        text += "."
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

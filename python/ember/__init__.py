@@ -39,12 +39,26 @@ from ._creation import (  # noqa: E402
     zeros,
     zeros_like,
 )
+from ._diagonals import *  # noqa: E402, F403
+from ._diagonals import __all__ as _diagonals_names  # noqa: E402
+from ._differences import *  # noqa: E402, F403
+from ._differences import __all__ as _differences_names  # noqa: E402
 from ._fusion import fuse  # noqa: E402
+from ._index_tricks import *  # noqa: E402, F403
+from ._index_tricks import __all__ as _index_tricks_names  # noqa: E402
 from ._indexing import nonzero, take, where  # noqa: E402
 from ._interop import from_dlpack  # noqa: E402
 from ._jit.vectorize import guvectorize, vectorize  # noqa: E402
 from ._linalg import dot, inner, matmul, outer, vdot  # noqa: E402
+from ._logic import *  # noqa: E402, F403
+from ._logic import __all__ as _logic_names  # noqa: E402
+from ._manipulation import *  # noqa: E402, F403
+from ._manipulation import __all__ as _manipulation_names  # noqa: E402
+from ._nanfunctions import *  # noqa: E402, F403
+from ._nanfunctions import __all__ as _nanfunctions_names  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
+from ._numpy_names import *  # noqa: E402, F403
+from ._numpy_names import __all__ as _numpy_names_names  # noqa: E402
 from ._pinned import PinnedMemoryPool, empty_pinned, get_default_pinned_memory_pool  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
 from ._reductions import (  # noqa: E402
@@ -54,6 +68,7 @@ from ._reductions import (  # noqa: E402
     any,
     argmax,
     argmin,
+    cumprod,
     cumsum,
     max,
     mean,
@@ -95,6 +110,8 @@ from ._shape import (  # noqa: E402
     transpose,
     vstack,
 )
+from ._statistics import *  # noqa: E402, F403
+from ._statistics import __all__ as _statistics_names  # noqa: E402
 from ._triangles import eye, identity, tri, tril, triu  # noqa: E402
 from ._ufuncs import UFUNCS as _UFUNCS  # noqa: E402
 from ._ufuncs import clip, imag, real, ufunc  # noqa: E402
@@ -171,8 +188,13 @@ __all__ += [
     "clip", "eye", "identity", "imag", "nonzero", "real", "take", "tri", "tril", "triu", "ufunc", "where",
     *sorted(_UFUNCS),
 ]
-__all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "max", "mean", "min", "prod", "std", "sum",
-            "var"]
+__all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std",
+            "sum", "var"]
 __all__ += ["dot", "inner", "linalg", "matmul", "outer", "vdot"]
 __all__ += ["geomspace", "logspace"]
 __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]
+# NumPy's functions composed of ember's, one module per part of NumPy's API, and NumPy's own
+# types, dtype helpers and constants (each module lists its names).
+__all__ += [*_diagonals_names, *_differences_names, *_index_tricks_names, *_logic_names, *_manipulation_names,
+            *_nanfunctions_names, *_statistics_names]
+__all__ += _numpy_names_names

@@ -10,12 +10,12 @@ __all__ = [
     "Array", "DevicePointer", "ElementwiseKernel", "Event", "JitKernel", "JitLaunch", "Kernel", "Module", "Philox",
     "PinnedMemory", "RawKernel", "ReductionKernel", "Stream", "__version__", "add_python_dirs", "arange",
     "backend_name", "broadcast_shapes", "broadcast_to", "build_module", "cache_stats", "can_cast", "checked_mode",
-    "clear_module_map", "compile_module", "concatenate", "copy_in_order", "cumsum", "current_device", "current_stream",
-    "current_stream_handle", "device_count", "device_info", "dlpack_device", "drain_launches", "dtype_names", "empty",
-    "env_flag", "expand_dims", "flatten", "from_dlpack_capsule", "from_foreign", "full", "fused_kernel_body",
-    "fusion_stats", "generated_source", "getitem", "info_report", "jit_coarsening", "jit_device_source",
-    "jit_intrinsics", "jit_kernel_source", "jit_signature", "linspace", "matmul", "matmul_engine", "memory_info",
-    "moveaxis", "nonzero", "nvrtc_compile", "nvrtc_version", "opencl_device_ids", "operator_method",
+    "clear_module_map", "compile_module", "concatenate", "copy_in_order", "cumprod", "cumsum", "current_device",
+    "current_stream", "current_stream_handle", "device_count", "device_info", "dlpack_device", "drain_launches",
+    "dtype_names", "empty", "env_flag", "expand_dims", "flatten", "from_dlpack_capsule", "from_foreign", "full",
+    "fused_kernel_body", "fusion_stats", "generated_source", "getitem", "info_report", "jit_coarsening",
+    "jit_device_source", "jit_intrinsics", "jit_kernel_source", "jit_signature", "linspace", "matmul", "matmul_engine",
+    "memory_info", "moveaxis", "nonzero", "nvrtc_compile", "nvrtc_version", "opencl_device_ids", "operator_method",
     "orthogonalize_columns", "overhanging_view", "pool_free_all_blocks", "pool_limit", "pool_n_free_blocks",
     "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches", "random_source", "ravel", "reduce",
     "register_index_converter", "register_types", "require_cuda", "reset_device", "reshape", "result_type",
@@ -39,6 +39,7 @@ def clear_module_map(ordinal) -> Any: ...
 def compile_module(ordinal, source, name, options=...) -> Any: ...
 def concatenate(arrays_, axis, out=None, dtype=None, casting="same_kind") -> Any: ...
 def copy_in_order(a, order_=None) -> Any: ...
+def cumprod(a, axis=None, dtype_name=None, out=None) -> Any: ...
 def cumsum(a, axis=None, dtype_name=None, out=None) -> Any: ...
 def current_device() -> Any: ...
 def current_stream(ordinal) -> Any: ...

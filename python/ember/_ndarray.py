@@ -18,7 +18,19 @@ import sys
 
 import numpy as np
 
-from . import _dtypes, _ember, _indexing, _linalg, _reductions, _rounding, _ufuncs
+from . import (
+    _diagonals,
+    _dtypes,
+    _ember,
+    _index_tricks,
+    _indexing,
+    _linalg,
+    _manipulation,
+    _protocols,
+    _reductions,
+    _rounding,
+    _ufuncs,
+)
 from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer
 from ._runtime import Device, backend, current_device_id, get_current_stream
@@ -374,6 +386,27 @@ class ndarray:
     def cumsum(self, axis=None, dtype=None, out=None):
         return _reductions.cumsum(self, axis, dtype, out)
 
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return _reductions.cumprod(self, axis, dtype, out)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return _diagonals.diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return _diagonals.trace(self, offset, axis1, axis2, dtype, out)
+
+    def repeat(self, repeats, axis=None):
+        return _manipulation.repeat(self, repeats, axis)
+
+    def compress(self, condition, axis=None, out=None):
+        return _index_tricks.compress(condition, self, axis, out)
+
+    def choose(self, choices, out=None, mode="raise"):
+        return _index_tricks.choose(self, choices, out, mode)
+
+    def put(self, indices, values, mode="raise"):
+        _index_tricks.put(self, indices, values, mode)
+
     # --- elementwise --------------------------------------------------------------------------
     @property
     def real(self) -> ndarray:
@@ -409,11 +442,15 @@ class ndarray:
     def __divmod__(self, other):
         return _ufuncs.UFUNCS["floor_divide"](self, other), _ufuncs.UFUNCS["remainder"](self, other)
 
-    # Arrays compare element-wise, so they are not hashable (as in NumPy and CuPy); NumPy must
-    # not try to convert them (it cannot: __array__ refuses) but let ember's reflected
-    # operators run.
+    # Arrays compare element-wise, so they are not hashable (as in NumPy and CuPy).
     __hash__ = None
-    __array_ufunc__ = None
+
+    # --- NumPy's dispatch: np.sin(x), np.mean(x) run ember's (see _protocols) -----------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _protocols.array_ufunc(self, ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _protocols.array_function(self, func, types, args, kwargs)
 
     # --- products -----------------------------------------------------------------------------
     def dot(self, b, out=None):

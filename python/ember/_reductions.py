@@ -17,8 +17,8 @@ import numpy as np
 from . import _dtypes, _ember
 
 __all__ = [
-    "all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "max", "mean", "min", "prod", "std", "sum",
-    "var",
+    "all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std",
+    "sum", "var",
 ]
 
 
@@ -148,4 +148,12 @@ def cumsum(a, axis=None, dtype=None, out=None):
     a = _array(a, "cumsum")
     ax = None if axis is None else operator.index(axis)
     native = _run(_ember.cumsum, a._a, ax, _dtype(dtype), _out(out))
+    return out if out is not None else _ember.wrap(native)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product along ``axis`` (of the flattened array when ``axis`` is None)."""
+    a = _array(a, "cumprod")
+    ax = None if axis is None else operator.index(axis)
+    native = _run(_ember.cumprod, a._a, ax, _dtype(dtype), _out(out))
     return out if out is not None else _ember.wrap(native)

@@ -58,6 +58,35 @@ class ufunc:
     def __repr__(self):
         return f"<ufunc '{self.__name__}'>"
 
+    @property
+    def identity(self):
+        """The value a reduction over nothing gives (NumPy's, from NumPy's ufunc of the name)."""
+        return getattr(np, self.__name__).identity
+
+    def _binary(self, method: str):
+        if self.nin != 2 or self.nout != 1:
+            raise ValueError(f"{method} only supported for binary functions")
+
+    def outer(self, A, B, /, **kwargs):
+        """``u(a, b)`` for every pair of elements: the result has ``A.shape + B.shape``."""
+        self._binary("outer product")
+        A, B = asarray(A), asarray(B)
+        return self(A.reshape(A.shape + (1,) * B.ndim), B, **kwargs)
+
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        """Applies the ufunc along ``axis`` (NumPy's ``ufunc.reduce``)."""
+        from ._ufunc_methods import reduce_with
+
+        self._binary("reduce")
+        return reduce_with(self, array, axis, dtype, out, keepdims, initial, where)
+
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        """The running result of the ufunc along ``axis`` (NumPy's ``ufunc.accumulate``)."""
+        from ._ufunc_methods import accumulate_with
+
+        self._binary("accumulate")
+        return accumulate_with(self, array, axis, dtype, out)
+
 
 def _registry() -> dict[str, ufunc]:
     """One ufunc object per row of the registry (crates/ember-codegen/src/ufuncs/registry.rs),

@@ -52,7 +52,7 @@ INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"
 # =================================================================================================
 TRANSCENDENTAL = {"sqrt", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan",
                   "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "power", "arctan2", "logaddexp",
-                  "logaddexp2"}
+                  "logaddexp2", "cbrt", "float_power", "acos"}
 UNARY_FAMILIES = {
     "transcendental": {n: "float32" for n in ["sqrt", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1",
                                               "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
@@ -62,10 +62,12 @@ UNARY_FAMILIES = {
                    "square": "int32", "reciprocal": "float64", "conjugate": "complex64"},
     "classification": {n: "float32" for n in ["isnan", "isinf", "isfinite", "logical_not"]},
     "bitwise": {"invert": "int32"},
+    "real functions": {"cbrt": "float32", "fabs": "float64", "deg2rad": "float32", "rad2deg": "float64",
+                       "signbit": "float32"},
 }
 UNARY_CASES = [c for fam in UNARY_FAMILIES.values() for c in rotation(fam, ufunc_supports(1))]
 UNARY_CASES += [("invert", d) for d in ["bool"] + INTS if ("invert", d) not in UNARY_CASES]
-UNARY_CASES += [("abs", "float32"), ("bitwise_not", "uint8")]  # the aliases
+UNARY_CASES += [("abs", "float32"), ("bitwise_not", "uint8"), ("acos", "float32"), ("radians", "float64")]  # aliases
 
 
 # =================================================================================================
@@ -82,11 +84,14 @@ BINARY_FAMILIES = {
     "logical": {"logical_and": "bool", "logical_or": "float32", "logical_xor": "int16"},
     "bitwise": {"bitwise_and": "int32", "bitwise_or": "uint8", "bitwise_xor": "int64", "left_shift": "int32",
                 "right_shift": "int16"},
+    "real functions": {"copysign": "float32", "heaviside": "float64", "float_power": "float64"},
+    "divisors": {"gcd": "int32", "lcm": "int64"},
 }
-SECOND_DOMAIN = {"power": "exponent", "left_shift": "shift", "right_shift": "shift", "floor_divide": "small",
-                 "remainder": "small", "fmod": "small", "mod": "small"}
+SECOND_DOMAIN = {"power": "exponent", "pow": "exponent", "bitwise_left_shift": "shift", "left_shift": "shift",
+                 "right_shift": "shift", "floor_divide": "small", "remainder": "small", "fmod": "small", "mod": "small"}
 BINARY_CASES = [c for fam in BINARY_FAMILIES.values() for c in rotation(fam, ufunc_supports(2))]
-BINARY_CASES += [("divide", "float32"), ("mod", "int32")]  # the aliases
+BINARY_CASES += [("divide", "float32"), ("mod", "int32"), ("pow", "int64"),  # the aliases
+                 ("bitwise_left_shift", "uint16")]
 
 
 def binary_domains(name, dtype) -> tuple[str, str]:

@@ -48,8 +48,25 @@ fn cumsum(
         .map(NativeArray)
 }
 
+/// NumPy's `cumprod` (see `cumsum`).
+#[pyfunction]
+#[pyo3(signature = (a, axis=None, dtype_name=None, out=None))]
+fn cumprod(
+    py: Python<'_>,
+    a: &NativeArray,
+    axis: Option<isize>,
+    dtype_name: Option<&str>,
+    out: Option<&NativeArray>,
+) -> PyResult<NativeArray> {
+    let d = dtype(dtype_name)?;
+    py.detach(|| reduction::cumprod(&a.0, axis, d, out.map(|o| &o.0)))
+        .py()
+        .map(NativeArray)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reduce, m)?)?;
     m.add_function(wrap_pyfunction!(cumsum, m)?)?;
+    m.add_function(wrap_pyfunction!(cumprod, m)?)?;
     Ok(())
 }

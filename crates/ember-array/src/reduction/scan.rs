@@ -1,4 +1,5 @@
-//! `cumsum`: scans along one axis (of the flattened array when no axis is given).
+//! `cumsum` and `cumprod`: scans along one axis (of the flattened array when no axis is
+//! given).
 //!
 //! A line along the contiguous axis is scanned by a whole block, in tiles; lines across it
 //! by one thread each, neighbours side by side. Long lines are split: a reduction first
@@ -19,7 +20,33 @@ pub fn cumsum(
     dtype: Option<DType>,
     out: Option<&Array>,
 ) -> Result<Array> {
-    let types = result_types(Reduction::Sum, a.dtype(), dtype, out.map(Array::dtype))?;
+    cumulate(Reduction::Sum, a, axis, dtype, out)
+}
+
+/// NumPy's `cumprod(a, axis=axis, dtype=dtype, out=out)`.
+pub fn cumprod(
+    a: &Array,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+    out: Option<&Array>,
+) -> Result<Array> {
+    cumulate(Reduction::Prod, a, axis, dtype, out)
+}
+
+/// The running sums (`op` is `Sum`) or products (`Prod`) along `axis`, in the dtypes NumPy's
+/// `sum`/`prod` would use.
+fn cumulate(
+    op: Reduction,
+    a: &Array,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+    out: Option<&Array>,
+) -> Result<Array> {
+    let combine = match op {
+        Reduction::Prod => Combine::Multiply,
+        _ => Combine::Add,
+    };
+    let types = result_types(op, a.dtype(), dtype, out.map(Array::dtype))?;
     // No axis, or a 0-d array: the flattened array (C order).
     let flat = axis.is_none() || a.ndim() == 0;
     if let (true, Some(k)) = (a.ndim() == 0, axis) {
@@ -86,13 +113,13 @@ pub fn cumsum(
     };
     let partials = if splits > 1 {
         Some(split_totals(
-            &src, &kept, stride, n, types.acc, layout, sizing,
+            combine, &src, &kept, stride, n, types.acc, layout, sizing,
         )?)
     } else {
         None
     };
     let kernel = ScanKernel {
-        combine: Combine::Add,
+        combine,
         input: src.dtype(),
         acc: types.acc,
         output: types.output,
@@ -116,8 +143,10 @@ pub fn cumsum(
     deliver(result, out)
 }
 
-/// The total of each split of each line, at `split * m + line`.
+/// The total (by `combine`) of each split of each line, at `split * m + line`.
+#[allow(clippy::too_many_arguments)]
 fn split_totals(
+    combine: Combine,
     src: &Array,
     kept: &[(usize, isize)],
     stride: isize,
@@ -134,7 +163,7 @@ fn split_totals(
         reduced: vec![(n, stride)],
     };
     let pass = Pass {
-        combine: Combine::Add,
+        combine,
         input: src,
         geometry: &geometry,
         acc,
@@ -144,7 +173,7 @@ fn split_totals(
         mean: None,
     };
     let kernel = ReduceKernel {
-        combine: Combine::Add,
+        combine,
         input: src.dtype(),
         acc,
         output: acc,

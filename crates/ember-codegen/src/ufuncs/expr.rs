@@ -60,6 +60,30 @@ fn int_pow_helper(d: DType, dialect: Dialect) -> String {
     crate::arith::int_power(d, dialect, "static __device__ inline", &name, "0")
 }
 
+/// `ember_gcd_<t>`/`ember_lcm_<t>` for integer type `d`: Euclid's algorithm on the
+/// magnitudes in the unsigned twin (so the most negative value has one), the result as `d`'s
+/// bits, as NumPy's wrapping arithmetic gives them.
+fn gcd_lcm_helpers(d: DType, dialect: Dialect) -> String {
+    let (vt, ut) = (
+        value_type(d, dialect),
+        value_type(d.unsigned_twin(), dialect),
+    );
+    let dev = dialect.table().device_fn;
+    let n = d.name();
+    let magnitude = |v: &str| match is_signed(d) {
+        true => format!("({v} < 0 ? ({ut})0 - ({ut}){v} : ({ut}){v})"),
+        false => format!("({ut}){v}"),
+    };
+    let (ma, mb) = (magnitude("a"), magnitude("b"));
+    format!(
+        "#ifndef EMBER_GCD_{n}\n#define EMBER_GCD_{n}\n\
+{dev} {ut} ember_gcdu_{n}({ut} a, {ut} b) {{ while (b != 0) {{ {ut} t = a % b; a = b; b = t; }} return a; }}\n\
+{dev} {vt} ember_gcd_{n}({vt} a, {vt} b) {{ return ({vt})ember_gcdu_{n}({ma}, {mb}); }}\n\
+{dev} {vt} ember_lcm_{n}({vt} a, {vt} b) {{ {ut} ua = {ma}, ub = {mb}; {ut} g = ember_gcdu_{n}(ua, ub); return g == 0 ? ({vt})0 : ({vt})(ua / g * ub); }}\n\
+#endif\n"
+    )
+}
+
 fn is_signed(d: DType) -> bool {
     d.kind() == Kind::Int
 }
@@ -304,6 +328,34 @@ pub fn expression(
         "less_equal" => plain(format!("({a} <= {b})")),
         "greater" => plain(format!("({a} > {b})")),
         "greater_equal" => plain(format!("({a} >= {b})")),
+        "cbrt" | "fabs" if float => plain(format!("{name}({a})")),
+        // NumPy's constants, folded in the loop's type (float for float16 and float32).
+        "deg2rad" | "radians" | "rad2deg" | "degrees" if float => {
+            let (x, y) = match name {
+                "deg2rad" | "radians" => ("3.14159265358979323846", "180.0"),
+                _ => ("180.0", "3.14159265358979323846"),
+            };
+            plain(match t {
+                DType::F64 => format!("({a} * ({x} / {y}))"),
+                _ => format!("({a} * ((float){x}f / (float){y}f))"),
+            })
+        }
+        "signbit" if float => plain(format!("(signbit({a}) != 0)")),
+        "copysign" if float => plain(format!("copysign({a}, {b})")),
+        // NumPy: NaN stays NaN, 0 gives the second operand, then the step.
+        "heaviside" if float => {
+            let vt = value_type(t, dialect);
+            plain(format!(
+                "(isnan({a}) ? {a} : ({a} == 0 ? {b} : ({a} < 0 ? ({vt})0 : ({vt})1)))"
+            ))
+        }
+        "float_power" if float => plain(format!("pow({a}, {b})")),
+        "float_power" if complex => {
+            with(format!("ember_cpow{s}({a}, {b})"), complex_math(t, dialect))
+        }
+        "gcd" | "lcm" if matches!(kind, Kind::Int | Kind::UInt) => {
+            with(format!("ember_{name}_{}({a}, {b})", t.name()), gcd_lcm_helpers(t, dialect))
+        }
         _ => unsupported(),
     }
 }

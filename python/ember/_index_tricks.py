@@ -1,0 +1,368 @@
+"""NumPy's indexing helpers: index arrays made for you (``indices``, ``meshgrid``, ``ix_``,
+``unravel_index``, ``ravel_multi_index``, ``diag_indices*``, ``tril_indices*``,
+``triu_indices*``), gathers and scatters along an axis (``take_along_axis``,
+``put_along_axis``, ``put``), and selections (``compress``, ``extract``, ``choose``,
+``select``, ``place``, ``putmask``, ``copyto``, ``fill_diagonal``).
+
+They are composed of ember's indexing (gathers and scatters run on the device); index arrays
+that only depend on shapes are made on the host and copied once, as CuPy does.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
+
+from . import _ember
+from ._creation import arange, asarray, empty
+from ._indexing import nonzero, take, where
+from ._shape import broadcast_arrays, broadcast_to, ravel, stack
+
+__all__ = [
+    "choose", "compress", "copyto", "diag_indices", "diag_indices_from", "extract", "fill_diagonal", "indices",
+    "ix_", "meshgrid", "place", "put", "put_along_axis", "putmask", "ravel_multi_index", "select",
+    "take_along_axis", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
+]
+
+
+def _array(a):
+    return a if isinstance(a, _ember.ndarray) else asarray(a)
+
+
+# --- index arrays -------------------------------------------------------------------------------
+def indices(dimensions, dtype=int, sparse=False):
+    """The index of every position of a grid of ``dimensions``, per axis."""
+    dimensions = tuple(operator.index(d) for d in dimensions)
+    grids = []
+    for k, n in enumerate(dimensions):
+        shape = [1] * len(dimensions)
+        shape[k] = n
+        g = arange(n, dtype=dtype).reshape(shape)
+        grids.append(g if sparse else broadcast_to(g, dimensions).copy())
+    if sparse:
+        return tuple(grids)
+    if not grids:
+        return empty((0,), dtype=dtype)
+    return stack(grids)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from coordinate vectors (``indexing='xy'``: the first two axes swapped,
+    as in MATLAB; ``'ij'``: matrix indexing)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    ndim = len(xi)
+    out = []
+    for k, x in enumerate(xi):
+        shape = [1] * ndim
+        shape[k] = -1
+        out.append(ravel(_array(x)).reshape(shape))
+    if indexing == "xy" and ndim > 1:
+        out[0] = out[0].reshape((1, -1) + (1,) * (ndim - 2))
+        out[1] = out[1].reshape((-1, 1) + (1,) * (ndim - 2))
+    if not sparse:
+        out = list(broadcast_arrays(*out))
+    if copy:
+        out = [o.copy() for o in out]
+    return tuple(out)
+
+
+def ix_(*args):
+    """An open mesh from sequences: each index array shaped to select along its own axis."""
+    out = []
+    for k, a in enumerate(args):
+        a = _array(a)
+        if a.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if a.dtype == np.bool_:
+            a = nonzero(a)[0]
+        elif a.size == 0:
+            a = a.astype(np.intp)
+        out.append(a.reshape((1,) * k + (a.size,) + (1,) * (len(args) - k - 1)))
+    return tuple(out)
+
+
+def unravel_index(indices, shape, order="C"):
+    """Flat indices as a tuple of coordinate arrays for ``shape``."""
+    idx = _array(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"only int indices permitted, got {idx.dtype}")
+    shape = tuple(operator.index(s) for s in ((shape,) if np.ndim(shape) == 0 else shape))
+    size = int(np.prod(shape, dtype=np.int64))
+    bad = (idx < 0) | (idx >= size)
+    if idx.size and bool(bad.any()):
+        first = int(ravel(idx)[ravel(bad)][0].get())
+        raise ValueError(f"index {first} is out of bounds for array with size {size}")
+    coords = []
+    rest = idx.astype(np.intp)
+    dims = shape[::-1] if order == "C" else shape
+    for n in dims:
+        coords.append(rest % n if n else rest)
+        rest = rest // n if n else rest
+    return tuple(coords[::-1] if order == "C" else coords)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Coordinate arrays as flat indices into an array of shape ``dims``."""
+    dims = tuple(operator.index(d) for d in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    coords = [_array(c).astype(np.intp) for c in multi_index]
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    fixed = []
+    for c, n, m in zip(coords, dims, modes, strict=True):
+        if m == "raise":
+            if c.size and bool(((c < 0) | (c >= n)).any()):
+                raise ValueError("invalid entry in coordinates array")
+        elif m == "wrap":
+            c = c % n
+        elif m == "clip":
+            c = c.clip(0, n - 1)
+        else:
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got '{m}')")
+        fixed.append(c)
+    order_dims = range(len(dims)) if order == "C" else range(len(dims) - 1, -1, -1)
+    flat = None
+    for k in order_dims:
+        flat = fixed[k] if flat is None else flat * dims[k] + fixed[k]
+    return flat
+
+
+def diag_indices(n, ndim=2):
+    """The indices of the main diagonal of an ``n``-wide ``ndim``-dimensional array."""
+    idx = arange(n)
+    return (idx,) * ndim
+
+
+def diag_indices_from(arr):
+    arr = _array(arr)
+    if arr.ndim < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(arr.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def tril_indices(n, k=0, m=None):
+    """The indices of the lower triangle (on and below diagonal ``k``) of an ``n`` x ``m`` array."""
+    rows, cols = np.tril_indices(n, k, m)
+    return asarray(rows), asarray(cols)
+
+
+def triu_indices(n, k=0, m=None):
+    """The indices of the upper triangle (on and above diagonal ``k``) of an ``n`` x ``m`` array."""
+    rows, cols = np.triu_indices(n, k, m)
+    return asarray(rows), asarray(cols)
+
+
+def tril_indices_from(arr, k=0):
+    arr = _array(arr)
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
+    return tril_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+
+
+def triu_indices_from(arr, k=0):
+    arr = _array(arr)
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
+    return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+
+
+# --- along an axis --------------------------------------------------------------------------------
+def _along(arr, indices, axis):
+    """The full index (one array per axis) that ``indices`` makes along ``axis``."""
+    if indices.dtype.kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
+        return ravel(arr), (indices,)
+    axis = normalize_axis_index(axis, arr.ndim)
+    if indices.ndim != arr.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    full = []
+    for k in range(arr.ndim):
+        if k == axis:
+            full.append(indices)
+        else:
+            shape = [1] * arr.ndim
+            shape[k] = arr.shape[k]
+            full.append(arange(arr.shape[k]).reshape(shape))
+    return arr, tuple(full)
+
+
+def take_along_axis(arr, indices, axis=-1):
+    """Values picked from ``arr`` at ``indices`` along ``axis`` (as ``argsort`` gives them)."""
+    arr, idx = _along(_array(arr), _array(indices), axis)
+    return arr[idx]
+
+
+def put_along_axis(arr, indices, values, axis):
+    """``arr`` written at ``indices`` along ``axis`` with ``values`` (in place)."""
+    arr = _array(arr)
+    target, idx = _along(arr, _array(indices), axis)
+    target[idx] = values
+    if axis is None:
+        arr[...] = target.reshape(arr.shape)
+
+
+def put(a, ind, v, mode="raise"):
+    """``a.flat[ind] = v`` (``v`` repeated as needed); ``mode`` clips or wraps bad indices."""
+    a = _array(a)
+    ind = ravel(_array(ind)).astype(np.intp)
+    n = a.size
+    if mode == "clip":
+        ind = ind.clip(0, n - 1)
+    elif mode == "wrap":
+        ind = ind % n
+    elif mode != "raise":
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got '{mode}')")
+    v = ravel(_array(v)).astype(a.dtype)
+    if ind.size == 0:
+        return
+    if v.size == 0:
+        raise ValueError("cannot put with an empty values array")
+    if v.size != ind.size:
+        v = take(v, arange(ind.size) % v.size)
+    if a.flags.c_contiguous:
+        ravel(a)[ind] = v  # a view of a
+        return
+    flat = a.reshape(-1)  # a copy: written back
+    flat[ind] = v
+    a[...] = flat.reshape(a.shape)
+
+
+# --- selections ---------------------------------------------------------------------------------
+def compress(condition, a, axis=None, out=None):
+    """The slices of ``a`` along ``axis`` where ``condition`` is true."""
+    a = _array(a)
+    cond = ravel(_array(condition))
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = normalize_axis_index(axis, a.ndim)
+    if cond.size > a.shape[axis]:
+        raise IndexError(f"index {cond.size - 1} is out of bounds for axis {axis} with size {a.shape[axis]}")
+    picked = take(a, nonzero(cond)[0], axis=axis)
+    if out is not None:
+        out[...] = picked
+        return out
+    return picked
+
+
+def extract(condition, arr):
+    """The elements of ``arr`` where ``condition`` is true, flattened."""
+    return take(ravel(_array(arr)), nonzero(ravel(_array(condition)))[0])
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """For each element of ``a``, the element of ``choices[a]`` there (all broadcast together)."""
+    a = _array(a)
+    choices = [_array(c) for c in choices]
+    n = len(choices)
+    if a.dtype.kind not in "iu":
+        raise TypeError(
+            f"Cannot cast array data from dtype('{a.dtype}') to dtype('int64') according to the rule 'safe'"
+        )
+    if mode == "raise":
+        if a.size and bool(((a < 0) | (a >= n)).any()):
+            raise ValueError("invalid entry in choice array")
+    elif mode == "wrap":
+        a = a % n
+    elif mode == "clip":
+        a = a.clip(0, n - 1)
+    else:
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got '{mode}')")
+    stacked = stack(broadcast_arrays(*choices, a)[:-1])
+    picked = take_along_axis(stacked, broadcast_to(a, stacked.shape[1:])[None].astype(np.intp), axis=0)[0]
+    if out is not None:
+        out[...] = picked
+        return out
+    return picked
+
+
+def select(condlist, choicelist, default=0):
+    """Element-wise, the choice of the first condition that holds, else ``default``."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if len(condlist) == 0:
+        raise ValueError("select with an empty condition list is not possible")
+    conds = [_array(c) for c in condlist]
+    for k, c in enumerate(conds):
+        if c.dtype != np.bool_:
+            raise TypeError(f"invalid entry {k} in condlist: should be boolean ndarray")
+    choices = [_array(c) for c in choicelist]
+    dtype = np.result_type(*[c.dtype for c in choices], default)
+    result = broadcast_to(asarray(default, dtype=dtype), np.broadcast_shapes(
+        *[c.shape for c in conds], *[c.shape for c in choices])).copy()
+    for c, v in zip(conds[::-1], choices[::-1], strict=True):
+        result = where(c, v.astype(dtype), result)
+    return result
+
+
+def place(arr, mask, vals):
+    """``arr[mask] = vals``, ``vals`` repeated as needed (in place)."""
+    arr = _array(arr)
+    mask = _array(mask)
+    if mask.size != arr.size:
+        raise ValueError("place: mask and data must be the same size")
+    vals = ravel(_array(vals))
+    count = int(_array(mask).astype(bool).sum().get())
+    if count == 0:
+        return
+    if vals.size == 0:
+        raise ValueError("Cannot insert from an empty array!")
+    if vals.size != count:
+        vals = take(vals, arange(count) % vals.size)
+    flat = ravel(arr) if arr.flags.c_contiguous else arr.reshape(-1)
+    flat[ravel(mask).astype(bool)] = vals.astype(arr.dtype)
+    if not arr.flags.c_contiguous:
+        arr[...] = flat.reshape(arr.shape)
+
+
+def putmask(a, mask, values):
+    """Where ``mask`` is true, ``a`` takes ``values`` at the same flat position (``values``
+    repeated as needed; in place)."""
+    a = _array(a)
+    mask = broadcast_to(_array(mask).astype(bool), a.shape)
+    values = ravel(_array(values))
+    if values.size == 0:
+        if bool(mask.any()):
+            raise ValueError("putmask: values must not be empty where the mask is set")
+        return
+    if values.size != a.size:
+        values = take(values, arange(a.size) % values.size)
+    a[...] = where(mask, values.reshape(a.shape).astype(a.dtype), a)
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """``dst[...] = src`` (broadcast), only where ``where`` is true, under ``casting``."""
+    from ._indexing import where as _where
+
+    src = _array(src) if not isinstance(src, (int, float, complex, bool)) else src
+    src_dtype = src.dtype if isinstance(src, _ember.ndarray) else np.result_type(src)
+    if isinstance(src, _ember.ndarray) and not np.can_cast(src_dtype, dst.dtype, casting):
+        raise TypeError(f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the rule {casting!r}")
+    if where is True:
+        dst[...] = src
+        return
+    dst[...] = _where(_array(where), asarray(src).astype(dst.dtype), dst)
+
+
+def fill_diagonal(a, val, wrap=False):
+    """The main diagonal of ``a`` set to ``val`` (repeated as needed; in place)."""
+    a = _array(a)
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim == 2:
+        step = a.shape[1] + 1
+        end = None if wrap else a.shape[1] * a.shape[1]
+    else:
+        if len(set(a.shape)) != 1:
+            raise ValueError("All dimensions of input must be of equal length")
+        step = 1 + int(np.cumprod(a.shape[:-1]).sum())
+        end = None
+    flat_index = np.arange(a.size)[:end:step]
+    put(a, asarray(flat_index), val)

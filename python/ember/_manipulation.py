@@ -1,0 +1,297 @@
+"""NumPy's array manipulation beyond reshaping and joining (``_shape``): flips and rotations
+(views), ``roll``, ``tile`` and ``repeat`` (one gather each, through a broadcast view),
+``append``, ``delete``, ``resize``, ``trim_zeros``, the ``*split`` and ``*stack`` spellings,
+and NumPy 2's ``concat``, ``permute_dims``, ``matrix_transpose``, ``unstack``.
+
+Semantics, result dtypes and error classes are NumPy 2's; as in CuPy, positions given as
+arrays (``repeat``'s counts, ``delete``'s indices) are read on the host.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
+
+from . import _ember
+from ._creation import asarray, zeros
+from ._indexing import nonzero, take
+from ._shape import (
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    moveaxis,
+    ravel,
+    split,
+    swapaxes,
+    transpose,
+    vstack,
+)
+
+__all__ = [
+    "append", "column_stack", "concat", "delete", "dsplit", "flip", "fliplr", "flipud", "hsplit", "matrix_transpose",
+    "permute_dims", "repeat", "resize", "roll", "rot90", "row_stack", "tile", "trim_zeros", "unstack", "vsplit",
+]
+
+
+def _array(a):
+    return a if isinstance(a, _ember.ndarray) else asarray(a)
+
+
+def _host_ints(x):
+    """Counts or positions given as a list, a NumPy array or an ember array, on the host."""
+    if isinstance(x, _ember.ndarray):
+        x = x.get()
+    return np.asarray(x)
+
+
+# --- flips and rotations: views ----------------------------------------------------------------
+def flip(m, axis=None):
+    """``m`` reversed along ``axis`` (every axis when None): a view."""
+    m = _array(m)
+    axes = range(m.ndim) if axis is None else normalize_axis_tuple(axis, m.ndim)
+    index = [slice(None)] * m.ndim
+    for k in axes:
+        index[k] = slice(None, None, -1)
+    return m[tuple(index)]
+
+
+def flipud(m):
+    m = _array(m)
+    if m.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return flip(m, 0)
+
+
+def fliplr(m):
+    m = _array(m)
+    if m.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return flip(m, 1)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by 90 degrees ``k`` times from the first axis of ``axes`` towards the
+    second: a view."""
+    m = _array(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("Axes must be different.")
+    if not (-m.ndim <= axes[0] < m.ndim and -m.ndim <= axes[1] < m.ndim):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return flip(flip(m, axes[0]), axes[1])
+    order = list(range(m.ndim))
+    order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
+    if k == 1:
+        return transpose(flip(m, axes[1]), order)
+    return flip(transpose(m, order), axes[1])
+
+
+# --- copies ------------------------------------------------------------------------------------
+def roll(a, shift, axis=None):
+    """Elements shifted along ``axis`` (of the flattened array when None), wrapping round."""
+    a = _array(a)
+    if axis is None:
+        return roll(ravel(a), shift, 0).reshape(a.shape)
+    axes = normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
+    pairs = np.broadcast(shift, axes)
+    if pairs.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    total = {}
+    for s, k in pairs:
+        total[int(k)] = total.get(int(k), 0) + int(s)
+    result = a
+    for k, s in total.items():
+        n = a.shape[k]
+        if n == 0 or s % n == 0:
+            continue
+        s %= n
+        head = [slice(None)] * a.ndim
+        tail = [slice(None)] * a.ndim
+        head[k], tail[k] = slice(n - s, None), slice(None, n - s)
+        result = concatenate([result[tuple(head)], result[tuple(tail)]], axis=k)
+    return result if result is not a else a.copy()
+
+
+def tile(A, reps):
+    """``A`` repeated ``reps`` times along each axis (one copy, from a broadcast view)."""
+    A = _array(A)
+    reps = (operator.index(reps),) if np.ndim(reps) == 0 else tuple(operator.index(r) for r in reps)
+    d = max(A.ndim, len(reps))
+    reps = (1,) * (d - len(reps)) + reps
+    shape = (1,) * (d - A.ndim) + A.shape
+    # (1, s0, 1, s1, ...) broadcast to (r0, s0, r1, s1, ...), then merged pairwise.
+    spread = A.reshape(tuple(x for s in shape for x in (1, s)))
+    wide = broadcast_to(spread, tuple(x for r, s in zip(reps, shape, strict=True) for x in (r, s)))
+    return wide.reshape(tuple(r * s for r, s in zip(reps, shape, strict=True)))
+
+
+def repeat(a, repeats, axis=None):
+    """Each element repeated ``repeats`` times (a count, or one count per element) along
+    ``axis`` (of the flattened array when None)."""
+    a = _array(a)
+    if axis is None or a.ndim == 0:  # NumPy takes a 0-d array as 1-d here
+        a, axis = ravel(a), 0 if axis is None else axis
+    axis = normalize_axis_index(axis, a.ndim)
+    n = a.shape[axis]
+    counts = _host_ints(repeats)
+    if counts.dtype.kind not in "iub":
+        raise TypeError(f"Cannot cast array data from {counts.dtype} to int64 according to the rule 'safe'")
+    if counts.ndim == 0 or counts.size == 1:
+        r = int(counts.reshape(-1)[0])
+        if r < 0:
+            raise ValueError("negative dimensions are not allowed")
+        # Each element broadcast r times beside itself, then merged with its axis.
+        wide = broadcast_to(expand_dims(a, axis + 1), a.shape[: axis + 1] + (r,) + a.shape[axis + 1:])
+        return wide.reshape(a.shape[:axis] + (n * r,) + a.shape[axis + 1:])
+    if counts.shape != (n,):
+        raise ValueError(f"operands could not be broadcast together with shape ({n},) ({counts.size},)")
+    if (counts < 0).any():
+        raise ValueError("repeats may not contain negative values.")
+    return take(a, asarray(np.repeat(np.arange(n), counts)), axis=axis)
+
+
+def append(arr, values, axis=None):
+    """``values`` joined after ``arr`` (both flattened when ``axis`` is None)."""
+    arr = _array(arr)
+    values = _array(values)
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)])
+    return concatenate([arr, values], axis=axis)
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (an index, a slice, indices or a boolean mask) of
+    ``axis`` (of the flattened array when None)."""
+    arr = _array(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = normalize_axis_index(axis, arr.ndim)
+    n = arr.shape[axis]
+    keep = np.ones(n, dtype=bool)
+    if isinstance(obj, slice):
+        keep[obj] = False
+    else:
+        index = _host_ints(obj)
+        if index.dtype == bool:
+            if index.shape != (n,):
+                raise ValueError(
+                    f"boolean array argument obj to delete must be one dimensional and match the axis length of {n}"
+                )
+            keep = ~index
+        else:
+            if index.dtype.kind not in "iu" and index.size:
+                raise IndexError("arrays used as indices must be of integer (or boolean) type")
+            index = index.astype(np.intp)
+            bad = (index < -n) | (index >= n)
+            if bad.any():
+                raise IndexError(f"index {int(index[bad][0])} is out of bounds for axis {axis} with size {n}")
+            keep[index] = False
+    if keep.all():
+        return arr.copy()
+    return take(arr, asarray(np.flatnonzero(keep)), axis=axis)
+
+
+def resize(a, new_shape):
+    """An array of ``new_shape`` filled with ``a``'s elements in order, repeated as needed."""
+    a = _array(a)
+    new_shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else tuple(new_shape)
+    if any(s < 0 for s in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    total = int(np.prod(new_shape, dtype=np.int64))
+    flat = ravel(a)
+    if flat.size == 0 or total == 0:
+        return zeros(new_shape, dtype=a.dtype)
+    copies = -(-total // flat.size)
+    return tile(flat, copies)[:total].reshape(new_shape)
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """``filt`` without its leading (``'f'``) and trailing (``'b'``) zeros: a view."""
+    filt = _array(filt)
+    trim = trim.lower()
+    if not set(trim) <= {"f", "b"} or not trim:
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    if filt.ndim == 0:
+        raise TypeError("trim_zeros requires an array of at least one dimension")
+    axes = range(filt.ndim) if axis is None else normalize_axis_tuple(axis, filt.ndim)
+    index = [slice(None)] * filt.ndim
+    nz = [p.get() for p in nonzero(filt)]
+    for k in axes:
+        if nz[0].size == 0:
+            index[k] = slice(0, 0)
+            continue
+        lo = int(nz[k].min()) if "f" in trim else 0
+        hi = int(nz[k].max()) + 1 if "b" in trim else filt.shape[k]
+        index[k] = slice(lo, hi)
+    return filt[tuple(index)]
+
+
+# --- NumPy's other spellings -----------------------------------------------------------------
+def column_stack(tup):
+    """1-d arrays as columns, 2-d arrays as they are, joined along axis 1."""
+    arrays = []
+    for v in tup:
+        v = _array(v)
+        arrays.append(v.reshape(v.size, 1) if v.ndim < 2 else v)
+    return concatenate(arrays, axis=1)
+
+
+def row_stack(tup):
+    """``vstack`` (its old name)."""
+    return vstack(tup)
+
+
+def concat(arrays, /, *, axis=0):
+    """The Array API's ``concatenate``."""
+    return concatenate(arrays, axis=axis)
+
+
+def hsplit(ary, indices_or_sections):
+    ary = _array(ary)
+    if ary.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(ary, indices_or_sections, axis=1 if ary.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    ary = _array(ary)
+    if ary.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    ary = _array(ary)
+    if ary.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, axis=2)
+
+
+def permute_dims(a, /, axes):
+    """The Array API's ``transpose`` (``axes`` required)."""
+    return transpose(_array(a), axes)
+
+
+def matrix_transpose(x, /):
+    """The last two axes swapped: a view."""
+    x = _array(x)
+    if x.ndim < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {x.ndim}")
+    return swapaxes(x, -1, -2)
+
+
+def unstack(x, /, *, axis=0):
+    """The arrays along ``axis``, as a tuple of views."""
+    x = _array(x)
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    return tuple(moveaxis(x, axis, 0))
+

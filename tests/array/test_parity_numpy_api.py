@@ -1,0 +1,344 @@
+"""NumPy parity of the everyday NumPy functions composed in Python (manipulation, logic,
+differences, diagonals) and of NumPy's dispatch protocols, on views of several dtypes.
+
+One entry of ``FUNCTIONS`` per function, its call in ``api_call`` (arguments drawn, the call as
+``fn(xp, x)``); the sweep runs it with NumPy and with ember on the same view (negative strides,
+offsets, transposes, 0-size) and compares shape, dtype and values, or the exception class.
+(How the sweep works: ``parity_cases``.)"""
+
+from __future__ import annotations
+
+import zlib
+
+import ember as cp
+import numpy as np
+import pytest
+from ember.testing import DTYPE_NAMES, assert_same, parity
+from ember.testing.strategies import SHAPES, operands, run_sweep
+from hypothesis import strategies as st
+
+
+def _axis(data, ndim, none=True):
+    choices = st.integers(-ndim, ndim - 1) if ndim else st.just(0)
+    return data.draw(st.one_of(st.none(), choices) if none else choices, label="axis")
+
+
+def _same(got, want):
+    """Results NumPy gives as Python scalars (ember's are 0-d arrays, or the same scalars)."""
+    got = got.get() if isinstance(got, cp.ndarray) else got
+    assert np.array_equal(np.asarray(got), np.asarray(want)), (got, want)
+
+
+def api_call(name, data, shape):
+    """The call of function ``name`` on operands like ``x`` (its other arguments drawn), as
+    ``fn(xp, x)``."""
+    ndim = len(shape)
+    draw = data.draw
+    if name == "flip":
+        axis = _axis(data, ndim)
+        return lambda xp, x: xp.flip(x, axis)
+    if name in ("fliplr", "flipud", "column_stack", "matrix_transpose", "allclose", "argwhere", "flatnonzero",
+                "isreal", "iscomplex"):
+        if name == "column_stack":
+            return lambda xp, x: xp.column_stack([x, x])
+        if name == "allclose":
+            return lambda xp, x: xp.allclose(x, x)
+        return lambda xp, x: getattr(xp, name)(x)
+    if name == "rot90":
+        k = draw(st.integers(-3, 5), label="k")
+        return lambda xp, x: xp.rot90(x, k)
+    if name == "roll":
+        shift, axis = draw(st.integers(-7, 7), label="shift"), _axis(data, ndim)
+        return lambda xp, x: xp.roll(x, shift, axis)
+    if name == "tile":
+        reps = draw(st.one_of(st.integers(0, 3), st.lists(st.integers(0, 2), max_size=3).map(tuple)), label="reps")
+        return lambda xp, x: xp.tile(x, reps)
+    if name == "repeat":
+        count, axis = draw(st.integers(0, 3), label="repeats"), _axis(data, ndim)
+        return lambda xp, x: xp.repeat(x, count, axis)
+    if name == "append":
+        return lambda xp, x: xp.append(x, x[..., :1] if x.ndim else x, axis=-1 if x.ndim else None)
+    if name == "delete":
+        obj = draw(st.lists(st.integers(-3, 3), max_size=3), label="obj")
+        return lambda xp, x: xp.delete(x, obj)
+    if name == "resize":
+        new = draw(st.lists(st.integers(0, 4), max_size=3).map(tuple), label="shape")
+        return lambda xp, x: xp.resize(x, new)
+    if name == "trim_zeros":
+        return lambda xp, x: xp.trim_zeros(x.ravel() * (xp.arange(x.size) % 3 == 1))
+    if name == "hsplit":
+        k = draw(st.integers(1, 3), label="sections")
+        return lambda xp, x: list(xp.hsplit(x, k))
+    if name == "vsplit":
+        return lambda xp, x: list(xp.vsplit(x, [1]))
+    if name == "permute_dims":
+        axes = tuple(draw(st.permutations(range(ndim)), label="axes"))
+        return lambda xp, x: xp.permute_dims(x, axes)
+    if name == "unstack":
+        axis = _axis(data, ndim, none=False)
+        return lambda xp, x: list(xp.unstack(x, axis=axis))
+    if name == "diff":
+        n, axis = draw(st.integers(0, 2), label="n"), _axis(data, ndim, none=False)
+        return lambda xp, x: xp.diff(x, n, axis)
+    if name == "ediff1d":
+        return lambda xp, x: xp.ediff1d(x, to_begin=x.ravel()[:1])
+    if name in ("diagonal", "diag", "trace"):
+        k = draw(st.integers(-3, 3), label="offset")
+        if name == "diagonal":
+            return lambda xp, x: xp.diagonal(x, k, -1, 0)
+        if name == "diag":
+            return lambda xp, x: xp.diag(x.ravel()[:4] if x.ndim != 2 else x, k)
+        return lambda xp, x: xp.trace(x, k)
+    if name in ("isclose", "array_equal"):
+        equal_nan = draw(st.booleans(), label="equal_nan")
+        if name == "isclose":
+            return lambda xp, x: xp.isclose(x, x[::-1] if x.ndim else x, equal_nan=equal_nan)
+        return lambda xp, x: xp.array_equal(x, x.copy(), equal_nan=equal_nan)
+    if name == "array_equiv":
+        return lambda xp, x: xp.array_equiv(x, x[..., :1] if x.ndim else x)
+    if name == "count_nonzero":
+        axis = _axis(data, ndim)
+        return lambda xp, x: xp.count_nonzero(x, axis=axis)
+    if name in ("cumprod", "nancumsum", "nancumprod"):
+        axis = _axis(data, ndim)
+        return lambda xp, x: getattr(xp, name)(x, axis=axis)
+    if name.startswith("nan"):
+        axis, keepdims = _axis(data, ndim), draw(st.booleans(), label="keepdims")
+        if name in ("nanargmax", "nanargmin"):
+            return lambda xp, x: getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+        return lambda xp, x: getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+    assert name == "isposinf"
+    return lambda xp, x: (xp.isposinf(x), xp.isneginf(x))
+
+
+FUNCTIONS = ["flip", "fliplr", "flipud", "rot90", "roll", "tile", "repeat", "append", "delete", "resize",
+             "trim_zeros", "column_stack", "hsplit", "vsplit", "permute_dims", "matrix_transpose", "unstack", "diff",
+             "ediff1d", "diagonal", "diag", "trace", "isclose", "allclose", "array_equal", "array_equiv",
+             "count_nonzero", "argwhere", "flatnonzero", "isreal", "iscomplex", "isposinf", "cumprod", "nansum",
+             "nanprod", "nancumsum", "nancumprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
+             "nanstd"]
+# Sums and products in another order than NumPy's round differently: the dtype's tolerance.
+ROUNDED = {"cumprod", "nansum", "nanprod", "nancumsum", "nancumprod", "nanmean", "nanvar", "nanstd"}
+SCALAR_RESULTS = {"allclose", "array_equal", "array_equiv"}
+# Each function on two dtypes, dealt round the dtypes so that every dtype runs somewhere.
+API_CASES = [(f, DTYPE_NAMES[(3 * i + j * 7) % len(DTYPE_NAMES)]) for i, f in enumerate(FUNCTIONS) for j in range(2)]
+
+
+@pytest.mark.parametrize("name,dtype", API_CASES)
+def test_numpy_function_matches_numpy_on_views(name, dtype):
+    def body(data, tally):
+        shape = data.draw(SHAPES, label="shape")
+        n, e = data.draw(operands(dtype, shape), label="x")
+        fn = api_call(name, data, shape)
+        rtol = None if name in ROUNDED else 0
+        parity(fn, [n], [e], tally, rtol=rtol, compare=_same if name in SCALAR_RESULTS else None)
+
+    run_sweep(body, f"api-{name}-{dtype}", examples=6)
+
+
+def test_every_case_dtype_is_swept():
+    assert {d for _, d in API_CASES} == set(DTYPE_NAMES)
+
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda xp: xp.fliplr(xp.zeros(3)), ValueError, "Input must be >= 2-d."),
+    (lambda xp: xp.rot90(xp.zeros((2, 2)), axes=(0, 0)), ValueError, "Axes must be different."),
+    (lambda xp: xp.repeat(xp.zeros(3), -1), ValueError, "negative dimensions are not allowed"),
+    (lambda xp: xp.repeat(xp.zeros(2), [1, -1]), ValueError, "repeats may not contain negative values."),
+    (lambda xp: xp.vsplit(xp.zeros(3), 1), ValueError, "vsplit only works on arrays of 2 or more dimensions"),
+    (lambda xp: xp.diff(xp.zeros(3), -1), ValueError, "order must be non-negative but got -1"),
+    (lambda xp: xp.diagonal(xp.zeros(3)), ValueError, "diag requires an array of at least two dimensions"),
+    (lambda xp: xp.delete(xp.zeros(3), [5]), IndexError, "index 5 is out of bounds for axis 0 with size 3"),
+    (lambda xp: xp.isposinf(xp.zeros(2, dtype=complex)), TypeError, "not supported for complex128 values"),
+    (lambda xp: xp.resize(xp.zeros(2), (-1,)), ValueError, "all elements of `new_shape` must be non-negative"),
+])
+def test_errors_have_numpys_class_and_message(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call(np)
+    with pytest.raises(exc, match=message):
+        call(cp)
+
+
+def test_numpys_functions_dispatch_to_ember_arrays():
+    rng = np.random.default_rng(7)
+    host = rng.standard_normal((3, 4))
+    x = cp.asarray(host)
+    for f in (np.sin, np.mean, np.tile, np.diff, np.flip, np.transpose):
+        args = (x, 2) if f is np.tile else (x,)
+        got = f(*args)
+        assert isinstance(got, cp.ndarray), f
+        np.testing.assert_allclose(got.get(), f(host, 2) if f is np.tile else f(host), rtol=1e-12)
+    got = np.concatenate([x, x], axis=1)
+    assert isinstance(got, cp.ndarray) and got.shape == (3, 8)
+    np.testing.assert_allclose(np.linalg.norm(x).get(), np.linalg.norm(host), rtol=1e-12)
+    out = cp.empty((3, 4))
+    assert np.add(x, x, out=out) is out
+    np.testing.assert_array_equal(out.get(), host + host)
+    # Mixing a host array in is refused, as in CuPy: no implicit transfer.
+    with pytest.raises(TypeError, match="lives in host memory"):
+        np.add(host, x)
+    # What ember lacks is NumPy's TypeError, naming the function.
+    with pytest.raises(TypeError, match="no implementation found for 'numpy.histogram'"):
+        np.histogram(x)
+
+
+@pytest.mark.parametrize("ufunc,dtype", [(np.add, "float64"), (np.subtract, "int32"), (np.bitwise_xor, "uint16"),
+                                         (np.maximum, "float32"), (np.multiply, "int64"), (np.logical_or, "bool")])
+def test_ufunc_methods_match_numpy(ufunc, dtype):
+    rng = np.random.default_rng(11)
+    host = (rng.standard_normal((4, 5)) * 10).astype(dtype)
+    x = cp.asarray(host)
+    for axis in (0, 1, -1):  # float sums may round in another order: a few ulp
+        np.testing.assert_allclose(ufunc.reduce(x, axis=axis).get(), ufunc.reduce(host, axis=axis), rtol=1e-13)
+        np.testing.assert_allclose(ufunc.accumulate(x, axis=axis).get(), ufunc.accumulate(host, axis=axis),
+                                   rtol=1e-13)
+        assert ufunc.reduce(x, axis=axis).dtype == ufunc.reduce(host, axis=axis).dtype
+    np.testing.assert_array_equal(ufunc.reduce(x, axis=1, keepdims=True).get(),
+                                  ufunc.reduce(host, axis=1, keepdims=True))
+    np.testing.assert_array_equal(ufunc.outer(x[0], x[1]).get(), ufunc.outer(host[0], host[1]))
+    if ufunc.identity is not None:
+        np.testing.assert_array_equal(ufunc.reduce(x[:0], axis=0).get(), ufunc.reduce(host[:0], axis=0))
+    else:
+        # ember's own method: NumPy 2.4 leaks the operand when an overridden reduce raises.
+        with pytest.raises(ValueError, match="zero-size array to reduction operation"):
+            getattr(cp, ufunc.__name__).reduce(x[:0], axis=0)
+
+
+def test_reduce_over_several_axes_only_where_numpy_allows():
+    x = cp.arange(24).reshape(2, 3, 4)
+    host = np.arange(24).reshape(2, 3, 4)
+    want = np.bitwise_or.reduce(host, axis=(0, 2))
+    np.testing.assert_array_equal(np.bitwise_or.reduce(x, axis=(0, 2)).get(), want)
+    with pytest.raises(ValueError, match="'subtract' is not reorderable"):
+        cp.subtract.reduce(x, axis=(0, 1))  # (not np's: see test_ufunc_methods_match_numpy)
+    want = np.add.reduce(host, axis=None, initial=5)
+    np.testing.assert_array_equal(cp.add.reduce(x, axis=None, initial=5).get(), want)
+
+
+def test_numpy_type_helpers_take_ember_arrays():
+    x = cp.zeros(3, dtype=cp.float32)
+    assert cp.result_type(x, 1.0) == np.float32 and cp.result_type(x, np.float64) == np.float64
+    assert cp.can_cast(x, np.float64) and not cp.can_cast(x, np.int8)
+    assert cp.ndim(x) == 1 and cp.shape(x) == (3,) and cp.size(x) == 3
+    assert not cp.isscalar(x) and cp.iterable(x) and not cp.iterable(cp.zeros(()))
+    assert cp.finfo(cp.float32).eps == np.finfo(np.float32).eps and cp.pi == np.pi and cp.newaxis is None
+
+
+# Index helpers: each call run with NumPy and with ember on the same data (fixed seeds).
+INDEX_CALLS = {
+    "indices": lambda xp, x: xp.indices((2, 3)),
+    "indices_sparse": lambda xp, x: xp.indices((2, 3), sparse=True),
+    "meshgrid_xy": lambda xp, x: xp.meshgrid(x[0], x[1, :3]),
+    "meshgrid_ij_sparse": lambda xp, x: xp.meshgrid(x[0], x[1, :3], x[2, :2], indexing="ij", sparse=True),
+    "ix_": lambda xp, x: xp.ix_(xp.asarray([2, 0]), xp.asarray([True, False, True, True, False])),
+    "unravel_index": lambda xp, x: xp.unravel_index(xp.asarray([0, 7, 19, 11]), (4, 5)),
+    "unravel_index_F": lambda xp, x: xp.unravel_index(xp.asarray([3, 7]), (2, 5), order="F"),
+    "ravel_multi_index": lambda xp, x: xp.ravel_multi_index((xp.asarray([3, 1, 0]), xp.asarray([4, 0, 2])), (4, 5)),
+    "ravel_multi_index_wrap": lambda xp, x: xp.ravel_multi_index((xp.asarray([5, -1]), xp.asarray([4, 7])), (4, 5),
+                                                                  mode="wrap"),
+    "diag_indices_from": lambda xp, x: xp.diag_indices_from(x[:4, :4]),
+    "tril_indices": lambda xp, x: xp.tril_indices(4, -1, 5),
+    "triu_indices_from": lambda xp, x: xp.triu_indices_from(x, 1),
+    "take_along_axis": lambda xp, x: xp.take_along_axis(x, xp.asarray([[4], [0], [2], [1]]) % x.shape[1], axis=1),
+    "take_along_axis_none": lambda xp, x: xp.take_along_axis(x, xp.asarray([3, 0, 19]), axis=None),
+    "compress": lambda xp, x: xp.compress(xp.asarray([True, False, True]), x, axis=1),
+    "compress_flat": lambda xp, x: xp.compress(xp.asarray([False, True, True]), x),
+    "extract": lambda xp, x: xp.extract(x > 0, x),
+    "choose": lambda xp, x: xp.choose(xp.asarray([[0, 1, 2, 1, 0]]), [x, -x, 2 * x]),
+    "choose_clip": lambda xp, x: xp.choose(xp.asarray([0, 5, -1, 1, 2]), [x, -x, 2 * x], mode="clip"),
+    "select": lambda xp, x: xp.select([x < -0.5, x > 0.5], [x, 2 * x], default=7.0),
+}
+
+
+def _put_along_axis(xp, x):
+    y = x.copy()
+    xp.put_along_axis(y, xp.asarray([[1], [0], [3], [2]]), 9.5, axis=1)
+    return y
+
+
+def _put(xp, x, mode):
+    y = x.copy()
+    xp.put(y[:, ::2], xp.asarray([0, 4, 13]), xp.asarray([-1.0, -2.0]), mode=mode)
+    return y
+
+
+def _place_putmask_copyto_fill(xp, x):
+    y, z, w, d = x.copy(), x.copy(), x.copy(), x[:4, :4].copy()
+    xp.place(y, y > 0.5, xp.asarray([10.0, 20.0, 30.0]))
+    xp.putmask(z, z < 0, xp.asarray([1.0, 2.0]))
+    xp.copyto(w, xp.asarray(5.0), where=x > 0)
+    xp.fill_diagonal(d, 3.0)
+    return y, z, w, d
+
+
+INDEX_CALLS.update({
+    "put_along_axis": _put_along_axis,
+    "put_wrap": lambda xp, x: _put(xp, x, "wrap"),
+    "put_clip": lambda xp, x: _put(xp, x, "clip"),
+    "place_putmask_copyto_fill_diagonal": _place_putmask_copyto_fill,
+})
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_CALLS))
+def test_index_helpers_match_numpy(name):
+    host = np.random.default_rng(zlib.crc32(name.encode())).standard_normal((4, 5))
+    want = INDEX_CALLS[name](np, host)
+    got = INDEX_CALLS[name](cp, cp.asarray(host))
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert_same(g, w, rtol=0)
+    else:
+        assert_same(got, want, rtol=0)
+
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda xp: xp.unravel_index(xp.asarray([3, 70]), (3, 4)), ValueError, "index 70 is out of bounds"),
+    (lambda xp: xp.ravel_multi_index((xp.asarray([3]), xp.asarray([0])), (3, 4)), ValueError,
+     "invalid entry in coordinates array"),
+    (lambda xp: xp.choose(xp.asarray([0, 3]), [xp.zeros(2), xp.ones(2)]), ValueError, "invalid entry in choice array"),
+    (lambda xp: xp.take_along_axis(xp.zeros((2, 2)), xp.asarray([0]), axis=1), ValueError,
+     "`indices` and `arr` must have the same number of dimensions"),
+    (lambda xp: xp.meshgrid(xp.zeros(2), indexing="xyz"), ValueError, "Valid values for `indexing` are 'xy' and 'ij'"),
+    (lambda xp: xp.select([xp.zeros(2)], [xp.zeros(2)]), TypeError, "invalid entry 0 in condlist"),
+])
+def test_index_helper_errors_have_numpys_class_and_message(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call(np)
+    with pytest.raises(exc, match=message):
+        call(cp)
+
+
+# Statistics without sorting: NumPy's results to float64's tolerance (sums in another order).
+STAT_CALLS = {
+    "average": lambda xp, x, w: xp.average(x, axis=1, weights=w),
+    "average_returned": lambda xp, x, w: xp.average(x, axis=0, returned=True),
+    "ptp": lambda xp, x, w: xp.ptp(x, axis=1, keepdims=True),
+    "cov": lambda xp, x, w: xp.cov(x),
+    "cov_cols_biased": lambda xp, x, w: xp.cov(x, rowvar=False, bias=True),
+    "cov_weighted": lambda xp, x, w: xp.cov(x, aweights=w, ddof=2),
+    "cov_xy": lambda xp, x, w: xp.cov(x[0], x[1]),
+    "corrcoef": lambda xp, x, w: xp.corrcoef(x),
+    "corrcoef_complex": lambda xp, x, w: xp.corrcoef(x + 1j * x[::-1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STAT_CALLS))
+def test_statistics_match_numpy(name):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    host, weights = rng.standard_normal((3, 6)), rng.random(6)
+    want = STAT_CALLS[name](np, host, weights)
+    got = STAT_CALLS[name](cp, cp.asarray(host), cp.asarray(weights))
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,),
+                    strict=True):
+        assert_same(g, w, rtol=1e-12)
+
+
+def test_statistics_errors_have_numpys_class_and_message():
+    for xp in (np, cp):
+        with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+            xp.average(xp.ones(3), weights=xp.zeros(3))
+        with pytest.raises(TypeError, match="Axis must be specified when shapes of a and weights differ"):
+            xp.average(xp.ones((2, 3)), weights=xp.ones(3))
+        with pytest.raises(ValueError, match="m has more than 2 dimensions"):
+            xp.cov(xp.ones((2, 2, 2)))

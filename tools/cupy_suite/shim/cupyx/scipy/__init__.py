@@ -1,0 +1,3 @@
+"""Harness plumbing only (see ``cupyx/__init__.py``)."""
+
+from . import sparse  # noqa: F401

@@ -21,6 +21,8 @@ _ember.add_python_dirs(
 )
 
 from . import cuda, errors, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
+from ._contractions import *  # noqa: E402, F403
+from ._contractions import __all__ as _contractions_names  # noqa: E402
 from ._creation import (  # noqa: E402
     arange,
     array,
@@ -59,6 +61,7 @@ from ._nanfunctions import __all__ as _nanfunctions_names  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
 from ._numpy_names import *  # noqa: E402, F403
 from ._numpy_names import __all__ as _numpy_names_names  # noqa: E402
+from ._pad import pad  # noqa: E402
 from ._pinned import PinnedMemoryPool, empty_pinned, get_default_pinned_memory_pool  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
 from ._reductions import (  # noqa: E402
@@ -195,6 +198,6 @@ __all__ += ["geomspace", "logspace"]
 __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]
 # NumPy's functions composed of ember's, one module per part of NumPy's API, and NumPy's own
 # types, dtype helpers and constants (each module lists its names).
-__all__ += [*_diagonals_names, *_differences_names, *_index_tricks_names, *_logic_names, *_manipulation_names,
-            *_nanfunctions_names, *_statistics_names]
+__all__ += [*_contractions_names, *_diagonals_names, *_differences_names, *_index_tricks_names, *_logic_names,
+            *_manipulation_names, *_nanfunctions_names, *_statistics_names, "pad"]
 __all__ += _numpy_names_names

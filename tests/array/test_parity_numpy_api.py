@@ -342,3 +342,73 @@ def test_statistics_errors_have_numpys_class_and_message():
             xp.average(xp.ones((2, 3)), weights=xp.ones(3))
         with pytest.raises(ValueError, match="m has more than 2 dimensions"):
             xp.cov(xp.ones((2, 2, 2)))
+
+
+# Contractions: NumPy's einsum (its contraction order is NumPy's einsum_path), tensordot, kron.
+EINSUM_CASES = [
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("ij,jk", [(3, 4), (4, 2)]), ("ii->i", [(4, 4)]), ("ii", [(3, 3)]),
+    ("ij->ji", [(3, 4)]), ("i,i", [(5,), (5,)]), ("i,j->ij", [(3,), (4,)]),
+    ("bij,bjk,kl->bil", [(2, 3, 4), (2, 4, 5), (5, 3)]), ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]),
+    ("ij,j->i", [(3, 4), (4,)]), ("ijk->", [(2, 3, 4)]), ("bij->j", [(2, 3, 4)]), ("i,i,i->i", [(4,), (4,), (4,)]),
+    ("iij->ji", [(3, 3, 2)]), ("ab,cd,bc->ad", [(2, 3), (4, 5), (3, 4)]),
+]
+
+
+@pytest.mark.parametrize("subscripts,shapes", EINSUM_CASES)
+@pytest.mark.parametrize("dtype", ["float64", "int32", "complex64"])
+def test_einsum_matches_numpy(subscripts, shapes, dtype):
+    rng = np.random.default_rng(zlib.crc32((subscripts + dtype).encode()))
+    hosts = [(rng.standard_normal(s) * 4).astype(dtype) for s in shapes]
+    if dtype == "complex64":
+        hosts = [h + 1j * h[..., ::-1] for h in hosts]
+    want = np.einsum(subscripts, *hosts)
+    got = cp.einsum(subscripts, *[cp.asarray(h) for h in hosts])
+    assert_same(got, want, rtol=None if dtype != "int32" else 0)
+
+
+def test_tensordot_and_kron_match_numpy():
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 3, 5))
+    for axes in (1, ([1, 2], [1, 0]), 0, ([2], [0])):
+        assert_same(cp.tensordot(cp.asarray(a), cp.asarray(b), axes), np.tensordot(a, b, axes), rtol=1e-12)
+    m, n = rng.integers(-5, 5, (2, 3)), rng.integers(-5, 5, (3, 2, 2))
+    assert_same(cp.kron(cp.asarray(m), cp.asarray(n)), np.kron(m, n), rtol=0)
+    for xp in (np, cp):
+        with pytest.raises(ValueError, match="shape-mismatch for sum"):
+            xp.tensordot(xp.ones((2, 3)), xp.ones((2, 3)), axes=([1], [0]))
+        with pytest.raises(ValueError, match="invalid subscript '1' in einstein sum subscripts string"):
+            xp.einsum("i1", xp.ones((2, 3)))
+        with pytest.raises(ValueError, match="output subscript 'k' which never appeared in an input"):
+            xp.einsum("ij->k", xp.ones((2, 3)))
+
+
+PAD_MODES = [("constant", {}), ("constant", {"constant_values": (1, 2)}), ("edge", {}), ("reflect", {}),
+             ("symmetric", {}), ("reflect", {"reflect_type": "odd"}), ("symmetric", {"reflect_type": "odd"}),
+             ("wrap", {}), ("maximum", {}), ("minimum", {"stat_length": 2}), ("mean", {}),
+             ("mean", {"stat_length": (1, 3)}), ("linear_ramp", {"end_values": (5, -3)})]
+
+
+@pytest.mark.parametrize("mode,kwargs", PAD_MODES)
+def test_pad_matches_numpy_in_every_mode(mode, kwargs):
+    # Widths past the array's length make reflections and wraps repeat; corners follow NumPy's
+    # axis order.
+    rng = np.random.default_rng(zlib.crc32((mode + str(kwargs)).encode()))
+    for shape in [(5,), (3, 4), (2, 3, 2), (1, 4)]:
+        host = rng.standard_normal(shape) * 10
+        for dtype in ("float64", "int32"):
+            h = host.astype(dtype)
+            for width in [1, (2, 7), 9, ((3, 0),) + ((1, 12),) * (len(shape) - 1)]:
+                assert_same(cp.pad(cp.asarray(h), width, mode, **kwargs), np.pad(h, width, mode, **kwargs),
+                            rtol=1e-12, err_msg=f"{shape} {dtype} {width}")
+
+
+def test_pad_errors_have_numpys_class_and_message():
+    for xp in (np, cp):
+        with pytest.raises(ValueError, match="index can't contain negative values"):
+            xp.pad(xp.ones(3), -1)
+        with pytest.raises(ValueError, match="can't extend empty axis 0 using modes other than 'constant' or 'empty'"):
+            xp.pad(xp.ones(0), 2, "edge")
+        with pytest.raises(ValueError, match="mode 'bogus' is not supported"):
+            xp.pad(xp.ones(3), 1, "bogus")
+        with pytest.raises(ValueError, match="unsupported keyword arguments for mode 'edge'"):
+            xp.pad(xp.ones(3), 1, "edge", constant_values=3)

@@ -20,12 +20,12 @@ import traceback
 
 import numpy
 
-from . import arrays, cpu, kernels, transfer
+from . import arrays, cpu, kernels, numpy_api, transfer
 from .peers import find_peers, load_ember
 from .report import chart, judge, markdown, text_table
 
-GPU_GROUPS = {"arrays": arrays.rows, "strings": kernels.string_rows, "python": kernels.python_rows,
-              "transfers": transfer.rows}
+GPU_GROUPS = {"arrays": arrays.rows, "numpy": numpy_api.rows, "strings": kernels.string_rows,
+              "python": kernels.python_rows, "transfers": transfer.rows}
 CPU_GROUPS = {"cpu": cpu.rows}
 
 

@@ -20,7 +20,7 @@ _ember.add_python_dirs(
     [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
 )
 
-from . import cuda, errors, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
+from . import cuda, errors, exceptions, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
 from ._contractions import *  # noqa: E402, F403
 from ._contractions import __all__ as _contractions_names  # noqa: E402
 from ._creation import (  # noqa: E402
@@ -113,6 +113,8 @@ from ._shape import (  # noqa: E402
     transpose,
     vstack,
 )
+from ._special_math import *  # noqa: E402, F403
+from ._special_math import __all__ as _special_math_names  # noqa: E402
 from ._statistics import *  # noqa: E402, F403
 from ._statistics import __all__ as _statistics_names  # noqa: E402
 from ._triangles import eye, identity, tri, tril, triu  # noqa: E402
@@ -199,5 +201,5 @@ __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round
 # NumPy's functions composed of ember's, one module per part of NumPy's API, and NumPy's own
 # types, dtype helpers and constants (each module lists its names).
 __all__ += [*_contractions_names, *_diagonals_names, *_differences_names, *_index_tricks_names, *_logic_names,
-            *_manipulation_names, *_nanfunctions_names, *_statistics_names, "pad"]
+            *_manipulation_names, *_nanfunctions_names, *_special_math_names, *_statistics_names, "pad"]
 __all__ += _numpy_names_names

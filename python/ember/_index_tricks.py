@@ -22,7 +22,7 @@ from ._shape import broadcast_arrays, broadcast_to, ravel, stack
 
 __all__ = [
     "choose", "compress", "copyto", "diag_indices", "diag_indices_from", "extract", "fill_diagonal", "indices",
-    "ix_", "meshgrid", "place", "put", "put_along_axis", "putmask", "ravel_multi_index", "select",
+    "ix_", "meshgrid", "mgrid", "ogrid", "place", "put", "put_along_axis", "putmask", "ravel_multi_index", "select",
     "take_along_axis", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
 ]
 
@@ -67,6 +67,44 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if copy:
         out = [o.copy() for o in out]
     return tuple(out)
+
+
+class _Grid:
+    """``mgrid[...]`` (dense) and ``ogrid[...]`` (open): coordinates from slices, a complex step
+    ``5j`` meaning 5 points with the stop included, as in NumPy."""
+
+    def __init__(self, sparse: bool):
+        self.sparse = sparse
+
+    def __getitem__(self, key):
+        from ._creation import linspace
+
+        items = key if isinstance(key, tuple) else (key,)
+        axes, kind = [], np.dtype(np.int64)
+        for s in items:
+            start = 0 if s.start is None else s.start
+            step = 1 if s.step is None else s.step
+            if isinstance(step, complex):
+                axes.append(("linspace", start, s.stop, int(abs(step))))
+                kind = np.result_type(kind, np.float64)
+            else:
+                axes.append(("arange", start, s.stop, step))
+                kind = np.result_type(kind, *[type(v) for v in (start, s.stop, step)])
+        vectors = []
+        for how, start, stop, step in axes:
+            if how == "linspace":  # `step` is the count
+                vectors.append(linspace(start, stop, step, dtype=kind))
+            else:
+                vectors.append(arange(start, stop, step, dtype=kind))
+        if not isinstance(key, tuple):
+            return vectors[0]
+        if self.sparse:
+            return meshgrid(*vectors, indexing="ij", sparse=True)
+        return stack(meshgrid(*vectors, indexing="ij"))
+
+
+mgrid = _Grid(sparse=False)
+ogrid = _Grid(sparse=True)
 
 
 def ix_(*args):

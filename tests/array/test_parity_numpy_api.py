@@ -412,3 +412,77 @@ def test_pad_errors_have_numpys_class_and_message():
             xp.pad(xp.ones(3), 1, "bogus")
         with pytest.raises(ValueError, match="unsupported keyword arguments for mode 'edge'"):
             xp.pad(xp.ones(3), 1, "edge", constant_values=3)
+
+
+def test_ravel_in_keep_order_reads_broadcast_views_as_numpy():
+    # NumPy's iterator leaves broadcast (stride-0) axes in C order when reading in 'K' order
+    # (CuPy's test_ravel_broadcasted2/3 found ember sorting them).
+    rng = np.random.default_rng(12)
+    for _ in range(40):
+        shape = tuple(int(s) for s in rng.integers(1, 4, rng.integers(1, 4)))
+        host = np.arange(int(np.prod(shape))).reshape(shape)
+        if rng.random() < 0.5:
+            host = np.asfortranarray(host)
+        target = tuple(int(rng.integers(2, 4)) if s == 1 else s for s in shape)
+        perm = tuple(int(k) for k in rng.permutation(len(shape)))
+        want = np.ravel(np.broadcast_to(host, target).transpose(perm), order="K")
+        got = cp.ravel(cp.broadcast_to(cp.asarray(host), target).transpose(perm), order="K")
+        assert_same(got, want, rtol=0, err_msg=f"{shape} -> {target}, axes {perm}")
+
+
+def test_sign_of_zero_is_positive_zero_as_in_numpy():
+    got = cp.sign(cp.asarray([-0.0, 0.0, np.nan, -3.0], dtype=np.float32)).get()
+    want = np.sign(np.array([-0.0, 0.0, np.nan, -3.0], dtype=np.float32))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(got, want)
+
+
+_X = np.random.default_rng(21).standard_normal(7)
+_Y = np.random.default_rng(22).standard_normal(3)
+_Z = _X + 1j * _X[::-1]
+_P = np.cumsum(np.random.default_rng(23).standard_normal((3, 10)) * 3, axis=1)
+
+# name -> (fn(xp, a), NumPy inputs); the ember run gets the same inputs as ember arrays.
+MATH_CALLS = {
+    "sinc": (lambda xp, a: xp.sinc(a), [np.array([0.0, 0.5, -1.2, 3.0])]),
+    "i0": (lambda xp, a: xp.i0(a), [np.array([0.0, 0.5, -1.2, 3.0, 25.0, 31.0, 100.0, 700.0])]),
+    "nan_to_num": (lambda xp, a: xp.nan_to_num(a), [np.array([np.nan, np.inf, -np.inf, 1.0], dtype=np.float32)]),
+    "nan_to_num_complex": (lambda xp, a: xp.nan_to_num(a, nan=5.0, posinf=7.0),
+                           [np.array([complex(np.nan, np.inf), 1 + 2j, complex(-np.inf, 0)])]),
+    "real_if_close": (lambda xp, a: xp.real_if_close(a), [np.array([1 + 1e-15j, 2 + 0j])]),
+    "real_if_close_not": (lambda xp, a: xp.real_if_close(a), [np.array([1 + 1e-3j, 2 + 0j])]),
+    "unwrap": (lambda xp, a: xp.unwrap(a), [_P]),
+    "unwrap_axis0_period": (lambda xp, a: xp.unwrap(a, axis=0, period=5.0), [_P]),
+    "unwrap_int": (lambda xp, a: xp.unwrap(a, period=6), [np.array([0, 3, 7, 12, 2, 9])]),
+    "vander": (lambda xp, a: xp.vander(a), [np.array([1, 2, 3, 5])]),
+    "vander_increasing": (lambda xp, a: xp.vander(a, 5, increasing=True), [np.array([1.5, 2, 3])]),
+    "convolve_int": (lambda xp, a, b: xp.convolve(a, b), [np.array([1, 2, 3, 4]), np.array([1, -1])]),
+}
+for _mode in ("full", "same", "valid"):
+    MATH_CALLS[f"convolve_{_mode}"] = (lambda xp, a, b, m=_mode: xp.convolve(a, b, m), [_X, _Y])
+    MATH_CALLS[f"convolve_swapped_{_mode}"] = (lambda xp, a, b, m=_mode: xp.convolve(a, b, m), [_Y, _X])
+    MATH_CALLS[f"correlate_{_mode}"] = (lambda xp, a, b, m=_mode: xp.correlate(a, b, m), [_X, _Y])
+    MATH_CALLS[f"correlate_swapped_{_mode}"] = (lambda xp, a, b, m=_mode: xp.correlate(a, b, m), [_Y, _X])
+    MATH_CALLS[f"correlate_complex_{_mode}"] = (lambda xp, a, b, m=_mode: xp.correlate(a, b, m), [_Z, _Z[:3]])
+    MATH_CALLS[f"correlate_complex_swapped_{_mode}"] = (lambda xp, a, b, m=_mode: xp.correlate(a, b, m),
+                                                        [_Z[:3], _Z])
+
+
+@pytest.mark.parametrize("name", sorted(MATH_CALLS))
+def test_math_functions_match_numpy(name):
+    fn, hosts = MATH_CALLS[name]
+    assert_same(fn(cp, *[cp.asarray(h) for h in hosts]), fn(np, *hosts), rtol=1e-12)
+
+
+@pytest.mark.parametrize("window", ["bartlett", "blackman", "hamming", "hanning"])
+def test_windows_match_numpy(window):
+    for m in (0, 1, 2, 9, 64):
+        assert_same(getattr(cp, window)(m), getattr(np, window)(m), rtol=1e-12)
+    assert_same(cp.kaiser(12, 14.0), np.kaiser(12, 14.0), rtol=1e-12)
+
+
+def test_grids_match_numpy():
+    assert_same(cp.mgrid[0:3, 1:5:2], np.mgrid[0:3, 1:5:2], rtol=0)
+    assert_same(cp.mgrid[0:1:5j], np.mgrid[0:1:5j], rtol=1e-15)
+    for got, want in zip(cp.ogrid[0:1:3j, 0:2], np.ogrid[0:1:3j, 0:2], strict=True):
+        assert_same(got, want, rtol=1e-15)

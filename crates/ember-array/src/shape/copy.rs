@@ -40,6 +40,38 @@ pub fn keep_order_strides(layout: &Layout, itemsize: usize) -> Strides {
     strides
 }
 
+/// The order, slowest first, in which NumPy's iterator reads `layout`'s axes for order 'K'
+/// (what `ravel`/`flatten` return): by decreasing |stride|, except that a stride of 0 (a
+/// broadcast or length-1 axis) decides nothing, so such axes stay where C order has them.
+pub fn keep_order_axes(layout: &Layout) -> Vec<usize> {
+    let n = layout.shape.len();
+    let stride = |k: usize| match layout.shape[k] {
+        1 => 0,
+        _ => layout.strides[k].unsigned_abs(),
+    };
+    // Fastest first, as the iterator sorts them: each axis moves towards the fast end past
+    // every axis with a larger stride, looking through ambiguous ones.
+    let mut perm: Vec<usize> = (0..n).rev().collect();
+    for i0 in 1..n {
+        let s0 = stride(perm[i0]);
+        let mut pos = i0;
+        for i1 in (0..i0).rev() {
+            let s1 = stride(perm[i1]);
+            if s0 == 0 || s1 == 0 {
+                continue;
+            }
+            if s1 <= s0 {
+                break;
+            }
+            pos = i1;
+        }
+        let axis = perm.remove(i0);
+        perm.insert(pos, axis);
+    }
+    perm.reverse();
+    perm
+}
+
 /// A new array of `a`'s shape, dtype and device laid out in `order` (C, F, or 'K' like `a`;
 /// 'A' is resolved against `a`), uninitialised.
 pub fn empty_in_order(a: &Array, order: Order) -> Result<Array> {
@@ -132,6 +164,21 @@ mod tests {
             &[32, 32, 8]
         );
         assert!(contiguous_strides(&[], 8, Order::F).is_empty());
+    }
+
+    #[test]
+    fn keep_order_reading_leaves_broadcast_axes_in_c_order() {
+        // np.ravel(np.broadcast_to(x, (3, 2, 4)), order='K') for x of shape (2, 1) reads in C
+        // order; a transpose is read in memory order.
+        let broadcast = Layout::new(&[3, 2, 4], &[0, 8, 0]);
+        assert_eq!(keep_order_axes(&broadcast), vec![0, 1, 2]);
+        let t = Layout::new(&[4, 3, 2], &[8, 32, 96]);
+        assert_eq!(keep_order_axes(&t), vec![2, 1, 0]);
+        let mixed = Layout::new(&[2, 4, 3], &[24, 0, 8]);
+        assert_eq!(keep_order_axes(&mixed), vec![0, 1, 2]);
+        // The length-1 axis goes anywhere; axis 2 is read slower than axis 0.
+        let f = Layout::new(&[2, 1, 3], &[8, 16, 16]);
+        assert_eq!(keep_order_axes(&f), vec![1, 2, 0]);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use ember_core::{Error, Result};
 
-use super::copy::{contiguous_strides, copy_in_order};
+use super::copy::{contiguous_strides, copy_in_order, keep_order_axes};
 use super::{shape_text, view, Layout, Order};
 use crate::array::{Array, Dims, Strides};
 
@@ -257,9 +257,15 @@ pub fn ravel(a: &Array, order: Order) -> Result<Array> {
 /// `a.flatten(order)`: a 1-d copy of the elements read in `order`.
 pub fn flatten(a: &Array, order: Order) -> Result<Array> {
     let order = order.for_array(a);
-    // Every order's copy (a 'K' copy too: its axes in memory order, its strides positive)
-    // is read straight through.
-    let copied = copy_in_order(a, order)?;
+    let copied = match order {
+        // The axes in the order NumPy's iterator reads them, then a C-order copy.
+        Order::K => {
+            let axes = keep_order_axes(&Layout::of(a));
+            copy_in_order(&view(a, &Layout::of(a).pick(&axes), 0)?, Order::C)?
+        }
+        // A C or F copy is read straight through.
+        _ => copy_in_order(a, order)?,
+    };
     let itemsize = a.dtype().itemsize() as isize;
     view(&copied, &Layout::new(&[a.size()], &[itemsize]), 0)
 }

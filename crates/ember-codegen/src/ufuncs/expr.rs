@@ -205,7 +205,8 @@ pub fn expression(
         "absolute" if is_signed(t) => plain(format!("({a} < 0 ? -{a} : {a})")),
         "absolute" => plain(a),
         "sign" if complex => plain(format!("ember_csign{s}({a})")),
-        "sign" if float => plain(format!("({a} > 0 ? 1 : ({a} < 0 ? -1 : {a}))")),
+        // NumPy: +0.0 for either zero, NaN stays NaN.
+        "sign" if float => plain(format!("({a} > 0 ? 1 : ({a} < 0 ? -1 : ({a} == 0 ? 0 : {a})))")),
         "sign" if is_signed(t) => plain(format!("(({a} > 0) - ({a} < 0))")),
         "sign" => plain(format!("({a} > 0)")),
         "square" if complex => plain(format!("ember_cmul{s}({a}, {a})")),

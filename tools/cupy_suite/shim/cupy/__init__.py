@@ -6,7 +6,7 @@ Not part of ember and never installed: ``tools/cupy_suite/run.py`` puts this fol
 - ``cupy.X`` is ``ember.X`` (``from ember import *`` plus a module ``__getattr__``); a name
   ember lacks raises ``AttributeError: module 'cupy' has no attribute 'X'``.
 - ``cupy.cuda``, ``cupy.random``, ``cupy.linalg`` and ``cupy.exceptions`` are aliases of
-  ``ember.cuda``, ``ember.random``, ``ember.linalg`` and ``ember.errors`` (submodules too, e.g.
+  ``ember.cuda``, ``ember.random``, ``ember.linalg`` and ``ember.exceptions`` (submodules too, e.g.
   ``cupy.cuda.runtime`` is ``ember.cuda.runtime``). Every other ``cupy.*`` submodule
   (``cupy._core``, ``cupy.fft``, ``cupy.lib``, ...) and ``cupyx`` is missing.
 - ``cupy.testing`` is CuPy's own helper package (``cupy/testing/*.py``), loaded at run time from
@@ -24,7 +24,6 @@ import sys
 import types
 
 import ember
-import numpy
 from ember import *  # noqa: F403  (the whole point: cupy's namespace is ember's)
 
 # cupy submodule -> the ember module it is an alias of. Nothing else is mapped.
@@ -32,7 +31,7 @@ _ALIASES = {
     "cupy.cuda": "ember.cuda",
     "cupy.random": "ember.random",
     "cupy.linalg": "ember.linalg",
-    "cupy.exceptions": "ember.errors",
+    "cupy.exceptions": "ember.exceptions",
 }
 
 
@@ -75,12 +74,10 @@ sys.meta_path.insert(0, _AliasFinder())
 def _load_cupy_testing() -> None:
     """Load CuPy's ``cupy/testing`` package from the CuPy source tree, as ``cupy.testing``.
 
-    CuPy's helpers import two things at import time that are harness plumbing rather than the
+    CuPy's helpers import one thing at import time that is harness plumbing rather than the
     library under test: ``cupy._core.internal.prod`` (the product of a shape, for
-    ``shaped_arange``) and ``cupy.exceptions.AxisError`` (CuPy's is NumPy's class; the
-    ``numpy_cupy_*`` decorators use it to match exceptions). They are given those two only
-    while they load; afterwards ``cupy._core`` is gone again and ``cupy.exceptions`` is
-    ``ember.errors``, so the tests themselves see only what ember has.
+    ``shaped_arange``). They are given it only while they load; afterwards ``cupy._core`` is
+    gone again, so the tests themselves see only what ember has.
     """
     src = os.environ.get("CUPY_SUITE_SRC", "/work/peers/cupy")
     package_dir = os.path.join(src, "cupy", "testing")
@@ -90,9 +87,7 @@ def _load_cupy_testing() -> None:
     internal.prod = math.prod
     core = types.ModuleType("cupy._core")
     core.internal = internal
-    exceptions = types.ModuleType("cupy.exceptions")
-    exceptions.AxisError = numpy.exceptions.AxisError
-    plumbing = {"cupy._core": core, "cupy._core.internal": internal, "cupy.exceptions": exceptions}
+    plumbing = {"cupy._core": core, "cupy._core.internal": internal}
     saved = {name: sys.modules.get(name) for name in plumbing}
     sys.modules.update(plumbing)
     try:
@@ -111,8 +106,7 @@ def _load_cupy_testing() -> None:
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = module
-        for name in ("_core", "exceptions"):
-            globals().pop(name, None)  # set as attributes by the imports above
+        globals().pop("_core", None)  # set as an attribute by the imports above
 
 
 _load_cupy_testing()

@@ -80,6 +80,12 @@ class ufunc:
         self._binary("reduce")
         return reduce_with(self, array, axis, dtype, out, keepdims, initial, where)
 
+    def at(self, a, indices, b=None, /):
+        """The ufunc applied in place at ``a[indices]``, once per occurrence of each index."""
+        from ._ufunc_at import ufunc_at
+
+        ufunc_at(self, a, indices, b)
+
     def accumulate(self, array, axis=0, dtype=None, out=None):
         """The running result of the ufunc along ``axis`` (NumPy's ``ufunc.accumulate``)."""
         from ._ufunc_methods import accumulate_with

@@ -486,3 +486,45 @@ def test_grids_match_numpy():
     assert_same(cp.mgrid[0:1:5j], np.mgrid[0:1:5j], rtol=1e-15)
     for got, want in zip(cp.ogrid[0:1:3j, 0:2], np.ogrid[0:1:3j, 0:2], strict=True):
         assert_same(got, want, rtol=1e-15)
+
+
+AT_CASES = {
+    "add_repeated": (np.add, [0, 0, 3, 3, 3], 1.5),
+    "multiply_repeated": (np.multiply, [1, 1, 2], 2.0),
+    "negative_repeated": (np.negative, [1, 1, 2], None),
+    "maximum_array": (np.maximum, np.array([1, 1, 2]), np.array([5.0, 0.0, 9.0])),
+    "subtract_slice": (np.subtract, slice(2, 6), 1),
+    "power_repeated": (np.power, [2, 2], 2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AT_CASES))
+def test_ufunc_at_updates_once_per_occurrence_as_numpy(name):
+    ufunc, indices, b = AT_CASES[name]
+    host = np.arange(10.0)
+    e = cp.asarray(host)
+    e_indices = cp.asarray(indices) if isinstance(indices, np.ndarray) else indices
+    e_b = cp.asarray(b) if isinstance(b, np.ndarray) else b
+    args, e_args = ((indices,), (e_indices,)) if b is None else ((indices, b), (e_indices, e_b))
+    ufunc.at(host, *args)
+    getattr(cp, ufunc.__name__).at(e, *e_args)
+    assert_same(e, host, rtol=0)
+
+
+def test_ufunc_at_on_views_and_tuples_of_indices():
+    host = np.zeros((3, 4), dtype=np.int64)
+    e = cp.asarray(host)
+    np.add.at(host, (np.array([0, 0, 2]), np.array([1, 1, 3])), np.array([1, 2, 3]))
+    np.add.at(e, (cp.asarray([0, 0, 2]), cp.asarray([1, 1, 3])), cp.asarray([1, 2, 3]))  # through NumPy's dispatch
+    assert_same(e, host, rtol=0)
+    h = np.zeros((3, 4))
+    ev = cp.asarray(h)[:, ::2]
+    np.add.at(h[:, ::2], ([0, 0], [1, 1]), 3.0)
+    cp.add.at(ev, ([0, 0], [1, 1]), 3.0)
+    assert_same(ev, h[:, ::2], rtol=0)
+    # NumPy's at computes in the result type and casts back unsafely (no error).
+    host = np.array([-3, 0, 5], dtype=np.int64)
+    e = cp.asarray(host)
+    np.add.at(host, [0, 0, 2], 1.5)
+    cp.add.at(e, [0, 0, 2], 1.5)
+    assert_same(e, host, rtol=0)

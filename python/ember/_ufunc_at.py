@@ -25,13 +25,14 @@ def _atomic_add():
     """The kernel ``a[pos[i]] += v[i]`` with atomic additions (compiled on first use)."""
     global _add_kernel
     if _add_kernel is None:
-        from . import cuda
+        from ._jit import jit
+        from ._jit.intrinsics import atomic, grid
 
-        @cuda.jit
+        @jit
         def add_at(a, pos, v):
-            i = cuda.grid(1)
+            i = grid(1)
             if i < pos.size:
-                cuda.atomic.add(a, pos[i], v[i])
+                atomic.add(a, pos[i], v[i])
 
         _add_kernel = add_at
     return _add_kernel

@@ -528,3 +528,21 @@ def test_ufunc_at_on_views_and_tuples_of_indices():
     np.add.at(host, [0, 0, 2], 1.5)
     cp.add.at(e, [0, 0, 2], 1.5)
     assert_same(e, host, rtol=0)
+
+
+LINSPACE_CALLS = {
+    "array_start": lambda xp, a: xp.linspace(a[:2], 10, 5),
+    "lists_int": lambda xp, a: xp.linspace([0, 0], [100, 16], num=50, dtype=np.int32),
+    "axis1": lambda xp, a: xp.linspace(a[:2].reshape(2, 1), 5.0, 4, axis=1),
+    "int16_to_uint8": lambda xp, a: xp.linspace(xp.asarray(np.array([-120, 120], dtype=np.int16)), 0, num=50,
+                                                dtype=np.uint8),
+    "no_endpoint_step": lambda xp, a: xp.linspace([1, 2], 3, 6, endpoint=False, retstep=True)[0],
+    "logspace_axis1": lambda xp, a: xp.logspace(xp.asarray(np.array([0, 2])), xp.asarray(np.array([2, 0])), num=5,
+                                                dtype=np.uint32, axis=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINSPACE_CALLS))
+def test_linspace_with_array_bounds_matches_numpy(name):
+    host = np.array([0.5, -2.0, 3.0])
+    assert_same(LINSPACE_CALLS[name](cp, cp.asarray(host)), LINSPACE_CALLS[name](np, host), rtol=1e-12)

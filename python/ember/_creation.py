@@ -120,29 +120,48 @@ def ones(shape, dtype=float, order="C"):
 
 
 def _like(a, dtype, shape, order):
-    """The shape, dtype and memory order of an array like ``a`` ('K'/'A': ``a``'s order)."""
-    return ((a.shape if shape is None else shape), (a.dtype if dtype is None else dtype),
-            _memory_order(order, a if isinstance(a, _ember.ndarray) else None))
+    """The shape, dtype and layout of an array like ``a``: 'C', 'F', or for 'K' of an array in
+    neither order, its axes slowest first (NumPy's stable sort by decreasing |stride|)."""
+    like = a if isinstance(a, _ember.ndarray) else None
+    if like is None:  # a list, a NumPy array, a scalar: its shape and dtype as NumPy reads them
+        a = np.asarray(a)
+    shape = a.shape if shape is None else _shape_tuple(shape)
+    dtype = a.dtype if dtype is None else dtype
+    layout = _memory_order(order, like)
+    keep = order in ("K", "k") and like is not None and tuple(shape) == like.shape and like.ndim > 1
+    if keep and not (like.flags.c_contiguous or like.flags.f_contiguous):
+        layout = tuple(sorted(range(like.ndim), key=lambda k: -abs(like.strides[k])))
+    return shape, dtype, layout
+
+
+def _new_like(shape, dtype, layout, fill=None):
+    """A new array of ``shape`` laid out as ``layout`` (see ``_like``), filled if asked."""
+    if isinstance(layout, str):
+        if fill is None:
+            return empty(shape, dtype, order=layout)
+        return full(shape, fill, dtype, order=layout)
+    permuted = tuple(shape[k] for k in layout)
+    base = empty(permuted, dtype) if fill is None else full(permuted, fill, dtype)
+    strides = [0] * len(shape)
+    for j, k in enumerate(layout):
+        strides[k] = base.strides[j]
+    return _ember.wrap(base._a.view(list(shape), strides, 0, base.dtype.name))
 
 
 def empty_like(a, dtype=None, order="K", subok=None, shape=None):
-    shape, dtype, order = _like(a, dtype, shape, order)
-    return empty(shape, dtype, order=order)
+    return _new_like(*_like(a, dtype, shape, order))
 
 
 def zeros_like(a, dtype=None, order="K", subok=None, shape=None):
-    shape, dtype, order = _like(a, dtype, shape, order)
-    return zeros(shape, dtype, order=order)
+    return _new_like(*_like(a, dtype, shape, order), fill=0)
 
 
 def ones_like(a, dtype=None, order="K", subok=None, shape=None):
-    shape, dtype, order = _like(a, dtype, shape, order)
-    return ones(shape, dtype, order=order)
+    return _new_like(*_like(a, dtype, shape, order), fill=1)
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None):
-    shape, dtype, order = _like(a, dtype, shape, order)
-    return full(shape, fill_value, dtype, order=order)
+    return _new_like(*_like(a, dtype, shape, order), fill=fill_value)
 
 
 def arange(start, stop=None, step=1, dtype=None):

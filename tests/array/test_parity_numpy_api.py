@@ -546,3 +546,16 @@ LINSPACE_CALLS = {
 def test_linspace_with_array_bounds_matches_numpy(name):
     host = np.array([0.5, -2.0, 3.0])
     assert_same(LINSPACE_CALLS[name](cp, cp.asarray(host)), LINSPACE_CALLS[name](np, host), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["empty_like", "zeros_like", "ones_like", "full_like"])
+def test_like_arrays_keep_the_order_of_a_view_in_neither_order(name):
+    # A view whose strides are neither C nor F order, nor descending: NumPy's 'K' layout.
+    host = np.arange(24.0).reshape(2, 3, 4)[:, ::2, :].swapaxes(0, 1)
+    view = cp.asarray(np.arange(24.0).reshape(2, 3, 4))[:, ::2, :].swapaxes(0, 1)
+    args = (7.0,) if name == "full_like" else ()
+    got, want = getattr(cp, name)(view, *args), getattr(np, name)(host, *args)
+    assert got.strides == want.strides and got.shape == want.shape
+    if name != "empty_like":
+        assert_same(got, want, rtol=0)
+    assert getattr(cp, name)([1, 2], *args).shape == (2,)

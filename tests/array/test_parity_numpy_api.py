@@ -559,3 +559,19 @@ def test_like_arrays_keep_the_order_of_a_view_in_neither_order(name):
     if name != "empty_like":
         assert_same(got, want, rtol=0)
     assert getattr(cp, name)([1, 2], *args).shape == (2,)
+
+
+def test_conversions_match_numpy():
+    host = np.arange(6.0).reshape(2, 3).T
+    view = cp.asarray(np.arange(6.0).reshape(2, 3)).T
+    assert cp.isfortran(view) == np.isfortran(host)
+    for req in ("C", ["F", "W"], ["C", "O"]):
+        got, want = cp.require(view, np.float32, req), np.require(host, np.float32, req)
+        assert (got.flags.c_contiguous, got.flags.f_contiguous) == (want.flags.c_contiguous, want.flags.f_contiguous)
+        assert_same(got, want, rtol=0)
+    assert_same(cp.asanyarray([1, 2]), np.asanyarray([1, 2]), rtol=0)
+    for xp in (np, cp):
+        with pytest.raises(ValueError, match="array must not contain infs or NaNs"):
+            xp.asarray_chkfinite([1.0, np.nan])
+        with pytest.raises(ValueError, match='Cannot specify both "C" and "F" order'):
+            xp.require(xp.zeros(2), requirements=["C", "F"])

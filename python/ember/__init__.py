@@ -21,6 +21,8 @@ _ember.add_python_dirs(
 )
 
 from . import cuda, errors, exceptions, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
+from ._array_api import *  # noqa: E402, F403
+from ._array_api import __all__ as _array_api_names  # noqa: E402
 from ._contractions import *  # noqa: E402, F403
 from ._contractions import __all__ as _contractions_names  # noqa: E402
 from ._conversions import *  # noqa: E402, F403
@@ -202,7 +204,7 @@ __all__ += ["geomspace", "logspace"]
 __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]
 # NumPy's functions composed of ember's, one module per part of NumPy's API, and NumPy's own
 # types, dtype helpers and constants (each module lists its names).
-__all__ += [*_contractions_names, *_conversions_names, *_diagonals_names, *_differences_names, *_index_tricks_names,
-            *_logic_names, *_manipulation_names, *_nanfunctions_names, *_special_math_names, *_statistics_names,
-            "pad"]
+__all__ += [*_array_api_names, *_contractions_names, *_conversions_names, *_diagonals_names, *_differences_names,
+            *_index_tricks_names, *_logic_names, *_manipulation_names, *_nanfunctions_names, *_special_math_names,
+            *_statistics_names, "pad"]
 __all__ += _numpy_names_names

@@ -575,3 +575,18 @@ def test_conversions_match_numpy():
             xp.asarray_chkfinite([1.0, np.nan])
         with pytest.raises(ValueError, match='Cannot specify both "C" and "F" order'):
             xp.require(xp.zeros(2), requirements=["C", "F"])
+
+
+def test_array_api_functions_match_numpy():
+    host = np.arange(12.0).reshape(3, 4)
+    z = host + 1j * host[::-1]
+    x, ez = cp.asarray(host), cp.asarray(z)
+    assert_same(cp.cumulative_sum(x, axis=1, include_initial=True),
+                np.cumulative_sum(host, axis=1, include_initial=True), rtol=0)
+    assert_same(cp.cumulative_prod(x[0], include_initial=True), np.cumulative_prod(host[0], include_initial=True),
+                rtol=0)
+    assert_same(cp.vecdot(ez, ez[:1]), np.vecdot(z, z[:1]), rtol=1e-12)
+    assert_same(cp.vecdot(x, x, axis=0), np.vecdot(host, host, axis=0), rtol=1e-12)
+    assert_same(cp.astype(x, np.int32), host.astype(np.int32), rtol=0)
+    with pytest.raises(ValueError, match="axis must be specified"):
+        cp.cumulative_sum(x)

@@ -38,8 +38,6 @@ from ._creation import (  # noqa: E402
     full,
     full_like,
     geomspace,
-    linspace,
-    logspace,
     ones,
     ones_like,
     zeros,
@@ -67,6 +65,7 @@ from ._numpy_names import *  # noqa: E402, F403
 from ._numpy_names import __all__ as _numpy_names_names  # noqa: E402
 from ._pad import pad  # noqa: E402
 from ._pinned import PinnedMemoryPool, empty_pinned, get_default_pinned_memory_pool  # noqa: E402
+from ._ranges import linspace, logspace  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
 from ._reductions import (  # noqa: E402
     all,

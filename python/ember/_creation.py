@@ -202,61 +202,13 @@ def _bound(value):
     raise TypeError(f"ember takes scalar bounds here, not {type(value).__name__}")
 
 
-def _is_scalar_bound(value) -> bool:
-    return np.ndim(value) == 0 if not isinstance(value, _ember.ndarray) else value.ndim == 0
-
-
-def _linspace_arrays(start, stop, num, endpoint, retstep, dtype, axis):
-    """``linspace`` with array bounds: one progression per pair of (broadcast) bounds, along
-    ``axis`` of the result, as NumPy computes it (``arange(num) * step + start``, the last
-    point set to ``stop``, floored for an integer dtype)."""
-    start = start if isinstance(start, _ember.ndarray) else asarray(start)
-    stop = stop if isinstance(stop, _ember.ndarray) else asarray(stop)
-    dt = np.result_type(start.dtype, stop.dtype, 1.0)
-    d = _dtypes.normalize(dtype) if dtype is not None else dt
-    div = (num - 1) if endpoint else num
-    start, stop = start.astype(dt), stop.astype(dt)
-    delta = stop - start
-    y = arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim)
-    if div > 0:
-        step = delta / div
-        from ._reductions import any as _any
-
-        if bool(_any(step == 0)):  # denormal steps: NumPy divides by div, then multiplies
-            y = y / div * delta
-        else:
-            y = y * step
-    else:
-        step = float("nan")
-        y = y * delta
-    y = y + start
-    if endpoint and num > 1:
-        y[-1, ...] = stop
-    if axis != 0:
-        from ._shape import moveaxis
-
-        y = moveaxis(y, 0, axis)
-    if d.kind in "iu":
-        y = _floor(y)
-    out = y.astype(d, copy=False)
-    return (out, step) if retstep else out
-
-
-def _floor(y):
-    from ._ufuncs import UFUNCS
-
-    return UFUNCS["floor"](y)
-
-
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop``, as ``numpy.linspace``: the
     same values to the bit (``arange(num) * step + start`` in NumPy's dtype, each operation
-    rounded on its own). Array bounds give one progression each, along ``axis``."""
+    rounded on its own). Scalar bounds (``_ranges`` takes array bounds)."""
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    if not (_is_scalar_bound(start) and _is_scalar_bound(stop)):
-        return _linspace_arrays(start, stop, num, endpoint, retstep, dtype, axis)
     if axis not in (0, -1):
         raise np.exceptions.AxisError(axis, 1)
     start, stop = _bound(start), _bound(stop)
@@ -288,17 +240,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``base ** linspace(start, stop, num, endpoint)``, as ``numpy.logspace`` computes it; an
     array ``base`` gives one column per base."""
-    if not (_is_scalar_bound(start) and _is_scalar_bound(stop)) or axis not in (0, -1):
-        # NumPy's general form: bounds and base broadcast, the progression along `axis`.
-        ndmax = np.broadcast(np.empty(np.shape(start)), np.empty(np.shape(stop)), np.empty(np.shape(base))).ndim
-        start, stop = (asarray(v).reshape((1,) * (ndmax - np.ndim(v)) + np.shape(v)) for v in (start, stop))
-        y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
-        b = asarray(base)
-        b = b.reshape((1,) * (ndmax - b.ndim) + b.shape)
-        from ._shape import expand_dims
-
-        out = expand_dims(b, axis) ** y
-        return out if dtype is None else out.astype(dtype, copy=False)
+    if axis not in (0, -1):
+        raise np.exceptions.AxisError(axis, 1)
     y = linspace(start, stop, num=num, endpoint=endpoint)
     if not isinstance(base, (float, int)) and np.ndim(base):
         base = asarray(base)

@@ -77,7 +77,7 @@ class _Grid:
         self.sparse = sparse
 
     def __getitem__(self, key):
-        from ._creation import linspace
+        from ._ranges import linspace
 
         items = key if isinstance(key, tuple) else (key,)
         axes, kind = [], np.dtype(np.int64)

@@ -257,6 +257,10 @@ def _correlate(a, v, mode: str):
     if kind == np.bool_:
         kind = np.dtype(np.int64)
         done = lambda r: r != 0  # noqa: E731  (NumPy: or of ands)
+    elif kind == np.float16:
+        # Summed in float32, as NumPy's half-precision dot does; the result rounded to float16.
+        kind = np.dtype(np.float32)
+        done = lambda r: r.astype(np.float16)  # noqa: E731
     else:
         done = lambda r: r  # noqa: E731
     a, v = a.astype(kind, copy=False), v.astype(kind, copy=False)
@@ -283,5 +287,6 @@ def convolve(a, v, mode="full"):
     if a.ndim == 1 and v.ndim == 1 and v.shape[0] > a.shape[0]:
         a, v = v, a
     if v.ndim == 1 and v.size:
-        v = UFUNCS["conjugate"](v[::-1])
+        # Not conjugated: correlate conjugates, convolve's reversed sequence must come through.
+        v = UFUNCS["conjugate"](v[::-1]) if v.dtype.kind == "c" else v[::-1]
     return _correlate(a, v, mode)

@@ -590,3 +590,14 @@ def test_array_api_functions_match_numpy():
     assert_same(cp.astype(x, np.int32), host.astype(np.int32), rtol=0)
     with pytest.raises(ValueError, match="axis must be specified"):
         cp.cumulative_sum(x)
+
+
+def test_convolve_and_correlate_give_numpys_dtypes():
+    # Booleans or of ands, float16 summed in float32, mixed kinds promoted (CuPy's
+    # TestConvolveShapeCombination found booleans conjugated into int8).
+    for d1 in (np.bool_, np.uint8, np.float16, np.int64, np.complex64):
+        for d2 in (np.bool_, np.int8, np.float32, np.float16):
+            a, b = (np.arange(6) % 3).astype(d1), (np.arange(4) % 2 + 1).astype(d2)
+            for mode in ("valid", "full", "same"):
+                assert_same(cp.convolve(cp.asarray(a), cp.asarray(b), mode), np.convolve(a, b, mode), rtol=1e-3)
+                assert_same(cp.correlate(cp.asarray(b), cp.asarray(a), mode), np.correlate(b, a, mode), rtol=1e-3)

@@ -20,7 +20,7 @@ from ._ufuncs import UFUNCS, imag, real
 from ._user_kernels import ElementwiseKernel
 
 __all__ = [
-    "bartlett", "blackman", "convolve", "correlate", "hamming", "hanning", "i0", "kaiser", "nan_to_num",
+    "angle", "bartlett", "blackman", "convolve", "correlate", "hamming", "hanning", "i0", "kaiser", "nan_to_num",
     "real_if_close", "sinc", "unwrap", "vander",
 ]
 
@@ -29,6 +29,17 @@ _sin, _cos, _sqrt, _abs = UFUNCS["sin"], UFUNCS["cos"], UFUNCS["sqrt"], UFUNCS["
 
 def _array(a):
     return a if isinstance(a, _ember.ndarray) else asarray(a)
+
+
+def angle(z, deg=False):
+    """The argument of each complex value (``arctan2(imag, real)``; 0 or pi for real values),
+    in degrees if ``deg``."""
+    z = _array(z)
+    if z.dtype.kind == "c":
+        a = UFUNCS["arctan2"](imag(z), real(z))
+    else:
+        a = UFUNCS["arctan2"](0, z)
+    return a * (180 / np.pi) if deg else a
 
 
 def sinc(x):

@@ -445,6 +445,9 @@ _P = np.cumsum(np.random.default_rng(23).standard_normal((3, 10)) * 3, axis=1)
 # name -> (fn(xp, a), NumPy inputs); the ember run gets the same inputs as ember arrays.
 MATH_CALLS = {
     "sinc": (lambda xp, a: xp.sinc(a), [np.array([0.0, 0.5, -1.2, 3.0])]),
+    "angle": (lambda xp, a: xp.angle(a), [np.array([1 + 1j, -2.0, 0j, complex(-1, -0.0), 3j])]),
+    "angle_real_deg": (lambda xp, a: xp.angle(a, deg=True), [np.array([1.5, -2.0, 0.0, -0.0])]),
+    "angle_int": (lambda xp, a: xp.angle(a), [np.array([3, -1, 0])]),
     "i0": (lambda xp, a: xp.i0(a), [np.array([0.0, 0.5, -1.2, 3.0, 25.0, 31.0, 100.0, 700.0])]),
     "nan_to_num": (lambda xp, a: xp.nan_to_num(a), [np.array([np.nan, np.inf, -np.inf, 1.0], dtype=np.float32)]),
     "nan_to_num_complex": (lambda xp, a: xp.nan_to_num(a, nan=5.0, posinf=7.0),

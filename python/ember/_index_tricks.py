@@ -31,6 +31,20 @@ def _array(a):
     return a if isinstance(a, _ember.ndarray) else asarray(a)
 
 
+def _bounded(index, n: int, mode: str, error: str):
+    """``index`` into ``n`` places as NumPy's ``mode`` says: 'raise' (``ValueError(error)`` for
+    any outside), 'wrap' (modulo ``n``) or 'clip' (to the ends)."""
+    if mode == "raise":
+        if index.size and bool(((index < 0) | (index >= n)).any()):
+            raise ValueError(error)
+        return index
+    if mode == "wrap":
+        return index % n
+    if mode == "clip":
+        return index.clip(0, n - 1)
+    raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got '{mode}')")
+
+
 # --- index arrays -------------------------------------------------------------------------------
 def indices(dimensions, dtype=int, sparse=False):
     """The index of every position of a grid of ``dimensions``, per axis."""
@@ -149,18 +163,8 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
     coords = [_array(c).astype(np.intp) for c in multi_index]
     modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
-    fixed = []
-    for c, n, m in zip(coords, dims, modes, strict=True):
-        if m == "raise":
-            if c.size and bool(((c < 0) | (c >= n)).any()):
-                raise ValueError("invalid entry in coordinates array")
-        elif m == "wrap":
-            c = c % n
-        elif m == "clip":
-            c = c.clip(0, n - 1)
-        else:
-            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got '{m}')")
-        fixed.append(c)
+    fixed = [_bounded(c, n, m, "invalid entry in coordinates array")
+             for c, n, m in zip(coords, dims, modes, strict=True)]
     order_dims = range(len(dims)) if order == "C" else range(len(dims) - 1, -1, -1)
     flat = None
     for k in order_dims:
@@ -251,13 +255,8 @@ def put(a, ind, v, mode="raise"):
     """``a.flat[ind] = v`` (``v`` repeated as needed); ``mode`` clips or wraps bad indices."""
     a = _array(a)
     ind = ravel(_array(ind)).astype(np.intp)
-    n = a.size
-    if mode == "clip":
-        ind = ind.clip(0, n - 1)
-    elif mode == "wrap":
-        ind = ind % n
-    elif mode != "raise":
-        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got '{mode}')")
+    if mode != "raise":  # 'raise' is the scatter's own IndexError, as NumPy's put raises
+        ind = _bounded(ind, a.size, mode, "")
     v = ravel(_array(v)).astype(a.dtype)
     if ind.size == 0:
         return
@@ -304,15 +303,7 @@ def choose(a, choices, out=None, mode="raise"):
         raise TypeError(
             f"Cannot cast array data from dtype('{a.dtype}') to dtype('int64') according to the rule 'safe'"
         )
-    if mode == "raise":
-        if a.size and bool(((a < 0) | (a >= n)).any()):
-            raise ValueError("invalid entry in choice array")
-    elif mode == "wrap":
-        a = a % n
-    elif mode == "clip":
-        a = a.clip(0, n - 1)
-    else:
-        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got '{mode}')")
+    a = _bounded(a, n, mode, "invalid entry in choice array")
     stacked = stack(broadcast_arrays(*choices, a)[:-1])
     picked = take_along_axis(stacked, broadcast_to(a, stacked.shape[1:])[None].astype(np.intp), axis=0)[0]
     if out is not None:

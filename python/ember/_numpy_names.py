@@ -30,6 +30,7 @@ from numpy import (  # noqa: F401  (re-exported)
     integer,
     intp,
     isdtype,
+    isscalar,
     issubdtype,
     long,
     longdouble,
@@ -106,11 +107,6 @@ def size(a, axis=None) -> int:
     if not isinstance(a, _ember.ndarray):
         return np.size(a, axis)
     return a.size if axis is None else a.shape[axis]
-
-
-def isscalar(element) -> bool:
-    """NumPy's ``isscalar``: ember arrays, even 0-d, are not scalars."""
-    return np.isscalar(element)
 
 
 def iterable(y) -> bool:

@@ -147,7 +147,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along ``axis`` (of the flattened array when ``axis`` is None)."""
     a = _array(a, "cumsum")
     ax = None if axis is None else operator.index(axis)
-    native = _run(_ember.cumsum, a._a, ax, _dtype(dtype), _out(out))
+    native = _run(_ember.cumulate, "sum", a._a, ax, _dtype(dtype), _out(out))
     return out if out is not None else _ember.wrap(native)
 
 
@@ -155,5 +155,5 @@ def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along ``axis`` (of the flattened array when ``axis`` is None)."""
     a = _array(a, "cumprod")
     ax = None if axis is None else operator.index(axis)
-    native = _run(_ember.cumprod, a._a, ax, _dtype(dtype), _out(out))
+    native = _run(_ember.cumulate, "prod", a._a, ax, _dtype(dtype), _out(out))
     return out if out is not None else _ember.wrap(native)

@@ -32,41 +32,27 @@ fn reduce(
         .map(NativeArray)
 }
 
-/// Cumulative sum of `a` along `axis` (None: of the flattened array).
+/// NumPy's `cumsum` (`op` "sum") or `cumprod` ("prod") of `a` along `axis` (None: of the
+/// flattened array).
 #[pyfunction]
-#[pyo3(signature = (a, axis=None, dtype_name=None, out=None))]
-fn cumsum(
+#[pyo3(signature = (op, a, axis=None, dtype_name=None, out=None))]
+fn cumulate(
     py: Python<'_>,
+    op: &str,
     a: &NativeArray,
     axis: Option<isize>,
     dtype_name: Option<&str>,
     out: Option<&NativeArray>,
 ) -> PyResult<NativeArray> {
+    let op = Reduction::from_name(op, 0.0).py()?;
     let d = dtype(dtype_name)?;
-    py.detach(|| reduction::cumsum(&a.0, axis, d, out.map(|o| &o.0)))
-        .py()
-        .map(NativeArray)
-}
-
-/// NumPy's `cumprod` (see `cumsum`).
-#[pyfunction]
-#[pyo3(signature = (a, axis=None, dtype_name=None, out=None))]
-fn cumprod(
-    py: Python<'_>,
-    a: &NativeArray,
-    axis: Option<isize>,
-    dtype_name: Option<&str>,
-    out: Option<&NativeArray>,
-) -> PyResult<NativeArray> {
-    let d = dtype(dtype_name)?;
-    py.detach(|| reduction::cumprod(&a.0, axis, d, out.map(|o| &o.0)))
+    py.detach(|| reduction::cumulate(op, &a.0, axis, d, out.map(|o| &o.0)))
         .py()
         .map(NativeArray)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reduce, m)?)?;
-    m.add_function(wrap_pyfunction!(cumsum, m)?)?;
-    m.add_function(wrap_pyfunction!(cumprod, m)?)?;
+    m.add_function(wrap_pyfunction!(cumulate, m)?)?;
     Ok(())
 }

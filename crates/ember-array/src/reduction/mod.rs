@@ -7,7 +7,7 @@
 mod plan;
 mod scan;
 
-pub use scan::{cumprod, cumsum};
+pub use scan::{cumsum, cumulate};
 
 use ember_codegen::reduce::{Combine, Map, Post};
 use ember_core::dtype::Kind;

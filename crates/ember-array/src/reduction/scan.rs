@@ -23,19 +23,9 @@ pub fn cumsum(
     cumulate(Reduction::Sum, a, axis, dtype, out)
 }
 
-/// NumPy's `cumprod(a, axis=axis, dtype=dtype, out=out)`.
-pub fn cumprod(
-    a: &Array,
-    axis: Option<isize>,
-    dtype: Option<DType>,
-    out: Option<&Array>,
-) -> Result<Array> {
-    cumulate(Reduction::Prod, a, axis, dtype, out)
-}
-
-/// The running sums (`op` is `Sum`) or products (`Prod`) along `axis`, in the dtypes NumPy's
-/// `sum`/`prod` would use.
-fn cumulate(
+/// The running sums (`op` is `Sum`: NumPy's `cumsum`) or products (`Prod`: `cumprod`) along
+/// `axis` (of the flattened array when `None`), in the dtypes NumPy's `sum`/`prod` use.
+pub fn cumulate(
     op: Reduction,
     a: &Array,
     axis: Option<isize>,
@@ -43,8 +33,13 @@ fn cumulate(
     out: Option<&Array>,
 ) -> Result<Array> {
     let combine = match op {
+        Reduction::Sum => Combine::Add,
         Reduction::Prod => Combine::Multiply,
-        _ => Combine::Add,
+        other => {
+            return Err(Error::Value(format!(
+                "no running {other:?}: the scans are of sums and products"
+            )))
+        }
     };
     let types = result_types(op, a.dtype(), dtype, out.map(Array::dtype))?;
     // No axis, or a 0-d array: the flattened array (C order).

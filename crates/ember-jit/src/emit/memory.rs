@@ -132,6 +132,9 @@ impl FnWriter<'_, '_> {
 
     /// Registers a checked index of `array` along `axis`; returns its number.
     fn site(&mut self, array: &Expr, axis: usize, ndim: usize, access: Access) -> usize {
+        let Some(sites) = &self.e.checked else {
+            return 0;
+        };
         let name = match &array.kind {
             ExprKind::Local(id) => format!("array '{}'", self.f.locals[id.0].name),
             ExprKind::FixedArray(_) => match array_ty(array).map(|t| t.space) {
@@ -141,7 +144,8 @@ impl FnWriter<'_, '_> {
             ExprKind::ConstArray(_) => "a constant array".to_string(),
             _ => "a view of an array".to_string(),
         };
-        let site = Site {
+        let mut sites = sites.borrow_mut();
+        sites.push(Site {
             function: self.f.name.clone(),
             file: self.f.file.clone(),
             line: self.lineno,
@@ -149,12 +153,7 @@ impl FnWriter<'_, '_> {
             axis,
             ndim,
             access,
-        };
-        let Some(sites) = &self.e.checked else {
-            return 0;
-        };
-        let mut sites = sites.borrow_mut();
-        sites.push(site);
+        });
         sites.len() - 1
     }
 

@@ -550,8 +550,8 @@ class PackageStubs:
                 continue
             if isinstance(obj, types.ModuleType):
                 init.imports[(".", obj.__name__.rpartition(".")[2])] = name
-            elif type(obj) in ufunc_types:
-                ufuncs.append(self._ufunc(init, name, obj, rows))
+            elif isinstance(obj, tuple(ufunc_types)):  # the registry's, and the two-output ones
+                ufuncs.append(self._ufunc(init, name, obj, rows, ufunc_types))
             elif callable(obj):
                 functions.append(self._function(init, name, obj))
             else:
@@ -595,11 +595,13 @@ class PackageStubs:
                 table[n] = (name, summary)
         return table
 
-    def _ufunc(self, file: StubFile, name: str, obj, rows) -> str:
+    def _ufunc(self, file: StubFile, name: str, obj, rows, ufunc_types) -> str:
         canonical, summary = rows.get(name, (name, ""))
         if canonical != name:
             summary = f"``{canonical}``: {summary}" if summary else f"``{canonical}``"
-        typed = self.ref(file, type(obj)) or "Any"
+        # A subclass of the ufunc class is typed as the class itself.
+        base = next((t for t in ufunc_types if isinstance(obj, t)), type(obj))
+        typed = self.ref(file, base) or "Any"
         return f"{name}: {typed}\n" + (docstring(summary) if summary else "")
 
     def _function(self, file: StubFile, name: str, func) -> str:

@@ -23,6 +23,10 @@ _ember.add_python_dirs(
 from . import cuda, errors, exceptions, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
 from ._array_api import *  # noqa: E402, F403
 from ._array_api import __all__ as _array_api_names  # noqa: E402
+from ._bits import *  # noqa: E402, F403
+from ._bits import __all__ as _bits_names  # noqa: E402
+from ._calculus import *  # noqa: E402, F403
+from ._calculus import __all__ as _calculus_names  # noqa: E402
 from ._contractions import *  # noqa: E402, F403
 from ._contractions import __all__ as _contractions_names  # noqa: E402
 from ._conversions import *  # noqa: E402, F403
@@ -47,13 +51,18 @@ from ._diagonals import *  # noqa: E402, F403
 from ._diagonals import __all__ as _diagonals_names  # noqa: E402
 from ._differences import *  # noqa: E402, F403
 from ._differences import __all__ as _differences_names  # noqa: E402
+from ._flatiter import flatiter  # noqa: E402
+from ._functional import *  # noqa: E402, F403
+from ._functional import __all__ as _functional_names  # noqa: E402
 from ._fusion import fuse  # noqa: E402
+from ._host_io import *  # noqa: E402, F403
+from ._host_io import __all__ as _host_io_names  # noqa: E402
 from ._index_tricks import *  # noqa: E402, F403
 from ._index_tricks import __all__ as _index_tricks_names  # noqa: E402
 from ._indexing import nonzero, take, where  # noqa: E402
 from ._interop import from_dlpack  # noqa: E402
 from ._jit.vectorize import guvectorize, vectorize  # noqa: E402
-from ._linalg import dot, inner, matmul, outer, vdot  # noqa: E402
+from ._linalg import dot, inner, matmul, matvec, outer, vdot, vecmat  # noqa: E402
 from ._logic import *  # noqa: E402, F403
 from ._logic import __all__ as _logic_names  # noqa: E402
 from ._manipulation import *  # noqa: E402, F403
@@ -63,8 +72,12 @@ from ._nanfunctions import __all__ as _nanfunctions_names  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
 from ._numpy_names import *  # noqa: E402, F403
 from ._numpy_names import __all__ as _numpy_names_names  # noqa: E402
+from ._overlap import *  # noqa: E402, F403
+from ._overlap import __all__ as _overlap_names  # noqa: E402
 from ._pad import pad  # noqa: E402
 from ._pinned import PinnedMemoryPool, empty_pinned, get_default_pinned_memory_pool  # noqa: E402
+from ._polynomials import *  # noqa: E402, F403
+from ._polynomials import __all__ as _polynomials_names  # noqa: E402
 from ._ranges import linspace, logspace  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
 from ._reductions import (  # noqa: E402
@@ -121,6 +134,7 @@ from ._special_math import __all__ as _special_math_names  # noqa: E402
 from ._statistics import *  # noqa: E402, F403
 from ._statistics import __all__ as _statistics_names  # noqa: E402
 from ._triangles import eye, identity, tri, tril, triu  # noqa: E402
+from ._two_output_ufuncs import divmod, frexp, modf  # noqa: E402, A004
 from ._ufuncs import UFUNCS as _UFUNCS  # noqa: E402
 from ._ufuncs import clip, imag, real, ufunc  # noqa: E402
 from ._user_kernels import ElementwiseKernel, ReductionKernel  # noqa: E402
@@ -198,12 +212,13 @@ __all__ += [
 ]
 __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std",
             "sum", "var"]
-__all__ += ["dot", "inner", "linalg", "matmul", "outer", "vdot"]
+__all__ += ["dot", "inner", "linalg", "matmul", "matvec", "outer", "vdot", "vecmat"]
 __all__ += ["geomspace", "logspace"]
 __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]
 # NumPy's functions composed of ember's, one module per part of NumPy's API, and NumPy's own
 # types, dtype helpers and constants (each module lists its names).
-__all__ += [*_array_api_names, *_contractions_names, *_conversions_names, *_diagonals_names, *_differences_names,
-            *_index_tricks_names, *_logic_names, *_manipulation_names, *_nanfunctions_names, *_special_math_names,
-            *_statistics_names, "pad"]
+__all__ += [*_array_api_names, *_bits_names, *_calculus_names, *_contractions_names, *_conversions_names,
+            *_diagonals_names, *_differences_names, *_functional_names, *_host_io_names, *_index_tricks_names,
+            *_logic_names, *_manipulation_names, *_nanfunctions_names, *_overlap_names, *_polynomials_names,
+            *_special_math_names, *_statistics_names, "divmod", "flatiter", "frexp", "modf", "pad"]
 __all__ += _numpy_names_names

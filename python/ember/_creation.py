@@ -275,11 +275,46 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return result.astype(dtype, copy=False)
 
 
+def _holds_device_array(seq) -> bool:
+    return any(isinstance(x, _ember.ndarray) or (isinstance(x, list | tuple) and _holds_device_array(x)) for x in seq)
+
+
+def _join_nested(seq, dtype):
+    """Nested lists holding ember arrays (and scalars) as one new array, assembled on the
+    device; the dtype is NumPy's for the same nesting of NumPy arrays."""
+    leaves = []
+
+    def shape_of(x, index, lengths=()):
+        if isinstance(x, list | tuple):
+            shapes = [shape_of(item, index + (i,), lengths + (len(x),)) for i, item in enumerate(x)]
+            if len(set(shapes)) > 1:
+                raise ValueError(
+                    "setting an array element with a sequence. The requested array has an inhomogeneous shape "
+                    f"after {len(index) + 1} dimensions. The detected shape was {lengths + (len(x),)} "
+                    "+ inhomogeneous part."
+                )
+            return (len(x),) + (shapes[0] if shapes else ())
+        leaves.append((index, x))
+        return tuple(x.shape) if isinstance(x, _ember.ndarray) else np.shape(x)
+
+    shape = shape_of(seq, ())
+    if dtype is None:
+        dtype = np.result_type(*(x.dtype if isinstance(x, _ember.ndarray) else np.asarray(x).dtype for _, x in leaves))
+    dtype = _dtypes.normalize(dtype)
+    out = _ember.wrap(_ember.empty(current_device_id(), list(shape), _dtypes.name_of(dtype)))
+    for index, x in leaves:
+        value = x if isinstance(x, _ember.ndarray) else _from_host(np.asarray(x, dtype=dtype))
+        _ember.setitem(out, index, value)
+    return out
+
+
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
     """An array holding a copy of ``obj`` (an ember array, a NumPy array, nested lists, a
     scalar, or an object with ``__cuda_array_interface__`` or ``__dlpack__``)."""
     if isinstance(obj, _ember.ndarray):
         out = obj.astype(dtype if dtype is not None else obj.dtype, copy=copy)
+    elif isinstance(obj, list | tuple) and _holds_device_array(obj):
+        out = _join_nested(obj, dtype)
     else:
         view = _foreign_view(obj)
         if view is not None:

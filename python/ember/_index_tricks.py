@@ -18,12 +18,14 @@ from numpy.lib.array_utils import normalize_axis_index
 from . import _ember
 from ._creation import arange, asarray, empty
 from ._indexing import nonzero, take, where
-from ._shape import broadcast_arrays, broadcast_to, ravel, stack
+from ._ranges import linspace
+from ._shape import broadcast_arrays, broadcast_to, concatenate, ravel, stack
 
 __all__ = [
-    "choose", "compress", "copyto", "diag_indices", "diag_indices_from", "extract", "fill_diagonal", "indices",
-    "ix_", "meshgrid", "mgrid", "ogrid", "place", "put", "put_along_axis", "putmask", "ravel_multi_index", "select",
-    "take_along_axis", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
+    "c_", "choose", "compress", "copyto", "diag_indices", "diag_indices_from", "extract", "fill_diagonal",
+    "fromfunction", "index_exp", "indices", "ix_", "meshgrid", "mgrid", "ndindex", "ogrid", "place", "put",
+    "put_along_axis", "putmask", "r_", "ravel_multi_index", "s_", "select", "take_along_axis", "tril_indices",
+    "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
 ]
 
 
@@ -62,6 +64,12 @@ def indices(dimensions, dtype=int, sparse=False):
     return stack(grids)
 
 
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``function`` called once with the coordinate arrays of a grid of ``shape`` (of
+    ``dtype``), as NumPy does: it computes on the device."""
+    return function(*indices(shape, dtype=dtype), **kwargs)
+
+
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     """Coordinate arrays from coordinate vectors (``indexing='xy'``: the first two axes swapped,
     as in MATLAB; ``'ij'``: matrix indexing)."""
@@ -91,8 +99,6 @@ class _Grid:
         self.sparse = sparse
 
     def __getitem__(self, key):
-        from ._ranges import linspace
-
         items = key if isinstance(key, tuple) else (key,)
         axes, kind = [], np.dtype(np.int64)
         for s in items:
@@ -119,6 +125,78 @@ class _Grid:
 
 mgrid = _Grid(sparse=False)
 ogrid = _Grid(sparse=True)
+
+
+class _Concatenator:
+    """``r_[...]`` and ``c_[...]``: arrays, scalars and slices (``a:b:c`` as ``arange``, a
+    complex step ``n*1j`` as ``linspace`` with ``n`` points) joined along an axis; a leading
+    string ``'axis,ndmin,trans1d'`` sets how (NumPy's ``AxisConcatenator``)."""
+
+    def __init__(self, axis=0, ndmin=1, trans1d=-1):
+        self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
+
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        objs, scalars, dtypes = [], [], []
+        for k, item in enumerate(key):
+            if isinstance(item, str):
+                if k != 0:
+                    raise ValueError("special directives must be the first entry.")
+                if item in ("r", "c"):
+                    raise ValueError(f"the {item!r} directive makes a numpy.matrix, which ember does not have")
+                try:
+                    settings = [int(v) for v in item.split(",")]
+                except ValueError:
+                    raise ValueError(f"unknown special directive {item!r}") from None
+                axis, ndmin, trans1d = (settings + [ndmin, trans1d][len(settings) - 1:])[:3]
+                continue
+            if isinstance(item, slice):
+                start = 0 if item.start is None else item.start
+                if isinstance(item.step, complex):
+                    new = linspace(start, item.stop, num=int(abs(item.step)))
+                else:
+                    new = arange(start, item.stop, 1 if item.step is None else item.step)
+                new = _at_least(new, ndmin, trans1d)
+            elif np.isscalar(item) or isinstance(item, np.generic):
+                new = asarray(np.array(item, ndmin=ndmin))
+                scalars.append(len(objs))
+            else:
+                new = _at_least(_array(item), ndmin, trans1d)
+                dtypes.append(new.dtype)
+            objs.append(new)
+        if not objs:
+            return empty((0,))
+        if dtypes and scalars:
+            # Scalars take the arrays' dtype, as NumPy's concatenator casts them.
+            common = np.result_type(*dtypes)
+            for k in scalars:
+                objs[k] = objs[k].astype(common)
+        return concatenate(objs, axis=axis)
+
+    def __len__(self):
+        return 0
+
+
+def _at_least(a, ndmin, trans1d):
+    """``a`` with ones prepended to ``ndmin`` dimensions, its own axes moved to ``trans1d``."""
+    if a.ndim >= ndmin:
+        return a
+    before = a.ndim
+    a = a.reshape((1,) * (ndmin - before) + a.shape)
+    if trans1d != -1:
+        k2, k1 = ndmin - before, trans1d + (ndmin - before + 1 if trans1d < 0 else 0)
+        axes = list(range(ndmin))
+        a = a.transpose(axes[:k1] + axes[k2:] + axes[k1:k2])
+    return a
+
+
+r_ = _Concatenator(0)
+c_ = _Concatenator(-1, ndmin=2, trans1d=0)
+# Index-expression helpers and the index iterator are NumPy's own (they hold no data).
+s_ = np.s_
+index_exp = np.index_exp
+ndindex = np.ndindex
 
 
 def ix_(*args):

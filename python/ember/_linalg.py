@@ -20,7 +20,7 @@ from ._creation import asarray
 from ._operands import needs_conversion
 from ._ufuncs import UFUNCS
 
-__all__ = ["dot", "inner", "matmul", "outer", "vdot"]
+__all__ = ["dot", "inner", "matmul", "matvec", "outer", "vdot", "vecmat"]
 
 _SCALARS = (bool, int, float, complex, np.generic)
 
@@ -64,6 +64,53 @@ def _check_inputs(a, b, dtype: np.dtype, casting: str):
             raise TypeError(
                 f"Cannot cast ufunc 'matmul' input {i} from {x.dtype!r} to {dtype!r} with casting rule {casting!r}"
             )
+
+
+def _core_check(name, signature, a, b, need_a, need_b):
+    for k, (x, need) in enumerate(((a, need_a), (b, need_b))):
+        if x.ndim < need:
+            raise ValueError(
+                f"{name}: Input operand {k} does not have enough dimensions (has {x.ndim}, gufunc core with "
+                f"signature {signature} requires {need})"
+            )
+
+
+def matvec(x1, x2, /, out=None, *, dtype=None):
+    """Matrix-vector products over stacks (NumPy 2's gufunc ``(m,n),(n)->(m)``)."""
+    a, b = _array(x1, "matvec"), _array(x2, "matvec")
+    signature = "(m,n),(n)->(m)"
+    _core_check("matvec", signature, a, b, 2, 1)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(
+            f"matvec: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature {signature} "
+            f"(size {b.shape[-1]} is different from {a.shape[-1]})"
+        )
+    result = matmul(a, b[..., None], dtype=dtype)[..., 0]
+    return _into(result, out)
+
+
+def vecmat(x1, x2, /, out=None, *, dtype=None):
+    """Vector-matrix products over stacks, the vector conjugated (NumPy 2's gufunc
+    ``(n),(n,m)->(m)``)."""
+    a, b = _array(x1, "vecmat"), _array(x2, "vecmat")
+    signature = "(n),(n,m)->(m)"
+    _core_check("vecmat", signature, a, b, 1, 2)
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(
+            f"vecmat: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature {signature} "
+            f"(size {b.shape[-2]} is different from {a.shape[-1]})"
+        )
+    if a.dtype.kind == "c":
+        a = UFUNCS["conjugate"](a)
+    result = matmul(a[..., None, :], b, dtype=dtype)[..., 0, :]
+    return _into(result, out)
+
+
+def _into(result, out):
+    if out is None:
+        return result
+    out[...] = result
+    return out
 
 
 def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True):

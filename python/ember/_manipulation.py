@@ -15,7 +15,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from . import _ember
-from ._creation import asarray, zeros
+from ._creation import array, asarray, empty, zeros
 from ._indexing import nonzero, take
 from ._shape import (
     broadcast_to,
@@ -30,8 +30,9 @@ from ._shape import (
 )
 
 __all__ = [
-    "append", "column_stack", "concat", "delete", "dsplit", "flip", "fliplr", "flipud", "hsplit", "matrix_transpose",
-    "permute_dims", "repeat", "resize", "roll", "rot90", "row_stack", "tile", "trim_zeros", "unstack", "vsplit",
+    "append", "block", "column_stack", "concat", "delete", "dsplit", "flip", "fliplr", "flipud", "hsplit", "insert",
+    "matrix_transpose", "permute_dims", "repeat", "resize", "roll", "rollaxis", "rot90", "row_stack", "tile",
+    "trim_zeros", "unstack", "vsplit",
 ]
 
 
@@ -199,6 +200,62 @@ def delete(arr, obj, axis=None):
     return take(arr, asarray(np.flatnonzero(keep)), axis=axis)
 
 
+def insert(arr, obj, values, axis=None):
+    """``arr`` with ``values`` inserted before position(s) ``obj`` (an index, a slice or
+    indices) of ``axis`` (of the flattened array when None). Positions are worked out on the
+    host, as NumPy does; the elements move on the device."""
+    arr = _array(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = normalize_axis_index(axis, arr.ndim)
+    n = arr.shape[axis]
+    before = (slice(None),) * axis
+    if isinstance(obj, slice):
+        indices = np.arange(*obj.indices(n), dtype=np.intp)
+    else:
+        indices = _host_ints(obj)
+        if indices.dtype == bool:
+            indices = indices.astype(np.intp)
+        if indices.ndim > 1:
+            raise ValueError("index array argument obj to insert must be one dimensional or scalar")
+        if indices.size and indices.dtype.kind not in "iu":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        indices = indices.astype(np.intp)
+    if indices.size == 1:
+        index = int(indices.item())
+        if not -n <= index <= n:
+            raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
+        index += n if index < 0 else 0
+        values = array(values, copy=None, ndmin=arr.ndim, dtype=arr.dtype)
+        if indices.ndim == 0:
+            # A scalar position: the values' first axis is the one inserted along.
+            values = moveaxis(values, 0, axis)
+        count = values.shape[axis]
+        shape = arr.shape[:axis] + (n + count,) + arr.shape[axis + 1:]
+        new = empty(shape, dtype=arr.dtype)
+        new[before + (slice(None, index),)] = arr[before + (slice(None, index),)]
+        new[before + (slice(index, index + count),)] = values
+        new[before + (slice(index + count, None),)] = arr[before + (slice(index, None),)]
+        return new
+    if indices.size == 0 and not isinstance(obj, np.ndarray | _ember.ndarray):
+        # NumPy: an empty list of positions inserts nothing (values ignored).
+        return arr.copy()
+    bad = (indices < -n) | (indices > n)
+    if bad.any():
+        raise IndexError(f"index {indices[bad][0]} is out of bounds for axis {axis} with size {n}")
+    indices = np.where(indices < 0, indices + n, indices)
+    count = indices.size
+    order = np.argsort(indices, kind="stable")
+    indices[order] += np.arange(count)
+    keep = np.ones(n + count, dtype=bool)
+    keep[indices] = False
+    shape = arr.shape[:axis] + (n + count,) + arr.shape[axis + 1:]
+    new = empty(shape, dtype=arr.dtype)
+    new[before + (asarray(indices),)] = asarray(values, dtype=arr.dtype)
+    new[before + (asarray(np.flatnonzero(keep)),)] = arr
+    return new
+
+
 def resize(a, new_shape):
     """An array of ``new_shape`` filled with ``a``'s elements in order, repeated as needed."""
     a = _array(a)
@@ -247,6 +304,80 @@ def column_stack(tup):
 def row_stack(tup):
     """``vstack`` (its old name)."""
     return vstack(tup)
+
+
+def _block_index(index) -> str:
+    return "arrays" + "".join(f"[{i}]" for i in index if i is not None)
+
+
+def _block_bottom(x, index, leaves) -> list:
+    """The index of the first leaf of ``np.block``'s nested lists, checking as NumPy does that
+    every leaf is as deep (an empty list is a leaf marked ``None``); leaves are collected."""
+    if type(x) is tuple:
+        raise TypeError(
+            f"{_block_index(index)} is a tuple. Only lists can be used to arrange blocks, and np.block does "
+            "not allow implicit conversion from tuple to ndarray."
+        )
+    if type(x) is not list:
+        leaves.append(_array(x))
+        return index
+    if not x:
+        return index + [None]
+    first = None
+    for i, item in enumerate(x):
+        bottom = _block_bottom(item, index + [i], leaves)
+        if first is None:
+            first = bottom
+            continue
+        if len(bottom) != len(first):
+            raise ValueError(
+                f"List depths are mismatched. First element was at depth {len(first)}, but there is an element "
+                f"at depth {len(bottom)} ({_block_index(bottom)})"
+            )
+        if bottom[-1] is None:
+            first = bottom  # an empty list below is reported
+    return first
+
+
+def block(arrays):
+    """One array assembled from nested lists of blocks: the innermost lists join along the
+    last axis, the next along the one before, and so on (NumPy's ``block``)."""
+    leaves: list = []
+    bottom = _block_bottom(arrays, [], leaves)
+    if bottom and bottom[-1] is None:
+        raise ValueError(f"List at {_block_index(bottom)} cannot be empty")
+    depth = len(bottom)
+    ndim = max([depth] + [leaf.ndim for leaf in leaves])
+
+    def assemble(x, level):
+        if level == depth:
+            a = _array(x)
+            return a.reshape((1,) * (ndim - a.ndim) + a.shape)
+        return concatenate([assemble(item, level + 1) for item in x], axis=level - depth)
+
+    out = assemble(arrays, 0)
+    return out.copy() if depth == 0 else out
+
+
+def rollaxis(a, axis, start=0):
+    """``a`` with ``axis`` moved to stand before ``start``: a view (``moveaxis`` is the
+    clearer spelling)."""
+    a = _array(a)
+    n = a.ndim
+    axis = normalize_axis_index(axis, n)
+    start = operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a[...]
+    axes = list(range(n))
+    axes.remove(axis)
+    axes.insert(start, axis)
+    return transpose(a, axes)
 
 
 def concat(arrays, /, *, axis=0):

@@ -22,6 +22,7 @@ from . import (
     _diagonals,
     _dtypes,
     _ember,
+    _flatiter,
     _index_tricks,
     _indexing,
     _linalg,
@@ -254,6 +255,24 @@ class ndarray:
             "Implicit conversion to a NumPy array is not allowed. Use .get() or ember.asnumpy() to copy it explicitly."
         )
 
+    def tobytes(self, order="C") -> bytes:
+        """The elements' bytes, copied to the host, in ``order``."""
+        return self.get().tobytes(order)
+
+    def to_device(self, device, /, *, stream=None) -> ndarray:
+        """The array on ``device`` (an ``ember.cuda.Device``, its id, or ``"cpu"`` for a
+        NumPy array on the host): the array API's copy between devices."""
+        if device == "cpu":
+            return self.get(stream=stream)
+        target = getattr(device, "id", device)
+        if target == self._a.device:
+            return self
+        host = self.get(stream=stream)  # between devices through the host, for now
+        with Device(target):
+            out = _wrap(_ember.empty(target, list(self.shape), self._a.dtype))
+            out.set(host, stream=stream)
+            return out
+
     def tolist(self):
         return self.get().tolist()
 
@@ -340,6 +359,18 @@ class ndarray:
     @property
     def T(self) -> ndarray:
         return _ember.transpose(self, ())
+
+    @property
+    def mT(self) -> ndarray:
+        """The matrices of a stack transposed (the last two axes swapped): a view."""
+        if self.ndim < 2:
+            raise ValueError("matrix transpose with ndim < 2 is undefined")
+        return self.swapaxes(-1, -2)
+
+    @property
+    def flat(self) -> _flatiter.flatiter:
+        """The array as 1-d in C order, to index, assign or iterate (``numpy.flatiter``)."""
+        return _flatiter.flatiter(self)
 
     def swapaxes(self, axis1, axis2) -> ndarray:
         """A view with two axes exchanged."""

@@ -17,6 +17,7 @@ import sys
 import numpy as np
 
 from . import _ember
+from ._two_output_ufuncs import TWO_OUTPUT_UFUNCS
 from ._ufuncs import UFUNCS
 
 _METHODS = ("__call__", "reduce", "accumulate", "outer", "reduceat", "at")
@@ -24,7 +25,7 @@ _METHODS = ("__call__", "reduce", "accumulate", "outer", "reduceat", "at")
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """``ndarray.__array_ufunc__``."""
-    mine = UFUNCS.get(ufunc.__name__)
+    mine = UFUNCS.get(ufunc.__name__) or TWO_OUTPUT_UFUNCS.get(ufunc.__name__)
     if mine is None or method not in _METHODS:
         return NotImplemented
     call = mine if method == "__call__" else getattr(mine, method, None)

@@ -52,7 +52,7 @@ INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"
 # =================================================================================================
 TRANSCENDENTAL = {"sqrt", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan",
                   "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "power", "arctan2", "logaddexp",
-                  "logaddexp2", "cbrt", "float_power", "acos"}
+                  "logaddexp2", "cbrt", "float_power", "acos", "arcsinh", "arccosh", "arctanh", "asinh", "hypot"}
 UNARY_FAMILIES = {
     "transcendental": {n: "float32" for n in ["sqrt", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1",
                                               "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
@@ -61,13 +61,15 @@ UNARY_FAMILIES = {
     "arithmetic": {"negative": "float64", "positive": "int16", "absolute": "int8", "sign": "float32",
                    "square": "int32", "reciprocal": "float64", "conjugate": "complex64"},
     "classification": {n: "float32" for n in ["isnan", "isinf", "isfinite", "logical_not"]},
-    "bitwise": {"invert": "int32"},
+    "inverse hyperbolic": {"arcsinh": "float32", "arccosh": "float64", "arctanh": "float32"},
+    "bitwise": {"invert": "int32", "bitwise_count": "int16"},
     "real functions": {"cbrt": "float32", "fabs": "float64", "deg2rad": "float32", "rad2deg": "float64",
-                       "signbit": "float32"},
+                       "signbit": "float32", "spacing": "float64"},
 }
 UNARY_CASES = [c for fam in UNARY_FAMILIES.values() for c in rotation(fam, ufunc_supports(1))]
 UNARY_CASES += [("invert", d) for d in ["bool"] + INTS if ("invert", d) not in UNARY_CASES]
-UNARY_CASES += [("abs", "float32"), ("bitwise_not", "uint8"), ("acos", "float32"), ("radians", "float64")]  # aliases
+UNARY_CASES += [("abs", "float32"), ("bitwise_not", "uint8"), ("acos", "float32"), ("radians", "float64"),
+                ("asinh", "float64")]  # aliases
 
 
 # =================================================================================================
@@ -84,15 +86,28 @@ BINARY_FAMILIES = {
     "logical": {"logical_and": "bool", "logical_or": "float32", "logical_xor": "int16"},
     "bitwise": {"bitwise_and": "int32", "bitwise_or": "uint8", "bitwise_xor": "int64", "left_shift": "int32",
                 "right_shift": "int16"},
-    "real functions": {"copysign": "float32", "heaviside": "float64", "float_power": "float64"},
+    "real functions": {"copysign": "float32", "heaviside": "float64", "float_power": "float64", "hypot": "float32",
+                       "nextafter": "float64"},
     "divisors": {"gcd": "int32", "lcm": "int64"},
 }
 SECOND_DOMAIN = {"power": "exponent", "pow": "exponent", "bitwise_left_shift": "shift", "left_shift": "shift",
-                 "right_shift": "shift", "floor_divide": "small", "remainder": "small", "fmod": "small", "mod": "small"}
+                 "right_shift": "shift", "ldexp": "shift", "floor_divide": "small", "remainder": "small",
+                 "fmod": "small", "mod": "small"}
 BINARY_CASES = [c for fam in BINARY_FAMILIES.values() for c in rotation(fam, ufunc_supports(2))]
 BINARY_CASES += [("divide", "float32"), ("mod", "int32"), ("pow", "int64"),  # the aliases
                  ("bitwise_left_shift", "uint16")]
 
+
+# Mixed dtypes: NumPy 2's promotion (and its exact int64/uint64 comparisons); ufuncs whose loops
+# take two types (ldexp).
+MIXED_CASES = [
+    ("add", "int8", "uint8"), ("add", "int64", "uint64"), ("multiply", "int16", "float16"),
+    ("add", "bool", "int8"), ("maximum", "uint64", "int64"), ("less", "int8", "uint64"),
+    ("equal", "uint64", "int64"), ("greater_equal", "int32", "uint64"), ("add", "float16", "complex64"),
+    ("power", "float16", "int32"), ("floor_divide", "uint8", "int8"), ("true_divide", "uint64", "bool"),
+    ("subtract", "float64", "complex64"), ("ldexp", "float32", "int32"), ("ldexp", "float16", "int64"),
+    ("ldexp", "float64", "int8"),
+]
 
 def binary_domains(name, dtype) -> tuple[str, str]:
     d = dt(dtype)
@@ -106,7 +121,7 @@ def binary_domains(name, dtype) -> tuple[str, str]:
 # The ufuncs swept on complex zeros, infinities and NaN (test_complex_special_values_match_numpy).
 COMPLEX_UNARY = ["negative", "positive", "absolute", "sign", "square", "reciprocal", "sqrt", "exp", "exp2", "expm1",
                  "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
-                 "tanh", "isnan", "isinf", "isfinite", "logical_not", "rint"]
+                 "tanh", "isnan", "isinf", "isfinite", "logical_not", "rint", "arcsinh", "arccosh", "arctanh"]
 COMPLEX_BINARY = ["add", "subtract", "multiply", "true_divide", "power", "maximum", "minimum", "fmax", "fmin", "equal",
                   "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
                   "logical_xor"]

@@ -14,6 +14,7 @@ from parity_cases import (
     COMPLEX_UNARY,
     INPLACE_CASES,
     LINALG_CASES,
+    MIXED_CASES,
     OPERATOR_CASES,
     REDUCTION_CASES,
     REDUCTION_FAMILIES,
@@ -37,6 +38,7 @@ def test_the_sweep_covers_every_dtype_of_every_family():
     # Every ufunc of the registry is swept (a new row comes with its family entry).
     swept = {n for fam in (*UNARY_FAMILIES.values(), *BINARY_FAMILIES.values()) for n in fam}
     swept |= {n for n, _ in UNARY_CASES + BINARY_CASES} | set(COMPLEX_UNARY) | set(COMPLEX_BINARY)
+    swept |= {n for n, _, _ in MIXED_CASES}
     registry = {u.__name__ for u in cp._ufuncs.UFUNCS.values()}
     assert registry - swept == set(), "ufuncs no sweep covers"
     for family, members in REDUCTION_FAMILIES.items():

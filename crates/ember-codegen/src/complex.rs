@@ -247,6 +247,14 @@ static __device__ inline @C@ ember_carctan@S@(@C@ z) {
   @R@ ay = fabs(y), d = x * x + (1 - ay) * (1 - ay);
   @R@ im = d < @TINY@ ? (@R@)0.5 * (log(hypot(x, 1 + ay)) - log(hypot(x, 1 - ay))) : ember_log1p@S@(4 * ay / d) / 4;
   return @MK@(atan2(2 * x, (1 - y) * (1 + y) - x * x) / 2, copysign(im, y)); }
+static __device__ inline @C@ ember_carcsinh@S@(@C@ z) { @C@ w = ember_carcsin@S@(@MK@(-z.y, z.x)); return @MK@(w.y, -w.x); }
+static __device__ inline @C@ ember_carctanh@S@(@C@ z) { @C@ w = ember_carctan@S@(@MK@(-z.y, z.x)); return @MK@(w.y, -w.x); }
+static __device__ inline @C@ ember_carccosh@S@(@C@ z) {
+  @C@ w = ember_carccos@S@(z);
+  if (isnan(w.x) && isnan(w.y)) return @MK@(w.y, w.x);
+  if (isnan(w.x)) return @MK@(fabs(w.y), w.x);
+  if (isnan(w.y)) return @MK@(w.y, z.x == 0 ? @PI2@ : w.y);  /* C99: cacosh(0 + iNaN) = NaN + i pi/2 */
+  return @MK@(fabs(w.y), copysign(w.x, z.y)); }
 static __device__ inline @C@ ember_crint@S@(@C@ z) { return @MK@(rint(z.x), rint(z.y)); }
 "#;
 

@@ -230,7 +230,12 @@ pub fn expression(
         {
             plain(format!("{name}({a})"))
         }
-        "arcsin" | "arccos" | "arctan" if float => plain(format!("a{}({a})", &name[3..])),
+        "arcsin" | "arccos" | "arctan" | "arcsinh" | "arccosh" | "arctanh" if float => {
+            plain(format!("a{}({a})", &name[3..]))
+        }
+        "arcsinh" | "arccosh" | "arctanh" if complex => {
+            with(format!("ember_c{name}{s}({a})"), complex_math(t, dialect))
+        }
         "exp" | "log" | "sqrt" | "sin" | "cos" | "sinh" | "cosh" | "tanh" if complex => {
             with(format!("ember_c{name}{s}({a})"), complex_math(t, dialect))
         }
@@ -353,6 +358,25 @@ pub fn expression(
         "float_power" if float => plain(format!("pow({a}, {b})")),
         "float_power" if complex => {
             with(format!("ember_cpow{s}({a}, {b})"), complex_math(t, dialect))
+        }
+        "hypot" if float => plain(format!("hypot({a}, {b})")),
+        // NumPy's int64 exponents: beyond any float's range the result is 0 or inf anyway.
+        "ldexp" if float && ins.get(1) == Some(&DType::I64) => plain(format!(
+            "ldexp({a}, (int)({b} > 100000 ? 100000 : ({b} < -100000 ? -100000 : {b})))"
+        )),
+        "ldexp" if float => plain(format!("ldexp({a}, {b})")),
+        // The 1-bits of the magnitude (NumPy counts |x| of signed values).
+        "bitwise_count" if matches!(kind, Kind::Int | Kind::UInt) => {
+            let ut = value_type(DType::U64, dialect);
+            let magnitude = if is_signed(t) {
+                format!("({a} < 0 ? ({ut})0 - ({ut}){a} : ({ut}){a})")
+            } else {
+                format!("({ut}){a}")
+            };
+            plain(match dialect {
+                Dialect::Cuda => format!("__popcll({magnitude})"),
+                Dialect::OpenCl => format!("popcount({magnitude})"),
+            })
         }
         "gcd" | "lcm" if matches!(kind, Kind::Int | Kind::UInt) => {
             with(format!("ember_{name}_{}({a}, {b})", t.name()), gcd_lcm_helpers(t, dialect))

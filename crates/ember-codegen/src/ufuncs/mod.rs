@@ -7,6 +7,7 @@ pub mod expr;
 pub mod registry;
 pub mod resolve;
 pub mod tables;
+mod ulp;
 
 pub use registry::{Call, UfuncRow, UFUNCS};
 pub use resolve::{find_loop, ufunc, OperandType, Ufunc};

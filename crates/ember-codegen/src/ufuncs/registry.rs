@@ -12,6 +12,7 @@ use crate::dialect::Dialect;
 use crate::types::value_type;
 
 use super::expr::{expression, Expr};
+use super::ulp;
 
 /// One loop of one ufunc to write: the values `args` (C expressions, already of the loop's
 /// input types `ins`) and the type `out` of its first output.
@@ -33,7 +34,7 @@ impl Call<'_> {
         self.args.get(k).map_or("", String::as_str)
     }
 
-    fn unsupported(&self) -> Result<Expr> {
+    pub fn unsupported(&self) -> Result<Expr> {
         Err(Error::Type(format!(
             "ufunc '{}' is not supported for {} by ember yet",
             self.name,
@@ -141,6 +142,24 @@ pub const UFUNCS: &[UfuncRow] = &[
     row("float_power", &[]),
     row("gcd", &[]),
     row("lcm", &[]),
+    row("arcsinh", &["asinh"]),
+    row("arccosh", &["acosh"]),
+    row("arctanh", &["atanh"]),
+    row("hypot", &[]),
+    row("ldexp", &[]),
+    row("bitwise_count", &[]),
+    UfuncRow {
+        name: "nextafter",
+        aliases: &[],
+        jit: false,
+        body: ulp::nextafter,
+    },
+    UfuncRow {
+        name: "spacing",
+        aliases: &[],
+        jit: false,
+        body: ulp::spacing,
+    },
     UfuncRow {
         name: "logaddexp",
         aliases: &[],

@@ -1,0 +1,276 @@
+"""NumPy parity of the second batch of NumPy's functions: bits (``packbits``/``unpackbits``),
+``insert``/``block``/``rollaxis``, ``ndarray.flat`` and ``.mT``, the two-output ufuncs
+(``divmod``, ``modf``, ``frexp``), ``r_``/``c_``, ``fromfunction`` and the host readers,
+``apply_along_axis``/``apply_over_axes``/``piecewise``, ``matvec``/``vecmat``,
+``shares_memory``, and ``array()`` of lists holding ember arrays.
+
+Views (negative strides, offsets, transposes, 0-size) come from the parity sweep
+(``parity_cases``); fixed-seed cases cover the rest; errors are checked for NumPy's class and
+message."""
+
+from __future__ import annotations
+
+import io
+
+import ember as cp
+import numpy as np
+import pytest
+from ember.testing import parity
+from ember.testing.strategies import SHAPES, operands, run_sweep
+from hypothesis import strategies as st
+
+RNG_SEED = 20261126
+
+
+def _axis(data, ndim, none=True):
+    choices = st.integers(-ndim, ndim - 1) if ndim else st.just(0)
+    return data.draw(st.one_of(st.none(), choices) if none else choices, label="axis")
+
+
+def sweep_call(name, data, shape):
+    """``fn(xp, x)`` for function ``name``, its other arguments drawn."""
+    ndim = len(shape)
+    draw = data.draw
+    if name == "packbits":
+        axis, order = _axis(data, ndim), draw(st.sampled_from(["big", "little"]), label="bitorder")
+        return lambda xp, x: xp.packbits(x, axis=axis, bitorder=order)
+    if name == "unpackbits":
+        axis, order = _axis(data, ndim), draw(st.sampled_from(["big", "little"]), label="bitorder")
+        count = draw(st.one_of(st.none(), st.integers(0, 20)), label="count")
+        return lambda xp, x: xp.unpackbits(x, axis=axis, count=count, bitorder=order)
+    if name == "insert":
+        axis = _axis(data, ndim) if ndim else None
+        n = int(np.prod(shape)) if axis is None else shape[axis]
+        obj = draw(st.one_of(st.integers(-n, n), st.lists(st.integers(-n, n), min_size=2, max_size=3),
+                             st.just(slice(None, None, 2))), label="obj")
+        return lambda xp, x: xp.insert(x, obj, 7, axis=axis)
+    if name == "rollaxis":
+        axis = _axis(data, ndim, none=False)
+        start = draw(st.integers(-ndim, ndim), label="start")
+        return lambda xp, x: xp.rollaxis(x, axis, start)
+    if name == "flat":
+        step = draw(st.integers(1, 3), label="step")
+        return lambda xp, x: x.flat[::step]
+    if name == "flat_set":
+        step = draw(st.integers(1, 3), label="step")
+
+        def assign(xp, x):
+            y = x.copy()
+            y.T.flat[::step] = x.ravel()[:2]  # through a transposed view, values repeated
+            return y
+        return assign
+    if name == "mT":
+        return lambda xp, x: x.mT
+    assert name == "block"
+    return lambda xp, x: xp.block([[x, x], [x, x]])
+
+
+SWEEP_CASES = [("packbits", "bool"), ("packbits", "int16"), ("unpackbits", "uint8"), ("insert", "float32"),
+               ("insert", "int64"), ("rollaxis", "complex64"), ("flat", "float64"), ("flat", "uint16"),
+               ("flat_set", "int32"), ("mT", "float16"), ("block", "int8")]
+NEEDS_2D = {"mT"}
+
+
+@pytest.mark.parametrize("name,dtype", SWEEP_CASES)
+def test_function_matches_numpy_on_views(name, dtype):
+    def body(data, tally):
+        shape = data.draw(SHAPES, label="shape")
+        if name in NEEDS_2D and len(shape) < 2:
+            shape = shape + (2,) * (2 - len(shape))
+        n, e = data.draw(operands(dtype, shape), label="x")
+        parity(sweep_call(name, data, shape), [n], [e], tally, rtol=0)
+
+    run_sweep(body, f"more-{name}-{dtype}", examples=6)
+
+
+def _compare(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            _compare(g, w)
+        return
+    got = got.get() if isinstance(got, cp.ndarray) else np.asarray(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want)) if want.dtype.kind == "f" else True
+
+
+FLOAT_SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -2.5, 3.0, 1e300, 0.75, -1e-310, 65504.0, 6e-8,
+                  1.5e-5, -7.25]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "int16", "uint32", "bool"])
+def test_modf_and_frexp_match_numpy_on_special_values(dtype):
+    rng = np.random.default_rng(RNG_SEED)
+    if np.dtype(dtype).kind == "f":
+        with np.errstate(all="ignore"):
+            x = np.concatenate([np.array(FLOAT_SPECIALS), rng.standard_normal(20) * 1e3]).astype(dtype)
+    else:
+        x = rng.integers(0, 100, 20).astype(dtype)
+    for name in ("modf", "frexp"):
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(x)
+        _compare(getattr(cp, name)(cp.asarray(x)), want)
+        # And through NumPy's own ufunc (NEP 13).
+        _compare(getattr(np, name)(cp.asarray(x)), want)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float64"])
+def test_divmod_matches_numpy_and_fills_out(dtype):
+    rng = np.random.default_rng(RNG_SEED)
+    a = rng.integers(-50 if dtype[0] != "u" else 0, 50, 30).astype(dtype)
+    b = rng.integers(1, 9, 30).astype(dtype)
+    _compare(cp.divmod(cp.asarray(a), cp.asarray(b)), np.divmod(a, b))
+    q = cp.empty(30, dtype=dtype)
+    got = cp.divmod(cp.asarray(a), cp.asarray(b), out=(q, None))
+    assert got[0] is q
+    _compare(got, np.divmod(a, b))
+    with pytest.raises(ValueError, match="returning a single value"):
+        cp.divmod.reduce(cp.asarray(a))
+
+
+def test_concatenators_match_numpy():
+    for key in [(slice(1, 4), 0, "A"), ("-1,2,0", [1, 2, 3], [4, 5, 6]), (slice(0, 1, 3j),),
+                (np.int8(3), "A8"), (3, "A8"), ("0,2", [1, 2], [3, 4])]:
+        def build(xp, key=key):
+            args = tuple(xp.array([7, 8]) if k == "A" else xp.array([1], np.int8) if k == "A8" else k for k in key)
+            return xp.r_[args]
+        _compare(build(cp), build(np))
+    _compare(cp.c_[cp.array([1, 2, 3]), cp.array([4, 5, 6])], np.c_[np.array([1, 2, 3]), np.array([4, 5, 6])])
+    _compare(cp.c_[cp.ones((2, 2)), cp.zeros((2, 1))], np.c_[np.ones((2, 2)), np.zeros((2, 1))])
+    assert cp.s_[1:2, ::3] == np.s_[1:2, ::3] and cp.index_exp[2] == np.index_exp[2]
+    with pytest.raises(ValueError, match="special directives must be the first entry"):
+        cp.r_[1, "0,2"]
+
+
+def test_fromfunction_and_host_readers_match_numpy():
+    _compare(cp.fromfunction(lambda i, j: i * 3 + j, (3, 4), dtype=np.int32),
+             np.fromfunction(lambda i, j: i * 3 + j, (3, 4), dtype=np.int32))
+    raw = np.arange(12, dtype=np.float32).tobytes()
+    _compare(cp.frombuffer(raw, dtype=np.float32, count=5, offset=8),
+             np.frombuffer(raw, dtype=np.float32, count=5, offset=8))
+    _compare(cp.fromstring("1 2 3.5", sep=" "), np.fromstring("1 2 3.5", sep=" "))
+    _compare(cp.fromiter((k * k for k in range(6)), dtype=np.int16),
+             np.fromiter((k * k for k in range(6)), dtype=np.int16))
+    text = "1,2,3\n4,5,6\n"
+    _compare(cp.loadtxt(io.StringIO(text), delimiter=","), np.loadtxt(io.StringIO(text), delimiter=","))
+    _compare(cp.genfromtxt(io.StringIO("1,,3\n4,5,6"), delimiter=","),
+             np.genfromtxt(io.StringIO("1,,3\n4,5,6"), delimiter=","))
+
+
+def test_apply_functions_and_piecewise_match_numpy():
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.standard_normal((3, 4, 5))
+    for axis in (0, 1, -1):
+        _compare(cp.apply_along_axis(lambda v: v[::-1] * 2, axis, cp.asarray(x)),
+                 np.apply_along_axis(lambda v: v[::-1] * 2, axis, x))
+        _compare(cp.apply_along_axis(lambda v: v.max(), axis, cp.asarray(x)),
+                 np.apply_along_axis(lambda v: v.max(), axis, x))
+    _compare(cp.apply_along_axis(lambda v: cp.stack([v, v]), 1, cp.asarray(x)),
+             np.apply_along_axis(lambda v: np.stack([v, v]), 1, x))
+    _compare(cp.apply_over_axes(cp.max, cp.asarray(x), [0, 2]), np.apply_over_axes(np.max, x, [0, 2]))
+    v = np.linspace(-2, 2, 9)
+    e = cp.asarray(v)
+    _compare(cp.piecewise(e, [e < 0, e >= 0], [lambda t: -t, lambda t: t * 3]),
+             np.piecewise(v, [v < 0, v >= 0], [lambda t: -t, lambda t: t * 3]))
+    _compare(cp.piecewise(e, [e < -1], [5.0, lambda t: t + 1]), np.piecewise(v, [v < -1], [5.0, lambda t: t + 1]))
+    with pytest.raises(ValueError, match="with 1 condition"):
+        cp.piecewise(e, [e < 0], [1, 2, 3])
+    with pytest.raises(ValueError, match="Cannot apply_along_axis when any iteration dimensions are 0"):
+        cp.apply_along_axis(lambda t: t, 0, cp.zeros((3, 0)))
+
+
+def test_matvec_and_vecmat_match_numpy():
+    rng = np.random.default_rng(RNG_SEED)
+    m = rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))
+    v = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    w = rng.standard_normal(3) - 2j
+    np.testing.assert_allclose(cp.matvec(cp.asarray(m), cp.asarray(v)).get(), np.matvec(m, v), rtol=1e-12)
+    np.testing.assert_allclose(cp.vecmat(cp.asarray(w), cp.asarray(m)).get(), np.vecmat(w, m), rtol=1e-12)
+    for call in (lambda xp: xp.matvec(xp.ones((2, 3)), xp.ones(4)), lambda xp: xp.matvec(xp.ones(3), xp.ones(3)),
+                 lambda xp: xp.vecmat(xp.ones(3), xp.ones((4, 2)))):
+        with pytest.raises(ValueError) as want:
+            call(np)
+        with pytest.raises(ValueError, match=str(want.value).replace("(", r"\(").replace(")", r"\)")):
+            call(cp)
+
+
+def test_shares_memory_compares_addresses_like_numpy():
+    a, h = cp.arange(10.0), np.arange(10.0)
+    for f in (lambda x: (x, x[::2]), lambda x: (x[::2], x[1::2]), lambda x: (x[:5], x[5:]),
+              lambda x: (x[2:7], x[::-1]), lambda x: (x.reshape(2, 5)[:, 1], x[3:4])):
+        for name in ("shares_memory", "may_share_memory"):
+            assert getattr(cp, name)(*f(a)) == getattr(np, name)(*f(h)), (name, f(h))
+    assert not cp.shares_memory(a, cp.arange(10.0))
+    assert not cp.may_share_memory(a, a.get())
+
+
+def test_array_of_lists_holding_ember_arrays_is_assembled_on_the_device():
+    a, h = cp.arange(3, dtype=np.int8), np.arange(3, dtype=np.int8)
+    _compare(cp.array([a, a + 1]), np.array([h, h + 1]))
+    _compare(cp.array([[a[0], 1.5]]), np.array([[h[0], 1.5]]))
+    _compare(cp.array((a, [1, 2, 3]), dtype=np.float32), np.array((h, [1, 2, 3]), dtype=np.float32))
+    _compare(cp.asarray([a[::-1], a]), np.asarray([h[::-1], h]))
+    for xp, x in ((np, h), (cp, a)):
+        with pytest.raises(ValueError, match="inhomogeneous shape after 1 dimensions. The detected shape was"):
+            xp.array([x, x[:2]])
+
+
+def test_flat_iterates_copies_and_indexes_like_numpy():
+    h = np.arange(24.0).reshape(2, 3, 4).transpose(2, 0, 1)
+    a = cp.asarray(h)
+    assert a.flat.base is a and iter(a.flat) is not None and len(a.flat) == 24
+    assert [float(v) for v in a.flat] == list(h.flat)
+    it = a.flat
+    next(it)
+    next(it)
+    assert it.index == 2 and it.coords == np.unravel_index(2, h.shape)
+    for index in (5, -1, slice(3, None, -2), Ellipsis, [0, 5, 23], np.arange(24) % 2 == 0):
+        _compare(a.flat[index], h.flat[index])
+    for index, value in ((4, 9), (slice(None, None, 5), [1, 2]), ([1, 3, 3], 7), (np.arange(24) < 3, [5, 6])):
+        g, w = a.copy(), h.copy()
+        g.flat[index] = value
+        w.flat[index] = value
+        _compare(g, w)
+    for bad in (None, True, (0,), 2.5):
+        with pytest.raises(IndexError):
+            a.flat[bad]
+    with pytest.raises(IndexError, match="index 24 is out of bounds for size 24"):
+        a.flat[24]
+
+
+def test_bits_insert_block_rollaxis_errors_have_numpys_class_and_message():
+    cases = [
+        (lambda xp: xp.packbits(xp.ones(3)), TypeError, "Expected an input array of integer or boolean data type"),
+        (lambda xp: xp.unpackbits(xp.ones(3, dtype=np.int8)), TypeError,
+         "Expected an input array of unsigned byte data type"),
+        (lambda xp: xp.packbits(xp.ones(3, dtype=bool), bitorder="x"), ValueError,
+         "'order' must be either 'little' or 'big'"),
+        (lambda xp: xp.unpackbits(xp.ones(1, dtype=np.uint8), count=-9), ValueError,
+         "-count larger than number of elements"),
+        (lambda xp: xp.insert(xp.zeros((2, 3)), 5, 0, axis=1), IndexError,
+         "index 5 is out of bounds for axis 1 with size 3"),
+        (lambda xp: xp.insert(xp.zeros((2, 3)), [[1]], 0, axis=1), ValueError,
+         "index array argument obj to insert must be one dimensional or scalar"),
+        (lambda xp: xp.block([[1, 2], [[3]]]), ValueError, r"List depths are mismatched. First element was at "
+         r"depth 2, but there is an element at depth 3 \(arrays\[1\]\[0\]\[0\]\)"),
+        (lambda xp: xp.block([[1], []]), ValueError, r"List at arrays\[1\] cannot be empty"),
+        (lambda xp: xp.block(([1],)), TypeError, "arrays is a tuple. Only lists can be used to arrange blocks"),
+        (lambda xp: xp.rollaxis(xp.zeros((2, 3)), 0, 5), np.exceptions.AxisError,
+         "'start' arg requires -2 <= start < 3, but 5 was passed in"),
+        (lambda xp: xp.zeros(3).mT, ValueError, "matrix transpose with ndim < 2 is undefined"),
+    ]
+    for call, exc, message in cases:
+        with pytest.raises(exc, match=message):
+            call(np)
+        with pytest.raises(exc, match=message):
+            call(cp)
+
+
+def test_to_device_and_tobytes():
+    a = cp.arange(6, dtype=np.int16).reshape(2, 3).T
+    assert a.to_device(a.device) is a
+    host = a.to_device("cpu")
+    assert isinstance(host, np.ndarray) and np.array_equal(host, np.arange(6, dtype=np.int16).reshape(2, 3).T)
+    assert a.tobytes() == host.tobytes() and a.tobytes("F") == host.tobytes("F")

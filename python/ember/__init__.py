@@ -23,6 +23,7 @@ _ember.add_python_dirs(
 from . import cuda, errors, exceptions, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
 from ._array_api import *  # noqa: E402, F403
 from ._array_api import __all__ as _array_api_names  # noqa: E402
+from ._array_api_info import __array_namespace_info__  # noqa: E402
 from ._bits import *  # noqa: E402, F403
 from ._bits import __all__ as _bits_names  # noqa: E402
 from ._calculus import *  # noqa: E402, F403
@@ -191,6 +192,7 @@ complex64, complex128 = _np.complex64, _np.complex128
 from ._dtypes import bfloat16  # noqa: E402  (ml_dtypes', as JAX's)
 
 dtype = _np.dtype
+__array_api_version__ = "2024.12"
 
 __all__ = [
     "BackendUnavailableError", "CompileError", "Device", "DriverError", "ElementwiseKernel", "EmberError",
@@ -217,7 +219,8 @@ __all__ += ["geomspace", "logspace"]
 __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]
 # NumPy's functions composed of ember's, one module per part of NumPy's API, and NumPy's own
 # types, dtype helpers and constants (each module lists its names).
-__all__ += [*_array_api_names, *_bits_names, *_calculus_names, *_contractions_names, *_conversions_names,
+__all__ += [*_array_api_names, "__array_namespace_info__", *_bits_names, *_calculus_names, *_contractions_names,
+            *_conversions_names,
             *_diagonals_names, *_differences_names, *_functional_names, *_host_io_names, *_index_tricks_names,
             *_logic_names, *_manipulation_names, *_nanfunctions_names, *_overlap_names, *_polynomials_names,
             *_special_math_names, *_statistics_names, "divmod", "flatiter", "frexp", "modf", "pad"]

@@ -62,4 +62,6 @@ def vecdot(x1, x2, /, *, axis=-1):
         raise ValueError("vecdot: the vectors along the axis must have the same length")
     if a.dtype.kind == "c":
         a = UFUNCS["conjugate"](a)
-    return _reductions.sum(a * b, axis=-1)
+    products = a * b
+    # NumPy's vecdot sums in the products' dtype (uint8 stays uint8, wrapping).
+    return _reductions.sum(products, axis=-1, dtype=products.dtype)

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes, _ember
 from ._interop import _foreign_view
-from ._runtime import current_device_id
+from ._runtime import Device, current_device_id
 
 
 def _shape_tuple(shape) -> tuple[int, ...]:
@@ -78,6 +78,13 @@ def _scalar(value):
     raise TypeError(f"expected a number, got {type(value).__name__}")
 
 
+def _elsewhere(device, make, *args, **kwargs):
+    """``make(*args, **kwargs)`` run with ``device`` current: the Array API's ``device=`` (an
+    ``ember.cuda.Device``, its id, or an array's ``.device``)."""
+    with Device(device):
+        return make(*args, **kwargs)
+
+
 def _from_host(host: np.ndarray):
     host = _c_order(host)
     out = _ember.wrap(_ember.empty(current_device_id(), list(host.shape), _dtypes.name_of(host.dtype)))
@@ -85,8 +92,10 @@ def _from_host(host: np.ndarray):
     return out
 
 
-def empty(shape, dtype=float, order="C"):
+def empty(shape, dtype=float, order="C", *, device=None):
     """An uninitialised array (C- or Fortran-ordered)."""
+    if device is not None:
+        return _elsewhere(device, empty, shape, dtype, order)
     if order != "C":
         name, device = _dtypes.name_of(dtype), current_device_id()
         native = _in_order(lambda s: _ember.empty(device, s, name), _shape_tuple(shape), _memory_order(order))
@@ -95,8 +104,10 @@ def empty(shape, dtype=float, order="C"):
     return _ember.wrap(_ember.empty(current_device_id(), _shape_tuple(shape), _dtypes.name_of(dtype)))
 
 
-def full(shape, fill_value, dtype=None, order="C"):
+def full(shape, fill_value, dtype=None, order="C", *, device=None):
     """An array filled with ``fill_value`` (dtype inferred from it as NumPy does)."""
+    if device is not None:
+        return _elsewhere(device, full, shape, fill_value, dtype, order)
     if isinstance(fill_value, _ember.ndarray) or (isinstance(fill_value, np.ndarray) and fill_value.ndim > 0):
         # An array value is broadcast into place on the device, as CuPy does (no read-back).
         out = empty(shape, fill_value.dtype if dtype is None else dtype, order=order)
@@ -111,12 +122,12 @@ def full(shape, fill_value, dtype=None, order="C"):
                            _memory_order(order)))
 
 
-def zeros(shape, dtype=float, order="C"):
-    return full(shape, 0, dtype=_dtypes.normalize(dtype), order=order)
+def zeros(shape, dtype=float, order="C", *, device=None):
+    return full(shape, 0, dtype=_dtypes.normalize(dtype), order=order, device=device)
 
 
-def ones(shape, dtype=float, order="C"):
-    return full(shape, 1, dtype=_dtypes.normalize(dtype), order=order)
+def ones(shape, dtype=float, order="C", *, device=None):
+    return full(shape, 1, dtype=_dtypes.normalize(dtype), order=order, device=device)
 
 
 def _like(a, dtype, shape, order):
@@ -148,24 +159,34 @@ def _new_like(shape, dtype, layout, fill=None):
     return _ember.wrap(base._a.view(list(shape), strides, 0, base.dtype.name))
 
 
-def empty_like(a, dtype=None, order="K", subok=None, shape=None):
-    return _new_like(*_like(a, dtype, shape, order))
+def empty_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    return _on_device_of(a, device, lambda: _new_like(*_like(a, dtype, shape, order)))
 
 
-def zeros_like(a, dtype=None, order="K", subok=None, shape=None):
-    return _new_like(*_like(a, dtype, shape, order), fill=0)
+def zeros_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    return _on_device_of(a, device, lambda: _new_like(*_like(a, dtype, shape, order), fill=0))
 
 
-def ones_like(a, dtype=None, order="K", subok=None, shape=None):
-    return _new_like(*_like(a, dtype, shape, order), fill=1)
+def ones_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    return _on_device_of(a, device, lambda: _new_like(*_like(a, dtype, shape, order), fill=1))
 
 
-def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None):
-    return _new_like(*_like(a, dtype, shape, order), fill=fill_value)
+def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    return _on_device_of(a, device, lambda: _new_like(*_like(a, dtype, shape, order), fill=fill_value))
 
 
-def arange(start, stop=None, step=1, dtype=None):
+def _on_device_of(a, device, make):
+    """A new array ``like`` ``a``: on ``device`` if given, else on ``a``'s device (the Array
+    API's rule), else the current one."""
+    if device is None and isinstance(a, _ember.ndarray) and a._a.device != current_device_id():
+        device = a._a.device
+    return make() if device is None else _elsewhere(device, make)
+
+
+def arange(start, stop=None, step=1, dtype=None, *, device=None):
     """Evenly spaced values in ``[start, stop)``, as ``numpy.arange``."""
+    if device is not None:
+        return _elsewhere(device, arange, start, stop, step, dtype)
     if stop is None:
         start, stop = 0, start
     if step is None:  # numpy.arange(0, 10, None) steps by 1
@@ -339,15 +360,38 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
     return out
 
 
-def asarray(obj, dtype=None, order=None):
+def asarray(obj, dtype=None, order=None, *, device=None, copy=None):
     """``obj`` as an ember array: itself when it already is one (of that dtype), a view of
-    device memory from ``__cuda_array_interface__``/``__dlpack__`` objects, else a copy."""
+    device memory from ``__cuda_array_interface__``/``__dlpack__`` objects, else a copy.
+    ``copy=True`` always copies; ``copy=False`` raises ``ValueError`` where a copy is needed
+    (the Array API's and NumPy 2's rule)."""
+    if device is not None:
+        if isinstance(obj, _ember.ndarray) and obj._a.device != Device(device).id:
+            return asarray(obj.to_device(device), dtype, order, copy=False if copy is False else None)
+        return _elsewhere(device, asarray, obj, dtype, order, copy=copy)
+    if copy is True:
+        return array(obj, dtype=dtype, copy=True, order="K" if order is None else order)
+    if copy is False:
+        return _without_copy(obj, dtype, order)
     if isinstance(obj, _ember.ndarray):
         out = obj if dtype is None or _dtypes.normalize(dtype) == obj.dtype else obj.astype(dtype)
         if order in ("F", "f") and out.ndim > 1 and not out.flags.f_contiguous:
             out = out.copy(order="F")
         return out
     return array(obj, dtype=dtype, copy=False, order="K" if order is None else order)
+
+
+def _without_copy(obj, dtype, order):
+    """``asarray(..., copy=False)``: ``obj`` itself or a view of its device memory."""
+    view = obj if isinstance(obj, _ember.ndarray) else _foreign_view(obj)
+    fits = view is not None and (dtype is None or _dtypes.normalize(dtype) == view.dtype)
+    if fits and order in ("F", "f") and view.ndim > 1:
+        fits = view.flags.f_contiguous
+    if fits and order in ("C", "c") and view.ndim > 1:
+        fits = view.flags.c_contiguous
+    if not fits:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    return view
 
 
 def ascontiguousarray(a, dtype=None):

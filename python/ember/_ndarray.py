@@ -390,11 +390,11 @@ class ndarray:
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         return _reductions.mean(self, axis, dtype, out, keepdims)
 
-    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        return _reductions.var(self, axis, dtype, out, ddof, keepdims)
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+        return _reductions.var(self, axis, dtype, out, ddof, keepdims, correction=correction)
 
-    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        return _reductions.std(self, axis, dtype, out, ddof, keepdims)
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+        return _reductions.std(self, axis, dtype, out, ddof, keepdims, correction=correction)
 
     def max(self, axis=None, out=None, keepdims=False):
         return _reductions.max(self, axis, out, keepdims)
@@ -528,7 +528,10 @@ class ndarray:
             get_current_stream(self._a.device).synchronize()
         return _ember.to_dlpack(self._a)
 
-    def __array_namespace__(self, api_version=None):
+    def __array_namespace__(self, /, *, api_version=None):
+        """The ``ember`` module: the Array API standard's namespace, 2024.12 (and earlier)."""
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+            raise ValueError(f"Unrecognized array API version: {api_version!r}; ember implements up to 2024.12")
         return sys.modules["ember"]
 
 

@@ -21,9 +21,11 @@ def _scalar(value) -> bool:
     return value.ndim == 0 if isinstance(value, _ember.ndarray) else np.ndim(value) == 0
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     """``num`` evenly spaced values from ``start`` to ``stop``, as ``numpy.linspace``; array
     bounds give one progression each, along ``axis``."""
+    if device is not None:
+        return _creation._elsewhere(device, linspace, start, stop, num, endpoint, retstep, dtype, axis)
     if _scalar(start) and _scalar(stop):
         return _creation.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     num = operator.index(num)

@@ -92,14 +92,23 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     return _reduce("mean", a, axis, dtype, out, keepdims)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def _ddof(ddof, correction):
+    """The Array API's ``correction`` is NumPy's ``ddof`` (one of them, not both)."""
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
     """Variance over ``axis``, dividing by ``N - ddof`` (real for complex inputs)."""
-    return _reduce("var", a, axis, dtype, out, keepdims, ddof)
+    return _reduce("var", a, axis, dtype, out, keepdims, _ddof(ddof, correction))
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
     """Standard deviation over ``axis``, dividing by ``N - ddof``."""
-    return _reduce("std", a, axis, dtype, out, keepdims, ddof)
+    return _reduce("std", a, axis, dtype, out, keepdims, _ddof(ddof, correction))
 
 
 def max(a, axis=None, out=None, keepdims=False):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._creation import arange, asarray
+from ._creation import _elsewhere, arange, asarray
 from ._indexing import where
 from ._ndarray import ndarray
 
@@ -41,8 +41,10 @@ def triu(m, k=0) -> ndarray:
     return where(below, m.dtype.type(0), m)
 
 
-def eye(N, M=None, k=0, dtype=float, order="C") -> ndarray:
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None) -> ndarray:
     """An ``N`` x ``M`` matrix with ones on the ``k``-th diagonal."""
+    if device is not None:
+        return _elsewhere(device, eye, N, M, k, dtype, order)
     M = N if M is None else M
     rows, cols = _grid(int(N), int(M))
     return (cols - rows == int(k)).astype(dtype)

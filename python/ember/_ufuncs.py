@@ -201,8 +201,15 @@ def unary_operator(name):
     return op
 
 
-def clip(a, a_min=None, a_max=None, out=None):
-    """Limits the values of ``a`` to ``[a_min, a_max]`` (NumPy's ``clip``: maximum then minimum)."""
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002  (NumPy's names)
+    """Limits the values of ``a`` to ``[a_min, a_max]`` (NumPy's ``clip``: maximum then minimum;
+    NumPy 2.1's and the Array API's ``min``/``max`` are the same bounds)."""
+    if min is not None or max is not None:
+        if a_min is not None or a_max is not None:
+            raise ValueError(
+                "Passing `min` or `max` keyword argument when `a_min` and `a_max` are provided is forbidden."
+            )
+        a_min, a_max = min, max
     if a_min is None and a_max is None:
         # NumPy 2.1+: nothing to limit, a copy.
         result = asarray(a).copy()

@@ -156,6 +156,19 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return _reductions.sum(d * (y[tuple(upper)] + y[tuple(lower)]) / 2.0, axis=axis)
 
 
+@functools.cache
+def _numpy_takes_2_vectors() -> bool:
+    """NumPy 2.0 to 2.4 take 2-vectors in ``cross`` with a DeprecationWarning; later NumPy
+    refuses them. ember does as the NumPy beside it does (asked once, on two tiny vectors)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            np.cross([1.0, 0.0], [0.0, 1.0])
+        except ValueError:
+            return False
+    return True
+
+
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of (arrays of) vectors of 2 or 3 components along ``axisa`` of ``a``
     and ``axisb`` of ``b`` (both ``axis`` if given), broadcast over the other axes, the vectors
@@ -170,6 +183,11 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     axisb = normalize_axis_index(operator.index(axisb), b.ndim, msg_prefix="axisb")
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
     na, nb = a.shape[-1], b.shape[-1]
+    if (na, nb) != (3, 3) and not _numpy_takes_2_vectors():
+        raise ValueError(
+            f"Both input arrays must be (arrays of) 3-dimensional vectors, but they are {na} and {nb} "
+            "dimensional instead."
+        )
     if na not in (2, 3) or nb not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
     if na == 2 or nb == 2:

@@ -20,7 +20,7 @@ _ember.add_python_dirs(
     [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
 )
 
-from . import cuda, errors, exceptions, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
+from . import cuda, errors, exceptions, lib, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
 from ._array_api import *  # noqa: E402, F403
 from ._array_api import __all__ as _array_api_names  # noqa: E402
 from ._array_api_info import __array_namespace_info__  # noqa: E402
@@ -214,7 +214,7 @@ __all__ += [
 ]
 __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std",
             "sum", "var"]
-__all__ += ["dot", "inner", "linalg", "matmul", "matvec", "outer", "vdot", "vecmat"]
+__all__ += ["dot", "inner", "lib", "linalg", "matmul", "matvec", "outer", "vdot", "vecmat"]
 __all__ += ["geomspace", "logspace"]
 __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]
 # NumPy's functions composed of ember's, one module per part of NumPy's API, and NumPy's own

@@ -13,7 +13,7 @@ from ._ufuncs import UFUNCS
 __all__ = ["asanyarray", "asarray_chkfinite", "isfortran", "require"]
 
 
-def asanyarray(a, dtype=None, order=None):
+def asanyarray(a, dtype=None, order=None, *, blocking=False):
     """``asarray`` (ember arrays have no subclasses to keep)."""
     return asarray(a, dtype=dtype, order=order)
 

@@ -25,6 +25,8 @@ def _shape_tuple(shape) -> tuple[int, ...]:
         return (shape,)
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
+    if shape is None:
+        raise TypeError("Use () not None as shape arguments")
     try:
         shape = tuple(int(d) for d in shape)
     except TypeError:
@@ -57,7 +59,10 @@ def _in_order(make, shape, order: str):
 
 
 def _c_order(host: np.ndarray, dtype=None) -> np.ndarray:
-    """``host`` as a C-contiguous array of ``dtype``, keeping 0-d arrays 0-d."""
+    """``host`` as a C-contiguous array of ``dtype`` in the machine's byte order (a
+    byte-swapped NumPy array is swapped on the host, as CuPy does), keeping 0-d arrays 0-d."""
+    if dtype is None and not host.dtype.isnative:
+        dtype = host.dtype.newbyteorder("=")
     return np.asarray(host, dtype=dtype, order="C").reshape(host.shape)
 
 
@@ -160,19 +165,28 @@ def _new_like(shape, dtype, layout, fill=None):
 
 
 def empty_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    _no_subclass(subok)
     return _on_device_of(a, device, lambda: _new_like(*_like(a, dtype, shape, order)))
 
 
 def zeros_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    _no_subclass(subok)
     return _on_device_of(a, device, lambda: _new_like(*_like(a, dtype, shape, order), fill=0))
 
 
 def ones_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    _no_subclass(subok)
     return _on_device_of(a, device, lambda: _new_like(*_like(a, dtype, shape, order), fill=1))
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    _no_subclass(subok)
     return _on_device_of(a, device, lambda: _new_like(*_like(a, dtype, shape, order), fill=fill_value))
+
+
+def _no_subclass(subok):
+    if subok:
+        raise TypeError("subok=True is not supported: ember.ndarray has no subclasses")
 
 
 def _on_device_of(a, device, make):
@@ -296,8 +310,14 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return result.astype(dtype, copy=False)
 
 
+def _on_device(x) -> bool:
+    """An ember array, or another library's device array ember can view."""
+    return isinstance(x, _ember.ndarray) or hasattr(x, "__cuda_array_interface__") or hasattr(
+        x, "__cupy_get_ndarray__")
+
+
 def _holds_device_array(seq) -> bool:
-    return any(isinstance(x, _ember.ndarray) or (isinstance(x, list | tuple) and _holds_device_array(x)) for x in seq)
+    return any(_on_device(x) or (isinstance(x, list | tuple) and _holds_device_array(x)) for x in seq)
 
 
 def _join_nested(seq, dtype):
@@ -315,6 +335,8 @@ def _join_nested(seq, dtype):
                     "+ inhomogeneous part."
                 )
             return (len(x),) + (shapes[0] if shapes else ())
+        view = _foreign_view(x) if not isinstance(x, _ember.ndarray) and _on_device(x) else None
+        x = x if view is None else view
         leaves.append((index, x))
         return tuple(x.shape) if isinstance(x, _ember.ndarray) else np.shape(x)
 
@@ -329,9 +351,14 @@ def _join_nested(seq, dtype):
     return out
 
 
-def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
+def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
     """An array holding a copy of ``obj`` (an ember array, a NumPy array, nested lists, a
-    scalar, or an object with ``__cuda_array_interface__`` or ``__dlpack__``)."""
+    scalar, or an object with ``__cuda_array_interface__`` or ``__dlpack__``); ``copy=False``
+    gives ``obj`` itself or raises ``ValueError`` (NumPy 2's rule). ``blocking`` is CuPy's:
+    ember's copies from the host have finished when this returns either way."""
+    if copy is False:
+        out = _without_copy(obj, dtype, order if order in ("C", "c", "F", "f") else None)
+        return out if ndmin <= out.ndim else array(out, copy=None, ndmin=ndmin)
     if isinstance(obj, _ember.ndarray):
         out = obj.astype(dtype if dtype is not None else obj.dtype, copy=copy)
     elif isinstance(obj, list | tuple) and _holds_device_array(obj):
@@ -347,6 +374,8 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
                 host = np.asarray(obj, dtype=_dtypes.normalize(dtype))
             else:
                 host = np.asarray(obj)
+                if not host.dtype.isnative:  # byte-swapped host data: swapped on the host, as CuPy
+                    host = host.astype(host.dtype.newbyteorder("="))
             d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.normalize(host.dtype)
             out = _from_host(np.asarray(host, dtype=d))
     like = obj if isinstance(obj, _ember.ndarray) or isinstance(obj, np.ndarray) else None
@@ -360,11 +389,12 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
     return out
 
 
-def asarray(obj, dtype=None, order=None, *, device=None, copy=None):
+def asarray(obj, dtype=None, order=None, *, device=None, copy=None, blocking=False):
     """``obj`` as an ember array: itself when it already is one (of that dtype), a view of
     device memory from ``__cuda_array_interface__``/``__dlpack__`` objects, else a copy.
     ``copy=True`` always copies; ``copy=False`` raises ``ValueError`` where a copy is needed
-    (the Array API's and NumPy 2's rule)."""
+    (the Array API's and NumPy 2's rule). ``blocking`` is CuPy's: copies from the host have
+    finished when this returns either way."""
     if device is not None:
         if isinstance(obj, _ember.ndarray) and obj._a.device != Device(device).id:
             return asarray(obj.to_device(device), dtype, order, copy=False if copy is False else None)
@@ -378,7 +408,7 @@ def asarray(obj, dtype=None, order=None, *, device=None, copy=None):
         if order in ("F", "f") and out.ndim > 1 and not out.flags.f_contiguous:
             out = out.copy(order="F")
         return out
-    return array(obj, dtype=dtype, copy=False, order="K" if order is None else order)
+    return array(obj, dtype=dtype, copy=None, order="K" if order is None else order)
 
 
 def _without_copy(obj, dtype, order):

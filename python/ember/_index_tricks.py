@@ -11,12 +11,13 @@ that only depend on shapes are made on the host and copied once, as CuPy does.
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
 from . import _ember
-from ._creation import arange, asarray, empty
+from ._creation import arange, asarray, empty, full
 from ._indexing import nonzero, take, where
 from ._ranges import linspace
 from ._shape import broadcast_arrays, broadcast_to, concatenate, ravel, stack
@@ -336,10 +337,8 @@ def put(a, ind, v, mode="raise"):
     if mode != "raise":  # 'raise' is the scatter's own IndexError, as NumPy's put raises
         ind = _bounded(ind, a.size, mode, "")
     v = ravel(_array(v)).astype(a.dtype)
-    if ind.size == 0:
-        return
-    if v.size == 0:
-        raise ValueError("cannot put with an empty values array")
+    if ind.size == 0 or v.size == 0:
+        return  # NumPy 2 writes nothing
     if v.size != ind.size:
         v = take(v, arange(ind.size) % v.size)
     if a.flags.c_contiguous:
@@ -358,9 +357,14 @@ def compress(condition, a, axis=None, out=None):
     if axis is None:
         a, axis = ravel(a), 0
     axis = normalize_axis_index(axis, a.ndim)
+    positions = nonzero(cond)[0]
     if cond.size > a.shape[axis]:
-        raise IndexError(f"index {cond.size - 1} is out of bounds for axis {axis} with size {a.shape[axis]}")
-    picked = take(a, nonzero(cond)[0], axis=axis)
+        # A longer condition is fine while its extra entries are false (NumPy's rule).
+        beyond = positions.get()
+        beyond = beyond[beyond >= a.shape[axis]]
+        if beyond.size:
+            raise IndexError(f"index {beyond[0]} is out of bounds for axis {axis} with size {a.shape[axis]}")
+    picked = take(a, positions, axis=axis)
     if out is not None:
         out[...] = picked
         return out
@@ -434,6 +438,12 @@ def putmask(a, mask, values):
     repeated as needed; in place)."""
     a = _array(a)
     mask = broadcast_to(_array(mask).astype(bool), a.shape)
+    if not isinstance(values, (bool, int, float, complex)):
+        values = _array(values)
+        if not np.can_cast(values.dtype, a.dtype, "safe"):
+            raise TypeError(
+                f"Cannot cast array data from {values.dtype!r} to {a.dtype!r} according to the rule 'safe'"
+            )
     values = ravel(_array(values))
     if values.size == 0:
         if bool(mask.any()):
@@ -448,14 +458,33 @@ def copyto(dst, src, casting="same_kind", where=True):
     """``dst[...] = src`` (broadcast), only where ``where`` is true, under ``casting``."""
     from ._indexing import where as _where
 
-    src = _array(src) if not isinstance(src, (int, float, complex, bool)) else src
-    src_dtype = src.dtype if isinstance(src, _ember.ndarray) else np.result_type(src)
-    if isinstance(src, _ember.ndarray) and not np.can_cast(src_dtype, dst.dtype, casting):
-        raise TypeError(f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the rule {casting!r}")
+    if isinstance(src, (int, float, complex, bool)):
+        # A Python scalar casts by its kind (NEP 50): into booleans only a bool, into
+        # integers a bool or an int, into floats no complex, unless casting is 'unsafe' (then
+        # converted as NumPy converts, the real part of a complex); an int out of range raises
+        # OverflowError when written.
+        kinds = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}[type(src)]
+        if casting != "unsafe" and dst.dtype.kind not in kinds:
+            kind = np.dtype({bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}[type(src)])
+            raise TypeError(f"Cannot cast scalar from {kind!r} to {dst.dtype!r} according to the rule {casting!r}")
+        if casting == "unsafe" and dst.dtype.kind not in kinds:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                src = np.array(src).astype(dst.dtype)[()]
+    else:
+        src = _array(src)
+        if not np.can_cast(src.dtype, dst.dtype, casting):
+            raise TypeError(
+                f"Cannot cast array data from {src.dtype!r} to {dst.dtype!r} according to the rule {casting!r}"
+            )
     if where is True:
         dst[...] = src
         return
-    dst[...] = _where(_array(where), asarray(src).astype(dst.dtype), dst)
+    where = _array(where)
+    if not np.can_cast(where.dtype, np.bool_, "safe"):
+        raise TypeError(f"Cannot cast array data from {where.dtype!r} to dtype('bool') according to the rule 'safe'")
+    value = src.astype(dst.dtype) if isinstance(src, _ember.ndarray) else full((), src, dtype=dst.dtype)
+    dst[...] = _where(where, value, dst)
 
 
 def fill_diagonal(a, val, wrap=False):

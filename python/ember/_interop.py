@@ -53,6 +53,11 @@ def _foreign_view(obj):
     """A zero-copy view of a device object, or ``None`` when ``obj`` is host data."""
     if isinstance(obj, (np.ndarray, np.generic, list, tuple, int, float, complex, bool)):
         return None
+    if hasattr(obj, "__cupy_get_ndarray__"):
+        # CuPy's protocol for array-like wrappers: the array they hold (an ember array here).
+        held = obj.__cupy_get_ndarray__()
+        if isinstance(held, _ember.ndarray):
+            return held
     if backend() == "cuda" and hasattr(obj, "__cuda_array_interface__"):
         return _from_cuda_array_interface(obj)
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):

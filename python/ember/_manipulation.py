@@ -18,6 +18,8 @@ from . import _ember
 from ._creation import array, asarray, empty, zeros
 from ._indexing import nonzero, take
 from ._shape import (
+    broadcast_arrays,
+    broadcast_shapes,
     broadcast_to,
     concatenate,
     expand_dims,
@@ -30,9 +32,9 @@ from ._shape import (
 )
 
 __all__ = [
-    "append", "block", "column_stack", "concat", "delete", "dsplit", "flip", "fliplr", "flipud", "hsplit", "insert",
-    "matrix_transpose", "permute_dims", "repeat", "resize", "roll", "rollaxis", "rot90", "row_stack", "tile",
-    "trim_zeros", "unstack", "vsplit",
+    "append", "block", "broadcast", "column_stack", "concat", "delete", "dsplit", "flip", "fliplr", "flipud",
+    "hsplit", "insert", "matrix_transpose", "permute_dims", "repeat", "resize", "roll", "rollaxis", "rot90",
+    "row_stack", "tile", "trim_zeros", "unstack", "vsplit",
 ]
 
 
@@ -99,6 +101,8 @@ def rot90(m, k=1, axes=(0, 1)):
 def roll(a, shift, axis=None):
     """Elements shifted along ``axis`` (of the flattened array when None), wrapping round."""
     a = _array(a)
+    if isinstance(shift, _ember.ndarray):
+        shift = shift.get()  # a few counts, read on the host as CuPy does
     if axis is None:
         return roll(ravel(a), shift, 0).reshape(a.shape)
     axes = normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
@@ -277,7 +281,7 @@ def trim_zeros(filt, trim="fb", axis=None):
     if not set(trim) <= {"f", "b"} or not trim:
         raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
     if filt.ndim == 0:
-        raise TypeError("trim_zeros requires an array of at least one dimension")
+        return filt  # NumPy 2.2+: nothing to trim
     axes = range(filt.ndim) if axis is None else normalize_axis_tuple(axis, filt.ndim)
     index = [slice(None)] * filt.ndim
     nz = [p.get() for p in nonzero(filt)]
@@ -378,6 +382,28 @@ def rollaxis(a, axis, start=0):
     axes.remove(axis)
     axes.insert(start, axis)
     return transpose(a, axes)
+
+
+class broadcast:  # noqa: N801  (NumPy's name)
+    """The broadcast of arrays together (``numpy.broadcast``): its ``shape``, ``size``,
+    ``ndim`` and the arrays as broadcast views (``values``). Iterating over the elements
+    element by element is NumPy's host iterator; on the device use ``broadcast_arrays``."""
+
+    def __init__(self, *arrays):
+        arrays = [_array(a) for a in arrays]
+        self.shape = broadcast_shapes(*(a.shape for a in arrays))
+        self.values = tuple(broadcast_arrays(*arrays))
+        self.numiter = len(arrays)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    nd = ndim
 
 
 def concat(arrays, /, *, axis=0):

@@ -14,6 +14,7 @@ defined), so the package has no import cycle.
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -33,7 +34,7 @@ from . import (
     _ufuncs,
 )
 from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple
-from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer
+from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
 from ._runtime import Device, backend, current_device_id, get_current_stream
 
 
@@ -86,6 +87,29 @@ def _view_of_pointer(memptr, shape, dtype_name, strides):
     return _ember.from_foreign(device, address, list(shape), strides, dtype_name, memptr)
 
 
+def _strided_new(shape, dtype_name, strides):
+    """New memory for ``ndarray(shape, strides=...)``: just enough bytes for the elements the
+    strides reach (non-negative strides; the first element at the start)."""
+    strides = tuple(int(s) for s in strides)
+    if len(strides) != len(shape):
+        raise ValueError(f"ndarray() with strides {strides} does not match shape {shape}")
+    itemsize = _dtypes.from_name(dtype_name).itemsize
+    if any(s < 0 for s in strides):
+        raise ValueError(f"ndarray() with strides {strides}: negative strides need memptr= (and an offset)")
+    if any(d == 0 for d in shape):
+        extent = 0
+    else:
+        extent = sum((d - 1) * s for d, s in zip(shape, strides, strict=True)) + itemsize
+        contiguous = itemsize * math.prod(shape)
+        if extent > contiguous:
+            raise ValueError(
+                f"ndarray() with strides {strides} reaches {extent} bytes, more than the {contiguous} bytes of "
+                f"shape {shape}: allocate the memory and pass memptr="
+            )
+    base = _ember.empty(current_device_id(), [max(extent, 0)], "uint8")
+    return base.view(list(shape), list(strides), 0, dtype_name)
+
+
 class Flags:
     """``ndarray.flags``: the layout flags NumPy and CuPy report."""
 
@@ -120,7 +144,8 @@ class ndarray:
         name = _dtypes.name_of(dtype)
         if memptr is None:
             if strides is not None:
-                raise ValueError("strides= needs memptr=: a new array is laid out by order= ('C' or 'F')")
+                self._a = _strided_new(shape, name, strides)
+                return
             self._a = _in_order(lambda s: _ember.empty(current_device_id(), s, name), shape, order)
             return
         self._a = _view_of_pointer(memptr, shape, name, strides)
@@ -167,6 +192,9 @@ class ndarray:
 
     @property
     def data(self) -> MemoryPointer:
+        if 0 in self._a.shape:
+            # An empty array points nowhere, as CuPy's (and as its CUDA array interface says).
+            return MemoryPointer(UnownedMemory(0, 0, self, self._a.device), 0)
         mem = ArrayMemory(self._a)
         return MemoryPointer(mem, self._a.address - mem.ptr)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _ember, _reductions
 from ._creation import arange, asarray, empty
+from ._shape import moveaxis
 from ._ufuncs import UFUNCS
 
 __all__ = ["pad"]
@@ -41,6 +42,26 @@ def _pairs(x, ndim: int, as_index: bool = False):
     if as_index and x.min() < 0:
         raise ValueError("index can't contain negative values")
     return np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+def _widths(pad_width, ndim: int):
+    """``pad_width`` as integer (before, after) pairs, one per axis (NumPy's checks)."""
+    if np.asarray(pad_width).dtype.kind not in "iu":
+        raise TypeError("`pad_width` must be of integral type.")
+    return _pairs(pad_width, ndim, as_index=True)
+
+
+def _pad_with(function, a, pad_width, kwargs):
+    """NumPy's ``pad`` with a function as mode: the array padded with zeros, then
+    ``function(vector, (before, after), axis, kwargs)`` called on every 1-d vector along each
+    axis in turn, writing the padding in place (a Python loop over the vectors, as NumPy's)."""
+    widths = [(int(b), int(e)) for b, e in _widths(pad_width, a.ndim)]
+    padded = pad(a, widths, mode="constant")
+    for axis in range(padded.ndim):
+        view = moveaxis(padded, axis, -1)
+        for index in np.ndindex(view.shape[:-1]):
+            function(view[index + (Ellipsis,)], widths[axis], axis, kwargs)
+    return padded
 
 
 def _at(axis: int, s: slice) -> tuple:
@@ -162,7 +183,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     """``array`` padded by ``pad_width`` (per axis: before, after) as ``mode`` says."""
     a = array if isinstance(array, _ember.ndarray) else asarray(array)
     if callable(mode):
-        raise TypeError("ember.pad takes a mode name; a function as mode runs on the host: use numpy.pad there")
+        return _pad_with(mode, a, pad_width, kwargs)
     allowed = {
         "constant": {"constant_values"}, "edge": set(), "wrap": set(), "empty": set(),
         "linear_ramp": {"end_values"}, "maximum": {"stat_length"}, "mean": {"stat_length"},
@@ -175,8 +196,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     unknown = set(kwargs) - allowed[mode]
     if unknown:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unknown}")
-    widths = _pairs(pad_width, a.ndim, as_index=True)
-    widths = [(int(b), int(e)) for b, e in widths]
+    widths = [(int(b), int(e)) for b, e in _widths(pad_width, a.ndim)]
     shape = tuple(b + n + e for n, (b, e) in zip(a.shape, widths, strict=True))
     padded = empty(shape, dtype=a.dtype)
     middle = tuple(slice(b, b + n) for n, (b, _) in zip(a.shape, widths, strict=True))

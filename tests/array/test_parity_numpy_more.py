@@ -11,6 +11,7 @@ message."""
 from __future__ import annotations
 
 import io
+import warnings
 
 import ember as cp
 import numpy as np
@@ -274,3 +275,129 @@ def test_to_device_and_tobytes():
     host = a.to_device("cpu")
     assert isinstance(host, np.ndarray) and np.array_equal(host, np.arange(6, dtype=np.int16).reshape(2, 3).T)
     assert a.tobytes() == host.tobytes() and a.tobytes("F") == host.tobytes("F")
+
+
+# --- fixes CuPy's suite found ----------------------------------------------------------------------
+@pytest.mark.parametrize("casting", ["same_kind", "safe", "unsafe"])
+def test_copyto_casts_python_scalars_by_kind_as_numpy(casting):
+    for src in (3.5, -1, 1 + 1j, 300, True, 0, 2.0, np.float32(2), np.int64(-3)):
+        for dtype in ("int8", "uint8", "float32", "bool", "complex64", "float16"):
+            for where in (True, "mask"):
+                outcomes = []
+                for xp in (np, cp):
+                    dst = xp.ones((2, 2), dtype)
+                    mask = xp.asarray([[True, False], [False, True]]) if where == "mask" else True
+                    try:
+                        with np.errstate(all="ignore"), warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            xp.copyto(dst, src, casting=casting, where=mask)
+                        outcomes.append(dst.tolist())
+                    except (TypeError, OverflowError) as e:
+                        outcomes.append(type(e).__name__)
+                assert outcomes[0] == outcomes[1], (src, dtype, where, outcomes)
+    for xp in (np, cp):
+        with pytest.raises(TypeError, match="to dtype\\('bool'\\) according to the rule 'safe'"):
+            xp.copyto(xp.zeros(3, "i"), xp.ones(3, "i"), where=xp.ones(3, "f"))
+
+
+def test_index_helpers_follow_numpy_at_their_edges():
+    x, h = cp.arange(10.0).reshape(2, 5), np.arange(10.0).reshape(2, 5)
+    _compare(cp.roll(x, cp.asarray([1, 2]), axis=(0, 1)), np.roll(h, [1, 2], axis=(0, 1)))
+    _compare(cp.roll(x, cp.asarray(3)), np.roll(h, 3))
+    cond = [True, False, True, False, False, False, False]
+    _compare(cp.compress(cp.asarray(cond), cp.arange(3)), np.compress(cond, np.arange(3)))
+    for xp in (np, cp):
+        with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+            xp.compress(xp.asarray([True, False, True, True]), xp.arange(3))
+        with pytest.raises(TypeError, match="Cannot cast array data from dtype\\('float32'\\) to dtype\\('int32'\\)"):
+            xp.putmask(xp.zeros(3, "int32"), xp.ones(3, bool), xp.ones(3, "float32"))
+    a, b = cp.arange(7.0), np.arange(7.0)
+    cp.put(a, cp.asarray([1, 2]), cp.zeros(0))
+    np.put(b, [1, 2], np.zeros(0))
+    _compare(a, b)
+    _compare(cp.trim_zeros(cp.asarray(0)), np.trim_zeros(np.asarray(0)))
+
+
+def test_pad_with_a_function_and_integral_widths_as_numpy():
+    def tens(vector, pad_width, iaxis, kwargs):
+        vector[:pad_width[0]] = kwargs.get("value", 10)
+        vector[-pad_width[1]:] = 10
+
+    h = np.arange(6, dtype=np.int16).reshape(2, 3)
+    _compare(cp.pad(cp.asarray(h), 2, tens), np.pad(h, 2, tens))
+    _compare(cp.pad(cp.asarray(h), ((1, 2), (2, 1)), tens, value=7), np.pad(h, ((1, 2), (2, 1)), tens, value=7))
+    for xp in (np, cp):
+        for width in ([], 1.5):
+            with pytest.raises(TypeError, match="`pad_width` must be of integral type."):
+                xp.pad(xp.arange(4), width)
+
+
+def test_broadcast_object_and_stride_tricks_match_numpy():
+    for shapes in [((), ()), ((0,), (1,)), ((2, 1, 3, 4), (3, 1, 4)), ((0, 1, 1, 3), (2, 1, 0, 0, 3))]:
+        b, n = cp.broadcast(*(cp.zeros(s) for s in shapes)), np.broadcast(*(np.zeros(s) for s in shapes))
+        assert (b.shape, b.size, b.nd, b.ndim, b.numiter) == (n.shape, n.size, n.nd, n.ndim, n.numiter)
+        assert all(v.shape == n.shape for v in b.values)
+    with pytest.raises(ValueError, match="shape mismatch: objects cannot be broadcast to a single shape"):
+        cp.broadcast(cp.zeros(2), cp.zeros(3))
+    h = np.arange(24.0).reshape(4, 6)
+    a = cp.asarray(h)
+    for window, axis in ((3, 1), ((2, 2), None), ((2, 3), (1, 0)), (4, 0)):
+        _compare(cp.lib.stride_tricks.sliding_window_view(a, window, axis),
+                 np.lib.stride_tricks.sliding_window_view(h, window, axis))
+    view = cp.lib.stride_tricks.as_strided(a, shape=(3, 2), strides=(16, 8))
+    _compare(view, np.lib.stride_tricks.as_strided(h, shape=(3, 2), strides=(16, 8)))
+    assert view.base is a
+    huge = cp.lib.stride_tricks.as_strided(cp.arange(2, dtype=np.int32), shape=(2, 2**32), strides=(4, 0))
+    _compare(huge[cp.asarray([1]), cp.asarray([1])], np.array([1], dtype=np.int32))
+    with pytest.raises(ValueError, match="reaches outside"):
+        cp.lib.stride_tricks.as_strided(a, shape=(30,), strides=(8,))
+    with pytest.raises(ValueError, match="window shape cannot be larger than input array shape"):
+        cp.lib.stride_tricks.sliding_window_view(a, 7, axis=1)
+
+
+class _Wrapper:
+    """Another library's array-like holding an ember array (CuPy's ``__cupy_get_ndarray__``)."""
+
+    def __init__(self, held):
+        self.held = held
+
+    def __cupy_get_ndarray__(self):
+        return self.held
+
+
+def test_creation_edges_match_numpy():
+    swapped = np.arange(12, dtype=">f8").reshape(3, 4)
+    native = swapped.astype("<f8")
+    for make in (cp.array, cp.asarray):
+        got = make(swapped)
+        assert got.dtype == np.dtype("<f8")
+        _compare(got + got, native + native)
+    got = cp.array([cp.arange(3), _Wrapper(cp.arange(3) + 1)])
+    _compare(got, np.array([np.arange(3), np.arange(3) + 1]))
+    assert cp.asarray(_Wrapper(got)) is got
+    for xp in (np, cp):
+        with pytest.raises(TypeError, match=r"Use \(\) not None as shape arguments"):
+            xp.empty(None)
+    with pytest.raises(TypeError, match="subok=True is not supported"):
+        cp.zeros_like(cp.zeros(2), subok=True)
+    assert cp.zeros((2, 0)).data.ptr == 0
+    _compare(cp.array(swapped, blocking=True), native)
+    strided = cp.ndarray((2, 3, 4), strides=(8, 16, 48), dtype=np.float64)
+    assert strided.strides == (8, 16, 48) and strided.data.mem.size == 192
+    strided[...] = cp.arange(24.0).reshape(2, 3, 4)
+    _compare(strided, np.arange(24.0).reshape(2, 3, 4))
+    for strides in ((8, 128, 1024), (-8, 8, 8)):
+        with pytest.raises(ValueError, match=r"ndarray\(\) with strides"):
+            cp.ndarray((2, 3, 4), strides=strides)
+    f = cp.asfortranarray(cp.arange(24.0).reshape(2, 3, 4))
+    for order in "CFAK":
+        for source, host in ((f, np.asfortranarray(np.arange(24.0).reshape(2, 3, 4))),):
+            try:
+                want = np.array(host, copy=False, order=order) is host
+            except ValueError:
+                want = "raises"
+            try:
+                got = cp.array(source, copy=False, order=order) is source
+            except ValueError:
+                got = "raises"
+            assert got == want, order

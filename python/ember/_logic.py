@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _ember
+from . import _ember, _reductions
 from ._creation import asarray, zeros
 from ._indexing import nonzero
 from ._reductions import all as _all
-from ._reductions import sum as _sum
 from ._shape import broadcast_shapes, ravel, stack
 from ._ufuncs import UFUNCS, imag
 
@@ -77,7 +76,7 @@ def array_equiv(a1, a2):
 def count_nonzero(a, axis=None, *, keepdims=False):
     """How many elements are not zero (along ``axis``), as ``intp``."""
     a = _array(a)
-    return _sum(a != 0, axis=axis, dtype=np.intp, keepdims=keepdims)
+    return _reductions._reduce("count_nonzero", a, axis, None, None, keepdims)
 
 
 def argwhere(a):

@@ -52,9 +52,11 @@ def _deliver(result, out):
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
-    """The sum, NaN counting as zero."""
-    a, _ = _replace_nan(a, 0)
-    return _reductions.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    """The sum, NaN counting as zero (one reduction reading ``a`` once)."""
+    a = _array(a)
+    if not _inexact(a):
+        return _reductions.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    return _reductions._reduce("nansum", a, axis, dtype, out, keepdims)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
@@ -132,11 +134,13 @@ def _count(mask, axis, keepdims):
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     """The mean of the values that are not NaN (NaN, with a warning, where there are none)."""
-    filled, mask = _replace_nan(a, 0)
-    if mask is None:
-        return _reductions.mean(filled, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
-    count = _count(mask, axis, keepdims)
-    total = _reductions.sum(filled, axis=axis, dtype=dtype, keepdims=keepdims)
+    a = _array(a)
+    if not _inexact(a):
+        return _reductions.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    # Two reductions reading ``a`` once each: the count of values and their sum (NumPy's
+    # sum of the NaN-zeroed array, in the same order).
+    count = _reductions._reduce("count_not_nan", a, axis, None, None, keepdims)
+    total = _reductions._reduce("nansum", a, axis, dtype, None, keepdims)
     if bool(_reductions.any(count == 0)):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -37,6 +37,12 @@ pub enum Reduction {
     ArgMin,
     Any,
     All,
+    /// How many elements are not zero (NumPy's `count_nonzero`, as intp).
+    CountNonzero,
+    /// The sum with NaN read as 0 (NumPy's `nansum`).
+    NanSum,
+    /// How many elements are not NaN (the divisor of `nanmean`).
+    CountNotNan,
 }
 
 impl Reduction {
@@ -54,9 +60,13 @@ impl Reduction {
             "argmin" => Reduction::ArgMin,
             "any" => Reduction::Any,
             "all" => Reduction::All,
+            "count_nonzero" => Reduction::CountNonzero,
+            "nansum" => Reduction::NanSum,
+            "count_not_nan" => Reduction::CountNotNan,
             other => {
                 return Err(Error::Value(format!(
-                    "no reduction {other:?}; ember has sum, prod, mean, var, std, max, min, argmax, argmin, any, all"
+                    "no reduction {other:?}; ember has sum, prod, mean, var, std, max, min, argmax, argmin, any, \
+                     all, count_nonzero, nansum, count_not_nan"
                 )))
             }
         })
@@ -65,9 +75,13 @@ impl Reduction {
     /// NumPy's name of the operation in its messages.
     fn ufunc(self) -> &'static str {
         match self {
-            Reduction::Sum | Reduction::Mean | Reduction::Var { .. } | Reduction::Std { .. } => {
-                "add"
-            }
+            Reduction::Sum
+            | Reduction::Mean
+            | Reduction::Var { .. }
+            | Reduction::Std { .. }
+            | Reduction::CountNonzero
+            | Reduction::NanSum
+            | Reduction::CountNotNan => "add",
             Reduction::Prod => "multiply",
             Reduction::Max => "maximum",
             Reduction::Min => "minimum",
@@ -80,9 +94,13 @@ impl Reduction {
 
     fn combine(self) -> Combine {
         match self {
-            Reduction::Sum | Reduction::Mean | Reduction::Var { .. } | Reduction::Std { .. } => {
-                Combine::Add
-            }
+            Reduction::Sum
+            | Reduction::Mean
+            | Reduction::Var { .. }
+            | Reduction::Std { .. }
+            | Reduction::CountNonzero
+            | Reduction::NanSum
+            | Reduction::CountNotNan => Combine::Add,
             Reduction::Prod => Combine::Multiply,
             Reduction::Max => Combine::Max,
             Reduction::Min => Combine::Min,
@@ -144,10 +162,11 @@ pub fn result_types(
         mean: None,
     };
     Ok(match op {
-        Reduction::Sum | Reduction::Prod => {
+        Reduction::Sum | Reduction::Prod | Reduction::NanSum => {
             let d = dtype.or(out).unwrap_or_else(|| sum_dtype(input));
             types(computed_in(d), d)
         }
+        Reduction::CountNonzero | Reduction::CountNotNan => types(DType::I64, DType::I64),
         Reduction::Mean => {
             let d = dtype.unwrap_or_else(|| inexact(input));
             types(computed_in(d), d)
@@ -186,6 +205,9 @@ fn op_name(op: Reduction) -> &'static str {
         Reduction::ArgMin => "argmin",
         Reduction::Any => "any",
         Reduction::All => "all",
+        Reduction::CountNonzero => "count_nonzero",
+        Reduction::NanSum => "nansum",
+        Reduction::CountNotNan => "count_not_nan",
     }
 }
 
@@ -334,6 +356,18 @@ pub fn reduce(
             pass.divisor = (n as f64 - ddof).max(0.0);
             pass.run(&result)?;
         }
+        Reduction::CountNonzero => {
+            pass.map = Map::NonZero;
+            pass.run(&result)?;
+        }
+        Reduction::NanSum => {
+            pass.map = Map::NanAsZero;
+            pass.run(&result)?;
+        }
+        Reduction::CountNotNan => {
+            pass.map = Map::NotNan;
+            pass.run(&result)?;
+        }
         _ => pass.run(&result)?,
     }
     deliver(result, out)
@@ -400,6 +434,14 @@ mod tests {
         );
         assert_eq!(t(Reduction::Any, DType::C128, None, None).acc, DType::Bool);
         assert!(result_types(Reduction::Max, DType::F32, Some(DType::F64), None).is_err());
+        let count = t(Reduction::CountNonzero, DType::C64, None, None);
+        assert_eq!((count.acc, count.output), (DType::I64, DType::I64));
+        let nansum = t(Reduction::NanSum, DType::F16, None, None);
+        assert_eq!((nansum.acc, nansum.output), (DType::F32, DType::F16));
+        assert_eq!(
+            t(Reduction::CountNotNan, DType::F32, None, None).output,
+            DType::I64
+        );
     }
 
     #[test]

@@ -103,6 +103,12 @@ pub enum Map {
     CenteredSquare { mean: DType },
     /// A partial result of an earlier split kernel (with its index, for arg reductions).
     Partial,
+    /// 1 where the element is not zero, else 0 (`count_nonzero`).
+    NonZero,
+    /// The element, with NaN read as 0 (`nansum`).
+    NanAsZero,
+    /// 1 where the element is not NaN, else 0 (the count of `nanmean`).
+    NotNan,
 }
 
 /// What is done to a combined result before it is stored.
@@ -226,6 +232,9 @@ impl ReduceKernel {
             Map::Value => "",
             Map::CenteredSquare { .. } => "_sq",
             Map::Partial => "_fin",
+            Map::NonZero => "_nz",
+            Map::NanAsZero => "_nan0",
+            Map::NotNan => "_notnan",
         };
         format!(
             "ember_reduce_{}_{}_{}{map}{}_{layout}{}{}",
@@ -448,11 +457,33 @@ impl ReduceKernel {
 
     /// The mapped value of a loaded element `x` (a value expression of the input dtype).
     fn mapped(&self, x: &str, mu: &str, dialect: Dialect) -> String {
+        let one_or_zero = |test: String| format!("(({test}) ? (_acc_t)1 : (_acc_t)0)");
+        let nan = match self.input.kind() {
+            Kind::Complex => Some(format!("(isnan(({x}).x) || isnan(({x}).y))")),
+            Kind::Float => Some(format!("isnan({x})")),
+            _ => None,
+        };
         match self.map {
             Map::Value | Map::Partial => cast(x, self.input, self.acc, dialect),
             Map::CenteredSquare { mean } => {
                 format!("_sq({} - {mu})", cast(x, self.input, mean, dialect))
             }
+            Map::NonZero => one_or_zero(match self.input.kind() {
+                Kind::Complex => format!("({x}).x != 0 || ({x}).y != 0"),
+                _ => format!("({x}) != 0"),
+            }),
+            Map::NanAsZero => match nan {
+                Some(test) => format!(
+                    "({test} ? {} : {})",
+                    identity(Combine::Add, self.acc, dialect),
+                    cast(x, self.input, self.acc, dialect)
+                ),
+                None => cast(x, self.input, self.acc, dialect),
+            },
+            Map::NotNan => match nan {
+                Some(test) => one_or_zero(format!("!{test}")),
+                None => "(_acc_t)1".into(),
+            },
         }
     }
 
@@ -650,6 +681,35 @@ mod tests {
             "((float)__int_as_float(0x7f800000))"
         );
         assert!(identity(Combine::Multiply, DType::C64, Dialect::Cuda).contains("(1, 0)"));
+    }
+
+    #[test]
+    fn nan_and_nonzero_maps_test_each_element_once_in_the_fold() {
+        let mut k = sum_f32(Layout::Rows, true);
+        k.acc = DType::I64;
+        k.output = DType::I64;
+        k.map = Map::NonZero;
+        let src = k.source(Dialect::Cuda);
+        assert!(
+            src.contains("_a0 = _combine(_a0, (((_l0_0) != 0) ? (_acc_t)1 : (_acc_t)0));"),
+            "{src}"
+        );
+        k.map = Map::NotNan;
+        let src = k.source(Dialect::OpenCl);
+        assert!(src.contains("((!isnan("), "{src}");
+        let mut k = sum_f32(Layout::Columns, false);
+        k.map = Map::NanAsZero;
+        k.input = DType::C64;
+        k.acc = DType::C64;
+        k.output = DType::C64;
+        let src = k.source(Dialect::OpenCl);
+        assert!(src.contains("(isnan(("), "{src}");
+        assert!(k.name().contains("_nan0"), "{}", k.name());
+        // Exact inputs hold no NaN: the value itself, or a count of every element.
+        let mut k = sum_f32(Layout::Rows, false);
+        k.input = DType::I32;
+        k.map = Map::NotNan;
+        assert!(k.source(Dialect::Cuda).contains("(_acc_t)1"));
     }
 
     #[test]

@@ -1,11 +1,14 @@
-"""Bits packed into bytes and back: NumPy's ``packbits`` and ``unpackbits``.
+"""Bits and bytes: NumPy's ``packbits`` and ``unpackbits``, and ``ndarray.byteswap``.
 
-Each is a few device kernels: the truth of each element, grouped eight to a byte along the
-axis and weighted by bit position (``big``: the first element is the highest bit).
+``packbits``/``unpackbits`` are a few device kernels: the truth of each element, grouped eight
+to a byte along the axis and weighted by bit position (``big``: the first element is the
+highest bit). ``byteswap`` reverses each element's bytes in one fused kernel (each part of a
+complex number on its own, as NumPy does).
 """
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -13,11 +16,14 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from . import _ember
 from ._creation import asarray, zeros
+from ._fusion import fuse
 from ._reductions import sum as _sum
 from ._shape import concatenate, moveaxis, ravel
 from ._ufuncs import UFUNCS
 
 __all__ = ["packbits", "unpackbits"]
+
+_UNSIGNED = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 _right_shift, _bitwise_and, _not_equal, _multiply = (
     UFUNCS["right_shift"], UFUNCS["bitwise_and"], UFUNCS["not_equal"], UFUNCS["multiply"],
@@ -83,3 +89,43 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
             bits = bits[..., :count]
     return moveaxis(bits, -1, axis)
 
+
+
+@functools.cache
+def _reverser(itemsize: int):
+    """A fused kernel reversing the bytes of unsigned integers of ``itemsize`` bytes."""
+    bits = 8 * itemsize
+
+    def reverse(u):
+        out = (u >> (bits - 8)) & 0xFF
+        for k in range(1, itemsize):
+            shift = bits - 8 - 8 * k
+            byte = (u >> shift) & 0xFF if shift > 0 else (u & 0xFF)
+            out = out | (byte << (8 * k))
+        return out
+
+    return fuse(reverse)
+
+
+def _swapped(part):
+    """``part`` (a real dtype) with each element's bytes reversed, as the same dtype."""
+    if part.itemsize == 1:
+        return part.copy()
+    as_unsigned = part.view(_UNSIGNED[part.itemsize])
+    return _reverser(part.itemsize)(as_unsigned).view(part.dtype)
+
+
+def byteswap(a, inplace=False):
+    """``a`` with the bytes of every element reversed (``ndarray.byteswap``): a new array, or
+    ``a`` itself changed when ``inplace``."""
+    if a.dtype.kind == "c":
+        result = zeros(a.shape, a.dtype) if not inplace else a
+        real, imag = _swapped(a.real), _swapped(a.imag)
+        result.real[...] = real
+        result.imag[...] = imag
+        return result
+    swapped = _swapped(a)
+    if inplace:
+        a[...] = swapped
+        return a
+    return swapped

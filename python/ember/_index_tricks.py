@@ -24,8 +24,8 @@ from ._shape import broadcast_arrays, broadcast_to, concatenate, ravel, stack
 
 __all__ = [
     "c_", "choose", "compress", "copyto", "diag_indices", "diag_indices_from", "extract", "fill_diagonal",
-    "fromfunction", "index_exp", "indices", "ix_", "meshgrid", "mgrid", "ndindex", "ogrid", "place", "put",
-    "put_along_axis", "putmask", "r_", "ravel_multi_index", "s_", "select", "take_along_axis", "tril_indices",
+    "fromfunction", "index_exp", "indices", "ix_", "mask_indices", "meshgrid", "mgrid", "ndindex", "ogrid", "place",
+    "put", "put_along_axis", "putmask", "r_", "ravel_multi_index", "s_", "select", "take_along_axis", "tril_indices",
     "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
 ]
 
@@ -63,6 +63,13 @@ def indices(dimensions, dtype=int, sparse=False):
     if not grids:
         return empty((0,), dtype=dtype)
     return stack(grids)
+
+
+def mask_indices(n, mask_func, k=0):
+    """The indices of an ``n`` x ``n`` array where ``mask_func(ones, k)`` (``triu``, ``tril``,
+    ...) is not zero: a pair of index arrays."""
+    mask = mask_func(full((n, n), 1, dtype=np.int64), k)
+    return nonzero(mask != 0)
 
 
 def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):

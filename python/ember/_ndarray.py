@@ -15,11 +15,14 @@ defined), so the package has no import cycle.
 from __future__ import annotations
 
 import math
+import os
+import pickle
 import sys
 
 import numpy as np
 
 from . import (
+    _bits,
     _diagonals,
     _dtypes,
     _ember,
@@ -33,9 +36,14 @@ from . import (
     _rounding,
     _ufuncs,
 )
-from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple
+from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
 from ._runtime import Device, backend, current_device_id, get_current_stream
+
+
+def _unpickle(host: np.ndarray) -> ndarray:
+    """A pickled ember array, back on the current device."""
+    return asarray(host)
 
 
 def _wrap(native) -> ndarray:
@@ -282,6 +290,31 @@ class ndarray:
         raise TypeError(
             "Implicit conversion to a NumPy array is not allowed. Use .get() or ember.asnumpy() to copy it explicitly."
         )
+
+    def byteswap(self, inplace=False) -> ndarray:
+        """The elements with their bytes reversed (each part of a complex number on its own)."""
+        return _bits.byteswap(self, inplace)
+
+    def tofile(self, fid, sep="", format="%s") -> None:  # noqa: A002  (NumPy's name)
+        """Writes the elements to a file (``numpy.ndarray.tofile``), copied to the host first."""
+        self.get().tofile(fid, sep=sep, format=format)
+
+    def __reduce__(self):
+        """Pickling (``pickle``, ``multiprocessing``, Dask): the elements go through the host,
+        and unpickling puts them on the current device, as CuPy's arrays do."""
+        return _unpickle, (self.get(),)
+
+    def dumps(self) -> bytes:
+        """A pickle of the array (``pickle.loads`` gives an ember array back)."""
+        return pickle.dumps(self)
+
+    def dump(self, file) -> None:
+        """Pickles the array to ``file`` (a path or an open binary file)."""
+        if isinstance(file, str | os.PathLike):
+            with open(file, "wb") as f:
+                pickle.dump(self, f)
+        else:
+            pickle.dump(self, file)
 
     def tobytes(self, order="C") -> bytes:
         """The elements' bytes, copied to the host, in ``order``."""

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 from numpy import (  # noqa: F401  (re-exported)
+    False_,
+    ScalarType,
+    True_,
+    base_repr,
+    binary_repr,
     bool,
     byte,
     cdouble,
@@ -41,9 +46,11 @@ from numpy import (  # noqa: F401  (re-exported)
     number,
     pi,
     promote_types,
+    sctypeDict,
     short,
     signedinteger,
     single,
+    typecodes,
     typename,
     ubyte,
     uint,
@@ -58,6 +65,7 @@ from numpy import (  # noqa: F401  (re-exported)
 from . import _ember
 
 __all__ = [
+    "False_", "ScalarType", "True_", "base_repr", "binary_repr", "sctypeDict", "typecodes",
     "bool", "byte", "can_cast", "cdouble", "character", "clongdouble", "common_type", "complexfloating", "csingle",
     "double", "dtype", "e", "euler_gamma", "finfo", "flexible", "floating", "generic", "half", "iinfo", "inexact",
     "inf", "int_", "intc", "integer", "intp", "isdtype", "isscalar", "issubdtype", "iterable",

@@ -401,3 +401,51 @@ def test_creation_edges_match_numpy():
             except ValueError:
                 got = "raises"
             assert got == want, order
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint32", "float32", "float64", "complex64", "complex128", "int8",
+                                   "float16", "int64"])
+def test_byteswap_reverses_each_elements_bytes_as_numpy(dtype):
+    host = (np.random.default_rng(RNG_SEED).standard_normal((3, 5)) * 1000).astype(dtype)[:, ::-2]
+    a = cp.asarray(host)
+    got = a.byteswap()
+    assert got.dtype == host.dtype and got.shape == host.shape
+    assert got.tobytes() == host.byteswap().tobytes()
+    a.byteswap(inplace=True)
+    assert a.tobytes() == host.byteswap().tobytes()
+
+
+def test_host_io_formatting_and_pickling_round_trip(tmp_path):
+    h = np.arange(12.0).reshape(3, 4).T
+    a = cp.asarray(h)
+    buffer = io.BytesIO()
+    cp.save(buffer, a)
+    buffer.seek(0)
+    loaded = cp.load(buffer)
+    assert isinstance(loaded, cp.ndarray)
+    _compare(loaded, h)
+    buffer = io.BytesIO()
+    cp.savez_compressed(buffer, x=a, y=a[:1])
+    buffer.seek(0)
+    with cp.load(buffer) as archive:
+        assert archive.files == ["x", "y"] and isinstance(archive["y"], cp.ndarray)
+        _compare(archive["y"], h[:1])
+    text = io.StringIO()
+    cp.savetxt(text, a, fmt="%.1f")
+    assert text.getvalue() == (lambda s: (np.savetxt(s, h, fmt="%.1f"), s.getvalue())[1])(io.StringIO())
+    assert cp.array_repr(a) == np.array_repr(h) and cp.array_str(a) == np.array_str(h)
+    assert cp.array2string(a, precision=1, separator=",") == np.array2string(h, precision=1, separator=",")
+    with cp.printoptions(precision=2):
+        assert repr(cp.asarray([1 / 3])) == "array([0.33])"
+    path = tmp_path / "a.bin"
+    a.tofile(path)
+    _compare(cp.fromfile(path), h.ravel())
+    import pickle
+
+    back = pickle.loads(pickle.dumps(a[:, 1:]))
+    assert isinstance(back, cp.ndarray)
+    _compare(back, h[:, 1:])
+    _compare(pickle.loads(a.dumps()), h)
+    assert cp.base_repr(10, 3) == "101" and cp.binary_repr(-3, width=4) == "1101"
+    for n, f, k in ((4, cp.triu, 1), (3, cp.tril, -1), (5, cp.triu, 0)):
+        _compare(cp.mask_indices(n, f, k), np.mask_indices(n, getattr(np, f.__name__), k))

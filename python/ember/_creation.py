@@ -425,7 +425,10 @@ def _without_copy(obj, dtype, order):
 
 
 def ascontiguousarray(a, dtype=None):
+    """``a`` in C order (itself when it already is), at least 1-d as in NumPy."""
     a = asarray(a, dtype=dtype)
+    if a.ndim == 0:
+        a = a.reshape(1)
     return a if a.flags.c_contiguous else a.copy()
 
 

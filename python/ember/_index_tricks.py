@@ -10,6 +10,7 @@ that only depend on shapes are made on the host and copied once, as CuPy does.
 
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 
@@ -107,28 +108,52 @@ class _Grid:
         self.sparse = sparse
 
     def __getitem__(self, key):
-        items = key if isinstance(key, tuple) else (key,)
-        axes, kind = [], np.dtype(np.int64)
-        for s in items:
-            start = 0 if s.start is None else s.start
-            step = 1 if s.step is None else s.step
-            if isinstance(step, complex):
-                axes.append(("linspace", start, s.stop, int(abs(step))))
-                kind = np.result_type(kind, np.float64)
-            else:
-                axes.append(("arange", start, s.stop, step))
-                kind = np.result_type(kind, *[type(v) for v in (start, s.stop, step)])
-        vectors = []
-        for how, start, stop, step in axes:
-            if how == "linspace":  # `step` is the count
-                vectors.append(linspace(start, stop, step, dtype=kind))
-            else:
-                vectors.append(arange(start, stop, step, dtype=kind))
         if not isinstance(key, tuple):
-            return vectors[0]
+            return self._one(key)
+        sizes, numbers = [], [0]
+        for s in key:
+            start, step = _or(s.start, 0), _or(s.step, 1)
+            if isinstance(step, complex):
+                step = abs(step)
+                sizes.append(int(step))
+            else:
+                sizes.append(math.ceil((s.stop - start) / step))
+            numbers += [start, s.stop, step]
+        kind = np.result_type(*[x.dtype if isinstance(x, _ember.ndarray) else x for x in numbers])
         if self.sparse:
-            return meshgrid(*vectors, indexing="ij", sparse=True)
-        return stack(meshgrid(*vectors, indexing="ij"))
+            # Each coordinate along its own axis, length 1 along the others.
+            grids = [arange(n, dtype=kind) * _spacing(s) + _or(s.start, 0) for n, s in zip(sizes, key, strict=True)]
+            axes = len(sizes)
+            return tuple(g[(None,) * k + (slice(None),) + (None,) * (axes - k - 1)] for k, g in enumerate(grids))
+        grid = indices(sizes, kind)
+        for k, s in enumerate(key):
+            grid[k] = grid[k] * _spacing(s) + _or(s.start, 0)  # in place: NumPy's shapes and dtype
+        return grid
+
+    @staticmethod
+    def _one(s):
+        """One slice: ``arange``, or for a complex step that many points (bounds may be arrays,
+        broadcast against the points as NumPy does)."""
+        start = _or(s.start, 0)
+        if not isinstance(s.step, complex):
+            return arange(start, s.stop, _or(s.step, 1))
+        length = int(abs(s.step))
+        kind = np.result_type(*[x.dtype if isinstance(x, _ember.ndarray) else x for x in (start, s.stop, abs(s.step))])
+        return arange(0, length, 1, dtype=kind) * _spacing(s) + start
+
+
+def _or(value, default):
+    return default if value is None else value
+
+
+def _spacing(s):
+    """The distance between a slice's points (NumPy's ``nd_grid``: a complex step of n points
+    spans start to stop inclusive)."""
+    step = _or(s.step, 1)
+    if not isinstance(step, complex):
+        return step
+    count = int(abs(step))
+    return (s.stop - _or(s.start, 0)) / float(count - 1) if count != 1 else 1
 
 
 mgrid = _Grid(sparse=False)

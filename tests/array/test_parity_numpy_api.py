@@ -489,6 +489,16 @@ def test_grids_match_numpy():
     assert_same(cp.mgrid[0:1:5j], np.mgrid[0:1:5j], rtol=1e-15)
     for got, want in zip(cp.ogrid[0:1:3j, 0:2], np.ogrid[0:1:3j, 0:2], strict=True):
         assert_same(got, want, rtol=1e-15)
+    # NumPy's points are start + i * step (not linspace's), and array bounds broadcast.
+    assert_same(cp.mgrid[-3:7:4j, 0.5:4:1.5], np.mgrid[-3:7:4j, 0.5:4:1.5], rtol=0)
+    lo, hi = np.zeros(4)[:, None], np.linspace(1, 2, 4)[:, None]
+    assert_same(cp.mgrid[cp.asarray(lo):cp.asarray(hi):5j], np.mgrid[lo:hi:5j], rtol=0)
+    lo3, hi3 = lo[:3], hi[:3]
+    assert_same(cp.mgrid[cp.asarray(lo3):cp.asarray(hi3):3j, cp.asarray(lo3):cp.asarray(hi3):3j],
+                np.mgrid[lo3:hi3:3j, lo3:hi3:3j], rtol=0)
+    for got, want in zip(cp.ogrid[cp.asarray(lo):cp.asarray(hi):3j, 0:2], np.ogrid[lo:hi:3j, 0:2], strict=True):
+        assert_same(got, want, rtol=0)
+    assert_same(cp.ascontiguousarray(cp.ones(())), np.ascontiguousarray(np.ones(())), rtol=0)
 
 
 AT_CASES = {

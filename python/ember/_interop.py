@@ -35,8 +35,14 @@ def from_dlpack(x, *, device=None, copy=None):
 def _from_cuda_array_interface(obj):
     cai = obj.__cuda_array_interface__
     if cai.get("mask") is not None:
-        raise TypeError("masked __cuda_array_interface__ arrays are not supported")
-    dtype = _dtypes.normalize(np.dtype(cai["typestr"]))
+        raise ValueError("ember does not support masked __cuda_array_interface__ arrays (a 'mask' entry)")
+    typestr = np.dtype(cai["typestr"])
+    if not typestr.isnative:
+        # Device memory in the other byte order: ember would have to swap it, not view it.
+        raise ValueError(
+            f"ember does not support __cuda_array_interface__ data of non-native byte order ({cai['typestr']!r})"
+        )
+    dtype = _dtypes.normalize(typestr)
     shape = tuple(int(d) for d in cai["shape"])
     strides = cai.get("strides")
     address = int(cai["data"][0])

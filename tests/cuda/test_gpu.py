@@ -101,3 +101,24 @@ def test_kernel_cache_on_gpu():
 def test_cuda_c_errors_are_compile_errors():
     with pytest.raises(ember.CompileError, match="CUDA compilation of bad failed"):
         ember._ember.compile_module(0, 'extern "C" __global__ void bad(int* x) { x[0] = nope; }', "bad")
+
+
+class _Interface:
+    """A device array described only by ``__cuda_array_interface__`` (as another library's)."""
+
+    def __init__(self, source, **changes):
+        self.__cuda_array_interface__ = {**source.__cuda_array_interface__, **changes}
+
+
+def test_cai_refuses_masks_and_other_byte_orders_and_takes_empty_arrays():
+    a = ember.arange(8, dtype=np.int32)
+    with pytest.raises(ValueError, match="does not support masked"):
+        ember.asarray(_Interface(a, mask=_Interface(a).__cuda_array_interface__))
+    with pytest.raises(ValueError, match="non-native byte order"):
+        ember.asarray(_Interface(a, typestr=">i4"))
+    empty = ember.zeros((0, 3))
+    assert empty.data.ptr == 0 and empty.__cuda_array_interface__["data"][0] == 0
+    view = ember.asarray(_Interface(empty))
+    assert view.shape == (0, 3) and view.data.ptr == 0
+    b = ember.asarray(_Interface(a[::2]))
+    np.testing.assert_array_equal(b.get(), np.arange(0, 8, 2, dtype=np.int32))

@@ -130,6 +130,8 @@ from ._shape import (  # noqa: E402
     transpose,
     vstack,
 )
+from ._sorting import *  # noqa: E402, F403
+from ._sorting import __all__ as _sorting_names  # noqa: E402
 from ._special_math import *  # noqa: E402, F403
 from ._special_math import __all__ as _special_math_names  # noqa: E402
 from ._statistics import *  # noqa: E402, F403
@@ -223,5 +225,5 @@ __all__ += [*_array_api_names, "__array_namespace_info__", *_bits_names, *_calcu
             *_conversions_names,
             *_diagonals_names, *_differences_names, *_functional_names, *_host_io_names, *_index_tricks_names,
             *_logic_names, *_manipulation_names, *_nanfunctions_names, *_overlap_names, *_polynomials_names,
-            *_special_math_names, *_statistics_names, "divmod", "flatiter", "frexp", "modf", "pad"]
+            *_sorting_names, *_special_math_names, *_statistics_names, "divmod", "flatiter", "frexp", "modf", "pad"]
 __all__ += _numpy_names_names

@@ -34,6 +34,7 @@ from . import (
     _protocols,
     _reductions,
     _rounding,
+    _sorting,
     _ufuncs,
 )
 from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray
@@ -242,6 +243,18 @@ class ndarray:
             raise TypeError("iteration over a 0-d array")
         for i in range(self._a.shape[0]):
             yield _ember.getitem(self, i)
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None) -> None:
+        """Sorts the array in place along ``axis`` (stable, NumPy's order: NaN last)."""
+        self[...] = _sorting.sort(self, axis=axis, kind=kind, order=order)
+
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """The indices that sort the array along ``axis``."""
+        return _sorting.argsort(self, axis=axis, kind=kind, order=order)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        """Where ``v``'s values would go in this sorted 1-d array."""
+        return _sorting.searchsorted(self, v, side=side, sorter=sorter)
 
     def nonzero(self) -> tuple:
         """The indices of the non-zero elements, one int64 array per axis."""

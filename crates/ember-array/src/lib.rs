@@ -14,6 +14,7 @@ pub mod reduction;
 pub mod result_type;
 pub mod select;
 pub mod shape;
+pub mod sort;
 pub mod svd;
 pub mod ufunc;
 pub mod user_kernel;

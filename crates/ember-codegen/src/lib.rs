@@ -15,6 +15,7 @@ pub mod philox;
 pub mod prelude;
 pub mod reduce;
 pub mod scan;
+pub mod sort;
 pub mod svd;
 pub mod types;
 pub mod ufuncs;

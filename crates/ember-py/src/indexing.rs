@@ -188,8 +188,22 @@ fn where_<'py>(
     k.wrap(condition.py(), out)
 }
 
+/// `sort_rows(a, rows)`: the stable permutation sorting each row of the C-contiguous `a`
+/// (`rows` rows), as flat int64 indices.
+#[pyfunction]
+fn sort_rows<'py>(a: &Bound<'py, PyAny>, rows: usize) -> PyResult<Bound<'py, PyAny>> {
+    let k = known()?;
+    let src = ndarray(k, a)?;
+    let out = a
+        .py()
+        .detach(|| ember_array::sort::sort_rows(&src, rows))
+        .py()?;
+    k.wrap(a.py(), out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
+        wrap_pyfunction!(sort_rows, m)?,
         wrap_pyfunction!(register_index_converter, m)?,
         wrap_pyfunction!(getitem, m)?,
         wrap_pyfunction!(setitem, m)?,

@@ -1,0 +1,452 @@
+//! Stable sorting of rows by least-significant-digit radix sort, 8 bits a pass.
+//!
+//! Each element gets an unsigned key whose order is NumPy's order of the values ([`keys_source`]:
+//! signed integers with the sign bit flipped, floats by their bits with the negative ones
+//! inverted, every NaN as the one largest value and -0.0 as 0.0; a complex number is two keys,
+//! the imaginary part sorted first). Its flat index travels with it. One pass sorts by one
+//! digit: [`count_source`] counts each tile's digits (a histogram per work-group), a scan of the
+//! histograms (digit-major) gives every (digit, tile) its place, and [`scatter_source`] moves
+//! the elements there, each one's rank among equal digits of its tile worked out in local
+//! memory (so equal keys keep their order: the sort is stable). Rows are sorted together by
+//! passes over the row number (the flat index divided by the row length) after the key passes.
+
+use std::fmt::Write;
+
+use ember_core::dtype::Kind;
+use ember_core::DType;
+
+use crate::dialect::Dialect;
+use crate::prelude::prelude_for;
+use crate::types::{load, storage_type};
+
+/// Threads per work-group.
+pub const BLOCK: usize = 256;
+/// Rounds of `BLOCK` consecutive elements per work-group: a tile is `BLOCK * ROUNDS`.
+pub const ROUNDS: usize = 16;
+/// Values of one digit.
+pub const RADIX: usize = 256;
+
+/// What a pass reads its digit from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Digits {
+    /// 4-byte keys.
+    Key32,
+    /// 8-byte keys.
+    Key64,
+    /// The row number of the flat index (`idx / n`).
+    Row,
+    /// A 4-byte word per element looked up by its flat index (`lookup[idx]`): the class of a
+    /// complex value (which of its parts are NaN), sorted on last.
+    Lookup,
+}
+
+impl Digits {
+    fn name(self) -> &'static str {
+        match self {
+            Digits::Key32 => "k32",
+            Digits::Key64 => "k64",
+            Digits::Row => "row",
+            Digits::Lookup => "lookup",
+        }
+    }
+
+    fn key_type(self, dialect: Dialect) -> &'static str {
+        let words = dialect.table().atomics.words;
+        match self {
+            Digits::Key32 => words[0],
+            Digits::Key64 => words[1],
+            Digits::Row | Digits::Lookup => dialect.table().int64,
+        }
+    }
+}
+
+/// The key of `dtype` values: 4 or 8 bytes, one or two of them (complex: imaginary, then real).
+pub fn key_digits(dtype: DType) -> (Digits, usize) {
+    let wide = match dtype.kind() {
+        Kind::Complex => dtype.itemsize() == 16,
+        _ => dtype.itemsize() == 8,
+    };
+    let digits = if wide { Digits::Key64 } else { Digits::Key32 };
+    (digits, if dtype.kind() == Kind::Complex { 2 } else { 1 })
+}
+
+/// Bits of a key that can differ (passes of 8 bits are needed over them).
+pub fn key_bits(dtype: DType) -> usize {
+    match dtype.kind() {
+        Kind::Bool => 8,
+        Kind::Int | Kind::UInt => 8 * dtype.itemsize(),
+        Kind::Float if dtype.itemsize() == 8 => 64,
+        Kind::Complex if dtype.itemsize() == 16 => 64,
+        // float16/bfloat16 are keyed by their float32 value.
+        _ => 32,
+    }
+}
+
+fn param(
+    dialect: Dialect,
+    name: &str,
+    ty: &str,
+    writable: bool,
+    params: &mut Vec<String>,
+    fix: &mut String,
+) {
+    let t = dialect.table();
+    let c = if writable { "" } else { "const " };
+    params.push(format!("{}{c}{ty}* {name}", t.global));
+    if let Some(line) = t.offset_pointer(name, ty, !writable, &format!("{name}_o")) {
+        params.push(format!("long {name}_o"));
+        fix.push_str(&line);
+    }
+}
+
+/// The order-preserving unsigned key of a real value `v` of `dtype` (a value expression).
+fn real_key(v: &str, dtype: DType, dialect: Dialect) -> String {
+    let t = dialect.table();
+    let [w32, w64] = t.atomics.words;
+    let [(f32_bits, _), (f64_bits, _)] = t.atomics.float_bits;
+    match dtype.kind() {
+        Kind::Bool | Kind::UInt => format!("(({})({v}))", if dtype.itemsize() == 8 { w64 } else { w32 }),
+        Kind::Int if dtype.itemsize() == 8 => format!("((({w64})({v})) ^ (({w64})1 << 63))"),
+        // The sign bit of the value's own width flipped (only its bits are sorted on).
+        Kind::Int => {
+            let bits = 8 * dtype.itemsize();
+            let mask = if bits == 32 { 0xFFFF_FFFFu64 } else { (1u64 << bits) - 1 };
+            format!("(((({w32})(int)({v})) & 0x{mask:x}u) ^ 0x{:x}u)", 1u64 << (bits - 1))
+        }
+        _ if dtype.itemsize() == 8 || dtype == DType::C128 => format!(
+            "ember_fkey64({f64_bits}((isnan({v}) ? ({}) : (({v}) == 0 ? 0.0 : (double)({v})))))",
+            t.nan
+        ),
+        _ => format!(
+            "ember_fkey32({f32_bits}((isnan({v}) ? (float)({}) : (({v}) == 0 ? 0.0f : (float)({v})))))",
+            t.nan
+        ),
+    }
+}
+
+fn float_key_helpers(dialect: Dialect) -> String {
+    let t = dialect.table();
+    let [w32, w64] = t.atomics.words;
+    let dev = t.device_fn;
+    format!(
+        "{dev} {w32} ember_fkey32({w32} b) {{ return (b & 0x80000000u) ? ~b : (b | 0x80000000u); }}\n\
+         {dev} {w64} ember_fkey64({w64} b) {{ return (b >> 63) ? ~b : (b | (({w64})1 << 63)); }}\n"
+    )
+}
+
+/// The kernel writing each element's key(s) and flat index: `key0[i]` (the imaginary part's
+/// for complex), `key1[i]` (the real part's), `idx[i] = i`.
+pub fn keys_source(dialect: Dialect, dtype: DType) -> String {
+    let t = dialect.table();
+    let i64t = t.int64;
+    let (digits, count) = key_digits(dtype);
+    let kt = digits.key_type(dialect);
+    let (mut params, mut fix) = (Vec::new(), String::new());
+    param(
+        dialect,
+        "x",
+        storage_type(dtype, dialect),
+        false,
+        &mut params,
+        &mut fix,
+    );
+    param(dialect, "key0", kt, true, &mut params, &mut fix);
+    if count == 2 {
+        param(dialect, "key1", kt, true, &mut params, &mut fix);
+        param(
+            dialect,
+            "class",
+            t.atomics.words[0],
+            true,
+            &mut params,
+            &mut fix,
+        );
+    }
+    param(dialect, "idx", i64t, true, &mut params, &mut fix);
+    params.push(format!("{i64t} total"));
+    let name = format!("ember_sort_keys_{}", dtype.name());
+    let mut s = prelude_for(dialect, [dtype]);
+    s.push_str(&float_key_helpers(dialect));
+    let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
+    s.push_str(&fix);
+    let _ = writeln!(s, "  const {i64t} i = {};", t.global_id);
+    let _ = writeln!(s, "  if (i >= total) return;");
+    let value = load(dtype, dialect, "x + i");
+    if count == 2 {
+        let part = if dtype == DType::C128 {
+            DType::F64
+        } else {
+            DType::F32
+        };
+        let _ = writeln!(
+            s,
+            "  const {} v = {value};",
+            crate::types::value_type(dtype, dialect)
+        );
+        let _ = writeln!(s, "  key0[i] = {};", real_key("v.y", part, dialect));
+        let _ = writeln!(s, "  key1[i] = {};", real_key("v.x", part, dialect));
+        // NumPy's complex order: no NaN, then NaN imaginary part, NaN real part, both NaN.
+        let _ = writeln!(
+            s,
+            "  class[i] = (isnan(v.x) ? 2u : 0u) + (isnan(v.y) ? 1u : 0u);"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  const {} v = {value};",
+            crate::types::value_type(dtype, dialect)
+        );
+        let _ = writeln!(s, "  key0[i] = {};", real_key("v", dtype, dialect));
+    }
+    let _ = writeln!(s, "  idx[i] = i;");
+    s.push_str("}\n");
+    s
+}
+
+/// The digit of element `i` in a pass over `digits` (`shift` bits up).
+fn digit(digits: Digits) -> &'static str {
+    match digits {
+        Digits::Row => "(int)(((idx_in[i] / n) >> shift) & 255)",
+        Digits::Lookup => "(int)((lookup[idx_in[i]] >> shift) & 255)",
+        _ => "(int)((key_in[i] >> shift) & 255)",
+    }
+}
+
+/// Whether a pass's digits come from the flat index (no keys move).
+fn from_index(digits: Digits) -> bool {
+    matches!(digits, Digits::Row | Digits::Lookup)
+}
+
+fn local_increment(dialect: Dialect, target: &str) -> String {
+    match dialect {
+        Dialect::Cuda => format!("atomicAdd(&{target}, 1)"),
+        Dialect::OpenCl => format!("atomic_inc(&{target})"),
+    }
+}
+
+/// The kernel counting each tile's digits: `counts[d * tiles + g]`.
+pub fn count_source(dialect: Dialect, digits: Digits) -> String {
+    let t = dialect.table();
+    let i64t = t.int64;
+    let (mut params, mut fix) = (Vec::new(), String::new());
+    if from_index(digits) {
+        param(dialect, "idx_in", i64t, false, &mut params, &mut fix);
+        if digits == Digits::Lookup {
+            param(
+                dialect,
+                "lookup",
+                t.atomics.words[0],
+                false,
+                &mut params,
+                &mut fix,
+            );
+        }
+    } else {
+        param(
+            dialect,
+            "key_in",
+            digits.key_type(dialect),
+            false,
+            &mut params,
+            &mut fix,
+        );
+    }
+    param(dialect, "counts", i64t, true, &mut params, &mut fix);
+    params.extend([
+        format!("{i64t} total"),
+        format!("{i64t} shift"),
+        format!("{i64t} n"),
+    ]);
+    let name = format!("ember_sort_count_{}", digits.name());
+    let mut s = prelude_for(dialect, []);
+    let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
+    s.push_str(&fix);
+    let (tid, group, tiles) = (t.local_id, t.group_id[0], t.num_groups[0]);
+    let _ = writeln!(s, "  {} int hist[{RADIX}];", t.shared);
+    let _ = writeln!(s, "  const int tid = {tid};");
+    let _ = writeln!(
+        s,
+        "  for (int d = tid; d < {RADIX}; d += {BLOCK}) hist[d] = 0;"
+    );
+    let _ = writeln!(s, "  {};", t.barrier);
+    let _ = writeln!(
+        s,
+        "  const {i64t} tile = ({i64t}){group} * {};",
+        BLOCK * ROUNDS
+    );
+    let _ = writeln!(s, "  for (int r = 0; r < {ROUNDS}; ++r) {{");
+    let _ = writeln!(s, "    const {i64t} i = tile + r * {BLOCK} + tid;");
+    let _ = writeln!(
+        s,
+        "    if (i < total) {};",
+        local_increment(dialect, &format!("hist[{}]", digit(digits)))
+    );
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  {};", t.barrier);
+    let _ = writeln!(s, "  for (int d = tid; d < {RADIX}; d += {BLOCK}) counts[({i64t})d * {tiles} + {group}] = hist[d];");
+    s.push_str("}\n");
+    s
+}
+
+/// The kernel moving each tile's elements to their places for this pass's digit: keys (and a
+/// second key carried along for complex values) and flat indices.
+pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -> String {
+    let t = dialect.table();
+    let i64t = t.int64;
+    let (mut params, mut fix) = (Vec::new(), String::new());
+    let keyed = !from_index(digits);
+    if keyed {
+        param(
+            dialect,
+            "key_in",
+            digits.key_type(dialect),
+            false,
+            &mut params,
+            &mut fix,
+        );
+    }
+    param(dialect, "idx_in", i64t, false, &mut params, &mut fix);
+    if digits == Digits::Lookup {
+        let words = dialect.table().atomics.words;
+        param(dialect, "lookup", words[0], false, &mut params, &mut fix);
+    }
+    if let Some(c) = carry {
+        param(
+            dialect,
+            "carry_in",
+            c.key_type(dialect),
+            false,
+            &mut params,
+            &mut fix,
+        );
+    }
+    if keyed {
+        param(
+            dialect,
+            "key_out",
+            digits.key_type(dialect),
+            true,
+            &mut params,
+            &mut fix,
+        );
+    }
+    param(dialect, "idx_out", i64t, true, &mut params, &mut fix);
+    if let Some(c) = carry {
+        param(
+            dialect,
+            "carry_out",
+            c.key_type(dialect),
+            true,
+            &mut params,
+            &mut fix,
+        );
+    }
+    param(dialect, "counts", i64t, false, &mut params, &mut fix);
+    param(dialect, "inclusive", i64t, false, &mut params, &mut fix);
+    params.extend([
+        format!("{i64t} total"),
+        format!("{i64t} shift"),
+        format!("{i64t} n"),
+    ]);
+    let name = scatter_name(digits, carry);
+    let mut s = prelude_for(dialect, []);
+    let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
+    s.push_str(&fix);
+    let (tid, group, tiles) = (t.local_id, t.group_id[0], t.num_groups[0]);
+    let _ = writeln!(s, "  {} int dig[{BLOCK}];", t.shared);
+    let _ = writeln!(s, "  {} {i64t} base[{RADIX}];", t.shared);
+    let _ = writeln!(s, "  {} int run[{RADIX}];", t.shared);
+    let _ = writeln!(s, "  const int tid = {tid};");
+    let _ = writeln!(s, "  for (int d = tid; d < {RADIX}; d += {BLOCK}) {{");
+    let _ = writeln!(s, "    const {i64t} at = ({i64t})d * {tiles} + {group};");
+    let _ = writeln!(s, "    base[d] = inclusive[at] - counts[at]; run[d] = 0;");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  {};", t.barrier);
+    let _ = writeln!(
+        s,
+        "  const {i64t} tile = ({i64t}){group} * {};",
+        BLOCK * ROUNDS
+    );
+    let _ = writeln!(s, "  for (int r = 0; r < {ROUNDS}; ++r) {{");
+    let _ = writeln!(s, "    const {i64t} i = tile + r * {BLOCK} + tid;");
+    let _ = writeln!(s, "    const int d = i < total ? {} : -1;", digit(digits));
+    let _ = writeln!(s, "    dig[tid] = d;");
+    let _ = writeln!(s, "    {};", t.barrier);
+    // Stable: an element's rank among its round's equal digits is how many come before it.
+    let _ = writeln!(s, "    if (d >= 0) {{");
+    let _ = writeln!(s, "      int rank = 0;");
+    let _ = writeln!(
+        s,
+        "      for (int j = 0; j < tid; ++j) rank += (dig[j] == d);"
+    );
+    let _ = writeln!(s, "      const {i64t} to = base[d] + run[d] + rank;");
+    if keyed {
+        let _ = writeln!(s, "      key_out[to] = key_in[i];");
+    }
+    let _ = writeln!(s, "      idx_out[to] = idx_in[i];");
+    if carry.is_some() {
+        let _ = writeln!(s, "      carry_out[to] = carry_in[i];");
+    }
+    let _ = writeln!(s, "    }}");
+    let _ = writeln!(s, "    {};", t.barrier);
+    let _ = writeln!(s, "    if (d >= 0) {};", local_increment(dialect, "run[d]"));
+    let _ = writeln!(s, "    {};", t.barrier);
+    let _ = writeln!(s, "  }}");
+    s.push_str("}\n");
+    s
+}
+
+pub fn scatter_name(digits: Digits, carry: Option<Digits>) -> String {
+    match carry {
+        Some(c) => format!("ember_sort_scatter_{}_{}", digits.name(), c.name()),
+        None => format!("ember_sort_scatter_{}", digits.name()),
+    }
+}
+
+pub fn count_name(digits: Digits) -> String {
+    format!("ember_sort_count_{}", digits.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_order_floats_ints_and_complex_parts() {
+        let cl = keys_source(Dialect::OpenCl, DType::F32);
+        assert!(
+            cl.contains("key0[i] = ember_fkey32(as_uint((isnan(v) ?"),
+            "{cl}"
+        );
+        let cuda = keys_source(Dialect::Cuda, DType::I16);
+        assert!(
+            cuda.contains("key0[i] = ((((unsigned int)(int)(v)) & 0xffffu) ^ 0x8000u);"),
+            "{cuda}"
+        );
+        let c = keys_source(Dialect::Cuda, DType::C128);
+        assert!(
+            c.contains("key0[i] = ember_fkey64(") && c.contains("v.y") && c.contains("key1[i]"),
+            "{c}"
+        );
+        assert_eq!(key_digits(DType::C64), (Digits::Key32, 2));
+        assert_eq!(key_bits(DType::U16), 16);
+    }
+
+    #[test]
+    fn passes_count_and_scatter_stably_in_both_dialects() {
+        let cuda = scatter_source(Dialect::Cuda, Digits::Key64, Some(Digits::Key64));
+        assert!(
+            cuda.contains("for (int j = 0; j < tid; ++j) rank += (dig[j] == d);"),
+            "{cuda}"
+        );
+        assert!(cuda.contains("carry_out[to] = carry_in[i];"), "{cuda}");
+        assert!(cuda.contains("atomicAdd(&run[d], 1)"), "{cuda}");
+        let cl = count_source(Dialect::OpenCl, Digits::Row);
+        assert!(
+            cl.contains("atomic_inc(&hist[(int)(((idx_in[i] / n) >> shift) & 255)])"),
+            "{cl}"
+        );
+        let row = scatter_source(Dialect::OpenCl, Digits::Row, None);
+        assert!(!row.contains("key_out"), "{row}");
+    }
+}

@@ -1,0 +1,325 @@
+"""Sorting and what is built on it: ``sort``, ``argsort``, ``searchsorted``, ``isin``,
+``unique`` (and the Array API's ``unique_*``), and the set functions ``intersect1d``,
+``union1d``, ``setdiff1d``, ``setxor1d``.
+
+Every sort is the device's stable radix sort of rows (``_ember.sort_rows``, in NumPy's order:
+NaN last, -0.0 equal to 0.0, complex values by real then imaginary part with NumPy's places
+for NaN parts), so ``kind`` only changes nothing: every kind is stable. ``searchsorted`` is
+one stable sort of the sorted array and the values together; ``isin`` sorts the test values
+and searches them; ``unique`` marks where a sorted array changes.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
+
+from . import _ember
+from ._creation import arange, asarray, empty, zeros
+from ._indexing import nonzero, take
+from ._reductions import any as _any
+from ._reductions import cumsum
+from ._shape import concatenate, moveaxis, ravel
+from ._ufuncs import UFUNCS
+
+__all__ = [
+    "argsort", "in1d", "intersect1d", "isin", "searchsorted", "setdiff1d", "setxor1d", "sort", "union1d", "unique",
+    "unique_all", "unique_counts", "unique_inverse", "unique_values",
+]
+
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+_not_equal, _isnan, _logical_and, _logical_or = (
+    UFUNCS["not_equal"], UFUNCS["isnan"], UFUNCS["logical_and"], UFUNCS["logical_or"],
+)
+
+
+def _array(a):
+    return a if isinstance(a, _ember.ndarray) else asarray(a)
+
+
+def _check(kind, order):
+    if kind not in _KINDS:
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+
+
+def _rows_permutation(a, axis):
+    """``a`` with ``axis`` last, as C-contiguous rows, and the flat permutation sorting each
+    row (stable)."""
+    moved = moveaxis(a, axis, -1)
+    rows = moved.copy() if not moved.flags.c_contiguous else moved
+    n = rows.shape[-1] if rows.ndim else 1
+    count = rows.size // n if n else 0
+    return rows, _ember.sort_rows(ravel(rows), count), n
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """The indices that sort ``a`` along ``axis`` (of the flattened array when None): stable,
+    whatever ``kind``; ``descending`` (the Array API's) keeps equal values in their order."""
+    _check(kind, order)
+    a = _array(a)
+    if descending:
+        return _descending_argsort(a, axis)
+    if axis is None:
+        a, axis = ravel(a), 0
+    if a.ndim == 0:
+        normalize_axis_index(axis, 1)
+        return zeros((), dtype=np.intp)
+    axis = normalize_axis_index(axis, a.ndim)
+    rows, perm, n = _rows_permutation(a, axis)
+    if rows.size == 0:
+        return empty(a.shape, dtype=np.intp)
+    row_start = (arange(rows.size, dtype=np.int64) // n) * n
+    within = UFUNCS["subtract"](perm, row_start).reshape(rows.shape)
+    return moveaxis(within, -1, axis)
+
+
+def _descending_argsort(a, axis):
+    """Largest first, equal values in their order: the ascending order of the reversed array,
+    reversed and mapped back."""
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = normalize_axis_index(axis, max(a.ndim, 1))
+    if a.ndim == 0:
+        return zeros((), dtype=np.intp)
+    flip = (slice(None),) * axis + (slice(None, None, -1),)
+    ascending = argsort(a[flip], axis=axis)
+    return UFUNCS["subtract"](a.shape[axis] - 1, ascending[flip])
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """A sorted copy of ``a`` along ``axis`` (of the flattened array when None), in NumPy's
+    order (NaN last; first when ``descending``, the Array API's)."""
+    _check(kind, order)
+    a = _array(a)
+    if descending:
+        if axis is None:
+            a, axis = ravel(a), 0
+        if a.ndim == 0:
+            return a.copy()
+        from_largest = _descending_argsort(a, axis)
+        return _take_along(a, from_largest, normalize_axis_index(axis, a.ndim))
+    if axis is None:
+        a, axis = ravel(a), 0
+    if a.ndim == 0:
+        normalize_axis_index(axis, 1)
+        return a.copy()
+    axis = normalize_axis_index(axis, a.ndim)
+    rows, perm, _ = _rows_permutation(a, axis)
+    if rows.size == 0:
+        return a.copy()
+    result = moveaxis(take(ravel(rows), perm).reshape(rows.shape), -1, axis)
+    return result if axis == a.ndim - 1 else result.copy()
+
+
+def _take_along(a, indices, axis):
+    """``a``'s elements at ``indices`` along ``axis`` (NumPy's ``take_along_axis``)."""
+    moved, index = moveaxis(a, axis, -1), moveaxis(indices, axis, -1)
+    n = moved.shape[-1]
+    rows = moved.copy() if not moved.flags.c_contiguous else moved
+    flat_index = UFUNCS["add"](index, (arange(index.size // n if n else 0, dtype=np.int64) * n).reshape(
+        index.shape[:-1] + (1,)))
+    return moveaxis(take(ravel(rows), ravel(flat_index)).reshape(moved.shape), -1, axis).copy()
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """Where ``v``'s values would go in the sorted 1-d ``a`` to keep it sorted: before equal
+    values (``side='left'``) or after them (``'right'``)."""
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    a = _array(a)
+    if a.ndim != 1:
+        depth = "too deep" if a.ndim > 1 else "of too small depth"
+        raise ValueError(f"object {depth} for desired array")
+    if sorter is not None:
+        a = take(a, _array(sorter))
+    scalar = np.ndim(v) == 0 and not isinstance(v, _ember.ndarray)
+    v = _array(v)
+    common = np.result_type(a.dtype, v.dtype)
+    a, values = a.astype(common, copy=False), ravel(v).astype(common, copy=False)
+    nv, na = values.size, a.size
+    if nv == 0:
+        return empty(v.shape, dtype=np.intp)
+    # One stable sort of both: values first for 'left' (they go before equal elements of a),
+    # after for 'right'; a value's place counts the elements of a sorted before it.
+    first = side == "left"
+    joined = concatenate([values, a] if first else [a, values])
+    perm = _ember.sort_rows(joined, 1)
+    is_value = UFUNCS["less"](perm, nv) if first else UFUNCS["greater_equal"](perm, na)
+    values_before = cumsum(is_value.astype(np.int64))
+    place = empty(nv + na, dtype=np.int64)
+    place[perm] = arange(nv + na, dtype=np.int64)
+    value_places = place[:nv] if first else place[na:]
+    result = value_places - (take(values_before, value_places) - 1)
+    return result.reshape(()) if scalar else result.reshape(v.shape)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Whether each element of ``element`` is in ``test_elements`` (by ``==``: NaN is in
+    nothing), the shape of ``element``."""
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    element, test = _array(element), ravel(_array(test_elements))
+    common = np.result_type(element.dtype, test.dtype)
+    flat = ravel(element).astype(common, copy=False)
+    if test.size == 0 or flat.size == 0:
+        found = zeros(element.shape, dtype=bool)
+        return UFUNCS["logical_not"](found) if invert else found
+    ordered = sort(test.astype(common, copy=False))
+    place = searchsorted(ordered, flat)
+    clipped = UFUNCS["minimum"](place, ordered.size - 1)
+    found = _logical_and(UFUNCS["less"](place, ordered.size), UFUNCS["equal"](take(ordered, clipped), flat))
+    found = found.reshape(element.shape)
+    return UFUNCS["logical_not"](found) if invert else found
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
+    """``isin`` of the flattened ``ar1`` (NumPy 1's name)."""
+    return isin(ravel(_array(ar1)), ar2, assume_unique, invert, kind=kind)
+
+
+def _changes(ordered, equal_nan):
+    """Where a sorted 1-d array starts a new value (the first element always), NaN equal to
+    NaN when ``equal_nan``."""
+    flags = concatenate([asarray([True]), _not_equal(ordered[1:], ordered[:-1])])
+    if equal_nan and ordered.dtype.kind in "fc":
+        nan = _isnan(ordered)
+        repeat = concatenate([asarray([False]), _logical_and(nan[1:], nan[:-1])])
+        flags = _logical_and(flags, UFUNCS["logical_not"](repeat))
+    return flags
+
+
+def _unique_flat(ar, return_index, return_inverse, return_counts, equal_nan):
+    flat = ravel(ar)
+    n = flat.size
+    if n == 0:
+        empty_index = empty((0,), dtype=np.intp)
+        return flat.copy(), empty_index, empty(ar.shape, dtype=np.intp), empty_index
+    perm = _ember.sort_rows(flat if flat.flags.c_contiguous else flat.copy(), 1)
+    ordered = take(flat, perm)
+    flags = _changes(ordered, equal_nan)
+    starts = nonzero(flags)[0]
+    values = take(ordered, starts)
+    index = take(perm, starts) if return_index else None
+    inverse = None
+    if return_inverse:
+        group = cumsum(flags.astype(np.int64)) - 1
+        inverse = empty(n, dtype=np.intp)
+        inverse[perm] = group
+        inverse = inverse.reshape(ar.shape)
+    counts = None
+    if return_counts:
+        ends = concatenate([starts[1:], asarray([n], dtype=np.int64)])
+        counts = ends - starts
+    return values, index, inverse, counts
+
+
+def _unique_axis(ar, axis, return_index, return_inverse, return_counts, equal_nan):
+    """Unique subarrays along ``axis``: rows compared lexicographically, NumPy's order."""
+    moved = moveaxis(ar, axis, 0)
+    length = moved.shape[0]
+    rows = moved.reshape(length, -1).copy()
+    # Lexicographic order by stable sorts from the last column to the first.
+    perm = arange(length, dtype=np.int64)
+    for column in range(rows.shape[1] - 1, -1, -1):
+        keys = take(rows[:, column], perm)
+        perm = take(perm, _ember.sort_rows(keys.copy(), 1))
+    ordered = take(rows, perm, axis=0)
+    if length:
+        change = _not_equal(ordered[1:], ordered[:-1])
+        if equal_nan and ordered.dtype.kind in "fc":
+            nan = _isnan(ordered)
+            change = _logical_and(change, UFUNCS["logical_not"](_logical_and(nan[1:], nan[:-1])))
+        flags = concatenate([asarray([True]), _any(change, axis=1)])
+    else:
+        flags = empty((0,), dtype=bool)
+    starts = nonzero(flags)[0]
+    values = take(ordered, starts, axis=0).reshape((starts.size,) + moved.shape[1:])
+    values = moveaxis(values, 0, axis)
+    index = take(perm, starts) if return_index else None
+    inverse = None
+    if return_inverse:
+        group = cumsum(flags.astype(np.int64)) - 1
+        inverse = empty(length, dtype=np.intp)
+        if length:
+            inverse[perm] = group
+    counts = None
+    if return_counts:
+        ends = concatenate([starts[1:], asarray([length], dtype=np.int64)])
+        counts = ends - starts
+    return values, index, inverse, counts
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           sorted=True):  # noqa: A002  (NumPy's name)
+    """The sorted unique values of ``ar`` (or unique subarrays along ``axis``), with the first
+    indices, the inverse and the counts when asked."""
+    ar = _array(ar)
+    if axis is None:
+        values, index, inverse, counts = _unique_flat(ar, return_index, return_inverse, return_counts, equal_nan)
+    else:
+        axis = normalize_axis_index(operator.index(axis), ar.ndim)
+        values, index, inverse, counts = _unique_axis(ar, axis, return_index, return_inverse, return_counts,
+                                                      equal_nan)
+    extras = [x for x, asked in ((index, return_index), (inverse, return_inverse), (counts, return_counts)) if asked]
+    return (values, *extras) if extras else values
+
+
+def unique_values(x):
+    """The Array API's unique values (NaN equal to NaN)."""
+    return unique(x)
+
+
+def unique_counts(x):
+    """The Array API's ``(values, counts)``."""
+    return np.lib._arraysetops_impl.UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
+
+
+def unique_inverse(x):
+    """The Array API's ``(values, inverse_indices)`` (inverse of ``x``'s shape)."""
+    return np.lib._arraysetops_impl.UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False))
+
+
+def unique_all(x):
+    """The Array API's ``(values, indices, inverse_indices, counts)``."""
+    return np.lib._arraysetops_impl.UniqueAllResult(
+        *unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    )
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted values in both arrays (with their first indices in each when asked)."""
+    ar1, ar2 = ravel(_array(ar1)), ravel(_array(ar2))
+    if return_indices:
+        u1, i1 = unique(ar1, return_index=True) if not assume_unique else (ar1, arange(ar1.size, dtype=np.intp))
+        u2, i2 = unique(ar2, return_index=True) if not assume_unique else (ar2, arange(ar2.size, dtype=np.intp))
+        inside = isin(u1, u2)
+        common = u1[inside]
+        place = searchsorted(u2, common) if common.size else empty((0,), dtype=np.intp)
+        return common, i1[inside], take(i2, place) if common.size else empty((0,), dtype=np.intp)
+    u1 = ar1 if assume_unique else unique(ar1)
+    u2 = ar2 if assume_unique else unique(ar2)
+    common = u1[isin(u1, u2)]
+    return sort(common) if assume_unique else common
+
+
+def union1d(ar1, ar2):
+    """The sorted unique values in either array."""
+    return unique(concatenate([ravel(_array(ar1)), ravel(_array(ar2))]))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    """The values of ``ar1`` not in ``ar2`` (sorted and unique unless ``assume_unique``)."""
+    ar1 = ravel(_array(ar1)) if assume_unique else unique(ar1)
+    return ar1[isin(ar1, ar2, invert=True)]
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    """The sorted values in exactly one of the arrays."""
+    u1 = ravel(_array(ar1)) if assume_unique else unique(ar1)
+    u2 = ravel(_array(ar2)) if assume_unique else unique(ar2)
+    both = concatenate([u1[isin(u1, u2, invert=True)], u2[isin(u2, u1, invert=True)]])
+    return sort(both)

@@ -1,0 +1,144 @@
+"""NumPy parity of sorting and what is built on it: ``sort``/``argsort`` (stable, NumPy's
+order of NaN, -0.0 and complex values), ``searchsorted``, ``isin``, ``unique`` and the set
+functions, on views of every dtype (the parity sweep of ``parity_cases``) and fixed-seed
+cases with duplicates and special values."""
+
+from __future__ import annotations
+
+import ember as cp
+import numpy as np
+import pytest
+from ember.testing import DTYPE_NAMES, parity
+from ember.testing.strategies import SHAPES, operands, run_sweep
+from hypothesis import strategies as st
+
+RNG_SEED = 20261126
+
+
+def _axis(data, ndim):
+    choices = st.integers(-ndim, ndim - 1) if ndim else st.just(-1)
+    return data.draw(st.one_of(st.none(), choices), label="axis")
+
+
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
+def test_sort_and_stable_argsort_match_numpy_on_views(dtype):
+    def body(data, tally):
+        shape = data.draw(SHAPES, label="shape")
+        n, e = data.draw(operands(dtype, shape), label="x")
+        axis = _axis(data, len(shape)) if shape else None
+        parity(lambda xp, x: xp.sort(x, axis=axis), [n], [e], tally, rtol=0)
+        parity(lambda xp, x: xp.argsort(x, axis=axis, kind="stable"), [n], [e], tally, rtol=0)
+
+    run_sweep(body, f"sort-{dtype}", examples=5)
+
+
+def _with_duplicates(dtype, size, rng):
+    d = np.dtype(dtype)
+    if d.kind == "b":
+        return rng.random(size) < 0.5
+    if d.kind in "iu":
+        return rng.integers(0, 6, size).astype(d)
+    values = np.array([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, 3.0], dtype=np.float64)
+    if d.kind == "c":
+        parts = rng.choice(values, (2, size))
+        out = np.empty(size, dtype=d)
+        out.real, out.imag = parts  # not parts[0] + 1j * parts[1]: inf * 1j makes NaN
+        return out
+    return rng.choice(values, size).astype(d)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "complex64", "int16", "uint64", "bool"])
+def test_searchsorted_isin_and_unique_match_numpy_with_duplicates_and_specials(dtype):
+    rng = np.random.default_rng(RNG_SEED)
+    h = _with_duplicates(dtype, 300, rng)
+    if np.dtype(dtype).kind == "c":
+        # NumPy builds complex NaN from the parts; keep every NaN-part class present.
+        h[:4] = np.array([complex(1, np.nan), complex(np.nan, 2), complex(np.nan, np.nan), complex(-0.0, 0)])
+    a = cp.asarray(h)
+    ordered = np.sort(h)
+    probes = _with_duplicates(dtype, 40, rng).reshape(5, 8)
+    for side in ("left", "right"):
+        got = cp.searchsorted(cp.asarray(ordered), cp.asarray(probes), side=side)
+        np.testing.assert_array_equal(got.get(), np.searchsorted(ordered, probes, side=side))
+    sorter = np.argsort(h, kind="stable")
+    np.testing.assert_array_equal(cp.searchsorted(a, cp.asarray(probes), sorter=cp.asarray(sorter)).get(),
+                                  np.searchsorted(h, probes, sorter=sorter))
+    for invert in (False, True):
+        np.testing.assert_array_equal(cp.isin(cp.asarray(probes), a[::7], invert=invert).get(),
+                                      np.isin(probes, h[::7], invert=invert))
+    for equal_nan in (True, False):
+        got = cp.unique(a, return_index=True, return_inverse=True, return_counts=True, equal_nan=equal_nan)
+        want = np.unique(h, return_index=True, return_inverse=True, return_counts=True, equal_nan=equal_nan)
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape and g.dtype == w.dtype, (g, w)
+            np.testing.assert_array_equal(g.get(), w)
+
+
+def test_unique_along_an_axis_and_the_array_api_forms_match_numpy():
+    rng = np.random.default_rng(RNG_SEED)
+    h = rng.integers(0, 3, (12, 3, 2)).astype(np.int32)
+    for axis in (0, 1, -1):
+        got = cp.unique(cp.asarray(h), axis=axis, return_index=True, return_inverse=True, return_counts=True)
+        want = np.unique(h, axis=axis, return_index=True, return_inverse=True, return_counts=True)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g.get(), w)
+    x = np.array([[3.0, np.nan], [1.0, 3.0]])
+    for name in ("unique_all", "unique_counts", "unique_inverse"):
+        got, want = getattr(cp, name)(cp.asarray(x)), getattr(np, name)(x)
+        assert type(got).__name__ == type(want).__name__
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g.get(), w)
+    np.testing.assert_array_equal(cp.unique_values(cp.asarray(x)).get(), np.unique_values(x))
+    assert cp.unique(cp.zeros((0, 3))).shape == (0,)
+
+
+def test_set_functions_match_numpy():
+    rng = np.random.default_rng(RNG_SEED)
+    a, b = rng.integers(0, 12, 30), rng.integers(5, 20, (4, 5))
+    for name in ("union1d", "setdiff1d", "setxor1d", "intersect1d"):
+        np.testing.assert_array_equal(getattr(cp, name)(cp.asarray(a), cp.asarray(b)).get(), getattr(np, name)(a, b))
+    got = cp.intersect1d(cp.asarray(a), cp.asarray(b), return_indices=True)
+    for g, w in zip(got, np.intersect1d(a, b, return_indices=True), strict=True):
+        np.testing.assert_array_equal(g.get(), w)
+    ua, ub = np.unique(a), np.unique(b)
+    for name in ("setdiff1d", "setxor1d", "intersect1d"):
+        np.testing.assert_array_equal(getattr(cp, name)(cp.asarray(ua), cp.asarray(ub), assume_unique=True).get(),
+                                      getattr(np, name)(ua, ub, assume_unique=True))
+
+
+def test_in_place_sort_and_methods():
+    h = np.random.default_rng(RNG_SEED).standard_normal((4, 5))
+    a = cp.asarray(h)
+    a.T.sort(axis=0)  # through a view: sorts a's rows
+    np.testing.assert_array_equal(a.get(), np.sort(h, axis=1))
+    np.testing.assert_array_equal(a.argsort(axis=0).get(), np.argsort(np.sort(h, axis=1), axis=0, kind="stable"))
+    s = np.sort(h.ravel())
+    np.testing.assert_array_equal(cp.asarray(s).searchsorted(cp.asarray([0.0, 1.0]), side="right").get(),
+                                  s.searchsorted([0.0, 1.0], side="right"))
+    assert int(cp.searchsorted(cp.asarray(s), 0.0)) == int(np.searchsorted(s, 0.0))
+
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda xp: xp.sort(xp.zeros(3), kind="bogo"), ValueError, "sort kind must be one of"),
+    (lambda xp: xp.sort(xp.zeros(3), order="f"), ValueError, "Cannot specify order when the array has no fields."),
+    (lambda xp: xp.sort(xp.zeros((2, 2)), axis=2), np.exceptions.AxisError, "axis 2 is out of bounds"),
+    (lambda xp: xp.searchsorted(xp.zeros(3), 1.0, side="middle"), ValueError, "side"),
+    (lambda xp: xp.searchsorted(xp.zeros((2, 2)), 1.0), ValueError, "object too deep for desired array"),
+    (lambda xp: xp.isin(xp.zeros(3), xp.zeros(2), kind="hash"), ValueError, "Invalid kind: 'hash'"),
+])
+def test_sorting_errors_have_numpys_class_and_message(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call(np)
+    with pytest.raises(exc, match=message):
+        call(cp)
+
+
+def test_descending_sorts_keep_equal_values_in_order_as_the_array_api_says():
+    rng = np.random.default_rng(RNG_SEED)
+    h = rng.integers(0, 5, (3, 40)).astype(np.float32)
+    got = cp.argsort(cp.asarray(h), descending=True).get()
+    for row, order in zip(h, got, strict=True):
+        # Python's sort with reverse=True is stable: the independent reference.
+        assert list(order) == sorted(range(len(row)), key=lambda k: row[k], reverse=True)
+    np.testing.assert_array_equal(cp.sort(cp.asarray(h), axis=0, descending=True).get(), np.sort(h, axis=0)[::-1])
+    np.testing.assert_array_equal(cp.sort(cp.asarray([1.0, np.nan, 3.0]), descending=True).get(), [np.nan, 3.0, 1.0])

@@ -238,11 +238,11 @@ class ndarray:
         _indexing.setitem(self, index, value)
 
     def __iter__(self):
-        """Iterates over the first axis, giving views (as NumPy does)."""
+        """Iterates over the first axis, giving views (as NumPy does); a 0-d array raises at
+        once, as ``iter()`` of it does in NumPy."""
         if not self._a.shape:
             raise TypeError("iteration over a 0-d array")
-        for i in range(self._a.shape[0]):
-            yield _ember.getitem(self, i)
+        return (_ember.getitem(self, i) for i in range(self._a.shape[0]))
 
     def sort(self, axis=-1, kind=None, order=None, *, stable=None) -> None:
         """Sorts the array in place along ``axis`` (stable, NumPy's order: NaN last)."""
@@ -643,5 +643,6 @@ _install_operators()
 _ember.register_types(
     ndarray,
     np.ndarray,
-    [(_dtypes.from_name(n).type, n) for n in _dtypes.SUPPORTED],
+    # C's long long types are NumPy scalar types of their own on Linux (int64 is C long).
+    [(_dtypes.from_name(n).type, n) for n in _dtypes.SUPPORTED] + [(np.longlong, "int64"), (np.ulonglong, "uint64")],
 )

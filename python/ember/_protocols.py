@@ -34,6 +34,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     out = kwargs.get("out")
     if isinstance(out, tuple) and len(out) == 1:  # NumPy always hands out= as a tuple
         kwargs["out"] = out[0]
+    # NumPy turns a scalar operand (``np.int64(3) == x``) into a 0-d array: a scalar again.
+    inputs = tuple(x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in inputs)
     return call(*inputs, **kwargs)
 
 

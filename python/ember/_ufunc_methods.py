@@ -36,6 +36,12 @@ def _result_dtype(u, dtype):
         return getattr(np, u.__name__)(probe, probe).dtype
 
 
+def _accumulated_dtype(u, dtype):
+    """The dtype of ``u.accumulate`` over ``dtype`` (NumPy's own answer, on one element)."""
+    with np.errstate(all="ignore"):
+        return getattr(np, u.__name__).accumulate(np.zeros(1, dtype)).dtype
+
+
 def _axes(axis, ndim: int, u) -> tuple:
     if axis is None:
         axes = tuple(range(ndim))
@@ -123,10 +129,11 @@ def accumulate_with(u, array, axis, dtype, out):
     if a.ndim == 0:
         raise TypeError("cannot accumulate on a scalar")
     axis = normalize_axis_index(int(axis), a.ndim)
-    kind = np.dtype(dtype) if dtype is not None else _result_dtype(u, a.dtype)
+    kind = np.dtype(dtype) if dtype is not None else _accumulated_dtype(u, a.dtype)
     scan = {"add": _reductions.cumsum, "multiply": _reductions.cumprod}.get(u.__name__)
-    if scan is not None and a.dtype.kind in "iufc":
-        # The scan, in the accumulation's own dtype (NumPy's accumulate does not widen).
+    if scan is not None and a.dtype.kind in "biufc":
+        # The scan, in the accumulation's dtype (NumPy 2 widens add's and multiply's small
+        # integers and booleans to 64 bits, as their reductions).
         return scan(a, axis=axis, dtype=kind, out=out)
     moved = moveaxis(a, axis, 0)
     result = empty(moved.shape, dtype=kind)

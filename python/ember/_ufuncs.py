@@ -176,6 +176,9 @@ def binary_operators(name):
         if isinstance(other, _ember.ndarray):
             return _binary_call(i, self, other)
         if not _operand(other):
+            if name in ("equal", "not_equal") and not hasattr(other, "__array_ufunc__"):
+                # NumPy compares elementwise with any object (None, object()): never equal.
+                return _ember.wrap(_ember.full(self._a.device, list(self.shape), "bool", name == "not_equal"))
             return NotImplemented
         return _converting(other, lambda o: _binary_call(i, self, o))
 

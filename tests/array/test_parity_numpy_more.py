@@ -449,3 +449,22 @@ def test_host_io_formatting_and_pickling_round_trip(tmp_path):
     assert cp.base_repr(10, 3) == "101" and cp.binary_repr(-3, width=4) == "1101"
     for n, f, k in ((4, cp.triu, 1), (3, cp.tril, -1), (5, cp.triu, 0)):
         _compare(cp.mask_indices(n, f, k), np.mask_indices(n, getattr(np, f.__name__), k))
+
+
+def test_scalars_and_protocol_edges_match_numpy():
+    h = np.arange(6, dtype=np.int16).reshape(2, 3)
+    a = cp.asarray(h)
+    # C long long scalars are their own NumPy types on Linux; NumPy scalars on the left of a
+    # comparison reach ember as 0-d host arrays through NEP 13.
+    for got, want in ((a + np.longlong(2), h + np.longlong(2)), (np.ulonglong(3) * a, np.ulonglong(3) * h),
+                      (np.int64(3) == a, np.int64(3) == h), (np.float32(2.5) < a, np.float32(2.5) < h),
+                      (a == None, h == None), (a != object(), h != object())):  # noqa: E711
+        _compare(got, want)
+    for dtype in ("int8", "uint16", "bool", "float16"):
+        x = np.array([1, 2, 3], dtype=dtype)
+        for u in ("add", "multiply", "maximum"):
+            _compare(getattr(cp, u).accumulate(cp.asarray(x)), getattr(np, u).accumulate(x))
+    it = iter(a)
+    _compare(next(it), h[0])
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        iter(cp.asarray(3))

@@ -207,8 +207,10 @@ def test_native_operators_keep_python_rules_for_other_operands(rng):
     for got, want in pairs:
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got.get(), want, rtol=1e-12)
-    # Unknown operand types give NotImplemented, so Python's own rules answer.
-    assert (d == None) is False and (d != None) is True  # noqa: E711
+    # == and != with any other object compare elementwise as NumPy's do: never equal.
+    for got, want in ((d == None, a == None), (d != object(), a != object()), (d == "x", a == "x")):  # noqa: E711
+        assert got.dtype == want.dtype and np.array_equal(got.get(), want)
+    # Other unknown operand types give NotImplemented, so Python's own rules answer.
     assert d.__add__("x") is NotImplemented
     with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for \\+: 'ndarray' and 'str'"):
         d + "x"

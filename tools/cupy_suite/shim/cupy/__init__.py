@@ -32,9 +32,6 @@ _ALIASES = {
     "cupy.random": "ember.random",
     "cupy.linalg": "ember.linalg",
     "cupy.exceptions": "ember.exceptions",
-    # CuPy keeps PerformanceWarning in cupy._util; ember's is in ember.errors (test modules name
-    # it in filterwarnings marks, which pytest resolves at collection).
-    "cupy._util": "ember.errors",
 }
 
 

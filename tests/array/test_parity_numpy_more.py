@@ -468,3 +468,18 @@ def test_scalars_and_protocol_edges_match_numpy():
     _compare(next(it), h[0])
     with pytest.raises(TypeError, match="iteration over a 0-d array"):
         iter(cp.asarray(3))
+
+
+def test_an_empty_boolean_mask_selects_nothing_on_any_axis_as_numpy():
+    h = np.arange(24.0).reshape(2, 3, 4)
+    empty = np.array([], dtype=bool)
+    for index in (empty, (slice(None), empty), (Ellipsis, empty)):
+        device_index = tuple(cp.asarray(i) if isinstance(i, np.ndarray) else i for i in index) \
+            if isinstance(index, tuple) else cp.asarray(index)
+        _compare(cp.asarray(h)[device_index], h[index])
+        got, want = cp.asarray(h), h.copy()
+        got[device_index] = 5
+        want[index] = 5
+        _compare(got, want)
+    with pytest.raises(IndexError, match="boolean index did not match indexed array along axis 0"):
+        cp.asarray(h)[cp.asarray([True, False, True])]

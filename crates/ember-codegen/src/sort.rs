@@ -155,7 +155,7 @@ pub fn keys_source(dialect: Dialect, dtype: DType) -> String {
         param(dialect, "key1", kt, true, &mut params, &mut fix);
         param(
             dialect,
-            "class",
+            "cls",
             t.atomics.words[0],
             true,
             &mut params,
@@ -188,7 +188,7 @@ pub fn keys_source(dialect: Dialect, dtype: DType) -> String {
         // NumPy's complex order: no NaN, then NaN imaginary part, NaN real part, both NaN.
         let _ = writeln!(
             s,
-            "  class[i] = (isnan(v.x) ? 2u : 0u) + (isnan(v.y) ? 1u : 0u);"
+            "  cls[i] = (isnan(v.x) ? 2u : 0u) + (isnan(v.y) ? 1u : 0u);"
         );
     } else {
         let _ = writeln!(
@@ -428,6 +428,8 @@ mod tests {
             c.contains("key0[i] = ember_fkey64(") && c.contains("v.y") && c.contains("key1[i]"),
             "{c}"
         );
+        // C++ keywords are no parameter names (CUDA compiles C++).
+        assert!(!c.contains(" class") && c.contains("cls[i] = "), "{c}");
         assert_eq!(key_digits(DType::C64), (Digits::Key32, 2));
         assert_eq!(key_bits(DType::U16), 16);
     }

@@ -97,8 +97,11 @@ pub fn plan(source: &Layout, items: &[Item]) -> Result<AdvancedPlan> {
                 axis += 1;
             }
             Item::Mask { shape, count } => {
+                // An empty 1-d mask selects nothing from any axis (NumPy 2 reads it as an empty
+                // integer index).
+                let empty = shape.len() == 1 && shape[0] == 0;
                 for (j, &d) in shape.iter().enumerate() {
-                    if d != source.shape[axis] {
+                    if d != source.shape[axis] && !empty {
                         return Err(Error::Index(format!(
                             "boolean index did not match indexed array along axis {axis}; size of axis is {} but size of corresponding boolean axis is {d}",
                             source.shape[axis]

@@ -509,6 +509,10 @@ def copyto(dst, src, casting="same_kind", where=True):
             raise TypeError(
                 f"Cannot cast array data from {src.dtype!r} to {dst.dtype!r} according to the rule {casting!r}"
             )
+    if isinstance(where, (bool, int, float, complex)):
+        where = bool(where)  # a Python scalar condition: all or nothing, as NumPy reads it
+        if not where:
+            return
     if where is True:
         dst[...] = src
         return

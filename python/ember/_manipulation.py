@@ -10,6 +10,7 @@ arrays (``repeat``'s counts, ``delete``'s indices) are read on the host.
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
@@ -305,9 +306,10 @@ def column_stack(tup):
     return concatenate(arrays, axis=1)
 
 
-def row_stack(tup):
-    """``vstack`` (its old name)."""
-    return vstack(tup)
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """``vstack`` (its old name, deprecated by NumPy 2.0 with a warning, as here)."""
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=2)
+    return vstack(tup, dtype=dtype, casting=casting)
 
 
 def _block_index(index) -> str:

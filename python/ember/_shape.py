@@ -10,6 +10,9 @@ copies are made on the device, never through the host.
 from __future__ import annotations
 
 import operator
+import warnings
+
+import numpy as np
 
 from . import _dtypes, _ember
 from ._creation import asarray
@@ -100,13 +103,24 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """The arrays joined along an existing ``axis`` (flattened first when ``axis`` is None),
     copied on the device into one array of their promoted dtype."""
     arrays = [_as_array(a) for a in arrays]
+    _warn_complex_to_real(arrays, dtype if dtype is not None else getattr(out, "dtype", None))
     return _ember.concatenate(arrays, None if axis is None else operator.index(axis), out, _dtype_name(dtype),
                               casting)
+
+
+def _warn_complex_to_real(arrays, dtype) -> None:
+    """NumPy's ComplexWarning when complex inputs are written into a real dtype."""
+    if dtype is None or np.dtype(dtype).kind == "c":
+        return
+    if any(a.dtype.kind == "c" for a in arrays):
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=3)
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Arrays of one shape joined along a new ``axis``."""
     arrays = [_as_array(a) for a in arrays]
+    _warn_complex_to_real(arrays, dtype if dtype is not None else getattr(out, "dtype", None))
     return _ember.stack(arrays, operator.index(axis), out, _dtype_name(dtype), casting)
 
 

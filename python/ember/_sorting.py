@@ -221,7 +221,7 @@ def _unique_axis(ar, axis, return_index, return_inverse, return_counts, equal_na
     """Unique subarrays along ``axis``: rows compared lexicographically, NumPy's order."""
     moved = moveaxis(ar, axis, 0)
     length = moved.shape[0]
-    rows = moved.reshape(length, -1).copy()
+    rows = moved.reshape(length, int(np.prod(moved.shape[1:], dtype=np.int64))).copy()
     # Lexicographic order by stable sorts from the last column to the first.
     perm = arange(length, dtype=np.int64)
     for column in range(rows.shape[1] - 1, -1, -1):
@@ -229,10 +229,8 @@ def _unique_axis(ar, axis, return_index, return_inverse, return_counts, equal_na
         perm = take(perm, _ember.sort_rows(keys.copy(), 1))
     ordered = take(rows, perm, axis=0)
     if length:
+        # Along an axis NumPy compares subarrays with != whatever equal_nan: NaN rows stay apart.
         change = _not_equal(ordered[1:], ordered[:-1])
-        if equal_nan and ordered.dtype.kind in "fc":
-            nan = _isnan(ordered)
-            change = _logical_and(change, UFUNCS["logical_not"](_logical_and(nan[1:], nan[:-1])))
         flags = concatenate([asarray([True]), _any(change, axis=1)])
     else:
         flags = empty((0,), dtype=bool)
@@ -291,19 +289,29 @@ def unique_all(x):
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    """The sorted values in both arrays (with their first indices in each when asked)."""
+    """The sorted values in both arrays (with their first indices in each when asked), in
+    the arrays' common dtype: NumPy's algorithm, equal neighbours of the sorted uniques."""
     ar1, ar2 = ravel(_array(ar1)), ravel(_array(ar2))
+    if not assume_unique:
+        if return_indices:
+            ar1, ind1 = unique(ar1, return_index=True)
+            ar2, ind2 = unique(ar2, return_index=True)
+        else:
+            ar1, ar2 = unique(ar1), unique(ar2)
+    joined = concatenate([ar1, ar2])
     if return_indices:
-        u1, i1 = unique(ar1, return_index=True) if not assume_unique else (ar1, arange(ar1.size, dtype=np.intp))
-        u2, i2 = unique(ar2, return_index=True) if not assume_unique else (ar2, arange(ar2.size, dtype=np.intp))
-        inside = isin(u1, u2)
-        common = u1[inside]
-        place = searchsorted(u2, common) if common.size else empty((0,), dtype=np.intp)
-        return common, i1[inside], take(i2, place) if common.size else empty((0,), dtype=np.intp)
-    u1 = ar1 if assume_unique else unique(ar1)
-    u2 = ar2 if assume_unique else unique(ar2)
-    common = u1[isin(u1, u2)]
-    return sort(common) if assume_unique else common
+        order = argsort(joined)
+        ordered = take(joined, order)
+    else:
+        ordered = sort(joined)
+    same = UFUNCS["equal"](ordered[1:], ordered[:-1])
+    common = ordered[:-1][same]
+    if not return_indices:
+        return common
+    first, second = order[:-1][same], order[1:][same] - ar1.size
+    if not assume_unique:
+        first, second = take(ind1, first), take(ind2, second)
+    return common, first, second
 
 
 def union1d(ar1, ar2):
@@ -318,8 +326,12 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 
 def setxor1d(ar1, ar2, assume_unique=False):
-    """The sorted values in exactly one of the arrays."""
-    u1 = ravel(_array(ar1)) if assume_unique else unique(ar1)
-    u2 = ravel(_array(ar2)) if assume_unique else unique(ar2)
-    both = concatenate([u1[isin(u1, u2, invert=True)], u2[isin(u2, u1, invert=True)]])
-    return sort(both)
+    """The sorted values found exactly once in the two arrays together (after making each
+    unique, unless ``assume_unique``): NumPy's algorithm."""
+    ar1 = ravel(_array(ar1)) if assume_unique else unique(ar1)
+    ar2 = ravel(_array(ar2)) if assume_unique else unique(ar2)
+    ordered = sort(concatenate([ar1, ar2]))
+    if ordered.size == 0:
+        return ordered
+    edges = concatenate([asarray([True]), _not_equal(ordered[1:], ordered[:-1]), asarray([True])])
+    return ordered[_logical_and(edges[1:], edges[:-1])]

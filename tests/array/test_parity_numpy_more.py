@@ -483,3 +483,14 @@ def test_an_empty_boolean_mask_selects_nothing_on_any_axis_as_numpy():
         _compare(got, want)
     with pytest.raises(IndexError, match="boolean index did not match indexed array along axis 0"):
         cp.asarray(h)[cp.asarray([True, False, True])]
+
+
+def test_joining_warns_as_numpy_when_complex_becomes_real_and_row_stack_is_deprecated():
+    for xp in (np, cp):
+        parts = [xp.ones(2, dtype=complex), xp.ones(2, dtype=complex)]
+        for join in (xp.concatenate, xp.stack, xp.vstack):
+            with pytest.warns(np.exceptions.ComplexWarning, match="discards the imaginary part"):
+                join(parts, dtype=float, casting="unsafe")
+        with pytest.warns(DeprecationWarning, match="`row_stack` alias is deprecated"):
+            stacked = xp.row_stack(parts)
+        assert stacked.shape == (2, 2)

@@ -142,3 +142,27 @@ def test_descending_sorts_keep_equal_values_in_order_as_the_array_api_says():
         assert list(order) == sorted(range(len(row)), key=lambda k: row[k], reverse=True)
     np.testing.assert_array_equal(cp.sort(cp.asarray(h), axis=0, descending=True).get(), np.sort(h, axis=0)[::-1])
     np.testing.assert_array_equal(cp.sort(cp.asarray([1.0, np.nan, 3.0]), descending=True).get(), [np.nan, 3.0, 1.0])
+
+
+def test_set_function_and_unique_edges_follow_numpys_algorithms():
+    x, y = np.array([3, 4, 9, 1, 5, 4]), np.array([8, 7, 3, 9, 0])
+    # assume_unique with a repeat: NumPy keeps values found exactly once in both together.
+    np.testing.assert_array_equal(cp.setxor1d(cp.asarray(x), cp.asarray(y), assume_unique=True).get(),
+                                  np.setxor1d(x, y, assume_unique=True))
+    a, b = np.array([0], dtype=np.int64), np.array([], dtype=np.float64)
+    got, want = cp.intersect1d(cp.asarray(a), cp.asarray(b)), np.intersect1d(a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    for g, w in zip(cp.intersect1d(cp.asarray(a), cp.asarray(b), return_indices=True),
+                    np.intersect1d(a, b, return_indices=True), strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+    nan_rows = np.array([[2, np.nan, 2], [np.nan, 1, np.nan], [np.nan, 1, np.nan]])
+    for axis in (None, 0, 1):
+        for equal_nan in (True, False):
+            np.testing.assert_array_equal(cp.unique(cp.asarray(nan_rows), axis=axis, equal_nan=equal_nan).get(),
+                                          np.unique(nan_rows, axis=axis, equal_nan=equal_nan))
+    assert cp.unique(cp.empty((0,), np.int32), axis=0).shape == np.unique(np.empty((0,), np.int32), axis=0).shape
+    for where in (3.2, 0, 1 + 1j, False):
+        dst, host = cp.zeros((3, 2)), np.zeros((3, 2))
+        cp.copyto(dst, cp.ones((3, 2)), where=where)
+        np.copyto(host, np.ones((3, 2)), where=where)
+        np.testing.assert_array_equal(dst.get(), host)

@@ -143,7 +143,9 @@ def _like(a, dtype, shape, order):
         a = np.asarray(a)
     shape = a.shape if shape is None else _shape_tuple(shape)
     dtype = a.dtype if dtype is None else dtype
-    layout = _memory_order(order, like)
+    # 'K' follows the prototype's layout only for a shape of its dimensions (NumPy: else C).
+    other_ndim = order in ("K", "k") and like is not None and len(shape) != like.ndim
+    layout = "C" if other_ndim else _memory_order(order, like)
     keep = order in ("K", "k") and like is not None and tuple(shape) == like.shape and like.ndim > 1
     if keep and not (like.flags.c_contiguous or like.flags.f_contiguous):
         layout = tuple(sorted(range(like.ndim), key=lambda k: -abs(like.strides[k])))

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _ember
 
-__all__ = ["may_share_memory", "shares_memory"]
+__all__ = ["byte_bounds", "may_share_memory", "shares_memory"]
 
 
 class _Layout:
@@ -52,3 +52,19 @@ def _device_of(a):
     """Where ``a``'s memory is: its device allocation (different ones never overlap), or
     the host."""
     return (a._a.device, a._a.buffer_id) if isinstance(a, _ember.ndarray) else "host"
+
+
+def byte_bounds(a):
+    """The first and one-past-last byte addresses ``a``'s elements occupy (NumPy's
+    ``lib.array_utils.byte_bounds``, CuPy's ``byte_bounds``)."""
+    if not isinstance(a, _ember.ndarray):
+        return np.lib.array_utils.byte_bounds(np.asarray(a))
+    low = high = a.data.ptr
+    if a.size == 0:
+        return low, high
+    for extent, stride in zip(a.shape, a.strides, strict=True):
+        if stride < 0:
+            low += (extent - 1) * stride
+        else:
+            high += (extent - 1) * stride
+    return low, high + a.itemsize

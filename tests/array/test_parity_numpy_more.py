@@ -494,3 +494,19 @@ def test_joining_warns_as_numpy_when_complex_becomes_real_and_row_stack_is_depre
         with pytest.warns(DeprecationWarning, match="`row_stack` alias is deprecated"):
             stacked = xp.row_stack(parts)
         assert stacked.shape == (2, 2)
+
+
+def test_byte_bounds_and_like_layouts_match_numpy():
+    h = np.arange(24.0).reshape(4, 6)
+    for view in (lambda x: x, lambda x: x[::-1, ::2], lambda x: x.T[1:], lambda x: x[2:, 1:4]):
+        got, want = view(cp.asarray(h)), view(h)
+        low, high = cp.byte_bounds(got)
+        nlow, nhigh = np.lib.array_utils.byte_bounds(want)
+        assert high - low == nhigh - nlow
+        assert low - got.data.ptr == nlow - want.__array_interface__["data"][0]
+    f, nf = cp.asfortranarray(cp.arange(24.0).reshape(2, 3, 4)), np.asfortranarray(np.arange(24.0).reshape(2, 3, 4))
+    for order in "CFAK":
+        for shape in ((4, 2), (5, 4, 2, 3), (4, 2, 3)):
+            got, want = cp.empty_like(f, order=order, shape=shape), np.empty_like(nf, order=order, shape=shape)
+            assert (got.flags.c_contiguous, got.flags.f_contiguous) == (want.flags.c_contiguous,
+                                                                         want.flags.f_contiguous), (order, shape)

@@ -22,6 +22,10 @@ def _foreign(args):
     return tuple(asarray(a) if needs_conversion(a) else a for a in args)
 
 
+# NumPy's type characters of the dtypes ember holds (C long long 'q' is int64 too).
+_HELD_TYPECODES = set("?bhilqBHILQefdFD")
+
+
 class ufunc:
     """A universal function: ``ember.add(x, y, out=None, dtype=None)`` and so on."""
 
@@ -57,6 +61,15 @@ class ufunc:
 
     def __repr__(self):
         return f"<ufunc '{self.__name__}'>"
+
+    @property
+    def types(self) -> list[str]:
+        """NumPy's loop signatures of this ufunc (``'ff->f'``...) over the dtypes ember holds."""
+        return [t for t in getattr(np, self.__name__).types if set(t) - set("->") <= _HELD_TYPECODES]
+
+    @property
+    def ntypes(self) -> int:
+        return len(self.types)
 
     @property
     def identity(self):

@@ -510,3 +510,14 @@ def test_byte_bounds_and_like_layouts_match_numpy():
             got, want = cp.empty_like(f, order=order, shape=shape), np.empty_like(nf, order=order, shape=shape)
             assert (got.flags.c_contiguous, got.flags.f_contiguous) == (want.flags.c_contiguous,
                                                                          want.flags.f_contiguous), (order, shape)
+
+
+def test_ufunc_types_are_numpys_loops_over_the_dtypes_ember_holds():
+    assert "ff->f" in cp.add.types and "dd->d" in cp.true_divide.types and "e->e" in cp.sin.types
+    for u in (cp.add, cp.sin, cp.divmod, cp.frexp):
+        assert u.types and u.ntypes == len(u.types)
+        for loop in u.types:
+            assert loop in getattr(np, u.__name__).types
+            for char in loop.replace("->", ""):
+                cp.zeros(1, dtype=np.dtype(char))  # every listed type is one ember holds
+    assert not any("O" in t or "g" in t or "M" in t for t in cp.add.types)

@@ -142,3 +142,30 @@ def accumulate_with(u, array, axis, dtype, out):
     for k in range(1, moved.shape[0]):
         u(result[k - 1], moved[k], out=result[k], dtype=dtype)
     return _deliver(moveaxis(result, 0, axis), out)
+
+
+def reduceat_with(u, array, indices, axis, dtype, out):
+    """``u.reduceat(array, indices, axis, dtype, out)``: one reduction per slice
+    ``[indices[i], indices[i+1])`` (the last to the end), or the element at ``indices[i]``
+    where the next index is not larger; the positions are read on the host, as NumPy takes them."""
+    a = asarray(array)
+    axis = normalize_axis_index(int(axis), max(a.ndim, 1))
+    if a.ndim == 0:
+        raise TypeError("cannot reduceat on a scalar")
+    positions = np.asarray(indices.get() if isinstance(indices, type(a)) else indices).astype(np.intp).ravel()
+    n = a.shape[axis]
+    bad = (positions < 0) | (positions >= n)
+    if bad.any():
+        raise IndexError(f"index {positions[bad][0]} out-of-bounds in {u.__name__}.reduceat [0, {n})")
+    with np.errstate(all="ignore"):
+        kind = np.dtype(dtype) if dtype is not None else getattr(np, u.__name__).reduceat(
+            np.zeros(1, a.dtype), [0]).dtype
+    moved = moveaxis(a, axis, 0)
+    result = empty((positions.size,) + moved.shape[1:], dtype=kind)
+    ends = list(positions[1:]) + [n] if positions.size else []
+    for k, (start, end) in enumerate(zip(positions, ends, strict=True)):
+        if start < end:
+            result[k] = u.reduce(moved[start:end], axis=0, dtype=kind)
+        else:
+            result[k] = moved[start].astype(kind)
+    return _deliver(moveaxis(result, 0, axis), out)

@@ -106,6 +106,14 @@ class ufunc:
         self._binary("accumulate")
         return accumulate_with(self, array, axis, dtype, out)
 
+    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
+        """Reductions of the slices between consecutive ``indices`` along ``axis`` (NumPy's
+        ``ufunc.reduceat``: a non-increasing pair gives the element at the first index)."""
+        from ._ufunc_methods import reduceat_with
+
+        self._binary("reduceat")
+        return reduceat_with(self, array, indices, axis, dtype, out)
+
 
 def _registry() -> dict[str, ufunc]:
     """One ufunc object per row of the registry (crates/ember-codegen/src/ufuncs/registry.rs),

@@ -521,3 +521,23 @@ def test_ufunc_types_are_numpys_loops_over_the_dtypes_ember_holds():
             for char in loop.replace("->", ""):
                 cp.zeros(1, dtype=np.dtype(char))  # every listed type is one ember holds
     assert not any("O" in t or "g" in t or "M" in t for t in cp.add.types)
+
+
+@pytest.mark.parametrize("name,dtype", [("add", "float64"), ("maximum", "int16"), ("multiply", "int8"),
+                                        ("logical_or", "bool"), ("minimum", "float32")])
+def test_ufunc_reduceat_matches_numpy(name, dtype):
+    rng = np.random.default_rng(RNG_SEED)
+    h = (rng.standard_normal((6, 9)) * 4).astype(dtype)
+    u, nu = getattr(cp, name), getattr(np, name)
+    for indices, axis in (([0, 4, 1, 5], 1), ([0, 3, 3, 8], -1), ([2, 0, 5], 0), ([], 1), ([8], 1)):
+        got, want = u.reduceat(cp.asarray(h), indices, axis=axis), nu.reduceat(h, indices, axis=axis)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got.get(), want, rtol=1e-12 if dtype == "float64" else 1e-6)
+    through_numpy = nu.reduceat(cp.asarray(h), [0, 2], axis=1)  # NEP 13
+    assert isinstance(through_numpy, cp.ndarray)
+    np.testing.assert_allclose(through_numpy.get(), nu.reduceat(h, [0, 2], axis=1), rtol=1e-6)
+    for xp in (np, cp):
+        with pytest.raises(IndexError, match=f"index 9 out-of-bounds in {name}.reduceat \\[0, 9\\)"):
+            getattr(xp, name).reduceat(xp.asarray(h), [0, 9], axis=1)
+    with pytest.raises(ValueError, match="reduceat only supported for binary functions"):
+        cp.sin.reduceat(cp.asarray(h), [0])

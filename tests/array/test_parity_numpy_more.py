@@ -541,3 +541,15 @@ def test_ufunc_reduceat_matches_numpy(name, dtype):
             getattr(xp, name).reduceat(xp.asarray(h), [0, 9], axis=1)
     with pytest.raises(ValueError, match="reduceat only supported for binary functions"):
         cp.sin.reduceat(cp.asarray(h), [0])
+
+
+def test_new_empty_arrays_have_zero_strides_as_numpy():
+    for shape in ((0, 3), (2, 0), (1, 0, 2), (0,)):
+        for order in "CF":
+            assert cp.empty(shape, order=order).strides == np.empty(shape, order=order).strides
+            assert cp.zeros(shape, order=order).strides == np.zeros(shape, order=order).strides
+    view, host = cp.arange(6).reshape(2, 3)[:0], np.arange(6).reshape(2, 3)[:0]
+    assert view.strides == host.strides  # a view keeps its strides
+    for order in "CFK":
+        assert view.copy(order=order).strides == host.copy(order=order).strides
+    assert cp.empty_like(cp.zeros((0, 3))).strides == np.empty_like(np.zeros((0, 3))).strides

@@ -44,9 +44,13 @@ pub type Dims = smallvec::SmallVec<[usize; 4]>;
 /// An array's byte strides.
 pub type Strides = smallvec::SmallVec<[isize; 4]>;
 
-/// C-order strides in bytes, inline.
+/// C-order strides in bytes, inline; all 0 for an array with no elements (NumPy 2.4 makes
+/// empty arrays so: their strides address nothing).
 fn c_strides_inline(shape: &[usize], itemsize: usize) -> Strides {
     let mut strides = Strides::from_elem(0, shape.len());
+    if shape.contains(&0) {
+        return strides;
+    }
     let mut step = itemsize as isize;
     for (stride, &dim) in strides.iter_mut().zip(shape).rev() {
         *stride = step;

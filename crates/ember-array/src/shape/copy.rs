@@ -82,6 +82,12 @@ pub fn empty_in_order(a: &Array, order: Order) -> Result<Array> {
         Order::K => keep_order_strides(&Layout::of(a), itemsize),
         other => contiguous_strides(a.shape(), itemsize, other),
     };
+    // A copy with no elements has zero strides, as every new empty array (NumPy 2.4).
+    let strides = if a.size() == 0 {
+        Strides::from_elem(0, a.ndim())
+    } else {
+        strides
+    };
     let block = Array::empty(a.device(), &[a.size()], a.dtype())?;
     block.view(a.shape(), &strides, 0, a.dtype())
 }

@@ -73,6 +73,7 @@ from ._nanfunctions import __all__ as _nanfunctions_names  # noqa: E402
 from ._ndarray import ndarray  # noqa: E402
 from ._numpy_names import *  # noqa: E402, F403
 from ._numpy_names import __all__ as _numpy_names_names  # noqa: E402
+from ._order_statistics import median  # noqa: E402
 from ._overlap import *  # noqa: E402, F403
 from ._overlap import __all__ as _overlap_names  # noqa: E402
 from ._pad import pad  # noqa: E402
@@ -225,5 +226,6 @@ __all__ += [*_array_api_names, "__array_namespace_info__", *_bits_names, *_calcu
             *_conversions_names,
             *_diagonals_names, *_differences_names, *_functional_names, *_host_io_names, *_index_tricks_names,
             *_logic_names, *_manipulation_names, *_nanfunctions_names, *_overlap_names, *_polynomials_names,
-            *_sorting_names, *_special_math_names, *_statistics_names, "divmod", "flatiter", "frexp", "modf", "pad"]
+            *_sorting_names, *_special_math_names, *_statistics_names, "divmod", "median", "flatiter", "frexp", "modf",
+            "pad"]
 __all__ += _numpy_names_names

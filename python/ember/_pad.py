@@ -1,4 +1,4 @@
-"""NumPy's ``pad``, every mode but ``median`` (which needs sorting) and callables.
+"""NumPy's ``pad``, every mode (and a function as mode).
 
 The result is allocated once with the array copied into its middle; then each axis in turn
 fills its two pad areas (spanning the axes before it whole, and the axes after it over the
@@ -13,12 +13,13 @@ import numpy as np
 
 from . import _ember, _reductions
 from ._creation import arange, asarray, empty
+from ._order_statistics import median
 from ._shape import moveaxis
 from ._ufuncs import UFUNCS
 
 __all__ = ["pad"]
 
-_STATS = {"maximum": _reductions.max, "minimum": _reductions.min, "mean": _reductions.mean}
+_STATS = {"maximum": _reductions.max, "minimum": _reductions.min, "mean": _reductions.mean, "median": median}
 
 
 def _pairs(x, ndim: int, as_index: bool = False):
@@ -115,7 +116,7 @@ def _stats(padded, axis, widths, lengths, stat):
     most = last - first
     left = most if lengths[0] is None or most < lengths[0] else lengths[0]
     right = most if lengths[1] is None or most < lengths[1] else lengths[1]
-    if (left == 0 or right == 0) and stat is not _reductions.mean:
+    if (left == 0 or right == 0) and stat not in (_reductions.mean, median):
         raise ValueError("stat_length of 0 yields no value for padding")
     value = lambda s: _round_to(stat(padded[_at(axis, s)], axis=axis, keepdims=True), padded.dtype)  # noqa: E731
     left_stat = value(slice(first, first + left))
@@ -187,10 +188,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     allowed = {
         "constant": {"constant_values"}, "edge": set(), "wrap": set(), "empty": set(),
         "linear_ramp": {"end_values"}, "maximum": {"stat_length"}, "mean": {"stat_length"},
-        "minimum": {"stat_length"}, "reflect": {"reflect_type"}, "symmetric": {"reflect_type"},
+        "minimum": {"stat_length"}, "median": {"stat_length"}, "reflect": {"reflect_type"},
+        "symmetric": {"reflect_type"},
     }
-    if mode == "median":
-        raise NotImplementedError("pad(mode='median') needs ember.median (sorting); pad on the host with numpy.pad")
     if mode not in allowed:
         raise ValueError(f"mode '{mode}' is not supported")
     unknown = set(kwargs) - allowed[mode]

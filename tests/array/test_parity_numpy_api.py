@@ -385,7 +385,8 @@ def test_tensordot_and_kron_match_numpy():
 PAD_MODES = [("constant", {}), ("constant", {"constant_values": (1, 2)}), ("edge", {}), ("reflect", {}),
              ("symmetric", {}), ("reflect", {"reflect_type": "odd"}), ("symmetric", {"reflect_type": "odd"}),
              ("wrap", {}), ("maximum", {}), ("minimum", {"stat_length": 2}), ("mean", {}),
-             ("mean", {"stat_length": (1, 3)}), ("linear_ramp", {"end_values": (5, -3)})]
+             ("mean", {"stat_length": (1, 3)}), ("linear_ramp", {"end_values": (5, -3)}), ("median", {}),
+             ("median", {"stat_length": (2, 3)})]
 
 
 @pytest.mark.parametrize("mode,kwargs", PAD_MODES)

@@ -166,3 +166,28 @@ def test_set_function_and_unique_edges_follow_numpys_algorithms():
         cp.copyto(dst, cp.ones((3, 2)), where=where)
         np.copyto(host, np.ones((3, 2)), where=where)
         np.testing.assert_array_equal(dst.get(), host)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "bool", "complex64", "float16"])
+def test_median_matches_numpy_on_views_with_nan(dtype):
+    def body(data, tally):
+        shape = data.draw(SHAPES.filter(lambda s: 0 not in s and len(s) > 0), label="shape")
+        n, e = data.draw(operands(dtype, shape), label="x")
+        axis = data.draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1),
+                                   st.just(tuple(range(len(shape))))), label="axis")
+        keepdims = data.draw(st.booleans(), label="keepdims")
+        tol = 1e-3 if dtype == "float16" else 1e-6 if dtype in ("float32", "complex64") else 1e-12
+        parity(lambda xp, x: xp.median(x, axis=axis, keepdims=keepdims), [n], [e], tally, rtol=tol)
+
+    run_sweep(body, f"median-{dtype}", examples=5)
+
+
+def test_median_of_empty_slices_warns_as_numpy():
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        got = cp.median(cp.zeros((2, 0)), axis=1)
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"), np.errstate(invalid="ignore"):
+        want = np.median(np.zeros((2, 0)), axis=1)
+    np.testing.assert_array_equal(got.get(), want)
+    out = cp.empty(3)
+    assert cp.median(cp.arange(12.0).reshape(3, 4), axis=1, out=out) is out
+    np.testing.assert_array_equal(out.get(), np.median(np.arange(12.0).reshape(3, 4), axis=1))

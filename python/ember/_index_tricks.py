@@ -490,7 +490,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     """``dst[...] = src`` (broadcast), only where ``where`` is true, under ``casting``."""
     from ._indexing import where as _where
 
-    if isinstance(src, (int, float, complex, bool)):
+    if type(src) in (bool, int, float, complex):  # not NumPy's float64/complex128 subclasses
         # A Python scalar casts by its kind (NEP 50): into booleans only a bool, into
         # integers a bool or an int, into floats no complex, unless casting is 'unsafe' (then
         # converted as NumPy converts, the real part of a complex); an int out of range raises

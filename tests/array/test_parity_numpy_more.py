@@ -280,7 +280,8 @@ def test_to_device_and_tobytes():
 # --- fixes CuPy's suite found ----------------------------------------------------------------------
 @pytest.mark.parametrize("casting", ["same_kind", "safe", "unsafe"])
 def test_copyto_casts_python_scalars_by_kind_as_numpy(casting):
-    for src in (3.5, -1, 1 + 1j, 300, True, 0, 2.0, np.float32(2), np.int64(-3)):
+    # NumPy's float64 and complex128 scalars subclass Python's float and complex: strong, not weak.
+    for src in (3.5, -1, 1 + 1j, 300, True, 0, 2.0, np.float32(2), np.int64(-3), np.float64(2.5), np.complex128(1j)):
         for dtype in ("int8", "uint8", "float32", "bool", "complex64", "float16"):
             for where in (True, "mask"):
                 outcomes = []

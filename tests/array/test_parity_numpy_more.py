@@ -554,3 +554,16 @@ def test_new_empty_arrays_have_zero_strides_as_numpy():
     for order in "CFK":
         assert view.copy(order=order).strides == host.copy(order=order).strides
     assert cp.empty_like(cp.zeros((0, 3))).strides == np.empty_like(np.zeros((0, 3))).strides
+
+
+def test_reshape_argument_checks_match_numpy():
+    for call, exc, message in (
+        (lambda xp: xp.zeros((2, 3)).reshape(3, 2, copy="False"), ValueError, "strings are not allowed for 'copy'"),
+        (lambda xp: xp.zeros(1).reshape((1,) * 65), ValueError, "maximum supported dimension for an ndarray is"),
+        (lambda xp: xp.reshape(xp.zeros(1), (1,) * 65), ValueError, "currently 64, found 65"),
+        (lambda xp: xp.zeros((1,) * 65), ValueError, "currently 64, found 65"),
+    ):
+        for xp in (np, cp):
+            with pytest.raises(exc, match=message):
+                call(xp)
+    assert cp.ones(64).reshape([1] * 63 + [64]).ndim == 64

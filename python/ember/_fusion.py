@@ -34,6 +34,15 @@ class _Var:
     def astype(self, dtype, copy=True):
         return self._trace.step("astype", (self,), np.dtype(dtype).name)
 
+    @property
+    def dtype(self) -> np.dtype:
+        """The value's dtype, resolved as the eager call would (NumPy 2's rules)."""
+        trace = self._trace
+        if self._ref >= 0:  # a parameter: its own dtype (a Python scalar's default one)
+            return np.dtype(trace.params[self._ref][0])
+        _, _, dtypes = _ember.fused_kernel_body(trace.params, trace.steps, [self._ref], backend())
+        return np.dtype(dtypes[0])
+
     def __bool__(self):
         raise TypeError(
             "a fused function cannot branch on array values (if/while/and/or on an array); "
@@ -62,6 +71,37 @@ for _dunder, _ufunc in {
 }.items():
     setattr(_Var, f"__{_dunder}__", _operator(_ufunc))
     setattr(_Var, f"__r{_dunder}__", _operator(_ufunc, reflected=True))
+def _inplace(name: str):
+    """``x op= y`` in a fused function: on one of its array arguments, the new value is written
+    back to that array when the kernel runs (cast back as NumPy's in-place operators cast, under
+    'same_kind'); on any other value it is a new value, as Python rebinds the name."""
+
+    def method(self, other):
+        trace = self._trace
+        result = trace.ufunc(name, (self, other))
+        target = trace.array_argument(self)
+        if target is None:
+            return result
+        dtype = np.dtype(trace.params[target][0])
+        if result.dtype != dtype:
+            if not np.can_cast(result.dtype, dtype, "same_kind"):
+                raise TypeError(
+                    f"Cannot cast ufunc '{name}' output from {result.dtype!r} to {dtype!r} with casting rule "
+                    "'same_kind'"
+                )
+            result = result.astype(dtype)
+        trace.assign(target, result)
+        return result
+
+    return method
+
+
+for _dunder, _ufunc in {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift",
+}.items():
+    setattr(_Var, f"__i{_dunder}__", _inplace(_ufunc))
 for _dunder, _ufunc in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                         "gt": "greater", "ge": "greater_equal"}.items():
     setattr(_Var, f"__{_dunder}__", _operator(_ufunc))
@@ -78,6 +118,19 @@ class _Trace:
         self.params: list[tuple[str, bool]] = []  # (dtype name, weak) per kernel parameter
         self.constants: list = []  # values of the parameters that are constants of the function
         self.steps: list[tuple[str, list[int], str | None]] = []
+        self.arrays: set[int] = set()  # parameters that are array arguments
+        self.assigned: dict[int, int] = {}  # array argument -> the value written back to it
+        self.alias: dict[int, int] = {}  # value -> the array argument it now stands for
+
+    def array_argument(self, var: _Var) -> int | None:
+        """The array argument ``var`` is (or was assigned to), else None."""
+        if var._ref in self.arrays:
+            return var._ref
+        return self.alias.get(var._ref)
+
+    def assign(self, argument: int, value: _Var) -> None:
+        self.assigned[argument] = value._ref
+        self.alias[value._ref] = argument
 
     def parameter(self, dtype_name: str, weak: bool) -> _Var:
         self.params.append((dtype_name, weak))
@@ -177,30 +230,44 @@ class Fusion:
         compiled = self._kernels.get(key)
         if compiled is None:
             compiled = self._kernels[key] = self._compile(args)
-        kernel, constants = compiled
-        return kernel(*args, *constants)
+        kernel, constants, shape, written = compiled
+        outputs = kernel(*args, *constants)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        # Values of in-place operators go back into their arrays (CuPy's fused `x += y`).
+        for argument, value in zip(written, outputs[len(outputs) - len(written):], strict=True):
+            args[argument][...] = value
+        returned = outputs[:len(outputs) - len(written)]
+        if shape is None:
+            return None
+        return returned if shape == "tuple" else returned[0]
 
     def _compile(self, args):
         trace = _Trace(self.name)
-        stand_ins = [trace.parameter(a.dtype.name, weak=False) if isinstance(a, _ember.ndarray) else
-                     trace.parameter(*_scalar_param(a)) for a in args]
+        stand_ins = []
+        for a in args:
+            if isinstance(a, _ember.ndarray):
+                stand_ins.append(trace.parameter(a.dtype.name, weak=False))
+                trace.arrays.add(stand_ins[-1]._ref)
+            else:
+                stand_ins.append(trace.parameter(*_scalar_param(a)))
         result = self.func(*stand_ins)
-        tuple_result = isinstance(result, tuple)
-        results = result if tuple_result else (result,)
-        if not results or not all(isinstance(r, _Var) for r in results):
+        shape = None if result is None else "tuple" if isinstance(result, tuple) else "one"
+        results = () if result is None else result if shape == "tuple" else (result,)
+        if (shape == "tuple" and not results) or not all(isinstance(r, _Var) for r in results) or (
+                result is None and not trace.assigned):
             raise TypeError(
-                f"{self.name} must return an array expression of its arguments (or a tuple of them), "
-                f"not {type(result).__name__}"
+                f"{self.name} must return an array expression of its arguments (or a tuple of them), or change "
+                f"its array arguments in place (x += ...), not return {type(result).__name__}"
             )
-        operation, preamble, out_dtypes = _ember.fused_kernel_body(
-            trace.params, trace.steps, [r._ref for r in results], backend()
-        )
+        written = tuple(sorted(trace.assigned))
+        refs = [r._ref for r in results] + [trace.assigned[k] for k in written]
+        operation, preamble, out_dtypes = _ember.fused_kernel_body(trace.params, trace.steps, refs, backend())
         in_params = ", ".join(f"{d} in{k}" for k, (d, _) in enumerate(trace.params))
         out_params = ", ".join(f"{d} out{k}" for k, d in enumerate(out_dtypes))
         name = re.sub(r"\W", "_", f"fused_{self.name}")
         kernel = _FusedKernel(in_params, out_params, operation, name, preamble=preamble,
-                              return_tuple=tuple_result)
-        return kernel, tuple(trace.constants)
+                              return_tuple=len(refs) > 1)
+        return kernel, tuple(trace.constants), shape, written
 
     def __repr__(self):
         return f"<ember.fuse of {self.name}>"

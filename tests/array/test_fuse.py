@@ -144,3 +144,50 @@ def test_a_one_element_tuple_result_stays_a_tuple():
     got = one(ember.asarray(x))
     assert isinstance(got, tuple) and len(got) == 1
     np.testing.assert_array_equal(got[0].get(), x + 1)
+
+
+def test_fused_values_know_their_dtype_and_arguments_change_in_place_as_in_cupy():
+    @ember.fuse
+    def widen(x, y):
+        z = x * 2 + y
+        return z.astype(np.float32) if z.dtype.kind in "iu" else z
+
+    assert widen(ember.arange(3, dtype=np.int8), ember.ones(3, dtype=np.int16)).dtype == np.float32
+    assert widen(ember.arange(3.0), 1.5).dtype == np.float64
+
+    @ember.fuse
+    def update(x, y):
+        x += y
+        x *= 2
+
+    a, h = ember.arange(4.0), np.arange(4.0)
+    assert update(a, ember.ones(4)) is None
+    np.testing.assert_array_equal(a.get(), (h + 1) * 2)
+
+    @ember.fuse
+    def both(x, y):
+        y -= 1
+        return x + y, x * y
+
+    b = ember.full(4, 3.0)
+    s, p = both(ember.arange(4.0), b)
+    np.testing.assert_array_equal(b.get(), np.full(4, 2.0))
+    np.testing.assert_array_equal(s.get(), np.arange(4.0) + 2)
+    np.testing.assert_array_equal(p.get(), np.arange(4.0) * 2)
+
+    @ember.fuse
+    def narrowing(x):
+        x += 1.5
+
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output from dtype\\('float64'\\)"):
+        narrowing(ember.arange(3))
+    with pytest.raises(TypeError):
+        x = np.arange(3)
+        x += 1.5  # NumPy's own rule, the same class
+
+    @ember.fuse
+    def nothing(x):
+        return None
+
+    with pytest.raises(TypeError, match="or change its array arguments in place"):
+        nothing(ember.arange(3))

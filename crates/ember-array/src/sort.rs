@@ -40,6 +40,70 @@ fn compiled(device: &'static ember_runtime::Device, k: Kernel) -> Result<ember_r
     })
 }
 
+/// The arrays one radix pass reads and writes. A pass moves the flat indices `idx` (and the
+/// keys, unless its digits come from the index, and a carried second key) to `spare`.
+struct Pass<'a> {
+    digits: Digits,
+    key: Option<(&'a Array, &'a Array)>,
+    carry: Option<(&'a Array, &'a Array)>,
+    lookup: Option<&'a Array>,
+}
+
+/// The sizes every pass of one sort shares.
+struct Plan<'a> {
+    device: &'static ember_runtime::Device,
+    tiles: usize,
+    counts: &'a Array,
+    total: [u8; 8],
+    row_length: [u8; 8],
+}
+
+impl Plan<'_> {
+    /// One stable pass over the digit `shift` bits up: count each tile's digits, scan the
+    /// counts, move each element to its place (from `idx` to `idx_out`).
+    fn run(&self, pass: &Pass, shift: usize, idx: &Array, idx_out: &Array) -> Result<()> {
+        let device = self.device;
+        let stream = current_stream(device);
+        let shift = (shift as i64).to_le_bytes();
+        let grid = [self.tiles as u32, 1, 1];
+        let block = [BLOCK as u32, 1, 1];
+        let sizes = [
+            KernelArg::Bytes(&self.total),
+            KernelArg::Bytes(&shift),
+            KernelArg::Bytes(&self.row_length),
+        ];
+        // The digits' source: the key, or the flat index (and the looked-up word).
+        let mut source: Vec<KernelArg<'_>> = match pass.key {
+            Some((key, _)) => vec![key.kernel_arg()],
+            None => vec![idx.kernel_arg()],
+        };
+        source.extend(pass.lookup.map(Array::kernel_arg));
+        let count = compiled(device, Kernel::Count(pass.digits))?;
+        let mut args = source.clone();
+        args.push(self.counts.kernel_arg());
+        args.extend(sizes.iter().cloned());
+        device.launch(&count, grid, block, 0, stream, &args)?;
+        let inclusive = cumsum(self.counts, None, None, None)?;
+        let carried = pass.carry.map(|_| pass.digits);
+        let scatter = compiled(device, Kernel::Scatter(pass.digits, carried))?;
+        let mut args: Vec<KernelArg<'_>> = Vec::new();
+        if let Some((key, _)) = pass.key {
+            args.push(key.kernel_arg());
+        }
+        args.push(idx.kernel_arg());
+        args.extend(pass.lookup.map(Array::kernel_arg));
+        args.extend(pass.carry.map(|(c, _)| c.kernel_arg()));
+        if let Some((_, key_out)) = pass.key {
+            args.push(key_out.kernel_arg());
+        }
+        args.push(idx_out.kernel_arg());
+        args.extend(pass.carry.map(|(_, c)| c.kernel_arg()));
+        args.extend([self.counts.kernel_arg(), inclusive.kernel_arg()]);
+        args.extend(sizes.iter().cloned());
+        device.launch(&scatter, grid, block, 0, stream, &args)
+    }
+}
+
 /// The permutation sorting each row of `a` (C-contiguous, `rows` rows): flat indices into
 /// `a`, row by row, equal values in their original order.
 pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
@@ -49,7 +113,7 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
     let device = a.device();
     let total = a.size();
     let n = total.checked_div(rows).unwrap_or(0);
-    let idx = Array::empty(device, &[total], DType::I64)?;
+    let mut idx = Array::empty(device, &[total], DType::I64)?;
     if total == 0 {
         return Ok(idx);
     }
@@ -60,16 +124,18 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
     } else {
         DType::U32
     };
-    let mut keys: Vec<Array> = (0..count)
-        .map(|_| Array::empty(device, &[total], key_dtype))
-        .collect::<Result<_>>()?;
+    let new_keys = || -> Result<Vec<Array>> {
+        (0..count)
+            .map(|_| Array::empty(device, &[total], key_dtype))
+            .collect()
+    };
+    let (mut keys, mut spare_keys) = (new_keys()?, new_keys()?);
     // A complex value's class (which parts are NaN) is sorted on after both parts.
     let class = if count == 2 {
         Some(Array::empty(device, &[total], DType::U32)?)
     } else {
         None
     };
-    let stream = current_stream(device);
     let total64 = (total as i64).to_le_bytes();
     let threads = 256u32;
     let keys_kernel = compiled(device, Kernel::Keys(dtype))?;
@@ -82,147 +148,58 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
         [total.div_ceil(threads as usize) as u32, 1, 1],
         [threads, 1, 1],
         0,
-        stream,
+        current_stream(device),
         &args,
     )?;
 
     let tiles = total.div_ceil(BLOCK * ROUNDS);
     let counts = Array::empty(device, &[256 * tiles], DType::I64)?;
-    let mut idx = idx;
+    let plan = Plan {
+        device,
+        tiles,
+        counts: &counts,
+        total: total64,
+        row_length: (n as i64).to_le_bytes(),
+    };
     let mut spare_idx = Array::empty(device, &[total], DType::I64)?;
-    let mut spare_keys: Vec<Array> = (0..count)
-        .map(|_| Array::empty(device, &[total], key_dtype))
-        .collect::<Result<_>>()?;
-    let n64 = (n as i64).to_le_bytes();
     // The imaginary parts' passes first, carrying the real parts; then the real parts'.
-    let key_passes = key_bits(dtype) / 8;
     for word in 0..count {
-        let carry = (word + 1 < count).then_some(digits);
-        for pass in 0..key_passes {
-            let shift = ((8 * pass) as i64).to_le_bytes();
-            let count_kernel = compiled(device, Kernel::Count(digits))?;
-            let grid = [tiles as u32, 1, 1];
-            let block = [BLOCK as u32, 1, 1];
-            device.launch(
-                &count_kernel,
-                grid,
-                block,
-                0,
-                stream,
-                &[
-                    keys[word].kernel_arg(),
-                    counts.kernel_arg(),
-                    KernelArg::Bytes(&total64),
-                    KernelArg::Bytes(&shift),
-                    KernelArg::Bytes(&n64),
-                ],
-            )?;
-            let inclusive = cumsum(&counts, None, None, None)?;
-            let scatter = compiled(device, Kernel::Scatter(digits, carry))?;
-            let mut args: Vec<KernelArg<'_>> = vec![keys[word].kernel_arg(), idx.kernel_arg()];
-            if carry.is_some() {
-                args.push(keys[word + 1].kernel_arg());
-            }
-            args.push(spare_keys[word].kernel_arg());
-            args.push(spare_idx.kernel_arg());
-            if carry.is_some() {
-                args.push(spare_keys[word + 1].kernel_arg());
-            }
-            args.extend([
-                counts.kernel_arg(),
-                inclusive.kernel_arg(),
-                KernelArg::Bytes(&total64),
-                KernelArg::Bytes(&shift),
-                KernelArg::Bytes(&n64),
-            ]);
-            device.launch(&scatter, grid, block, 0, stream, &args)?;
+        for pass in 0..key_bits(dtype) / 8 {
+            let carrying = word + 1 < count;
+            let step = Pass {
+                digits,
+                key: Some((&keys[word], &spare_keys[word])),
+                carry: carrying.then(|| (&keys[word + 1], &spare_keys[word + 1])),
+                lookup: None,
+            };
+            plan.run(&step, 8 * pass, &idx, &spare_idx)?;
             std::mem::swap(&mut keys[word], &mut spare_keys[word]);
-            if carry.is_some() {
+            if carrying {
                 std::mem::swap(&mut keys[word + 1], &mut spare_keys[word + 1]);
             }
             std::mem::swap(&mut idx, &mut spare_idx);
         }
     }
     if let Some(class) = &class {
-        let shift = 0i64.to_le_bytes();
-        let grid = [tiles as u32, 1, 1];
-        let block = [BLOCK as u32, 1, 1];
-        let count_kernel = compiled(device, Kernel::Count(Digits::Lookup))?;
-        device.launch(
-            &count_kernel,
-            grid,
-            block,
-            0,
-            stream,
-            &[
-                idx.kernel_arg(),
-                class.kernel_arg(),
-                counts.kernel_arg(),
-                KernelArg::Bytes(&total64),
-                KernelArg::Bytes(&shift),
-                KernelArg::Bytes(&n64),
-            ],
-        )?;
-        let inclusive = cumsum(&counts, None, None, None)?;
-        let scatter = compiled(device, Kernel::Scatter(Digits::Lookup, None))?;
-        device.launch(
-            &scatter,
-            grid,
-            block,
-            0,
-            stream,
-            &[
-                idx.kernel_arg(),
-                class.kernel_arg(),
-                spare_idx.kernel_arg(),
-                counts.kernel_arg(),
-                inclusive.kernel_arg(),
-                KernelArg::Bytes(&total64),
-                KernelArg::Bytes(&shift),
-                KernelArg::Bytes(&n64),
-            ],
-        )?;
+        let step = Pass {
+            digits: Digits::Lookup,
+            key: None,
+            carry: None,
+            lookup: Some(class),
+        };
+        plan.run(&step, 0, &idx, &spare_idx)?;
         std::mem::swap(&mut idx, &mut spare_idx);
     }
     // Then the rows: stable passes over the row number keep each row's order.
     let row_bits = usize::BITS as usize - (rows.max(1) - 1).leading_zeros() as usize;
     for pass in 0..row_bits.div_ceil(8) {
-        let shift = ((8 * pass) as i64).to_le_bytes();
-        let grid = [tiles as u32, 1, 1];
-        let block = [BLOCK as u32, 1, 1];
-        let count_kernel = compiled(device, Kernel::Count(Digits::Row))?;
-        device.launch(
-            &count_kernel,
-            grid,
-            block,
-            0,
-            stream,
-            &[
-                idx.kernel_arg(),
-                counts.kernel_arg(),
-                KernelArg::Bytes(&total64),
-                KernelArg::Bytes(&shift),
-                KernelArg::Bytes(&n64),
-            ],
-        )?;
-        let inclusive = cumsum(&counts, None, None, None)?;
-        let scatter = compiled(device, Kernel::Scatter(Digits::Row, None))?;
-        device.launch(
-            &scatter,
-            grid,
-            block,
-            0,
-            stream,
-            &[
-                idx.kernel_arg(),
-                spare_idx.kernel_arg(),
-                counts.kernel_arg(),
-                inclusive.kernel_arg(),
-                KernelArg::Bytes(&total64),
-                KernelArg::Bytes(&shift),
-                KernelArg::Bytes(&n64),
-            ],
-        )?;
+        let step = Pass {
+            digits: Digits::Row,
+            key: None,
+            carry: None,
+            lookup: None,
+        };
+        plan.run(&step, 8 * pass, &idx, &spare_idx)?;
         std::mem::swap(&mut idx, &mut spare_idx);
     }
     Ok(idx)

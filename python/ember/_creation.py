@@ -17,23 +17,6 @@ from . import _dtypes, _ember
 from ._interop import _foreign_view
 from ._runtime import Device, current_device_id
 
-MAX_DIMS = 64  # NumPy's limit on dimensions
-
-
-def _too_many_dims(ndim: int) -> None:
-    if ndim > MAX_DIMS:
-        raise ValueError(f"maximum supported dimension for an ndarray is currently {MAX_DIMS}, found {ndim}")
-
-
-def _reshape_checks(shape: tuple, copy) -> None:
-    """NumPy's checks of ``reshape``'s arguments that the native reshape leaves: the number of
-    dimensions and a string ``copy``."""
-    if copy is not None and not isinstance(copy, bool | np.bool_):
-        if isinstance(copy, str):
-            raise ValueError("strings are not allowed for 'copy' keyword. Use True/False/None instead.")
-    dims = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape
-    _too_many_dims(len(dims))
-
 
 def _shape_tuple(shape) -> tuple[int, ...]:
     if type(shape) is int:
@@ -50,7 +33,6 @@ def _shape_tuple(shape) -> tuple[int, ...]:
         raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
     if any(d < 0 for d in shape):
         raise ValueError(f"negative dimensions are not allowed (shape {shape})")
-    _too_many_dims(len(shape))
     return shape
 
 
@@ -346,7 +328,8 @@ def _join_nested(seq, dtype):
     leaves = []
 
     def shape_of(x, index, lengths=()):
-        if isinstance(x, list | tuple):
+        # A sublist of host data only is one leaf: one upload, not one per number.
+        if isinstance(x, list | tuple) and _holds_device_array(x):
             shapes = [shape_of(item, index + (i,), lengths + (len(x),)) for i, item in enumerate(x)]
             if len(set(shapes)) > 1:
                 raise ValueError(

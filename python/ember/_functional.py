@@ -68,9 +68,12 @@ def piecewise(x, condlist, funclist, *args, **kw):
     function of the selected elements); one more function than conditions covers the rest."""
     x = _array(x)
     n2 = len(funclist)
-    if np.isscalar(condlist) or isinstance(condlist, _ember.ndarray) and condlist.ndim == 0 or (
-        not isinstance(condlist[0], list | np.ndarray | _ember.ndarray) and x.ndim != 0
-    ):
+    one_condition = (
+        np.isscalar(condlist)
+        or (isinstance(condlist, _ember.ndarray) and condlist.ndim == 0)
+        or (not isinstance(condlist[0], list | np.ndarray | _ember.ndarray) and x.ndim != 0)
+    )
+    if one_condition:
         condlist = [condlist]
     conds = array(condlist, dtype=bool) if not isinstance(condlist, _ember.ndarray) else condlist.astype(bool)
     n = len(conds)

@@ -64,11 +64,13 @@ def _operator(name: str, reflected: bool = False):
     return method
 
 
-for _dunder, _ufunc in {
+# The arithmetic operators and their ufuncs (forward, reflected and, below, in-place forms).
+_BINARY = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
     "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
     "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift",
-}.items():
+}
+for _dunder, _ufunc in _BINARY.items():
     setattr(_Var, f"__{_dunder}__", _operator(_ufunc))
     setattr(_Var, f"__r{_dunder}__", _operator(_ufunc, reflected=True))
 def _inplace(name: str):
@@ -96,11 +98,7 @@ def _inplace(name: str):
     return method
 
 
-for _dunder, _ufunc in {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
-    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift",
-}.items():
+for _dunder, _ufunc in _BINARY.items():
     setattr(_Var, f"__i{_dunder}__", _inplace(_ufunc))
 for _dunder, _ufunc in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                         "gt": "greater", "ge": "greater_equal"}.items():

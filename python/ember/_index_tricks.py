@@ -496,10 +496,10 @@ def copyto(dst, src, casting="same_kind", where=True):
         # converted as NumPy converts, the real part of a complex); an int out of range raises
         # OverflowError when written.
         kinds = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}[type(src)]
-        if casting != "unsafe" and dst.dtype.kind not in kinds:
-            kind = np.dtype({bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}[type(src)])
-            raise TypeError(f"Cannot cast scalar from {kind!r} to {dst.dtype!r} according to the rule {casting!r}")
-        if casting == "unsafe" and dst.dtype.kind not in kinds:
+        if dst.dtype.kind not in kinds:
+            if casting != "unsafe":
+                kind = np.dtype(type(src))
+                raise TypeError(f"Cannot cast scalar from {kind!r} to {dst.dtype!r} according to the rule {casting!r}")
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
                 src = np.array(src).astype(dst.dtype)[()]

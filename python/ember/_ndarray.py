@@ -37,7 +37,7 @@ from . import (
     _sorting,
     _ufuncs,
 )
-from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _reshape_checks, _shape_tuple, asarray
+from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
 from ._runtime import Device, backend, current_device_id, get_current_stream
 
@@ -416,7 +416,6 @@ class ndarray:
     def reshape(self, *shape, order="C", copy=None) -> ndarray:
         """``a.reshape(2, 3)`` or ``a.reshape((2, 3))``: a view whenever NumPy gives one, else a
         copy on the device (NumPy's rule); ``copy=False`` raises instead of copying."""
-        _reshape_checks(shape, copy)
         return _ember.reshape(self, shape, order, copy)
 
     def ravel(self, order="C") -> ndarray:

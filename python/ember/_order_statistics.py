@@ -35,7 +35,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     rows = moved.reshape(lead + (n,))
     if n == 0:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
-        kind = _reductions.mean(rows[..., :1][..., :0], axis=-1).dtype if rows.ndim else np.float64
+        kind = np.mean(np.zeros(1, a.dtype)).dtype  # NumPy's dtype of a mean of a.dtype
         result = asarray(np.full(lead, np.nan, dtype=kind))
     else:
         ordered = sort(rows, axis=-1)

@@ -18,6 +18,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from . import _ember
 from ._creation import arange, asarray, empty, zeros
+from ._index_tricks import take_along_axis
 from ._indexing import nonzero, take
 from ._reductions import any as _any
 from ._reductions import cumsum
@@ -101,7 +102,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
         if a.ndim == 0:
             return a.copy()
         from_largest = _descending_argsort(a, axis)
-        return _take_along(a, from_largest, normalize_axis_index(axis, a.ndim))
+        return take_along_axis(a, from_largest, axis)
     if axis is None:
         a, axis = ravel(a), 0
     if a.ndim == 0:
@@ -113,16 +114,6 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
         return a.copy()
     result = moveaxis(take(ravel(rows), perm).reshape(rows.shape), -1, axis)
     return result if axis == a.ndim - 1 else result.copy()
-
-
-def _take_along(a, indices, axis):
-    """``a``'s elements at ``indices`` along ``axis`` (NumPy's ``take_along_axis``)."""
-    moved, index = moveaxis(a, axis, -1), moveaxis(indices, axis, -1)
-    n = moved.shape[-1]
-    rows = moved.copy() if not moved.flags.c_contiguous else moved
-    flat_index = UFUNCS["add"](index, (arange(index.size // n if n else 0, dtype=np.int64) * n).reshape(
-        index.shape[:-1] + (1,)))
-    return moveaxis(take(ravel(rows), ravel(flat_index)).reshape(moved.shape), -1, axis).copy()
 
 
 def searchsorted(a, v, side="left", sorter=None):

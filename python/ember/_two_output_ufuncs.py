@@ -64,18 +64,12 @@ class _TwoOutputUfunc(ufunc):
         return None
 
 
-def _floating(x):
-    """``x`` as an ember array of the float dtype NumPy's loops resolve it to (ints to
-    float64, as NumPy's ``modf``/``frexp`` take them)."""
+def _floating(x, name):
+    """``x`` as an ember array of the input dtype of NumPy's loop of ufunc ``name`` for it (ints
+    to the float that holds them); NumPy's TypeError where it has no loop (complex)."""
     x = x if isinstance(x, _ember.ndarray) else asarray(x)
-    if x.dtype.kind == "c":
-        raise TypeError(
-            f"ufunc is not supported for the input type {x.dtype}: it takes real numbers (float16, float32, "
-            "float64 and what casts to them safely)"
-        )
-    if x.dtype.kind in "biu":
-        x = x.astype(np.result_type(x.dtype, np.float16) if x.itemsize < 4 else np.float64)
-    return x
+    loop_input = getattr(np, name).resolve_dtypes((x.dtype, None, None))[0]
+    return x if loop_input == x.dtype else x.astype(loop_input)
 
 
 def _divmod(x1, x2):
@@ -83,7 +77,7 @@ def _divmod(x1, x2):
 
 
 def _modf(x):
-    x = _floating(x)
+    x = _floating(x, "modf")
     whole = _U["trunc"](x)
     # The difference is exact; its sign is x's (also for -0.0 and integral values), and an
     # infinity has fractional part 0.
@@ -93,7 +87,7 @@ def _modf(x):
 
 
 def _frexp(x):
-    x = _floating(x)
+    x = _floating(x, "frexp")
     regular = _U["logical_and"](_U["isfinite"](x), _U["not_equal"](x, 0))
     magnitude = where(regular, _U["absolute"](x), np.ones((), x.dtype)[()])
     # log2 of a float, rounded down, is within one of the exponent: ldexp is exact, so one

@@ -117,6 +117,13 @@ def test_modf_and_frexp_match_numpy_on_special_values(dtype):
         _compare(getattr(np, name)(cp.asarray(x)), want)
 
 
+@pytest.mark.parametrize("name", ["modf", "frexp"])
+def test_modf_and_frexp_refuse_complex_as_numpy(name):
+    for xp in (np, cp):
+        with pytest.raises(TypeError, match=f"ufunc '{name}' not supported for the input types"):
+            getattr(xp, name)(xp.ones(2, dtype=complex))
+
+
 @pytest.mark.parametrize("dtype", ["int32", "uint8", "float64"])
 def test_divmod_matches_numpy_and_fills_out(dtype):
     rng = np.random.default_rng(RNG_SEED)

@@ -73,6 +73,7 @@ fn checked_nbytes(shape: &[usize], dtype: DType) -> Result<usize> {
 impl Array {
     /// An uninitialised C-contiguous array.
     pub fn empty(device: &'static Device, shape: &[usize], dtype: DType) -> Result<Array> {
+        ember_core::shape::check_ndim(shape.len())?;
         let nbytes = checked_nbytes(shape, dtype)?;
         let buffer = Buffer::allocate(device, nbytes, current_stream(device))?;
         Ok(Array {

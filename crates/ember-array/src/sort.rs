@@ -3,8 +3,8 @@
 //! values, `argsort`'s indices and the searches are made from it by the callers.
 
 use ember_codegen::sort::{
-    count_name, count_source, key_bits, key_digits, keys_source, scatter_name, scatter_source,
-    Digits, BLOCK, ROUNDS,
+    count_name, count_source, key_bits, key_digits, keys_name, keys_source, scatter_name,
+    scatter_source, Digits, BLOCK, ROUNDS,
 };
 use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, KernelArg};
@@ -26,10 +26,7 @@ fn compiled(device: &'static ember_runtime::Device, k: Kernel) -> Result<ember_r
     KERNELS.get_or_compile(device, &k, || {
         let d = dialect(device);
         let (source, name) = match k {
-            Kernel::Keys(dtype) => (
-                keys_source(d, dtype),
-                format!("ember_sort_keys_{}", dtype.name()),
-            ),
+            Kernel::Keys(dtype) => (keys_source(d, dtype), keys_name(dtype)),
             Kernel::Count(digits) => (count_source(d, digits), count_name(digits)),
             Kernel::Scatter(digits, carry) => (
                 scatter_source(d, digits, carry),

@@ -113,7 +113,7 @@ fn real_key(v: &str, dtype: DType, dialect: Dialect) -> String {
             let mask = if bits == 32 { 0xFFFF_FFFFu64 } else { (1u64 << bits) - 1 };
             format!("(((({w32})(int)({v})) & 0x{mask:x}u) ^ 0x{:x}u)", 1u64 << (bits - 1))
         }
-        _ if dtype.itemsize() == 8 || dtype == DType::C128 => format!(
+        _ if dtype.itemsize() == 8 => format!(
             "ember_fkey64({f64_bits}((isnan({v}) ? ({}) : (({v}) == 0 ? 0.0 : (double)({v})))))",
             t.nan
         ),
@@ -164,7 +164,7 @@ pub fn keys_source(dialect: Dialect, dtype: DType) -> String {
     }
     param(dialect, "idx", i64t, true, &mut params, &mut fix);
     params.push(format!("{i64t} total"));
-    let name = format!("ember_sort_keys_{}", dtype.name());
+    let name = keys_name(dtype);
     let mut s = prelude_for(dialect, [dtype]);
     s.push_str(&float_key_helpers(dialect));
     let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
@@ -200,6 +200,22 @@ pub fn keys_source(dialect: Dialect, dtype: DType) -> String {
     }
     let _ = writeln!(s, "  idx[i] = i;");
     s.push_str("}\n");
+    s
+}
+
+/// A pass kernel's opening: the prelude, the signature (`params`, then the sizes every pass
+/// takes: element count, digit shift, row length) and the pointer fix-ups.
+fn open_pass(dialect: Dialect, name: &str, mut params: Vec<String>, fix: &str) -> String {
+    let t = dialect.table();
+    let i64t = t.int64;
+    params.extend([
+        format!("{i64t} total"),
+        format!("{i64t} shift"),
+        format!("{i64t} n"),
+    ]);
+    let mut s = prelude_for(dialect, []);
+    let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
+    s.push_str(fix);
     s
 }
 
@@ -252,15 +268,7 @@ pub fn count_source(dialect: Dialect, digits: Digits) -> String {
         );
     }
     param(dialect, "counts", i64t, true, &mut params, &mut fix);
-    params.extend([
-        format!("{i64t} total"),
-        format!("{i64t} shift"),
-        format!("{i64t} n"),
-    ]);
-    let name = format!("ember_sort_count_{}", digits.name());
-    let mut s = prelude_for(dialect, []);
-    let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
-    s.push_str(&fix);
+    let mut s = open_pass(dialect, &count_name(digits), params, &fix);
     let (tid, group, tiles) = (t.local_id, t.group_id[0], t.num_groups[0]);
     let _ = writeln!(s, "  {} int hist[{RADIX}];", t.shared);
     let _ = writeln!(s, "  const int tid = {tid};");
@@ -343,15 +351,7 @@ pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -
     }
     param(dialect, "counts", i64t, false, &mut params, &mut fix);
     param(dialect, "inclusive", i64t, false, &mut params, &mut fix);
-    params.extend([
-        format!("{i64t} total"),
-        format!("{i64t} shift"),
-        format!("{i64t} n"),
-    ]);
-    let name = scatter_name(digits, carry);
-    let mut s = prelude_for(dialect, []);
-    let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
-    s.push_str(&fix);
+    let mut s = open_pass(dialect, &scatter_name(digits, carry), params, &fix);
     let (tid, group, tiles) = (t.local_id, t.group_id[0], t.num_groups[0]);
     let _ = writeln!(s, "  {} int dig[{BLOCK}];", t.shared);
     let _ = writeln!(s, "  {} {i64t} base[{RADIX}];", t.shared);
@@ -401,6 +401,10 @@ pub fn scatter_name(digits: Digits, carry: Option<Digits>) -> String {
         Some(c) => format!("ember_sort_scatter_{}_{}", digits.name(), c.name()),
         None => format!("ember_sort_scatter_{}", digits.name()),
     }
+}
+
+pub fn keys_name(dtype: DType) -> String {
+    format!("ember_sort_keys_{}", dtype.name())
 }
 
 pub fn count_name(digits: Digits) -> String {

@@ -1,5 +1,18 @@
 //! Shapes and strides (in bytes, as NumPy keeps them).
 
+/// NumPy's limit on an array's dimensions.
+pub const MAX_DIMS: usize = 64;
+
+/// `Err` with NumPy's message for a shape of more than [`MAX_DIMS`] dimensions.
+pub fn check_ndim(ndim: usize) -> crate::Result<()> {
+    if ndim > MAX_DIMS {
+        return Err(crate::Error::Value(format!(
+            "maximum supported dimension for an ndarray is currently {MAX_DIMS}, found {ndim}"
+        )));
+    }
+    Ok(())
+}
+
 /// Number of elements of a shape (1 for 0-d).
 pub fn size_of(shape: &[usize]) -> usize {
     shape.iter().product()

@@ -73,9 +73,19 @@ fn reshape<'py>(
     a: &Bound<'py, PyAny>,
     shape: &Bound<'py, PyTuple>,
     order_: Option<&str>,
-    copy: Option<bool>,
+    copy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let k = known()?;
+    let copy = match copy {
+        None => None,
+        Some(c) if c.is_none() => None,
+        Some(c) if c.is_instance_of::<pyo3::types::PyString>() => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "strings are not allowed for 'copy' keyword. Use True/False/None instead.",
+            ))
+        }
+        Some(c) => Some(c.is_truthy()?),
+    };
     if shape.is_empty() {
         return Err(PyTypeError::new_err(
             "reshape() takes exactly 1 argument (0 given)",

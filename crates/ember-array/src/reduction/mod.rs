@@ -72,23 +72,17 @@ impl Reduction {
         })
     }
 
-    /// NumPy's name of the operation in its messages.
+    /// NumPy's name of the operation in its messages: the ufunc its combine step is.
     fn ufunc(self) -> &'static str {
-        match self {
-            Reduction::Sum
-            | Reduction::Mean
-            | Reduction::Var { .. }
-            | Reduction::Std { .. }
-            | Reduction::CountNonzero
-            | Reduction::NanSum
-            | Reduction::CountNotNan => "add",
-            Reduction::Prod => "multiply",
-            Reduction::Max => "maximum",
-            Reduction::Min => "minimum",
-            Reduction::ArgMax => "argmax",
-            Reduction::ArgMin => "argmin",
-            Reduction::Any => "logical_or",
-            Reduction::All => "logical_and",
+        match self.combine() {
+            Combine::Add => "add",
+            Combine::Multiply => "multiply",
+            Combine::Max => "maximum",
+            Combine::Min => "minimum",
+            Combine::ArgMax => "argmax",
+            Combine::ArgMin => "argmin",
+            Combine::Or => "logical_or",
+            Combine::And => "logical_and",
         }
     }
 

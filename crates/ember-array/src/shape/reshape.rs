@@ -188,6 +188,7 @@ fn is_contiguous(layout: &Layout, itemsize: usize, order: Order) -> bool {
 /// `a.reshape(requested, order=, copy=)`: a view when NumPy gives one, else a copy on the
 /// device (see [`plan`]).
 pub fn reshape(a: &Array, requested: &[i64], order: Order, copy: Option<bool>) -> Result<Array> {
+    ember_core::shape::check_ndim(requested.len())?;
     let itemsize = a.dtype().itemsize();
     match plan(
         &Layout::of(a),

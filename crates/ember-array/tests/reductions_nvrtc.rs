@@ -128,6 +128,7 @@ fn scans_compile() {
                     split,
                     out_ndim,
                     cpu: false,
+                    items: 8,
                 };
                 compile(&k.source(Dialect::Cuda), &k.name());
             }

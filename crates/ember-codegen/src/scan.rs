@@ -1,15 +1,27 @@
-//! Scans (`cumsum`): kernel source in either dialect.
+//! Scans (`cumsum`, `cumprod`): kernel source in either dialect.
 //!
 //! A kernel scans `m` independent lines of `n` elements. Line `i` starts at byte offset
 //! `kept(i)` of the input (unravelled over `_kn*`/`_ks*`), element `j` lies `j * _rs` bytes
 //! further. Outputs are C-contiguous in the input's shape: element `(i, j)` is at
 //! `(i / inner) * n * inner + i % inner + j * inner`, where `inner` is the number of lines
-//! after the scanned axis. Long lines are split over the second grid axis as the reductions
-//! split them (same `chunk`): split `s` starts from the combined partials of splits `0..s`,
-//! which a split reduction ([`crate::reduce::ReduceKernel`] writing partials) computed first.
+//! after the scanned axis.
 //!
-//! Parameters: `x`, `p` (partials, when split), `y` — each followed by its byte offset on
-//! OpenCL — then `m n chunk inner` (int64), the kept extents and strides, `_rs` (int64).
+//! - [`Layout::Rows`] (the scanned axis is the contiguous one) reads the input once: a line
+//!   is cut into tiles of `BLOCK * items` elements, one block scanning each. Blocks take tiles in
+//!   order from a ticket counter (`w[0]`), so a tile's predecessors have all started; each
+//!   tile publishes its total, then looks back over its predecessors' published totals until
+//!   one that includes everything before it (the *decoupled look-back* of Merrill and
+//!   Garland's single-pass scan, as CUB's). A tile's status is two values in `w` (its total,
+//!   then its line's total so far), each as self-validating words ([`ScanKernel::words`]).
+//! - [`Layout::Columns`] (scanning across the contiguous axis): a thread scans each line,
+//!   neighbouring threads neighbouring lines. Long lines are split over the second grid axis
+//!   as the reductions split them (same `chunk`): split `s` starts from the combined partials
+//!   of splits `0..s`, which a split reduction ([`crate::reduce::ReduceKernel`] writing
+//!   partials) computed first.
+//!
+//! Parameters: `x`, then `w` (all zero: rows) or `p` (partials, split columns), then `y` — each
+//! followed by its byte offset on OpenCL — then `m n` (int64), `tpl` (tiles per line, rows) or
+//! `chunk` (columns), `inner`, the kept extents and strides, `_rs` (int64).
 
 use std::fmt::Write;
 
@@ -20,8 +32,12 @@ use crate::prelude::prelude_for;
 use crate::reduce::{identity, Combine, Layout, Map, Post, ReduceKernel, BLOCK};
 use crate::types::{cast, load, storage_type, store};
 
-/// Consecutive elements each thread scans per step in [`Layout::Rows`].
-pub const SCAN_ITEMS: usize = 4;
+/// The most consecutive elements each thread scans in a tile of [`Layout::Rows`]
+/// ([`ScanKernel::items`]).
+pub const SCAN_ITEMS: usize = 16;
+
+/// Predecessors a tile reads at once in its look-back.
+pub const LOOK_BACK: usize = 32;
 
 /// One scan kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -34,7 +50,11 @@ pub struct ScanKernel {
     /// Rows: a block scans each line (the scanned axis is the contiguous one); Columns: a
     /// thread scans each line, neighbouring threads neighbouring lines.
     pub layout: Layout,
-    /// Lines are split; each split starts from the partials of the splits before it.
+    /// Rows only: consecutive elements each thread scans (a tile is `BLOCK * items`); at
+    /// most [`SCAN_ITEMS`].
+    pub items: usize,
+    /// Columns only: lines are split; each split starts from the partials of the splits
+    /// before it. (Rows always cut lines into tiles.)
     pub split: bool,
     /// Axes the line index unravels over (at least 1).
     pub out_ndim: usize,
@@ -55,19 +75,30 @@ impl ScanKernel {
             _ => "cumsum",
         };
         format!(
-            "ember_{combine}_{}_{}_{}_{layout}{}{}",
+            "ember_{combine}_{}_{}_{}_{layout}{}{}{}",
             self.input.name(),
             self.acc.name(),
             self.output.name(),
-            if self.split { "_split" } else { "" },
+            if self.split && self.layout == Layout::Columns {
+                "_split"
+            } else {
+                ""
+            },
+            if self.layout == Layout::Rows {
+                format!("_x{}", self.items)
+            } else {
+                String::new()
+            },
             self.out_ndim
         )
     }
 
     fn buffers(&self) -> Vec<(&'static str, DType, bool)> {
         let mut out = vec![("x", self.input, true)];
-        if self.split {
-            out.push(("p", self.acc, true));
+        match self.layout {
+            Layout::Rows => out.push(("w", DType::U64, false)),
+            Layout::Columns if self.split => out.push(("p", self.acc, true)),
+            Layout::Columns => {}
         }
         out.push(("y", self.output, false));
         out
@@ -95,6 +126,13 @@ impl ScanKernel {
             cpu: self.cpu,
         }
         .helpers(&mut s, dialect);
+        if self.layout == Layout::Rows {
+            if let Some(pragma) = t.int64_atomics_pragma {
+                s.push_str(pragma);
+            }
+            self.status_helpers(&mut s, dialect);
+            s.push_str("#define _pad(i) ((i) + ((i) >> 5))\n");
+        }
         let mut params = Vec::new();
         for (name, dtype, read_only) in self.buffers() {
             let c = if read_only { "const " } else { "" };
@@ -103,7 +141,11 @@ impl ScanKernel {
                 params.push(format!("{i64t} _{name}_o"));
             }
         }
-        for p in ["_m", "_n", "_chunk", "_inner"] {
+        let third = match self.layout {
+            Layout::Rows => "_tpl",
+            Layout::Columns => "_chunk",
+        };
+        for p in ["_m", "_n", third, "_inner"] {
             params.push(format!("{i64t} {p}"));
         }
         params.extend((0..self.out_ndim).map(|d| format!("{i64t} _kn{d}")));
@@ -122,12 +164,6 @@ impl ScanKernel {
             s.push_str(&line.unwrap_or_default());
         }
         let _ = writeln!(s, "  const int _tid = {};", t.local_id);
-        let _ = writeln!(s, "  const {i64t} _s = {};", t.group_id[1]);
-        let _ = writeln!(s, "  const {i64t} _j0 = _s * _chunk;");
-        let _ = writeln!(
-            s,
-            "  const {i64t} _j1 = _j0 + _chunk < _n ? _j0 + _chunk : _n;"
-        );
         match self.layout {
             Layout::Rows => self.rows_body(&mut s, dialect),
             Layout::Columns => self.columns_body(&mut s, dialect),
@@ -182,116 +218,274 @@ impl ScanKernel {
         )
     }
 
-    fn rows_body(&self, s: &mut String, dialect: Dialect) {
+    /// 64-bit status words per value (one per 32 bits of the accumulator): rows need a zeroed
+    /// buffer of `1 + tiles * 2 * words()` of them.
+    pub fn words(&self) -> usize {
+        self.acc.itemsize().div_ceil(4)
+    }
+
+    /// Helpers publishing and reading a tile's status. A value is held as 64-bit words, each
+    /// a 32-bit piece of it with a validity bit above, written and read whole through
+    /// volatile pointers (past caches that are not coherent): a reader needs no fence,
+    /// since each word proves itself (fences between work-groups are not dependable on
+    /// every OpenCL device).
+    fn status_helpers(&self, s: &mut String, dialect: Dialect) {
         let t = dialect.table();
-        let i64t = t.int64;
+        let (f, g) = (t.device_fn, t.global);
+        let [w32, w64] = t.atomics.words;
+        let (size, words) = (self.acc.itemsize(), self.words());
+        let valid = format!("(({w64})1 << 32)");
+        let _ = writeln!(
+            s,
+            "{f} void _wput({g}{w64}* w, _acc_t v) {{ {w32} b[{words}] = {{0}}; for (int k = 0; k < {size}; ++k) ((unsigned char*)b)[k] = ((const unsigned char*)&v)[k]; for (int k = 0; k < {words}; ++k) ((volatile {g}{w64}*)w)[k] = {valid} | b[k]; }}"
+        );
+        // Reads the value at `w` into `v` if its first word is valid (the rest follow it).
+        let _ = writeln!(
+            s,
+            "{f} int _wget({g}{w64}* w, _acc_t* v) {{ volatile {g}{w64}* u = (volatile {g}{w64}*)w; {w32} b[{words}]; {w64} x = u[0]; if (!(x >> 32)) return 0; b[0] = ({w32})x; for (int k = 1; k < {words}; ++k) {{ do {{ x = u[k]; }} while (!(x >> 32)); b[k] = ({w32})x; }} for (int k = 0; k < {size}; ++k) ((unsigned char*)v)[k] = ((const unsigned char*)b)[k]; return 1; }}"
+        );
+    }
+
+    /// `_sv[tid]` set to the block's inclusive scan of the threads' totals `total`, ending in
+    /// a barrier. With warp shuffles (CUDA): each warp scans in registers, then adds the
+    /// totals of the warps before it (two barriers); else a scan in shared memory.
+    fn block_scan(&self, s: &mut String, dialect: Dialect, total: &str) {
+        let t = dialect.table();
         let id = identity(self.combine, self.acc, dialect);
-        let _ = writeln!(s, "  {} _acc_t _sv[{BLOCK}];", t.shared);
-        let _ = writeln!(
-            s,
-            "  for ({i64t} _i = {}; _i < _m; _i += {}) {{",
-            t.group_id[0], t.num_groups[0]
-        );
-        let _ = writeln!(s, "    {}", self.line("_i", dialect));
-        let _ = writeln!(s, "    _acc_t _carry = {id};");
-        if self.split {
-            let _ = writeln!(s, "    {{ _acc_t _p = {id};");
-            let _ = writeln!(
-                s,
-                "      for ({i64t} _q = _tid; _q < _s; _q += {BLOCK}) _p = _combine(_p, {});",
-                load(self.acc, dialect, "p + _q * _m + _i")
-            );
-            let _ = writeln!(s, "      _sv[_tid] = _p;\n      {};", t.barrier);
-            if self.cpu {
-                let _ = writeln!(
-                    s,
-                    "      if (_tid == 0) for (int _w = {}; _w > 0; _w >>= 1) for (int _k = 0; _k < _w; ++_k) _sv[_k] = _combine(_sv[_k], _sv[_k + _w]);\n      {};",
-                    BLOCK / 2,
-                    t.barrier
-                );
-            } else {
-                let _ = writeln!(
-                    s,
-                    "      for (int _w = {}; _w > 0; _w >>= 1) {{ if (_tid < _w) _sv[_tid] = _combine(_sv[_tid], _sv[_tid + _w]); {}; }}",
-                    BLOCK / 2,
-                    t.barrier
-                );
-            }
-            let _ = writeln!(s, "      _carry = _sv[0];\n      {};\n    }}", t.barrier);
-        }
-        let _ = writeln!(
-            s,
-            "    for ({i64t} _t0 = _j0; _t0 < _j1; _t0 += {}) {{",
-            BLOCK * SCAN_ITEMS
-        );
-        let _ = writeln!(s, "      const {i64t} _jt = _t0 + _tid * {SCAN_ITEMS};");
-        let _ = writeln!(
-            s,
-            "      _acc_t _v0 = _jt < _j1 ? {} : {id};",
-            self.element("_jt", dialect)
-        );
-        for k in 1..SCAN_ITEMS {
-            let _ = writeln!(
-                s,
-                "      _acc_t _v{k} = _jt + {k} < _j1 ? _combine(_v{}, {}) : _v{};",
-                k - 1,
-                self.element(&format!("_jt + {k}"), dialect),
-                k - 1
-            );
-        }
-        let _ = writeln!(
-            s,
-            "      _sv[_tid] = _v{};\n      {};",
-            SCAN_ITEMS - 1,
-            t.barrier
-        );
         if self.cpu {
+            let _ = writeln!(s, "    _sv[_tid] = {total};\n    {};", t.barrier);
             let _ = writeln!(
                 s,
-                "      if (_tid == 0) for (int _o = 1; _o < {BLOCK}; ++_o) _sv[_o] = _combine(_sv[_o - 1], _sv[_o]);\n      {};",
+                "    if (_tid == 0) for (int _o = 1; _o < {BLOCK}; ++_o) _sv[_o] = _combine(_sv[_o - 1], _sv[_o]);\n    {};",
+                t.barrier
+            );
+        } else if t.shuffle_xor.is_some() {
+            // Butterfly: after round `d`, `_w` is the total of the lane's group of `2d`
+            // lanes and `_p` the lane's inclusive prefix within it.
+            let _ = writeln!(s, "    {{ _acc_t _p = {total}, _w = _p;");
+            let _ = writeln!(
+                s,
+                "      for (int _d = 1; _d < 32; _d <<= 1) {{ const _acc_t _o = _shfl(_w, _d); if (_tid & _d) _p = _combine(_o, _p); _w = _combine(_w, _o); }}"
+            );
+            let _ = writeln!(
+                s,
+                "      if ((_tid & 31) == 31) _sw[_tid >> 5] = _p;\n      {};",
+                t.barrier
+            );
+            let _ = writeln!(
+                s,
+                "      _acc_t _x = {id}; for (int _k = 0; _k < (_tid >> 5); ++_k) _x = _combine(_x, _sw[_k]);"
+            );
+            let _ = writeln!(
+                s,
+                "      _sv[_tid] = _combine(_x, _p);\n    }}\n    {};",
                 t.barrier
             );
         } else {
-            let _ = writeln!(s, "      for (int _o = 1; _o < {BLOCK}; _o <<= 1) {{");
+            let _ = writeln!(s, "    _sv[_tid] = {total};\n    {};", t.barrier);
+            let _ = writeln!(s, "    for (int _o = 1; _o < {BLOCK}; _o <<= 1) {{");
             let _ = writeln!(
                 s,
-                "        const _acc_t _u = _tid >= _o ? _sv[_tid - _o] : {id};"
+                "      const _acc_t _u = _tid >= _o ? _sv[_tid - _o] : {id};"
             );
-            let _ = writeln!(s, "        {};", t.barrier);
+            let _ = writeln!(s, "      {};", t.barrier);
             let _ = writeln!(
                 s,
-                "        if (_tid >= _o) _sv[_tid] = _combine(_u, _sv[_tid]);"
+                "      if (_tid >= _o) _sv[_tid] = _combine(_u, _sv[_tid]);"
             );
-            let _ = writeln!(s, "        {};\n      }}", t.barrier);
+            let _ = writeln!(s, "      {};\n    }}", t.barrier);
         }
+    }
+
+    /// The look-back, after the tile's own scan: thread 0 publishes the tile's total (the
+    /// inclusive prefix, for a line's first tile); the first [`LOOK_BACK`] threads then read
+    /// as many predecessors' statuses at once, and thread 0 combines them nearest first up to
+    /// the nearest inclusive prefix (else moves the window back); then thread 0 publishes the
+    /// tile's own inclusive prefix. `_sc` ends as the tile's exclusive prefix.
+    fn look_back(&self, s: &mut String, dialect: Dialect) {
+        let t = dialect.table();
+        let i64t = t.int64;
+        let words = self.words();
+        let id = identity(self.combine, self.acc, dialect);
+        // Tile `q`'s total at `w + 1 + q * 2W`, its inclusive prefix W words further.
+        let slot = |q: &str, inclusive: bool| {
+            format!(
+                "w + 1 + ({q}) * {} + {}",
+                2 * words,
+                if inclusive { words } else { 0 }
+            )
+        };
+        let _ = writeln!(s, "    const _acc_t _agg = _sv[{}];", BLOCK - 1);
+        // A line's first tile publishes its total as an inclusive prefix; the line's last
+        // tile has no successor to publish for.
         let _ = writeln!(
             s,
-            "      const _acc_t _ex = _combine(_carry, _tid > 0 ? _sv[_tid - 1] : {id});"
+            "    if (_tid == 0 && _part + 1 < _tpl) _wput({} + (_part == 0 ? {words} : 0), _agg);",
+            slot("_t", false)
         );
-        for k in 0..SCAN_ITEMS {
-            let _ = writeln!(
-                s,
-                "      if (_jt + {k} < _j1) {{ {} }}",
-                self.write(
-                    &format!("_jt + {k}"),
-                    &format!("_combine(_ex, _v{k})"),
-                    dialect
-                )
-            );
-        }
         let _ = writeln!(
             s,
-            "      _carry = _combine(_carry, _sv[{}]);\n      {};",
-            BLOCK - 1,
-            t.barrier
+            "    if (_tid == 0) {{ _sc = {id}; _sdone = _part == 0; }}"
         );
-        let _ = writeln!(s, "    }}\n  }}");
+        let _ = writeln!(s, "    {};", t.barrier);
+        let _ = writeln!(
+            s,
+            "    for ({i64t} _top = _t - 1; !_sdone; _top -= {LOOK_BACK}) {{"
+        );
+        let _ = writeln!(s, "      if (_tid < {LOOK_BACK}) {{");
+        let _ = writeln!(s, "        const {i64t} _q = _top - _tid;");
+        let _ = writeln!(s, "        _acc_t _val = {id}; int _kind = 0;");
+        let _ = writeln!(
+            s,
+            "        if (_q >= _t - _part) for (;;) {{ if (_wget({}, &_val)) {{ _kind = 2; break; }} if (_wget({}, &_val)) {{ _kind = 1; break; }} }}",
+            slot("_q", true),
+            slot("_q", false)
+        );
+        let _ = writeln!(s, "        _lv[_tid] = _val; _lk[_tid] = _kind;");
+        let _ = writeln!(s, "      }}");
+        let _ = writeln!(s, "      {};", t.barrier);
+        // No `break` here: PoCL runs a loop that breaks inside a loop with barriers once per
+        // work-item.
+        let _ = writeln!(
+            s,
+            "      if (_tid == 0) {{ int _stop = 0; for (int _k = 0; _k < {LOOK_BACK}; ++_k) if (!_stop) {{ _sc = _combine(_lv[_k], _sc); _stop = _lk[_k] != 1; }} _sdone = _stop; }}"
+        );
+        let _ = writeln!(s, "      {};", t.barrier);
+        let _ = writeln!(s, "    }}");
+        let _ = writeln!(
+            s,
+            "    if (_tid == 0 && _part > 0 && _part + 1 < _tpl) _wput({}, _combine(_sc, _agg));",
+            slot("_t", true)
+        );
+    }
+
+    fn rows_body(&self, s: &mut String, dialect: Dialect) {
+        let items = self.items;
+        let tile = BLOCK * items;
+        let t = dialect.table();
+        let i64t = t.int64;
+        let id = identity(self.combine, self.acc, dialect);
+        let add = t.atomics.functions[0].2;
+        // Shared tile, padded one slot in 32 so that a thread's consecutive items fall in
+        // different banks.
+        if !self.cpu {
+            let _ = writeln!(s, "  {} _acc_t _sx[{}];", t.shared, tile + tile / 32);
+        }
+        let _ = writeln!(s, "  {} _acc_t _sv[{BLOCK}];", t.shared);
+        if t.shuffle_xor.is_some() {
+            let _ = writeln!(s, "  {} _acc_t _sw[{}];", t.shared, BLOCK / 32);
+        }
+        let _ = writeln!(s, "  {} _acc_t _sc;", t.shared);
+        let _ = writeln!(s, "  {} _acc_t _lv[{LOOK_BACK}];", t.shared);
+        let _ = writeln!(s, "  {} int _lk[{LOOK_BACK}];", t.shared);
+        let _ = writeln!(s, "  {} int _sdone;", t.shared);
+        let _ = writeln!(s, "  {} {i64t} _st;", t.shared);
+        let _ = writeln!(s, "  const {i64t} _tiles = _m * _tpl;");
+        let _ = writeln!(
+            s,
+            "  for ({i64t} _it = {}; ; _it += {}) {{",
+            t.group_id[0], t.num_groups[0]
+        );
+        // A line of one tile looks back at nothing: its tiles go in any order.
+        let _ = writeln!(s, "    {i64t} _t = _it;");
+        let _ = writeln!(
+            s,
+            "    if (_tpl > 1) {{ if (_tid == 0) _st = ({i64t}){add}(w, ({})1); {}; _t = _st; }}",
+            t.atomics.words[1], t.barrier
+        );
+        let _ = writeln!(s, "    if (_t >= _tiles) break;");
+        let _ = writeln!(
+            s,
+            "    const {i64t} _i = _t / _tpl, _part = _t % _tpl, _base = _part * {tile};"
+        );
+        let _ = writeln!(
+            s,
+            "    const {i64t} _len = _n - _base < {tile} ? _n - _base : {tile};"
+        );
+        let _ = writeln!(s, "    {}", self.line("_i", dialect));
+        // GPUs stage the tile in shared memory so that loads and stores coalesce; a CPU's
+        // thread reads its own consecutive elements.
+        let own = |k: usize| format!("_tid * {items} + {k}");
+        if self.cpu {
+            for k in 0..items {
+                let prev = if k == 0 {
+                    id.clone()
+                } else {
+                    format!("_v{}", k - 1)
+                };
+                let e = own(k);
+                let _ = writeln!(
+                    s,
+                    "    _acc_t _v{k} = {e} < _len ? _combine({prev}, {}) : {prev};",
+                    self.element(&format!("_base + {e}"), dialect)
+                );
+            }
+        } else {
+            for k in 0..items {
+                let e = format!("{} + _tid", k * BLOCK);
+                let _ = writeln!(
+                    s,
+                    "    _sx[_pad({e})] = {e} < _len ? {} : {id};",
+                    self.element(&format!("_base + {e}"), dialect)
+                );
+            }
+            let _ = writeln!(s, "    {};", t.barrier);
+            let _ = writeln!(s, "    _acc_t _v0 = _sx[_pad({})];", own(0));
+            for k in 1..items {
+                let _ = writeln!(
+                    s,
+                    "    _acc_t _v{k} = _combine(_v{}, _sx[_pad({})]);",
+                    k - 1,
+                    own(k)
+                );
+            }
+        }
+        self.block_scan(s, dialect, &format!("_v{}", items - 1));
+        self.look_back(s, dialect);
+        let _ = writeln!(
+            s,
+            "    const _acc_t _e0 = _combine(_sc, _tid > 0 ? _sv[_tid - 1] : {id});"
+        );
+        if self.cpu {
+            for k in 0..items {
+                let e = own(k);
+                let _ = writeln!(
+                    s,
+                    "    if ({e} < _len) {{ {} }}",
+                    self.write(
+                        &format!("_base + {e}"),
+                        &format!("_combine(_e0, _v{k})"),
+                        dialect
+                    )
+                );
+            }
+        } else {
+            for k in 0..items {
+                let _ = writeln!(s, "    _sx[_pad({})] = _combine(_e0, _v{k});", own(k));
+            }
+            let _ = writeln!(s, "    {};", t.barrier);
+            for k in 0..items {
+                let e = format!("{} + _tid", k * BLOCK);
+                let _ = writeln!(
+                    s,
+                    "    if ({e} < _len) {{ {} }}",
+                    self.write(&format!("_base + {e}"), &format!("_sx[_pad({e})]"), dialect)
+                );
+            }
+        }
+        let _ = writeln!(s, "    {};\n  }}", t.barrier);
     }
 
     fn columns_body(&self, s: &mut String, dialect: Dialect) {
         let t = dialect.table();
         let i64t = t.int64;
         let id = identity(self.combine, self.acc, dialect);
+        let _ = writeln!(s, "  const {i64t} _s = {};", t.group_id[1]);
+        let _ = writeln!(s, "  const {i64t} _j0 = _s * _chunk;");
+        let _ = writeln!(
+            s,
+            "  const {i64t} _j1 = _j0 + _chunk < _n ? _j0 + _chunk : _n;"
+        );
         let _ = writeln!(
             s,
             "  for ({i64t} _i = {} * {BLOCK} + _tid; _i < _m; _i += {} * {BLOCK}) {{",
@@ -331,21 +525,36 @@ mod tests {
             split,
             out_ndim: 1,
             cpu: false,
+            items: SCAN_ITEMS,
         }
     }
 
     #[test]
-    fn rows_scan_in_blocks_and_start_from_earlier_splits() {
-        let src = cumsum(Layout::Rows, true).source(Dialect::OpenCl);
+    fn rows_scan_tiles_and_look_back_at_their_predecessors() {
+        let src = cumsum(Layout::Rows, false).source(Dialect::OpenCl);
+        // Tickets order the tiles; a tile publishes its total, reads a window of
+        // predecessors at once, then publishes its inclusive prefix.
+        assert!(src.contains("_st = (long)atom_add(w, (ulong)1)"), "{src}");
         assert!(
-            src.contains("_p = _combine(_p, *(p + _q * _m + _i))"),
+            src.contains("_wput(w + 1 + (_t) * 4 + 0 + (_part == 0 ? 2 : 0), _agg)"),
+            "{src}"
+        );
+        assert!(
+            src.contains("if (_wget(w + 1 + (_q) * 4 + 2, &_val)) { _kind = 2; break; }"),
+            "{src}"
+        );
+        assert!(
+            src.contains("_wput(w + 1 + (_t) * 4 + 2, _combine(_sc, _agg))"),
             "{src}"
         );
         assert!(
             src.contains("if (_tid >= _o) _sv[_tid] = _combine(_u, _sv[_tid]);"),
             "{src}"
         );
-        assert!(src.contains("*(y + _ob + (_jt + 3) * _inner) ="), "{src}");
+        assert!(
+            src.contains("*(y + _ob + (_base + 1792 + _tid) * _inner) ="),
+            "{src}"
+        );
     }
 
     #[test]

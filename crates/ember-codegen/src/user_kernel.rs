@@ -16,7 +16,7 @@ use std::fmt::Write;
 use ember_core::DType;
 
 use crate::checked;
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, Table};
 use crate::prelude::prelude_for;
 use crate::types::{load, storage_type, store, value_type};
 
@@ -278,22 +278,48 @@ impl Snippets {
 }
 
 /// Per strided array, the statements that accumulate its byte offset while unravelling
-/// `index` over axes `first..first+count` (named `shape{k}`, strides `_{name}_s{k}`).
-fn unravel(s: &mut String, i64t: &str, index: &str, first: usize, count: usize, arrays: &[&Param]) {
+/// `index` (less than `bound`) over axes `first..first+count` (named `shape{k}`, strides
+/// `_{name}_s{k}`). Below 2^32 the divisions are 32-bit: a GPU's 64-bit division is a long
+/// subroutine, and it dominated strided copies.
+fn unravel(
+    s: &mut String,
+    t: &Table,
+    (index, bound): (&str, &str),
+    first: usize,
+    count: usize,
+    arrays: &[&Param],
+) {
     if count == 0 {
         return;
     }
-    let _ = writeln!(s, "    {{ {i64t} _rest = {index};");
-    for d in (first..first + count).rev() {
-        let _ = writeln!(
-            s,
-            "      {{ {i64t} _k = _rest % _shape{d}; _rest /= _shape{d};"
-        );
-        for p in arrays {
-            let _ = writeln!(s, "        _{0}_off += _k * _{0}_s{d};", p.name);
+    let i64t = t.int64;
+    let steps = |s: &mut String, ty: &str| {
+        let _ = writeln!(s, "    {{ {ty} _rest = ({ty}){index};");
+        for d in (first..first + count).rev() {
+            let _ = writeln!(
+                s,
+                "      {{ {ty} _k = _rest % ({ty})_shape{d}; _rest /= ({ty})_shape{d};"
+            );
+            for p in arrays {
+                let _ = writeln!(s, "        _{0}_off += ({i64t})_k * _{0}_s{d};", p.name);
+            }
+            let _ = writeln!(s, "      }}");
         }
-        let _ = writeln!(s, "      }}");
+        let _ = writeln!(s, "    }}");
+    };
+    if count == 1 {
+        // One axis: no division at all.
+        let _ = writeln!(s, "    {{ const {i64t} _k = {index};");
+        for p in arrays {
+            let _ = writeln!(s, "      _{0}_off += _k * _{0}_s{first};", p.name);
+        }
+        let _ = writeln!(s, "    }}");
+        return;
     }
+    let _ = writeln!(s, "    if ({bound} <= 4294967295{}) {{", t.int64_suffix);
+    steps(s, "unsigned int");
+    let _ = writeln!(s, "    }} else {{");
+    steps(s, i64t);
     let _ = writeln!(s, "    }}");
 }
 
@@ -496,7 +522,7 @@ impl UserMap {
         for p in arrays {
             let _ = writeln!(s, "    {i64t} _{}_off = 0;", p.name);
         }
-        unravel(s, i64t, "i", 0, self.ndim, arrays);
+        unravel(s, t, ("i", "_n"), 0, self.ndim, arrays);
         if self.checked {
             // An element outside its buffer is recorded (as its byte offset in the buffer,
             // against the buffer's size) and redirected to the record's scratch area.
@@ -585,8 +611,15 @@ impl UserReduce {
         for p in &inputs {
             let _ = writeln!(s, "    {i64t} _{}_off = 0;", p.name);
         }
-        unravel(&mut s, i64t, "_i", 0, self.out_ndim, &inputs);
-        unravel(&mut s, i64t, "_J", self.out_ndim, self.reduce_ndim, &inputs);
+        unravel(&mut s, t, ("_i", "_out_size"), 0, self.out_ndim, &inputs);
+        unravel(
+            &mut s,
+            t,
+            ("_J", "_red_size"),
+            self.out_ndim,
+            self.reduce_ndim,
+            &inputs,
+        );
         let pointer = |p: &Param| strided_pointer(p, dialect);
         let (open, _) = c.bind_elements(dialect, "      ", &[Role::Input], &pointer);
         s.push_str(&open);
@@ -608,7 +641,7 @@ impl UserReduce {
         for p in &outputs {
             let _ = writeln!(s, "      {i64t} _{}_off = 0;", p.name);
         }
-        unravel(&mut s, i64t, "_i", 0, self.out_ndim, &outputs);
+        unravel(&mut s, t, ("_i", "_out_size"), 0, self.out_ndim, &outputs);
         let (open, close) = c.bind_elements(dialect, "      ", &[Role::Output], &pointer);
         s.push_str(&open);
         let _ = writeln!(s, "      POST_MAP(_r);");
@@ -690,7 +723,13 @@ mod tests {
             src.contains("long long _shape0, long long _shape1, long long _x_s0"),
             "{src}"
         );
-        assert!(src.contains("_y_off += _k * _y_s1;"), "{src}");
+        assert!(src.contains("_y_off += (long long)_k * _y_s1;"), "{src}");
+        // 32-bit divisions where the index fits them.
+        assert!(src.contains("if (_n <= 4294967295LL)"), "{src}");
+        assert!(
+            src.contains("unsigned int _k = _rest % (unsigned int)_shape1;"),
+            "{src}"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use ember_core::{DType, Error, Result, Scalar};
 use super::advanced;
 use super::basic::basic_view;
 pub use super::offsets::nonzero;
-use super::offsets::{offset_args, offsets, resolve, Resolved};
+use super::offsets::{offset_args, offsets, resolve, summed_offsets, terms, Resolved};
 use super::{Item, Slice};
 use crate::array::{Array, Dims};
 use crate::compact::compact;
@@ -65,14 +65,33 @@ fn kernel(
         .map_err(Clone::clone)
 }
 
-fn gather_kernel() -> Result<&'static ElementwiseKernel> {
-    static K: KernelCell = OnceLock::new();
+/// Index arrays a gather kernel takes directly; more are summed into the last one.
+const GATHER_SLOTS: usize = 4;
+
+/// The gather through `slots` index arrays: `y = src[b + r1 + r2 + sum of wrapped k_t * s_t]`.
+/// Each index `k_t` is checked against its axis's length `n_t` in the kernel; a bad one sets
+/// `bad[t]` and reads element `b` instead, and the caller raises NumPy's `IndexError` (the
+/// indices are read once).
+fn gather_kernel(slots: usize) -> Result<&'static ElementwiseKernel> {
+    static K: [KernelCell; GATHER_SLOTS + 1] = [const { OnceLock::new() }; GATHER_SLOTS + 1];
+    let mut ins = vec!["raw T src, int64 b".to_string()];
+    ins.extend(
+        (0..slots).map(|t| format!("{} k{t}, int64 n{t}, int64 s{t}", ["I", "J", "K", "L"][t])),
+    );
+    ins.push("int64 r1, int64 r2".into());
+    let body: String = (0..slots)
+        .map(|t| {
+            format!(
+                "{{ long long j = (long long)k{t}; if (j < 0) j += n{t}; if (j < 0 || j >= n{t}) {{ bad[{t}] = 1; j = 0; }} o += j * s{t}; }} "
+            )
+        })
+        .collect();
     kernel(
-        &K,
-        "raw T src, int64 b, int64 off, int64 r1, int64 r2",
-        "T y",
-        "y = src[b + off + r1 + r2]",
-        "ember_gather",
+        &K[slots],
+        &ins.join(", "),
+        "raw int32 bad, T y",
+        &format!("long long o = b + r1 + r2; {body}y = src[o]"),
+        &format!("ember_gather{slots}"),
     )
 }
 
@@ -175,14 +194,14 @@ pub fn getitem(a: &Array, index: &[Index]) -> Result<Array> {
         return basic_view(a, &resolved.items);
     }
     let plan = advanced::plan(&Layout::of(a), &resolved.items)?;
-    let (source, offsets) = match offsets(a, &plan, &resolved)? {
-        Some(o) => (a.clone(), o),
+    let (source, terms) = match terms(a, &plan, &resolved)? {
+        Some(t) => (a.clone(), t),
         None => {
             let copied = a.copy()?;
             let plan = advanced::plan(&Layout::of(&copied), &resolved.items)?;
-            let o = offsets(&copied, &plan, &resolved)?
+            let t = terms(&copied, &plan, &resolved)?
                 .ok_or_else(|| Error::Value("a copy's strides are whole elements".into()))?;
-            (copied, o)
+            (copied, t)
         }
     };
     let out = Array::empty(a.device(), &plan.shape, a.dtype())?;
@@ -191,10 +210,41 @@ pub fn getitem(a: &Array, index: &[Index]) -> Result<Array> {
     }
     let buffer = buffer_of(&source)?
         .ok_or_else(|| Error::Value("a copy's buffer is whole elements".into()))?;
-    let mut args = vec![UserArg::Array(buffer)];
-    args.extend(offset_args(offsets));
+    let int = |v: i64| UserArg::Scalar(Scalar::Int(v), Some(DType::I64));
+    let flags = crate::creation::full(a.device(), &[GATHER_SLOTS], DType::I32, Scalar::Int(0))?;
+    let mut args = vec![UserArg::Array(buffer), int(terms.base)];
+    // Index arrays beyond the kernel's slots: checked and summed into the last slot.
+    let (direct, extra) = terms
+        .terms
+        .split_at(terms.terms.len().min(GATHER_SLOTS - 1));
+    for t in direct {
+        args.extend([
+            UserArg::Array(t.placed.clone()),
+            int(t.len as i64),
+            int(t.stride),
+        ]);
+    }
+    let folded = summed_offsets(extra)?;
+    if let Some(f) = &folded {
+        args.extend([UserArg::Array(f.clone()), int(i64::MAX), int(1)]);
+    }
+    let [r1, r2] = terms.rest;
+    for r in [r1, r2] {
+        args.push(r.map_or_else(|| int(0), UserArg::Array));
+    }
+    args.push(UserArg::Array(flags.clone()));
     args.push(UserArg::Array(as_bits(&out)?));
-    gather_kernel()?.call(a.device(), args, None)?;
+    let slots = direct.len() + usize::from(folded.is_some());
+    gather_kernel(slots)?.call(a.device(), args, None)?;
+    let mut bad = [0u8; 4 * GATHER_SLOTS];
+    flags.to_host(&mut bad)?;
+    for (t, term) in direct.iter().enumerate() {
+        if bad[4 * t..4 * t + 4] != [0; 4] {
+            if let Some(e) = term.first_out_of_bounds()? {
+                return Err(e);
+            }
+        }
+    }
     Ok(out)
 }
 

@@ -136,9 +136,7 @@ fn checked_index(idx: &Array, len: usize, axis: usize) -> Result<Array> {
         None
     };
     if let Some(bad) = bad {
-        return Err(Error::Index(format!(
-            "index {bad} is out of bounds for axis {axis} with size {len}"
-        )));
+        return Err(out_of_bounds(bad, axis, len));
     }
     if lo < 0 {
         return binary("remainder", Operand::Array(idx), int(n));
@@ -146,20 +144,31 @@ fn checked_index(idx: &Array, len: usize, axis: usize) -> Result<Array> {
     Ok(idx)
 }
 
-/// Element offsets of a plan: the base (a scalar), the index arrays' part, and the rest
-/// axes before and after the index axes, each broadcasting over the result.
-pub(super) struct Offsets {
-    base: i64,
-    fancy: Option<Array>,
-    rest: [Option<Array>; 2],
+/// An advanced index as the gather kernel takes it: the base element (a scalar), each index
+/// array placed among the result's axes (unchecked, unwrapped, in its own integer dtype) with
+/// its axis's length and stride in elements, and the rest axes before and after the index
+/// axes, each broadcasting over the result.
+pub(super) struct Terms {
+    pub base: i64,
+    pub terms: Vec<Term>,
+    pub rest: [Option<Array>; 2],
+}
+
+/// One index array of [`Terms`].
+pub(super) struct Term {
+    /// The array as the index gave it (for messages).
+    pub given: Array,
+    /// The array reshaped to its place among the result's axes.
+    pub placed: Array,
+    pub len: usize,
+    pub axis: usize,
+    pub stride: i64,
+    /// A mask's `nonzero()` array: in range by construction.
+    pub from_mask: bool,
 }
 
 /// The plan's byte distances in elements, or None where one is not a whole element.
-pub(super) fn offsets(
-    a: &Array,
-    plan: &AdvancedPlan,
-    resolved: &Resolved,
-) -> Result<Option<Offsets>> {
+pub(super) fn terms(a: &Array, plan: &AdvancedPlan, resolved: &Resolved) -> Result<Option<Terms>> {
     let item = a.dtype().itemsize() as isize;
     let start = a.offset() as isize + plan.delta;
     let whole = start % item == 0
@@ -168,23 +177,17 @@ pub(super) fn offsets(
     if !whole {
         return Ok(None);
     }
-    let mut fancy: Option<Array> = None;
+    let mut terms = Vec::with_capacity(plan.terms.len());
     for t in &plan.terms {
-        let idx = &resolved.arrays[t.item][t.part];
-        // A mask's nonzero() arrays are in range by construction.
-        let mut term = match resolved.items[t.item] {
-            Item::Mask { .. } => idx.clone(),
-            _ => checked_index(idx, t.len, t.axis)?,
-        };
-        let stride = (t.stride / item) as i64;
-        if stride != 1 {
-            term = binary("multiply", Operand::Array(term), int(stride))?;
-        }
+        let given = resolved.arrays[t.item][t.part].clone();
         let placed: Vec<i64> = t.placed.iter().map(|&d| d as i64).collect();
-        let placed = reshape(&term, &placed, Order::C, None)?;
-        fancy = Some(match fancy {
-            None => placed,
-            Some(f) => binary("add", Operand::Array(f), Operand::Array(placed))?,
+        terms.push(Term {
+            placed: reshape(&given, &placed, Order::C, None)?,
+            given,
+            len: t.len,
+            axis: t.axis,
+            stride: (t.stride / item) as i64,
+            from_mask: matches!(resolved.items[t.item], Item::Mask { .. }),
         });
     }
     let ndim = plan.shape.len();
@@ -209,11 +212,85 @@ pub(super) fn offsets(
             Some(g) => binary("add", Operand::Array(g), Operand::Array(placed))?,
         });
     }
-    Ok(Some(Offsets {
+    Ok(Some(Terms {
         base: (start / item) as i64,
-        fancy,
+        terms,
         rest,
     }))
+}
+
+impl Term {
+    /// The term's element offsets: checked, wrapped, scaled by the stride (int64).
+    pub fn offsets(&self) -> Result<Array> {
+        let mut o = if self.from_mask {
+            self.placed.clone()
+        } else {
+            checked_index(&self.placed, self.len, self.axis)?
+        };
+        if self.stride != 1 {
+            o = binary("multiply", Operand::Array(o), int(self.stride))?;
+        }
+        Ok(o)
+    }
+
+    /// NumPy's `IndexError` for the first value of the index array (in its C order) out of
+    /// `[-len, len)`, or None when every value is in range. Read on the host: only for an
+    /// index already known to be bad.
+    pub fn first_out_of_bounds(&self) -> Result<Option<Error>> {
+        let values = self.given.astype(DType::I64)?;
+        let mut bytes = vec![0u8; values.size() * 8];
+        values.to_host(&mut bytes)?;
+        let n = self.len as i64;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
+            .find(|&v| v < -n || v >= n)
+            .map(|bad| out_of_bounds(bad, self.axis, self.len)))
+    }
+}
+
+fn out_of_bounds(bad: i64, axis: usize, len: usize) -> Error {
+    Error::Index(format!(
+        "index {bad} is out of bounds for axis {axis} with size {len}"
+    ))
+}
+
+/// Element offsets of a plan (for scatters): the base (a scalar), the index arrays' part
+/// summed, and the rest axes.
+pub(super) struct Offsets {
+    base: i64,
+    fancy: Option<Array>,
+    rest: [Option<Array>; 2],
+}
+
+/// The plan's offsets in elements, the index arrays checked and summed, or None where a
+/// distance is not a whole element.
+pub(super) fn offsets(
+    a: &Array,
+    plan: &AdvancedPlan,
+    resolved: &Resolved,
+) -> Result<Option<Offsets>> {
+    let Some(t) = terms(a, plan, resolved)? else {
+        return Ok(None);
+    };
+    Ok(Some(Offsets {
+        base: t.base,
+        fancy: summed_offsets(&t.terms)?,
+        rest: t.rest,
+    }))
+}
+
+/// The sum of `terms`' element offsets (each checked), or None for no terms.
+pub(super) fn summed_offsets(terms: &[Term]) -> Result<Option<Array>> {
+    let mut sum: Option<Array> = None;
+    for term in terms {
+        let o = term.offsets()?;
+        sum = Some(match sum {
+            None => o,
+            Some(f) => binary("add", Operand::Array(f), Operand::Array(o))?,
+        });
+    }
+    Ok(sum)
 }
 
 pub(super) fn offset_args(o: Offsets) -> [UserArg; 4] {

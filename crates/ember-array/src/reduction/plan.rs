@@ -408,8 +408,9 @@ impl Pass<'_> {
 }
 
 /// Launches scan `kernel` over lines of `input` (`kept` lines of `n` elements `stride` bytes
-/// apart, starting at byte `offset`), writing C-contiguous `out`; `partials` are the split
-/// partials when the kernel is split.
+/// apart, starting at byte `offset`), writing C-contiguous `out`. `status` are the buffers
+/// between input and output (the tiles' status of rows, the partials of split columns);
+/// `third` is the tiles per line (rows) or the chunk of a split (columns).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn launch_scan(
     kernel: &ScanKernel,
@@ -418,23 +419,22 @@ pub(crate) fn launch_scan(
     kept: &[(usize, isize)],
     stride: isize,
     n: usize,
+    third: usize,
     inner: usize,
     sizing: Sizing,
-    partials: Option<&Array>,
+    status: &[&Array],
     out: &Array,
 ) -> Result<()> {
     let device = input.device();
     let function = compiled(device, Spec::Scan(kernel.clone()))?;
     let m: usize = kept.iter().map(|a| a.0).product();
     let mut args: Vec<KernelArg<'_>> = vec![buffer_arg(input, offset)];
-    if let Some(p) = partials {
-        args.push(p.kernel_arg());
-    }
+    args.extend(status.iter().map(|a| a.kernel_arg()));
     args.push(out.kernel_arg());
     let mut ints = vec![
         int_bytes(m),
         int_bytes(n),
-        int_bytes(sizing.chunk),
+        int_bytes(third),
         int_bytes(inner),
     ];
     ints.extend(kept.iter().map(|a| int_bytes(a.0)));

@@ -1,17 +1,20 @@
 //! `cumsum` and `cumprod`: scans along one axis (of the flattened array when no axis is
 //! given).
 //!
-//! A line along the contiguous axis is scanned by a whole block, in tiles; lines across it
-//! by one thread each, neighbours side by side. Long lines are split: a reduction first
-//! writes each split's total, then every split scans from the totals before it.
+//! A line along the contiguous axis is cut into tiles, a block scanning each and looking back
+//! at the totals its predecessors published (the input is read once); lines across it are
+//! scanned by one thread each, neighbours side by side. Long lines across it are split: a
+//! reduction first writes each split's total, then every split scans from the totals before
+//! it.
 
 use ember_codegen::reduce::{Combine, Layout, Map, Post, ReduceKernel, BLOCK, COLUMN_LANES};
 use ember_codegen::scan::{ScanKernel, SCAN_ITEMS};
-use ember_core::{DType, Error, Result};
+use ember_core::{DType, Error, Result, Scalar};
 
 use super::plan::{capacity, collapse, for_cpu, inner_stride, launch_scan, Geometry, Pass, Sizing};
 use super::{deliver, reduced_axes, result_types, target, Reduction};
 use crate::array::Array;
+use crate::creation::fill;
 
 /// NumPy's `cumsum(a, axis=axis, dtype=dtype, out=out)`.
 pub fn cumsum(
@@ -92,11 +95,69 @@ pub fn cumulate(
         Layout::Columns
     };
     let device = src.device();
-    let (lanes, max_groups) = capacity(device);
-    let (lines, wanted) = match layout {
-        Layout::Rows => (m, (lanes / (m * BLOCK)).min(n / (BLOCK * SCAN_ITEMS * 4))),
-        Layout::Columns => (m.div_ceil(BLOCK), (lanes / m).min(n / 64)),
+    let kernel = ScanKernel {
+        combine,
+        input: src.dtype(),
+        acc: types.acc,
+        output: types.output,
+        layout,
+        split: false,
+        out_ndim: kept.len(),
+        cpu: for_cpu(device),
+        items: SCAN_ITEMS,
     };
+    let (lanes, max_groups) = capacity(device);
+    let launch = |kernel: &ScanKernel, third: usize, sizing: Sizing, status: &[&Array]| {
+        launch_scan(
+            kernel,
+            &src,
+            src.offset(),
+            &kept,
+            stride,
+            n,
+            third,
+            inner,
+            sizing,
+            status,
+            &result,
+        )
+    };
+    if layout == Layout::Rows {
+        // A GPU tile holds 64 bytes of accumulators a thread; CPUs, and short lines, take
+        // shorter tiles.
+        let mut items = if kernel.cpu {
+            4
+        } else {
+            (64 / types.acc.itemsize()).clamp(4, SCAN_ITEMS)
+        };
+        while items > 4 && n <= BLOCK * items / 2 {
+            items /= 2;
+        }
+        let kernel = ScanKernel { items, ..kernel };
+        let tile = BLOCK * items;
+        let per_line = n.div_ceil(tile);
+        let tiles = m * per_line;
+        // Tiles of one line publish their totals for the next: a ticket counter and each
+        // tile's status, all zero.
+        let words = if per_line > 1 {
+            1 + tiles * 2 * kernel.words()
+        } else {
+            1
+        };
+        let status = Array::empty(device, &[words], DType::U64)?;
+        if per_line > 1 {
+            fill(&status, Scalar::UInt(0))?;
+        }
+        let sizing = Sizing {
+            tpr: BLOCK,
+            splits: 1,
+            chunk: tile,
+            groups: tiles.clamp(1, max_groups),
+        };
+        launch(&kernel, per_line, sizing, &[&status])?;
+        return deliver(result, out);
+    }
+    let wanted = (lanes / m).min(n / 64);
     let splits = wanted.clamp(1, 65_535);
     let chunk = n.div_ceil(splits).next_multiple_of(4);
     let splits = n.div_ceil(chunk);
@@ -104,41 +165,23 @@ pub fn cumulate(
         tpr: BLOCK,
         splits,
         chunk,
-        groups: lines.clamp(1, max_groups),
+        groups: m.div_ceil(BLOCK).clamp(1, max_groups),
     };
-    let partials = if splits > 1 {
-        Some(split_totals(
-            combine, &src, &kept, stride, n, types.acc, layout, sizing,
-        )?)
+    if splits > 1 {
+        let partials = split_totals(combine, &src, &kept, stride, n, types.acc, sizing)?;
+        let kernel = ScanKernel {
+            split: true,
+            ..kernel
+        };
+        launch(&kernel, chunk, sizing, &[&partials])?;
     } else {
-        None
-    };
-    let kernel = ScanKernel {
-        combine,
-        input: src.dtype(),
-        acc: types.acc,
-        output: types.output,
-        layout,
-        split: splits > 1,
-        out_ndim: kept.len(),
-        cpu: for_cpu(device),
-    };
-    launch_scan(
-        &kernel,
-        &src,
-        src.offset(),
-        &kept,
-        stride,
-        n,
-        inner,
-        sizing,
-        partials.as_ref(),
-        &result,
-    )?;
+        launch(&kernel, chunk, sizing, &[])?;
+    }
     deliver(result, out)
 }
 
-/// The total (by `combine`) of each split of each line, at `split * m + line`.
+/// The total (by `combine`) of each split of each line scanned across the contiguous axis,
+/// at `split * m + line`.
 #[allow(clippy::too_many_arguments)]
 fn split_totals(
     combine: Combine,
@@ -147,7 +190,6 @@ fn split_totals(
     stride: isize,
     n: usize,
     acc: DType,
-    layout: Layout,
     scan: Sizing,
 ) -> Result<Array> {
     let m: usize = kept.iter().map(|k| k.0).product();
@@ -175,17 +217,14 @@ fn split_totals(
         map: Map::Value,
         post: Post::Keep,
         partial: true,
-        layout,
+        layout: Layout::Columns,
         vector: false,
         out_ndim: kept.len(),
         red_ndim: 1,
         cpu: for_cpu(src.device()),
     };
-    // Same splits and chunks as the scan; one block per line (rows) or per 32 lines.
-    let groups = match layout {
-        Layout::Rows => m,
-        Layout::Columns => m.div_ceil(BLOCK / COLUMN_LANES),
-    };
+    // Same splits and chunks as the scan; one block per 32 lines.
+    let groups = m.div_ceil(BLOCK / COLUMN_LANES);
     let sizing = Sizing {
         tpr: BLOCK,
         groups: groups.clamp(1, scan.groups.max(capacity(src.device()).1)),

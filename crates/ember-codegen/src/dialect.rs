@@ -158,6 +158,9 @@ pub struct Table {
     pub warp_barrier: Option<&'static str>,
     /// Memory fences: device-wide, block-wide, system-wide.
     pub fences: [&'static str; 3],
+    /// Predecessor tiles a single-pass scan reads at once in its look-back (measured on an
+    /// H100: CUDA fastest with the whole block, NVIDIA's OpenCL with 32).
+    pub look_back_window: usize,
     /// Prefix of a user-named kernel's symbol, where the dialect has builtins a kernel may
     /// not be named after (OpenCL C's `mad`, `clamp`).
     pub user_symbol_prefix: &'static str,
@@ -234,6 +237,7 @@ const CUDA: Table = Table {
         "__threadfence_block()",
         "__threadfence_system()",
     ],
+    look_back_window: 256,
     user_symbol_prefix: "",
     coarsen_by_default: true,
     atomics: Atomics {
@@ -356,6 +360,7 @@ const OPENCL: Table = Table {
         "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
         "mem_fence(CLK_GLOBAL_MEM_FENCE)",
     ],
+    look_back_window: 32,
     user_symbol_prefix: "ember_",
     coarsen_by_default: false,
     atomics: Atomics {

@@ -36,9 +36,6 @@ use crate::types::{cast, load, storage_type, store};
 /// ([`ScanKernel::items`]).
 pub const SCAN_ITEMS: usize = 16;
 
-/// Predecessors a tile reads at once in its look-back.
-pub const LOOK_BACK: usize = 32;
-
 /// One scan kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ScanKernel {
@@ -247,8 +244,7 @@ impl ScanKernel {
     }
 
     /// `_sv[tid]` set to the block's inclusive scan of the threads' totals `total`, ending in
-    /// a barrier. With warp shuffles (CUDA): each warp scans in registers, then adds the
-    /// totals of the warps before it (two barriers); else a scan in shared memory.
+    /// a barrier: a scan in shared memory (on an H100, warp shuffles measured slower here).
     fn block_scan(&self, s: &mut String, dialect: Dialect, total: &str) {
         let t = dialect.table();
         let id = identity(self.combine, self.acc, dialect);
@@ -257,28 +253,6 @@ impl ScanKernel {
             let _ = writeln!(
                 s,
                 "    if (_tid == 0) for (int _o = 1; _o < {BLOCK}; ++_o) _sv[_o] = _combine(_sv[_o - 1], _sv[_o]);\n    {};",
-                t.barrier
-            );
-        } else if t.shuffle_xor.is_some() {
-            // Butterfly: after round `d`, `_w` is the total of the lane's group of `2d`
-            // lanes and `_p` the lane's inclusive prefix within it.
-            let _ = writeln!(s, "    {{ _acc_t _p = {total}, _w = _p;");
-            let _ = writeln!(
-                s,
-                "      for (int _d = 1; _d < 32; _d <<= 1) {{ const _acc_t _o = _shfl(_w, _d); if (_tid & _d) _p = _combine(_o, _p); _w = _combine(_w, _o); }}"
-            );
-            let _ = writeln!(
-                s,
-                "      if ((_tid & 31) == 31) _sw[_tid >> 5] = _p;\n      {};",
-                t.barrier
-            );
-            let _ = writeln!(
-                s,
-                "      _acc_t _x = {id}; for (int _k = 0; _k < (_tid >> 5); ++_k) _x = _combine(_x, _sw[_k]);"
-            );
-            let _ = writeln!(
-                s,
-                "      _sv[_tid] = _combine(_x, _p);\n    }}\n    {};",
                 t.barrier
             );
         } else {
@@ -298,65 +272,106 @@ impl ScanKernel {
     }
 
     /// The look-back, after the tile's own scan: thread 0 publishes the tile's total (the
-    /// inclusive prefix, for a line's first tile); the first [`LOOK_BACK`] threads then read
-    /// as many predecessors' statuses at once, and thread 0 combines them nearest first up to
-    /// the nearest inclusive prefix (else moves the window back); then thread 0 publishes the
+    /// inclusive prefix, for a line's first tile); the block then reads its predecessors'
+    /// statuses a window at a time ([`ScanKernel::window`]); then thread 0 publishes the
     /// tile's own inclusive prefix. `_sc` ends as the tile's exclusive prefix.
     fn look_back(&self, s: &mut String, dialect: Dialect) {
-        let t = dialect.table();
-        let i64t = t.int64;
         let words = self.words();
-        let id = identity(self.combine, self.acc, dialect);
-        // Tile `q`'s total at `w + 1 + q * 2W`, its inclusive prefix W words further.
-        let slot = |q: &str, inclusive: bool| {
-            format!(
-                "w + 1 + ({q}) * {} + {}",
-                2 * words,
-                if inclusive { words } else { 0 }
-            )
-        };
         let _ = writeln!(s, "    const _acc_t _agg = _sv[{}];", BLOCK - 1);
         // A line's first tile publishes its total as an inclusive prefix; the line's last
         // tile has no successor to publish for.
         let _ = writeln!(
             s,
             "    if (_tid == 0 && _part + 1 < _tpl) _wput({} + (_part == 0 ? {words} : 0), _agg);",
-            slot("_t", false)
+            self.slot("_t", false)
+        );
+        self.window(s, dialect);
+        let _ = writeln!(
+            s,
+            "    if (_tid == 0 && _part > 0 && _part + 1 < _tpl) _wput({}, _combine(_sc, _agg));",
+            self.slot("_t", true)
+        );
+    }
+
+    /// Where tile `q`'s total (or inclusive prefix) is in the status words `w`.
+    fn slot(&self, q: &str, inclusive: bool) -> String {
+        let words = self.words();
+        format!(
+            "w + 1 + ({q}) * {} + {}",
+            2 * words,
+            if inclusive { words } else { 0 }
+        )
+    }
+
+    /// The statements in which lane `_lane` reads tile `_q`'s status (spinning until it has
+    /// one) into `_val`, `_kind` 2 for an inclusive prefix, 1 for a total; a tile before
+    /// the line's start reads as nothing (0).
+    fn read_status(&self, dialect: Dialect) -> String {
+        let i64t = dialect.table().int64;
+        let id = identity(self.combine, self.acc, dialect);
+        format!(
+            "const {i64t} _q = _top - _lane; _acc_t _val = {id}; int _kind = 0;\n      while (!_kind && _q >= _t - _part) {{ if (_wget({}, &_val)) _kind = 2; else if (_wget({}, &_val)) _kind = 1; }}",
+            self.slot("_q", true),
+            self.slot("_q", false)
+        )
+    }
+
+    /// The look-back in windows: thread `k` reads the status of the tile `k + 1` before the
+    /// window's top, then the window is folded nearest first up to its nearest inclusive
+    /// prefix (else the window moves back). The dialect sets the window's width
+    /// ([`crate::dialect::Table::look_back_window`]); a window of the whole block folds as a
+    /// tree in shared memory, a narrower one (and any on a CPU) by thread 0 alone.
+    fn window(&self, s: &mut String, dialect: Dialect) {
+        let t = dialect.table();
+        let i64t = t.int64;
+        let id = identity(self.combine, self.acc, dialect);
+        let lanes = self.window_lanes(dialect);
+        let _ = writeln!(
+            s,
+            "    if (_tid == 0) {{ _sc = {id}; _sdone = _part == 0; }}\n    {};",
+            t.barrier
         );
         let _ = writeln!(
             s,
-            "    if (_tid == 0) {{ _sc = {id}; _sdone = _part == 0; }}"
+            "    for ({i64t} _top = _t - 1; !_sdone; _top -= {lanes}) {{"
         );
-        let _ = writeln!(s, "    {};", t.barrier);
-        let _ = writeln!(
-            s,
-            "    for ({i64t} _top = _t - 1; !_sdone; _top -= {LOOK_BACK}) {{"
-        );
-        let _ = writeln!(s, "      if (_tid < {LOOK_BACK}) {{");
-        let _ = writeln!(s, "        const {i64t} _q = _top - _tid;");
-        let _ = writeln!(s, "        _acc_t _val = {id}; int _kind = 0;");
-        let _ = writeln!(
-            s,
-            "        if (_q >= _t - _part) for (;;) {{ if (_wget({}, &_val)) {{ _kind = 2; break; }} if (_wget({}, &_val)) {{ _kind = 1; break; }} }}",
-            slot("_q", true),
-            slot("_q", false)
-        );
-        let _ = writeln!(s, "        _lv[_tid] = _val; _lk[_tid] = _kind;");
-        let _ = writeln!(s, "      }}");
-        let _ = writeln!(s, "      {};", t.barrier);
+        let _ = writeln!(s, "      if (_tid < {lanes}) {{");
+        let _ = writeln!(s, "        const int _lane = _tid;");
+        let _ = writeln!(s, "        {}", self.read_status(dialect));
+        let _ = writeln!(s, "        _lk[_tid] = _kind == 2; _lv[_tid] = _val;");
+        let _ = writeln!(s, "      }}\n      {};", t.barrier);
+        // A range's (f, v): whether it holds an inclusive prefix, and its values combined
+        // from the nearest tile up to that one. A nearer range absorbs a farther one unless
+        // its `f` is set; the farther range's values come first (they are earlier).
+        if lanes == BLOCK && !self.cpu {
+            let _ = writeln!(
+                s,
+                "      for (int _d = 1; _d < {BLOCK}; _d <<= 1) {{ if ((_tid & (2 * _d - 1)) == 0 && !_lk[_tid]) {{ _lv[_tid] = _combine(_lv[_tid + _d], _lv[_tid]); _lk[_tid] = _lk[_tid + _d]; }} {}; }}",
+                t.barrier
+            );
+        }
+        let folded = if lanes == BLOCK && !self.cpu {
+            1
+        } else {
+            lanes
+        };
         // No `break` here: PoCL runs a loop that breaks inside a loop with barriers once per
         // work-item.
         let _ = writeln!(
             s,
-            "      if (_tid == 0) {{ int _stop = 0; for (int _k = 0; _k < {LOOK_BACK}; ++_k) if (!_stop) {{ _sc = _combine(_lv[_k], _sc); _stop = _lk[_k] != 1; }} _sdone = _stop; }}"
+            "      if (_tid == 0) {{ int _g = 0; _acc_t _x = {id}; for (int _k = 0; _k < {folded}; ++_k) if (!_g) {{ _x = _combine(_lv[_k], _x); _g = _lk[_k]; }} _sc = _combine(_x, _sc); _sdone = _g; }}\n      {};",
+            t.barrier
         );
-        let _ = writeln!(s, "      {};", t.barrier);
         let _ = writeln!(s, "    }}");
-        let _ = writeln!(
-            s,
-            "    if (_tid == 0 && _part > 0 && _part + 1 < _tpl) _wput({}, _combine(_sc, _agg));",
-            slot("_t", true)
-        );
+    }
+
+    /// Predecessors a tile reads at once in its look-back.
+    fn window_lanes(&self, dialect: Dialect) -> usize {
+        if self.cpu {
+            32
+        } else {
+            dialect.table().look_back_window
+        }
     }
 
     fn rows_body(&self, s: &mut String, dialect: Dialect) {
@@ -372,12 +387,10 @@ impl ScanKernel {
             let _ = writeln!(s, "  {} _acc_t _sx[{}];", t.shared, tile + tile / 32);
         }
         let _ = writeln!(s, "  {} _acc_t _sv[{BLOCK}];", t.shared);
-        if t.shuffle_xor.is_some() {
-            let _ = writeln!(s, "  {} _acc_t _sw[{}];", t.shared, BLOCK / 32);
-        }
         let _ = writeln!(s, "  {} _acc_t _sc;", t.shared);
-        let _ = writeln!(s, "  {} _acc_t _lv[{LOOK_BACK}];", t.shared);
-        let _ = writeln!(s, "  {} int _lk[{LOOK_BACK}];", t.shared);
+        let lanes = self.window_lanes(dialect);
+        let _ = writeln!(s, "  {} _acc_t _lv[{lanes}];", t.shared);
+        let _ = writeln!(s, "  {} int _lk[{lanes}];", t.shared);
         let _ = writeln!(s, "  {} int _sdone;", t.shared);
         let _ = writeln!(s, "  {} {i64t} _st;", t.shared);
         let _ = writeln!(s, "  const {i64t} _tiles = _m * _tpl;");
@@ -540,7 +553,7 @@ mod tests {
             "{src}"
         );
         assert!(
-            src.contains("if (_wget(w + 1 + (_q) * 4 + 2, &_val)) { _kind = 2; break; }"),
+            src.contains("if (_wget(w + 1 + (_q) * 4 + 2, &_val)) _kind = 2;"),
             "{src}"
         );
         assert!(
@@ -554,6 +567,23 @@ mod tests {
         assert!(
             src.contains("*(y + _ob + (_base + 1792 + _tid) * _inner) ="),
             "{src}"
+        );
+    }
+
+    #[test]
+    fn windows_are_as_wide_as_the_dialect_says() {
+        let cuda = cumsum(Layout::Rows, false).source(Dialect::Cuda);
+        // The whole block reads and folds as a tree.
+        assert!(cuda.contains("_top -= 256"), "{cuda}");
+        assert!(
+            cuda.contains("if ((_tid & (2 * _d - 1)) == 0 && !_lk[_tid])"),
+            "{cuda}"
+        );
+        let cl = cumsum(Layout::Rows, false).source(Dialect::OpenCl);
+        assert!(cl.contains("_top -= 32"), "{cl}");
+        assert!(
+            cl.contains("for (int _k = 0; _k < 32; ++_k) if (!_g)"),
+            "{cl}"
         );
     }
 

@@ -123,8 +123,8 @@ pub fn cumulate(
         )
     };
     if layout == Layout::Rows {
-        // A GPU tile holds 64 bytes of accumulators a thread; CPUs, and short lines, take
-        // shorter tiles.
+        // A GPU tile holds 64 bytes of accumulators a thread (measured best of 16 to 128 on
+        // an H100); CPUs, and short lines, take shorter tiles.
         let mut items = if kernel.cpu {
             4
         } else {

@@ -137,15 +137,21 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     a = _array(a)
     if not _inexact(a):
         return _reductions.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
-    # Two reductions reading ``a`` once each: the count of values and their sum (NumPy's
-    # sum of the NaN-zeroed array, in the same order).
-    count = _reductions._reduce("count_not_nan", a, axis, None, None, keepdims)
-    total = _reductions._reduce("nansum", a, axis, dtype, None, keepdims)
+    if a.dtype.kind == "c":
+        count = _reductions.sum(~_isnan(a), axis=axis, keepdims=keepdims)
+        total = _reductions._reduce("nansum", a, axis, dtype, None, keepdims)
+        result_dtype = total.dtype
+    else:
+        # One reduction reading ``a`` once: the sum of the values (in float64) and their
+        # count, as a complex128's parts.
+        pair = _reductions._reduce("nan_sum_count", a, axis, None, None, keepdims)
+        count, total = pair.imag, pair.real
+        result_dtype = np.dtype(dtype) if dtype is not None else a.dtype
     if bool(_reductions.any(count == 0)):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     with np.errstate(invalid="ignore", divide="ignore"):
         result = total / count
-    return _deliver(result.astype(total.dtype, copy=False), out)
+    return _deliver(result.astype(result_dtype, copy=False), out)
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):

@@ -41,8 +41,9 @@ pub enum Reduction {
     CountNonzero,
     /// The sum with NaN read as 0 (NumPy's `nansum`).
     NanSum,
-    /// How many elements are not NaN (the divisor of `nanmean`).
-    CountNotNan,
+    /// The sum of the elements that are not NaN and their count, as the real and imaginary
+    /// parts of a complex128 (`nanmean` in one pass).
+    NanSumCount,
 }
 
 impl Reduction {
@@ -62,11 +63,11 @@ impl Reduction {
             "all" => Reduction::All,
             "count_nonzero" => Reduction::CountNonzero,
             "nansum" => Reduction::NanSum,
-            "count_not_nan" => Reduction::CountNotNan,
+            "nan_sum_count" => Reduction::NanSumCount,
             other => {
                 return Err(Error::Value(format!(
                     "no reduction {other:?}; ember has sum, prod, mean, var, std, max, min, argmax, argmin, any, \
-                     all, count_nonzero, nansum, count_not_nan"
+                     all, count_nonzero, nansum, nan_sum_count"
                 )))
             }
         })
@@ -94,7 +95,7 @@ impl Reduction {
             | Reduction::Std { .. }
             | Reduction::CountNonzero
             | Reduction::NanSum
-            | Reduction::CountNotNan => Combine::Add,
+            | Reduction::NanSumCount => Combine::Add,
             Reduction::Prod => Combine::Multiply,
             Reduction::Max => Combine::Max,
             Reduction::Min => Combine::Min,
@@ -160,7 +161,8 @@ pub fn result_types(
             let d = dtype.or(out).unwrap_or_else(|| sum_dtype(input));
             types(computed_in(d), d)
         }
-        Reduction::CountNonzero | Reduction::CountNotNan => types(DType::I64, DType::I64),
+        Reduction::CountNonzero => types(DType::I64, DType::I64),
+        Reduction::NanSumCount => types(DType::C128, DType::C128),
         Reduction::Mean => {
             let d = dtype.unwrap_or_else(|| inexact(input));
             types(computed_in(d), d)
@@ -201,7 +203,7 @@ fn op_name(op: Reduction) -> &'static str {
         Reduction::All => "all",
         Reduction::CountNonzero => "count_nonzero",
         Reduction::NanSum => "nansum",
-        Reduction::CountNotNan => "count_not_nan",
+        Reduction::NanSumCount => "nan_sum_count",
     }
 }
 
@@ -358,8 +360,8 @@ pub fn reduce(
             pass.map = Map::NanAsZero;
             pass.run(&result)?;
         }
-        Reduction::CountNotNan => {
-            pass.map = Map::NotNan;
+        Reduction::NanSumCount => {
+            pass.map = Map::NanSumCount;
             pass.run(&result)?;
         }
         _ => pass.run(&result)?,
@@ -433,8 +435,8 @@ mod tests {
         let nansum = t(Reduction::NanSum, DType::F16, None, None);
         assert_eq!((nansum.acc, nansum.output), (DType::F32, DType::F16));
         assert_eq!(
-            t(Reduction::CountNotNan, DType::F32, None, None).output,
-            DType::I64
+            t(Reduction::NanSumCount, DType::F32, None, None).output,
+            DType::C128
         );
     }
 

@@ -107,8 +107,9 @@ pub enum Map {
     NonZero,
     /// The element, with NaN read as 0 (`nansum`).
     NanAsZero,
-    /// 1 where the element is not NaN, else 0 (the count of `nanmean`).
-    NotNan,
+    /// The pair (element, 1) as a complex accumulator, (0, 0) where the element is NaN:
+    /// `nanmean`'s sum and count in one pass.
+    NanSumCount,
 }
 
 /// What is done to a combined result before it is stored.
@@ -234,7 +235,7 @@ impl ReduceKernel {
             Map::Partial => "_fin",
             Map::NonZero => "_nz",
             Map::NanAsZero => "_nan0",
-            Map::NotNan => "_notnan",
+            Map::NanSumCount => "_nansc",
         };
         format!(
             "ember_reduce_{}_{}_{}{map}{}_{layout}{}{}",
@@ -480,10 +481,19 @@ impl ReduceKernel {
                 ),
                 None => cast(x, self.input, self.acc, dialect),
             },
-            Map::NotNan => match nan {
-                Some(test) => one_or_zero(format!("!{test}")),
-                None => "(_acc_t)1".into(),
-            },
+            Map::NanSumCount => {
+                let make = format!("ember_make_{}", self.acc.name());
+                let part = component(self.acc);
+                let value = cast(x, self.input, part, dialect);
+                let pair = format!("{make}({value}, ({})1)", value_type(part, dialect));
+                match nan {
+                    Some(test) => format!(
+                        "({test} ? {} : {pair})",
+                        identity(Combine::Add, self.acc, dialect)
+                    ),
+                    None => pair,
+                }
+            }
         }
     }
 
@@ -694,9 +704,14 @@ mod tests {
             src.contains("_a0 = _combine(_a0, (((_l0_0) != 0) ? (_acc_t)1 : (_acc_t)0));"),
             "{src}"
         );
-        k.map = Map::NotNan;
+        k.acc = DType::C128;
+        k.output = DType::C128;
+        k.map = Map::NanSumCount;
         let src = k.source(Dialect::OpenCl);
-        assert!(src.contains("((!isnan("), "{src}");
+        assert!(
+            src.contains("(isnan(_l0_0) ? ember_make_complex128(0, 0) : ember_make_complex128((double)(_l0_0), (double)1))"),
+            "{src}"
+        );
         let mut k = sum_f32(Layout::Columns, false);
         k.map = Map::NanAsZero;
         k.input = DType::C64;
@@ -705,11 +720,17 @@ mod tests {
         let src = k.source(Dialect::OpenCl);
         assert!(src.contains("(isnan(("), "{src}");
         assert!(k.name().contains("_nan0"), "{}", k.name());
-        // Exact inputs hold no NaN: the value itself, or a count of every element.
+        // Exact inputs hold no NaN: the value itself, counted.
         let mut k = sum_f32(Layout::Rows, false);
         k.input = DType::I32;
-        k.map = Map::NotNan;
-        assert!(k.source(Dialect::Cuda).contains("(_acc_t)1"));
+        k.acc = DType::C128;
+        k.output = DType::C128;
+        k.map = Map::NanSumCount;
+        let src = k.source(Dialect::Cuda);
+        assert!(
+            src.contains("ember_make_complex128((double)(*((const int*)((const char*)x + (_ko + _ro)))), (double)1)"),
+            "{src}"
+        );
     }
 
     #[test]

@@ -102,7 +102,8 @@ def run_folder(src: Path, folder: str, ids: list[str], out: Path, env: dict,
             notes.append(f"chunk {n}: {len(part)} ids chosen, {len(cases)} in the XML")
         suite.extend(cases)
         xml.unlink()
-    ET.ElementTree(suite).write(out / f"{folder}.xml", encoding="unicode")
+        # Merged after every chunk: a run cut short still reports what it ran.
+        ET.ElementTree(suite).write(out / f"{folder}.xml", encoding="unicode")
     return notes
 
 
@@ -265,6 +266,9 @@ def main() -> None:
         (out / f"{folder}.log").write_text("")
         print(f"{folder}: {len(ids)} collected, {len(errors)} modules failed to import, "
               f"running {len(chosen)}", flush=True)
+        meta[folder] = {"collected": len(ids), "sampled": len(chosen),
+                        "collection_errors": errors, "notes": ["the run was cut short"]}
+        meta_file.write_text(json.dumps(meta, indent=1))
         notes = run_folder(src, folder, chosen, out, env,
                            args.timeout if has_timeout else None, args.chunk)
         meta[folder] = {"collected": len(ids), "sampled": len(chosen),

@@ -73,6 +73,30 @@ def test_out_of_range_indices_raise_index_error():
         d[cp.asarray(np.array([True, False]))]
 
 
+def test_index_arrays_of_every_integer_dtype_and_many_axes_gather_as_numpy(rng):
+    a = np.arange(5.0)
+    d = cp.asarray(a)
+    # NumPy reads indices as intp: uint64's top values wrap to negative ones.
+    for index in (np.array([2**64 - 1, 1], np.uint64), np.array([3, -5], np.int8), np.array([4, 0], np.uint16)):
+        np.testing.assert_array_equal(d[cp.asarray(index)].get(), a[index])
+    with pytest.raises(IndexError, match="index -9223372036854775808 is out of bounds for axis 0 with size 5"):
+        d[cp.asarray(np.array([1, 2**63], np.uint64))]
+    # More index arrays than the gather takes directly (the rest are summed first).
+    b = rng.standard_normal((3, 4, 5, 6, 7))
+    index = [rng.integers(-s, s, (2, 3)) for s in b.shape]
+    np.testing.assert_array_equal(cp.asarray(b)[dev(tuple(index))].get(), b[tuple(index)])
+    index[4][1, 1] = 7
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 4 with size 7"):
+        cp.asarray(b)[dev(tuple(index))]
+    index[4][1, 1] = 0
+    index[1][0, 2] = -5  # the first bad value in the first bad array, as NumPy reports it
+    index[1][1, 0] = 9
+    with pytest.raises(IndexError, match="index -5 is out of bounds for axis 1 with size 4"):
+        cp.asarray(b)[dev(tuple(index))]
+    with pytest.raises(IndexError, match="index -5 is out of bounds for axis 1 with size 4"):
+        b[tuple(index)]
+
+
 def test_nonzero_take_where(rng):
     a = (rng.standard_normal((4, 5)) > 0.3).astype(np.int32) * rng.integers(1, 9, (4, 5)).astype(np.int32)
     d = cp.asarray(a)

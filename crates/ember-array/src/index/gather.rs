@@ -82,7 +82,7 @@ fn gather_kernel(slots: usize) -> Result<&'static ElementwiseKernel> {
     let body: String = (0..slots)
         .map(|t| {
             format!(
-                "{{ long long j = (long long)k{t}; if (j < 0) j += n{t}; if (j < 0 || j >= n{t}) {{ bad[{t}] = 1; j = 0; }} o += j * s{t}; }} "
+                "{{ ptrdiff_t j = (ptrdiff_t)k{t}; if (j < 0) j += n{t}; if (j < 0 || j >= n{t}) {{ bad[{t}] = 1; j = 0; }} o += j * s{t}; }} "
             )
         })
         .collect();
@@ -90,7 +90,8 @@ fn gather_kernel(slots: usize) -> Result<&'static ElementwiseKernel> {
         &K[slots],
         &ins.join(", "),
         "raw int32 bad, T y",
-        &format!("long long o = b + r1 + r2; {body}y = src[o]"),
+        // `ptrdiff_t`, not `long long`: OpenCL C reserves `long long` (PoCL makes it 128-bit).
+        &format!("ptrdiff_t o = b + r1 + r2; {body}y = src[o]"),
         &format!("ember_gather{slots}"),
     )
 }
@@ -240,9 +241,7 @@ pub fn getitem(a: &Array, index: &[Index]) -> Result<Array> {
     flags.to_host(&mut bad)?;
     for (t, term) in direct.iter().enumerate() {
         if bad[4 * t..4 * t + 4] != [0; 4] {
-            if let Some(e) = term.first_out_of_bounds()? {
-                return Err(e);
-            }
+            return Err(term.out_of_bounds()?);
         }
     }
     Ok(out)

@@ -234,18 +234,24 @@ impl Term {
     }
 
     /// NumPy's `IndexError` for the first value of the index array (in its C order) out of
-    /// `[-len, len)`, or None when every value is in range. Read on the host: only for an
-    /// index already known to be bad.
-    pub fn first_out_of_bounds(&self) -> Result<Option<Error>> {
+    /// `[-len, len)`. Read on the host: only for an index the gather found bad.
+    pub fn out_of_bounds(&self) -> Result<Error> {
         let values = self.given.astype(DType::I64)?;
         let mut bytes = vec![0u8; values.size() * 8];
         values.to_host(&mut bytes)?;
         let n = self.len as i64;
-        Ok(bytes
+        let first = bytes
             .chunks_exact(8)
             .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
-            .find(|&v| v < -n || v >= n)
-            .map(|bad| out_of_bounds(bad, self.axis, self.len)))
+            .find(|&v| v < -n || v >= n);
+        Ok(match first {
+            Some(bad) => out_of_bounds(bad, self.axis, self.len),
+            // The kernel saw a bad index the host does not: never hand back its values.
+            None => Error::Index(format!(
+                "an index is out of bounds for axis {} with size {}",
+                self.axis, self.len
+            )),
+        })
     }
 }
 

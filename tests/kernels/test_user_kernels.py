@@ -207,3 +207,12 @@ def test_snippet_that_does_not_compile_shows_numbered_source():
     err = info.value
     assert err.backend and err.log and "broken_op" in err.source
     assert "y = x +* ;" in str(err) and " | " in str(err)
+
+
+def test_cuda_long_long_in_a_body_is_64_bits_on_every_backend():
+    # OpenCL C reserves `long long` (PoCL reads it as 128-bit); ember spells it `long` there.
+    k = cp.ElementwiseKernel("I k, int64 n", "int64 y",
+                                "long long j = (long long)k; if (j < 0) j += n; unsigned long long u = j; y = u",
+                                "ember_test_long_long")
+    got = k(cp.asarray(np.array([2**64 - 1, 1, 2**63 + 2], np.uint64)), 5)
+    np.testing.assert_array_equal(got.get(), np.array([4, 1, -2**63 + 2 + 5]))

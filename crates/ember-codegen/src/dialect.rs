@@ -323,8 +323,8 @@ const OPENCL: Table = Table {
     references: false,
     zero_value: "({t})(0)",
     c_type_spellings: &[
-        ("long long", "long"),
         ("unsigned long long", "ulong"),
+        ("long long", "long"),
         ("bool", "uchar"),
     ],
     // vload4 takes any alignment.

@@ -102,6 +102,19 @@ pub struct UserReduce {
     pub block: usize,
 }
 
+/// A user's snippet with CUDA's two-word integer types spelt as `dialect` spells them: OpenCL C
+/// reserves `long long` (PoCL reads it as 128-bit), so CuPy code's `long long` is OpenCL's
+/// `long`.
+pub fn spelled(code: &str, dialect: Dialect) -> String {
+    let mut out = code.to_string();
+    for (cuda, here) in dialect.table().c_type_spellings {
+        if cuda.contains(' ') && cuda != here {
+            out = out.replace(cuda, here);
+        }
+    }
+    out
+}
+
 /// C spelling of a user's C type name in `dialect` (CUDA's `long long` is OpenCL's `long`);
 /// NumPy names are accepted too.
 pub fn c_type_name(name: &str, dialect: Dialect) -> String {
@@ -160,7 +173,7 @@ impl Snippets {
             let _ = writeln!(s, "typedef {} {name};", value_type(*dtype, dialect));
         }
         s.push_str(before_preamble);
-        let _ = writeln!(s, "{}", self.preamble);
+        let _ = writeln!(s, "{}", spelled(&self.preamble, dialect));
         let _ = writeln!(
             s,
             "{} {}({}) {{",
@@ -217,8 +230,8 @@ impl Snippets {
     }
 
     /// Rewrites the size calls CuPy's snippets use into the variables the kernel has.
-    fn rewrite(&self, code: &str, sizes: &[(&str, &str)]) -> String {
-        let mut out = code.to_string();
+    fn rewrite(&self, code: &str, sizes: &[(&str, &str)], dialect: Dialect) -> String {
+        let mut out = spelled(code, dialect);
         for (call, var) in sizes {
             out = out.replace(call, var);
         }
@@ -362,8 +375,8 @@ impl UserMap {
         let mut s = c.open(dialect, &extra, &before);
         let sizes = [("_ind.size()", "_n")];
         let whole = |code: &str| match self.checked {
-            true => c.check_raw(&c.rewrite(code, &sizes)),
-            false => c.rewrite(code, &sizes),
+            true => c.check_raw(&c.rewrite(code, &sizes, dialect)),
+            false => c.rewrite(code, &sizes, dialect),
         };
         let _ = writeln!(s, "  {};", whole(&self.loop_prep));
         // Checked kernels are planned strided (their elements' offsets are checked there).
@@ -498,7 +511,7 @@ impl UserMap {
         let pointer = |p: &Param| format!("_{}_p + i", p.name);
         let (open, close) = c.bind_elements(dialect, "        ", &[Role::Output], &pointer);
         s.push_str(&open);
-        let _ = writeln!(s, "        {};", c.rewrite(&self.operation, sizes));
+        let _ = writeln!(s, "        {};", c.rewrite(&self.operation, sizes, dialect));
         s.push_str(&close);
         let _ = writeln!(s, "      }}\n    }}");
     }
@@ -556,7 +569,7 @@ impl UserMap {
         let (open, close) =
             c.bind_elements(dialect, "    ", &[Role::Input, Role::Output], &pointer);
         s.push_str(&open);
-        let mut operation = c.rewrite(&self.operation, sizes);
+        let mut operation = c.rewrite(&self.operation, sizes, dialect);
         if checked {
             operation = c.check_raw(&operation);
         }
@@ -582,8 +595,16 @@ impl UserReduce {
         let rt = c_type_name(&self.reduce_type, dialect);
         let mut head = String::new();
         let _ = writeln!(head, "typedef {rt} _type_reduce;");
-        let _ = writeln!(head, "#define REDUCE(a, b) ({})", self.reduce_expr);
-        let _ = writeln!(head, "#define POST_MAP(a) ({})", self.post_map_expr);
+        let _ = writeln!(
+            head,
+            "#define REDUCE(a, b) ({})",
+            spelled(&self.reduce_expr, dialect)
+        );
+        let _ = writeln!(
+            head,
+            "#define POST_MAP(a) ({})",
+            spelled(&self.post_map_expr, dialect)
+        );
         let mut s = c.open(dialect, &extra, &head);
         let identity = if self.identity.trim().is_empty() {
             t.zero_value.replace("{t}", "_type_reduce")
@@ -626,7 +647,7 @@ impl UserReduce {
         let _ = writeln!(
             s,
             "      _type_reduce _a = (_type_reduce)({});",
-            c.rewrite(&self.map_expr, &sizes)
+            c.rewrite(&self.map_expr, &sizes, dialect)
         );
         let _ = writeln!(s, "      _s = REDUCE(_s, _a);");
         let _ = writeln!(s, "    }}");
@@ -737,5 +758,15 @@ mod tests {
         let mut k = leaky(0);
         k.operation = "y = x * _ind.size()".into();
         assert!(k.source(Dialect::OpenCl).contains("y = x * _n;"));
+    }
+
+    #[test]
+    fn cuda_long_long_is_spelt_as_opencl_long() {
+        let mut k = leaky(0);
+        k.operation = "long long j = (long long)x; unsigned long long u = j; y = u".into();
+        let cl = k.source(Dialect::OpenCl);
+        assert!(cl.contains("long j = (long)x; ulong u = j; y = u;"), "{cl}");
+        let cuda = k.source(Dialect::Cuda);
+        assert!(cuda.contains("long long j = (long long)x;"), "{cuda}");
     }
 }

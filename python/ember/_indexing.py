@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from . import _ember, _fusion
-from ._creation import _from_host, asarray
+from ._creation import _from_host, array, asarray
 from ._interop import _foreign_view
 from ._operands import needs_conversion
 
@@ -25,7 +25,13 @@ _INVALID_INDEX = (
 _NOT_INTEGER = "arrays used as indices must be of integer (or boolean) type"
 
 # What makes an unknown index object array-like, hence advanced (NumPy converts it to an array).
-_ARRAY_LIKE = ("__len__", "__array__", "__array_interface__", "__cuda_array_interface__", "__dlpack__")
+_ARRAY_LIKE = ("__len__", "__array__", "__array_interface__", "__cuda_array_interface__", "__dlpack__",
+               "__cupy_get_ndarray__")
+
+
+def _on_device(x) -> bool:
+    return isinstance(x, _ember.ndarray) or hasattr(x, "__cupy_get_ndarray__") or (
+        hasattr(x, "__cuda_array_interface__") and not isinstance(x, np.ndarray))
 
 
 def index_array(item):
@@ -41,6 +47,12 @@ def index_array(item):
         view = _foreign_view(item)
         if view is not None:
             return view
+    if sequence and any(_on_device(x) for x in item):
+        # A list holding device arrays is assembled on the device, as `array` assembles it.
+        dev = array(item)
+        if dev.dtype.kind not in "iub":
+            raise IndexError(_NOT_INTEGER)
+        return dev
     host = np.asarray(item)
     if sequence and host.size == 0:
         host = host.astype(np.intp)  # NumPy reads an empty sequence as an integer index

@@ -201,3 +201,26 @@ def test_a_scalar_boolean_index_gives_a_copy_and_counts_no_axis():
     assert float(x[0, 0]) == 0.0
     with pytest.raises(IndexError, match="too many indices for array: array is 2-dimensional, but 3 were indexed"):
         x[True, 0, 0, 0]
+
+
+class _Holder:
+    """A wrapper that hands over its device array by CuPy's ``__cupy_get_ndarray__``."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __cupy_get_ndarray__(self):
+        return self.a
+
+
+def test_wrapped_and_listed_device_indices_gather_as_numpy():
+    h = np.arange(10.0) * 3
+    d = cp.asarray(h)
+    order = np.array([9, 2, -1, 4])
+    np.testing.assert_array_equal(d[_Holder(cp.asarray(order))].get(), h[order])
+    np.testing.assert_array_equal(d[_Holder(cp.asarray(order)),].get(), h[order,])
+    # A list holding arrays is one array index (NumPy: the list as an array).
+    np.testing.assert_array_equal(d[[_Holder(cp.asarray(order))]].get(), h[[order]])
+    np.testing.assert_array_equal(d[[cp.asarray(order), cp.asarray(order)]].get(), h[[order, order]])
+    with pytest.raises(IndexError, match="arrays used as indices must be of integer"):
+        d[[cp.asarray(np.array([0.5]))]]

@@ -21,11 +21,12 @@ def from_dlpack(x, *, device=None, copy=None):
     dev = current_device_id()
     if hasattr(x, "__dlpack__"):
         kind, _ = x.__dlpack_device__()
-        if kind == _DL_CUDA and backend() == "cuda":
-            # DLPack names CUDA's legacy default stream 1.
-            capsule = x.__dlpack__(stream=get_current_stream().ptr or 1)
-        else:
-            capsule = x.__dlpack__()
+        # DLPack names CUDA's legacy default stream 1.
+        stream = {"stream": get_current_stream().ptr or 1} if kind == _DL_CUDA and backend() == "cuda" else {}
+        try:
+            capsule = x.__dlpack__(max_version=(1, 0), **stream)
+        except TypeError:  # a producer older than DLPack 1.0 takes no max_version
+            capsule = x.__dlpack__(**stream)
     else:
         capsule = x
     arr = _ember.wrap(_ember.from_dlpack_capsule(dev, capsule))

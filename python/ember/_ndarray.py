@@ -593,14 +593,16 @@ class ndarray:
         return _ember.dlpack_device(self._a)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        if copy:
-            return self.copy().__dlpack__(stream=stream)
+        """A DLPack capsule viewing the array: DLPack 1.0's versioned form when the consumer's
+        ``max_version`` allows it, else the legacy one."""
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"cannot export to device {dl_device}: the array is on {self.__dlpack_device__()}")
         if stream is not None and stream != -1:
             # The consumer will use the data on its stream: finish our work on it first.
             get_current_stream(self._a.device).synchronize()
-        return _ember.to_dlpack(self._a)
+        versioned = max_version is not None and max_version[0] >= 1
+        source = self.copy() if copy else self
+        return _ember.to_dlpack(source._a, versioned, bool(copy))
 
     def __array_namespace__(self, /, *, api_version=None):
         """The ``ember`` module: the Array API standard's namespace, 2024.12 (and earlier)."""

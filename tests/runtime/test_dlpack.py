@@ -111,3 +111,33 @@ def test_arrays_alive_at_interpreter_exit_end_cleanly():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "6.0"
+
+
+def _capsule_name(capsule) -> str:
+    return repr(capsule).split('"')[1]
+
+
+@cpu_device
+def test_dlpack_1_0_versioned_capsules_both_ways(rng):
+    host = random_array(rng, (4, 6), np.float64)
+    a = ember.asarray(host)[:, ::2]
+    # The consumer's max_version picks the form: DLPack 1.0's versioned capsule, else the legacy.
+    assert _capsule_name(a.__dlpack__(max_version=(1, 0))) == "dltensor_versioned"
+    assert _capsule_name(a.__dlpack__(max_version=(0, 8))) == "dltensor"
+    assert _capsule_name(a.__dlpack__()) == "dltensor"
+    # Either capsule is read back; NumPy 2 asks for the versioned one.
+    np.testing.assert_array_equal(ember.from_dlpack(a.__dlpack__(max_version=(1, 0))).get(), host[:, ::2])
+    np.testing.assert_array_equal(ember.from_dlpack(a.__dlpack__()).get(), host[:, ::2])
+    np.testing.assert_array_equal(np.from_dlpack(a), host[:, ::2])
+    # A copy for the export is a copy: writes to the array do not reach it.
+    copied = np.from_dlpack(a, copy=True)
+    a.fill(0)
+    ember.synchronize()
+    np.testing.assert_array_equal(copied, host[:, ::2])
+    # Capsules never consumed free their tensors; a consumed one cannot be read twice.
+    for _ in range(100):
+        a.__dlpack__(max_version=(1, 0))
+    capsule = a.__dlpack__(max_version=(1, 0))
+    ember.from_dlpack(capsule)
+    with pytest.raises(TypeError, match="expected a DLPack capsule named 'dltensor' or 'dltensor_versioned'"):
+        ember.from_dlpack(capsule)

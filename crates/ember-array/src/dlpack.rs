@@ -1,6 +1,8 @@
 //! DLPack: sharing arrays with other libraries without copying.
 //!
-//! The structs follow `dlpack.h` (v0.8, the unversioned ABI every consumer accepts).
+//! The structs follow `dlpack.h`: the unversioned `DLManagedTensor` every consumer accepts,
+//! and DLPack 1.0's `DLManagedTensorVersioned` (with a version and flags), which consumers
+//! ask for with `__dlpack__(max_version=(1, 0))`.
 
 use std::any::Any;
 use std::ffi::c_void;
@@ -51,6 +53,29 @@ pub struct DLManagedTensor {
     pub deleter: Option<unsafe extern "C" fn(*mut DLManagedTensor)>,
 }
 
+/// DLPack's ABI version, as 1.0 writes it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct DLPackVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+/// The version ember's versioned tensors carry.
+pub const VERSION: DLPackVersion = DLPackVersion { major: 1, minor: 0 };
+
+/// `DLPACK_FLAG_BITMASK_IS_COPIED`: the producer copied the data for this export.
+pub const FLAG_IS_COPIED: u64 = 1 << 1;
+
+#[repr(C)]
+pub struct DLManagedTensorVersioned {
+    pub version: DLPackVersion,
+    pub manager_ctx: *mut c_void,
+    pub deleter: Option<unsafe extern "C" fn(*mut DLManagedTensorVersioned)>,
+    pub flags: u64,
+    pub dl_tensor: DLTensor,
+}
+
 /// The DLPack device an array's memory is on, or why it cannot be shared.
 pub fn dlpack_device(device: &Device) -> Result<DLDevice> {
     let info = device.info();
@@ -70,9 +95,10 @@ pub fn dlpack_device(device: &Device) -> Result<DLDevice> {
     }
 }
 
-/// What a [`DLManagedTensor`] from ember owns.
-struct Export {
-    managed: DLManagedTensor,
+/// What an exported tensor owns: its header (either ABI), the shape and strides it points
+/// at, and the array keeping the memory alive.
+struct Export<M> {
+    managed: M,
     shape: Vec<i64>,
     strides: Vec<i64>,
     _array: Array,
@@ -81,12 +107,23 @@ struct Export {
 unsafe extern "C" fn delete_export(managed: *mut DLManagedTensor) {
     if !managed.is_null() {
         // `manager_ctx` is the Box<Export> made by `export`.
-        drop(Box::from_raw((*managed).manager_ctx as *mut Export));
+        drop(Box::from_raw(
+            (*managed).manager_ctx as *mut Export<DLManagedTensor>,
+        ));
     }
 }
 
-/// A DLPack tensor viewing `array`; the consumer calls its deleter when done.
-pub fn export(array: &Array) -> Result<*mut DLManagedTensor> {
+unsafe extern "C" fn delete_versioned(managed: *mut DLManagedTensorVersioned) {
+    if !managed.is_null() {
+        drop(Box::from_raw(
+            (*managed).manager_ctx as *mut Export<DLManagedTensorVersioned>,
+        ));
+    }
+}
+
+/// `array` described as a DLPack tensor (shape and strides still to be pointed at), with its
+/// shape and strides in elements.
+fn describe(array: &Array) -> Result<(DLTensor, Vec<i64>, Vec<i64>)> {
     let device = dlpack_device(array.device())?;
     if device.device_type == DEVICE_OPENCL {
         return Err(Error::Value(format!(
@@ -96,39 +133,79 @@ pub fn export(array: &Array) -> Result<*mut DLManagedTensor> {
     }
     let itemsize = array.dtype().itemsize() as isize;
     let dtype = array.dtype();
-    let mut export = Box::new(Export {
+    let tensor = DLTensor {
+        data: array.address() as *mut c_void,
+        device,
+        ndim: array.ndim() as i32,
+        dtype: DLDataType {
+            code: dtype.dlpack_code(),
+            bits: (dtype.itemsize() * 8) as u8,
+            lanes: 1,
+        },
+        shape: std::ptr::null_mut(),
+        strides: std::ptr::null_mut(),
+        byte_offset: 0,
+    };
+    let shape = array.shape().iter().map(|&d| d as i64).collect();
+    let strides = array
+        .strides()
+        .iter()
+        .map(|&s| (s / itemsize) as i64)
+        .collect();
+    Ok((tensor, shape, strides))
+}
+
+/// Boxes `export`, points its tensor at its shape and strides and its context at itself;
+/// `parts` gives the header's tensor and context fields.
+fn boxed<M>(
+    export: Export<M>,
+    parts: impl Fn(&mut M) -> (&mut DLTensor, &mut *mut c_void),
+) -> *mut M {
+    let raw = Box::into_raw(Box::new(export));
+    // SAFETY: `raw` is a fresh, valid box; its vectors are not moved again.
+    unsafe {
+        let (shape, strides) = ((*raw).shape.as_mut_ptr(), (*raw).strides.as_mut_ptr());
+        let (tensor, ctx) = parts(&mut (*raw).managed);
+        tensor.shape = shape;
+        tensor.strides = strides;
+        *ctx = raw as *mut c_void;
+        &mut (*raw).managed
+    }
+}
+
+/// A DLPack tensor viewing `array`; the consumer calls its deleter when done.
+pub fn export(array: &Array) -> Result<*mut DLManagedTensor> {
+    let (dl_tensor, shape, strides) = describe(array)?;
+    let export = Export {
         managed: DLManagedTensor {
-            dl_tensor: DLTensor {
-                data: array.address() as *mut c_void,
-                device,
-                ndim: array.ndim() as i32,
-                dtype: DLDataType {
-                    code: dtype.dlpack_code(),
-                    bits: (dtype.itemsize() * 8) as u8,
-                    lanes: 1,
-                },
-                shape: std::ptr::null_mut(),
-                strides: std::ptr::null_mut(),
-                byte_offset: 0,
-            },
+            dl_tensor,
             manager_ctx: std::ptr::null_mut(),
             deleter: Some(delete_export),
         },
-        shape: array.shape().iter().map(|&d| d as i64).collect(),
-        strides: array
-            .strides()
-            .iter()
-            .map(|&s| (s / itemsize) as i64)
-            .collect(),
+        shape,
+        strides,
         _array: array.clone(),
-    });
-    export.managed.dl_tensor.shape = export.shape.as_mut_ptr();
-    export.managed.dl_tensor.strides = export.strides.as_mut_ptr();
-    let raw = Box::into_raw(export);
-    unsafe {
-        (*raw).managed.manager_ctx = raw as *mut c_void;
-        Ok(&mut (*raw).managed)
-    }
+    };
+    Ok(boxed(export, |m| (&mut m.dl_tensor, &mut m.manager_ctx)))
+}
+
+/// A DLPack 1.0 tensor viewing `array`, its flags saying whether it was `copied` for the
+/// export; the consumer calls its deleter when done.
+pub fn export_versioned(array: &Array, copied: bool) -> Result<*mut DLManagedTensorVersioned> {
+    let (dl_tensor, shape, strides) = describe(array)?;
+    let export = Export {
+        managed: DLManagedTensorVersioned {
+            version: VERSION,
+            manager_ctx: std::ptr::null_mut(),
+            deleter: Some(delete_versioned),
+            flags: if copied { FLAG_IS_COPIED } else { 0 },
+            dl_tensor,
+        },
+        shape,
+        strides,
+        _array: array.clone(),
+    };
+    Ok(boxed(export, |m| (&mut m.dl_tensor, &mut m.manager_ctx)))
 }
 
 /// An array viewing a DLPack tensor without copying. `owner` must call the tensor's deleter

@@ -2,7 +2,7 @@
 
 use std::ffi::{c_void, CStr};
 
-use ember_array::dlpack::{self, DLManagedTensor};
+use ember_array::dlpack::{self, DLManagedTensor, DLManagedTensorVersioned};
 use pyo3::exceptions::{PyBufferError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -12,6 +12,8 @@ use crate::errors::IntoPyResult;
 
 const NAME: &CStr = c"dltensor";
 const USED: &CStr = c"used_dltensor";
+const VERSIONED: &CStr = c"dltensor_versioned";
+const USED_VERSIONED: &CStr = c"used_dltensor_versioned";
 
 /// Frees an exported tensor whose capsule was never consumed.
 unsafe extern "C" fn capsule_destructor(capsule: *mut ffi::PyObject) {
@@ -23,8 +25,25 @@ unsafe extern "C" fn capsule_destructor(capsule: *mut ffi::PyObject) {
     }
 }
 
+/// Frees an exported DLPack 1.0 tensor whose capsule was never consumed.
+unsafe extern "C" fn versioned_destructor(capsule: *mut ffi::PyObject) {
+    if ffi::PyCapsule_IsValid(capsule, VERSIONED.as_ptr()) == 1 {
+        let managed =
+            ffi::PyCapsule_GetPointer(capsule, VERSIONED.as_ptr()) as *mut DLManagedTensorVersioned;
+        if let Some(deleter) = (*managed).deleter {
+            deleter(managed);
+        }
+    }
+}
+
+/// An imported tensor of either ABI.
+enum Managed {
+    Legacy(*mut DLManagedTensor),
+    Versioned(*mut DLManagedTensorVersioned),
+}
+
 /// Calls an imported tensor's deleter, with the GIL held (NumPy's and PyTorch's need it).
-struct Imported(*mut DLManagedTensor);
+struct Imported(Managed);
 
 // The producer's deleter may run on any thread once the GIL is held.
 unsafe impl Send for Imported {}
@@ -32,12 +51,20 @@ unsafe impl Sync for Imported {}
 
 impl Drop for Imported {
     fn drop(&mut self) {
-        let managed = self.0;
         // The producer's deleter may touch Python objects. At interpreter shutdown there is no
         // Python to attach to: the process is ending, so the tensor is left to it.
         Python::try_attach(|_| unsafe {
-            if let Some(deleter) = (*managed).deleter {
-                deleter(managed);
+            match self.0 {
+                Managed::Legacy(m) => {
+                    if let Some(deleter) = (*m).deleter {
+                        deleter(m);
+                    }
+                }
+                Managed::Versioned(m) => {
+                    if let Some(deleter) = (*m).deleter {
+                        deleter(m);
+                    }
+                }
             }
         });
     }
@@ -51,43 +78,91 @@ fn dlpack_device(array: &NativeArray) -> PyResult<(i32, i32)> {
         .map_err(|e| PyBufferError::new_err(e.to_string()))
 }
 
-/// A `"dltensor"` capsule viewing the array.
+/// A capsule viewing the array: `"dltensor_versioned"` (DLPack 1.0, its flags saying whether
+/// the array was `copied` for the export) when `versioned`, else `"dltensor"`.
 #[pyfunction]
-fn to_dlpack(py: Python<'_>, array: &NativeArray) -> PyResult<Py<PyAny>> {
-    let managed = dlpack::export(&array.0).map_err(|e| PyBufferError::new_err(e.to_string()))?;
+#[pyo3(signature = (array, versioned=false, copied=false))]
+fn to_dlpack(
+    py: Python<'_>,
+    array: &NativeArray,
+    versioned: bool,
+    copied: bool,
+) -> PyResult<Py<PyAny>> {
+    let buffer_error = |e: ember_core::Error| PyBufferError::new_err(e.to_string());
     unsafe {
-        let capsule = ffi::PyCapsule_New(
-            managed as *mut c_void,
-            NAME.as_ptr(),
-            Some(capsule_destructor),
-        );
+        let (pointer, name, destructor, free): (*mut c_void, &CStr, _, Box<dyn Fn()>) = if versioned
+        {
+            let m = dlpack::export_versioned(&array.0, copied).map_err(buffer_error)?;
+            let free = move || {
+                if let Some(deleter) = (*m).deleter {
+                    deleter(m);
+                }
+            };
+            (
+                m as *mut c_void,
+                VERSIONED,
+                versioned_destructor as _,
+                Box::new(free),
+            )
+        } else {
+            let m = dlpack::export(&array.0).map_err(buffer_error)?;
+            let free = move || {
+                if let Some(deleter) = (*m).deleter {
+                    deleter(m);
+                }
+            };
+            (
+                m as *mut c_void,
+                NAME,
+                capsule_destructor as _,
+                Box::new(free),
+            )
+        };
+        let capsule = ffi::PyCapsule_New(pointer, name.as_ptr(), Some(destructor));
         if capsule.is_null() {
-            if let Some(deleter) = (*managed).deleter {
-                deleter(managed);
-            }
+            free();
             return Err(PyErr::fetch(py));
         }
         Ok(Bound::<PyAny>::from_owned_ptr(py, capsule).unbind())
     }
 }
 
-/// An array viewing the tensor in a `"dltensor"` capsule, which is marked used.
+/// An array viewing the tensor in a `"dltensor"` or `"dltensor_versioned"` capsule, which is
+/// marked used.
 #[pyfunction]
 fn from_dlpack_capsule(device_ordinal: usize, capsule: &Bound<'_, PyAny>) -> PyResult<NativeArray> {
     let device = ember_runtime::device(device_ordinal).py()?;
     let cap = capsule.as_ptr();
     unsafe {
-        if ffi::PyCapsule_IsValid(cap, NAME.as_ptr()) != 1 {
+        let (owner, tensor, used) = if ffi::PyCapsule_IsValid(cap, NAME.as_ptr()) == 1 {
+            let m = ffi::PyCapsule_GetPointer(cap, NAME.as_ptr()) as *mut DLManagedTensor;
+            (Imported(Managed::Legacy(m)), &(*m).dl_tensor, USED)
+        } else if ffi::PyCapsule_IsValid(cap, VERSIONED.as_ptr()) == 1 {
+            let m =
+                ffi::PyCapsule_GetPointer(cap, VERSIONED.as_ptr()) as *mut DLManagedTensorVersioned;
+            if (*m).version.major > dlpack::VERSION.major {
+                // Not ours to read: the capsule stays unconsumed, and its producer frees it.
+                return Err(PyBufferError::new_err(format!(
+                    "the DLPack tensor is version {}.{}; ember reads up to {}.x",
+                    (*m).version.major,
+                    (*m).version.minor,
+                    dlpack::VERSION.major
+                )));
+            }
+            (
+                Imported(Managed::Versioned(m)),
+                &(*m).dl_tensor,
+                USED_VERSIONED,
+            )
+        } else {
             return Err(PyTypeError::new_err(
-                "expected a DLPack capsule named 'dltensor' (each capsule can be consumed once)",
+                "expected a DLPack capsule named 'dltensor' or 'dltensor_versioned' (each capsule can be consumed once)",
             ));
-        }
-        let managed = ffi::PyCapsule_GetPointer(cap, NAME.as_ptr()) as *mut DLManagedTensor;
-        let owner = Imported(managed);
-        let array = dlpack::import(&(*managed).dl_tensor, device, Box::new(owner));
+        };
+        let array = dlpack::import(tensor, device, Box::new(owner));
         // Either way the tensor now belongs to `owner` (dropped on error, which ran the
         // deleter): the capsule must not run it again.
-        ffi::PyCapsule_SetName(cap, USED.as_ptr());
+        ffi::PyCapsule_SetName(cap, used.as_ptr());
         array
             .map(NativeArray)
             .map_err(|e| PyBufferError::new_err(e.to_string()))

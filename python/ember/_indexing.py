@@ -29,11 +29,6 @@ _ARRAY_LIKE = ("__len__", "__array__", "__array_interface__", "__cuda_array_inte
                "__cupy_get_ndarray__")
 
 
-def _on_device(x) -> bool:
-    return isinstance(x, _ember.ndarray) or hasattr(x, "__cupy_get_ndarray__") or (
-        hasattr(x, "__cuda_array_interface__") and not isinstance(x, np.ndarray))
-
-
 def index_array(item):
     """An index item the native reader does not take as it is (a list, a NumPy array, another
     library's array, an object with ``__index__``) as an int, a bool or an ember array."""
@@ -47,13 +42,22 @@ def index_array(item):
         view = _foreign_view(item)
         if view is not None:
             return view
-    if sequence and any(_on_device(x) for x in item):
-        # A list holding device arrays is assembled on the device, as `array` assembles it.
-        dev = array(item)
+    try:
+        host = np.asarray(item)
+    except TypeError:  # ember refuses implicit transfers: the sequence holds device arrays
+        host = None
+    if sequence and (host is None or host.dtype == object):
+        # A list holding device arrays (or wrappers of them) is assembled on the device, as
+        # `array` assembles it.
+        try:
+            dev = array(item)
+        except (TypeError, ValueError):
+            raise IndexError(_INVALID_INDEX) from None
         if dev.dtype.kind not in "iub":
             raise IndexError(_NOT_INTEGER)
         return dev
-    host = np.asarray(item)
+    if host is None:
+        raise IndexError(_INVALID_INDEX)
     if sequence and host.size == 0:
         host = host.astype(np.intp)  # NumPy reads an empty sequence as an integer index
     if host.dtype.kind not in "iub":

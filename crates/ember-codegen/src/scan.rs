@@ -248,15 +248,14 @@ impl ScanKernel {
     fn block_scan(&self, s: &mut String, dialect: Dialect, total: &str) {
         let t = dialect.table();
         let id = identity(self.combine, self.acc, dialect);
+        let _ = writeln!(s, "    _sv[_tid] = {total};\n    {};", t.barrier);
         if self.cpu {
-            let _ = writeln!(s, "    _sv[_tid] = {total};\n    {};", t.barrier);
             let _ = writeln!(
                 s,
                 "    if (_tid == 0) for (int _o = 1; _o < {BLOCK}; ++_o) _sv[_o] = _combine(_sv[_o - 1], _sv[_o]);\n    {};",
                 t.barrier
             );
         } else {
-            let _ = writeln!(s, "    _sv[_tid] = {total};\n    {};", t.barrier);
             let _ = writeln!(s, "    for (int _o = 1; _o < {BLOCK}; _o <<= 1) {{");
             let _ = writeln!(
                 s,

@@ -58,6 +58,15 @@ def _in_order(make, shape, order: str):
     return native.view(list(shape), list(native.strides)[::-1], 0, native.dtype)
 
 
+def _c_strides(shape, itemsize: int) -> list[int]:
+    """C-order byte strides of ``shape`` (an axis of length 0 counts as 1)."""
+    strides, step = [], itemsize
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return strides[::-1]
+
+
 def _c_order(host: np.ndarray, dtype=None) -> np.ndarray:
     """``host`` as a C-contiguous array of ``dtype`` in the machine's byte order (a
     byte-swapped NumPy array is swapped on the host, as CuPy does), keeping 0-d arrays 0-d."""
@@ -118,8 +127,13 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None):
         out = empty(shape, fill_value.dtype if dtype is None else dtype, order=order)
         out[...] = fill_value
         return out
-    value = _scalar(fill_value)
     d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.of_host(fill_value)
+    if _dtypes.is_opaque(d):
+        # No kernel writes an opaque dtype: NumPy makes one element, copied into place.
+        out = empty(shape, d, order=order)
+        out[...] = asarray(np.full((), fill_value, dtype=d))
+        return out
+    value = _scalar(fill_value)
     if type(value) is int and d.kind in "iub":
         np.full((), value, dtype=d)  # raises NumPy's OverflowError for a value out of range
     name, device = _dtypes.name_of(d), current_device_id()
@@ -146,7 +160,7 @@ def _like(a, dtype, shape, order):
     # 'K' follows the prototype's layout only for a shape of its dimensions (NumPy: else C).
     other_ndim = order in ("K", "k") and like is not None and len(shape) != like.ndim
     layout = "C" if other_ndim else _memory_order(order, like)
-    keep = order in ("K", "k") and like is not None and tuple(shape) == like.shape and like.ndim > 1
+    keep = order in ("K", "k") and like is not None and len(shape) == like.ndim > 1
     if keep and not (like.flags.c_contiguous or like.flags.f_contiguous):
         layout = tuple(sorted(range(like.ndim), key=lambda k: -abs(like.strides[k])))
     return shape, dtype, layout
@@ -163,7 +177,7 @@ def _new_like(shape, dtype, layout, fill=None):
     strides = [0] * len(shape)
     for j, k in enumerate(layout):
         strides[k] = base.strides[j]
-    return _ember.wrap(base._a.view(list(shape), strides, 0, base.dtype.name))
+    return _ember.wrap(base._a.view(list(shape), strides, 0, base._a.dtype))
 
 
 def empty_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None):
@@ -382,13 +396,16 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocki
             d = _dtypes.normalize(dtype) if dtype is not None else _dtypes.normalize(host.dtype)
             out = _from_host(np.asarray(host, dtype=d))
     like = obj if isinstance(obj, _ember.ndarray) or isinstance(obj, np.ndarray) else None
-    if out.ndim > 1 and _memory_order(order, like) == "F" and not out.flags.f_contiguous:
-        out = out.copy(order="F")
+    if out.ndim > 1 and _memory_order(order, like) == "F":
+        if not out.flags.f_contiguous:
+            out = out.copy(order="F")
+        elif out is not obj:
+            # Also C-contiguous (one axis longer than 1): NumPy gives the new array Fortran's
+            # strides, which differ on the axes of length 1.
+            f_strides = _c_strides(out.shape[::-1], out.itemsize)[::-1]
+            out = _ember.wrap(out._a.view(list(out.shape), f_strides, out._a.offset, out._a.dtype))
     if ndmin > out.ndim:
-        out = _ember.wrap(
-            out._a.view([1] * (ndmin - out.ndim) + list(out.shape), [0] * (ndmin - out.ndim) + list(out.strides),
-                        out._a.offset, out._a.dtype)
-        )
+        out = out[(None,) * (ndmin - out.ndim)]  # a view, whose base is ``out``'s
     return out
 
 

@@ -75,10 +75,35 @@ def _check(dtype) -> np.dtype:
         d = np.dtype(dtype)
     except TypeError as e:
         raise TypeError(f"{dtype!r} is not a dtype ember understands: {e}") from None
-    if d.name not in _SUPPORTED or d.byteorder == ">":
-        raise TypeError(
-            f"ember arrays cannot hold dtype {d} ({d.name}); supported dtypes are {', '.join(SUPPORTED)}"
+    if d.name in _SUPPORTED and d.byteorder != ">":
+        return d
+    if is_opaque(d) and d.byteorder != ">":
+        return _opaque(d)
+    raise TypeError(
+        f"ember arrays cannot hold dtype {d} ({d.name}); supported dtypes are {', '.join(SUPPORTED)}, "
+        "and datetime64, timedelta64, structured and void dtypes as opaque containers"
+    )
+
+
+def is_opaque(d: np.dtype) -> bool:
+    """True for the dtypes ember arrays hold but nothing computes on (ember-core's ``Opaque``):
+    NumPy's datetime64, timedelta64, structured and void dtypes, as CuPy holds them."""
+    return d.kind in "mM" or (d.kind == "V" and d.type is np.void)
+
+
+def _opaque(d: np.dtype) -> np.dtype:
+    """Registers opaque dtype ``d`` with the native module (once) under NumPy's name for it."""
+    if d.hasobject:
+        raise TypeError(f"ember arrays cannot hold dtype {d}: it holds Python objects")
+    if d.subdtype is not None:
+        raise ValueError(
+            f"Unsupported dtype {d}: a sub-array dtype makes an array of shape {d.shape} per element; "
+            f"add those axes to the shape instead (dtype {d.subdtype[0]})"
         )
+    name = str(d)
+    _ember.register_opaque(name, d.str, d.itemsize)
+    _by_name[name] = d
+    _name_by_dtype[d] = name
     return d
 
 

@@ -43,6 +43,12 @@ def _from_cuda_array_interface(obj):
         raise ValueError(
             f"ember does not support __cuda_array_interface__ data of non-native byte order ({cai['typestr']!r})"
         )
+    descr = cai.get("descr")
+    if typestr.kind == "V" and descr and descr != [("", cai["typestr"])]:
+        # A structured dtype: the typestr says only '|V<size>', the descr has the fields.
+        fields = np.dtype([tuple(f) for f in descr])
+        if fields.itemsize == typestr.itemsize:
+            typestr = fields
     dtype = _dtypes.normalize(typestr)
     shape = tuple(int(d) for d in cai["shape"])
     strides = cai.get("strides")

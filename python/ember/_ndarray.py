@@ -401,16 +401,34 @@ class ndarray:
         self._a.fill(value)
 
     def view(self, dtype=None) -> ndarray:
-        """A view of the same memory (with another dtype of the same item size)."""
-        name = self._a.dtype
+        """A view of the same memory as ``dtype``. A dtype of another size changes the length
+        of the last axis, which must be contiguous (NumPy's rules and messages)."""
+        shape, strides, name = list(self._a.shape), list(self._a.strides), self._a.dtype
         if dtype is not None:
             d = _dtypes.normalize(dtype)
-            if d.itemsize != self.itemsize:
-                raise ValueError(
-                    f"a view as {d} needs the same item size as {self.dtype} ({self.itemsize} bytes); got {d.itemsize}"
-                )
             name = _dtypes.name_of(d)
-        return _wrap_view(self._a.view(list(self._a.shape), list(self._a.strides), self._a.offset, name), self)
+            if d.itemsize != self.itemsize:
+                shape[-1:], strides[-1:] = self._resized_last_axis(d.itemsize)
+        return _wrap_view(self._a.view(shape, strides, self._a.offset, name), self)
+
+    def _resized_last_axis(self, size: int) -> tuple[list[int], list[int]]:
+        """The last axis's length and stride in elements of ``size`` bytes (for ``view``)."""
+        old = self.itemsize
+        if self.ndim == 0:
+            raise ValueError("Changing the dtype of a 0d array is only supported if the itemsize is unchanged")
+        if self.shape[-1] != 1 and self.size and self.strides[-1] != old:
+            raise ValueError("To change to a dtype of a different size, the last axis must be contiguous")
+        if size < old and old % size:
+            raise ValueError(
+                "When changing to a smaller dtype, its size must be a divisor of the size of original dtype"
+            )
+        total = self.shape[-1] * old
+        if total % size:
+            raise ValueError(
+                "When changing to a larger dtype, its size must be a divisor of the total size in bytes "
+                "of the last axis of the array."
+            )
+        return [total // size], [size]
 
     # --- shape (ember_array::shape) -----------------------------------------------------------
     def reshape(self, *shape, order="C", copy=None) -> ndarray:
@@ -581,7 +599,7 @@ class ndarray:
         return {
             "shape": self.shape,
             "typestr": self.dtype.str,
-            "descr": [("", self.dtype.str)],
+            "descr": self.dtype.descr,
             "data": (self._a.address if self.size else 0, False),
             "strides": None if self._a.c_contiguous else self.strides,
             "version": 3,

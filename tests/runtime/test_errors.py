@@ -7,8 +7,8 @@ from conftest import run_python
 
 
 def test_unsupported_dtype_lists_supported_ones():
-    with pytest.raises(TypeError, match="cannot hold dtype.*supported dtypes are bool, int8"):
-        ember.zeros(3, dtype=np.dtype("datetime64[s]"))
+    with pytest.raises(TypeError, match="cannot hold dtype.*supported dtypes are bool, int8.*datetime64"):
+        ember.zeros(3, dtype=np.dtype("U4"))
     with pytest.raises(TypeError, match="not a dtype"):
         ember.zeros(3, dtype="no-such-type")
 

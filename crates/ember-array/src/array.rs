@@ -347,6 +347,9 @@ impl Array {
                 )
                 .map_err(|e| device.annotate(e));
         }
+        if self.dtype.is_opaque() || dst.dtype.is_opaque() {
+            return crate::opaque::copy_opaque(self, dst);
+        }
         let spec = copy_spec(self.dtype, dst.dtype, dialect(device));
         run_map(&spec, &[self, dst], &[], &self.shape)
     }

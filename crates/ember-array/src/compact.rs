@@ -25,6 +25,16 @@ fn contiguous(a: &Array) -> Result<Array> {
 /// The elements of `values` where `mask` is true, in C order (a 1-d array); with no
 /// `values`, the flat indices of the true elements (int64).
 pub fn compact(mask: &Array, values: Option<&Array>) -> Result<Array> {
+    if let Some(v) = values.filter(|v| v.dtype().is_opaque()) {
+        // Opaque elements move as the numeric dtype of their size.
+        let mover = v
+            .dtype()
+            .mover()
+            .map_or_else(|| v.dtype().numeric("boolean indexing"), Ok)?;
+        let moved = v.view(v.shape(), v.strides(), v.offset(), mover)?;
+        let out = compact(mask, Some(&moved))?;
+        return out.view(out.shape(), out.strides(), out.offset(), v.dtype());
+    }
     if mask.dtype() != DType::Bool {
         return Err(Error::Type(format!(
             "a mask must be bool, got {}",

@@ -14,7 +14,7 @@ use ember_kernel::{dialect, param_bytes};
 
 /// Fills `out` with `value` converted to its dtype.
 pub fn fill(out: &Array, value: Scalar) -> Result<()> {
-    let dtype = out.dtype();
+    let dtype = out.dtype().numeric("filling with a number")?;
     let spec = fill_spec(dtype);
     run_map(
         &spec,

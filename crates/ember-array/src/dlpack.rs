@@ -138,7 +138,7 @@ fn describe(array: &Array) -> Result<(DLTensor, Vec<i64>, Vec<i64>)> {
         device,
         ndim: array.ndim() as i32,
         dtype: DLDataType {
-            code: dtype.dlpack_code(),
+            code: dtype.dlpack_code()?,
             bits: (dtype.itemsize() * 8) as u8,
             lanes: 1,
         },

@@ -9,6 +9,7 @@ pub mod dlpack;
 pub mod index;
 pub mod launch;
 pub mod linalg;
+mod opaque;
 pub mod random;
 pub mod reduction;
 pub mod result_type;

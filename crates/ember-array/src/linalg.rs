@@ -51,6 +51,7 @@ pub fn matmul(
     conj_a: bool,
 ) -> Result<Array> {
     for (i, x) in [a, b].into_iter().enumerate() {
+        x.dtype().numeric("matmul")?;
         if x.ndim() == 0 {
             return Err(Error::Value(format!(
                 "matmul: Input operand {i} does not have enough dimensions (has 0, gufunc core with signature {SIGNATURE} requires 1)"

@@ -9,9 +9,10 @@ use ember_core::{DType, Error, Result};
 use crate::ufunc::resolve::{can_cast_safely, can_cast_same_kind, promote, OperandType};
 
 /// The dtype NumPy gives a weak Python scalar of `kind` on its own (`np.asarray(1.0)`).
-fn default_of(kind: Kind) -> DType {
+/// No Python scalar is of the opaque kind.
+pub(crate) fn default_of(kind: Kind) -> DType {
     match kind {
-        Kind::Bool => DType::Bool,
+        Kind::Bool | Kind::Opaque => DType::Bool,
         Kind::Int | Kind::UInt => DType::I64,
         Kind::Float => DType::F64,
         Kind::Complex => DType::C128,
@@ -21,7 +22,7 @@ fn default_of(kind: Kind) -> DType {
 /// The order of kinds in promotion: bool < integer < float < complex.
 fn rank(kind: Kind) -> u8 {
     match kind {
-        Kind::Bool => 0,
+        Kind::Bool | Kind::Opaque => 0,
         Kind::Int | Kind::UInt => 1,
         Kind::Float => 2,
         Kind::Complex => 3,
@@ -52,6 +53,18 @@ pub fn result_type(operands: &[OperandType]) -> Result<DType> {
         OperandType::Weak(k) => Some(*k),
         OperandType::Strong(_) => None,
     });
+    let opaque = operands.iter().find_map(|o| match o {
+        OperandType::Strong(d) if d.is_opaque() => Some(*d),
+        _ => None,
+    });
+    if let Some(opaque) = opaque {
+        // An opaque dtype meets only itself (concatenating datetime64 arrays); anything
+        // else is a computation on it, which `numeric` refuses.
+        if operands.iter().all(|o| *o == OperandType::Strong(opaque)) {
+            return Ok(opaque);
+        }
+        return opaque.numeric("type promotion");
+    }
     let strongest = strong.reduce(promote);
     let weakest = weak.max_by_key(|&k| rank(k));
     match (strongest, weakest) {

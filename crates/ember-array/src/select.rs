@@ -40,7 +40,7 @@ impl Choice {
 
 /// The dtype `where(c, x, y)` gives.
 pub fn where_dtype(x: &Choice, y: &Choice) -> Result<DType> {
-    result_type(&[x.kind(), y.kind()])
+    result_type(&[x.kind(), y.kind()])?.numeric("where")
 }
 
 /// The broadcast shape of the three operands, with NumPy's iterator error.

@@ -104,6 +104,7 @@ impl Plan<'_> {
 /// The permutation sorting each row of `a` (C-contiguous, `rows` rows): flat indices into
 /// `a`, row by row, equal values in their original order.
 pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
+    a.dtype().numeric("sorting")?;
     if !a.is_c_contiguous() {
         return Err(Error::Value("sort_rows needs a C-contiguous array".into()));
     }

@@ -130,9 +130,21 @@ const fn vectored(
     }
 }
 
+/// An opaque dtype's row: a type no compiler knows, so a kernel over one fails to compile
+/// instead of computing on its bytes. The array layer refuses opaque dtypes before that
+/// (`DType::numeric`) and copies their bytes through numeric views; this is the backstop.
+const OPAQUE: Columns = plain(
+    DType::U8,
+    "ember_opaque_dtype_is_not_computed_on",
+    "ember_opaque_dtype_is_not_computed_on",
+);
+
 /// The columns of `dtype`.
 pub fn columns(dtype: DType) -> &'static Columns {
-    &COLUMNS[dtype as usize]
+    match dtype.numeric_index() {
+        Some(row) => &COLUMNS[row],
+        None => &OPAQUE,
+    }
 }
 
 /// The narrow-float columns of `dtype`, if it is one.

@@ -1,6 +1,7 @@
 //! The dtypes of API.md: one table, read by every layer.
 
 use crate::error::{Error, Result};
+use crate::opaque::Opaque;
 
 /// Kind of a dtype, as NumPy's `dtype.kind` letter says it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -10,49 +11,76 @@ pub enum Kind {
     UInt,
     Float,
     Complex,
+    /// A dtype held but not computed on ([`Opaque`]).
+    Opaque,
 }
 
 macro_rules! dtypes {
     ($( $variant:ident => $name:literal, $size:literal, $kind:ident, $typestr:literal, $dl_code:literal; )*) => {
-        /// An element type of an ember array.
+        /// An element type of an ember array: a numeric dtype of the table below, or an
+        /// [`Opaque`] one that arrays hold but nothing computes on.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum DType { $( $variant ),* }
+        pub enum DType { $( $variant, )* Opaque(Opaque) }
+
+        /// The numeric dtypes alone, for their positions in [`DType::ALL`].
+        #[derive(Clone, Copy)]
+        enum Numeric { $( $variant ),* }
 
         impl DType {
-            /// Every dtype, in NumPy's order.
+            /// The position of a numeric dtype in [`DType::ALL`] (its row in every per-dtype
+            /// table); `None` for an opaque dtype, which no table has.
+            pub fn numeric_index(self) -> Option<usize> {
+                match self { $( DType::$variant => Some(Numeric::$variant as usize), )* DType::Opaque(_) => None }
+            }
+
+            /// The row of a per-dtype table for `self`: its [`numeric_index`](Self::numeric_index),
+            /// and uint8's for an opaque dtype. Only tables of storage facts may read an opaque
+            /// dtype's row; computations refuse it first ([`DType::numeric`]).
+            pub fn row(self) -> usize {
+                self.numeric_index().unwrap_or(Numeric::U8 as usize)
+            }
+
+            /// Every numeric dtype, in NumPy's order.
             pub const ALL: &'static [DType] = &[ $( DType::$variant ),* ];
 
             /// NumPy's name (`"float32"`).
             pub fn name(self) -> &'static str {
-                match self { $( DType::$variant => $name ),* }
+                match self { $( DType::$variant => $name, )* DType::Opaque(o) => o.name() }
             }
 
             /// Bytes per element.
             pub fn itemsize(self) -> usize {
-                match self { $( DType::$variant => $size ),* }
+                match self { $( DType::$variant => $size, )* DType::Opaque(o) => o.itemsize() }
             }
 
             /// Family of the type.
             pub fn kind(self) -> Kind {
-                match self { $( DType::$variant => Kind::$kind ),* }
+                match self { $( DType::$variant => Kind::$kind, )* DType::Opaque(_) => Kind::Opaque }
             }
 
             /// The array-interface type string, little-endian (`"<f4"`).
             pub fn typestr(self) -> &'static str {
-                match self { $( DType::$variant => $typestr ),* }
+                match self { $( DType::$variant => $typestr, )* DType::Opaque(o) => o.typestr() }
             }
 
-            /// DLPack's `DLDataTypeCode` for the type.
-            pub fn dlpack_code(self) -> u8 {
-                match self { $( DType::$variant => $dl_code ),* }
+            /// DLPack's `DLDataTypeCode` for the type; an error for an opaque one, which DLPack
+            /// cannot describe.
+            pub fn dlpack_code(self) -> Result<u8> {
+                match self {
+                    $( DType::$variant => Ok($dl_code), )*
+                    DType::Opaque(o) => Err(Error::Type(format!(
+                        "DLPack has no dtype {}: view the array as a numeric dtype of its size first",
+                        o.name()
+                    ))),
+                }
             }
 
-            /// Parses NumPy's name of a dtype.
+            /// Parses NumPy's name of a dtype (an opaque one by the name it was registered under).
             pub fn from_name(name: &str) -> Result<DType> {
                 match name {
                     $( $name => Ok(DType::$variant), )*
                     "bool_" => Ok(DType::Bool),
-                    other => Err(Error::Type(format!(
+                    other => Opaque::named(other).map(DType::Opaque).ok_or_else(|| Error::Type(format!(
                         "ember has no dtype {other:?}; supported dtypes are {}",
                         DType::ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
                     ))),
@@ -86,7 +114,7 @@ impl DType {
         let found = DType::ALL
             .iter()
             .copied()
-            .find(|d| d.dlpack_code() == code && d.itemsize() * 8 == bits as usize);
+            .find(|d| d.dlpack_code().ok() == Some(code) && d.itemsize() * 8 == bits as usize);
         match found {
             Some(d) if lanes == 1 => Ok(d),
             _ => Err(Error::Type(format!(
@@ -161,6 +189,49 @@ impl DType {
             .unwrap_or(v)
     }
 
+    /// True for a dtype ember holds but does not compute on ([`Opaque`]).
+    pub fn is_opaque(self) -> bool {
+        matches!(self, DType::Opaque(_))
+    }
+
+    /// `Ok(self)` for a numeric dtype; for an opaque one, the `TypeError` every computation
+    /// gives, saying how to compute on the bytes. `what` names the computation.
+    pub fn numeric(self, what: &str) -> Result<DType> {
+        match self {
+            DType::Opaque(o) => Err(Error::Type(format!(
+                "{what} is not supported for dtype {}: ember holds such arrays (to move, view and copy) but does not compute on them; view the array as a numeric dtype of the same size first, e.g. a.view('{}')",
+                o.name(),
+                match o.itemsize() {
+                    1 => "uint8",
+                    2 => "uint16",
+                    4 => "uint32",
+                    8 => "int64",
+                    _ => "uint8",
+                }
+            ))),
+            d => Ok(d),
+        }
+    }
+
+    /// The numeric dtype whose loads and stores carry this dtype's bytes unchanged, for kernels
+    /// that only move elements (gathers, compaction): itself for most numeric dtypes, uint16
+    /// for the narrow floats (whose loads convert), for an opaque dtype the unsigned integer of
+    /// its size or complex128 for 16 bytes; `None` for an opaque dtype of any other size.
+    pub fn mover(self) -> Option<DType> {
+        match self {
+            DType::F16 | DType::BF16 => Some(DType::U16),
+            DType::Opaque(o) => match o.itemsize() {
+                1 => Some(DType::U8),
+                2 => Some(DType::U16),
+                4 => Some(DType::U32),
+                8 => Some(DType::U64),
+                16 => Some(DType::C128),
+                _ => None,
+            },
+            d => Some(d),
+        }
+    }
+
     /// The unsigned integer type as wide as `self` (for wrapping arithmetic on its bits).
     pub fn unsigned_twin(self) -> DType {
         match self.itemsize() {
@@ -203,7 +274,10 @@ mod tests {
     fn dlpack_codes_round_trip() {
         for &d in DType::ALL {
             let bits = (d.itemsize() * 8) as u8;
-            assert_eq!(DType::from_dlpack(d.dlpack_code(), bits, 1).unwrap(), d);
+            assert_eq!(
+                DType::from_dlpack(d.dlpack_code().unwrap(), bits, 1).unwrap(),
+                d
+            );
         }
         assert!(DType::from_dlpack(2, 32, 4).is_err());
     }

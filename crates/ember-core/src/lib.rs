@@ -5,10 +5,12 @@
 pub mod config;
 pub mod dtype;
 pub mod error;
+pub mod opaque;
 pub mod scalar;
 pub mod shape;
 
 pub use config::{BackendChoice, Config};
 pub use dtype::DType;
 pub use error::{CompileFailure, DriverFailure, Error, PoolStats, Result};
+pub use opaque::Opaque;
 pub use scalar::Scalar;

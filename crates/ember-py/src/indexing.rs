@@ -69,7 +69,7 @@ fn index_item(k: &KnownTypes, obj: &Bound<'_, PyAny>, convert: bool) -> PyResult
         return match dtype.kind() {
             Kind::Bool => Ok(Index::Bool(obj.is_truthy()?)),
             Kind::Int | Kind::UInt => int_index(obj),
-            Kind::Float | Kind::Complex => Err(PyIndexError::new_err(INVALID_INDEX)),
+            Kind::Float | Kind::Complex | Kind::Opaque => Err(PyIndexError::new_err(INVALID_INDEX)),
         };
     }
     let plain = obj.is_instance_of::<PyFloat>()

@@ -281,6 +281,11 @@ fn host_array_error(front: Front, index: usize, kernel: &str) -> PyErr {
 /// A NumPy scalar's value as a host scalar of its dtype.
 pub(crate) fn scalar_value(value: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Scalar> {
     Ok(match dtype.kind() {
+        ember_core::dtype::Kind::Opaque => {
+            return Err(PyTypeError::new_err(format!(
+                "a {dtype} scalar has no value ember computes with; pass its bits as an integer"
+            )))
+        }
         ember_core::dtype::Kind::Bool => Scalar::Bool(value.is_truthy()?),
         // NumPy integers convert through __index__ at the C level.
         ember_core::dtype::Kind::Int => Scalar::Int(value.extract()?),

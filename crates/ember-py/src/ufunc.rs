@@ -34,6 +34,14 @@ fn dtype_names() -> Vec<&'static str> {
     DType::ALL.iter().map(|d| d.name()).collect()
 }
 
+/// Registers the opaque dtype NumPy calls `name` (`str(dtype)`), with array-interface type
+/// string `typestr` and `itemsize` bytes, so arrays can hold it (`ember_core::Opaque`).
+#[pyfunction]
+fn register_opaque(name: &str, typestr: &str, itemsize: usize) -> PyResult<()> {
+    ember_core::Opaque::register(name, typestr, itemsize).py()?;
+    Ok(())
+}
+
 pub(crate) fn operand(k: &KnownTypes, value: &Bound<'_, PyAny>) -> PyResult<Operand> {
     if k.is_ndarray(value) {
         return Ok(Operand::Array(k.array_of(value)?));
@@ -247,6 +255,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ufunc_id, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_rows, m)?)?;
     m.add_function(wrap_pyfunction!(dtype_names, m)?)?;
+    m.add_function(wrap_pyfunction!(register_opaque, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_call, m)?)?;
     Ok(())
 }

@@ -126,20 +126,17 @@ fn buffer_of(a: &Array) -> Result<Option<Array>> {
     if !len.is_multiple_of(item) {
         return Ok(None);
     }
-    let d = bits(a.dtype());
+    let d = bits(a.dtype())?;
     Ok(Some(a.view(&[len / item], &[item as isize], 0, d)?))
 }
 
-fn bits(d: DType) -> DType {
-    if d == DType::F16 {
-        DType::U16
-    } else {
-        d
-    }
+/// The dtype a gather moves `d`'s elements as ([`DType::mover`]).
+fn bits(d: DType) -> Result<DType> {
+    d.mover().map_or_else(|| d.numeric("advanced indexing"), Ok)
 }
 
 fn as_bits(a: &Array) -> Result<Array> {
-    a.view(a.shape(), a.strides(), a.offset(), bits(a.dtype()))
+    a.view(a.shape(), a.strides(), a.offset(), bits(a.dtype())?)
 }
 
 fn has_arrays(index: &[Index]) -> bool {

@@ -142,6 +142,7 @@ pub fn result_types(
     dtype: Option<DType>,
     out: Option<DType>,
 ) -> Result<ReductionTypes> {
+    input.numeric(&format!("{op:?}").to_lowercase())?;
     let inexact = |d: DType| match d.kind() {
         Kind::Bool | Kind::Int | Kind::UInt => DType::F64,
         _ => d,

@@ -10,10 +10,10 @@ use std::fmt::Write;
 use ember_codegen::prelude::complex_prelude;
 use ember_codegen::types::{cast, round_call, round_function, value_type};
 use ember_codegen::{Dialect, Param, Role, Snippets, UserMap};
-use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 
 use super::resolve::{find_loop, ufunc, OperandType};
+pub(super) use crate::result_type::default_of;
 
 /// A parameter of the fused kernel, named `in{k}`: an array of `dtype`, or a Python scalar
 /// (`weak`) passed as `dtype` (bool, int64, float64 or complex128) whose kind alone counts.
@@ -243,16 +243,6 @@ pub fn fused_map(
         vector,
         checked: false,
     })
-}
-
-/// NumPy's default dtype of a kind (what a Python scalar of that kind becomes).
-pub(super) fn default_of(kind: Kind) -> DType {
-    match kind {
-        Kind::Bool => DType::Bool,
-        Kind::Int | Kind::UInt => DType::I64,
-        Kind::Float => DType::F64,
-        Kind::Complex => DType::C128,
-    }
 }
 
 /// Adds each helper function in `text` (each starts with `static __device__`) once: two

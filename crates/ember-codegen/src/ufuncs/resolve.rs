@@ -107,17 +107,27 @@ pub enum OperandType {
 }
 
 pub fn can_cast_safely(from: DType, to: DType) -> bool {
-    SAFE_CAST[from as usize][to as usize]
+    if from.is_opaque() || to.is_opaque() {
+        return from == to;
+    }
+    SAFE_CAST[from.row()][to.row()]
 }
 
+/// NumPy's `promote_types(a, b)`. An opaque dtype promotes only with itself; with another
+/// dtype the result is the opaque one, which the caller's cast check or computation refuses.
 pub fn promote(a: DType, b: DType) -> DType {
-    PROMOTE[a as usize][b as usize]
+    match (a, b) {
+        _ if a == b => a,
+        (DType::Opaque(_), _) => a,
+        (_, DType::Opaque(_)) => b,
+        _ => PROMOTE[a.row()][b.row()],
+    }
 }
 
 fn type_code(t: OperandType) -> usize {
     match t {
-        OperandType::Strong(d) => d as usize,
-        OperandType::Weak(Kind::Bool) => DType::Bool as usize,
+        OperandType::Strong(d) => d.row(),
+        OperandType::Weak(Kind::Bool | Kind::Opaque) => DType::Bool.row(),
         OperandType::Weak(Kind::Int | Kind::UInt) => DType::ALL.len(),
         OperandType::Weak(Kind::Float) => DType::ALL.len() + 1,
         OperandType::Weak(Kind::Complex) => DType::ALL.len() + 2,
@@ -130,7 +140,7 @@ fn describe(t: &OperandType) -> String {
         OperandType::Weak(Kind::Int | Kind::UInt) => "Python int".into(),
         OperandType::Weak(Kind::Float) => "Python float".into(),
         OperandType::Weak(Kind::Complex) => "Python complex".into(),
-        OperandType::Weak(Kind::Bool) => "bool".into(),
+        OperandType::Weak(Kind::Bool | Kind::Opaque) => "bool".into(),
     }
 }
 
@@ -174,6 +184,12 @@ pub fn find_loop(u: &Ufunc, ops: &[OperandType], dtype: Option<DType>) -> Result
             .or_else(|| u.loops.iter().find(|(_, outs)| outs.first() == Some(&want)))
             .ok_or_else(no_loop);
     }
+    if ops
+        .iter()
+        .any(|o| matches!(o, OperandType::Strong(d) if d.is_opaque()))
+    {
+        return Err(no_loop());
+    }
     let index = ops
         .iter()
         .fold(0usize, |acc, &o| acc * OPERAND_TYPES + type_code(o));
@@ -185,7 +201,10 @@ pub fn find_loop(u: &Ufunc, ops: &[OperandType], dtype: Option<DType>) -> Result
 
 /// NumPy's `same_kind` casting (what `out=` accepts).
 pub fn can_cast_same_kind(from: DType, to: DType) -> bool {
-    SAME_KIND_CAST[from as usize][to as usize]
+    if from.is_opaque() || to.is_opaque() {
+        return from == to;
+    }
+    SAME_KIND_CAST[from.row()][to.row()]
 }
 
 #[cfg(test)]

@@ -237,6 +237,9 @@ impl FnTyper<'_, '_> {
                         let t = self.temp(&v)?;
                         Val::new(Ty::Scalar(part), K::Abs(t.boxed())).nonneg(true)
                     }
+                    Kind::Opaque => {
+                        return at(span, format!("abs() of {} is not defined", d.name()))
+                    }
                 })
             }
             "builtin.min" | "builtin.max" => self.min_max(name == "builtin.max", args, span),

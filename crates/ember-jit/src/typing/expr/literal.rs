@@ -80,6 +80,7 @@ impl FnTyper<'_, '_> {
                 )
             }
             Kind::Int | Kind::UInt => Const::Typed(text.parse().map_err(|_| bad())?),
+            Kind::Opaque => return Err(bad()),
         };
         let nonneg = !text.starts_with('-');
         Ok(Val::constant(Ty::Scalar(dtype), c).nonneg(nonneg))

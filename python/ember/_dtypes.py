@@ -75,12 +75,18 @@ def _check(dtype) -> np.dtype:
         d = np.dtype(dtype)
     except TypeError as e:
         raise TypeError(f"{dtype!r} is not a dtype ember understands: {e}") from None
-    if d.name in _SUPPORTED and d.byteorder != ">":
+    if d.byteorder == ">":
+        raise ValueError(
+            f"Unsupported dtype {d}: ember arrays hold data in the machine's byte-order (little-endian); "
+            f"use {d.newbyteorder('=')} (arrays from NumPy are swapped on the way)"
+        )
+    if d.name in _SUPPORTED:
         return d
-    if is_opaque(d) and d.byteorder != ">":
+    if is_opaque(d):
         return _opaque(d)
-    raise TypeError(
-        f"ember arrays cannot hold dtype {d} ({d.name}); supported dtypes are {', '.join(SUPPORTED)}, "
+    # CuPy's class for a dtype an array cannot hold.
+    raise ValueError(
+        f"Unsupported dtype {d}: ember arrays cannot hold it; they hold {', '.join(SUPPORTED)}, "
         "and datetime64, timedelta64, structured and void dtypes as opaque containers"
     )
 
@@ -94,7 +100,7 @@ def is_opaque(d: np.dtype) -> bool:
 def _opaque(d: np.dtype) -> np.dtype:
     """Registers opaque dtype ``d`` with the native module (once) under NumPy's name for it."""
     if d.hasobject:
-        raise TypeError(f"ember arrays cannot hold dtype {d}: it holds Python objects")
+        raise ValueError(f"Unsupported dtype {d}: it holds Python objects, which device memory cannot")
     if d.subdtype is not None:
         raise ValueError(
             f"Unsupported dtype {d}: a sub-array dtype makes an array of shape {d.shape} per element; "

@@ -150,6 +150,8 @@ def repeat(a, repeats, axis=None):
     counts = _host_ints(repeats)
     if counts.dtype.kind not in "iub":
         raise TypeError(f"Cannot cast array data from {counts.dtype} to int64 according to the rule 'safe'")
+    if counts.ndim > 1:  # NumPy reads repeats as at most 1-d
+        raise ValueError("object too deep for desired array")
     if counts.ndim == 0 or counts.size == 1:
         r = int(counts.reshape(-1)[0])
         if r < 0:

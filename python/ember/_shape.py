@@ -103,14 +103,15 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """The arrays joined along an existing ``axis`` (flattened first when ``axis`` is None),
     copied on the device into one array of their promoted dtype."""
     arrays = [_as_array(a) for a in arrays]
-    _warn_complex_to_real(arrays, dtype if dtype is not None else getattr(out, "dtype", None))
+    _warn_complex_to_real(arrays, dtype if dtype is not None else getattr(out, "dtype", None), casting)
     return _ember.concatenate(arrays, None if axis is None else operator.index(axis), out, _dtype_name(dtype),
                               casting)
 
 
-def _warn_complex_to_real(arrays, dtype) -> None:
-    """NumPy's ComplexWarning when complex inputs are written into a real dtype."""
-    if dtype is None or np.dtype(dtype).kind == "c":
+def _warn_complex_to_real(arrays, dtype, casting) -> None:
+    """NumPy's ComplexWarning when complex inputs are written into a real dtype, which only
+    ``casting='unsafe'`` allows (under the other rules the join raises NumPy's TypeError)."""
+    if dtype is None or np.dtype(dtype).kind == "c" or casting != "unsafe":
         return
     if any(a.dtype.kind == "c" for a in arrays):
         warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
@@ -120,7 +121,7 @@ def _warn_complex_to_real(arrays, dtype) -> None:
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Arrays of one shape joined along a new ``axis``."""
     arrays = [_as_array(a) for a in arrays]
-    _warn_complex_to_real(arrays, dtype if dtype is not None else getattr(out, "dtype", None))
+    _warn_complex_to_real(arrays, dtype if dtype is not None else getattr(out, "dtype", None), casting)
     return _ember.stack(arrays, operator.index(axis), out, _dtype_name(dtype), casting)
 
 

@@ -170,9 +170,9 @@ def test_unholdable_dtypes_raise_numpys_and_cupys_classes():
         ember.empty(3, dtype="3i")  # a sub-array dtype
     with pytest.raises(ValueError, match="Unsupported dtype"):
         ember.empty(3, dtype="V")
-    with pytest.raises(TypeError, match="cannot hold dtype object"):
+    with pytest.raises(ValueError, match="Unsupported dtype object"):
         ember.empty(3, dtype=object)
-    with pytest.raises(TypeError, match="holds Python objects"):
+    with pytest.raises(ValueError, match="holds Python objects"):
         ember.empty(3, dtype="i4,O")
 
 
@@ -182,7 +182,7 @@ def test_cuda_array_interface_carries_opaque_dtypes(dtype, rng):
     h = host_values(dtype, (4, 3), rng)
     a = ember.asarray(h)
     cai = a.__cuda_array_interface__
-    assert cai["typestr"] == dtype.str and np.dtype(cai["descr"]) == dtype
+    assert cai["typestr"] == dtype.str and cai["descr"] == dtype.descr
 
     class Holder:
         __cuda_array_interface__ = cai

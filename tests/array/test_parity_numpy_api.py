@@ -145,6 +145,7 @@ def test_every_case_dtype_is_swept():
     (lambda xp: xp.rot90(xp.zeros((2, 2)), axes=(0, 0)), ValueError, "Axes must be different."),
     (lambda xp: xp.repeat(xp.zeros(3), -1), ValueError, "negative dimensions are not allowed"),
     (lambda xp: xp.repeat(xp.zeros(2), [1, -1]), ValueError, "repeats may not contain negative values."),
+    (lambda xp: xp.repeat(xp.zeros(2), xp.ones((2, 2), int)), ValueError, "object too deep for desired array"),
     (lambda xp: xp.vsplit(xp.zeros(3), 1), ValueError, "vsplit only works on arrays of 2 or more dimensions"),
     (lambda xp: xp.diff(xp.zeros(3), -1), ValueError, "order must be non-negative but got -1"),
     (lambda xp: xp.diagonal(xp.zeros(3)), ValueError, "diag requires an array of at least two dimensions"),

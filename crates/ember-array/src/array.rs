@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use ember_codegen::types::cast;
 use ember_codegen::{Dialect, MapKernel, Operand};
-use ember_core::shape::{c_strides, extent, is_c_contiguous, is_f_contiguous, size_of};
+use ember_core::shape::{extent, is_c_contiguous, is_f_contiguous, size_of};
 use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, Buffer, Device, KernelArg};
 
@@ -105,7 +105,7 @@ impl Array {
                 )))
             }
             Some(s) => s.to_vec(),
-            None => c_strides(shape, dtype.itemsize()),
+            None => c_strides_inline(shape, dtype.itemsize()).to_vec(),
         };
         let (lo, hi) = extent(shape, &strides, dtype.itemsize());
         let start = address.wrapping_add_signed(lo as i64);

@@ -7,7 +7,7 @@ from conftest import run_python
 
 
 def test_unsupported_dtype_lists_supported_ones():
-    with pytest.raises(ValueError, match="Unsupported dtype <U4: ember arrays cannot hold it; they hold bool, int8.*datetime64"):
+    with pytest.raises(ValueError, match="Unsupported dtype <U4: ember arrays cannot hold it; they hold bool, int8"):
         ember.zeros(3, dtype=np.dtype("U4"))
     with pytest.raises(ValueError, match=r"Unsupported dtype >i4: .*byte-order.*use int32"):
         ember.zeros(3, dtype=">i4")

@@ -137,6 +137,7 @@ from ._special_math import *  # noqa: E402, F403
 from ._special_math import __all__ as _special_math_names  # noqa: E402
 from ._statistics import *  # noqa: E402, F403
 from ._statistics import __all__ as _statistics_names  # noqa: E402
+from ._structured import make_aligned_dtype  # noqa: E402
 from ._triangles import eye, identity, tri, tril, triu  # noqa: E402
 from ._two_output_ufuncs import divmod, frexp, modf  # noqa: E402, A004
 from ._ufuncs import UFUNCS as _UFUNCS  # noqa: E402
@@ -227,5 +228,5 @@ __all__ += [*_array_api_names, "__array_namespace_info__", *_bits_names, *_calcu
             *_diagonals_names, *_differences_names, *_functional_names, *_host_io_names, *_index_tricks_names,
             *_logic_names, *_manipulation_names, *_nanfunctions_names, *_overlap_names, *_polynomials_names,
             *_sorting_names, *_special_math_names, *_statistics_names, "divmod", "median", "flatiter", "frexp", "modf",
-            "pad"]
+            "pad", "make_aligned_dtype"]
 __all__ += _numpy_names_names

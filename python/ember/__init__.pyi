@@ -142,13 +142,13 @@ __all__ = [
     "searchsorted", "setdiff1d", "setxor1d", "sort", "union1d", "unique", "unique_all", "unique_counts",
     "unique_inverse", "unique_values", "angle", "bartlett", "blackman", "convolve", "correlate", "hamming", "hanning",
     "i0", "kaiser", "nan_to_num", "real_if_close", "sinc", "unwrap", "vander", "average", "corrcoef", "cov", "ptp",
-    "divmod", "median", "flatiter", "frexp", "modf", "pad", "False_", "ScalarType", "True_", "base_repr", "binary_repr",
-    "sctypeDict", "typecodes", "bool", "byte", "can_cast", "cdouble", "character", "clongdouble", "common_type",
-    "complexfloating", "csingle", "double", "dtype", "e", "euler_gamma", "finfo", "flexible", "floating", "generic",
-    "half", "iinfo", "inexact", "inf", "int_", "intc", "integer", "intp", "isdtype", "isscalar", "issubdtype",
-    "iterable", "long", "longdouble", "longlong", "min_scalar_type", "mintypecode", "nan", "ndim", "newaxis", "number",
-    "pi", "promote_types", "result_type", "shape", "short", "signedinteger", "single", "size", "typename", "ubyte",
-    "uint", "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger", "ushort",
+    "divmod", "median", "flatiter", "frexp", "modf", "pad", "make_aligned_dtype", "False_", "ScalarType", "True_",
+    "base_repr", "binary_repr", "sctypeDict", "typecodes", "bool", "byte", "can_cast", "cdouble", "character",
+    "clongdouble", "common_type", "complexfloating", "csingle", "double", "dtype", "e", "euler_gamma", "finfo",
+    "flexible", "floating", "generic", "half", "iinfo", "inexact", "inf", "int_", "intc", "integer", "intp", "isdtype",
+    "isscalar", "issubdtype", "iterable", "long", "longdouble", "longlong", "min_scalar_type", "mintypecode", "nan",
+    "ndim", "newaxis", "number", "pi", "promote_types", "result_type", "shape", "short", "signedinteger", "single",
+    "size", "typename", "ubyte", "uint", "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger", "ushort",
 ]
 
 __version__: str
@@ -305,6 +305,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="ASCII") -> Any: ...
 def loadtxt(*args, **kwargs) -> Any: ...
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) -> ndarray: ...
+def make_aligned_dtype(dtype) -> np.dtype: ...
 def mask_indices(n, mask_func, k=0) -> Any: ...
 def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True) -> ndarray: ...
 def matrix_transpose(x, /) -> Any: ...

@@ -35,6 +35,7 @@ from . import (
     _reductions,
     _rounding,
     _sorting,
+    _structured,
     _ufuncs,
 )
 from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray
@@ -231,10 +232,36 @@ class ndarray:
     # --- indexing (ember_array::index) --------------------------------------------------------
     def __getitem__(self, index):
         """``a[index]``: a view for basic indices (integers, slices, ``...``, ``None``; all
-        integers give a 0-d array, as in CuPy), a gathered copy for integer and boolean arrays."""
-        return _ember.getitem(self, index)
+        integers give a 0-d array, as in CuPy), a gathered copy for integer and boolean arrays;
+        for a structured array, a field name (or a list of them) gives a view of the fields."""
+        try:
+            return _ember.getitem(self, index)
+        except IndexError:
+            if self.dtype.names is None or not _structured.is_field_index(index):
+                raise
+        return _wrap_view(_structured.field_view(self, index), self)
 
     def __setitem__(self, index, value):
+        try:
+            _indexing.setitem(self, index, value)
+        except (TypeError, IndexError, ValueError):
+            if not (_structured.is_field_index(index) or self.dtype.names is not None):
+                raise
+            self._set_structured(index, value)
+
+    def _set_structured(self, index, value) -> None:
+        """``a[index] = value`` where a field is named or a structured value is cast by fields."""
+        if _structured.is_field_index(index):
+            target = _wrap_view(_structured.field_view(self, index), self)
+            if target.dtype.names is not None:
+                _structured.assign(target, value, _wrap_view)
+            else:
+                target[...] = value
+            return
+        if isinstance(value, ndarray) and value.dtype.names is not None:
+            value = _structured.cast(value, self.dtype, _wrap_view)
+        elif not isinstance(value, ndarray):
+            value = asarray(np.asarray(value, dtype=self.dtype))
         _indexing.setitem(self, index, value)
 
     def __iter__(self):
@@ -388,6 +415,8 @@ class ndarray:
         name = _dtypes.name_of(dtype)
         if not copy and name == self._a.dtype:
             return self
+        if self.dtype.names is not None and name != self._a.dtype:  # field by field, as NumPy
+            return _structured.cast(self, _dtypes.from_name(name), _wrap_view)
         return _wrap(self._a.astype(name))
 
     def copy(self, order="C") -> ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtypes, _ember, _fusion
+from . import _dtypes, _ember, _fusion, _structured
 from ._creation import asarray, zeros
 from ._operands import needs_conversion
 
@@ -202,6 +202,17 @@ def binary_operators(name):
                 return _ember.wrap(_ember.full(self._a.device, list(self.shape), "bool", name == "not_equal"))
             return NotImplemented
         return _converting(other, lambda o: _binary_call(i, self, o))
+
+    if name in ("equal", "not_equal"):
+        plain = forward
+
+        def forward(self, other):
+            try:
+                return plain(self, other)
+            except TypeError:
+                if not _structured.involved(self, other):
+                    raise
+                return _structured.compare(self, other, name, lambda native, parent: _ember.wrap(native))
 
     def reflected(self, other):
         if not _operand(other):

@@ -124,6 +124,7 @@ unsafe extern "C" fn delete_versioned(managed: *mut DLManagedTensorVersioned) {
 /// `array` described as a DLPack tensor (shape and strides still to be pointed at), with its
 /// shape and strides in elements.
 fn describe(array: &Array) -> Result<(DLTensor, Vec<i64>, Vec<i64>)> {
+    let code = array.dtype().dlpack_code()?;
     let device = dlpack_device(array.device())?;
     if device.device_type == DEVICE_OPENCL {
         return Err(Error::Value(format!(
@@ -138,7 +139,7 @@ fn describe(array: &Array) -> Result<(DLTensor, Vec<i64>, Vec<i64>)> {
         device,
         ndim: array.ndim() as i32,
         dtype: DLDataType {
-            code: dtype.dlpack_code()?,
+            code,
             bits: (dtype.itemsize() * 8) as u8,
             lanes: 1,
         },

@@ -61,12 +61,40 @@ fn call_operator<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let k = known()?;
     let fast = k.is_ndarray(slf) && other.is_none_or(|o| direct(k, o));
+    let fallback = || match other {
+        Some(o) => op.fallback.bind(py).call1((slf, o)),
+        None => op.fallback.bind(py).call1((slf,)),
+    };
     if !fast {
-        return match other {
-            Some(o) => op.fallback.bind(py).call1((slf, o)),
-            None => op.fallback.bind(py).call1((slf,)),
-        };
+        return fallback();
     }
+    match native_operator(py, k, op, slf, other) {
+        // Opaque operands (structured arrays compared with ==) are Python's to handle.
+        Err(e)
+            if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
+                && has_opaque(k, slf, other) =>
+        {
+            fallback()
+        }
+        result => result,
+    }
+}
+
+/// Whether `slf` or `other` is an array of an opaque dtype (only asked after an error).
+fn has_opaque(k: &KnownTypes, slf: &Bound<'_, PyAny>, other: Option<&Bound<'_, PyAny>>) -> bool {
+    [Some(slf), other]
+        .into_iter()
+        .flatten()
+        .any(|v| k.is_ndarray(v) && k.array_of(v).is_ok_and(|a| a.dtype().is_opaque()))
+}
+
+fn native_operator<'py>(
+    py: Python<'py>,
+    k: &KnownTypes,
+    op: &Operator,
+    slf: &Bound<'py, PyAny>,
+    other: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     if let Some(result) = arrays_only(k, op, slf, other)? {
         return k.wrap(py, result);
     }

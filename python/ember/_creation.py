@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import operator
-import warnings
 
 import numpy as np
 
@@ -269,9 +268,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     d = _dtypes.normalize(dtype) if dtype is not None else dt
     if d.kind in "iu" and dt.kind == "c":
         raise TypeError("linspace cannot floor complex values into an integer dtype (NumPy's floor takes no complex)")
-    if d.kind not in "cb" and dt.kind == "c":
-        warnings.warn(np.exceptions.ComplexWarning("Casting complex values to real discards the imaginary part"),
-                      stacklevel=2)
+    _dtypes.warn_complex_to_real(dt, d)
     delta = np.subtract(stop, start, dtype=dt)
     divisor, step = None, float("nan")
     if div > 0:

@@ -3,6 +3,8 @@ this maps any dtype-like to a supported ``numpy.dtype``."""
 
 from __future__ import annotations
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 
@@ -111,6 +113,14 @@ def _opaque(d: np.dtype) -> np.dtype:
     _by_name[name] = d
     _name_by_dtype[d] = name
     return d
+
+
+def warn_complex_to_real(source: np.dtype, target: np.dtype, stacklevel: int = 3) -> None:
+    """NumPy's ComplexWarning for converting complex values into a real dtype (bool takes them
+    without one)."""
+    if source.kind == "c" and target.kind not in "cb":
+        warnings.warn(np.exceptions.ComplexWarning("Casting complex values to real discards the imaginary part"),
+                      stacklevel=stacklevel)
 
 
 def of_host(obj) -> np.dtype:

@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from . import _ember, _fusion
+from . import _dtypes, _ember, _fusion
 from ._creation import _from_host, array, asarray
 from ._interop import _foreign_view
 from ._operands import needs_conversion
@@ -86,6 +86,11 @@ def setitem(a, index, value) -> None:
         _ember.setitem(a, index, value)
         return
     dtype = a.dtype
+    if _dtypes.is_opaque(dtype):
+        # No kernel writes these: a device value is copied, a host one converted by NumPy.
+        view = None if isinstance(value, np.ndarray) else _foreign_view(value)
+        _ember.setitem(a, index, view if view is not None else _from_host(np.asarray(value, dtype=dtype)))
+        return
     if isinstance(value, (bool, int, float, complex, np.generic)):
         _ember.setitem(a, index, _host_scalar(value, dtype))
         return

@@ -38,7 +38,8 @@ from . import (
     _structured,
     _ufuncs,
 )
-from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray
+from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray, empty_like
+from ._interop import _foreign_view
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
 from ._runtime import Device, backend, current_device_id, get_current_stream
 
@@ -383,6 +384,11 @@ class ndarray:
         return self.get().item()
 
     def __bool__(self):
+        if self.size == 0:
+            raise ValueError(
+                "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is "
+                "not empty."
+            )
         if self.size != 1:
             raise ValueError(
                 "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
@@ -417,17 +423,32 @@ class ndarray:
             return self
         if self.dtype.names is not None and name != self._a.dtype:  # field by field, as NumPy
             return _structured.cast(self, _dtypes.from_name(name), _wrap_view)
-        return _wrap(self._a.astype(name))
+        _dtypes.warn_complex_to_real(self.dtype, _dtypes.from_name(name))
+        if self._a.c_contiguous or order in ("C", "c") or self.ndim < 2:
+            return _wrap(self._a.astype(name))
+        # Another layout kept, as NumPy's order='K' (and 'F', 'A') keep it: a new array laid
+        # out like this one, written through the converting copy.
+        out = empty_like(self, dtype=name, order=order)
+        out[...] = self
+        return out
 
     def copy(self, order="C") -> ndarray:
         """A copy on the device in ``order`` ('C' by default, as ``numpy.ndarray.copy``)."""
         return _ember.copy_in_order(self, order)
 
     def fill(self, value) -> None:
-        """Sets every element to ``value``."""
-        if isinstance(value, np.generic):
-            value = value.item()
-        self._a.fill(value)
+        """Sets every element to ``value``: a scalar, a 0-d array (on the device, read there), or
+        for a structured array anything NumPy reads as one element of it."""
+        opaque = _dtypes.is_opaque(self.dtype)
+        if isinstance(value, (bool, int, float, complex, np.generic)) and not opaque:
+            self._a.fill(value.item() if isinstance(value, np.generic) else value)
+            return
+        if not isinstance(value, ndarray):
+            device = _foreign_view(value)
+            value = device if device is not None else np.asarray(value, dtype=self.dtype if opaque else None)
+        if value.ndim != 0:
+            raise ValueError("setting an array element with a sequence.")
+        self[...] = value
 
     def view(self, dtype=None) -> ndarray:
         """A view of the same memory as ``dtype``. A dtype of another size changes the length

@@ -33,8 +33,8 @@ class _TwoOutputUfunc(ufunc):
     def __call__(self, *args, out=None, dtype=None, casting="same_kind", **kwargs):
         if kwargs:
             raise TypeError(f"{self.__name__}() got unexpected keyword arguments {sorted(kwargs)}")
-        if len(args) == self.nin + self.nout and out is None:
-            args, out = args[: self.nin], args[self.nin:]
+        if self.nin < len(args) <= self.nin + self.nout and out is None:  # outputs given by position
+            args, out = args[: self.nin], args[self.nin:] + (None,) * (self.nin + self.nout - len(args))
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} positional input(s), got {len(args)}")
         args = tuple(asarray(a) if needs_conversion(a) or isinstance(a, list) else a for a in args)

@@ -161,11 +161,13 @@ def reduceat_with(u, array, indices, axis, dtype, out):
         kind = np.dtype(dtype) if dtype is not None else getattr(np, u.__name__).reduceat(
             np.zeros(1, a.dtype), [0]).dtype
     moved = moveaxis(a, axis, 0)
-    result = empty((positions.size,) + moved.shape[1:], dtype=kind)
+    # The result is C-ordered as NumPy's; each reduction lands in its slice along ``axis``.
+    result = empty(a.shape[:axis] + (positions.size,) + a.shape[axis + 1:], dtype=kind)
+    slots = moveaxis(result, axis, 0)
     ends = list(positions[1:]) + [n] if positions.size else []
     for k, (start, end) in enumerate(zip(positions, ends, strict=True)):
         if start < end:
-            result[k] = u.reduce(moved[start:end], axis=0, dtype=kind)
+            slots[k] = u.reduce(moved[start:end], axis=0, dtype=kind)
         else:
-            result[k] = moved[start].astype(kind)
-    return _deliver(moveaxis(result, 0, axis), out)
+            slots[k] = moved[start].astype(kind)
+    return _deliver(result, out)

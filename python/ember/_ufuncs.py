@@ -188,6 +188,34 @@ def _converting(other, call):
         return call(other_c)
 
 
+def _their_comparison(other, name):
+    """For an object with its own ``==`` or ``!=``, which NumPy calls with each element: that
+    method (``!=`` as the inverse of its ``==``, Python's default); ``None`` for others."""
+    cls = type(other)
+    if name == "equal":
+        return None if cls.__eq__ is object.__eq__ else other.__eq__
+    if cls.__ne__ is not object.__ne__:
+        return other.__ne__
+    if cls.__eq__ is not object.__eq__:
+        return lambda a: _invert(other.__eq__(a))
+    return None
+
+
+def _invert(answer):
+    return answer if answer is NotImplemented else ~answer if isinstance(answer, _ember.ndarray) else not answer
+
+
+def _elementwise_answer(a, answer, other):
+    """The object's answer for all of ``a`` as a boolean array of its shape (NumPy asks each
+    element; an answer for the whole array must hold one per element, or one for all)."""
+    if isinstance(answer, _ember.ndarray) and answer.shape == a.shape:
+        return answer.astype(bool, copy=False)
+    if isinstance(answer, (bool, np.bool_)):
+        return _ember.wrap(_ember.full(a._a.device, list(a.shape), "bool", bool(answer)))
+    raise TypeError(f"{type(other).__name__} compared with an ember array gave {type(answer).__name__}, not one "
+                    "answer per element; compare with the values on the host (a.get()) instead")
+
+
 def binary_operators(name):
     """The forward, reflected and in-place operator methods of binary ufunc ``name``, for the
     operands the native operators leave to Python."""
@@ -198,6 +226,10 @@ def binary_operators(name):
             return _binary_call(i, self, other)
         if not _operand(other):
             if name in ("equal", "not_equal") and not hasattr(other, "__array_ufunc__"):
+                theirs = _their_comparison(other, name)
+                answer = NotImplemented if theirs is None else theirs(self)
+                if answer is not NotImplemented:
+                    return _elementwise_answer(self, answer, other)
                 # NumPy compares elementwise with any object (None, object()): never equal.
                 return _ember.wrap(_ember.full(self._a.device, list(self.shape), "bool", name == "not_equal"))
             return NotImplemented

@@ -224,3 +224,15 @@ def test_wrapped_and_listed_device_indices_gather_as_numpy():
     np.testing.assert_array_equal(d[[cp.asarray(order), cp.asarray(order)]].get(), h[[order, order]])
     with pytest.raises(IndexError, match="arrays used as indices must be of integer"):
         d[[cp.asarray(np.array([0.5]))]]
+
+
+@pytest.mark.parametrize("mask_shape,lead", [((0,), 0), ((2, 0), 0), ((0, 0, 4), 0), ((0, 4), 1)])
+def test_masks_with_no_elements_select_nothing_from_axes_of_any_length(rng, mask_shape, lead):
+    h = rng.standard_normal((2, 3, 4))
+    index = (slice(None),) * lead + (np.zeros(mask_shape, bool),)
+    got = cp.asarray(h)[dev(index)]
+    assert got.shape == h[index].shape
+    a, w = cp.asarray(h), h.copy()
+    a[dev(index)] = 7.0
+    w[index] = 7.0
+    np.testing.assert_array_equal(a.get(), w)

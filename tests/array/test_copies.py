@@ -87,10 +87,14 @@ def test_astype_matches_numpy(rng, src, dst):
     with np.errstate(all="ignore"):
         import warnings
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as numpy_warned:
+            warnings.simplefilter("always")
             want = host.astype(dst)
-    got = ember.asarray(host).astype(dst)
+    with warnings.catch_warnings(record=True) as ember_warned:
+        warnings.simplefilter("always")
+        got = ember.asarray(host).astype(dst)
+    # The same ComplexWarning (complex into real) as NumPy, and no other.
+    assert [type(w.message) for w in ember_warned] == [type(w.message) for w in numpy_warned]
     assert got.dtype == np.dtype(dst)
     np.testing.assert_array_equal(got.get(), want)
 
@@ -99,6 +103,14 @@ def test_astype_of_strided_view(rng):
     host = random_array(rng, (6, 8), np.int16)
     got = ember.asarray(host).T.astype(np.float32)
     np.testing.assert_array_equal(got.get(), host.T.astype(np.float32))
+    # NumPy's order='K' keeps the layout: Fortran's here, a permutation for a swapped 3-d view.
+    assert got.strides == host.T.astype(np.float32).strides
+    base = random_array(rng, (2, 3, 4), np.int16)
+    for order in ("K", "A", "C", "F"):
+        want = base.transpose(1, 0, 2).astype(np.float64, order=order)
+        got = ember.asarray(base).transpose(1, 0, 2).astype(np.float64, order=order)
+        assert got.strides == want.strides, order
+        np.testing.assert_array_equal(got.get(), want)
 
 
 def test_view_reinterprets_bytes(rng):

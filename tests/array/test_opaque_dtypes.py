@@ -130,7 +130,7 @@ OPAQUE_REFUSED = [
     ("sum", lambda a: ember.cumsum(a)),  # a running sum
     ("argmax", lambda a: a.argmax()),
     ("sorting", lambda a: ember.sort(a)),
-    ("filling with a number", lambda a: a.fill(0)),
+    ("filling with a number", lambda a: a._a.fill(0)),  # the native layer's own check
     ("where", lambda a: ember.where(a.view("i8") > 0, a, a)),
     ("matmul", lambda a: ember.matmul(a, a)),
 ]
@@ -143,6 +143,17 @@ def test_computations_refuse_with_the_way_out(what, call):
         call(a)
     # The process keeps working, and the array is untouched.
     np.testing.assert_array_equal(a.get(), np.arange(6).astype("M8[s]"))
+
+
+def test_fill_converts_as_numpy():
+    h = np.arange(4).astype("M8[h]")
+    a = ember.asarray(h)
+    a.fill(7)
+    h.fill(7)
+    same(a, h)
+    a.fill(np.datetime64("2026-11-26T13", "h"))
+    h.fill(np.datetime64("2026-11-26T13", "h"))
+    same(a, h)
 
 
 def test_ufuncs_and_conversions_refuse_as_numpy_words():

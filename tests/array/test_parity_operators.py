@@ -164,3 +164,28 @@ def test_divmod_matches_numpy():
         a, b = grid_pairs(special_grid(dtype, "any"), special_grid(dtype, "small"))
         parity(lambda xp, x, y: divmod(x, y), [a, b], [cp.asarray(a), cp.asarray(b)], tally)
     assert tally["compared"] == 2
+
+
+class _EqualsTwoOrFour:
+    def __eq__(self, other):
+        return (other == 2) | (other == 4)
+
+
+class _DiffersFromTwoOrFour:
+    def __ne__(self, other):
+        return (other == 2) | (other == 4)
+
+
+@pytest.mark.parametrize("value", [None, Ellipsis, object(), _EqualsTwoOrFour(), _DiffersFromTwoOrFour()],
+                         ids=["None", "Ellipsis", "object", "own-eq", "own-ne"])
+def test_comparisons_with_any_object_match_numpy(value):
+    h = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float64)
+    a = cp.asarray(h)
+    for compare in (lambda x: x == value, lambda x: x != value, lambda x: value == x, lambda x: value != x):
+        try:
+            want = compare(h)
+        except ValueError:  # Python inverts the object's own == for its !=: ambiguous for arrays
+            with pytest.raises(ValueError, match="ambiguous"):
+                compare(a)
+            continue
+        np.testing.assert_array_equal(compare(a).get(), want)

@@ -97,9 +97,9 @@ pub fn plan(source: &Layout, items: &[Item]) -> Result<AdvancedPlan> {
                 axis += 1;
             }
             Item::Mask { shape, count } => {
-                // An empty 1-d mask selects nothing from any axis (NumPy 2 reads it as an empty
-                // integer index).
-                let empty = shape.len() == 1 && shape[0] == 0;
+                // A mask with no elements selects nothing from axes of any length (NumPy skips
+                // the length check for it: it reads it as empty integer indices).
+                let empty = shape.contains(&0);
                 for (j, &d) in shape.iter().enumerate() {
                     if d != source.shape[axis] && !empty {
                         return Err(Error::Index(format!(

@@ -43,9 +43,11 @@ def angle(z, deg=False):
 
 
 def sinc(x):
-    """``sin(pi x) / (pi x)``, 1 at 0."""
-    x = _array(x)
-    y = np.pi * where(x == 0, asarray(1.0e-20, dtype=np.result_type(x.dtype, 1.0)), x)
+    """``sin(pi x) / (pi x)``, 1 at 0 (NumPy's way: 0 replaced by the dtype's epsilon, which
+    float16 can hold, where 1e-20 would round to 0)."""
+    y = np.pi * _array(x)
+    eps = np.finfo(y.dtype).eps if y.dtype.kind == "f" else 1e-20
+    y = where(y == 0, asarray(eps, dtype=y.dtype), y)
     return _sin(y) / y
 
 
@@ -77,17 +79,24 @@ _I0 = ElementwiseKernel(
 
 
 def i0(x):
-    """The modified Bessel function of the first kind, order 0 (float64)."""
+    """The modified Bessel function of the first kind, order 0: computed in float64, returned in
+    the input's float dtype (float64 for integers), as NumPy returns it."""
     x = _array(x)
     if x.dtype.kind == "c":
         raise TypeError("i0 not supported for complex values")
-    return _I0(x.astype(np.float64, copy=False))
+    out = _I0(x.astype(np.float64, copy=False))
+    return out.astype(x.dtype, copy=False) if x.dtype.kind == "f" else out
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the dtype's largest
     finite values by default), part by part for complex arrays."""
     x = _array(x)
+    for value in (nan, posinf, neginf):  # replacements broadcast into x, never x into them
+        shape = np.shape(value)
+        if shape and np.broadcast_shapes(shape, x.shape) != x.shape:
+            text = [str(s).replace(" ", "") for s in (shape, x.shape)]  # NumPy writes (2,4)
+            raise ValueError(f"could not broadcast input array from shape {text[0]} into shape {text[1]}")
     if x.dtype.kind not in "fc":
         return x.copy() if copy else x
     part = np.finfo(x.dtype)
@@ -251,6 +260,8 @@ def _correlate_real(a, v, mode: str):
 
 def _correlate(a, v, mode: str):
     a, v = _array(a), _array(v)
+    if a.ndim == 0 or v.ndim == 0:
+        raise ValueError("object of too small depth for desired array")
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError("object too deep for desired array")
     if a.size == 0:
@@ -294,7 +305,8 @@ def correlate(a, v, mode="valid"):
 
 def convolve(a, v, mode="full"):
     """The discrete convolution of 1-d sequences (the longer one slides)."""
-    a, v = _array(a), _array(v)
+    # NumPy's convolve reads a scalar as one element (its correlate refuses one).
+    a, v = (x.reshape(1) if x.ndim == 0 else x for x in (_array(a), _array(v)))
     if a.ndim == 1 and v.ndim == 1 and v.shape[0] > a.shape[0]:
         a, v = v, a
     if v.ndim == 1 and v.size:

@@ -268,9 +268,13 @@ def unary_operator(name):
     return op
 
 
-def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002  (NumPy's names)
+def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=None, max=None):  # noqa: A002  (NumPy's names)
     """Limits the values of ``a`` to ``[a_min, a_max]`` (NumPy's ``clip``: maximum then minimum;
     NumPy 2.1's and the Array API's ``min``/``max`` are the same bounds)."""
+    given = (a_min is not np._NoValue, a_max is not np._NoValue)
+    if given[0] != given[1]:  # one bound given, the other not even as None: NumPy's TypeError
+        raise TypeError(f"clip() missing 1 required positional argument: '{'a_max' if given[0] else 'a_min'}'")
+    a_min, a_max = (None if b is np._NoValue else b for b in (a_min, a_max))
     if min is not None or max is not None:
         if a_min is not None or a_max is not None:
             raise ValueError(

@@ -146,6 +146,10 @@ def test_every_case_dtype_is_swept():
     (lambda xp: xp.repeat(xp.zeros(3), -1), ValueError, "negative dimensions are not allowed"),
     (lambda xp: xp.repeat(xp.zeros(2), [1, -1]), ValueError, "repeats may not contain negative values."),
     (lambda xp: xp.repeat(xp.zeros(2), xp.ones((2, 2), int)), ValueError, "object too deep for desired array"),
+    (lambda xp: xp.clip(xp.zeros(2), 3), TypeError, "missing 1 required positional argument: 'a_max'"),
+    (lambda xp: xp.nan_to_num(xp.zeros(4), nan=xp.zeros((2, 4))), ValueError,
+     r"could not broadcast input array from shape \(2,4\) into shape \(4,\)"),
+    (lambda xp: xp.correlate(xp.zeros(()), xp.zeros(3)), ValueError, "object of too small depth for desired array"),
     (lambda xp: xp.vsplit(xp.zeros(3), 1), ValueError, "vsplit only works on arrays of 2 or more dimensions"),
     (lambda xp: xp.diff(xp.zeros(3), -1), ValueError, "order must be non-negative but got -1"),
     (lambda xp: xp.diagonal(xp.zeros(3)), ValueError, "diag requires an array of at least two dimensions"),
@@ -466,6 +470,7 @@ MATH_CALLS = {
 for _mode in ("full", "same", "valid"):
     MATH_CALLS[f"convolve_{_mode}"] = (lambda xp, a, b, m=_mode: xp.convolve(a, b, m), [_X, _Y])
     MATH_CALLS[f"convolve_swapped_{_mode}"] = (lambda xp, a, b, m=_mode: xp.convolve(a, b, m), [_Y, _X])
+    MATH_CALLS[f"convolve_scalar_{_mode}"] = (lambda xp, a, b, m=_mode: xp.convolve(a, b, m), [np.array(2.5), _Y])
     MATH_CALLS[f"correlate_{_mode}"] = (lambda xp, a, b, m=_mode: xp.correlate(a, b, m), [_X, _Y])
     MATH_CALLS[f"correlate_swapped_{_mode}"] = (lambda xp, a, b, m=_mode: xp.correlate(a, b, m), [_Y, _X])
     MATH_CALLS[f"correlate_complex_{_mode}"] = (lambda xp, a, b, m=_mode: xp.correlate(a, b, m), [_Z, _Z[:3]])
@@ -477,6 +482,17 @@ for _mode in ("full", "same", "valid"):
 def test_math_functions_match_numpy(name):
     fn, hosts = MATH_CALLS[name]
     assert_same(fn(cp, *[cp.asarray(h) for h in hosts]), fn(np, *hosts), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name,dtype,rtol", [("sinc", np.float16, 1e-3), ("sinc", np.float32, 1e-6),
+                                             ("i0", np.float16, 1e-3), ("i0", np.float32, 1e-6)])
+def test_special_functions_keep_narrow_float_dtypes(name, dtype, rtol):
+    x = np.array([0.0, 0.5, -1.2, 3.0, 7.5], dtype)
+    got = getattr(cp, name)(cp.asarray(x))
+    assert got.dtype == getattr(np, name)(x).dtype == dtype
+    # Computed in float64 and rounded once (NumPy's own float32 i0 is a few ulps off).
+    want = getattr(np, name)(x.astype(np.float64)).astype(dtype)
+    np.testing.assert_allclose(got.get(), want, rtol=rtol, atol=rtol)  # sinc(3) is 0: absolute there
 
 
 @pytest.mark.parametrize("window", ["bartlett", "blackman", "hamming", "hanning"])

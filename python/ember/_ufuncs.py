@@ -152,13 +152,14 @@ def set_complex_part(a, value, imaginary: bool):
 
 
 def real(val):
-    """The real part of ``val`` (a view for complex arrays)."""
-    return complex_part(val, False) if isinstance(val, _ember.ndarray) else np.real(val)
+    """The real part of ``val`` (a view for complex arrays); a scalar or host data becomes a
+    device array first, as every ember function takes them (CuPy's ``real`` too)."""
+    return complex_part(val if isinstance(val, _ember.ndarray) else asarray(val), False)
 
 
 def imag(val):
-    """The imaginary part of ``val`` (a view for complex arrays)."""
-    return complex_part(val, True) if isinstance(val, _ember.ndarray) else np.imag(val)
+    """The imaginary part of ``val`` (a view for complex arrays; zeros for real ones)."""
+    return complex_part(val if isinstance(val, _ember.ndarray) else asarray(val), True)
 
 
 # --- what the operators fall back to ----------------------------------------------------------

@@ -159,6 +159,11 @@ def test_real_imag_and_conj_views(rng):
     np.testing.assert_array_equal(cp.imag(x).get(), np.zeros(4))
     with pytest.raises(TypeError, match="no imaginary part"):
         x.imag = 1
+    for value in (2, 2.5, 3 - 4j, [1 + 2j, 3]):  # Python values: device arrays, as CuPy gives
+        for part in ("real", "imag"):
+            got = getattr(cp, part)(value)
+            assert isinstance(got, cp.ndarray)
+            np.testing.assert_array_equal(got.get(), getattr(np, part)(np.asarray(value)))
 
 
 def test_python_scalars_are_weak(rng):

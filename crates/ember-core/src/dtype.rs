@@ -198,17 +198,26 @@ impl DType {
     /// gives, saying how to compute on the bytes. `what` names the computation.
     pub fn numeric(self, what: &str) -> Result<DType> {
         match self {
-            DType::Opaque(o) => Err(Error::Type(format!(
-                "{what} is not supported for dtype {}: ember holds such arrays (to move, view and copy) but does not compute on them; view the array as a numeric dtype of the same size first, e.g. a.view('{}')",
-                o.name(),
-                match o.itemsize() {
-                    1 => "uint8",
-                    2 => "uint16",
-                    4 => "uint32",
-                    8 => "int64",
-                    _ => "uint8",
-                }
-            ))),
+            DType::Opaque(o) => {
+                let same_size = match o.itemsize() {
+                    1 => Some("uint8"),
+                    2 => Some("uint16"),
+                    4 => Some("uint32"),
+                    8 => Some("int64"),
+                    _ => None,
+                };
+                let view = match same_size {
+                    Some(d) => format!("a numeric dtype of the same size first, e.g. a.view('{d}')"),
+                    None => format!(
+                        "bytes first: a.view('uint8') gives each element's {} bytes along the last axis",
+                        o.itemsize()
+                    ),
+                };
+                Err(Error::Type(format!(
+                    "{what} is not supported for dtype {}: ember holds such arrays (to move, view and copy) but does not compute on them; view the array as {view}",
+                    o.name()
+                )))
+            }
             d => Ok(d),
         }
     }

@@ -180,9 +180,12 @@ def _pair(a, la: str, b, lb: str, keep: set, sizes: dict):
 
 def einsum_path(subscripts, *operands, optimize="greedy"):
     """NumPy's ``einsum_path`` for ember arrays (shapes are all it reads)."""
-    stand_ins = [np.broadcast_to(np.empty((), dtype=o.dtype), o.shape) if isinstance(o, _ember.ndarray) else o
-                 for o in operands]
-    return np.einsum_path(subscripts, *stand_ins, optimize=optimize)
+    def stand_in(o):  # a host array of the same shape and dtype (no data is read)
+        return np.broadcast_to(np.empty((), dtype=o.dtype), o.shape) if isinstance(o, _ember.ndarray) else o
+
+    # The first argument too (NumPy's interleaved form): an ember array there would come back
+    # here through NumPy's dispatch.
+    return np.einsum_path(stand_in(subscripts), *map(stand_in, operands), optimize=optimize)
 
 
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize="greedy"):

@@ -147,6 +147,7 @@ def test_every_case_dtype_is_swept():
     (lambda xp: xp.repeat(xp.zeros(2), [1, -1]), ValueError, "repeats may not contain negative values."),
     (lambda xp: xp.repeat(xp.zeros(2), xp.ones((2, 2), int)), ValueError, "object too deep for desired array"),
     (lambda xp: xp.clip(xp.zeros(2), 3), TypeError, "missing 1 required positional argument: 'a_max'"),
+    (lambda xp: xp.einsum_path(xp.ones(3)), TypeError, "lists must contain either int or Ellipsis"),
     (lambda xp: xp.nan_to_num(xp.zeros(4), nan=xp.zeros((2, 4))), ValueError,
      r"could not broadcast input array from shape \(2,4\) into shape \(4,\)"),
     (lambda xp: xp.correlate(xp.zeros(()), xp.zeros(3)), ValueError, "object of too small depth for desired array"),

@@ -62,6 +62,7 @@ from ._index_tricks import *  # noqa: E402, F403
 from ._index_tricks import __all__ as _index_tricks_names  # noqa: E402
 from ._indexing import nonzero, take, where  # noqa: E402
 from ._interop import from_dlpack  # noqa: E402
+from ._interp import interp  # noqa: E402
 from ._jit.vectorize import guvectorize, vectorize  # noqa: E402
 from ._linalg import dot, inner, matmul, matvec, outer, vdot, vecmat  # noqa: E402
 from ._logic import *  # noqa: E402, F403
@@ -228,5 +229,5 @@ __all__ += [*_array_api_names, "__array_namespace_info__", *_bits_names, *_calcu
             *_diagonals_names, *_differences_names, *_functional_names, *_host_io_names, *_index_tricks_names,
             *_logic_names, *_manipulation_names, *_nanfunctions_names, *_overlap_names, *_polynomials_names,
             *_sorting_names, *_special_math_names, *_statistics_names, "divmod", "median", "flatiter", "frexp", "modf",
-            "pad", "make_aligned_dtype"]
+            "pad", "make_aligned_dtype", "interp"]
 __all__ += _numpy_names_names

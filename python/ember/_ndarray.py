@@ -38,7 +38,7 @@ from . import (
     _structured,
     _ufuncs,
 )
-from ._creation import _c_order, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray, empty_like
+from ._creation import _c_order, _c_strides, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray, empty_like
 from ._interop import _foreign_view
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
 from ._runtime import Device, backend, current_device_id, get_current_stream
@@ -73,11 +73,7 @@ def _view_of_pointer(memptr, shape, dtype_name, strides):
     ember buffer, or of foreign device memory kept alive by ``memptr``."""
     itemsize = _dtypes.from_name(dtype_name).itemsize
     if strides is None:
-        strides, step = [], itemsize
-        for d in reversed(shape):
-            strides.append(step)
-            step *= max(d, 1)
-        strides.reverse()
+        strides = _c_strides(shape, itemsize)
     strides = [int(s) for s in strides]
     if len(strides) != len(shape):
         raise ValueError(f"strides {tuple(strides)} do not match shape {shape}")

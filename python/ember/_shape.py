@@ -10,7 +10,6 @@ copies are made on the device, never through the host.
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
@@ -111,11 +110,11 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 def _warn_complex_to_real(arrays, dtype, casting) -> None:
     """NumPy's ComplexWarning when complex inputs are written into a real dtype, which only
     ``casting='unsafe'`` allows (under the other rules the join raises NumPy's TypeError)."""
-    if dtype is None or np.dtype(dtype).kind == "c" or casting != "unsafe":
+    if dtype is None or casting != "unsafe":
         return
-    if any(a.dtype.kind == "c" for a in arrays):
-        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
-                      stacklevel=3)
+    complex_input = next((a.dtype for a in arrays if a.dtype.kind == "c"), None)
+    if complex_input is not None:
+        _dtypes.warn_complex_to_real(complex_input, np.dtype(dtype), stacklevel=4)
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):

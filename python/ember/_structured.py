@@ -16,11 +16,7 @@ from ._creation import _c_strides, asarray, empty
 
 def involved(a, b) -> bool:
     """Whether ``a`` or ``b`` is a structured or void array or scalar (``==`` compares them here)."""
-    return any(getattr(getattr(x, "dtype", None), "kind", None) == "V" and x.dtype != _BFLOAT16
-               for x in (a, b))
-
-
-_BFLOAT16 = _dtypes.normalize("bfloat16")
+    return any(getattr(getattr(x, "dtype", None), "type", None) is np.void for x in (a, b))
 
 
 def is_field_index(index) -> bool:

@@ -129,9 +129,49 @@ fn scans_compile() {
                     out_ndim,
                     cpu: false,
                     items: 8,
+                    striped: false,
+                    vector_in: false,
+                    vector_out: false,
                 };
                 compile(&k.source(Dialect::Cuda), &k.name());
             }
+        }
+    }
+}
+
+#[test]
+fn striped_scans_compile() {
+    if !nvrtc_here() {
+        return;
+    }
+    for (combine, input, acc, output, items) in [
+        (Combine::Add, DType::F32, DType::F32, DType::F32, 32),
+        (Combine::Add, DType::I32, DType::I64, DType::I64, 16),
+        (Combine::Multiply, DType::F64, DType::F64, DType::F64, 16),
+        (Combine::Add, DType::Bool, DType::I64, DType::I64, 16),
+        (Combine::Multiply, DType::C128, DType::C128, DType::C128, 8),
+        (Combine::Add, DType::F16, DType::F32, DType::F16, 4),
+    ] {
+        for (vector_in, vector_out) in [(false, false), (true, false), (false, true), (true, true)]
+        {
+            if (vector_in && !vector_loadable(input)) || (vector_out && !vector_loadable(output)) {
+                continue;
+            }
+            let k = ScanKernel {
+                combine,
+                input,
+                acc,
+                output,
+                layout: Layout::Rows,
+                split: false,
+                out_ndim: 2,
+                cpu: false,
+                items,
+                striped: true,
+                vector_in,
+                vector_out,
+            };
+            compile(&k.source(Dialect::Cuda), &k.name());
         }
     }
 }

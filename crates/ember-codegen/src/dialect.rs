@@ -42,6 +42,22 @@ pub struct Atomics {
 }
 
 /// The dialect's spelling of each construct the emitter uses.
+/// A warp's collective operations (32 lanes, all taking part), where the dialect has them.
+#[derive(Debug)]
+pub struct Warp {
+    /// The `{value}` of the lane `{lane}` below (a lane below 0 reads its own).
+    pub up: &'static str,
+    /// The `{value}` of lane `{lane}`.
+    pub from: &'static str,
+    /// The mask of the lanes whose `{pred}` holds.
+    pub ballot: &'static str,
+    /// The lowest lane set in a nonzero `{mask}`.
+    pub lowest: &'static str,
+    /// Kernel attribute bounding its registers for `{threads}` threads, `{blocks}` blocks
+    /// resident on a multiprocessor.
+    pub launch_bounds: &'static str,
+}
+
 pub struct Table {
     /// The dialect's name, as messages and the prelude's first line write it.
     pub name: &'static str,
@@ -161,6 +177,8 @@ pub struct Table {
     /// Predecessor tiles a single-pass scan reads at once in its look-back (measured on an
     /// H100: CUDA fastest with the whole block, NVIDIA's OpenCL with 32).
     pub look_back_window: usize,
+    /// Warp operations, where the dialect has them (scans by warps use them).
+    pub warp: Option<Warp>,
     /// Prefix of a user-named kernel's symbol, where the dialect has builtins a kernel may
     /// not be named after (OpenCL C's `mad`, `clamp`).
     pub user_symbol_prefix: &'static str,
@@ -238,6 +256,13 @@ const CUDA: Table = Table {
         "__threadfence_system()",
     ],
     look_back_window: 256,
+    warp: Some(Warp {
+        up: "__shfl_up_sync(0xffffffffu, {value}, {lane})",
+        from: "__shfl_sync(0xffffffffu, {value}, {lane})",
+        ballot: "__ballot_sync(0xffffffffu, {pred})",
+        lowest: "(__ffs({mask}) - 1)",
+        launch_bounds: "__launch_bounds__({threads}, {blocks})",
+    }),
     user_symbol_prefix: "",
     coarsen_by_default: true,
     atomics: Atomics {
@@ -361,6 +386,7 @@ const OPENCL: Table = Table {
         "mem_fence(CLK_GLOBAL_MEM_FENCE)",
     ],
     look_back_window: 32,
+    warp: None,
     user_symbol_prefix: "ember_",
     coarsen_by_default: false,
     atomics: Atomics {
@@ -475,7 +501,32 @@ impl Dialect {
             format!("{{ {vt} _t = {v}; {array}[0] = _t.x; {array}[1] = _t.y; {array}[2] = _t.z; {array}[3] = _t.w; }}")
         } else {
             let q = load.template.replace("{vt}", vt).replace("{p}", ptr);
-            format!("{{ const {vt}* _q = {q} + 2 * {index}; {vt} _a = _q[0], _b = _q[1]; {array}[0] = _a.x; {array}[1] = _a.y; {array}[2] = _b.x; {array}[3] = _b.y; }}")
+            format!("{{ const {vt}* _q = {q} + 2 * ({index}); {vt} _a = _q[0], _b = _q[1]; {array}[0] = _a.x; {array}[1] = _a.y; {array}[2] = _b.x; {array}[3] = _b.y; }}")
+        }
+    }
+
+    /// The statement writing `values` as elements `4 * index ..` of `ptr` (a typed pointer to
+    /// `dtype`, 16-byte aligned there), with one or two vector stores.
+    pub fn vector_store(
+        self,
+        dtype: DType,
+        ptr: &str,
+        index: &str,
+        values: &[String; 4],
+    ) -> String {
+        let (load, vt) = self.vector_parts(dtype);
+        let g = self.table().global;
+        let at = format!("(({g}{vt}*)({ptr}))");
+        if load.lanes == 4 {
+            format!(
+                "{{ {vt} _w; _w.x = {}; _w.y = {}; _w.z = {}; _w.w = {}; {at}[{index}] = _w; }}",
+                values[0], values[1], values[2], values[3]
+            )
+        } else {
+            format!(
+                "{{ {vt} _a, _b; _a.x = {}; _a.y = {}; _b.x = {}; _b.y = {}; {at}[2 * ({index})] = _a; {at}[2 * ({index}) + 1] = _b; }}",
+                values[0], values[1], values[2], values[3]
+            )
         }
     }
 

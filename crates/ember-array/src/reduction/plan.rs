@@ -442,6 +442,6 @@ pub(crate) fn launch_scan(
     ints.push((stride as i64).to_le_bytes());
     args.extend(ints.iter().map(|b| KernelArg::Bytes(b)));
     let grid = [sizing.groups as u32, sizing.splits as u32, 1];
-    let block = [BLOCK as u32, 1, 1];
+    let block = [kernel.threads() as u32, 1, 1];
     device.launch(&function, grid, block, 0, current_stream(device), &args)
 }

@@ -8,8 +8,10 @@
 //! it.
 
 use ember_codegen::reduce::{Combine, Layout, Map, Post, ReduceKernel, BLOCK, COLUMN_LANES};
-use ember_codegen::scan::{ScanKernel, SCAN_ITEMS};
+use ember_codegen::scan::{ScanKernel, SCAN_ITEMS, STRIPED_BLOCK};
+use ember_codegen::user_kernel::vector_loadable;
 use ember_core::{DType, Error, Result, Scalar};
+use ember_kernel::dialect;
 
 use super::plan::{capacity, collapse, for_cpu, inner_stride, launch_scan, Geometry, Pass, Sizing};
 use super::{deliver, reduced_axes, result_types, target, Reduction};
@@ -105,6 +107,9 @@ pub fn cumulate(
         out_ndim: kept.len(),
         cpu: for_cpu(device),
         items: SCAN_ITEMS,
+        striped: false,
+        vector_in: false,
+        vector_out: false,
     };
     let (lanes, max_groups) = capacity(device);
     let launch = |kernel: &ScanKernel, third: usize, sizing: Sizing, status: &[&Array]| {
@@ -123,18 +128,8 @@ pub fn cumulate(
         )
     };
     if layout == Layout::Rows {
-        // A GPU tile holds 64 bytes of accumulators a thread (measured best of 16 to 128 on
-        // an H100); CPUs, and short lines, take shorter tiles.
-        let mut items = if kernel.cpu {
-            4
-        } else {
-            (64 / types.acc.itemsize()).clamp(4, SCAN_ITEMS)
-        };
-        while items > 4 && n <= BLOCK * items / 2 {
-            items /= 2;
-        }
-        let kernel = ScanKernel { items, ..kernel };
-        let tile = BLOCK * items;
+        let kernel = rows_kernel(kernel, &src, &kept, stride, n, inner, &result);
+        let tile = kernel.threads() * kernel.items;
         let per_line = n.div_ceil(tile);
         let tiles = m * per_line;
         // Tiles of one line publish their totals for the next: a ticket counter and each
@@ -148,11 +143,17 @@ pub fn cumulate(
         if per_line > 1 {
             fill(&status, Scalar::UInt(0))?;
         }
+        // A striped scan takes a tile a block, in block order; the others loop over tiles.
+        let groups = if kernel.striped {
+            tiles
+        } else {
+            tiles.clamp(1, max_groups)
+        };
         let sizing = Sizing {
-            tpr: BLOCK,
+            tpr: kernel.threads(),
             splits: 1,
             chunk: tile,
-            groups: tiles.clamp(1, max_groups),
+            groups,
         };
         launch(&kernel, per_line, sizing, &[&status])?;
         return deliver(result, out);
@@ -178,6 +179,53 @@ pub fn cumulate(
         launch(&kernel, chunk, sizing, &[])?;
     }
     deliver(result, out)
+}
+
+/// The kernel scanning lines along the contiguous axis: striped where the dialect has warp
+/// operations (a GPU's CUDA), with vector loads and stores where the lines allow; elsewhere
+/// a thread's consecutive items. Tiles hold 128 bytes of accumulators a thread striped, 64
+/// otherwise (each measured best on an H100); CPUs, and short lines, take shorter tiles.
+fn rows_kernel(
+    kernel: ScanKernel,
+    src: &Array,
+    kept: &[(usize, isize)],
+    stride: isize,
+    n: usize,
+    inner: usize,
+    result: &Array,
+) -> ScanKernel {
+    let acc = kernel.acc.itemsize();
+    let striped = !kernel.cpu && dialect(src.device()).table().warp.is_some();
+    let (threads, mut items) = match (kernel.cpu, striped) {
+        (true, _) => (BLOCK, 4),
+        (false, true) => (STRIPED_BLOCK, (128 / acc).clamp(4, 32)),
+        (false, false) => (BLOCK, (64 / acc).clamp(4, SCAN_ITEMS)),
+    };
+    while items > 4 && n <= threads * items / 2 {
+        items /= 2;
+    }
+    if !striped {
+        return ScanKernel { items, ..kernel };
+    }
+    // Every line's start 16-byte aligned, its elements contiguous.
+    let lines_aligned = |a: &Array, line_strides: &[isize]| {
+        vector_loadable(a.dtype()) && a.is_aligned(16) && line_strides.iter().all(|s| s % 16 == 0)
+    };
+    let in_strides: Vec<isize> = kept.iter().filter(|k| k.0 > 1).map(|k| k.1).collect();
+    let vector_in = stride == src.dtype().itemsize() as isize && lines_aligned(src, &in_strides);
+    let lines = kept.iter().map(|k| k.0).product::<usize>();
+    let out_lines: Vec<isize> = match lines {
+        1 => vec![],
+        _ => vec![(n * result.dtype().itemsize()) as isize],
+    };
+    let vector_out = inner == 1 && lines_aligned(result, &out_lines);
+    ScanKernel {
+        items,
+        striped,
+        vector_in,
+        vector_out,
+        ..kernel
+    }
 }
 
 /// The total (by `combine`) of each split of each line scanned across the contiguous axis,

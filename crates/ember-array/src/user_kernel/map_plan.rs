@@ -83,6 +83,21 @@ pub struct MapPlan {
     pub checked: bool,
 }
 
+impl MapPlan {
+    /// The same layout without vector loads (strided groups back to elements).
+    pub fn ungroup(&mut self) {
+        if self.vector {
+            if let Some(inner) = self.loop_shape.len().checked_sub(1) {
+                self.loop_shape[inner] *= VECTOR;
+                for strides in &mut self.loop_strides {
+                    strides[inner] /= VECTOR as isize;
+                }
+            }
+        }
+        self.vector = false;
+    }
+}
+
 /// The layout for `bindings` over a loop of `shape`.
 pub fn plan(shape: &[usize], params: &[Param], bindings: &[Binding]) -> MapPlan {
     let roles: smallvec::SmallVec<[Role; 8]> = params.iter().map(|p| p.role).collect();
@@ -143,11 +158,46 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
             checked,
         };
     }
-    MapPlan {
+    let mut plan = MapPlan {
         loop_shape: sh,
         loop_strides: st,
         vector: false,
         checked,
+    };
+    if !checked {
+        group_innermost(&mut plan, roles, bindings);
+    }
+    plan
+}
+
+/// Makes a strided `plan` take [`VECTOR`] consecutive elements of its innermost axis a
+/// thread, with vector loads, where every array allows: contiguous along that axis, its
+/// extent a multiple of [`VECTOR`], every group 16-byte aligned, inputs of a vector-loadable
+/// dtype. The innermost extent and strides become counts of groups.
+fn group_innermost(plan: &mut MapPlan, roles: &[Role], bindings: &[Binding]) {
+    let Some(inner) = plan.loop_shape.len().checked_sub(1) else {
+        return;
+    };
+    if !plan.loop_shape[inner].is_multiple_of(VECTOR) {
+        return;
+    }
+    let arrays = roles
+        .iter()
+        .zip(bindings)
+        .filter_map(|(r, b)| b.elementwise().map(|a| (r, a)));
+    let fits = arrays.zip(&plan.loop_strides).all(|((role, a), strides)| {
+        let size = a.dtype().itemsize() as isize;
+        (*role != Role::Input || vector_loadable(a.dtype()))
+            && strides[inner] == size
+            && a.is_aligned(16)
+            && strides[..inner].iter().all(|s| s % 16 == 0)
+    });
+    if fits {
+        plan.loop_shape[inner] /= VECTOR;
+        for strides in &mut plan.loop_strides {
+            strides[inner] *= VECTOR as isize;
+        }
+        plan.vector = true;
     }
 }
 
@@ -240,10 +290,10 @@ pub fn launch(
     kargs.push(KernelArg::Bytes(&n64));
     kargs.extend(extents.iter().map(|b| KernelArg::Bytes(b)));
     kargs.extend(strides.iter().map(|b| KernelArg::Bytes(b)));
-    let (grid, block) = if plan.loop_shape.is_empty() {
-        flat_shape(device, n, plan.vector)
-    } else {
-        launch_shape(device, n)
+    let (grid, block) = match (plan.loop_shape.is_empty(), plan.vector) {
+        (true, vector) => flat_shape(device, n, vector),
+        (false, true) => launch_shape(device, n / VECTOR),
+        (false, false) => launch_shape(device, n),
     };
     if plan.checked {
         kargs.extend(bounds.iter().map(|b| KernelArg::Bytes(b)));

@@ -159,13 +159,7 @@ pub struct ReduceKernel {
     pub cpu: bool,
 }
 
-/// Whether `dtype` can be read with [`VECTOR`]-wide loads.
-pub fn vector_loadable(dtype: DType) -> bool {
-    matches!(
-        dtype,
-        DType::F32 | DType::I32 | DType::U32 | DType::F64 | DType::I64 | DType::U64
-    )
-}
+pub use crate::user_kernel::vector_loadable;
 
 /// The literal of the smallest (`low`) or largest value of a real or integer dtype.
 fn extreme(dtype: DType, low: bool, dialect: Dialect) -> String {
@@ -409,15 +403,8 @@ impl ReduceKernel {
             let _ = writeln!(s, "{f} _acc_t _sq({mt} d) {{ return {sq}; }}");
         }
         if let Some(shuffle) = t.shuffle_xor {
+            shuffle_fn(s, dialect, acc, "_shfl", shuffle);
             let sh = |v: &str| shuffle.replace("{value}", v).replace("{lane}", "o");
-            let body = if complex {
-                format!("return {make}({}, {});", sh("v.x"), sh("v.y"))
-            } else if acc.itemsize() < 4 {
-                format!("return (_acc_t){};", sh("(int)v"))
-            } else {
-                format!("return {};", sh("v"))
-            };
-            let _ = writeln!(s, "{f} _acc_t _shfl(_acc_t v, int o) {{ {body} }}");
             if self.combine.is_arg() {
                 let _ = writeln!(
                     s,
@@ -616,6 +603,23 @@ impl ReduceKernel {
         }
         s
     }
+}
+
+/// Defines `_acc_t {name}(_acc_t v, int o)`: `shuffle` (a warp operation's template, of
+/// `{value}` and `{lane}`) applied to an accumulator, a complex one part by part and a small
+/// one as an `int`.
+pub(crate) fn shuffle_fn(s: &mut String, dialect: Dialect, acc: DType, name: &str, shuffle: &str) {
+    let f = dialect.table().device_fn;
+    let sh = |v: &str| shuffle.replace("{value}", v).replace("{lane}", "o");
+    let body = if acc.is_complex() {
+        let make = format!("ember_make_{}", acc.name());
+        format!("return {make}({}, {});", sh("v.x"), sh("v.y"))
+    } else if acc.itemsize() < 4 {
+        format!("return (_acc_t){};", sh("(int)v"))
+    } else {
+        format!("return {};", sh("v"))
+    };
+    let _ = writeln!(s, "{f} _acc_t {name}(_acc_t v, int o) {{ {body} }}");
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@
 //!   one that includes everything before it (the *decoupled look-back* of Merrill and
 //!   Garland's single-pass scan, as CUB's). A tile's status is two values in `w` (its total,
 //!   then its line's total so far), each as self-validating words ([`ScanKernel::words`]).
+//!   With the dialect's warp operations (CUDA), rows are scanned by warps instead
+//!   ([`ScanKernel::striped`], in `striped.rs`).
 //! - [`Layout::Columns`] (scanning across the contiguous axis): a thread scans each line,
 //!   neighbouring threads neighbouring lines. Long lines are split over the second grid axis
 //!   as the reductions split them (same `chunk`): split `s` starts from the combined partials
@@ -32,9 +34,14 @@ use crate::prelude::prelude_for;
 use crate::reduce::{identity, Combine, Layout, Map, Post, ReduceKernel, BLOCK};
 use crate::types::{cast, load, storage_type, store};
 
+mod striped;
+
 /// The most consecutive elements each thread scans in a tile of [`Layout::Rows`]
 /// ([`ScanKernel::items`]).
 pub const SCAN_ITEMS: usize = 16;
+
+/// Threads of a block of a striped scan ([`ScanKernel::striped`]).
+pub const STRIPED_BLOCK: usize = 512;
 
 /// One scan kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +65,17 @@ pub struct ScanKernel {
     /// Tuned for a CPU device: one thread scans the block's totals (rows) after a single
     /// barrier, as [`ReduceKernel::cpu`] combines.
     pub cpu: bool,
+    /// Rows scanned by warps (needs the dialect's [`crate::dialect::Warp`]): each thread
+    /// holds groups of 4 consecutive elements, its warp's groups side by side, so that loads
+    /// and stores coalesce with no shared memory; a block of [`STRIPED_BLOCK`] threads takes a
+    /// tile, in block order; `items` is a multiple of 4.
+    pub striped: bool,
+    /// Striped only: each group of the input is read with vector loads (a 4- or 8-byte real
+    /// or integer input, contiguous along the line, every line 16-byte aligned).
+    pub vector_in: bool,
+    /// Striped only: each group of the output is written with vector stores (likewise, and
+    /// lines next to each other in the output).
+    pub vector_out: bool,
 }
 
 impl ScanKernel {
@@ -71,8 +89,15 @@ impl ScanKernel {
             Combine::Multiply => "cumprod",
             _ => "cumsum",
         };
+        let striped = match (self.striped, self.vector_in, self.vector_out) {
+            (false, ..) => "",
+            (true, false, false) => "_striped",
+            (true, true, false) => "_striped_vi",
+            (true, false, true) => "_striped_vo",
+            (true, true, true) => "_striped_v",
+        };
         format!(
-            "ember_{combine}_{}_{}_{}_{layout}{}{}{}",
+            "ember_{combine}_{}_{}_{}_{layout}{striped}{}{}{}",
             self.input.name(),
             self.acc.name(),
             self.output.name(),
@@ -128,6 +153,9 @@ impl ScanKernel {
                 s.push_str(pragma);
             }
             self.status_helpers(&mut s, dialect);
+            if self.striped {
+                self.warp_helpers(&mut s, dialect);
+            }
             s.push_str("#define _pad(i) ((i) + ((i) >> 5))\n");
         }
         let mut params = Vec::new();
@@ -148,9 +176,13 @@ impl ScanKernel {
         params.extend((0..self.out_ndim).map(|d| format!("{i64t} _kn{d}")));
         params.extend((0..self.out_ndim).map(|d| format!("{i64t} _ks{d}")));
         params.push(format!("{i64t} _rs"));
+        let bounds = match (&t.warp, self.striped) {
+            (Some(warp), true) => format!(" {}", self.launch_bounds(warp)),
+            _ => String::new(),
+        };
         let _ = writeln!(
             s,
-            "{} {}({}) {{",
+            "{}{bounds} {}({}) {{",
             t.kernel_prefix,
             self.name(),
             params.join(", ")
@@ -162,11 +194,21 @@ impl ScanKernel {
         }
         let _ = writeln!(s, "  const int _tid = {};", t.local_id);
         match self.layout {
+            Layout::Rows if self.striped => self.striped_body(&mut s, dialect),
             Layout::Rows => self.rows_body(&mut s, dialect),
             Layout::Columns => self.columns_body(&mut s, dialect),
         }
         s.push_str("}\n");
         s
+    }
+
+    /// Threads a block of this kernel has.
+    pub fn threads(&self) -> usize {
+        if self.striped {
+            STRIPED_BLOCK
+        } else {
+            BLOCK
+        }
     }
 
     /// Statements declaring `_ko` (input offset of line `i`) and `_ob` (its first output).
@@ -538,6 +580,9 @@ mod tests {
             out_ndim: 1,
             cpu: false,
             items: SCAN_ITEMS,
+            striped: false,
+            vector_in: false,
+            vector_out: false,
         }
     }
 
@@ -583,6 +628,50 @@ mod tests {
         assert!(
             cl.contains("for (int _k = 0; _k < 32; ++_k) if (!_g)"),
             "{cl}"
+        );
+    }
+
+    #[test]
+    fn striped_rows_scan_by_warps_and_look_back_with_a_ballot() {
+        let k = ScanKernel {
+            input: DType::F32,
+            acc: DType::F32,
+            output: DType::F32,
+            items: 32,
+            striped: true,
+            vector_in: true,
+            vector_out: true,
+            ..cumsum(Layout::Rows, false)
+        };
+        let src = k.source(Dialect::Cuda);
+        assert!(src.contains("__launch_bounds__(512, 2)"), "{src}");
+        // Group 1 of a lane: 32 groups of 4 past group 0 of its warp, loaded as a float4.
+        assert!(
+            src.contains("reinterpret_cast<const float4*>(((const float*)((const char*)x + _ko) + _wb))[32 + _lane]"),
+            "{src}"
+        );
+        assert!(src.contains("_shfl_up(_s7, _o)"), "{src}");
+        assert!(
+            src.contains("__ballot_sync(0xffffffffu, _kind == 2)"),
+            "{src}"
+        );
+        assert!(
+            src.contains("const int _stop = _pm ? (__ffs(_pm) - 1) : 31;"),
+            "{src}"
+        );
+        assert!(!src.contains("atomicAdd"), "tiles go in block order: {src}");
+        assert!(src.contains("_w.w = _combine(_p7, _v7_3);"), "{src}");
+        // Unaligned lines read element by element.
+        let plain = ScanKernel {
+            vector_in: false,
+            vector_out: false,
+            ..k
+        }
+        .source(Dialect::Cuda);
+        assert!(!plain.contains("float4"), "{plain}");
+        assert!(
+            plain.contains("if (_wb + (32 + _lane) * 4 + 3 < _n)"),
+            "{plain}"
         );
     }
 

@@ -10,6 +10,8 @@ become diagonals (views).
 
 from __future__ import annotations
 
+import functools
+import math
 import operator
 import string
 
@@ -70,7 +72,8 @@ def kron(a, b):
 
 
 # --- einsum --------------------------------------------------------------------------------------
-def _parse(subscripts: str, operands) -> tuple[list[str], str]:
+@functools.lru_cache(maxsize=256)
+def _parse(subscripts: str, ndims: tuple) -> tuple[tuple[str, ...], str]:
     """Each operand's labels and the output's, with ``...`` spelt out as unused letters (the
     broadcast dimensions, right-aligned) and an implicit output made explicit."""
     subscripts = subscripts.replace(" ", "")
@@ -80,25 +83,25 @@ def _parse(subscripts: str, operands) -> tuple[list[str], str]:
     else:
         inputs, output, explicit = subscripts, "", False
     terms = inputs.split(",")
-    if len(terms) != len(operands):
+    if len(terms) != len(ndims):
         raise ValueError("more operands provided to einstein sum function than specified in the subscripts string"
-                         if len(operands) > len(terms) else
+                         if len(ndims) > len(terms) else
                          "fewer operands provided to einstein sum function than specified in the subscripts string")
     used = set(subscripts) - {".", ",", "-", ">"}
     spare = [c for c in string.ascii_uppercase + string.ascii_lowercase if c not in used]
     ell = 0
-    for t, op in zip(terms, operands, strict=True):
+    for t, ndim in zip(terms, ndims, strict=True):
         if "..." in t:
-            ell = max(ell, op.ndim - (len(t) - 3))
+            ell = max(ell, ndim - (len(t) - 3))
     ell_labels = "".join(spare[:ell])
     labels = []
-    for t, op in zip(terms, operands, strict=True):
+    for t, ndim in zip(terms, ndims, strict=True):
         if "..." in t:
-            n = op.ndim - (len(t) - 3)
+            n = ndim - (len(t) - 3)
             t = t.replace("...", ell_labels[ell - n:] if n else "")
-        if len(t) != op.ndim:
+        if len(t) != ndim:
             raise ValueError(f"einstein sum subscripts string contains too many subscripts for operand "
-                             f"{len(labels)}" if len(t) > op.ndim else
+                             f"{len(labels)}" if len(t) > ndim else
                              "operand has more dimensions than subscripts given in einstein sum, but no '...' "
                              "ellipsis provided to broadcast the extra dimensions.")
         for c in t:
@@ -118,7 +121,7 @@ def _parse(subscripts: str, operands) -> tuple[list[str], str]:
             for c in t:
                 counts[c] = counts.get(c, 0) + 1
         output = ell_labels + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell_labels))
-    return labels, output
+    return tuple(labels), output
 
 
 def _diagonals(op, labels: str):
@@ -168,10 +171,13 @@ def _pair(a, la: str, b, lb: str, keep: set, sizes: dict):
     free_b = [c for c in lb if c not in la]
 
     def arrange(op, labels, order):
-        op = transpose(op, [labels.index(c) for c in order])
-        return broadcast_to(op, tuple(sizes[c] for c in order))
+        axes = [labels.index(c) for c in order]
+        if axes != list(range(len(axes))):
+            op = transpose(op, axes)
+        shape = tuple(sizes[c] for c in order)
+        return op if op.shape == shape else broadcast_to(op, shape)
 
-    size = lambda cs: int(np.prod([sizes[c] for c in cs], dtype=np.int64))  # noqa: E731
+    size = lambda cs: math.prod(sizes[c] for c in cs)  # noqa: E731
     left = arrange(a, la, batch + free_a + inner).reshape(size(batch), size(free_a), size(inner))
     right = arrange(b, lb, batch + inner + free_b).reshape(size(batch), size(inner), size(free_b))
     result = matmul(left, right).reshape(tuple(sizes[c] for c in batch + free_a + free_b))
@@ -188,12 +194,28 @@ def einsum_path(subscripts, *operands, optimize="greedy"):
     return np.einsum_path(stand_in(subscripts), *map(stand_in, operands), optimize=optimize)
 
 
+def _path(spec: str, shapes: tuple, kind, optimize) -> list:
+    """NumPy's contraction order for operands of ``shapes``, remembered (an explicit path, a
+    list, is its own answer)."""
+    if isinstance(optimize, list):
+        optimize = tuple(tuple(step) if isinstance(step, (list, tuple)) else step for step in optimize)
+    return _remembered_path(spec, shapes, np.dtype(kind), optimize)
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_path(spec, shapes, kind, optimize):
+    stand_ins = [np.broadcast_to(np.empty((), dtype=kind), shape) for shape in shapes]
+    plan = list(optimize) if isinstance(optimize, tuple) else optimize
+    return np.einsum_path(spec, *stand_ins, optimize=plan)[0][1:]
+
+
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize="greedy"):
     """Einstein summation over ``operands`` as ``subscripts`` says (NumPy's string form)."""
     if not isinstance(subscripts, str):
         raise TypeError("ember.einsum takes the subscripts as a string (NumPy's first form)")
     ops = [_array(o) for o in operands]
-    labels, output = _parse(subscripts, ops)
+    labels, output = _parse(subscripts, tuple(o.ndim for o in ops))
+    labels = list(labels)
     kind = np.result_type(*[o.dtype for o in ops]) if dtype is None else np.dtype(dtype)
     if not all(np.can_cast(o.dtype, kind, casting) for o in ops):
         raise TypeError(f"Cannot cast einsum operands to {kind} according to the rule '{casting}'")
@@ -201,11 +223,10 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     for k in range(len(ops)):
         ops[k], labels[k] = _diagonals(ops[k], labels[k])
     sizes = _broadcast_sizes(ops, labels)
-    if len(ops) > 1 and optimize is not False:
+    if len(ops) > 2 and optimize is not False:
         spec = ",".join(labels) + "->" + output
-        stand_ins = [np.broadcast_to(np.empty((), dtype=kind), o.shape) for o in ops]
-        path = np.einsum_path(spec, *stand_ins, optimize="greedy" if optimize is True else optimize)[0][1:]
-    else:
+        path = _path(spec, tuple(o.shape for o in ops), kind, "greedy" if optimize is True else optimize)
+    else:  # one or two operands: one step (NumPy's path too)
         path = [tuple(range(len(ops)))]
     pending = list(zip(ops, labels, strict=True))
     for step in path:
@@ -222,7 +243,8 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     ops, labels = [p[0] for p in pending], [p[1] for p in pending]
     (op,), (lab,) = ops, labels
     op, lab = _sum_out(op, lab, set(output), sizes)
-    result = transpose(op, [lab.index(c) for c in output])
+    axes = [lab.index(c) for c in output]
+    result = op if axes == list(range(len(axes))) else transpose(op, axes)
     shape = tuple(sizes[c] for c in output)
     if result.shape != shape:  # an output label only ever broadcast
         result = broadcast_to(result, shape).copy()

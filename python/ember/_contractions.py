@@ -52,12 +52,21 @@ def tensordot(a, b, axes=2):
             raise ValueError("shape-mismatch for sum")
     free_a = [k for k in range(a.ndim) if k not in axes_a]
     free_b = [k for k in range(b.ndim) if k not in axes_b]
-    m = int(np.prod([a.shape[k] for k in free_a], dtype=np.int64))
-    n = int(np.prod([b.shape[k] for k in free_b], dtype=np.int64))
-    inner = int(np.prod([a.shape[k] for k in axes_a], dtype=np.int64))
-    left = transpose(a, free_a + axes_a).reshape(m, inner)
-    right = transpose(b, axes_b + free_b).reshape(inner, n)
-    return matmul(left, right).reshape([a.shape[k] for k in free_a] + [b.shape[k] for k in free_b])
+    m = math.prod(a.shape[k] for k in free_a)
+    n = math.prod(b.shape[k] for k in free_b)
+    inner = math.prod(a.shape[k] for k in axes_a)
+    left, right = _arranged(a, free_a + axes_a, (m, inner)), _arranged(b, axes_b + free_b, (inner, n))
+    result = matmul(left, right)
+    shape = tuple(a.shape[k] for k in free_a) + tuple(b.shape[k] for k in free_b)
+    return result if result.shape == shape else result.reshape(shape)
+
+
+def _arranged(op, axes: list, shape: tuple):
+    """``op`` with its axes in the order ``axes``, reshaped to ``shape`` (no call that would
+    change nothing)."""
+    if axes != list(range(op.ndim)):
+        op = transpose(op, axes)
+    return op if op.shape == shape else op.reshape(shape)
 
 
 def kron(a, b):

@@ -81,6 +81,8 @@ from ._pad import pad  # noqa: E402
 from ._pinned import PinnedMemoryPool, empty_pinned, get_default_pinned_memory_pool  # noqa: E402
 from ._polynomials import *  # noqa: E402, F403
 from ._polynomials import __all__ as _polynomials_names  # noqa: E402
+from ._quantiles import *  # noqa: E402, F403
+from ._quantiles import __all__ as _quantiles_names  # noqa: E402
 from ._ranges import linspace, logspace  # noqa: E402
 from ._raw import RawKernel, RawModule  # noqa: E402
 from ._reductions import (  # noqa: E402
@@ -228,6 +230,7 @@ __all__ += [*_array_api_names, "__array_namespace_info__", *_bits_names, *_calcu
             *_conversions_names,
             *_diagonals_names, *_differences_names, *_functional_names, *_host_io_names, *_index_tricks_names,
             *_logic_names, *_manipulation_names, *_nanfunctions_names, *_overlap_names, *_polynomials_names,
-            *_sorting_names, *_special_math_names, *_statistics_names, "divmod", "median", "flatiter", "frexp", "modf",
+            *_quantiles_names, *_sorting_names, *_special_math_names, *_statistics_names, "divmod", "median",
+            "flatiter", "frexp", "modf",
             "pad", "make_aligned_dtype", "interp"]
 __all__ += _numpy_names_names

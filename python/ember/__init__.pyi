@@ -138,17 +138,18 @@ __all__ = [
     "permute_dims", "repeat", "resize", "roll", "rollaxis", "rot90", "row_stack", "tile", "trim_zeros", "unstack",
     "vsplit", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd",
     "nansum", "nanvar", "byte_bounds", "may_share_memory", "shares_memory", "poly", "poly1d", "polyadd", "polyder",
-    "polydiv", "polyfit", "polyint", "polymul", "polysub", "polyval", "roots", "argsort", "in1d", "intersect1d", "isin",
-    "searchsorted", "setdiff1d", "setxor1d", "sort", "union1d", "unique", "unique_all", "unique_counts",
-    "unique_inverse", "unique_values", "angle", "bartlett", "blackman", "convolve", "correlate", "hamming", "hanning",
-    "i0", "kaiser", "nan_to_num", "real_if_close", "sinc", "unwrap", "vander", "average", "corrcoef", "cov", "ptp",
-    "divmod", "median", "flatiter", "frexp", "modf", "pad", "make_aligned_dtype", "interp", "False_", "ScalarType",
-    "True_", "base_repr", "binary_repr", "sctypeDict", "typecodes", "bool", "byte", "can_cast", "cdouble", "character",
-    "clongdouble", "common_type", "complexfloating", "csingle", "double", "dtype", "e", "euler_gamma", "finfo",
-    "flexible", "floating", "generic", "half", "iinfo", "inexact", "inf", "int_", "intc", "integer", "intp", "isdtype",
-    "isscalar", "issubdtype", "iterable", "long", "longdouble", "longlong", "min_scalar_type", "mintypecode", "nan",
-    "ndim", "newaxis", "number", "pi", "promote_types", "result_type", "shape", "short", "signedinteger", "single",
-    "size", "typename", "ubyte", "uint", "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger", "ushort",
+    "polydiv", "polyfit", "polyint", "polymul", "polysub", "polyval", "roots", "nanmedian", "nanpercentile",
+    "nanquantile", "percentile", "quantile", "argsort", "in1d", "intersect1d", "isin", "searchsorted", "setdiff1d",
+    "setxor1d", "sort", "union1d", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values", "angle",
+    "bartlett", "blackman", "convolve", "correlate", "hamming", "hanning", "i0", "kaiser", "nan_to_num",
+    "real_if_close", "sinc", "unwrap", "vander", "average", "corrcoef", "cov", "ptp", "divmod", "median", "flatiter",
+    "frexp", "modf", "pad", "make_aligned_dtype", "interp", "False_", "ScalarType", "True_", "base_repr", "binary_repr",
+    "sctypeDict", "typecodes", "bool", "byte", "can_cast", "cdouble", "character", "clongdouble", "common_type",
+    "complexfloating", "csingle", "double", "dtype", "e", "euler_gamma", "finfo", "flexible", "floating", "generic",
+    "half", "iinfo", "inexact", "inf", "int_", "intc", "integer", "intp", "isdtype", "isscalar", "issubdtype",
+    "iterable", "long", "longdouble", "longlong", "min_scalar_type", "mintypecode", "nan", "ndim", "newaxis", "number",
+    "pi", "promote_types", "result_type", "shape", "short", "signedinteger", "single", "size", "typename", "ubyte",
+    "uint", "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger", "ushort",
 ]
 
 __version__: str
@@ -326,8 +327,31 @@ def nancumprod(a, axis=None, dtype=None, out=None) -> Any: ...
 def nancumsum(a, axis=None, dtype=None, out=None) -> Any: ...
 def nanmax(a, axis=None, out=None, keepdims=False) -> Any: ...
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False) -> Any: ...
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False) -> Any: ...
 def nanmin(a, axis=None, out=None, keepdims=False) -> Any: ...
+def nanpercentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+) -> Any: ...
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False) -> Any: ...
+def nanquantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+) -> Any: ...
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False) -> Any: ...
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False) -> Any: ...
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False) -> Any: ...
@@ -338,6 +362,17 @@ def ones_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None) 
 def outer(a, b, out=None) -> ndarray: ...
 def packbits(a, /, axis=None, bitorder="big") -> Any: ...
 def pad(array, pad_width, mode="constant", **kwargs) -> Any: ...
+def percentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+) -> Any: ...
 def permute_dims(a, /, axes) -> Any: ...
 def piecewise(x, condlist, funclist, *args, **kw) -> Any: ...
 def place(arr, mask, vals) -> Any: ...
@@ -355,6 +390,17 @@ def ptp(a, axis=None, out=None, keepdims=False) -> Any: ...
 def put(a, ind, v, mode="raise") -> Any: ...
 def put_along_axis(arr, indices, values, axis) -> Any: ...
 def putmask(a, mask, values) -> Any: ...
+def quantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+) -> Any: ...
 def ravel(a, order="C") -> ndarray: ...
 def ravel_multi_index(multi_index, dims, mode="raise", order="C") -> Any: ...
 def real(val) -> Any: ...

@@ -56,6 +56,8 @@ from ._flatiter import flatiter  # noqa: E402
 from ._functional import *  # noqa: E402, F403
 from ._functional import __all__ as _functional_names  # noqa: E402
 from ._fusion import fuse  # noqa: E402
+from ._histograms import *  # noqa: E402, F403
+from ._histograms import __all__ as _histograms_names  # noqa: E402
 from ._host_io import *  # noqa: E402, F403
 from ._host_io import __all__ as _host_io_names  # noqa: E402
 from ._index_tricks import *  # noqa: E402, F403
@@ -230,7 +232,7 @@ __all__ += [*_array_api_names, "__array_namespace_info__", *_bits_names, *_calcu
             *_conversions_names,
             *_diagonals_names, *_differences_names, *_functional_names, *_host_io_names, *_index_tricks_names,
             *_logic_names, *_manipulation_names, *_nanfunctions_names, *_overlap_names, *_polynomials_names,
-            *_quantiles_names, *_sorting_names, *_special_math_names, *_statistics_names, "divmod", "median",
-            "flatiter", "frexp", "modf",
+            *_histograms_names, *_quantiles_names, *_sorting_names, *_special_math_names, *_statistics_names,
+            "divmod", "median", "flatiter", "frexp", "modf",
             "pad", "make_aligned_dtype", "interp"]
 __all__ += _numpy_names_names

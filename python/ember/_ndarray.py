@@ -276,6 +276,15 @@ class ndarray:
         """The indices that sort the array along ``axis``."""
         return _sorting.argsort(self, axis=axis, kind=kind, order=order)
 
+    def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
+        """Partitions the array in place: the element at each ``kth`` where sorting puts it,
+        smaller ones before it, larger after (ember sorts the whole axis)."""
+        self[...] = _sorting.partition(self, kth, axis=axis, kind=kind, order=order)
+
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        """The indices that would partition the array along ``axis``."""
+        return _sorting.argpartition(self, kth, axis=axis, kind=kind, order=order)
+
     def searchsorted(self, v, side="left", sorter=None):
         """Where ``v``'s values would go in this sorted 1-d array."""
         return _sorting.searchsorted(self, v, side=side, sorter=sorter)

@@ -26,8 +26,9 @@ from ._shape import concatenate, moveaxis, ravel
 from ._ufuncs import UFUNCS
 
 __all__ = [
-    "argsort", "in1d", "intersect1d", "isin", "searchsorted", "setdiff1d", "setxor1d", "sort", "union1d", "unique",
-    "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    "argpartition", "argsort", "in1d", "intersect1d", "isin", "lexsort", "partition", "searchsorted", "setdiff1d",
+    "setxor1d", "sort", "sort_complex", "topk", "union1d", "unique", "unique_all", "unique_counts", "unique_inverse",
+    "unique_values",
 ]
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
@@ -114,6 +115,93 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
         return a.copy()
     result = moveaxis(take(ravel(rows), perm).reshape(rows.shape), -1, axis)
     return result if axis == a.ndim - 1 else result.copy()
+
+
+def _kth(kth, n: int) -> None:
+    """NumPy's checks of ``partition``'s ``kth`` (integers within the axis, negative from the
+    end)."""
+    for k in np.atleast_1d(kth.get() if isinstance(kth, _ember.ndarray) else np.asarray(kth)).ravel():
+        if not isinstance(k, (int, np.integer)) and not (isinstance(k, np.generic) and k.dtype.kind in "iu"):
+            raise TypeError("Partition index must be integer")
+        k = int(k)
+        at = k + n if k < 0 else k
+        if not 0 <= at < n:
+            raise ValueError(f"kth(={at if k < 0 else k}) out of bounds ({n})")
+
+
+def _partition_args(a, kth, axis, kind, order):
+    if kind != "introselect":
+        raise ValueError(f"Unknown selection kind: {kind!r}" if isinstance(kind, str) else "kind must be a string")
+    _check(None, order)
+    a = _array(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = normalize_axis_index(axis, a.ndim)
+    _kth(kth, a.shape[axis])
+    return a, axis
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """A copy of ``a`` with each ``kth`` element where sorting puts it, smaller elements
+    before it and larger after: ember sorts the whole axis, which is one such arrangement."""
+    a, axis = _partition_args(a, kth, axis, kind, order)
+    return sort(a, axis=axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """The indices that partition ``a`` along ``axis`` (``partition``'s arrangement)."""
+    a, axis = _partition_args(a, kth, axis, kind, order)
+    return argsort(a, axis=axis)
+
+
+def lexsort(keys, axis=-1):
+    """The indices sorting by several keys, the last key first (stable sorts from the first
+    key to the last, each of the order so far)."""
+    if isinstance(keys, _ember.ndarray):
+        keys = [keys[k] for k in range(keys.shape[0])] if keys.ndim > 1 else [keys]
+    elif isinstance(keys, np.ndarray):
+        keys = [asarray(k) for k in keys] if keys.ndim > 1 else [asarray(keys)]
+    else:
+        keys = [_array(k) for k in keys]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if any(k.shape != keys[0].shape for k in keys):
+        raise ValueError("all keys need to be the same shape")
+    if keys[0].ndim == 0:
+        return zeros((), dtype=np.intp)
+    axis = normalize_axis_index(axis, keys[0].ndim)
+    order = None
+    for key in keys:
+        if order is None:
+            order = argsort(key, axis=axis)
+        else:
+            order = take_along_axis(order, argsort(take_along_axis(key, order, axis), axis=axis), axis)
+    return order
+
+
+def sort_complex(a):
+    """``a`` sorted (last axis) as complex numbers: real part first, then imaginary."""
+    b = sort(_array(a))
+    if b.dtype.kind == "c":
+        return b
+    return b.astype(np.complex64 if b.dtype.char in "bhBH" else np.complex128)
+
+
+def topk(x, k, axis=-1, largest=True, sorted=True):  # noqa: A002  (PyTorch's name)
+    """The ``k`` largest (or smallest) values along ``axis`` and their indices, as PyTorch's
+    ``topk``: largest first (smallest first when not ``largest``), NaN counted as the largest
+    value, equal values in their order."""
+    x = _array(x)
+    axis = normalize_axis_index(axis, max(x.ndim, 1))
+    n = x.shape[axis] if x.ndim else 1
+    k = operator.index(k)
+    if not 0 <= k <= n:
+        raise ValueError(f"k ({k}) is out of range: {n} values along axis {axis}")
+    if x.ndim == 0:
+        return x.copy(), zeros((), dtype=np.intp)
+    order = _descending_argsort(x, axis) if largest else argsort(x, axis=axis)
+    index = order[(slice(None),) * axis + (slice(0, k),)]
+    return take_along_axis(x, index, axis), index
 
 
 def searchsorted(a, v, side="left", sorter=None):

@@ -184,8 +184,8 @@ def test_numpys_functions_dispatch_to_ember_arrays():
     with pytest.raises(TypeError, match="lives in host memory"):
         np.add(host, x)
     # What ember lacks is NumPy's TypeError, naming the function.
-    with pytest.raises(TypeError, match="no implementation found for 'numpy.histogram'"):
-        np.histogram(x)
+    with pytest.raises(TypeError, match="no implementation found for 'numpy.busday_count'"):
+        np.busday_count(x, x)
 
 
 @pytest.mark.parametrize("ufunc,dtype", [(np.add, "float64"), (np.subtract, "int32"), (np.bitwise_xor, "uint16"),

@@ -191,3 +191,62 @@ def test_median_of_empty_slices_warns_as_numpy():
     out = cp.empty(3)
     assert cp.median(cp.arange(12.0).reshape(3, 4), axis=1, out=out) is out
     np.testing.assert_array_equal(out.get(), np.median(np.arange(12.0).reshape(3, 4), axis=1))
+
+
+def test_partition_places_each_kth_as_numpy_does():
+    rng = np.random.default_rng(RNG_SEED)
+    a = rng.standard_normal((5, 11))
+    a[2, [1, 7]] = np.nan
+    a[3] = 1.0  # all equal
+    d = cp.asarray(a)
+    for kth, axis in ((3, 1), ([0, 4, 10], -1), (-2, 1), (2, 0), (7, None)):
+        got = cp.partition(d, kth, axis=axis).get()
+        want = np.partition(a, kth, axis=axis)
+        ax = -1 if axis is None else axis
+        for k in np.atleast_1d(kth):
+            np.testing.assert_array_equal(np.take(got, k, axis=ax), np.take(want, k, axis=ax))
+        # And the partition property, checked through argpartition's indices.
+        idx = cp.argpartition(d, kth, axis=axis).get()
+        flat = a.ravel() if axis is None else a
+        np.testing.assert_array_equal(np.take_along_axis(flat, idx, axis=ax), got)
+    m = cp.asarray(a.copy())
+    m.partition(4)
+    np.testing.assert_array_equal(m.get()[:, 4], np.partition(a, 4)[:, 4])
+    with pytest.raises(ValueError, match=r"kth\(=11\) out of bounds \(11\)"):
+        cp.partition(d, 11)
+    with pytest.raises(TypeError, match="Partition index must be integer"):
+        cp.partition(d, 1.5)
+
+
+def test_lexsort_sorts_by_the_last_key_first():
+    rng = np.random.default_rng(RNG_SEED)
+    keys = [rng.integers(0, 3, 40), rng.standard_normal(40).round(0), rng.integers(0, 2, 40)]
+    np.testing.assert_array_equal(cp.lexsort([cp.asarray(k) for k in keys]).get(), np.lexsort(keys))
+    table = np.array([rng.integers(0, 4, (3, 6)), rng.integers(0, 4, (3, 6))])
+    np.testing.assert_array_equal(cp.lexsort(cp.asarray(table), axis=0).get(), np.lexsort(table, axis=0))
+    with pytest.raises(TypeError, match="need sequence of keys with len > 0"):
+        cp.lexsort([])
+    with pytest.raises(ValueError, match="all keys need to be the same shape"):
+        cp.lexsort([cp.arange(3), cp.arange(4)])
+
+
+def test_sort_complex_and_topk():
+    rng = np.random.default_rng(RNG_SEED)
+    for dtype in (np.int16, np.float32, np.complex64):
+        x = (rng.standard_normal(9) * 5).astype(dtype)
+        got = cp.sort_complex(cp.asarray(x))
+        want = np.sort_complex(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
+    a = rng.integers(0, 5, (4, 10)).astype(np.float64)
+    a[1, 2] = np.nan
+    values, index = cp.topk(cp.asarray(a), 3, axis=1)
+    # Largest first, NaN as the largest, equal values in their order (a stable descending sort).
+    order = np.argsort(-np.where(np.isnan(a), np.inf, a), axis=1, kind="stable")[:, :3]
+    np.testing.assert_array_equal(index.get(), order)
+    np.testing.assert_array_equal(values.get(), np.take_along_axis(a, order, axis=1))
+    values, index = cp.topk(cp.asarray(a), 2, axis=0, largest=False)
+    order = np.argsort(a, axis=0, kind="stable")[:2]
+    np.testing.assert_array_equal(index.get(), order)
+    with pytest.raises(ValueError, match="out of range"):
+        cp.topk(cp.asarray(a), 11, axis=1)

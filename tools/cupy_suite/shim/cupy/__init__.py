@@ -115,3 +115,9 @@ _load_cupy_testing()
 for _name in _ALIASES:
     if importlib.util.find_spec(_ALIASES[_name]) is not None:
         importlib.import_module(_name)
+
+# Plumbing: CuPy's flag for its CUB routines, read by skip conditions at collection
+# (``cupy.cuda.cub.available``). ember has no CUB routines: False, so CuPy's CUB-only tests
+# skip, as CuPy skips them without CUB.
+if not hasattr(ember.cuda, "cub"):
+    ember.cuda.cub = types.SimpleNamespace(available=False)

@@ -66,12 +66,51 @@ def _count_global(x, counts):
         i += gridsize(1)
 
 
+@jit
+def _count_uniform(x, edges, counts, first, last, norm, scale, nbins):
+    """A histogram of equal bins in one pass: each value of ``x`` (in the edges' dtype, as
+    ``first``, ``last``, ``norm`` and ``scale``, the bin count) in [first, last] goes to bin
+    ``int((v - first) / norm * scale)``, corrected against the edges as NumPy corrects it; a
+    block's counts gathered in shared memory first."""
+    hist = shared.array(4096, np.uint32)
+    t = threadIdx.x
+    b = t
+    while b < nbins:
+        hist[b] = 0
+        b += blockDim.x
+    syncthreads()
+    i = grid(1)
+    while i < x.size:
+        v = x[i]
+        if v >= first and v <= last:
+            k = int(((v - first) / norm) * scale)
+            if k >= nbins:
+                k = nbins - 1
+            if v < edges[k]:
+                k -= 1
+            if k != nbins - 1 and v >= edges[k + 1]:
+                k += 1
+            atomic.add(hist, k, 1)
+        i += gridsize(1)
+    syncthreads()
+    b = t
+    while b < nbins:
+        if hist[b] != 0:
+            atomic.add(counts, b, hist[b])
+        b += blockDim.x
+
+
 def _array(a):
     return a if isinstance(a, _ember.ndarray) else asarray(a)
 
 
+def _blocks(n: int) -> int:
+    """Blocks of a counting kernel: 16 elements a thread, at most 1,024 blocks (they loop)."""
+    return max(1, min(-(-n // (_THREADS * 16)), 1024))
+
+
 def _count(index, nbins: int, weights=None):
-    """The number of each of ``0 .. nbins - 1`` in the int64 ``index`` (every value in
+    """The number of each of ``0 .. nbins - 1`` in the integer ``index`` (every value in
     range), or the sum of the ``weights`` (float64) at each."""
     if weights is not None:
         out = zeros(nbins, np.float64)
@@ -79,7 +118,7 @@ def _count(index, nbins: int, weights=None):
         return out
     counts = zeros(nbins, np.uint64)
     if index.size:
-        blocks = max(1, min(-(-index.size // (_THREADS * 16)), 1024))
+        blocks = _blocks(index.size)
         if nbins <= _SHARED_BINS:
             _count_shared[blocks, _THREADS](index, counts, nbins)
         else:
@@ -106,9 +145,10 @@ def bincount(x, /, weights=None, minlength=0):
         if weights.shape != x.shape:
             raise ValueError("The weights and list don't have the same length.")
         weights = weights.astype(np.float64)
-    x = x.astype(np.intp, copy=False)
-    if x.size == 0:
-        return zeros(minlength, np.float64 if weights is not None else np.intp)
+    if x.dtype == np.bool_:
+        x = x.astype(np.uint8)
+    if x.size == 0:  # NumPy's answer before it looks at weights
+        return zeros(minlength, np.intp)
     low, high = int(_reductions.min(x)), int(_reductions.max(x))
     if low < 0:
         raise ValueError("'list' argument must have no negative elements")
@@ -117,13 +157,21 @@ def bincount(x, /, weights=None, minlength=0):
 
 # --- digitize ------------------------------------------------------------------------------------
 def _monotonic(bins) -> int:
-    """1 if ``bins`` (a host array) never decreases, -1 if it never increases, else 0."""
-    d = np.diff(bins)
-    if np.all(d >= 0):
+    """1 if ``bins`` (a host array) increases, -1 if it decreases, else 0: NumPy's check, pair
+    by pair after the leading run of equal values, so that NaN edges (never equal, never less
+    or greater) decide as they do in NumPy."""
+    if len(bins) == 0:
         return 1
-    if np.all(d <= 0):
-        return -1
-    return 0
+    first = bins[0]
+    i = 1
+    while i < len(bins) and bins[i] == first:
+        i += 1
+    if i == len(bins):
+        return 1
+    pairs = zip(bins[i - 1:-1], bins[i:], strict=True)
+    if first < bins[i]:
+        return 0 if any(p > q for p, q in pairs) else 1
+    return 0 if any(p < q for p, q in pairs) else -1
 
 
 def digitize(x, bins, right=False):
@@ -310,6 +358,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     edges, uniform = _bin_edges(a, bins, range, weights)
     nbins = len(edges) - 1
     ntype = np.dtype(np.intp) if weights is None else weights.dtype
+    if uniform is not None and weights is None and nbins <= _SHARED_BINS and edges.dtype.kind == "f":
+        counts = _uniform_counts(a, edges, uniform)
+        if density:
+            widths = asarray(np.array(np.diff(edges), float))
+            return counts / widths / _reductions.sum(counts), asarray(edges)
+        return counts, asarray(edges)
     if uniform is not None:
         index, keep = _uniform_bins(a, edges, uniform)
     else:
@@ -327,6 +381,19 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         widths = asarray(np.array(np.diff(edges), float))
         return counts / widths / _reductions.sum(counts), asarray(edges)
     return counts, asarray(edges)
+
+
+def _uniform_counts(a, edges, uniform):
+    """The counts of equal bins in one pass over ``a`` (``_count_uniform``)."""
+    first, last, n = uniform
+    kind = edges.dtype.type
+    x = a if a.dtype == edges.dtype else a.astype(edges.dtype)
+    counts = zeros(n, np.uint64)
+    if x.size:
+        norm = kind(_unsigned_subtract(last, first))
+        _count_uniform[_blocks(x.size), _THREADS](x, asarray(edges), counts, kind(first), kind(last), norm,
+                                                  kind(n), n)
+    return counts.astype(np.intp)
 
 
 def _uniform_bins(a, edges, uniform):

@@ -549,11 +549,11 @@ class ndarray:
     def min(self, axis=None, out=None, keepdims=False):
         return _reductions.min(self, axis, out, keepdims)
 
-    def argmax(self, axis=None, out=None, *, keepdims=False):
-        return _reductions.argmax(self, axis, out, keepdims=keepdims)
+    def argmax(self, axis=None, out=None, *, keepdims=False, dtype=None):
+        return _reductions.argmax(self, axis, out, keepdims=keepdims, dtype=dtype)
 
-    def argmin(self, axis=None, out=None, *, keepdims=False):
-        return _reductions.argmin(self, axis, out, keepdims=keepdims)
+    def argmin(self, axis=None, out=None, *, keepdims=False, dtype=None):
+        return _reductions.argmin(self, axis, out, keepdims=keepdims, dtype=dtype)
 
     def any(self, axis=None, out=None, keepdims=False):
         return _reductions.any(self, axis, out, keepdims)

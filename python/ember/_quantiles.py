@@ -152,7 +152,8 @@ def _finish(result, q, kept_shape, keepdims, out):
     ``out`` if given."""
     qdims = q.ndim
     if qdims:
-        result = moveaxis(result, tuple(range(result.ndim - qdims, result.ndim)), tuple(range(qdims)))
+        moved = moveaxis(result, tuple(range(result.ndim - qdims, result.ndim)), tuple(range(qdims)))
+        result = moved if moved.flags.c_contiguous else moved.copy()
     if keepdims:
         result = result.reshape(q.shape + kept_shape)
     if out is not None:
@@ -187,7 +188,7 @@ def _weights(weights, a, axis, method):
 
 
 # --- quantile ------------------------------------------------------------------------------------
-def _quantile(a, q, weak, axis, out, method, keepdims, weights):
+def _quantile(a, q, weak, axis, out, method, keepdims, weights, overwrite=False):
     virtual_fn, fix_gamma = _method(method)
     rows, kept_shape, n = _rows(a, axis)
     lead = rows.shape[:-1]
@@ -200,6 +201,8 @@ def _quantile(a, q, weak, axis, out, method, keepdims, weights):
         result = _weighted(ordered, take_along_axis(w_rows, order, axis=-1), q, n)
     else:
         ordered = sort(rows, axis=-1)
+        if overwrite:
+            _write_back(a, axis, ordered)
         virtual = np.asanyarray(virtual_fn(np, n, q))
         if fix_gamma is None or (method == "linear" and virtual.dtype.kind in "iu"):
             # No interpolation: the indexed values themselves (in the input's dtype).
@@ -247,7 +250,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     q, weak = _host_q(q, 1)
     _check_q(q, "Quantiles must be in the range [0, 1]")
     w = None if weights is None else _weights(weights, a, axis, method)
-    return _quantile(a, q, weak, axis, out, method, keepdims, w)
+    return _quantile(a, q, weak, axis, out, method, keepdims, w, overwrite_input)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
@@ -256,7 +259,16 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     q, weak = _host_q(q, 100)
     _check_q(q, "Percentiles must be in the range [0, 100]")
     w = None if weights is None else _weights(weights, a, axis, method)
-    return _quantile(a, q, weak, axis, out, method, keepdims, w)
+    return _quantile(a, q, weak, axis, out, method, keepdims, w, overwrite_input)
+
+
+def _write_back(a, axis, ordered):
+    """``overwrite_input``: ``a`` left sorted along the reduced axis, as NumPy leaves it
+    partitioned (one axis, or the whole of a contiguous array)."""
+    if axis is None and a.flags.c_contiguous:
+        a.reshape(-1)[...] = ordered.reshape(-1)
+    elif axis is not None and np.ndim(axis) == 0:
+        a[...] = moveaxis(ordered, -1, normalize_axis_tuple(axis, a.ndim)[0])
 
 
 # --- the NaN-ignoring forms ---------------------------------------------------------------------
@@ -366,7 +378,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median ignoring NaN values: the middle value of each slice's valid values, or the
     mean of the middle two (NaN, with NumPy's warning, for an all-NaN slice)."""
     a = a if isinstance(a, _ember.ndarray) else asarray(a)
-    if a.dtype.kind not in "f":
+    if a.dtype.kind not in "fc":  # nothing to ignore
         return median(a, axis=axis, out=out, keepdims=keepdims)
     rows, kept_shape, n = _rows(a, axis)
     lead = rows.shape[:-1]

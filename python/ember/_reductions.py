@@ -131,15 +131,26 @@ def _arg(op, a, axis, out, keepdims):
     return out if out is not None else _ember.wrap(native)
 
 
-def argmax(a, axis=None, out=None, *, keepdims=False):
-    """Index of the first largest element (of the first NaN, if any), as int64; of the
-    flattened array when ``axis`` is None."""
-    return _arg("argmax", a, axis, out, keepdims)
+def argmax(a, axis=None, out=None, *, keepdims=False, dtype=None):
+    """Index of the first largest element (of the first NaN, if any), as int64 (or CuPy's
+    ``dtype``, keyword only: NumPy's third argument is ``out``); of the flattened array when
+    ``axis`` is None."""
+    return _index_dtype(_arg("argmax", a, axis, out, keepdims), dtype, out)
 
 
-def argmin(a, axis=None, out=None, *, keepdims=False):
-    """Index of the first smallest element (of the first NaN, if any), as int64."""
-    return _arg("argmin", a, axis, out, keepdims)
+def argmin(a, axis=None, out=None, *, keepdims=False, dtype=None):
+    """Index of the first smallest element (of the first NaN, if any), as int64 (or
+    ``dtype``, as ``argmax``)."""
+    return _index_dtype(_arg("argmin", a, axis, out, keepdims), dtype, out)
+
+
+def _index_dtype(result, dtype, out):
+    if dtype is None or out is not None:
+        return result
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        raise TypeError(f"the dtype of argmax/argmin indices must be an integer type, not {dtype}")
+    return result.astype(dtype)
 
 
 def any(a, axis=None, out=None, keepdims=False):

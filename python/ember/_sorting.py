@@ -19,6 +19,8 @@ from numpy.lib.array_utils import normalize_axis_index
 from . import _ember
 from ._creation import arange, asarray, empty, zeros
 from ._index_tricks import take_along_axis
+from ._jit import jit
+from ._jit.intrinsics import grid, gridsize
 from ._indexing import nonzero, take
 from ._reductions import any as _any
 from ._reductions import cumsum
@@ -68,8 +70,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     if axis is None:
         a, axis = ravel(a), 0
     if a.ndim == 0:
+        # NumPy sorts a 0-d array as the 1-d array of its one element.
         normalize_axis_index(axis, 1)
-        return zeros((), dtype=np.intp)
+        return zeros((1,), dtype=np.intp)
     axis = normalize_axis_index(axis, a.ndim)
     rows, perm, n = _rows_permutation(a, axis)
     if rows.size == 0:
@@ -106,10 +109,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
         return take_along_axis(a, from_largest, axis)
     if axis is None:
         a, axis = ravel(a), 0
-    if a.ndim == 0:
-        normalize_axis_index(axis, 1)
-        return a.copy()
-    axis = normalize_axis_index(axis, a.ndim)
+    axis = normalize_axis_index(axis, a.ndim)  # a 0-d array has no axis to sort (NumPy's AxisError)
     rows, perm, _ = _rows_permutation(a, axis)
     if rows.size == 0:
         return a.copy()
@@ -157,10 +157,9 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 def lexsort(keys, axis=-1):
     """The indices sorting by several keys, the last key first (stable sorts from the first
     key to the last, each of the order so far)."""
-    if isinstance(keys, _ember.ndarray):
-        keys = [keys[k] for k in range(keys.shape[0])] if keys.ndim > 1 else [keys]
-    elif isinstance(keys, np.ndarray):
-        keys = [asarray(k) for k in keys] if keys.ndim > 1 else [asarray(keys)]
+    if isinstance(keys, (_ember.ndarray, np.ndarray)):
+        # An array is the sequence of its first axis: a 1-d one, of 0-d keys.
+        keys = [_array(keys[k]) for k in range(keys.shape[0])] if keys.ndim else [_array(keys)]
     else:
         keys = [_array(k) for k in keys]
     if not keys:
@@ -204,6 +203,40 @@ def topk(x, k, axis=-1, largest=True, sorted=True):  # noqa: A002  (PyTorch's na
     return take_along_axis(x, index, axis), index
 
 
+@jit(device=True)
+def _before(p, q):
+    """Whether ``p`` sorts before ``q`` in NumPy's order (NaN last)."""
+    return p < q or (q != q and p == p)
+
+
+@jit
+def _search_sorted(a, v, out, right):
+    """Each value's place in the sorted ``a`` by binary search: before equal elements, or
+    after them when ``right``."""
+    i = grid(1)
+    while i < v.size:
+        x = v[i]
+        lo = 0
+        hi = a.size
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if (not _before(x, a[mid])) if right else _before(a[mid], x):
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = lo
+        i += gridsize(1)
+
+
+def _sorter(sorter, n: int):
+    s = _array(sorter)
+    if s.dtype.kind not in "iu":
+        raise TypeError("sorter must only contain integers")
+    if s.size != n:
+        raise ValueError("sorter.size must equal a.size")
+    return s
+
+
 def searchsorted(a, v, side="left", sorter=None):
     """Where ``v``'s values would go in the sorted 1-d ``a`` to keep it sorted: before equal
     values (``side='left'``) or after them (``'right'``)."""
@@ -214,7 +247,7 @@ def searchsorted(a, v, side="left", sorter=None):
         depth = "too deep" if a.ndim > 1 else "of too small depth"
         raise ValueError(f"object {depth} for desired array")
     if sorter is not None:
-        a = take(a, _array(sorter))
+        a = take(a, _sorter(sorter, a.size))
     scalar = np.ndim(v) == 0 and not isinstance(v, _ember.ndarray)
     v = _array(v)
     common = np.result_type(a.dtype, v.dtype)
@@ -222,8 +255,15 @@ def searchsorted(a, v, side="left", sorter=None):
     nv, na = values.size, a.size
     if nv == 0:
         return empty(v.shape, dtype=np.intp)
-    # One stable sort of both: values first for 'left' (they go before equal elements of a),
-    # after for 'right'; a value's place counts the elements of a sorted before it.
+    if common.kind in "biuf":
+        # A binary search a value (NaN last, as NumPy orders).
+        out = empty(nv, dtype=np.intp)
+        threads = 256
+        _search_sorted[max(1, min(-(-nv // threads), 65536)), threads](a.copy() if not a.flags.c_contiguous else a,
+                                                                        values, out, side == "right")
+        return out.reshape(()) if scalar else out.reshape(v.shape)
+    # Complex values: one stable sort of both: values first for 'left' (they go before equal
+    # elements of a), after for 'right'; a value's place counts the elements of a before it.
     first = side == "left"
     joined = concatenate([values, a] if first else [a, values])
     perm = _ember.sort_rows(joined, 1)

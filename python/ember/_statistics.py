@@ -76,10 +76,10 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                                                                                       np.float64)
     X = m.reshape(1, -1) if m.ndim < 2 else m
     X = X.astype(dtype)
-    if not rowvar and X.shape[0] != 1:
+    if not rowvar and m.ndim != 1:
         X = X.T
-    if X.shape[0] == 0:
-        return asarray(np.empty((0, 0), dtype=dtype))
+    if X.shape[0] == 0:  # NumPy's answer, whatever the dtype
+        return asarray(np.empty((0, 0)))
     if y is not None:
         y = _array(y)
         if y.ndim > 2:
@@ -92,8 +92,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         ddof = 0 if bias else 1
     w = None
     if fweights is not None:
-        f = _array(fweights)
-        if f.dtype.kind not in "iub":
+        f = _array(fweights).astype(np.float64)
+        if not bool(_reductions.all(f == UFUNCS["rint"](f))):
             raise TypeError("fweights must be integer")
         if f.ndim > 1:
             raise RuntimeError("cannot handle multidimensional fweights")
@@ -125,11 +125,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if fact <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
-    X = X - avg[:, None]
+    X -= avg[:, None]  # in place (X is a copy), as NumPy: an integer dtype cannot hold them
     X_T = X.T if w is None else (X * w).T
     c = dot(X, UFUNCS["conjugate"](X_T))
     c = c * (1.0 / fact if fact else np.inf)
-    return c.reshape(()) if c.shape == (1, 1) and m.ndim < 2 and y is None else c
+    return c.squeeze()
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):

@@ -19,9 +19,9 @@ from numpy.lib.array_utils import normalize_axis_index
 from . import _ember
 from ._creation import arange, asarray, empty, zeros
 from ._index_tricks import take_along_axis
+from ._indexing import nonzero, take
 from ._jit import jit
 from ._jit.intrinsics import grid, gridsize
-from ._indexing import nonzero, take
 from ._reductions import any as _any
 from ._reductions import cumsum
 from ._shape import concatenate, moveaxis, ravel

@@ -16,7 +16,7 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from . import _ember
+from . import _ember, _row_sort
 from ._creation import arange, asarray, empty, zeros
 from ._index_tricks import take_along_axis
 from ._indexing import nonzero, take
@@ -60,6 +60,19 @@ def _rows_permutation(a, axis):
     return rows, _ember.sort_rows(ravel(rows), count), n
 
 
+def _short_rows(a, axis: int, values: bool):
+    """``a`` sorted along ``axis`` (``values``), or its sorting indices, by the block-a-row
+    sort of short rows (``_row_sort``); None where that sort does not fit."""
+    n = a.shape[axis]
+    rows = a.size // n if n else 0
+    if not _row_sort.fits(a.dtype, n, rows):
+        return None
+    moved = moveaxis(a, axis, -1)
+    contiguous = moved if moved.flags.c_contiguous else moved.copy()
+    result = _row_sort.sort_rows(contiguous.reshape(rows, n), values).reshape(moved.shape)
+    return moveaxis(result, -1, axis)
+
+
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """The indices that sort ``a`` along ``axis`` (of the flattened array when None): stable,
     whatever ``kind``; ``descending`` (the Array API's) keeps equal values in their order."""
@@ -74,6 +87,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
         normalize_axis_index(axis, 1)
         return zeros((1,), dtype=np.intp)
     axis = normalize_axis_index(axis, a.ndim)
+    short = _short_rows(a, axis, values=False)
+    if short is not None:
+        return short
     rows, perm, n = _rows_permutation(a, axis)
     if rows.size == 0:
         return empty(a.shape, dtype=np.intp)
@@ -110,6 +126,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     if axis is None:
         a, axis = ravel(a), 0
     axis = normalize_axis_index(axis, a.ndim)  # a 0-d array has no axis to sort (NumPy's AxisError)
+    short = _short_rows(a, axis, values=True)
+    if short is not None:
+        return short if axis == a.ndim - 1 else short.copy()
     rows, perm, _ = _rows_permutation(a, axis)
     if rows.size == 0:
         return a.copy()

@@ -250,3 +250,22 @@ def test_sort_complex_and_topk():
     np.testing.assert_array_equal(index.get(), order)
     with pytest.raises(ValueError, match="out of range"):
         cp.topk(cp.asarray(a), 11, axis=1)
+
+
+@pytest.mark.parametrize("dtype, n", [("float32", 37), ("int64", 1000), ("float64", 2048), ("uint8", 16)])
+def test_batches_of_short_rows_sort_a_block_a_row(dtype, n):
+    # 64 rows or more of 16 to 4,096 elements: the shared-memory sort (ties by index: stable).
+    rng = np.random.default_rng(RNG_SEED)
+    x = (rng.standard_normal((70, n)) * 4).astype(dtype)
+    if dtype.startswith("float"):
+        x[3, [1, 5]] = np.nan
+        x[4, :4] = [-0.0, 0.0, -0.0, 0.0]
+    d = cp.asarray(x)
+    got = cp.sort(d, axis=1).get()
+    order = np.argsort(x, axis=1, kind="stable")
+    np.testing.assert_array_equal(got, np.sort(x, axis=1))
+    # Equal values keep their order: -0.0 and 0.0 come out as they went in.
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(np.take_along_axis(x, order, 1)))
+    np.testing.assert_array_equal(cp.argsort(d, axis=1).get(), order)
+    # Along the first axis of the transposed view: rows made contiguous first.
+    np.testing.assert_array_equal(cp.argsort(d.T, axis=0).get(), np.argsort(x.T, axis=0, kind="stable"))

@@ -115,7 +115,8 @@ def sort_rows(rows, values: bool):
     permutation as int64 indices within the row."""
     m, n = rows.shape
     size = 1 << (n - 1).bit_length()
-    threads = 256 if size <= 512 else 512
+    # 256 threads: some devices allow no more for this kernel (NVIDIA's OpenCL, 8-byte dtypes).
+    threads = 256
     out = empty((m, n), dtype=rows.dtype if values else np.int64)
     flat = rows.reshape(-1)
     _kernel(size, rows.dtype, values)[m, threads](flat, n, out.reshape(-1))

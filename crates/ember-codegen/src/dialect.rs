@@ -53,6 +53,10 @@ pub struct Warp {
     pub ballot: &'static str,
     /// The lowest lane set in a nonzero `{mask}`.
     pub lowest: &'static str,
+    /// The mask of the lanes whose `{value}` equals this lane's.
+    pub match_any: &'static str,
+    /// The number of lanes set in `{mask}`.
+    pub count: &'static str,
     /// Kernel attribute bounding its registers for `{threads}` threads, `{blocks}` blocks
     /// resident on a multiprocessor.
     pub launch_bounds: &'static str,
@@ -261,6 +265,8 @@ const CUDA: Table = Table {
         from: "__shfl_sync(0xffffffffu, {value}, {lane})",
         ballot: "__ballot_sync(0xffffffffu, {pred})",
         lowest: "(__ffs({mask}) - 1)",
+        match_any: "__match_any_sync(0xffffffffu, {value})",
+        count: "__popc({mask})",
         launch_bounds: "__launch_bounds__({threads}, {blocks})",
     }),
     user_symbol_prefix: "",

@@ -353,13 +353,25 @@ pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -
     param(dialect, "inclusive", i64t, false, &mut params, &mut fix);
     let mut s = open_pass(dialect, &scatter_name(digits, carry), params, &fix);
     let (tid, group, tiles) = (t.local_id, t.group_id[0], t.num_groups[0]);
-    let _ = writeln!(s, "  {} int dig[{BLOCK}];", t.shared);
+    let warps = BLOCK / 32;
+    match &t.warp {
+        // Each warp's counts of its round's digits, tagged with the round (no clearing).
+        Some(_) => {
+            let _ = writeln!(s, "  {} int wc[{warps}][{RADIX}];", t.shared);
+        }
+        None => {
+            let _ = writeln!(s, "  {} int dig[{BLOCK}];", t.shared);
+        }
+    }
     let _ = writeln!(s, "  {} {i64t} base[{RADIX}];", t.shared);
     let _ = writeln!(s, "  {} int run[{RADIX}];", t.shared);
     let _ = writeln!(s, "  const int tid = {tid};");
     let _ = writeln!(s, "  for (int d = tid; d < {RADIX}; d += {BLOCK}) {{");
     let _ = writeln!(s, "    const {i64t} at = ({i64t})d * {tiles} + {group};");
     let _ = writeln!(s, "    base[d] = inclusive[at] - counts[at]; run[d] = 0;");
+    if t.warp.is_some() {
+        let _ = writeln!(s, "    for (int w = 0; w < {warps}; ++w) wc[w][d] = -1;");
+    }
     let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "  {};", t.barrier);
     let _ = writeln!(
@@ -370,15 +382,45 @@ pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -
     let _ = writeln!(s, "  for (int r = 0; r < {ROUNDS}; ++r) {{");
     let _ = writeln!(s, "    const {i64t} i = tile + r * {BLOCK} + tid;");
     let _ = writeln!(s, "    const int d = i < total ? {} : -1;", digit(digits));
-    let _ = writeln!(s, "    dig[tid] = d;");
-    let _ = writeln!(s, "    {};", t.barrier);
     // Stable: an element's rank among its round's equal digits is how many come before it.
-    let _ = writeln!(s, "    if (d >= 0) {{");
-    let _ = writeln!(s, "      int rank = 0;");
-    let _ = writeln!(
-        s,
-        "      for (int j = 0; j < tid; ++j) rank += (dig[j] == d);"
-    );
+    match &t.warp {
+        Some(warp) => {
+            // The lanes of its warp with its digit (a match), then the earlier warps' counts.
+            let peers = warp.match_any.replace("{value}", "d");
+            let count = |m: &str| warp.count.replace("{mask}", m);
+            let _ = writeln!(
+                s,
+                "    const int lane = tid & 31, warp = tid >> 5;\n    const unsigned int peers = {peers};"
+            );
+            let _ = writeln!(
+                s,
+                "    if (d >= 0 && lane == {}) wc[warp][d] = (r << 16) | {};",
+                warp.lowest.replace("{mask}", "peers"),
+                count("peers")
+            );
+            let _ = writeln!(s, "    {};", t.barrier);
+            let _ = writeln!(s, "    if (d >= 0) {{");
+            let _ = writeln!(
+                s,
+                "      int rank = {};",
+                count("peers & ((1u << lane) - 1u)")
+            );
+            let _ = writeln!(
+                s,
+                "      for (int w = 0; w < warp; ++w) {{ const int c = wc[w][d]; if ((c >> 16) == r) rank += c & 0xffff; }}"
+            );
+        }
+        None => {
+            let _ = writeln!(s, "    dig[tid] = d;");
+            let _ = writeln!(s, "    {};", t.barrier);
+            let _ = writeln!(s, "    if (d >= 0) {{");
+            let _ = writeln!(s, "      int rank = 0;");
+            let _ = writeln!(
+                s,
+                "      for (int j = 0; j < tid; ++j) rank += (dig[j] == d);"
+            );
+        }
+    }
     let _ = writeln!(s, "      const {i64t} to = base[d] + run[d] + rank;");
     if keyed {
         let _ = writeln!(s, "      key_out[to] = key_in[i];");
@@ -441,9 +483,20 @@ mod tests {
     #[test]
     fn passes_count_and_scatter_stably_in_both_dialects() {
         let cuda = scatter_source(Dialect::Cuda, Digits::Key64, Some(Digits::Key64));
+        // CUDA ranks with a warp match and the earlier warps' tagged counts; OpenCL counts
+        // the equal digits before each element.
         assert!(
-            cuda.contains("for (int j = 0; j < tid; ++j) rank += (dig[j] == d);"),
+            cuda.contains("const unsigned int peers = __match_any_sync(0xffffffffu, d);"),
             "{cuda}"
+        );
+        assert!(
+            cuda.contains("if ((c >> 16) == r) rank += c & 0xffff;"),
+            "{cuda}"
+        );
+        let cl = scatter_source(Dialect::OpenCl, Digits::Key32, None);
+        assert!(
+            cl.contains("for (int j = 0; j < tid; ++j) rank += (dig[j] == d);"),
+            "{cl}"
         );
         assert!(cuda.contains("carry_out[to] = carry_in[i];"), "{cuda}");
         assert!(cuda.contains("atomicAdd(&run[d], 1)"), "{cuda}");

@@ -22,7 +22,7 @@ use crate::types::{load, storage_type};
 /// Threads per work-group.
 pub const BLOCK: usize = 256;
 /// Rounds of `BLOCK` consecutive elements per work-group: a tile is `BLOCK * ROUNDS`.
-pub const ROUNDS: usize = 16;
+pub const ROUNDS: usize = 8;
 /// Values of one digit.
 pub const RADIX: usize = 256;
 
@@ -352,6 +352,11 @@ pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -
     param(dialect, "counts", i64t, false, &mut params, &mut fix);
     param(dialect, "inclusive", i64t, false, &mut params, &mut fix);
     let mut s = open_pass(dialect, &scatter_name(digits, carry), params, &fix);
+    if let (Some(warp), None) = (&t.warp, carry) {
+        staged_scatter(&mut s, dialect, warp, digits);
+        s.push_str("}\n");
+        return s;
+    }
     let (tid, group, tiles) = (t.local_id, t.group_id[0], t.num_groups[0]);
     let warps = BLOCK / 32;
     match &t.warp {
@@ -438,6 +443,119 @@ pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -
     s
 }
 
+/// The scatter with warp operations (CUDA), one key or none: each element's rank among its
+/// tile's equal digits (warp matches, the earlier warps' round-tagged counts, the earlier
+/// rounds' totals), then the tile sorted by digit in shared memory, then written out in that
+/// order, so that each digit's run of elements goes out as consecutive stores (scattered
+/// stores from registers measured 5 ms a pass of 2^26 on an H100).
+fn staged_scatter(s: &mut String, dialect: Dialect, warp: &crate::dialect::Warp, digits: Digits) {
+    assert_eq!(
+        BLOCK, RADIX,
+        "the digit starts are scanned a digit a thread"
+    );
+    let t = dialect.table();
+    let (i64t, sh, bar) = (t.int64, t.shared, t.barrier);
+    let (tid, group, tiles) = (t.local_id, t.group_id[0], t.num_groups[0]);
+    let keyed = !from_index(digits);
+    let key_t = digits.key_type(dialect);
+    let (tile, warps) = (BLOCK * ROUNDS, BLOCK / 32);
+    if keyed {
+        let _ = writeln!(s, "  {sh} {key_t} skey[{tile}];");
+    }
+    let _ = writeln!(s, "  {sh} {i64t} sidx[{tile}];");
+    let _ = writeln!(s, "  {sh} unsigned char sdig[{tile}];");
+    let _ = writeln!(s, "  {sh} int wc[{warps}][{RADIX}];");
+    let _ = writeln!(s, "  {sh} {i64t} base[{RADIX}];");
+    let _ = writeln!(s, "  {sh} int run[{RADIX}];");
+    let _ = writeln!(s, "  {sh} int start[{RADIX}];");
+    let _ = writeln!(
+        s,
+        "  const int tid = {tid}, lane = tid & 31, warp = tid >> 5;"
+    );
+    let _ = writeln!(s, "  {{ const {i64t} at = ({i64t})tid * {tiles} + {group};");
+    let _ = writeln!(
+        s,
+        "    base[tid] = inclusive[at] - counts[at]; run[tid] = 0; for (int w = 0; w < {warps}; ++w) wc[w][tid] = -1; }}"
+    );
+    let _ = writeln!(s, "  {bar};");
+    let _ = writeln!(s, "  const {i64t} tile = ({i64t}){group} * {tile};");
+    let _ = writeln!(s, "  int dg[{ROUNDS}], rk[{ROUNDS}];");
+    if keyed {
+        let _ = writeln!(s, "  {key_t} kv[{ROUNDS}];");
+    }
+    let _ = writeln!(s, "  {i64t} iv[{ROUNDS}];");
+    let peers = warp.match_any.replace("{value}", "d");
+    let lowest = warp.lowest.replace("{mask}", "peers");
+    let count = |m: &str| warp.count.replace("{mask}", m);
+    let _ = writeln!(
+        s,
+        "  #pragma unroll\n  for (int r = 0; r < {ROUNDS}; ++r) {{"
+    );
+    let _ = writeln!(s, "    const {i64t} i = tile + r * {BLOCK} + tid;");
+    let _ = writeln!(s, "    const int d = i < total ? {} : -1;", digit(digits));
+    let _ = writeln!(s, "    const unsigned int peers = {peers};");
+    let _ = writeln!(s, "    const int leader = d >= 0 && lane == {lowest};");
+    let _ = writeln!(
+        s,
+        "    if (leader) wc[warp][d] = (r << 16) | {};\n    {bar};",
+        count("peers")
+    );
+    let _ = writeln!(
+        s,
+        "    int rank = {};",
+        count("peers & ((1u << lane) - 1u)")
+    );
+    let _ = writeln!(
+        s,
+        "    if (d >= 0) {{ for (int w = 0; w < warp; ++w) {{ const int c = wc[w][d]; if ((c >> 16) == r) rank += c & 0xffff; }} rank += run[d];"
+    );
+    if keyed {
+        let _ = write!(s, " kv[r] = key_in[i];");
+    }
+    let _ = writeln!(s, " iv[r] = idx_in[i]; }}");
+    let _ = writeln!(s, "    dg[r] = d; rk[r] = rank;\n    {bar};");
+    let _ = writeln!(
+        s,
+        "    if (leader) atomicAdd(&run[d], {});\n    {bar};\n  }}",
+        count("peers")
+    );
+    // The tile's digit starts: an exclusive scan of its digit counts, a digit a thread.
+    let _ = writeln!(s, "  const int mine = run[tid];");
+    let _ = writeln!(
+        s,
+        "  for (int o = 1; o < {RADIX}; o <<= 1) {{ const int u = tid >= o ? run[tid - o] : 0; {bar}; run[tid] += u; {bar}; }}"
+    );
+    let _ = writeln!(s, "  start[tid] = run[tid] - mine;\n  {bar};");
+    let _ = writeln!(
+        s,
+        "  #pragma unroll\n  for (int r = 0; r < {ROUNDS}; ++r) {{"
+    );
+    let _ = write!(
+        s,
+        "    if (dg[r] >= 0) {{ const int p = start[dg[r]] + rk[r];"
+    );
+    if keyed {
+        let _ = write!(s, " skey[p] = kv[r];");
+    }
+    let _ = writeln!(
+        s,
+        " sidx[p] = iv[r]; sdig[p] = (unsigned char)dg[r]; }}\n  }}"
+    );
+    let _ = writeln!(s, "  {bar};");
+    let _ = writeln!(
+        s,
+        "  const int len = total - tile < {tile} ? (int)(total - tile) : {tile};"
+    );
+    let _ = writeln!(
+        s,
+        "  for (int j = tid; j < len; j += {BLOCK}) {{ const int d = sdig[j]; const {i64t} to = base[d] + (j - start[d]);"
+    );
+    if keyed {
+        let _ = write!(s, "    key_out[to] = skey[j];");
+    }
+    let _ = writeln!(s, " idx_out[to] = sidx[j]; }}");
+}
+
 pub fn scatter_name(digits: Digits, carry: Option<Digits>) -> String {
     match carry {
         Some(c) => format!("ember_sort_scatter_{}_{}", digits.name(), c.name()),
@@ -492,6 +610,15 @@ mod tests {
         assert!(
             cuda.contains("if ((c >> 16) == r) rank += c & 0xffff;"),
             "{cuda}"
+        );
+        let staged = scatter_source(Dialect::Cuda, Digits::Key32, None);
+        assert!(
+            staged.contains("skey[p] = kv[r]; sidx[p] = iv[r];"),
+            "{staged}"
+        );
+        assert!(
+            staged.contains("const long long to = base[d] + (j - start[d]);"),
+            "{staged}"
         );
         let cl = scatter_source(Dialect::OpenCl, Digits::Key32, None);
         assert!(

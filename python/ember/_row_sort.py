@@ -1,7 +1,7 @@
 """Short rows sorted one block a row, in shared memory: a bitonic network over (value, index)
 pairs in NumPy's order (numbers, then NaN; -0.0 equal to 0.0), the index breaking every tie,
-so the order is total and the sort stable. A row of up to 4,096 elements (2,048 of an 8-byte
-dtype) is read once and written once; the radix sort of whole arrays (``_ember.sort_rows``)
+so the order is total and the sort stable. A row of up to 8,192 elements of 4 bytes or less
+(2,048 of 8 bytes; indices 16-bit beyond 4,096) is read once and written once; the radix sort of whole arrays (``_ember.sort_rows``)
 takes the rest. Many rows make it worth a kernel: ``sort(axis=-1)`` of a batch, medians of
 columns, ``partition`` along an axis.
 """
@@ -20,10 +20,22 @@ MIN_LENGTH = 16
 MIN_ROWS = 64
 
 
+# Static shared memory a block may declare (CUDA's 48 KiB).
+_SHARED_BYTES = 48 * 1024
+
+
+def _index_dtype(size: int):
+    """The shared indices' dtype: 16-bit where 32-bit ones would not fit beside the values."""
+    return np.int16 if size > 4096 else np.int32
+
+
 def fits(dtype: np.dtype, n: int, rows: int) -> bool:
-    """Whether rows of ``n`` elements of ``dtype`` go to this sort."""
-    limit = 4096 if dtype.itemsize <= 4 else 2048
-    return dtype.kind in "biuf" and MIN_LENGTH <= n <= limit and rows >= MIN_ROWS
+    """Whether rows of ``n`` elements of ``dtype`` go to this sort: padded to a power of two,
+    values and indices within a block's shared memory."""
+    if dtype.kind not in "biuf" or not (MIN_LENGTH <= n and rows >= MIN_ROWS):
+        return False
+    size = 1 << (n - 1).bit_length()
+    return size <= 8192 and size * (dtype.itemsize + np.dtype(_index_dtype(size)).itemsize) <= _SHARED_BYTES
 
 
 @jit(device=True)
@@ -64,12 +76,13 @@ def _kernel(size: int, dtype: np.dtype, values: bool):
     key = (size, dtype, values)
     if key not in _KERNELS:
         kind = dtype.type
+        index_kind = _index_dtype(size)
         emit = _emit_value if values else _emit_index
 
         @jit
         def sort_rows(x, n, out):
             v = shared.array(size, kind)
-            ix = shared.array(size, np.int32)
+            ix = shared.array(size, index_kind)
             t = threadIdx.x
             base = blockIdx.x * n
             i = t

@@ -2,8 +2,8 @@
 pairs in NumPy's order (numbers, then NaN; -0.0 equal to 0.0), the index breaking every tie,
 so the order is total and the sort stable. A row of up to 8,192 elements of 4 bytes or less
 (2,048 of 8 bytes; indices 16-bit beyond 4,096) is read once and written once; the radix sort
-of whole arrays (``_ember.sort_rows``) takes the rest. Many rows make it worth a kernel: ``sort(axis=-1)`` of a batch, medians of
-columns, ``partition`` along an axis.
+of whole arrays (``_ember.sort_rows``) takes the rest. Many rows make it worth a kernel:
+``sort(axis=-1)`` of a batch, medians of columns, ``partition`` along an axis.
 """
 
 from __future__ import annotations

@@ -313,6 +313,10 @@ def _nanquantile(a, q, weak, axis, out, method, keepdims, weights):
     if bool(_reductions.any(empty)):
         warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
         result = where(empty, np.nan, result)
+        # NumPy answers an all-NaN slice in the input's dtype, and its apply_along_axis gives
+        # every slice the dtype of the first slice's answer.
+        if bool(empty.reshape(-1)[0]):
+            result = result.astype(a.dtype)
     return _finish(result, q, kept_shape, keepdims, out)
 
 

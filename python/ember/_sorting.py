@@ -238,7 +238,7 @@ def _search_sorted(a, v, out, right):
         lo = 0
         hi = a.size
         while lo < hi:
-            mid = (lo + hi) // 2
+            mid = (lo + hi) >> 1
             if (not _before(x, a[mid])) if right else _before(a[mid], x):
                 lo = mid + 1
             else:

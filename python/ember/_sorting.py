@@ -21,7 +21,7 @@ from ._creation import arange, asarray, empty, zeros
 from ._index_tricks import take_along_axis
 from ._indexing import nonzero, take
 from ._jit import jit
-from ._jit.intrinsics import grid, gridsize
+from ._jit.intrinsics import blockDim, grid, gridsize, shared, syncthreads, threadIdx
 from ._reductions import any as _any
 from ._reductions import cumsum
 from ._shape import concatenate, moveaxis, ravel
@@ -228,23 +228,55 @@ def _before(p, q):
     return p < q or (q != q and p == p)
 
 
-@jit
-def _search_sorted(a, v, out, right):
-    """Each value's place in the sorted ``a`` by binary search: before equal elements, or
-    after them when ``right``."""
-    i = grid(1)
-    while i < v.size:
-        x = v[i]
-        lo = 0
-        hi = a.size
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if (not _before(x, a[mid])) if right else _before(a[mid], x):
-                lo = mid + 1
-            else:
-                hi = mid
-        out[i] = lo
-        i += gridsize(1)
+# Evenly spaced elements of the sorted array a block holds in shared memory: a search's first
+# ten halvings read them, so only the last ones read global memory.
+_SAMPLES = 1024
+_SEARCH_KERNELS: dict = {}
+
+
+def _search_kernel(dtype: np.dtype):
+    """The binary search for sorted arrays of ``dtype`` (each value's place in ``a``: before
+    equal elements, or after them when ``right``)."""
+    if dtype not in _SEARCH_KERNELS:
+        kind = dtype.type
+
+        @jit
+        def search(a, v, out, right, step):
+            s = shared.array(1024, kind)
+            n = a.size
+            k = threadIdx.x
+            while k < 1024:
+                if k * step < n:
+                    s[k] = a[k * step]
+                k += blockDim.x
+            syncthreads()
+            samples = (n + step - 1) // step
+            i = grid(1)
+            while i < v.size:
+                x = v[i]
+                # The samples on the left of x's place (a monotone test: true, then false)...
+                lo = 0
+                hi = samples
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if (not _before(x, s[mid])) if right else _before(s[mid], x):
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                # ... put it after the last of them and at or before the next one.
+                first = (lo - 1) * step + 1 if lo > 0 else 0
+                last = lo * step if lo * step < n else n
+                while first < last:
+                    mid = (first + last) >> 1
+                    if (not _before(x, a[mid])) if right else _before(a[mid], x):
+                        first = mid + 1
+                    else:
+                        last = mid
+                out[i] = first
+                i += gridsize(1)
+
+        _SEARCH_KERNELS[dtype] = search
+    return _SEARCH_KERNELS[dtype]
 
 
 def _sorter(sorter, n: int):
@@ -278,8 +310,10 @@ def searchsorted(a, v, side="left", sorter=None):
         # A binary search a value (NaN last, as NumPy orders).
         out = empty(nv, dtype=np.intp)
         threads = 256
-        _search_sorted[max(1, min(-(-nv // threads), 65536)), threads](a.copy() if not a.flags.c_contiguous else a,
-                                                                        values, out, side == "right")
+        step = max(1, -(-na // _SAMPLES))
+        contiguous = a if a.flags.c_contiguous else a.copy()
+        _search_kernel(common)[max(1, min(-(-nv // threads), 1024)), threads](contiguous, values, out,
+                                                                             side == "right", step)
         return out.reshape(()) if scalar else out.reshape(v.shape)
     # Complex values: one stable sort of both: values first for 'left' (they go before equal
     # elements of a), after for 'right'; a value's place counts the elements of a before it.

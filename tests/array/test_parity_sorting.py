@@ -269,3 +269,17 @@ def test_batches_of_short_rows_sort_a_block_a_row(dtype, n):
     np.testing.assert_array_equal(cp.argsort(d, axis=1).get(), order)
     # Along the first axis of the transposed view: rows made contiguous first.
     np.testing.assert_array_equal(cp.argsort(d.T, axis=0).get(), np.argsort(x.T, axis=0, kind="stable"))
+
+
+@pytest.mark.parametrize("n", [1, 1023, 1025, 5000])
+def test_searchsorted_across_the_shared_samples(n):
+    # The search's first halvings read 1,024 evenly spaced elements held in shared memory:
+    # lengths either side of that, duplicates across sample boundaries, NaN last.
+    rng = np.random.default_rng(RNG_SEED)
+    a = np.sort(rng.integers(0, n // 3 + 2, n).astype(np.float64))
+    a[-min(2, n):] = np.nan
+    v = rng.integers(-2, n // 3 + 4, 700).astype(np.float64)
+    v[:3] = [np.nan, -np.inf, np.inf]
+    for side in ("left", "right"):
+        got = cp.searchsorted(cp.asarray(a), cp.asarray(v), side=side)
+        np.testing.assert_array_equal(got.get(), np.searchsorted(a, v, side=side))

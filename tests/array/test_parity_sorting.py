@@ -283,3 +283,21 @@ def test_searchsorted_across_the_shared_samples(n):
     for side in ("left", "right"):
         got = cp.searchsorted(cp.asarray(a), cp.asarray(v), side=side)
         np.testing.assert_array_equal(got.get(), np.searchsorted(a, v, side=side))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint64"])
+def test_one_row_sorts_carry_the_values_themselves(dtype):
+    # A single row of a 4- or 8-byte real dtype is sorted with its values' bits as the payload:
+    # equal keys keep their order and their bits (-0.0 beside 0.0, NaN payloads).
+    rng = np.random.default_rng(RNG_SEED)
+    x = (rng.standard_normal(9000) * 50).astype(dtype)
+    if dtype.startswith("float"):
+        x[100:120] = -0.0
+        x[120:130] = 0.0
+        quiet = np.array([0x7FC00001 if dtype == "float32" else 0x7FF8000000000001], x.view(f"u{x.itemsize}").dtype)
+        x[[5, 6000]] = quiet.view(dtype)[0]
+        x[7] = np.nan
+    got = cp.sort(cp.asarray(x)).get()
+    order = np.argsort(x, kind="stable")
+    np.testing.assert_array_equal(got.view(f"u{x.itemsize}"), x[order].view(f"u{x.itemsize}"))
+    np.testing.assert_array_equal(cp.sort(cp.asarray(x[None, :]), axis=1).get()[0], np.sort(x))

@@ -4,8 +4,9 @@
 
 use ember_codegen::sort::{
     count_name, count_source, key_bits, key_digits, keys_name, keys_source, scatter_name,
-    scatter_source, Digits, BLOCK, ROUNDS,
+    scatter_source, Digits, Payload, BLOCK, ROUNDS,
 };
+use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
 use ember_runtime::{current_stream, KernelArg};
 
@@ -15,9 +16,10 @@ use ember_kernel::{compile_generated, dialect, KernelMemo, Rounding};
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Kernel {
-    Keys(DType),
+    /// The keys of a dtype, and the flat indices if asked.
+    Keys(DType, bool),
     Count(Digits),
-    Scatter(Digits, Option<Digits>),
+    Scatter(Digits, Option<Digits>, Payload),
 }
 
 static KERNELS: KernelMemo<Kernel> = KernelMemo::new();
@@ -26,11 +28,11 @@ fn compiled(device: &'static ember_runtime::Device, k: Kernel) -> Result<ember_r
     KERNELS.get_or_compile(device, &k, || {
         let d = dialect(device);
         let (source, name) = match k {
-            Kernel::Keys(dtype) => (keys_source(d, dtype), keys_name(dtype)),
+            Kernel::Keys(dtype, index) => (keys_source(d, dtype, index), keys_name(dtype, index)),
             Kernel::Count(digits) => (count_source(d, digits), count_name(digits)),
-            Kernel::Scatter(digits, carry) => (
-                scatter_source(d, digits, carry),
-                scatter_name(digits, carry),
+            Kernel::Scatter(digits, carry, payload) => (
+                scatter_source(d, digits, carry, payload),
+                scatter_name(digits, carry, payload),
             ),
         };
         compile_generated(device, &source, &name, &[], Rounding::Separate)
@@ -41,6 +43,8 @@ fn compiled(device: &'static ember_runtime::Device, k: Kernel) -> Result<ember_r
 /// keys, unless its digits come from the index, and a carried second key) to `spare`.
 struct Pass<'a> {
     digits: Digits,
+    /// What travels with the keys (the arrays given to `run` hold it).
+    payload: Payload,
     key: Option<(&'a Array, &'a Array)>,
     carry: Option<(&'a Array, &'a Array)>,
     lookup: Option<&'a Array>,
@@ -82,7 +86,7 @@ impl Plan<'_> {
         device.launch(&count, grid, block, 0, stream, &args)?;
         let inclusive = cumsum(self.counts, None, None, None)?;
         let carried = pass.carry.map(|_| pass.digits);
-        let scatter = compiled(device, Kernel::Scatter(pass.digits, carried))?;
+        let scatter = compiled(device, Kernel::Scatter(pass.digits, carried, pass.payload))?;
         let mut args: Vec<KernelArg<'_>> = Vec::new();
         if let Some((key, _)) = pass.key {
             args.push(key.kernel_arg());
@@ -136,7 +140,7 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
     };
     let total64 = (total as i64).to_le_bytes();
     let threads = 256u32;
-    let keys_kernel = compiled(device, Kernel::Keys(dtype))?;
+    let keys_kernel = compiled(device, Kernel::Keys(dtype, true))?;
     let mut args: Vec<KernelArg<'_>> = vec![a.kernel_arg()];
     args.extend(keys.iter().map(|k| k.kernel_arg()));
     args.extend(class.iter().map(|c| c.kernel_arg()));
@@ -166,6 +170,7 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
             let carrying = word + 1 < count;
             let step = Pass {
                 digits,
+                payload: Payload::Index,
                 key: Some((&keys[word], &spare_keys[word])),
                 carry: carrying.then(|| (&keys[word + 1], &spare_keys[word + 1])),
                 lookup: None,
@@ -181,6 +186,7 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
     if let Some(class) = &class {
         let step = Pass {
             digits: Digits::Lookup,
+            payload: Payload::Index,
             key: None,
             carry: None,
             lookup: Some(class),
@@ -193,6 +199,7 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
     for pass in 0..row_bits.div_ceil(8) {
         let step = Pass {
             digits: Digits::Row,
+            payload: Payload::Index,
             key: None,
             carry: None,
             lookup: None,
@@ -201,4 +208,91 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
         std::mem::swap(&mut idx, &mut spare_idx);
     }
     Ok(idx)
+}
+
+/// The elements of the C-contiguous `a` sorted as one row, flat (NumPy's order, stable), for
+/// real dtypes of 4 or 8 bytes: each key carries its value's bits (no permutation, no
+/// gather). `None` for any other dtype (sort by `sort_rows`).
+pub fn sort_values(a: &Array) -> Result<Option<Array>> {
+    let dtype = a.dtype();
+    let (digits, count) = key_digits(dtype);
+    let payload = match dtype.itemsize() {
+        4 => Payload::Bits32,
+        8 => Payload::Bits64,
+        _ => return Ok(None),
+    };
+    if count != 1 || !matches!(dtype.kind(), Kind::Int | Kind::UInt | Kind::Float) {
+        return Ok(None);
+    }
+    if !a.is_c_contiguous() {
+        return Err(Error::Value(
+            "sort_values needs a C-contiguous array".into(),
+        ));
+    }
+    let device = a.device();
+    let total = a.size();
+    let bits = if payload == Payload::Bits32 {
+        DType::U32
+    } else {
+        DType::U64
+    };
+    if total == 0 {
+        return Ok(Some(a.copy()?));
+    }
+    let key_dtype = if digits == Digits::Key64 {
+        DType::U64
+    } else {
+        DType::U32
+    };
+    let (mut key, mut spare_key) = (
+        Array::empty(device, &[total], key_dtype)?,
+        Array::empty(device, &[total], key_dtype)?,
+    );
+    let total64 = (total as i64).to_le_bytes();
+    let threads = 256u32;
+    let keys_kernel = compiled(device, Kernel::Keys(dtype, false))?;
+    let args = [a.kernel_arg(), key.kernel_arg(), KernelArg::Bytes(&total64)];
+    device.launch(
+        &keys_kernel,
+        [total.div_ceil(threads as usize) as u32, 1, 1],
+        [threads, 1, 1],
+        0,
+        current_stream(device),
+        &args,
+    )?;
+    let tiles = total.div_ceil(BLOCK * ROUNDS);
+    let counts = Array::empty(device, &[256 * tiles], DType::I64)?;
+    let plan = Plan {
+        device,
+        tiles,
+        counts: &counts,
+        total: total64,
+        row_length: (total as i64).to_le_bytes(),
+    };
+    // The values' bits: read in place by the first pass, then moved between two buffers.
+    let mut values = a.view(&[total], &[dtype.itemsize() as isize], a.offset(), bits)?;
+    let mut spare = Array::empty(device, &[total], bits)?;
+    for pass in 0..key_bits(dtype) / 8 {
+        let step = Pass {
+            digits,
+            payload,
+            key: Some((&key, &spare_key)),
+            carry: None,
+            lookup: None,
+        };
+        plan.run(&step, 8 * pass, &values, &spare)?;
+        std::mem::swap(&mut key, &mut spare_key);
+        std::mem::swap(&mut values, &mut spare);
+        if pass == 0 {
+            // The input is only read: the next pass writes a buffer of its own.
+            spare = Array::empty(device, &[total], bits)?;
+        }
+    }
+    let size = dtype.itemsize() as isize;
+    Ok(Some(values.view(
+        &[total],
+        &[size],
+        values.offset(),
+        dtype,
+    )?))
 }

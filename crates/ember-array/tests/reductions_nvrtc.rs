@@ -180,20 +180,35 @@ fn striped_scans_compile() {
 fn radix_sort_passes_compile() {
     use ember_codegen::sort::{
         count_name, count_source, keys_name, keys_source, scatter_name, scatter_source, Digits,
+        Payload,
     };
     if !nvrtc_here() {
         return;
     }
     for dtype in [DType::F32, DType::I16, DType::C128, DType::Bool] {
-        compile(&keys_source(Dialect::Cuda, dtype), &keys_name(dtype));
+        for index in [true, false] {
+            compile(
+                &keys_source(Dialect::Cuda, dtype, index),
+                &keys_name(dtype, index),
+            );
+        }
     }
     for digits in [Digits::Key32, Digits::Key64, Digits::Row, Digits::Lookup] {
         compile(&count_source(Dialect::Cuda, digits), &count_name(digits));
         for carry in [None, Some(Digits::Key64)] {
             compile(
-                &scatter_source(Dialect::Cuda, digits, carry),
-                &scatter_name(digits, carry),
+                &scatter_source(Dialect::Cuda, digits, carry, Payload::Index),
+                &scatter_name(digits, carry, Payload::Index),
             );
         }
+    }
+    for (digits, payload) in [
+        (Digits::Key32, Payload::Bits32),
+        (Digits::Key64, Payload::Bits64),
+    ] {
+        compile(
+            &scatter_source(Dialect::Cuda, digits, None, payload),
+            &scatter_name(digits, None, payload),
+        );
     }
 }

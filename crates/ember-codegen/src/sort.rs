@@ -61,6 +61,35 @@ impl Digits {
 }
 
 /// The key of `dtype` values: 4 or 8 bytes, one or two of them (complex: imaginary, then real).
+/// What travels with the keys through the passes: the flat index (the permutation is the
+/// answer: `argsort`, rows, complex values), or the value's own bits (`sort` of one row of
+/// a 4- or 8-byte real dtype: the sorted bits are the answer, with no gather after).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Payload {
+    Index,
+    Bits32,
+    Bits64,
+}
+
+impl Payload {
+    fn c_type(self, dialect: Dialect) -> &'static str {
+        let t = dialect.table();
+        match self {
+            Payload::Index => t.int64,
+            Payload::Bits32 => t.atomics.words[0],
+            Payload::Bits64 => t.atomics.words[1],
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Payload::Index => "",
+            Payload::Bits32 => "_b32",
+            Payload::Bits64 => "_b64",
+        }
+    }
+}
+
 pub fn key_digits(dtype: DType) -> (Digits, usize) {
     let wide = match dtype.kind() {
         Kind::Complex => dtype.itemsize() == 16,
@@ -136,7 +165,7 @@ fn float_key_helpers(dialect: Dialect) -> String {
 
 /// The kernel writing each element's key(s) and flat index: `key0[i]` (the imaginary part's
 /// for complex), `key1[i]` (the real part's), `idx[i] = i`.
-pub fn keys_source(dialect: Dialect, dtype: DType) -> String {
+pub fn keys_source(dialect: Dialect, dtype: DType, index: bool) -> String {
     let t = dialect.table();
     let i64t = t.int64;
     let (digits, count) = key_digits(dtype);
@@ -162,9 +191,11 @@ pub fn keys_source(dialect: Dialect, dtype: DType) -> String {
             &mut fix,
         );
     }
-    param(dialect, "idx", i64t, true, &mut params, &mut fix);
+    if index {
+        param(dialect, "idx", i64t, true, &mut params, &mut fix);
+    }
     params.push(format!("{i64t} total"));
-    let name = keys_name(dtype);
+    let name = keys_name(dtype, index);
     let mut s = prelude_for(dialect, [dtype]);
     s.push_str(&float_key_helpers(dialect));
     let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
@@ -198,7 +229,9 @@ pub fn keys_source(dialect: Dialect, dtype: DType) -> String {
         );
         let _ = writeln!(s, "  key0[i] = {};", real_key("v", dtype, dialect));
     }
-    let _ = writeln!(s, "  idx[i] = i;");
+    if index {
+        let _ = writeln!(s, "  idx[i] = i;");
+    }
     s.push_str("}\n");
     s
 }
@@ -298,7 +331,16 @@ pub fn count_source(dialect: Dialect, digits: Digits) -> String {
 
 /// The kernel moving each tile's elements to their places for this pass's digit: keys (and a
 /// second key carried along for complex values) and flat indices.
-pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -> String {
+pub fn scatter_source(
+    dialect: Dialect,
+    digits: Digits,
+    carry: Option<Digits>,
+    payload: Payload,
+) -> String {
+    assert!(
+        payload == Payload::Index || !from_index(digits),
+        "digits read from the index need the index as the payload"
+    );
     let t = dialect.table();
     let i64t = t.int64;
     let (mut params, mut fix) = (Vec::new(), String::new());
@@ -313,7 +355,14 @@ pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -
             &mut fix,
         );
     }
-    param(dialect, "idx_in", i64t, false, &mut params, &mut fix);
+    param(
+        dialect,
+        "idx_in",
+        payload.c_type(dialect),
+        false,
+        &mut params,
+        &mut fix,
+    );
     if digits == Digits::Lookup {
         let words = dialect.table().atomics.words;
         param(dialect, "lookup", words[0], false, &mut params, &mut fix);
@@ -338,7 +387,14 @@ pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -
             &mut fix,
         );
     }
-    param(dialect, "idx_out", i64t, true, &mut params, &mut fix);
+    param(
+        dialect,
+        "idx_out",
+        payload.c_type(dialect),
+        true,
+        &mut params,
+        &mut fix,
+    );
     if let Some(c) = carry {
         param(
             dialect,
@@ -351,9 +407,9 @@ pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -
     }
     param(dialect, "counts", i64t, false, &mut params, &mut fix);
     param(dialect, "inclusive", i64t, false, &mut params, &mut fix);
-    let mut s = open_pass(dialect, &scatter_name(digits, carry), params, &fix);
+    let mut s = open_pass(dialect, &scatter_name(digits, carry, payload), params, &fix);
     if let (Some(warp), None) = (&t.warp, carry) {
-        staged_scatter(&mut s, dialect, warp, digits);
+        staged_scatter(&mut s, dialect, warp, digits, payload);
         s.push_str("}\n");
         return s;
     }
@@ -448,7 +504,13 @@ pub fn scatter_source(dialect: Dialect, digits: Digits, carry: Option<Digits>) -
 /// rounds' totals), then the tile sorted by digit in shared memory, then written out in that
 /// order, so that each digit's run of elements goes out as consecutive stores (scattered
 /// stores from registers measured 5 ms a pass of 2^26 on an H100).
-fn staged_scatter(s: &mut String, dialect: Dialect, warp: &crate::dialect::Warp, digits: Digits) {
+fn staged_scatter(
+    s: &mut String,
+    dialect: Dialect,
+    warp: &crate::dialect::Warp,
+    digits: Digits,
+    payload: Payload,
+) {
     assert_eq!(
         BLOCK, RADIX,
         "the digit starts are scanned a digit a thread"
@@ -462,7 +524,8 @@ fn staged_scatter(s: &mut String, dialect: Dialect, warp: &crate::dialect::Warp,
     if keyed {
         let _ = writeln!(s, "  {sh} {key_t} skey[{tile}];");
     }
-    let _ = writeln!(s, "  {sh} {i64t} sidx[{tile}];");
+    let pt = payload.c_type(dialect);
+    let _ = writeln!(s, "  {sh} {pt} sidx[{tile}];");
     let _ = writeln!(s, "  {sh} unsigned char sdig[{tile}];");
     let _ = writeln!(s, "  {sh} int wc[{warps}][{RADIX}];");
     let _ = writeln!(s, "  {sh} {i64t} base[{RADIX}];");
@@ -483,7 +546,7 @@ fn staged_scatter(s: &mut String, dialect: Dialect, warp: &crate::dialect::Warp,
     if keyed {
         let _ = writeln!(s, "  {key_t} kv[{ROUNDS}];");
     }
-    let _ = writeln!(s, "  {i64t} iv[{ROUNDS}];");
+    let _ = writeln!(s, "  {pt} iv[{ROUNDS}];");
     let peers = warp.match_any.replace("{value}", "d");
     let lowest = warp.lowest.replace("{mask}", "peers");
     let count = |m: &str| warp.count.replace("{mask}", m);
@@ -556,15 +619,17 @@ fn staged_scatter(s: &mut String, dialect: Dialect, warp: &crate::dialect::Warp,
     let _ = writeln!(s, " idx_out[to] = sidx[j]; }}");
 }
 
-pub fn scatter_name(digits: Digits, carry: Option<Digits>) -> String {
+pub fn scatter_name(digits: Digits, carry: Option<Digits>, payload: Payload) -> String {
+    let p = payload.suffix();
     match carry {
-        Some(c) => format!("ember_sort_scatter_{}_{}", digits.name(), c.name()),
-        None => format!("ember_sort_scatter_{}", digits.name()),
+        Some(c) => format!("ember_sort_scatter_{}_{}{p}", digits.name(), c.name()),
+        None => format!("ember_sort_scatter_{}{p}", digits.name()),
     }
 }
 
-pub fn keys_name(dtype: DType) -> String {
-    format!("ember_sort_keys_{}", dtype.name())
+pub fn keys_name(dtype: DType, index: bool) -> String {
+    let suffix = if index { "" } else { "_only" };
+    format!("ember_sort_keys_{}{suffix}", dtype.name())
 }
 
 pub fn count_name(digits: Digits) -> String {
@@ -577,17 +642,17 @@ mod tests {
 
     #[test]
     fn keys_order_floats_ints_and_complex_parts() {
-        let cl = keys_source(Dialect::OpenCl, DType::F32);
+        let cl = keys_source(Dialect::OpenCl, DType::F32, true);
         assert!(
             cl.contains("key0[i] = ember_fkey32(as_uint((isnan(v) ?"),
             "{cl}"
         );
-        let cuda = keys_source(Dialect::Cuda, DType::I16);
+        let cuda = keys_source(Dialect::Cuda, DType::I16, true);
         assert!(
             cuda.contains("key0[i] = ((((unsigned int)(int)(v)) & 0xffffu) ^ 0x8000u);"),
             "{cuda}"
         );
-        let c = keys_source(Dialect::Cuda, DType::C128);
+        let c = keys_source(Dialect::Cuda, DType::C128, true);
         assert!(
             c.contains("key0[i] = ember_fkey64(") && c.contains("v.y") && c.contains("key1[i]"),
             "{c}"
@@ -600,7 +665,12 @@ mod tests {
 
     #[test]
     fn passes_count_and_scatter_stably_in_both_dialects() {
-        let cuda = scatter_source(Dialect::Cuda, Digits::Key64, Some(Digits::Key64));
+        let cuda = scatter_source(
+            Dialect::Cuda,
+            Digits::Key64,
+            Some(Digits::Key64),
+            Payload::Index,
+        );
         // CUDA ranks with a warp match and the earlier warps' tagged counts; OpenCL counts
         // the equal digits before each element.
         assert!(
@@ -611,7 +681,7 @@ mod tests {
             cuda.contains("if ((c >> 16) == r) rank += c & 0xffff;"),
             "{cuda}"
         );
-        let staged = scatter_source(Dialect::Cuda, Digits::Key32, None);
+        let staged = scatter_source(Dialect::Cuda, Digits::Key32, None, Payload::Bits32);
         assert!(
             staged.contains("skey[p] = kv[r]; sidx[p] = iv[r];"),
             "{staged}"
@@ -620,7 +690,7 @@ mod tests {
             staged.contains("const long long to = base[d] + (j - start[d]);"),
             "{staged}"
         );
-        let cl = scatter_source(Dialect::OpenCl, Digits::Key32, None);
+        let cl = scatter_source(Dialect::OpenCl, Digits::Key32, None, Payload::Index);
         assert!(
             cl.contains("for (int j = 0; j < tid; ++j) rank += (dig[j] == d);"),
             "{cl}"
@@ -632,7 +702,7 @@ mod tests {
             cl.contains("atomic_inc(&hist[(int)(((idx_in[i] / n) >> shift) & 255)])"),
             "{cl}"
         );
-        let row = scatter_source(Dialect::OpenCl, Digits::Row, None);
+        let row = scatter_source(Dialect::OpenCl, Digits::Row, None, Payload::Index);
         assert!(!row.contains("key_out"), "{row}");
     }
 }

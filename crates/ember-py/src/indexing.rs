@@ -201,9 +201,23 @@ fn sort_rows<'py>(a: &Bound<'py, PyAny>, rows: usize) -> PyResult<Bound<'py, PyA
     k.wrap(a.py(), out)
 }
 
+/// `sort_values(a)`: the elements of the C-contiguous `a` sorted (flat), carrying their own
+/// bits through the radix passes; None for dtypes other than 4- and 8-byte reals.
+#[pyfunction]
+fn sort_values<'py>(a: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let k = known()?;
+    let src = ndarray(k, a)?;
+    let out = a
+        .py()
+        .detach(|| ember_array::sort::sort_values(&src))
+        .py()?;
+    out.map(|o| k.wrap(a.py(), o)).transpose()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
         wrap_pyfunction!(sort_rows, m)?,
+        wrap_pyfunction!(sort_values, m)?,
         wrap_pyfunction!(register_index_converter, m)?,
         wrap_pyfunction!(getitem, m)?,
         wrap_pyfunction!(setitem, m)?,

@@ -376,8 +376,13 @@ def _unique_flat(ar, return_index, return_inverse, return_counts, equal_nan):
     if n == 0:
         empty_index = empty((0,), dtype=np.intp)
         return flat.copy(), empty_index, empty(ar.shape, dtype=np.intp), empty_index
-    perm = _ember.sort_rows(flat if flat.flags.c_contiguous else flat.copy(), 1)
-    ordered = take(flat, perm)
+    contiguous = flat if flat.flags.c_contiguous else flat.copy()
+    # Without index or inverse, the sorted values alone (carried through the sort, when the
+    # dtype allows) are enough.
+    ordered = None if return_index or return_inverse else _ember.sort_values(contiguous)
+    if ordered is None:
+        perm = _ember.sort_rows(contiguous, 1)
+        ordered = take(flat, perm)
     flags = _changes(ordered, equal_nan)
     starts = nonzero(flags)[0]
     values = take(ordered, starts)

@@ -6,12 +6,13 @@ Every count is one kernel (``_count``): each block counts its share of the eleme
 own histogram in shared memory with shared atomics, then adds it to the result with one global
 atomic a bin; more bins than shared memory holds are counted with global atomics. Weighted
 counts add the weights with global atomics (``add.at``). A histogram's bin of each value is
-NumPy's: for equal bins, its arithmetic ``(x - first) * (bins / (last - first))`` corrected
+NumPy's: for equal bins, its arithmetic ``(x - first) / (last - first) * bins`` corrected
 against the edges, as NumPy corrects it; for other edges, a search of the edges.
 """
 
 from __future__ import annotations
 
+import builtins
 import operator
 import warnings
 
@@ -34,27 +35,39 @@ _SHARED_BINS = 4096
 _THREADS = 256
 
 
-@jit
-def _count_shared(x, counts, nbins):
-    """``counts[x[i]] += 1`` (``nbins`` bins, at most ``_SHARED_BINS``), a block's counts
-    gathered in shared memory first."""
-    hist = shared.array(4096, np.uint32)
-    t = threadIdx.x
-    b = t
+@jit(device=True)
+def _clear(hist, nbins):
+    """A block's shared histogram set to zero (then a barrier)."""
+    b = threadIdx.x
     while b < nbins:
         hist[b] = 0
         b += blockDim.x
     syncthreads()
-    i = grid(1)
-    while i < x.size:
-        atomic.add(hist, x[i], 1)
-        i += gridsize(1)
+
+
+@jit(device=True)
+def _flush(hist, counts, nbins):
+    """A block's shared histogram added to ``counts`` (after a barrier): one global atomic a
+    bin that counted anything."""
     syncthreads()
-    b = t
+    b = threadIdx.x
     while b < nbins:
         if hist[b] != 0:
             atomic.add(counts, b, hist[b])
         b += blockDim.x
+
+
+@jit
+def _count_shared(x, counts, nbins):
+    """``counts[x[i]] += 1`` (``nbins`` bins, at most ``_SHARED_BINS``), a block's counts
+    gathered in shared memory first."""
+    hist = shared.array(_SHARED_BINS, np.uint32)
+    _clear(hist, nbins)
+    i = grid(1)
+    while i < x.size:
+        atomic.add(hist, x[i], 1)
+        i += gridsize(1)
+    _flush(hist, counts, nbins)
 
 
 @jit
@@ -72,13 +85,8 @@ def _count_uniform(x, edges, counts, first, last, norm, scale, nbins):
     ``first``, ``last``, ``norm`` and ``scale``, the bin count) in [first, last] goes to bin
     ``int((v - first) / norm * scale)``, corrected against the edges as NumPy corrects it; a
     block's counts gathered in shared memory first."""
-    hist = shared.array(4096, np.uint32)
-    t = threadIdx.x
-    b = t
-    while b < nbins:
-        hist[b] = 0
-        b += blockDim.x
-    syncthreads()
+    hist = shared.array(_SHARED_BINS, np.uint32)
+    _clear(hist, nbins)
     i = grid(1)
     while i < x.size:
         v = x[i]
@@ -92,12 +100,7 @@ def _count_uniform(x, edges, counts, first, last, norm, scale, nbins):
                 k += 1
             atomic.add(hist, k, 1)
         i += gridsize(1)
-    syncthreads()
-    b = t
-    while b < nbins:
-        if hist[b] != 0:
-            atomic.add(counts, b, hist[b])
-        b += blockDim.x
+    _flush(hist, counts, nbins)
 
 
 def _array(a):
@@ -261,7 +264,7 @@ def _width_stone(x, range_):
         return (2 - (n + 1) * p_k.dot(p_k)) / (ptp / nbins)
 
     upper = max(100, int(np.sqrt(n)))
-    nbins = min(builtin_range(1, upper + 1), key=jhat)
+    nbins = min(builtins.range(1, upper + 1), key=jhat)
     if nbins == upper:
         warnings.warn("The number of bins estimated may be suboptimal.", RuntimeWarning, stacklevel=4)
     return ptp / nbins
@@ -444,7 +447,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
     if len(ranges) != d:
         raise ValueError("range argument must have one entry per dimension")
     edges, flat, keep = [], None, None
-    for k in builtin_range(d):
+    for k in builtins.range(d):
         col = sample[:, k]
         if np.ndim(bins[k]) == 0:
             nb = operator.index(bins[k])
@@ -470,7 +473,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
     hist = counts.astype(np.float64).reshape(shape)
     if density:
         s = _reductions.sum(hist)
-        for k in builtin_range(d):
+        for k in builtins.range(d):
             widths = np.diff(edges[k])
             shape_k = [1] * d
             shape_k[k] = len(widths)
@@ -478,8 +481,6 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
         hist = hist / s
     return hist, [asarray(e) for e in edges]
 
-
-builtin_range = range
 
 
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002

@@ -281,15 +281,12 @@ def _nanquantile(a, q, weak, axis, out, method, keepdims, weights):
     rows, kept_shape, n = _rows(a, axis)
     lead = rows.shape[:-1]
     ordered = sort(rows, axis=-1)  # NaN last: each slice's valid values first
-    # Each slice's length: its count of values that are not NaN, as float64 beside the
-    # quantile axes.
+    # Each slice's length (its count of values that are not NaN) beside the quantile axes.
     # NumPy's length is a Python int, weak beside q: here it takes q's dtype (exact below 2^24
     # for float32, where NumPy rounds it the same).
     kind = q.dtype if q.dtype.kind == "f" else np.dtype(np.intp)
     valid = _reductions.sum(~_isnan(rows), axis=-1).astype(kind).reshape(lead + (1,) * q.ndim)
-    qd = q if weak and q.ndim == 0 else asarray(q)
-    qd = float(q) if weak else qd
-    virtual = virtual_fn(_ns, valid, qd)
+    virtual = virtual_fn(_ns, valid, float(q) if weak else asarray(q))
     count = valid.astype(np.intp)
     last = UFUNCS["maximum"](count - 1, 0)
 

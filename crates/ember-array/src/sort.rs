@@ -19,7 +19,8 @@ enum Kernel {
     /// The keys of a dtype, and the flat indices if asked.
     Keys(DType, bool),
     Count(Digits),
-    Scatter(Digits, Option<Digits>, Payload),
+    /// Digits, a carried second key, the payload, whether tuned for a CPU device.
+    Scatter(Digits, Option<Digits>, Payload, bool),
 }
 
 static KERNELS: KernelMemo<Kernel> = KernelMemo::new();
@@ -30,9 +31,9 @@ fn compiled(device: &'static ember_runtime::Device, k: Kernel) -> Result<ember_r
         let (source, name) = match k {
             Kernel::Keys(dtype, index) => (keys_source(d, dtype, index), keys_name(dtype, index)),
             Kernel::Count(digits) => (count_source(d, digits), count_name(digits)),
-            Kernel::Scatter(digits, carry, payload) => (
-                scatter_source(d, digits, carry, payload),
-                scatter_name(digits, carry, payload),
+            Kernel::Scatter(digits, carry, payload, cpu) => (
+                scatter_source(d, digits, carry, payload, cpu),
+                scatter_name(digits, carry, payload, cpu),
             ),
         };
         compile_generated(device, &source, &name, &[], Rounding::Separate)
@@ -86,7 +87,11 @@ impl Plan<'_> {
         device.launch(&count, grid, block, 0, stream, &args)?;
         let inclusive = cumsum(self.counts, None, None, None)?;
         let carried = pass.carry.map(|_| pass.digits);
-        let scatter = compiled(device, Kernel::Scatter(pass.digits, carried, pass.payload))?;
+        let cpu = device.info().is_cpu;
+        let scatter = compiled(
+            device,
+            Kernel::Scatter(pass.digits, carried, pass.payload, cpu),
+        )?;
         let mut args: Vec<KernelArg<'_>> = Vec::new();
         if let Some((key, _)) = pass.key {
             args.push(key.kernel_arg());

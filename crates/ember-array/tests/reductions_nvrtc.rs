@@ -197,8 +197,8 @@ fn radix_sort_passes_compile() {
         compile(&count_source(Dialect::Cuda, digits), &count_name(digits));
         for carry in [None, Some(Digits::Key64)] {
             compile(
-                &scatter_source(Dialect::Cuda, digits, carry, Payload::Index),
-                &scatter_name(digits, carry, Payload::Index),
+                &scatter_source(Dialect::Cuda, digits, carry, Payload::Index, false),
+                &scatter_name(digits, carry, Payload::Index, false),
             );
         }
     }
@@ -207,8 +207,8 @@ fn radix_sort_passes_compile() {
         (Digits::Key64, Payload::Bits64),
     ] {
         compile(
-            &scatter_source(Dialect::Cuda, digits, None, payload),
-            &scatter_name(digits, None, payload),
+            &scatter_source(Dialect::Cuda, digits, None, payload, false),
+            &scatter_name(digits, None, payload, false),
         );
     }
 }

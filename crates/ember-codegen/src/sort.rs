@@ -336,6 +336,7 @@ pub fn scatter_source(
     digits: Digits,
     carry: Option<Digits>,
     payload: Payload,
+    cpu: bool,
 ) -> String {
     assert!(
         payload == Payload::Index || !from_index(digits),
@@ -407,7 +408,12 @@ pub fn scatter_source(
     }
     param(dialect, "counts", i64t, false, &mut params, &mut fix);
     param(dialect, "inclusive", i64t, false, &mut params, &mut fix);
-    let mut s = open_pass(dialect, &scatter_name(digits, carry, payload), params, &fix);
+    let mut s = open_pass(
+        dialect,
+        &scatter_name(digits, carry, payload, cpu),
+        params,
+        &fix,
+    );
     if let (Some(warp), None) = (&t.warp, carry) {
         staged_scatter(&mut s, dialect, warp, digits, payload);
         s.push_str("}\n");
@@ -422,6 +428,9 @@ pub fn scatter_source(
         }
         None => {
             let _ = writeln!(s, "  {} int dig[{BLOCK}];", t.shared);
+            if cpu {
+                let _ = writeln!(s, "  {} int ranked[{BLOCK}];", t.shared);
+            }
         }
     }
     let _ = writeln!(s, "  {} {i64t} base[{RADIX}];", t.shared);
@@ -471,6 +480,19 @@ pub fn scatter_source(
                 "      for (int w = 0; w < warp; ++w) {{ const int c = wc[w][d]; if ((c >> 16) == r) rank += c & 0xffff; }}"
             );
         }
+        None if cpu => {
+            // A CPU runs a work-group's items one after another: one item ranks the round in
+            // order, each element taking its digit's next place (linear, not quadratic).
+            let _ = writeln!(s, "    dig[tid] = d;");
+            let _ = writeln!(s, "    {};", t.barrier);
+            let _ = writeln!(
+                s,
+                "    if (tid == 0) for (int j = 0; j < {BLOCK}; ++j) {{ const int e = dig[j]; if (e >= 0) {{ ranked[j] = run[e]; run[e] += 1; }} }}"
+            );
+            let _ = writeln!(s, "    {};", t.barrier);
+            let _ = writeln!(s, "    if (d >= 0) {{");
+            let _ = writeln!(s, "      const int rank = ranked[tid] - run[d];");
+        }
         None => {
             let _ = writeln!(s, "    dig[tid] = d;");
             let _ = writeln!(s, "    {};", t.barrier);
@@ -492,8 +514,11 @@ pub fn scatter_source(
     }
     let _ = writeln!(s, "    }}");
     let _ = writeln!(s, "    {};", t.barrier);
-    let _ = writeln!(s, "    if (d >= 0) {};", local_increment(dialect, "run[d]"));
-    let _ = writeln!(s, "    {};", t.barrier);
+    // (The CPU ranking counted the round already.)
+    if !(cpu && t.warp.is_none()) {
+        let _ = writeln!(s, "    if (d >= 0) {};", local_increment(dialect, "run[d]"));
+        let _ = writeln!(s, "    {};", t.barrier);
+    }
     let _ = writeln!(s, "  }}");
     s.push_str("}\n");
     s
@@ -619,8 +644,8 @@ fn staged_scatter(
     let _ = writeln!(s, " idx_out[to] = sidx[j]; }}");
 }
 
-pub fn scatter_name(digits: Digits, carry: Option<Digits>, payload: Payload) -> String {
-    let p = payload.suffix();
+pub fn scatter_name(digits: Digits, carry: Option<Digits>, payload: Payload, cpu: bool) -> String {
+    let p = format!("{}{}", payload.suffix(), if cpu { "_cpu" } else { "" });
     match carry {
         Some(c) => format!("ember_sort_scatter_{}_{}{p}", digits.name(), c.name()),
         None => format!("ember_sort_scatter_{}{p}", digits.name()),
@@ -670,6 +695,7 @@ mod tests {
             Digits::Key64,
             Some(Digits::Key64),
             Payload::Index,
+            false,
         );
         // CUDA ranks with a warp match and the earlier warps' tagged counts; OpenCL counts
         // the equal digits before each element.
@@ -681,7 +707,7 @@ mod tests {
             cuda.contains("if ((c >> 16) == r) rank += c & 0xffff;"),
             "{cuda}"
         );
-        let staged = scatter_source(Dialect::Cuda, Digits::Key32, None, Payload::Bits32);
+        let staged = scatter_source(Dialect::Cuda, Digits::Key32, None, Payload::Bits32, false);
         assert!(
             staged.contains("skey[p] = kv[r]; sidx[p] = iv[r];"),
             "{staged}"
@@ -690,7 +716,7 @@ mod tests {
             staged.contains("const long long to = base[d] + (j - start[d]);"),
             "{staged}"
         );
-        let cl = scatter_source(Dialect::OpenCl, Digits::Key32, None, Payload::Index);
+        let cl = scatter_source(Dialect::OpenCl, Digits::Key32, None, Payload::Index, false);
         assert!(
             cl.contains("for (int j = 0; j < tid; ++j) rank += (dig[j] == d);"),
             "{cl}"
@@ -702,7 +728,13 @@ mod tests {
             cl.contains("atomic_inc(&hist[(int)(((idx_in[i] / n) >> shift) & 255)])"),
             "{cl}"
         );
-        let row = scatter_source(Dialect::OpenCl, Digits::Row, None, Payload::Index);
+        let cpu = scatter_source(Dialect::OpenCl, Digits::Key32, None, Payload::Bits32, true);
+        assert!(
+            cpu.contains("if (tid == 0) for (int j = 0; j < 256; ++j)")
+                && !cpu.contains("atomic_inc"),
+            "{cpu}"
+        );
+        let row = scatter_source(Dialect::OpenCl, Digits::Row, None, Payload::Index, false);
         assert!(!row.contains("key_out"), "{row}");
     }
 }

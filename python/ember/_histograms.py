@@ -107,6 +107,18 @@ def _array(a):
     return a if isinstance(a, _ember.ndarray) else asarray(a)
 
 
+def _scalar(x):
+    """A device reduction's answer as NumPy's scalar (the host arithmetic below is NumPy's)."""
+    return x.get()[()]
+
+
+def _extremes(x):
+    """The smallest and largest element as NumPy scalars: both reductions queued, then one
+    wait."""
+    low, high = _reductions.min(x), _reductions.max(x)
+    return _scalar(low), _scalar(high)
+
+
 def _blocks(n: int) -> int:
     """Blocks of a counting kernel: 16 elements a thread, at most 1,024 blocks (they loop)."""
     return max(1, min(-(-n // (_THREADS * 16)), 1024))
@@ -152,7 +164,7 @@ def bincount(x, /, weights=None, minlength=0):
         x = x.astype(np.uint8)
     if x.size == 0:  # NumPy's answer before it looks at weights
         return zeros(minlength, np.intp)
-    low, high = int(_reductions.min(x)), int(_reductions.max(x))
+    low, high = (int(v) for v in _extremes(x))
     if low < 0:
         raise ValueError("'list' argument must have no negative elements")
     return _count(x, max(high + 1, minlength), weights)
@@ -196,11 +208,6 @@ def digitize(x, bins, right=False):
 
 
 # --- histogram -----------------------------------------------------------------------------------
-def _scalar(x):
-    """A device reduction's answer as NumPy's scalar (the host arithmetic below is NumPy's)."""
-    return x.get()[()]
-
-
 _UNSIGNED = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16, np.dtype(np.int32): np.uint32,
              np.dtype(np.int64): np.uint64}
 
@@ -226,7 +233,7 @@ def _outer_edges(a, range_):
     elif a.size == 0:
         first, last = 0, 1
     else:
-        first, last = _scalar(_reductions.min(a)), _scalar(_reductions.max(a))
+        first, last = _extremes(a)
         if not (np.isfinite(first) and np.isfinite(last)):
             raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
     if first == last:
@@ -235,7 +242,8 @@ def _outer_edges(a, range_):
 
 
 def _ptp(x):
-    return _unsigned_subtract(_scalar(_reductions.max(x)), _scalar(_reductions.min(x)))
+    low, high = _extremes(x)
+    return _unsigned_subtract(high, low)
 
 
 def _width_sqrt(x, range_):

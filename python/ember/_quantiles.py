@@ -117,20 +117,21 @@ def _lerp(a, b, t, weak=None):
 
 
 # --- the arguments -----------------------------------------------------------------------------
-def _host_q(q, scale: float):
-    """``q`` on the host (a device array is fetched: it is small), over ``scale``, with
-    whether it is a Python number (weak in the result's dtype, NEP 50)."""
+def _arguments(a, q, axis, method, weights, percent: bool):
+    """The checked arguments of the four functions: ``a`` (real), ``q`` on the host (a device
+    array is fetched: it is small; percentages over 100), whether ``q`` is a Python number
+    (weak in the result's dtype, NEP 50), and the weights broadcast to ``a``."""
+    a = _real(a)
     weak = type(q) in (int, float)
     q = q.get() if isinstance(q, _ember.ndarray) else q
-    q = np.asanyarray(q) if scale == 1 else np.true_divide(q, scale, out=...)
+    q = np.true_divide(q, 100, out=...) if percent else np.asanyarray(q)
     if q.ndim > 2:
         raise ValueError("q must be a scalar or 1d")
-    return q, weak
-
-
-def _check_q(q, what: str):
     if q.size and not (q.min() >= 0 and q.max() <= 1):
-        raise ValueError(what)
+        raise ValueError("Percentiles must be in the range [0, 100]" if percent else
+                         "Quantiles must be in the range [0, 1]")
+    w = None if weights is None else _weights(weights, a, axis, method)
+    return a, q, weak, w
 
 
 def _rows(a, axis):
@@ -246,19 +247,13 @@ def _weighted(ordered, w, q, n):
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """The ``q``-th quantiles of ``a`` along ``axis`` (NumPy's, every ``method``)."""
-    a = _real(a)
-    q, weak = _host_q(q, 1)
-    _check_q(q, "Quantiles must be in the range [0, 1]")
-    w = None if weights is None else _weights(weights, a, axis, method)
+    a, q, weak, w = _arguments(a, q, axis, method, weights, percent=False)
     return _quantile(a, q, weak, axis, out, method, keepdims, w, overwrite_input)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """The ``q``-th percentiles of ``a`` along ``axis`` (NumPy's, every ``method``)."""
-    a = _real(a)
-    q, weak = _host_q(q, 100)
-    _check_q(q, "Percentiles must be in the range [0, 100]")
-    w = None if weights is None else _weights(weights, a, axis, method)
+    a, q, weak, w = _arguments(a, q, axis, method, weights, percent=True)
     return _quantile(a, q, weak, axis, out, method, keepdims, w, overwrite_input)
 
 
@@ -358,20 +353,14 @@ _ns = _Namespace()
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                 weights=None):
     """``quantile`` ignoring NaN values (NaN, with NumPy's warning, for an all-NaN slice)."""
-    a = _real(a)
-    q, weak = _host_q(q, 1)
-    _check_q(q, "Quantiles must be in the range [0, 1]")
-    w = None if weights is None else _weights(weights, a, axis, method)
+    a, q, weak, w = _arguments(a, q, axis, method, weights, percent=False)
     return _nanquantile(a, q, weak, axis, out, method, keepdims, w)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                   weights=None):
     """``percentile`` ignoring NaN values (NaN, with NumPy's warning, for an all-NaN slice)."""
-    a = _real(a)
-    q, weak = _host_q(q, 100)
-    _check_q(q, "Percentiles must be in the range [0, 100]")
-    w = None if weights is None else _weights(weights, a, axis, method)
+    a, q, weak, w = _arguments(a, q, axis, method, weights, percent=True)
     return _nanquantile(a, q, weak, axis, out, method, keepdims, w)
 
 

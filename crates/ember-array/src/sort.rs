@@ -51,16 +51,51 @@ struct Pass<'a> {
     lookup: Option<&'a Array>,
 }
 
-/// The sizes every pass of one sort shares.
-struct Plan<'a> {
+/// The sizes every pass of one sort shares, and its tiles' digit counts.
+struct Plan {
     device: &'static ember_runtime::Device,
     tiles: usize,
-    counts: &'a Array,
+    counts: Array,
     total: [u8; 8],
     row_length: [u8; 8],
 }
 
-impl Plan<'_> {
+impl Plan {
+    /// The passes over `total` elements in rows of `row_length`.
+    fn new(
+        device: &'static ember_runtime::Device,
+        total: usize,
+        row_length: usize,
+    ) -> Result<Plan> {
+        let tiles = total.div_ceil(BLOCK * ROUNDS);
+        Ok(Plan {
+            device,
+            tiles,
+            counts: Array::empty(device, &[256 * tiles], DType::I64)?,
+            total: (total as i64).to_le_bytes(),
+            row_length: (row_length as i64).to_le_bytes(),
+        })
+    }
+
+    /// The keys of `a` written into `outputs` (the key words, the complex class words and,
+    /// for `Kernel::Keys(_, true)`, the flat indices), a thread an element.
+    fn write_keys(&self, a: &Array, index: bool, outputs: &[&Array]) -> Result<()> {
+        let function = compiled(self.device, Kernel::Keys(a.dtype(), index))?;
+        let mut args: Vec<KernelArg<'_>> = vec![a.kernel_arg()];
+        args.extend(outputs.iter().map(|o| o.kernel_arg()));
+        args.push(KernelArg::Bytes(&self.total));
+        let threads = 256u32;
+        let total = i64::from_le_bytes(self.total) as usize;
+        self.device.launch(
+            &function,
+            [total.div_ceil(threads as usize) as u32, 1, 1],
+            [threads, 1, 1],
+            0,
+            current_stream(self.device),
+            &args,
+        )
+    }
+
     /// One stable pass over the digit `shift` bits up: count each tile's digits, scan the
     /// counts, move each element to its place (from `idx` to `idx_out`).
     fn run(&self, pass: &Pass, shift: usize, idx: &Array, idx_out: &Array) -> Result<()> {
@@ -85,7 +120,7 @@ impl Plan<'_> {
         args.push(self.counts.kernel_arg());
         args.extend(sizes.iter().cloned());
         device.launch(&count, grid, block, 0, stream, &args)?;
-        let inclusive = cumsum(self.counts, None, None, None)?;
+        let inclusive = cumsum(&self.counts, None, None, None)?;
         let carried = pass.carry.map(|_| pass.digits);
         let cpu = device.info().is_cpu;
         let scatter = compiled(
@@ -143,31 +178,11 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
     } else {
         None
     };
-    let total64 = (total as i64).to_le_bytes();
-    let threads = 256u32;
-    let keys_kernel = compiled(device, Kernel::Keys(dtype, true))?;
-    let mut args: Vec<KernelArg<'_>> = vec![a.kernel_arg()];
-    args.extend(keys.iter().map(|k| k.kernel_arg()));
-    args.extend(class.iter().map(|c| c.kernel_arg()));
-    args.extend([idx.kernel_arg(), KernelArg::Bytes(&total64)]);
-    device.launch(
-        &keys_kernel,
-        [total.div_ceil(threads as usize) as u32, 1, 1],
-        [threads, 1, 1],
-        0,
-        current_stream(device),
-        &args,
-    )?;
-
-    let tiles = total.div_ceil(BLOCK * ROUNDS);
-    let counts = Array::empty(device, &[256 * tiles], DType::I64)?;
-    let plan = Plan {
-        device,
-        tiles,
-        counts: &counts,
-        total: total64,
-        row_length: (n as i64).to_le_bytes(),
-    };
+    let plan = Plan::new(device, total, n)?;
+    let mut outputs: Vec<&Array> = keys.iter().collect();
+    outputs.extend(class.iter());
+    outputs.push(&idx);
+    plan.write_keys(a, true, &outputs)?;
     let mut spare_idx = Array::empty(device, &[total], DType::I64)?;
     // The imaginary parts' passes first, carrying the real parts; then the real parts'.
     for word in 0..count {
@@ -253,27 +268,8 @@ pub fn sort_values(a: &Array) -> Result<Option<Array>> {
         Array::empty(device, &[total], key_dtype)?,
         Array::empty(device, &[total], key_dtype)?,
     );
-    let total64 = (total as i64).to_le_bytes();
-    let threads = 256u32;
-    let keys_kernel = compiled(device, Kernel::Keys(dtype, false))?;
-    let args = [a.kernel_arg(), key.kernel_arg(), KernelArg::Bytes(&total64)];
-    device.launch(
-        &keys_kernel,
-        [total.div_ceil(threads as usize) as u32, 1, 1],
-        [threads, 1, 1],
-        0,
-        current_stream(device),
-        &args,
-    )?;
-    let tiles = total.div_ceil(BLOCK * ROUNDS);
-    let counts = Array::empty(device, &[256 * tiles], DType::I64)?;
-    let plan = Plan {
-        device,
-        tiles,
-        counts: &counts,
-        total: total64,
-        row_length: (total as i64).to_le_bytes(),
-    };
+    let plan = Plan::new(device, total, total)?;
+    plan.write_keys(a, false, &[&key])?;
     // The values' bits: read in place by the first pass, then moved between two buffers.
     let mut values = a.view(&[total], &[dtype.itemsize() as isize], a.offset(), bits)?;
     let mut spare = Array::empty(device, &[total], bits)?;

@@ -178,9 +178,6 @@ pub struct Table {
     pub warp_barrier: Option<&'static str>,
     /// Memory fences: device-wide, block-wide, system-wide.
     pub fences: [&'static str; 3],
-    /// Predecessor tiles a single-pass scan reads at once in its look-back (measured on an
-    /// H100: CUDA fastest with the whole block, NVIDIA's OpenCL with 32).
-    pub look_back_window: usize,
     /// Warp operations, where the dialect has them (scans by warps use them).
     pub warp: Option<Warp>,
     /// Prefix of a user-named kernel's symbol, where the dialect has builtins a kernel may
@@ -259,7 +256,6 @@ const CUDA: Table = Table {
         "__threadfence_block()",
         "__threadfence_system()",
     ],
-    look_back_window: 256,
     warp: Some(Warp {
         up: "__shfl_up_sync(0xffffffffu, {value}, {lane})",
         from: "__shfl_sync(0xffffffffu, {value}, {lane})",
@@ -391,7 +387,6 @@ const OPENCL: Table = Table {
         "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
         "mem_fence(CLK_GLOBAL_MEM_FENCE)",
     ],
-    look_back_window: 32,
     warp: None,
     user_symbol_prefix: "ember_",
     coarsen_by_default: false,

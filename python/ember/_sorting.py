@@ -93,8 +93,12 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     rows, perm, n = _rows_permutation(a, axis)
     if rows.size == 0:
         return empty(a.shape, dtype=np.intp)
-    row_start = (arange(rows.size, dtype=np.int64) // n) * n
-    within = UFUNCS["subtract"](perm, row_start).reshape(rows.shape)
+    if rows.size == n:
+        # One row: the flat permutation is the answer.
+        within = perm.reshape(rows.shape)
+    else:
+        row_start = (arange(rows.size, dtype=np.int64) // n) * n
+        within = UFUNCS["subtract"](perm, row_start).reshape(rows.shape)
     return moveaxis(within, -1, axis)
 
 

@@ -212,3 +212,28 @@ fn radix_sort_passes_compile() {
         );
     }
 }
+
+#[test]
+fn onesweep_passes_compile() {
+    use ember_codegen::sort::onesweep::{
+        histogram_name, histogram_source, pass_name, pass_source, Carry, Stage, TUNING,
+    };
+    if !nvrtc_here() {
+        return;
+    }
+    for dtype in [DType::F32, DType::F64, DType::I8, DType::U64, DType::Bool] {
+        compile(
+            &histogram_source(Dialect::Cuda, dtype),
+            &histogram_name(dtype),
+        );
+        for carry in [Carry::Nothing, Carry::Bits, Carry::Index] {
+            for (first, last) in [(true, false), (false, false), (false, true), (true, true)] {
+                let stage = Stage { first, last };
+                compile(
+                    &pass_source(Dialect::Cuda, dtype, carry, stage, TUNING),
+                    &pass_name(dtype, carry, stage, TUNING),
+                );
+            }
+        }
+    }
+}

@@ -2,6 +2,8 @@
 //! that sorts each row, as flat indices (see `ember_codegen::sort` for the radix passes). Sorted
 //! values, `argsort`'s indices and the searches are made from it by the callers.
 
+pub mod onesweep;
+
 use ember_codegen::sort::{
     count_name, count_source, key_bits, key_digits, keys_name, keys_source, scatter_name,
     scatter_source, Digits, Payload, BLOCK, ROUNDS,
@@ -154,6 +156,9 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
     }
     let device = a.device();
     let total = a.size();
+    if rows == 1 && onesweep::planned(device, a.dtype(), total) {
+        return onesweep::sort(a, true);
+    }
     let n = total.checked_div(rows).unwrap_or(0);
     let mut idx = Array::empty(device, &[total], DType::I64)?;
     if total == 0 {
@@ -235,6 +240,9 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
 /// gather). `None` for any other dtype (sort by `sort_rows`).
 pub fn sort_values(a: &Array) -> Result<Option<Array>> {
     let dtype = a.dtype();
+    if a.is_c_contiguous() && onesweep::planned(a.device(), dtype, a.size()) {
+        return onesweep::sort(a, false).map(Some);
+    }
     let (digits, count) = key_digits(dtype);
     let payload = match dtype.itemsize() {
         4 => Payload::Bits32,

@@ -61,16 +61,19 @@ def _rows_permutation(a, axis):
 
 
 def _short_rows(a, axis: int, values: bool):
-    """``a`` sorted along ``axis`` (``values``), or its sorting indices, by the block-a-row
-    sort of short rows (``_row_sort``); None where that sort does not fit."""
+    """``a`` sorted along ``axis`` (``values``), or its sorting indices, a block a row (CUDA's
+    radix sort of rows, else ``_row_sort``'s); None where neither fits."""
     n = a.shape[axis]
     rows = a.size // n if n else 0
-    if not _row_sort.fits(a.dtype, n, rows):
-        return None
     moved = moveaxis(a, axis, -1)
-    contiguous = moved if moved.flags.c_contiguous else moved.copy()
-    result = _row_sort.sort_rows(contiguous.reshape(rows, n), values).reshape(moved.shape)
-    return moveaxis(result, -1, axis)
+    # CUDA: a radix sort a block a row (it copies a strided array itself, where it is planned).
+    result = _ember.sort_short_rows(moved, rows, values) if n else None
+    if result is None:
+        if not _row_sort.fits(a.dtype, n, rows):
+            return None
+        contiguous = moved if moved.flags.c_contiguous else moved.copy()
+        result = _row_sort.sort_rows(contiguous.reshape(rows, n), values)
+    return moveaxis(result.reshape(moved.shape), -1, axis)
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):

@@ -252,9 +252,12 @@ def test_sort_complex_and_topk():
         cp.topk(cp.asarray(a), 11, axis=1)
 
 
-@pytest.mark.parametrize("dtype, n", [("float32", 37), ("int64", 1000), ("float64", 2048), ("uint8", 16)])
+@pytest.mark.parametrize(
+    "dtype, n", [("float32", 37), ("int64", 1000), ("float64", 2048), ("uint8", 16), ("float32", 5000), ("int16", 300)]
+)
 def test_batches_of_short_rows_sort_a_block_a_row(dtype, n):
-    # 64 rows or more of 16 to 4,096 elements: the shared-memory sort (ties by index: stable).
+    # 64 rows or more of up to 8,192 elements: a block a row (CUDA's radix passes in shared
+    # memory, or the bitonic sort; stable either way).
     rng = np.random.default_rng(RNG_SEED)
     x = (rng.standard_normal((70, n)) * 4).astype(dtype)
     if dtype.startswith("float"):

@@ -237,3 +237,27 @@ fn onesweep_passes_compile() {
         }
     }
 }
+
+#[test]
+fn block_row_sorts_compile() {
+    use ember_codegen::sort::block_rows::{name, shape, source};
+    if !nvrtc_here() {
+        return;
+    }
+    for (dtype, n) in [
+        (DType::F32, 1024),
+        (DType::F32, 8192),
+        (DType::F64, 4096),
+        (DType::I8, 16),
+        (DType::Bool, 300),
+        (DType::F16, 700),
+    ] {
+        let (threads, items) = shape(dtype, n).unwrap();
+        for values in [true, false] {
+            compile(
+                &source(Dialect::Cuda, dtype, values, threads, items),
+                &name(dtype, values, threads, items),
+            );
+        }
+    }
+}

@@ -214,9 +214,27 @@ fn sort_values<'py>(a: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>
     out.map(|o| k.wrap(a.py(), o)).transpose()
 }
 
+/// `sort_short_rows(a, rows, values)`: the rows of the C-contiguous `a` sorted a block a
+/// row (values, or int64 positions within each row); None where that sort is not planned.
+#[pyfunction]
+fn sort_short_rows<'py>(
+    a: &Bound<'py, PyAny>,
+    rows: usize,
+    values: bool,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let k = known()?;
+    let src = ndarray(k, a)?;
+    let out = a
+        .py()
+        .detach(|| ember_array::sort::block_rows::sort(&src, rows, values))
+        .py()?;
+    out.map(|o| k.wrap(a.py(), o)).transpose()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
         wrap_pyfunction!(sort_rows, m)?,
+        wrap_pyfunction!(sort_short_rows, m)?,
         wrap_pyfunction!(sort_values, m)?,
         wrap_pyfunction!(register_index_converter, m)?,
         wrap_pyfunction!(getitem, m)?,

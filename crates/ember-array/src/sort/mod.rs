@@ -2,6 +2,7 @@
 //! that sorts each row, as flat indices (see `ember_codegen::sort` for the radix passes). Sorted
 //! values, `argsort`'s indices and the searches are made from it by the callers.
 
+pub mod block_rows;
 pub mod onesweep;
 
 use ember_codegen::sort::{

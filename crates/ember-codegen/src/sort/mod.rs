@@ -10,6 +10,7 @@
 //! memory (so equal keys keep their order: the sort is stable). Rows are sorted together by
 //! passes over the row number (the flat index divided by the row length) after the key passes.
 
+pub mod block_rows;
 pub mod onesweep;
 
 use std::fmt::Write;

@@ -369,7 +369,9 @@ def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
 def _changes(ordered, equal_nan):
     """Where a sorted 1-d array starts a new value (the first element always), NaN equal to
     NaN when ``equal_nan``."""
-    flags = concatenate([asarray([True]), _not_equal(ordered[1:], ordered[:-1])])
+    flags = empty(ordered.shape, dtype=bool)
+    flags[:1] = True
+    _not_equal(ordered[1:], ordered[:-1], out=flags[1:])
     if equal_nan and ordered.dtype.kind in "fc":
         nan = _isnan(ordered)
         repeat = concatenate([asarray([False]), _logical_and(nan[1:], nan[:-1])])
@@ -391,6 +393,9 @@ def _unique_flat(ar, return_index, return_inverse, return_counts, equal_nan):
         perm = _ember.sort_rows(contiguous, 1)
         ordered = take(flat, perm)
     flags = _changes(ordered, equal_nan)
+    if not (return_index or return_inverse or return_counts):
+        # The values alone: one compaction of the sorted array.
+        return ordered[flags], None, None, None
     starts = nonzero(flags)[0]
     values = take(ordered, starts)
     index = take(perm, starts) if return_index else None

@@ -69,7 +69,7 @@ def _short_rows(a, axis: int, values: bool):
     # CUDA: a radix sort a block a row (it copies a strided array itself, where it is planned).
     result = _ember.sort_short_rows(moved, rows, values) if n else None
     if result is None:
-        if not _row_sort.fits(a.dtype, n, rows):
+        if not _row_sort.fits(a.dtype, n, rows, a.device.id):
             return None
         contiguous = moved if moved.flags.c_contiguous else moved.copy()
         result = _row_sort.sort_rows(contiguous.reshape(rows, n), values)

@@ -194,7 +194,10 @@ fn radix_sort_passes_compile() {
         }
     }
     for digits in [Digits::Key32, Digits::Key64, Digits::Row, Digits::Lookup] {
-        compile(&count_source(Dialect::Cuda, digits), &count_name(digits));
+        compile(
+            &count_source(Dialect::Cuda, digits, false),
+            &count_name(digits, false),
+        );
         for carry in [None, Some(Digits::Key64)] {
             compile(
                 &scatter_source(Dialect::Cuda, digits, carry, Payload::Index, false),

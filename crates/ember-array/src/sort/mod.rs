@@ -7,7 +7,7 @@ pub mod onesweep;
 
 use ember_codegen::sort::{
     count_name, count_source, key_bits, key_digits, keys_name, keys_source, scatter_name,
-    scatter_source, Digits, Payload, BLOCK, ROUNDS,
+    scatter_source, Digits, Payload, BLOCK, CPU_TILE, ROUNDS,
 };
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result};
@@ -21,7 +21,8 @@ use ember_kernel::{compile_generated, dialect, KernelMemo, Rounding};
 enum Kernel {
     /// The keys of a dtype, and the flat indices if asked.
     Keys(DType, bool),
-    Count(Digits),
+    /// Digits, whether tuned for a CPU device.
+    Count(Digits, bool),
     /// Digits, a carried second key, the payload, whether tuned for a CPU device.
     Scatter(Digits, Option<Digits>, Payload, bool),
 }
@@ -33,7 +34,7 @@ fn compiled(device: &'static ember_runtime::Device, k: Kernel) -> Result<ember_r
         let d = dialect(device);
         let (source, name) = match k {
             Kernel::Keys(dtype, index) => (keys_source(d, dtype, index), keys_name(dtype, index)),
-            Kernel::Count(digits) => (count_source(d, digits), count_name(digits)),
+            Kernel::Count(digits, cpu) => (count_source(d, digits, cpu), count_name(digits, cpu)),
             Kernel::Scatter(digits, carry, payload, cpu) => (
                 scatter_source(d, digits, carry, payload, cpu),
                 scatter_name(digits, carry, payload, cpu),
@@ -57,6 +58,8 @@ struct Pass<'a> {
 /// The sizes every pass of one sort shares, and its tiles' digit counts.
 struct Plan {
     device: &'static ember_runtime::Device,
+    /// A CPU device: a work-item a tile of `CPU_TILE` (else work-groups of `BLOCK`).
+    cpu: bool,
     tiles: usize,
     counts: Array,
     total: [u8; 8],
@@ -70,9 +73,11 @@ impl Plan {
         total: usize,
         row_length: usize,
     ) -> Result<Plan> {
-        let tiles = total.div_ceil(BLOCK * ROUNDS);
+        let cpu = device.info().is_cpu;
+        let tiles = total.div_ceil(if cpu { CPU_TILE } else { BLOCK * ROUNDS });
         Ok(Plan {
             device,
+            cpu,
             tiles,
             counts: Array::empty(device, &[256 * tiles], DType::I64)?,
             total: (total as i64).to_le_bytes(),
@@ -100,13 +105,14 @@ impl Plan {
     }
 
     /// One stable pass over the digit `shift` bits up: count each tile's digits, scan the
-    /// counts, move each element to its place (from `idx` to `idx_out`).
-    fn run(&self, pass: &Pass, shift: usize, idx: &Array, idx_out: &Array) -> Result<()> {
+    /// counts, move each element to its place (from `idx` to `idx_out`). False where the
+    /// pass moved nothing: every element has the same digit (then nothing is written).
+    fn run(&self, pass: &Pass, shift: usize, idx: &Array, idx_out: &Array) -> Result<bool> {
         let device = self.device;
         let stream = current_stream(device);
         let shift = (shift as i64).to_le_bytes();
         let grid = [self.tiles as u32, 1, 1];
-        let block = [BLOCK as u32, 1, 1];
+        let block = [if self.cpu { 1 } else { BLOCK as u32 }, 1, 1];
         let sizes = [
             KernelArg::Bytes(&self.total),
             KernelArg::Bytes(&shift),
@@ -118,17 +124,19 @@ impl Plan {
             None => vec![idx.kernel_arg()],
         };
         source.extend(pass.lookup.map(Array::kernel_arg));
-        let count = compiled(device, Kernel::Count(pass.digits))?;
+        let count = compiled(device, Kernel::Count(pass.digits, self.cpu))?;
         let mut args = source.clone();
         args.push(self.counts.kernel_arg());
         args.extend(sizes.iter().cloned());
         device.launch(&count, grid, block, 0, stream, &args)?;
         let inclusive = cumsum(&self.counts, None, None, None)?;
+        if self.one_digit(&inclusive)? {
+            return Ok(false);
+        }
         let carried = pass.carry.map(|_| pass.digits);
-        let cpu = device.info().is_cpu;
         let scatter = compiled(
             device,
-            Kernel::Scatter(pass.digits, carried, pass.payload, cpu),
+            Kernel::Scatter(pass.digits, carried, pass.payload, self.cpu),
         )?;
         let mut args: Vec<KernelArg<'_>> = Vec::new();
         if let Some((key, _)) = pass.key {
@@ -144,7 +152,35 @@ impl Plan {
         args.extend(pass.carry.map(|(_, c)| c.kernel_arg()));
         args.extend([self.counts.kernel_arg(), inclusive.kernel_arg()]);
         args.extend(sizes.iter().cloned());
-        device.launch(&scatter, grid, block, 0, stream, &args)
+        device.launch(&scatter, grid, block, 0, stream, &args)?;
+        Ok(true)
+    }
+
+    /// Whether every element has the same digit (a digit's count is the total), read from
+    /// the scanned counts: each digit's last tile's inclusive count. Only for large sorts:
+    /// the read waits for the device.
+    fn one_digit(&self, inclusive: &Array) -> Result<bool> {
+        let total = i64::from_le_bytes(self.total);
+        if total < 1 << 16 {
+            return Ok(false);
+        }
+        let ends = inclusive.view(
+            &[256],
+            &[8 * self.tiles as isize],
+            inclusive.offset() + 8 * (self.tiles - 1),
+            DType::I64,
+        )?;
+        let mut host = vec![0u8; 256 * 8];
+        ends.to_host(&mut host)?;
+        let mut before = 0;
+        for end in host.chunks_exact(8) {
+            let end = i64::from_le_bytes(end.try_into().unwrap());
+            if end - before == total {
+                return Ok(true);
+            }
+            before = end;
+        }
+        Ok(false)
     }
 }
 
@@ -201,7 +237,9 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
                 carry: carrying.then(|| (&keys[word + 1], &spare_keys[word + 1])),
                 lookup: None,
             };
-            plan.run(&step, 8 * pass, &idx, &spare_idx)?;
+            if !plan.run(&step, 8 * pass, &idx, &spare_idx)? {
+                continue;
+            }
             std::mem::swap(&mut keys[word], &mut spare_keys[word]);
             if carrying {
                 std::mem::swap(&mut keys[word + 1], &mut spare_keys[word + 1]);
@@ -217,8 +255,9 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
             carry: None,
             lookup: Some(class),
         };
-        plan.run(&step, 0, &idx, &spare_idx)?;
-        std::mem::swap(&mut idx, &mut spare_idx);
+        if plan.run(&step, 0, &idx, &spare_idx)? {
+            std::mem::swap(&mut idx, &mut spare_idx);
+        }
     }
     // Then the rows: stable passes over the row number keep each row's order.
     let row_bits = usize::BITS as usize - (rows.max(1) - 1).leading_zeros() as usize;
@@ -230,8 +269,9 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
             carry: None,
             lookup: None,
         };
-        plan.run(&step, 8 * pass, &idx, &spare_idx)?;
-        std::mem::swap(&mut idx, &mut spare_idx);
+        if plan.run(&step, 8 * pass, &idx, &spare_idx)? {
+            std::mem::swap(&mut idx, &mut spare_idx);
+        }
     }
     Ok(idx)
 }
@@ -282,6 +322,7 @@ pub fn sort_values(a: &Array) -> Result<Option<Array>> {
     // The values' bits: read in place by the first pass, then moved between two buffers.
     let mut values = a.view(&[total], &[dtype.itemsize() as isize], a.offset(), bits)?;
     let mut spare = Array::empty(device, &[total], bits)?;
+    let mut moved = false;
     for pass in 0..key_bits(dtype) / 8 {
         let step = Pass {
             digits,
@@ -290,13 +331,20 @@ pub fn sort_values(a: &Array) -> Result<Option<Array>> {
             carry: None,
             lookup: None,
         };
-        plan.run(&step, 8 * pass, &values, &spare)?;
+        if !plan.run(&step, 8 * pass, &values, &spare)? {
+            continue;
+        }
         std::mem::swap(&mut key, &mut spare_key);
         std::mem::swap(&mut values, &mut spare);
-        if pass == 0 {
+        if !moved {
             // The input is only read: the next pass writes a buffer of its own.
+            moved = true;
             spare = Array::empty(device, &[total], bits)?;
         }
+    }
+    if !moved {
+        // Every pass found one digit: the input is in order already (the answer is a copy).
+        values = values.copy()?;
     }
     let size = dtype.itemsize() as isize;
     Ok(Some(values.view(

@@ -28,6 +28,9 @@ pub const BLOCK: usize = 256;
 pub const ROUNDS: usize = 8;
 /// Values of one digit.
 pub const RADIX: usize = 256;
+/// Elements of a tile on a CPU device, where one work-item counts and moves a tile in order
+/// (a work-group is a task on a core: no barriers, no ranking).
+pub const CPU_TILE: usize = 1 << 16;
 
 /// What a pass reads its digit from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -277,7 +280,7 @@ fn local_increment(dialect: Dialect, target: &str) -> String {
 }
 
 /// The kernel counting each tile's digits: `counts[d * tiles + g]`.
-pub fn count_source(dialect: Dialect, digits: Digits) -> String {
+pub fn count_source(dialect: Dialect, digits: Digits, cpu: bool) -> String {
     let t = dialect.table();
     let i64t = t.int64;
     let (mut params, mut fix) = (Vec::new(), String::new());
@@ -304,8 +307,28 @@ pub fn count_source(dialect: Dialect, digits: Digits) -> String {
         );
     }
     param(dialect, "counts", i64t, true, &mut params, &mut fix);
-    let mut s = open_pass(dialect, &count_name(digits), params, &fix);
+    let mut s = open_pass(dialect, &count_name(digits, cpu), params, &fix);
     let (tid, group, tiles) = (t.local_id, t.group_id[0], t.num_groups[0]);
+    if cpu {
+        let _ = writeln!(
+            s,
+            "  {i64t} h[{RADIX}];\n  for (int d = 0; d < {RADIX}; ++d) h[d] = 0;"
+        );
+        let _ = writeln!(
+            s,
+            "  const {i64t} start = ({i64t}){group} * {CPU_TILE}, end = start + {CPU_TILE} < total ? start + {CPU_TILE} : total;"
+        );
+        let _ = writeln!(
+            s,
+            "  for ({i64t} i = start; i < end; ++i) h[{}] += 1;",
+            digit(digits)
+        );
+        let _ = writeln!(
+            s,
+            "  for (int d = 0; d < {RADIX}; ++d) counts[({i64t})d * {tiles} + {group}] = h[d];\n}}"
+        );
+        return s;
+    }
     let _ = writeln!(s, "  {} int hist[{RADIX}];", t.shared);
     let _ = writeln!(s, "  const int tid = {tid};");
     let _ = writeln!(
@@ -417,6 +440,32 @@ pub fn scatter_source(
         params,
         &fix,
     );
+    if cpu {
+        // One work-item a tile, in order: each element takes its digit's next place.
+        let (group, tiles) = (t.group_id[0], t.num_groups[0]);
+        let _ = writeln!(
+            s,
+            "  {i64t} base[{RADIX}];\n  for (int d = 0; d < {RADIX}; ++d) {{ const {i64t} at = ({i64t})d * {tiles} + {group}; base[d] = inclusive[at] - counts[at]; }}"
+        );
+        let _ = writeln!(
+            s,
+            "  const {i64t} start = ({i64t}){group} * {CPU_TILE}, end = start + {CPU_TILE} < total ? start + {CPU_TILE} : total;"
+        );
+        let _ = writeln!(
+            s,
+            "  for ({i64t} i = start; i < end; ++i) {{\n    const {i64t} to = base[{}]++;",
+            digit(digits)
+        );
+        if keyed {
+            let _ = writeln!(s, "    key_out[to] = key_in[i];");
+        }
+        let _ = writeln!(s, "    idx_out[to] = idx_in[i];");
+        if carry.is_some() {
+            let _ = writeln!(s, "    carry_out[to] = carry_in[i];");
+        }
+        s.push_str("  }\n}\n");
+        return s;
+    }
     if let (Some(warp), None) = (&t.warp, carry) {
         staged_scatter(&mut s, dialect, warp, digits, payload);
         s.push_str("}\n");
@@ -431,9 +480,6 @@ pub fn scatter_source(
         }
         None => {
             let _ = writeln!(s, "  {} int dig[{BLOCK}];", t.shared);
-            if cpu {
-                let _ = writeln!(s, "  {} int ranked[{BLOCK}];", t.shared);
-            }
         }
     }
     let _ = writeln!(s, "  {} {i64t} base[{RADIX}];", t.shared);
@@ -483,19 +529,6 @@ pub fn scatter_source(
                 "      for (int w = 0; w < warp; ++w) {{ const int c = wc[w][d]; if ((c >> 16) == r) rank += c & 0xffff; }}"
             );
         }
-        None if cpu => {
-            // A CPU runs a work-group's items one after another: one item ranks the round in
-            // order, each element taking its digit's next place (linear, not quadratic).
-            let _ = writeln!(s, "    dig[tid] = d;");
-            let _ = writeln!(s, "    {};", t.barrier);
-            let _ = writeln!(
-                s,
-                "    if (tid == 0) for (int j = 0; j < {BLOCK}; ++j) {{ const int e = dig[j]; if (e >= 0) {{ ranked[j] = run[e]; run[e] += 1; }} }}"
-            );
-            let _ = writeln!(s, "    {};", t.barrier);
-            let _ = writeln!(s, "    if (d >= 0) {{");
-            let _ = writeln!(s, "      const int rank = ranked[tid] - run[d];");
-        }
         None => {
             let _ = writeln!(s, "    dig[tid] = d;");
             let _ = writeln!(s, "    {};", t.barrier);
@@ -517,11 +550,8 @@ pub fn scatter_source(
     }
     let _ = writeln!(s, "    }}");
     let _ = writeln!(s, "    {};", t.barrier);
-    // (The CPU ranking counted the round already.)
-    if !(cpu && t.warp.is_none()) {
-        let _ = writeln!(s, "    if (d >= 0) {};", local_increment(dialect, "run[d]"));
-        let _ = writeln!(s, "    {};", t.barrier);
-    }
+    let _ = writeln!(s, "    if (d >= 0) {};", local_increment(dialect, "run[d]"));
+    let _ = writeln!(s, "    {};", t.barrier);
     let _ = writeln!(s, "  }}");
     s.push_str("}\n");
     s
@@ -660,8 +690,9 @@ pub fn keys_name(dtype: DType, index: bool) -> String {
     format!("ember_sort_keys_{}{suffix}", dtype.name())
 }
 
-pub fn count_name(digits: Digits) -> String {
-    format!("ember_sort_count_{}", digits.name())
+pub fn count_name(digits: Digits, cpu: bool) -> String {
+    let cpu = if cpu { "_cpu" } else { "" };
+    format!("ember_sort_count_{}{cpu}", digits.name())
 }
 
 #[cfg(test)]
@@ -726,15 +757,15 @@ mod tests {
         );
         assert!(cuda.contains("carry_out[to] = carry_in[i];"), "{cuda}");
         assert!(cuda.contains("atomicAdd(&run[d], 1)"), "{cuda}");
-        let cl = count_source(Dialect::OpenCl, Digits::Row);
+        let cl = count_source(Dialect::OpenCl, Digits::Row, false);
         assert!(
             cl.contains("atomic_inc(&hist[(int)(((idx_in[i] / n) >> shift) & 255)])"),
             "{cl}"
         );
         let cpu = scatter_source(Dialect::OpenCl, Digits::Key32, None, Payload::Bits32, true);
         assert!(
-            cpu.contains("if (tid == 0) for (int j = 0; j < 256; ++j)")
-                && !cpu.contains("atomic_inc"),
+            cpu.contains("const long to = base[(int)((key_in[i] >> shift) & 255)]++;")
+                && !cpu.contains("barrier"),
             "{cpu}"
         );
         let row = scatter_source(Dialect::OpenCl, Digits::Row, None, Payload::Index, false);

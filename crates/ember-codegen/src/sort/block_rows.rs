@@ -118,7 +118,7 @@ pub fn source(
         load(dtype, dialect, "x + row + p"),
         real_key("v", dtype, dialect)
     );
-    let peers = warp.match_any.replace("{value}", "d");
+    let peers = super::onesweep::digit_peers(warp, "d");
     let lowest = warp.lowest.replace("{mask}", "pm");
     let count = |m: &str| warp.count.replace("{mask}", m);
     let from = warp
@@ -143,7 +143,7 @@ pub fn source(
     );
     let _ = writeln!(
         s,
-        "      const int d = (int)((k[i] >> shift) & 255);\n      const unsigned int pm = {peers};\n      const int leader = {lowest};"
+        "      const int d = (int)((k[i] >> shift) & 255);\n      {peers}\n      const int leader = {lowest};"
     );
     let _ = writeln!(
         s,

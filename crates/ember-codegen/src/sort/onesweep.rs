@@ -208,6 +208,15 @@ pub fn histogram_source(dialect: Dialect, dtype: DType) -> String {
     s
 }
 
+/// Statements setting `pm` to the lanes of the warp whose 8-bit digit equals `d`'s: eight
+/// ballots, one a bit (as CUB's `MatchAny`), each taken by every lane.
+pub fn digit_peers(warp: &crate::dialect::Warp, d: &str) -> String {
+    let ballot = warp.ballot.replace("{pred}", "bit");
+    format!(
+        "unsigned int pm = 0xffffffffu;\n    #pragma unroll\n    for (int b = 0; b < 8; ++b) {{ const int bit = ({d} >> b) & 1; const unsigned int m = {ballot}; pm &= bit ? m : ~m; }}"
+    )
+}
+
 /// Bytes of dynamic shared memory a pass's block stages its tile in.
 pub fn stage_bytes(dtype: DType, carry: Carry, tuning: Tuning) -> usize {
     let wide =
@@ -354,7 +363,7 @@ pub fn pass_source(
         32 * items
     );
     let digit = |k: &str| format!("(int)(({k} >> shift) & 255)");
-    let peers = warp.match_any.replace("{value}", "d");
+    let peers = digit_peers(warp, "d");
     let lowest = |m: &str| warp.lowest.replace("{mask}", m);
     let count = |m: &str| warp.count.replace("{mask}", m);
     // Keys, a warp's 32 * items consecutive ones, lane-striped (coalesced loads); past the
@@ -386,11 +395,7 @@ pub fn pass_source(
         "  #pragma unroll\n  for (int i = 0; i < {items}; ++i) {{"
     );
     let _ = writeln!(s, "    const int d = {};", digit("k[i]"));
-    let _ = writeln!(
-        s,
-        "    const unsigned int pm = {peers};\n    const int leader = {};",
-        lowest("pm")
-    );
+    let _ = writeln!(s, "    {peers}\n    const int leader = {};", lowest("pm"));
     let _ = writeln!(
         s,
         "    int old = 0;\n    if (lane == leader) old = atomicAdd(&wh[warp][d], {});",
@@ -545,7 +550,9 @@ mod tests {
         };
         let s = pass_source(Dialect::Cuda, DType::F32, Carry::Bits, first, TUNING);
         assert!(
-            s.contains("const unsigned int pm = __match_any_sync(0xffffffffu, d);"),
+            s.contains(
+                "const unsigned int m = __ballot_sync(0xffffffffu, bit); pm &= bit ? m : ~m;"
+            ),
             "{s}"
         );
         assert!(s.contains("pos[i] = __shfl_sync(0xffffffffu, old, leader) + __popc(pm & ((1u << lane) - 1u));"), "{s}");

@@ -39,13 +39,14 @@ impl Tuning {
     }
 }
 
-/// Measured on an H100 (float32 keys, 2^28; argsort 2^26): 384 threads of 12 keys, 3 blocks
-/// a multiprocessor, beat 256 x 16 (x 2, 3, 4), 512 x 8, 12, 16, 19 and 384 x 16, 20, 23
-/// (up to 23 x 384 is CUB's tile on this GPU; larger tiles measured slower here).
+/// Measured on an H100 (float32 keys, 2^28 sort / 2^26 argsort, Gkeys/s): 384 threads of 20
+/// keys, 2 blocks a multiprocessor, 39.5 / 27.5, beside 384 x 12 x 3 blocks 36.9 / 24.6,
+/// 512 x 12 x 2 38.0 / 26.9, 512 x 16 x 2 40.0 / 26.4, 256 x 16 x 4 37.6 / 21.5 (CUB's tile on
+/// this GPU is 384 x 23).
 pub const TUNING: Tuning = Tuning {
     threads: 384,
-    items: 12,
-    blocks: 3,
+    items: 20,
+    blocks: 2,
     window: 16,
 };
 /// Blocks of the histogram kernel (each strides over the row), and their threads.

@@ -1,5 +1,5 @@
 //! Rows sorted a block a row on CUDA: the row's keys stay in registers and shared memory
-//! through every 8-bit radix pass (ranked as the onesweep passes rank a tile: warp matches,
+//! through every 8-bit radix pass (ranked as the onesweep passes rank a tile: warp ballots,
 //! per-warp digit counts, a scan of the 256 digits), so a row is read once and written once.
 //! The flat position travels with each key; the sorted values are read back through it, so
 //! they keep their bits (-0.0 beside 0.0, NaN payloads) and the sort is stable.

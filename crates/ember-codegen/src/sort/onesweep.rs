@@ -2,10 +2,10 @@
 //!
 //! One kernel ([`histogram_source`]) reads the row once and counts the digits of every pass;
 //! then each pass is one kernel ([`pass_source`]): a block takes the next tile (a ticket),
-//! ranks its keys by digit with warp matches, publishes its digit counts, learns how many
-//! elements of each digit the tiles before it hold by a decoupled look-back (a thread a
-//! digit), and writes its keys out through shared memory in digit order, so each digit's run
-//! goes out as consecutive stores. Keys move alone where they decode back to the values
+//! ranks its keys by digit (warp ballots find equal digits), publishes its digit counts,
+//! learns how many elements of each digit the tiles before it hold by a decoupled look-back
+//! (a thread a digit), and writes its keys out through shared memory in digit order, so each
+//! digit's run goes out as consecutive stores. Keys move alone where they decode back to the values
 //! (integers; floats with no -0.0 and no NaN but the canonical one); otherwise the values'
 //! bits or the flat indices (`argsort`) travel with them.
 

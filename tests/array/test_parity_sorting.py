@@ -354,3 +354,16 @@ def test_large_sorts_skip_passes_of_one_digit():
         np.testing.assert_array_equal(cp.argsort(a).get(), np.argsort(x, kind="stable"))
         got[0] = 1
         assert a.get()[0] == x[0]
+
+
+@pytest.mark.parametrize("dtype, n", [("bool", 50), ("float16", 9), ("int8", 1), ("uint64", 700)])
+def test_row_batches_of_every_length_and_narrow_dtypes(dtype, n):
+    # Batches of rows (a work-item a row on a CPU device, a block a row on CUDA), down to
+    # rows of one element, for the narrow and the widest keys.
+    rng = np.random.default_rng(RNG_SEED + 4)
+    d = np.dtype(dtype)
+    x = rng.random((40, n)) < 0.5 if d.kind == "b" else (rng.standard_normal((40, n)) * 9).astype(d)
+    a = cp.asarray(x)
+    np.testing.assert_array_equal(cp.sort(a, axis=1).get(), np.sort(x, axis=1))
+    np.testing.assert_array_equal(cp.argsort(a, axis=1).get(), np.argsort(x, axis=1, kind="stable"))
+    np.testing.assert_array_equal(cp.argsort(a.T, axis=0).get(), np.argsort(x.T, axis=0, kind="stable"))

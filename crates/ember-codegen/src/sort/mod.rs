@@ -11,6 +11,7 @@
 //! passes over the row number (the flat index divided by the row length) after the key passes.
 
 pub mod block_rows;
+pub mod cpu_rows;
 pub mod onesweep;
 
 use std::fmt::Write;

@@ -5,15 +5,15 @@ dtype) is read once and written once; the radix sort of whole arrays (``_ember.s
 takes the rest (longer rows measured faster there: medians of 8,192-long columns on an H100
 went 6,201 -> 3,938 Mvalues/s sorted this way). Many rows make it worth a kernel:
 ``sort(axis=-1)`` of a batch, medians of columns, ``partition`` along an axis. It serves
-OpenCL GPUs: CUDA sorts such rows by radix passes a block a row (``_ember.sort_short_rows``),
-a CPU device by the whole-array radix sort.
+OpenCL GPUs: ``_ember.sort_short_rows`` sorts such rows first where it can, by radix passes a
+block a row on CUDA and a work-item a row on a CPU device (there 2.6x faster than this
+network even as whole-array passes: PoCL medians of 4,096 x 4,096 float32 columns).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _ember
 from ._creation import empty
 from ._jit import jit
 from ._jit.intrinsics import blockDim, blockIdx, shared, syncthreads, threadIdx
@@ -24,14 +24,10 @@ MIN_LENGTH = 16
 MIN_ROWS = 64
 
 
-def fits(dtype: np.dtype, n: int, rows: int, ordinal: int) -> bool:
-    """Whether rows of ``n`` elements of ``dtype`` on device ``ordinal`` go to this sort.
-    Not on a CPU device: there the radix passes, a work-item a tile, measured 2.6x faster
-    (PoCL, 2 cores: 4,096 x 4,096 float32 medians of columns 10.5 -> 27.7 Mvalues/s)."""
+def fits(dtype: np.dtype, n: int, rows: int) -> bool:
+    """Whether rows of ``n`` elements of ``dtype`` go to this sort."""
     limit = 4096 if dtype.itemsize <= 4 else 2048
-    if not (dtype.kind in "biuf" and MIN_LENGTH <= n <= limit and rows >= MIN_ROWS):
-        return False
-    return not _ember.device_info(ordinal)["is_cpu"]
+    return dtype.kind in "biuf" and MIN_LENGTH <= n <= limit and rows >= MIN_ROWS
 
 
 @jit(device=True)

@@ -66,10 +66,11 @@ def _short_rows(a, axis: int, values: bool):
     n = a.shape[axis]
     rows = a.size // n if n else 0
     moved = moveaxis(a, axis, -1)
-    # CUDA: a radix sort a block a row (it copies a strided array itself, where it is planned).
+    # CUDA and CPU devices: radix sorts of each row (a strided array is copied there, where
+    # they are planned).
     result = _ember.sort_short_rows(moved, rows, values) if n else None
     if result is None:
-        if not _row_sort.fits(a.dtype, n, rows, a.device.id):
+        if not _row_sort.fits(a.dtype, n, rows):
             return None
         contiguous = moved if moved.flags.c_contiguous else moved.copy()
         result = _row_sort.sort_rows(contiguous.reshape(rows, n), values)

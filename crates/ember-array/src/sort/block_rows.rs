@@ -12,8 +12,11 @@ use crate::array::Array;
 /// Fewer rows than this leave most of the GPU idle: the whole-array sort takes them.
 pub const MIN_ROWS: usize = 64;
 
-/// Rows a CPU device sorts a work-item a row (fewer leave cores idle).
+/// Rows a CPU device sorts a work-item a row (fewer leave cores idle), and their least
+/// length: a row's passes cost 256 counters each, and 2^20 float32 in rows of 16 sorted in
+/// 40 ms this way against 36 ms by whole-array passes (rows of 64: 17 against 34).
 pub const CPU_MIN_ROWS: usize = 8;
+pub const CPU_MIN_LENGTH: usize = 32;
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Kernel {
@@ -91,7 +94,7 @@ pub fn sort(a: &Array, rows: usize, values: bool) -> Result<Option<Array>> {
     let copied;
     let cpu = device.info().is_cpu
         && rows >= CPU_MIN_ROWS
-        && n > 0
+        && n >= CPU_MIN_LENGTH
         && n < u32::MAX as usize
         && !a.dtype().is_complex()
         && a.dtype().numeric("sorting").is_ok();

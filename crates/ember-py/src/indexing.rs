@@ -201,8 +201,8 @@ fn sort_rows<'py>(a: &Bound<'py, PyAny>, rows: usize) -> PyResult<Bound<'py, PyA
     k.wrap(a.py(), out)
 }
 
-/// `sort_values(a)`: the elements of the C-contiguous `a` sorted (flat), carrying their own
-/// bits through the radix passes; None for dtypes other than 4- and 8-byte reals.
+/// `sort_values(a)`: the elements of the C-contiguous `a` sorted (flat), with no permutation
+/// to apply after; None where that sort is not planned (see `ember_array::sort::sort_values`).
 #[pyfunction]
 fn sort_values<'py>(a: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
     let k = known()?;

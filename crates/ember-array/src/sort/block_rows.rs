@@ -91,30 +91,25 @@ fn compiled(device: &'static Device, k: &Kernel) -> Result<ember_runtime::Functi
 pub fn sort(a: &Array, rows: usize, values: bool) -> Result<Option<Array>> {
     let device = a.device();
     let n = a.size().checked_div(rows).unwrap_or(0);
-    let copied;
     let cpu = device.info().is_cpu
         && rows >= CPU_MIN_ROWS
         && n >= CPU_MIN_LENGTH
         && n < u32::MAX as usize
         && !a.dtype().is_complex()
         && a.dtype().numeric("sorting").is_ok();
-    if cpu {
-        let a = if a.is_c_contiguous() {
-            a.clone()
-        } else {
-            a.copy()?
-        };
-        return sort_on_cpu(&a, rows, n, values).map(Some);
-    }
-    let planned = dialect(device).table().warp.is_some() && rows >= MIN_ROWS;
-    let Some((threads, items)) = shape(a.dtype(), n).filter(|_| planned) else {
+    let block = (dialect(device).table().warp.is_some() && rows >= MIN_ROWS)
+        .then(|| shape(a.dtype(), n))
+        .flatten();
+    if !cpu && block.is_none() {
         return Ok(None);
-    };
+    }
     let a = if a.is_c_contiguous() {
-        a
+        a.clone()
     } else {
-        copied = a.copy()?;
-        &copied
+        a.copy()?
+    };
+    let Some((threads, items)) = block else {
+        return sort_on_cpu(&a, rows, n, values).map(Some);
     };
     let k = Kernel {
         dtype: a.dtype(),

@@ -276,9 +276,10 @@ pub fn sort_rows(a: &Array, rows: usize) -> Result<Array> {
     Ok(idx)
 }
 
-/// The elements of the C-contiguous `a` sorted as one row, flat (NumPy's order, stable), for
-/// real dtypes of 4 or 8 bytes: each key carries its value's bits (no permutation, no
-/// gather). `None` for any other dtype (sort by `sort_rows`).
+/// The elements of the C-contiguous `a` sorted as one row, flat (NumPy's order, stable),
+/// with no permutation to apply after: on CUDA by the onesweep sort (every real dtype), else
+/// for real dtypes of 4 or 8 bytes with each key carrying its value's bits. `None` for any
+/// other dtype (sort by `sort_rows`).
 pub fn sort_values(a: &Array) -> Result<Option<Array>> {
     let dtype = a.dtype();
     if a.is_c_contiguous() && onesweep::planned(a.device(), dtype, a.size()) {

@@ -118,13 +118,6 @@ pub fn source(
         load(dtype, dialect, "x + row + p"),
         real_key("v", dtype, dialect)
     );
-    let peers = super::onesweep::digit_peers(warp, "d");
-    let lowest = warp.lowest.replace("{mask}", "pm");
-    let count = |m: &str| warp.count.replace("{mask}", m);
-    let from = warp
-        .from
-        .replace("{value}", "old")
-        .replace("{lane}", "leader");
     let up = warp.up.replace("{value}", "sc").replace("{lane}", "o");
     let _ = writeln!(
         s,
@@ -137,20 +130,8 @@ pub fn source(
         warps * 256
     );
     // Ranks among the warp's earlier keys of the digit (stable), as the onesweep passes.
-    let _ = writeln!(
-        s,
-        "    #pragma unroll\n    for (int i = 0; i < {items}; ++i) {{"
-    );
-    let _ = writeln!(
-        s,
-        "      const int d = (int)((k[i] >> shift) & 255);\n      {peers}\n      const int leader = {lowest};"
-    );
-    let _ = writeln!(
-        s,
-        "      int old = 0;\n      if (lane == leader) old = atomicAdd(&wh[warp][d], {});\n      pos[i] = {from} + {};\n    }}\n    {bar};",
-        count("pm"),
-        count("pm & ((1u << lane) - 1u)")
-    );
+    super::onesweep::warp_ranks(&mut s, dialect, items, "(int)((k[i] >> shift) & 255)");
+    let _ = writeln!(s, "    {bar};");
     // A thread a digit: the warps' offsets within the digit, then the digit's start.
     let _ = writeln!(s, "    int cnt = 0;");
     let _ = writeln!(

@@ -211,11 +211,44 @@ pub fn histogram_source(dialect: Dialect, dtype: DType) -> String {
 
 /// Statements setting `pm` to the lanes of the warp whose 8-bit digit equals `d`'s: eight
 /// ballots, one a bit (as CUB's `MatchAny`), each taken by every lane.
-pub fn digit_peers(warp: &crate::dialect::Warp, d: &str) -> String {
+fn digit_peers(warp: &crate::dialect::Warp, d: &str) -> String {
     let ballot = warp.ballot.replace("{pred}", "bit");
     format!(
         "unsigned int pm = 0xffffffffu;\n    #pragma unroll\n    for (int b = 0; b < 8; ++b) {{ const int bit = ({d} >> b) & 1; const unsigned int m = {ballot}; pm &= bit ? m : ~m; }}"
     )
+}
+
+/// The loop setting `pos[i]` to each of a thread's `items` keys `k[i]` (lane-striped over
+/// its warp's run) the number of the warp's earlier keys with the same digit (stable ranks):
+/// the lowest lane of a digit's peers adds their number to the warp's count `wh[warp][d]`
+/// and hands the count before to them; each adds the peers in lanes before it.
+pub(super) fn warp_ranks(s: &mut String, dialect: Dialect, items: usize, digit: &str) {
+    let warp = dialect
+        .table()
+        .warp
+        .as_ref()
+        .expect("warp ranks are planned only where the dialect has warp operations");
+    let count = |m: &str| warp.count.replace("{mask}", m);
+    let from = warp
+        .from
+        .replace("{value}", "old")
+        .replace("{lane}", "leader");
+    let _ = writeln!(
+        s,
+        "  #pragma unroll\n  for (int i = 0; i < {items}; ++i) {{"
+    );
+    let _ = writeln!(
+        s,
+        "    const int d = {digit};\n    {}\n    const int leader = {};",
+        digit_peers(warp, "d"),
+        warp.lowest.replace("{mask}", "pm")
+    );
+    let _ = writeln!(
+        s,
+        "    int old = 0;\n    if (lane == leader) old = atomicAdd(&wh[warp][d], {});\n    pos[i] = {from} + {};\n  }}",
+        count("pm"),
+        count("pm & ((1u << lane) - 1u)")
+    );
 }
 
 /// Bytes of dynamic shared memory a pass's block stages its tile in.
@@ -364,15 +397,8 @@ pub fn pass_source(
         32 * items
     );
     let digit = |k: &str| format!("(int)(({k} >> shift) & 255)");
-    let peers = digit_peers(warp, "d");
-    let lowest = |m: &str| warp.lowest.replace("{mask}", m);
-    let count = |m: &str| warp.count.replace("{mask}", m);
     // Keys, a warp's 32 * items consecutive ones, lane-striped (coalesced loads); past the
     // row's end the largest key, which ranks after every real one.
-    // Each key's rank among its warp's earlier keys of its digit (stable): the lowest lane
-    // of a digit's peers adds their number to the warp's count and hands the count before
-    // to them; each adds the peers in lanes before it.
-    let from = |v: &str, l: &str| warp.from.replace("{value}", v).replace("{lane}", l);
     let _ = writeln!(s, "  {kt} k[{items}]; int pos[{items}];");
     // All of a thread's loads first, in flight together.
     let _ = writeln!(
@@ -391,23 +417,8 @@ pub fn pass_source(
     } else {
         let _ = writeln!(s, "    k[i] = at < total ? key_in[at] : ~({kt})0;\n  }}");
     }
-    let _ = writeln!(
-        s,
-        "  #pragma unroll\n  for (int i = 0; i < {items}; ++i) {{"
-    );
-    let _ = writeln!(s, "    const int d = {};", digit("k[i]"));
-    let _ = writeln!(s, "    {peers}\n    const int leader = {};", lowest("pm"));
-    let _ = writeln!(
-        s,
-        "    int old = 0;\n    if (lane == leader) old = atomicAdd(&wh[warp][d], {});",
-        count("pm")
-    );
-    let _ = writeln!(
-        s,
-        "    pos[i] = {} + {};\n  }}\n  {bar};",
-        from("old", "leader"),
-        count("pm & ((1u << lane) - 1u)")
-    );
+    warp_ranks(&mut s, dialect, items, &digit("k[i]"));
+    let _ = writeln!(s, "  {bar};");
     // A thread a digit: the tile's count (published at once, so later tiles can look back
     // past it), each warp's offset among the tile's keys of the digit, and the exclusive
     // scans of the tile's and the whole row's digit counts.

@@ -242,29 +242,33 @@ def _before(p, q):
     return p < q or (q != q and p == p)
 
 
-# Evenly spaced elements of the sorted array a block holds in shared memory: a search's first
-# ten halvings read them, so only the last ones read global memory.
-_SAMPLES = 1024
+# Evenly spaced elements of the sorted array a block holds in shared memory (16 KiB of them):
+# a search's first halvings read them, so only the last ones read global memory. More than
+# 16 KiB a block measured slower on the H100 (fewer blocks resident, more samples to load).
+_SAMPLE_BYTES = 16384
 _SEARCH_KERNELS: dict = {}
+
+
+def _samples(dtype: np.dtype) -> int:
+    return min(4096, _SAMPLE_BYTES // dtype.itemsize)
 
 
 def _search_kernel(dtype: np.dtype):
     """The binary search for sorted arrays of ``dtype`` (each value's place in ``a``: before
     equal elements, or after them when ``right``)."""
     if dtype not in _SEARCH_KERNELS:
-        kind = dtype.type
+        kind, room = dtype.type, _samples(dtype)
 
         @jit
         def search(a, v, out, right, step):
-            s = shared.array(1024, kind)
+            s = shared.array(room, kind)
             n = a.size
+            samples = (n + step - 1) // step
             k = threadIdx.x
-            while k < 1024:
-                if k * step < n:
-                    s[k] = a[k * step]
+            while k < samples:
+                s[k] = a[k * step]
                 k += blockDim.x
             syncthreads()
-            samples = (n + step - 1) // step
             i = grid(1)
             while i < v.size:
                 x = v[i]
@@ -324,7 +328,7 @@ def searchsorted(a, v, side="left", sorter=None):
         # A binary search a value (NaN last, as NumPy orders).
         out = empty(nv, dtype=np.intp)
         threads = 256
-        step = max(1, -(-na // _SAMPLES))
+        step = max(1, -(-na // _samples(common)))
         contiguous = a if a.flags.c_contiguous else a.copy()
         _search_kernel(common)[max(1, min(-(-nv // threads), 1024)), threads](contiguous, values, out,
                                                                              side == "right", step)

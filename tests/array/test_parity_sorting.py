@@ -274,14 +274,16 @@ def test_batches_of_short_rows_sort_a_block_a_row(dtype, n):
     np.testing.assert_array_equal(cp.argsort(d.T, axis=0).get(), np.argsort(x.T, axis=0, kind="stable"))
 
 
-@pytest.mark.parametrize("n", [1, 1023, 1025, 5000])
-def test_searchsorted_across_the_shared_samples(n):
-    # The search's first halvings read 1,024 evenly spaced elements held in shared memory:
-    # lengths either side of that, duplicates across sample boundaries, NaN last.
+@pytest.mark.parametrize("dtype, n", [("float64", 1), ("float64", 2047), ("float64", 2049), ("float64", 9000),
+                                      ("float32", 4097), ("float32", 20000)])
+def test_searchsorted_across_the_shared_samples(dtype, n):
+    # The search's first halvings read 16 KiB of evenly spaced elements held in shared memory
+    # (2,048 of 8 bytes, 4,096 of 4): lengths either side of that, duplicates across sample
+    # boundaries, NaN last.
     rng = np.random.default_rng(RNG_SEED)
-    a = np.sort(rng.integers(0, n // 3 + 2, n).astype(np.float64))
+    a = np.sort(rng.integers(0, n // 3 + 2, n).astype(dtype))
     a[-min(2, n):] = np.nan
-    v = rng.integers(-2, n // 3 + 4, 700).astype(np.float64)
+    v = rng.integers(-2, n // 3 + 4, 700).astype(dtype)
     v[:3] = [np.nan, -np.inf, np.inf]
     for side in ("left", "right"):
         got = cp.searchsorted(cp.asarray(a), cp.asarray(v), side=side)

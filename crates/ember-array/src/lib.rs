@@ -13,6 +13,7 @@ mod opaque;
 pub mod random;
 pub mod reduction;
 pub mod result_type;
+pub mod sampler;
 pub mod select;
 pub mod shape;
 pub mod sort;

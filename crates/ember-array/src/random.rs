@@ -83,7 +83,7 @@ impl Philox {
     }
 
     /// The state for one draw; the generator moves past it.
-    fn advance(&self) -> PhiloxState {
+    pub(crate) fn advance(&self) -> PhiloxState {
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let now = *guard;
         guard.offset = now.offset.wrapping_add(1);

@@ -14,6 +14,7 @@ pub mod matmul;
 pub mod philox;
 pub mod prelude;
 pub mod reduce;
+pub mod sampler;
 pub mod scan;
 pub mod sort;
 pub mod svd;

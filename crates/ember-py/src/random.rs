@@ -1,7 +1,9 @@
 //! Bindings of `ember_array::random::Philox` (the engine of `ember.random`).
 
 use ember_array::random::{Philox, PhiloxState};
+use ember_array::sampler::{Slot, Vector};
 use ember_codegen::philox::{Distribution, RandomKernel};
+use ember_codegen::sampler::laws::{law, Param};
 use ember_codegen::Dialect;
 use ember_core::DType;
 use pyo3::exceptions::PyValueError;
@@ -87,6 +89,61 @@ impl NativePhilox {
             .py()
             .map(NativeArray)
     }
+
+    /// A draw from the law `name` (`ember_codegen::sampler::laws`): `params` are arrays (a
+    /// value an item, float64 or int64) or numbers; `vector` is a row law's float64 vector,
+    /// one for every row or (`per_row`) one a row.
+    #[pyo3(signature = (device_ordinal, name, shape, dtype_name, params, vector=None, per_row=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn sample(
+        &self,
+        py: Python<'_>,
+        device_ordinal: usize,
+        name: &str,
+        shape: Vec<usize>,
+        dtype_name: &str,
+        params: Vec<Bound<'_, PyAny>>,
+        vector: Option<PyRef<'_, NativeArray>>,
+        per_row: bool,
+    ) -> PyResult<NativeArray> {
+        let (dev, d) = (device(device_ordinal)?, dtype(dtype_name)?);
+        let kinds = law(name).map(|(_, l)| l.params).unwrap_or(&[]);
+        let given = params
+            .iter()
+            .zip(kinds.iter().chain(std::iter::repeat(&Param::Real)))
+            .map(|(p, k)| given(p, *k))
+            .collect::<PyResult<Vec<_>>>()?;
+        let slots: Vec<Slot<'_>> = given
+            .iter()
+            .map(|g| match g {
+                Given::Each(a) => Slot::Each(&a.0),
+                Given::Value(bits) => Slot::Value(*bits),
+            })
+            .collect();
+        let vector = vector.as_ref().map(|v| Vector {
+            values: &v.0,
+            per_row,
+        });
+        py.detach(|| self.0.sample(dev, name, &shape, d, &slots, vector))
+            .py()
+            .map(NativeArray)
+    }
+}
+
+/// A parameter from Python: an array, or a value read as the law's parameter type says.
+enum Given {
+    Each(NativeArray),
+    Value(u64),
+}
+
+fn given(value: &Bound<'_, PyAny>, param: Param) -> PyResult<Given> {
+    if let Ok(a) = value.extract::<PyRef<'_, NativeArray>>() {
+        return Ok(Given::Each(NativeArray(a.0.clone())));
+    }
+    Ok(Given::Value(match param {
+        Param::Real => value.extract::<f64>()?.to_bits(),
+        Param::Int => value.extract::<i128>()? as u64,
+    }))
 }
 
 /// The source of a random kernel ("uniform", "normal" or "integers") in a dialect, for

@@ -83,7 +83,7 @@ impl Philox {
             Shape::Element => (size, 1),
             Shape::Row => {
                 let width = shape.last().copied().unwrap_or(0);
-                (if width == 0 { 0 } else { size / width }, width)
+                (size.checked_div(width).unwrap_or(0), width)
             }
         };
         for slot in slots {

@@ -16,7 +16,7 @@
 //!   2 per block;
 //! * normal: Box-Muller on a pair of uniforms, `u1` in `(0, 1]` (the uniform above plus one
 //!   step) and `u2` in `[0, 1)`: `r = sqrt(-2 log u1)`, elements `r cos(2 pi u2)` and
-//!   `r sin(2 pi u2)`. float32 pairs words `(w0, w1)` and `(w2, w3)`, 4 per block; float64 pairs
+//!   `r sin(2 pi u2)` (computed as `cospi(2 u2)` and `sinpi(2 u2)`). float32 pairs words `(w0, w1)` and `(w2, w3)`, 4 per block; float64 pairs
 //!   the two 53-bit uniforms, 2 per block. The tails stop at `|z| <= 5.8` (float32) and `8.6`
 //!   (float64). Uniforms and integers are bit-identical on every backend; normals go through
 //!   each backend's `log`/`sin`/`cos` and may differ in the last bits;
@@ -113,6 +113,17 @@ pub fn philox_prelude(dialect: Dialect, integers: bool) -> String {
     s
 }
 
+/// The statement setting `sn` and `cs` to sin(pi x) and cos(pi x) (`x` float32 or float64):
+/// one call on CUDA, and no reduction of the argument by pi on either backend (the Box-Muller
+/// angle `2 pi u` is `pi` times `2u`).
+pub fn sincospi(dialect: Dialect, dtype: DType, x: &str) -> String {
+    match (dialect, dtype) {
+        (Dialect::Cuda, DType::F32) => format!("sincospif({x}, &sn, &cs);"),
+        (Dialect::Cuda, _) => format!("sincospi({x}, &sn, &cs);"),
+        (Dialect::OpenCl, _) => format!("sn = sinpi({x}); cs = cospi({x});"),
+    }
+}
+
 /// What a kernel draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Distribution {
@@ -204,12 +215,17 @@ impl RandomKernel {
                     );
                     let _ = writeln!(
                         s,
-                        "      const float t = 6.28318530717958647692f * ((float)(r.{w2} >> 8) * 5.9604644775390625e-8f);"
+                        "      const float h = 2.0f * ((float)(r.{w2} >> 8) * 5.9604644775390625e-8f);"
+                    );
+                    let _ = writeln!(
+                        s,
+                        "      float sn, cs; {}",
+                        sincospi(dialect, DType::F32, "h")
                     );
                     s.push_str("      const float rad = sqrt(-2.0f * log(u1));\n");
                     let _ = writeln!(
                         s,
-                        "      v{} = fma(b, rad * cos(t), a); v{} = fma(b, rad * sin(t), a); }}",
+                        "      v{} = fma(b, rad * cs, a); v{} = fma(b, rad * sn, a); }}",
                         2 * pair,
                         2 * pair + 1
                     );
@@ -217,9 +233,14 @@ impl RandomKernel {
             }
             (Distribution::Normal, _) => {
                 s.push_str("    { const double u1 = ((double)((((ember_u64)r.x << 32) | r.y) >> 11) + 1.0) * 1.1102230246251565404e-16;\n");
-                s.push_str("      const double t = 6.28318530717958647692 * ((double)((((ember_u64)r.z << 32) | r.w) >> 11) * 1.1102230246251565404e-16);\n");
+                s.push_str("      const double h = 2.0 * ((double)((((ember_u64)r.z << 32) | r.w) >> 11) * 1.1102230246251565404e-16);\n");
+                let _ = writeln!(
+                    s,
+                    "      double sn, cs; {}",
+                    sincospi(dialect, DType::F64, "h")
+                );
                 s.push_str("      const double rad = sqrt(-2.0 * log(u1));\n");
-                s.push_str("      v0 = fma(b, rad * cos(t), a); v1 = fma(b, rad * sin(t), a); }\n");
+                s.push_str("      v0 = fma(b, rad * cs, a); v1 = fma(b, rad * sn, a); }\n");
             }
             (Distribution::Integers, _) => {
                 for (j, (hi, lo)) in [("x", "y"), ("z", "w")].iter().enumerate() {
@@ -394,6 +415,7 @@ mod tests {
     fn normals_use_box_muller_on_pairs() {
         let f32s = kernel(Distribution::Normal, DType::F32, true).source(Dialect::OpenCl);
         assert_eq!(f32s.matches("sqrt(-2.0f * log(u1))").count(), 2);
+        assert_eq!(f32s.matches("sn = sinpi(h); cs = cospi(h);").count(), 2);
         let f64s = kernel(Distribution::Normal, DType::F64, true).source(Dialect::Cuda);
         assert!(f64s.contains("((double2*)out_p)[blk] = q;"), "{f64s}");
         assert_eq!(f64s.matches("sqrt(-2.0 * log(u1))").count(), 1);

@@ -3,15 +3,19 @@
 //! double precision, written once for both dialects (the dialect table gives type names, the
 //! function qualifier and the bit casts).
 //!
-//! An element's stream: Philox4x32-10 with counter `(draw, i mod 2^32, i / 2^32, stream mod
-//! 2^32)` and key `(seed mod 2^32, (seed / 2^32) ^ (stream / 2^32))`, `draw` counting the
-//! evaluations the element has made. Each evaluation gives two 64-bit words. So an element's
-//! values depend only on (seed, stream, element index), whatever the launch shape, device or
-//! backend, and rejection loops may draw as often as they need.
+//! Stream `g` (the group of elements `g * GROUP ..`, or row `g`): Philox4x32-10 with counter
+//! `(draw, g mod 2^32, g / 2^32, stream mod 2^32)` and key `(seed mod 2^32, (seed / 2^32) ^
+//! (stream / 2^32))`, `draw` counting the evaluations the stream has made. Each evaluation
+//! gives two 64-bit words. So an element's value depends only on (seed, stream, its index and
+//! the parameters of the elements before it in its group), whatever the launch shape, device
+//! or backend, and rejection loops may draw as often as they need.
 
 use std::fmt::Write;
 
+use ember_core::DType;
+
 use crate::dialect::Dialect;
+use crate::philox::sincospi;
 
 /// The library's source in `dialect` (after the Philox prelude, which it calls).
 pub fn library(dialect: Dialect) -> String {
@@ -31,7 +35,11 @@ pub fn library(dialect: Dialect) -> String {
         s,
         "{f} double ember_bits_double(ember_u64 x) {{ return {call}; }}"
     );
-    s.push_str(&BODY.replace("EMBER_FN", f));
+    s.push_str(
+        &BODY
+            .replace("EMBER_FN", f)
+            .replace("EMBER_SINCOSPI", &sincospi(dialect, DType::F64, "h")),
+    );
     s
 }
 
@@ -74,11 +82,13 @@ EMBER_FN ember_u64 ember_interval(ember_rng* s, ember_u64 max) {
 EMBER_FN double ember_std_normal(ember_rng* s) {
   if (s->cached) { s->cached = 0; return s->normal; }
   const double u1 = ((double)(ember_next64(s) >> 11) + 1.0) * 1.1102230246251565404e-16;
-  const double t = 6.28318530717958647692 * ember_uniform(s);
+  const double h = 2.0 * ember_uniform(s);
+  double sn, cs;
+  EMBER_SINCOSPI
   const double r = sqrt(-2.0 * log(u1));
-  s->normal = r * sin(t);
+  s->normal = r * sn;
   s->cached = 1;
-  return r * cos(t);
+  return r * cs;
 }
 
 EMBER_FN double ember_std_exponential(ember_rng* s) {
@@ -142,7 +152,8 @@ EMBER_FN double ember_beta(ember_rng* s, double a, double b) {
   return ga / (ga + gb);
 }
 
-// Poisson: multiplication of uniforms below 10, Hormann's PTRS above.
+// Poisson: inversion of one uniform below 10 (a search of the CDF from 0: about lam steps),
+// Hormann's PTRS above.
 EMBER_FN ember_i64 ember_poisson(ember_rng* s, double lam) {
   if (lam >= 10.0) {
     const double slam = sqrt(lam), loglam = log(lam);
@@ -160,13 +171,15 @@ EMBER_FN ember_i64 ember_poisson(ember_rng* s, double lam) {
     }
   }
   if (lam == 0.0) return 0;
-  const double enlam = exp(-lam);
+  const double u = ember_uniform(s);
+  double p = exp(-lam), cdf = p;
   ember_i64 x = 0;
-  double prod = 1.0;
-  for (;;) {
-    prod *= ember_uniform(s);
-    if (prod > enlam) x += 1; else return x;
+  while (u > cdf && p > 0.0) {
+    x += 1;
+    p *= lam / (double)x;
+    cdf += p;
   }
+  return x;
 }
 
 // log(k!) less Stirling's approximation of it.

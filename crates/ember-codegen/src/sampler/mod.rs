@@ -3,6 +3,8 @@
 //! dirichlet) draws from its own Philox stream ([`library`] says how), so rejection methods
 //! take as many draws as they need and the values do not depend on the launch.
 //!
+//! Elements draw in groups of [`GROUP`]: one stream for each group, used in element order.
+//!
 //! A kernel is either one law's (GPUs: each compiled alone, registers sized for it) or every
 //! law's behind a `switch` on a law number (CPU devices, where each compile costs a second).
 //!
@@ -28,24 +30,30 @@ use crate::dialect::Dialect;
 use crate::philox::philox_prelude;
 use crate::prelude::prelude_for;
 use crate::types::{storage_type, store, value_type};
-use laws::{Law, Param, LAWS};
+use laws::{Law, Param, Shape, LAWS};
 
 /// Parameter slots a kernel has.
 pub const SLOTS: usize = 3;
+
+/// Consecutive elements that draw from one stream (in order): a stream's words are used up
+/// and a Box-Muller pair's second normal is not thrown away. Part of what the numbers are,
+/// like the counter layout: changing it changes every law's values.
+pub const GROUP: usize = 4;
 
 /// A sampler kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SamplerKernel {
     /// The law's number in [`LAWS`], or `None` for the kernel of every law.
     pub law: Option<usize>,
-    /// The output's dtype: float32/float64 or an integer dtype.
+    /// The output's dtype: float16/32/64 or an integer dtype.
     pub dtype: DType,
 }
 
 impl SamplerKernel {
     /// Whether a sampler can write `dtype`.
     pub fn writes(dtype: DType) -> bool {
-        matches!(dtype, DType::F32 | DType::F64) || (dtype.is_integer() && dtype != DType::Bool)
+        matches!(dtype, DType::F16 | DType::F32 | DType::F64)
+            || (dtype.is_integer() && dtype != DType::Bool)
     }
 
     /// The kernel's name.
@@ -124,12 +132,31 @@ impl SamplerKernel {
         for line in offsets.into_iter().flatten() {
             s.push_str(&line);
         }
+        // A stream a group of GROUP consecutive items (rows: one), numbered by the group.
+        let group = match self.law {
+            Some(k) if LAWS[k].shape == Shape::Row => "1".to_string(),
+            Some(_) => GROUP.to_string(),
+            None => {
+                let rows: Vec<String> = LAWS
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.shape == Shape::Row)
+                    .map(|(k, _)| format!("law == {k}"))
+                    .collect();
+                format!("({}) ? 1 : {GROUP}", rows.join(" || "))
+            }
+        };
+        let _ = writeln!(s, "  const {i64t} items_a_stream = {group};");
         let _ = writeln!(
             s,
-            "  for ({i64t} i = {}; i < n; i += {}) {{",
+            "  for ({i64t} g = {}; g * items_a_stream < n; g += {}) {{",
             t.global_id, t.global_size
         );
-        s.push_str("    ember_rng state;\n    ember_rng_init(&state, i, key, stream);\n    ember_rng* s = &state;\n");
+        s.push_str("    ember_rng state;\n    ember_rng_init(&state, g, key, stream);\n    ember_rng* s = &state;\n");
+        let _ = writeln!(
+            s,
+            "    for ({i64t} i = g * items_a_stream; i < n && i < (g + 1) * items_a_stream; i++) {{"
+        );
         for k in 0..SLOTS {
             let _ = writeln!(
                 s,
@@ -149,7 +176,7 @@ impl SamplerKernel {
                 s.push_str("    }\n");
             }
         }
-        s.push_str("  }\n}\n#undef EMBER_PUT\n#undef EMBER_GET\n");
+        s.push_str("    }\n  }\n}\n#undef EMBER_PUT\n#undef EMBER_GET\n");
         s
     }
 

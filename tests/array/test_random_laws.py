@@ -93,28 +93,31 @@ def test_edge_parameters_as_numpy_draws_them():
 
 
 def test_array_parameters_give_each_element_the_draw_of_its_own_value():
-    # Groups of GROUP consecutive elements share a stream: where a parameter array is constant
-    # over each group, element i is the draw made with its value alone, kept at i.
-    group = 4
-    shapes = np.repeat([0.3, 1.0, 2.5, 7.0, 40.0], group)
+    # A stream serves 4 elements 32 apart, in tiles of 128: where a parameter array is constant
+    # over each tile, element i is the draw made with its value alone, kept at i.
+    tile = 128
+    shapes = np.repeat([0.3, 1.0, 2.5, 7.0, 40.0], tile)
     scales = np.array([[1.0], [3.0]])
     got = ember.random.default_rng(SEED).gamma(ember.asarray(shapes), scales)
     assert got.shape == (2, shapes.size)
     want = np.empty(got.shape)
-    for i in range(want.size):
-        r, c = divmod(i, shapes.size)
-        want.flat[i] = ours("gamma", (shapes[c], scales[r, 0]), size=want.size)[i]
+    for k, shape in enumerate([0.3, 1.0, 2.5, 7.0, 40.0]):
+        for r, scale in enumerate([1.0, 3.0]):
+            alone = ours("gamma", (shape, scale), size=want.size).reshape(want.shape)
+            want[r, k * tile:(k + 1) * tile] = alone[r, k * tile:(k + 1) * tile]
     np.testing.assert_array_equal(got.get(), want)
     # Host arrays, lists and integer parameters take the same path; size broadcasts them.
     lam = [1.0, 20.0, 300.0, 5.0]
-    counts = ember.random.default_rng(SEED).poisson(np.repeat(lam, group).reshape(4, 4).tolist(), size=(2, 4, 4)).get()
+    counts = ember.random.default_rng(SEED).poisson(np.repeat(lam, tile).reshape(4, tile).tolist(),
+                                                    size=(2, 4, tile)).get()
     for k in range(4):
-        alone = ours("poisson", (lam[k],), size=32).reshape(2, 4, 4)
+        alone = ours("poisson", (lam[k],), size=counts.size).reshape(counts.shape)
         np.testing.assert_array_equal(counts[:, k, :], alone[:, k, :])
-    n = np.repeat([5, 50, 500], group)
+    n = np.repeat([5, 50, 500], tile)
     got = ember.random.default_rng(SEED).binomial(n, 0.25).get()
-    want = [ours("binomial", (int(n[i]), 0.25), size=n.size)[i] for i in range(n.size)]
-    np.testing.assert_array_equal(got, want)
+    for k, count in enumerate([5, 50, 500]):
+        alone = ours("binomial", (count, 0.25), size=n.size)
+        np.testing.assert_array_equal(got[k * tile:(k + 1) * tile], alone[k * tile:(k + 1) * tile])
     # A parameter array of one value draws what the number draws.
     np.testing.assert_array_equal(ember.random.default_rng(SEED).vonmises(np.full(999, 0.5), 2.0).get(),
                                   ours("vonmises", (0.5, 2.0), size=999))
@@ -134,10 +137,12 @@ def test_dtypes_sizes_and_determinism():
     assert not np.array_equal(g.poisson(5.0, size=100).get(), g.poisson(5.0, size=100).get())
     np.testing.assert_array_equal(ours("zipf", (2.0,), size=50), ours("zipf", (2.0,), size=500)[:50])
     assert g.beta(2.0, 3.0, size=4, dtype=np.float16).dtype == np.float16
-    with pytest.raises(TypeError, match="float32 and float64"):
-        g.gamma(2.0, dtype=np.int32)
-    with pytest.raises(TypeError, match="integer dtype"):
-        g.poisson(2.0, dtype=np.float32)
+    # Other types, as CuPy's dtype arguments take them: cast from the float64/int64 draw.
+    np.testing.assert_array_equal(ember.random.default_rng(SEED).gamma(2.0, size=8, dtype=np.int32).get(),
+                                  ours("gamma", (2.0,), size=8).astype(np.int32))
+    assert g.poisson(2.0, size=3, dtype=np.float32).dtype == np.float32
+    with pytest.raises(TypeError, match="real or integer dtype"):
+        g.poisson(2.0, dtype=np.complex64)
 
 
 def _bad_calls():

@@ -16,8 +16,10 @@
 //!   2 per block;
 //! * normal: Box-Muller on a pair of uniforms, `u1` in `(0, 1]` (the uniform above plus one
 //!   step) and `u2` in `[0, 1)`: `r = sqrt(-2 log u1)`, elements `r cos(2 pi u2)` and
-//!   `r sin(2 pi u2)` (computed as `cospi(2 u2)` and `sinpi(2 u2)`). float32 pairs words `(w0, w1)` and `(w2, w3)`, 4 per block; float64 pairs
-//!   the two 53-bit uniforms, 2 per block. The tails stop at `|z| <= 5.8` (float32) and `8.6`
+//!   `r sin(2 pi u2)` (float64: `cospi(2 u2)` and `sinpi(2 u2)`; float32: the angle
+//!   `pi (2 u2 - 1)`, the same law, through the hardware's fast `__sincosf` on CUDA, whose
+//!   absolute error is below 2^-21.4, as cuRAND's normals). float32 pairs words `(w0, w1)`
+//!   and `(w2, w3)`, 4 per block; float64 pairs the two 53-bit uniforms, 2 per block. The tails stop at `|z| <= 5.8` (float32) and `8.6`
 //!   (float64). Uniforms and integers are bit-identical on every backend; normals go through
 //!   each backend's `log`/`sin`/`cos` and may differ in the last bits;
 //! * integers in `[low, low + diff]`: `x = (w[2j] << 32) | w[2j+1]` scaled by the high half of
@@ -113,12 +115,14 @@ pub fn philox_prelude(dialect: Dialect, integers: bool) -> String {
     s
 }
 
-/// The statement setting `sn` and `cs` to sin(pi x) and cos(pi x) (`x` float32 or float64):
-/// one call on CUDA, and no reduction of the argument by pi on either backend (the Box-Muller
-/// angle `2 pi u` is `pi` times `2u`).
+/// The statement setting `sn` and `cs` to sin(pi x) and cos(pi x) (`x` float32 in [-1, 1) or
+/// float64): one call on CUDA, and no reduction of the argument by pi on either backend (the
+/// Box-Muller angle `2 pi u` is `pi` times `2u`, or `2u - 1` for float32).
 pub fn sincospi(dialect: Dialect, dtype: DType, x: &str) -> String {
     match (dialect, dtype) {
-        (Dialect::Cuda, DType::F32) => format!("sincospif({x}, &sn, &cs);"),
+        // The hardware's approximation, as cuRAND's Box-Muller takes it: absolute error below
+        // 2^-21.4 for angles in [-pi, pi] (float32 normals: a few ulps).
+        (Dialect::Cuda, DType::F32) => format!("__sincosf(3.14159265358979f * ({x}), &sn, &cs);"),
         (Dialect::Cuda, _) => format!("sincospi({x}, &sn, &cs);"),
         (Dialect::OpenCl, _) => format!("sn = sinpi({x}); cs = cospi({x});"),
     }
@@ -215,7 +219,7 @@ impl RandomKernel {
                     );
                     let _ = writeln!(
                         s,
-                        "      const float h = 2.0f * ((float)(r.{w2} >> 8) * 5.9604644775390625e-8f);"
+                        "      const float h = (float)(r.{w2} >> 8) * 1.1920928955078125e-7f - 1.0f;"
                     );
                     let _ = writeln!(
                         s,

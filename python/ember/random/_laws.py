@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtypes
 from .._ndarray import ndarray
 from ._params import check, draw, host_or_device, is_scalar, out_shape, output_dtype
 
@@ -63,16 +64,23 @@ class Distributions:
     def _law(self, law: str, size, dtype, *given):
         params = []
         for (name, kind, constraints), value in zip(_LAWS[law], given, strict=True):
+            if value is None:
+                # NumPy's TypeError; CuPy's legacy functions raise ValueError.
+                raise (ValueError if self._legacy else TypeError)(f"{name} must be real number, not NoneType")
             value = host_or_device(value, kind)
             check(name, value, *constraints)
             params.append(value)
         integer = law in _INTEGER
-        out = output_dtype(dtype, "int64" if integer else "float64", integer)
-        return draw(self._bits, law, size, params, out)
+        out, cast = output_dtype(dtype, "int64" if integer else "float64", integer)
+        values = draw(self._bits, law, size, params, out)
+        return values if cast is None else values.astype(cast)
 
     def _fill(self, law: str, size, dtype, *given):
-        """``normal``/``uniform`` of numbers: the bandwidth-bound fill kernels."""
-        out = output_dtype(dtype, "float64", False)
+        """``normal``/``uniform`` of numbers: the bandwidth-bound fill kernels (float32 or
+        float64 only, as CuPy's and NumPy's ``random``, ``rand``, ``normal`` take them)."""
+        out = "float64" if dtype is None else _dtypes.name_of(_dtypes.normalize(dtype))
+        if out not in ("float32", "float64"):
+            raise TypeError(f"ember.random supports float32 and float64 only here, got {out}")
         shape = out_shape(size, ())
         return (self._bits.normal if law == "normal" else self._bits.uniform)(shape, out, *given)
 
@@ -189,6 +197,8 @@ class Distributions:
         ngood, nbad, nsample = (host_or_device(v, "i") for v in (ngood, nbad, nsample))
         for name, value in (("ngood", ngood), ("nbad", nbad), ("nsample", nsample)):
             check(name, value, "nonneg")
+        if self._legacy and _any(nsample < 1):
+            raise ValueError("nsample < 1 or nsample is NaN")
         if _any(ngood + nbad < nsample):
             raise ValueError("ngood + nbad < nsample")
         if not self._legacy and (_any(ngood >= 10**9) or _any(nbad >= 10**9)):
@@ -225,12 +235,17 @@ class Distributions:
 
         return self._bits.sample("multinomial", rows + (k,), "int64", [per_item(n, rows)], vector, per_row)
 
-    def dirichlet(self, alpha, size=None) -> ndarray:
-        """Points of the simplex with Dirichlet density of ``alpha``: shape ``size + (k,)``."""
-        from .._creation import asarray
+    def dirichlet(self, alpha, size=None, dtype=None) -> ndarray:
+        """Points of the simplex with Dirichlet density of ``alpha``: shape ``size + (k,)``.
+        A single ``alpha`` (as CuPy takes it) is every component's, the last axis of ``size``
+        the simplex's."""
+        from .._creation import _shape_tuple, asarray
 
         a = alpha.get() if isinstance(alpha, ndarray) else np.asarray(alpha, dtype=np.float64)
         a = a.astype(np.float64, copy=False)
+        if a.ndim == 0 and size is not None and _shape_tuple(size):
+            shape = _shape_tuple(size)
+            a, size = np.full(shape[-1], float(a)), shape[:-1]
         if a.ndim != 1:
             raise ValueError("alpha must be a one-dimensional sequence of floats")
         if np.any(a < 0):
@@ -238,9 +253,11 @@ class Distributions:
         if np.any(np.isnan(a)):
             raise ValueError("alpha contains NaNs")
         shape = out_shape(size, ()) + (a.size,)
-        return self._bits.sample("dirichlet", shape, "float64", [], asarray(a), False)
+        values = self._bits.sample("dirichlet", shape, "float64", [], asarray(a), False)
+        return values if dtype is None else values.astype(dtype)
 
-    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *, method="svd") -> ndarray:
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *, method="svd",
+                            dtype=None) -> ndarray:
         """Normal vectors of mean ``mean`` and covariance ``cov``: standard normals times a
         factor of ``cov`` (SVD, eigh or Cholesky, computed on the host: ``cov`` is k × k)."""
         from .._creation import asarray
@@ -274,7 +291,8 @@ class Distributions:
             factor = np.sqrt(np.maximum(s, 0))[:, None] * vt
         shape = out_shape(size, ())
         z = self._fill("normal", shape + mean.shape, None, 0.0, 1.0)
-        return z @ asarray(factor) + asarray(mean)
+        values = z @ asarray(factor) + asarray(mean)
+        return values if dtype is None else values.astype(dtype)
 
     # Helpers of the ``out=`` arguments.
     @staticmethod

@@ -113,17 +113,21 @@ def per_item(value, shape: tuple[int, ...]):
     return ascontiguousarray(value)
 
 
-def output_dtype(dtype, default: str, integer: bool) -> str:
-    """The name of the dtype a draw writes: ``default`` when ``dtype`` is None; floats for real
-    laws, integers for integer laws."""
+def output_dtype(dtype, default: str, integer: bool) -> tuple[str, str | None]:
+    """The dtype a draw's kernel writes (``default`` when ``dtype`` is None) and the one to
+    cast it to after, if another: reals are drawn as float16/32/64, integers as any integer
+    type; other types (CuPy's legacy functions take any) are cast from float64 or int64."""
     if dtype is None:
-        return default
+        return default, None
     d = _dtypes.normalize(dtype)
-    if integer and d.kind not in "iu":
-        raise TypeError(f"Unsupported dtype {d} for an integer distribution: use an integer dtype")
-    if not integer and d.char not in "efd":
-        raise TypeError(f"Unsupported dtype {d}: ember.random draws float16, float32 and float64 values")
-    return _dtypes.name_of(d)
+    name = _dtypes.name_of(d)
+    if integer and d.kind in "iu":
+        return name, None
+    if not integer and d.char in "efd":
+        return name, None
+    if d.kind not in "biuf":
+        raise TypeError(f"Unsupported dtype {d} for a random draw: use a real or integer dtype")
+    return default, name
 
 
 def draw(bits, law: str, size, params: list, dtype: str):

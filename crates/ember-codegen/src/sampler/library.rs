@@ -3,7 +3,7 @@
 //! double precision, written once for both dialects (the dialect table gives type names, the
 //! function qualifier and the bit casts).
 //!
-//! Stream `g` (the group of elements `g * GROUP ..`, or row `g`): Philox4x32-10 with counter
+//! Stream `g` (a group of elements, `super::GROUP`, or row `g`): Philox4x32-10 with counter
 //! `(draw, g mod 2^32, g / 2^32, stream mod 2^32)` and key `(seed mod 2^32, (seed / 2^32) ^
 //! (stream / 2^32))`, `draw` counting the evaluations the stream has made. Each evaluation
 //! gives two 64-bit words. So an element's value depends only on (seed, stream, its index and

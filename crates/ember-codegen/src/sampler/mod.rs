@@ -3,7 +3,8 @@
 //! dirichlet) draws from its own Philox stream ([`library`] says how), so rejection methods
 //! take as many draws as they need and the values do not depend on the launch.
 //!
-//! Elements draw in groups of [`GROUP`]: one stream for each group, used in element order.
+//! Elements draw in groups of [`GROUP`] (spaced [`LANES`] apart): one stream for each group,
+//! used in element order.
 //!
 //! A kernel is either one law's (GPUs: each compiled alone, registers sized for it) or every
 //! law's behind a `switch` on a law number (CPU devices, where each compile costs a second).
@@ -35,10 +36,15 @@ use laws::{Law, Param, Shape, LAWS};
 /// Parameter slots a kernel has.
 pub const SLOTS: usize = 3;
 
-/// Consecutive elements that draw from one stream (in order): a stream's words are used up
-/// and a Box-Muller pair's second normal is not thrown away. Part of what the numbers are,
-/// like the counter layout: changing it changes every law's values.
+/// Elements that draw from one stream, in order: a stream's words are used up and a
+/// Box-Muller pair's second normal is not thrown away. Stream `g` serves elements
+/// `(g / LANES) * LANES * GROUP + g % LANES + LANES * e` for `e < GROUP`: a warp's streams
+/// cover a tile of `LANES * GROUP` elements and each step stores consecutive ones. Both are
+/// part of what the numbers are, like the counter layout: changing them changes every law's
+/// values.
 pub const GROUP: usize = 4;
+/// Streams a tile of [`GROUP`] × `LANES` elements has.
+pub const LANES: usize = 32;
 
 /// A sampler kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -132,7 +138,8 @@ impl SamplerKernel {
         for line in offsets.into_iter().flatten() {
             s.push_str(&line);
         }
-        // A stream a group of GROUP consecutive items (rows: one), numbered by the group.
+        // Stream g serves GROUP items LANES apart (rows: one each, row g), so a warp's stores
+        // of one step are consecutive.
         let group = match self.law {
             Some(k) if LAWS[k].shape == Shape::Row => "1".to_string(),
             Some(_) => GROUP.to_string(),
@@ -146,16 +153,21 @@ impl SamplerKernel {
                 format!("({}) ? 1 : {GROUP}", rows.join(" || "))
             }
         };
-        let _ = writeln!(s, "  const {i64t} items_a_stream = {group};");
+        let _ = writeln!(s, "  const {i64t} per = {group};");
+        let _ = writeln!(s, "  const {i64t} lanes = per == 1 ? 1 : {LANES};");
         let _ = writeln!(
             s,
-            "  for ({i64t} g = {}; g * items_a_stream < n; g += {}) {{",
+            "  for ({i64t} g = {}; (g / lanes) * lanes * per + g % lanes < n; g += {}) {{",
             t.global_id, t.global_size
         );
         s.push_str("    ember_rng state;\n    ember_rng_init(&state, g, key, stream);\n    ember_rng* s = &state;\n");
         let _ = writeln!(
             s,
-            "    for ({i64t} i = g * items_a_stream; i < n && i < (g + 1) * items_a_stream; i++) {{"
+            "    const {i64t} first = (g / lanes) * lanes * per + g % lanes;"
+        );
+        let _ = writeln!(
+            s,
+            "    for ({i64t} i = first; i < n && i < first + per * lanes; i += lanes) {{"
         );
         for k in 0..SLOTS {
             let _ = writeln!(

@@ -345,6 +345,7 @@ def test_cuda_sources_compile_to_sm90_cubin():
             raise
         pytest.skip(f"NVRTC not installed: {e}")
     for dist, dtypes in [("uniform", ["float32", "float64"]), ("normal", ["float32", "float64"]),
+                         ("exponential", ["float32", "float64"]),
                          ("integers", ["int64", "int8", "uint64", "bool"])]:
         for dtype in dtypes:
             for vector in (True, False):

@@ -133,6 +133,24 @@ impl Philox {
         Ok(out)
     }
 
+    /// A new array of `shape` with exponential values of scale `scale`: `scale * -log(1 - u)`.
+    /// float32 or float64.
+    pub fn exponential(
+        &self,
+        device: &'static Device,
+        shape: &[usize],
+        dtype: DType,
+        scale: f64,
+    ) -> Result<Array> {
+        check_float(dtype, "exponential")?;
+        if scale < 0.0 || scale.is_nan() {
+            return Err(Error::Value(format!("scale < 0: got {scale}")));
+        }
+        let out = Array::empty(device, shape, dtype)?;
+        self.fill_float(&out, Distribution::Exponential, 0.0, scale)?;
+        Ok(out)
+    }
+
     /// A new array of `shape` with integers uniform in `[low, high)`, of an integer dtype (or
     /// bool). Errors as NumPy's `randint`: `low >= high`, or bounds outside the dtype.
     pub fn integers(

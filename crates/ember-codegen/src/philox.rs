@@ -135,6 +135,9 @@ pub enum Distribution {
     Uniform,
     /// `fma(b, z, a)`, `z` standard normal (Box-Muller); float32 or float64.
     Normal,
+    /// `fma(b, e, a)`, `e = -log(1 - u)` standard exponential (inversion of the uniform
+    /// above); float32 or float64.
+    Exponential,
     /// `low + k`, `k` uniform in `[0, diff]`; any integer dtype or bool.
     Integers,
 }
@@ -144,6 +147,7 @@ impl Distribution {
         match self {
             Distribution::Uniform => "uniform",
             Distribution::Normal => "normal",
+            Distribution::Exponential => "exponential",
             Distribution::Integers => "integers",
         }
     }
@@ -174,7 +178,10 @@ impl RandomKernel {
     /// Consecutive elements one Philox evaluation gives.
     pub fn per_block(&self) -> usize {
         match (self.distribution, self.dtype) {
-            (Distribution::Uniform | Distribution::Normal, DType::F32) => 4,
+            (
+                Distribution::Uniform | Distribution::Normal | Distribution::Exponential,
+                DType::F32,
+            ) => 4,
             _ => 2,
         }
     }
@@ -211,6 +218,22 @@ impl RandomKernel {
                     );
                 }
             }
+            (Distribution::Exponential, DType::F32) => {
+                for (j, w) in ["x", "y", "z", "w"].iter().enumerate() {
+                    let _ = writeln!(
+                        s,
+                        "    v{j} = fma(b, -log(1.0f - (float)(r.{w} >> 8) * 5.9604644775390625e-8f), a);"
+                    );
+                }
+            }
+            (Distribution::Exponential, _) => {
+                for (j, (hi, lo)) in [("x", "y"), ("z", "w")].iter().enumerate() {
+                    let _ = writeln!(
+                        s,
+                        "    v{j} = fma(b, -log(1.0 - (double)((((ember_u64)r.{hi} << 32) | r.{lo}) >> 11) * 1.1102230246251565404e-16), a);"
+                    );
+                }
+            }
             (Distribution::Normal, DType::F32) => {
                 for (pair, (w1, w2)) in [("x", "y"), ("z", "w")].iter().enumerate() {
                     let _ = writeln!(
@@ -226,7 +249,13 @@ impl RandomKernel {
                         "      float sn, cs; {}",
                         sincospi(dialect, DType::F32, "h")
                     );
-                    s.push_str("      const float rad = sqrt(-2.0f * log(u1));\n");
+                    // CUDA: the hardware's log too, as cuRAND (relative error about 2^-21).
+                    let log = if dialect == Dialect::Cuda {
+                        "__logf"
+                    } else {
+                        "log"
+                    };
+                    let _ = writeln!(s, "      const float rad = sqrt(-2.0f * {log}(u1));");
                     let _ = writeln!(
                         s,
                         "      v{} = fma(b, rad * cs, a); v{} = fma(b, rad * sn, a); }}",
@@ -419,6 +448,8 @@ mod tests {
     fn normals_use_box_muller_on_pairs() {
         let f32s = kernel(Distribution::Normal, DType::F32, true).source(Dialect::OpenCl);
         assert_eq!(f32s.matches("sqrt(-2.0f * log(u1))").count(), 2);
+        let cuda32 = kernel(Distribution::Normal, DType::F32, true).source(Dialect::Cuda);
+        assert_eq!(cuda32.matches("sqrt(-2.0f * __logf(u1))").count(), 2);
         assert_eq!(f32s.matches("sn = sinpi(h); cs = cospi(h);").count(), 2);
         let f64s = kernel(Distribution::Normal, DType::F64, true).source(Dialect::Cuda);
         assert!(f64s.contains("((double2*)out_p)[blk] = q;"), "{f64s}");

@@ -75,6 +75,20 @@ impl NativePhilox {
             .map(NativeArray)
     }
 
+    fn exponential(
+        &self,
+        py: Python<'_>,
+        device_ordinal: usize,
+        shape: Vec<usize>,
+        dtype_name: &str,
+        scale: f64,
+    ) -> PyResult<NativeArray> {
+        let (dev, d) = (device(device_ordinal)?, dtype(dtype_name)?);
+        py.detach(|| self.0.exponential(dev, &shape, d, scale))
+            .py()
+            .map(NativeArray)
+    }
+
     fn integers(
         &self,
         py: Python<'_>,
@@ -146,7 +160,7 @@ fn given(value: &Bound<'_, PyAny>, param: Param) -> PyResult<Given> {
     }))
 }
 
-/// The source of a random kernel ("uniform", "normal" or "integers") in a dialect, for
+/// The source of a random kernel ("uniform", "normal", "exponential" or "integers") in a dialect, for
 /// compile checks without a device.
 #[pyfunction]
 fn random_source(
@@ -158,10 +172,11 @@ fn random_source(
     let distribution = match distribution {
         "uniform" => Distribution::Uniform,
         "normal" => Distribution::Normal,
+        "exponential" => Distribution::Exponential,
         "integers" => Distribution::Integers,
         other => {
             return Err(PyValueError::new_err(format!(
-                "no distribution {other:?}; use uniform, normal or integers"
+                "no distribution {other:?}; use uniform, normal, exponential or integers"
             )))
         }
     };

@@ -34,7 +34,7 @@ from ._sample import __all__ as _sample_names
 
 # NumPy's other names for the global RandomState's methods.
 get_state, set_state, seed = (module_function(n) for n in ("get_state", "set_state", "seed"))
-random = ranf = sample = module_function("random_sample")
+random = ranf = sample = random_sample  # noqa: F405  (from _sample)
 
 __all__ = sorted(
     ["Generator", "Philox", "Philox4x3210", "RandomState", "default_rng", "get_random_state", "get_state", "random",

@@ -68,6 +68,9 @@ class Philox:
     def normal(self, size, dtype, loc=0.0, scale=1.0) -> ndarray:
         return _wrap(self._native.normal(current_device_id(), list(size), dtype, float(loc), float(scale)))
 
+    def exponential(self, size, dtype, scale=1.0) -> ndarray:
+        return _wrap(self._native.exponential(current_device_id(), list(size), dtype, float(scale)))
+
     def integers(self, size, dtype, low, high) -> ndarray:
         return _wrap(self._native.integers(current_device_id(), list(size), dtype, low, high))
 

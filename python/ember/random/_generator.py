@@ -71,6 +71,8 @@ class RandomState(Distributions, Sampling):
         """Integers in ``[0, mx]`` (CuPy's ``RandomState.interval``)."""
         return self._integers(0, int(mx), size, np.int32 if int(mx) < 2**31 else np.int64, True)
 
+    _interval = interval
+
     def choice(self, a, size=None, replace=True, p=None) -> ndarray:
         if not isinstance(a, (int, np.integer)) and np.ndim(a) > 1:
             raise ValueError("a must be 1-dimensional")

@@ -76,13 +76,15 @@ class Distributions:
         return values if cast is None else values.astype(cast)
 
     def _fill(self, law: str, size, dtype, *given):
-        """``normal``/``uniform`` of numbers: the bandwidth-bound fill kernels (float32 or
-        float64 only, as CuPy's and NumPy's ``random``, ``rand``, ``normal`` take them)."""
+        """``normal``/``uniform``/``exponential`` of numbers: the bandwidth-bound fill kernels
+        (float32 or float64 only, as CuPy's and NumPy's ``random``, ``rand``, ``normal`` take
+        them). They draw other numbers than the sampler does for array parameters."""
         out = "float64" if dtype is None else _dtypes.name_of(_dtypes.normalize(dtype))
         if out not in ("float32", "float64"):
             raise TypeError(f"ember.random supports float32 and float64 only here, got {out}")
         shape = out_shape(size, ())
-        return (self._bits.normal if law == "normal" else self._bits.uniform)(shape, out, *given)
+        fill = {"normal": self._bits.normal, "uniform": self._bits.uniform, "exponential": self._bits.exponential}
+        return fill[law](shape, out, *given)
 
     # Continuous laws.
     def uniform(self, low=0.0, high=1.0, size=None, dtype=None) -> ndarray:
@@ -111,12 +113,22 @@ class Distributions:
         """Exponential values of scale 1 (by inversion whatever ``method`` names)."""
         if method not in ("zig", "inv"):
             raise ValueError(f"{method} is not a valid method: use 'zig' or 'inv'")
-        return self._into(out, self._law("standard_exponential", self._size_of(size, out), dtype))
+        if not self._legacy:
+            self._float_only(dtype, "standard_exponential")
+        size = self._size_of(size, out)
+        if dtype is None or _dtypes.normalize(dtype).char in "fd":
+            return self._into(out, self._fill("exponential", size, dtype, 1.0))
+        return self._into(out, self._law("standard_exponential", size, dtype))
 
     def exponential(self, scale=1.0, size=None, dtype=None) -> ndarray:
+        if is_scalar(scale) and (dtype is None or _dtypes.normalize(dtype).char in "fd"):
+            check("scale", float(scale), "nonneg")
+            return self._fill("exponential", size, dtype, float(scale))
         return self._law("exponential", size, dtype, scale)
 
     def standard_gamma(self, shape, size=None, dtype=None, out=None) -> ndarray:
+        if not self._legacy:
+            self._float_only(dtype, "standard_gamma")
         return self._into(out, self._law("standard_gamma", self._size_of(size, out), dtype, shape))
 
     def gamma(self, shape, scale=1.0, size=None, dtype=None) -> ndarray:
@@ -294,7 +306,12 @@ class Distributions:
         values = z @ asarray(factor) + asarray(mean)
         return values if dtype is None else values.astype(dtype)
 
-    # Helpers of the ``out=`` arguments.
+    # Helpers of the ``out=`` and ``dtype=`` arguments.
+    @staticmethod
+    def _float_only(dtype, what: str) -> None:
+        if dtype is not None and _dtypes.normalize(dtype).char not in "fd":
+            raise TypeError(f"Unsupported dtype {_dtypes.normalize(dtype)} for {what}")
+
     @staticmethod
     def _size_of(size, out):
         from .._creation import _shape_tuple
@@ -311,6 +328,8 @@ class Distributions:
             return values
         if not isinstance(out, ndarray):
             raise TypeError(f"out must be an ember.ndarray, got {type(out).__name__}")
+        if not out.flags.c_contiguous:
+            raise ValueError("Supplied output array is not contiguous, writable or aligned.")
         if out.dtype != values.dtype:
             raise TypeError(
                 f"Supplied output array has the wrong type. Expected {values.dtype.name}, got {out.dtype.name}"

@@ -30,6 +30,8 @@ pub struct Law {
     /// Whether its values are integers (int64 by default) rather than reals (float64).
     pub integer: bool,
     pub shape: Shape,
+    /// Declarations before the kernel's loop (what the body keeps from item to item).
+    pub prologue: &'static str,
     /// Statements putting the values.
     pub body: &'static str,
 }
@@ -42,9 +44,33 @@ const fn real(name: &'static str, params: &'static [Param], body: &'static str) 
         params,
         integer: false,
         shape: Shape::Element,
+        prologue: "",
         body,
     }
 }
+
+/// A law that sets up what depends on its first parameter once, and again only when it
+/// changes (a parameter of numbers is set up once a thread).
+const fn kept(
+    name: &'static str,
+    params: &'static [Param],
+    integer: bool,
+    prologue: &'static str,
+    body: &'static str,
+) -> Law {
+    Law {
+        name,
+        params,
+        integer,
+        shape: Shape::Element,
+        prologue,
+        body,
+    }
+}
+
+/// The gamma laws' setup kept from item to item (shapes are never negative: -1 is no shape).
+const GAMMA_KEPT: &str =
+    "double gamma_key = -1.0;\nember_gamma_c gamma_c = ember_gamma_setup(1.0);";
 
 const fn int(name: &'static str, params: &'static [Param], body: &'static str) -> Law {
     Law {
@@ -52,6 +78,7 @@ const fn int(name: &'static str, params: &'static [Param], body: &'static str) -
         params,
         integer: true,
         shape: Shape::Element,
+        prologue: "",
         body,
     }
 }
@@ -84,15 +111,19 @@ pub const LAWS: &[Law] = &[
         &[Real],
         "EMBER_PUT(0, a * ember_std_exponential(s));",
     ),
-    real(
+    kept(
         "standard_gamma",
         &[Real],
-        "EMBER_PUT(0, ember_std_gamma(s, a));",
+        false,
+        GAMMA_KEPT,
+        "if (a != gamma_key) { gamma_c = ember_gamma_setup(a); gamma_key = a; }\nEMBER_PUT(0, ember_gamma_draw(s, &gamma_c));",
     ),
-    real(
+    kept(
         "gamma",
         &[Real, Real],
-        "EMBER_PUT(0, b * ember_std_gamma(s, a));",
+        false,
+        GAMMA_KEPT,
+        "if (a != gamma_key) { gamma_c = ember_gamma_setup(a); gamma_key = a; }\nEMBER_PUT(0, b * ember_gamma_draw(s, &gamma_c));",
     ),
     real("beta", &[Real, Real], "EMBER_PUT(0, ember_beta(s, a, b));"),
     real("chisquare", &[Real], "EMBER_PUT(0, ember_chisquare(s, a));"),
@@ -159,7 +190,13 @@ pub const LAWS: &[Law] = &[
         &[Real, Real, Real],
         "EMBER_PUT(0, ember_triangular(s, a, b, c));",
     ),
-    int("poisson", &[Real], "EMBER_PUT(0, ember_poisson(s, a));"),
+    kept(
+        "poisson",
+        &[Real],
+        true,
+        "double poisson_key = -1.0;\nember_poisson_c poisson_c = ember_poisson_setup(1.0);",
+        "if (a != poisson_key) { poisson_c = ember_poisson_setup(a); poisson_key = a; }\nEMBER_PUT(0, ember_poisson_draw(s, &poisson_c));",
+    ),
     int(
         "binomial",
         &[Int, Real],
@@ -190,6 +227,7 @@ pub const LAWS: &[Law] = &[
         params: &[Int],
         integer: true,
         shape: Shape::Row,
+        prologue: "",
         body: r#"ember_i64 left = a;
 double rest = 1.0;
 for (ember_i64 j = 0; j < width; j++) EMBER_PUT(j, 0);
@@ -210,6 +248,7 @@ if (left > 0) EMBER_PUT(width - 1, left);"#,
         params: &[],
         integer: false,
         shape: Shape::Row,
+        prologue: "",
         body: r#"double top = 0.0;
 for (ember_i64 j = 0; j < width; j++) top = vec[j] > top ? vec[j] : top;
 if (top < 0.1) {

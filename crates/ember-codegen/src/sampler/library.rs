@@ -96,7 +96,19 @@ EMBER_FN double ember_std_exponential(ember_rng* s) {
 }
 
 // Marsaglia and Tsang's method; shapes below 1 by NumPy's rejection from the exponential.
-EMBER_FN double ember_std_gamma(ember_rng* s, double shape) {
+// What depends on the shape alone is set up once (a kernel keeps it while the shape stays).
+typedef struct { double shape, b, c; } ember_gamma_c;
+
+EMBER_FN ember_gamma_c ember_gamma_setup(double shape) {
+  ember_gamma_c g;
+  g.shape = shape;
+  g.b = shape - 1.0 / 3.0;
+  g.c = 1.0 / sqrt(9.0 * g.b);
+  return g;
+}
+
+EMBER_FN double ember_gamma_draw(ember_rng* s, const ember_gamma_c* g) {
+  const double shape = g->shape;
   if (shape == 1.0) return ember_std_exponential(s);
   if (shape == 0.0) return 0.0;
   if (shape < 1.0) {
@@ -113,8 +125,7 @@ EMBER_FN double ember_std_gamma(ember_rng* s, double shape) {
       }
     }
   }
-  const double b = shape - 1.0 / 3.0;
-  const double c = 1.0 / sqrt(9.0 * b);
+  const double b = g->b, c = g->c;
   for (;;) {
     double x, v;
     do {
@@ -126,6 +137,11 @@ EMBER_FN double ember_std_gamma(ember_rng* s, double shape) {
     if (u < 1.0 - 0.0331 * (x * x) * (x * x)) return b * v;
     if (log(u) < 0.5 * x * x + b * (1.0 - v + log(v))) return b * v;
   }
+}
+
+EMBER_FN double ember_std_gamma(ember_rng* s, double shape) {
+  const ember_gamma_c g = ember_gamma_setup(shape);
+  return ember_gamma_draw(s, &g);
 }
 
 EMBER_FN double ember_beta(ember_rng* s, double a, double b) {
@@ -153,26 +169,40 @@ EMBER_FN double ember_beta(ember_rng* s, double a, double b) {
 }
 
 // Poisson: inversion of one uniform below 10 (a search of the CDF from 0: about lam steps),
-// Hormann's PTRS above.
-EMBER_FN ember_i64 ember_poisson(ember_rng* s, double lam) {
+// Hormann's PTRS above; what depends on lam alone is set up once.
+typedef struct { double lam, enlam, slam, loglam, b, a, invalpha, vr; } ember_poisson_c;
+
+EMBER_FN ember_poisson_c ember_poisson_setup(double lam) {
+  ember_poisson_c c;
+  c.lam = lam;
+  c.enlam = exp(-lam);
+  c.slam = sqrt(lam);
+  c.loglam = log(lam);
+  c.b = 0.931 + 2.53 * c.slam;
+  c.a = -0.059 + 0.02483 * c.b;
+  c.invalpha = 1.1239 + 1.1328 / (c.b - 3.4);
+  c.vr = 0.9277 - 3.6224 / (c.b - 2.0);
+  return c;
+}
+
+EMBER_FN ember_i64 ember_poisson_draw(ember_rng* s, const ember_poisson_c* c) {
+  const double lam = c->lam;
   if (lam >= 10.0) {
-    const double slam = sqrt(lam), loglam = log(lam);
-    const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
-    const double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);
+    const double a = c->a, b = c->b;
     for (;;) {
       const double u = ember_uniform(s) - 0.5;
       const double v = ember_uniform(s);
       const double us = 0.5 - fabs(u);
       const double k = floor((2.0 * a / us + b) * u + lam + 0.43);
-      if (us >= 0.07 && v <= vr) return (ember_i64)k;
+      if (us >= 0.07 && v <= c->vr) return (ember_i64)k;
       if (k < 0.0 || (us < 0.013 && v > us)) continue;
-      if (log(v) + log(invalpha) - log(a / (us * us) + b) <= -lam + k * loglam - lgamma(k + 1.0))
+      if (log(v) + log(c->invalpha) - log(a / (us * us) + b) <= -lam + k * c->loglam - lgamma(k + 1.0))
         return (ember_i64)k;
     }
   }
   if (lam == 0.0) return 0;
   const double u = ember_uniform(s);
-  double p = exp(-lam), cdf = p;
+  double p = c->enlam, cdf = p;
   ember_i64 x = 0;
   while (u > cdf && p > 0.0) {
     x += 1;
@@ -180,6 +210,11 @@ EMBER_FN ember_i64 ember_poisson(ember_rng* s, double lam) {
     cdf += p;
   }
   return x;
+}
+
+EMBER_FN ember_i64 ember_poisson(ember_rng* s, double lam) {
+  const ember_poisson_c c = ember_poisson_setup(lam);
+  return ember_poisson_draw(s, &c);
 }
 
 // log(k!) less Stirling's approximation of it.

@@ -153,6 +153,16 @@ impl SamplerKernel {
                 format!("({}) ? 1 : {GROUP}", rows.join(" || "))
             }
         };
+        // The laws' prologues (the kernel of every law: each different one once).
+        let mut prologues: Vec<&str> = Vec::new();
+        for law in self.law.map_or(&LAWS[..], |k| &LAWS[k..=k]) {
+            if !law.prologue.is_empty() && !prologues.contains(&law.prologue) {
+                prologues.push(law.prologue);
+            }
+        }
+        for line in prologues.iter().flat_map(|p| p.lines()) {
+            let _ = writeln!(s, "  {line}");
+        }
         let _ = writeln!(s, "  const {i64t} per = {group};");
         let _ = writeln!(s, "  const {i64t} lanes = per == 1 ? 1 : {LANES};");
         let _ = writeln!(
@@ -223,7 +233,10 @@ mod tests {
             src.contains("const double a = ember_bits_double(r0);"),
             "{src}"
         );
-        assert!(src.contains("EMBER_PUT(0, ember_poisson(s, a));"));
+        assert!(src.contains("EMBER_PUT(0, ember_poisson_draw(s, &poisson_c));"));
+        // Its setup is kept before the loop and redone only when lam changes.
+        let (before, _) = src.split_once("for (long long g").expect("the loop");
+        assert!(before.contains("double poisson_key = -1.0;"), "{src}");
         assert!(!src.contains("switch (law)"));
         assert!(!src.contains("ember_hypergeometric(s, a, b, c)"));
     }

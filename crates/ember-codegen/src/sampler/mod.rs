@@ -155,7 +155,7 @@ impl SamplerKernel {
         };
         // The laws' prologues (the kernel of every law: each different one once).
         let mut prologues: Vec<&str> = Vec::new();
-        for law in self.law.map_or(&LAWS[..], |k| &LAWS[k..=k]) {
+        for law in self.law.map_or(LAWS, |k| &LAWS[k..=k]) {
             if !law.prologue.is_empty() && !prologues.contains(&law.prologue) {
                 prologues.push(law.prologue);
             }

@@ -168,14 +168,25 @@ EMBER_FN double ember_beta(ember_rng* s, double a, double b) {
   return ga / (ga + gb);
 }
 
-// Poisson: inversion of one uniform below 10 (a search of the CDF from 0: about lam steps),
-// Hormann's PTRS above; what depends on lam alone is set up once.
-typedef struct { double lam, enlam, slam, loglam, b, a, invalpha, vr; } ember_poisson_c;
+// Poisson: inversion of one uniform below 10 (a search of the CDF from the mode, up or down:
+// about sqrt(lam) steps), Hormann's PTRS above; what depends on lam alone is set up once.
+typedef struct {
+  double lam, inv_lam, mode, pmode, cdfmode, slam, loglam, b, a, invalpha, vr;
+} ember_poisson_c;
 
 EMBER_FN ember_poisson_c ember_poisson_setup(double lam) {
   ember_poisson_c c;
   c.lam = lam;
-  c.enlam = exp(-lam);
+  c.inv_lam = 1.0 / lam;
+  // P(X = mode) and P(X <= mode), summed from 0 (lam < 10: at most 9 steps).
+  c.mode = lam < 10.0 ? floor(lam) : 0.0;
+  double p = exp(-lam), cdf = p;
+  for (double x = 1.0; x <= c.mode; x += 1.0) {
+    p *= lam / x;
+    cdf += p;
+  }
+  c.pmode = p;
+  c.cdfmode = cdf;
   c.slam = sqrt(lam);
   c.loglam = log(lam);
   c.b = 0.931 + 2.53 * c.slam;
@@ -201,15 +212,23 @@ EMBER_FN ember_i64 ember_poisson_draw(ember_rng* s, const ember_poisson_c* c) {
     }
   }
   if (lam == 0.0) return 0;
+  // The smallest x with u <= P(X <= x).
   const double u = ember_uniform(s);
-  double p = c->enlam, cdf = p;
-  ember_i64 x = 0;
+  double x = c->mode, p = c->pmode, cdf = c->cdfmode;
+  if (u <= cdf) {
+    while (x > 0.0 && u <= cdf - p) {
+      cdf -= p;
+      p *= x * c->inv_lam;
+      x -= 1.0;
+    }
+    return (ember_i64)x;
+  }
   while (u > cdf && p > 0.0) {
-    x += 1;
-    p *= lam / (double)x;
+    x += 1.0;
+    p *= lam / x;
     cdf += p;
   }
-  return x;
+  return (ember_i64)x;
 }
 
 EMBER_FN ember_i64 ember_poisson(ember_rng* s, double lam) {

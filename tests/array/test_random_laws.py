@@ -29,7 +29,8 @@ CONTINUOUS = [
     ("triangular", (-1.0, 0.5, 2.0)), ("lognormal", (0.3, 0.8)), ("normal", (1.0, 3.0)), ("uniform", (-2.0, 5.0)),
 ]
 DISCRETE = [
-    ("poisson", (0.4,)), ("poisson", (3.5,)), ("poisson", (9.5,)), ("poisson", (47.0,)), ("binomial", (20, 0.3)), ("binomial", (400, 0.7)),
+    ("poisson", (0.4,)), ("poisson", (3.5,)), ("poisson", (9.5,)), ("poisson", (47.0,)),
+    ("binomial", (20, 0.3)), ("binomial", (400, 0.7)),
     ("negative_binomial", (3.0, 0.4)), ("geometric", (0.2,)), ("geometric", (0.7,)),
     ("hypergeometric", (40, 25, 30)), ("hypergeometric", (6, 9, 4)), ("logseries", (0.8,)), ("zipf", (2.2,)),
 ]

@@ -250,6 +250,13 @@ def test_choice_with_and_without_replacement_and_weights():
     pairs = np.array([g.choice(5, size=2, replace=False, p=p).get() for _ in range(600)])
     want = np.array([np.random.default_rng(k).choice(5, size=2, replace=False, p=p) for k in range(600)])
     assert chi_square_same_law(pairs[:, 0] * 5 + pairs[:, 1], want[:, 0] * 5 + want[:, 1]) > P_MIN
+    # A population far above the sample: no array of the population (2^40 would not fit).
+    huge = g.choice(2**40, size=1000, replace=False).get()
+    assert huge.min() >= 0 and huge.max() < 2**40 and np.unique(huge).size == 1000
+    sparse = np.array([g.choice(50, size=10, replace=False).get() for _ in range(400)])
+    assert all(np.unique(row).size == 10 for row in sparse)
+    assert stats.chisquare(np.bincount(sparse.ravel(), minlength=50)).pvalue > P_MIN
+    assert stats.chisquare(np.bincount(sparse[:, 0], minlength=50)).pvalue > P_MIN
     unique = g.choice(100, size=100, replace=False).get()
     np.testing.assert_array_equal(np.sort(unique), np.arange(100))
     values = ember.asarray(np.arange(10.0).reshape(5, 2))

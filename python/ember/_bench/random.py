@@ -43,6 +43,6 @@ def _library_rows(lib, table, sizes, repeat) -> None:
         return
     r = xp.random
     record(table["normal"], lib.name, rate(lambda: r.standard_normal(n_normal, dtype=np.float32), n_normal))
-    record(table["exponential"], lib.name, rate(lambda: r.exponential(size=n_exp), n_exp))
+    record(table["exponential"], lib.name, rate(lambda: r.exponential(1.0, size=n_exp), n_exp))
     record(table["poisson"], lib.name, rate(lambda: r.poisson(5.0, size=n_poisson), n_poisson))
     record(table["gamma"], lib.name, rate(lambda: r.standard_gamma(2.5, size=n_poisson), n_poisson))

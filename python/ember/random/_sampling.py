@@ -150,6 +150,8 @@ class Sampling:
             u = self._bits.uniform(shape, "float64")
             index = searchsorted(cdf, u, side="right")
             index = UFUNCS["minimum"](index, pop - 1)
+        elif weights is None and pop > 4 * count:
+            index = self._distinct(pop, count).reshape(shape)
         elif weights is None:
             index = argsort(self._random_keys((pop,)), kind="stable")[:count].reshape(shape)
         else:
@@ -161,6 +163,28 @@ class Sampling:
             return index
         taken = values.take(index.reshape(-1), axis=axis)
         return taken.reshape(values.shape[:axis] + shape + values.shape[axis + 1:])
+
+    def _distinct(self, pop: int, count: int) -> ndarray:
+        """``count`` distinct integers of ``[0, pop)`` in random order, for ``pop`` well above
+        ``count``, in memory of the order of ``count``: the first ``count`` distinct values of a
+        sequence of uniform draws (whether a sequence has that many depends on where its
+        repeats fall, not on its values, so keeping only such sequences biases nothing)."""
+        from .._sorting import argsort, sort
+        from .._ufuncs import UFUNCS
+
+        length = 2 * count + 64
+        while True:
+            draws = self._integers(0, pop, (length,), np.int64, False)
+            order = argsort(draws, kind="stable")  # by value, repeats in order of position
+            ordered = draws.take(order)
+            starts = UFUNCS["not_equal"](ordered[1:], ordered[:-1])
+            firsts = order[1:][starts]  # the position of each value's first draw but the smallest's
+            if firsts.size + 1 >= count:
+                from .._shape import concatenate
+
+                positions = sort(concatenate([order[:1], firsts]))[:count]
+                return draws.take(positions)
+            length *= 2
 
     def bytes(self, length: int) -> bytes:
         """``length`` random bytes (on the host, as NumPy returns them)."""

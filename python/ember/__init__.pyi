@@ -76,6 +76,7 @@ from . import cl as cl
 from . import cuda as cuda
 from . import errors as errors
 from . import exceptions as exceptions
+from . import fft as fft
 from . import lib as lib
 from . import linalg as linalg
 from . import random as random

@@ -6,6 +6,7 @@ pub mod array;
 pub mod compact;
 pub mod creation;
 pub mod dlpack;
+pub mod fft;
 pub mod index;
 pub mod launch;
 pub mod linalg;

@@ -10,6 +10,7 @@ pub mod complex;
 pub mod dialect;
 pub mod dtypes;
 pub mod elementwise;
+pub mod fft;
 pub mod matmul;
 pub mod philox;
 pub mod prelude;

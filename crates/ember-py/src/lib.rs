@@ -5,6 +5,7 @@
 mod array;
 mod dlpack;
 mod errors;
+mod fft;
 mod indexing;
 mod jit;
 mod kernel;
@@ -29,6 +30,7 @@ fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     array::register(m)?;
     dlpack::register(m)?;
+    fft::register(m)?;
     kernel::register(m)?;
     launch_args::register(m)?;
     linalg::register(m)?;

@@ -1,0 +1,128 @@
+//! Batched complex FFTs of rows by ember's Stockham passes ([`ember_codegen::fft`]): every
+//! device, every length whose primes are 2, 3, 5 and 7 (the Python layer takes other lengths
+//! through Bluestein's algorithm, on top of these).
+
+use std::sync::{Arc, Mutex};
+
+use ember_codegen::fft::{factor, twiddles, PassKernel};
+use ember_core::{DType, Error, Result};
+use ember_kernel::{compile_generated, dialect, launch_shape, KernelMemo, Rounding};
+use ember_runtime::{current_stream, Device, Function, KernelArg};
+
+use crate::array::Array;
+
+fn function(device: &'static Device, spec: &PassKernel) -> Result<Function> {
+    static MEMO: KernelMemo<PassKernel> = KernelMemo::new();
+    MEMO.get_or_compile(device, spec, || {
+        compile_generated(
+            device,
+            &spec.source(dialect(device)),
+            &spec.name(),
+            &[],
+            Rounding::Separate,
+        )
+    })
+}
+
+/// The twiddle tables of every pass of a length, on a device (uploaded once; the last
+/// [`KEPT`] lengths are kept), with where each pass's table starts.
+type Tables = Arc<(Array, Vec<usize>)>;
+
+const KEPT: usize = 64;
+
+fn tables(device: &'static Device, n: usize, radices: &[usize], dtype: DType) -> Result<Tables> {
+    static CACHE: Mutex<Vec<(usize, usize, DType, Tables)>> = Mutex::new(Vec::new());
+    let key = (device as *const Device as usize, n, dtype);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((.., t)) = cache.iter().find(|(d, m, t, _)| (*d, *m, *t) == key) {
+        return Ok(t.clone());
+    }
+    let (mut values, mut starts, mut p) = (Vec::new(), Vec::new(), 1);
+    for &r in radices {
+        starts.push(values.len() / 2);
+        values.extend(twiddles(p, r));
+        p *= r;
+    }
+    let bytes: Vec<u8> = if dtype == DType::C128 {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    } else {
+        values
+            .iter()
+            .flat_map(|v| (*v as f32).to_le_bytes())
+            .collect()
+    };
+    let table = Array::empty(device, &[(values.len() / 2).max(1)], dtype)?;
+    if !bytes.is_empty() {
+        table.set_from_host(&bytes)?;
+    }
+    let entry: Tables = Arc::new((table, starts));
+    if cache.len() == KEPT {
+        cache.remove(0);
+    }
+    cache.push((key.0, n, dtype, entry.clone()));
+    Ok(entry)
+}
+
+/// The radices of a length the passes take, or `None`.
+pub fn radices(n: usize) -> Option<Vec<usize>> {
+    factor(n)
+}
+
+/// The DFT of each row of `a` (C-contiguous complex64/complex128; rows of the last axis),
+/// unnormalized in both directions (`inverse`: the conjugate exponent).
+pub fn c2c(a: &Array, inverse: bool) -> Result<Array> {
+    let dtype = a.dtype();
+    if !matches!(dtype, DType::C64 | DType::C128) || !a.is_c_contiguous() || a.ndim() == 0 {
+        return Err(Error::Value(format!(
+            "fft passes take C-contiguous complex64/complex128 rows, got {dtype} of shape {:?}",
+            a.shape()
+        )));
+    }
+    let n = a.shape()[a.ndim() - 1];
+    let device = a.device();
+    if n == 0 || a.size() == 0 {
+        return a.copy();
+    }
+    let radices = factor(n).ok_or_else(|| {
+        Error::Value(format!(
+            "length {n} has a prime factor above 7: use Bluestein's algorithm"
+        ))
+    })?;
+    let rows = a.size() / n;
+    let table = tables(device, n, &radices, dtype)?;
+    let item = dtype.itemsize();
+    let scratch = [
+        Array::empty(device, a.shape(), dtype)?,
+        Array::empty(device, a.shape(), dtype)?,
+    ];
+    let (n64, rows64) = ((n as i64).to_le_bytes(), (rows as i64).to_le_bytes());
+    let mut source = a.clone();
+    let mut p = 1;
+    for (s, &r) in radices.iter().enumerate() {
+        let spec = PassKernel {
+            radix: r,
+            double: dtype == DType::C128,
+            inverse,
+        };
+        let function = function(device, &spec)?;
+        let target = &scratch[s % 2];
+        let tw = table.0.buffer().arg(table.0.offset() + table.1[s] * item);
+        let p64 = (p as i64).to_le_bytes();
+        let args = [
+            source.kernel_arg(),
+            target.kernel_arg(),
+            tw,
+            KernelArg::Bytes(&n64),
+            KernelArg::Bytes(&p64),
+            KernelArg::Bytes(&rows64),
+        ];
+        let (grid, block) = launch_shape(device, rows * n / r);
+        device.launch(&function, grid, block, 0, current_stream(device), &args)?;
+        source = target.clone();
+        p *= r;
+    }
+    if radices.is_empty() {
+        return a.copy();
+    }
+    Ok(source)
+}

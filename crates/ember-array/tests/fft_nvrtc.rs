@@ -1,0 +1,28 @@
+//! The CUDA C of ember's FFT passes compiles through NVRTC (no GPU needed): every radix,
+//! precision and direction.
+
+mod common;
+
+use common::{compile_cuda as compile, nvrtc_here};
+
+use ember_codegen::fft::{PassKernel, RADICES};
+use ember_codegen::Dialect;
+
+#[test]
+fn every_pass_compiles() {
+    if !nvrtc_here() {
+        return;
+    }
+    for radix in RADICES {
+        for double in [false, true] {
+            for inverse in [false, true] {
+                let spec = PassKernel {
+                    radix,
+                    double,
+                    inverse,
+                };
+                compile(&spec.source(Dialect::Cuda), &spec.name());
+            }
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! FFT passes: the Stockham autosort formulation of a mixed-radix FFT, one kernel a radix
+//! (2, 3, 4, 5, 7, 8), direction and precision. A transform of length `n = R1 R2 ... Rk` is
+//! `k` passes over batched rows; pass `s` (radix `R`, `p = R1 ... R(s-1)`) takes, for each
+//! `i < n / R`, the `R` inputs `i + j n / R`, turns input `j` by the twiddle
+//! `exp(-2 pi i j (i mod p) / (p R))` (its conjugate for the inverse), takes their `R`-point
+//! DFT and writes output `t` to `(i - i mod p) R + i mod p + t p`. The output of the last pass
+//! is in natural order (no bit reversal).
+//!
+//! Data are complex numbers as pairs of reals (complex64: float, complex128: double). The
+//! twiddles of a pass come as a table of `p (R - 1)` complex numbers (`k (R - 1) + j - 1`
+//! for `k < p`, `1 <= j < R`), computed on the host in double precision.
+//!
+//! Parameters: input, output, twiddles (OpenCL: each buffer then its byte offset), then `n`,
+//! `p` and `rows` (int64).
+
+use std::f64::consts::PI;
+use std::fmt::Write;
+
+use crate::dialect::Dialect;
+
+/// The radices, in the order a length is factored (larger first: fewer passes).
+pub const RADICES: [usize; 6] = [8, 7, 5, 4, 3, 2];
+
+/// One pass's kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PassKernel {
+    pub radix: usize,
+    /// complex128 (else complex64).
+    pub double: bool,
+    pub inverse: bool,
+}
+
+/// `n` as radices of [`RADICES`], or `None` when another prime divides it.
+pub fn factor(mut n: usize) -> Option<Vec<usize>> {
+    let mut radices = Vec::new();
+    while n > 1 {
+        let r = RADICES.iter().copied().find(|r| n.is_multiple_of(*r))?;
+        radices.push(r);
+        n /= r;
+    }
+    Some(radices)
+}
+
+/// The twiddle table of a pass (radix `r` after sub-transforms of length `p`), forward
+/// direction, as interleaved (re, im) pairs.
+pub fn twiddles(p: usize, r: usize) -> Vec<f64> {
+    let mut t = Vec::with_capacity(2 * p * (r - 1));
+    for k in 0..p {
+        for j in 1..r {
+            // The angle's numerator reduced first, so large tables stay exact.
+            let turn = ((j * k) % (p * r)) as f64 / (p * r) as f64;
+            let (s, c) = (-2.0 * PI * turn).sin_cos();
+            t.push(c);
+            t.push(s);
+        }
+    }
+    t
+}
+
+impl PassKernel {
+    pub fn name(&self) -> String {
+        format!(
+            "ember_fft_r{}_{}_{}",
+            self.radix,
+            if self.double { "c128" } else { "c64" },
+            if self.inverse { "inv" } else { "fwd" }
+        )
+    }
+
+    /// The kernel's source in `dialect`.
+    pub fn source(&self, dialect: Dialect) -> String {
+        let t = dialect.table();
+        let (g, i64t) = (t.global, t.int64);
+        let real = if self.double { "double" } else { "float" };
+        let lit = |x: f64| {
+            if self.double {
+                format!("{x:.17e}")
+            } else {
+                format!("{:.9e}f", x as f32)
+            }
+        };
+        let r = self.radix;
+        let mut s = String::new();
+        if self.double {
+            if let Some(pragma) = t.fp64_pragma {
+                s.push_str(pragma);
+                s.push('\n');
+            }
+        }
+        let mut params = vec![format!("{g}const {real}* in_p")];
+        if t.buffer_offsets {
+            params.push(format!("{i64t} in_o"));
+        }
+        params.push(format!("{g}{real}* out_p"));
+        if t.buffer_offsets {
+            params.push(format!("{i64t} out_o"));
+        }
+        params.push(format!("{g}const {real}* tw_p"));
+        if t.buffer_offsets {
+            params.push(format!("{i64t} tw_o"));
+        }
+        params.extend([
+            format!("{i64t} n"),
+            format!("{i64t} p"),
+            format!("{i64t} rows"),
+        ]);
+        let _ = writeln!(
+            s,
+            "{} {}({}) {{",
+            t.kernel_prefix,
+            self.name(),
+            params.join(", ")
+        );
+        for (var, ro, off) in [
+            ("in_p", true, "in_o"),
+            ("out_p", false, "out_o"),
+            ("tw_p", true, "tw_o"),
+        ] {
+            if let Some(line) = t.offset_pointer(var, real, ro, off) {
+                s.push_str(&line);
+            }
+        }
+        let _ = writeln!(s, "  const {i64t} span = n / {r};");
+        let _ = writeln!(
+            s,
+            "  for ({i64t} id = {}; id < rows * span; id += {}) {{",
+            t.global_id, t.global_size
+        );
+        let _ = writeln!(
+            s,
+            "    const {i64t} row = id / span, i = id - row * span, k = i % p;"
+        );
+        let _ = writeln!(s, "    {g}const {real}* x = in_p + 2 * (row * n + i);");
+        let _ = writeln!(
+            s,
+            "    {g}{real}* y = out_p + 2 * (row * n + (i - k) * {r} + k);"
+        );
+        let _ = writeln!(s, "    {g}const {real}* w = tw_p + 2 * k * {};", r - 1);
+        let sign = if self.inverse { "-" } else { "" };
+        for j in 0..r {
+            let _ = writeln!(
+                s,
+                "    {real} a{j} = x[2 * {j} * span], b{j} = x[2 * {j} * span + 1];"
+            );
+            if j > 0 {
+                // (a + ib)(c + id), the twiddle conjugated for the inverse.
+                let _ = writeln!(
+                    s,
+                    "    {{ const {real} c = w[{}], d = {sign}w[{}]; const {real} t = a{j} * c - b{j} * d; b{j} = a{j} * d + b{j} * c; a{j} = t; }}",
+                    2 * (j - 1),
+                    2 * (j - 1) + 1
+                );
+            }
+        }
+        // The R-point DFT: output t = sum over j of input j times exp(-+2 pi i j t / R).
+        for out in 0..r {
+            let mut re = Vec::new();
+            let mut im = Vec::new();
+            for j in 0..r {
+                let turn = ((j * out) % r) as f64 / r as f64;
+                let (sn, cs) = (2.0 * PI * turn).sin_cos();
+                let sn = if self.inverse { sn } else { -sn };
+                let (cs, sn) = (clean(cs), clean(sn));
+                // (a + ib)(cs + i sn) = (a cs - b sn) + i(a sn + b cs)
+                term(&mut re, &format!("a{j}"), cs, &lit);
+                term(&mut re, &format!("b{j}"), -sn, &lit);
+                term(&mut im, &format!("a{j}"), sn, &lit);
+                term(&mut im, &format!("b{j}"), cs, &lit);
+            }
+            let _ = writeln!(
+                s,
+                "    y[2 * {out} * p] = {}; y[2 * {out} * p + 1] = {};",
+                sum(&re, &lit),
+                sum(&im, &lit)
+            );
+        }
+        s.push_str("  }\n}\n");
+        s
+    }
+}
+
+/// `x` with the rounding noise of exact values (0, ±1, ±1/2) removed.
+fn clean(x: f64) -> f64 {
+    for exact in [0.0, 1.0, -1.0, 0.5, -0.5] {
+        if (x - exact).abs() < 1e-15 {
+            return exact;
+        }
+    }
+    x
+}
+
+/// Adds `coefficient * var` to a sum's terms (skipping zeros).
+fn term(terms: &mut Vec<(String, f64)>, var: &str, coefficient: f64, _lit: &dyn Fn(f64) -> String) {
+    if coefficient != 0.0 {
+        terms.push((var.to_string(), coefficient));
+    }
+}
+
+/// The C expression of a sum of `coefficient * var` terms.
+fn sum(terms: &[(String, f64)], lit: &dyn Fn(f64) -> String) -> String {
+    if terms.is_empty() {
+        return lit(0.0);
+    }
+    let mut e = String::new();
+    for (k, (var, c)) in terms.iter().enumerate() {
+        let (negative, magnitude) = (*c < 0.0, c.abs());
+        let product = if magnitude == 1.0 {
+            var.clone()
+        } else {
+            format!("{} * {var}", lit(magnitude))
+        };
+        match (k, negative) {
+            (0, false) => e.push_str(&product),
+            (0, true) => {
+                let _ = write!(e, "-{product}");
+            }
+            (_, false) => {
+                let _ = write!(e, " + {product}");
+            }
+            (_, true) => {
+                let _ = write!(e, " - {product}");
+            }
+        }
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_factor_into_the_radices() {
+        assert_eq!(factor(1), Some(vec![]));
+        assert_eq!(factor(4096), Some(vec![8, 8, 8, 8]));
+        assert_eq!(factor(1000), Some(vec![8, 5, 5, 5]));
+        assert_eq!(factor(2 * 3 * 7 * 7), Some(vec![7, 7, 3, 2]));
+        assert_eq!(factor(11), None);
+        assert_eq!(factor(2 * 13), None);
+    }
+
+    #[test]
+    fn twiddles_are_the_roots_of_unity() {
+        let t = twiddles(2, 4);
+        // k = 1, j = 1, 2, 3: exp(-2 pi i j / 8)
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((t[6] - h).abs() < 3e-16 && (t[7] + h).abs() < 3e-16);
+        assert!(t[8].abs() < 1e-16 && (t[9] + 1.0).abs() < 1e-16);
+        assert_eq!(&t[..6], &[1.0, -0.0, 1.0, -0.0, 1.0, -0.0]);
+    }
+
+    #[test]
+    fn a_radix_2_pass_is_a_butterfly() {
+        let k = PassKernel {
+            radix: 2,
+            double: false,
+            inverse: false,
+        };
+        let src = k.source(Dialect::Cuda);
+        assert!(
+            src.contains("y[2 * 0 * p] = a0 + a1; y[2 * 0 * p + 1] = b0 + b1;"),
+            "{src}"
+        );
+        assert!(
+            src.contains("y[2 * 1 * p] = a0 - a1; y[2 * 1 * p + 1] = b0 - b1;"),
+            "{src}"
+        );
+        let inv = PassKernel {
+            radix: 4,
+            double: true,
+            inverse: true,
+        }
+        .source(Dialect::OpenCl);
+        assert!(inv.contains("d = -w[1]"), "{inv}");
+        assert!(
+            inv.contains("#pragma OPENCL EXTENSION cl_khr_fp64"),
+            "{inv}"
+        );
+    }
+}

@@ -12,16 +12,17 @@ __all__ = [
     "backend_name", "broadcast_shapes", "broadcast_to", "build_module", "cache_stats", "can_cast", "checked_mode",
     "clear_module_map", "compile_module", "concatenate", "copy_in_order", "cumulate", "current_device",
     "current_stream", "current_stream_handle", "device_count", "device_info", "dlpack_device", "drain_launches",
-    "dtype_names", "empty", "env_flag", "expand_dims", "fft_c2c", "fft_radices", "flatten", "from_dlpack_capsule",
-    "from_foreign", "full", "fused_kernel_body", "fusion_stats", "generated_source", "getitem", "info_report",
-    "jit_coarsening", "jit_device_source", "jit_intrinsics", "jit_kernel_source", "jit_signature", "linspace", "matmul",
-    "matmul_engine", "memory_info", "moveaxis", "nonzero", "nvrtc_compile", "nvrtc_version", "opencl_device_ids",
-    "operator_method", "orthogonalize_columns", "overhanging_view", "pool_free_all_blocks", "pool_limit",
-    "pool_n_free_blocks", "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches", "random_source",
-    "ravel", "reduce", "register_index_converter", "register_opaque", "register_types", "require_cuda", "reset_device",
-    "reshape", "result_type", "set_checked", "set_current_device", "set_fusion", "setitem", "settings", "sort_rows",
-    "sort_short_rows", "sort_values", "split", "squeeze", "stack", "swapaxes", "synchronize", "take", "to_dlpack",
-    "transpose", "ufunc_binary", "ufunc_call", "ufunc_id", "ufunc_rows", "where_", "wrap", "xoroshiro128p_states",
+    "dtype_names", "empty", "env_flag", "expand_dims", "fft_c2c", "fft_engine", "fft_radices", "flatten",
+    "from_dlpack_capsule", "from_foreign", "full", "fused_kernel_body", "fusion_stats", "generated_source", "getitem",
+    "info_report", "jit_coarsening", "jit_device_source", "jit_intrinsics", "jit_kernel_source", "jit_signature",
+    "linspace", "matmul", "matmul_engine", "memory_info", "moveaxis", "nonzero", "nvrtc_compile", "nvrtc_version",
+    "opencl_device_ids", "operator_method", "orthogonalize_columns", "overhanging_view", "pool_free_all_blocks",
+    "pool_limit", "pool_n_free_blocks", "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches",
+    "random_source", "ravel", "reduce", "register_index_converter", "register_opaque", "register_types", "require_cuda",
+    "reset_device", "reshape", "result_type", "set_checked", "set_current_device", "set_fusion", "setitem", "settings",
+    "sort_rows", "sort_short_rows", "sort_values", "split", "squeeze", "stack", "swapaxes", "synchronize", "take",
+    "to_dlpack", "transpose", "ufunc_binary", "ufunc_call", "ufunc_id", "ufunc_rows", "where_", "wrap",
+    "xoroshiro128p_states",
 ]
 
 __version__: str
@@ -51,7 +52,8 @@ def dtype_names() -> Any: ...
 def empty(device_ordinal, shape, dtype_name) -> Any: ...
 def env_flag(name, default) -> Any: ...
 def expand_dims(a, axis) -> Any: ...
-def fft_c2c(a, inverse) -> Any: ...
+def fft_c2c(a, inverse, passes=False) -> Any: ...
+def fft_engine(ordinal) -> Any: ...
 def fft_radices(n) -> Any: ...
 def flatten(a, order_=None) -> Any: ...
 def from_dlpack_capsule(device_ordinal, capsule) -> Any: ...

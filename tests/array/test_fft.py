@@ -136,3 +136,25 @@ def test_nd_transforms_of_random_shapes_and_axes(shape, data):
     axes = data.draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, max_size=len(shape), unique=True))
     close(ember.fft.fftn(ember.asarray(x), axes=axes), np.fft.fftn(x, axes=axes))
     close(ember.fft.ifftn(ember.asarray(x), axes=axes, norm="ortho"), np.fft.ifftn(x, axes=axes, norm="ortho"))
+
+
+def test_the_engine_is_named_and_the_passes_can_be_asked_for():
+    assert ember.fft.config.engine() in ("cufft", "passes")
+    with ember.fft.config.use_ember_passes():
+        assert ember.fft.config.engine() == "passes"
+        x = signal((2, 97))
+        close(ember.fft.fft(ember.asarray(x)), np.fft.fft(x))
+    assert ember.fft.config.engine() == ("cufft" if ember.backend() == "cuda" else "passes")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 8, 60, 97, 4096, 3**7, 2 * 3 * 5 * 7 * 11])
+def test_cufft_and_the_passes_agree_with_numpy_on_cuda(n):
+    x = signal((3, n))
+    assert ember.fft.config.engine() == "cufft"
+    close(ember.fft.fft(ember.asarray(x)), np.fft.fft(x))
+    with ember.fft.config.use_ember_passes():
+        close(ember.fft.fft(ember.asarray(x)), np.fft.fft(x))
+        close(ember.fft.ifft(ember.asarray(x)), np.fft.ifft(x))
+    y = signal((3, n), np.complex64)
+    close(ember.fft.ifft(ember.asarray(y)), np.fft.ifft(y).astype(np.complex64), np.complex64)

@@ -1,13 +1,15 @@
-//! Batched complex FFTs of rows by ember's Stockham passes ([`ember_codegen::fft`]): every
-//! device, every length whose primes are 2, 3, 5 and 7 (the Python layer takes other lengths
-//! through Bluestein's algorithm, on top of these).
+//! Batched complex FFTs of rows: cuFFT on CUDA devices (when it is found), else ember's
+//! Stockham passes ([`ember_codegen::fft`]) on every device, for every length whose primes are
+//! 2, 3, 5 and 7 (the Python layer takes other lengths through Bluestein's algorithm, on top
+//! of these).
 
 use std::sync::{Arc, Mutex};
 
 use ember_codegen::fft::{factor, twiddles, PassKernel};
 use ember_core::{DType, Error, Result};
 use ember_kernel::{compile_generated, dialect, launch_shape, KernelMemo, Rounding};
-use ember_runtime::{current_stream, Device, Function, KernelArg};
+use ember_runtime::cuda::fft as cufft;
+use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
 
 use crate::array::Array;
 
@@ -68,9 +70,19 @@ pub fn radices(n: usize) -> Option<Vec<usize>> {
     factor(n)
 }
 
+/// Which engine transforms on `device`: `"cufft"` (any length) or `"passes"`.
+pub fn engine(device: &'static Device) -> &'static str {
+    if device.kind() == BackendKind::Cuda && cufft::available() {
+        "cufft"
+    } else {
+        "passes"
+    }
+}
+
 /// The DFT of each row of `a` (C-contiguous complex64/complex128; rows of the last axis),
-/// unnormalized in both directions (`inverse`: the conjugate exponent).
-pub fn c2c(a: &Array, inverse: bool) -> Result<Array> {
+/// unnormalized in both directions (`inverse`: the conjugate exponent), by the device's
+/// [`engine`] (`passes`: ember's passes whatever the device).
+pub fn c2c(a: &Array, inverse: bool, passes: bool) -> Result<Array> {
     let dtype = a.dtype();
     if !matches!(dtype, DType::C64 | DType::C128) || !a.is_c_contiguous() || a.ndim() == 0 {
         return Err(Error::Value(format!(
@@ -83,12 +95,17 @@ pub fn c2c(a: &Array, inverse: bool) -> Result<Array> {
     if n == 0 || a.size() == 0 {
         return a.copy();
     }
+    let rows = a.size() / n;
+    if !passes && engine(device) == "cufft" && cufft::fits(n, rows) {
+        let out = Array::empty(device, a.shape(), dtype)?;
+        cufft::c2c(device, dtype, a.address(), out.address(), n, rows, inverse)?;
+        return Ok(out);
+    }
     let radices = factor(n).ok_or_else(|| {
         Error::Value(format!(
             "length {n} has a prime factor above 7: use Bluestein's algorithm"
         ))
     })?;
-    let rows = a.size() / n;
     let table = tables(device, n, &radices, dtype)?;
     let item = dtype.itemsize();
     let scratch = [

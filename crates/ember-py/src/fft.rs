@@ -5,12 +5,21 @@ use pyo3::prelude::*;
 use crate::array::NativeArray;
 use crate::errors::IntoPyResult;
 
-/// The DFT of each row (last axis) of a C-contiguous complex array, unnormalized.
+/// The DFT of each row (last axis) of a C-contiguous complex array, unnormalized; by
+/// ember's passes when `passes`, else by the device's engine.
 #[pyfunction]
-fn fft_c2c(py: Python<'_>, a: &NativeArray, inverse: bool) -> PyResult<NativeArray> {
-    py.detach(|| ember_array::fft::c2c(&a.0, inverse))
+#[pyo3(signature = (a, inverse, passes=false))]
+fn fft_c2c(py: Python<'_>, a: &NativeArray, inverse: bool, passes: bool) -> PyResult<NativeArray> {
+    py.detach(|| ember_array::fft::c2c(&a.0, inverse, passes))
         .py()
         .map(NativeArray)
+}
+
+/// The engine transforms take on device `ordinal`: "cufft" or "passes".
+#[pyfunction]
+fn fft_engine(py: Python<'_>, ordinal: usize) -> PyResult<&'static str> {
+    let device = ember_runtime::device(ordinal).py()?;
+    Ok(py.detach(|| ember_array::fft::engine(device)))
 }
 
 /// The radices the passes factor `n` into, or None when a prime above 7 divides it.
@@ -22,5 +31,6 @@ fn fft_radices(n: usize) -> Option<Vec<usize>> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fft_c2c, m)?)?;
     m.add_function(wrap_pyfunction!(fft_radices, m)?)?;
+    m.add_function(wrap_pyfunction!(fft_engine, m)?)?;
     Ok(())
 }

@@ -1,9 +1,12 @@
 """``ember.fft``: NumPy's ``numpy.fft`` (as ``cupy.fft``) on ember arrays.
 
-Transforms run on the device: ember's own Stockham passes for lengths whose primes are 2, 3,
-5 and 7, Bluestein's algorithm (three of those, of a power-of-two length) for every other
-length. Single precision stays single (float16/float32/complex64 give complex64, as CuPy and
-NumPy 2 do); everything else computes in complex128. ``norm`` is NumPy's (``"backward"``,
+Transforms run on the device: cuFFT on CUDA (loaded at run time from the toolkit or
+``pip install nvidia-cufft``), ember's own Stockham passes elsewhere (lengths whose primes are
+2, 3, 5 and 7; Bluestein's algorithm, three of those of a power-of-two length, for every other
+length). ``ember.fft.config.use_ember_passes()`` takes the passes on CUDA too.
+
+Single precision stays single (float16/float32/complex64 give complex64, as CuPy and NumPy 2
+do); everything else computes in complex128. ``norm`` is NumPy's (``"backward"``,
 ``"ortho"``, ``"forward"``); ``n``/``s`` crop or zero-pad; multi-dimensional transforms are
 one-dimensional ones along each axis. Real transforms go through the complex ones.
 """
@@ -18,6 +21,7 @@ from .._manipulation import roll
 from .._ndarray import ndarray
 from .._shape import concatenate
 from .._ufuncs import UFUNCS
+from . import config  # noqa: F401  (ember.fft.config, as cupy.fft.config)
 from ._engine import c2c, check_norm, complex_dtype, resized
 
 __all__ = [

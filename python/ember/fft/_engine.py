@@ -13,6 +13,7 @@ from .. import _ember
 from .._creation import asarray, ascontiguousarray, zeros
 from .._ndarray import _wrap, ndarray
 from .._shape import concatenate, moveaxis
+from . import config
 
 _NORMS = (None, "backward", "ortho", "forward")
 
@@ -52,10 +53,11 @@ def resized(x: ndarray, n: int, axis: int) -> ndarray:
 
 
 def _rows(x: ndarray, inverse: bool) -> ndarray:
-    """The unnormalized DFT of each row (last axis) of a C-contiguous complex ``x``."""
-    n = x.shape[-1]
-    if _ember.fft_radices(n) is not None:
-        return _wrap(_ember.fft_c2c(x._a, inverse))
+    """The unnormalized DFT of each row (last axis) of a C-contiguous complex ``x``: cuFFT
+    (any length) or ember's passes (lengths of primes 2, 3, 5, 7; Bluestein otherwise)."""
+    passes = config.engine() == "passes"
+    if not passes or _ember.fft_radices(x.shape[-1]) is not None:
+        return _wrap(_ember.fft_c2c(x._a, inverse, passes))
     return _bluestein(x, inverse)
 
 

@@ -144,7 +144,7 @@ fn guarded<T>(call: &str, f: impl FnOnce() -> T) -> Result<T> {
 }
 
 /// The primary context of device `ordinal` (retained once, for the life of the process).
-fn primary_context(ordinal: usize) -> Result<cusys::CUcontext> {
+pub(super) fn primary_context(ordinal: usize) -> Result<cusys::CUcontext> {
     static CONTEXTS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
     let mut known = CONTEXTS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(&(_, ctx)) = known.iter().find(|(o, _)| *o == ordinal) {
@@ -158,12 +158,12 @@ fn primary_context(ordinal: usize) -> Result<cusys::CUcontext> {
 }
 
 /// Keeps a device's context current for a scope, restoring the caller's afterwards.
-struct ContextScope {
+pub(super) struct ContextScope {
     pushed: bool,
 }
 
 impl ContextScope {
-    fn enter(ordinal: usize) -> Result<ContextScope> {
+    pub(super) fn enter(ordinal: usize) -> Result<ContextScope> {
         let ctx = primary_context(ordinal)?;
         let mut current: cusys::CUcontext = std::ptr::null_mut();
         unsafe { cusys::cuCtxGetCurrent(&mut current) }

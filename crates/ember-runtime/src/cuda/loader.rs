@@ -221,3 +221,15 @@ pub fn search_cublas() -> &'static BlasSearch {
         BlasSearch { found, attempts }
     })
 }
+
+/// What was found of cuFFT (searched on first use, as cuBLAS).
+pub fn search_cufft() -> &'static BlasSearch {
+    static SEARCH: OnceLock<BlasSearch> = OnceLock::new();
+    SEARCH.get_or_init(|| {
+        let mut attempts = Vec::new();
+        let fft = ["libcufft.so.12", "libcufft.so.11", "libcufft.so"];
+        let found = find_in_dirs("libcufft", &fft, &toolkit_dirs(), &mut attempts)
+            || find_by_loader("libcufft", &fft, &mut attempts);
+        BlasSearch { found, attempts }
+    })
+}

@@ -3,6 +3,7 @@
 
 pub mod blas;
 mod device;
+pub mod fft;
 pub mod link;
 pub mod loader;
 pub mod nvrtc;

@@ -138,6 +138,17 @@ def test_nd_transforms_of_random_shapes_and_axes(shape, data):
     close(ember.fft.ifftn(ember.asarray(x), axes=axes, norm="ortho"), np.fft.ifftn(x, axes=axes, norm="ortho"))
 
 
+def test_the_plan_cache_gives_its_memory_back():
+    pool = ember.get_default_memory_pool()
+    ember.fft.config.get_plan_cache().clear()
+    before = pool.used_bytes()
+    with ember.fft.config.use_ember_passes():
+        ember.fft.fft(ember.asarray(signal((2, 97)))).get()  # tables and chirps kept
+    assert pool.used_bytes() > before
+    ember.fft.config.get_plan_cache().clear()
+    assert pool.used_bytes() == before
+
+
 def test_the_engine_is_named_and_the_passes_can_be_asked_for():
     assert ember.fft.config.engine() in ("cufft", "passes")
     with ember.fft.config.use_ember_passes():

@@ -10,6 +10,7 @@ import pytest
 @pytest.fixture
 def pool():
     p = ember.get_default_memory_pool()
+    ember.fft.config.get_plan_cache().clear()  # what FFTs keep between calls lives in the pool too
     gc.collect()
     p.free_all_blocks()
     yield p

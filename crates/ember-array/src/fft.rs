@@ -32,8 +32,15 @@ type Tables = Arc<(Array, Vec<usize>)>;
 
 const KEPT: usize = 64;
 
+static CACHE: Mutex<Vec<(usize, usize, DType, Tables)>> = Mutex::new(Vec::new());
+
+/// Drops every kept twiddle table and cuFFT plan (their memory goes back).
+pub fn forget() {
+    CACHE.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    cufft::forget_plans();
+}
+
 fn tables(device: &'static Device, n: usize, radices: &[usize], dtype: DType) -> Result<Tables> {
-    static CACHE: Mutex<Vec<(usize, usize, DType, Tables)>> = Mutex::new(Vec::new());
     let key = (device as *const Device as usize, n, dtype);
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((.., t)) = cache.iter().find(|(d, m, t, _)| (*d, *m, *t) == key) {

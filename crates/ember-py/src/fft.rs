@@ -28,9 +28,16 @@ fn fft_radices(n: usize) -> Option<Vec<usize>> {
     ember_array::fft::radices(n)
 }
 
+/// Drops the kept twiddle tables and cuFFT plans.
+#[pyfunction]
+fn fft_forget(py: Python<'_>) {
+    py.detach(ember_array::fft::forget)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fft_c2c, m)?)?;
     m.add_function(wrap_pyfunction!(fft_radices, m)?)?;
     m.add_function(wrap_pyfunction!(fft_engine, m)?)?;
+    m.add_function(wrap_pyfunction!(fft_forget, m)?)?;
     Ok(())
 }

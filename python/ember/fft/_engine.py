@@ -61,13 +61,10 @@ def _rows(x: ndarray, inverse: bool) -> ndarray:
     return _bluestein(x, inverse)
 
 
-_CHIRPS: dict = {}
-
-
 def _chirp(n: int, dtype: np.dtype, inverse: bool, device: int):
     """Bluestein's chirp ``exp(-+i pi k^2 / n)`` and the FFT of its padded conjugate, cached."""
     key = (n, dtype.char, inverse, device)
-    if key not in _CHIRPS:
+    if key not in config.CHIRPS:
         m = 1 << (2 * n - 2).bit_length()
         k = np.arange(n, dtype=np.int64)
         angle = np.pi * ((k * k) % (2 * n)).astype(np.float64) / n  # k^2 reduced: exact angles
@@ -76,10 +73,10 @@ def _chirp(n: int, dtype: np.dtype, inverse: bool, device: int):
         b[:n] = np.conj(w)
         b[m - n + 1:] = np.conj(w[1:])[::-1]
         spectrum = _rows(asarray(b.astype(dtype)).reshape(1, m), False)
-        if len(_CHIRPS) >= 32:
-            _CHIRPS.pop(next(iter(_CHIRPS)))
-        _CHIRPS[key] = (asarray(w.astype(dtype)), spectrum.reshape(m), m)
-    return _CHIRPS[key]
+        if len(config.CHIRPS) >= 32:
+            config.CHIRPS.pop(next(iter(config.CHIRPS)))
+        config.CHIRPS[key] = (asarray(w.astype(dtype)), spectrum.reshape(m), m)
+    return config.CHIRPS[key]
 
 
 def _bluestein(x: ndarray, inverse: bool) -> ndarray:

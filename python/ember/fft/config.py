@@ -14,6 +14,9 @@ from .._runtime import current_device_id
 
 _local = threading.local()
 
+# Bluestein's chirps and their spectra, by (length, dtype, direction, device): see _engine.
+CHIRPS: dict = {}
+
 
 def passes_only() -> bool:
     """Whether this thread is inside :func:`use_ember_passes`."""
@@ -34,3 +37,24 @@ def use_ember_passes():
 def engine() -> str:
     """What transforms on the current device take: ``"cufft"`` or ``"passes"``."""
     return "passes" if passes_only() else _ember.fft_engine(current_device_id())
+
+
+class PlanCache:
+    """What ``ember.fft`` keeps between calls (CuPy's ``PlanCache`` face): the twiddle tables of
+    ember's passes, cuFFT's plans and Bluestein's chirps."""
+
+    def clear(self) -> None:
+        """Drops everything kept; the device memory goes back."""
+        CHIRPS.clear()
+        _ember.fft_forget()
+
+    def __repr__(self):
+        return "<ember.fft PlanCache>"
+
+
+_CACHE = PlanCache()
+
+
+def get_plan_cache() -> PlanCache:
+    """The cache of plans (one for the process)."""
+    return _CACHE

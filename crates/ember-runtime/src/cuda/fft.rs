@@ -67,9 +67,22 @@ struct Key {
 
 struct Plan(Key, fft::cufftHandle);
 
+static PLANS_KEPT: OnceLock<Mutex<VecDeque<Plan>>> = OnceLock::new();
+
 fn plans() -> &'static Mutex<VecDeque<Plan>> {
-    static PLANS_KEPT: OnceLock<Mutex<VecDeque<Plan>>> = OnceLock::new();
     PLANS_KEPT.get_or_init(|| Mutex::new(VecDeque::new()))
+}
+
+/// Destroys every kept plan (their work areas go back to the driver).
+pub fn forget_plans() {
+    let Some(kept) = PLANS_KEPT.get() else {
+        return;
+    };
+    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+    for plan in kept.drain(..) {
+        let _scope = ContextScope::enter(plan.0.ordinal);
+        let _ = guarded("cufftDestroy", || unsafe { fft::cufftDestroy(plan.1) });
+    }
 }
 
 /// Whether cuFFT takes `rows` rows of `n` (its 32-bit plan sizes).

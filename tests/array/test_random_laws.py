@@ -288,6 +288,20 @@ def test_laws_of_vectors():
         x = g.multivariate_normal([1.0, -2.0], cov, size=N, method=method).get()
         np.testing.assert_allclose(x.mean(axis=0), [1.0, -2.0], atol=0.05)
         np.testing.assert_allclose(np.cov(x.T), cov, atol=0.06)
+    colors = [5, 0, 12, 30]
+    h = g.multivariate_hypergeometric(colors, 20, size=N).get()
+    assert h.shape == (N, 4) and np.all(h.sum(axis=1) == 20) and np.all(h <= colors) and np.all(h[:, 1] == 0)
+    want = np.random.default_rng(SEED).multivariate_hypergeometric(colors, 20, size=N)
+    for c in (0, 2, 3):
+        assert chi_square_same_law(h[:, c], want[:, c]) > P_MIN
+    assert np.all(g.multivariate_hypergeometric([3, 4], 7, size=5).get() == [3, 4])
+    for bad in (lambda r: r.multivariate_hypergeometric([5, -1], 2), lambda r: r.multivariate_hypergeometric([5, 1], 7),
+                lambda r: r.multivariate_hypergeometric([5, 1], -1),
+                lambda r: r.multivariate_hypergeometric([5, 1], 2, method="x")):
+        with pytest.raises(ValueError) as want_error:
+            bad(np.random.default_rng(0))
+        with pytest.raises(ValueError, match=re.escape(str(want_error.value))):
+            bad(g)
     with pytest.warns(RuntimeWarning, match="positive-semidefinite"):
         g.multivariate_normal([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]])
 

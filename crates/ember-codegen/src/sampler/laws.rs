@@ -241,6 +241,27 @@ for (ember_i64 j = 0; j + 1 < width && left > 0; j++) {
 }
 if (left > 0) EMBER_PUT(width - 1, left);"#,
     },
+    // NumPy's multivariate_hypergeometric ("marginals"): a hypergeometric draw a color of
+    // what is left; colors arrive as float64 (exact below 2^53).
+    Law {
+        name: "multivariate_hypergeometric",
+        params: &[Int],
+        integer: true,
+        shape: Shape::Row,
+        prologue: "",
+        body: r#"ember_i64 left = a;
+double rest = 0.0;
+for (ember_i64 j = 0; j < width; j++) { rest += vec[j]; EMBER_PUT(j, 0); }
+for (ember_i64 j = 0; j + 1 < width && left > 0; j++) {
+  const ember_i64 good = (ember_i64)vec[j];
+  rest -= vec[j];
+  const ember_i64 bad = (ember_i64)rest;
+  const ember_i64 x = good == 0 ? 0 : (bad == 0 ? left : ember_hypergeometric(s, good, bad, left));
+  EMBER_PUT(j, x);
+  left -= x;
+}
+if (left > 0) EMBER_PUT(width - 1, left);"#,
+    },
     // NumPy's dirichlet: normalized gammas, or (every alpha below 0.1) stick breaking by betas,
     // which keeps small values from underflowing to 0/0.
     Law {

@@ -5,7 +5,7 @@ mod common;
 
 use common::{compile_cuda as compile, nvrtc_here};
 
-use ember_codegen::fft::{PassKernel, RADICES};
+use ember_codegen::fft::{PassKernel, RowKernel, RADICES};
 use ember_codegen::Dialect;
 
 #[test]
@@ -23,6 +23,26 @@ fn every_pass_compiles() {
                 };
                 compile(&spec.source(Dialect::Cuda), &spec.name());
             }
+        }
+    }
+}
+
+#[test]
+fn row_kernels_compile() {
+    if !nvrtc_here() {
+        return;
+    }
+    for (n, double) in [
+        (2, false),
+        (64, false),
+        (4096, false),
+        (2048, true),
+        (2187, false),
+        (2401, true),
+    ] {
+        for inverse in [false, true] {
+            let spec = RowKernel { n, double, inverse };
+            compile(&spec.source(Dialect::Cuda), &spec.name());
         }
     }
 }

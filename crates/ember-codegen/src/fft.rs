@@ -152,29 +152,227 @@ impl PassKernel {
                 );
             }
         }
-        // The R-point DFT: output t = sum over j of input j times exp(-+2 pi i j t / R).
-        for out in 0..r {
-            let mut re = Vec::new();
-            let mut im = Vec::new();
-            for j in 0..r {
-                let turn = ((j * out) % r) as f64 / r as f64;
-                let (sn, cs) = (2.0 * PI * turn).sin_cos();
-                let sn = if self.inverse { sn } else { -sn };
-                let (cs, sn) = (clean(cs), clean(sn));
-                // (a + ib)(cs + i sn) = (a cs - b sn) + i(a sn + b cs)
-                term(&mut re, &format!("a{j}"), cs, &lit);
-                term(&mut re, &format!("b{j}"), -sn, &lit);
-                term(&mut im, &format!("a{j}"), sn, &lit);
-                term(&mut im, &format!("b{j}"), cs, &lit);
-            }
+        for (out, (re, im)) in dft(r, self.inverse, "a", "b", &lit).iter().enumerate() {
             let _ = writeln!(
                 s,
-                "    y[2 * {out} * p] = {}; y[2 * {out} * p + 1] = {};",
-                sum(&re, &lit),
-                sum(&im, &lit)
+                "    y[2 * {out} * p] = {re}; y[2 * {out} * p + 1] = {im};"
             );
         }
         s.push_str("  }\n}\n");
+        s
+    }
+}
+
+/// The `R`-point DFT of inputs `{a}{j} + i {b}{j}`: output `t` is the sum over `j` of input
+/// `j` times `exp(-+2 pi i j t / R)`, as (real, imaginary) C expressions.
+fn dft(
+    r: usize,
+    inverse: bool,
+    a: &str,
+    b: &str,
+    lit: &dyn Fn(f64) -> String,
+) -> Vec<(String, String)> {
+    (0..r)
+        .map(|out| {
+            let (mut re, mut im) = (Vec::new(), Vec::new());
+            for j in 0..r {
+                let turn = ((j * out) % r) as f64 / r as f64;
+                let (sn, cs) = (2.0 * PI * turn).sin_cos();
+                let sn = if inverse { sn } else { -sn };
+                let (cs, sn) = (clean(cs), clean(sn));
+                // (a + ib)(cs + i sn) = (a cs - b sn) + i(a sn + b cs)
+                term(&mut re, &format!("{a}{j}"), cs, lit);
+                term(&mut re, &format!("{b}{j}"), -sn, lit);
+                term(&mut im, &format!("{a}{j}"), sn, lit);
+                term(&mut im, &format!("{b}{j}"), cs, lit);
+            }
+            (sum(&re, lit), sum(&im, lit))
+        })
+        .collect()
+}
+
+/// Where each pass's twiddles start in a length's table (complex entries): the host uploads
+/// the tables of all passes one after another.
+pub fn table_starts(radices: &[usize]) -> Vec<usize> {
+    let (mut starts, mut at, mut p) = (Vec::new(), 0, 1);
+    for &r in radices {
+        starts.push(at);
+        at += p * (r - 1);
+        p *= r;
+    }
+    starts
+}
+
+/// A whole transform of each row in shared (local) memory: a block a row, every pass between
+/// barriers, one launch instead of one a pass. For lengths whose complex values fit in 32 KiB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RowKernel {
+    pub n: usize,
+    pub double: bool,
+    pub inverse: bool,
+}
+
+impl RowKernel {
+    /// Whether rows of `n` take this kernel.
+    pub fn fits(n: usize, double: bool) -> bool {
+        n >= 2 && n * if double { 16 } else { 8 } <= 32 * 1024 && factor(n).is_some()
+    }
+
+    /// Threads a block: an eighth of the row (each takes up to 8 values a pass), at most 512.
+    pub fn threads(&self) -> usize {
+        (self.n / 8).clamp(1, 512)
+    }
+
+    pub fn name(&self) -> String {
+        format!(
+            "ember_fft_row{}_{}_{}",
+            self.n,
+            if self.double { "c128" } else { "c64" },
+            if self.inverse { "inv" } else { "fwd" }
+        )
+    }
+
+    /// The kernel's source in `dialect`. Parameters: input, output, twiddles (OpenCL: each
+    /// then its byte offset), `rows` (int64).
+    pub fn source(&self, dialect: Dialect) -> String {
+        let t = dialect.table();
+        let (g, i64t) = (t.global, t.int64);
+        let real = if self.double { "double" } else { "float" };
+        let lit = |x: f64| {
+            if self.double {
+                format!("{x:.17e}")
+            } else {
+                format!("{:.9e}f", x as f32)
+            }
+        };
+        let (n, threads) = (self.n, self.threads());
+        let radices = factor(n).unwrap_or_default();
+        let starts = table_starts(&radices);
+        let mut s = String::new();
+        if self.double {
+            if let Some(pragma) = t.fp64_pragma {
+                s.push_str(pragma);
+                s.push('\n');
+            }
+        }
+        let mut params = vec![format!("{g}const {real}* in_p")];
+        if t.buffer_offsets {
+            params.push(format!("{i64t} in_o"));
+        }
+        params.push(format!("{g}{real}* out_p"));
+        if t.buffer_offsets {
+            params.push(format!("{i64t} out_o"));
+        }
+        params.push(format!("{g}const {real}* tw_p"));
+        if t.buffer_offsets {
+            params.push(format!("{i64t} tw_o"));
+        }
+        params.push(format!("{i64t} rows"));
+        let _ = writeln!(
+            s,
+            "{} {}({}) {{",
+            t.kernel_prefix,
+            self.name(),
+            params.join(", ")
+        );
+        for (var, ro, off) in [
+            ("in_p", true, "in_o"),
+            ("out_p", false, "out_o"),
+            ("tw_p", true, "tw_o"),
+        ] {
+            if let Some(line) = t.offset_pointer(var, real, ro, off) {
+                s.push_str(&line);
+            }
+        }
+        let sh = t.shared;
+        let _ = writeln!(s, "  {sh} {real} re[{n}];\n  {sh} {real} im[{n}];");
+        let _ = writeln!(s, "  const int lid = {};", t.local_id);
+        let _ = writeln!(
+            s,
+            "  for ({i64t} row = {}; row < rows; row += {}) {{",
+            t.group_id[0], t.num_groups[0]
+        );
+        let _ = writeln!(s, "    {g}const {real}* x = in_p + 2 * row * {n};");
+        let _ = writeln!(
+            s,
+            "    for (int e = lid; e < {n}; e += {threads}) {{ re[e] = x[2 * e]; im[e] = x[2 * e + 1]; }}"
+        );
+        let _ = writeln!(s, "    {};", t.barrier);
+        let sign = if self.inverse { "-" } else { "" };
+        let mut p = 1;
+        for (pass, &r) in radices.iter().enumerate() {
+            let span = n / r;
+            let steps = span.div_ceil(threads);
+            let _ = writeln!(s, "    {{ // pass {pass}: radix {r}, p = {p}");
+            // Load and turn every value this thread takes, then the barrier, then the stores.
+            for step in 0..steps {
+                let i = format!("(lid + {})", step * threads);
+                let values: Vec<String> = (0..r)
+                    .map(|j| format!("a{step}_{j} = 0, b{step}_{j} = 0"))
+                    .collect();
+                let _ = writeln!(s, "      {real} {};", values.join(", "));
+                let _ = writeln!(
+                    s,
+                    "      const int i{step} = {i}; const int k{step} = i{step} % {p};"
+                );
+                let _ = writeln!(s, "      if (i{step} < {span}) {{");
+                let _ = writeln!(
+                    s,
+                    "        {g}const {real}* w = tw_p + 2 * ({} + k{step} * {});",
+                    starts[pass],
+                    r - 1
+                );
+                for j in 0..r {
+                    let _ = writeln!(
+                        s,
+                        "        a{step}_{j} = re[i{step} + {}]; b{step}_{j} = im[i{step} + {}];",
+                        j * span,
+                        j * span
+                    );
+                    if j > 0 {
+                        let _ = writeln!(
+                            s,
+                            "        {{ const {real} c = w[{}], d = {sign}w[{}]; const {real} t = a{step}_{j} * c - b{step}_{j} * d; b{step}_{j} = a{step}_{j} * d + b{step}_{j} * c; a{step}_{j} = t; }}",
+                            2 * (j - 1),
+                            2 * (j - 1) + 1
+                        );
+                    }
+                }
+                s.push_str("      }\n");
+            }
+            let _ = writeln!(s, "      {};", t.barrier);
+            for step in 0..steps {
+                let _ = writeln!(s, "      if (i{step} < {span}) {{");
+                let _ = writeln!(
+                    s,
+                    "        const int base = (i{step} - k{step}) * {r} + k{step};"
+                );
+                let outs = dft(
+                    r,
+                    self.inverse,
+                    &format!("a{step}_"),
+                    &format!("b{step}_"),
+                    &lit,
+                );
+                for (out, (re_e, im_e)) in outs.iter().enumerate() {
+                    let _ = writeln!(
+                        s,
+                        "        re[base + {}] = {re_e}; im[base + {}] = {im_e};",
+                        out * p,
+                        out * p
+                    );
+                }
+                s.push_str("      }\n");
+            }
+            let _ = writeln!(s, "      {};\n    }}", t.barrier);
+            p *= r;
+        }
+        let _ = writeln!(s, "    {g}{real}* y = out_p + 2 * row * {n};");
+        let _ = writeln!(
+            s,
+            "    for (int e = lid; e < {n}; e += {threads}) {{ y[2 * e] = re[e]; y[2 * e + 1] = im[e]; }}"
+        );
+        let _ = writeln!(s, "    {};\n  }}\n}}", t.barrier);
         s
     }
 }
@@ -247,6 +445,26 @@ mod tests {
         assert!((t[6] - h).abs() < 3e-16 && (t[7] + h).abs() < 3e-16);
         assert!(t[8].abs() < 1e-16 && (t[9] + 1.0).abs() < 1e-16);
         assert_eq!(&t[..6], &[1.0, -0.0, 1.0, -0.0, 1.0, -0.0]);
+    }
+
+    #[test]
+    fn row_kernels_keep_a_row_in_shared_memory() {
+        assert!(RowKernel::fits(4096, false) && !RowKernel::fits(4096, true));
+        assert!(!RowKernel::fits(11, false) && !RowKernel::fits(1, false));
+        let k = RowKernel {
+            n: 64,
+            double: false,
+            inverse: false,
+        };
+        assert_eq!(k.threads(), 8);
+        let src = k.source(Dialect::OpenCl);
+        assert!(src.contains("__local float re[64];"), "{src}");
+        assert_eq!(
+            src.matches("barrier(CLK_LOCAL_MEM_FENCE)").count(),
+            2 * 2 + 2,
+            "{src}"
+        );
+        assert_eq!(table_starts(&[8, 8]), vec![0, 7]);
     }
 
     #[test]

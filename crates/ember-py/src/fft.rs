@@ -6,11 +6,24 @@ use crate::array::NativeArray;
 use crate::errors::IntoPyResult;
 
 /// The DFT of each row (last axis) of a C-contiguous complex array, unnormalized; by
-/// ember's passes when `passes`, else by the device's engine.
+/// ember's passes when `passes`, else by the device's engine; `shared_rows` takes the
+/// shared-memory row kernel on every device where the length fits (tests).
 #[pyfunction]
-#[pyo3(signature = (a, inverse, passes=false))]
-fn fft_c2c(py: Python<'_>, a: &NativeArray, inverse: bool, passes: bool) -> PyResult<NativeArray> {
-    py.detach(|| ember_array::fft::c2c(&a.0, inverse, passes))
+#[pyo3(signature = (a, inverse, passes=false, shared_rows=false))]
+fn fft_c2c(
+    py: Python<'_>,
+    a: &NativeArray,
+    inverse: bool,
+    passes: bool,
+    shared_rows: bool,
+) -> PyResult<NativeArray> {
+    use ember_array::fft::{c2c, Rows};
+    let rows = if shared_rows {
+        Rows::Shared
+    } else {
+        Rows::Auto
+    };
+    py.detach(|| c2c(&a.0, inverse, passes, rows))
         .py()
         .map(NativeArray)
 }

@@ -218,14 +218,48 @@ def _remembered_path(spec, shapes, kind, optimize):
     return np.einsum_path(spec, *stand_ins, optimize=plan)[0][1:]
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _interleaved(first, rest) -> tuple[str, list]:
+    """NumPy's interleaved einsum arguments (operand, sublist, ..., [output sublist]) as a
+    subscripts string and the operands."""
+    args = [first, *rest]
+    operands, terms = args[0::2], args[1::2]
+    output = None
+    if len(operands) > len(terms):  # an odd count: the last is the output sublist
+        *operands, output = operands
+
+    def letters(sublist) -> str:
+        out = []
+        for s in sublist:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, (int, np.integer)) and 0 <= int(s) < len(_LETTERS):
+                out.append(_LETTERS[int(s)])
+            else:
+                raise ValueError(f"subscript is not within the valid range [0, {len(_LETTERS)})")
+        return "".join(out)
+
+    spec = ",".join(letters(t) for t in terms)
+    if output is not None:
+        spec += "->" + letters(output)
+    return spec, operands
+
+
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize="greedy"):
-    """Einstein summation over ``operands`` as ``subscripts`` says (NumPy's string form)."""
+    """Einstein summation over ``operands`` as ``subscripts`` says: NumPy's string form, or its
+    interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
     if not isinstance(subscripts, str):
-        raise TypeError("ember.einsum takes the subscripts as a string (NumPy's first form)")
+        subscripts, operands = _interleaved(subscripts, operands)
     ops = [_array(o) for o in operands]
     labels, output = _parse(subscripts, tuple(o.ndim for o in ops))
     labels = list(labels)
     kind = np.result_type(*[o.dtype for o in ops]) if dtype is None else np.dtype(dtype)
+    if len(ops) == 1 and set(labels[0]) == set(output):
+        # Nothing summed: NumPy returns a view of the operand (transposed, diagonals taken)
+        # and ignores dtype.
+        kind = ops[0].dtype
     if not all(np.can_cast(o.dtype, kind, casting) for o in ops):
         raise TypeError(f"Cannot cast einsum operands to {kind} according to the rule '{casting}'")
     ops = [o.astype(kind, copy=False) for o in ops]

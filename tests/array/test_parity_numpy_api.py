@@ -659,3 +659,23 @@ def test_nanmean_reads_once_and_matches_numpy_with_its_warnings(dtype):
         assert got.dtype == np.asarray(want).dtype, (axis, got.dtype)
         assert np.allclose(got, want, rtol=tol, atol=tol, equal_nan=True), axis
         assert [str(w.message) for w in seen] == [str(w.message) for w in expected], axis
+
+
+@pytest.mark.parametrize("subscripts, shape", [("ij", (2, 3)), ("ij->ji", (2, 3)), ("ii->i", (3, 3)),
+                                               ("...ij->ij...", (2, 3)), ("ij->i", (2, 3)), ("ii", (3, 3))])
+def test_einsum_of_one_operand_is_a_view_that_ignores_dtype_unless_it_sums(subscripts, shape):
+    # NumPy returns the operand's view (its dtype) when nothing is summed; dtype applies to sums.
+    a = np.arange(int(np.prod(shape)), dtype=np.int8).reshape(shape)
+    got = cp.einsum(subscripts, cp.asarray(a), dtype=np.float32)
+    want = np.einsum(subscripts, a, dtype=np.float32)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
+
+
+def test_einsum_interleaved_form():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    da, db = cp.asarray(a), cp.asarray(b)
+    for args, host in [((da, [0, 1], db, [1, 2], [0, 2]), (a, [0, 1], b, [1, 2], [0, 2])),
+                       ((da, [0, 1], db, [1, 2]), (a, [0, 1], b, [1, 2])),
+                       ((da, [Ellipsis, 1]), (a, [Ellipsis, 1]))]:
+        np.testing.assert_array_equal(cp.einsum(*args).get(), np.einsum(*host))

@@ -7,37 +7,14 @@ use std::sync::{Arc, Mutex};
 
 use ember_codegen::fft::{factor, table_starts, twiddles, PassKernel, RowKernel};
 use ember_core::{DType, Error, Result};
-use ember_kernel::{compile_generated, dialect, launch_shape, KernelMemo, Rounding};
+use ember_kernel::{launch_shape, KernelMemo};
 use ember_runtime::cuda::fft as cufft;
-use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
+use ember_runtime::{current_stream, BackendKind, Device, KernelArg};
 
 use crate::array::Array;
 
-fn function(device: &'static Device, spec: &PassKernel) -> Result<Function> {
-    static MEMO: KernelMemo<PassKernel> = KernelMemo::new();
-    MEMO.get_or_compile(device, spec, || {
-        compile_generated(
-            device,
-            &spec.source(dialect(device)),
-            &spec.name(),
-            &[],
-            Rounding::Separate,
-        )
-    })
-}
-
-fn row_function(device: &'static Device, spec: &RowKernel) -> Result<Function> {
-    static MEMO: KernelMemo<RowKernel> = KernelMemo::new();
-    MEMO.get_or_compile(device, spec, || {
-        compile_generated(
-            device,
-            &spec.source(dialect(device)),
-            &spec.name(),
-            &[],
-            Rounding::Separate,
-        )
-    })
-}
+static PASSES: KernelMemo<PassKernel> = KernelMemo::new();
+static ROWS: KernelMemo<RowKernel> = KernelMemo::new();
 
 /// The twiddle tables of every pass of a length, on a device (uploaded once; the last
 /// [`KEPT`] lengths are kept), with where each pass's table starts.
@@ -146,7 +123,7 @@ pub fn c2c(a: &Array, inverse: bool, passes: bool, rows_in: Rows) -> Result<Arra
     {
         // A row in shared memory, every pass in one launch.
         let out = Array::empty(device, a.shape(), dtype)?;
-        let function = row_function(device, &row)?;
+        let function = ROWS.generated(device, &row)?;
         let rows64 = (rows as i64).to_le_bytes();
         let args = [
             a.kernel_arg(),
@@ -179,7 +156,7 @@ pub fn c2c(a: &Array, inverse: bool, passes: bool, rows_in: Rows) -> Result<Arra
             double: dtype == DType::C128,
             inverse,
         };
-        let function = function(device, &spec)?;
+        let function = PASSES.generated(device, &spec)?;
         let target = &scratch[s % 2];
         let tw = table.0.buffer().arg(table.0.offset() + table.1[s] * item);
         let p64 = (p as i64).to_le_bytes();

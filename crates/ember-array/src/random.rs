@@ -10,12 +10,10 @@ use std::sync::Mutex;
 
 use ember_codegen::philox::{Distribution, RandomKernel};
 use ember_core::{DType, Error, Result};
-use ember_runtime::{current_stream, Device, Function, KernelArg};
+use ember_runtime::{current_stream, Device, KernelArg};
 
 use crate::array::Array;
-use ember_kernel::{
-    compile_generated, dialect, launch_shape, launch_shape_unrolled, KernelMemo, Rounding,
-};
+use ember_kernel::{launch_shape, launch_shape_unrolled, KernelMemo};
 
 /// Where a generator is in its sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,18 +31,7 @@ pub struct Philox {
     state: Mutex<PhiloxState>,
 }
 
-fn function(device: &'static Device, spec: &RandomKernel) -> Result<Function> {
-    static MEMO: KernelMemo<RandomKernel> = KernelMemo::new();
-    MEMO.get_or_compile(device, spec, || {
-        compile_generated(
-            device,
-            &spec.source(dialect(device)),
-            &spec.name(),
-            &[],
-            Rounding::Separate,
-        )
-    })
-}
+static KERNELS: KernelMemo<RandomKernel> = KernelMemo::new();
 
 fn check_float(dtype: DType, what: &str) -> Result<()> {
     if matches!(dtype, DType::F32 | DType::F64) {
@@ -218,7 +205,7 @@ impl Philox {
                 && out.is_aligned(16)
                 && out.offset().is_multiple_of(16),
         };
-        let function = function(device, &spec)?;
+        let function = KERNELS.generated(device, &spec)?;
         let key = state.seed.to_le_bytes();
         let stream = state.offset.to_le_bytes();
         let n64 = (n as i64).to_le_bytes();

@@ -6,8 +6,8 @@
 use ember_codegen::sampler::laws::{law, Shape};
 use ember_codegen::sampler::{SamplerKernel, SLOTS};
 use ember_core::{DType, Error, Result};
-use ember_kernel::{compile_generated, dialect, launch_shape, KernelMemo, Rounding};
-use ember_runtime::{current_stream, Device, Function, KernelArg};
+use ember_kernel::{launch_shape, KernelMemo};
+use ember_runtime::{current_stream, Device, KernelArg};
 
 use crate::array::Array;
 use crate::random::Philox;
@@ -28,18 +28,7 @@ pub struct Vector<'a> {
     pub per_row: bool,
 }
 
-fn function(device: &'static Device, spec: &SamplerKernel) -> Result<Function> {
-    static MEMO: KernelMemo<SamplerKernel> = KernelMemo::new();
-    MEMO.get_or_compile(device, spec, || {
-        compile_generated(
-            device,
-            &spec.source(dialect(device)),
-            &spec.name(),
-            &[],
-            Rounding::Separate,
-        )
-    })
-}
+static KERNELS: KernelMemo<SamplerKernel> = KernelMemo::new();
 
 fn check_array(what: &str, a: &Array, dtypes: &[DType], size: usize) -> Result<()> {
     if !dtypes.contains(&a.dtype()) || !a.is_c_contiguous() || a.size() != size {
@@ -111,7 +100,7 @@ impl Philox {
             law: (!device.info().is_cpu).then_some(number),
             dtype,
         };
-        let function = function(device, &spec)?;
+        let function = KERNELS.generated(device, &spec)?;
 
         let key = state.seed.to_le_bytes();
         let stream = state.offset.to_le_bytes();

@@ -72,54 +72,14 @@ impl PassKernel {
         let t = dialect.table();
         let (g, i64t) = (t.global, t.int64);
         let real = if self.double { "double" } else { "float" };
-        let lit = |x: f64| {
-            if self.double {
-                format!("{x:.17e}")
-            } else {
-                format!("{:.9e}f", x as f32)
-            }
-        };
+        let lit = literal(self.double);
         let r = self.radix;
-        let mut s = String::new();
-        if self.double {
-            if let Some(pragma) = t.fp64_pragma {
-                s.push_str(pragma);
-                s.push('\n');
-            }
-        }
-        let mut params = vec![format!("{g}const {real}* in_p")];
-        if t.buffer_offsets {
-            params.push(format!("{i64t} in_o"));
-        }
-        params.push(format!("{g}{real}* out_p"));
-        if t.buffer_offsets {
-            params.push(format!("{i64t} out_o"));
-        }
-        params.push(format!("{g}const {real}* tw_p"));
-        if t.buffer_offsets {
-            params.push(format!("{i64t} tw_o"));
-        }
-        params.extend([
+        let scalars = [
             format!("{i64t} n"),
             format!("{i64t} p"),
             format!("{i64t} rows"),
-        ]);
-        let _ = writeln!(
-            s,
-            "{} {}({}) {{",
-            t.kernel_prefix,
-            self.name(),
-            params.join(", ")
-        );
-        for (var, ro, off) in [
-            ("in_p", true, "in_o"),
-            ("out_p", false, "out_o"),
-            ("tw_p", true, "tw_o"),
-        ] {
-            if let Some(line) = t.offset_pointer(var, real, ro, off) {
-                s.push_str(&line);
-            }
-        }
+        ];
+        let mut s = open_kernel(dialect, self.double, &self.name(), &scalars);
         let _ = writeln!(s, "  const {i64t} span = n / {r};");
         let _ = writeln!(
             s,
@@ -163,6 +123,54 @@ impl PassKernel {
     }
 }
 
+/// A real number as a C literal of the precision's type.
+fn literal(double: bool) -> impl Fn(f64) -> String {
+    move |x| {
+        if double {
+            format!("{x:.17e}")
+        } else {
+            format!("{:.9e}f", x as f32)
+        }
+    }
+}
+
+/// A transform kernel's opening: the fp64 pragma where the dialect needs one, the signature
+/// (input, output and twiddle buffers of the precision's reals, then `scalars`) and the
+/// OpenCL buffers' offsets applied.
+fn open_kernel(dialect: Dialect, double: bool, name: &str, scalars: &[String]) -> String {
+    let t = dialect.table();
+    let (g, i64t) = (t.global, t.int64);
+    let real = if double { "double" } else { "float" };
+    let mut s = String::new();
+    if double {
+        if let Some(pragma) = t.fp64_pragma {
+            s.push_str(pragma);
+            s.push('\n');
+        }
+    }
+    let buffers = [
+        ("in_p", true, "in_o"),
+        ("out_p", false, "out_o"),
+        ("tw_p", true, "tw_o"),
+    ];
+    let mut params = Vec::new();
+    for (var, read_only, offset) in buffers {
+        let c = if read_only { "const " } else { "" };
+        params.push(format!("{g}{c}{real}* {var}"));
+        if t.buffer_offsets {
+            params.push(format!("{i64t} {offset}"));
+        }
+    }
+    params.extend(scalars.iter().cloned());
+    let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
+    for (var, read_only, offset) in buffers {
+        if let Some(line) = t.offset_pointer(var, real, read_only, offset) {
+            s.push_str(&line);
+        }
+    }
+    s
+}
+
 /// The `R`-point DFT of inputs `{a}{j} + i {b}{j}`: output `t` is the sum over `j` of input
 /// `j` times `exp(-+2 pi i j t / R)`, as (real, imaginary) C expressions.
 fn dft(
@@ -181,10 +189,10 @@ fn dft(
                 let sn = if inverse { sn } else { -sn };
                 let (cs, sn) = (clean(cs), clean(sn));
                 // (a + ib)(cs + i sn) = (a cs - b sn) + i(a sn + b cs)
-                term(&mut re, &format!("{a}{j}"), cs, lit);
-                term(&mut re, &format!("{b}{j}"), -sn, lit);
-                term(&mut im, &format!("{a}{j}"), sn, lit);
-                term(&mut im, &format!("{b}{j}"), cs, lit);
+                term(&mut re, &format!("{a}{j}"), cs);
+                term(&mut re, &format!("{b}{j}"), -sn);
+                term(&mut im, &format!("{a}{j}"), sn);
+                term(&mut im, &format!("{b}{j}"), cs);
             }
             (sum(&re, lit), sum(&im, lit))
         })
@@ -238,52 +246,16 @@ impl RowKernel {
         let t = dialect.table();
         let (g, i64t) = (t.global, t.int64);
         let real = if self.double { "double" } else { "float" };
-        let lit = |x: f64| {
-            if self.double {
-                format!("{x:.17e}")
-            } else {
-                format!("{:.9e}f", x as f32)
-            }
-        };
+        let lit = literal(self.double);
         let (n, threads) = (self.n, self.threads());
         let radices = factor(n).unwrap_or_default();
         let starts = table_starts(&radices);
-        let mut s = String::new();
-        if self.double {
-            if let Some(pragma) = t.fp64_pragma {
-                s.push_str(pragma);
-                s.push('\n');
-            }
-        }
-        let mut params = vec![format!("{g}const {real}* in_p")];
-        if t.buffer_offsets {
-            params.push(format!("{i64t} in_o"));
-        }
-        params.push(format!("{g}{real}* out_p"));
-        if t.buffer_offsets {
-            params.push(format!("{i64t} out_o"));
-        }
-        params.push(format!("{g}const {real}* tw_p"));
-        if t.buffer_offsets {
-            params.push(format!("{i64t} tw_o"));
-        }
-        params.push(format!("{i64t} rows"));
-        let _ = writeln!(
-            s,
-            "{} {}({}) {{",
-            t.kernel_prefix,
-            self.name(),
-            params.join(", ")
+        let mut s = open_kernel(
+            dialect,
+            self.double,
+            &self.name(),
+            &[format!("{i64t} rows")],
         );
-        for (var, ro, off) in [
-            ("in_p", true, "in_o"),
-            ("out_p", false, "out_o"),
-            ("tw_p", true, "tw_o"),
-        ] {
-            if let Some(line) = t.offset_pointer(var, real, ro, off) {
-                s.push_str(&line);
-            }
-        }
         let sh = t.shared;
         let _ = writeln!(s, "  {sh} {real} re[{n}];\n  {sh} {real} im[{n}];");
         let _ = writeln!(s, "  const int lid = {};", t.local_id);
@@ -388,7 +360,7 @@ fn clean(x: f64) -> f64 {
 }
 
 /// Adds `coefficient * var` to a sum's terms (skipping zeros).
-fn term(terms: &mut Vec<(String, f64)>, var: &str, coefficient: f64, _lit: &dyn Fn(f64) -> String) {
+fn term(terms: &mut Vec<(String, f64)>, var: &str, coefficient: f64) {
     if coefficient != 0.0 {
         terms.push((var.to_string(), coefficient));
     }

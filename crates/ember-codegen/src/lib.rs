@@ -25,5 +25,33 @@ pub mod user_kernel;
 pub mod xoroshiro;
 
 pub use dialect::Dialect;
+
+/// A kernel ember generates whole from a spec: its name and its source in a dialect (the
+/// runtime memoises and compiles it by the spec: `ember_kernel::KernelMemo::generated`).
+pub trait Generated {
+    fn name(&self) -> String;
+    fn source(&self, dialect: Dialect) -> String;
+}
+
+/// [`Generated`] for specs whose inherent `name` and `source` say it.
+macro_rules! generated {
+    ($($spec:ty),* $(,)?) => {
+        $(impl Generated for $spec {
+            fn name(&self) -> String {
+                <$spec>::name(self)
+            }
+            fn source(&self, dialect: Dialect) -> String {
+                <$spec>::source(self, dialect)
+            }
+        })*
+    };
+}
+
+generated!(
+    fft::PassKernel,
+    fft::RowKernel,
+    philox::RandomKernel,
+    sampler::SamplerKernel,
+);
 pub use elementwise::{MapKernel, Operand};
 pub use user_kernel::{Param, Role, Snippets, UserMap, UserReduce};

@@ -6,8 +6,11 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Mutex, OnceLock};
 
+use ember_codegen::Generated;
 use ember_core::Result;
 use ember_runtime::{Device, Function};
+
+use crate::{compile_generated, dialect, Rounding};
 
 /// Compiled kernels by spec, then device: keyed by the spec alone so a lookup borrows it
 /// (the spec is cloned only when a kernel is first compiled).
@@ -50,6 +53,22 @@ impl<K: Hash + Eq + Clone> KernelMemo<K> {
             .or_default()
             .push((device_key, f.clone()));
         Ok(f)
+    }
+}
+
+impl<K: Hash + Eq + Clone + Generated> KernelMemo<K> {
+    /// The function of the generated kernel `spec` on `device`: its source in the device's
+    /// dialect, compiled without options and with separate rounding, the first time.
+    pub fn generated(&self, device: &'static Device, spec: &K) -> Result<Function> {
+        self.get_or_compile(device, spec, || {
+            compile_generated(
+                device,
+                &spec.source(dialect(device)),
+                &spec.name(),
+                &[],
+                Rounding::Separate,
+            )
+        })
     }
 }
 

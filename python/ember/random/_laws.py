@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._ndarray import ndarray
-from ._params import check, draw, host_or_device, is_scalar, out_shape, output_dtype
+from ._params import any_true, check, draw, host_or_device, is_scalar, out_shape, output_dtype, per_item
 
 # Each law's parameters: (name, 'f' for float64 or 'i' for int64, NumPy's constraints).
 _LAWS: dict[str, tuple] = {
@@ -49,10 +49,6 @@ _LAWS: dict[str, tuple] = {
     "zipf": (("a", "f", ("gt_1",)),),
 }
 _INTEGER = {"poisson", "binomial", "negative_binomial", "geometric", "hypergeometric", "logseries", "zipf"}
-
-
-def _any(value) -> bool:
-    return bool(value.any()) if isinstance(value, (ndarray, np.ndarray)) else bool(value)
 
 
 class Distributions:
@@ -184,11 +180,11 @@ class Distributions:
 
     def triangular(self, left, mode, right, size=None, dtype=None) -> ndarray:
         left, mode, right = (host_or_device(v, "f") for v in (left, mode, right))
-        if _any(left > mode):
+        if any_true(left > mode):
             raise ValueError("left > mode")
-        if _any(mode > right):
+        if any_true(mode > right):
             raise ValueError("mode > right")
-        if _any(left == right):
+        if any_true(left == right):
             raise ValueError("left == right")
         return self._law("triangular", size, dtype, left, mode, right)
 
@@ -209,11 +205,11 @@ class Distributions:
         ngood, nbad, nsample = (host_or_device(v, "i") for v in (ngood, nbad, nsample))
         for name, value in (("ngood", ngood), ("nbad", nbad), ("nsample", nsample)):
             check(name, value, "nonneg")
-        if self._legacy and _any(nsample < 1):
+        if self._legacy and any_true(nsample < 1):
             raise ValueError("nsample < 1 or nsample is NaN")
-        if _any(ngood + nbad < nsample):
+        if any_true(ngood + nbad < nsample):
             raise ValueError("ngood + nbad < nsample")
-        if not self._legacy and (_any(ngood >= 10**9) or _any(nbad >= 10**9)):
+        if not self._legacy and (any_true(ngood >= 10**9) or any_true(nbad >= 10**9)):
             raise ValueError("both ngood and nbad must be less than 1000000000")
         return self._law("hypergeometric", size, dtype, ngood, nbad, nsample)
 
@@ -243,8 +239,6 @@ class Distributions:
         rows = out_shape(size, [n, np.empty(p.shape[:-1])])
         per_row = p.ndim > 1
         vector = asarray(np.ascontiguousarray(np.broadcast_to(p, rows + (k,)) if per_row else p))
-        from ._params import per_item
-
         return self._bits.sample("multinomial", rows + (k,), "int64", [per_item(n, rows)], vector, per_row)
 
     def dirichlet(self, alpha, size=None, dtype=None) -> ndarray:

@@ -54,6 +54,12 @@ def _module(value):
     return _DEVICE if isinstance(value, ndarray) else np
 
 
+def any_true(value) -> bool:
+    """Whether a bool, or any element of a host or device array of bools, is true (a device
+    array: one reduction and one bool read back)."""
+    return bool(value.any()) if isinstance(value, (ndarray, np.ndarray)) else bool(value)
+
+
 def any_bad(value, bad) -> bool:
     """Whether ``bad`` (a function of the array module and the values) holds anywhere."""
     xp = _module(value)
@@ -62,7 +68,7 @@ def any_bad(value, bad) -> bool:
 
 def check(name: str, value, *constraints: str) -> None:
     """Raises NumPy's ``ValueError`` where ``value`` breaks a constraint."""
-    if is_scalar(value) or isinstance(value, (int, float)):
+    if is_scalar(value):
         # NumPy checks a number's "< 0 or is NaN" first, an array's "too large" first.
         constraints = tuple(c for c in constraints if c != "poisson_max") + (
             ("poisson_max",) if "poisson_max" in constraints else ())
@@ -86,7 +92,7 @@ def host_or_device(value, kind: str):
 
 
 def shape_of(value) -> tuple[int, ...]:
-    return () if is_scalar(value) or isinstance(value, (int, float)) else tuple(value.shape)
+    return () if is_scalar(value) else tuple(value.shape)
 
 
 def out_shape(size, params) -> tuple[int, ...]:

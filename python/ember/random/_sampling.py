@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._ndarray import ndarray
-from ._params import draw, host_or_device, is_scalar, out_shape
+from ._params import any_true, draw, host_or_device, is_scalar, out_shape
 
 
 def _integer_dtype(dtype) -> str:
@@ -44,12 +44,11 @@ class Sampling:
         if endpoint:
             hi_v = hi_v + 1
         bottom, top = (0, 2) if info is None else (int(info.min), int(info.max) + 1)
-        xp_any = lambda x: bool(x.any()) if hasattr(x, "any") else bool(x)  # noqa: E731
-        if xp_any(lo_v < bottom):
+        if any_true(lo_v < bottom):
             raise ValueError(f"low is out of bounds for {name}")
-        if xp_any(hi_v > top):
+        if any_true(hi_v > top):
             raise ValueError(f"high is out of bounds for {name}")
-        if xp_any(lo_v >= hi_v):
+        if any_true(lo_v >= hi_v):
             raise ValueError("low >= high")
         wide = "uint64" if name == "uint64" else "int64"
         values = draw(self._bits, "integers", size, [lo_v, hi_v], wide)

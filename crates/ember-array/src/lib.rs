@@ -8,6 +8,7 @@ pub mod creation;
 pub mod dlpack;
 pub mod fft;
 pub mod index;
+pub mod lapack;
 pub mod launch;
 pub mod linalg;
 mod opaque;

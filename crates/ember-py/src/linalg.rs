@@ -1,6 +1,6 @@
 //! Bindings of the matrix products (`ember_array::linalg`).
 
-use ember_array::linalg;
+use ember_array::{lapack, linalg};
 use ember_core::DType;
 use pyo3::prelude::*;
 
@@ -42,9 +42,108 @@ fn orthogonalize_columns(py: Python<'_>, w: &NativeArray) -> PyResult<bool> {
         .py()
 }
 
+/// LAPACK's factorizations (`ember_array::lapack`) of `(batch, cols, rows)` stacks of
+/// column-major matrices; see that module for each one's contract.
+#[pyfunction]
+fn lapack_getrf(py: Python<'_>, a: &NativeArray) -> PyResult<(NativeArray, NativeArray)> {
+    let (pivots, info) = py.detach(|| lapack::getrf(&a.0)).py()?;
+    Ok((NativeArray(pivots), NativeArray(info)))
+}
+
+#[pyfunction]
+fn lapack_getrs(
+    py: Python<'_>,
+    lu: &NativeArray,
+    pivots: &NativeArray,
+    b: &NativeArray,
+) -> PyResult<()> {
+    py.detach(|| lapack::getrs(&lu.0, &pivots.0, &b.0)).py()
+}
+
+#[pyfunction]
+fn lapack_potrf(py: Python<'_>, a: &NativeArray, lower: bool) -> PyResult<NativeArray> {
+    py.detach(|| lapack::potrf(&a.0, lower))
+        .py()
+        .map(NativeArray)
+}
+
+#[pyfunction]
+fn lapack_geqrf(py: Python<'_>, a: &NativeArray) -> PyResult<NativeArray> {
+    py.detach(|| lapack::geqrf(&a.0)).py().map(NativeArray)
+}
+
+#[pyfunction]
+fn lapack_orgqr(py: Python<'_>, q: &NativeArray, tau: &NativeArray) -> PyResult<()> {
+    py.detach(|| lapack::orgqr(&q.0, &tau.0)).py()
+}
+
+#[pyfunction]
+fn lapack_syevd(
+    py: Python<'_>,
+    a: &NativeArray,
+    lower: bool,
+    vectors: bool,
+) -> PyResult<(NativeArray, NativeArray)> {
+    let (w, info) = py.detach(|| lapack::syevd(&a.0, lower, vectors)).py()?;
+    Ok((NativeArray(w), NativeArray(info)))
+}
+
+type Factors = (
+    NativeArray,
+    Option<NativeArray>,
+    Option<NativeArray>,
+    NativeArray,
+);
+
+/// `(s, u, vt, info)`.
+#[pyfunction]
+fn lapack_gesvd(py: Python<'_>, a: &NativeArray, full: bool, vectors: bool) -> PyResult<Factors> {
+    let f = py.detach(|| lapack::gesvd(&a.0, full, vectors)).py()?;
+    Ok((
+        NativeArray(f.s),
+        f.u.map(NativeArray),
+        f.vt.map(NativeArray),
+        NativeArray(f.info),
+    ))
+}
+
+/// `(w, v, info)`.
+#[pyfunction]
+fn lapack_geev(
+    py: Python<'_>,
+    a: &NativeArray,
+    vectors: bool,
+) -> PyResult<(NativeArray, Option<NativeArray>, NativeArray)> {
+    let e = py.detach(|| lapack::geev(&a.0, vectors)).py()?;
+    Ok((NativeArray(e.w), e.v.map(NativeArray), NativeArray(e.info)))
+}
+
+/// Which engine factors on device `ordinal`: "cusolver" or "ember".
+#[pyfunction]
+fn lapack_engine(py: Python<'_>, ordinal: usize) -> PyResult<&'static str> {
+    let device = ember_runtime::device(ordinal).py()?;
+    Ok(py.detach(|| lapack::engine(device)))
+}
+
+/// Takes ember's own kernels on every device (`on`), or cuSOLVER where it is found.
+#[pyfunction]
+fn lapack_use_portable(on: bool) {
+    lapack::use_portable(on)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(matmul, m)?)?;
     m.add_function(wrap_pyfunction!(matmul_engine, m)?)?;
     m.add_function(wrap_pyfunction!(orthogonalize_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_getrf, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_getrs, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_potrf, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_geqrf, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_orgqr, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_syevd, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_gesvd, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_geev, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_engine, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_use_portable, m)?)?;
     Ok(())
 }

@@ -18,13 +18,13 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from . import _ember
-from ._creation import ascontiguousarray, zeros
-from ._indexing import where
-from ._linalg import _array
-from ._ndarray import ndarray
-from ._shape import concatenate, moveaxis, swapaxes
-from ._ufuncs import UFUNCS
+from .. import _ember
+from .._creation import ascontiguousarray, zeros
+from .._indexing import where
+from .._linalg import _array
+from .._ndarray import ndarray
+from .._shape import concatenate, moveaxis, swapaxes
+from .._ufuncs import UFUNCS
 
 __all__ = [
     "cross", "diagonal", "matmul", "matrix_norm", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer",
@@ -201,7 +201,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro") -> ndarray:
 def svdvals(x, /) -> ndarray:
     """The singular values of each matrix (last two axes), largest first (one-sided Jacobi on
     the device, as ``norm(ord=2)`` computes them)."""
-    from ._sorting import sort
+    from .._sorting import sort
 
     x = _array(x, "linalg.svdvals")
     if x.ndim < 2:
@@ -233,7 +233,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None) -> ndarray:
 def multi_dot(arrays, *, out=None) -> ndarray:
     """The product of a chain of matrices in the cheapest order (NumPy's dynamic program over
     the products' costs); the first and last may be vectors."""
-    from ._linalg import matmul as _matmul
+    from .._linalg import matmul as _matmul
 
     arrays = [_array(a, "linalg.multi_dot") for a in arrays]
     n = len(arrays)
@@ -279,21 +279,21 @@ def multi_dot(arrays, *, out=None) -> ndarray:
 
 def vecdot(x1, x2, /, *, axis=-1) -> ndarray:
     """``sum(conj(x1) * x2)`` along ``axis`` (broadcast), the Array API's ``vecdot``."""
-    from ._array_api import vecdot as _vecdot
+    from .._array_api import vecdot as _vecdot
 
     return _vecdot(x1, x2, axis=axis)
 
 
 def matrix_transpose(x, /) -> ndarray:
     """The last two axes swapped."""
-    from ._manipulation import matrix_transpose as _transpose
+    from .._manipulation import matrix_transpose as _transpose
 
     return _transpose(_array(x, "linalg.matrix_transpose"))
 
 
 def outer(x1, x2, /) -> ndarray:
     """The outer product of two vectors (1-d only, as NumPy's ``linalg.outer``)."""
-    from ._linalg import outer as _outer
+    from .._linalg import outer as _outer
 
     a, b = _array(x1, "linalg.outer"), _array(x2, "linalg.outer")
     if a.ndim != 1 or b.ndim != 1:
@@ -304,7 +304,7 @@ def outer(x1, x2, /) -> ndarray:
 
 def cross(x1, x2, /, *, axis=-1) -> ndarray:
     """The cross product of 3-vectors along ``axis``."""
-    from ._calculus import cross as _cross
+    from .._calculus import cross as _cross
 
     a, b = _array(x1, "linalg.cross"), _array(x2, "linalg.cross")
     if a.shape[axis] != 3 or b.shape[axis] != 3:
@@ -316,27 +316,27 @@ def cross(x1, x2, /, *, axis=-1) -> ndarray:
 
 def diagonal(x, /, *, offset=0) -> ndarray:
     """The diagonals of the matrices of the last two axes."""
-    from ._diagonals import diagonal as _diagonal
+    from .._diagonals import diagonal as _diagonal
 
     return _diagonal(_array(x, "linalg.diagonal"), offset, -2, -1)
 
 
 def trace(x, /, *, offset=0, dtype=None) -> ndarray:
     """The sums of the diagonals of the matrices of the last two axes."""
-    from ._diagonals import trace as _trace
+    from .._diagonals import trace as _trace
 
     return _trace(_array(x, "linalg.trace"), offset, -2, -1, dtype)
 
 
 def tensordot(x1, x2, /, *, axes=2) -> ndarray:
     """NumPy's ``tensordot``."""
-    from ._contractions import tensordot as _tensordot
+    from .._contractions import tensordot as _tensordot
 
     return _tensordot(x1, x2, axes)
 
 
 def matmul(x1, x2, /) -> ndarray:
     """NumPy's ``matmul``."""
-    from ._linalg import matmul as _matmul
+    from .._linalg import matmul as _matmul
 
     return _matmul(x1, x2)

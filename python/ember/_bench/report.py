@@ -7,7 +7,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-LIB_ORDER = ["ember", "CuPy", "PyTorch", "numba-cuda", "Numba simulator", "PyOpenCL", "NumPy"]
+# cuSOLVER / cuFFT: the vendor library through ember on CUDA, beside ember's own kernels on OpenCL.
+LIB_ORDER = ["ember", "CuPy", "PyTorch", "numba-cuda", "Numba simulator", "PyOpenCL", "NumPy", "cuSOLVER", "cuFFT"]
 
 
 @dataclass

@@ -52,6 +52,7 @@ from ._diagonals import *  # noqa: E402, F403
 from ._diagonals import __all__ as _diagonals_names  # noqa: E402
 from ._differences import *  # noqa: E402, F403
 from ._differences import __all__ as _differences_names  # noqa: E402
+from ._errstate import errstate, geterr, seterr  # noqa: E402
 from ._flatiter import flatiter  # noqa: E402
 from ._functional import *  # noqa: E402, F403
 from ._functional import __all__ as _functional_names  # noqa: E402
@@ -225,6 +226,7 @@ __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum
             "sum", "var"]
 __all__ += ["dot", "inner", "lib", "linalg", "matmul", "matvec", "outer", "vdot", "vecmat"]
 __all__ += ["geomspace", "logspace"]
+__all__ += ["errstate", "geterr", "seterr"]
 __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]
 # NumPy's functions composed of ember's, one module per part of NumPy's API, and NumPy's own
 # types, dtype helpers and constants (each module lists its names).

@@ -102,6 +102,16 @@ def test_singular_matrices():
     close(la.inv(ember.asarray(a[1])), np.eye(2), np.float64)
 
 
+def test_errstate_ignore_reads_no_status_and_raises_nothing():
+    singular = ember.asarray(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    with ember.errstate(linalg="ignore"):
+        la.inv(singular)  # whatever the factorization left; no error, no host read
+        la.cholesky(-ember.eye(2))
+    assert ember.geterr()["linalg"] == "raise"
+    with pytest.raises(la.LinAlgError, match="^Singular matrix$"):
+        la.solve(ember.zeros((3, 3)), ember.zeros((3, 0)))
+
+
 def test_ill_conditioned_systems_are_as_accurate_as_numpys():
     a = random_matrix((40, 40), np.float64, condition=1e10)
     b = random_matrix((40, 2), np.float64, seed=7)

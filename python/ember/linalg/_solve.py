@@ -66,6 +66,8 @@ def solve(a, b) -> ndarray:
     batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
     k = rhs.shape[-1]
     if math.prod(batch) * n * k == 0:
+        if math.prod(batch) * n and _lapack.failed(_lu(broadcast_to(a, batch + (n, n)), compute)[2]):
+            raise LinAlgError("Singular matrix")  # as NumPy 2.4 does with no right-hand side
         out = zeros(batch + (n, k), dtype=result)
     else:
         x = _solve_columns(broadcast_to(a, batch + (n, n)), broadcast_to(rhs, batch + (n, k)), compute)

@@ -82,8 +82,16 @@ impl FactorProgram {
         let shape = &self.shape;
         let mut s = String::from("// ember: LU and Cholesky factorizations\n");
         s.push_str(&arithmetic(shape.dtype, dialect));
-        s.push_str(&lu_small_kernel(shape, dialect, &self.name(Kernel::LuSmall)));
-        s.push_str(&lu_panel_kernel(shape, dialect, &self.name(Kernel::LuPanel)));
+        s.push_str(&lu_small_kernel(
+            shape,
+            dialect,
+            &self.name(Kernel::LuSmall),
+        ));
+        s.push_str(&lu_panel_kernel(
+            shape,
+            dialect,
+            &self.name(Kernel::LuPanel),
+        ));
         s.push_str(&swap_kernel(shape, dialect, &self.name(Kernel::Swap)));
         s.push_str(&solve_kernel(shape, dialect, &self.name(Kernel::Solve)));
         s.push_str(&subtract_kernel(dialect, &self.name(Kernel::Subtract)));
@@ -263,7 +271,9 @@ fn swap_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
         dialect,
         name,
         &[("a", "elem_t"), ("piv", "int")],
-        &["ld", "mstride", "pstride", "lo", "hi", "s0", "s1", "k1", "k2"],
+        &[
+            "ld", "mstride", "pstride", "lo", "hi", "s0", "s1", "k1", "k2",
+        ],
     );
     let _ = write!(
         s,

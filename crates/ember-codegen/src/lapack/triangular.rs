@@ -32,7 +32,9 @@ impl Shape {
     /// paths start early and run a group's threads as short loops.
     pub fn for_device(dtype: DType, gpu: bool, local_bytes: usize) -> Shape {
         let (threads, solve, most) = if gpu { (64, 128, 64) } else { (16, 32, 32) };
-        let room = local_bytes.min(48 * 1024).saturating_sub(1024 + threads * 16);
+        let room = local_bytes
+            .min(48 * 1024)
+            .saturating_sub(1024 + threads * 16);
         let small = [64, 48, 32, 16]
             .into_iter()
             .find(|&n| n <= most && n * n * dtype.itemsize() <= room)
@@ -48,8 +50,7 @@ impl Shape {
     /// Vectors one group of the solve holds in local memory: about 16 KiB of them, at most
     /// one per thread.
     pub fn solve_vectors(&self) -> usize {
-        (16384 / (self.solve.max(1) * self.dtype.itemsize()))
-            .clamp(1, self.threads)
+        (16384 / (self.solve.max(1) * self.dtype.itemsize())).clamp(1, self.threads)
     }
 }
 
@@ -139,8 +140,7 @@ pub(crate) fn open_kernel(
     params.extend(scalars.iter().map(|s| format!("{i64t} {s}")));
     let mut s = format!("{} {name}({}) {{\n", t.kernel_prefix, params.join(", "));
     for (var, ty) in buffers {
-        if let Some(line) = t.offset_pointer(&format!("{var}_p"), ty, false, &format!("{var}_o"))
-        {
+        if let Some(line) = t.offset_pointer(&format!("{var}_p"), ty, false, &format!("{var}_o")) {
             s.push_str(&line);
         }
     }
@@ -152,10 +152,10 @@ pub(crate) fn open_kernel(
 /// The barrier after which a group's writes to global memory are seen by the group (OpenCL's
 /// local barrier orders local memory only; CUDA's orders both).
 pub(crate) fn global_barrier(dialect: Dialect) -> String {
-    dialect
-        .table()
-        .barrier
-        .replace("CLK_LOCAL_MEM_FENCE", "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE")
+    dialect.table().barrier.replace(
+        "CLK_LOCAL_MEM_FENCE",
+        "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE",
+    )
 }
 
 /// Solves with one triangle for many vectors, in place (LAPACK's `xTRSM` from the left, or
@@ -252,7 +252,10 @@ pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> Strin
 
 /// `C -= T` (or `C -= conj(T)` when `conj`): `T` a C-contiguous `(batch, cols, rows)` product,
 /// `C` the block of `rows x cols` at `c + mat * cstride + coff` with leading dimension `ld`.
-/// The second half of a trailing update (`T` came from a matrix product). Any grid.
+/// The second half of a trailing update (`T` came from a matrix product). With `tri` 1 only
+/// entries with `i - j + shift >= 0` change, with 2 only those with `i - j + shift <= 0` (a
+/// triangle of the whole matrix, `shift` being the block's first row less its first column).
+/// Any grid.
 pub(crate) fn subtract_kernel(dialect: Dialect, name: &str) -> String {
     let t = dialect.table();
     let l = t.int64;
@@ -260,12 +263,15 @@ pub(crate) fn subtract_kernel(dialect: Dialect, name: &str) -> String {
         dialect,
         name,
         &[("c", "elem_t"), ("t", "elem_t")],
-        &["cstride", "coff", "ld", "rows", "cols", "total", "conj"],
+        &[
+            "cstride", "coff", "ld", "rows", "cols", "total", "conj", "tri", "shift",
+        ],
     );
     let _ = write!(
         s,
         r#"  for ({l} e = {gid}; e < total; e += {gsize}) {{
     const {l} i = e % rows, r = e / rows, j = r % cols, m = r / cols;
+    if ((tri == 1 && i - j + shift < 0) || (tri == 2 && i - j + shift > 0)) continue;
     const elem_t x = conj ? LA_CONJ(t_p[e]) : t_p[e];
     {g}elem_t* c = c_p + m * cstride + coff + j * ld + i;
     *c = LA_SUB(*c, x);
@@ -287,7 +293,10 @@ mod tests {
     fn complex_arithmetic_uses_the_prelude_helpers() {
         let s = arithmetic(DType::C64, Dialect::OpenCl);
         assert!(s.contains("typedef ember_c64 elem_t;"), "{s}");
-        assert!(s.contains("#define LA_MUL(a, b) ember_cmul64((a), (b))"), "{s}");
+        assert!(
+            s.contains("#define LA_MUL(a, b) ember_cmul64((a), (b))"),
+            "{s}"
+        );
         let r = arithmetic(DType::F64, Dialect::Cuda);
         assert!(r.contains("typedef double elem_t;"), "{r}");
     }
@@ -295,7 +304,10 @@ mod tests {
     #[test]
     fn whole_matrices_fit_local_memory() {
         let gpu = |d| Shape::for_device(d, true, 48 * 1024).small;
-        assert_eq!([gpu(DType::F32), gpu(DType::F64), gpu(DType::C128)], [64, 64, 48]);
+        assert_eq!(
+            [gpu(DType::F32), gpu(DType::F64), gpu(DType::C128)],
+            [64, 64, 48]
+        );
         assert_eq!(Shape::for_device(DType::C128, false, 1 << 20).small, 32);
         assert_eq!(Shape::for_device(DType::F64, true, 32 * 1024).small, 48);
     }

@@ -19,7 +19,7 @@ use crate::dialect::Dialect;
 pub(crate) fn cholesky_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     let t = dialect.table();
     let l = t.int64;
-    let (threads, small) = (shape.threads, shape.small);
+    let (threads, small) = (shape.wide, shape.small);
     let (bar, gbar) = (t.barrier, global_barrier(dialect));
     let mut s = open_kernel(
         dialect,
@@ -53,9 +53,10 @@ pub(crate) fn cholesky_small_kernel(shape: &Shape, dialect: Dialect, name: &str)
     }}
     {bar};
     if (ok) {{
-      for ({l} i = j + 1 + lid; i < m; i += {threads}) {{
-        const elem_t li = A[j * m + i];
-        for ({l} k = j + 1; k <= i; k++) A[k * m + i] = LA_FMS(A[k * m + i], li, LA_CONJ(A[j * m + k]));
+      // The trailing lower triangle element by element.
+      for ({l} e = lid, rem = m - j - 1; e < rem * rem; e += {threads}) {{
+        const {l} i = j + 1 + e % rem, k = j + 1 + e / rem;
+        if (i >= k) A[k * m + i] = LA_FMS(A[k * m + i], A[j * m + i], LA_CONJ(A[j * m + k]));
       }}
     }}
     {bar};

@@ -68,12 +68,13 @@ impl FactorProgram {
     pub fn name(&self, kernel: Kernel) -> String {
         let s = &self.shape;
         format!(
-            "ember_{}_{}_{}x{}x{}",
+            "ember_{}_{}_{}x{}x{}x{}",
             kernel.stem(),
             s.dtype.name(),
             s.small,
             s.solve,
-            s.threads
+            s.threads,
+            s.wide
         )
     }
 
@@ -101,6 +102,14 @@ impl FactorProgram {
             &self.name(Kernel::CholeskySmall),
         ));
         s
+    }
+
+    /// Threads of a group of `kernel`.
+    pub fn threads(&self, kernel: Kernel) -> usize {
+        match kernel {
+            Kernel::LuSmall => self.shape.threads,
+            _ => self.shape.wide,
+        }
     }
 
     /// The dtypes a program exists for.
@@ -189,9 +198,11 @@ fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
       }}
     }}
     {bar};
-{scale}    for ({l} i = k + 1 + lid; i < m; i += {threads}) {{
-      const elem_t li = A[k * m + i];
-      for ({l} j = k + 1; j < m; j++) A[j * m + i] = LA_FMS(A[j * m + i], li, A[j * m + k]);
+{scale}    {bar};
+    // The trailing block element by element (a few elements a thread).
+    for ({l} e = lid, rem = m - k - 1; e < rem * rem; e += {threads}) {{
+      const {l} i = k + 1 + e % rem, j = k + 1 + e / rem;
+      A[j * m + i] = LA_FMS(A[j * m + i], A[k * m + i], A[j * m + k]);
     }}
     {bar};
   }}
@@ -215,7 +226,7 @@ fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
 fn lu_panel_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     let t = dialect.table();
     let l = t.int64;
-    let threads = shape.threads;
+    let threads = shape.wide;
     let (bar, gbar) = (t.barrier, global_barrier(dialect));
     let mut s = open_kernel(
         dialect,
@@ -266,7 +277,7 @@ fn lu_panel_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
 fn swap_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     let t = dialect.table();
     let l = t.int64;
-    let threads = shape.threads;
+    let threads = shape.wide;
     let mut s = open_kernel(
         dialect,
         name,
@@ -309,6 +320,7 @@ mod tests {
                 small: 32,
                 solve: 32,
                 threads: 16,
+                wide: 16,
             },
         }
     }
@@ -329,7 +341,7 @@ mod tests {
     fn opencl_kernels_take_offsets_and_local_arrays() {
         let src = program(DType::F32).source(Dialect::OpenCl);
         assert!(
-            src.contains("__kernel void ember_lu_small_float32_32x32x16(__global elem_t* a_p, long a_o, __global int* piv_p, long piv_o"),
+            src.contains("__kernel void ember_lu_small_float32_32x32x16x16(__global elem_t* a_p, long a_o, __global int* piv_p, long piv_o"),
             "{src}"
         );
         assert!(src.contains("__local elem_t A[1024];"), "{src}");

@@ -20,8 +20,11 @@ pub struct Shape {
     pub small: usize,
     /// Largest triangle the solve takes (the length of the vectors it holds).
     pub solve: usize,
-    /// Threads of a work-group (a power of two).
+    /// Threads of a group of the whole-matrix LU (a power of two).
     pub threads: usize,
+    /// Threads of a group of every other kernel (a power of two): the panels, solves and
+    /// Cholesky blocks on the factorizations' critical path.
+    pub wide: usize,
 }
 
 impl Shape {
@@ -31,7 +34,11 @@ impl Shape {
     /// factorizations' block); CPU devices (PoCL) take 32 and 32 with few threads, so blocked
     /// paths start early and run a group's threads as short loops.
     pub fn for_device(dtype: DType, gpu: bool, local_bytes: usize) -> Shape {
-        let (threads, solve, most) = if gpu { (64, 128, 64) } else { (16, 32, 32) };
+        let (threads, wide, solve, most) = if gpu {
+            (64, 256, 128, 64)
+        } else {
+            (16, 16, 32, 32)
+        };
         let room = local_bytes
             .min(48 * 1024)
             .saturating_sub(1024 + threads * 16);
@@ -44,13 +51,14 @@ impl Shape {
             small,
             solve,
             threads,
+            wide,
         }
     }
 
     /// Vectors one group of the solve holds in local memory: about 16 KiB of them, at most
     /// one per thread.
     pub fn solve_vectors(&self) -> usize {
-        (16384 / (self.solve.max(1) * self.dtype.itemsize())).clamp(1, self.threads)
+        (16384 / (self.solve.max(1) * self.dtype.itemsize())).clamp(1, self.wide)
     }
 }
 
@@ -170,7 +178,7 @@ pub(crate) fn global_barrier(dialect: Dialect) -> String {
 pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     let t = dialect.table();
     let l = t.int64;
-    let (threads, cv) = (shape.threads, shape.solve_vectors());
+    let (threads, cv) = (shape.wide, shape.solve_vectors());
     let size = shape.solve * cv;
     let bar = t.barrier;
     let mut s = open_kernel(
@@ -319,6 +327,7 @@ mod tests {
             small: 32,
             solve,
             threads: 64,
+            wide: 64,
         };
         assert_eq!(shape(DType::F64, 128).solve_vectors(), 16);
         assert_eq!(shape(DType::C128, 128).solve_vectors(), 8);

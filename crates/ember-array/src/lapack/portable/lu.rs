@@ -175,7 +175,7 @@ impl Engine {
         } else {
             (
                 [self.batch as u32, groups.clamp(1, 65_535) as u32, 1],
-                [self.plan.shape.threads as u32, 1, 1],
+                [self.program.threads(kernel) as u32, 1, 1],
             )
         };
         let stream = current_stream(self.device);
@@ -228,7 +228,7 @@ impl Engine {
             return Ok(());
         }
         let (ld, cols) = (a.shape()[2], a.shape()[1]);
-        let groups = count.div_ceil(self.plan.shape.threads);
+        let groups = count.div_ceil(self.plan.shape.wide);
         let scalars = [
             ld,
             ld * cols,

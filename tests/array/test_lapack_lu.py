@@ -3,8 +3,9 @@ bindings, against SciPy's LAPACK.
 
 Matrices go in as LAPACK keeps them, column after column: a stack ``a`` of shape (batch, n, n)
 is passed as ``ascontiguousarray(swapaxes(a, -1, -2))``. On CPU devices ember factors
-matrices of order up to 32 whole in local memory and larger ones blocked (blocks of 16, panel
-leaves of 4), so orders 33 to 300 cover the blocked paths with several panels.
+matrices of order up to 32 whole in local memory and larger ones blocked (LU: blocks of 32,
+panels split down to leaves of 8; Cholesky: blocks of 32 whose diagonal blocks are factored
+by steps of 16), so orders 33 to 300 cover the blocked paths with several panels.
 
 Tolerances: a backward-stable factorization reconstructs its matrix to a few units of
 ``n * eps * ||A||`` (the bound is ``n * eps * |L| |U|``; random Gaussian matrices have small

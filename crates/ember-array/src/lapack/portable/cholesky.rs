@@ -41,13 +41,33 @@ pub fn potrf(a: &Array, lower: bool) -> Result<Array> {
         engine.cholesky_block(a, &info, 0, n, lower)?;
         return Ok(info);
     }
-    let nb = engine.plan.chol_nb;
+    blocked(&engine, a, &info, lower, (0, n), engine.plan.chol_nb)?;
+    Ok(info)
+}
+
+/// Blocked Cholesky of the diagonal block of rows and columns `k0..k1` of each matrix, `nb`
+/// columns a step: diagonal blocks of up to `plan.chol_leaf` in local memory, larger ones
+/// blocked again (GPUs take steps of 128, so that the products are deep, and leaves of 64).
+fn blocked(
+    engine: &Engine,
+    a: &Array,
+    info: &Array,
+    lower: bool,
+    (k0, k1): (usize, usize),
+    nb: usize,
+) -> Result<()> {
+    let n = a.shape()[2];
     let at = |r0, c0| Block { array: a, r0, c0 };
-    for k in (0..n).step_by(nb) {
-        let kb = nb.min(n - k);
-        engine.cholesky_block(a, &info, k, kb, lower)?;
+    let leaf = engine.plan.chol_leaf;
+    for k in (k0..k1).step_by(nb) {
+        let kb = nb.min(k1 - k);
         let next = k + kb;
-        let m = n - next;
+        if kb <= leaf {
+            engine.cholesky_block(a, info, k, kb, lower)?;
+        } else {
+            blocked(engine, a, info, lower, (k, next), leaf)?;
+        }
+        let m = k1 - next;
         if m == 0 {
             break;
         }
@@ -60,7 +80,7 @@ pub fn potrf(a: &Array, lower: bool) -> Result<Array> {
                 (n, 1),
                 m,
                 kb,
-                &info,
+                info,
                 CONJ_LOWER,
             )?;
         } else {
@@ -72,21 +92,25 @@ pub fn potrf(a: &Array, lower: bool) -> Result<Array> {
                 (1, n),
                 m,
                 kb,
-                &info,
+                info,
                 CONJ_LOWER,
             )?;
         }
-        trailing_update(&engine, a, k, next, lower)?;
+        trailing_update(engine, a, (k, next, k1), lower)?;
     }
-    Ok(info)
+    Ok(())
 }
 
 /// `A22 -= A21 A21^H` (lower) or `A22 -= U12^H U12` (upper) on the triangle of the trailing
 /// matrix (rows and columns `next..n`), the panel in columns (rows, for upper) `k..next`.
-fn trailing_update(engine: &Engine, a: &Array, k: usize, next: usize, lower: bool) -> Result<()> {
-    let n = a.shape()[2];
+fn trailing_update(
+    engine: &Engine,
+    a: &Array,
+    (k, next, n): (usize, usize, usize),
+    lower: bool,
+) -> Result<()> {
     let (m, kb) = (n - next, next - k);
-    let parts = slabs(m, engine.plan.chol_nb);
+    let parts = slabs(m, kb);
     let dtype = a.dtype();
     for p in 0..parts {
         let (j0, j1) = (next + m * p / parts, next + m * (p + 1) / parts);

@@ -32,27 +32,32 @@ pub(super) struct Plan {
     pub nb: usize,
     /// Columns of a leaf of the panel's recursion.
     pub leaf: usize,
-    /// Columns of a step of the blocked Cholesky (at most `shape.small`).
+    /// Columns of a step of the blocked Cholesky (at most `shape.solve`).
     pub chol_nb: usize,
+    /// Order of the diagonal blocks factored in local memory (at most `shape.small`).
+    pub chol_leaf: usize,
 }
 
 impl Plan {
-    /// GPUs: blocks of 128 (the trailing product dominates), leaves of 16. CPU devices: small
-    /// blocks, so that matrices past 32 take the blocked paths (and tests cover them cheaply).
+    /// GPUs: blocks of 128 (the trailing product dominates; the temporary it goes through
+    /// costs memory traffic in proportion to `n^3 / nb`), LU panel leaves of 16, Cholesky
+    /// diagonal blocks of 128 factored by steps of `shape.small`. CPU devices: small blocks,
+    /// so that matrices past 32 take the blocked paths (and tests cover them cheaply).
     pub fn for_device(device: &Device, dtype: DType) -> Plan {
         let info = device.info();
         let gpu = !info.is_cpu;
         let shape = Shape::for_device(dtype, gpu, info.max_shared_per_block);
-        let (nb, leaf, chol_nb) = if gpu {
-            (shape.solve, 16, shape.small)
+        let (nb, leaf, chol_nb, chol_leaf) = if gpu {
+            (shape.solve, 16, shape.solve, shape.small)
         } else {
-            (16, 4, 16)
+            (32, 8, 32, 16)
         };
         Plan {
             shape,
             nb,
             leaf,
             chol_nb,
+            chol_leaf,
         }
     }
 }

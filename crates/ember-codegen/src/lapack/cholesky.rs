@@ -12,25 +12,25 @@ use std::fmt::Write;
 use super::triangular::{global_barrier, open_kernel, Shape};
 use crate::dialect::Dialect;
 
-/// Parameters: `a` (block of matrix `mat` at `mat * mstride + off`, leading dimension `ld`,
+/// The block takes `n * n` elements of dynamic local memory. Parameters: `a` (block of matrix `mat` at `mat * mstride + off`, leading dimension `ld`,
 /// order `n`), `info` (`(batch,)`: a matrix whose `info` is already set is left alone; a
 /// failure at the block's column `j` sets `base + j + 1`), then `mstride off ld n base lower`.
 /// Grid: one group a matrix.
 pub(crate) fn cholesky_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     let t = dialect.table();
     let l = t.int64;
-    let (threads, small) = (shape.wide, shape.small);
+    let threads = shape.wide;
     let (bar, gbar) = (t.barrier, global_barrier(dialect));
     let mut s = open_kernel(
         dialect,
         name,
         &[("a", "elem_t"), ("info", "int")],
         &["mstride", "off", "ld", "n", "base", "lower"],
+        Some("A"),
     );
     let _ = write!(
         s,
-        r#"  {shared} elem_t A[{area}];
-  const {l} m = n;
+        r#"  const {l} m = n;
   {g}elem_t* a = a_p + mat * mstride + off;
   int stop = info_p[mat] != 0;
   for ({l} e = lid; e < m * m; e += {threads}) {{
@@ -70,9 +70,7 @@ pub(crate) fn cholesky_small_kernel(shape: &Shape, dialect: Dialect, name: &str)
   }}
 }}
 "#,
-        shared = t.shared,
         g = t.global,
-        area = small * small,
     );
     s
 }

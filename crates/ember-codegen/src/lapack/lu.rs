@@ -20,7 +20,7 @@ use ember_core::DType;
 
 use super::cholesky::cholesky_small_kernel;
 use super::triangular::{
-    arithmetic, global_barrier, open_kernel, solve_kernel, subtract_kernel, Shape,
+    arithmetic, dynamic_local, global_barrier, open_kernel, solve_kernel, subtract_kernel, Shape,
 };
 use crate::dialect::Dialect;
 
@@ -83,6 +83,7 @@ impl FactorProgram {
         let shape = &self.shape;
         let mut s = String::from("// ember: LU and Cholesky factorizations\n");
         s.push_str(&arithmetic(shape.dtype, dialect));
+        s.push_str(&dynamic_local(dialect));
         s.push_str(&lu_small_kernel(
             shape,
             dialect,
@@ -161,24 +162,24 @@ fn scale_rows(threads: usize, l: &str, col: &str) -> String {
     )
 }
 
-/// LU of whole matrices in local memory. Parameters: `a` (`(batch, n, n)`, column-major
-/// matrices, factored in place), `piv` (`(batch, n)`), `info` (`(batch,)`, written), `n`.
-/// Grid: one group a matrix.
+/// LU of whole matrices in local memory (`n * n` elements of dynamic local memory).
+/// Parameters: `a` (`(batch, n, n)`, column-major matrices, factored in place), `piv`
+/// (`(batch, n)`), `info` (`(batch,)`, written), `n`. Grid: one group a matrix.
 fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     let t = dialect.table();
     let l = t.int64;
-    let (threads, small) = (shape.threads, shape.small);
+    let threads = shape.threads;
     let bar = t.barrier;
     let mut s = open_kernel(
         dialect,
         name,
         &[("a", "elem_t"), ("piv", "int"), ("info", "int")],
         &["n"],
+        Some("A"),
     );
     let _ = write!(
         s,
-        r#"  {shared} elem_t A[{area}];
-  {shared} real_t red_v[{threads}];
+        r#"  {shared} real_t red_v[{threads}];
   {shared} {l} red_i[{threads}];
   const {l} m = n;
   {g}elem_t* a = a_p + mat * n * n;
@@ -212,7 +213,6 @@ fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
 "#,
         shared = t.shared,
         g = t.global,
-        area = small * small,
         search = pivot_search(threads, l, "(A + k * m)", bar),
         scale = scale_rows(threads, l, "(A + k * m)"),
     );
@@ -233,6 +233,7 @@ fn lu_panel_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
         name,
         &[("a", "elem_t"), ("piv", "int"), ("info", "int")],
         &["n", "c0", "w"],
+        None,
     );
     let _ = write!(
         s,
@@ -285,6 +286,7 @@ fn swap_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
         &[
             "ld", "mstride", "pstride", "lo", "hi", "s0", "s1", "k1", "k2",
         ],
+        None,
     );
     let _ = write!(
         s,
@@ -344,6 +346,9 @@ mod tests {
             src.contains("__kernel void ember_lu_small_float32_32x32x16x16(__global elem_t* a_p, long a_o, __global int* piv_p, long piv_o"),
             "{src}"
         );
-        assert!(src.contains("__local elem_t A[1024];"), "{src}");
+        assert!(
+            src.contains("long n, __local unsigned char* ember_dynamic_shared)"),
+            "{src}"
+        );
     }
 }

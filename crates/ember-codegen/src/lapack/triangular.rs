@@ -129,12 +129,16 @@ pub fn arithmetic(dtype: DType, dialect: Dialect) -> String {
 
 /// A kernel's opening: signature (each buffer `(name, type)` as a pointer, followed on OpenCL
 /// by its byte offset; then int64 `scalars`), the offsets applied, and `lid`, `mat` (the
-/// group's index on the first axis: one matrix a group, or a row of groups).
+/// group's index on the first axis: one matrix a group, or a row of groups). With `local`,
+/// that name is an `elem_t` array in the launch's dynamic local memory (on OpenCL the last
+/// parameter; see [`dynamic_local`]), sized to the problem rather than its largest case (an
+/// 8 x 8 matrix then takes 256 bytes of a multiprocessor, not 16 KiB).
 pub(crate) fn open_kernel(
     dialect: Dialect,
     name: &str,
     buffers: &[(&str, &str)],
     scalars: &[&str],
+    local: Option<&str>,
 ) -> String {
     let t = dialect.table();
     let (g, i64t) = (t.global, t.int64);
@@ -146,6 +150,12 @@ pub(crate) fn open_kernel(
         }
     }
     params.extend(scalars.iter().map(|s| format!("{i64t} {s}")));
+    if local.is_some() && t.dynamic_shared_param {
+        params.push(format!(
+            "{}unsigned char* ember_dynamic_shared",
+            t.shared_pointer
+        ));
+    }
     let mut s = format!("{} {name}({}) {{\n", t.kernel_prefix, params.join(", "));
     for (var, ty) in buffers {
         if let Some(line) = t.offset_pointer(&format!("{var}_p"), ty, false, &format!("{var}_o")) {
@@ -154,7 +164,21 @@ pub(crate) fn open_kernel(
     }
     let _ = writeln!(s, "  const int lid = {};", t.local_id);
     let _ = writeln!(s, "  const {i64t} mat = {};", t.group_id[0]);
+    if let Some(var) = local {
+        let sp = t.shared_pointer;
+        let _ = writeln!(
+            s,
+            "  {sp}elem_t* {var} = ({sp}elem_t*)ember_dynamic_shared;"
+        );
+    }
     s
+}
+
+/// What a program whose kernels take dynamic local memory declares first (CUDA's extern
+/// array; nothing where it is a parameter).
+pub(crate) fn dynamic_local(dialect: Dialect) -> String {
+    let t = dialect.table();
+    t.dynamic_shared_decl.replace("{dev}", t.device_fn)
 }
 
 /// The barrier after which a group's writes to global memory are seen by the group (OpenCL's
@@ -168,7 +192,8 @@ pub(crate) fn global_barrier(dialect: Dialect) -> String {
 
 /// Solves with one triangle for many vectors, in place (LAPACK's `xTRSM` from the left, or
 /// from the right through strides), each group taking [`Shape::solve_vectors`] vectors at a
-/// time into local memory. Grid: (matrices, groups of vectors).
+/// time into local memory (`s * solve_vectors` elements of dynamic local memory). Grid:
+/// (matrices, groups of vectors).
 ///
 /// Triangle element `(i, j)` is at `t + mat * tstride + toff + i * tr + j * tc` (transposes by
 /// strides), conjugated with [`SOLVE_CONJ`]; element `i` of vector `v` at `b + mat * bstride +
@@ -179,7 +204,6 @@ pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> Strin
     let t = dialect.table();
     let l = t.int64;
     let (threads, cv) = (shape.wide, shape.solve_vectors());
-    let size = shape.solve * cv;
     let bar = t.barrier;
     let mut s = open_kernel(
         dialect,
@@ -189,11 +213,11 @@ pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> Strin
             "tstride", "toff", "tr", "tc", "bstride", "boff", "be", "bv", "pstride", "s", "nvec",
             "mode",
         ],
+        Some("X"),
     );
     let _ = write!(
         s,
-        r#"  {shared} elem_t X[{size}];
-  const {l} chunk = {gid1}, chunks = {ngroups1};
+        r#"  const {l} chunk = {gid1}, chunks = {ngroups1};
   {g}const elem_t* tm = t_p + mat * tstride + toff;
   {g}elem_t* bm = b_p + mat * bstride + boff;
   {g}const int* pm = piv_p + mat * pstride;
@@ -245,7 +269,6 @@ pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> Strin
 #undef TE
 }}
 "#,
-        shared = t.shared,
         g = t.global,
         gid1 = t.group_id[1],
         ngroups1 = t.num_groups[1],
@@ -274,6 +297,7 @@ pub(crate) fn subtract_kernel(dialect: Dialect, name: &str) -> String {
         &[
             "cstride", "coff", "ld", "rows", "cols", "total", "conj", "tri", "shift",
         ],
+        None,
     );
     let _ = write!(
         s,

@@ -162,19 +162,26 @@ impl Engine {
         })
     }
 
-    /// Launches `kernel` on `groups` groups along the second axis for each matrix (any grid
-    /// when `shape` is given), with `arrays` then int64 `scalars` as arguments.
+    /// Launches `kernel` on `groups` groups along the second axis for each matrix (the
+    /// subtraction: on a grid for `groups` elements), with `arrays` then int64 `scalars` as
+    /// arguments and `local` elements of dynamic local memory.
     fn launch(
         &self,
         kernel: Kernel,
         groups: usize,
         arrays: &[&Array],
         scalars: &[i64],
+        local: usize,
     ) -> Result<()> {
         let function = self.kernel(kernel)?;
         let bytes: Vec<[u8; 8]> = scalars.iter().map(|v| v.to_le_bytes()).collect();
         let mut args: Vec<KernelArg<'_>> = arrays.iter().map(|a| a.kernel_arg()).collect();
         args.extend(bytes.iter().map(|b| KernelArg::Bytes(b)));
+        let mut shared = local * self.program.shape.dtype.itemsize();
+        if shared > 0 && dialect(self.device).table().dynamic_shared_param {
+            args.push(KernelArg::Local(shared));
+            shared = 0;
+        }
         let (grid, block) = if kernel == Kernel::Subtract {
             launch_shape(self.device, groups)
         } else {
@@ -184,12 +191,13 @@ impl Engine {
             )
         };
         let stream = current_stream(self.device);
-        self.device.launch(&function, grid, block, 0, stream, &args)
+        self.device
+            .launch(&function, grid, block, shared as u32, stream, &args)
     }
 
     /// LU of each whole matrix (order `n <= shape.small`) in one launch.
     pub fn lu_small(&self, a: &Array, pivots: &Array, info: &Array, n: usize) -> Result<()> {
-        self.launch(Kernel::LuSmall, 1, &[a, pivots, info], &[n as i64])
+        self.launch(Kernel::LuSmall, 1, &[a, pivots, info], &[n as i64], n * n)
     }
 
     /// Cholesky of the `n x n` diagonal block at `(k, k)` of each matrix of `a` (`n <=
@@ -215,7 +223,7 @@ impl Engine {
             k as i64,
             i64::from(lower),
         ];
-        self.launch(Kernel::CholeskySmall, 1, &[a, info], &scalars)
+        self.launch(Kernel::CholeskySmall, 1, &[a, info], &scalars, n * n)
     }
 
     /// Row interchanges `k1..k2` of `pivots` applied to columns `lo..hi` of each matrix of `a`
@@ -246,7 +254,7 @@ impl Engine {
             k2,
         ]
         .map(|v| v as i64);
-        self.launch(Kernel::Swap, groups, &[a, pivots], &scalars)
+        self.launch(Kernel::Swap, groups, &[a, pivots], &scalars, 0)
     }
 
     /// Solves with the `s x s` triangle at `t` (element `(i, j)` at `t.offset() + i * tr + j *
@@ -285,7 +293,14 @@ impl Engine {
         .map(|v| v as i64);
         let mut all = scalars.to_vec();
         all.push(mode);
-        self.launch(Kernel::Solve, groups, &[t.array, b.array, pivots], &all)
+        let local = s * self.plan.shape.solve_vectors();
+        self.launch(
+            Kernel::Solve,
+            groups,
+            &[t.array, b.array, pivots],
+            &all,
+            local,
+        )
     }
 
     /// `C -= T` (conjugated when `conj`) for the `rows x cols` block `c` of each matrix, `T`
@@ -308,7 +323,7 @@ impl Engine {
             part as i64,
             c.r0 as i64 - c.c0 as i64,
         ];
-        self.launch(Kernel::Subtract, total, &[c.array, t], &scalars)
+        self.launch(Kernel::Subtract, total, &[c.array, t], &scalars, 0)
     }
 
     /// `C -= A B` for column-major blocks `C` (`m x n`), `A` (`m x k`), `B` (`k x n`) of each
@@ -337,7 +352,7 @@ impl Engine {
         let w = c1 - c0;
         if w <= self.plan.leaf {
             let scalars = [n as i64, c0 as i64, w as i64];
-            return self.launch(Kernel::LuPanel, 1, &[a, pivots, info], &scalars);
+            return self.launch(Kernel::LuPanel, 1, &[a, pivots, info], &scalars, 0);
         }
         let mid = c0 + w / 2;
         self.panel(a, pivots, info, c0, mid)?;

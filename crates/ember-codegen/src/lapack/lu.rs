@@ -117,20 +117,25 @@ impl FactorProgram {
     pub const DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C64, DType::C128];
 }
 
-/// The pivot search of column `col` (a pointer expression) over rows `k..m`: each thread
-/// scans its rows, then a tree over the group keeps the largest `|re| + |im|`, the first row
-/// among equals. Leaves `p` (the row) and `pivot` (its value) in every thread. `bar` is the
-/// barrier between the steps of the tree.
-fn pivot_search(threads: usize, l: &str, col: &str, bar: &str) -> String {
+/// Each thread's candidate pivot of column `col` (a pointer expression) over its rows of
+/// `k..m`: the largest `|re| + |im|` into `best`, the first such row into `bi`.
+fn pivot_scan(threads: usize, l: &str, col: &str) -> String {
     format!(
-        r#"    {{
-      real_t best = -1; {l} bi = k;
-      for ({l} i = k + lid; i < m; i += {threads}) {{
-        const real_t v = LA_ABS1({col}[i]);
-        if (v > best) {{ best = v; bi = i; }}
-      }}
-      red_v[lid] = best; red_i[lid] = bi;
+        r#"    best = -1; bi = k;
+    for ({l} i = k + lid; i < m; i += {threads}) {{
+      const real_t v = LA_ABS1({col}[i]);
+      if (v > best) {{ best = v; bi = i; }}
     }}
+"#
+    )
+}
+
+/// The pivot of column `col` from the threads' candidates (`best`, `bi`): a tree over the
+/// group keeps the largest, the first row among equals. Leaves `p` (the row), `pivot` (its
+/// value) and `nonzero` in every thread. `bar` is the barrier between the tree's steps.
+fn pivot_tree(threads: usize, l: &str, col: &str, bar: &str) -> String {
+    format!(
+        r#"    red_v[lid] = best; red_i[lid] = bi;
     {bar};
     for (int span = {threads} / 2; span > 0; span >>= 1) {{
       if (lid < span) {{
@@ -185,10 +190,11 @@ fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
   {g}elem_t* a = a_p + mat * n * n;
   {g}int* piv = piv_p + mat * n;
   int info = 0;
+  real_t best; {l} bi;
   for ({l} e = lid; e < m * m; e += {threads}) A[e] = a[e];
   {bar};
   for ({l} k = 0; k < m; k++) {{
-{search}    {bar};
+{scan}{tree}    {bar};
     if (lid == 0) {{
       piv[k] = (int)(p + 1);
       if (!nonzero && info == 0) info = (int)(k + 1);
@@ -213,7 +219,8 @@ fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
 "#,
         shared = t.shared,
         g = t.global,
-        search = pivot_search(threads, l, "(A + k * m)", bar),
+        scan = pivot_scan(threads, l, "(A + k * m)"),
+        tree = pivot_tree(threads, l, "(A + k * m)", bar),
         scale = scale_rows(threads, l, "(A + k * m)"),
     );
     s
@@ -242,9 +249,14 @@ fn lu_panel_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
   const {l} m = n;
   {g}elem_t* a = a_p + mat * n * n;
   {g}int* piv = piv_p + mat * n;
+  real_t best; {l} bi;
+  {{
+    const {l} k = c0;
+    {g}elem_t* col = a + k * n;
+{scan}  }}
   for ({l} k = c0; k < c0 + w; k++) {{
     {g}elem_t* col = a + k * n;
-{search}    {gbar};
+{tree}    {gbar};
     if (lid == 0) {{
       piv[k] = (int)(p + 1);
       if (!nonzero && info_p[mat] == 0) info_p[mat] = (int)(k + 1);
@@ -255,9 +267,14 @@ fn lu_panel_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
       }}
     }}
     {gbar};
-{scale}    for ({l} i = k + 1 + lid; i < m; i += {threads}) {{
+{scale}    // Each thread's rows of the next column are final once updated: its pivot candidates
+    // are taken on the way (no second pass over the column).
+    best = -1; bi = k + 1;
+    for ({l} i = k + 1 + lid; i < m; i += {threads}) {{
       const elem_t li = col[i];
       for ({l} c = k + 1; c < c0 + w; c++) a[c * n + i] = LA_FMS(a[c * n + i], li, a[c * n + k]);
+      const real_t v = LA_ABS1(a[(k + 1) * n + i]);
+      if (v > best) {{ best = v; bi = i; }}
     }}
     {gbar};
   }}
@@ -265,7 +282,8 @@ fn lu_panel_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
 "#,
         shared = t.shared,
         g = t.global,
-        search = pivot_search(threads, l, "col", bar),
+        scan = pivot_scan(threads, l, "col"),
+        tree = pivot_tree(threads, l, "col", bar),
         scale = scale_rows(threads, l, "col"),
     );
     s

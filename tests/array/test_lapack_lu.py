@@ -119,7 +119,8 @@ def test_getrs_solves_with_getrf_factors(dtype):
     rng = np.random.default_rng(3)
     # (Past 64 rows, products with fewer than 9 right-hand sides take another matmul kernel,
     # which costs PoCL seconds to build: the orders past 65 solve for 9 or more.)
-    cases = [(1, 1, 2), (7, 3, 4), (33, 2, 2), (65, 5, 2), (200, 9, 1), (300, 12, 1)]
+    cases = [(0, 2, 2), (1, 1, 2), (2, 0, 3), (7, 3, 4), (33, 2, 2), (64, 4, 2), (65, 5, 2)]
+    cases += [(200, 9, 1), (300, 12, 1)]
     for n, nrhs, batch in cases:
         a = random(rng, (batch, n, n), dtype) + n ** 0.5 * np.eye(n, dtype=dtype)
         b = random(rng, (batch, n, nrhs), dtype)
@@ -128,6 +129,9 @@ def test_getrs_solves_with_getrf_factors(dtype):
         xb = to_device(b)
         _ember.lapack_getrs(x._a, piv, xb._a)
         got = to_host(xb)
+        assert got.shape == b.shape
+        if n == 0 or nrhs == 0:
+            continue
         ref = np.linalg.solve(a.astype(np.complex128), b.astype(np.complex128))
         tol = 200 * n * eps(dtype)
         np.testing.assert_allclose(got, ref, rtol=0, atol=tol * np.abs(ref).max(), err_msg=f"n={n}")
@@ -148,13 +152,15 @@ def test_inverses_of_many_small_matrices():
     np.testing.assert_allclose(inv, np.linalg.inv(a), rtol=1e-3, atol=1e-4)
 
 
-def test_getrs_refuses_mismatched_operands():
+def test_bad_operands_raise_clear_errors():
     x = to_device(np.eye(3)[None])
     piv, _ = _ember.lapack_getrf(x._a)
     with pytest.raises(ValueError, match="right-hand sides of their order"):
         _ember.lapack_getrs(x._a, piv, to_device(np.ones((1, 4, 1)))._a)
     with pytest.raises(ValueError, match="square"):
         _ember.lapack_getrf(em.zeros((1, 3, 2))._a)
+    with pytest.raises(TypeError, match="factors float32, float64, complex64 or complex128"):
+        _ember.lapack_potrf(em.zeros((1, 2, 2), dtype=np.int32)._a, True)
 
 
 def hermitian_positive(rng, batch, n, dtype):

@@ -11,6 +11,7 @@ pub mod dialect;
 pub mod dtypes;
 pub mod elementwise;
 pub mod fft;
+pub mod lapack;
 pub mod matmul;
 pub mod philox;
 pub mod prelude;

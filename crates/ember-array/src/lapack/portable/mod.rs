@@ -5,6 +5,9 @@ use ember_core::{Error, Result};
 use super::{Eig, Svd};
 use crate::array::Array;
 
+mod cholesky;
+mod lu;
+
 fn pending() -> Error {
     Error::BackendUnavailable {
         backend: "ember linalg kernels".into(),
@@ -12,15 +15,8 @@ fn pending() -> Error {
     }
 }
 
-pub fn getrf(_a: &Array) -> Result<(Array, Array)> {
-    Err(pending())
-}
-pub fn getrs(_lu: &Array, _pivots: &Array, _b: &Array) -> Result<()> {
-    Err(pending())
-}
-pub fn potrf(_a: &Array, _lower: bool) -> Result<Array> {
-    Err(pending())
-}
+pub use cholesky::potrf;
+pub use lu::{getrf, getrs};
 pub fn geqrf(_a: &Array) -> Result<Array> {
     Err(pending())
 }

@@ -1,0 +1,171 @@
+//! Cholesky factorization (LAPACK's `xPOTRF`) by ember's kernels: matrices of order up to
+//! [`Shape::small`](ember_codegen::lapack::triangular::Shape) whole in local memory, one
+//! launch for the batch; larger ones blocked, right-looking: the diagonal block factored in
+//! local memory, the panel by a triangular solve, the trailing Hermitian update by
+//! `linalg::matmul` in a few column slabs, each slab computing its own triangle's rows only
+//! (a quarter more work than the triangle, against twice as much for the full square).
+
+use ember_core::{DType, Error, Result, Scalar};
+
+use super::lu::{swapped, Block, Engine, Part, CONJ_LOWER};
+use crate::array::Array;
+use crate::creation::fill;
+use crate::lapack::dims;
+use crate::linalg::matmul;
+
+/// Column slabs of a trailing update of order `m` (blocks of `nb`): one where the square is
+/// small, up to four.
+fn slabs(m: usize, nb: usize) -> usize {
+    (m / (4 * nb)).clamp(1, 4)
+}
+
+/// See [`crate::lapack::potrf`].
+pub fn potrf(a: &Array, lower: bool) -> Result<Array> {
+    let (batch, cols, n) = dims(a, "potrf")?;
+    if cols != n {
+        return Err(Error::Value(format!(
+            "potrf factors square matrices, got {n} x {cols}"
+        )));
+    }
+    let device = a.device();
+    let info = Array::empty(device, &[batch], DType::I32)?;
+    if batch == 0 {
+        return Ok(info);
+    }
+    fill(&info, Scalar::Int(0))?;
+    if n == 0 {
+        return Ok(info);
+    }
+    let engine = Engine::new(device, a.dtype(), batch)?;
+    if n <= engine.plan.shape.small {
+        engine.cholesky_block(a, &info, 0, n, lower)?;
+        return Ok(info);
+    }
+    blocked(&engine, a, &info, lower, (0, n), engine.plan.chol_nb)?;
+    Ok(info)
+}
+
+/// Blocked Cholesky of the diagonal block of rows and columns `k0..k1` of each matrix, `nb`
+/// columns a step: diagonal blocks of up to `plan.chol_leaf` in local memory, larger ones
+/// blocked again (GPUs take steps of 128, so that the products are deep, and leaves of 64).
+fn blocked(
+    engine: &Engine,
+    a: &Array,
+    info: &Array,
+    lower: bool,
+    (k0, k1): (usize, usize),
+    nb: usize,
+) -> Result<()> {
+    let n = a.shape()[2];
+    let at = |r0, c0| Block { array: a, r0, c0 };
+    let leaf = engine.plan.chol_leaf;
+    for k in (k0..k1).step_by(nb) {
+        let kb = nb.min(k1 - k);
+        let next = k + kb;
+        if kb <= leaf {
+            engine.cholesky_block(a, info, k, kb, lower)?;
+        } else {
+            blocked(engine, a, info, lower, (k, next), leaf)?;
+        }
+        let m = k1 - next;
+        if m == 0 {
+            break;
+        }
+        if lower {
+            // A21 L11^H = A21: each row x of A21 solves conj(L11) x^T = a^T.
+            engine.solve(
+                at(k, k),
+                (1, n),
+                at(next, k),
+                (n, 1),
+                m,
+                kb,
+                info,
+                CONJ_LOWER,
+            )?;
+        } else {
+            // U11^H U12 = A12: each column of A12, with the triangle read transposed.
+            engine.solve(
+                at(k, k),
+                (n, 1),
+                at(k, next),
+                (1, n),
+                m,
+                kb,
+                info,
+                CONJ_LOWER,
+            )?;
+        }
+        trailing_update(engine, a, (k, next, k1), lower)?;
+    }
+    Ok(())
+}
+
+/// `A22 -= A21 A21^H` (lower) or `A22 -= U12^H U12` (upper) on the triangle of the trailing
+/// matrix (rows and columns `next..n`), the panel in columns (rows, for upper) `k..next`.
+fn trailing_update(
+    engine: &Engine,
+    a: &Array,
+    (k, next, n): (usize, usize, usize),
+    lower: bool,
+) -> Result<()> {
+    let (m, kb) = (n - next, next - k);
+    let parts = slabs(m, kb);
+    let dtype = a.dtype();
+    for p in 0..parts {
+        let (j0, j1) = (next + m * p / parts, next + m * (p + 1) / parts);
+        if lower {
+            // Columns j0..j1, rows j0..n: the transpose of the slab is
+            // conj(A21[j0..j1]) A21[j0..n]^T, and the C-ordered panel views are transposes.
+            let rows = Block {
+                array: a,
+                r0: j0,
+                c0: k,
+            }
+            .transposed_view(n - j0, kb)?;
+            let cols = Block {
+                array: a,
+                r0: j0,
+                c0: k,
+            }
+            .transposed_view(j1 - j0, kb)?;
+            let product = matmul(&swapped(&cols)?, &rows, dtype, None, true)?;
+            engine.subtract(
+                Block {
+                    array: a,
+                    r0: j0,
+                    c0: j0,
+                },
+                &product,
+                false,
+                Part::Lower,
+            )?;
+        } else {
+            // Columns j0..j1, rows next..j1: entry (i, j) is sum_r conj(U12[r, i]) U12[r, j];
+            // with W the C-ordered view of U12 (W[j][r] = U12[r, j]) the product
+            // conj(W[j0..j1]) W[next..j1]^T holds its conjugate at [j][i].
+            let w = |c0, c1| {
+                Block {
+                    array: a,
+                    r0: k,
+                    c0,
+                }
+                .transposed_view(kb, c1 - c0)
+            };
+            let slab = w(j0, j1)?;
+            let rows = w(next, j1)?;
+            let product = matmul(&slab, &swapped(&rows)?, dtype, None, true)?;
+            engine.subtract(
+                Block {
+                    array: a,
+                    r0: next,
+                    c0: j0,
+                },
+                &product,
+                true,
+                Part::Upper,
+            )?;
+        }
+    }
+    Ok(())
+}

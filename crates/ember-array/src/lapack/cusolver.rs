@@ -6,7 +6,7 @@
 //! conjugate transpose, real `geev`'s packed eigenvectors to complex ones. Nothing here
 //! synchronizes: `info` stays on the device.
 
-use ember_codegen::{MapKernel, Operand};
+use ember_codegen::{Dialect, MapKernel, Operand};
 use ember_core::{DType, Error, Result, Scalar};
 use ember_kernel::dialect;
 use ember_runtime::cuda::solver::{self, Job, Stack, Vectors};
@@ -146,6 +146,17 @@ fn make_complex(dtype: DType) -> &'static str {
     }
 }
 
+/// The kernel writing `out = conj(x)` for a complex `dtype`.
+fn conjugate_spec(dtype: DType) -> MapKernel {
+    MapKernel {
+        name: format!("ember_lapack_conjugate_{}", dtype.name()),
+        inputs: vec![Operand::new("x", dtype)],
+        outputs: vec![Operand::new("out", dtype)],
+        scalars: vec![],
+        body: format!("out = {}(x.x, -x.y);", make_complex(dtype)),
+    }
+}
+
 /// Writes the conjugate transpose of each matrix of `x` (`(batch, c, r)`) into `out`
 /// (`(batch, r, c)`): `out[b, p, q] = conj(x[b, q, p])`.
 fn adjoint_into(x: &Array, out: &Array) -> Result<()> {
@@ -153,28 +164,25 @@ fn adjoint_into(x: &Array, out: &Array) -> Result<()> {
         return Err(Error::Value("a stack of matrices has 3 axes".into()));
     };
     let transposed = x.view(&[batch, r, c], &[s0, s2, s1], x.offset(), x.dtype())?;
-    let dtype = x.dtype();
-    if !dtype.is_complex() {
+    if !x.dtype().is_complex() {
         return transposed.copy_into(out);
     }
-    let spec = MapKernel {
-        name: format!("ember_lapack_adjoint_{}", dtype.name()),
-        inputs: vec![Operand::new("x", dtype)],
-        outputs: vec![Operand::new("out", dtype)],
-        scalars: vec![],
-        body: format!("out = {}(x.x, -x.y);", make_complex(dtype)),
-    };
-    run_map(&spec, &[&transposed, out], &[], out.shape())
+    run_map(
+        &conjugate_spec(x.dtype()),
+        &[&transposed, out],
+        &[],
+        out.shape(),
+    )
 }
 
-/// Copies the `lower` (else upper) triangle of each `n x n` matrix of `factored` into `a`,
-/// leaving `a`'s other triangle as it was (both `(batch, n, n)`, C-contiguous).
-fn copy_triangle(factored: &Array, a: &Array, n: usize, lower: bool) -> Result<()> {
-    let (dtype, int64) = (a.dtype(), dialect(a.device()).table().int64);
-    // Element i of the stack is row r of column c of its matrix; `out` is the element of `a`
-    // (a reference), so a triangle left alone keeps its value.
+/// The kernel copying the `lower` (else upper) triangle of each `dim x dim` matrix of `f`
+/// into `out` (C-contiguous `(batch, dim, dim)` stacks of column-major matrices). Element `i`
+/// is row `r` of column `c` of its matrix; `out` names the element itself (a reference), so
+/// the triangle left alone keeps its value.
+fn triangle_spec(dtype: DType, lower: bool, dialect: Dialect) -> MapKernel {
+    let int64 = dialect.table().int64;
     let keep = if lower { "r >= c" } else { "r <= c" };
-    let spec = MapKernel {
+    MapKernel {
         name: format!(
             "ember_lapack_{}_triangle_{}",
             if lower { "lower" } else { "upper" },
@@ -186,7 +194,13 @@ fn copy_triangle(factored: &Array, a: &Array, n: usize, lower: bool) -> Result<(
         body: format!(
             "const {int64} k = i % (dim * dim), c = k / dim, r = k - c * dim; if ({keep}) out = f;"
         ),
-    };
+    }
+}
+
+/// Copies the `lower` (else upper) triangle of each `n x n` matrix of `factored` into `a`,
+/// leaving `a`'s other triangle as it was (both `(batch, n, n)`, C-contiguous).
+fn copy_triangle(factored: &Array, a: &Array, n: usize, lower: bool) -> Result<()> {
+    let spec = triangle_spec(a.dtype(), lower, dialect(a.device()));
     run_map(
         &spec,
         &[factored, a],
@@ -666,8 +680,24 @@ fn unpack_real_vectors(packed: &Array, w: &Array, v: &Array, n: usize) -> Result
         w.offset() + size as usize,
         dtype,
     )?;
+    run_map(
+        &unpack_spec(dtype),
+        &[&prev, &this, &next, &imag, v],
+        &[],
+        &shape,
+    )
+}
+
+/// The kernel of [`unpack_real_vectors`] for a real `dtype`: from the columns before (`prev`),
+/// at (`cur`) and after (`next`) a column, and the imaginary part `wi` of its eigenvalue.
+fn unpack_spec(dtype: DType) -> MapKernel {
     let make = make_complex(dtype);
-    let spec = MapKernel {
+    let complex = if dtype == DType::F32 {
+        DType::C64
+    } else {
+        DType::C128
+    };
+    MapKernel {
         name: format!("ember_lapack_unpack_eigenvectors_{}", dtype.name()),
         inputs: vec![
             Operand::new("prev", dtype),
@@ -675,11 +705,14 @@ fn unpack_real_vectors(packed: &Array, w: &Array, v: &Array, n: usize) -> Result
             Operand::new("next", dtype),
             Operand::new("wi", dtype),
         ],
-        outputs: vec![Operand::new("out", v.dtype())],
+        outputs: vec![Operand::new("out", complex)],
         scalars: vec![],
         body: format!(
             "if (wi > 0) out = {make}(cur, next); else if (wi < 0) out = {make}(prev, -cur); else out = {make}(cur, 0);"
         ),
-    };
-    run_map(&spec, &[&prev, &this, &next, &imag, v], &[], &shape)
+    }
 }
+
+#[cfg(test)]
+#[path = "cusolver_tests.rs"]
+mod tests;

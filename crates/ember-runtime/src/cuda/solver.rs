@@ -1059,6 +1059,89 @@ pub fn syevj_batched(
     })
 }
 
+/// Whether a routine turned the call down before doing anything: missing from the library
+/// that was loaded, or refusing these sizes (argument checks run before any launch).
+fn declined(outcome: &Result<sol::cusolverStatus_t>) -> bool {
+    use sol::cusolverStatus_t::{CUSOLVER_STATUS_INVALID_VALUE, CUSOLVER_STATUS_NOT_SUPPORTED};
+    matches!(
+        outcome,
+        Err(Error::BackendUnavailable { .. })
+            | Ok(CUSOLVER_STATUS_INVALID_VALUE | CUSOLVER_STATUS_NOT_SUPPORTED)
+    )
+}
+
+/// [`syevd`] of `batch` matrices stored one after another (`lda = n`) in one call of
+/// `cusolverDnXsyevBatched` (CUDA 12.6 or later). `Ok(false)` when it declined before
+/// touching anything (an older library, or sizes it does not take): then call [`syevd`].
+#[allow(clippy::too_many_arguments)]
+pub fn syev_batched(
+    device: &'static Device,
+    dtype: DType,
+    lower: bool,
+    vectors: bool,
+    n: usize,
+    batch: usize,
+    a: u64,
+    w: u64,
+    info: u64,
+) -> Result<bool> {
+    with_solver(device, dtype, |s| {
+        let (t, rt, n, count) = (data_type(dtype), real_type(dtype), n as i64, batch as i64);
+        let (jobz, uplo) = (eig_mode(vectors), fill_mode(lower));
+        let (mut device_bytes, mut host_bytes) = (0usize, 0usize);
+        let sized = guarded("cusolverDnXsyevBatched_bufferSize", || unsafe {
+            sol::cusolverDnXsyevBatched_bufferSize(
+                s.dn,
+                s.params,
+                jobz,
+                uplo,
+                n,
+                t,
+                a as usize as *const c_void,
+                n,
+                rt,
+                w as usize as *const c_void,
+                t,
+                &mut device_bytes,
+                &mut host_bytes,
+                count,
+            )
+        });
+        if declined(&sized) {
+            return Ok(false);
+        }
+        check("cusolverDnXsyevBatched_bufferSize", sized?)?;
+        let work = s.workspace(device_bytes)?;
+        let host = s.host_workspace(host_bytes);
+        let status = guarded("cusolverDnXsyevBatched", || unsafe {
+            sol::cusolverDnXsyevBatched(
+                s.dn,
+                s.params,
+                jobz,
+                uplo,
+                n,
+                t,
+                a as usize as *mut c_void,
+                n,
+                rt,
+                w as usize as *mut c_void,
+                t,
+                work,
+                device_bytes,
+                host,
+                host_bytes,
+                info as usize as *mut i32,
+                count,
+            )
+        });
+        if declined(&status) {
+            return Ok(false);
+        }
+        check("cusolverDnXsyevBatched", status?)?;
+        Ok(true)
+    })
+}
+
 /// What [`gesvd`] computes of U and of V^H: LAPACK's `jobu`/`jobvt`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Job {

@@ -288,11 +288,14 @@ def test_gesvd_values_only(rng, dtype, rows, cols):
         close(get(s)[i], sl.svd(a[i], compute_uv=False), dtype, np.linalg.norm(a[i]))
 
 
-def test_gesvd_of_empty_matrices_gives_identity_factors():
-    s, u, vt, info = _ember.lapack_gesvd(to_device(np.zeros((2, 3, 0))), True, True)
+@pytest.mark.parametrize("rows,cols", [(3, 0), (0, 3)])
+@pytest.mark.parametrize("full", [True, False])
+def test_gesvd_of_empty_matrices_gives_identity_factors(rows, cols, full):
+    s, u, vt, info = _ember.lapack_gesvd(to_device(np.zeros((2, rows, cols))), full, True)
     assert get(s).shape == (2, 0) and (get(info) == 0).all()
-    np.testing.assert_array_equal(from_device(u), np.broadcast_to(np.eye(3), (2, 3, 3)))
-    assert from_device(vt).shape == (2, 0, 0)
+    ucols, vrows = (rows, cols) if full else (0, 0)
+    np.testing.assert_array_equal(from_device(u), np.broadcast_to(np.eye(rows, ucols), (2, rows, ucols)))
+    np.testing.assert_array_equal(from_device(vt), np.broadcast_to(np.eye(vrows, cols), (2, vrows, cols)))
 
 
 def matched(values, reference, dtype, scale):

@@ -1,10 +1,11 @@
 //! The contract of [`super`] on CUDA devices through cuSOLVER ([`solver`]): a call a matrix
 //! of the 64-bit generic API for large matrices; for stacks of small ones the batched
 //! routines, one launch a stack (cuBLAS's `getrfBatched`/`getrsBatched`, cuSOLVER's
-//! `potrfBatched` and `syevjBatched`; `XsyevBatched` for larger Hermitian stacks). What the libraries return in another form becomes the
-//! contract's on the device, by ember kernels: int64 pivots to int32, wide SVDs through the
-//! conjugate transpose, real `geev`'s packed eigenvectors to complex ones. Nothing here
-//! synchronizes: `info` stays on the device.
+//! `potrfBatched` and `syevjBatched`; `XsyevBatched` for larger Hermitian stacks). What
+//! the libraries return in another form becomes the contract's on the device, by ember
+//! kernels: int64 pivots to int32, wide SVDs through the conjugate transpose, real `geev`'s
+//! packed eigenvectors to complex ones. Nothing here synchronizes: `info` stays on the
+//! device.
 
 use ember_codegen::{Dialect, MapKernel, Operand};
 use ember_core::{DType, Error, Result, Scalar};
@@ -105,8 +106,7 @@ fn pointers(a: &Array, batch: usize, bytes: usize) -> Result<Array> {
     )
 }
 
-/// `(batch, cols, rows)` stacks whose first `cols` columns are the identity's (`rows >=
-/// cols`).
+/// `(batch, cols, rows)` stacks of the identity's first `cols` columns (of `rows` rows).
 fn identity_columns(
     device: &'static Device,
     batch: usize,
@@ -124,12 +124,13 @@ fn set_identity_columns(out: &Array) -> Result<()> {
     let &[batch, cols, rows] = out.shape() else {
         return Ok(());
     };
-    if batch * cols == 0 {
+    let ones = cols.min(rows);
+    if batch * ones == 0 {
         return Ok(());
     }
     let size = out.dtype().itemsize() as isize;
     let diagonal = out.view(
-        &[batch, cols],
+        &[batch, ones],
         &[(cols * rows) as isize * size, (rows + 1) as isize * size],
         out.offset(),
         out.dtype(),

@@ -17,9 +17,16 @@ fn device() -> Option<&'static Device> {
     }
 }
 
+/// `values` (the parts of complex ones one after the other) into a new array of `dtype`.
 fn upload_f64(device: &'static Device, values: &[f64], shape: &[usize], dtype: DType) -> Array {
     let a = Array::empty(device, shape, dtype).unwrap();
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let bytes: Vec<u8> = match dtype {
+        DType::F32 | DType::C64 => values
+            .iter()
+            .flat_map(|&v| (v as f32).to_le_bytes())
+            .collect(),
+        _ => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    };
     a.set_from_host(&bytes).unwrap();
     a
 }
@@ -27,10 +34,16 @@ fn upload_f64(device: &'static Device, values: &[f64], shape: &[usize], dtype: D
 fn download_f64(a: &Array) -> Vec<f64> {
     let mut bytes = vec![0u8; a.nbytes()];
     a.to_host(&mut bytes).unwrap();
-    bytes
-        .chunks_exact(8)
-        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    match a.dtype() {
+        DType::F32 | DType::C64 => bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64)
+            .collect(),
+        _ => bytes
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+    }
 }
 
 fn download_i64(a: &Array) -> Vec<i64> {
@@ -130,20 +143,25 @@ fn adjoint_conjugates_and_transposes_each_matrix() {
 #[test]
 fn copy_triangle_keeps_the_other_triangle() {
     let Some(device) = device() else { return };
-    let (batch, n) = (3, 4);
-    let size = batch * n * n;
-    for lower in [true, false] {
-        let a = upload_f64(device, &counting(size), &[batch, n, n], DType::F64);
-        let f: Vec<f64> = counting(size).iter().map(|v| -v).collect();
-        let factored = upload_f64(device, &f, &[batch, n, n], DType::F64);
-        copy_triangle(&factored, &a, n, lower).unwrap();
-        let got = download_f64(&a);
-        for (k, &v) in got.iter().enumerate() {
-            // Stack element (b, c, r): row r of column c (column-major).
-            let (c, r) = ((k % (n * n)) / n, k % n);
-            let from_factor = if lower { r >= c } else { r <= c };
-            let expected = if from_factor { f[k] } else { k as f64 + 1.0 };
-            assert_eq!(v, expected, "element {k}, lower {lower}");
+    let (batch, n) = (3, 5);
+    for dtype in [DType::F32, DType::F64, DType::C128] {
+        // Parts per element: a complex element's two parts share its position.
+        let parts = if dtype.is_complex() { 2 } else { 1 };
+        let size = batch * n * n * parts;
+        for lower in [true, false] {
+            let a = upload_f64(device, &counting(size), &[batch, n, n], dtype);
+            let f: Vec<f64> = counting(size).iter().map(|v| -v).collect();
+            let factored = upload_f64(device, &f, &[batch, n, n], dtype);
+            copy_triangle(&factored, &a, n, lower).unwrap();
+            let got = download_f64(&a);
+            for (k, &v) in got.iter().enumerate() {
+                // Stack element (b, c, r): row r of column c (column-major).
+                let e = k / parts;
+                let (c, r) = ((e % (n * n)) / n, e % n);
+                let from_factor = if lower { r >= c } else { r <= c };
+                let expected = if from_factor { f[k] } else { k as f64 + 1.0 };
+                assert_eq!(v, expected, "{dtype} element {k}, lower {lower}");
+            }
         }
     }
 }
@@ -193,7 +211,11 @@ fn identity_columns_are_the_identity_s() {
         [1.0, 0.0, 0.0, 0.0, 1.0, 0.0].repeat(2),
         "two 3 x 2 matrices"
     );
-    let z = zeros(device, &[2, 0, 0], DType::C64).unwrap();
-    assert_eq!(z.size(), 0);
-    set_identity_columns(&z).unwrap();
+    // A wide one: 2 x 3, its first two columns the identity's, the third zero.
+    let wide = identity_columns(device, 1, 3, 2, DType::F64).unwrap();
+    assert_eq!(download_f64(&wide), [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    for shape in [[2, 0, 0], [2, 3, 0], [2, 0, 3]] {
+        let z = identity_columns(device, shape[0], shape[1], shape[2], DType::C64).unwrap();
+        assert_eq!(z.size(), 0);
+    }
 }

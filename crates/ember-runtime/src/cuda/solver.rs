@@ -374,6 +374,9 @@ impl Solver {
 
 impl Drop for Solver {
     fn drop(&mut self) {
+        if self.epoch != self.device.epoch() {
+            return; // the handles went with their context; destroying them could fault
+        }
         let _scope = ContextScope::enter(self.ordinal);
         let (dn, params, blas, syevj) = (self.dn, self.params, self.blas, self.syevj);
         unsafe {

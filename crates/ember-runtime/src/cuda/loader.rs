@@ -233,3 +233,33 @@ pub fn search_cufft() -> &'static BlasSearch {
         BlasSearch { found, attempts }
     })
 }
+
+/// What was found of cuSOLVER (searched on first use, as cuBLAS). cuSOLVER links cuBLAS,
+/// cuBLASLt, cuSPARSE and (from CUDA 12) nvJitLink: those are preloaded first, so that pip's
+/// per-library folders, which the loader does not search, serve its dependencies too. CUDA
+/// 13's cuSOLVER keeps soname 12, CUDA 12's has 11.
+pub fn search_cusolver() -> &'static BlasSearch {
+    static SEARCH: OnceLock<BlasSearch> = OnceLock::new();
+    SEARCH.get_or_init(|| {
+        let blas = search_cublas();
+        let mut attempts = blas.attempts.clone();
+        let dirs = toolkit_dirs();
+        let jit = [
+            "libnvJitLink.so.13",
+            "libnvJitLink.so.12",
+            "libnvJitLink.so",
+        ];
+        let _ = find_in_dirs("libnvJitLink", &jit, &dirs, &mut attempts)
+            || find_by_loader("libnvJitLink", &jit, &mut attempts);
+        let sparse = ["libcusparse.so.12", "libcusparse.so.11", "libcusparse.so"];
+        let _ = find_in_dirs("libcusparse", &sparse, &dirs, &mut attempts)
+            || find_by_loader("libcusparse", &sparse, &mut attempts);
+        let solver = ["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"];
+        let found = find_in_dirs("libcusolver", &solver, &dirs, &mut attempts)
+            || find_by_loader("libcusolver", &solver, &mut attempts);
+        BlasSearch {
+            found: found && blas.found,
+            attempts,
+        }
+    })
+}

@@ -8,6 +8,7 @@ pub mod link;
 pub mod loader;
 pub mod nvrtc;
 mod queued;
+pub mod solver;
 mod staging;
 
 pub use device::CudaDevice;

@@ -2,8 +2,16 @@
 
 use ember_core::{Error, Result};
 
-use super::{Eig, Svd};
+use super::Eig;
 use crate::array::Array;
+
+mod eigh;
+mod qr;
+mod svd;
+
+pub use eigh::syevd;
+pub use qr::{geqrf, orgqr};
+pub use svd::gesvd;
 
 fn pending() -> Error {
     Error::BackendUnavailable {
@@ -19,18 +27,6 @@ pub fn getrs(_lu: &Array, _pivots: &Array, _b: &Array) -> Result<()> {
     Err(pending())
 }
 pub fn potrf(_a: &Array, _lower: bool) -> Result<Array> {
-    Err(pending())
-}
-pub fn geqrf(_a: &Array) -> Result<Array> {
-    Err(pending())
-}
-pub fn orgqr(_q: &Array, _tau: &Array) -> Result<()> {
-    Err(pending())
-}
-pub fn syevd(_a: &Array, _lower: bool, _vectors: bool) -> Result<(Array, Array)> {
-    Err(pending())
-}
-pub fn gesvd(_a: &Array, _full: bool, _vectors: bool) -> Result<Svd> {
     Err(pending())
 }
 pub fn geev(_a: &Array, _vectors: bool) -> Result<Eig> {

@@ -1,0 +1,5 @@
+//! LAPACK's factorizations as ember's own kernels.
+
+mod element;
+pub mod householder;
+pub mod jacobi;

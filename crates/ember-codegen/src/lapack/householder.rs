@@ -121,7 +121,8 @@ impl HouseholderKernel {
       if (lid == 0) {{
         const double xnorm = r0[0] * sqrt(r1[0]);
         const {ty} a0 = v[j];
-        const double ar = EMB_RE(a0), ai = EMB_IM(a0);
+        // Not const: for real dtypes `ai` is 0 and a const would warn in `xnorm != 0 || ai != 0`.
+        double ar = EMB_RE(a0), ai = EMB_IM(a0);
         double tr = 0, ti = 0, ir = 0, ii = 0, go = 0;
         if (xnorm != 0 || ai != 0) {{
           const double big = fmax(fmax(fabs(ar), fabs(ai)), xnorm);

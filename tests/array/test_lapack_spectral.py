@@ -12,7 +12,6 @@ import ember
 import numpy as np
 import pytest
 import scipy.linalg as sl
-
 from ember._ndarray import _wrap
 
 _ember = ember._ember

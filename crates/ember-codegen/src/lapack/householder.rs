@@ -62,7 +62,8 @@ impl HouseholderKernel {
     pub fn source(&self, dialect: Dialect) -> String {
         let t = dialect.table();
         let e = element(self.dtype);
-        let (g, i64t, barrier, shared) = (t.global, t.int64, barrier(dialect), t.shared);
+        let (g, i64t, barrier, shared) =
+            (t.global, t.int64, barrier(dialect, self.block), t.shared);
         let (b, teams) = (self.block, self.teams);
         let lanes = b / teams;
         let mut s = opening(self.dtype, dialect);
@@ -207,7 +208,7 @@ impl HouseholderKernel {
             grp = t.group_id[1],
             ngrp = t.num_groups[1],
             lid = t.local_id,
-            reduce = segment_reduce(dialect, &["r0", "r1"], lanes, "lane", false),
+            reduce = segment_reduce(barrier, &["r0", "r1"], lanes, "lane", false),
         );
         s
     }

@@ -197,8 +197,14 @@ impl JacobiKernel {
             lid = t.local_id,
             eps = e.eps,
             atomic_max = t.atomic_max,
-            barrier = barrier(dialect),
-            reduce = segment_reduce(dialect, &["s0", "s1", "s2", "s3"], b, "lid", false),
+            barrier = barrier(dialect, b),
+            reduce = segment_reduce(
+                barrier(dialect, b),
+                &["s0", "s1", "s2", "s3"],
+                b,
+                "lid",
+                false
+            ),
         );
         s
     }
@@ -256,8 +262,8 @@ impl JacobiKernel {
             mat = t.group_id[0],
             col = t.group_id[1],
             lid = t.local_id,
-            sum = segment_reduce(dialect, &["s0"], b, "lid", false),
-            max = segment_reduce(dialect, &["s0"], b, "lid", true),
+            sum = segment_reduce(barrier(dialect, b), &["s0"], b, "lid", false),
+            max = segment_reduce(barrier(dialect, b), &["s0"], b, "lid", true),
         );
         s
     }
@@ -323,7 +329,7 @@ impl JacobiKernel {
             mat = t.group_id[0],
             col = t.group_id[1],
             lid = t.local_id,
-            sum = segment_reduce(dialect, &["s0"], b, "lid", false),
+            sum = segment_reduce(barrier(dialect, b), &["s0"], b, "lid", false),
         );
         s
     }

@@ -20,9 +20,10 @@ const WHOLE_FROM_BATCH: usize = 64;
 static MEMO: KernelMemo<HouseholderKernel> = KernelMemo::new();
 
 fn spec(device: &Device, dtype: DType) -> HouseholderKernel {
-    // CPUs run a block's threads as a loop: few threads, few barriers.
+    // CPUs run a block's threads as a loop: one thread, so no barriers (which cost PoCL
+    // seconds of build time), a matrix or a column a core.
     let (block, teams) = if device.info().is_cpu {
-        (16, 4)
+        (1, 1)
     } else {
         (256, 8)
     };

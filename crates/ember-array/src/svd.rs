@@ -4,7 +4,7 @@
 //! layouts before and after them. Whether a sweep rotated anything is read on the host (one
 //! int a matrix), to know when to stop.
 
-use ember_codegen::lapack::jacobi::{JacobiKernel, Part};
+use ember_codegen::lapack::jacobi::{JacobiKernel, Part, BLOCK_COLUMNS};
 use ember_core::{DType, Error, Result};
 use ember_kernel::KernelMemo;
 use ember_runtime::{current_stream, Device, Function, KernelArg};
@@ -73,9 +73,14 @@ pub(crate) fn launch(
     if grid.0 == 0 || grid.1 == 0 {
         return Ok(());
     }
+    let threads = if part == Part::BlockRotate {
+        4 * BLOCK_COLUMNS * BLOCK_COLUMNS
+    } else {
+        block(device)
+    };
     let spec = JacobiKernel {
         dtype,
-        block: block(device),
+        block: threads,
         part,
     };
     let function: Function = MEMO.generated(device, &spec)?;
@@ -94,9 +99,16 @@ pub(crate) fn launch(
 
 /// Rotates the columns of each matrix of `w` until they are orthogonal, applying the same
 /// rotations to the columns of `v`'s matrices (when given); `norm2` (float64, `(batch, cols)`)
-/// receives the columns' squared norms. Returns one int32 a matrix: 0 where the sweeps
-/// converged within [`MAX_SWEEPS`], 1 where not (LAPACK's `info`).
-pub(crate) fn sweep(w: Matrices, v: Option<Matrices>, norm2: &Array) -> Result<Array> {
+/// receives the columns' squared norms. `conditioned`: `w` is known well-conditioned, so
+/// large matrices may take the block method (its Gram matrices square the condition number).
+/// Returns one int32 a matrix: 0 where the sweeps converged within [`MAX_SWEEPS`], 1 where
+/// not (LAPACK's `info`).
+pub(crate) fn sweep(
+    w: Matrices,
+    v: Option<Matrices>,
+    norm2: &Array,
+    conditioned: bool,
+) -> Result<Array> {
     let device = w.a.device();
     let rotated = Array::empty(device, &[w.batch], DType::I32)?;
     let zeros = vec![0u8; 4 * w.batch];
@@ -110,6 +122,30 @@ pub(crate) fn sweep(w: Matrices, v: Option<Matrices>, norm2: &Array) -> Result<A
         None => (0, w.a, 0),
     };
     let mut flags = vec![0u8; 4 * w.batch];
+    // A step of the block method costs about what a step over pairs of columns does, and a
+    // sweep has `BLOCK_COLUMNS` times fewer. CPUs keep one thread a pair (no barriers).
+    if conditioned && v.is_none() && !device.info().is_cpu && w.cols >= 4 * BLOCK_COLUMNS {
+        let blocks = w.cols.div_ceil(BLOCK_COLUMNS);
+        let even = blocks + (blocks & 1);
+        for _ in 0..MAX_SWEEPS {
+            rotated.set_from_host(&zeros)?;
+            for step in 0..even - 1 {
+                let words = [w.stride as i64, w.rows as i64, w.cols as i64, step as i64];
+                launch(
+                    Part::BlockRotate,
+                    w.a.dtype(),
+                    (w.batch, even / 2),
+                    &[w.a, norm2, &rotated],
+                    &words,
+                )?;
+            }
+            rotated.to_host(&mut flags)?;
+            if flags.iter().all(|&b| b == 0) {
+                break;
+            }
+        }
+        return Ok(rotated);
+    }
     for _ in 0..MAX_SWEEPS {
         rotated.set_from_host(&zeros)?;
         for step in 0..(even - 1).max(1) {
@@ -166,7 +202,7 @@ pub fn orthogonalize_columns(w: &Array) -> Result<bool> {
         return Ok(true);
     }
     let norm2 = Array::empty(w.device(), &[m.batch, m.cols], DType::F64)?;
-    let info = sweep(m, None, &norm2)?;
+    let info = sweep(m, None, &norm2, false)?;
     let mut flags = vec![0u8; 4 * m.batch];
     info.to_host(&mut flags)?;
     Ok(flags.iter().all(|&b| b == 0))

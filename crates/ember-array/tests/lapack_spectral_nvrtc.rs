@@ -35,7 +35,7 @@ fn jacobi_kernels_compile() {
         return;
     }
     for dtype in DTYPES {
-        for part in [Part::Rotate, Part::Prepare, Part::Finish] {
+        for part in [Part::Rotate, Part::Prepare, Part::Finish, Part::BlockRotate] {
             let spec = JacobiKernel {
                 dtype,
                 block: 128,

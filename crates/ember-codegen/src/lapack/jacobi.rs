@@ -62,7 +62,20 @@ pub enum Part {
     /// `out2`; int64 `wstride`, `m`, `n`, `vstride`, `mv`, `o1stride`, `o2stride`, `op`. Grid
     /// (matrices, n).
     Finish,
+    /// One step of a sweep over blocks of [`BLOCK_COLUMNS`] columns (large Hermitian
+    /// eigenproblems on GPUs): block `(matrix, pair)` forms the Gram matrix `G = X^H X` of
+    /// its two column blocks `X` (`2 b` columns), diagonalizes it by two-sided Jacobi sweeps in
+    /// shared memory (the same rotations as the one-sided method's, accumulated in `R`), then
+    /// writes `X R` back: a sweep is `n / b - 1` launches instead of `n - 1`, each reading the
+    /// matrix twice. For well-conditioned `W` only (the shifted `B`): forming `G` squares the
+    /// condition number. Buffers `w`, `norm2`, `rotated`; int64 `wstride`, `m`, `n`, `step`.
+    /// Grid (matrices, pairs of blocks). Threads: `(2 b)^2`.
+    BlockRotate,
 }
+
+/// Columns of a block of [`Part::BlockRotate`] (its Gram matrix is 16 x 16, 8 KiB of shared
+/// memory for complex128, the same for the rotations and the row tile).
+pub const BLOCK_COLUMNS: usize = 8;
 
 /// A Jacobi kernel for one dtype and block size (a power of two).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,6 +91,7 @@ impl JacobiKernel {
             Part::Rotate => "rotate",
             Part::Prepare => "prepare",
             Part::Finish => "finish",
+            Part::BlockRotate => "block_rotate",
         };
         format!("ember_jacobi_{part}_{}_{}", self.dtype.name(), self.block)
     }
@@ -88,6 +102,7 @@ impl JacobiKernel {
             Part::Rotate => self.rotate(dialect),
             Part::Prepare => self.prepare(dialect),
             Part::Finish => self.finish(dialect),
+            Part::BlockRotate => self.block_rotate(dialect),
         };
         s.push_str(&body);
         s
@@ -268,6 +283,190 @@ impl JacobiKernel {
         s
     }
 
+    fn block_rotate(&self, dialect: Dialect) -> String {
+        let t = dialect.table();
+        let e = element(self.dtype);
+        let (g, i64t, shared, ty, r) = (t.global, t.int64, t.shared, e.t, e.r);
+        let (b, k) = (BLOCK_COLUMNS, 2 * BLOCK_COLUMNS);
+        let threads = k * k;
+        // Rows of X staged in shared memory at a time.
+        let tile = 32;
+        let barrier = barrier(dialect, threads);
+        let mut s = signature(
+            dialect,
+            &self.name(),
+            &[("w", ty), ("norm2", "double"), ("rotated", "int")],
+            &["wstride", "m", "n", "step"],
+        );
+        let _ = write!(
+            s,
+            r#"  {shared} double Gr[{k} * {k}];
+  {shared} double Gi[{k} * {k}];
+  {shared} double Rr[{k} * {k}];
+  {shared} double Ri[{k} * {k}];
+  {shared} double Xr[{tile} * {k}];
+  {shared} double Xi[{tile} * {k}];
+  {shared} double rot[3 * {b}];
+  {shared} int pq[2 * {b}];
+  // Rotated in the first inner sweep (the outer sweeps go on), in this one, in any.
+  {shared} int flags[3];
+  const {i64t} mat = {mat};
+  const int lid = {lid};
+  // The pair of column blocks, in the round-robin order over an even number of blocks.
+  const {i64t} blocks = (n + {b} - 1) / {b};
+  const {i64t} even = blocks + (blocks & 1);
+  const {i64t} rr = even - 1;
+  const {i64t} kk = {pair};
+  const {i64t} ba = (step + kk) % rr;
+  const {i64t} bb = kk == 0 ? rr : (step + rr - kk) % rr;
+  const {i64t} bp = ba < bb ? ba : bb, bq = ba < bb ? bb : ba;
+  {g}{ty}* W = w_p + mat * wstride;
+  // Column c of X is column col(c) of W, absent (zero, never written) past n.
+#define COL(c) ((c) < {b} ? bp * {b} + (c) : bq * {b} + (c) - {b})
+#define HAS(c) (COL(c) < n)
+  const int gi = lid / {k}, gj = lid % {k};
+  double ar = 0, ai = 0;
+  for ({i64t} r0 = 0; r0 < m; r0 += {tile}) {{
+    for (int idx = lid; idx < {tile} * {k}; idx += {threads}) {{
+      const int c = idx / {tile}, row = idx % {tile};
+      double xr = 0, xi = 0;
+      if (r0 + row < m && HAS(c)) {{
+        const {ty} x = W[COL(c) * m + r0 + row];
+        xr = EMB_RE(x);
+        xi = EMB_IM(x);
+      }}
+      Xr[c * {tile} + row] = xr;
+      Xi[c * {tile} + row] = xi;
+    }}
+    {barrier};
+    for (int row = 0; row < {tile}; row++) {{
+      const double xr = Xr[gi * {tile} + row], xi = Xi[gi * {tile} + row];
+      const double yr = Xr[gj * {tile} + row], yi = Xi[gj * {tile} + row];
+      ar += xr * yr + xi * yi;
+      ai += xr * yi - xi * yr;
+    }}
+    {barrier};
+  }}
+  Gr[gi * {k} + gj] = ar;
+  Gi[gi * {k} + gj] = ai;
+  Rr[gi * {k} + gj] = gi == gj ? 1.0 : 0.0;
+  Ri[gi * {k} + gj] = 0;
+  if (lid == 0) {{ flags[0] = 0; flags[1] = 0; flags[2] = 0; }}
+  {barrier};
+  const double tol = sqrt((double)m) * {eps};
+  for (int sweep = 0; sweep < 12; sweep++) {{
+    for (int st = 0; st < {k} - 1; st++) {{
+      if (lid < {b}) {{
+        const int a2 = (st + lid) % ({k} - 1);
+        const int b2 = lid == 0 ? {k} - 1 : (st + {k} - 1 - lid) % ({k} - 1);
+        const int p = a2 < b2 ? a2 : b2, q = a2 < b2 ? b2 : a2;
+        const double alpha = Gr[p * {k} + p], beta = Gr[q * {k} + q];
+        const double gr = Gr[p * {k} + q], gim = Gi[p * {k} + q];
+        const double gm = sqrt(gr * gr + gim * gim);
+        double cm1 = 0, sn = 0, er = 1, ei = 0;
+        if (alpha > 0 && beta > 0 && gm > tol * sqrt(alpha) * sqrt(beta)) {{
+          const double zeta = (beta - alpha) / (2 * gm);
+          const double tn = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
+          const double sq = sqrt(1.0 + tn * tn);
+          cm1 = -(tn * tn) / (sq * (1.0 + sq));
+          sn = tn / sq;
+          er = gr / gm;
+          ei = gim / gm;
+          if (({r})sn != 0) {{
+            flags[1] = 1;
+            flags[2] = 1;
+            if (sweep == 0) flags[0] = 1;
+          }}
+        }}
+        rot[3 * lid] = cm1;
+        rot[3 * lid + 1] = sn * er;
+        rot[3 * lid + 2] = sn * ei;
+        pq[2 * lid] = p;
+        pq[2 * lid + 1] = q;
+      }}
+      {barrier};
+      // G J and R J: columns p and q of every row.
+      if (lid < {k} * {b}) {{
+        const int i = lid % {k}, h = lid / {k};
+        const int p = pq[2 * h], q = pq[2 * h + 1];
+        const double c1 = rot[3 * h], sr = rot[3 * h + 1], si = rot[3 * h + 2];
+        if (sr != 0 || si != 0) {{
+          for (int z = 0; z < 2; z++) {{
+            {shared_ptr}double* Mr = z == 0 ? Gr : Rr;
+            {shared_ptr}double* Mi = z == 0 ? Gi : Ri;
+            const double xr = Mr[i * {k} + p], xi = Mi[i * {k} + p];
+            const double yr = Mr[i * {k} + q], yi = Mi[i * {k} + q];
+            Mr[i * {k} + p] = xr + (c1 * xr - (sr * yr + si * yi));
+            Mi[i * {k} + p] = xi + (c1 * xi - (sr * yi - si * yr));
+            Mr[i * {k} + q] = yr + ((sr * xr - si * xi) + c1 * yr);
+            Mi[i * {k} + q] = yi + ((sr * xi + si * xr) + c1 * yi);
+          }}
+        }}
+      }}
+      {barrier};
+      // J^H G: rows p and q of every column (row p' = row p + ((c - 1) row p - s e row q),
+      // row q' = row q + (conj(s e) row p + (c - 1) row q)).
+      if (lid < {k} * {b}) {{
+        const int i = lid % {k}, h = lid / {k};
+        const int p = pq[2 * h], q = pq[2 * h + 1];
+        const double c1 = rot[3 * h], sr = rot[3 * h + 1], si = rot[3 * h + 2];
+        if (sr != 0 || si != 0) {{
+          const double xr = Gr[p * {k} + i], xi = Gi[p * {k} + i];
+          const double yr = Gr[q * {k} + i], yi = Gi[q * {k} + i];
+          Gr[p * {k} + i] = xr + (c1 * xr - (sr * yr - si * yi));
+          Gi[p * {k} + i] = xi + (c1 * xi - (sr * yi + si * yr));
+          Gr[q * {k} + i] = yr + ((sr * xr + si * xi) + c1 * yr);
+          Gi[q * {k} + i] = yi + ((sr * xi - si * xr) + c1 * yi);
+        }}
+      }}
+      {barrier};
+    }}
+    const int more = flags[1];
+    {barrier};
+    if (!more) break;
+    if (lid == 0) flags[1] = 0;
+    {barrier};
+  }}
+  if (lid == 0 && flags[0]) {atomic_max}(&rotated_p[mat], 1);
+  if (lid < {k} && HAS(lid)) norm2_p[mat * n + COL(lid)] = Gr[lid * {k} + lid];
+  // X R, a row a thread, if anything rotated.
+  const int moved = flags[2];
+  for ({i64t} row = lid; moved && row < m; row += {threads}) {{
+    double xr[{k}], xi[{k}];
+    for (int c = 0; c < {k}; c++) {{
+      xr[c] = 0;
+      xi[c] = 0;
+      if (HAS(c)) {{
+        const {ty} x = W[COL(c) * m + row];
+        xr[c] = EMB_RE(x);
+        xi[c] = EMB_IM(x);
+      }}
+    }}
+    for (int c = 0; c < {k}; c++) {{
+      if (!HAS(c)) continue;
+      double yr = 0, yi = 0;
+      for (int i = 0; i < {k}; i++) {{
+        const double rr2 = Rr[i * {k} + c], ri2 = Ri[i * {k} + c];
+        yr += xr[i] * rr2 - xi[i] * ri2;
+        yi += xr[i] * ri2 + xi[i] * rr2;
+      }}
+      W[COL(c) * m + row] = EMB_MK(yr, yi);
+    }}
+  }}
+#undef COL
+#undef HAS
+}}
+"#,
+            mat = t.group_id[0],
+            pair = t.group_id[1],
+            lid = t.local_id,
+            eps = e.eps,
+            atomic_max = t.atomic_max,
+            shared_ptr = t.shared_pointer,
+        );
+        s
+    }
+
     fn finish(&self, dialect: Dialect) -> String {
         let t = dialect.table();
         let e = element(self.dtype);
@@ -376,7 +575,7 @@ mod tests {
 
     #[test]
     fn every_part_names_its_parameters_in_both_dialects() {
-        for part in [Part::Rotate, Part::Prepare, Part::Finish] {
+        for part in [Part::Rotate, Part::Prepare, Part::Finish, Part::BlockRotate] {
             for dtype in [DType::F32, DType::F64, DType::C64, DType::C128] {
                 let k = JacobiKernel {
                     dtype,
@@ -389,11 +588,12 @@ mod tests {
                     "{cuda}"
                 );
                 let cl = k.source(Dialect::OpenCl);
+                let aux = matches!(part, Part::Prepare | Part::Finish);
                 assert!(
-                    cl.contains("__global double* aux_p, long aux_o") || part == Part::Rotate,
+                    cl.contains("__global double* aux_p, long aux_o") == aux,
                     "{cl}"
                 );
-                assert!(cl.contains("__local double s0[16]"), "{cl}");
+                assert_eq!(cl.matches('{').count(), cl.matches('}').count());
             }
         }
     }

@@ -39,7 +39,7 @@ pub fn syevd(a: &Array, lower: bool, vectors: bool) -> Result<(Array, Array)> {
         &[&work, a, &aux],
         &[nn, nn, n64, n64, SHIFT, 0],
     )?;
-    let info = sweep(Matrices::stack(&work), None, &norm2)?;
+    let info = sweep(Matrices::stack(&work), None, &norm2, true)?;
     let op = EIGH | if vectors { VECTORS } else { 0 };
     launch(
         Part::Finish,

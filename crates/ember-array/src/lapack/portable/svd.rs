@@ -45,7 +45,7 @@ pub fn gesvd(a: &Array, full: bool, vectors: bool) -> Result<Svd> {
         cols: k,
     };
     if !vectors {
-        let info = sweep(wm, None, &norm2)?;
+        let info = sweep(wm, None, &norm2, false)?;
         launch(
             Part::Finish,
             dtype,
@@ -76,7 +76,7 @@ pub fn gesvd(a: &Array, full: bool, vectors: bool) -> Result<Svd> {
         rows: k,
         cols: k,
     };
-    let info = sweep(wm, Some(vm), &norm2)?;
+    let info = sweep(wm, Some(vm), &norm2, false)?;
     // The side Jacobi left orthonormal by construction (V) and the side built from W (`q`,
     // `big x qcols`): U and V^H when tall, V^H's adjoint and U when wide.
     let qcols = if full { big } else { k };

@@ -268,3 +268,13 @@ def test_gesvd_of_empty_stacks(rng):
     s, u, vt, info = _ember.lapack_gesvd(ember.zeros((1, 3, 0))._a, True, True)
     assert _wrap(s).shape == (1, 0) and _wrap(u).shape == (1, 0, 0)
     np.testing.assert_array_equal(row_major(vt)[0], np.eye(3))
+
+
+def test_nan_input_gives_nan_values_and_returns():
+    # No rotation compares true on NaN: the sweeps stop at once, and every value is NaN
+    # (sorted last, each in its own place).
+    a = np.full((2, 6, 6), np.nan)
+    w, info = _ember.lapack_syevd(ember.asarray(a)._a, True, True)
+    assert np.isnan(_wrap(w).get()).all()
+    s, u, vt, info = _ember.lapack_gesvd(ember.asarray(a)._a, False, True)
+    assert np.isnan(_wrap(s).get()).all()

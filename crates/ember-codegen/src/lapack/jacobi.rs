@@ -495,11 +495,15 @@ impl JacobiKernel {
   {g}double* N2 = norm2_p + mat * n;
   const int svd = (op & 1) != 0;
   const double nj = N2[j];
-  // The rank of column j: eigenvalues ascending, singular values descending, ties by index.
+  // The rank of column j: eigenvalues ascending, singular values descending, NaN last (as
+  // NumPy sorts), ties by index: a permutation whatever the values.
   double before = 0;
+  const int jnan = nj != nj;
   for ({i64t} i = lid; i < n; i += {b}) {{
     const double ni = N2[i];
-    before += (svd ? ni > nj : ni < nj) || (ni == nj && i < j);
+    const int inan = ni != ni;
+    const int first = inan ? 0 : jnan ? 1 : (svd ? ni > nj : ni < nj);
+    before += first || ((inan == jnan && (inan || ni == nj)) && i < j);
   }}
   s0[lid] = before;
 {sum}  const {i64t} rank = ({i64t})s0[0];

@@ -278,3 +278,10 @@ def test_nan_input_gives_nan_values_and_returns():
     assert np.isnan(_wrap(w).get()).all()
     s, u, vt, info = _ember.lapack_gesvd(ember.asarray(a)._a, False, True)
     assert np.isnan(_wrap(s).get()).all()
+
+
+def test_gesvd_of_a_matrix_wider_than_the_grid(rng):
+    # V^H's 70,000 columns: more than a grid axis holds (65,535 blocks), so its kernels loop.
+    a = randn(rng, (1, 3, 70_000), np.float64)
+    s, u, vt, info = _ember.lapack_gesvd(column_major(a)._a, False, True)
+    check_svd(a, _wrap(s).get(), row_major(u), row_major(vt), np.float64, False, "3 x 70000")

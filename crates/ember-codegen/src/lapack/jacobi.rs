@@ -237,11 +237,13 @@ impl JacobiKernel {
         let _ = write!(
             s,
             r#"  {shared} double s0[{b}];
-  const {i64t} mat = {mat}, j = {col};
+  const {i64t} mat = {mat};
   const int lid = {lid};
   {g}{ty}* D = dst_p + mat * dstride;
   {g}{ty}* S = src_p + mat * sstride;
   {g}double* X = aux_p + mat * (n + 1);
+  // Columns beyond the grid's 65,535 blocks loop; the shift runs once a matrix.
+  for ({i64t} j = {col}; j < (op == {SHIFT} ? 1 : n); j += {ngroups}) {{
   if (op == {HERMITIAN}) {{
     double acc = 0;
     for ({i64t} i = lid; i < n; i += {b}) {{
@@ -272,10 +274,14 @@ impl JacobiKernel {
   }} else {{
     for ({i64t} i = lid; i < m; i += {b}) D[j * m + i] = EMB_MK(i == j ? 1.0 : 0.0, 0.0);
   }}
+  {barrier};
+  }}
 }}
 "#,
             mat = t.group_id[0],
             col = t.group_id[1],
+            ngroups = t.num_groups[1],
+            barrier = barrier(dialect, b),
             lid = t.local_id,
             sum = segment_reduce(barrier(dialect, b), &["s0"], b, "lid", false),
             max = segment_reduce(barrier(dialect, b), &["s0"], b, "lid", true),
@@ -490,10 +496,12 @@ impl JacobiKernel {
         let _ = write!(
             s,
             r#"  {shared} double s0[{b}];
-  const {i64t} mat = {mat}, j = {col};
+  const {i64t} mat = {mat};
   const int lid = {lid};
   {g}double* N2 = norm2_p + mat * n;
   const int svd = (op & 1) != 0;
+  // Columns beyond the grid's 65,535 blocks loop.
+  for ({i64t} j = {col}; j < n; j += {ngroups}) {{
   const double nj = N2[j];
   // The rank of column j: eigenvalues ascending, singular values descending, NaN last (as
   // NumPy sorts), ties by index: a permutation whatever the values.
@@ -527,10 +535,14 @@ impl JacobiKernel {
       }}
     }}
   }}
+  {barrier};
+  }}
 }}
 "#,
             mat = t.group_id[0],
             col = t.group_id[1],
+            ngroups = t.num_groups[1],
+            barrier = barrier(dialect, b),
             lid = t.local_id,
             sum = segment_reduce(barrier(dialect, b), &["s0"], b, "lid", false),
         );

@@ -19,7 +19,6 @@ pub mod reduce;
 pub mod sampler;
 pub mod scan;
 pub mod sort;
-pub mod svd;
 pub mod types;
 pub mod ufuncs;
 pub mod user_kernel;
@@ -53,6 +52,8 @@ generated!(
     fft::RowKernel,
     philox::RandomKernel,
     sampler::SamplerKernel,
+    lapack::householder::HouseholderKernel,
+    lapack::jacobi::JacobiKernel,
 );
 pub use elementwise::{MapKernel, Operand};
 pub use user_kernel::{Param, Role, Snippets, UserMap, UserReduce};

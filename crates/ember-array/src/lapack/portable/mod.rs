@@ -2,11 +2,20 @@
 
 use ember_core::{Error, Result};
 
-use super::{Eig, Svd};
+use super::Eig;
 use crate::array::Array;
 
 mod cholesky;
+mod eigh;
 mod lu;
+mod qr;
+mod svd;
+
+pub use cholesky::potrf;
+pub use eigh::syevd;
+pub use lu::{getrf, getrs};
+pub use qr::{geqrf, orgqr};
+pub use svd::gesvd;
 
 fn pending() -> Error {
     Error::BackendUnavailable {
@@ -15,20 +24,6 @@ fn pending() -> Error {
     }
 }
 
-pub use cholesky::potrf;
-pub use lu::{getrf, getrs};
-pub fn geqrf(_a: &Array) -> Result<Array> {
-    Err(pending())
-}
-pub fn orgqr(_q: &Array, _tau: &Array) -> Result<()> {
-    Err(pending())
-}
-pub fn syevd(_a: &Array, _lower: bool, _vectors: bool) -> Result<(Array, Array)> {
-    Err(pending())
-}
-pub fn gesvd(_a: &Array, _full: bool, _vectors: bool) -> Result<Svd> {
-    Err(pending())
-}
 pub fn geev(_a: &Array, _vectors: bool) -> Result<Eig> {
     Err(pending())
 }

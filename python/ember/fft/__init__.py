@@ -22,14 +22,8 @@ from .._manipulation import roll
 from .._ndarray import ndarray
 from .._shape import concatenate
 from . import config  # noqa: F401  (ember.fft.config, as cupy.fft.config)
-from ._fft import (
-    _check_norm,
-    _default_fft_func,
-    _fft,
-    _output_dtype,
-    _get_cufft_plan_nd,
-    _last_output_size,
-)
+from . import _fft as _impl  # the module: importing it binds the name ``_fft`` to it here
+from ._fft import _check_norm, _default_fft_func, _get_cufft_plan_nd, _last_output_size, _output_dtype
 from ._plan import CUFFT_FORWARD, CUFFT_INVERSE, Plan1d, PlanNd, fft_type, get_current_plan
 
 __all__ = [
@@ -78,7 +72,7 @@ def _one_axis(a, n, axis, norm, direction, value_type):
         raise np.exceptions.AxisError(axis, 0)
     if n is not None and int(n) < 1:
         raise ValueError(f"Invalid number of FFT data points ({int(n)}) specified.")
-    return _fft(a, (None if n is None else int(n),), (axis,), norm, direction, value_type)
+    return _impl._fft(a, (None if n is None else int(n),), (axis,), norm, direction, value_type)
 
 
 def fft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
@@ -161,7 +155,9 @@ def irfftn(a, s=None, axes=None, norm=None, out=None) -> ndarray:
     s = _s_axes(a, s, axes)
     func = _default_fft_func(a, s, axes, value_type="C2R")
     y = func(a, s, axes, norm, CUFFT_INVERSE, "C2R")
-    return _into(out, y.astype(_real_dtype(a), copy=False))
+    if axes is not None and len(tuple(axes)) == 1:
+        y = y.astype(_real_dtype(a), copy=False)  # as irfft's
+    return _into(out, y)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None) -> ndarray:

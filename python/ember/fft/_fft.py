@@ -55,7 +55,7 @@ def _convert_dtype(a: ndarray, value_type: str) -> ndarray:
 def _cook_shape(a: ndarray, s, axes, value_type: str, order: str = "C") -> ndarray:
     """``a`` cropped or zero-padded to ``s`` along ``axes`` (C2R: to the ``s[-1] // 2 + 1``
     values its output of ``s[-1]`` needs)."""
-    if s is None or tuple(s) == a.shape:
+    if s is None:
         return a
     s = list(s)
     if value_type == "C2R" and s[-1] is not None:
@@ -142,11 +142,13 @@ def _fft_c2c(a, direction, norm, axes, plan=None):
 
 
 def _last_output_size(in_shape, s, last_axis: int, value_type: str):
-    """C2R's output length along its axis (R2C's and C2C's: None)."""
+    """The output length along the real transform's axis (C2C: None)."""
     if value_type == "C2R":
         if s is None or s[-1] is None:
             return 2 * (in_shape[last_axis] - 1)
         return s[-1]
+    if value_type == "R2C":
+        return in_shape[last_axis] // 2 + 1
     return None
 
 

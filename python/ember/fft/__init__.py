@@ -21,8 +21,8 @@ from .._creation import arange, asarray
 from .._manipulation import roll
 from .._ndarray import ndarray
 from .._shape import concatenate
-from . import config  # noqa: F401  (ember.fft.config, as cupy.fft.config)
 from . import _fft as _impl  # the module: importing it binds the name ``_fft`` to it here
+from . import config  # noqa: F401  (ember.fft.config, as cupy.fft.config)
 from ._fft import _check_norm, _default_fft_func, _get_cufft_plan_nd, _last_output_size, _output_dtype
 from ._plan import CUFFT_FORWARD, CUFFT_INVERSE, Plan1d, PlanNd, fft_type, get_current_plan
 

@@ -15,9 +15,9 @@ import numpy as np
 
 from .. import _ember
 from .._creation import asarray, ascontiguousarray, zeros
-from .._shape import asfortranarray
 from .._ndarray import ndarray
 from .._runtime import current_device_id
+from .._shape import asfortranarray
 from . import config
 from ._cache import get_plan_cache
 from ._plan import CUFFT_FORWARD, CUFFT_INVERSE, Plan1d, PlanNd, fft_type, get_current_plan

@@ -263,6 +263,8 @@ class Plan1d(_Plan):
             return
         inverse = direction == CUFFT_INVERSE
         if self._native is not None:
+            if self._value_type == "C2R":
+                a = a.copy()  # cuFFT's C2R overwrites its input
             self._native.execute(a._a, out._a, inverse)
         else:
             self._body.run(a, out, inverse)
@@ -343,6 +345,8 @@ class PlanNd(_Plan):
         src = a if self.order == "C" else a.T
         dst = out if self.order == "C" else out.T
         if self._native is not None:
+            if self._value_type == "C2R":
+                src = src.copy()  # cuFFT's C2R overwrites its input
             self._native.execute(src._a, dst._a, inverse)
             return
         rank = len(self.shape)

@@ -85,7 +85,8 @@ def get_current_callback_manager():
 
 def set_cufft_callbacks(*args, **kwargs):
     """CuPy's cuFFT load/store callbacks: not supported by ember."""
-    raise NotImplementedError("ember does not support cuFFT callbacks; apply the operation before or after the transform")
+    raise NotImplementedError("ember does not support cuFFT callbacks; apply the operation before or after "
+                              "the transform")
 
 
 class _Config(types.ModuleType):

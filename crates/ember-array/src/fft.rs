@@ -270,8 +270,7 @@ impl Plan {
     pub fn execute(&self, input: &Array, output: &Array, inverse: bool) -> Result<()> {
         let (din, dout) = self.dtypes();
         let (nin, nout) = self.extents();
-        for (what, a, dtype, need) in [("input", input, din, nin), ("output", output, dout, nout)]
-        {
+        for (what, a, dtype, need) in [("input", input, din, nin), ("output", output, dout, nout)] {
             if a.dtype() != dtype || !a.is_c_contiguous() || a.size() < need {
                 return Err(Error::Value(format!(
                     "this FFT plan's {what} is a C-contiguous {dtype} array of at least {need} elements, not a {}{} array of shape {:?}",
@@ -312,7 +311,9 @@ impl Plan {
                 } else {
                     input
                 };
-                self.run_passes(input, output, inverse, *n, radices, table, starts, *shared, work)
+                self.run_passes(
+                    input, output, inverse, *n, radices, table, starts, *shared, work,
+                )
             }
         }
     }
@@ -371,17 +372,13 @@ impl Plan {
                 inverse,
             };
             let function = PASSES.generated(device, &spec)?;
-            let left = radices.len() - 1 - s; // passes after this one
+            // The passes after this one: an even number of them means this one writes the output.
+            let to_output = (radices.len() - 1 - s).is_multiple_of(2);
             let (source, target) = match (s, work) {
-                (0, _) if left == 0 => (input, output),
-                (0, Some(w)) => (input, if left % 2 == 0 { output } else { w }),
-                (_, Some(w)) => {
-                    if left % 2 == 0 {
-                        (w, output)
-                    } else {
-                        (output, w)
-                    }
-                }
+                (0, _) if radices.len() == 1 => (input, output),
+                (0, Some(w)) => (input, if to_output { output } else { w }),
+                (_, Some(w)) if to_output => (w, output),
+                (_, Some(w)) => (output, w),
                 (_, None) => {
                     return Err(Error::Value(
                         "an FFT plan of several passes has no work area".into(),

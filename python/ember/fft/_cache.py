@@ -7,7 +7,6 @@ holds it."""
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 
 from .._runtime import current_device_id
 
@@ -22,12 +21,13 @@ def _memsize(plan) -> int:
 class _Node:
     """A cached plan and its key (what iterating the cache yields, beside the key)."""
 
-    __slots__ = ("key", "plan", "memsize", "gpus")
+    __slots__ = ("key", "plan", "memsize", "gpus", "prev", "next")
 
-    def __init__(self, key: tuple, plan):
+    def __init__(self, key, plan):
         self.key, self.plan = key, plan
         self.memsize = _memsize(plan)
         self.gpus = getattr(plan, "gpus", None)
+        self.prev = self.next = None
 
     def __repr__(self):
         kind = type(self.plan).__name__
@@ -43,7 +43,11 @@ class PlanCache:
         self._check(size, memsize)
         self.size, self.memsize = int(size), int(memsize)
         self.dev = current_device_id() if dev == -1 else int(dev)
-        self._nodes: OrderedDict[tuple, _Node] = OrderedDict()  # least recently used first
+        self._nodes: dict[tuple, _Node] = {}
+        # A doubly linked list, least recently used first: iterating follows the links, so an
+        # iteration that uses the plans it meets goes round and round (as CuPy's does).
+        self._head, self._tail = _Node(None, None), _Node(None, None)
+        self._head.next, self._tail.prev = self._tail, self._head
         self.curr_memsize = 0
         self.hits = self.misses = 0
 
@@ -65,7 +69,8 @@ class PlanCache:
         if node is None:
             self.misses += 1
             return default
-        self._nodes.move_to_end(key)
+        self._unlink(node)
+        self._append(node)
         self.hits += 1
         return node.plan
 
@@ -88,6 +93,7 @@ class PlanCache:
         self._evict_until(self.size - 1 if self.size != -1 else -1,
                           self.memsize - node.memsize if self.memsize != -1 else -1)
         self._nodes[key] = node
+        self._append(node)
         self.curr_memsize += node.memsize
 
     def __delitem__(self, key: tuple) -> None:
@@ -100,14 +106,26 @@ class PlanCache:
         self._remove(key)
 
     def __iter__(self):
-        for key in reversed(list(self._nodes)):
-            yield key, self._nodes[key]
+        node = self._tail
+        while node.prev is not self._head and node.prev is not None:
+            node = node.prev
+            yield node.key, node
 
     def __len__(self):
         return len(self._nodes)
 
+    def _append(self, node: _Node) -> None:
+        last = self._tail.prev
+        last.next, node.prev, node.next, self._tail.prev = node, last, self._tail, node
+
+    @staticmethod
+    def _unlink(node: _Node) -> None:
+        node.prev.next, node.next.prev = node.next, node.prev
+        node.prev = node.next = None
+
     def _remove(self, key: tuple) -> None:
         node = self._nodes.pop(key)
+        self._unlink(node)
         self.curr_memsize -= node.memsize
 
     def _evict_until(self, size: int, memsize: int) -> None:
@@ -115,7 +133,7 @@ class PlanCache:
         bytes are left (-1: no bound)."""
         while self._nodes and not ((size == -1 or len(self._nodes) <= size)
                                    and (memsize == -1 or self.curr_memsize <= memsize)):
-            self._remove(next(iter(self._nodes)))
+            self._remove(self._head.next.key)
 
     # ---- CuPy's accessors -------------------------------------------------------------------
     def set_size(self, size: int) -> None:
@@ -142,7 +160,8 @@ class PlanCache:
 
     def clear(self) -> None:
         """Drops every plan (their device memory goes back once nothing else holds them)."""
-        self._nodes.clear()
+        while self._nodes:
+            self._remove(self._head.next.key)
         self.curr_memsize = 0
         self.hits = self.misses = 0
 

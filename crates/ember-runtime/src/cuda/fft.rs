@@ -107,8 +107,11 @@ pub struct Layout {
 }
 
 fn int(value: usize, what: &str) -> Result<i32> {
-    i32::try_from(value)
-        .map_err(|_| Error::Value(format!("{what} {value} is too large for cuFFT's 32-bit plans")))
+    i32::try_from(value).map_err(|_| {
+        Error::Value(format!(
+            "{what} {value} is too large for cuFFT's 32-bit plans"
+        ))
+    })
 }
 
 /// A cuFFT plan on one device. Its work area is set by its owner before it runs.
@@ -163,8 +166,14 @@ impl Plan {
                 e.as_mut_ptr()
             }
         };
-        let (istride, idist) = (int(layout.istride, "stride")?, int(layout.idist, "distance")?);
-        let (ostride, odist) = (int(layout.ostride, "stride")?, int(layout.odist, "distance")?);
+        let (istride, idist) = (
+            int(layout.istride, "stride")?,
+            int(layout.idist, "distance")?,
+        );
+        let (ostride, odist) = (
+            int(layout.ostride, "stride")?,
+            int(layout.odist, "distance")?,
+        );
         let batch = int(layout.batch, "batch")?;
         let ordinal = device.info().ordinal;
         let _scope = ContextScope::enter(ordinal)?;

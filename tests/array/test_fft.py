@@ -5,6 +5,8 @@ axes, real and Hermitian transforms, the helpers, and NumPy's errors.
 Errors are measured relative to the largest value of the reference (the FFT's own error
 grows with the size, not elementwise)."""
 
+import contextlib
+
 import ember
 import numpy as np
 import pytest
@@ -346,3 +348,65 @@ def test_cufft_real_and_nd_plans_on_cuda(fresh_cache):
     with ember.fft.config.use_ember_passes():
         close(ember.fft.rfft2(ember.asarray(r)), np.fft.rfft2(r).astype(np.complex64), np.complex64)
     assert {node.plan.engine for _, node in fresh_cache} == {"cufft", "passes"}
+
+
+# ---- load and store callbacks (CuPy's set_cufft_callbacks): CUDA C, run around the transform ---
+LOAD = r"""
+#include <cufftXt.h>
+__device__ cufftComplex scale_real(void* dataIn, unsigned long long offset, void* callerInfo, void* sharedPtr)
+{
+    cufftComplex x = ((cufftComplex*)dataIn)[offset];
+    x.x *= ((float*)callerInfo)[offset];
+    return x;
+}
+"""
+STORE = r"""
+__device__ void divide(void *dataOut, size_t offset, cufftDoubleReal element, void *callerInfo, void *sharedPtr)
+{
+    ((cufftDoubleReal*)dataOut)[offset] = element / 3.8;
+}
+__device__ cufftCallbackStoreD d_storeCallbackPtr = divide;
+"""
+
+
+def test_callback_kernels_compile_through_nvrtc():
+    from conftest import nvrtc_or_skip
+
+    nvrtc_or_skip()
+    with pytest.warns(DeprecationWarning, match="legacy callback"):
+        store = ember.fft.config.set_cufft_callbacks(cb_store=STORE)
+    assert store.cb_store_name == "divide"  # read from d_storeCallbackPtr, as CuPy does
+    load = ember.fft.config.set_cufft_callbacks(cb_load=LOAD, cb_load_name="scale_real", cb_ver="jit")
+    for callbacks, which, chars in ((load, "load", "FF"), (store, "store", "Dd")):
+        source = callbacks.source(which, *chars)
+        assert ember._ember.nvrtc_compile(source, f"ember_fft_{which}", "sm_90")[:4] == b"\x7fELF"
+    with pytest.raises(ValueError, match="cb_load_name cannot be inferred"):
+        ember.fft.config.set_cufft_callbacks(cb_load=LOAD, cb_ver="jit")
+
+
+def test_callbacks_need_cuda_c():
+    if ember.backend() == "cuda":
+        pytest.skip("CUDA runs them (test_callbacks_on_cuda)")
+    a = ember.asarray(signal((2, 8), np.complex64))
+    with ember.fft.config.set_cufft_callbacks(cb_load=LOAD, cb_load_name="scale_real", cb_ver="jit"):
+        with pytest.raises(ember.errors.BackendUnavailableError):
+            ember.fft.fft(a)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("passes", [False, True])
+def test_callbacks_on_cuda(passes, fresh_cache):
+    x = signal((3, 10), np.complex64)
+    factors = np.arange(30, dtype=np.float32).reshape(3, 10)
+    d, f = ember.asarray(x), ember.asarray(factors)
+    want = x.copy()
+    want.real *= factors
+    spectrum = np.fft.rfft(signal((4, 16), np.float64))
+    with ember.fft.config.use_ember_passes() if passes else contextlib.nullcontext():
+        with ember.fft.config.set_cufft_callbacks(cb_load=LOAD, cb_load_name="scale_real", cb_load_data=f.data,
+                                                   cb_ver="jit"):
+            close(ember.fft.fft(d), np.fft.fft(want).astype(np.complex64), np.complex64)
+            close(ember.fft.fftn(d), np.fft.fftn(want).astype(np.complex64), np.complex64)
+        close(ember.fft.fft(d), np.fft.fft(x).astype(np.complex64), np.complex64)  # other plans outside
+        with pytest.warns(DeprecationWarning), ember.fft.config.set_cufft_callbacks(cb_store=STORE):
+            close(ember.fft.irfft(ember.asarray(spectrum)), np.fft.irfft(spectrum) / 3.8)

@@ -20,6 +20,7 @@ from .._runtime import current_device_id
 from .._shape import asfortranarray
 from . import config
 from ._cache import get_plan_cache
+from ._callback import get_current_callback_manager
 from ._plan import CUFFT_FORWARD, CUFFT_INVERSE, Plan1d, PlanNd, fft_type, get_current_plan
 
 _NORMS = ("backward", "ortho", "forward")
@@ -86,9 +87,11 @@ def _normalize(out: ndarray, norm: str, direction: int, size: int) -> None:
 
 
 def _plan_key(*parts) -> tuple:
-    """A cache key: the plan's own parameters, its engine and the stream it runs on (a plan's
-    work area must not serve two streams at once)."""
-    return (*parts, config.engine(), _ember.current_stream_handle(current_device_id()))
+    """A cache key: the plan's own parameters, its engine, the stream it runs on (a plan's
+    work area must not serve two streams at once) and the callbacks it runs."""
+    callbacks = get_current_callback_manager()
+    return (*parts, config.engine(), _ember.current_stream_handle(current_device_id()),
+            *(() if callbacks is None else callbacks.key()))
 
 
 def _exec_fft(a: ndarray, direction: int, value_type: str, norm: str, axis: int, out_size=None,

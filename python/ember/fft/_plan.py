@@ -27,6 +27,7 @@ from .._ndarray import ndarray
 from .._runtime import current_device_id
 from .._shape import concatenate, moveaxis
 from . import config
+from ._callback import get_current_callback_manager
 
 # cufftType and the directions, with cuFFT's values.
 CUFFT_C2C, CUFFT_R2C, CUFFT_C2R = 0x29, 0x2A, 0x2C
@@ -210,9 +211,10 @@ _BODIES = {"C2C": _Rows, "R2C": _RealForward, "C2R": _RealInverse}
 
 # ---- the plans --------------------------------------------------------------------------------
 class _Plan:
-    """What Plan1d and PlanNd share: the context manager, the device, the engine."""
+    """What Plan1d and PlanNd share: the context manager, the device, the callbacks."""
 
     gpus = None
+    _callbacks = None  # the load/store callbacks the plan was made under (set_cufft_callbacks)
 
     def __enter__(self):
         self._previous = get_current_plan()
@@ -225,6 +227,24 @@ class _Plan:
     def _check_device(self, a: ndarray) -> None:
         if a.device.id != self._device:
             raise ValueError(f"this FFT plan was made on device {self._device}; the array is on device {a.device.id}")
+
+    def fft(self, a: ndarray, out: ndarray, direction: int) -> None:
+        """Transforms ``a`` (contiguous: rows for Plan1d, the plan's order for PlanNd) into
+        ``out``, unnormalized; ``direction`` is ``CUFFT_FORWARD`` or ``CUFFT_INVERSE``. The
+        callbacks the plan was made under run before and after."""
+        self._check_device(a)
+        callbacks = self._callbacks
+        if callbacks is None:
+            self._run(a, out, direction)
+            return
+        loaded = callbacks.load(a, out.dtype.char)
+        if not callbacks.cb_store:
+            self._run(loaded, out, direction)
+            return
+        order = "F" if out.flags.f_contiguous and not out.flags.c_contiguous else "C"
+        result = empty(out.shape, dtype=out.dtype, order=order)
+        self._run(loaded, result, direction)
+        callbacks.store(result, out, a.dtype.char)
 
 
 class Plan1d(_Plan):
@@ -251,14 +271,12 @@ class Plan1d(_Plan):
             else:
                 self._body = _BODIES[self._value_type](self._device, self.nx, self.batch, self._double)
         self.work_area = _work_area([self._native] if self._body is None else self._body.natives())
+        self._callbacks = get_current_callback_manager()
 
     def __repr__(self):
         return f"<Plan1d {self._value_type} nx={self.nx} batch={self.batch} on {self.engine}>"
 
-    def fft(self, a: ndarray, out: ndarray, direction: int) -> None:
-        """Transforms the C-contiguous ``a`` into ``out`` (unnormalized; ``direction`` is
-        ``CUFFT_FORWARD`` or ``CUFFT_INVERSE``)."""
-        self._check_device(a)
+    def _run(self, a: ndarray, out: ndarray, direction: int) -> None:
         if self.batch == 0 or a.size == 0:
             return
         inverse = direction == CUFFT_INVERSE
@@ -326,18 +344,19 @@ class PlanNd(_Plan):
             for k, n in enumerate(self.shape):
                 last = k == len(self.shape) - 1
                 if last and self._value_type != "C2C":
-                    self._axes_plans.append(Plan1d(n, self.fft_type, total // complex_shape[k]))
+                    plan = Plan1d(n, self.fft_type, total // complex_shape[k])
                 else:
-                    self._axes_plans.append(Plan1d(n, code, total // n))
+                    plan = Plan1d(n, code, total // n)
+                plan._callbacks = None  # callbacks run once, around the whole transform
+                self._axes_plans.append(plan)
         natives = [self._native] + [p for plan in self._axes_plans for p in plan.work_area.mem.owner]
         self.work_area = _work_area(natives)
+        self._callbacks = get_current_callback_manager()
 
     def __repr__(self):
         return f"<PlanNd {self._value_type} shape={self.shape} batch={self.batch} order={self.order} on {self.engine}>"
 
-    def fft(self, a: ndarray, out: ndarray, direction: int) -> None:
-        """Transforms ``a`` (contiguous in the plan's order) into ``out`` (unnormalized)."""
-        self._check_device(a)
+    def _run(self, a: ndarray, out: ndarray, direction: int) -> None:
         if self.batch == 0 or a.size == 0:
             return
         inverse = direction == CUFFT_INVERSE

@@ -8,6 +8,7 @@ nvidia-cufft``); elsewhere, and inside :func:`use_ember_passes`, to ember's own 
   transforms over up to three adjacent axes that include the first or last one run as one N-d
   plan (:class:`ember.fft.PlanNd`) instead of one 1-D plan per axis.
 - The plan cache: :func:`get_plan_cache` and the functions beside it (``ember.fft._cache``).
+- Load and store callbacks: :class:`set_cufft_callbacks` (``ember.fft._callback``).
 - ``use_multi_gpus`` / :func:`set_cufft_gpus`: CuPy's multi-GPU switches, kept; ember runs each
   transform on one device, so a transform asked to spread over several raises
   ``NotImplementedError``.
@@ -34,6 +35,7 @@ from ._cache import (  # noqa: F401  (CuPy's names, on config)
     set_plan_cache_size,
     show_plan_cache_info,
 )
+from ._callback import get_current_callback_manager, set_cufft_callbacks  # noqa: F401  (CuPy's names)
 
 _local = threading.local()
 
@@ -76,17 +78,6 @@ def set_cufft_gpus(gpus) -> None:
     if len(devices) <= 1:
         raise ValueError("Must use at least 2 GPUs.")
     _devices.set(tuple(devices))
-
-
-def get_current_callback_manager():
-    """cuFFT callbacks are not supported by ember: there is never a callback manager."""
-    return None
-
-
-def set_cufft_callbacks(*args, **kwargs):
-    """CuPy's cuFFT load/store callbacks: not supported by ember."""
-    raise NotImplementedError("ember does not support cuFFT callbacks; apply the operation before or after "
-                              "the transform")
 
 
 class _Config(types.ModuleType):

@@ -234,9 +234,7 @@ def _get_cufft_plan_nd(shape, kind, axes=None, order="C", out_size=None, to_cach
     if value_type != "C2C" and out_size is not None:
         out_dims[-1] = out_size
     out_dims = tuple(out_dims)
-    plan_dims = out_dims if value_type == "C2R" else in_dims
-    if value_type == "C2C":
-        out_dims = in_dims
+    plan_dims = out_dims if value_type == "C2R" else in_dims  # the real lengths
     if fft_axes == tuple(range(ndim)):
         batch, istride, idist, ostride, odist = 1, 1, 1, 1, 1
     elif 0 not in fft_axes:  # the batch along the leading axes

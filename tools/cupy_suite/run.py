@@ -127,7 +127,8 @@ MISSING = [
     re.compile(r"No module named '([\w.]+)'()"),
 ]
 _REVERSE = {"cupy.cuda": "ember.cuda", "cupy.random": "ember.random",
-            "cupy.linalg": "ember.linalg", "cupy.exceptions": "ember.errors"}
+            "cupy.linalg": "ember.linalg", "cupy.exceptions": "ember.errors",
+            "cupy.fft": "ember.fft"}
 # (class, pattern) tried in order on the failure's message, "E" lines, failing ">" lines and
 # "file.py:N:" location lines (not on the quoted source, which names every message); first wins.
 CLASSES = [
@@ -165,8 +166,9 @@ def classify(text: str) -> tuple[str, str]:
                     a, b = m.groups()
                     if missing.pattern.startswith("cannot"):
                         a, b = b, a
-                    for cupy_name, ember_name in _REVERSE.items():  # ember.cuda -> cupy.cuda
-                        a = cupy_name if a == ember_name else a
+                    for cupy_name, ember_name in _REVERSE.items():  # ember.cuda.x -> cupy.cuda.x
+                        if a == ember_name or a.startswith(ember_name + "."):
+                            a = cupy_name + a[len(ember_name):]
                     return cls, f"{a}.{b}" if b else a
         elif pattern.search(text):
             return cls, ""

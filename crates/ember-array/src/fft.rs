@@ -1,66 +1,24 @@
-//! Batched complex FFTs of rows: cuFFT on CUDA devices (when it is found), else ember's
-//! Stockham passes ([`ember_codegen::fft`]) on every device, for every length whose primes are
-//! 2, 3, 5 and 7 (the Python layer takes other lengths through Bluestein's algorithm, on top
-//! of these).
-
-use std::sync::{Arc, Mutex};
+//! FFT plans: a [`Plan`] is made once for a transform's shape, type and batch and run on any
+//! arrays of that shape. On CUDA devices (when cuFFT is found) it is a cuFFT plan of any
+//! rank 1 to 3, complex or real; everywhere else, and when asked for, ember's Stockham passes
+//! ([`ember_codegen::fft`]) of one length whose primes are 2, 3, 5 and 7 (the Python layer
+//! builds real, multi-dimensional and other-length transforms on top of these).
+//!
+//! A plan owns what it needs on the device: cuFFT's handle and work area, or the passes'
+//! twiddle table and work area. Dropping it gives them back; the Python layer's plan cache
+//! (CuPy's `PlanCache`) decides how many are kept.
 
 use ember_codegen::fft::{factor, table_starts, twiddles, PassKernel, RowKernel};
 use ember_core::{DType, Error, Result};
 use ember_kernel::{launch_shape, KernelMemo};
 use ember_runtime::cuda::fft as cufft;
+pub use ember_runtime::cuda::fft::{Kind, Layout};
 use ember_runtime::{current_stream, BackendKind, Device, KernelArg};
 
 use crate::array::Array;
 
 static PASSES: KernelMemo<PassKernel> = KernelMemo::new();
 static ROWS: KernelMemo<RowKernel> = KernelMemo::new();
-
-/// The twiddle tables of every pass of a length, on a device (uploaded once; the last
-/// [`KEPT`] lengths are kept), with where each pass's table starts.
-type Tables = Arc<(Array, Vec<usize>)>;
-
-const KEPT: usize = 64;
-
-static CACHE: Mutex<Vec<(usize, usize, DType, Tables)>> = Mutex::new(Vec::new());
-
-/// Drops every kept twiddle table and cuFFT plan (their memory goes back).
-pub fn forget() {
-    CACHE.lock().unwrap_or_else(|e| e.into_inner()).clear();
-    cufft::forget_plans();
-}
-
-fn tables(device: &'static Device, n: usize, radices: &[usize], dtype: DType) -> Result<Tables> {
-    let key = (device as *const Device as usize, n, dtype);
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((.., t)) = cache.iter().find(|(d, m, t, _)| (*d, *m, *t) == key) {
-        return Ok(t.clone());
-    }
-    let (mut values, mut p) = (Vec::new(), 1);
-    for &r in radices {
-        values.extend(twiddles(p, r));
-        p *= r;
-    }
-    let starts = table_starts(radices);
-    let bytes: Vec<u8> = if dtype == DType::C128 {
-        values.iter().flat_map(|v| v.to_le_bytes()).collect()
-    } else {
-        values
-            .iter()
-            .flat_map(|v| (*v as f32).to_le_bytes())
-            .collect()
-    };
-    let table = Array::empty(device, &[(values.len() / 2).max(1)], dtype)?;
-    if !bytes.is_empty() {
-        table.set_from_host(&bytes)?;
-    }
-    let entry: Tables = Arc::new((table, starts));
-    if cache.len() == KEPT {
-        cache.remove(0);
-    }
-    cache.push((key.0, n, dtype, entry.clone()));
-    Ok(entry)
-}
 
 /// The radices of a length the passes take, or `None`.
 pub fn radices(n: usize) -> Option<Vec<usize>> {
@@ -76,6 +34,11 @@ pub fn engine(device: &'static Device) -> &'static str {
     }
 }
 
+/// cuFFT's version where it is found (`cufftGetVersion`), else `None`.
+pub fn cufft_version() -> Option<i32> {
+    cufft::version()
+}
+
 /// How ember's passes run a length that fits [`RowKernel`]: a block a row in shared memory
 /// (GPUs: one launch), or one launch a pass (CPU devices, where PoCL's barriers cost more than
 /// the passes' memory traffic: 256 rows of 4,096 took 34 ms against 22).
@@ -87,9 +50,362 @@ pub enum Rows {
     Shared,
 }
 
+enum Body {
+    Cufft {
+        plan: cufft::Plan,
+        _work: Option<Array>,
+    },
+    Passes {
+        n: usize,
+        radices: Vec<usize>,
+        table: Array,
+        starts: Vec<usize>,
+        shared: bool,
+        work: Option<Array>,
+    },
+}
+
+/// A transform made ready for one shape: see the module's documentation.
+pub struct Plan {
+    device: &'static Device,
+    layout: Layout,
+    kind: Kind,
+    /// The complex dtype of the transform (complex64 or complex128).
+    dtype: DType,
+    body: Body,
+}
+
+fn complex(double: bool) -> DType {
+    if double {
+        DType::C128
+    } else {
+        DType::C64
+    }
+}
+
+fn real(double: bool) -> DType {
+    if double {
+        DType::F64
+    } else {
+        DType::F32
+    }
+}
+
+impl Plan {
+    /// A cuFFT plan of `kind` for `layout` (double precision when `double`), with its work
+    /// area from ember's pool.
+    pub fn cufft(
+        device: &'static Device,
+        layout: Layout,
+        kind: Kind,
+        double: bool,
+    ) -> Result<Plan> {
+        let plan = cufft::Plan::new(device, &layout, kind, double)?;
+        let work = match plan.work_size() {
+            0 => None,
+            bytes => {
+                let area = Array::empty(device, &[bytes], DType::U8)?;
+                plan.set_work_area(area.address())?;
+                Some(area)
+            }
+        };
+        Ok(Plan {
+            device,
+            layout,
+            kind,
+            dtype: complex(double),
+            body: Body::Cufft { plan, _work: work },
+        })
+    }
+
+    /// A plan of ember's passes: `batch` contiguous rows of `n` complex values (complex128 when
+    /// `double`); `n`'s primes must be 2, 3, 5 and 7.
+    pub fn passes(
+        device: &'static Device,
+        n: usize,
+        batch: usize,
+        double: bool,
+        rows: Rows,
+    ) -> Result<Plan> {
+        let radices = factor(n).filter(|_| n > 0).ok_or_else(|| {
+            Error::Value(format!(
+                "ember's passes take lengths whose primes are 2, 3, 5 and 7, not {n}: use Bluestein's algorithm"
+            ))
+        })?;
+        let dtype = complex(double);
+        let (mut values, mut p) = (Vec::new(), 1);
+        for &r in &radices {
+            values.extend(twiddles(p, r));
+            p *= r;
+        }
+        let bytes: Vec<u8> = if double {
+            values.iter().flat_map(|v| v.to_le_bytes()).collect()
+        } else {
+            values
+                .iter()
+                .flat_map(|v| (*v as f32).to_le_bytes())
+                .collect()
+        };
+        let table = Array::empty(device, &[(values.len() / 2).max(1)], dtype)?;
+        if !bytes.is_empty() {
+            table.set_from_host(&bytes)?;
+        }
+        let row = RowKernel {
+            n,
+            double,
+            inverse: false,
+        };
+        let shared = (rows == Rows::Shared || !device.info().is_cpu)
+            && RowKernel::fits(n, double)
+            && row.threads() <= device.info().max_threads_per_block;
+        // Passes go back and forth between the output and one work area of the data's size.
+        let work = if !shared && radices.len() >= 2 && batch > 0 {
+            Some(Array::empty(device, &[batch, n], dtype)?)
+        } else {
+            None
+        };
+        let layout = Layout {
+            dims: vec![n],
+            batch,
+            inembed: vec![n],
+            istride: 1,
+            idist: n,
+            onembed: vec![n],
+            ostride: 1,
+            odist: n,
+        };
+        Ok(Plan {
+            device,
+            layout,
+            kind: Kind::C2C,
+            dtype,
+            body: Body::Passes {
+                n,
+                starts: table_starts(&radices),
+                radices,
+                table,
+                shared,
+                work,
+            },
+        })
+    }
+
+    /// The device the plan runs on.
+    pub fn device(&self) -> &'static Device {
+        self.device
+    }
+
+    /// `"cufft"` or `"passes"`.
+    pub fn engine(&self) -> &'static str {
+        match self.body {
+            Body::Cufft { .. } => "cufft",
+            Body::Passes { .. } => "passes",
+        }
+    }
+
+    /// The layout the plan was made for.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// What the plan transforms.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The device memory the plan holds for its work (bytes), and where it is (0 for none).
+    pub fn work_area(&self) -> (usize, u64) {
+        let area = match &self.body {
+            Body::Cufft { _work, .. } => _work.as_ref(),
+            Body::Passes { work, .. } => work.as_ref(),
+        };
+        area.map_or((0, 0), |a| (a.nbytes(), a.address()))
+    }
+
+    /// The dtypes the plan reads and writes.
+    fn dtypes(&self) -> (DType, DType) {
+        let double = self.dtype == DType::C128;
+        match self.kind {
+            Kind::C2C => (self.dtype, self.dtype),
+            Kind::R2C => (real(double), self.dtype),
+            Kind::C2R => (self.dtype, real(double)),
+        }
+    }
+
+    /// Elements of the input and of the output one run reads and writes (the extent of the
+    /// advanced layout over the whole batch).
+    fn extents(&self) -> (usize, usize) {
+        let l = &self.layout;
+        let last = l.dims.len() - 1;
+        let (mut ins, mut outs) = (l.dims.clone(), l.dims.clone());
+        match self.kind {
+            Kind::C2C => {}
+            Kind::R2C => outs[last] = l.dims[last] / 2 + 1,
+            Kind::C2R => ins[last] = l.dims[last] / 2 + 1,
+        }
+        let extent = |embed: &[usize], logical: &[usize], stride: usize, dist: usize| {
+            if l.batch == 0 {
+                return 0;
+            }
+            if embed.is_empty() {
+                return l.batch * logical.iter().product::<usize>();
+            }
+            // The last element of one transform, plus the batches before it.
+            let mut at = 0;
+            for (k, &len) in logical.iter().enumerate() {
+                let below: usize = embed[k + 1..].iter().product();
+                at += (len - 1) * below;
+            }
+            (l.batch - 1) * dist + at * stride + 1
+        };
+        (
+            extent(&l.inembed, &ins, l.istride, l.idist),
+            extent(&l.onembed, &outs, l.ostride, l.odist),
+        )
+    }
+
+    /// Runs the plan: `input` to `output` (C-contiguous arrays on the plan's device holding at
+    /// least what the layout reads and writes; `inverse`: the conjugate exponent, for C2C),
+    /// unnormalized.
+    pub fn execute(&self, input: &Array, output: &Array, inverse: bool) -> Result<()> {
+        let (din, dout) = self.dtypes();
+        let (nin, nout) = self.extents();
+        for (what, a, dtype, need) in [("input", input, din, nin), ("output", output, dout, nout)] {
+            if a.dtype() != dtype || !a.is_c_contiguous() || a.size() < need {
+                return Err(Error::Value(format!(
+                    "this FFT plan's {what} is a C-contiguous {dtype} array of at least {need} elements, not a {}{} array of shape {:?}",
+                    if a.is_c_contiguous() { "" } else { "non-contiguous " },
+                    a.dtype(),
+                    a.shape()
+                )));
+            }
+            if !std::ptr::eq(a.device(), self.device) {
+                return Err(Error::Value(format!(
+                    "this FFT plan runs on {}, and the {what} is on {}",
+                    self.device.info().name,
+                    a.device().info().name
+                )));
+            }
+        }
+        if self.layout.batch == 0 {
+            return Ok(());
+        }
+        match &self.body {
+            Body::Cufft { plan, .. } => {
+                plan.execute(self.device, input.address(), output.address(), inverse)
+            }
+            Body::Passes {
+                n,
+                radices,
+                table,
+                starts,
+                shared,
+                work,
+            } => {
+                // The passes read their input while they write: an overlapping output reads a
+                // copy.
+                let copy;
+                let input = if input.address() == output.address() {
+                    copy = input.copy()?;
+                    &copy
+                } else {
+                    input
+                };
+                self.run_passes(
+                    input, output, inverse, *n, radices, table, starts, *shared, work,
+                )
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_passes(
+        &self,
+        input: &Array,
+        output: &Array,
+        inverse: bool,
+        n: usize,
+        radices: &[usize],
+        table: &Array,
+        starts: &[usize],
+        shared: bool,
+        work: &Option<Array>,
+    ) -> Result<()> {
+        let device = self.device;
+        let rows = self.layout.batch;
+        let double = self.dtype == DType::C128;
+        let rows64 = (rows as i64).to_le_bytes();
+        if radices.is_empty() {
+            // Length 1: the transform is the identity.
+            return input.copy_into(output);
+        }
+        if shared {
+            // A row in shared memory, every pass in one launch.
+            let row = RowKernel { n, double, inverse };
+            let function = ROWS.generated(device, &row)?;
+            let args = [
+                input.kernel_arg(),
+                output.kernel_arg(),
+                table.kernel_arg(),
+                KernelArg::Bytes(&rows64),
+            ];
+            let blocks = rows.min(65_535) as u32;
+            let block = [row.threads() as u32, 1, 1];
+            return device.launch(
+                &function,
+                [blocks, 1, 1],
+                block,
+                0,
+                current_stream(device),
+                &args,
+            );
+        }
+        // Passes alternate between the output and the work area, so that the last lands in
+        // the output.
+        let item = self.dtype.itemsize();
+        let n64 = (n as i64).to_le_bytes();
+        let mut p = 1;
+        for (s, &r) in radices.iter().enumerate() {
+            let spec = PassKernel {
+                radix: r,
+                double,
+                inverse,
+            };
+            let function = PASSES.generated(device, &spec)?;
+            // The passes after this one: an even number of them means this one writes the output.
+            let to_output = (radices.len() - 1 - s).is_multiple_of(2);
+            let (source, target) = match (s, work) {
+                (0, _) if radices.len() == 1 => (input, output),
+                (0, Some(w)) => (input, if to_output { output } else { w }),
+                (_, Some(w)) if to_output => (w, output),
+                (_, Some(w)) => (output, w),
+                (_, None) => {
+                    return Err(Error::Value(
+                        "an FFT plan of several passes has no work area".into(),
+                    ))
+                }
+            };
+            let tw = table.buffer().arg(table.offset() + starts[s] * item);
+            let p64 = (p as i64).to_le_bytes();
+            let args = [
+                source.kernel_arg(),
+                target.kernel_arg(),
+                tw,
+                KernelArg::Bytes(&n64),
+                KernelArg::Bytes(&p64),
+                KernelArg::Bytes(&rows64),
+            ];
+            let (grid, block) = launch_shape(device, rows * n / r);
+            device.launch(&function, grid, block, 0, current_stream(device), &args)?;
+            p *= r;
+        }
+        Ok(())
+    }
+}
+
 /// The DFT of each row of `a` (C-contiguous complex64/complex128; rows of the last axis),
 /// unnormalized in both directions (`inverse`: the conjugate exponent), by the device's
-/// [`engine`] (`passes`: ember's passes whatever the device).
+/// [`engine`] (`passes`: ember's passes whatever the device), through a plan made for it.
 pub fn c2c(a: &Array, inverse: bool, passes: bool, rows_in: Rows) -> Result<Array> {
     let dtype = a.dtype();
     if !matches!(dtype, DType::C64 | DType::C128) || !a.is_c_contiguous() || a.ndim() == 0 {
@@ -104,77 +420,18 @@ pub fn c2c(a: &Array, inverse: bool, passes: bool, rows_in: Rows) -> Result<Arra
         return a.copy();
     }
     let rows = a.size() / n;
-    if !passes && engine(device) == "cufft" && cufft::fits(n, rows) {
-        let out = Array::empty(device, a.shape(), dtype)?;
-        cufft::c2c(device, dtype, a.address(), out.address(), n, rows, inverse)?;
-        return Ok(out);
-    }
-    let radices = factor(n).ok_or_else(|| {
-        Error::Value(format!(
-            "length {n} has a prime factor above 7: use Bluestein's algorithm"
-        ))
-    })?;
-    let table = tables(device, n, &radices, dtype)?;
-    let item = dtype.itemsize();
     let double = dtype == DType::C128;
-    let row = RowKernel { n, double, inverse };
-    let shared = rows_in == Rows::Shared || !device.info().is_cpu;
-    if shared && RowKernel::fits(n, double) && row.threads() <= device.info().max_threads_per_block
-    {
-        // A row in shared memory, every pass in one launch.
-        let out = Array::empty(device, a.shape(), dtype)?;
-        let function = ROWS.generated(device, &row)?;
-        let rows64 = (rows as i64).to_le_bytes();
-        let args = [
-            a.kernel_arg(),
-            out.kernel_arg(),
-            table.0.kernel_arg(),
-            KernelArg::Bytes(&rows64),
-        ];
-        let blocks = rows.min(65_535) as u32;
-        let block = [row.threads() as u32, 1, 1];
-        device.launch(
-            &function,
-            [blocks, 1, 1],
-            block,
-            0,
-            current_stream(device),
-            &args,
-        )?;
-        return Ok(out);
-    }
-    let scratch = [
-        Array::empty(device, a.shape(), dtype)?,
-        Array::empty(device, a.shape(), dtype)?,
-    ];
-    let (n64, rows64) = ((n as i64).to_le_bytes(), (rows as i64).to_le_bytes());
-    let mut source = a.clone();
-    let mut p = 1;
-    for (s, &r) in radices.iter().enumerate() {
-        let spec = PassKernel {
-            radix: r,
-            double: dtype == DType::C128,
-            inverse,
+    let plan = if !passes && engine(device) == "cufft" {
+        let layout = Layout {
+            dims: vec![n],
+            batch: rows,
+            ..Layout::default()
         };
-        let function = PASSES.generated(device, &spec)?;
-        let target = &scratch[s % 2];
-        let tw = table.0.buffer().arg(table.0.offset() + table.1[s] * item);
-        let p64 = (p as i64).to_le_bytes();
-        let args = [
-            source.kernel_arg(),
-            target.kernel_arg(),
-            tw,
-            KernelArg::Bytes(&n64),
-            KernelArg::Bytes(&p64),
-            KernelArg::Bytes(&rows64),
-        ];
-        let (grid, block) = launch_shape(device, rows * n / r);
-        device.launch(&function, grid, block, 0, current_stream(device), &args)?;
-        source = target.clone();
-        p *= r;
-    }
-    if radices.is_empty() {
-        return a.copy();
-    }
-    Ok(source)
+        Plan::cufft(device, layout, Kind::C2C, double)?
+    } else {
+        Plan::passes(device, n, rows, double, rows_in)?
+    };
+    let out = Array::empty(device, a.shape(), dtype)?;
+    plan.execute(a, &out, inverse)?;
+    Ok(out)
 }

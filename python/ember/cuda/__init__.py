@@ -62,7 +62,7 @@ from .._runtime import (
     get_default_memory_pool,
     get_elapsed_time,
 )
-from . import random, runtime  # noqa: E402  (Numba's cuda.random; CuPy's cuda.runtime, Numba's too)
+from . import cufft, device, random, runtime  # noqa: E402, F401  (Numba's cuda.random; CuPy's others)
 
 
 def get_device_id() -> int:

@@ -1,35 +1,36 @@
 """``ember.fft``: NumPy's ``numpy.fft`` (as ``cupy.fft``) on ember arrays.
 
-Transforms run on the device: cuFFT on CUDA (loaded at run time from the toolkit or
-``pip install nvidia-cufft``), ember's own Stockham passes elsewhere (lengths whose primes are
-2, 3, 5 and 7; Bluestein's algorithm, three of those of a power-of-two length, for every other
-length). ``ember.fft.config.use_ember_passes()`` takes the passes on CUDA too.
+Transforms run on plans (:class:`Plan1d`, :class:`PlanNd`; CuPy's ``cupy.cuda.cufft`` classes,
+also at ``ember.cuda.cufft``): cuFFT's on CUDA (loaded at run time from the toolkit or
+``pip install nvidia-cufft``; real transforms as cuFFT's R2C/C2R, N-d ones as one plan of rank
+2 or 3), ember's own Stockham passes elsewhere (lengths whose primes are 2, 3, 5 and 7;
+Bluestein's algorithm for every other length). ``ember.fft.config.use_ember_passes()`` takes
+the passes on CUDA too. Plans are cached per device and thread (``config.get_plan_cache()``);
+``with plan:`` (a plan from :func:`get_fft_plan`) runs the transforms in the block on it.
 
 Single precision stays single (float16/float32/complex64 give complex64, as CuPy and NumPy 2
 do); everything else computes in complex128. ``norm`` is NumPy's (``"backward"``,
-``"ortho"``, ``"forward"``); ``n``/``s`` crop or zero-pad; multi-dimensional transforms are
-one-dimensional ones along each axis. Real transforms go through the complex ones.
+``"ortho"``, ``"forward"``); ``n``/``s`` crop or zero-pad.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_index
 
-from .._creation import asarray
+from .._creation import arange, asarray
 from .._manipulation import roll
 from .._ndarray import ndarray
 from .._shape import concatenate
-from .._ufuncs import UFUNCS
+from . import _fft as _impl  # the module: importing it binds the name ``_fft`` to it here
 from . import config  # noqa: F401  (ember.fft.config, as cupy.fft.config)
-from ._engine import c2c, check_norm, complex_dtype, resized
+from ._fft import _check_norm, _default_fft_func, _get_cufft_plan_nd, _last_output_size, _output_dtype
+from ._plan import CUFFT_FORWARD, CUFFT_INVERSE, Plan1d, PlanNd, fft_type, get_current_plan
 
 __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft", "irfft",
-    "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
+    "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn", "config", "get_fft_plan", "Plan1d", "PlanNd",
+    "get_current_plan",
 ]
-
-_SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
 def _array(a) -> ndarray:
@@ -43,131 +44,120 @@ def _into(out, y: ndarray) -> ndarray:
     return out
 
 
+def _s_axes(a: ndarray, s, axes):
+    """NumPy 2's ``s``: None entries mean the input's length."""
+    if s is not None:
+        s = tuple(s)
+        if axes is None:
+            axes_ = range(a.ndim - len(s), a.ndim)
+        else:
+            if len(s) != len(tuple(axes)):
+                raise ValueError("Shape and axes have different lengths.")
+            axes_ = axes
+        if any(n is None for n in s):
+            s = tuple(a.shape[ax] if n is None else n for n, ax in zip(s, axes_, strict=True))
+    return s
+
+
+def _c2c_nd(a, s, axes, norm, direction, out=None) -> ndarray:
+    a = _array(a)
+    s = _s_axes(a, s, axes)
+    func = _default_fft_func(a, s, axes)
+    return _into(out, func(a, s, axes, norm, direction))
+
+
+def _one_axis(a, n, axis, norm, direction, value_type):
+    a = _array(a)
+    if a.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0)
+    if n is not None and int(n) < 1:
+        raise ValueError(f"Invalid number of FFT data points ({int(n)}) specified.")
+    return _impl._fft(a, (None if n is None else int(n),), (axis,), norm, direction, value_type)
+
+
 def fft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
     """The discrete Fourier transform along ``axis``."""
-    return c2c(_array(a), n, axis, norm, False, out)
+    return _into(out, _one_axis(a, n, axis, norm, CUFFT_FORWARD, "C2C"))
 
 
 def ifft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
     """The inverse discrete Fourier transform along ``axis``."""
-    return c2c(_array(a), n, axis, norm, True, out)
-
-
-def _axes_and_lengths(a: ndarray, s, axes) -> tuple[list[int], list[int | None]]:
-    if axes is None:
-        axes = list(range(a.ndim)) if s is None else list(range(a.ndim - len(s), a.ndim))
-    axes = [normalize_axis_index(ax, a.ndim) for ax in axes]
-    if s is None:
-        lengths = [None] * len(axes)
-    else:
-        lengths = list(s)
-        if len(lengths) != len(axes):
-            raise ValueError("Shape and axes have different lengths.")
-    return axes, lengths
-
-
-def _cnd(a, s, axes, norm, inverse: bool, out=None) -> ndarray:
-    x = _array(a)
-    axes, lengths = _axes_and_lengths(x, s, axes)
-    for ax, n in reversed(list(zip(axes, lengths, strict=True))):
-        x = c2c(x, n, ax, norm, inverse)
-    return _into(out, x)
+    return _into(out, _one_axis(a, n, axis, norm, CUFFT_INVERSE, "C2C"))
 
 
 def fftn(a, s=None, axes=None, norm=None, out=None) -> ndarray:
     """The N-dimensional discrete Fourier transform over ``axes`` (all by default)."""
-    return _cnd(a, s, axes, norm, False, out)
+    return _c2c_nd(a, s, axes, norm, CUFFT_FORWARD, out)
 
 
 def ifftn(a, s=None, axes=None, norm=None, out=None) -> ndarray:
     """The inverse N-dimensional discrete Fourier transform."""
-    return _cnd(a, s, axes, norm, True, out)
+    return _c2c_nd(a, s, axes, norm, CUFFT_INVERSE, out)
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None, out=None) -> ndarray:
     """The two-dimensional discrete Fourier transform over the last two axes."""
-    return _cnd(a, s, axes, norm, False, out)
+    return _c2c_nd(a, s, axes, norm, CUFFT_FORWARD, out)
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None) -> ndarray:
     """The inverse two-dimensional discrete Fourier transform."""
-    return _cnd(a, s, axes, norm, True, out)
+    return _c2c_nd(a, s, axes, norm, CUFFT_INVERSE, out)
 
 
-def _real_input(x: ndarray) -> ndarray:
-    if x.dtype.kind == "c":
-        raise TypeError("ufunc 'rfft' does not support complex input: take the real part or use fft")
-    return x
+def _real_dtype(a: ndarray) -> np.dtype:
+    """NumPy's dtype of a complex-to-real result: float16 stays, single stays single."""
+    return np.result_type(a.real.dtype if a.dtype.kind == "c" else a.dtype, 1.0)
 
 
 def rfft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
     """The transform of real input: the ``n // 2 + 1`` non-negative frequencies."""
-    x = _real_input(_array(a))
-    if x.ndim == 0:
-        raise np.exceptions.AxisError(axis, 0)
-    axis = normalize_axis_index(axis, x.ndim)
-    n = x.shape[axis] if n is None else int(n)
-    y = c2c(x, n, axis, norm, False)
-    index = [slice(None)] * y.ndim
-    index[axis] = slice(0, n // 2 + 1)
-    return _into(out, y[tuple(index)])
+    return _into(out, _one_axis(a, n, axis, norm, CUFFT_FORWARD, "R2C"))
 
 
 def irfft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
     """The inverse of ``rfft``: ``n`` real values (``2 (m - 1)`` by default) from the ``m``
     non-negative frequencies of a Hermitian spectrum."""
-    check_norm(norm)
-    x = _array(a)
-    if x.ndim == 0:
-        raise np.exceptions.AxisError(axis, 0)
-    axis = normalize_axis_index(axis, x.ndim)
-    n = 2 * (x.shape[axis] - 1) if n is None else int(n)
-    if n < 1:
-        raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
-    dtype = complex_dtype(x.dtype)
-    half = resized(x.astype(dtype, copy=False), n // 2 + 1, axis)
-    index = [slice(None)] * half.ndim
-    index[axis] = slice(n - n // 2 - 1, 0, -1)  # X[n - k] = conj(X[k]), k = 1 .. (n - 1) // 2
-    mirrored = UFUNCS["conjugate"](half[tuple(index)])
-    full = concatenate([half, mirrored], axis=axis)
-    y = c2c(full, n, axis, norm, True).real
-    real = np.float16 if x.dtype == np.float16 else y.dtype
-    return _into(out, y if y.dtype == real else y.astype(real))
+    a = _array(a)
+    _check_norm(norm)
+    y = _one_axis(a, n, axis, norm, CUFFT_INVERSE, "C2R")
+    return _into(out, y.astype(_real_dtype(a), copy=False))
 
 
 def hfft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
     """The transform of a Hermitian-symmetric signal given by its first half: real values."""
-    check_norm(norm)
-    x = _array(a)
-    if n is None:
-        n = 2 * (x.shape[axis] - 1)
-    return irfft(UFUNCS["conjugate"](x), n, axis, norm=_SWAP[norm], out=out)
+    a = _array(a)
+    return irfft(a.conj(), n, axis, _swap(norm), out=out)
 
 
 def ihfft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
     """The inverse of ``hfft``: the first half of a Hermitian spectrum."""
-    check_norm(norm)
-    return _into(out, UFUNCS["conjugate"](rfft(a, n, axis, norm=_SWAP[norm])))
+    return _into(out, rfft(a, n, axis, _swap(norm)).conj())
+
+
+def _swap(norm):
+    norm = _check_norm(norm)
+    return {"backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
 
 
 def rfftn(a, s=None, axes=None, norm=None, out=None) -> ndarray:
     """The N-dimensional transform of real input: ``rfft`` over the last axis, then complex
     transforms over the others."""
-    x = _real_input(_array(a))
-    axes, lengths = _axes_and_lengths(x, s, axes)
-    y = rfft(x, lengths[-1], axes[-1], norm)
-    for ax, n in reversed(list(zip(axes[:-1], lengths[:-1], strict=True))):
-        y = c2c(y, n, ax, norm, False)
-    return _into(out, y)
+    a = _array(a)
+    s = _s_axes(a, s, axes)
+    func = _default_fft_func(a, s, axes, value_type="R2C")
+    return _into(out, func(a, s, axes, norm, CUFFT_FORWARD, "R2C"))
 
 
 def irfftn(a, s=None, axes=None, norm=None, out=None) -> ndarray:
     """The inverse of ``rfftn``."""
-    x = _array(a)
-    axes, lengths = _axes_and_lengths(x, s, axes)
-    for ax, n in zip(axes[:-1], lengths[:-1], strict=True):
-        x = c2c(x, n, ax, norm, True)
-    return _into(out, irfft(x, lengths[-1], axes[-1], norm))
+    a = _array(a)
+    s = _s_axes(a, s, axes)
+    func = _default_fft_func(a, s, axes, value_type="C2R")
+    y = func(a, s, axes, norm, CUFFT_INVERSE, "C2R")
+    if axes is not None and len(tuple(axes)) == 1:
+        y = y.astype(_real_dtype(a), copy=False)  # as irfft's
+    return _into(out, y)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None) -> ndarray:
@@ -182,12 +172,15 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None) -> ndarray:
 
 def fftfreq(n, d=1.0, *, device=None) -> ndarray:
     """The sample frequencies of an ``n``-point transform, for samples ``d`` apart."""
-    return asarray(np.fft.fftfreq(int(n), d))
+    n = int(n)
+    k = concatenate([arange(0, (n - 1) // 2 + 1, dtype=np.float64), arange(-(n // 2), 0, dtype=np.float64)])
+    return k * (1.0 / (n * d))
 
 
 def rfftfreq(n, d=1.0, *, device=None) -> ndarray:
     """The non-negative sample frequencies of an ``n``-point ``rfft``."""
-    return asarray(np.fft.rfftfreq(int(n), d))
+    n = int(n)
+    return arange(0, n // 2 + 1, dtype=np.float64) * (1.0 / (n * d))
 
 
 def _shifts(x: ndarray, axes, sign: int):
@@ -211,3 +204,61 @@ def ifftshift(x, axes=None) -> ndarray:
     x = _array(x)
     shift, axes = _shifts(x, axes, -1)
     return roll(x, shift, axes)
+
+
+def get_fft_plan(a, shape=None, axes=None, value_type="C2C"):
+    """A plan for transforming ``a`` (C- or F-contiguous) over ``axes`` (all by default; up to
+    three) to ``shape``: a :class:`Plan1d` for one axis, a :class:`PlanNd` for several (CuPy's
+    ``cupyx.scipy.fftpack.get_fft_plan``). ``with plan:`` runs ``ember.fft``'s transforms of
+    matching arrays on it; it is not put in the plan cache."""
+    from ._cache import get_plan_cache
+    from ._fft import _plan_key
+
+    if a.flags.c_contiguous:
+        order = "C"
+    elif a.flags.f_contiguous:
+        order = "F"
+    else:
+        raise ValueError("Input array a must be contiguous")
+    if isinstance(shape, int):
+        shape = (shape,)
+    if isinstance(axes, int):
+        axes = (axes,)
+    if shape is not None and axes is not None and len(shape) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")
+    if axes is None:
+        count = a.ndim if shape is None else len(shape)
+        axes = tuple(range(-count, 0))
+        axis1d = 0 if count == 1 else None
+    else:
+        count = len(axes)
+        if count == 1:
+            axis1d = axes[0]
+            if not -a.ndim <= axis1d < a.ndim:
+                raise ValueError(f"The chosen axis ({axis1d}) exceeds the number of dimensions of a ({a.ndim})")
+        elif count > 3:
+            raise ValueError("Only up to three axes is supported")
+    # The shape of the (cropped or padded) input the plan transforms.
+    transformed = shape
+    cooked = list(a.shape)
+    if transformed is not None:
+        for size, axis in zip(transformed, axes, strict=True):
+            if size is not None:
+                if axis == axes[-1] and value_type == "C2R":
+                    size = size // 2 + 1
+                cooked[axis] = size
+    cooked = tuple(cooked)
+    kind = fft_type(_output_dtype(a.dtype, value_type), value_type)
+    if count > 1 and value_type != "C2C" and a.flags.f_contiguous:
+        raise ValueError("C2R/R2C PlanNd for F-order arrays is not supported")
+    if count > 1:
+        out_size = _last_output_size(cooked, transformed, axes[-1], value_type)
+        return _get_cufft_plan_nd(cooked, kind, axes=axes, order=order, out_size=out_size, to_cache=False)
+    if value_type != "C2R":
+        out_size = cooked[axis1d]
+    else:
+        out_size = _last_output_size(cooked, transformed, axis1d, value_type)
+    batch = int(np.prod(cooked)) // cooked[axis1d]
+    devices = config.devices
+    plan = get_plan_cache().get(_plan_key(out_size, kind, batch, devices))
+    return plan if plan is not None else Plan1d(out_size, kind, batch, devices=devices)

@@ -1,25 +1,22 @@
-//! cuFFT through cudarc: batched complex-to-complex transforms of contiguous rows, complex64
-//! and complex128.
+//! cuFFT through cudarc: plans of batched complex (C2C/Z2Z) and real (R2C/D2Z, C2R/Z2D)
+//! transforms of rank 1 to 3, in cuFFT's advanced data layout (`cufftMakePlanMany`).
 //!
 //! cuFFT is loaded on first use ([`loader::search_cufft`]) and checked before any call, as
 //! cuBLAS is (cudarc panics on a missing library or symbol; calls run under `catch_unwind`).
-//! Plans are kept per (device, stream, length, rows, type): making one costs far more than
-//! running it, and a plan's work area must not serve two streams at once.
+//! A [`Plan`] makes no work area of its own (auto-allocation is off): its owner gives it one
+//! from ember's pool ([`Plan::set_work_area`]), so the pool accounts for it and a plan cache
+//! can bound it, as CuPy's does. Dropping a plan destroys it.
 
-use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use cudarc::cufft::sys as fft;
-use ember_core::{DType, Error, Result};
+use ember_core::{Error, Result};
 
 use super::blas::ContextScope;
 use super::loader;
-use crate::backend::{BackendKind, Handle};
+use crate::backend::BackendKind;
 use crate::device::Device;
-
-/// Plans kept (the oldest is destroyed beyond this, as CuPy's plan cache bounds itself).
-const PLANS: usize = 32;
 
 /// Whether cuFFT can be used: found and loadable (searched once).
 pub fn available() -> bool {
@@ -28,6 +25,19 @@ pub fn available() -> bool {
         let _ = loader::search_cufft();
         catch_unwind(|| unsafe { fft::is_culib_present() }).unwrap_or(false)
     })
+}
+
+/// cuFFT's version (`cufftGetVersion`: 11303 for 11.3.3), or `None` where it is not found.
+pub fn version() -> Option<i32> {
+    if !available() {
+        return None;
+    }
+    let mut version = 0;
+    let status = guarded("cufftGetVersion", || unsafe {
+        fft::cufftGetVersion(&mut version)
+    })
+    .ok()?;
+    (status == fft::cufftResult::CUFFT_SUCCESS).then_some(version)
 }
 
 fn guarded<T>(call: &str, f: impl FnOnce() -> T) -> Result<T> {
@@ -42,8 +52,9 @@ fn check(call: &str, status: fft::cufftResult) -> Result<()> {
         return Ok(());
     }
     let message = match status {
-        fft::cufftResult::CUFFT_ALLOC_FAILED => "cuFFT could not allocate its work area",
-        fft::cufftResult::CUFFT_INVALID_SIZE => "the length or batch was rejected",
+        fft::cufftResult::CUFFT_ALLOC_FAILED => "cuFFT could not allocate memory",
+        fft::cufftResult::CUFFT_INVALID_SIZE => "the lengths or batch were rejected",
+        fft::cufftResult::CUFFT_INVALID_VALUE => "a layout value was rejected",
         fft::cufftResult::CUFFT_EXEC_FAILED => "the transform's kernel failed to launch",
         _ => "cuFFT call failed",
     };
@@ -56,146 +67,236 @@ fn check(call: &str, status: fft::cufftResult) -> Result<()> {
     ))
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Key {
-    ordinal: usize,
-    stream: Handle,
-    n: i32,
-    rows: i32,
-    double: bool,
+/// What a plan transforms: complex to complex, real to complex (the `n / 2 + 1` non-negative
+/// frequencies of the last dimension) or complex to real.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    C2C,
+    R2C,
+    C2R,
 }
 
-struct Plan(Key, fft::cufftHandle);
-
-static PLANS_KEPT: OnceLock<Mutex<VecDeque<Plan>>> = OnceLock::new();
-
-fn plans() -> &'static Mutex<VecDeque<Plan>> {
-    PLANS_KEPT.get_or_init(|| Mutex::new(VecDeque::new()))
-}
-
-/// Destroys every kept plan (their work areas go back to the driver).
-pub fn forget_plans() {
-    let Some(kept) = PLANS_KEPT.get() else {
-        return;
-    };
-    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
-    for plan in kept.drain(..) {
-        let _scope = ContextScope::enter(plan.0.ordinal);
-        let _ = guarded("cufftDestroy", || unsafe { fft::cufftDestroy(plan.1) });
-    }
-}
-
-/// Whether cuFFT takes `rows` rows of `n` (its 32-bit plan sizes).
-pub fn fits(n: usize, rows: usize) -> bool {
-    n <= i32::MAX as usize && rows <= i32::MAX as usize
-}
-
-/// Queues the unnormalized DFT of `rows` contiguous rows of `n` complex values at `input`,
-/// written to `output` (device addresses), on `device`'s current stream.
-pub fn c2c(
-    device: &'static Device,
-    dtype: DType,
-    input: u64,
-    output: u64,
-    n: usize,
-    rows: usize,
-    inverse: bool,
-) -> Result<()> {
-    if device.kind() != BackendKind::Cuda || !matches!(dtype, DType::C64 | DType::C128) {
-        return Err(Error::Value(format!(
-            "cuFFT transforms complex64/complex128 on CUDA devices, not {dtype} on {}",
-            device.info().name
-        )));
-    }
-    if !fits(n, rows) {
-        return Err(Error::Value(format!(
-            "{rows} rows of {n} are too many for cuFFT's 32-bit plans"
-        )));
-    }
-    if !available() {
-        return Err(Error::BackendUnavailable {
-            backend: "cuFFT".into(),
-            reason: "cuFFT (libcufft.so) was not found; install it with `pip install nvidia-cufft` or the CUDA toolkit, or set CUDA_PATH".into(),
-        });
-    }
-    // cuFFT launches by its own driver calls: queued launches go first.
-    crate::deferred::finish();
-    device.backend().drain();
-    let stream = crate::stream::current_stream(device);
-    let ordinal = device.info().ordinal;
-    let _scope = ContextScope::enter(ordinal)?;
-    let key = Key {
-        ordinal,
-        stream,
-        n: n as i32,
-        rows: rows as i32,
-        double: dtype == DType::C128,
-    };
-    let mut kept = plans().lock().unwrap_or_else(|e| e.into_inner());
-    let plan = match kept.iter().find(|p| p.0 == key) {
-        Some(p) => p.1,
-        None => {
-            if kept.len() >= PLANS {
-                if let Some(old) = kept.pop_front() {
-                    let _ = guarded("cufftDestroy", || unsafe { fft::cufftDestroy(old.1) });
-                }
-            }
-            let kind = if key.double {
-                fft::cufftType::CUFFT_Z2Z
-            } else {
-                fft::cufftType::CUFFT_C2C
-            };
-            let mut plan: fft::cufftHandle = 0;
-            let mut length = key.n;
-            check(
-                "cufftPlanMany",
-                guarded("cufftPlanMany", || unsafe {
-                    fft::cufftPlanMany(
-                        &mut plan,
-                        1,
-                        &mut length,
-                        std::ptr::null_mut(),
-                        1,
-                        key.n,
-                        std::ptr::null_mut(),
-                        1,
-                        key.n,
-                        kind,
-                        key.rows,
-                    )
-                })?,
-            )?;
-            let set = guarded("cufftSetStream", || unsafe {
-                fft::cufftSetStream(plan, stream as usize as fft::cudaStream_t)
-            })
-            .and_then(|s| check("cufftSetStream", s));
-            if let Err(e) = set {
-                let _ = guarded("cufftDestroy", || unsafe { fft::cufftDestroy(plan) });
-                return Err(e);
-            }
-            kept.push_back(Plan(key, plan));
-            plan
+impl Kind {
+    fn cufft_type(self, double: bool) -> fft::cufftType {
+        use fft::cufftType::*;
+        match (self, double) {
+            (Kind::C2C, false) => CUFFT_C2C,
+            (Kind::R2C, false) => CUFFT_R2C,
+            (Kind::C2R, false) => CUFFT_C2R,
+            (Kind::C2C, true) => CUFFT_Z2Z,
+            (Kind::R2C, true) => CUFFT_D2Z,
+            (Kind::C2R, true) => CUFFT_Z2D,
         }
-    };
-    let direction = if inverse { 1 } else { -1 };
-    let status = if key.double {
-        guarded("cufftExecZ2Z", || unsafe {
-            fft::cufftExecZ2Z(
-                plan,
-                input as usize as *mut fft::cufftDoubleComplex,
-                output as usize as *mut fft::cufftDoubleComplex,
-                direction,
-            )
-        })?
-    } else {
-        guarded("cufftExecC2C", || unsafe {
-            fft::cufftExecC2C(
-                plan,
-                input as usize as *mut fft::cufftComplex,
-                output as usize as *mut fft::cufftComplex,
-                direction,
-            )
-        })?
-    };
-    check("cufftExec", status)
+    }
+}
+
+/// cuFFT's advanced layout: element `x` of batch `b` of the input is at
+/// `b * idist + (x0 * inembed[1] + x1) * inembed[2] + ...) * istride` (elements, not bytes);
+/// empty embeds mean the packed layout (strides and distances are then ignored).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// The logical lengths of one transform (the real lengths for R2C and C2R), 1 to 3 of them.
+    pub dims: Vec<usize>,
+    pub batch: usize,
+    pub inembed: Vec<usize>,
+    pub istride: usize,
+    pub idist: usize,
+    pub onembed: Vec<usize>,
+    pub ostride: usize,
+    pub odist: usize,
+}
+
+fn int(value: usize, what: &str) -> Result<i32> {
+    i32::try_from(value).map_err(|_| {
+        Error::Value(format!(
+            "{what} {value} is too large for cuFFT's 32-bit plans"
+        ))
+    })
+}
+
+/// A cuFFT plan on one device. Its work area is set by its owner before it runs.
+pub struct Plan {
+    ordinal: usize,
+    handle: fft::cufftHandle,
+    kind: Kind,
+    double: bool,
+    work_size: usize,
+}
+
+impl Plan {
+    /// Makes a plan of `kind` (double precision when `double`) for `layout` on `device`.
+    pub fn new(device: &'static Device, layout: &Layout, kind: Kind, double: bool) -> Result<Plan> {
+        if device.kind() != BackendKind::Cuda {
+            return Err(Error::Value(format!(
+                "cuFFT plans are made on CUDA devices, not on {}",
+                device.info().name
+            )));
+        }
+        if layout.dims.is_empty() || layout.dims.len() > 3 || layout.dims.contains(&0) {
+            return Err(Error::Value(format!(
+                "cuFFT transforms 1 to 3 dimensions of nonzero length, not {:?}",
+                layout.dims
+            )));
+        }
+        if !available() {
+            return Err(Error::BackendUnavailable {
+                backend: "cuFFT".into(),
+                reason: "cuFFT (libcufft.so) was not found; install it with `pip install nvidia-cufft` or the CUDA toolkit, or set CUDA_PATH".into(),
+            });
+        }
+        let mut dims = layout
+            .dims
+            .iter()
+            .map(|&d| int(d, "length"))
+            .collect::<Result<Vec<_>>>()?;
+        let mut inembed = layout
+            .inembed
+            .iter()
+            .map(|&d| int(d, "embedding"))
+            .collect::<Result<Vec<_>>>()?;
+        let mut onembed = layout
+            .onembed
+            .iter()
+            .map(|&d| int(d, "embedding"))
+            .collect::<Result<Vec<_>>>()?;
+        let embed = |e: &mut Vec<i32>| {
+            if e.is_empty() {
+                std::ptr::null_mut()
+            } else {
+                e.as_mut_ptr()
+            }
+        };
+        let (istride, idist) = (
+            int(layout.istride, "stride")?,
+            int(layout.idist, "distance")?,
+        );
+        let (ostride, odist) = (
+            int(layout.ostride, "stride")?,
+            int(layout.odist, "distance")?,
+        );
+        let batch = int(layout.batch, "batch")?;
+        let ordinal = device.info().ordinal;
+        let _scope = ContextScope::enter(ordinal)?;
+        let mut handle: fft::cufftHandle = 0;
+        check(
+            "cufftCreate",
+            guarded("cufftCreate", || unsafe { fft::cufftCreate(&mut handle) })?,
+        )?;
+        let plan = Plan {
+            ordinal,
+            handle,
+            kind,
+            double,
+            work_size: 0,
+        };
+        check(
+            "cufftSetAutoAllocation",
+            guarded("cufftSetAutoAllocation", || unsafe {
+                fft::cufftSetAutoAllocation(handle, 0)
+            })?,
+        )?;
+        let mut make = || -> Result<(fft::cufftResult, usize)> {
+            let mut work = 0usize;
+            let status = guarded("cufftMakePlanMany", || unsafe {
+                fft::cufftMakePlanMany(
+                    handle,
+                    dims.len() as i32,
+                    dims.as_mut_ptr(),
+                    embed(&mut inembed),
+                    istride,
+                    idist,
+                    embed(&mut onembed),
+                    ostride,
+                    odist,
+                    kind.cufft_type(double),
+                    batch,
+                    &mut work,
+                )
+            })?;
+            Ok((status, work))
+        };
+        let (mut status, mut work) = make()?;
+        if status == fft::cufftResult::CUFFT_ALLOC_FAILED {
+            // Planning some lengths takes much memory: give the pool's free blocks back, once.
+            device.free_all_blocks();
+            (status, work) = make()?;
+        }
+        check("cufftMakePlanMany", status)?;
+        Ok(Plan {
+            work_size: work,
+            ..plan
+        })
+    }
+
+    /// Bytes of work area the plan needs.
+    pub fn work_size(&self) -> usize {
+        self.work_size
+    }
+
+    /// What the plan transforms, and whether in double precision.
+    pub fn kind(&self) -> (Kind, bool) {
+        (self.kind, self.double)
+    }
+
+    /// Gives the plan its work area (`work_size()` bytes at device address `address`, kept
+    /// alive by the caller for as long as the plan runs).
+    pub fn set_work_area(&self, address: u64) -> Result<()> {
+        let _scope = ContextScope::enter(self.ordinal)?;
+        check(
+            "cufftSetWorkArea",
+            guarded("cufftSetWorkArea", || unsafe {
+                fft::cufftSetWorkArea(self.handle, address as usize as *mut std::ffi::c_void)
+            })?,
+        )
+    }
+
+    /// Queues the transform of `input` into `output` (device addresses) on `device`'s current
+    /// stream; `inverse` is the sign of C2C transforms (R2C is forward, C2R inverse).
+    pub fn execute(
+        &self,
+        device: &'static Device,
+        input: u64,
+        output: u64,
+        inverse: bool,
+    ) -> Result<()> {
+        if device.info().ordinal != self.ordinal || device.kind() != BackendKind::Cuda {
+            return Err(Error::Value(format!(
+                "this cuFFT plan belongs to CUDA device {}, not to {}",
+                self.ordinal,
+                device.info().name
+            )));
+        }
+        // cuFFT launches by its own driver calls: queued launches go first.
+        crate::deferred::finish();
+        device.backend().drain();
+        let stream = crate::stream::current_stream(device);
+        let _scope = ContextScope::enter(self.ordinal)?;
+        check(
+            "cufftSetStream",
+            guarded("cufftSetStream", || unsafe {
+                fft::cufftSetStream(self.handle, stream as usize as fft::cudaStream_t)
+            })?,
+        )?;
+        let (h, i, o) = (self.handle, input as usize, output as usize);
+        let direction = if inverse { 1 } else { -1 };
+        let status = guarded("cufftExec", || unsafe {
+            match (self.kind, self.double) {
+                (Kind::C2C, false) => fft::cufftExecC2C(h, i as _, o as _, direction),
+                (Kind::C2C, true) => fft::cufftExecZ2Z(h, i as _, o as _, direction),
+                (Kind::R2C, false) => fft::cufftExecR2C(h, i as _, o as _),
+                (Kind::R2C, true) => fft::cufftExecD2Z(h, i as _, o as _),
+                (Kind::C2R, false) => fft::cufftExecC2R(h, i as _, o as _),
+                (Kind::C2R, true) => fft::cufftExecZ2D(h, i as _, o as _),
+            }
+        })?;
+        check("cufftExec", status)
+    }
+}
+
+impl Drop for Plan {
+    fn drop(&mut self) {
+        if let Ok(_scope) = ContextScope::enter(self.ordinal) {
+            let _ = guarded("cufftDestroy", || unsafe { fft::cufftDestroy(self.handle) });
+        }
+    }
 }

@@ -5,10 +5,11 @@ Not part of ember and never installed: ``tools/cupy_suite/run.py`` puts this fol
 
 - ``cupy.X`` is ``ember.X`` (``from ember import *`` plus a module ``__getattr__``); a name
   ember lacks raises ``AttributeError: module 'cupy' has no attribute 'X'``.
-- ``cupy.cuda``, ``cupy.random``, ``cupy.linalg`` and ``cupy.exceptions`` are aliases of
-  ``ember.cuda``, ``ember.random``, ``ember.linalg`` and ``ember.exceptions`` (submodules too, e.g.
-  ``cupy.cuda.runtime`` is ``ember.cuda.runtime``). Every other ``cupy.*`` submodule
-  (``cupy._core``, ``cupy.fft``, ``cupy.lib``, ...) and ``cupyx`` is missing.
+- ``cupy.cuda``, ``cupy.random``, ``cupy.linalg``, ``cupy.exceptions`` and ``cupy.fft`` are
+  aliases of ``ember.cuda``, ``ember.random``, ``ember.linalg``, ``ember.exceptions`` and
+  ``ember.fft`` (submodules too, e.g. ``cupy.cuda.runtime`` is ``ember.cuda.runtime`` and
+  ``cupy.fft._fft`` is ``ember.fft._fft``). Every other ``cupy.*`` submodule (``cupy._core``,
+  ``cupy.lib``, ...) is missing; ``cupyx`` holds only the aliases its README lists.
 - ``cupy.testing`` is CuPy's own helper package (``cupy/testing/*.py``), loaded at run time from
   a CuPy source tree outside the repository (``$CUPY_SUITE_SRC``, default ``/work/peers/cupy``).
 """
@@ -32,6 +33,7 @@ _ALIASES = {
     "cupy.random": "ember.random",
     "cupy.linalg": "ember.linalg",
     "cupy.exceptions": "ember.exceptions",
+    "cupy.fft": "ember.fft",
 }
 
 

@@ -1,3 +1,3 @@
-"""Harness plumbing only (see ``cupyx/__init__.py``)."""
+"""Harness plumbing and aliases only (see ``cupyx/__init__.py``)."""
 
-from . import sparse  # noqa: F401
+from . import fftpack, sparse  # noqa: F401

@@ -20,7 +20,7 @@ static MEMO: KernelMemo<JacobiKernel> = KernelMemo::new();
 fn block(device: &Device) -> usize {
     // CPUs run a block's threads as a loop: one thread, so no barriers (faster PoCL
     // builds), a pair of columns a core.
-    if device.info().is_cpu {
+    if !crate::lapack::portable::gpu_shapes(device) {
         1
     } else {
         128
@@ -129,7 +129,7 @@ pub(crate) fn sweep(
     let mut flags = vec![0u8; 4 * w.batch];
     // A step of the block method costs about what a step over pairs of columns does, and a
     // sweep has `BLOCK_COLUMNS` times fewer. CPUs keep one thread a pair (no barriers).
-    if conditioned && v.is_none() && !device.info().is_cpu && w.cols >= 4 * BLOCK_COLUMNS {
+    if conditioned && v.is_none() && crate::lapack::portable::gpu_shapes(device) && w.cols >= 4 * BLOCK_COLUMNS {
         let blocks = w.cols.div_ceil(BLOCK_COLUMNS);
         let even = blocks + (blocks & 1);
         for _ in 0..MAX_SWEEPS {

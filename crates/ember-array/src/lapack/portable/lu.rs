@@ -45,7 +45,7 @@ impl Plan {
     /// so that matrices past 32 take the blocked paths (and tests cover them cheaply).
     pub fn for_device(device: &Device, dtype: DType) -> Plan {
         let info = device.info();
-        let gpu = !info.is_cpu;
+        let gpu = super::gpu_shapes(device);
         let shape = Shape::for_device(dtype, gpu, info.max_shared_per_block);
         let (nb, leaf, chol_nb, chol_leaf) = if gpu {
             (shape.solve, 16, shape.solve, shape.small)

@@ -22,7 +22,7 @@ static MEMO: KernelMemo<HouseholderKernel> = KernelMemo::new();
 fn spec(device: &Device, dtype: DType) -> HouseholderKernel {
     // CPUs run a block's threads as a loop: one thread, so no barriers (which cost PoCL
     // seconds of build time), a matrix or a column a core.
-    let (block, teams) = if device.info().is_cpu {
+    let (block, teams) = if !super::gpu_shapes(device) {
         (1, 1)
     } else {
         (256, 8)

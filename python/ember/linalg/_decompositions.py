@@ -4,7 +4,7 @@ svd``, for stacks of matrices, on the device (``_lapack``).
 NumPy's results and errors: named tuples (``QRResult``, ``EighResult``, ``EigResult``,
 ``SVDResult``), ``LinAlgError`` with NumPy's messages where LAPACK reports a matrix that is not
 positive definite or an iteration that did not converge (one host read of the status), ``eig``
-of a real matrix real when every eigenvalue is. Differences: single precision stays single
+complex for real matrices too (NumPy 2.5's and CuPy's rule). Differences: single precision stays single
 (as in CuPy); ``eigh``/``eigvalsh`` take float16 (computed in float32, as CuPy does).
 """
 
@@ -16,7 +16,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._creation import empty, zeros
+from .._creation import asarray, empty, zeros
 from .._index_tricks import take_along_axis
 from .._linalg import _array
 from .._ndarray import ndarray
@@ -24,6 +24,7 @@ from .._shape import swapaxes
 from .._sorting import argsort, sort
 from .._triangles import tril, triu
 from .._ufuncs import UFUNCS
+from ..errors import BackendUnavailableError
 from . import _lapack
 from ._lapack import LinAlgError, common_type, from_columns, real_of, stacked_2d, stacked_square, to_columns
 
@@ -157,15 +158,26 @@ def _eig(a, vectors: bool, name: str):
     complex_ = np.result_type(result, np.complex64)
     if a.size == 0:
         return empty(batch + (n,), dtype=complex_), empty(a.shape, dtype=complex_)
-    w, v, info = _lapack.geev(to_columns(a, compute), vectors)
+    try:
+        w, v, info = _lapack.geev(to_columns(a, compute), vectors)
+    except BackendUnavailableError:
+        return _host_eig(a, compute, complex_, vectors)
     if _lapack.failed(info):
         raise LinAlgError("Eigenvalues did not converge")
-    w = w.reshape(batch + (n,))
-    v = from_columns(v, batch) if vectors else None
-    if result.kind != "c" and not bool((w.imag != 0).any()):
-        # NumPy's rule: a real matrix whose eigenvalues are all real gets real results.
-        return w.real.astype(result), (v.real.astype(result) if vectors else None)
-    return w.astype(complex_, copy=False), (v.astype(complex_, copy=False) if vectors else None)
+    # Complex always, as NumPy 2.5 and CuPy return them (NumPy 2.4 made them real when every
+    # eigenvalue was: that needed a host read).
+    w = w.reshape(batch + (n,)).astype(complex_, copy=False)
+    return w, (from_columns(v, batch).astype(complex_, copy=False) if vectors else None)
+
+
+def _host_eig(a: ndarray, compute, complex_, vectors: bool):
+    """``eig`` by NumPy's LAPACK on the host, for devices without cuSOLVER's ``xGEEV`` (ember
+    has no kernel for general eigenproblems): one copy each way."""
+    host = a.get().astype(compute)
+    if vectors:
+        w, v = np.linalg.eig(host)
+        return asarray(w.astype(complex_)), asarray(v.astype(complex_))
+    return asarray(np.linalg.eigvals(host).astype(complex_)), None
 
 
 def eig(a) -> EigResult:

@@ -1,4 +1,6 @@
-//! The contract of [`super`] on every device by ember's own kernels (being written).
+//! The contract of [`super`] on every device by ember's own kernels: blocked LU and Cholesky
+//! with triangular solves, Householder QR, Jacobi eigh and SVD. General eigenproblems
+//! (`geev`) have no kernel here: `ember.linalg` takes them to NumPy's LAPACK on the host.
 
 use ember_core::{Error, Result};
 
@@ -24,13 +26,11 @@ pub(crate) fn gpu_shapes(device: &ember_runtime::Device) -> bool {
     !device.info().is_cpu || std::env::var_os("EMBER_LAPACK_GPU_SHAPES").is_some()
 }
 
-fn pending() -> Error {
-    Error::BackendUnavailable {
-        backend: "ember linalg kernels".into(),
-        reason: "ember's own factorization kernels are not built yet".into(),
-    }
-}
-
+/// `xGEEV` has no kernel of ember's (Hessenberg reduction and shifted QR are sequential at
+/// heart); the Python layer computes such problems on the host when it gets this error.
 pub fn geev(_a: &Array, _vectors: bool) -> Result<Eig> {
-    Err(pending())
+    Err(Error::BackendUnavailable {
+        backend: "ember's LAPACK kernels".into(),
+        reason: "general eigenproblems (xGEEV) have no ember kernel; ember.linalg.eig computes them with NumPy's LAPACK on the host".into(),
+    })
 }

@@ -25,7 +25,7 @@ from .._creation import asarray, empty, zeros
 from .._memory import MemoryPointer, UnownedMemory
 from .._ndarray import ndarray
 from .._runtime import current_device_id
-from .._shape import concatenate, moveaxis
+from .._shape import moveaxis
 from . import config
 from ._callback import get_current_callback_manager
 
@@ -161,9 +161,8 @@ class _RealForward:
         h = n // 2
         z = empty((batch, h), dtype=_complex(self.double))
         self.rows.run(rows.view(z.dtype), z, False)
-        ext = concatenate([z, z[:, :1]], axis=1)  # Z_h = Z_0
-        mirror = ext[:, ::-1].conj()
-        out[...] = (ext + mirror) * 0.5 + (ext - mirror) * self.twiddle
+        real = _real(self.double)
+        _kernel("split")(z.view(real), self.twiddle.view(real), np.int64(h), out.view(real), size=batch * (h + 1))
 
 
 class _RealInverse:
@@ -196,17 +195,50 @@ class _RealInverse:
             self.rows.run(full, result, True)
             out[...] = result.real
             return
-        ends = spectrum.copy()
-        ends[:, 0] = ends[:, 0].real
-        ends[:, h] = ends[:, h].real
-        lo, mirror = ends[:, :h], ends[:, h:0:-1].conj()
-        z = (lo + mirror) + (lo - mirror) * self.twiddle
+        real = _real(self.double)
+        z = empty((batch, h), dtype=dtype)
+        source = spectrum if spectrum.flags.c_contiguous else spectrum.copy()
+        _kernel("merge")(source.view(real), self.twiddle.view(real), np.int64(h), z.view(real), size=batch * h)
         result = empty((batch, h), dtype=dtype)
         self.rows.run(z, result, True)
         out[...] = result.view(out.dtype).reshape(batch, n)
 
 
 _BODIES = {"C2C": _Rows, "R2C": _RealForward, "C2R": _RealInverse}
+
+# The two halves of a real transform's split and merge, one kernel each (on the real and
+# imaginary parts, so one source serves every dialect). One thread a complex value.
+_KERNELS: dict = {}
+
+
+def _kernel(name: str):
+    if name not in _KERNELS:
+        from .._user_kernels import ElementwiseKernel
+
+        if name == "split":
+            # X_k = (Z_k + conj Z_(h-k)) / 2 + (Z_k - conj Z_(h-k)) t_k, k = 0..h, Z_h = Z_0.
+            body = """
+            long long k = i % (h + 1), r = i / (h + 1);
+            long long ka = r * h + (k == h ? 0 : k), kb = r * h + (k == 0 ? 0 : h - k);
+            T ar = z[2 * ka], ai = z[2 * ka + 1], br = z[2 * kb], bi = -z[2 * kb + 1];
+            T dr = ar - br, di = ai - bi, tr = tw[2 * k], ti = tw[2 * k + 1];
+            y[2 * i] = (T)0.5 * (ar + br) + dr * tr - di * ti;
+            y[2 * i + 1] = (T)0.5 * (ai + bi) + dr * ti + di * tr;
+            """
+        else:
+            # Z_k = (X_k + conj X_(h-k)) + (X_k - conj X_(h-k)) t_k, k = 0..h-1, the imaginary
+            # parts of X_0 and X_h taken as 0.
+            body = """
+            long long k = i % h, r = i / h;
+            long long ka = r * (h + 1) + k, kb = r * (h + 1) + h - k;
+            T ar = z[2 * ka], ai = k == 0 ? (T)0 : z[2 * ka + 1];
+            T br = z[2 * kb], bi = k == 0 ? (T)0 : -z[2 * kb + 1];
+            T dr = ar - br, di = ai - bi, tr = tw[2 * k], ti = tw[2 * k + 1];
+            y[2 * i] = ar + br + dr * tr - di * ti;
+            y[2 * i + 1] = ai + bi + dr * ti + di * tr;
+            """
+        _KERNELS[name] = ElementwiseKernel("raw T z, raw T tw, int64 h", "raw T y", body, f"ember_rfft_{name}")
+    return _KERNELS[name]
 
 
 # ---- the plans --------------------------------------------------------------------------------

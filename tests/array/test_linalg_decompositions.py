@@ -35,7 +35,7 @@ def random_matrix(shape, dtype, seed=SEED, condition=None):
     a = rng.standard_normal(shape)
     if np.dtype(dtype).kind == "c":
         a = a + 1j * rng.standard_normal(shape)
-    if shape[-1] == shape[-2] and shape[-1] > 0:
+    if len(shape) > 1 and shape[-1] == shape[-2] and shape[-1] > 0:
         n = shape[-1]
         u, _, vh = np.linalg.svd(a)
         top = condition or 4.0

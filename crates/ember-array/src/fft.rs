@@ -20,6 +20,14 @@ use crate::array::Array;
 static PASSES: KernelMemo<PassKernel> = KernelMemo::new();
 static ROWS: KernelMemo<RowKernel> = KernelMemo::new();
 
+/// Whether the compiled row kernel may have its threads in one block: its registers can
+/// allow fewer than the device's limit (NVIDIA's OpenCL: 256 for a 4,096-point row), and the
+/// passes then take the length instead.
+fn row_threads_allowed(device: &'static Device, row: &RowKernel) -> Result<bool> {
+    let limit = ROWS.generated(device, row)?.max_threads();
+    Ok(limit == 0 || row.threads() <= limit)
+}
+
 /// The radices of a length the passes take, or `None`.
 pub fn radices(n: usize) -> Option<Vec<usize>> {
     factor(n)
@@ -157,7 +165,8 @@ impl Plan {
         };
         let shared = (rows == Rows::Shared || !device.info().is_cpu)
             && RowKernel::fits(n, double)
-            && row.threads() <= device.info().max_threads_per_block;
+            && row.threads() <= device.info().max_threads_per_block
+            && row_threads_allowed(device, &row)?;
         // Passes go back and forth between the output and one work area of the data's size.
         let work = if !shared && radices.len() >= 2 && batch > 0 {
             Some(Array::empty(device, &[batch, n], dtype)?)

@@ -129,7 +129,11 @@ pub(crate) fn sweep(
     let mut flags = vec![0u8; 4 * w.batch];
     // A step of the block method costs about what a step over pairs of columns does, and a
     // sweep has `BLOCK_COLUMNS` times fewer. CPUs keep one thread a pair (no barriers).
-    if conditioned && v.is_none() && crate::lapack::portable::gpu_shapes(device) && w.cols >= 4 * BLOCK_COLUMNS {
+    if conditioned
+        && v.is_none()
+        && crate::lapack::portable::gpu_shapes(device)
+        && w.cols >= 4 * BLOCK_COLUMNS
+    {
         let blocks = w.cols.div_ceil(BLOCK_COLUMNS);
         let even = blocks + (blocks & 1);
         for _ in 0..MAX_SWEEPS {

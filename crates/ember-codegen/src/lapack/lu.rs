@@ -365,7 +365,7 @@ mod tests {
             "{src}"
         );
         assert!(
-            src.contains("long n, __local unsigned char* ember_dynamic_shared)"),
+            src.contains("long n, __local ulong2* ember_dynamic_shared)"),
             "{src}"
         );
     }

@@ -131,8 +131,8 @@ pub fn arithmetic(dtype: DType, dialect: Dialect) -> String {
 /// by its byte offset; then int64 `scalars`), the offsets applied, and `lid`, `mat` (the
 /// group's index on the first axis: one matrix a group, or a row of groups). With `local`,
 /// that name is an `elem_t` array in the launch's dynamic local memory (on OpenCL the last
-/// parameter; see [`dynamic_local`]), sized to the problem rather than its largest case (an
-/// 8 x 8 matrix then takes 256 bytes of a multiprocessor, not 16 KiB).
+/// parameter, 16-byte aligned; see [`dynamic_local`]), sized to the problem rather than its
+/// largest case (an 8 x 8 matrix then takes 256 bytes of a multiprocessor, not 16 KiB).
 pub(crate) fn open_kernel(
     dialect: Dialect,
     name: &str,
@@ -151,10 +151,11 @@ pub(crate) fn open_kernel(
     }
     params.extend(scalars.iter().map(|s| format!("{i64t} {s}")));
     if local.is_some() && t.dynamic_shared_param {
-        params.push(format!(
-            "{}unsigned char* ember_dynamic_shared",
-            t.shared_pointer
-        ));
+        // A pointer to 16-byte vectors, as `ember-jit` declares it: NVIDIA's OpenCL places a
+        // `__local` argument right after the kernel's static local memory, aligned only as
+        // its pointee type is, so a `uchar*` may start at any byte and `float` or `double2`
+        // accesses through it fault (misaligned shared address).
+        params.push(format!("{}ulong2* ember_dynamic_shared", t.shared_pointer));
     }
     let mut s = format!("{} {name}({}) {{\n", t.kernel_prefix, params.join(", "));
     for (var, ty) in buffers {

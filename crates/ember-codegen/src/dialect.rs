@@ -423,6 +423,14 @@ const OPENCL: Table = Table {
 };
 
 impl Table {
+    /// The kernel parameter holding dynamic shared memory where it is one (OpenCL): a pointer
+    /// to 16-byte vectors, aligned as CUDA's extern array is. NVIDIA's OpenCL places a
+    /// `__local` argument right after the kernel's static local memory, aligned only as its
+    /// pointee, so a `uchar*` may start at any byte and wider accesses through it fault.
+    pub fn dynamic_shared_parameter(&self) -> String {
+        format!("{}ulong2* ember_dynamic_shared", self.shared_pointer)
+    }
+
     /// Geometry template `template` (see [`Table::thread_idx`]) along axis `k`.
     pub fn axis(&self, template: &str, k: usize) -> String {
         template

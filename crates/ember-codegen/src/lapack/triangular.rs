@@ -151,11 +151,7 @@ pub(crate) fn open_kernel(
     }
     params.extend(scalars.iter().map(|s| format!("{i64t} {s}")));
     if local.is_some() && t.dynamic_shared_param {
-        // A pointer to 16-byte vectors, as `ember-jit` declares it: NVIDIA's OpenCL places a
-        // `__local` argument right after the kernel's static local memory, aligned only as
-        // its pointee type is, so a `uchar*` may start at any byte and `float` or `double2`
-        // accesses through it fault (misaligned shared address).
-        params.push(format!("{}ulong2* ember_dynamic_shared", t.shared_pointer));
+        params.push(t.dynamic_shared_parameter());
     }
     let mut s = format!("{} {name}({}) {{\n", t.kernel_prefix, params.join(", "));
     for (var, ty) in buffers {

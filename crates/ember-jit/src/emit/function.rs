@@ -99,9 +99,7 @@ impl Emitter<'_> {
             }
         }
         if kernel && self.dynamic_shared_param() {
-            // 16-byte aligned, as CUDA's declaration is: NVIDIA's OpenCL places a `uchar*`
-            // argument at any byte, and wider stores through it fault.
-            params.push(format!("{}ulong2* ember_dynamic_shared", t.shared_pointer));
+            params.push(t.dynamic_shared_parameter());
             params.push(format!("{} ember_dynamic_shared_bytes", t.int64));
         }
         if self.checked.is_some() {

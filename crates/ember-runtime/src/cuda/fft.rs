@@ -182,7 +182,8 @@ impl Plan {
             "cufftCreate",
             guarded("cufftCreate", || unsafe { fft::cufftCreate(&mut handle) })?,
         )?;
-        let plan = Plan {
+        // Owned from here: an early return destroys the handle.
+        let mut plan = Plan {
             ordinal,
             handle,
             kind,
@@ -222,10 +223,10 @@ impl Plan {
             (status, work) = make()?;
         }
         check("cufftMakePlanMany", status)?;
-        Ok(Plan {
-            work_size: work,
-            ..plan
-        })
+        // Set in place: `Plan { work_size, ..plan }` would copy the handle and drop `plan`,
+        // destroying it.
+        plan.work_size = work;
+        Ok(plan)
     }
 
     /// Bytes of work area the plan needs.

@@ -92,7 +92,7 @@ def qr(a, mode="reduced"):
     q[:, :k, :] = h[:, :k, :]
     _lapack.orgqr(q, tau)
     r = triu(factored[..., :columns, :])
-    return QRResult(from_columns(q, batch).astype(result, copy=False), r.astype(result, copy=False))
+    return QRResult(from_columns(q, batch, result), r.astype(result, copy=False))
 
 
 def _empty_qr(mode, batch, m, n, k, columns, result):
@@ -130,7 +130,7 @@ def _eigh(a, UPLO, vectors: bool, name: str):
     if _lapack.failed(info):
         raise LinAlgError("Eigenvalues did not converge")
     w = w.reshape(batch + (n,)).astype(real, copy=False)
-    return w, (from_columns(v, batch).astype(result, copy=False) if vectors else None)
+    return w, (from_columns(v, batch, result) if vectors else None)
 
 
 def eigh(a, UPLO="L") -> EighResult:
@@ -167,7 +167,7 @@ def _eig(a, vectors: bool, name: str):
     # Complex always, as NumPy 2.5 and CuPy return them (NumPy 2.4 made them real when every
     # eigenvalue was: that needed a host read).
     w = w.reshape(batch + (n,)).astype(complex_, copy=False)
-    return w, (from_columns(v, batch).astype(complex_, copy=False) if vectors else None)
+    return w, (from_columns(v, batch, complex_) if vectors else None)
 
 
 def _host_eig(a: ndarray, compute, complex_, vectors: bool):
@@ -213,8 +213,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     s = s.reshape(batch + (k,)).astype(real, copy=False)
     if not compute_uv:
         return s
-    return SVDResult(from_columns(u, batch).astype(result, copy=False), s,
-                     from_columns(vt, batch).astype(result, copy=False))
+    return SVDResult(from_columns(u, batch, result), s,
+                     from_columns(vt, batch, result))
 
 
 def _eye_stack(batch, rows, cols, dtype) -> ndarray:

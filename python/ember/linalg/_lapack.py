@@ -74,10 +74,12 @@ def to_columns(a: ndarray, dtype: np.dtype) -> ndarray:
     return swapaxes(a, -1, -2).astype(dtype, order="C").reshape((-1, cols, rows))
 
 
-def from_columns(f, batch: tuple) -> ndarray:
-    """The ``(..., rows, cols)`` view of a ``(batch, cols, rows)`` stack (ember or native)."""
+def from_columns(f, batch: tuple, dtype=None) -> ndarray:
+    """A C-ordered ``(..., rows, cols)`` stack (NumPy's layout of results) of a ``(batch,
+    cols, rows)`` column-major one (ember or native), in ``dtype`` if given."""
     f = f if isinstance(f, ndarray) else _wrap(f)
-    return swapaxes(f.reshape(batch + f.shape[1:]), -1, -2)
+    view = swapaxes(f.reshape(batch + f.shape[1:]), -1, -2)
+    return view.astype(dtype or view.dtype, order="C")
 
 
 def failed(info) -> bool:

@@ -71,7 +71,7 @@ def solve(a, b) -> ndarray:
         out = zeros(batch + (n, k), dtype=result)
     else:
         x = _solve_columns(broadcast_to(a, batch + (n, n)), broadcast_to(rhs, batch + (n, k)), compute)
-        out = from_columns(x, batch).astype(result, copy=False)
+        out = from_columns(x, batch, result)
     return out[..., 0] if vector else out
 
 
@@ -84,7 +84,7 @@ def inv(a) -> ndarray:
     if math.prod(batch) * n == 0:
         return empty(a.shape, dtype=result)
     identity = broadcast_to(eye(n, dtype=compute), batch + (n, n))
-    return from_columns(_solve_columns(a, identity, compute), batch).astype(result, copy=False)
+    return from_columns(_solve_columns(a, identity, compute), batch, result)
 
 
 def _lu_diagonal(a: ndarray):

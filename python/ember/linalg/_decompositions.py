@@ -42,14 +42,16 @@ def cholesky(a, /, *, upper=False) -> ndarray:
     a = _array(a, "linalg.cholesky")
     stacked_square(a)
     compute, result = common_type(a)
-    batch = a.shape[:-2]
     if a.size == 0:
         return empty(a.shape, dtype=result)
-    factor = to_columns(a, compute)
-    info = _lapack.potrf(factor, not upper)
+    # LAPACK reads the row-major buffer as B = A^T = conj(A). Its factor of B's upper
+    # triangle (B = U^H U), read back row-major, is U^T: lower, with A = U^T conj(U), the L
+    # asked for (and the lower factor gives the upper one): no transposing copies.
+    factor = _lapack.transposed_columns(a, compute)
+    info = _lapack.potrf(factor, upper)
     if _lapack.failed(info):
         raise LinAlgError("Matrix is not positive definite")
-    factor = from_columns(factor, batch)
+    factor = factor.reshape(a.shape)
     return (triu(factor) if upper else tril(factor)).astype(result, copy=False)
 
 

@@ -74,6 +74,14 @@ def to_columns(a: ndarray, dtype: np.dtype) -> ndarray:
     return swapaxes(a, -1, -2).astype(dtype, order="C").reshape((-1, cols, rows))
 
 
+def transposed_columns(a: ndarray, dtype: np.dtype) -> ndarray:
+    """A new C-ordered ``(batch, rows, cols)`` copy of ``a``'s matrices in ``dtype``, as LAPACK
+    reads it: each matrix's transpose, column-major. No transposing copy: for what is
+    computed from ``A^T`` as cheaply as from ``A`` (Cholesky and eigh of Hermitian matrices,
+    the inverse), the results come back as the row-major reading of the column-major ones."""
+    return a.astype(dtype, order="C", copy=True).reshape((-1,) + a.shape[-2:])
+
+
 def from_columns(f, batch: tuple, dtype=None) -> ndarray:
     """A C-ordered ``(..., rows, cols)`` stack (NumPy's layout of results) of a ``(batch,
     cols, rows)`` column-major one (ember or native), in ``dtype`` if given."""

@@ -11,6 +11,7 @@ import pytest
 def pool():
     p = ember.get_default_memory_pool()
     ember.fft.config.get_plan_cache().clear()  # what FFTs keep between calls lives in the pool too
+    ember.linalg._lapack.forget()  # and cuSOLVER's work areas
     gc.collect()
     p.free_all_blocks()
     yield p

@@ -125,6 +125,12 @@ fn lapack_engine(py: Python<'_>, ordinal: usize) -> PyResult<&'static str> {
     Ok(py.detach(|| lapack::engine(device)))
 }
 
+/// Gives back cuSOLVER's handles and work areas (they live in ember's pool).
+#[pyfunction]
+fn lapack_forget(py: Python<'_>) {
+    py.detach(lapack::forget)
+}
+
 /// Takes ember's own kernels on every device (`on`), or cuSOLVER where it is found.
 #[pyfunction]
 fn lapack_use_portable(on: bool) {
@@ -145,5 +151,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lapack_geev, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_engine, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_use_portable, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_forget, m)?)?;
     Ok(())
 }

@@ -74,14 +74,6 @@ def to_columns(a: ndarray, dtype: np.dtype) -> ndarray:
     return swapaxes(a, -1, -2).astype(dtype, order="C").reshape((-1, cols, rows))
 
 
-def transposed_columns(a: ndarray, dtype: np.dtype) -> ndarray:
-    """A new C-ordered ``(batch, rows, cols)`` copy of ``a``'s matrices in ``dtype``, as LAPACK
-    reads it: each matrix's transpose, column-major. No transposing copy: for what is
-    computed from ``A^T`` as cheaply as from ``A`` (Cholesky and eigh of Hermitian matrices,
-    the inverse), the results come back as the row-major reading of the column-major ones."""
-    return a.astype(dtype, order="C", copy=True).reshape((-1,) + a.shape[-2:])
-
-
 def from_columns(f, batch: tuple, dtype=None) -> ndarray:
     """A C-ordered ``(..., rows, cols)`` stack (NumPy's layout of results) of a ``(batch,
     cols, rows)`` column-major one (ember or native), in ``dtype`` if given."""
@@ -108,6 +100,12 @@ def use_ember_kernels(on: bool = True) -> None:
     """Takes ember's own factorization kernels on every device, CUDA included (``on``), or
     goes back to cuSOLVER where it is found."""
     _ember.lapack_use_portable(bool(on))
+
+
+def forget() -> None:
+    """Gives back what the engines keep between calls: cuSOLVER's handles and their work
+    areas, which live in ember's pool (``free_all_blocks`` cannot take memory in use)."""
+    _ember.lapack_forget()
 
 
 # The routines, each on a (batch, cols, rows) stack it overwrites; see ember_array::lapack.

@@ -83,15 +83,8 @@ def inv(a) -> ndarray:
     batch, n = a.shape[:-2], a.shape[-1]
     if math.prod(batch) * n == 0:
         return empty(a.shape, dtype=result)
-    # LAPACK reads the row-major buffer as A^T; inv(A^T) read back row-major is inv(A), and
-    # the identity is its own transpose: no transposing copies.
-    lu = _lapack.transposed_columns(a, compute)
-    pivots, info = _lapack.getrf(lu)
-    x = ascontiguousarray(broadcast_to(eye(n, dtype=compute), lu.shape))
-    _lapack.getrs(lu, pivots, x)
-    if _lapack.failed(info):
-        raise LinAlgError("Singular matrix")
-    return x.reshape(a.shape).astype(result, copy=False)
+    identity = broadcast_to(eye(n, dtype=compute), batch + (n, n))
+    return from_columns(_solve_columns(a, identity, compute), batch, result)
 
 
 def _lu_diagonal(a: ndarray):

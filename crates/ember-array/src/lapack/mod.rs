@@ -48,6 +48,12 @@ pub fn use_portable(on: bool) {
     PORTABLE.store(on, Ordering::Relaxed);
 }
 
+/// Gives back what the engines keep between calls (cuSOLVER's handles and their work areas,
+/// which live in ember's pool).
+pub fn forget() {
+    cusolver::forget();
+}
+
 /// Which engine factors on `device`: `"cusolver"` or `"ember"`.
 pub fn engine(device: &'static Device) -> &'static str {
     if device.kind() == BackendKind::Cuda

@@ -20,7 +20,7 @@ _ember.add_python_dirs(
     [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
 )
 
-from . import cuda, errors, exceptions, fft, lib, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
+from . import cublas, cuda, errors, exceptions, fft, lib, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
 from ._array_api import *  # noqa: E402, F403
 from ._array_api import __all__ as _array_api_names  # noqa: E402
 from ._array_api_info import __array_namespace_info__  # noqa: E402
@@ -224,7 +224,7 @@ __all__ += [
 ]
 __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std",
             "sum", "var"]
-__all__ += ["dot", "inner", "lib", "linalg", "matmul", "matvec", "outer", "vdot", "vecmat"]
+__all__ += ["cublas", "dot", "inner", "lib", "linalg", "matmul", "matvec", "outer", "vdot", "vecmat"]
 __all__ += ["geomspace", "logspace"]
 __all__ += ["errstate", "geterr", "seterr"]
 __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]

@@ -15,15 +15,16 @@ __all__ = [
     "dtype_names", "empty", "env_flag", "expand_dims", "fft_c2c", "fft_engine", "fft_radices", "flatten",
     "from_dlpack_capsule", "from_foreign", "full", "fused_kernel_body", "fusion_stats", "generated_source", "getitem",
     "info_report", "jit_coarsening", "jit_device_source", "jit_intrinsics", "jit_kernel_source", "jit_signature",
-    "lapack_engine", "lapack_forget", "lapack_geev", "lapack_geqrf", "lapack_gesvd", "lapack_getrf", "lapack_getrs",
-    "lapack_orgqr", "lapack_potrf", "lapack_syevd", "lapack_use_portable", "linspace", "matmul", "matmul_engine",
-    "memory_info", "moveaxis", "nonzero", "nvrtc_compile", "nvrtc_version", "opencl_device_ids", "operator_method",
-    "orthogonalize_columns", "overhanging_view", "pool_free_all_blocks", "pool_limit", "pool_n_free_blocks",
-    "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches", "random_source", "ravel", "reduce",
-    "register_index_converter", "register_opaque", "register_types", "require_cuda", "reset_device", "reshape",
-    "result_type", "set_checked", "set_current_device", "set_fusion", "setitem", "settings", "sort_rows",
-    "sort_short_rows", "sort_values", "split", "squeeze", "stack", "swapaxes", "synchronize", "take", "to_dlpack",
-    "transpose", "ufunc_binary", "ufunc_call", "ufunc_id", "ufunc_rows", "where_", "wrap", "xoroshiro128p_states",
+    "lapack_batched_gesv_limit", "lapack_engine", "lapack_forget", "lapack_geev", "lapack_geqrf", "lapack_gesvd",
+    "lapack_getrf", "lapack_getrs", "lapack_orgqr", "lapack_potrf", "lapack_syevd", "lapack_use_portable", "linspace",
+    "matmul", "matmul_engine", "memory_info", "moveaxis", "nonzero", "nvrtc_compile", "nvrtc_version",
+    "opencl_device_ids", "operator_method", "orthogonalize_columns", "overhanging_view", "pool_free_all_blocks",
+    "pool_limit", "pool_n_free_blocks", "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches",
+    "random_source", "ravel", "reduce", "register_index_converter", "register_opaque", "register_types", "require_cuda",
+    "reset_device", "reshape", "result_type", "set_checked", "set_current_device", "set_fusion", "setitem", "settings",
+    "sort_rows", "sort_short_rows", "sort_values", "split", "squeeze", "stack", "swapaxes", "synchronize", "take",
+    "to_dlpack", "transpose", "ufunc_binary", "ufunc_call", "ufunc_id", "ufunc_rows", "where_", "wrap",
+    "xoroshiro128p_states",
 ]
 
 __version__: str
@@ -71,6 +72,7 @@ def jit_device_source(program, types, dialect) -> Any: ...
 def jit_intrinsics() -> Any: ...
 def jit_kernel_source(program, types, dialect, coarsen=None, checked=False) -> Any: ...
 def jit_signature(text) -> Any: ...
+def lapack_batched_gesv_limit(limit=None) -> Any: ...
 def lapack_engine(ordinal) -> Any: ...
 def lapack_forget() -> Any: ...
 def lapack_geev(a, vectors) -> Any: ...

@@ -353,3 +353,23 @@ def test_random_stacks_agree_with_numpy(batch, n, dtype, seed):
     h = hermitian(batch + (n, n), dtype, seed=seed, definite=True)
     close(la.eigvalsh(ember.asarray(h)), np.linalg.eigvalsh(h), dtype, scale=20 * n * n)
     close(la.cholesky(ember.asarray(h)), np.linalg.cholesky(h), dtype, scale=20 * n)
+
+
+def test_cublas_batched_gesv_and_its_limit():
+    a = random_matrix((6, 5, 5), np.float64)
+    b = random_matrix((6, 5), np.float64, seed=9)
+    old = ember.cublas.get_batched_gesv_limit()
+    try:
+        for limit in (0, 64):  # cuSOLVER a matrix at a time, then cuBLAS's batched routines
+            ember.cublas.set_batched_gesv_limit(limit)
+            assert ember.cublas.get_batched_gesv_limit() == limit
+            close(ember.cublas.batched_gesv(ember.asarray(a), ember.asarray(b)),
+                  np.linalg.solve(a, b[..., None])[..., 0], np.float64, scale=10)
+            close(la.solve(ember.asarray(a), ember.asarray(a)), np.broadcast_to(np.eye(5), a.shape), np.float64,
+                  scale=10)
+    finally:
+        ember.cublas.set_batched_gesv_limit(old)
+    with pytest.raises(ValueError, match="must have"):
+        ember.cublas.batched_gesv(ember.asarray(a), ember.ones(4))
+    with pytest.raises(ValueError, match="at least 0"):
+        ember.cublas.set_batched_gesv_limit(-1)

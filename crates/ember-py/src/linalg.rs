@@ -125,6 +125,17 @@ fn lapack_engine(py: Python<'_>, ordinal: usize) -> PyResult<&'static str> {
     Ok(py.detach(|| lapack::engine(device)))
 }
 
+/// The order up to which stacks of LUs and solves take cuBLAS's batched routines on CUDA;
+/// with `limit`, sets it first.
+#[pyfunction]
+#[pyo3(signature = (limit=None))]
+fn lapack_batched_gesv_limit(limit: Option<usize>) -> usize {
+    if let Some(limit) = limit {
+        lapack::cusolver::set_batched_gesv_limit(limit);
+    }
+    lapack::cusolver::batched_gesv_limit()
+}
+
 /// Gives back cuSOLVER's handles and work areas (they live in ember's pool).
 #[pyfunction]
 fn lapack_forget(py: Python<'_>) {
@@ -152,5 +163,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lapack_engine, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_use_portable, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_forget, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_batched_gesv_limit, m)?)?;
     Ok(())
 }

@@ -7,6 +7,8 @@
 //! packed eigenvectors to complex ones. Nothing here synchronizes: `info` stays on the
 //! device.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use ember_codegen::{Dialect, MapKernel, Operand};
 use ember_core::{DType, Error, Result, Scalar};
 use ember_kernel::dialect;
@@ -15,6 +17,7 @@ use ember_runtime::Device;
 
 use super::{dims, Eig, Svd};
 use crate::array::Array;
+
 use crate::creation::{arange, full};
 use crate::launch::run_map;
 
@@ -25,6 +28,24 @@ const SMALL: usize = 32;
 
 fn batched(n: usize, batch: usize) -> bool {
     batch >= 2 && n <= SMALL
+}
+
+/// Stacks of LUs and solves up to this order go to cuBLAS's `getrfBatched`/`getrsBatched`
+/// (CuPy's `cublas.set_batched_gesv_limit`; 0 turns them off).
+static GESV_LIMIT: AtomicUsize = AtomicUsize::new(SMALL);
+
+/// The order up to which stacks of LUs and solves take the batched routines.
+pub fn batched_gesv_limit() -> usize {
+    GESV_LIMIT.load(Ordering::Relaxed)
+}
+
+/// Sets [`batched_gesv_limit`].
+pub fn set_batched_gesv_limit(limit: usize) {
+    GESV_LIMIT.store(limit, Ordering::Relaxed);
+}
+
+fn batched_lu(n: usize, batch: usize) -> bool {
+    batch >= 2 && n <= batched_gesv_limit()
 }
 
 /// Whether cuSOLVER is found and loadable.
@@ -218,7 +239,7 @@ pub fn getrf(a: &Array) -> Result<(Array, Array)> {
         return Ok((pivots, zeros(device, &[batch], DType::I32)?));
     }
     let info = info_for(device, batch)?;
-    if batched(n, batch) {
+    if batched_lu(n, batch) {
         let matrices = pointers(a, batch, n * n * dtype.itemsize())?;
         solver::getrf_batched(
             device,
@@ -276,7 +297,7 @@ pub fn getrs(lu: &Array, pivots: &Array, b: &Array) -> Result<()> {
         return Ok(());
     }
     let (device, dtype) = (lu.device(), lu.dtype());
-    if batched(n, batch) {
+    if batched_lu(n, batch) {
         let pivots = if pivots.is_c_contiguous() {
             pivots.clone()
         } else {

@@ -5,11 +5,11 @@ Not part of ember and never installed: ``tools/cupy_suite/run.py`` puts this fol
 
 - ``cupy.X`` is ``ember.X`` (``from ember import *`` plus a module ``__getattr__``); a name
   ember lacks raises ``AttributeError: module 'cupy' has no attribute 'X'``.
-- ``cupy.cuda``, ``cupy.random``, ``cupy.linalg``, ``cupy.exceptions`` and ``cupy.fft`` are
-  aliases of ``ember.cuda``, ``ember.random``, ``ember.linalg``, ``ember.exceptions`` and
-  ``ember.fft`` (submodules too, e.g. ``cupy.cuda.runtime`` is ``ember.cuda.runtime`` and
-  ``cupy.fft._fft`` is ``ember.fft._fft``). Every other ``cupy.*`` submodule (``cupy._core``,
-  ``cupy.lib``, ...) is missing; ``cupyx`` holds only the aliases its README lists.
+- ``cupy.cuda``, ``cupy.random``, ``cupy.linalg``, ``cupy.exceptions``, ``cupy.fft`` and
+  ``cupy.cublas`` are aliases of ``ember.cuda``, ``ember.random``, ``ember.linalg``,
+  ``ember.exceptions``, ``ember.fft`` and ``ember.cublas`` (submodules too, e.g.
+  ``cupy.cuda.runtime`` is ``ember.cuda.runtime`` and ``cupy.fft._fft`` is ``ember.fft._fft``).
+  Every other ``cupy.*`` submodule (``cupy._core``, ``cupy.lib``, ...) is missing; ``cupyx`` holds only the aliases its README lists.
 - ``cupy.testing`` is CuPy's own helper package (``cupy/testing/*.py``), loaded at run time from
   a CuPy source tree outside the repository (``$CUPY_SUITE_SRC``, default ``/work/peers/cupy``).
 """
@@ -34,6 +34,7 @@ _ALIASES = {
     "cupy.linalg": "ember.linalg",
     "cupy.exceptions": "ember.exceptions",
     "cupy.fft": "ember.fft",
+    "cupy.cublas": "ember.cublas",
 }
 
 

@@ -9,7 +9,8 @@ Not part of ember and never installed: ``tools/cupy_suite/run.py`` puts this fol
   ``cupy.cublas`` are aliases of ``ember.cuda``, ``ember.random``, ``ember.linalg``,
   ``ember.exceptions``, ``ember.fft`` and ``ember.cublas`` (submodules too, e.g.
   ``cupy.cuda.runtime`` is ``ember.cuda.runtime`` and ``cupy.fft._fft`` is ``ember.fft._fft``).
-  Every other ``cupy.*`` submodule (``cupy._core``, ``cupy.lib``, ...) is missing; ``cupyx`` holds only the aliases its README lists.
+  Every other ``cupy.*`` submodule (``cupy._core``, ``cupy.lib``, ...) is missing; ``cupyx``
+  holds only the aliases its README lists.
 - ``cupy.testing`` is CuPy's own helper package (``cupy/testing/*.py``), loaded at run time from
   a CuPy source tree outside the repository (``$CUPY_SUITE_SRC``, default ``/work/peers/cupy``).
 """

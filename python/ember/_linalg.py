@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from . import _dtypes, _ember
-from ._creation import asarray
+from ._creation import asarray, ascontiguousarray
 from ._operands import needs_conversion
 from ._ufuncs import UFUNCS
 
@@ -140,12 +140,14 @@ def dot(a, b, out=None):
     """Dot product (NumPy's ``dot``): the sum over the last axis of ``a`` and the
     second-to-last of ``b`` (the only one of a 1-d ``b``); a product when either is 0-d."""
     a, b = _array(a, "dot"), _array(b, "dot")
+    result = _result_type(a, b)
     if a.ndim == 0 or b.ndim == 0:
+        _dot_out(out, a.shape + b.shape, result)
         return UFUNCS["multiply"](a, b, out=out)
     b_axis = max(b.ndim - 2, 0)
     if a.shape[-1] != b.shape[b_axis]:
         raise _aligned_error(a, b.shape, a.ndim - 1, b_axis)
-    result = _result_type(a, b)
+    _dot_out(out, a.shape[:-1] + b.shape[:-2] + b.shape[-1:], result)
     if b.ndim <= 2 or a.ndim == 1:
         # NumPy's dot and matmul agree here (a 1-d `a` against a stack of matrices included).
         return _product(a, b, result, out)
@@ -155,9 +157,20 @@ def dot(a, b, out=None):
     moved = stacked.transpose(b.ndim - 2, *range(b.ndim - 2), b.ndim - 1)
     value = moved.reshape(*a.shape[:-1], *b.shape[:-2], b.shape[-1])
     if out is None:
-        return value
+        return ascontiguousarray(value)  # C-ordered, as NumPy's dot returns it
     out[...] = value
     return out
+
+
+def _dot_out(out, shape: tuple, result) -> None:
+    """NumPy's check of ``dot``'s ``out``: exactly the result's dtype and shape, C-contiguous."""
+    if out is None:
+        return
+    if not isinstance(out, _ember.ndarray):
+        raise TypeError(f"out must be an ember.ndarray, got {type(out).__name__}")
+    if out.dtype != result or out.shape != tuple(shape) or not out.flags.c_contiguous:
+        raise ValueError("output array is not acceptable (must have the right datatype, number of dimensions, "
+                         "and be a C-Array)")
 
 
 def inner(a, b):

@@ -356,3 +356,15 @@ def test_cublas_runs_on_the_current_stream(rng):
         c = ember.asarray(a) @ ember.asarray(b)
         s.synchronize()
     check(c, a @ b)
+
+
+def test_dot_takes_only_numpys_acceptable_out_and_returns_c_order():
+    a, b = ember.ones((2, 3)), ember.ones((3, 4))
+    for bad in (ember.empty((2, 4), dtype=np.float32), ember.empty((4, 2)).T, ember.empty((2, 5))):
+        with pytest.raises(ValueError, match="output array is not acceptable"):
+            ember.dot(a, b, out=bad)
+    with pytest.raises(ValueError, match="output array is not acceptable"):
+        ember.dot(ember.asarray(2.0), b, out=ember.empty((3, 4), dtype=np.float32))
+    stacked = ember.dot(ember.ones((2, 3)), ember.arange(24.0).reshape(4, 3, 2))
+    assert stacked.flags.c_contiguous
+    np.testing.assert_array_equal(stacked.get(), np.dot(np.ones((2, 3)), np.arange(24.0).reshape(4, 3, 2)))

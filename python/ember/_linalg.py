@@ -147,7 +147,7 @@ def dot(a, b, out=None):
     b_axis = max(b.ndim - 2, 0)
     if a.shape[-1] != b.shape[b_axis]:
         raise _aligned_error(a, b.shape, a.ndim - 1, b_axis)
-    _dot_out(out, a.shape[:-1] + b.shape[:-2] + b.shape[-1:], result)
+    _dot_out(out, a.shape[:-1] + b.shape[:-2] + (b.shape[-1:] if b.ndim > 1 else ()), result)
     if b.ndim <= 2 or a.ndim == 1:
         # NumPy's dot and matmul agree here (a 1-d `a` against a stack of matrices included).
         return _product(a, b, result, out)

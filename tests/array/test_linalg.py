@@ -365,6 +365,13 @@ def test_dot_takes_only_numpys_acceptable_out_and_returns_c_order():
             ember.dot(a, b, out=bad)
     with pytest.raises(ValueError, match="output array is not acceptable"):
         ember.dot(ember.asarray(2.0), b, out=ember.empty((3, 4), dtype=np.float32))
+    for shape_a, shape_b in (((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2))):
+        want = np.dot(np.ones(shape_a), np.ones(shape_b))
+        out = ember.empty(want.shape)
+        assert ember.dot(ember.ones(shape_a), ember.ones(shape_b), out=out) is out
+        np.testing.assert_array_equal(out.get(), want)
+        with pytest.raises(ValueError, match="output array is not acceptable"):
+            ember.dot(ember.ones(shape_a), ember.ones(shape_b), out=ember.empty(want.shape, dtype=np.float32))
     stacked = ember.dot(ember.ones((2, 3)), ember.arange(24.0).reshape(4, 3, 2))
     assert stacked.flags.c_contiguous
     np.testing.assert_array_equal(stacked.get(), np.dot(np.ones((2, 3)), np.arange(24.0).reshape(4, 3, 2)))

@@ -274,6 +274,7 @@ def test_lstsq_matches_numpy(shape, dtype, vector):
     x, residuals, rank, s = la.lstsq(ember.asarray(a), ember.asarray(b))
     wx, wres, wrank, ws = np.linalg.lstsq(a, b, rcond=np.finfo(dtype).eps * max(shape))
     assert rank == wrank and x.shape == wx.shape and residuals.shape == wres.shape
+    assert type(rank) is type(wrank) is np.int32
     close(x, wx, dtype, scale=50)
     close(residuals, wres, dtype, scale=50)
     close(s, ws, dtype, scale=50)
@@ -287,6 +288,8 @@ def test_lstsq_of_a_rank_deficient_system():
     wx, wres, wrank, _ = np.linalg.lstsq(a, b, rcond=None)
     assert rank == wrank == 2 and residuals.shape == (0,)
     close(x, wx, np.float64, scale=1000)
+    x, _, rank, _ = la.lstsq(ember.asarray(a), ember.asarray(b), rcond=-1)  # LAPACK: machine precision
+    assert rank == np.linalg.lstsq(a, b, rcond=-1)[2] == 2
     with pytest.raises(la.LinAlgError, match="^Incompatible dimensions$"):
         la.lstsq(ember.asarray(a), ember.ones(3))
 

@@ -201,6 +201,8 @@ def lstsq(a, b, rcond=None):
     real = _lapack.real_of(result)
     if rcond is None:
         rcond = np.finfo(compute).eps * max(m, n)
+    elif rcond < 0:  # LAPACK's xGELSD: machine precision
+        rcond = np.finfo(compute).eps
     k = min(m, n)
     if k == 0:
         x = zeros((n, rhs.shape[1]), dtype=result)
@@ -210,7 +212,7 @@ def lstsq(a, b, rcond=None):
         u, s, vh = _svd(a.astype(compute, copy=False), False)
         cutoff = rcond * s.max()
         large = s > cutoff
-        rank = int(large.sum())
+        rank = int(large.sum())  # (int32 below, as LAPACK reports it and NumPy returns it)
         inverse = where(large, 1 / where(large, s, 1), 0).astype(compute, copy=False)
         uhb = matmul(swapaxes(u, 0, 1).conj(), rhs.astype(compute, copy=False))
         x = matmul(swapaxes(vh, 0, 1).conj(), inverse[:, None] * uhb).astype(result, copy=False)
@@ -220,7 +222,7 @@ def lstsq(a, b, rcond=None):
         residuals = (_abs(residual) ** 2).sum(axis=0).astype(real, copy=False)
     else:
         residuals = empty((0,), dtype=real)
-    return (x[:, 0] if vector else x), residuals, rank, s
+    return (x[:, 0] if vector else x), residuals, np.int32(rank), s
 
 
 class _NoValue:
@@ -244,7 +246,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue) -> ndarray:
     m, n = a.shape[-2:]
     compute, result = common_type(a)
     if m * n == 0:
-        return empty(a.shape[:-2] + (n, m), dtype=result)
+        return empty(a.shape[:-2] + (n, m), dtype=a.dtype)  # a's dtype, as NumPy's
     from ._decompositions import svd
 
     u, s, vh = svd(a.astype(compute, copy=False), full_matrices=False, hermitian=hermitian)

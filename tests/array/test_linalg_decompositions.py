@@ -288,8 +288,14 @@ def test_lstsq_of_a_rank_deficient_system():
     wx, wres, wrank, _ = np.linalg.lstsq(a, b, rcond=None)
     assert rank == wrank == 2 and residuals.shape == (0,)
     close(x, wx, np.float64, scale=1000)
-    x, _, rank, _ = la.lstsq(ember.asarray(a), ember.asarray(b), rcond=-1)  # LAPACK: machine precision
-    assert rank == np.linalg.lstsq(a, b, rcond=-1)[2] == 2
+    # rcond < 0 is machine precision (LAPACK's): a zero column's singular value is dropped,
+    # not inverted.
+    zero_column = rng.standard_normal((8, 4))
+    zero_column[:, 2] = 0
+    x, _, rank, _ = la.lstsq(ember.asarray(zero_column), ember.asarray(b[:8]), rcond=-1)
+    wx, _, wrank, _ = np.linalg.lstsq(zero_column, b[:8], rcond=-1)
+    assert rank == wrank == 3
+    close(x, wx, np.float64, scale=1000)
     with pytest.raises(la.LinAlgError, match="^Incompatible dimensions$"):
         la.lstsq(ember.asarray(a), ember.ones(3))
 

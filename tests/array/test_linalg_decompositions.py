@@ -382,3 +382,20 @@ def test_cublas_batched_gesv_and_its_limit():
         ember.cublas.batched_gesv(ember.asarray(a), ember.ones(4))
     with pytest.raises(ValueError, match="at least 0"):
         ember.cublas.set_batched_gesv_limit(-1)
+
+
+@pytest.mark.parametrize("magnitude", [1e-160, 1e-40, 1e77, 1e200])
+def test_huge_and_tiny_matrices_neither_overflow_nor_underflow(magnitude):
+    # Jacobi's sums of squares overflow from about 1e77 unless the matrix is scaled first.
+    a = random_matrix((6, 4), np.float64) * magnitude
+    close(la.svd(ember.asarray(a), compute_uv=False) / magnitude, np.linalg.svd(a, compute_uv=False) / magnitude,
+          np.float64, scale=10)
+    u, s, vh = la.svd(ember.asarray(a), full_matrices=False)
+    close((u.get() * (s.get() / magnitude)) @ vh.get(), a / magnitude, np.float64, scale=10)
+    close(la.pinv(ember.asarray(a)) * magnitude, np.linalg.pinv(a) * magnitude, np.float64, scale=10)
+    h = hermitian((5, 5), np.float64) * magnitude
+    w, v = la.eigh(ember.asarray(h))
+    close(w / magnitude, np.linalg.eigvalsh(h) / magnitude, np.float64, scale=10)
+    close(h @ v.get() / magnitude, v.get() * w.get() / magnitude, np.float64, scale=10)
+    flat = np.full((2, 4), 5.78960446e76)  # the array-api suite's case: rank 1, all equal
+    close(la.pinv(ember.asarray(flat)) * 1e77, np.linalg.pinv(flat) * 1e77, np.float64, scale=10)

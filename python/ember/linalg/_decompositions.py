@@ -128,7 +128,10 @@ def _eigh(a, UPLO, vectors: bool, name: str):
     if a.size == 0:
         return empty(batch + (n,), dtype=real), empty(a.shape, dtype=result)
     v = to_columns(a, compute)
+    v, unscale = _lapack.scaled(v)
     w, info = _lapack.syevd(v, lower, vectors)
+    if unscale is not None:
+        w = w * unscale[:, None].astype(w.dtype)
     if _lapack.failed(info):
         raise LinAlgError("Eigenvalues did not converge")
     w = w.reshape(batch + (n,)).astype(real, copy=False)
@@ -209,7 +212,10 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
             return s
         u_cols, v_rows = (m, n) if full_matrices else (k, k)
         return SVDResult(_eye_stack(batch, m, u_cols, result), s, _eye_stack(batch, v_rows, n, result))
-    s, u, vt, info = _lapack.gesvd(to_columns(a, compute), bool(full_matrices), bool(compute_uv))
+    columns, unscale = _lapack.scaled(to_columns(a, compute))
+    s, u, vt, info = _lapack.gesvd(columns, bool(full_matrices), bool(compute_uv))
+    if unscale is not None:
+        s = s * unscale[:, None].astype(s.dtype)
     if _lapack.failed(info):
         raise LinAlgError("SVD did not converge")
     s = s.reshape(batch + (k,)).astype(real, copy=False)

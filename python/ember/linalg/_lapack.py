@@ -82,6 +82,24 @@ def from_columns(f, batch: tuple, dtype=None) -> ndarray:
     return view.astype(dtype or view.dtype, order="C")
 
 
+def scaled(a: ndarray):
+    """``(a, unscale)``: each matrix of the column-major stack ``a`` multiplied by the power
+    of two that brings its largest magnitude near 1 (exact), and the ``(batch,)`` factors that
+    scale singular values or eigenvalues back. Jacobi's sums of squares (ember's kernels)
+    would otherwise overflow from about 1e77 in float64 and underflow below about 1e-77; it
+    costs a few elementwise launches, so cuSOLVER's routines get it too rather than relying
+    on each one's own scaling."""
+    from .._indexing import where
+    from .._ufuncs import UFUNCS
+
+    peak = UFUNCS["absolute"](a).max(axis=(1, 2))
+    usable = UFUNCS["isfinite"](peak) & (peak > 0)
+    limit = np.finfo(peak.dtype).maxexp - 3  # 2**limit and 2**-limit are normal numbers
+    exponent = UFUNCS["floor"](UFUNCS["log2"](where(usable, peak, 1)))
+    exponent = UFUNCS["minimum"](UFUNCS["maximum"](exponent, -limit), limit)
+    return a * UFUNCS["exp2"](-exponent)[:, None, None].astype(a.real.dtype), UFUNCS["exp2"](exponent)
+
+
 def failed(info) -> bool:
     """Whether any ``info`` (native int32 array) is nonzero: one host read; never under
     ``errstate(linalg='ignore')`` (no read, no synchronization)."""

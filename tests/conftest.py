@@ -34,6 +34,15 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def ember_lapack_kernels():
+    """ember's own LAPACK kernels even where cuSOLVER is found (so that they are tested on
+    the GPU machine too); cuSOLVER again afterwards."""
+    ember._ember.lapack_use_portable(True)
+    yield
+    ember._ember.lapack_use_portable(False)
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(20261121)
 

@@ -24,12 +24,7 @@ DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 ORDERS = [0, 1, 2, 7, 33, 64, 65, 200, 300]
 
 
-@pytest.fixture(autouse=True)
-def portable():
-    """ember's kernels even where cuSOLVER is found."""
-    _ember.lapack_use_portable(True)
-    yield
-    _ember.lapack_use_portable(False)
+pytestmark = pytest.mark.usefixtures("ember_lapack_kernels")
 
 
 def random(rng, shape, dtype):

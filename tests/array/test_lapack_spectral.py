@@ -20,12 +20,7 @@ DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 C = 10
 
 
-@pytest.fixture(autouse=True)
-def portable():
-    """ember's kernels on every device, cuSOLVER's machine included."""
-    _ember.lapack_use_portable(True)
-    yield
-    _ember.lapack_use_portable(False)
+pytestmark = pytest.mark.usefixtures("ember_lapack_kernels")
 
 
 def randn(rng, shape, dtype):

@@ -275,10 +275,9 @@ def cond(x, p=None) -> ndarray:
         stacked_square(x)
         compute, result = common_type(x)
         real = _lapack.real_of(result)
-        try:
-            inverse = inv(x)
-        except LinAlgError:  # singular somewhere: those matrices' condition numbers are inf
-            inverse = _singular_safe_inverse(x, compute)
+        # One factorization and no status read: singular matrices' inverses are NaN, and
+        # their condition numbers inf below.
+        inverse = _singular_safe_inverse(x, compute)
         r = (norm(x, p, axis=(-2, -1)) * norm(inverse, p, axis=(-2, -1))).astype(real, copy=False)
     has_nan = _isnan(x).any(axis=(-2, -1))
     return where(_isnan(r) & ~has_nan, np.inf, r)

@@ -9,13 +9,15 @@
 
 use std::fmt::Write;
 
-use super::triangular::{global_barrier, open_kernel, Shape};
+use super::element::global_barrier;
+use super::triangular::{open_kernel, Shape};
 use crate::dialect::Dialect;
 
-/// The block takes `n * n` elements of dynamic local memory. Parameters: `a` (block of matrix `mat` at `mat * mstride + off`, leading dimension `ld`,
-/// order `n`), `info` (`(batch,)`: a matrix whose `info` is already set is left alone; a
-/// failure at the block's column `j` sets `base + j + 1`), then `mstride off ld n base lower`.
-/// Grid: one group a matrix.
+/// Cholesky of a block in local memory (`n * n` elements of dynamic local memory), one group
+/// a matrix. Parameters: `a` (the block of matrix `mat` at `mat * mstride + off`, leading
+/// dimension `ld`, order `n`), `info` (`(batch,)`: a matrix whose `info` is already set is
+/// left alone; a failure at the block's column `j` sets `base + j + 1`), then `mstride off ld
+/// n base lower`.
 pub(crate) fn cholesky_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     let t = dialect.table();
     let l = t.int64;

@@ -61,12 +61,14 @@ pub(crate) fn opening(dtype: DType, dialect: Dialect) -> String {
 
 /// A kernel's first line and the statements that offset its buffers: `buffers` are (name,
 /// element type) of device pointers `name_p` (OpenCL passes each one's byte offset `name_o`
-/// after it), then the int64 `scalars` by name.
+/// after it), then the int64 `scalars` by name, then (`dynamic_local`, where the dialect takes
+/// it as a parameter) the launch's dynamic local memory.
 pub(crate) fn signature(
     dialect: Dialect,
     name: &str,
     buffers: &[(&str, &str)],
     scalars: &[&str],
+    dynamic_local: bool,
 ) -> String {
     let t = dialect.table();
     let mut params = Vec::new();
@@ -83,11 +85,24 @@ pub(crate) fn signature(
         }
     }
     params.extend(scalars.iter().map(|s| format!("{} {s}", t.int64)));
+    if dynamic_local && t.dynamic_shared_param {
+        params.push(t.dynamic_shared_parameter());
+    }
     format!(
         "{} {name}({}) {{\n{offsets}",
         t.kernel_prefix,
         params.join(", ")
     )
+}
+
+/// The barrier after which a group's writes to global memory are seen by the group:
+/// CUDA's `__syncthreads` orders both memories; OpenCL's local barrier orders local memory
+/// only, so the global fence is asked for too.
+pub(crate) fn global_barrier(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Cuda => dialect.table().barrier,
+        Dialect::OpenCl => "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
+    }
 }
 
 /// The block barrier that also makes the block's writes to device memory visible to its
@@ -96,10 +111,10 @@ pub(crate) fn signature(
 /// of one thread (CPU devices) have nothing to wait for, and PoCL builds a kernel without
 /// barriers in a fraction of the time (the Householder kernel: about 1 s against 12 to 20).
 pub(crate) fn barrier(dialect: Dialect, block: usize) -> &'static str {
-    match dialect {
-        _ if block == 1 => "",
-        Dialect::Cuda => dialect.table().barrier,
-        Dialect::OpenCl => "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
+    if block == 1 {
+        ""
+    } else {
+        global_barrier(dialect)
     }
 }
 

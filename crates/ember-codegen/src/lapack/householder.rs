@@ -72,6 +72,7 @@ impl HouseholderKernel {
             &self.name(),
             &[("a", e.t), ("tau", e.t)],
             &["stride", "m", "n", "k", "j0", "count", "op"],
+            false,
         ));
         let ty = e.t;
         let _ = write!(

@@ -122,6 +122,7 @@ impl JacobiKernel {
                 ("rotated", "int"),
             ],
             &["wstride", "m", "n", "vstride", "mv", "step"],
+            false,
         );
         let _ = write!(
             s,
@@ -233,6 +234,7 @@ impl JacobiKernel {
             &self.name(),
             &[("dst", ty), ("src", ty), ("aux", "double")],
             &["dstride", "sstride", "m", "n", "op", "lower"],
+            false,
         );
         let _ = write!(
             s,
@@ -303,6 +305,7 @@ impl JacobiKernel {
             &self.name(),
             &[("w", ty), ("norm2", "double"), ("rotated", "int")],
             &["wstride", "m", "n", "step"],
+            false,
         );
         let _ = write!(
             s,
@@ -492,6 +495,7 @@ impl JacobiKernel {
             &[
                 "wstride", "m", "n", "vstride", "mv", "o1stride", "o2stride", "op",
             ],
+            false,
         );
         let _ = write!(
             s,

@@ -19,8 +19,9 @@ use std::fmt::Write;
 use ember_core::DType;
 
 use super::cholesky::cholesky_small_kernel;
+use super::element::global_barrier;
 use super::triangular::{
-    arithmetic, dynamic_local, global_barrier, open_kernel, solve_kernel, subtract_kernel, Shape,
+    arithmetic, dynamic_local, open_kernel, solve_kernel, subtract_kernel, Shape,
 };
 use crate::dialect::Dialect;
 

@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use ember_core::DType;
 
+use super::element::signature;
 use crate::dialect::Dialect;
 use crate::prelude::prelude_for;
 
@@ -141,26 +142,9 @@ pub(crate) fn open_kernel(
     local: Option<&str>,
 ) -> String {
     let t = dialect.table();
-    let (g, i64t) = (t.global, t.int64);
-    let mut params = Vec::new();
-    for (var, ty) in buffers {
-        params.push(format!("{g}{ty}* {var}_p"));
-        if t.buffer_offsets {
-            params.push(format!("{i64t} {var}_o"));
-        }
-    }
-    params.extend(scalars.iter().map(|s| format!("{i64t} {s}")));
-    if local.is_some() && t.dynamic_shared_param {
-        params.push(t.dynamic_shared_parameter());
-    }
-    let mut s = format!("{} {name}({}) {{\n", t.kernel_prefix, params.join(", "));
-    for (var, ty) in buffers {
-        if let Some(line) = t.offset_pointer(&format!("{var}_p"), ty, false, &format!("{var}_o")) {
-            s.push_str(&line);
-        }
-    }
+    let mut s = signature(dialect, name, buffers, scalars, local.is_some());
     let _ = writeln!(s, "  const int lid = {};", t.local_id);
-    let _ = writeln!(s, "  const {i64t} mat = {};", t.group_id[0]);
+    let _ = writeln!(s, "  const {} mat = {};", t.int64, t.group_id[0]);
     if let Some(var) = local {
         let sp = t.shared_pointer;
         let _ = writeln!(
@@ -176,15 +160,6 @@ pub(crate) fn open_kernel(
 pub(crate) fn dynamic_local(dialect: Dialect) -> String {
     let t = dialect.table();
     t.dynamic_shared_decl.replace("{dev}", t.device_fn)
-}
-
-/// The barrier after which a group's writes to global memory are seen by the group (OpenCL's
-/// local barrier orders local memory only; CUDA's orders both).
-pub(crate) fn global_barrier(dialect: Dialect) -> String {
-    dialect.table().barrier.replace(
-        "CLK_LOCAL_MEM_FENCE",
-        "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE",
-    )
 }
 
 /// Solves with one triangle for many vectors, in place (LAPACK's `xTRSM` from the left, or
@@ -317,6 +292,7 @@ pub(crate) fn subtract_kernel(dialect: Dialect, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lapack::element::global_barrier;
 
     #[test]
     fn complex_arithmetic_uses_the_prelude_helpers() {

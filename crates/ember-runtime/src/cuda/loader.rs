@@ -17,6 +17,14 @@ pub struct Attempt {
     pub outcome: Result<(), String>,
 }
 
+impl Attempt {
+    /// The attempt as a line of a "Tried:" list in an error message.
+    pub fn line(&self) -> String {
+        let outcome = self.outcome.as_ref().err().map_or("loaded", String::as_str);
+        format!("  {}: {outcome}", self.location)
+    }
+}
+
 static PYTHON_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Adds Python's package folders (`site-packages`), searched for pip's `nvidia/*/lib`. The

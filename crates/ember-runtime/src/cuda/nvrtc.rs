@@ -15,13 +15,7 @@ fn unavailable() -> Error {
         .attempts
         .iter()
         .filter(|a| a.library == "libnvrtc")
-        .map(|a| {
-            format!(
-                "  {}: {}",
-                a.location,
-                a.outcome.as_ref().err().map_or("loaded", String::as_str)
-            )
-        })
+        .map(loader::Attempt::line)
         .collect();
     Error::BackendUnavailable {
         backend: "CUDA".into(),

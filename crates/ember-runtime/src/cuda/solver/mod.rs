@@ -136,13 +136,7 @@ fn unavailable() -> Error {
     let tried: Vec<String> = loader::search_cusolver()
         .attempts
         .iter()
-        .map(|a| {
-            format!(
-                "  {}: {}",
-                a.location,
-                a.outcome.as_ref().err().map_or("loaded", String::as_str)
-            )
-        })
+        .map(loader::Attempt::line)
         .collect();
     Error::BackendUnavailable {
         backend: "cuSOLVER".into(),

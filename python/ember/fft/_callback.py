@@ -26,7 +26,12 @@ from .._creation import empty
 from .._ndarray import _wrap, ndarray
 from .._raw import RawKernel
 
-_local = threading.local()
+
+class _Local(threading.local):
+    manager = None  # a class default: reading it costs no exception (every transform reads it)
+
+
+_local = _Local()
 
 _LOAD_PTR = re.compile(r"d_loadCallbackPtr\s*=\s*([A-Za-z_]\w*)\s*;")
 _STORE_PTR = re.compile(r"d_storeCallbackPtr\s*=\s*([A-Za-z_]\w*)\s*;")
@@ -45,7 +50,7 @@ _C_TYPES = {"f": "cufftReal", "d": "cufftDoubleReal", "F": "cufftComplex", "D": 
 
 def get_current_callback_manager():
     """The callbacks a ``with set_cufft_callbacks(...):`` block of this thread set, or None."""
-    return getattr(_local, "manager", None)
+    return _local.manager
 
 
 def _data(pointer, aux) -> ndarray | None:

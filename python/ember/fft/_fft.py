@@ -9,6 +9,7 @@ made (and cached). Results follow NumPy 2: single precision stays single, ``norm
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -49,8 +50,14 @@ def _output_dtype(dtype: np.dtype, value_type: str) -> np.dtype:
 
 
 def _convert_dtype(a: ndarray, value_type: str) -> ndarray:
-    dtype = _output_dtype(a.dtype, value_type)
-    return a if a.dtype == dtype else a.astype(dtype)
+    name = a._a.dtype
+    if name in _COMPUTES[value_type]:
+        return a  # already the dtype it computes in (the common call: no NumPy dtype made)
+    return a.astype(_output_dtype(a.dtype, value_type))
+
+
+# The dtype names each kind of transform computes in as they are.
+_COMPUTES = {"C2C": ("complex64", "complex128"), "R2C": ("float32", "float64"), "C2R": ("complex64", "complex128")}
 
 
 def _cook_shape(a: ndarray, s, axes, value_type: str, order: str = "C") -> ndarray:
@@ -79,6 +86,11 @@ def _cook_shape(a: ndarray, s, axes, value_type: str, order: str = "C") -> ndarr
     return a
 
 
+def _scales(norm: str, direction: int) -> bool:
+    """Whether ``norm`` scales the transform of ``direction`` (not the default forward one)."""
+    return norm != ("backward" if direction == CUFFT_FORWARD else "forward")
+
+
 def _normalize(out: ndarray, norm: str, direction: int, size: int) -> None:
     if (norm == "backward" and direction == CUFFT_INVERSE) or (norm == "forward" and direction == CUFFT_FORWARD):
         out *= 1.0 / size  # a Python float: the dtype stays
@@ -101,7 +113,7 @@ def _exec_fft(a: ndarray, direction: int, value_type: str, norm: str, axis: int,
     swapped = axis % a.ndim != a.ndim - 1
     if swapped:
         a = a.swapaxes(axis, -1)
-    if not a.flags.c_contiguous:
+    if not a._a.c_contiguous:
         a = a.copy()
     n = a.shape[-1]
     if n < 1:
@@ -134,7 +146,8 @@ def _exec_fft(a: ndarray, direction: int, value_type: str, norm: str, axis: int,
     out = plan.get_output_array(a)
     if batch:
         plan.fft(a, out, direction)
-    _normalize(out, norm, direction, n if value_type == "R2C" else out.shape[-1])
+    if _scales(norm, direction):
+        _normalize(out, norm, direction, n if value_type == "R2C" else out.shape[-1])
     return out.swapaxes(axis, -1) if swapped else out
 
 
@@ -190,6 +203,12 @@ def _fft(a, s, axes, norm, direction, value_type="C2C", overwrite_x=False, plan=
 def _prep_fftn_axes(ndim: int, s=None, axes=None, value_type="C2C"):
     """``(axes, sorted axes)``: the axes as given (for cropping) and in the order an N-d plan
     takes them (ascending; R2C/C2R keep their real axis last)."""
+    return _axes_in_order(ndim, None if s is None else tuple(s), None if axes is None else tuple(axes), value_type)
+
+
+@functools.lru_cache(maxsize=256)
+def _axes_in_order(ndim: int, s, axes, value_type):
+    """:func:`_prep_fftn_axes` of hashable arguments, remembered: every N-d transform asks."""
     if s is not None and axes is not None and len(s) != len(axes):
         raise ValueError("Shape and axes have different lengths.")
     if axes is None:
@@ -217,6 +236,21 @@ def _get_cufft_plan_nd(shape, kind, axes=None, order="C", out_size=None, to_cach
     """The N-d plan (cached, or made) for an array of ``shape`` in ``order`` transformed over
     ``axes``, in cuFFT's advanced layout: the batch runs along the axes not transformed (the
     leading ones or the trailing ones)."""
+    key = _nd_layout(tuple(shape), kind, None if axes is None else tuple(axes), order, out_size)
+    cache = get_plan_cache()
+    full = _plan_key(*key)
+    plan = cache.get(full)
+    if plan is None:
+        plan = PlanNd(*key)
+        if to_cache:
+            cache[full] = plan
+    return plan
+
+
+@functools.lru_cache(maxsize=256)
+def _nd_layout(shape, kind, axes, order, out_size) -> tuple:
+    """PlanNd's arguments for :func:`_get_cufft_plan_nd`'s transform (remembered: a pure
+    function of its arguments, asked by every N-d transform)."""
     ndim = len(shape)
     value_type = {0x29: "C2C", 0x69: "C2C", 0x2A: "R2C", 0x6A: "R2C", 0x2C: "C2R", 0x6C: "C2R"}[kind]
     fft_axes = tuple(range(ndim)) if axes is None else _prep_fftn_axes(ndim, None, axes, value_type)[1]
@@ -259,22 +293,14 @@ def _get_cufft_plan_nd(shape, kind, axes=None, order="C", out_size=None, to_cach
     for n in plan_dims:
         if n < 1:
             raise ValueError("Invalid number of FFT data points specified.")
-    key = (plan_dims, in_dims, istride, idist, out_dims, ostride, odist, kind, batch, order, fft_axes[-1], out_size)
-    cache = get_plan_cache()
-    full = _plan_key(*key)
-    plan = cache.get(full)
-    if plan is None:
-        plan = PlanNd(*key)
-        if to_cache:
-            cache[full] = plan
-    return plan
+    return (plan_dims, in_dims, istride, idist, out_dims, ostride, odist, kind, batch, order, fft_axes[-1], out_size)
 
 
 def _exec_fftn(a, direction, value_type, norm, axes, overwrite_x=False, plan=None, out=None, out_size=None):
     kind = fft_type(a.dtype, value_type)
-    if a.flags.c_contiguous:
+    if a._a.c_contiguous:
         order = "C"
-    elif a.flags.f_contiguous:
+    elif a._a.f_contiguous:
         order = "F"
     else:
         raise ValueError("a must be contiguous")
@@ -311,8 +337,9 @@ def _exec_fftn(a, direction, value_type, norm, axes, overwrite_x=False, plan=Non
         plan.check_output_array(a, out)
     if out.size:
         plan.fft(a, out, direction)
-    sized = a if value_type == "R2C" else out
-    _normalize(out, norm, direction, math.prod(sized.shape[ax] for ax in axes))
+    if _scales(norm, direction):
+        sized = a if value_type == "R2C" else out
+        _normalize(out, norm, direction, math.prod(sized.shape[ax] for ax in axes))
     return out
 
 
@@ -328,9 +355,9 @@ def _fftn(a, s, axes, norm, direction, value_type="C2C", order="A", plan=None, o
         raise IndexError("list index out of range")
     a = _convert_dtype(a, value_type)
     if order == "A":
-        if a.flags.f_contiguous:
+        if a._a.f_contiguous:
             order = "F"
-        elif a.flags.c_contiguous:
+        elif a._a.c_contiguous:
             order = "C"
         else:
             a = ascontiguousarray(a)
@@ -341,9 +368,9 @@ def _fftn(a, s, axes, norm, direction, value_type="C2C", order="A", plan=None, o
     for n in a.shape:
         if n < 1:
             raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
-    if order == "C" and not a.flags.c_contiguous:
+    if order == "C" and not a._a.c_contiguous:
         a = ascontiguousarray(a)
-    elif order == "F" and not a.flags.f_contiguous:
+    elif order == "F" and not a._a.f_contiguous:
         a = asfortranarray(a)
     out_size = _last_output_size(a.shape, s, axes_sorted[-1], value_type)
     return _exec_fftn(a, direction, value_type, norm, axes_sorted, overwrite_x, plan, out, out_size)
@@ -362,7 +389,7 @@ def _default_fft_func(a, s=None, axes=None, plan=None, value_type="C2C"):
     if isinstance(plan, Plan1d) or a.ndim == 1 or not config._enable_nd_planning.get():
         return _fft
     # A real transform of Fortran-ordered data has no N-d plan here (as in CuPy).
-    if a.flags.f_contiguous and value_type != "C2C":
+    if a._a.f_contiguous and value_type != "C2C":
         return _fft
     _, axes_sorted = _prep_fftn_axes(a.ndim, s, axes, value_type)
     if len(axes_sorted) > 1 and _nd_plan_is_possible(axes_sorted, a.ndim):

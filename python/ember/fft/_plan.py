@@ -40,12 +40,16 @@ _TYPES = {
     CUFFT_Z2Z: ("C2C", True), CUFFT_D2Z: ("R2C", True), CUFFT_Z2D: ("C2R", True),
 }
 
-_local = threading.local()
+class _Local(threading.local):
+    plan = None  # a class default: reading it costs no exception (every transform reads it)
+
+
+_local = _Local()
 
 
 def get_current_plan():
     """The plan a ``with plan:`` block of this thread made current, or None."""
-    return getattr(_local, "plan", None)
+    return _local.plan
 
 
 _CODES = {("C2C", "F"): CUFFT_C2C, ("C2C", "D"): CUFFT_Z2Z, ("R2C", "f"): CUFFT_R2C,
@@ -55,7 +59,7 @@ _CODES = {("C2C", "F"): CUFFT_C2C, ("C2C", "D"): CUFFT_Z2Z, ("R2C", "f"): CUFFT_
 def fft_type(dtype, value_type: str) -> int:
     """The cufftType of a transform of ``value_type`` whose input has ``dtype``."""
     try:
-        return _CODES[(value_type, np.dtype(dtype).char)]
+        return _CODES[(value_type, dtype.char if isinstance(dtype, np.dtype) else np.dtype(dtype).char)]
     except KeyError:
         raise ValueError(f"no {value_type} transform takes {np.dtype(dtype)} input") from None
 
@@ -257,7 +261,7 @@ class _Plan:
         _local.plan = self._previous
 
     def _check_device(self, a: ndarray) -> None:
-        if a.device.id != self._device:
+        if a._a.device != self._device:
             raise ValueError(f"this FFT plan was made on device {self._device}; the array is on device {a.device.id}")
 
     def fft(self, a: ndarray, out: ndarray, direction: int) -> None:
@@ -295,6 +299,7 @@ class Plan1d(_Plan):
         self._device = current_device_id()
         self.engine = config.engine()
         self._value_type, self._double = _TYPES[self.fft_type]
+        self._out_name = (_real if self._value_type == "C2R" else _complex)(self._double).name
         self._native = self._body = None
         if self.batch:
             if self.engine == "cufft":
@@ -329,8 +334,11 @@ class Plan1d(_Plan):
         return tuple(shape), dtype
 
     def get_output_array(self, a: ndarray) -> ndarray:
-        shape, dtype = self._output_dtype_and_shape(a)
-        return empty(shape, dtype)
+        shape = list(a._a.shape)
+        if self._value_type != "C2C":
+            shape[-1] = shape[-1] // 2 + 1 if self._value_type == "R2C" else self.nx
+        # The allocation itself, without empty()'s argument handling: every transform makes one.
+        return _ember.wrap(_ember.empty(self._device, shape, self._out_name))
 
     def check_output_array(self, a: ndarray, out: ndarray) -> None:
         shape, dtype = self._output_dtype_and_shape(a)
@@ -357,6 +365,7 @@ class PlanNd(_Plan):
         self.last_axis, self.last_size = last_axis, last_size
         self._layout = (inembed, int(istride), int(idist), onembed, int(ostride), int(odist))
         self._value_type, self._double = _TYPES[self.fft_type]
+        self._out_name = (_real if self._value_type == "C2R" else _complex)(self._double).name
         self._device = current_device_id()
         self.engine = config.engine()
         self._native, self._axes_plans = None, []
@@ -429,8 +438,13 @@ class PlanNd(_Plan):
         return tuple(shape), dtype
 
     def get_output_array(self, a: ndarray, order: str = "C") -> ndarray:
-        shape, dtype = self._output_dtype_and_shape(a)
-        return empty(shape, dtype, order=order)
+        if order != "C":
+            shape, dtype = self._output_dtype_and_shape(a)
+            return empty(shape, dtype, order=order)
+        shape = list(a._a.shape)
+        if self._value_type != "C2C":
+            shape[self.last_axis] = self.last_size
+        return _ember.wrap(_ember.empty(self._device, shape, self._out_name))  # as Plan1d's
 
     def check_output_array(self, a: ndarray, out: ndarray) -> None:
         if out is a:

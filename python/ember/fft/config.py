@@ -37,7 +37,12 @@ from ._cache import (  # noqa: F401  (CuPy's names, on config)
 )
 from ._callback import get_current_callback_manager, set_cufft_callbacks  # noqa: F401  (CuPy's names)
 
-_local = threading.local()
+
+class _Local(threading.local):
+    passes = 0  # a class default: reading it costs no exception (every transform reads it)
+
+
+_local = _Local()
 
 _enable_nd_planning = contextvars.ContextVar("ember.fft.config.enable_nd_planning", default=True)
 _use_multi_gpus = contextvars.ContextVar("ember.fft.config.use_multi_gpus", default=False)
@@ -46,7 +51,7 @@ _devices = contextvars.ContextVar("ember.fft.config.devices", default=None)
 
 def passes_only() -> bool:
     """Whether this thread is inside :func:`use_ember_passes`."""
-    return getattr(_local, "passes", 0) > 0
+    return _local.passes > 0
 
 
 @contextlib.contextmanager
@@ -54,16 +59,25 @@ def use_ember_passes():
     """Transforms in the block use ember's own passes even where cuFFT is found (how the
     OpenCL path is measured, and checked, on an NVIDIA GPU). Plans made in the block are
     plans of the passes; the cache keeps them apart from cuFFT's."""
-    _local.passes = getattr(_local, "passes", 0) + 1
+    _local.passes += 1
     try:
         yield
     finally:
         _local.passes -= 1
 
 
+_ENGINES: dict[int, str] = {}  # device -> its engine (whether cuFFT loads does not change)
+
+
 def engine() -> str:
     """What transforms on the current device take: ``"cufft"`` or ``"passes"``."""
-    return "passes" if passes_only() else _ember.fft_engine(current_device_id())
+    if _local.passes:
+        return "passes"
+    device = current_device_id()
+    found = _ENGINES.get(device)
+    if found is None:
+        found = _ENGINES[device] = _ember.fft_engine(device)
+    return found
 
 
 def set_cufft_gpus(gpus) -> None:

@@ -51,7 +51,9 @@ def cholesky(a, /, *, upper=False) -> ndarray:
     info = _lapack.potrf(factor, not upper)
     if _lapack.failed(info):
         raise LinAlgError("Matrix is not positive definite")
-    factor = from_columns(factor, a.shape[:-2])
+    # The triangle taken straight from the column-major factor: one pass makes the C-ordered
+    # result (not a transposing copy and then another pass to zero the other triangle).
+    factor = swapaxes(factor.reshape(a.shape[:-2] + factor.shape[1:]), -1, -2)
     return (triu(factor) if upper else tril(factor)).astype(result, copy=False)
 
 

@@ -53,6 +53,7 @@ generated!(
     philox::RandomKernel,
     sampler::SamplerKernel,
     lapack::householder::HouseholderKernel,
+    lapack::inverse::InverseKernel,
     lapack::jacobi::JacobiKernel,
 );
 pub use elementwise::{MapKernel, Operand};

@@ -50,6 +50,13 @@ fn lapack_getrf(py: Python<'_>, a: &NativeArray) -> PyResult<(NativeArray, Nativ
     Ok((NativeArray(pivots), NativeArray(info)))
 }
 
+/// The inverses of a stack of small matrices and `info` (see `lapack::inverse`).
+#[pyfunction]
+fn lapack_inverse(py: Python<'_>, a: &NativeArray) -> PyResult<(NativeArray, NativeArray)> {
+    let (x, info) = py.detach(|| lapack::inverse(&a.0)).py()?;
+    Ok((NativeArray(x), NativeArray(info)))
+}
+
 #[pyfunction]
 fn lapack_getrs(
     py: Python<'_>,
@@ -154,6 +161,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(orthogonalize_columns, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_getrf, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_getrs, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_inverse, m)?)?;
+    m.add("LAPACK_INVERSE_LARGEST", lapack::INVERSE_LARGEST)?;
     m.add_function(wrap_pyfunction!(lapack_potrf, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_geqrf, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_orgqr, m)?)?;

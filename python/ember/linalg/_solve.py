@@ -15,6 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _ember
 from .._creation import arange, asarray, ascontiguousarray, empty, zeros
 from .._indexing import where
 from .._linalg import _array, matmul
@@ -83,6 +84,13 @@ def inv(a) -> ndarray:
     batch, n = a.shape[:-2], a.shape[-1]
     if math.prod(batch) * n == 0:
         return empty(a.shape, dtype=result)
+    if n <= _ember.LAPACK_INVERSE_LARGEST:
+        # Small matrices: Gauss-Jordan, every matrix in one launch.
+        stack = ascontiguousarray(a.astype(compute, copy=False)).reshape((-1, n, n))
+        x, info = _ember.lapack_inverse(stack._a)
+        if _lapack.failed(info):
+            raise LinAlgError("Singular matrix")
+        return _wrap(x).reshape(a.shape).astype(result, copy=False)
     identity = broadcast_to(eye(n, dtype=compute), batch + (n, n))
     return from_columns(_solve_columns(a, identity, compute), batch, result)
 

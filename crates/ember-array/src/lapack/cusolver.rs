@@ -518,6 +518,37 @@ pub fn gesvd(a: &Array, full: bool, vectors_too: bool) -> Result<Svd> {
     }
     let info = info_for(device, batch)?;
     let job = if full { Job::All } else { Job::Some };
+    let driver = svd_driver();
+    if vectors_too && driver != SvdDriver::Gesvd && (rows >= cols || driver == SvdDriver::Jacobi) {
+        // U and V come as they are; V^H is V's adjoint (a transposing pass, small beside the
+        // factorization).
+        let u = Array::empty(device, &[batch, ucols, rows], dtype)?;
+        let v = Array::empty(device, &[batch, vrows, cols], dtype)?;
+        let call = if driver == SvdDriver::Jacobi {
+            solver::gesvdj
+        } else {
+            solver::gesvdp
+        };
+        call(
+            device,
+            dtype,
+            !full,
+            (rows, cols),
+            batch,
+            stack(a, rows, cols),
+            vectors(&s, k),
+            (stack(&u, rows, ucols), stack(&v, cols, vrows)),
+            vectors(&info, 1),
+        )?;
+        let vt = Array::empty(device, &[batch, cols, vrows], dtype)?;
+        adjoint_into(&v, &vt)?;
+        return Ok(Svd {
+            s,
+            u: Some(u),
+            vt: Some(vt),
+            info,
+        });
+    }
     if rows >= cols {
         let (u, vt) = if vectors_too {
             (
@@ -598,6 +629,28 @@ pub fn gesvd(a: &Array, full: bool, vectors_too: bool) -> Result<Svd> {
         u: Some(u),
         vt: Some(vt),
         info,
+    })
+}
+
+/// How [`gesvd`] factors when the singular vectors are asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SvdDriver {
+    /// `xGESVD`: bidiagonalization and QR iteration.
+    Gesvd,
+    /// `gesvdj`: one-sided Jacobi (PyTorch's default driver).
+    Jacobi,
+    /// `Xgesvdp`: through the polar decomposition (tall and square matrices).
+    Polar,
+}
+
+/// The driver: `EMBER_CUSOLVER_SVD` (`gesvd`, `gesvdj`, `gesvdp`; a measuring knob, read
+/// once), else the measured fastest.
+fn svd_driver() -> SvdDriver {
+    static CHOICE: std::sync::OnceLock<SvdDriver> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| match std::env::var("EMBER_CUSOLVER_SVD").as_deref() {
+        Ok("gesvd") => SvdDriver::Gesvd,
+        Ok("gesvdp") => SvdDriver::Polar,
+        _ => SvdDriver::Jacobi,
     })
 }
 

@@ -105,6 +105,19 @@ pub fn getrf(a: &Array) -> Result<(Array, Array)> {
     }
 }
 
+/// The largest order [`inverse`] takes.
+pub const INVERSE_LARGEST: usize = portable::INVERSE_LARGEST;
+
+/// The inverse of each square matrix of `a` (`(batch, n, n)`, `n <= INVERSE_LARGEST`, in
+/// either order: the inverse of the transpose is the transpose of the inverse), by
+/// Gauss-Jordan elimination with partial pivoting, all of them in one launch (ember's
+/// kernel on every engine: for small matrices it outruns a factorization and a solve).
+/// Returns the inverses (a new stack) and `info` (`getrf`'s meaning: `i > 0`, the `i`-th
+/// pivot is exactly zero and the matrix is singular).
+pub fn inverse(a: &Array) -> Result<(Array, Array)> {
+    portable::inverse(a)
+}
+
 /// Solves `A X = B` for each matrix, given [`getrf`]'s factors `lu` and `pivots`; `b`
 /// (`(batch, nrhs, n)`) is overwritten by `X`.
 pub fn getrs(lu: &Array, pivots: &Array, b: &Array) -> Result<()> {

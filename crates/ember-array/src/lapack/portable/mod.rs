@@ -1,5 +1,5 @@
 //! The contract of [`super`] on every device by ember's own kernels: blocked LU and Cholesky
-//! with triangular solves, Householder QR, Jacobi eigh and SVD. General eigenproblems
+//! with triangular solves, small inverses by Gauss-Jordan, Householder QR, Jacobi eigh and SVD. General eigenproblems
 //! (`geev`) have no kernel here: `ember.linalg` takes them to NumPy's LAPACK on the host.
 
 use ember_core::{Error, Result};
@@ -9,12 +9,14 @@ use crate::array::Array;
 
 mod cholesky;
 mod eigh;
+mod inverse;
 mod lu;
 mod qr;
 mod svd;
 
 pub use cholesky::potrf;
 pub use eigh::syevd;
+pub use inverse::{inverse, LARGEST as INVERSE_LARGEST};
 pub use lu::{getrf, getrs};
 pub use qr::{geqrf, orgqr};
 pub use svd::gesvd;

@@ -570,3 +570,187 @@ pub fn geev(
         Ok(())
     })
 }
+
+/// The singular value decomposition of `batch` `m x n` matrices by one-sided Jacobi, one
+/// `cusolverDn<t>gesvdj` each (any shape), `A = U diag(s) V^H`: `s` real and descending, `u`
+/// (`m x m`, or `m x min(m, n)` with `econ`) and `v` (`n x n`, or `n x min(m, n)`) hold U
+/// and V itself (not V^H); `a` is destroyed. Converged to the dtype's machine precision, at
+/// most `sweeps` sweeps (`info` is `min(m, n) + 1` for a matrix that does not converge).
+#[allow(clippy::too_many_arguments)]
+pub fn gesvdj(
+    device: &'static Device,
+    dtype: DType,
+    econ: bool,
+    (m, n): (usize, usize),
+    batch: usize,
+    a: Stack,
+    s_out: Vectors,
+    (u, v): (Stack, Stack),
+    info: Vectors,
+) -> Result<()> {
+    let (mi, ni) = (int32(m, "m")?, int32(n, "n")?);
+    let (lda, ldu, ldv) = (a.ld as i32, u.ld as i32, v.ld as i32);
+    let tolerance = if part_size(dtype) == 4 {
+        f64::from(f32::EPSILON)
+    } else {
+        f64::EPSILON
+    };
+    with_solver(device, dtype, |s| {
+        let params = s.gesvdj(tolerance, 400)?;
+        let (dn, jobz, econ) = (s.dn, eig_mode(true), i32::from(econ));
+        let mut lwork: i32 = 0;
+        check(
+            "cusolverDn<t>gesvdj_bufferSize",
+            guarded("cusolverDn<t>gesvdj_bufferSize", || unsafe {
+                typed!(
+                    dtype,
+                    sol::[
+                        cusolverDnSgesvdj_bufferSize,
+                        cusolverDnDgesvdj_bufferSize,
+                        cusolverDnCgesvdj_bufferSize,
+                        cusolverDnZgesvdj_bufferSize
+                    ],
+                    (
+                        dn,
+                        jobz,
+                        econ,
+                        mi,
+                        ni,
+                        a.ptr as usize as _,
+                        lda,
+                        s_out.ptr as usize as _,
+                        u.ptr as usize as _,
+                        ldu,
+                        v.ptr as usize as _,
+                        ldv,
+                        &mut lwork,
+                        params
+                    )
+                )
+            })?,
+        )?;
+        let work = s.workspace(lwork.max(1) as usize * dtype.itemsize())?;
+        for i in 0..batch {
+            let status = guarded("cusolverDn<t>gesvdj", || unsafe {
+                typed!(
+                    dtype,
+                    sol::[
+                        cusolverDnSgesvdj,
+                        cusolverDnDgesvdj,
+                        cusolverDnCgesvdj,
+                        cusolverDnZgesvdj
+                    ],
+                    (
+                        dn,
+                        jobz,
+                        econ,
+                        mi,
+                        ni,
+                        a.at(i, dtype) as _,
+                        lda,
+                        s_out.at(i, part_size(dtype)) as _,
+                        u.at(i, dtype) as _,
+                        ldu,
+                        v.at(i, dtype) as _,
+                        ldv,
+                        work as _,
+                        lwork,
+                        info.at(i, 4) as *mut i32,
+                        params
+                    )
+                )
+            })?;
+            check("cusolverDn<t>gesvdj", status)?;
+        }
+        Ok(())
+    })
+}
+
+/// The singular value decomposition of `batch` `m x n` matrices (`m >= n`) through the
+/// polar decomposition, one `cusolverDnXgesvdp` each: as [`gesvdj`]'s results (U and V
+/// itself, `econ` likewise); `a` is destroyed.
+#[allow(clippy::too_many_arguments)]
+pub fn gesvdp(
+    device: &'static Device,
+    dtype: DType,
+    econ: bool,
+    (m, n): (usize, usize),
+    batch: usize,
+    a: Stack,
+    s_out: Vectors,
+    (u, v): (Stack, Stack),
+    info: Vectors,
+) -> Result<()> {
+    if m < n {
+        return Err(Error::Value(format!(
+            "cuSOLVER's gesvdp takes matrices with at least as many rows as columns, not {m} x {n}"
+        )));
+    }
+    with_solver(device, dtype, |s| {
+        let (t, rt, mi, ni) = (data_type(dtype), real_type(dtype), m as i64, n as i64);
+        let (jobz, econ) = (eig_mode(true), i32::from(econ));
+        let (mut device_bytes, mut host_bytes) = (0usize, 0usize);
+        check(
+            "cusolverDnXgesvdp_bufferSize",
+            guarded("cusolverDnXgesvdp_bufferSize", || unsafe {
+                sol::cusolverDnXgesvdp_bufferSize(
+                    s.dn,
+                    s.params,
+                    jobz,
+                    econ,
+                    mi,
+                    ni,
+                    t,
+                    a.ptr as usize as *const c_void,
+                    a.ld,
+                    rt,
+                    s_out.ptr as usize as *const c_void,
+                    t,
+                    u.ptr as usize as *const c_void,
+                    u.ld,
+                    t,
+                    v.ptr as usize as *const c_void,
+                    v.ld,
+                    t,
+                    &mut device_bytes,
+                    &mut host_bytes,
+                )
+            })?,
+        )?;
+        let work = s.workspace(device_bytes)?;
+        let host = s.host_workspace(host_bytes);
+        for i in 0..batch {
+            let mut error = 0f64;
+            let status = guarded("cusolverDnXgesvdp", || unsafe {
+                sol::cusolverDnXgesvdp(
+                    s.dn,
+                    s.params,
+                    jobz,
+                    econ,
+                    mi,
+                    ni,
+                    t,
+                    a.at(i, dtype),
+                    a.ld,
+                    rt,
+                    s_out.at(i, part_size(dtype)),
+                    t,
+                    u.at(i, dtype),
+                    u.ld,
+                    t,
+                    v.at(i, dtype),
+                    v.ld,
+                    t,
+                    work,
+                    device_bytes,
+                    host,
+                    host_bytes,
+                    info.at(i, 4) as *mut i32,
+                    &mut error,
+                )
+            })?;
+            check("cusolverDnXgesvdp", status)?;
+        }
+        Ok(())
+    })
+}

@@ -225,6 +225,8 @@ struct Solver {
     blas: blas::cublasHandle_t,
     /// The Jacobi solver's settings, made on first use.
     syevj: sol::syevjInfo_t,
+    /// The Jacobi SVD's settings, made on first use.
+    gesvdj: sol::gesvdjInfo_t,
     /// Device work area, from the pool for this stream.
     work: Option<Buffer>,
     /// Host work area (the 64-bit API's `bufferOnHost`).
@@ -255,6 +257,7 @@ impl Solver {
             params: null_mut(),
             blas: null_mut(),
             syevj: null_mut(),
+            gesvdj: null_mut(),
             work: None,
             host: Vec::new(),
             spare: None,
@@ -338,6 +341,42 @@ impl Solver {
         Ok(info)
     }
 
+    /// The Jacobi SVD's settings: converged to `tolerance`, at most `sweeps` sweeps,
+    /// singular values sorted (descending).
+    fn gesvdj(&mut self, tolerance: f64, sweeps: i32) -> Result<sol::gesvdjInfo_t> {
+        if self.gesvdj.is_null() {
+            let mut info: sol::gesvdjInfo_t = null_mut();
+            check(
+                "cusolverDnCreateGesvdjInfo",
+                guarded("cusolverDnCreateGesvdjInfo", || unsafe {
+                    sol::cusolverDnCreateGesvdjInfo(&mut info)
+                })?,
+            )?;
+            self.gesvdj = info;
+        }
+        let info = self.gesvdj;
+        let statuses = guarded("cusolverDnXgesvdjSetTolerance", || unsafe {
+            [
+                (
+                    "cusolverDnXgesvdjSetTolerance",
+                    sol::cusolverDnXgesvdjSetTolerance(info, tolerance),
+                ),
+                (
+                    "cusolverDnXgesvdjSetMaxSweeps",
+                    sol::cusolverDnXgesvdjSetMaxSweeps(info, sweeps),
+                ),
+                (
+                    "cusolverDnXgesvdjSetSortEig",
+                    sol::cusolverDnXgesvdjSetSortEig(info, 1),
+                ),
+            ]
+        })?;
+        for (call, status) in statuses {
+            check(call, status)?;
+        }
+        Ok(info)
+    }
+
     /// A device work area of at least `bytes` (its old one goes back to the pool first: the
     /// pool orders reuse on this stream after the work queued on it).
     fn workspace(&mut self, bytes: usize) -> Result<*mut c_void> {
@@ -376,9 +415,13 @@ impl Drop for Solver {
         }
         let _scope = ContextScope::enter(self.ordinal);
         let (dn, params, blas, syevj) = (self.dn, self.params, self.blas, self.syevj);
+        let gesvdj = self.gesvdj;
         unsafe {
             if !syevj.is_null() {
                 let _ = guarded("", || sol::cusolverDnDestroySyevjInfo(syevj));
+            }
+            if !gesvdj.is_null() {
+                let _ = guarded("", || sol::cusolverDnDestroyGesvdjInfo(gesvdj));
             }
             if !params.is_null() {
                 let _ = guarded("", || sol::cusolverDnDestroyParams(params));
@@ -489,7 +532,7 @@ mod batched;
 mod dense;
 
 pub use batched::{getrf_batched, getrs_batched, potrf_batched, syev_batched, syevj_batched};
-pub use dense::{geev, geqrf, gesvd, getrf, getrs, orgqr, potrf, syevd, Job};
+pub use dense::{geev, geqrf, gesvd, gesvdj, gesvdp, getrf, getrs, orgqr, potrf, syevd, Job};
 
 #[cfg(test)]
 mod tests {

@@ -7,28 +7,29 @@ from typing import Any, final
 from typing_extensions import Self
 
 __all__ = [
-    "Array", "DevicePointer", "ElementwiseKernel", "Event", "FftPlan", "JitKernel", "JitLaunch", "Kernel", "Module",
-    "Philox", "PinnedMemory", "RawKernel", "ReductionKernel", "Stream", "__version__", "add_python_dirs", "arange",
-    "backend_name", "broadcast_shapes", "broadcast_to", "build_module", "cache_stats", "can_cast", "checked_mode",
-    "clear_module_map", "compile_module", "concatenate", "copy_in_order", "cufft_version", "cumulate", "current_device",
-    "current_stream", "current_stream_handle", "device_count", "device_info", "dlpack_device", "drain_launches",
-    "dtype_names", "empty", "env_flag", "expand_dims", "fft_c2c", "fft_engine", "fft_radices", "flatten",
-    "from_dlpack_capsule", "from_foreign", "full", "fused_kernel_body", "fusion_stats", "generated_source", "getitem",
-    "info_report", "jit_coarsening", "jit_device_source", "jit_intrinsics", "jit_kernel_source", "jit_signature",
-    "lapack_batched_gesv_limit", "lapack_engine", "lapack_forget", "lapack_geev", "lapack_geqrf", "lapack_gesvd",
-    "lapack_getrf", "lapack_getrs", "lapack_orgqr", "lapack_potrf", "lapack_syevd", "lapack_use_portable", "linspace",
-    "matmul", "matmul_engine", "memory_info", "moveaxis", "nonzero", "nvrtc_compile", "nvrtc_version",
-    "opencl_device_ids", "operator_method", "orthogonalize_columns", "overhanging_view", "pool_free_all_blocks",
-    "pool_limit", "pool_n_free_blocks", "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches",
-    "random_source", "ravel", "reduce", "register_index_converter", "register_opaque", "register_types", "require_cuda",
-    "reset_device", "reshape", "result_type", "set_checked", "set_current_device", "set_fusion", "setitem", "settings",
-    "sort_rows", "sort_short_rows", "sort_values", "split", "squeeze", "stack", "swapaxes", "synchronize", "take",
-    "to_dlpack", "transpose", "ufunc_binary", "ufunc_call", "ufunc_id", "ufunc_rows", "where_", "wrap",
-    "xoroshiro128p_states",
+    "Array", "DevicePointer", "ElementwiseKernel", "Event", "FftPlan", "JitKernel", "JitLaunch", "Kernel",
+    "LAPACK_INVERSE_LARGEST", "Module", "Philox", "PinnedMemory", "RawKernel", "ReductionKernel", "Stream",
+    "__version__", "add_python_dirs", "arange", "backend_name", "broadcast_shapes", "broadcast_to", "build_module",
+    "cache_stats", "can_cast", "checked_mode", "clear_module_map", "compile_module", "concatenate", "copy_in_order",
+    "cufft_version", "cumulate", "current_device", "current_stream", "current_stream_handle", "device_count",
+    "device_info", "dlpack_device", "drain_launches", "dtype_names", "empty", "env_flag", "expand_dims", "fft_c2c",
+    "fft_engine", "fft_radices", "flatten", "from_dlpack_capsule", "from_foreign", "full", "fused_kernel_body",
+    "fusion_stats", "generated_source", "getitem", "info_report", "jit_coarsening", "jit_device_source",
+    "jit_intrinsics", "jit_kernel_source", "jit_signature", "lapack_batched_gesv_limit", "lapack_engine",
+    "lapack_forget", "lapack_geev", "lapack_geqrf", "lapack_gesvd", "lapack_getrf", "lapack_getrs", "lapack_inverse",
+    "lapack_orgqr", "lapack_potrf", "lapack_syevd", "lapack_triangle", "lapack_use_portable", "linspace", "matmul",
+    "matmul_engine", "memory_info", "moveaxis", "nonzero", "nvrtc_compile", "nvrtc_version", "opencl_device_ids",
+    "operator_method", "orthogonalize_columns", "overhanging_view", "pool_free_all_blocks", "pool_limit",
+    "pool_n_free_blocks", "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches", "random_source",
+    "ravel", "reduce", "register_index_converter", "register_opaque", "register_types", "require_cuda", "reset_device",
+    "reshape", "result_type", "set_checked", "set_current_device", "set_fusion", "setitem", "settings", "sort_rows",
+    "sort_short_rows", "sort_values", "split", "squeeze", "stack", "swapaxes", "synchronize", "take", "to_dlpack",
+    "transpose", "ufunc_binary", "ufunc_call", "ufunc_id", "ufunc_rows", "where_", "wrap", "xoroshiro128p_states",
 ]
 
 __version__: str
 
+LAPACK_INVERSE_LARGEST: int
 def add_python_dirs(dirs) -> Any: ...
 def arange(device_ordinal, first, second, n, dtype_name) -> Any: ...
 def backend_name() -> Any: ...
@@ -80,9 +81,11 @@ def lapack_geqrf(a) -> Any: ...
 def lapack_gesvd(a, full, vectors) -> Any: ...
 def lapack_getrf(a) -> Any: ...
 def lapack_getrs(lu, pivots, b) -> Any: ...
+def lapack_inverse(a) -> Any: ...
 def lapack_orgqr(q, tau) -> Any: ...
 def lapack_potrf(a, lower) -> Any: ...
 def lapack_syevd(a, lower, vectors) -> Any: ...
+def lapack_triangle(a, lower) -> Any: ...
 def lapack_use_portable(on) -> Any: ...
 def linspace(device_ordinal, num, endpoint, start, stop, scale, divisor, compute_name, dtype_name) -> Any: ...
 def matmul(a, b, dtype_name, out=None, conj_a=False) -> Any: ...

@@ -350,6 +350,30 @@ impl Array {
         if self.dtype.is_opaque() || dst.dtype.is_opaque() {
             return crate::opaque::copy_opaque(self, dst);
         }
+        if self.dtype == dst.dtype && dst.is_c_contiguous() {
+            if let Some((batch, rows, cols)) = crate::transpose::transposed_stack(self) {
+                // A transposed view: tiles through local memory, both sides coalesced.
+                let item = self.dtype.itemsize() as isize;
+                let (r, c) = (rows as isize, cols as isize);
+                let source = self.view(
+                    &[batch, cols, rows],
+                    &[r * c * item, r * item, item],
+                    self.offset,
+                    self.dtype,
+                )?;
+                let target = dst.view(
+                    &[batch, rows, cols],
+                    &[r * c * item, c * item, item],
+                    dst.offset,
+                    dst.dtype,
+                )?;
+                return crate::transpose::transpose_into(
+                    &source,
+                    &target,
+                    crate::transpose::Keep::All,
+                );
+            }
+        }
         let spec = copy_spec(self.dtype, dst.dtype, dialect(device));
         run_map(&spec, &[self, dst], &[], &self.shape)
     }

@@ -20,6 +20,7 @@ pub mod select;
 pub mod shape;
 pub mod sort;
 pub mod svd;
+pub mod transpose;
 pub mod ufunc;
 pub mod user_kernel;
 pub mod xoroshiro;

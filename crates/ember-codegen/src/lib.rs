@@ -19,6 +19,7 @@ pub mod reduce;
 pub mod sampler;
 pub mod scan;
 pub mod sort;
+pub mod transpose;
 pub mod types;
 pub mod ufuncs;
 pub mod user_kernel;
@@ -54,6 +55,7 @@ generated!(
     sampler::SamplerKernel,
     lapack::householder::HouseholderKernel,
     lapack::inverse::InverseKernel,
+    transpose::TransposeKernel,
     lapack::jacobi::JacobiKernel,
 );
 pub use elementwise::{MapKernel, Operand};

@@ -1,5 +1,6 @@
 //! Bindings of the matrix products (`ember_array::linalg`).
 
+use ember_array::transpose::{self, Keep};
 use ember_array::{lapack, linalg};
 use ember_core::DType;
 use pyo3::prelude::*;
@@ -55,6 +56,16 @@ fn lapack_getrf(py: Python<'_>, a: &NativeArray) -> PyResult<(NativeArray, Nativ
 fn lapack_inverse(py: Python<'_>, a: &NativeArray) -> PyResult<(NativeArray, NativeArray)> {
     let (x, info) = py.detach(|| lapack::inverse(&a.0)).py()?;
     Ok((NativeArray(x), NativeArray(info)))
+}
+
+/// The C-ordered `(batch, rows, cols)` form of a column-major `(batch, cols, rows)` stack,
+/// keeping its lower (else upper) triangle: a Cholesky factor as NumPy returns it.
+#[pyfunction]
+fn lapack_triangle(py: Python<'_>, a: &NativeArray, lower: bool) -> PyResult<NativeArray> {
+    let keep = if lower { Keep::Lower } else { Keep::Upper };
+    py.detach(|| transpose::transposed(&a.0, keep))
+        .py()
+        .map(NativeArray)
 }
 
 #[pyfunction]
@@ -162,6 +173,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lapack_getrf, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_getrs, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_inverse, m)?)?;
+    m.add_function(wrap_pyfunction!(lapack_triangle, m)?)?;
     m.add("LAPACK_INVERSE_LARGEST", lapack::INVERSE_LARGEST)?;
     m.add_function(wrap_pyfunction!(lapack_potrf, m)?)?;
     m.add_function(wrap_pyfunction!(lapack_geqrf, m)?)?;

@@ -16,13 +16,14 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _ember
 from .._creation import asarray, empty, zeros
 from .._index_tricks import take_along_axis
 from .._linalg import _array
-from .._ndarray import ndarray
+from .._ndarray import _wrap, ndarray
 from .._shape import swapaxes
 from .._sorting import argsort, sort
-from .._triangles import tril, triu
+from .._triangles import triu
 from .._ufuncs import UFUNCS
 from ..errors import BackendUnavailableError
 from . import _lapack
@@ -51,10 +52,10 @@ def cholesky(a, /, *, upper=False) -> ndarray:
     info = _lapack.potrf(factor, not upper)
     if _lapack.failed(info):
         raise LinAlgError("Matrix is not positive definite")
-    # The triangle taken straight from the column-major factor: one pass makes the C-ordered
-    # result (not a transposing copy and then another pass to zero the other triangle).
-    factor = swapaxes(factor.reshape(a.shape[:-2] + factor.shape[1:]), -1, -2)
-    return (triu(factor) if upper else tril(factor)).astype(result, copy=False)
+    # The triangle taken straight from the column-major factor: one transposing pass makes
+    # the C-ordered result and zeroes the other triangle.
+    factor = _wrap(_ember.lapack_triangle(factor._a, not upper)).reshape(a.shape)
+    return factor.astype(result, copy=False)
 
 
 _QR_MODES = ("reduced", "complete", "r", "raw")

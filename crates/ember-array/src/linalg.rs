@@ -733,8 +733,9 @@ fn tile_knob() -> Result<TileKnob> {
     .map_err(Error::Value)
 }
 
-/// The tile of a product on `device` (the choice itself is `Tile::for_shape`'s).
-fn tile_for(device: &Device, m: usize, n: usize, dtype: DType) -> Result<Tile> {
+/// The tile of a product on `device` (the choice itself is `Tile::for_shape`'s), and whether
+/// the device takes GPU tiles.
+fn tile_for(device: &Device, m: usize, n: usize, dtype: DType) -> Result<(Tile, bool)> {
     let mut gpu = !device.info().is_cpu;
     let mut general = None;
     match tile_knob()? {
@@ -749,14 +750,14 @@ fn tile_for(device: &Device, m: usize, n: usize, dtype: DType) -> Result<Tile> {
             "the matmul tile {tile:?} stages {bytes} bytes of {dtype} in local memory, more than the 48 KiB (or the device's limit) a block may take"
         )));
     }
-    Ok(tile)
+    Ok((tile, gpu))
 }
 
 fn run_tiled(p: &Product) -> Result<()> {
     let c_arr = &p.c.array;
     let device = c_arr.device();
     let dtype = c_arr.dtype();
-    let tile = tile_for(device, p.m, p.n, dtype)?;
+    let (tile, gpu) = tile_for(device, p.m, p.n, dtype)?;
     let (tiles_m, tiles_n) = (p.m.div_ceil(tile.rows()), p.n.div_ceil(tile.cols()));
     let (count, outer) = p.batches();
     // Updates in place are not split (their shared dimension is a block's width).
@@ -789,6 +790,7 @@ fn run_tiled(p: &Product) -> Result<()> {
         tile,
         subtract: p.update.subtract,
         wide_offsets: !tile.offsets_fit_32bit((a_row, a_col), (b_row, b_col), (c_row, c_col)),
+        prefetch: gpu,
     };
     let function = kernel(device, &spec)?;
     let per_batch = tiles_m * tiles_n * splits;

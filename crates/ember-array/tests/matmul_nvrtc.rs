@@ -21,7 +21,12 @@ fn plain(dtype: DType, tile: Tile) -> MatmulKernel {
         tile,
         subtract: false,
         wide_offsets: false,
+        prefetch: !tile_is_cpu(tile),
     }
+}
+
+fn tile_is_cpu(tile: Tile) -> bool {
+    [Tile::SQUARE, Tile::SQUARE_SMALL].contains(&tile)
 }
 
 #[test]

@@ -189,6 +189,9 @@ pub struct MatmulKernel {
     pub subtract: bool,
     /// 64-bit offsets inside a tile (strides that make a tile span 2^31 elements or more).
     pub wide_offsets: bool,
+    /// Load the next panels while the current ones are used (GPUs: hides memory latency;
+    /// on PoCL it only adds to what each work-item keeps across barriers).
+    pub prefetch: bool,
 }
 
 impl MatmulKernel {
@@ -196,12 +199,13 @@ impl MatmulKernel {
     pub fn name(&self) -> String {
         let t = self.tile;
         format!(
-            "ember_matmul_{}_{}{}{}{}_{}x{}x{}x{}x{}",
+            "ember_matmul_{}_{}{}{}{}{}_{}x{}x{}x{}x{}",
             self.dtype.name(),
             self.out_dtype.name(),
             if self.conj_a { "_conj" } else { "" },
             if self.subtract { "_sub" } else { "" },
             if self.wide_offsets { "_wide" } else { "" },
+            if self.prefetch { "_pf" } else { "" },
             t.threads_m,
             t.threads_n,
             t.per_thread_m,
@@ -325,27 +329,39 @@ impl MatmulKernel {
             }
         }
         let _ = writeln!(s, "  {i64t} kr = k_end - k_begin;");
-        s.push_str("  if (kr > 0) {\n");
-        self.prefetch(&mut s, dialect, &[&a_panel, &b_panel]);
-        s.push_str("    for (;;) {\n");
-        for p in [&a_panel, &b_panel] {
-            for l in 0..p.steps() {
-                let guard = p.guard(l);
-                let _ = writeln!(s, "      {guard}{0}_s[s{0}{l}] = v{0}{l};", p.name);
+        let store_panels = |s: &mut String| {
+            for p in [&a_panel, &b_panel] {
+                for l in 0..p.steps() {
+                    let guard = p.guard(l);
+                    let _ = writeln!(s, "      {guard}{0}_s[s{0}{l}] = v{0}{l};", p.name);
+                }
             }
+            let _ = writeln!(s, "      {};", t.barrier);
+            let _ = writeln!(
+                s,
+                "      a_t += {depth} * sa_col; b_t += {depth} * sb_row; kr -= {depth};"
+            );
+        };
+        if self.prefetch {
+            s.push_str("  if (kr > 0) {\n");
+            self.prefetch(&mut s, dialect, &[&a_panel, &b_panel]);
+            s.push_str("    for (;;) {\n");
+            store_panels(&mut s);
+            s.push_str("      if (kr > 0) {\n");
+            self.prefetch(&mut s, dialect, &[&a_panel, &b_panel]);
+            s.push_str("      }\n");
+        } else {
+            s.push_str("  {\n    while (kr > 0) {\n");
+            self.prefetch(&mut s, dialect, &[&a_panel, &b_panel]);
+            store_panels(&mut s);
         }
-        let _ = writeln!(s, "      {};", t.barrier);
-        let _ = writeln!(
-            s,
-            "      a_t += {depth} * sa_col; b_t += {depth} * sb_row; kr -= {depth};"
-        );
-        s.push_str("      if (kr > 0) {\n");
-        self.prefetch(&mut s, dialect, &[&a_panel, &b_panel]);
-        s.push_str("      }\n");
-        let _ = writeln!(
-            s,
-            "#pragma unroll\n      for (int kk = 0; kk < {depth}; ++kk) {{"
-        );
+        // Unrolled on GPUs (the shared loads then take constant offsets).
+        let unroll = if self.prefetch {
+            "#pragma unroll\n"
+        } else {
+            ""
+        };
+        let _ = writeln!(s, "{unroll}      for (int kk = 0; kk < {depth}; ++kk) {{");
         for i in 0..tile.per_thread_m {
             let _ = writeln!(
                 s,
@@ -376,7 +392,10 @@ impl MatmulKernel {
         }
         s.push_str("      }\n");
         let _ = writeln!(s, "      {};", t.barrier);
-        s.push_str("      if (kr <= 0) break;\n    }\n  }\n");
+        if self.prefetch {
+            s.push_str("      if (kr <= 0) break;\n");
+        }
+        s.push_str("    }\n  }\n");
         self.epilogue(&mut s, dialect, off);
         s.push_str("}\n");
         s
@@ -561,6 +580,7 @@ mod tests {
             tile,
             subtract: false,
             wide_offsets: false,
+            prefetch: true,
         }
     }
 
@@ -610,12 +630,16 @@ mod tests {
         k.wide_offsets = true;
         let src = k.source(Dialect::Cuda);
         assert!(src.contains("long long oa0;"), "{src}");
-        assert!(k.name().ends_with("_wide_16x16x8x8x16"));
+        assert!(k.name().ends_with("_wide_pf_16x16x8x8x16"));
     }
 
     #[test]
     fn cuda_kernel_stages_panels_in_shared_memory() {
-        let src = kernel(DType::F32, Tile::SQUARE).source(Dialect::Cuda);
+        let mut k = kernel(DType::F32, Tile::SQUARE);
+        k.prefetch = false;
+        let src = k.source(Dialect::Cuda);
+        assert!(src.contains("while (kr > 0)"), "{src}");
+        assert!(!src.contains("#pragma unroll"), "{src}");
         assert!(src.contains("extern \"C\" __global__ void ember_matmul_float32_float32_8x8x8x8x16(float* a_p, float* b_p, float* c_p, long long m"), "{src}");
         assert!(src.contains("__shared__ float a_s[1040];"), "{src}");
         assert!(src.contains("acc_7_7 = acc_7_7 + a7 * b7;"), "{src}");

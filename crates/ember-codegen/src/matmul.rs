@@ -34,7 +34,8 @@
 //! Measuring knob: `EMBER_MATMUL_TILE` (read once, by `ember_array::linalg`) replaces the
 //! general tile of every device by `threads_m,threads_n,per_thread_m,per_thread_n,depth`
 //! (e.g. `16,16,8,8,16`), or takes the GPU (`gpu`) or CPU (`cpu`) tiles on any device; the
-//! narrow tiles of matrix-vector shapes stay. For sweeping tiles on a GPU, not for users.
+//! narrow tiles (matrix-vector shapes, and on GPUs products of at most 32 rows or columns)
+//! stay. For sweeping tiles on a GPU, not for users.
 
 use std::fmt::Write;
 
@@ -115,13 +116,17 @@ impl Tile {
     }
 
     /// The tile for a product of `m` rows and `n` columns of `dtype` on a GPU (`gpu`) or a
-    /// CPU device; `general` (the measuring knob) replaces the tile of the general case.
+    /// CPU device; `general` (the measuring knob) replaces the tiles of the general case.
     pub fn for_shape(m: usize, n: usize, dtype: DType, gpu: bool, general: Option<Tile>) -> Tile {
         let complex = dtype.kind() == Kind::Complex;
         if n <= 8 && m > 64 {
             Tile::TALL
         } else if m <= 8 && n > 64 {
             Tile::WIDE
+        } else if gpu && n <= 32 && m >= 128 {
+            Tile::GPU_TALL
+        } else if gpu && m <= 32 && n >= 128 {
+            Tile::GPU_WIDE
         } else if let Some(tile) = general {
             tile
         } else if !gpu {
@@ -130,10 +135,6 @@ impl Tile {
             } else {
                 Tile::SQUARE
             }
-        } else if n <= 32 && m >= 128 {
-            Tile::GPU_TALL
-        } else if m <= 32 && n >= 128 {
-            Tile::GPU_WIDE
         } else if complex {
             Tile::GPU_COMPLEX
         } else if dtype == DType::F64 {

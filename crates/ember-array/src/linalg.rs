@@ -10,8 +10,12 @@
 //!   dimensions over blocks when C is small;
 //! - a single product of two vectors (`dot` of 1-d arrays, `vdot`): an elementwise multiply
 //!   and a tree reduction, which use the whole device.
+//!
+//! [`matmul_into`] is the LAPACK layer's product: `C -= A · B` into a strided block of a larger
+//! stack (the trailing updates of LU and Cholesky), by cuBLAS with `beta = 1` or the tiled
+//! kernel with its `subtract` flag, optionally changing one triangle of C only.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use ember_codegen::matmul::{MatmulKernel, Tile};
 use ember_codegen::types::component;
@@ -122,7 +126,16 @@ pub fn matmul(
         if k == 0 {
             fill(&dest, Scalar::Int(0))?;
         } else {
-            compute(&a, &b, &dest, batch.len(), conj_a)?;
+            compute(
+                &a,
+                &b,
+                &dest,
+                batch.len(),
+                Update {
+                    conj_a,
+                    ..Update::default()
+                },
+            )?;
         }
     }
     match out {
@@ -226,12 +239,45 @@ struct Product {
     a: Operand,
     b: Operand,
     c: Operand,
-    conj_a: bool,
+    update: Update,
+}
+
+/// How [`matmul_into`] writes its product into C.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Update {
+    /// Conjugate A's elements.
+    pub conj_a: bool,
+    /// `C -= A · B` instead of `C = A · B`.
+    pub subtract: bool,
+    /// Which elements of C (as the view passed sees it) change.
+    pub triangle: Triangle,
+}
+
+/// A part of C: everything, or the elements on and below (`Lower`) or on and above (`Upper`)
+/// the diagonal shifted by `shift` (element `(i, j)` is kept when `i - j + shift >= 0`, resp.
+/// `<= 0`; the shift places a block's diagonal within its whole matrix).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Triangle {
+    #[default]
+    All,
+    Lower(isize),
+    Upper(isize),
+}
+
+impl Triangle {
+    /// The kernel's `tri` and `shift` arguments.
+    fn args(self) -> [i64; 2] {
+        match self {
+            Triangle::All => [0, 0],
+            Triangle::Lower(s) => [1, s as i64],
+            Triangle::Upper(s) => [2, s as i64],
+        }
+    }
 }
 
 impl Product {
     /// The product of `a` and `b` into `dest`, whose first `batch_ndim` axes are the batch.
-    fn new(a: &Array, b: &Array, dest: &Array, batch_ndim: usize, conj_a: bool) -> Product {
+    fn new(a: &Array, b: &Array, dest: &Array, batch_ndim: usize, update: Update) -> Product {
         let batch = &dest.shape()[..batch_ndim];
         let operand = |x: &Array, second: bool| {
             let nd = x.ndim();
@@ -264,7 +310,7 @@ impl Product {
             a: operand(a, false),
             b: operand(b, true),
             c,
-            conj_a,
+            update,
         };
         p.collapse_batch();
         p
@@ -272,7 +318,7 @@ impl Product {
 
     /// Merges batch axes that every operand walks evenly, then folds the batch into A's and
     /// C's rows when B is shared by every batch and the rows continue across it (one large
-    /// product instead of many small ones).
+    /// product instead of many small ones; not for a triangle, which counts rows per matrix).
     fn collapse_batch(&mut self) {
         let strides = [
             self.a.batch_strides.clone(),
@@ -287,6 +333,9 @@ impl Product {
         self.batch = shape;
         for (op, s) in [&mut self.a, &mut self.b, &mut self.c].into_iter().zip(st) {
             op.batch_strides = s;
+        }
+        if self.update.triangle != Triangle::All {
+            return;
         }
         if let ([count], [sa], [0], [sc]) = (
             self.batch.as_slice(),
@@ -345,21 +394,22 @@ impl Product {
     }
 }
 
-fn compute(a: &Array, b: &Array, dest: &Array, batch_ndim: usize, conj_a: bool) -> Result<()> {
-    let p = Product::new(a, b, dest, batch_ndim, conj_a);
-    if p.batch.is_empty() && p.m == 1 && p.n == 1 {
+fn compute(a: &Array, b: &Array, dest: &Array, batch_ndim: usize, update: Update) -> Result<()> {
+    let p = Product::new(a, b, dest, batch_ndim, update);
+    if p.batch.is_empty() && p.m == 1 && p.n == 1 && update == Update::default() {
         return vector_product(&p);
     }
-    if uses_blas(dest.device(), dest.dtype()) {
+    // cuBLAS changes whole matrices only.
+    if uses_blas(dest.device(), dest.dtype()) && update.triangle == Triangle::All {
         let (mut a, mut b) = (a.clone(), b.clone());
         for attempt in 0..2 {
-            let p = Product::new(&a, &b, dest, batch_ndim, conj_a);
+            let p = Product::new(&a, &b, dest, batch_ndim, update);
             let (a_op, b_op, ldc) = blas_operands(&p);
             match (a_op, b_op, ldc) {
                 (Some(a_op), Some(b_op), Some(ldc)) => return run_blas(&p, a_op, b_op, ldc),
                 (_, _, None) => break,
                 // cuBLAS conjugates only operands it reads column by column.
-                (None, _, _) if conj_a => break,
+                (None, _, _) if update.conj_a => break,
                 _ if attempt > 0 => break,
                 _ => {}
             }
@@ -374,7 +424,57 @@ fn compute(a: &Array, b: &Array, dest: &Array, batch_ndim: usize, conj_a: bool) 
         }
     }
     let (a, b) = (whole_elements(a)?, whole_elements(b)?);
-    run_tiled(&Product::new(&a, &b, dest, batch_ndim, conj_a))
+    run_tiled(&Product::new(&a, &b, dest, batch_ndim, update))
+}
+
+/// `C = A · B`, or `C -= A · B` with `update.subtract` (LAPACK's trailing update), for stacks
+/// `a` `(batch, m, k)`, `b` `(batch, k, n)` and `c` `(batch, m, n)` of one float or complex
+/// dtype with any strides (`c` typically a block of a larger stack), changing only
+/// `update.triangle` of C. The tiled kernel stores along C's last axis: a `c` whose last
+/// stride is one element writes fastest.
+pub fn matmul_into(a: &Array, b: &Array, c: &Array, update: Update) -> Result<()> {
+    let (&[batch, m, k], &[b_batch, kb, n], &[c_batch, cm, cn]) = (a.shape(), b.shape(), c.shape())
+    else {
+        return Err(Error::Value(format!(
+            "matmul_into takes (batch, rows, cols) stacks, got shapes {}, {} and {}",
+            format_shape(a.shape()),
+            format_shape(b.shape()),
+            format_shape(c.shape())
+        )));
+    };
+    if (b_batch, kb, c_batch, cm, cn) != (batch, k, batch, m, n) {
+        return Err(Error::Value(format!(
+            "matmul_into: shapes {}, {} and {} do not make a product (batch, m, k) x (batch, k, n) -> (batch, m, n)",
+            format_shape(a.shape()),
+            format_shape(b.shape()),
+            format_shape(c.shape())
+        )));
+    }
+    let dtype = c.dtype();
+    if a.dtype() != dtype || b.dtype() != dtype || !(dtype.is_float() || dtype.is_complex()) {
+        return Err(Error::Type(format!(
+            "matmul_into takes operands of one float or complex dtype, got {}, {} and {}",
+            a.dtype(),
+            b.dtype(),
+            dtype
+        )));
+    }
+    let device = c.device();
+    if !std::ptr::eq(a.device(), device) || !std::ptr::eq(b.device(), device) {
+        return Err(Error::Value(
+            "matmul_into: operands on different devices".into(),
+        ));
+    }
+    let item = dtype.itemsize() as isize;
+    if c.strides().iter().any(|s| s % item != 0) {
+        return Err(Error::Value(
+            "matmul_into writes a C whose strides are whole elements".into(),
+        ));
+    }
+    if c.size() == 0 || (k == 0 && update.subtract) {
+        return Ok(());
+    }
+    compute(a, b, c, 1, update)
 }
 
 /// `x`, or a copy of it when a stride is not a whole number of elements (a view through
@@ -406,7 +506,7 @@ fn vector_product(p: &Product) -> Result<()> {
         x = x.astype(work)?;
         y = y.astype(work)?;
     }
-    if p.conj_a && dtype.is_complex() {
+    if p.update.conj_a && dtype.is_complex() {
         x = conjugated(&x)?;
     }
     let device = x.device();
@@ -511,8 +611,9 @@ fn blas_operands(p: &Product) -> (Option<BlasOperand>, Option<BlasOperand>, Opti
     let a = in_elements(&p.a)
         .filter(|(_, _, s)| ok_batch(s))
         .and_then(|(sr, sc, _)| {
-            let (by_cols, ld) = blas_layout(p.m, p.k, sr, sc, p.conj_a)?;
-            let op = match (by_cols, p.conj_a) {
+            let conj = p.update.conj_a;
+            let (by_cols, ld) = blas_layout(p.m, p.k, sr, sc, conj)?;
+            let op = match (by_cols, conj) {
                 (false, false) => blas::Op::N,
                 (false, true) => return None,
                 (true, false) => blas::Op::T,
@@ -567,6 +668,7 @@ fn run_blas(p: &Product, a_op: BlasOperand, b_op: BlasOperand, ldc: i64) -> Resu
         ldc,
         stride_c: sc,
         batch: count as i64,
+        subtract: p.update.subtract,
     };
     if !gemm([0; 3]).fits_32bit() {
         return run_tiled(p);
@@ -602,27 +704,93 @@ fn splits_for(device: &Device, blocks: usize, k: usize, depth: usize) -> usize {
     (wanted / blocks).min(k / (8 * depth)).max(1)
 }
 
+/// What `EMBER_MATMUL_TILE` asks for (see `ember_codegen::matmul`): the GPU or CPU tiles on
+/// any device, or one general tile.
+#[derive(Clone, Copy, Debug)]
+enum TileKnob {
+    Unset,
+    Gpu(bool),
+    General(Tile),
+}
+
+/// `EMBER_MATMUL_TILE`, read once; an invalid value is an error at every product.
+fn tile_knob() -> Result<TileKnob> {
+    static KNOB: OnceLock<std::result::Result<TileKnob, String>> = OnceLock::new();
+    KNOB.get_or_init(|| {
+        let text = std::env::var("EMBER_MATMUL_TILE").unwrap_or_default();
+        match text.trim() {
+            "" => Ok(TileKnob::Unset),
+            "gpu" => Ok(TileKnob::Gpu(true)),
+            "cpu" => Ok(TileKnob::Gpu(false)),
+            t => Tile::parse(t).map(TileKnob::General).ok_or_else(|| {
+                format!(
+                    "EMBER_MATMUL_TILE={t:?} is not a tile: use gpu, cpu or threads_m,threads_n,per_thread_m,per_thread_n,depth (at most 1024 threads, 256 elements a thread), e.g. 16,16,8,8,16"
+                )
+            }),
+        }
+    })
+    .clone()
+    .map_err(Error::Value)
+}
+
+/// The tile of a product on `device` (the choice itself is `Tile::for_shape`'s), and whether
+/// the device takes GPU tiles.
+fn tile_for(device: &Device, m: usize, n: usize, dtype: DType) -> Result<(Tile, bool)> {
+    let mut gpu = !device.info().is_cpu;
+    let mut general = None;
+    match tile_knob()? {
+        TileKnob::Unset => {}
+        TileKnob::Gpu(on) => gpu = on,
+        TileKnob::General(t) => general = Some(t),
+    }
+    let tile = Tile::for_shape(m, n, dtype, gpu, general);
+    let bytes = tile.local_bytes(dtype);
+    if bytes > 48 * 1024 || bytes > device.info().max_shared_per_block {
+        return Err(Error::Value(format!(
+            "the matmul tile {tile:?} stages {bytes} bytes of {dtype} in local memory, more than the 48 KiB (or the device's limit) a block may take"
+        )));
+    }
+    Ok((tile, gpu))
+}
+
 fn run_tiled(p: &Product) -> Result<()> {
     let c_arr = &p.c.array;
     let device = c_arr.device();
     let dtype = c_arr.dtype();
-    let tile = Tile::for_shape(p.m, p.n, dtype);
+    let (tile, gpu) = tile_for(device, p.m, p.n, dtype)?;
     let (tiles_m, tiles_n) = (p.m.div_ceil(tile.rows()), p.n.div_ceil(tile.cols()));
     let (count, outer) = p.batches();
-    let mut splits = splits_for(device, tiles_m * tiles_n * count, p.k, tile.depth);
-    let k_chunk = p.k.div_ceil(splits).div_ceil(tile.depth) * tile.depth;
-    splits = p.k.div_ceil(k_chunk);
+    // Updates in place are not split (their shared dimension is a block's width).
+    let mut splits = if p.update == Update::default() {
+        splits_for(device, tiles_m * tiles_n * count, p.k, tile.depth)
+    } else {
+        1
+    };
+    let k_chunk = (p.k.div_ceil(splits).div_ceil(tile.depth) * tile.depth).max(tile.depth);
+    splits = p.k.div_ceil(k_chunk).max(1);
     // Partial sums of a split product are kept in the type they accumulate in.
     let partial = if dtype.is_narrow() {
         dtype.compute()
     } else {
         dtype
     };
+    let elements = |op: &Operand| in_elements(op).unwrap_or((0, 0, Vec::new()));
+    let (a_row, a_col, _) = elements(&p.a);
+    let (b_row, b_col, _) = elements(&p.b);
+    let (c_row, c_col) = if splits == 1 {
+        let (r, c, _) = elements(&p.c);
+        (r, c)
+    } else {
+        (p.n as isize, 1)
+    };
     let spec = MatmulKernel {
         dtype,
         out_dtype: if splits > 1 { partial } else { dtype },
-        conj_a: p.conj_a && dtype.is_complex(),
+        conj_a: p.update.conj_a && dtype.is_complex(),
         tile,
+        subtract: p.update.subtract,
+        wide_offsets: !tile.offsets_fit_32bit((a_row, a_col), (b_row, b_col), (c_row, c_col)),
+        prefetch: gpu,
     };
     let function = kernel(device, &spec)?;
     let per_batch = tiles_m * tiles_n * splits;
@@ -634,9 +802,6 @@ fn run_tiled(p: &Product) -> Result<()> {
         )));
     }
     let chunk = (max_blocks / per_batch).min(count).max(1);
-    let elements = |op: &Operand| in_elements(op).unwrap_or((0, 0, Vec::new()));
-    let (a_row, a_col, _) = elements(&p.a);
-    let (b_row, b_col, _) = elements(&p.b);
     let [sa, sb, sc] = p.inner_strides();
     let item = |op: &Operand| op.array.dtype().itemsize() as isize;
     for [oa, ob, oc] in outer {
@@ -646,7 +811,7 @@ fn run_tiled(p: &Product) -> Result<()> {
             let s = start as isize;
             let (a_off, b_off, c_off) = (oa + s * sa, ob + s * sb, oc + s * sc);
             if splits == 1 {
-                let c_strides = [sc / item(&p.c), p.c.row / item(&p.c), p.c.col / item(&p.c)];
+                let c_strides = [sc / item(&p.c), c_row, c_col];
                 launch_tiled(
                     &function,
                     p,
@@ -728,6 +893,7 @@ fn launch_tiled(
     .chain(ab_strides.iter().map(|&s| s as i64))
     .chain(c_strides.iter().map(|&s| s as i64))
     .chain([split_stride as i64])
+    .chain(p.update.triangle.args())
     .map(i64::to_le_bytes)
     .collect();
     let mut args: Vec<KernelArg<'_>> = arrays

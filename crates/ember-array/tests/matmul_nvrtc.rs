@@ -13,23 +13,31 @@ fn compile(k: &MatmulKernel) {
     common::compile_cuda(&k.source(Dialect::Cuda), &k.name());
 }
 
+fn plain(dtype: DType, tile: Tile) -> MatmulKernel {
+    MatmulKernel {
+        dtype,
+        out_dtype: dtype,
+        conj_a: false,
+        tile,
+        subtract: false,
+        wide_offsets: false,
+        prefetch: !tile_is_cpu(tile),
+    }
+}
+
+fn tile_is_cpu(tile: Tile) -> bool {
+    [Tile::SQUARE, Tile::SQUARE_SMALL].contains(&tile)
+}
+
 #[test]
-fn matmul_kernels_compile_for_every_dtype() {
+fn matmul_kernels_compile_for_every_dtype_on_cpus_and_gpus() {
     if !nvrtc_here() {
         return;
     }
     for &dtype in DType::ALL {
-        let tile = if dtype.is_complex() {
-            Tile::SQUARE_SMALL
-        } else {
-            Tile::SQUARE
-        };
-        compile(&MatmulKernel {
-            dtype,
-            out_dtype: dtype,
-            conj_a: false,
-            tile,
-        });
+        for gpu in [false, true] {
+            compile(&plain(dtype, Tile::for_shape(4096, 4096, dtype, gpu, None)));
+        }
     }
 }
 
@@ -38,26 +46,18 @@ fn matmul_kernel_variants_compile() {
     if !nvrtc_here() {
         return;
     }
-    for tile in [Tile::TALL, Tile::WIDE] {
-        compile(&MatmulKernel {
-            dtype: DType::F32,
-            out_dtype: DType::F32,
-            conj_a: false,
-            tile,
-        });
+    for tile in [Tile::TALL, Tile::WIDE, Tile::GPU_TALL, Tile::GPU_WIDE] {
+        compile(&plain(DType::F32, tile));
     }
-    for dtype in [DType::C64, DType::C128] {
-        compile(&MatmulKernel {
-            dtype,
-            out_dtype: dtype,
-            conj_a: true,
-            tile: Tile::SQUARE_SMALL,
-        });
+    // The trailing updates: conjugated, subtracting, with 64-bit offsets.
+    for dtype in [DType::F32, DType::F64, DType::C64, DType::C128] {
+        let mut k = plain(dtype, Tile::for_shape(4096, 4096, dtype, true, None));
+        k.conj_a = dtype.is_complex();
+        k.subtract = true;
+        k.wide_offsets = dtype == DType::F64 || dtype == DType::C128;
+        compile(&k);
     }
-    compile(&MatmulKernel {
-        dtype: DType::F16,
-        out_dtype: DType::F32,
-        conj_a: false,
-        tile: Tile::SQUARE,
-    });
+    let mut k = plain(DType::F16, Tile::SQUARE);
+    k.out_dtype = DType::F32;
+    compile(&k);
 }

@@ -20,9 +20,7 @@ use ember_core::DType;
 
 use super::cholesky::cholesky_small_kernel;
 use super::element::global_barrier;
-use super::triangular::{
-    arithmetic, dynamic_local, open_kernel, solve_kernel, subtract_kernel, Shape,
-};
+use super::triangular::{arithmetic, dynamic_local, open_kernel, solve_kernel, Shape};
 use crate::dialect::Dialect;
 
 /// One kernel of a [`FactorProgram`].
@@ -32,17 +30,15 @@ pub enum Kernel {
     LuPanel,
     Swap,
     Solve,
-    Subtract,
     CholeskySmall,
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 6] = [
+    pub const ALL: [Kernel; 5] = [
         Kernel::LuSmall,
         Kernel::LuPanel,
         Kernel::Swap,
         Kernel::Solve,
-        Kernel::Subtract,
         Kernel::CholeskySmall,
     ];
 
@@ -52,7 +48,6 @@ impl Kernel {
             Kernel::LuPanel => "lu_panel",
             Kernel::Swap => "lu_swap",
             Kernel::Solve => "tri_solve",
-            Kernel::Subtract => "tri_subtract",
             Kernel::CholeskySmall => "chol_small",
         }
     }
@@ -97,7 +92,6 @@ impl FactorProgram {
         ));
         s.push_str(&swap_kernel(shape, dialect, &self.name(Kernel::Swap)));
         s.push_str(&solve_kernel(shape, dialect, &self.name(Kernel::Solve)));
-        s.push_str(&subtract_kernel(dialect, &self.name(Kernel::Subtract)));
         s.push_str(&cholesky_small_kernel(
             shape,
             dialect,

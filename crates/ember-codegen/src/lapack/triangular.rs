@@ -1,6 +1,5 @@
 //! Triangular solves and the pieces every factorization kernel shares: the element arithmetic
-//! of a dtype as `LA_*` macros (real and complex alike), the kernel opening, and the
-//! subtraction that completes a trailing update computed by a matrix product.
+//! of a dtype as `LA_*` macros (real and complex alike) and the kernel opening.
 //!
 //! Matrices are column-major: element `(i, j)` of a matrix with leading dimension `ld` is at
 //! `i + j * ld`.
@@ -249,42 +248,6 @@ pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> Strin
         upper = SOLVE_UPPER,
         unit = SOLVE_UNIT,
         conj = SOLVE_CONJ,
-    );
-    s
-}
-
-/// `C -= T` (or `C -= conj(T)` when `conj`): `T` a C-contiguous `(batch, cols, rows)` product,
-/// `C` the block of `rows x cols` at `c + mat * cstride + coff` with leading dimension `ld`.
-/// The second half of a trailing update (`T` came from a matrix product). With `tri` 1 only
-/// entries with `i - j + shift >= 0` change, with 2 only those with `i - j + shift <= 0` (a
-/// triangle of the whole matrix, `shift` being the block's first row less its first column).
-/// Any grid.
-pub(crate) fn subtract_kernel(dialect: Dialect, name: &str) -> String {
-    let t = dialect.table();
-    let l = t.int64;
-    let mut s = open_kernel(
-        dialect,
-        name,
-        &[("c", "elem_t"), ("t", "elem_t")],
-        &[
-            "cstride", "coff", "ld", "rows", "cols", "total", "conj", "tri", "shift",
-        ],
-        None,
-    );
-    let _ = write!(
-        s,
-        r#"  for ({l} e = {gid}; e < total; e += {gsize}) {{
-    const {l} i = e % rows, r = e / rows, j = r % cols, m = r / cols;
-    if ((tri == 1 && i - j + shift < 0) || (tri == 2 && i - j + shift > 0)) continue;
-    const elem_t x = conj ? LA_CONJ(t_p[e]) : t_p[e];
-    {g}elem_t* c = c_p + m * cstride + coff + j * ld + i;
-    *c = LA_SUB(*c, x);
-  }}
-}}
-"#,
-        g = t.global,
-        gid = t.global_id,
-        gsize = t.global_size,
     );
     s
 }

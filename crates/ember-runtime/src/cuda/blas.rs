@@ -44,8 +44,8 @@ pub struct Matrix {
     pub stride: i64,
 }
 
-/// `C[i] = op(A[i]) · op(B[i])` for `batch` column-major matrices, C being `m × n` and the
-/// shared dimension `k`.
+/// `C[i] = op(A[i]) · op(B[i])` (or `C[i] -= ...` with `subtract`) for `batch` column-major
+/// matrices, C being `m × n` and the shared dimension `k`.
 #[derive(Clone, Copy, Debug)]
 pub struct Gemm {
     pub m: i64,
@@ -58,6 +58,8 @@ pub struct Gemm {
     pub ldc: i64,
     pub stride_c: i64,
     pub batch: i64,
+    /// `C -= op(A) · op(B)` (`alpha = -1`, `beta = 1`): LAPACK's trailing update.
+    pub subtract: bool,
 }
 
 impl Gemm {
@@ -317,7 +319,8 @@ pub fn gemm(device: &'static Device, dtype: DType, g: &Gemm) -> Result<()> {
     let _scope = ContextScope::enter(ordinal)?;
     let mut cache = handles().lock().unwrap_or_else(|e| e.into_inner());
     let handle = cache.get(ordinal, stream)?;
-    let (one, zero) = (HostScalar::new(dtype, 1.0), HostScalar::new(dtype, 0.0));
+    let (alpha, beta) = if g.subtract { (-1.0, 1.0) } else { (1.0, 0.0) };
+    let (alpha, beta) = (HostScalar::new(dtype, alpha), HostScalar::new(dtype, beta));
     let (m, n, k) = (g.m as i32, g.n as i32, g.k as i32);
     let (lda, ldb, ldc) = (g.a.ld as i32, g.b.ld as i32, g.ldc as i32);
     let algo = blas::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
@@ -335,14 +338,14 @@ pub fn gemm(device: &'static Device, dtype: DType, g: &Gemm) -> Result<()> {
                 m,
                 n,
                 k,
-                one.ptr(),
+                alpha.ptr(),
                 a,
                 data,
                 lda,
                 b,
                 data,
                 ldb,
-                zero.ptr(),
+                beta.ptr(),
                 c,
                 data,
                 ldc,
@@ -360,7 +363,7 @@ pub fn gemm(device: &'static Device, dtype: DType, g: &Gemm) -> Result<()> {
             m,
             n,
             k,
-            one.ptr(),
+            alpha.ptr(),
             a,
             data,
             lda,
@@ -369,7 +372,7 @@ pub fn gemm(device: &'static Device, dtype: DType, g: &Gemm) -> Result<()> {
             data,
             ldb,
             g.b.stride,
-            zero.ptr(),
+            beta.ptr(),
             c,
             data,
             ldc,
@@ -404,6 +407,7 @@ mod tests {
             ldc: 4,
             stride_c: 0,
             batch: 1,
+            subtract: false,
         };
         assert!(g.fits_32bit());
         g.k = 1 << 31;

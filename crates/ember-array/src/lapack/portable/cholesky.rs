@@ -1,17 +1,18 @@
 //! Cholesky factorization (LAPACK's `xPOTRF`) by ember's kernels: matrices of order up to
 //! [`Shape::small`](ember_codegen::lapack::triangular::Shape) whole in local memory, one
 //! launch for the batch; larger ones blocked, right-looking: the diagonal block factored in
-//! local memory, the panel by a triangular solve, the trailing Hermitian update by
-//! `linalg::matmul` in a few column slabs, each slab computing its own triangle's rows only
-//! (a quarter more work than the triangle, against twice as much for the full square).
+//! local memory, the panel by a triangular solve, the trailing Hermitian update in place by
+//! `linalg::matmul_into` in a few column slabs, each slab computing its own triangle's rows
+//! only (a quarter more work than the triangle, against twice as much for the full square)
+//! and storing only the triangle's elements.
 
 use ember_core::{DType, Error, Result, Scalar};
 
-use super::lu::{swapped, Block, Engine, Part, CONJ_LOWER};
+use super::lu::{swapped, Block, Engine, CONJ_LOWER};
 use crate::array::Array;
 use crate::creation::fill;
 use crate::lapack::dims;
-use crate::linalg::matmul;
+use crate::linalg::{matmul_into, Triangle, Update};
 
 /// Column slabs of a trailing update of order `m` (blocks of `nb`): one where the square is
 /// small, up to four.
@@ -96,74 +97,46 @@ fn blocked(
                 CONJ_LOWER,
             )?;
         }
-        trailing_update(engine, a, (k, next, k1), lower)?;
+        trailing_update(a, (k, next, k1), lower)?;
     }
     Ok(())
 }
 
 /// `A22 -= A21 A21^H` (lower) or `A22 -= U12^H U12` (upper) on the triangle of the trailing
 /// matrix (rows and columns `next..n`), the panel in columns (rows, for upper) `k..next`.
-fn trailing_update(
-    engine: &Engine,
-    a: &Array,
-    (k, next, n): (usize, usize, usize),
-    lower: bool,
-) -> Result<()> {
+fn trailing_update(a: &Array, (k, next, n): (usize, usize, usize), lower: bool) -> Result<()> {
     let (m, kb) = (n - next, next - k);
     let parts = slabs(m, kb);
-    let dtype = a.dtype();
+    let at = |r0, c0| Block { array: a, r0, c0 };
     for p in 0..parts {
         let (j0, j1) = (next + m * p / parts, next + m * (p + 1) / parts);
         if lower {
-            // Columns j0..j1, rows j0..n: the transpose of the slab is
-            // conj(A21[j0..j1]) A21[j0..n]^T, and the C-ordered panel views are transposes.
-            let rows = Block {
-                array: a,
-                r0: j0,
-                c0: k,
-            }
-            .transposed_view(n - j0, kb)?;
-            let cols = Block {
-                array: a,
-                r0: j0,
-                c0: k,
-            }
-            .transposed_view(j1 - j0, kb)?;
-            let product = matmul(&swapped(&cols)?, &rows, dtype, None, true)?;
-            engine.subtract(
-                Block {
-                    array: a,
-                    r0: j0,
-                    c0: j0,
-                },
-                &product,
-                false,
-                Part::Lower,
+            // Columns j0..j1, rows j0..n, through the C-ordered views (the transposes):
+            // C^T[j][i] -= sum_r conj(A21[j, r]) A21[i, r], kept where i >= j.
+            let update = Update {
+                conj_a: true,
+                subtract: true,
+                triangle: Triangle::Upper(0),
+            };
+            matmul_into(
+                &swapped(&at(j0, k).transposed_view(j1 - j0, kb)?)?,
+                &at(j0, k).transposed_view(n - j0, kb)?,
+                &at(j0, j0).transposed_view(n - j0, j1 - j0)?,
+                update,
             )?;
         } else {
-            // Columns j0..j1, rows next..j1: entry (i, j) is sum_r conj(U12[r, i]) U12[r, j];
-            // with W the C-ordered view of U12 (W[j][r] = U12[r, j]) the product
-            // conj(W[j0..j1]) W[next..j1]^T holds its conjugate at [j][i].
-            let w = |c0, c1| {
-                Block {
-                    array: a,
-                    r0: k,
-                    c0,
-                }
-                .transposed_view(kb, c1 - c0)
+            // Columns j0..j1, rows next..j1, as they are: C[i][j] -= sum_r conj(U12[r, i])
+            // U12[r, j], kept where next + i <= j0 + j.
+            let update = Update {
+                conj_a: true,
+                subtract: true,
+                triangle: Triangle::Upper(next as isize - j0 as isize),
             };
-            let slab = w(j0, j1)?;
-            let rows = w(next, j1)?;
-            let product = matmul(&slab, &swapped(&rows)?, dtype, None, true)?;
-            engine.subtract(
-                Block {
-                    array: a,
-                    r0: next,
-                    c0: j0,
-                },
-                &product,
-                true,
-                Part::Upper,
+            matmul_into(
+                &at(k, next).transposed_view(kb, j1 - next)?,
+                &swapped(&at(k, j0).transposed_view(kb, j1 - j0)?)?,
+                &swapped(&at(next, j0).transposed_view(j1 - next, j1 - j0)?)?,
+                update,
             )?;
         }
     }

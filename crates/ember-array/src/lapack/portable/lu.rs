@@ -7,22 +7,21 @@
 //! leaves of a few columns, each factored by one group a matrix, the halves joined by row
 //! interchanges, a triangular solve and a matrix product), the panel's interchanges applied to
 //! the other columns, a triangular solve for the block row of U, and the trailing update
-//! `A22 -= A21 A12` by `linalg::matmul` (cuBLAS on CUDA, ember's tiled kernel elsewhere). The
-//! product goes to a temporary that a kernel subtracts from the strided block: `matmul` writes
-//! only whole C-contiguous arrays and does not accumulate.
+//! `A22 -= A21 A12` in place by `linalg::matmul_into` (cuBLAS on CUDA, ember's tiled kernel
+//! elsewhere).
 
 use ember_codegen::lapack::lu::{FactorProgram, Kernel};
 use ember_codegen::lapack::triangular::{
     Shape, SOLVE_CONJ, SOLVE_LOWER, SOLVE_PIVOTS, SOLVE_UNIT, SOLVE_UPPER,
 };
 use ember_core::{DType, Error, Result, Scalar};
-use ember_kernel::{compile_generated, dialect, launch_shape, KernelMemo, Rounding};
+use ember_kernel::{compile_generated, dialect, KernelMemo, Rounding};
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
 use crate::creation::fill;
 use crate::lapack::dims;
-use crate::linalg::matmul;
+use crate::linalg::{matmul_into, Update};
 
 /// How a device factors: the kernels' [`Shape`] and the blocked algorithms' block sizes.
 #[derive(Clone, Copy, Debug)]
@@ -60,14 +59,6 @@ impl Plan {
             chol_leaf,
         }
     }
-}
-
-/// Which entries of a matrix a subtraction changes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Part {
-    All = 0,
-    Lower = 1,
-    Upper = 2,
 }
 
 /// A column-major block of every matrix of a stack: rows `r0..`, columns `c0..` of the
@@ -162,9 +153,8 @@ impl Engine {
         })
     }
 
-    /// Launches `kernel` on `groups` groups along the second axis for each matrix (the
-    /// subtraction: on a grid for `groups` elements), with `arrays` then int64 `scalars` as
-    /// arguments and `local` elements of dynamic local memory.
+    /// Launches `kernel` on `groups` groups along the second axis for each matrix, with
+    /// `arrays` then int64 `scalars` as arguments and `local` elements of dynamic local memory.
     fn launch(
         &self,
         kernel: Kernel,
@@ -182,14 +172,8 @@ impl Engine {
             args.push(KernelArg::Local(shared));
             shared = 0;
         }
-        let (grid, block) = if kernel == Kernel::Subtract {
-            launch_shape(self.device, groups)
-        } else {
-            (
-                [self.batch as u32, groups.clamp(1, 65_535) as u32, 1],
-                [self.program.threads(kernel) as u32, 1, 1],
-            )
-        };
+        let grid = [self.batch as u32, groups.clamp(1, 65_535) as u32, 1];
+        let block = [self.program.threads(kernel) as u32, 1, 1];
         let stream = current_stream(self.device);
         self.device
             .launch(&function, grid, block, shared as u32, stream, &args)
@@ -303,32 +287,9 @@ impl Engine {
         )
     }
 
-    /// `C -= T` (conjugated when `conj`) for the `rows x cols` block `c` of each matrix, `T`
-    /// a C-contiguous `(batch, cols, rows)` product, changing only the entries of the whole
-    /// matrix's `part` (its lower or upper triangle, or everything).
-    pub fn subtract(&self, c: Block<'_>, t: &Array, conj: bool, part: Part) -> Result<()> {
-        let (cols, rows) = (t.shape()[1], t.shape()[2]);
-        let total = self.batch * rows * cols;
-        if total == 0 {
-            return Ok(());
-        }
-        let scalars = [
-            c.matrix_stride() as i64,
-            c.offset() as i64,
-            c.ld() as i64,
-            rows as i64,
-            cols as i64,
-            total as i64,
-            i64::from(conj),
-            part as i64,
-            c.r0 as i64 - c.c0 as i64,
-        ];
-        self.launch(Kernel::Subtract, total, &[c.array, t], &scalars, 0)
-    }
-
     /// `C -= A B` for column-major blocks `C` (`m x n`), `A` (`m x k`), `B` (`k x n`) of each
-    /// matrix: `(A B)^T = B^T A^T` by `matmul` over the C-ordered views (which are the
-    /// transposes), then subtracted.
+    /// matrix, in place: `(A B)^T = B^T A^T` over the C-ordered views (which are the
+    /// transposes), so that the product's stores run down C's columns.
     pub fn update(
         &self,
         c: Block<'_>,
@@ -339,10 +300,16 @@ impl Engine {
         if m == 0 || n == 0 || k == 0 {
             return Ok(());
         }
-        let bt = b.transposed_view(k, n)?;
-        let at = a.transposed_view(m, k)?;
-        let product = matmul(&bt, &at, c.array.dtype(), None, false)?;
-        self.subtract(c, &product, false, Part::All)
+        let subtract = Update {
+            subtract: true,
+            ..Update::default()
+        };
+        matmul_into(
+            &b.transposed_view(k, n)?,
+            &a.transposed_view(m, k)?,
+            &c.transposed_view(m, n)?,
+            subtract,
+        )
     }
 
     /// LU of columns `c0..c1` of each matrix (rows `c0..n`), interchanges applied within

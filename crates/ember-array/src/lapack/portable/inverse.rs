@@ -29,7 +29,8 @@ pub fn inverse(a: &Array) -> Result<(Array, Array)> {
     // GPUs: wide groups of several matrices; CPU devices: a few threads a matrix.
     let threads = if super::gpu_shapes(device) { 256 } else { 16 };
     let kernel = InverseKernel { dtype, threads };
-    let budget = device.info().max_shared_per_block.clamp(1024, 32 * 1024) - 1024;
+    // Up to CUDA's 48 KiB without opting in, less the static pivot array.
+    let budget = device.info().max_shared_per_block.clamp(2048, 48 * 1024) - 1024;
     let (lanes, per) = kernel.layout(n, budget);
     static MEMO: KernelMemo<InverseKernel> = KernelMemo::new();
     let function = MEMO.generated(device, &kernel)?;

@@ -412,3 +412,22 @@ def test_callbacks_on_cuda(passes, fresh_cache):
         close(ember.fft.fft(d), np.fft.fft(x).astype(np.complex64), np.complex64)  # other plans outside
         with pytest.warns(DeprecationWarning), ember.fft.config.set_cufft_callbacks(cb_store=STORE):
             close(ember.fft.irfft(ember.asarray(spectrum)), np.fft.irfft(spectrum) / 3.8)
+
+
+def test_the_common_call_takes_the_cached_plan_and_defers_to_plan_blocks():
+    rng = np.random.default_rng(31)
+    host = (rng.standard_normal((6, 64)) + 1j * rng.standard_normal((6, 64))).astype(np.complex64)
+    x = ember.asarray(host)
+    cache = ember.fft.config.get_plan_cache()
+    cache.clear()
+    for _ in range(3):  # the first call makes the plan, the others take it from the cache
+        np.testing.assert_allclose(ember.fft.fft(x).get(), np.fft.fft(host), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(ember.fft.ifft(x).get(), np.fft.ifft(host), rtol=1e-4, atol=1e-5)
+    assert len(cache) == 1 and cache.hits >= 4
+    real = host.real.copy()
+    for _ in range(2):
+        np.testing.assert_allclose(ember.fft.rfft(ember.asarray(real)).get(), np.fft.rfft(real), rtol=1e-4, atol=1e-4)
+    # A plan block wins over the cache: a plan of another size is refused as before.
+    with ember.fft.get_fft_plan(ember.asarray(host[:, :32]), axes=-1):
+        with pytest.raises(ValueError, match="does not match"):
+            ember.fft.fft(x)

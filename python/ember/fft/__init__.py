@@ -77,11 +77,19 @@ def _one_axis(a, n, axis, norm, direction, value_type):
 
 def fft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
     """The discrete Fourier transform along ``axis``."""
+    if n is None and axis == -1 and norm is None and out is None:
+        y = _impl._common(a, CUFFT_FORWARD, "C2C")
+        if y is not None:
+            return y
     return _into(out, _one_axis(a, n, axis, norm, CUFFT_FORWARD, "C2C"))
 
 
 def ifft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
     """The inverse discrete Fourier transform along ``axis``."""
+    if n is None and axis == -1 and norm is None and out is None:
+        y = _impl._common(a, CUFFT_INVERSE, "C2C")
+        if y is not None:
+            return y
     return _into(out, _one_axis(a, n, axis, norm, CUFFT_INVERSE, "C2C"))
 
 
@@ -112,6 +120,10 @@ def _real_dtype(a: ndarray) -> np.dtype:
 
 def rfft(a, n=None, axis=-1, norm=None, out=None) -> ndarray:
     """The transform of real input: the ``n // 2 + 1`` non-negative frequencies."""
+    if n is None and axis == -1 and norm is None and out is None:
+        y = _impl._common(a, CUFFT_FORWARD, "R2C")
+        if y is not None:
+            return y
     return _into(out, _one_axis(a, n, axis, norm, CUFFT_FORWARD, "R2C"))
 
 

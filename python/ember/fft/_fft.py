@@ -106,6 +106,36 @@ def _plan_key(*parts) -> tuple:
             *(() if callbacks is None else callbacks.key()))
 
 
+# (value type, input dtype name) -> cufftType, for the calls :func:`_common` takes.
+_COMMON_KINDS = {("C2C", "complex64"): 0x29, ("C2C", "complex128"): 0x69,
+                 ("R2C", "float32"): 0x2A, ("R2C", "float64"): 0x6A}
+
+
+def _common(a, direction: int, value_type: str):
+    """The most common call, ``fft(a)``/``ifft(a)``/``rfft(a)`` of a C-contiguous array of
+    the dtype it computes in along its last axis, with no plan block, no callbacks and its
+    plan cached: straight to the plan, skipping the general path's checks and conversions
+    (microseconds that show beside a transform of a few dozen). None for any other call:
+    the general path takes it (and caches its plan)."""
+    if type(a) is not ndarray or get_current_plan() is not None or get_current_callback_manager() is not None:
+        return None
+    native = a._a
+    kind = _COMMON_KINDS.get((value_type, native.dtype))
+    shape = native.shape
+    if kind is None or not shape or not native.c_contiguous or shape[-1] < 1:
+        return None
+    n = shape[-1]
+    batch = math.prod(shape) // n
+    plan = get_plan_cache().get(_plan_key(n, kind, batch, config.devices)) if batch else None
+    if plan is None:
+        return None
+    out = plan.get_output_array(a)
+    plan.fft(a, out, direction)
+    if direction == CUFFT_INVERSE:
+        out *= 1.0 / n  # norm="backward"
+    return out
+
+
 def _exec_fft(a: ndarray, direction: int, value_type: str, norm: str, axis: int, out_size=None,
               plan=None) -> ndarray:
     """One batched 1-D transform of ``a`` along ``axis`` (``out_size``: C2R's output length)."""

@@ -18,6 +18,9 @@ use std::fmt::Write;
 
 use crate::dialect::Dialect;
 
+mod tile;
+pub use tile::{roots, split_bits, split_table, tile_passes, TileKernel, Tuning};
+
 /// The radices, in the order a length is factored (larger first: fewer passes).
 pub const RADICES: [usize; 6] = [8, 7, 5, 4, 3, 2];
 
@@ -79,7 +82,8 @@ impl PassKernel {
             format!("{i64t} p"),
             format!("{i64t} rows"),
         ];
-        let mut s = open_kernel(dialect, self.double, &self.name(), &scalars);
+        let buffers = [("in_p", true), ("out_p", false), ("tw_p", true)];
+        let mut s = open_kernel(dialect, self.double, &self.name(), &buffers, &scalars);
         let _ = writeln!(s, "  const {i64t} span = n / {r};");
         let _ = writeln!(
             s,
@@ -135,9 +139,15 @@ fn literal(double: bool) -> impl Fn(f64) -> String {
 }
 
 /// A transform kernel's opening: the fp64 pragma where the dialect needs one, the signature
-/// (input, output and twiddle buffers of the precision's reals, then `scalars`) and the
-/// OpenCL buffers' offsets applied.
-fn open_kernel(dialect: Dialect, double: bool, name: &str, scalars: &[String]) -> String {
+/// (`buffers` of the precision's reals, (name, read-only), then `scalars`) and the OpenCL
+/// buffers' offsets applied (`{name}_o`).
+fn open_kernel(
+    dialect: Dialect,
+    double: bool,
+    name: &str,
+    buffers: &[(&str, bool)],
+    scalars: &[String],
+) -> String {
     let t = dialect.table();
     let (g, i64t) = (t.global, t.int64);
     let real = if double { "double" } else { "float" };
@@ -148,23 +158,18 @@ fn open_kernel(dialect: Dialect, double: bool, name: &str, scalars: &[String]) -
             s.push('\n');
         }
     }
-    let buffers = [
-        ("in_p", true, "in_o"),
-        ("out_p", false, "out_o"),
-        ("tw_p", true, "tw_o"),
-    ];
     let mut params = Vec::new();
-    for (var, read_only, offset) in buffers {
+    for &(var, read_only) in buffers {
         let c = if read_only { "const " } else { "" };
         params.push(format!("{g}{c}{real}* {var}"));
         if t.buffer_offsets {
-            params.push(format!("{i64t} {offset}"));
+            params.push(format!("{i64t} {var}_o"));
         }
     }
     params.extend(scalars.iter().cloned());
     let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
-    for (var, read_only, offset) in buffers {
-        if let Some(line) = t.offset_pointer(var, real, read_only, offset) {
+    for &(var, read_only) in buffers {
+        if let Some(line) = t.offset_pointer(var, real, read_only, &format!("{var}_o")) {
             s.push_str(&line);
         }
     }
@@ -209,144 +214,6 @@ pub fn table_starts(radices: &[usize]) -> Vec<usize> {
         p *= r;
     }
     starts
-}
-
-/// A whole transform of each row in shared (local) memory: a block a row, every pass between
-/// barriers, one launch instead of one a pass. For lengths whose complex values fit in 32 KiB.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RowKernel {
-    pub n: usize,
-    pub double: bool,
-    pub inverse: bool,
-}
-
-impl RowKernel {
-    /// Whether rows of `n` take this kernel.
-    pub fn fits(n: usize, double: bool) -> bool {
-        n >= 2 && n * if double { 16 } else { 8 } <= 32 * 1024 && factor(n).is_some()
-    }
-
-    /// Threads a block: an eighth of the row (each takes up to 8 values a pass), at most 512.
-    pub fn threads(&self) -> usize {
-        (self.n / 8).clamp(1, 512)
-    }
-
-    pub fn name(&self) -> String {
-        format!(
-            "ember_fft_row{}_{}_{}",
-            self.n,
-            if self.double { "c128" } else { "c64" },
-            if self.inverse { "inv" } else { "fwd" }
-        )
-    }
-
-    /// The kernel's source in `dialect`. Parameters: input, output, twiddles (OpenCL: each
-    /// then its byte offset), `rows` (int64).
-    pub fn source(&self, dialect: Dialect) -> String {
-        let t = dialect.table();
-        let (g, i64t) = (t.global, t.int64);
-        let real = if self.double { "double" } else { "float" };
-        let lit = literal(self.double);
-        let (n, threads) = (self.n, self.threads());
-        let radices = factor(n).unwrap_or_default();
-        let starts = table_starts(&radices);
-        let mut s = open_kernel(
-            dialect,
-            self.double,
-            &self.name(),
-            &[format!("{i64t} rows")],
-        );
-        let sh = t.shared;
-        let _ = writeln!(s, "  {sh} {real} re[{n}];\n  {sh} {real} im[{n}];");
-        let _ = writeln!(s, "  const int lid = {};", t.local_id);
-        let _ = writeln!(
-            s,
-            "  for ({i64t} row = {}; row < rows; row += {}) {{",
-            t.group_id[0], t.num_groups[0]
-        );
-        let _ = writeln!(s, "    {g}const {real}* x = in_p + 2 * row * {n};");
-        let _ = writeln!(
-            s,
-            "    for (int e = lid; e < {n}; e += {threads}) {{ re[e] = x[2 * e]; im[e] = x[2 * e + 1]; }}"
-        );
-        let _ = writeln!(s, "    {};", t.barrier);
-        let sign = if self.inverse { "-" } else { "" };
-        let mut p = 1;
-        for (pass, &r) in radices.iter().enumerate() {
-            let span = n / r;
-            let steps = span.div_ceil(threads);
-            let _ = writeln!(s, "    {{ // pass {pass}: radix {r}, p = {p}");
-            // Load and turn every value this thread takes, then the barrier, then the stores.
-            for step in 0..steps {
-                let i = format!("(lid + {})", step * threads);
-                let values: Vec<String> = (0..r)
-                    .map(|j| format!("a{step}_{j} = 0, b{step}_{j} = 0"))
-                    .collect();
-                let _ = writeln!(s, "      {real} {};", values.join(", "));
-                let _ = writeln!(
-                    s,
-                    "      const int i{step} = {i}; const int k{step} = i{step} % {p};"
-                );
-                let _ = writeln!(s, "      if (i{step} < {span}) {{");
-                let _ = writeln!(
-                    s,
-                    "        {g}const {real}* w = tw_p + 2 * ({} + k{step} * {});",
-                    starts[pass],
-                    r - 1
-                );
-                for j in 0..r {
-                    let _ = writeln!(
-                        s,
-                        "        a{step}_{j} = re[i{step} + {}]; b{step}_{j} = im[i{step} + {}];",
-                        j * span,
-                        j * span
-                    );
-                    if j > 0 {
-                        let _ = writeln!(
-                            s,
-                            "        {{ const {real} c = w[{}], d = {sign}w[{}]; const {real} t = a{step}_{j} * c - b{step}_{j} * d; b{step}_{j} = a{step}_{j} * d + b{step}_{j} * c; a{step}_{j} = t; }}",
-                            2 * (j - 1),
-                            2 * (j - 1) + 1
-                        );
-                    }
-                }
-                s.push_str("      }\n");
-            }
-            let _ = writeln!(s, "      {};", t.barrier);
-            for step in 0..steps {
-                let _ = writeln!(s, "      if (i{step} < {span}) {{");
-                let _ = writeln!(
-                    s,
-                    "        const int base = (i{step} - k{step}) * {r} + k{step};"
-                );
-                let outs = dft(
-                    r,
-                    self.inverse,
-                    &format!("a{step}_"),
-                    &format!("b{step}_"),
-                    &lit,
-                );
-                for (out, (re_e, im_e)) in outs.iter().enumerate() {
-                    let _ = writeln!(
-                        s,
-                        "        re[base + {}] = {re_e}; im[base + {}] = {im_e};",
-                        out * p,
-                        out * p
-                    );
-                }
-                s.push_str("      }\n");
-            }
-            let _ = writeln!(s, "      {};\n    }}", t.barrier);
-            p *= r;
-        }
-        let _ = writeln!(s, "    {g}{real}* y = out_p + 2 * row * {n};");
-        let _ = writeln!(
-            s,
-            "    for (int e = lid; e < {n}; e += {threads}) {{ y[2 * e] = re[e]; y[2 * e + 1] = im[e]; }}"
-        );
-        let _ = writeln!(s, "    {};\n  }}\n}}", t.barrier);
-        s
-    }
 }
 
 /// `x` with the rounding noise of exact values (0, ±1, ±1/2) removed.
@@ -420,22 +287,7 @@ mod tests {
     }
 
     #[test]
-    fn row_kernels_keep_a_row_in_shared_memory() {
-        assert!(RowKernel::fits(4096, false) && !RowKernel::fits(4096, true));
-        assert!(!RowKernel::fits(11, false) && !RowKernel::fits(1, false));
-        let k = RowKernel {
-            n: 64,
-            double: false,
-            inverse: false,
-        };
-        assert_eq!(k.threads(), 8);
-        let src = k.source(Dialect::OpenCl);
-        assert!(src.contains("__local float re[64];"), "{src}");
-        assert_eq!(
-            src.matches("barrier(CLK_LOCAL_MEM_FENCE)").count(),
-            2 * 2 + 2,
-            "{src}"
-        );
+    fn table_starts_follow_the_passes() {
         assert_eq!(table_starts(&[8, 8]), vec![0, 7]);
     }
 

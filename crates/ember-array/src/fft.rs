@@ -51,8 +51,8 @@ fn floor_pow2(v: usize) -> usize {
     }
 }
 
-/// The tile passes of `batch` transforms of `n` along an axis of `inner` values, compiled
-/// (both directions), or `None` where they do not fit the device. Their registers can allow
+/// The tile passes of `batch` transforms of `n` along an axis of `inner` values (forward),
+/// or `None` where they do not fit the device. Their registers can allow
 /// fewer threads than asked (NVIDIA's OpenCL: 256 for a 4,096-point row): the kernel is then
 /// made again with fewer.
 fn tile_kernels(
@@ -75,14 +75,10 @@ fn tile_kernels(
         if info.max_shared_per_block != 0 && k.local_bytes() > info.max_shared_per_block {
             return Ok(None);
         }
-        for inverse in [false, true] {
-            let limit = TILES
-                .generated(device, &TileKernel { inverse, ..k })?
-                .max_threads();
-            if limit != 0 && k.threads > limit {
-                k = TileKernel::new(radix, lanes, floor_pow2(limit), double, false);
-                TILES.generated(device, &TileKernel { inverse, ..k })?;
-            }
+        // The forward kernel stands for both directions (the inverse differs in signs only).
+        let limit = TILES.generated(device, &k)?.max_threads();
+        if limit != 0 && k.threads > limit {
+            k = TileKernel::new(radix, lanes, floor_pow2(limit), double, false);
         }
         kernels.push(k);
     }

@@ -10,7 +10,7 @@ shape. ``with plan:`` makes ``ember.fft`` use it for the transforms in the block
 On ember's passes, lengths with primes above 7 run Bluestein's algorithm (a convolution of
 power-of-two length), real transforms of even length are complex transforms of half the length
 (the even and odd samples as the real and imaginary parts), and an N-d plan is 1-D plans over
-each of its axes.
+each of its axes: the last one's rows, the others' columns read in place (:class:`_Columns`).
 """
 
 from __future__ import annotations
@@ -208,6 +208,19 @@ class _RealInverse:
         out[...] = result.view(out.dtype).reshape(batch, n)
 
 
+class _Columns:
+    """A C2C transform along a non-last axis of a C-contiguous array, read where it is: ``batch``
+    blocks of ``n x inner`` values transformed along ``n`` by ember's tile passes (a group takes
+    adjacent columns), instead of a transposed copy, a row transform and a copy back."""
+
+    def __init__(self, device: int, n: int, batch: int, inner: int, double: bool):
+        self.native = _ember.FftPlan.passes(device, n, batch, double, False, inner)
+        self.work_area = _work_area([self.native])
+
+    def run(self, x: ndarray, out: ndarray, inverse: bool) -> None:
+        self.native.execute(x._a, out._a, inverse)
+
+
 _BODIES = {"C2C": _Rows, "R2C": _RealForward, "C2R": _RealInverse}
 
 # The two halves of a real transform's split and merge, one kernel each (on the real and
@@ -382,13 +395,19 @@ class PlanNd(_Plan):
                 complex_shape[-1] = self.shape[-1] // 2 + 1
             total = self.batch * math.prod(complex_shape)
             code = {False: CUFFT_C2C, True: CUFFT_Z2Z}[self._double]
+            outer, inner = (1, self.batch) if self._inner_batch else (self.batch, 1)
             for k, n in enumerate(self.shape):
                 last = k == len(self.shape) - 1
                 if last and self._value_type != "C2C":
                     plan = Plan1d(n, self.fft_type, total // complex_shape[k])
                 else:
-                    plan = Plan1d(n, code, total // n)
-                plan._callbacks = None  # callbacks run once, around the whole transform
+                    after = math.prod(complex_shape[k + 1:]) * inner
+                    if after > 1 and n > 1 and _ember.fft_radices(n) is not None:
+                        # A column transform read in place: no transposed copies.
+                        plan = _Columns(self._device, n, outer * math.prod(complex_shape[:k]), after, self._double)
+                    else:
+                        plan = Plan1d(n, code, total // n)
+                        plan._callbacks = None  # callbacks run once, around the whole transform
                 self._axes_plans.append(plan)
         natives = [self._native] + [p for plan in self._axes_plans for p in plan.work_area.mem.owner]
         self.work_area = _work_area(natives)
@@ -420,11 +439,20 @@ class PlanNd(_Plan):
             order = order[-2::-1] + [order[-1]]
         else:
             order = order[::-1]
-        for k, ax in order:
+        for step, (k, ax) in enumerate(order):
+            plan = self._axes_plans[k]
+            if isinstance(plan, _Columns):
+                x = x if x.flags.c_contiguous else x.copy()
+                last = step == len(order) - 1 and dst.flags.c_contiguous and dst.shape == x.shape
+                y = dst if last else empty(x.shape, x.dtype)
+                plan.run(x, y, inverse)
+                if last:
+                    return
+                x = y
+                continue
             rows = moveaxis(x, ax, -1)
             if not rows.flags.c_contiguous:
                 rows = rows.copy()
-            plan = self._axes_plans[k]
             y = plan.get_output_array(rows)
             plan.fft(rows, y, direction)
             x = moveaxis(y, -1, ax)

@@ -52,7 +52,7 @@ pub struct Tuning {
     /// Local memory a group's values take at most (bytes).
     pub local_bytes: usize,
     /// Adjacent lanes a pass over strided data takes at least (runs of global memory this
-    /// long: 16 complex64 values are 128 bytes, a whole cache line).
+    /// long: 8 complex64 values are 64 bytes, two 32-byte sectors).
     pub min_lanes: usize,
     /// Threads a group at most.
     pub max_threads: usize,
@@ -62,7 +62,7 @@ impl Default for Tuning {
     fn default() -> Self {
         Tuning {
             local_bytes: 32 * 1024,
-            min_lanes: 16,
+            min_lanes: 8,
             max_threads: 256,
         }
     }
@@ -206,7 +206,7 @@ impl TileKernel {
 
     /// Local memory a group takes (bytes).
     pub fn local_bytes(&self) -> usize {
-        self.radix * self.lanes * if self.double { 16 } else { 8 } + self.lanes * 24
+        padded_size(self.radix * self.lanes) * if self.double { 16 } else { 8 } + self.lanes * 24
     }
 
     /// The kernel's source in `dialect`.
@@ -236,7 +236,7 @@ impl TileKernel {
         let _ = writeln!(s, "  {g}const {v2}* lo = ({g}const {v2}*)wn_p;");
         let _ = writeln!(s, "  {g}const {v2}* hi = lo + ((({i64t})1) << bits);");
         let _ = writeln!(s, "  const {i64t} mask = ((({i64t})1) << bits) - 1;");
-        let _ = writeln!(s, "  {sh} {v2} buf[{size}];");
+        let _ = writeln!(s, "  {sh} {v2} buf[{}];", padded_size(size));
         let _ = writeln!(s, "  {sh} {i64t} lin[{c}], lout[{c}], lturn[{c}];");
         let _ = writeln!(s, "  const int lid = {};", t.local_id);
         let _ = writeln!(
@@ -295,7 +295,7 @@ impl TileKernel {
         );
         let _ = writeln!(s, "        }}");
         let _ = writeln!(s, "      }}");
-        let _ = writeln!(s, "      buf[j * {c} + c] = v;");
+        let _ = writeln!(s, "      buf[{}] = v;", pad(&format!("j * {c} + c")));
         let _ = writeln!(s, "    }}");
         let _ = writeln!(s, "    {bar};");
         // The R-point DFTs: local Stockham passes, value e of lane c at buf[e * lanes + c].
@@ -323,17 +323,31 @@ impl TileKernel {
                     "1".to_string()
                 };
                 let _ = writeln!(s, "      if ({guard}) {{");
+                if pp > 1 {
+                    // One table read a butterfly; its powers by products of lower powers (at
+                    // most log2(r) roundings deep).
+                    let _ = writeln!(
+                        s,
+                        "        const {v2} w{st} = tw[k{st} * {stride}]; const {real} wr{st}_1 = w{st}.x, wi{st}_1 = {conj}w{st}.y;"
+                    );
+                    for j in 2..r {
+                        let (a, b) = (j / 2, j - j / 2);
+                        let _ = writeln!(
+                            s,
+                            "        const {real} wr{st}_{j} = wr{st}_{a} * wr{st}_{b} - wi{st}_{a} * wi{st}_{b}, wi{st}_{j} = wr{st}_{a} * wi{st}_{b} + wi{st}_{a} * wr{st}_{b};"
+                        );
+                    }
+                }
                 for j in 0..r {
                     let _ = writeln!(
                         s,
-                        "        {{ const {v2} u = buf[(q{st} + {}) * {c} + c{st}]; a{st}_{j} = u.x; b{st}_{j} = u.y; }}",
-                        j * sp
+                        "        {{ const {v2} u = buf[{}]; a{st}_{j} = u.x; b{st}_{j} = u.y; }}",
+                        pad(&format!("(q{st} + {}) * {c} + c{st}", j * sp))
                     );
                     if j > 0 && pp > 1 {
                         let _ = writeln!(
                             s,
-                            "        {{ const {v2} w = tw[k{st} * {}]; const {real} d = {conj}w.y, e = a{st}_{j} * w.x - b{st}_{j} * d; b{st}_{j} = a{st}_{j} * d + b{st}_{j} * w.x; a{st}_{j} = e; }}",
-                            j * stride
+                            "        {{ const {real} e = a{st}_{j} * wr{st}_{j} - b{st}_{j} * wi{st}_{j}; b{st}_{j} = a{st}_{j} * wi{st}_{j} + b{st}_{j} * wr{st}_{j}; a{st}_{j} = e; }}"
                         );
                     }
                 }
@@ -358,8 +372,8 @@ impl TileKernel {
                 for (o, (re, im)) in outs.iter().enumerate() {
                     let _ = writeln!(
                         s,
-                        "        {{ {v2} u; u.x = {re}; u.y = {im}; buf[(base + {}) * {c} + c{st}] = u; }}",
-                        o * pp
+                        "        {{ {v2} u; u.x = {re}; u.y = {im}; buf[{}] = u; }}",
+                        pad(&format!("(base + {}) * {c} + c{st}", o * pp))
                     );
                 }
                 s.push_str("      }\n");
@@ -375,13 +389,25 @@ impl TileKernel {
         let _ = writeln!(s, "      const {i64t} at = lin[c] >= 0 ? lout[c] : -1;");
         let _ = writeln!(
             s,
-            "      if (at >= 0) y[at + o * p_out] = buf[o * {c} + c];"
+            "      if (at >= 0) y[at + o * p_out] = buf[{}];",
+            pad(&format!("o * {c} + c"))
         );
         let _ = writeln!(s, "    }}");
         let _ = writeln!(s, "    {bar};");
         s.push_str("  }\n}\n");
         s
     }
+}
+
+/// A local-memory index with one empty slot after every 16 values: the strided writes of a
+/// radix-`r` pass (`r lanes` apart) then spread over the banks instead of hitting two.
+fn pad(index: &str) -> String {
+    format!("(({index}) + (({index}) >> 4))")
+}
+
+/// The local array's length for `values` values, padded.
+fn padded_size(values: usize) -> usize {
+    values + values / 16 + 1
 }
 
 #[cfg(test)]
@@ -394,8 +420,12 @@ mod tests {
         assert_eq!(tile_passes(4096, 1, 1024, 8, &t), Some(vec![(4096, 1)]));
         assert_eq!(tile_passes(64, 1, 1024, 8, &t), Some(vec![(64, 64)]));
         assert_eq!(tile_passes(64, 1, 3, 8, &t), Some(vec![(64, 4)]));
-        // 2^24 complex64: radices of at most 32 KiB / (8 B x 16 lanes) = 256.
+        // 2^24 complex64: radices of at most 32 KiB / (8 B x 8 lanes) = 512.
         assert_eq!(tile_passes(1 << 24, 1, 1, 8, &t), Some(vec![(256, 16); 3]));
+        assert_eq!(
+            tile_passes(1 << 25, 1, 1, 8, &t),
+            Some(vec![(512, 8), (256, 16), (256, 16)])
+        );
         assert_eq!(
             tile_passes(1 << 24, 1, 1, 8, &Tuning::parse("32768,1").unwrap()),
             Some(vec![(4096, 1), (4096, 1)])
@@ -433,7 +463,7 @@ mod tests {
         let k = TileKernel::new(64, 16, 256, false, false);
         assert_eq!(k.threads, 128);
         let src = k.source(Dialect::OpenCl);
-        assert!(src.contains("__local float2 buf[1024];"), "{src}");
+        assert!(src.contains("__local float2 buf[1089];"), "{src}");
         // Two barriers a local pass (radix 8, 8), and two around the loads, one after the stores.
         assert_eq!(
             src.matches("barrier(CLK_LOCAL_MEM_FENCE)").count(),
@@ -441,6 +471,6 @@ mod tests {
             "{src}"
         );
         let cuda = TileKernel::new(4096, 1, 256, true, true).source(Dialect::Cuda);
-        assert!(cuda.contains("__shared__ double2 buf[4096];"), "{cuda}");
+        assert!(cuda.contains("__shared__ double2 buf[4353];"), "{cuda}");
     }
 }

@@ -151,7 +151,7 @@ enum Body {
         radices: Vec<usize>,
         table: Array,
         starts: Vec<usize>,
-        tiles: Option<Tiles>,
+        tiles: Option<Box<Tiles>>,
         work: Option<Array>,
     },
 }
@@ -261,12 +261,12 @@ impl Plan {
                 }
                 let table = Array::empty(device, &[values.len() / 2], dtype)?;
                 table.set_from_host(&table_bytes(&values, double))?;
-                Some(Tiles {
+                Some(Box::new(Tiles {
                     kernels,
                     table,
                     starts,
                     bits: split_bits(n),
-                })
+                }))
             }
             None => None,
         };
@@ -484,7 +484,7 @@ impl Plan {
                 source.kernel_arg(),
                 target.kernel_arg(),
                 table.buffer().arg(table.offset() + tiles.starts[s] * item),
-                whole.clone(),
+                whole,
                 KernelArg::Bytes(&span64),
                 KernelArg::Bytes(&inner64),
                 KernelArg::Bytes(&p64),

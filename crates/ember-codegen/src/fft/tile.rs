@@ -445,7 +445,7 @@ mod tests {
         for n in [2, 3, 1000, 4096, 1 << 24] {
             let (bits, table) = (split_bits(n), split_table(n));
             let low = 1usize << bits;
-            assert!(table.len() / 2 >= low + (n >> bits) + 1);
+            assert!(table.len() / 2 > low + (n >> bits));
             for m in [0, 1, n / 3, n - 1] {
                 let (a, e) = (2 * (m & (low - 1)), 2 * (low + (m >> bits)));
                 let (re, im) = (

@@ -183,7 +183,7 @@ impl TileKernel {
         double: bool,
         inverse: bool,
     ) -> TileKernel {
-        let first = factor(radix).and_then(|f| f.first().copied()).unwrap_or(2);
+        let first = local_radices(radix).first().copied().unwrap_or(2);
         TileKernel {
             radix,
             lanes,
@@ -299,7 +299,7 @@ impl TileKernel {
         let _ = writeln!(s, "    }}");
         let _ = writeln!(s, "    {bar};");
         // The R-point DFTs: local Stockham passes, value e of lane c at buf[e * lanes + c].
-        let radices = factor(r_all).unwrap_or_default();
+        let radices = local_radices(r_all);
         let mut pp = 1;
         for (pass, &r) in radices.iter().enumerate() {
             let sp = r_all / r;
@@ -362,13 +362,15 @@ impl TileKernel {
                 };
                 let _ = writeln!(s, "      if ({guard}) {{");
                 let _ = writeln!(s, "        const int base = (q{st} - k{st}) * {r} + k{st};");
-                let outs = dft(
+                let (code, outs) = dft(
                     r,
                     self.inverse,
                     &format!("a{st}_"),
                     &format!("b{st}_"),
+                    real,
                     &lit,
                 );
+                s.push_str(&code);
                 for (o, (re, im)) in outs.iter().enumerate() {
                     let _ = writeln!(
                         s,
@@ -397,6 +399,18 @@ impl TileKernel {
         s.push_str("  }\n}\n");
         s
     }
+}
+
+/// The radices of a tile's local passes: 16 (a 4 x 4 DFT in registers: fewer barriers and
+/// local-memory round trips than radix 8) while it divides, then [`factor`]'s.
+pub fn local_radices(mut r: usize) -> Vec<usize> {
+    let mut radices = Vec::new();
+    while r > 16 && r.is_multiple_of(16) || r == 16 {
+        radices.push(16);
+        r /= 16;
+    }
+    radices.extend(factor(r).unwrap_or_default());
+    radices
 }
 
 /// A local-memory index with one empty slot after every 16 values: the strided writes of a
@@ -460,11 +474,14 @@ mod tests {
 
     #[test]
     fn a_tile_kernel_keeps_its_lanes_in_local_memory() {
+        assert_eq!(local_radices(4096), vec![16, 16, 16]);
+        assert_eq!(local_radices(64), vec![16, 4]);
+        assert_eq!(local_radices(1000), vec![8, 5, 5, 5]);
         let k = TileKernel::new(64, 16, 256, false, false);
-        assert_eq!(k.threads, 128);
+        assert_eq!(k.threads, 64);
         let src = k.source(Dialect::OpenCl);
         assert!(src.contains("__local float2 buf[1089];"), "{src}");
-        // Two barriers a local pass (radix 8, 8), and two around the loads, one after the stores.
+        // Two barriers a local pass (radix 16, 4), and two around the loads, one after the stores.
         assert_eq!(
             src.matches("barrier(CLK_LOCAL_MEM_FENCE)").count(),
             2 * 2 + 3,

@@ -65,7 +65,7 @@ fn tile_kernels(
 ) -> Result<Option<Vec<TileKernel>>> {
     let item = if double { 16 } else { 8 };
     let info = device.info();
-    let Some(passes) = tile_passes(n, inner, batch, item, tuning) else {
+    let Some(passes) = tile_passes(n, inner, item, tuning) else {
         return Ok(None);
     };
     let mut kernels = Vec::new();

@@ -46,7 +46,7 @@ fn tile_kernels_compile() {
         (1000, 7, true),
     ] {
         let item = if double { 16 } else { 8 };
-        for (radix, lanes) in tile_passes(n, inner, 64, item, &t).unwrap() {
+        for (radix, lanes) in tile_passes(n, inner, item, &t).unwrap() {
             for inverse in [false, true] {
                 let spec = TileKernel::new(radix, lanes, t.max_threads, double, inverse);
                 compile(&spec.source(Dialect::Cuda), &spec.name());

@@ -85,26 +85,28 @@ impl Tuning {
     }
 }
 
-/// The passes of `batch` transforms of `n` along an axis of `inner` adjacent values, as
+/// The passes of transforms of `n` along an axis of `inner` adjacent values, as
 /// (radix, lanes) from the first pass to the last; `None` when another prime divides `n` or
 /// no split fits `tuning.local_bytes` (`item`: bytes of a complex value).
 pub fn tile_passes(
     n: usize,
     inner: usize,
-    batch: usize,
     item: usize,
     tuning: &Tuning,
 ) -> Option<Vec<(usize, usize)>> {
     let radices = factor(n).filter(|_| n >= 2)?;
     let fits = |r: usize, lanes: usize| r * lanes * item <= tuning.local_bytes;
-    if inner == 1 && fits(n, 1) {
-        // Whole rows a group: as many as fit (a run of R values is coalesced already), at
-        // most as many as there are.
-        let mut lanes = 1;
-        while lanes < 64 && fits(n, 2 * lanes) && lanes < batch {
+    // Groups of about 2,048 values (fewer for long radices): short transforms take many
+    // lanes a group, so that a group has threads enough.
+    let widen = |r: usize, mut lanes: usize| {
+        while fits(r, 2 * lanes) && (lanes < 16 || r * lanes < 2048) && lanes < 256 {
             lanes *= 2;
         }
-        return Some(vec![(n, lanes)]);
+        lanes
+    };
+    if inner == 1 && fits(n, 1) {
+        // Whole rows a group (a run of R values is coalesced already).
+        return Some(vec![(n, widen(n, 1))]);
     }
     let largest = tuning.local_bytes / (item * tuning.min_lanes);
     let mut primes: Vec<usize> = Vec::new();
@@ -130,13 +132,7 @@ pub fn tile_passes(
             products.sort_unstable_by(|a, b| b.cmp(a));
             let passes = products
                 .into_iter()
-                .map(|r| {
-                    let mut lanes = tuning.min_lanes;
-                    while lanes < 16 && fits(r, 2 * lanes) {
-                        lanes *= 2;
-                    }
-                    (r, lanes)
-                })
+                .map(|r| (r, widen(r, tuning.min_lanes)))
                 .collect();
             return Some(passes);
         }
@@ -254,20 +250,20 @@ impl TileKernel {
             "  for ({i64t} first = {} * {c}; first < lanes; first += {} * {c}) {{",
             t.group_id[0], t.num_groups[0]
         );
-        let _ = writeln!(s, "    if (lid < {c}) {{");
-        let _ = writeln!(s, "      const {i64t} lane = first + lid;");
+        let _ = writeln!(s, "    for (int q = lid; q < {c}; q += {threads}) {{");
+        let _ = writeln!(s, "      const {i64t} lane = first + q;");
         let _ = writeln!(s, "      if (lane < lanes) {{");
         let _ = writeln!(
             s,
             "        const {i64t} b = lane / span_in, l = lane - b * span_in, i = l / inner, k = i % p;"
         );
-        let _ = writeln!(s, "        lin[lid] = b * block + l;");
+        let _ = writeln!(s, "        lin[q] = b * block + l;");
         let _ = writeln!(
             s,
-            "        lout[lid] = b * block + ((i - k) * {r_all} + k) * inner + (l - i * inner);"
+            "        lout[q] = b * block + ((i - k) * {r_all} + k) * inner + (l - i * inner);"
         );
-        let _ = writeln!(s, "        lturn[lid] = k * (span / p);");
-        let _ = writeln!(s, "      }} else {{ lin[lid] = -1; }}");
+        let _ = writeln!(s, "        lturn[q] = k * (span / p);");
+        let _ = writeln!(s, "      }} else {{ lin[q] = -1; }}");
         let _ = writeln!(s, "    }}");
         let _ = writeln!(s, "    {bar};");
         // Loads, turned by the fused twiddle (p > 1).
@@ -431,26 +427,26 @@ mod tests {
     #[test]
     fn rows_that_fit_take_one_pass_and_long_ones_few() {
         let t = Tuning::default();
-        assert_eq!(tile_passes(4096, 1, 1024, 8, &t), Some(vec![(4096, 1)]));
-        assert_eq!(tile_passes(64, 1, 1024, 8, &t), Some(vec![(64, 64)]));
-        assert_eq!(tile_passes(64, 1, 3, 8, &t), Some(vec![(64, 4)]));
+        assert_eq!(tile_passes(4096, 1, 8, &t), Some(vec![(4096, 1)]));
+        assert_eq!(tile_passes(64, 1, 8, &t), Some(vec![(64, 32)]));
+        assert_eq!(tile_passes(8, 1, 8, &t), Some(vec![(8, 256)]));
         // 2^24 complex64: radices of at most 32 KiB / (8 B x 8 lanes) = 512.
-        assert_eq!(tile_passes(1 << 24, 1, 1, 8, &t), Some(vec![(256, 16); 3]));
+        assert_eq!(tile_passes(1 << 24, 1, 8, &t), Some(vec![(256, 16); 3]));
         assert_eq!(
-            tile_passes(1 << 25, 1, 1, 8, &t),
+            tile_passes(1 << 25, 1, 8, &t),
             Some(vec![(512, 8), (256, 16), (256, 16)])
         );
         assert_eq!(
-            tile_passes(1 << 24, 1, 1, 8, &Tuning::parse("32768,1").unwrap()),
+            tile_passes(1 << 24, 1, 8, &Tuning::parse("32768,1").unwrap()),
             Some(vec![(4096, 1), (4096, 1)])
         );
         // Columns of 4096: two passes of 64 over 16 adjacent columns.
         assert_eq!(
-            tile_passes(4096, 4096, 1, 8, &t),
-            Some(vec![(64, 16), (64, 16)])
+            tile_passes(4096, 4096, 8, &t),
+            Some(vec![(64, 32), (64, 32)])
         );
-        assert_eq!(tile_passes(11, 1, 1, 8, &t), None);
-        assert_eq!(tile_passes(1, 1, 1, 8, &t), None);
+        assert_eq!(tile_passes(11, 1, 8, &t), None);
+        assert_eq!(tile_passes(1, 1, 8, &t), None);
         assert_eq!(Tuning::parse("x"), None);
     }
 

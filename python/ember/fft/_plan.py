@@ -166,7 +166,8 @@ class _RealForward:
         z = empty((batch, h), dtype=_complex(self.double))
         self.rows.run(rows.view(z.dtype), z, False)
         real = _real(self.double)
-        _kernel("split")(z.view(real), self.twiddle.view(real), np.int64(h), out.view(real), size=batch * (h + 1))
+        _kernel("split")(z.view(real), self.twiddle.view(real), np.int64(h), np.int64(batch), out.view(real),
+                         size=batch * (h + 1))
 
 
 class _RealInverse:
@@ -202,7 +203,8 @@ class _RealInverse:
         real = _real(self.double)
         z = empty((batch, h), dtype=dtype)
         source = spectrum if spectrum.flags.c_contiguous else spectrum.copy()
-        _kernel("merge")(source.view(real), self.twiddle.view(real), np.int64(h), z.view(real), size=batch * h)
+        _kernel("merge")(source.view(real), self.twiddle.view(real), np.int64(h), np.int64(batch), z.view(real),
+                         size=batch * h)
         result = empty((batch, h), dtype=dtype)
         self.rows.run(z, result, True)
         out[...] = result.view(out.dtype).reshape(batch, n)
@@ -224,7 +226,18 @@ class _Columns:
 _BODIES = {"C2C": _Rows, "R2C": _RealForward, "C2R": _RealInverse}
 
 # The two halves of a real transform's split and merge, one kernel each (on the real and
-# imaginary parts, so one source serves every dialect). One thread a complex value.
+# imaginary parts, so one source serves every dialect). One thread a complex value; its row and
+# column by a 32-bit division where they fit (GPUs emulate a 64-bit one in dozens of
+# instructions, a cost of the order of the pass's memory time), none for one row.
+_ROW_AND_COLUMN = """
+long long r = 0, k = i;
+if (rows > 1 && rows * m <= 4294967295LL) {
+    unsigned int q = (unsigned int)i / (unsigned int)m;
+    r = q; k = i - r * m;
+} else if (rows > 1) {
+    r = i / m; k = i - r * m;
+}
+"""
 _KERNELS: dict = {}
 
 
@@ -234,8 +247,7 @@ def _kernel(name: str):
 
         if name == "split":
             # X_k = (Z_k + conj Z_(h-k)) / 2 + (Z_k - conj Z_(h-k)) t_k, k = 0..h, Z_h = Z_0.
-            body = """
-            long long k = i % (h + 1), r = i / (h + 1);
+            body = "long long m = h + 1;" + _ROW_AND_COLUMN + """
             long long ka = r * h + (k == h ? 0 : k), kb = r * h + (k == 0 ? 0 : h - k);
             T ar = z[2 * ka], ai = z[2 * ka + 1], br = z[2 * kb], bi = -z[2 * kb + 1];
             T dr = ar - br, di = ai - bi, tr = tw[2 * k], ti = tw[2 * k + 1];
@@ -245,8 +257,7 @@ def _kernel(name: str):
         else:
             # Z_k = (X_k + conj X_(h-k)) + (X_k - conj X_(h-k)) t_k, k = 0..h-1, the imaginary
             # parts of X_0 and X_h taken as 0.
-            body = """
-            long long k = i % h, r = i / h;
+            body = "long long m = h;" + _ROW_AND_COLUMN + """
             long long ka = r * (h + 1) + k, kb = r * (h + 1) + h - k;
             T ar = z[2 * ka], ai = k == 0 ? (T)0 : z[2 * ka + 1];
             T br = z[2 * kb], bi = k == 0 ? (T)0 : -z[2 * kb + 1];
@@ -254,7 +265,8 @@ def _kernel(name: str):
             y[2 * i] = ar + br + dr * tr - di * ti;
             y[2 * i + 1] = ai + bi + dr * ti + di * tr;
             """
-        _KERNELS[name] = ElementwiseKernel("raw T z, raw T tw, int64 h", "raw T y", body, f"ember_rfft_{name}")
+        _KERNELS[name] = ElementwiseKernel("raw T z, raw T tw, int64 h, int64 rows", "raw T y", body,
+                                           f"ember_rfft_{name}")
     return _KERNELS[name]
 
 

@@ -145,7 +145,7 @@ impl NativeFftPlan {
 
 /// The DFT of each row (last axis) of a C-contiguous complex array, unnormalized; by
 /// ember's passes when `passes`, else by the device's engine; `shared_rows` takes the
-/// shared-memory row kernel on every device where the length fits (tests).
+/// shared-memory tile passes on every device (tests).
 #[pyfunction]
 #[pyo3(signature = (a, inverse, passes=false, shared_rows=false))]
 fn fft_c2c(

@@ -7,10 +7,10 @@
 //! `p = R1 ... R(s-1)` (span `n / R`) takes, for each *lane* `(i, s)` (`i < span`,
 //! `s < inner`), the `R` inputs `i + j span` (times `inner`, plus `s`), turns input `j` by
 //! `exp(-2 pi i j (i mod p) / (p R))`, takes their `R`-point DFT in local memory (itself
-//! Stockham passes of radices 8, 7, 5, 4, 3, 2 between barriers) and writes output `t` to
+//! Stockham passes of radices 16, 8, 7, 5, 4, 3, 2 between barriers) and writes output `t` to
 //! `(i - i mod p) R + i mod p + t p`: the last pass leaves natural order. One launch for a
-//! row that fits local memory (the row kernel); two for 2^24 (a four-step FFT whose middle
-//! twiddle is fused into the second pass's loads).
+//! row that fits local memory (the row kernel); two or three for 2^24 (a four-step FFT whose
+//! middle twiddles are fused into the later passes' loads).
 //!
 //! A group takes `lanes` adjacent lanes (adjacent columns, or adjacent rows when
 //! `span inner` is 1), so its global reads and writes are runs of `lanes` (or `R`) values.

@@ -51,7 +51,7 @@ fn floor_pow2(v: usize) -> usize {
     }
 }
 
-/// The tile passes of `batch` transforms of `n` along an axis of `inner` values (forward),
+/// The tile passes of transforms of `n` along an axis of `inner` values (forward),
 /// or `None` where they do not fit the device. Their registers can allow
 /// fewer threads than asked (NVIDIA's OpenCL: 256 for a 4,096-point row): the kernel is then
 /// made again with fewer.
@@ -59,7 +59,6 @@ fn tile_kernels(
     device: &'static Device,
     n: usize,
     inner: usize,
-    batch: usize,
     double: bool,
     tuning: &Tuning,
 ) -> Result<Option<Vec<TileKernel>>> {
@@ -241,7 +240,7 @@ impl Plan {
         let (tuning, forced) = tuning()?;
         let want_tiles = rows == Rows::Shared || forced || inner > 1 || !device.info().is_cpu;
         let kernels = if want_tiles && batch > 0 {
-            tile_kernels(device, n, inner, batch, double, &tuning)?
+            tile_kernels(device, n, inner, double, &tuning)?
         } else {
             None
         };

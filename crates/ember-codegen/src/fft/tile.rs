@@ -266,33 +266,60 @@ impl TileKernel {
         let _ = writeln!(s, "      }} else {{ lin[q] = -1; }}");
         let _ = writeln!(s, "    }}");
         let _ = writeln!(s, "    {bar};");
-        // Loads, turned by the fused twiddle (p > 1).
-        let _ = writeln!(s, "    for (int f = lid; f < {size}; f += {threads}) {{");
-        let _ = writeln!(
-            s,
-            "      const int c = lane_major_in ? f % {c} : f / {r_all}, j = lane_major_in ? f / {c} : f % {r_all};"
-        );
-        let _ = writeln!(s, "      const {i64t} at = lin[c];");
-        let _ = writeln!(s, "      {v2} v; v.x = 0; v.y = 0;");
-        let _ = writeln!(s, "      if (at >= 0) {{");
-        let _ = writeln!(s, "        v = x[at + j * span_in];");
-        let _ = writeln!(s, "        if (p > 1 && j > 0) {{");
-        let _ = writeln!(
-            s,
-            "          const {i64t} m = j * lturn[c]; const {v2} a = lo[m & mask], e = hi[m >> bits];"
-        );
-        let _ = writeln!(
-            s,
-            "          const {real} wr = a.x * e.x - a.y * e.y, wi = {conj}(a.x * e.y + a.y * e.x);"
-        );
-        let _ = writeln!(
-            s,
-            "          const {real} re = v.x * wr - v.y * wi; v.y = v.x * wi + v.y * wr; v.x = re;"
-        );
-        let _ = writeln!(s, "        }}");
-        let _ = writeln!(s, "      }}");
-        let _ = writeln!(s, "      buf[{}] = v;", pad(&format!("j * {c} + c")));
-        let _ = writeln!(s, "    }}");
+        // Loads, turned by the fused twiddle (p > 1): every load of a thread issued before
+        // the first is used (unrolled), so that they are in flight together.
+        let io_steps = size.div_ceil(threads);
+        let unrolled = io_steps <= 32;
+        let steps: Vec<String> = if unrolled {
+            (0..io_steps)
+                .map(|st| format!("{}", st * threads))
+                .collect()
+        } else {
+            vec!["0".to_string()]
+        };
+        if !unrolled {
+            let _ = writeln!(s, "    for (int f0 = 0; f0 < {size}; f0 += {threads}) {{");
+        }
+        let base = if unrolled { "" } else { "f0 + " };
+        for (st, offset) in steps.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "    const int lf{st} = {base}lid + {offset}, lc{st} = lane_major_in ? lf{st} % {c} : lf{st} / {r_all}, lj{st} = lane_major_in ? lf{st} / {c} : lf{st} % {r_all};"
+            );
+            let _ = writeln!(
+                s,
+                "    const {i64t} lat{st} = lf{st} < {size} ? lin[lc{st}] : -1;"
+            );
+            let _ = writeln!(s, "    {v2} lv{st}; lv{st}.x = 0; lv{st}.y = 0;");
+            let _ = writeln!(
+                s,
+                "    if (lat{st} >= 0) lv{st} = x[lat{st} + lj{st} * span_in];"
+            );
+        }
+        for st in 0..steps.len() {
+            let _ = writeln!(s, "    if (lat{st} >= 0 && p > 1 && lj{st} > 0) {{");
+            let _ = writeln!(
+                s,
+                "      const {i64t} m = lj{st} * lturn[lc{st}]; const {v2} a = lo[m & mask], e = hi[m >> bits];"
+            );
+            let _ = writeln!(
+                s,
+                "      const {real} wr = a.x * e.x - a.y * e.y, wi = {conj}(a.x * e.y + a.y * e.x);"
+            );
+            let _ = writeln!(
+                s,
+                "      const {real} re = lv{st}.x * wr - lv{st}.y * wi; lv{st}.y = lv{st}.x * wi + lv{st}.y * wr; lv{st}.x = re;"
+            );
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(
+                s,
+                "    if (lf{st} < {size}) buf[{}] = lv{st};",
+                pad(&format!("lj{st} * {c} + lc{st}"))
+            );
+        }
+        if !unrolled {
+            s.push_str("    }\n");
+        }
         let _ = writeln!(s, "    {bar};");
         // The R-point DFTs: local Stockham passes, value e of lane c at buf[e * lanes + c].
         let radices = local_radices(r_all);

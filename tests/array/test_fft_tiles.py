@@ -1,7 +1,7 @@
 """ember's tile passes (large radices in local memory) against numpy.fft: whole rows a group,
 long rows in two or three passes with the four-step twiddle fused, and columns of non-last axes
-read in place (fft2, fftn, rfft2) with no transposed copies. On CPU devices rows take the radix
-passes unless asked (``shared_rows``, or ``EMBER_FFT_TILES``); columns always take the tiles.
+read in place (fft2, fftn, rfft2) with no transposed copies. CPU devices take the radix passes
+(columns read in place too) unless asked (``shared_rows``, or ``EMBER_FFT_TILES``).
 On CUDA the transforms run inside ``use_ember_passes`` so that these kernels, not cuFFT, are
 checked.
 
@@ -75,17 +75,20 @@ def test_long_rows_take_a_few_tile_passes(n, dtype):
 @pytest.mark.parametrize("shape, axis, dtype", [((64, 48), 0, np.complex64), ((3, 100, 17), 1, np.complex128),
                                                 ((9, 5), 0, np.complex64), ((4096, 3), 0, np.complex64),
                                                 ((2, 1000, 8), 1, np.complex128), ((7, 2, 2), 0, np.complex64)])
-def test_columns_transform_in_place(shape, axis, dtype):
-    # Not the last axis: adjacent columns a group, no transpose; rows flag or not.
+@pytest.mark.parametrize("tiles", [False, True])
+def test_columns_transform_in_place(shape, axis, dtype, tiles):
+    # Not the last axis, no transpose: tiles take adjacent columns a group (the radix passes
+    # on CPU devices, unless asked).
     x = signal(shape, dtype)
     for inverse in (False, True):
-        got, _ = strided(x, axis, inverse, shared_rows=False)
+        got, _ = strided(x, axis, inverse, shared_rows=tiles)
         close(got, reference(x, axis, inverse).astype(dtype), dtype)
 
 
 def test_columns_of_lengths_the_passes_cannot_take_raise():
-    with pytest.raises(ValueError, match="primes are 2, 3, 5 and 7, not 11"):
-        ember._ember.FftPlan.passes(0, 11, 2, False, False, 3)
+    for tiles in (False, True):
+        with pytest.raises(ValueError, match="primes are 2, 3, 5 and 7, not 11"):
+            ember._ember.FftPlan.passes(0, 11, 2, False, tiles, 3)
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

@@ -215,8 +215,9 @@ class _RealInverse:
 
 class _Columns:
     """A C2C transform along a non-last axis of a C-contiguous array, read where it is: ``batch``
-    blocks of ``n x inner`` values transformed along ``n`` by ember's tile passes (a group takes
-    adjacent columns), instead of a transposed copy, a row transform and a copy back."""
+    blocks of ``n x inner`` values transformed along ``n`` by ember's passes (on GPUs the tile
+    passes, a group taking adjacent columns), instead of a transposed copy, a row transform and a
+    copy back."""
 
     def __init__(self, device: int, n: int, batch: int, inner: int, double: bool):
         self.native = _ember.FftPlan.passes(device, n, batch, double, False, inner)

@@ -10,8 +10,11 @@
 //! twiddles of a pass come as a table of `p (R - 1)` complex numbers (`k (R - 1) + j - 1`
 //! for `k < p`, `1 <= j < R`), computed on the host in double precision.
 //!
+//! Rows of `n` or, with `inner` > 1, columns: `rows` blocks of `n x inner` values transformed
+//! along `n` (input `i + j n / R` is at `(i + j n / R) inner + s` for column `s`).
+//!
 //! Parameters: input, output, twiddles (OpenCL: each buffer then its byte offset), then `n`,
-//! `p` and `rows` (int64).
+//! `p`, `rows` and `inner` (int64).
 
 use std::f64::consts::PI;
 use std::fmt::Write;
@@ -81,30 +84,39 @@ impl PassKernel {
             format!("{i64t} n"),
             format!("{i64t} p"),
             format!("{i64t} rows"),
+            format!("{i64t} inner"),
         ];
         let buffers = [("in_p", true), ("out_p", false), ("tw_p", true)];
         let mut s = open_kernel(dialect, self.double, &self.name(), &buffers, &scalars);
-        let _ = writeln!(s, "  const {i64t} span = n / {r};");
+        // Lanes (i, s) of a block of n x inner values: i < n / R, s < inner (columns when
+        // inner > 1, read in place).
         let _ = writeln!(
             s,
-            "  for ({i64t} id = {}; id < rows * span; id += {}) {{",
+            "  const {i64t} span = n / {r}, lanes = span * inner, step = p * inner;"
+        );
+        let _ = writeln!(
+            s,
+            "  for ({i64t} id = {}; id < rows * lanes; id += {}) {{",
             t.global_id, t.global_size
         );
         let _ = writeln!(
             s,
-            "    const {i64t} row = id / span, i = id - row * span, k = i % p;"
+            "    const {i64t} row = id / lanes, l = id - row * lanes, i = inner == 1 ? l : l / inner, k = i % p;"
         );
-        let _ = writeln!(s, "    {g}const {real}* x = in_p + 2 * (row * n + i);");
         let _ = writeln!(
             s,
-            "    {g}{real}* y = out_p + 2 * (row * n + (i - k) * {r} + k);"
+            "    {g}const {real}* x = in_p + 2 * (row * n * inner + l);"
+        );
+        let _ = writeln!(
+            s,
+            "    {g}{real}* y = out_p + 2 * (row * n * inner + ((i - k) * {r} + k) * inner + l - i * inner);"
         );
         let _ = writeln!(s, "    {g}const {real}* w = tw_p + 2 * k * {};", r - 1);
         let sign = if self.inverse { "-" } else { "" };
         for j in 0..r {
             let _ = writeln!(
                 s,
-                "    {real} a{j} = x[2 * {j} * span], b{j} = x[2 * {j} * span + 1];"
+                "    {real} a{j} = x[2 * {j} * lanes], b{j} = x[2 * {j} * lanes + 1];"
             );
             if j > 0 {
                 // (a + ib)(c + id), the twiddle conjugated for the inverse.
@@ -121,7 +133,7 @@ impl PassKernel {
         for (out, (re, im)) in outs.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "    y[2 * {out} * p] = {re}; y[2 * {out} * p + 1] = {im};"
+                "    y[2 * {out} * step] = {re}; y[2 * {out} * step + 1] = {im};"
             );
         }
         s.push_str("  }\n}\n");
@@ -386,11 +398,11 @@ mod tests {
         };
         let src = k.source(Dialect::Cuda);
         assert!(
-            src.contains("y[2 * 0 * p] = a0 + a1; y[2 * 0 * p + 1] = b0 + b1;"),
+            src.contains("y[2 * 0 * step] = a0 + a1; y[2 * 0 * step + 1] = b0 + b1;"),
             "{src}"
         );
         assert!(
-            src.contains("y[2 * 1 * p] = a0 - a1; y[2 * 1 * p + 1] = b0 - b1;"),
+            src.contains("y[2 * 1 * step] = a0 - a1; y[2 * 1 * step + 1] = b0 - b1;"),
             "{src}"
         );
         let inv = PassKernel {

@@ -8,7 +8,12 @@
 //! twiddle table and work area. Dropping it gives them back; the Python layer's plan cache
 //! (CuPy's `PlanCache`) decides how many are kept.
 
-use ember_codegen::fft::{factor, table_starts, twiddles, PassKernel, RowKernel};
+use std::sync::OnceLock;
+
+use ember_codegen::fft::{
+    factor, roots, split_bits, split_table, table_starts, tile_passes, twiddles, PassKernel,
+    TileKernel, Tuning,
+};
 use ember_core::{DType, Error, Result};
 use ember_kernel::{launch_shape, KernelMemo};
 use ember_runtime::cuda::fft as cufft;
@@ -18,14 +23,77 @@ use ember_runtime::{current_stream, BackendKind, Device, KernelArg};
 use crate::array::Array;
 
 static PASSES: KernelMemo<PassKernel> = KernelMemo::new();
-static ROWS: KernelMemo<RowKernel> = KernelMemo::new();
+static TILES: KernelMemo<TileKernel> = KernelMemo::new();
 
-/// Whether the compiled row kernel may have its threads in one block: its registers can
-/// allow fewer than the device's limit (NVIDIA's OpenCL: 256 for a 4,096-point row), and the
-/// passes then take the length instead.
-fn row_threads_allowed(device: &'static Device, row: &RowKernel) -> Result<bool> {
-    let limit = ROWS.generated(device, row)?.max_threads();
-    Ok(limit == 0 || row.threads() <= limit)
+/// The tile passes' tuning: `EMBER_FFT_TILES="local_bytes,min_lanes,max_threads"` (read
+/// once; setting it also makes CPU devices take the tile passes, as tests and sweeps do).
+fn tuning() -> Result<(Tuning, bool)> {
+    static TUNING: OnceLock<Option<std::result::Result<Tuning, String>>> = OnceLock::new();
+    let found = TUNING.get_or_init(|| {
+        let text = std::env::var("EMBER_FFT_TILES").ok()?;
+        Some(Tuning::parse(&text).ok_or(text))
+    });
+    match found {
+        None => Ok((Tuning::default(), false)),
+        Some(Ok(t)) => Ok((*t, true)),
+        Some(Err(text)) => Err(Error::Value(format!(
+            "EMBER_FFT_TILES is \"local_bytes,min_lanes,max_threads\" (positive integers), not {text:?}"
+        ))),
+    }
+}
+
+/// Rounds a thread count down to a power of two.
+fn floor_pow2(v: usize) -> usize {
+    if v == 0 {
+        0
+    } else {
+        1 << (usize::BITS - 1 - v.leading_zeros())
+    }
+}
+
+/// The tile passes of transforms of `n` along an axis of `inner` values (forward),
+/// or `None` where they do not fit the device. Their registers can allow
+/// fewer threads than asked (NVIDIA's OpenCL: 256 for a 4,096-point row): the kernel is then
+/// made again with fewer.
+fn tile_kernels(
+    device: &'static Device,
+    n: usize,
+    inner: usize,
+    double: bool,
+    tuning: &Tuning,
+) -> Result<Option<Vec<TileKernel>>> {
+    let item = if double { 16 } else { 8 };
+    let info = device.info();
+    let Some(passes) = tile_passes(n, inner, item, tuning) else {
+        return Ok(None);
+    };
+    let mut kernels = Vec::new();
+    for (radix, lanes) in passes {
+        let most = tuning.max_threads.min(info.max_threads_per_block.max(1));
+        let mut k = TileKernel::new(radix, lanes, most, double, false);
+        if info.max_shared_per_block != 0 && k.local_bytes() > info.max_shared_per_block {
+            return Ok(None);
+        }
+        // The forward kernel stands for both directions (the inverse differs in signs only).
+        let limit = TILES.generated(device, &k)?.max_threads();
+        if limit != 0 && k.threads > limit {
+            k = TileKernel::new(radix, lanes, floor_pow2(limit), double, false);
+        }
+        kernels.push(k);
+    }
+    Ok(Some(kernels))
+}
+
+/// The values of `values` (interleaved re, im, in double precision) as the precision's bytes.
+fn table_bytes(values: &[f64], double: bool) -> Vec<u8> {
+    if double {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    } else {
+        values
+            .iter()
+            .flat_map(|v| (*v as f32).to_le_bytes())
+            .collect()
+    }
 }
 
 /// The radices of a length the passes take, or `None`.
@@ -47,15 +115,28 @@ pub fn cufft_version() -> Option<i32> {
     cufft::version()
 }
 
-/// How ember's passes run a length that fits [`RowKernel`]: a block a row in shared memory
-/// (GPUs: one launch), or one launch a pass (CPU devices, where PoCL's barriers cost more than
-/// the passes' memory traffic: 256 rows of 4,096 took 34 ms against 22).
+/// How ember's passes run: the tile passes ([`TileKernel`]: a large radix a launch, each in
+/// shared memory; GPUs), or one launch a radix of at most 8 (CPU devices, where PoCL's
+/// barriers cost more than the passes' memory traffic: 256 rows of 4,096 took 34 ms against
+/// 22; fft2 of 1024^2 by tiles 37 ms against 24 by transposes and radix passes). Both read
+/// columns (`inner` > 1) in place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rows {
-    /// Shared memory on GPUs, passes on CPU devices.
+    /// Tile passes on GPUs (and where `EMBER_FFT_TILES` is set), radix passes on CPU devices.
     Auto,
-    /// Shared memory wherever the length fits.
+    /// Tile passes wherever the length factors.
     Shared,
+}
+
+/// The tile passes of a plan: their kernels (forward; the inverse is the same spec with
+/// `inverse`), and one table on the device: the length's two-level table, then each pass's
+/// table of its radix's roots.
+struct Tiles {
+    kernels: Vec<TileKernel>,
+    table: Array,
+    /// Where each pass's table starts (complex entries).
+    starts: Vec<usize>,
+    bits: u32,
 }
 
 enum Body {
@@ -65,10 +146,12 @@ enum Body {
     },
     Passes {
         n: usize,
+        /// Values after each transform's (the axis's stride, in values).
+        inner: usize,
         radices: Vec<usize>,
         table: Array,
         starts: Vec<usize>,
-        shared: bool,
+        tiles: Option<Box<Tiles>>,
         work: Option<Array>,
     },
 }
@@ -135,41 +218,67 @@ impl Plan {
         double: bool,
         rows: Rows,
     ) -> Result<Plan> {
-        let radices = factor(n).filter(|_| n > 0).ok_or_else(|| {
+        Plan::strided(device, n, batch, 1, double, rows)
+    }
+
+    /// A plan of ember's passes over `batch` C-contiguous blocks of `n x inner` complex values,
+    /// transforming along the axis of `n` (`inner` = 1: rows; else columns, read where they
+    /// are, with no transpose).
+    pub fn strided(
+        device: &'static Device,
+        n: usize,
+        batch: usize,
+        inner: usize,
+        double: bool,
+        rows: Rows,
+    ) -> Result<Plan> {
+        let radices = factor(n).filter(|_| n > 0 && inner > 0).ok_or_else(|| {
             Error::Value(format!(
                 "ember's passes take lengths whose primes are 2, 3, 5 and 7, not {n}: use Bluestein's algorithm"
             ))
         })?;
         let dtype = complex(double);
-        let (mut values, mut p) = (Vec::new(), 1);
-        for &r in &radices {
-            values.extend(twiddles(p, r));
-            p *= r;
-        }
-        let bytes: Vec<u8> = if double {
-            values.iter().flat_map(|v| v.to_le_bytes()).collect()
+        let (tuning, forced) = tuning()?;
+        let want_tiles = rows == Rows::Shared || forced || !device.info().is_cpu;
+        let kernels = if want_tiles && batch > 0 {
+            tile_kernels(device, n, inner, double, &tuning)?
         } else {
-            values
-                .iter()
-                .flat_map(|v| (*v as f32).to_le_bytes())
-                .collect()
+            None
         };
-        let table = Array::empty(device, &[(values.len() / 2).max(1)], dtype)?;
-        if !bytes.is_empty() {
-            table.set_from_host(&bytes)?;
+        let tiles = match kernels {
+            Some(kernels) => {
+                let mut values = split_table(n);
+                let mut starts = Vec::new();
+                for k in &kernels {
+                    starts.push(values.len() / 2);
+                    values.extend(roots(k.radix));
+                }
+                let table = Array::empty(device, &[values.len() / 2], dtype)?;
+                table.set_from_host(&table_bytes(&values, double))?;
+                Some(Box::new(Tiles {
+                    kernels,
+                    table,
+                    starts,
+                    bits: split_bits(n),
+                }))
+            }
+            None => None,
+        };
+        let (mut values, mut p) = (Vec::new(), 1);
+        if tiles.is_none() {
+            for &r in &radices {
+                values.extend(twiddles(p, r));
+                p *= r;
+            }
         }
-        let row = RowKernel {
-            n,
-            double,
-            inverse: false,
-        };
-        let shared = (rows == Rows::Shared || !device.info().is_cpu)
-            && RowKernel::fits(n, double)
-            && row.threads() <= device.info().max_threads_per_block
-            && row_threads_allowed(device, &row)?;
+        let table = Array::empty(device, &[(values.len() / 2).max(1)], dtype)?;
+        if !values.is_empty() {
+            table.set_from_host(&table_bytes(&values, double))?;
+        }
+        let launches = tiles.as_ref().map_or(radices.len(), |t| t.kernels.len());
         // Passes go back and forth between the output and one work area of the data's size.
-        let work = if !shared && radices.len() >= 2 && batch > 0 {
-            Some(Array::empty(device, &[batch, n], dtype)?)
+        let work = if launches >= 2 && batch > 0 {
+            Some(Array::empty(device, &[batch, n * inner], dtype)?)
         } else {
             None
         };
@@ -177,11 +286,11 @@ impl Plan {
             dims: vec![n],
             batch,
             inembed: vec![n],
-            istride: 1,
-            idist: n,
+            istride: inner,
+            idist: n * inner,
             onembed: vec![n],
-            ostride: 1,
-            odist: n,
+            ostride: inner,
+            odist: n * inner,
         };
         Ok(Plan {
             device,
@@ -190,10 +299,11 @@ impl Plan {
             dtype,
             body: Body::Passes {
                 n,
+                inner,
                 starts: table_starts(&radices),
                 radices,
                 table,
-                shared,
+                tiles,
                 work,
             },
         })
@@ -245,6 +355,9 @@ impl Plan {
     /// advanced layout over the whole batch).
     fn extents(&self) -> (usize, usize) {
         let l = &self.layout;
+        if let Body::Passes { n, inner, .. } = &self.body {
+            return (l.batch * n * inner, l.batch * n * inner);
+        }
         let last = l.dims.len() - 1;
         let (mut ins, mut outs) = (l.dims.clone(), l.dims.clone());
         match self.kind {
@@ -305,10 +418,11 @@ impl Plan {
             }
             Body::Passes {
                 n,
+                inner,
                 radices,
                 table,
                 starts,
-                shared,
+                tiles,
                 work,
             } => {
                 // The passes read their input while they write: an overlapping output reads a
@@ -320,11 +434,70 @@ impl Plan {
                 } else {
                     input
                 };
-                self.run_passes(
-                    input, output, inverse, *n, radices, table, starts, *shared, work,
-                )
+                match tiles {
+                    Some(tiles) => self.run_tiles(input, output, inverse, *n, *inner, tiles, work),
+                    None => self.run_passes(
+                        input, output, inverse, *n, *inner, radices, table, starts, work,
+                    ),
+                }
             }
         }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_tiles(
+        &self,
+        input: &Array,
+        output: &Array,
+        inverse: bool,
+        n: usize,
+        inner: usize,
+        tiles: &Tiles,
+        work: &Option<Array>,
+    ) -> Result<()> {
+        let device = self.device;
+        let batch = self.layout.batch;
+        let item = self.dtype.itemsize();
+        let table = &tiles.table;
+        let whole = table.kernel_arg();
+        let bits = (tiles.bits as i64).to_le_bytes();
+        let inner64 = (inner as i64).to_le_bytes();
+        let mut p = 1;
+        for (s, k) in tiles.kernels.iter().enumerate() {
+            let spec = TileKernel { inverse, ..*k };
+            let function = TILES.generated(device, &spec)?;
+            let (source, target) = ping_pong(s, tiles.kernels.len(), input, output, work)?;
+            let span = n / k.radix;
+            let lanes = batch * span * inner;
+            let (span64, p64, lanes64) = (
+                (span as i64).to_le_bytes(),
+                (p as i64).to_le_bytes(),
+                (lanes as i64).to_le_bytes(),
+            );
+            let args = [
+                source.kernel_arg(),
+                target.kernel_arg(),
+                table.buffer().arg(table.offset() + tiles.starts[s] * item),
+                whole,
+                KernelArg::Bytes(&span64),
+                KernelArg::Bytes(&inner64),
+                KernelArg::Bytes(&p64),
+                KernelArg::Bytes(&lanes64),
+                KernelArg::Bytes(&bits),
+            ];
+            let groups = lanes.div_ceil(k.lanes).clamp(1, 1 << 30) as u32;
+            let block = [k.threads as u32, 1, 1];
+            device.launch(
+                &function,
+                [groups, 1, 1],
+                block,
+                0,
+                current_stream(device),
+                &args,
+            )?;
+            p *= k.radix;
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -334,10 +507,10 @@ impl Plan {
         output: &Array,
         inverse: bool,
         n: usize,
+        inner: usize,
         radices: &[usize],
         table: &Array,
         starts: &[usize],
-        shared: bool,
         work: &Option<Array>,
     ) -> Result<()> {
         let device = self.device;
@@ -348,31 +521,11 @@ impl Plan {
             // Length 1: the transform is the identity.
             return input.copy_into(output);
         }
-        if shared {
-            // A row in shared memory, every pass in one launch.
-            let row = RowKernel { n, double, inverse };
-            let function = ROWS.generated(device, &row)?;
-            let args = [
-                input.kernel_arg(),
-                output.kernel_arg(),
-                table.kernel_arg(),
-                KernelArg::Bytes(&rows64),
-            ];
-            let blocks = rows.min(65_535) as u32;
-            let block = [row.threads() as u32, 1, 1];
-            return device.launch(
-                &function,
-                [blocks, 1, 1],
-                block,
-                0,
-                current_stream(device),
-                &args,
-            );
-        }
         // Passes alternate between the output and the work area, so that the last lands in
         // the output.
         let item = self.dtype.itemsize();
         let n64 = (n as i64).to_le_bytes();
+        let inner64 = (inner as i64).to_le_bytes();
         let mut p = 1;
         for (s, &r) in radices.iter().enumerate() {
             let spec = PassKernel {
@@ -381,19 +534,7 @@ impl Plan {
                 inverse,
             };
             let function = PASSES.generated(device, &spec)?;
-            // The passes after this one: an even number of them means this one writes the output.
-            let to_output = (radices.len() - 1 - s).is_multiple_of(2);
-            let (source, target) = match (s, work) {
-                (0, _) if radices.len() == 1 => (input, output),
-                (0, Some(w)) => (input, if to_output { output } else { w }),
-                (_, Some(w)) if to_output => (w, output),
-                (_, Some(w)) => (output, w),
-                (_, None) => {
-                    return Err(Error::Value(
-                        "an FFT plan of several passes has no work area".into(),
-                    ))
-                }
-            };
+            let (source, target) = ping_pong(s, radices.len(), input, output, work)?;
             let tw = table.buffer().arg(table.offset() + starts[s] * item);
             let p64 = (p as i64).to_le_bytes();
             let args = [
@@ -403,12 +544,35 @@ impl Plan {
                 KernelArg::Bytes(&n64),
                 KernelArg::Bytes(&p64),
                 KernelArg::Bytes(&rows64),
+                KernelArg::Bytes(&inner64),
             ];
-            let (grid, block) = launch_shape(device, rows * n / r);
+            let (grid, block) = launch_shape(device, rows * n * inner / r);
             device.launch(&function, grid, block, 0, current_stream(device), &args)?;
             p *= r;
         }
         Ok(())
+    }
+}
+
+/// Pass `s` of `count`'s source and target: the passes alternate between the output and the
+/// work area, so that the last lands in the output.
+fn ping_pong<'a>(
+    s: usize,
+    count: usize,
+    input: &'a Array,
+    output: &'a Array,
+    work: &'a Option<Array>,
+) -> Result<(&'a Array, &'a Array)> {
+    // The passes after this one: an even number of them means this one writes the output.
+    let to_output = (count - 1 - s).is_multiple_of(2);
+    match (s, work) {
+        (0, _) if count == 1 => Ok((input, output)),
+        (0, Some(w)) => Ok((input, if to_output { output } else { w })),
+        (_, Some(w)) if to_output => Ok((w, output)),
+        (_, Some(w)) => Ok((output, w)),
+        (_, None) => Err(Error::Value(
+            "an FFT plan of several passes has no work area".into(),
+        )),
     }
 }
 

@@ -5,7 +5,7 @@ mod common;
 
 use common::{compile_cuda as compile, nvrtc_here};
 
-use ember_codegen::fft::{PassKernel, RowKernel, RADICES};
+use ember_codegen::fft::{tile_passes, PassKernel, TileKernel, Tuning, RADICES};
 use ember_codegen::Dialect;
 
 #[test]
@@ -28,21 +28,29 @@ fn every_pass_compiles() {
 }
 
 #[test]
-fn row_kernels_compile() {
+fn tile_kernels_compile() {
     if !nvrtc_here() {
         return;
     }
-    for (n, double) in [
-        (2, false),
-        (64, false),
-        (4096, false),
-        (2048, true),
-        (2187, false),
-        (2401, true),
+    let t = Tuning::default();
+    // Rows, long rows, columns, odd radices, both precisions.
+    for (n, inner, double) in [
+        (2, 1, false),
+        (64, 1, false),
+        (4096, 1, false),
+        (2048, 1, true),
+        (2187, 1, false),
+        (2401, 1, true),
+        (1 << 24, 1, false),
+        (4096, 4096, false),
+        (1000, 7, true),
     ] {
-        for inverse in [false, true] {
-            let spec = RowKernel { n, double, inverse };
-            compile(&spec.source(Dialect::Cuda), &spec.name());
+        let item = if double { 16 } else { 8 };
+        for (radix, lanes) in tile_passes(n, inner, item, &t).unwrap() {
+            for inverse in [false, true] {
+                let spec = TileKernel::new(radix, lanes, t.max_threads, double, inverse);
+                compile(&spec.source(Dialect::Cuda), &spec.name());
+            }
         }
     }
 }

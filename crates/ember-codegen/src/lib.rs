@@ -50,7 +50,7 @@ macro_rules! generated {
 
 generated!(
     fft::PassKernel,
-    fft::RowKernel,
+    fft::TileKernel,
     philox::RandomKernel,
     sampler::SamplerKernel,
     lapack::householder::HouseholderKernel,

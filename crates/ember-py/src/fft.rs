@@ -59,10 +59,11 @@ impl NativeFftPlan {
             .map(NativeFftPlan)
     }
 
-    /// A plan of ember's passes: `batch` rows of `n` complex values; `shared_rows` takes the
-    /// shared-memory row kernel wherever the length fits (tests).
+    /// A plan of ember's passes: `batch` blocks of `n x inner` complex values transformed
+    /// along the axis of `n` (`inner` = 1: rows); `shared_rows` takes the shared-memory tile
+    /// passes on every device (tests).
     #[staticmethod]
-    #[pyo3(signature = (ordinal, n, batch, double, shared_rows=false))]
+    #[pyo3(signature = (ordinal, n, batch, double, shared_rows=false, inner=1))]
     fn passes(
         py: Python<'_>,
         ordinal: usize,
@@ -70,6 +71,7 @@ impl NativeFftPlan {
         batch: usize,
         double: bool,
         shared_rows: bool,
+        inner: usize,
     ) -> PyResult<NativeFftPlan> {
         let device = ember_runtime::device(ordinal).py()?;
         let rows = if shared_rows {
@@ -77,7 +79,7 @@ impl NativeFftPlan {
         } else {
             Rows::Auto
         };
-        py.detach(|| Plan::passes(device, n, batch, double, rows))
+        py.detach(|| Plan::strided(device, n, batch, inner, double, rows))
             .py()
             .map(NativeFftPlan)
     }
@@ -143,7 +145,7 @@ impl NativeFftPlan {
 
 /// The DFT of each row (last axis) of a C-contiguous complex array, unnormalized; by
 /// ember's passes when `passes`, else by the device's engine; `shared_rows` takes the
-/// shared-memory row kernel on every device where the length fits (tests).
+/// shared-memory tile passes on every device (tests).
 #[pyfunction]
 #[pyo3(signature = (a, inverse, passes=false, shared_rows=false))]
 fn fft_c2c(

@@ -10,7 +10,10 @@ shape. ``with plan:`` makes ``ember.fft`` use it for the transforms in the block
 On ember's passes, lengths with primes above 7 run Bluestein's algorithm (a convolution of
 power-of-two length), real transforms of even length are complex transforms of half the length
 (the even and odd samples as the real and imaginary parts), and an N-d plan is 1-D plans over
-each of its axes.
+each of its axes: the last one's rows, the others' columns read in place (:class:`_Columns`).
+On GPUs the passes are tile passes (a large radix a launch, in local memory: a row of up to 32
+KiB in one launch, 2^24 values in three); ``EMBER_FFT_TILES="local_bytes,min_lanes,max_threads"``
+tunes them (read once a process) and makes CPU devices take them for rows too (tests).
 """
 
 from __future__ import annotations
@@ -166,7 +169,8 @@ class _RealForward:
         z = empty((batch, h), dtype=_complex(self.double))
         self.rows.run(rows.view(z.dtype), z, False)
         real = _real(self.double)
-        _kernel("split")(z.view(real), self.twiddle.view(real), np.int64(h), out.view(real), size=batch * (h + 1))
+        _kernel("split")(z.view(real), self.twiddle.view(real), np.int64(h), np.int64(batch), out.view(real),
+                         size=batch * (h + 1))
 
 
 class _RealInverse:
@@ -202,16 +206,42 @@ class _RealInverse:
         real = _real(self.double)
         z = empty((batch, h), dtype=dtype)
         source = spectrum if spectrum.flags.c_contiguous else spectrum.copy()
-        _kernel("merge")(source.view(real), self.twiddle.view(real), np.int64(h), z.view(real), size=batch * h)
+        _kernel("merge")(source.view(real), self.twiddle.view(real), np.int64(h), np.int64(batch), z.view(real),
+                         size=batch * h)
         result = empty((batch, h), dtype=dtype)
         self.rows.run(z, result, True)
         out[...] = result.view(out.dtype).reshape(batch, n)
 
 
+class _Columns:
+    """A C2C transform along a non-last axis of a C-contiguous array, read where it is: ``batch``
+    blocks of ``n x inner`` values transformed along ``n`` by ember's passes (on GPUs the tile
+    passes, a group taking adjacent columns), instead of a transposed copy, a row transform and a
+    copy back."""
+
+    def __init__(self, device: int, n: int, batch: int, inner: int, double: bool):
+        self.native = _ember.FftPlan.passes(device, n, batch, double, False, inner)
+        self.work_area = _work_area([self.native])
+
+    def run(self, x: ndarray, out: ndarray, inverse: bool) -> None:
+        self.native.execute(x._a, out._a, inverse)
+
+
 _BODIES = {"C2C": _Rows, "R2C": _RealForward, "C2R": _RealInverse}
 
 # The two halves of a real transform's split and merge, one kernel each (on the real and
-# imaginary parts, so one source serves every dialect). One thread a complex value.
+# imaginary parts, so one source serves every dialect). One thread a complex value; its row and
+# column by a 32-bit division where they fit (GPUs emulate a 64-bit one in dozens of
+# instructions, a cost of the order of the pass's memory time), none for one row.
+_ROW_AND_COLUMN = """
+long long r = 0, k = i;
+if (rows > 1 && rows * m <= 4294967295LL) {
+    unsigned int q = (unsigned int)i / (unsigned int)m;
+    r = q; k = i - r * m;
+} else if (rows > 1) {
+    r = i / m; k = i - r * m;
+}
+"""
 _KERNELS: dict = {}
 
 
@@ -221,8 +251,7 @@ def _kernel(name: str):
 
         if name == "split":
             # X_k = (Z_k + conj Z_(h-k)) / 2 + (Z_k - conj Z_(h-k)) t_k, k = 0..h, Z_h = Z_0.
-            body = """
-            long long k = i % (h + 1), r = i / (h + 1);
+            body = "long long m = h + 1;" + _ROW_AND_COLUMN + """
             long long ka = r * h + (k == h ? 0 : k), kb = r * h + (k == 0 ? 0 : h - k);
             T ar = z[2 * ka], ai = z[2 * ka + 1], br = z[2 * kb], bi = -z[2 * kb + 1];
             T dr = ar - br, di = ai - bi, tr = tw[2 * k], ti = tw[2 * k + 1];
@@ -232,8 +261,7 @@ def _kernel(name: str):
         else:
             # Z_k = (X_k + conj X_(h-k)) + (X_k - conj X_(h-k)) t_k, k = 0..h-1, the imaginary
             # parts of X_0 and X_h taken as 0.
-            body = """
-            long long k = i % h, r = i / h;
+            body = "long long m = h;" + _ROW_AND_COLUMN + """
             long long ka = r * (h + 1) + k, kb = r * (h + 1) + h - k;
             T ar = z[2 * ka], ai = k == 0 ? (T)0 : z[2 * ka + 1];
             T br = z[2 * kb], bi = k == 0 ? (T)0 : -z[2 * kb + 1];
@@ -241,7 +269,8 @@ def _kernel(name: str):
             y[2 * i] = ar + br + dr * tr - di * ti;
             y[2 * i + 1] = ai + bi + dr * ti + di * tr;
             """
-        _KERNELS[name] = ElementwiseKernel("raw T z, raw T tw, int64 h", "raw T y", body, f"ember_rfft_{name}")
+        _KERNELS[name] = ElementwiseKernel("raw T z, raw T tw, int64 h, int64 rows", "raw T y", body,
+                                           f"ember_rfft_{name}")
     return _KERNELS[name]
 
 
@@ -382,13 +411,19 @@ class PlanNd(_Plan):
                 complex_shape[-1] = self.shape[-1] // 2 + 1
             total = self.batch * math.prod(complex_shape)
             code = {False: CUFFT_C2C, True: CUFFT_Z2Z}[self._double]
+            outer, inner = (1, self.batch) if self._inner_batch else (self.batch, 1)
             for k, n in enumerate(self.shape):
                 last = k == len(self.shape) - 1
                 if last and self._value_type != "C2C":
                     plan = Plan1d(n, self.fft_type, total // complex_shape[k])
                 else:
-                    plan = Plan1d(n, code, total // n)
-                plan._callbacks = None  # callbacks run once, around the whole transform
+                    after = math.prod(complex_shape[k + 1:]) * inner
+                    if after > 1 and n > 1 and _ember.fft_radices(n) is not None:
+                        # A column transform read in place: no transposed copies.
+                        plan = _Columns(self._device, n, outer * math.prod(complex_shape[:k]), after, self._double)
+                    else:
+                        plan = Plan1d(n, code, total // n)
+                        plan._callbacks = None  # callbacks run once, around the whole transform
                 self._axes_plans.append(plan)
         natives = [self._native] + [p for plan in self._axes_plans for p in plan.work_area.mem.owner]
         self.work_area = _work_area(natives)
@@ -420,11 +455,20 @@ class PlanNd(_Plan):
             order = order[-2::-1] + [order[-1]]
         else:
             order = order[::-1]
-        for k, ax in order:
+        for step, (k, ax) in enumerate(order):
+            plan = self._axes_plans[k]
+            if isinstance(plan, _Columns):
+                x = x if x.flags.c_contiguous else x.copy()
+                last = step == len(order) - 1 and dst.flags.c_contiguous and dst.shape == x.shape
+                y = dst if last else empty(x.shape, x.dtype)
+                plan.run(x, y, inverse)
+                if last:
+                    return
+                x = y
+                continue
             rows = moveaxis(x, ax, -1)
             if not rows.flags.c_contiguous:
                 rows = rows.copy()
-            plan = self._axes_plans[k]
             y = plan.get_output_array(rows)
             plan.fft(rows, y, direction)
             x = moveaxis(y, -1, ax)

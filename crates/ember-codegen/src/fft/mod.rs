@@ -10,13 +10,19 @@
 //! twiddles of a pass come as a table of `p (R - 1)` complex numbers (`k (R - 1) + j - 1`
 //! for `k < p`, `1 <= j < R`), computed on the host in double precision.
 //!
+//! Rows of `n` or, with `inner` > 1, columns: `rows` blocks of `n x inner` values transformed
+//! along `n` (input `i + j n / R` is at `(i + j n / R) inner + s` for column `s`).
+//!
 //! Parameters: input, output, twiddles (OpenCL: each buffer then its byte offset), then `n`,
-//! `p` and `rows` (int64).
+//! `p`, `rows` and `inner` (int64).
 
 use std::f64::consts::PI;
 use std::fmt::Write;
 
 use crate::dialect::Dialect;
+
+mod tile;
+pub use tile::{roots, split_bits, split_table, tile_passes, TileKernel, Tuning};
 
 /// The radices, in the order a length is factored (larger first: fewer passes).
 pub const RADICES: [usize; 6] = [8, 7, 5, 4, 3, 2];
@@ -78,29 +84,39 @@ impl PassKernel {
             format!("{i64t} n"),
             format!("{i64t} p"),
             format!("{i64t} rows"),
+            format!("{i64t} inner"),
         ];
-        let mut s = open_kernel(dialect, self.double, &self.name(), &scalars);
-        let _ = writeln!(s, "  const {i64t} span = n / {r};");
+        let buffers = [("in_p", true), ("out_p", false), ("tw_p", true)];
+        let mut s = open_kernel(dialect, self.double, &self.name(), &buffers, &scalars);
+        // Lanes (i, s) of a block of n x inner values: i < n / R, s < inner (columns when
+        // inner > 1, read in place).
         let _ = writeln!(
             s,
-            "  for ({i64t} id = {}; id < rows * span; id += {}) {{",
+            "  const {i64t} span = n / {r}, lanes = span * inner, step = p * inner;"
+        );
+        let _ = writeln!(
+            s,
+            "  for ({i64t} id = {}; id < rows * lanes; id += {}) {{",
             t.global_id, t.global_size
         );
         let _ = writeln!(
             s,
-            "    const {i64t} row = id / span, i = id - row * span, k = i % p;"
+            "    const {i64t} row = id / lanes, l = id - row * lanes, i = inner == 1 ? l : l / inner, k = i % p;"
         );
-        let _ = writeln!(s, "    {g}const {real}* x = in_p + 2 * (row * n + i);");
         let _ = writeln!(
             s,
-            "    {g}{real}* y = out_p + 2 * (row * n + (i - k) * {r} + k);"
+            "    {g}const {real}* x = in_p + 2 * (row * n * inner + l);"
+        );
+        let _ = writeln!(
+            s,
+            "    {g}{real}* y = out_p + 2 * (row * n * inner + ((i - k) * {r} + k) * inner + l - i * inner);"
         );
         let _ = writeln!(s, "    {g}const {real}* w = tw_p + 2 * k * {};", r - 1);
         let sign = if self.inverse { "-" } else { "" };
         for j in 0..r {
             let _ = writeln!(
                 s,
-                "    {real} a{j} = x[2 * {j} * span], b{j} = x[2 * {j} * span + 1];"
+                "    {real} a{j} = x[2 * {j} * lanes], b{j} = x[2 * {j} * lanes + 1];"
             );
             if j > 0 {
                 // (a + ib)(c + id), the twiddle conjugated for the inverse.
@@ -112,10 +128,12 @@ impl PassKernel {
                 );
             }
         }
-        for (out, (re, im)) in dft(r, self.inverse, "a", "b", &lit).iter().enumerate() {
+        let (code, outs) = dft(r, self.inverse, "a", "b", real, &lit);
+        s.push_str(&code);
+        for (out, (re, im)) in outs.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "    y[2 * {out} * p] = {re}; y[2 * {out} * p + 1] = {im};"
+                "    y[2 * {out} * step] = {re}; y[2 * {out} * step + 1] = {im};"
             );
         }
         s.push_str("  }\n}\n");
@@ -135,9 +153,15 @@ fn literal(double: bool) -> impl Fn(f64) -> String {
 }
 
 /// A transform kernel's opening: the fp64 pragma where the dialect needs one, the signature
-/// (input, output and twiddle buffers of the precision's reals, then `scalars`) and the
-/// OpenCL buffers' offsets applied.
-fn open_kernel(dialect: Dialect, double: bool, name: &str, scalars: &[String]) -> String {
+/// (`buffers` of the precision's reals, (name, read-only), then `scalars`) and the OpenCL
+/// buffers' offsets applied (`{name}_o`).
+fn open_kernel(
+    dialect: Dialect,
+    double: bool,
+    name: &str,
+    buffers: &[(&str, bool)],
+    scalars: &[String],
+) -> String {
     let t = dialect.table();
     let (g, i64t) = (t.global, t.int64);
     let real = if double { "double" } else { "float" };
@@ -148,23 +172,18 @@ fn open_kernel(dialect: Dialect, double: bool, name: &str, scalars: &[String]) -
             s.push('\n');
         }
     }
-    let buffers = [
-        ("in_p", true, "in_o"),
-        ("out_p", false, "out_o"),
-        ("tw_p", true, "tw_o"),
-    ];
     let mut params = Vec::new();
-    for (var, read_only, offset) in buffers {
+    for &(var, read_only) in buffers {
         let c = if read_only { "const " } else { "" };
         params.push(format!("{g}{c}{real}* {var}"));
         if t.buffer_offsets {
-            params.push(format!("{i64t} {offset}"));
+            params.push(format!("{i64t} {var}_o"));
         }
     }
     params.extend(scalars.iter().cloned());
     let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
-    for (var, read_only, offset) in buffers {
-        if let Some(line) = t.offset_pointer(var, real, read_only, offset) {
+    for &(var, read_only) in buffers {
+        if let Some(line) = t.offset_pointer(var, real, read_only, &format!("{var}_o")) {
             s.push_str(&line);
         }
     }
@@ -172,27 +191,111 @@ fn open_kernel(dialect: Dialect, double: bool, name: &str, scalars: &[String]) -
 }
 
 /// The `R`-point DFT of inputs `{a}{j} + i {b}{j}`: output `t` is the sum over `j` of input
-/// `j` times `exp(-+2 pi i j t / R)`, as (real, imaginary) C expressions.
+/// `j` times `exp(-+2 pi i j t / R)`. Returns the statements that compute it (temporaries of
+/// type `real`, named after `a`) and each output as (real, imaginary) C expressions.
+/// Composite radices nest smaller DFTs with constant twiddles between them (Cooley-Tukey in
+/// registers: 60 flops for radix 8 where the direct sums take about 200); primes are direct.
 fn dft(
     r: usize,
     inverse: bool,
     a: &str,
     b: &str,
+    real: &str,
+    lit: &dyn Fn(f64) -> String,
+) -> (String, Vec<(String, String)>) {
+    let inputs: Vec<(String, String)> = (0..r)
+        .map(|j| (format!("{a}{j}"), format!("{b}{j}")))
+        .collect();
+    let mut code = String::new();
+    let mut fresh = 0;
+    let outs = nested_dft(&inputs, inverse, &mut code, &mut fresh, a, real, lit);
+    (code, outs)
+}
+
+/// [`dft`] of named inputs, its temporaries `{tag}t{k}r`/`{tag}t{k}i` declared in `code`.
+fn nested_dft(
+    inputs: &[(String, String)],
+    inverse: bool,
+    code: &mut String,
+    fresh: &mut usize,
+    tag: &str,
+    real: &str,
     lit: &dyn Fn(f64) -> String,
 ) -> Vec<(String, String)> {
+    let r = inputs.len();
+    // r = r1 r2 with r1 the smaller factor: 4 = 2 x 2, 8 = 2 x 4, 16 = 4 x 4.
+    let r1 = match r {
+        4 | 8 => 2,
+        16 => 4,
+        _ => return direct_dft(inputs, inverse, lit),
+    };
+    let r2 = r / r1;
+    let temp = |code: &mut String, fresh: &mut usize, re: &str, im: &str| {
+        let name = format!("{tag}t{fresh}");
+        *fresh += 1;
+        let _ = writeln!(code, "        const {real} {name}r = {re}, {name}i = {im};");
+        (format!("{name}r"), format!("{name}i"))
+    };
+    // X[k1 + r1 k2] = sum_n2 W_r2^(n2 k2) W_r^(n2 k1) sum_n1 x[r2 n1 + n2] W_r1^(n1 k1)
+    let mut columns = Vec::new();
+    for n2 in 0..r2 {
+        let part: Vec<(String, String)> = (0..r1).map(|n1| inputs[r2 * n1 + n2].clone()).collect();
+        let inner = nested_dft(&part, inverse, code, fresh, tag, real, lit);
+        let turned: Vec<(String, String)> = inner
+            .iter()
+            .enumerate()
+            .map(|(k1, (re, im))| {
+                let (x, y) = temp(code, fresh, re, im);
+                if n2 * k1 == 0 {
+                    return (x, y);
+                }
+                let turn = (n2 * k1) as f64 / r as f64;
+                let (sn, cs) = (2.0 * PI * turn).sin_cos();
+                let sn = if inverse { sn } else { -sn };
+                let (cs, sn) = (clean(cs), clean(sn));
+                let (mut tr, mut ti) = (Vec::new(), Vec::new());
+                term(&mut tr, &x, cs);
+                term(&mut tr, &y, -sn);
+                term(&mut ti, &x, sn);
+                term(&mut ti, &y, cs);
+                temp(code, fresh, &sum(&tr, lit), &sum(&ti, lit))
+            })
+            .collect();
+        columns.push(turned);
+    }
+    let mut outs = vec![(String::new(), String::new()); r];
+    for k1 in 0..r1 {
+        let part: Vec<(String, String)> = (0..r2).map(|n2| columns[n2][k1].clone()).collect();
+        for (k2, out) in nested_dft(&part, inverse, code, fresh, tag, real, lit)
+            .into_iter()
+            .enumerate()
+        {
+            outs[k1 + r1 * k2] = out;
+        }
+    }
+    outs
+}
+
+/// The DFT of named inputs as direct sums (primes, and the radix-2 butterflies).
+fn direct_dft(
+    inputs: &[(String, String)],
+    inverse: bool,
+    lit: &dyn Fn(f64) -> String,
+) -> Vec<(String, String)> {
+    let r = inputs.len();
     (0..r)
         .map(|out| {
             let (mut re, mut im) = (Vec::new(), Vec::new());
-            for j in 0..r {
+            for (j, (a, b)) in inputs.iter().enumerate() {
                 let turn = ((j * out) % r) as f64 / r as f64;
                 let (sn, cs) = (2.0 * PI * turn).sin_cos();
                 let sn = if inverse { sn } else { -sn };
                 let (cs, sn) = (clean(cs), clean(sn));
                 // (a + ib)(cs + i sn) = (a cs - b sn) + i(a sn + b cs)
-                term(&mut re, &format!("{a}{j}"), cs);
-                term(&mut re, &format!("{b}{j}"), -sn);
-                term(&mut im, &format!("{a}{j}"), sn);
-                term(&mut im, &format!("{b}{j}"), cs);
+                term(&mut re, a, cs);
+                term(&mut re, b, -sn);
+                term(&mut im, a, sn);
+                term(&mut im, b, cs);
             }
             (sum(&re, lit), sum(&im, lit))
         })
@@ -209,144 +312,6 @@ pub fn table_starts(radices: &[usize]) -> Vec<usize> {
         p *= r;
     }
     starts
-}
-
-/// A whole transform of each row in shared (local) memory: a block a row, every pass between
-/// barriers, one launch instead of one a pass. For lengths whose complex values fit in 32 KiB.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RowKernel {
-    pub n: usize,
-    pub double: bool,
-    pub inverse: bool,
-}
-
-impl RowKernel {
-    /// Whether rows of `n` take this kernel.
-    pub fn fits(n: usize, double: bool) -> bool {
-        n >= 2 && n * if double { 16 } else { 8 } <= 32 * 1024 && factor(n).is_some()
-    }
-
-    /// Threads a block: an eighth of the row (each takes up to 8 values a pass), at most 512.
-    pub fn threads(&self) -> usize {
-        (self.n / 8).clamp(1, 512)
-    }
-
-    pub fn name(&self) -> String {
-        format!(
-            "ember_fft_row{}_{}_{}",
-            self.n,
-            if self.double { "c128" } else { "c64" },
-            if self.inverse { "inv" } else { "fwd" }
-        )
-    }
-
-    /// The kernel's source in `dialect`. Parameters: input, output, twiddles (OpenCL: each
-    /// then its byte offset), `rows` (int64).
-    pub fn source(&self, dialect: Dialect) -> String {
-        let t = dialect.table();
-        let (g, i64t) = (t.global, t.int64);
-        let real = if self.double { "double" } else { "float" };
-        let lit = literal(self.double);
-        let (n, threads) = (self.n, self.threads());
-        let radices = factor(n).unwrap_or_default();
-        let starts = table_starts(&radices);
-        let mut s = open_kernel(
-            dialect,
-            self.double,
-            &self.name(),
-            &[format!("{i64t} rows")],
-        );
-        let sh = t.shared;
-        let _ = writeln!(s, "  {sh} {real} re[{n}];\n  {sh} {real} im[{n}];");
-        let _ = writeln!(s, "  const int lid = {};", t.local_id);
-        let _ = writeln!(
-            s,
-            "  for ({i64t} row = {}; row < rows; row += {}) {{",
-            t.group_id[0], t.num_groups[0]
-        );
-        let _ = writeln!(s, "    {g}const {real}* x = in_p + 2 * row * {n};");
-        let _ = writeln!(
-            s,
-            "    for (int e = lid; e < {n}; e += {threads}) {{ re[e] = x[2 * e]; im[e] = x[2 * e + 1]; }}"
-        );
-        let _ = writeln!(s, "    {};", t.barrier);
-        let sign = if self.inverse { "-" } else { "" };
-        let mut p = 1;
-        for (pass, &r) in radices.iter().enumerate() {
-            let span = n / r;
-            let steps = span.div_ceil(threads);
-            let _ = writeln!(s, "    {{ // pass {pass}: radix {r}, p = {p}");
-            // Load and turn every value this thread takes, then the barrier, then the stores.
-            for step in 0..steps {
-                let i = format!("(lid + {})", step * threads);
-                let values: Vec<String> = (0..r)
-                    .map(|j| format!("a{step}_{j} = 0, b{step}_{j} = 0"))
-                    .collect();
-                let _ = writeln!(s, "      {real} {};", values.join(", "));
-                let _ = writeln!(
-                    s,
-                    "      const int i{step} = {i}; const int k{step} = i{step} % {p};"
-                );
-                let _ = writeln!(s, "      if (i{step} < {span}) {{");
-                let _ = writeln!(
-                    s,
-                    "        {g}const {real}* w = tw_p + 2 * ({} + k{step} * {});",
-                    starts[pass],
-                    r - 1
-                );
-                for j in 0..r {
-                    let _ = writeln!(
-                        s,
-                        "        a{step}_{j} = re[i{step} + {}]; b{step}_{j} = im[i{step} + {}];",
-                        j * span,
-                        j * span
-                    );
-                    if j > 0 {
-                        let _ = writeln!(
-                            s,
-                            "        {{ const {real} c = w[{}], d = {sign}w[{}]; const {real} t = a{step}_{j} * c - b{step}_{j} * d; b{step}_{j} = a{step}_{j} * d + b{step}_{j} * c; a{step}_{j} = t; }}",
-                            2 * (j - 1),
-                            2 * (j - 1) + 1
-                        );
-                    }
-                }
-                s.push_str("      }\n");
-            }
-            let _ = writeln!(s, "      {};", t.barrier);
-            for step in 0..steps {
-                let _ = writeln!(s, "      if (i{step} < {span}) {{");
-                let _ = writeln!(
-                    s,
-                    "        const int base = (i{step} - k{step}) * {r} + k{step};"
-                );
-                let outs = dft(
-                    r,
-                    self.inverse,
-                    &format!("a{step}_"),
-                    &format!("b{step}_"),
-                    &lit,
-                );
-                for (out, (re_e, im_e)) in outs.iter().enumerate() {
-                    let _ = writeln!(
-                        s,
-                        "        re[base + {}] = {re_e}; im[base + {}] = {im_e};",
-                        out * p,
-                        out * p
-                    );
-                }
-                s.push_str("      }\n");
-            }
-            let _ = writeln!(s, "      {};\n    }}", t.barrier);
-            p *= r;
-        }
-        let _ = writeln!(s, "    {g}{real}* y = out_p + 2 * row * {n};");
-        let _ = writeln!(
-            s,
-            "    for (int e = lid; e < {n}; e += {threads}) {{ y[2 * e] = re[e]; y[2 * e + 1] = im[e]; }}"
-        );
-        let _ = writeln!(s, "    {};\n  }}\n}}", t.barrier);
-        s
-    }
 }
 
 /// `x` with the rounding noise of exact values (0, ±1, ±1/2) removed.
@@ -420,22 +385,7 @@ mod tests {
     }
 
     #[test]
-    fn row_kernels_keep_a_row_in_shared_memory() {
-        assert!(RowKernel::fits(4096, false) && !RowKernel::fits(4096, true));
-        assert!(!RowKernel::fits(11, false) && !RowKernel::fits(1, false));
-        let k = RowKernel {
-            n: 64,
-            double: false,
-            inverse: false,
-        };
-        assert_eq!(k.threads(), 8);
-        let src = k.source(Dialect::OpenCl);
-        assert!(src.contains("__local float re[64];"), "{src}");
-        assert_eq!(
-            src.matches("barrier(CLK_LOCAL_MEM_FENCE)").count(),
-            2 * 2 + 2,
-            "{src}"
-        );
+    fn table_starts_follow_the_passes() {
         assert_eq!(table_starts(&[8, 8]), vec![0, 7]);
     }
 
@@ -448,11 +398,11 @@ mod tests {
         };
         let src = k.source(Dialect::Cuda);
         assert!(
-            src.contains("y[2 * 0 * p] = a0 + a1; y[2 * 0 * p + 1] = b0 + b1;"),
+            src.contains("y[2 * 0 * step] = a0 + a1; y[2 * 0 * step + 1] = b0 + b1;"),
             "{src}"
         );
         assert!(
-            src.contains("y[2 * 1 * p] = a0 - a1; y[2 * 1 * p + 1] = b0 - b1;"),
+            src.contains("y[2 * 1 * step] = a0 - a1; y[2 * 1 * step + 1] = b0 - b1;"),
             "{src}"
         );
         let inv = PassKernel {

@@ -283,10 +283,11 @@ fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     }}
     {bar};
 {scale}    {bar};
-    // The trailing block element by element (a few elements a thread).
-    for ({l} e = lid, rem = m - k - 1; e < rem * rem; e += {threads}) {{
-      const {l} i = k + 1 + e % rem, j = k + 1 + e / rem;
-      A[j * m + i] = LA_FMS(A[j * m + i], A[k * m + i], A[j * m + k]);
+    // The trailing block: {lanes} threads down each column, {cols} columns at a time (no
+    // 64-bit division an element).
+    for (int j = (int)k + 1 + lid / {lanes}; j < m; j += {cols}) {{
+      const elem_t akj = A[j * m + k];
+      for (int i = (int)k + 1 + lid % {lanes}; i < m; i += {lanes}) A[j * m + i] = LA_FMS(A[j * m + i], A[k * m + i], akj);
     }}
     {bar};
   }}
@@ -299,6 +300,8 @@ fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
         scan = pivot_scan(threads, l, "(A + k * m)"),
         tree = pivot_tree(threads, l, "(A + k * m)", bar),
         scale = scale_rows(threads, l, "(A + k * m)"),
+        lanes = threads.min(32),
+        cols = threads / threads.min(32),
     );
     s
 }

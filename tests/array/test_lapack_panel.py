@@ -11,7 +11,6 @@ import pytest
 import scipy.linalg as sla
 from ember import _ember
 from ember._ndarray import _wrap
-
 from test_lapack_lu import DTYPES, eps, random, reconstruct_lu, to_device, to_host
 
 pytestmark = pytest.mark.usefixtures("ember_lapack_kernels")

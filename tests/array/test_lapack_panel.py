@@ -1,6 +1,6 @@
 """ember's LU panels as GPUs factor them (EMBER_LAPACK_GPU_SHAPES=1 on PoCL): blocks of 128
 columns, each split once into blocks of 64 factored left-looking by the register-held leaf
-(Kernel::LuLeaf: 512 threads of 8 rows, 16/8/8/4 columns a launch for float32 / float64 /
+(Kernel::LuLeaf: 512 threads of 8 rows, 8/4/4/2 columns a launch for float32 / float64 /
 complex64 / complex128), against SciPy's LAPACK (lu_factor: same pivots, same info).
 
 Tolerances as in test_lapack_lu.py: reconstructions to ``30 * n * eps * max|A|``.

@@ -71,9 +71,10 @@ pub struct Leaf {
 }
 
 impl Leaf {
-    /// GPUs: 512 threads of 8 rows (panels of 4096 rows) and about 64 registers of elements
-    /// a thread (16 columns of float32, 8 of float64 or complex64, 4 of complex128), in
-    /// blocks of 64 columns; fewer threads where the device allows fewer. CPU devices: 16
+    /// GPUs: 512 threads of 8 rows (panels of 4096 rows) and 64 registers of elements a
+    /// thread (8 columns of float32, 4 of float64 or complex64, 2 of complex128: a group of
+    /// 512 has 128 registers a thread), in blocks of 64 columns; fewer threads where the
+    /// device allows fewer. CPU devices: 16
     /// threads of 8 rows, leaves of 8 in blocks of 16 (so tests reach every path cheaply).
     pub fn for_device(dtype: DType, gpu: bool, max_threads: usize, cpu: bool) -> Leaf {
         let unroll = !cpu;
@@ -82,7 +83,7 @@ impl Leaf {
                 .into_iter()
                 .find(|&t| t <= max_threads)
                 .unwrap_or(64);
-            let cols = (64 / dtype.itemsize().max(1)).clamp(4, 16);
+            let cols = (32 / dtype.itemsize().max(1)).clamp(2, 16);
             Leaf {
                 threads,
                 rows: 8,

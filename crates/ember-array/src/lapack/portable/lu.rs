@@ -48,7 +48,13 @@ impl Plan {
         let info = device.info();
         let gpu = super::gpu_shapes(device);
         let shape = Shape::for_device(dtype, gpu, info.max_shared_per_block);
-        let leaf_shape = Leaf::for_device(dtype, gpu, info.max_threads_per_block, info.is_cpu);
+        let mut leaf_shape = Leaf::for_device(dtype, gpu, info.max_threads_per_block, info.is_cpu);
+        if let Some(tuned) = leaf_override(info.max_threads_per_block) {
+            leaf_shape = Leaf {
+                unroll: leaf_shape.unroll,
+                ..tuned
+            };
+        }
         let (nb, leaf, chol_nb, chol_leaf) = if gpu {
             (shape.solve, 16, shape.solve, shape.small)
         } else {
@@ -63,6 +69,36 @@ impl Plan {
             chol_leaf,
         }
     }
+}
+
+/// `EMBER_LU_LEAF=threads,rows,cols,span` (for tuning on a device): the register leaf's
+/// shape, where it is one a device can run (threads a power of two up to the device's
+/// group, at least `cols`; `span` a multiple of `cols` up to 128, its U block at most 16
+/// KiB); anything else is ignored.
+fn leaf_override(max_threads: usize) -> Option<Leaf> {
+    let text = std::env::var("EMBER_LU_LEAF").ok()?;
+    let v: Vec<usize> = text
+        .split(',')
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let [threads, rows, cols, span] = v[..] else {
+        return None;
+    };
+    let ok = threads.is_power_of_two()
+        && threads <= max_threads
+        && (1..=32).contains(&rows)
+        && (1..=threads.min(32)).contains(&cols)
+        && span >= cols
+        && span % cols == 0
+        && span <= 128
+        && span * cols * 16 <= 16384;
+    ok.then_some(Leaf {
+        threads,
+        rows,
+        cols,
+        span,
+        unroll: false,
+    })
 }
 
 /// A column-major block of every matrix of a stack: rows `r0..`, columns `c0..` of the

@@ -6,6 +6,7 @@ mod common;
 use common::{compile_cuda, nvrtc_here};
 
 use ember_codegen::lapack::lu::{FactorProgram, Kernel};
+use ember_codegen::lapack::triangular::Shape;
 use ember_codegen::Dialect;
 
 #[test]
@@ -15,7 +16,9 @@ fn every_factorization_kernel_compiles() {
     }
     for dtype in FactorProgram::DTYPES {
         for gpu in [true, false] {
-            let program = FactorProgram::for_device(dtype, gpu, 48 * 1024, 1024, false);
+            let program = FactorProgram {
+                shape: Shape::for_device(dtype, gpu, 48 * 1024),
+            };
             // One compile checks every kernel of the program (NVRTC builds the whole source).
             let source = program.source(Dialect::Cuda);
             for kernel in Kernel::ALL {

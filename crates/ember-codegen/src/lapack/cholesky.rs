@@ -55,11 +55,10 @@ pub(crate) fn cholesky_small_kernel(shape: &Shape, dialect: Dialect, name: &str)
     }}
     {bar};
     if (ok) {{
-      // The trailing lower triangle: {lanes} threads down each column, {cols} columns at a
-      // time (no 64-bit division an element, which costs GPUs more than the arithmetic).
-      for (int k = (int)j + 1 + lid / {lanes}; k < m; k += {cols}) {{
-        const elem_t akj = LA_CONJ(A[j * m + k]);
-        for (int i = k + lid % {lanes}; i < m; i += {lanes}) A[k * m + i] = LA_FMS(A[k * m + i], A[j * m + i], akj);
+      // The trailing lower triangle element by element.
+      for ({l} e = lid, rem = m - j - 1; e < rem * rem; e += {threads}) {{
+        const {l} i = j + 1 + e % rem, k = j + 1 + e / rem;
+        if (i >= k) A[k * m + i] = LA_FMS(A[k * m + i], A[j * m + i], LA_CONJ(A[j * m + k]));
       }}
     }}
     {bar};
@@ -74,8 +73,6 @@ pub(crate) fn cholesky_small_kernel(shape: &Shape, dialect: Dialect, name: &str)
 }}
 "#,
         g = t.global,
-        lanes = threads.min(32),
-        cols = threads / threads.min(32),
     );
     s
 }

@@ -28,17 +28,15 @@ use crate::dialect::Dialect;
 pub enum Kernel {
     LuSmall,
     LuPanel,
-    LuLeaf,
     Swap,
     Solve,
     CholeskySmall,
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 6] = [
+    pub const ALL: [Kernel; 5] = [
         Kernel::LuSmall,
         Kernel::LuPanel,
-        Kernel::LuLeaf,
         Kernel::Swap,
         Kernel::Solve,
         Kernel::CholeskySmall,
@@ -48,7 +46,6 @@ impl Kernel {
         match self {
             Kernel::LuSmall => "lu_small",
             Kernel::LuPanel => "lu_panel",
-            Kernel::LuLeaf => "lu_leaf",
             Kernel::Swap => "lu_swap",
             Kernel::Solve => "tri_solve",
             Kernel::CholeskySmall => "chol_small",
@@ -56,97 +53,24 @@ impl Kernel {
     }
 }
 
-/// The shape of [`Kernel::LuLeaf`]: a group of `threads` holds `rows` rows a thread of up to
-/// `cols` columns in registers (so panels of up to `threads * rows` rows), within blocks of
-/// up to `span` columns factored left-looking, a launch a leaf.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Leaf {
-    pub threads: usize,
-    pub rows: usize,
-    pub cols: usize,
-    pub span: usize,
-    /// Whether the loops over a thread's rows and columns are unrolled by pragma, so that
-    /// its elements stay in registers (GPUs; PoCL builds them for minutes, and wrongly).
-    pub unroll: bool,
-}
-
-impl Leaf {
-    /// GPUs: 512 threads of 8 rows (panels of 4096 rows) and 64 registers of elements a
-    /// thread (8 columns of float32, 4 of float64 or complex64, 2 of complex128: a group of
-    /// 512 has 128 registers a thread), in blocks of 64 columns; fewer threads where the
-    /// device allows fewer. CPU devices: 16
-    /// threads of 8 rows, leaves of 8 in blocks of 16 (so tests reach every path cheaply).
-    pub fn for_device(dtype: DType, gpu: bool, max_threads: usize, cpu: bool) -> Leaf {
-        let unroll = !cpu;
-        if gpu {
-            let threads = [512, 256, 128, 64]
-                .into_iter()
-                .find(|&t| t <= max_threads)
-                .unwrap_or(64);
-            let cols = (32 / dtype.itemsize().max(1)).clamp(2, 16);
-            Leaf {
-                threads,
-                rows: 8,
-                cols,
-                span: 64,
-                unroll,
-            }
-        } else {
-            Leaf {
-                threads: 16,
-                rows: 8,
-                cols: 8,
-                span: 16,
-                unroll,
-            }
-        }
-    }
-
-    /// Rows a leaf holds at most.
-    pub fn most_rows(&self) -> usize {
-        self.threads * self.rows
-    }
-}
-
-/// Every LU and Cholesky kernel for one [`Shape`] and [`Leaf`], in one program.
+/// Every LU and Cholesky kernel for one [`Shape`], in one program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FactorProgram {
     pub shape: Shape,
-    pub leaf: Leaf,
 }
 
 impl FactorProgram {
-    /// The program for a device (see [`Shape::for_device`] and [`Leaf::for_device`]).
-    pub fn for_device(
-        dtype: DType,
-        gpu: bool,
-        local_bytes: usize,
-        max_threads: usize,
-        cpu: bool,
-    ) -> FactorProgram {
-        FactorProgram {
-            shape: Shape::for_device(dtype, gpu, local_bytes),
-            leaf: Leaf::for_device(dtype, gpu, max_threads, cpu),
-        }
-    }
-
     /// The name of `kernel` (unique per shape).
     pub fn name(&self, kernel: Kernel) -> String {
         let s = &self.shape;
-        let f = &self.leaf;
         format!(
-            "ember_{}_{}_{}x{}x{}x{}_{}x{}x{}x{}{}",
+            "ember_{}_{}_{}x{}x{}x{}",
             kernel.stem(),
             s.dtype.name(),
             s.small,
             s.solve,
             s.threads,
-            s.wide,
-            f.threads,
-            f.rows,
-            f.cols,
-            f.span,
-            if f.unroll { "u" } else { "" }
+            s.wide
         )
     }
 
@@ -166,12 +90,6 @@ impl FactorProgram {
             dialect,
             &self.name(Kernel::LuPanel),
         ));
-        s.push_str(&lu_leaf_kernel(
-            shape,
-            &self.leaf,
-            dialect,
-            &self.name(Kernel::LuLeaf),
-        ));
         s.push_str(&swap_kernel(shape, dialect, &self.name(Kernel::Swap)));
         s.push_str(&solve_kernel(shape, dialect, &self.name(Kernel::Solve)));
         s.push_str(&cholesky_small_kernel(
@@ -186,7 +104,6 @@ impl FactorProgram {
     pub fn threads(&self, kernel: Kernel) -> usize {
         match kernel {
             Kernel::LuSmall => self.shape.threads,
-            Kernel::LuLeaf => self.leaf.threads,
             _ => self.shape.wide,
         }
     }
@@ -284,11 +201,10 @@ fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     }}
     {bar};
 {scale}    {bar};
-    // The trailing block: {lanes} threads down each column, {cols} columns at a time (no
-    // 64-bit division an element).
-    for (int j = (int)k + 1 + lid / {lanes}; j < m; j += {cols}) {{
-      const elem_t akj = A[j * m + k];
-      for (int i = (int)k + 1 + lid % {lanes}; i < m; i += {lanes}) A[j * m + i] = LA_FMS(A[j * m + i], A[k * m + i], akj);
+    // The trailing block element by element (a few elements a thread).
+    for ({l} e = lid, rem = m - k - 1; e < rem * rem; e += {threads}) {{
+      const {l} i = k + 1 + e % rem, j = k + 1 + e / rem;
+      A[j * m + i] = LA_FMS(A[j * m + i], A[k * m + i], A[j * m + k]);
     }}
     {bar};
   }}
@@ -301,8 +217,6 @@ fn lu_small_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
         scan = pivot_scan(threads, l, "(A + k * m)"),
         tree = pivot_tree(threads, l, "(A + k * m)", bar),
         scale = scale_rows(threads, l, "(A + k * m)"),
-        lanes = threads.min(32),
-        cols = threads / threads.min(32),
     );
     s
 }
@@ -370,191 +284,6 @@ fn lu_panel_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     s
 }
 
-/// The kernel's opening with the group size fixed at compile time (`reqd_work_group_size`,
-/// `__launch_bounds__`), so that the compiler fits a thread's registers to the group.
-fn open_bounded_kernel(
-    dialect: Dialect,
-    name: &str,
-    buffers: &[(&str, &str)],
-    scalars: &[&str],
-    threads: usize,
-) -> String {
-    let t = dialect.table();
-    let s = open_kernel(dialect, name, buffers, scalars, None);
-    let bounded = match dialect {
-        Dialect::Cuda => format!("{} __launch_bounds__({threads}, 1)", t.kernel_prefix),
-        Dialect::OpenCl => {
-            format!("__kernel __attribute__((reqd_work_group_size({threads}, 1, 1))) void")
-        }
-    };
-    s.replacen(t.kernel_prefix, &bounded, 1)
-}
-
-/// Columns `j0..j0 + w` (`w <= leaf.cols`) of the block of columns `b0..b1` of each matrix,
-/// rows `b0..n`, the block's columns `b0..j0` factored already and its interchanges applied
-/// to the whole block: left-looking, the leaf's rows `b0..j0` are solved with the unit lower
-/// triangle at `(b0, b0)` (in local memory), its rows `j0..n` updated with the block's
-/// columns of L and then factored as `xGETF2` does, every row in a thread's registers (thread
-/// `t` holds rows `j0 + t + q * threads`, read once and written once): the pivot's search by
-/// a tree over the group, the pivot row handed over in local memory, the interchange applied
-/// to the block's other columns in global memory. `piv[j0..j0 + w]` are set (1-based rows of
-/// the whole matrix), `info` at the first zero pivot if still 0. Rows `j0..n` number at most
-/// `leaf.most_rows()`. Parameters: `a`, `piv`, `info`, `n b0 b1 j0 w`. Grid: one group a
-/// matrix.
-fn lu_leaf_kernel(shape: &Shape, leaf: &Leaf, dialect: Dialect, name: &str) -> String {
-    let _ = shape;
-    let t = dialect.table();
-    let l = t.int64;
-    let (threads, rows, cols, span) = (leaf.threads, leaf.rows, leaf.cols, leaf.span);
-    let (bar, gbar) = (t.barrier, global_barrier(dialect));
-    let unroll = if leaf.unroll {
-        "_Pragma(\"unroll\")"
-    } else {
-        ""
-    };
-    let mut s = format!("#undef UNROLL\n#define UNROLL {unroll}\n");
-    s.push_str(&open_bounded_kernel(
-        dialect,
-        name,
-        &[("a", "elem_t"), ("piv", "int"), ("info", "int")],
-        &["n", "b0", "b1", "j0", "w"],
-        threads,
-    ));
-    let _ = write!(
-        s,
-        r#"  {shared} real_t red_v[{threads}];
-  {shared} int red_i[{threads}];
-  {shared} elem_t prow[{cols}];
-  {shared} elem_t krow[{cols}];
-  {shared} elem_t U[{span} * {cols}];
-  const {l} m = n;
-  {g}elem_t* a = a_p + mat * n * n;
-  {g}int* piv = piv_p + mat * n;
-  const {l} u = j0 - b0;
-  // Rows b0..j0 of the leaf: forward substitution with the block's unit lower triangle.
-  for ({l} e = lid; e < u * {cols}; e += {threads}) {{
-    const {l} i = e / {cols}, c = e % {cols};
-    U[e] = c < w ? a[(j0 + c) * n + b0 + i] : LA_ZERO;
-  }}
-  {bar};
-  for ({l} r = 0; r + 1 < u; r++) {{
-    for ({l} e = lid; e < (u - r - 1) * {cols}; e += {threads}) {{
-      const {l} i = r + 1 + e / {cols}, c = e % {cols};
-      U[i * {cols} + c] = LA_FMS(U[i * {cols} + c], a[(b0 + r) * n + b0 + i], U[r * {cols} + c]);
-    }}
-    {bar};
-  }}
-  for ({l} e = lid; e < u * {cols}; e += {threads}) {{
-    const {l} i = e / {cols}, c = e % {cols};
-    if (c < w) a[(j0 + c) * n + b0 + i] = U[e];
-  }}
-  // Rows j0..n into registers, less the block's columns of L times the rows just solved.
-  elem_t v[{rows}][{cols}];
-UNROLL   for (int q = 0; q < {rows}; q++) {{
-    const {l} row = j0 + q * {threads} + lid;
-UNROLL     for (int c = 0; c < {cols}; c++) v[q][c] = (row < m && c < w) ? a[(j0 + c) * n + row] : LA_ZERO;
-  }}
-  for ({l} r = 0; r < u; r++) {{
-    elem_t lq[{rows}];
-UNROLL     for (int q = 0; q < {rows}; q++) {{
-      const {l} row = j0 + q * {threads} + lid;
-      lq[q] = row < m ? a[(b0 + r) * n + row] : LA_ZERO;
-    }}
-UNROLL     for (int c = 0; c < {cols}; c++) {{
-      const elem_t uc = U[r * {cols} + c];
-UNROLL       for (int q = 0; q < {rows}; q++) v[q][c] = LA_FMS(v[q][c], lq[q], uc);
-    }}
-  }}
-  // The block's columns of L are read: the interchanges below may move their rows.
-  {gbar};
-  // Column k of a thread's rows is picked out by comparisons with the unrolled column
-  // index, never by indexing with k: registers stay registers (and the loop over k, which
-  // holds barriers, stays a loop: PoCL takes minutes to build it unrolled).
-  for (int k = 0; k < w; k++) {{
-    const {l} kr = j0 + k;
-    elem_t vk[{rows}];
-    real_t best = -1; int bi = (int)kr;
-UNROLL     for (int q = 0; q < {rows}; q++) {{
-      vk[q] = v[q][0];
-UNROLL       for (int c = 1; c < {cols}; c++) if (c == k) vk[q] = v[q][c];
-      const {l} row = j0 + q * {threads} + lid;
-      if (row >= kr && row < m) {{
-        const real_t x = LA_ABS1(vk[q]);
-        if (x > best) {{ best = x; bi = (int)row; }}
-      }}
-    }}
-    red_v[lid] = best; red_i[lid] = bi;
-    {bar};
-    for (int step = {threads} / 2; step > 0; step >>= 1) {{
-      if (lid < step) {{
-        const real_t x = red_v[lid + step]; const int i = red_i[lid + step];
-        if (x > red_v[lid] || (x == red_v[lid] && i < red_i[lid])) {{ red_v[lid] = x; red_i[lid] = i; }}
-      }}
-      {bar};
-    }}
-    const {l} p = red_i[0];
-UNROLL     for (int q = 0; q < {rows}; q++) {{
-      if (j0 + q * {threads} + lid == p) {{
-UNROLL         for (int c = 0; c < {cols}; c++) prow[c] = v[q][c];
-      }}
-    }}
-    // Row kr is thread k's first (k < cols <= threads).
-    if (lid == k) {{
-UNROLL       for (int c = 0; c < {cols}; c++) krow[c] = v[0][c];
-    }}
-    {bar};
-    const elem_t pivot = prow[k];
-    const int nonzero = LA_NONZERO(pivot);
-    if (lid == 0) {{
-      piv[kr] = (int)(p + 1);
-      if (!nonzero && info_p[mat] == 0) info_p[mat] = (int)(kr + 1);
-    }}
-    if (nonzero && p != kr) {{
-UNROLL       for (int q = 0; q < {rows}; q++) {{
-        if (j0 + q * {threads} + lid == p) {{
-          vk[q] = krow[k];
-UNROLL           for (int c = 0; c < {cols}; c++) v[q][c] = krow[c];
-        }}
-      }}
-      if (lid == k) {{
-        vk[0] = pivot;
-UNROLL         for (int c = 0; c < {cols}; c++) v[0][c] = prow[c];
-      }}
-      for ({l} c = b0 + lid; c < b1; c += {threads}) {{
-        if (c < j0 || c >= j0 + w) {{
-          const elem_t x = a[c * n + kr]; a[c * n + kr] = a[c * n + p]; a[c * n + p] = x;
-        }}
-      }}
-    }}
-    const int tiny = !(LA_ABSV(pivot) >= LA_SFMIN);
-    const elem_t r = nonzero ? LA_DIV(LA_FROM_REAL(1), pivot) : LA_ZERO;
-UNROLL     for (int q = 0; q < {rows}; q++) {{
-      const {l} row = j0 + q * {threads} + lid;
-      if (row > kr && row < m) {{
-        const elem_t x = !nonzero ? vk[q] : tiny ? LA_DIV(vk[q], pivot) : LA_MUL(vk[q], r);
-UNROLL         for (int c = 0; c < {cols}; c++) {{
-          if (c == k) v[q][c] = x;
-          else if (c > k) v[q][c] = LA_FMS(v[q][c], x, prow[c]);
-        }}
-      }}
-    }}
-  }}
-  UNROLL for (int q = 0; q < {rows}; q++) {{
-    const {l} row = j0 + q * {threads} + lid;
-    if (row < m) {{
-      UNROLL for (int c = 0; c < {cols}; c++) {{
-        if (c < w) a[(j0 + c) * n + row] = v[q][c];
-      }}
-    }}
-  }}
-}}
-"#,
-        shared = t.shared,
-        g = t.global,
-    );
-    s
-}
-
 /// Row interchanges `k1..k2` of `piv` (LAPACK's `xLASWP`, forward) applied to columns
 /// `lo..hi` of each matrix except `s0..s1` (`lo <= s0 <= s1 <= hi`), a thread a column.
 /// Parameters: `a` (matrix `mat` at `mat * mstride`, leading dimension `ld`), `piv` (at
@@ -601,7 +330,6 @@ mod tests {
 
     fn program(dtype: DType) -> FactorProgram {
         FactorProgram {
-            leaf: Leaf::for_device(dtype, false, 1024, true),
             shape: Shape {
                 dtype,
                 small: 32,
@@ -628,7 +356,7 @@ mod tests {
     fn opencl_kernels_take_offsets_and_local_arrays() {
         let src = program(DType::F32).source(Dialect::OpenCl);
         assert!(
-            src.contains("__kernel void ember_lu_small_float32_32x32x16x16_16x8x8x16(__global elem_t* a_p, long a_o, __global int* piv_p, long piv_o"),
+            src.contains("__kernel void ember_lu_small_float32_32x32x16x16(__global elem_t* a_p, long a_o, __global int* piv_p, long piv_o"),
             "{src}"
         );
         assert!(

@@ -10,7 +10,7 @@
 //! `A22 -= A21 A12` in place by `linalg::matmul_into` (cuBLAS on CUDA, ember's tiled kernel
 //! elsewhere).
 
-use ember_codegen::lapack::lu::{FactorProgram, Kernel, Leaf};
+use ember_codegen::lapack::lu::{FactorProgram, Kernel};
 use ember_codegen::lapack::triangular::{
     Shape, SOLVE_CONJ, SOLVE_LOWER, SOLVE_PIVOTS, SOLVE_UNIT, SOLVE_UPPER,
 };
@@ -27,8 +27,6 @@ use crate::linalg::{matmul_into, Update};
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Plan {
     pub shape: Shape,
-    /// The register-held leaves of the LU's panels.
-    pub leaf_shape: Leaf,
     /// Columns of a step of the blocked LU and of the blocked solves (at most `shape.solve`).
     pub nb: usize,
     /// Columns of a leaf of the panel's recursion.
@@ -48,13 +46,6 @@ impl Plan {
         let info = device.info();
         let gpu = super::gpu_shapes(device);
         let shape = Shape::for_device(dtype, gpu, info.max_shared_per_block);
-        let mut leaf_shape = Leaf::for_device(dtype, gpu, info.max_threads_per_block, info.is_cpu);
-        if let Some(tuned) = leaf_override(info.max_threads_per_block) {
-            leaf_shape = Leaf {
-                unroll: leaf_shape.unroll,
-                ..tuned
-            };
-        }
         let (nb, leaf, chol_nb, chol_leaf) = if gpu {
             (shape.solve, 16, shape.solve, shape.small)
         } else {
@@ -62,43 +53,12 @@ impl Plan {
         };
         Plan {
             shape,
-            leaf_shape,
             nb,
             leaf,
             chol_nb,
             chol_leaf,
         }
     }
-}
-
-/// `EMBER_LU_LEAF=threads,rows,cols,span` (for tuning on a device): the register leaf's
-/// shape, where it is one a device can run (threads a power of two up to the device's
-/// group, at least `cols`; `span` a multiple of `cols` up to 128, its U block at most 16
-/// KiB); anything else is ignored.
-fn leaf_override(max_threads: usize) -> Option<Leaf> {
-    let text = std::env::var("EMBER_LU_LEAF").ok()?;
-    let v: Vec<usize> = text
-        .split(',')
-        .map(|p| p.trim().parse().ok())
-        .collect::<Option<_>>()?;
-    let [threads, rows, cols, span] = v[..] else {
-        return None;
-    };
-    let ok = threads.is_power_of_two()
-        && threads <= max_threads
-        && (1..=32).contains(&rows)
-        && (1..=threads.min(32)).contains(&cols)
-        && span >= cols
-        && span % cols == 0
-        && span <= 128
-        && span * cols * 16 <= 16384;
-    ok.then_some(Leaf {
-        threads,
-        rows,
-        cols,
-        span,
-        unroll: false,
-    })
 }
 
 /// A column-major block of every matrix of a stack: rows `r0..`, columns `c0..` of the
@@ -172,10 +132,7 @@ impl Engine {
         let plan = Plan::for_device(device, dtype);
         Ok(Engine {
             device,
-            program: FactorProgram {
-                shape: plan.shape,
-                leaf: plan.leaf_shape,
-            },
+            program: FactorProgram { shape: plan.shape },
             plan,
             batch,
         })
@@ -356,22 +313,10 @@ impl Engine {
     }
 
     /// LU of columns `c0..c1` of each matrix (rows `c0..n`), interchanges applied within
-    /// them: LAPACK's `xGETRF2` recursion, halves down to blocks of `leaf_shape.span` columns
-    /// factored left-looking by [`Kernel::LuLeaf`] (a launch for each `leaf_shape.cols`
-    /// columns, the rows in registers), or where the rows are too many for it, down to
-    /// leaves of `plan.leaf` columns factored in global memory by [`Kernel::LuPanel`].
+    /// them: LAPACK's `xGETRF2` recursion, halves down to leaves of `plan.leaf` columns.
     fn panel(&self, a: &Array, pivots: &Array, info: &Array, c0: usize, c1: usize) -> Result<()> {
         let n = a.shape()[2];
         let w = c1 - c0;
-        let leaf = self.plan.leaf_shape;
-        if w <= leaf.span && n - c0 <= leaf.most_rows() {
-            for j0 in (c0..c1).step_by(leaf.cols) {
-                let cols = leaf.cols.min(c1 - j0);
-                let scalars = [n, c0, c1, j0, cols].map(|v| v as i64);
-                self.launch(Kernel::LuLeaf, 1, &[a, pivots, info], &scalars, 0)?;
-            }
-            return Ok(());
-        }
         if w <= self.plan.leaf {
             let scalars = [n as i64, c0 as i64, w as i64];
             return self.launch(Kernel::LuPanel, 1, &[a, pivots, info], &scalars, 0);

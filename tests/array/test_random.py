@@ -377,3 +377,17 @@ def test_cuda_gives_the_reference_float32_uniforms_and_opencl_the_same_numbers(t
     other = np.load(path)
     np.testing.assert_array_equal(other["u"], cuda)
     np.testing.assert_allclose(other["z"], normals, rtol=1e-5, atol=1e-5)
+
+
+def test_random_raw_is_the_streams_64_bit_words():
+    bg = rnd.Philox(2024)
+    offset = bg.offset
+    raw = bg.random_raw(37)
+    assert raw.dtype == np.uint64 and raw.shape == (37,)
+    np.testing.assert_array_equal(raw.get(), _pairs64(2024, offset, 37))
+    assert bg.offset == offset + 1  # the draw advanced the stream
+    assert isinstance(bg.random_raw(), int) and bg.random_raw((2, 3)).shape == (2, 3)
+    assert bg.random_raw(5, output=False) is None
+    # Same seed, same words; a fresh entropy seed, others (CuPy's check_seed).
+    assert (rnd.Philox(9).random_raw(8) == rnd.Philox(9).random_raw(8)).all()
+    assert not (rnd.Philox(9).random_raw(8) == rnd.Philox().random_raw(8)).all()

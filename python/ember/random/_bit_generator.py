@@ -74,6 +74,16 @@ class Philox:
     def integers(self, size, dtype, low, high) -> ndarray:
         return _wrap(self._native.integers(current_device_id(), list(size), dtype, low, high))
 
+    def random_raw(self, size=None, output=True):
+        """Raw 64-bit words of the stream, as NumPy's ``BitGenerator.random_raw``: uint64 of
+        shape ``size`` (one Python int when ``size`` is None); None when not ``output`` (the
+        draw still advances the stream)."""
+        shape = () if size is None else ((size,) if isinstance(size, numbers.Integral) else tuple(size))
+        words = self.integers(shape, "uint64", 0, _UINT64_LIMIT)
+        if not output:
+            return None
+        return int(words.get()) if size is None else words
+
     def sample(self, law: str, size, dtype: str, params, vector=None, per_row=False) -> ndarray:
         """A draw from one of the sampler kernels' laws; array parameters hold a value an
         item (C-contiguous float64/int64), the rest are numbers."""

@@ -1,0 +1,1 @@
+"""``numba.core``: only ``errors`` (an alias of ``numba.cuda.core.errors``)."""

@@ -1,0 +1,1 @@
+"""``numba.cuda.core``: harness plumbing only (``config``, ``errors``); the compiler is missing."""

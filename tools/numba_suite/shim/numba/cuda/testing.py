@@ -1,0 +1,76 @@
+"""``numba.cuda.testing``: harness plumbing in place of numba-cuda's (which needs its driver and
+dispatcher): ``CUDATestCase`` and the skip decorators the tests import, decided by ember's
+device. The FileCheck assertions (``assertFileCheckAsm`` ...) are absent, as is any other name.
+"""
+
+from __future__ import annotations
+
+import unittest
+
+import ember.cuda
+import numpy as np
+import pytest  # noqa: F401  (numba-cuda's testing module imports it; some tests rely on that)
+
+from numba.cuda.core import config
+from numba.cuda.tests.support import HAS_NUMBA, TestCase
+
+
+class CUDATestCase(TestCase):
+    FLOAT16_RTOL = np.finfo(np.float16).eps
+
+    def setUp(self):
+        self._saved = (config.CUDA_LOW_OCCUPANCY_WARNINGS, config.CUDA_WARN_ON_IMPLICIT_COPY)
+        config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+        config.CUDA_WARN_ON_IMPLICIT_COPY = 0
+
+    def tearDown(self):
+        config.CUDA_LOW_OCCUPANCY_WARNINGS, config.CUDA_WARN_ON_IMPLICIT_COPY = self._saved
+
+
+def skip_on_cudasim(reason):
+    return unittest.skipIf(config.ENABLE_CUDASIM, reason)
+
+
+def skip_unless_cudasim(reason):
+    return unittest.skipUnless(config.ENABLE_CUDASIM, reason)
+
+
+skip_on_standalone_numba_cuda = unittest.skipUnless(HAS_NUMBA, "requires base numba install")
+
+
+def xfail_unless_cudasim(fn):
+    return fn if config.ENABLE_CUDASIM else unittest.expectedFailure(fn)
+
+
+def _never(reason):
+    return lambda fn: fn
+
+
+# Conditions about Numba's own installation that do not apply to ember: never skip.
+skip_if_external_memmgr = skip_under_cuda_memcheck = skip_on_arm = skip_on_wsl2 = _never
+skip_if_nvjitlink_missing = _never
+
+
+def cc_X_or_above(major, minor):
+    cc = ember.cuda.get_current_device().compute_capability
+    return tuple(cc) >= (major, minor)
+
+
+def skip_unless_cc_50(fn):
+    return unittest.skipUnless(cc_X_or_above(5, 0), "requires cc >= 5.0")(fn)
+
+
+def skip_unless_cc_53(fn):
+    return unittest.skipUnless(cc_X_or_above(5, 3), "requires cc >= 5.3")(fn)
+
+
+def skip_unless_cc_60(fn):
+    return unittest.skipUnless(cc_X_or_above(6, 0), "requires cc >= 6.0")(fn)
+
+
+def skip_unless_cc_75(fn):
+    return unittest.skipUnless(cc_X_or_above(7, 5), "requires cc >= 7.5")(fn)
+
+
+def skip_unless_cc_90(fn):
+    return unittest.skipUnless(cc_X_or_above(9, 0), "requires cc >= 9.0")(fn)

@@ -140,7 +140,9 @@ CLASSES = [
     ("timeout", re.compile(r"Failed: Timeout")),
     ("missing name", None),
     ("type object as signature", re.compile(r"'type' object is not subscriptable"
-                                            r"|numpy\.\w+' object is not callable")),
+                                            r"|numpy\.\w+' object is not callable"
+                                            r"|no type variables left in numpy"
+                                            r"|signatures must be strings")),
     ("unsupported in kernels", re.compile(r"JitError|not supported|unsupported|cannot compile",
                                           re.I)),
     ("wrong values", re.compile(r"Not equal to tolerance|Arrays are not (almost )?equal"
@@ -149,14 +151,17 @@ CLASSES = [
 ]
 # Why a test module failed to import, by the missing name's module (first match wins).
 IMPORT_CLASSES = [
+    ("Numba type objects (void, float32[:], types)",
+     re.compile(r"cannot import name 'types' from 'numba'|No module named 'numba\.cuda\.types'")),
     ("needs the CPU Numba package", re.compile(r"No module named 'numba\.(?!cuda)|"
                                                r"from 'numba'|module 'numba' has")),
     ("needs Numba's compiler internals (out of scope)",
-     re.compile(r"No module named 'numba\.cuda\.|from 'numba\.cuda\.\w|"
+     re.compile(r"No module named 'numba\.cuda\.|from '(numba|ember)\.cuda\.\w|"
                 r"module 'numba\.cuda\.core\.config' has")),
     ("Numba type objects (void, float32[:], types)",
      re.compile(r"cannot import name '(void|types|\w+\d+|[fiuc]\d|b1)' from 'numba\.cuda'|"
-                r"'type' object is not subscriptable|object is not callable")),
+                r"'type' object is not subscriptable|object is not callable|"
+                r"no type variables left in numpy|signatures must be strings")),
     ("other name missing from numba.cuda", re.compile(r"from 'numba\.cuda'|"
                                                       r"module 'numba\.cuda' has")),
     ("third-party package missing", re.compile(r"No module named")),

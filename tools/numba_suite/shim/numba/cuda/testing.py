@@ -53,7 +53,9 @@ skip_if_nvjitlink_missing = _never
 
 def cc_X_or_above(major, minor):
     cc = ember.cuda.get_current_device().compute_capability
-    return tuple(cc) >= (major, minor)
+    # An OpenCL device names itself with a string: no CUDA level to check, so the test runs
+    # and ember's support of the feature is what it measures.
+    return not isinstance(cc, tuple) or cc >= (major, minor)
 
 
 def skip_unless_cc_50(fn):

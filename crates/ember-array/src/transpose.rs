@@ -5,7 +5,7 @@
 pub use ember_codegen::transpose::Keep;
 use ember_codegen::transpose::TransposeKernel;
 use ember_core::{Error, Result};
-use ember_kernel::KernelMemo;
+use ember_kernel::{launch_shape, KernelMemo};
 use ember_runtime::{current_stream, KernelArg};
 
 use crate::array::Array;
@@ -52,13 +52,12 @@ pub fn transpose_into(x: &Array, y: &Array, keep: Keep) -> Result<()> {
         .collect();
     let mut args = vec![x.kernel_arg(), y.kernel_arg()];
     args.extend(scalars.iter().map(|b| KernelArg::Bytes(b)));
-    // Enough blocks to fill the device; each loops over its share of the tiles.
-    let info = device.info();
-    let most = info.multiprocessors.max(1) * if info.is_cpu { 4 } else { 32 };
-    let blocks = (batch * tiles_r * tiles_c).min(most).min(65_535) as u32;
+    // The launch layer's grid for one thread a tile element (blocks loop over the tiles
+    // beyond it); the block is the kernel's own shape.
+    let (grid, _) = launch_shape(device, batch * tiles_r * tiles_c * TransposeKernel::THREADS);
     device.launch(
         &function,
-        [blocks, 1, 1],
+        grid,
         [TransposeKernel::THREADS as u32, 1, 1],
         0,
         current_stream(device),

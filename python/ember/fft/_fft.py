@@ -98,6 +98,11 @@ def _normalize(out: ndarray, norm: str, direction: int, size: int) -> None:
         out *= 1.0 / math.sqrt(size)
 
 
+def _plan1d_key(out_size: int, kind: int, batch: int) -> tuple:
+    """The cache key of a :class:`Plan1d` (the general path and :func:`_common` share it)."""
+    return _plan_key(out_size, kind, batch, config.devices)
+
+
 def _plan_key(*parts) -> tuple:
     """A cache key: the plan's own parameters, its engine, the stream it runs on (a plan's
     work area must not serve two streams at once) and the callbacks it runs."""
@@ -126,13 +131,13 @@ def _common(a, direction: int, value_type: str):
         return None
     n = shape[-1]
     batch = math.prod(shape) // n
-    plan = get_plan_cache().get(_plan_key(n, kind, batch, config.devices)) if batch else None
+    plan = get_plan_cache().get(_plan1d_key(n, kind, batch)) if batch else None
     if plan is None:
         return None
     out = plan.get_output_array(a)
     plan.fft(a, out, direction)
-    if direction == CUFFT_INVERSE:
-        out *= 1.0 / n  # norm="backward"
+    if _scales("backward", direction):
+        _normalize(out, "backward", direction, n)
     return out
 
 
@@ -156,7 +161,7 @@ def _exec_fft(a: ndarray, direction: int, value_type: str, norm: str, axis: int,
             raise RuntimeError("Use the cuFFT plan either as a context manager or as an argument.")
         plan = current
     if plan is None:
-        key = _plan_key(out_size, kind, batch, config.devices)
+        key = _plan1d_key(out_size, kind, batch)
         cache = get_plan_cache()
         plan = cache.get(key)
         if plan is None:

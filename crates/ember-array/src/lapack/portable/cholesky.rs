@@ -43,6 +43,7 @@ pub fn potrf(a: &Array, lower: bool) -> Result<Array> {
         return Ok(info);
     }
     blocked(&engine, a, &info, lower, (0, n), engine.plan.chol_nb)?;
+    engine.report(&format!("potrf {batch} x {n}^2"));
     Ok(info)
 }
 
@@ -66,7 +67,9 @@ fn blocked(
         if kb <= leaf {
             engine.cholesky_block(a, info, k, kb, lower)?;
         } else {
-            blocked(engine, a, info, lower, (k, next), leaf)?;
+            engine.timed("diagonal (whole)", || {
+                blocked(engine, a, info, lower, (k, next), leaf)
+            })?;
         }
         let m = k1 - next;
         if m == 0 {
@@ -97,7 +100,7 @@ fn blocked(
                 CONJ_LOWER,
             )?;
         }
-        trailing_update(a, (k, next, k1), lower)?;
+        engine.timed("Update", || trailing_update(a, (k, next, k1), lower))?;
     }
     Ok(())
 }

@@ -10,6 +10,10 @@
 //! `A22 -= A21 A12` in place by `linalg::matmul_into` (cuBLAS on CUDA, ember's tiled kernel
 //! elsewhere).
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
 use ember_codegen::lapack::lu::{FactorProgram, Kernel};
 use ember_codegen::lapack::triangular::{
     Shape, SOLVE_CONJ, SOLVE_LOWER, SOLVE_PIVOTS, SOLVE_UNIT, SOLVE_UPPER,
@@ -51,6 +55,8 @@ impl Plan {
         } else {
             (32, 8, 32, 16)
         };
+        let [nb, leaf, chol_nb, chol_leaf] =
+            blocks_knob().unwrap_or([nb, leaf, chol_nb, chol_leaf]);
         Plan {
             shape,
             nb,
@@ -59,6 +65,27 @@ impl Plan {
             chol_leaf,
         }
     }
+}
+
+/// `EMBER_LAPACK_BLOCKS="nb,leaf,chol_nb,chol_leaf"`, a measuring knob: the blocked
+/// algorithms' sizes on every device, each clamped to what the kernels take.
+fn blocks_knob() -> Option<[usize; 4]> {
+    let text = std::env::var("EMBER_LAPACK_BLOCKS").ok()?;
+    let v: Vec<usize> = text
+        .split(',')
+        .filter_map(|t| t.trim().parse().ok())
+        .collect();
+    let [nb, leaf, chol_nb, chol_leaf] = v[..] else {
+        return None;
+    };
+    Some([nb, leaf, chol_nb, chol_leaf].map(|b| b.max(1)))
+}
+
+/// `EMBER_LAPACK_TRACE`, a measuring knob: each launch of a blocked factorization is timed
+/// with the stream synchronized around it, and a summary by kernel goes to stderr at the end.
+struct Trace {
+    phases: RefCell<BTreeMap<String, (u32, f64)>>,
+    start: Instant,
 }
 
 /// A column-major block of every matrix of a stack: rows `r0..`, columns `c0..` of the
@@ -119,6 +146,7 @@ pub(super) struct Engine {
     program: FactorProgram,
     pub plan: Plan,
     batch: usize,
+    trace: Option<Trace>,
 }
 
 impl Engine {
@@ -135,7 +163,45 @@ impl Engine {
             program: FactorProgram { shape: plan.shape },
             plan,
             batch,
+            trace: std::env::var_os("EMBER_LAPACK_TRACE").map(|_| Trace {
+                phases: RefCell::default(),
+                start: Instant::now(),
+            }),
         })
+    }
+
+    /// `work`, timed under `name` when tracing.
+    pub fn timed<T>(&self, name: &str, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        let Some(trace) = &self.trace else {
+            return work();
+        };
+        let stream = current_stream(self.device);
+        self.device.synchronize_stream(stream)?;
+        let t = Instant::now();
+        let out = work()?;
+        self.device.synchronize_stream(stream)?;
+        let mut phases = trace.phases.borrow_mut();
+        let entry = phases.entry(name.to_string()).or_default();
+        entry.0 += 1;
+        entry.1 += t.elapsed().as_secs_f64();
+        Ok(out)
+    }
+
+    /// The trace's summary of `what` to stderr, when tracing.
+    pub fn report(&self, what: &str) {
+        if let Some(trace) = &self.trace {
+            let total = trace.start.elapsed().as_secs_f64() * 1e3;
+            let parts: Vec<String> = trace
+                .phases
+                .borrow()
+                .iter()
+                .map(|(k, (n, t))| format!("{k} {n}x {:.2} ms", t * 1e3))
+                .collect();
+            eprintln!(
+                "ember lapack trace: {what} {total:.2} ms: {}",
+                parts.join(", ")
+            );
+        }
     }
 
     fn kernel(&self, kernel: Kernel) -> Result<Function> {
@@ -175,8 +241,10 @@ impl Engine {
         let grid = [self.batch as u32, groups.clamp(1, 65_535) as u32, 1];
         let block = [self.program.threads(kernel) as u32, 1, 1];
         let stream = current_stream(self.device);
-        self.device
-            .launch(&function, grid, block, shared as u32, stream, &args)
+        self.timed(&format!("{kernel:?}"), || {
+            self.device
+                .launch(&function, grid, block, shared as u32, stream, &args)
+        })
     }
 
     /// LU of each whole matrix (order `n <= shape.small`) in one launch.
@@ -304,12 +372,14 @@ impl Engine {
             subtract: true,
             ..Update::default()
         };
-        matmul_into(
-            &b.transposed_view(k, n)?,
-            &a.transposed_view(m, k)?,
-            &c.transposed_view(m, n)?,
-            subtract,
-        )
+        self.timed("Update", || {
+            matmul_into(
+                &b.transposed_view(k, n)?,
+                &a.transposed_view(m, k)?,
+                &c.transposed_view(m, n)?,
+                subtract,
+            )
+        })
     }
 
     /// LU of columns `c0..c1` of each matrix (rows `c0..n`), interchanges applied within
@@ -352,7 +422,7 @@ impl Engine {
         for k in (0..n).step_by(self.plan.nb) {
             let kb = self.plan.nb.min(n - k);
             let next = k + kb;
-            self.panel(a, pivots, info, k, next)?;
+            self.timed("panel (whole)", || self.panel(a, pivots, info, k, next))?;
             self.swap(a, pivots, (0, n), (k, next), (k, next))?;
             if next < n {
                 self.solve(
@@ -400,6 +470,7 @@ pub fn getrf(a: &Array) -> Result<(Array, Array)> {
         engine.lu_small(a, &pivots, &info, n)?;
     } else {
         engine.lu_blocked(a, &pivots, &info)?;
+        engine.report(&format!("getrf {batch} x {n}^2"));
     }
     Ok((pivots, info))
 }

@@ -28,19 +28,13 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/, for peer_suite
+import peer_suite  # noqa: E402
+
 DEFAULT_SRC = "/work/peers/array-api-tests"
 DEFAULT_LIBS = "/work/peers/pylibs"  # hypothesis extras: ndindex, pytest-json-report, ...
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float32", "float64", "complex64", "complex128"]
-
-
-def pytest_env(args) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [args.libs, env.get("PYTHONPATH")]))
-    env["ARRAY_API_TESTS_MODULE"] = args.module
-    env["ARRAY_API_TESTS_VERSION"] = args.version
-    env.setdefault("PYTHONHASHSEED", "0")
-    return env
 
 
 def pytest_args(args, has_timeout: bool) -> list[str]:
@@ -166,25 +160,16 @@ def report(out: Path, meta: dict) -> None:
     for name, info in meta.items():
         xml = out / f"{name}.xml"
         counts = collections.Counter()
-        if xml.exists():
-            for case in ET.parse(xml).getroot().iter("testcase"):
-                node = f"{case.get('classname')}::{case.get('name')}"
-                outcome = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
-                if outcome is None:
-                    counts["passed"] += 1
-                    continue
-                counts[outcome.tag] += 1
-                if outcome.tag == "skipped":
-                    continue
-                full = f"{outcome.get('message') or ''}\n{outcome.text or ''}"
-                key, detail = cause(outcome)
-                causes[key] += 1
-                details[key][detail] += 1
-                example.setdefault(key, node)
-                gone = missing_name(full)
-                if gone:
-                    missing[gone] += 1
-                    example.setdefault(gone, node)
+        for node, outcome in peer_suite.failures(xml, counts) if xml.exists() else ():
+            full = f"{outcome.get('message') or ''}\n{outcome.text or ''}"
+            key, detail = cause(outcome)
+            causes[key] += 1
+            details[key][detail] += 1
+            example.setdefault(key, node)
+            gone = missing_name(full)
+            if gone:
+                missing[gone] += 1
+                example.setdefault(gone, node)
         totals.update(counts)
         ran = counts["passed"] + counts["failure"] + counts["error"]
         rate = f"{100 * counts['passed'] / ran:5.1f}%" if ran else "    -"
@@ -281,12 +266,9 @@ def main() -> None:
     meta_file = out / "meta.json"
     meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
     if not args.report_only:
-        env = pytest_env(args)
-        has_timeout = subprocess.run([sys.executable, "-c", "import pytest_timeout"], env=env,
-                                     capture_output=True).returncode == 0
-        if not has_timeout:
-            print("pytest-timeout not importable: only --file-timeout applies")
-        common = pytest_args(args, has_timeout)
+        env = peer_suite.pytest_env(args.libs, ARRAY_API_TESTS_MODULE=args.module,
+                                    ARRAY_API_TESTS_VERSION=args.version)
+        common = pytest_args(args, peer_suite.has_pytest_timeout(env, "--file-timeout"))
         files = ([f.removesuffix(".py") for f in args.files.split(",")] if args.files else
                  sorted(p.stem for p in (src / "array_api_tests").glob("test_*.py")))
         for name in files:

@@ -7,21 +7,6 @@ pytest cannot take on its command line, so selection happens here instead, after
 - ``CUPY_SUITE_IDS=FILE``: deselect every item whose node id is not in FILE (a JSON list).
 """
 
-from __future__ import annotations
+from peer_suite import selection_hook
 
-import json
-import os
-
-
-def pytest_collection_modifyitems(session, config, items):
-    dump = os.environ.get("CUPY_SUITE_COLLECT")
-    if dump:
-        with open(dump, "w") as f:
-            json.dump([item.nodeid for item in items], f)
-    chosen = os.environ.get("CUPY_SUITE_IDS")
-    if chosen:
-        with open(chosen) as f:
-            keep = set(json.load(f))
-        selected = [item for item in items if item.nodeid in keep]
-        config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in keep])
-        items[:] = selected
+pytest_collection_modifyitems = selection_hook("CUPY_SUITE")

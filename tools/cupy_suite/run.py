@@ -13,124 +13,24 @@ write JUnit XML to ``OUT/<folder>.xml``. Then print pass rates and the failure c
 
 from __future__ import annotations
 
-import argparse
-import collections
-import json
-import os
-import random
 import re
-import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SHIM = HERE / "shim"
-INI = HERE / "pytest.ini"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/, for peer_suite
+import peer_suite  # noqa: E402
+
 FOLDERS = [
     "creation_tests", "manipulation_tests", "math_tests", "logic_tests",
     "indexing_tests", "binary_tests", "padding_tests", "core_tests",
 ]
 
-
-def pytest_env(src: Path) -> dict:
-    """The environment of every pytest run: the shim first on sys.path."""
-    env = dict(os.environ)
-    # The shim (``cupy``) and this folder (``cupy_suite_plugin``), then whatever was there.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SHIM), str(HERE), env.get("PYTHONPATH")]))
-    env["CUPY_SUITE_SRC"] = str(src)
-    env.setdefault("PYTHONHASHSEED", "0")
-    # As CuPy's own CI runs it: tests that need more devices than there are are skipped.
-    env.setdefault("CUPY_TEST_GPU_LIMIT", str(device_count()))
-    return env
-
-
-def device_count() -> int:
-    """How many devices ember sees on this machine."""
-    import ember
-
-    return ember.cuda.runtime.getDeviceCount()
-
-
-def pytest_cmd(src: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-c", str(INI), "--rootdir", str(src / "tests"),
-            "-p", "cupy_suite_plugin", *args]
-
-
-def collect(src: Path, folder: str, out: Path, env: dict) -> tuple[list[str], list[str]]:
-    """Node ids of one folder, and the modules that failed to import (with the reason)."""
-    dump = out / f"{folder}.collected.json"
-    dump.unlink(missing_ok=True)
-    proc = subprocess.run(
-        pytest_cmd(src, "--collect-only", "-q", "--continue-on-collection-errors",
-                   f"cupy_tests/{folder}"),
-        cwd=src / "tests", env={**env, "CUPY_SUITE_COLLECT": str(dump)},
-        capture_output=True, text=True,
-    )
-    ids = json.loads(dump.read_text()) if dump.exists() else []
-    errors = []
-    # The error sections name the module, then end with an "E   SomeError: ..." line.
-    for section in re.split(r"_{3,} ERROR collecting ", proc.stdout)[1:]:
-        module = section.split(" ", 1)[0]
-        reason = [ln[4:].strip() for ln in section.splitlines() if ln.startswith("E   ")]
-        errors.append(f"{module}: {reason[-1] if reason else '?'}")
-    return ids, errors
-
-
-def run_folder(src: Path, folder: str, ids: list[str], out: Path, env: dict,
-               timeout: int | None, chunk: int) -> list[str]:
-    """Run ids in chunks of ``chunk``; merge the chunks' JUnit XML into OUT/<folder>.xml."""
-    notes = []
-    suite = ET.Element("testsuite", name=folder)
-    for start in range(0, len(ids), chunk):
-        part = ids[start:start + chunk]
-        n = start // chunk
-        xml, chosen = out / f"{folder}.part{n}.xml", out / f"{folder}.part{n}.json"
-        xml.unlink(missing_ok=True)
-        chosen.write_text(json.dumps(part))
-        # Only the modules that hold the chosen ids (all imported fine when collected); the
-        # plugin deselects the rest of their tests.
-        modules = sorted({node.split("::", 1)[0] for node in part})
-        args = [f"--junitxml={xml}", "-q"]
-        if timeout:
-            args += [f"--timeout={timeout}", "--timeout-method=signal"]
-        budget = (timeout or 120) * len(part) + 120  # overall limit of one chunk
-        with open(out / f"{folder}.log", "a") as log:
-            try:
-                subprocess.run(pytest_cmd(src, *args, *modules), cwd=src / "tests",
-                               env={**env, "CUPY_SUITE_IDS": str(chosen)},
-                               stdout=log, stderr=subprocess.STDOUT, timeout=budget)
-            except subprocess.TimeoutExpired:
-                notes.append(f"chunk {n} killed after {budget}s")
-        chosen.unlink()
-        if not xml.exists():
-            notes.append(f"chunk {n} ({len(part)} tests) wrote no XML")
-            continue
-        cases = list(ET.parse(xml).getroot().iter("testcase"))
-        if len(cases) != len(part):
-            notes.append(f"chunk {n}: {len(part)} ids chosen, {len(cases)} in the XML")
-        suite.extend(cases)
-        xml.unlink()
-        # Merged after every chunk: a run cut short still reports what it ran.
-        ET.ElementTree(suite).write(out / f"{folder}.xml", encoding="unicode")
-    return notes
-
-
-# ---- reporting -------------------------------------------------------------------------------
-
-MISSING = [
-    re.compile(r"module '(cupy[\w.]*)' has no attribute '(\w+)'"),
-    re.compile(r"module '(ember[\w.]*)' has no attribute '(\w+)'"),
-    re.compile(r"'(\w+)' object has no attribute '(\w+)'"),
-    re.compile(r"type object '(ndarray)' has no attribute '(\w+)'"),
-    re.compile(r"cannot import name '(\w+)' from '([\w.]+)'"),
-    re.compile(r"No module named '([\w.]+)'()"),
-]
+MISSING = peer_suite.missing_name_patterns(
+    "cupy", re.compile(r"type object '(ndarray)' has no attribute '(\w+)'"))
 _REVERSE = {"cupy.cuda": "ember.cuda", "cupy.random": "ember.random",
             "cupy.linalg": "ember.linalg", "cupy.exceptions": "ember.errors",
             "cupy.fft": "ember.fft"}
-# (class, pattern) tried in order on the failure's message, "E" lines, failing ">" lines and
-# "file.py:N:" location lines (not on the quoted source, which names every message); first wins.
+# Failure classes, first match wins (see peer_suite.ChunkedSuite.classes).
 CLASSES = [
     ("timeout", re.compile(r"Failed: Timeout")),
     # cupy.testing asks isinstance(result, cupy.poly1d) only once ember's result is neither an
@@ -149,144 +49,34 @@ CLASSES = [
 ]
 
 
-def essentials(outcome: ET.Element) -> str:
-    """The message, then the traceback's "E", ">" and location lines."""
-    keep = [ln for ln in (outcome.text or "").splitlines()
-            if ln.startswith(("E ", ">")) or re.match(r"\S+\.py:\d+: ", ln)]
-    return "\n".join([outcome.get("message") or "", *keep])
+def device_count() -> int:
+    """How many devices ember sees on this machine."""
+    import ember
+
+    return ember.cuda.runtime.getDeviceCount()
 
 
-def classify(text: str) -> tuple[str, str]:
-    """(class, detail) of one failure or error, from ``essentials()``."""
-    for cls, pattern in CLASSES:
-        if pattern is None:
-            for missing in MISSING:
-                m = missing.search(text)
-                if m:
-                    a, b = m.groups()
-                    if missing.pattern.startswith("cannot"):
-                        a, b = b, a
-                    for cupy_name, ember_name in _REVERSE.items():  # ember.cuda.x -> cupy.cuda.x
-                        if a == ember_name or a.startswith(ember_name + "."):
-                            a = cupy_name + a[len(ember_name):]
-                    return cls, f"{a}.{b}" if b else a
-        elif pattern.search(text):
-            return cls, ""
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return "other", lines[0][:160] if lines else "?"
+class CupySuite(peer_suite.ChunkedSuite):
+    name = "cupy_suite"
+    src = "/work/peers/cupy"
+    src_help = "CuPy source tree (with tests/ and cupy/testing/)"
+    tests = "cupy_tests"
+    folders = FOLDERS
+    folders_help = "comma-separated folders of tests/cupy_tests"
+    sample = 150
+    sample_help = "node ids per folder (seeded)"
+    all_help = "run every collected test"
+    timeout = 120
+    classes, missing, reverse = CLASSES, MISSING, _REVERSE
 
+    def layout(self, src: Path, out: Path) -> tuple[Path, Path]:
+        return src / "tests", src / "tests"
 
-def example(node: str, text: str) -> str:
-    """One line: the node id and the first informative line of its failure."""
-    lines = [ln.lstrip("E> ").strip() for ln in text.splitlines()]
-    lines = [ln for ln in lines if ln and ln not in ("AssertionError", "AssertionError:")]
-    if not lines:
-        return f"{node}: ?"
-    # For "Only cupy raises error" and the like, add the first "SomeError: ..." line after it.
-    errors = [ln for ln in lines[1:]
-              if re.match(r"[\w.]+(Error|Exception|Warning): ", ln) and ln != lines[0]]
-    extra = errors[0] if errors else ""
-    return f"{node}: {lines[0][:150]}" + (f" | {extra[:150]}" if extra else "")
-
-
-def report(out: Path, meta: dict) -> None:
-    missing = collections.Counter()
-    classes = collections.Counter()
-    examples = collections.defaultdict(list)
-    others = collections.Counter()
-    print(f"{'folder':20} {'collected':>9} {'sampled':>7} {'passed':>6} {'failed':>6} "
-          f"{'errors':>6} {'skipped':>7} {'pass%':>6}  (pass% = passed / (sampled - skipped))")
-    for folder, info in meta.items():
-        xml = out / f"{folder}.xml"
-        if not xml.exists():
-            continue
-        counts = collections.Counter()
-        for case in ET.parse(xml).getroot().iter("testcase"):
-            node = f"{case.get('classname')}::{case.get('name')}"
-            outcome = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
-            if outcome is None:
-                counts["passed"] += 1
-                continue
-            counts[outcome.tag] += 1
-            if outcome.tag == "skipped":
-                continue
-            text = essentials(outcome)
-            cls, detail = classify(text)
-            classes[cls] += 1
-            if cls == "missing name":
-                missing[detail] += 1
-            elif cls == "other":
-                others[detail] += 1
-            if len(examples[cls]) < 10:
-                examples[cls].append(example(node, text))
-        ran = sum(counts.values()) - counts["skipped"]
-        rate = 100 * counts["passed"] / ran if ran else 0.0
-        print(f"{folder:20} {info['collected']:>9} {info['sampled']:>7} {counts['passed']:>6} "
-              f"{counts['failure']:>6} {counts['error']:>6} {counts['skipped']:>7} {rate:>5.1f}%")
-        for line in info.get("collection_errors", []):
-            print(f"    collection error: {line}")
-        for line in info.get("notes", []):
-            print(f"    note: {line}")
-    print("\nfailure classes:", dict(classes.most_common()))
-    print("\nmissing names (count):")
-    for name, n in missing.most_common(40):
-        print(f"  {n:4}  {name}")
-    for cls in [c for c, _ in CLASSES if c != "missing name"]:
-        if examples[cls]:
-            print(f"\nexamples of {cls}:")
-            for line in examples[cls]:
-                print(f"  {line}")
-    print("\nother failures (first line, count):")
-    for text, n in others.most_common(25):
-        print(f"  {n:4}  {text}")
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--src", default=os.environ.get("CUPY_SUITE_SRC", "/work/peers/cupy"),
-                        help="CuPy source tree (with tests/ and cupy/testing/)")
-    parser.add_argument("--folders", default=",".join(FOLDERS),
-                        help="comma-separated folders of tests/cupy_tests")
-    parser.add_argument("--sample", type=int, default=150, help="node ids per folder (seeded)")
-    parser.add_argument("--all", action="store_true", help="run every collected test")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--timeout", type=int, default=120, help="seconds per test (0: none)")
-    parser.add_argument("--chunk", type=int, default=50, help="tests per pytest process")
-    parser.add_argument("--out", default="/tmp/cupy_suite")
-    parser.add_argument("--report-only", action="store_true",
-                        help="only summarise the XML already in --out")
-    args = parser.parse_args()
-
-    src, out = Path(args.src).resolve(), Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    meta_file = out / "meta.json"
-    if args.report_only:
-        report(out, json.loads(meta_file.read_text()))
-        return
-    env = pytest_env(src)
-    has_timeout = subprocess.run([sys.executable, "-c", "import pytest_timeout"], env=env,
-                                 capture_output=True).returncode == 0
-    if not has_timeout:
-        print("pytest-timeout not importable: only the per-chunk overall timeout applies")
-    meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
-    for folder in args.folders.split(","):
-        ids, errors = collect(src, folder, out, env)
-        chosen = sorted(ids) if args.all else sorted(random.Random(args.seed).sample(
-            sorted(ids), min(args.sample, len(ids))))
-        (out / f"{folder}.ids").write_text(json.dumps(chosen, indent=0))
-        (out / f"{folder}.log").write_text("")
-        print(f"{folder}: {len(ids)} collected, {len(errors)} modules failed to import, "
-              f"running {len(chosen)}", flush=True)
-        meta[folder] = {"collected": len(ids), "sampled": len(chosen),
-                        "collection_errors": errors, "notes": ["the run was cut short"]}
-        meta_file.write_text(json.dumps(meta, indent=1))
-        notes = run_folder(src, folder, chosen, out, env,
-                           args.timeout if has_timeout else None, args.chunk)
-        meta[folder] = {"collected": len(ids), "sampled": len(chosen),
-                        "collection_errors": errors, "notes": notes}
-        meta_file.write_text(json.dumps(meta, indent=1))
-    report(out, {f: meta[f] for f in args.folders.split(",") if f in meta})
+    def environment(self, env: dict, src: Path, rootdir: Path) -> None:
+        env["CUPY_SUITE_SRC"] = str(src)
+        # As CuPy's own CI runs it: tests that need more devices than there are are skipped.
+        env.setdefault("CUPY_TEST_GPU_LIMIT", str(device_count()))
 
 
 if __name__ == "__main__":
-    main()
+    CupySuite().main(__doc__)

@@ -6,23 +6,7 @@
 - ``NUMBA_SUITE_IDS=FILE``: deselect every item whose node id is not in FILE (a JSON list).
 """
 
-from __future__ import annotations
-
-import json
-import os
-
 import numba  # noqa: F401  (the shim, first)
+from peer_suite import selection_hook
 
-
-def pytest_collection_modifyitems(session, config, items):
-    dump = os.environ.get("NUMBA_SUITE_COLLECT")
-    if dump:
-        with open(dump, "w") as f:
-            json.dump([item.nodeid for item in items], f)
-    chosen = os.environ.get("NUMBA_SUITE_IDS")
-    if chosen:
-        with open(chosen) as f:
-            keep = set(json.load(f))
-        selected = [item for item in items if item.nodeid in keep]
-        config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in keep])
-        items[:] = selected
+pytest_collection_modifyitems = selection_hook("NUMBA_SUITE")

@@ -431,3 +431,28 @@ def test_the_common_call_takes_the_cached_plan_and_defers_to_plan_blocks():
     with ember.fft.get_fft_plan(ember.asarray(host[:, :32]), axes=-1):
         with pytest.raises(ValueError, match="does not match"):
             ember.fft.fft(x)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_the_common_nd_call_takes_the_cached_plan_and_defers_to_plan_blocks(dtype):
+    rng = np.random.default_rng(37)
+    host = (rng.standard_normal((3, 16, 8)) + 1j * rng.standard_normal((3, 16, 8))).astype(dtype)
+    x = ember.asarray(host)
+    cache = ember.fft.config.get_plan_cache()
+    cache.clear()
+    tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == np.complex64 else {"rtol": 1e-12, "atol": 1e-12}
+    for _ in range(3):  # the first call of each makes its plan, the others take it from the cache
+        np.testing.assert_allclose(ember.fft.fft2(x).get(), np.fft.fft2(host), **tol)
+        np.testing.assert_allclose(ember.fft.ifft2(x).get(), np.fft.ifft2(host), **tol)
+        np.testing.assert_allclose(ember.fft.fftn(x).get(), np.fft.fftn(host), **tol)
+        np.testing.assert_allclose(ember.fft.ifftn(x).get(), np.fft.ifftn(host), **tol)
+    assert len(cache) == 2 and cache.hits >= 8
+    # Other calls take the general path: axes given otherwise, s, a norm, a non-contiguous view.
+    np.testing.assert_allclose(ember.fft.fft2(x, axes=(0, 1)).get(), np.fft.fft2(host, axes=(0, 1)), **tol)
+    np.testing.assert_allclose(ember.fft.fft2(x, s=(16, 4)).get(), np.fft.fft2(host, s=(16, 4)), **tol)
+    np.testing.assert_allclose(ember.fft.fftn(x, norm="ortho").get(), np.fft.fftn(host, norm="ortho"), **tol)
+    np.testing.assert_allclose(ember.fft.fft2(x[:, ::2]).get(), np.fft.fft2(host[:, ::2]), **tol)
+    # A plan block wins over the cache: a plan of another shape is refused.
+    with ember.fft.get_fft_plan(ember.asarray(host[:, :8]), axes=(-2, -1)):
+        with pytest.raises(ValueError, match="do not match"):
+            ember.fft.fft2(x)

@@ -60,6 +60,10 @@ def _s_axes(a: ndarray, s, axes):
 
 
 def _c2c_nd(a, s, axes, norm, direction, out=None) -> ndarray:
+    if s is None and norm is None and out is None:
+        y = _impl._common_nd(a, axes, direction)
+        if y is not None:
+            return y
     a = _array(a)
     s = _s_axes(a, s, axes)
     func = _default_fft_func(a, s, axes)

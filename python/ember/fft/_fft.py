@@ -141,6 +141,42 @@ def _common(a, direction: int, value_type: str):
     return out
 
 
+# complex dtype name -> cufftType of its C2C transform, for :func:`_common_nd`.
+_COMMON_ND_KINDS = {"complex64": 0x29, "complex128": 0x69}
+
+
+def _common_nd(a, axes, direction: int):
+    """:func:`_common` for ``fft2``/``fftn`` and their inverses: a C-contiguous complex array
+    of the dtype it computes in, over trailing ``axes`` (as given: None, or ``(-2, -1)``), no
+    ``s``, default norm, no plan block or callbacks, its N-d plan cached. None for any other
+    call: the general path takes it (and caches the plan)."""
+    if type(a) is not ndarray or get_current_plan() is not None or get_current_callback_manager() is not None:
+        return None
+    native = a._a
+    kind = _COMMON_ND_KINDS.get(native.dtype)
+    shape = tuple(native.shape)
+    if kind is None or len(shape) < 2 or not native.c_contiguous or not config._enable_nd_planning.get():
+        return None
+    if axes is None:
+        if len(shape) > 3:
+            return None
+        axes_sorted = tuple(range(len(shape)))
+    elif axes == (-2, -1):
+        axes_sorted = (len(shape) - 2, len(shape) - 1)
+    else:
+        return None
+    if 0 in shape:
+        return None
+    plan = get_plan_cache().get(_plan_key(*_nd_layout(shape, kind, axes_sorted, "C", None)))
+    if plan is None:
+        return None
+    out = plan.get_output_array(a, order="C")
+    plan.fft(a, out, direction)
+    if _scales("backward", direction):
+        _normalize(out, "backward", direction, math.prod(shape[ax] for ax in axes_sorted))
+    return out
+
+
 def _exec_fft(a: ndarray, direction: int, value_type: str, norm: str, axis: int, out_size=None,
               plan=None) -> ndarray:
     """One batched 1-D transform of ``a`` along ``axis`` (``out_size``: C2R's output length)."""

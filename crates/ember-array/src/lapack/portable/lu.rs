@@ -43,20 +43,24 @@ pub(super) struct Plan {
 
 impl Plan {
     /// GPUs: blocks of 128 (the trailing product dominates; the temporary it goes through
-    /// costs memory traffic in proportion to `n^3 / nb`), LU panel leaves of 16, Cholesky
+    /// costs memory traffic in proportion to `n^3 / nb`), LU panel leaves of 8 (a leaf's
+    /// columns cost in proportion to its width; on an H200 through OpenCL, getrf 4096 float64
+    /// took 63 ms with leaves of 8, 78 with 16, 123 with 32; float32 61 with 8 or 16), Cholesky
     /// diagonal blocks of 128 factored by steps of `shape.small`. CPU devices: small blocks,
     /// so that matrices past 32 take the blocked paths (and tests cover them cheaply).
     pub fn for_device(device: &Device, dtype: DType) -> Plan {
         let info = device.info();
         let gpu = super::gpu_shapes(device);
-        let shape = Shape::for_device(dtype, gpu, info.max_shared_per_block);
+        let mut shape = Shape::for_device(dtype, gpu, info.max_shared_per_block);
+        let knob = blocks_knob();
         let (nb, leaf, chol_nb, chol_leaf) = if gpu {
-            (shape.solve, 16, shape.solve, shape.small)
+            (shape.solve, 8, shape.solve, shape.small)
         } else {
             (32, 8, 32, 16)
         };
-        let [nb, leaf, chol_nb, chol_leaf] =
-            blocks_knob().unwrap_or([nb, leaf, chol_nb, chol_leaf]);
+        let [nb, leaf, chol_nb, chol_leaf, wide] =
+            knob.unwrap_or([nb, leaf, chol_nb, chol_leaf, shape.wide]);
+        shape.wide = wide.next_power_of_two();
         Plan {
             shape,
             nb,
@@ -67,18 +71,19 @@ impl Plan {
     }
 }
 
-/// `EMBER_LAPACK_BLOCKS="nb,leaf,chol_nb,chol_leaf"`, a measuring knob: the blocked
-/// algorithms' sizes on every device, each clamped to what the kernels take.
-fn blocks_knob() -> Option<[usize; 4]> {
+/// `EMBER_LAPACK_BLOCKS="nb,leaf,chol_nb,chol_leaf,wide"`, a measuring knob: the blocked
+/// algorithms' sizes on every device, each clamped to what the kernels take, and the threads
+/// of a group of the wide kernels (a power of two).
+fn blocks_knob() -> Option<[usize; 5]> {
     let text = std::env::var("EMBER_LAPACK_BLOCKS").ok()?;
     let v: Vec<usize> = text
         .split(',')
         .filter_map(|t| t.trim().parse().ok())
         .collect();
-    let [nb, leaf, chol_nb, chol_leaf] = v[..] else {
+    let [nb, leaf, chol_nb, chol_leaf, wide] = v[..] else {
         return None;
     };
-    Some([nb, leaf, chol_nb, chol_leaf].map(|b| b.max(1)))
+    Some([nb, leaf, chol_nb, chol_leaf, wide].map(|b| b.max(1)))
 }
 
 /// `EMBER_LAPACK_TRACE`, a measuring knob: each launch of a blocked factorization is timed

@@ -550,6 +550,8 @@ class PackageStubs:
                 continue
             if isinstance(obj, types.ModuleType):
                 init.imports[(".", obj.__name__.rpartition(".")[2])] = name
+            elif name in sys.modules[self.root + ".types"].__all__ and getattr(sys.modules[self.root + ".types"], name) is obj:
+                init.imports[(".types", name)] = name  # a Numba type object (void), as ember.types has it
             elif isinstance(obj, tuple(ufunc_types)):  # the registry's, and the two-output ones
                 ufuncs.append(self._ufunc(init, name, obj, rows, ufunc_types))
             elif callable(obj):

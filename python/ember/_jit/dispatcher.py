@@ -14,6 +14,7 @@ import numpy as np
 from .. import _ember
 from .._operands import is_device_array
 from ..errors import PerformanceWarning
+from ..types import Signature, is_type, signature_text
 from .front import program_json
 
 _LAUNCH_HELP = (
@@ -102,7 +103,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     """Numba's ``@cuda.jit``: compile a Python function as a kernel (or, with
     ``device=True``, as a function kernels call).
 
-    Forms: ``@jit``, ``@jit()``, ``@jit("void(float32[:], int32)")``, ``@jit([sig, ...])``,
+    Forms: ``@jit``, ``@jit()``, ``@jit("void(float32[:], int32)")``, ``@jit(void(float32[:],
+    int32))`` (ember.types' objects, Numba's), ``@jit((float32[:], int32))``, ``@jit([sig, ...])``,
     ``@jit(device=True)``, ``@jit(fastmath=True)``, ``@jit(boundscheck=True)`` (every array index
     checked; the first out of bounds raises ``ember.errors.OutOfBoundsError``, an ``IndexError``;
     ``None`` follows ``EMBER_CHECKED``). ``link``, ``cache``, ``debug``, ``lineinfo``, ``opt`` and
@@ -124,11 +126,11 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
 
     if func_or_sig is None:
         return lambda fn: make(fn, ())
-    if isinstance(func_or_sig, str):
-        return lambda fn: make(fn, (func_or_sig,))
+    if isinstance(func_or_sig, (str, Signature)) or (isinstance(func_or_sig, tuple) and all(
+            is_type(a) for a in func_or_sig)):
+        # One signature: text, a signature object, or a kernel's argument types.
+        return lambda fn: make(fn, (signature_text(func_or_sig),))
     if isinstance(func_or_sig, (list, tuple)):
-        sigs = tuple(func_or_sig)
-        if not all(isinstance(s, str) for s in sigs):
-            raise TypeError("signatures must be strings such as 'void(float32[:], int32)'")
+        sigs = tuple(signature_text(s) for s in func_or_sig)
         return lambda fn: make(fn, sigs)
     return make(func_or_sig, ())

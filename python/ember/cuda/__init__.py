@@ -11,6 +11,8 @@ Python compile to OpenCL C where there is no CUDA device).
 
 from __future__ import annotations
 
+import sys as _sys
+
 from .._jit import jit
 from .._jit.host import (
     as_cuda_array,
@@ -64,6 +66,13 @@ from .._runtime import (
 )
 from . import cufft, device, random, runtime  # noqa: E402, F401  (Numba's cuda.random; CuPy's others)
 
+# Numba's type objects, as numba-cuda exports them (``from numba.cuda import float32, void``).
+from .. import types  # noqa: E402
+from ..types import *  # noqa: E402, F403
+from ..types import __all__ as _type_names  # noqa: E402
+
+_sys.modules[__name__ + ".types"] = types  # numba-cuda's module path: import numba.cuda.types
+
 
 def get_device_id() -> int:
     """The current device of this thread (CuPy's ``cupy.cuda.get_device_id``)."""
@@ -95,4 +104,5 @@ __all__ = [
     "get_default_memory_pool", "get_elapsed_time",
     "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool", "alloc", "alloc_pinned_memory", "get_device_id",
     "get_local_runtime_version", "runtime",
+    "types", *_type_names,
 ]

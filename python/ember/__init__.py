@@ -196,11 +196,24 @@ def __getattr__(name):
 # The dtypes are NumPy's, as in CuPy, with Numba's type behaviour (ember.types: float32[:],
 # void(float32[:], int32)), so that code written for either runs.
 from . import types  # noqa: E402
-from .types import (  # noqa: E402
-    bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
-    uint64, void,
-)
 from ._dtypes import bfloat16  # noqa: E402  (ml_dtypes', as JAX's)
+from .types import (  # noqa: E402
+    bool_,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    void,
+)
 
 dtype = _np.dtype
 __array_api_version__ = "2024.12"

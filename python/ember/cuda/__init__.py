@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sys as _sys
 
+# Numba's type objects, as numba-cuda exports them (``from numba.cuda import float32, void``).
+from .. import types  # noqa: E402
 from .._jit import jit
 from .._jit.host import (
     as_cuda_array,
@@ -64,12 +66,9 @@ from .._runtime import (
     get_default_memory_pool,
     get_elapsed_time,
 )
-from . import cufft, device, random, runtime  # noqa: E402, F401  (Numba's cuda.random; CuPy's others)
-
-# Numba's type objects, as numba-cuda exports them (``from numba.cuda import float32, void``).
-from .. import types  # noqa: E402
 from ..types import *  # noqa: E402, F403
 from ..types import __all__ as _type_names  # noqa: E402
+from . import cufft, device, random, runtime  # noqa: E402, F401  (Numba's cuda.random; CuPy's others)
 
 _sys.modules[__name__ + ".types"] = types  # numba-cuda's module path: import numba.cuda.types
 

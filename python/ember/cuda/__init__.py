@@ -85,6 +85,28 @@ def get_local_runtime_version() -> int:
     return runtime.runtimeGetVersion()
 
 
+# Numba's host API beyond arrays and streams: devices, host memory the device addresses,
+# ufunc builders, reductions (see ember/_jit/devices.py, mapped.py, vectorize.py, reduction.py).
+from .._jit.host import (  # noqa: E402
+    ExternalStream,
+    close,
+    current_context,
+    defer_cleanup,
+    external_stream,
+    gpus,
+    is_bfloat16_supported,
+    is_float16_supported,
+    legacy_default_stream,
+    list_devices,
+    per_thread_default_stream,
+    pinned,
+    pinned_array_like,
+)
+from .._jit.mapped import managed_array, mapped, mapped_array, mapped_array_like  # noqa: E402
+from .._jit.reduction import Reduce, reduce  # noqa: E402
+from .._jit.vectorize import cuda_guvectorize as guvectorize  # noqa: E402
+from .._jit.vectorize import cuda_vectorize as vectorize  # noqa: E402
+
 __all__ = [
     "as_cuda_array", "atomic", "blockDim", "blockIdx", "const", "default_stream", "detect", "device_array",
     "device_array_like", "event", "event_elapsed_time", "get_current_device", "grid", "gridDim", "gridsize",
@@ -95,4 +117,8 @@ __all__ = [
     "get_default_memory_pool", "get_elapsed_time",
     "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool", "alloc", "alloc_pinned_memory", "get_device_id",
     "get_local_runtime_version", "runtime",
+    "ExternalStream", "Reduce", "close", "current_context", "defer_cleanup", "external_stream", "gpus",
+    "guvectorize", "is_bfloat16_supported", "is_float16_supported", "legacy_default_stream", "list_devices",
+    "managed_array", "mapped", "mapped_array", "mapped_array_like", "per_thread_default_stream", "pinned",
+    "pinned_array_like", "reduce", "vectorize",
 ]

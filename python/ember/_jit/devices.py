@@ -206,10 +206,15 @@ class _ManagedDevice:
 class _DeviceList:
     """``cuda.gpus``: the devices of ember's backend, as a read-only sequence."""
 
+    _made: list[_ManagedDevice] | None = None
+
     @property
     def _devices(self) -> list[_ManagedDevice]:
-        # Read on use, not at import: importing ember starts no driver.
-        return [_ManagedDevice(i) for i in range(_ember.device_count())]
+        # Made on first use, not at import (importing ember starts no driver); then the same
+        # objects, as Numba's.
+        if self._made is None:
+            self._made = [_ManagedDevice(i) for i in range(_ember.device_count())]
+        return self._made
 
     def __getitem__(self, index):
         return self._devices[index if isinstance(index, slice) else int(index)]

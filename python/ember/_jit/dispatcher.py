@@ -15,6 +15,7 @@ from .. import _ember
 from .._operands import is_device_array
 from ..errors import PerformanceWarning
 from ..types import Signature, is_type, signature_text
+from . import introspect
 from .front import program_json
 
 _LAUNCH_HELP = (
@@ -42,6 +43,7 @@ class Dispatcher(_ember.JitKernel):
             for sig in signatures:
                 self._add_signature(sig)
         self._signatures = list(signatures)
+        self._options = {"fastmath": bool(fastmath), "boundscheck": boundscheck}
 
     def __call__(self, *args, **kwargs):
         if self._device:
@@ -58,6 +60,79 @@ class Dispatcher(_ember.JitKernel):
         """The generated C of each compiled specialisation, by argument types."""
         return dict(self._sources())
 
+    # Numba's introspection, specialisation and forall (the helpers are in introspect.py).
+    @property
+    def overloads(self) -> dict:
+        """The specialisations compiled for the current device, by argument types (a tuple of
+        types; Numba's type objects, NumPy dtypes and type names find the same entry)."""
+        return introspect.overloads(self)
+
+    @property
+    def signatures(self) -> list:
+        """The argument types of each compiled specialisation (the keys of ``overloads``)."""
+        return list(self.overloads)
+
+    @property
+    def specialized(self) -> bool:
+        """Whether the kernel is bound to its signatures (explicit ones, or ``specialize``)."""
+        return bool(getattr(self, "_signatures", None))
+
+    @property
+    def specializations(self) -> dict:
+        """The kernels ``specialize`` made, by (compute capability, argument types)."""
+        found = self.__dict__.get("_specializations")
+        if found is None:
+            found = self.__dict__["_specializations"] = {}
+        return found
+
+    def specialize(self, *args) -> Dispatcher:
+        """A kernel compiled now for the types of ``args`` (values, or types such as
+        ``float32[::1]``), that launches only with arguments of those types."""
+        return introspect.specialize(self, args)
+
+    def forall(self, ntasks: int, tpb: int = 0, stream=0, sharedmem: int = 0):
+        """A launcher of ``ntasks`` threads in one dimension (``kernel.forall(n)(*args)``),
+        for kernels that map ``cuda.grid(1)`` to tasks and skip threads past ``ntasks``;
+        ``tpb`` threads per block (0: the most the compiled kernel takes, up to 1024)."""
+        return introspect.ForAll(self, ntasks, tpb, stream, sharedmem)
+
+    def inspect_asm(self, signature=None):
+        """The code ember gives the device's compiler for each specialisation: the generated
+        CUDA C (compiled by NVRTC) or OpenCL C (compiled by the OpenCL driver). ember makes no
+        PTX or LLVM IR of its own, so this C takes the place of Numba's PTX. A dict by argument
+        types, or the text of ``signature`` (argument types, or a signature object)."""
+        return introspect.by_signature(self, signature, lambda o: o.inspect_asm())
+
+    def inspect_llvm(self, signature=None):
+        """As :meth:`inspect_asm`: ember's lowest level of its own is the generated C."""
+        return introspect.by_signature(self, signature, lambda o: o.inspect_llvm())
+
+    def inspect_types(self, file=None):
+        """Prints each specialisation's name and argument types above the function's Python
+        source (Numba adds each line's typed IR; ember's typed IR stays in its compiler)."""
+        introspect.inspect_types(self, file)
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers per thread of the compiled kernel (0 where the device's API does not tell,
+        as on OpenCL). An int for ``signature`` or a specialised kernel; else a dict by types."""
+        return introspect.by_signature(self, signature, lambda o: o.regs_per_thread)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of statically allocated shared memory per block."""
+        return introspect.by_signature(self, signature, lambda o: o.shared_mem_per_block)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The most threads a block of the compiled kernel may have."""
+        return introspect.by_signature(self, signature, lambda o: o.max_threads_per_block)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local (OpenCL: private) memory per thread."""
+        return introspect.by_signature(self, signature, lambda o: o.local_mem_per_thread)
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory (0 where the device's API does not tell, as on OpenCL)."""
+        return introspect.by_signature(self, signature, lambda o: o.const_mem_size)
+
     def _convert_arg(self, value):
         """An argument the native launch path does not take as it is, as ``(device array,
         write-back or None, read-only)``: NumPy arrays are copied to the device and back after
@@ -66,6 +141,10 @@ class Dispatcher(_ember.JitKernel):
         and DLPack objects are viewed without a copy."""
         from .._creation import asarray
 
+        view = getattr(value, "__ember_device_view__", None)
+        if view is not None:
+            # Host memory the device addresses (cuda.mapped_array): passed in place.
+            return view(), None, False
         if isinstance(value, np.ndarray):
             global _warned_host_arrays
             if not _warned_host_arrays:

@@ -169,6 +169,8 @@ class _Function:
                 lines, first = inspect.getsourcelines(self.fn)
             except (OSError, TypeError):
                 lines = None  # python -c, exec, the plain REPL: read the bytecode, as Numba does
+        if lines is not None and code.co_name == "<lambda>":
+            lines = None  # a lambda's line is no def to parse: its bytecode is the function
         if lines is not None:
             self.first = first
             self.source = textwrap.dedent("".join(lines))

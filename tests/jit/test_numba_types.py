@@ -124,3 +124,31 @@ def test_a_tuple_argument_type_is_reported_by_the_compiler():
         @cuda.jit(void(float32[:], types.UniTuple(int32, 2)))
         def kernel(out, t):
             out[0] = t[0]
+
+
+def test_round_to_digits_is_numbas_double_round(rng):
+    """round(x, ndigits) as Numba computes it (CPython's fallback double_round): exact against
+    Python's round for ordinary values, the value itself where scaling overflows."""
+
+    @cuda.jit(void(float64[:], float64[:], int32))
+    def round_all(out, x, nd):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = round(x[i], nd)
+
+    @cuda.jit(void(float32[:], float32, int32))
+    def round_one(out, c, nd):
+        out[0] = round(c, nd)
+
+    x = np.concatenate([rng.random(64), rng.standard_normal(64) * 1e4, [2.5, -0.5, 1.25, np.inf, -np.inf]])
+    out = ember.zeros(x.size)
+    for nd in range(-5, 6):
+        round_all[5, 32](out, ember.asarray(x), nd)
+        np.testing.assert_array_equal(out.get(), [round(float(v), nd) for v in x])
+    round_all[5, 32](out, ember.asarray(np.full(x.size, np.finfo(np.float64).max)), 5)
+    assert (out.get() == np.finfo(np.float64).max).all()  # y overflows: x itself
+    one = ember.zeros(1, dtype=np.float32)
+    round_one[1, 1](one, np.finfo(np.float32).max, 300)
+    assert one.get()[0] == np.finfo(np.float32).max
+    round_one[1, 1](one, np.nan, 2)
+    assert np.isnan(one.get()[0])

@@ -94,6 +94,9 @@ pub enum Helper {
     Round(DType),
     /// Device functions written elsewhere (a ufunc's helpers), as they are.
     Text(String),
+    /// `ember_round_digits(x, ndigits)`: Python's `round(x, ndigits)` of a float, as Numba
+    /// computes it (in double precision).
+    RoundDigits,
 }
 
 fn name_of(d: DType) -> &'static str {
@@ -159,10 +162,37 @@ impl Helper {
             Helper::Cas(d, space) => cas(*d, *space, dialect),
             Helper::Round(d) => ember_codegen::types::round_function(*d, dialect, dev),
             Helper::Text(text) => text.clone(),
+            Helper::RoundDigits => round_digits(dialect),
             Helper::LaneId => dialect.table().lane_id_fn.replace("{dev}", dev),
             Helper::DynamicShared => dialect.table().dynamic_shared_decl.replace("{dev}", dev),
         }
     }
+}
+
+/// Numba's `round(x, ndigits)` (CPython's fallback `double_round`): `x` itself where it is
+/// not finite or where scaling it overflows, halfway cases to even, scaled by two factors
+/// where `10^ndigits` alone would overflow.
+fn round_digits(dialect: Dialect) -> String {
+    let (dev, l) = (dialect.table().device_fn, dialect.table().int64);
+    format!(
+        r#"{dev} double ember_round_digits(double x, {l} nd) {{
+  if (isinf(x) || isnan(x)) return x;
+  double pow1, pow2 = 1.0, y;
+  if (nd >= 0) {{
+    if (nd > 22) {{ pow1 = pow(10.0, (double)(nd - 22)); pow2 = 1e22; }}
+    else pow1 = pow(10.0, (double)nd);
+    y = (x * pow1) * pow2;
+    if (isinf(y)) return x;
+  }} else {{
+    pow1 = pow(10.0, (double)(-nd));
+    y = x / pow1;
+  }}
+  double z = rint(y);
+  if (fabs(y - z) == 0.5) z = 2.0 * rint(y / 2.0);
+  return nd >= 0 ? (z / pow2) / pow1 : z * pow1;
+}}
+"#
+    )
 }
 
 fn floordiv(d: DType, dialect: Dialect) -> String {

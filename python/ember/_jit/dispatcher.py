@@ -186,12 +186,15 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     int32))`` (ember.types' objects, Numba's), ``@jit((float32[:], int32))``, ``@jit([sig, ...])``,
     ``@jit(device=True)``, ``@jit(fastmath=True)``, ``@jit(boundscheck=True)`` (every array index
     checked; the first out of bounds raises ``ember.errors.OutOfBoundsError``, an ``IndexError``;
-    ``None`` follows ``EMBER_CHECKED``). ``link``, ``cache``, ``debug``, ``lineinfo``, ``opt`` and
-    ``inline`` are accepted; ember always caches on disk.
+    ``None`` follows ``EMBER_CHECKED``). ``link``, ``cache``, ``debug``, ``lineinfo``, ``opt``,
+    ``inline`` and the code-generation hints ``forceinline``, ``lto``, ``launch_bounds`` and
+    ``shared_memory_carveout`` are accepted; ember always caches on disk and leaves those
+    choices to its compiler.
     """
     if link:
         raise ValueError("link= (linking CUDA C or PTX files into Python kernels) is not supported by ember")
-    unknown = set(kws) - {"boundscheck", "max_registers", "extensions"}
+    hints = {"forceinline", "lto", "launch_bounds", "shared_memory_carveout"}
+    unknown = set(kws) - {"boundscheck", "max_registers", "extensions"} - hints
     if unknown:
         raise TypeError(f"jit() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
 

@@ -199,10 +199,12 @@ impl FnWriter<'_, '_> {
                 format!("(({i64t})({f}({})))", self.expr(x))
             }
             K::RoundDigits(x, nd) => {
-                let (rint, pow) = (self.math_name("rint", d), self.math_name("pow", d));
-                let ten = self.e.float_literal(10.0, d);
-                let (x, nd) = (self.expr(x), self.expr(nd));
-                format!("({rint}({x} * {pow}({ten}, {nd})) / {pow}({ten}, {nd}))")
+                let t = value_type(d, dialect);
+                format!(
+                    "(({t})ember_round_digits((double)({}), {}))",
+                    self.expr(x),
+                    self.expr(nd)
+                )
             }
             K::Ufunc { name, ins, args } => {
                 let codes: Vec<String> = args.iter().map(|a| self.expr(a)).collect();

@@ -329,7 +329,8 @@ impl FnTyper<'_, '_> {
                     DType::F64
                 };
                 let x = self.cast_to(&v, t);
-                let nd = self.cast_to(&n, t);
+                let nd = self.cast_to(&n, DType::I64);
+                self.c.uses.helpers.insert(Helper::RoundDigits);
                 Ok(Val::new(
                     Ty::Scalar(t),
                     K::RoundDigits(x.boxed(), nd.boxed()),

@@ -52,7 +52,7 @@ def test_device_attributes_and_unknown_attribute_error():
     assert dev.WARP_SIZE == info["warp_size"] and dev.MULTIPROCESSOR_COUNT == info["multiprocessors"]
     assert dev == cuda.select_device(dev.id) and hash(dev) == hash(cuda.get_current_device())
     with pytest.raises(AttributeError, match="does not know the device attribute 'PCI_BUS_ID'"):
-        dev.PCI_BUS_ID
+        _ = dev.PCI_BUS_ID
 
 
 def test_context_synchronizes_and_reports_memory():

@@ -5,7 +5,8 @@ Not part of ember and never installed: ``tools/numba_suite/run.py`` puts ``shim/
 
 - ``numba.cuda`` is ember's ``cuda`` namespace (see ``numba/cuda/__init__.py``).
 - ``numba.types`` and its names (``numba.float32``, ``numba.void``, ...) are ``ember.types``'s
-  (Numba's type objects); ``numba.vectorize``/``guvectorize`` are ``ember``'s (every target). ``numba.core.errors`` is ``numba.cuda.core.errors``.
+  (Numba's type objects); ``numba.vectorize``/``guvectorize`` are ``ember``'s (every target).
+  ``numba.core.errors`` is ``numba.cuda.core.errors``.
 - Everything else (``numba.jit``, ``numba.njit``, Numba's compiler modules) is missing: tests
   that need the CPU Numba package fail to import and are counted as such.
 """

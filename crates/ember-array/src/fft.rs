@@ -25,7 +25,7 @@ use crate::array::Array;
 static PASSES: KernelMemo<PassKernel> = KernelMemo::new();
 static TILES: KernelMemo<TileKernel> = KernelMemo::new();
 
-/// The tile passes' tuning: `EMBER_FFT_TILES="local_bytes,min_lanes,max_threads"` (read
+/// The tile passes' tuning: `EMBER_FFT_TILES="local_bytes,min_lanes,max_threads,direct"` (read
 /// once; setting it also makes CPU devices take the tile passes, as tests and sweeps do).
 fn tuning() -> Result<(Tuning, bool)> {
     static TUNING: OnceLock<Option<std::result::Result<Tuning, String>>> = OnceLock::new();
@@ -37,7 +37,7 @@ fn tuning() -> Result<(Tuning, bool)> {
         None => Ok((Tuning::default(), false)),
         Some(Ok(t)) => Ok((*t, true)),
         Some(Err(text)) => Err(Error::Value(format!(
-            "EMBER_FFT_TILES is \"local_bytes,min_lanes,max_threads\" (positive integers), not {text:?}"
+            "EMBER_FFT_TILES is \"local_bytes,min_lanes,max_threads,direct\" (positive integers, direct 0 or 1), not {text:?}"
         ))),
     }
 }
@@ -70,14 +70,21 @@ fn tile_kernels(
     let mut kernels = Vec::new();
     for (radix, lanes) in passes {
         let most = tuning.max_threads.min(info.max_threads_per_block.max(1));
-        let mut k = TileKernel::new(radix, lanes, most, double, false);
+        let mut k = TileKernel::new(radix, lanes, most, double, false, tuning.direct);
         if info.max_shared_per_block != 0 && k.local_bytes() > info.max_shared_per_block {
             return Ok(None);
         }
         // The forward kernel stands for both directions (the inverse differs in signs only).
         let limit = TILES.generated(device, &k)?.max_threads();
         if limit != 0 && k.threads > limit {
-            k = TileKernel::new(radix, lanes, floor_pow2(limit), double, false);
+            k = TileKernel::new(
+                radix,
+                lanes,
+                floor_pow2(limit),
+                double,
+                false,
+                tuning.direct,
+            );
         }
         kernels.push(k);
     }

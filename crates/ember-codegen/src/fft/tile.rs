@@ -43,6 +43,9 @@ pub struct TileKernel {
     /// complex128 (else complex64).
     pub double: bool,
     pub inverse: bool,
+    /// The first and last local radix steps in registers, straight from and to global memory
+    /// ([`TileKernel::source`]'s "direct" form); else every step through local memory.
+    pub direct: bool,
 }
 
 /// How the tile passes split a transform (measured on GPUs; the defaults suit NVIDIA's
@@ -58,6 +61,8 @@ pub struct Tuning {
     /// 256, fft2 of 4,096² complex64 624 us against 686, 1,024 rows of 4,096 80 us against
     /// 85, 2^24 724 against 705).
     pub max_threads: usize,
+    /// The kernels' form: [`TileKernel::direct`] (1) or every step through local memory (0).
+    pub direct: bool,
 }
 
 impl Default for Tuning {
@@ -65,21 +70,23 @@ impl Default for Tuning {
         Tuning {
             local_bytes: 32 * 1024,
             min_lanes: 8,
-            max_threads: 128,
+            max_threads: 256,
+            direct: true,
         }
     }
 }
 
 impl Tuning {
-    /// `"local_bytes,min_lanes,max_threads"` (any prefix of them; the rest default).
+    /// `"local_bytes,min_lanes,max_threads,direct"` (any prefix of them; the rest default).
     pub fn parse(text: &str) -> Option<Tuning> {
         let mut t = Tuning::default();
         for (k, part) in text.split(',').enumerate() {
-            let v: usize = part.trim().parse().ok().filter(|v| *v > 0)?;
+            let v: usize = part.trim().parse().ok()?;
             match k {
-                0 => t.local_bytes = v,
-                1 => t.min_lanes = v.next_power_of_two(),
-                2 => t.max_threads = v,
+                0 if v > 0 => t.local_bytes = v,
+                1 if v > 0 => t.min_lanes = v.next_power_of_two(),
+                2 if v > 0 => t.max_threads = v,
+                3 if v < 2 => t.direct = v == 1,
                 _ => return None,
             }
         }
@@ -173,27 +180,35 @@ pub fn split_table(n: usize) -> Vec<f64> {
 
 impl TileKernel {
     /// A pass of radix `radix` over `lanes` lanes a group, with its threads: a thread a
-    /// butterfly of the first local pass, at most `max_threads`.
+    /// butterfly of the local pass of the largest radix (staged form: of the first), at most
+    /// `max_threads`.
     pub fn new(
         radix: usize,
         lanes: usize,
         max_threads: usize,
         double: bool,
         inverse: bool,
+        direct: bool,
     ) -> TileKernel {
-        let first = local_radices(radix).first().copied().unwrap_or(2);
+        let widest = if direct {
+            register_radices(radix).into_iter().max()
+        } else {
+            local_radices(radix).first().copied()
+        };
         TileKernel {
             radix,
             lanes,
-            threads: (lanes * radix / first).clamp(1, max_threads.max(1)),
+            threads: (lanes * radix / widest.unwrap_or(2)).clamp(1, max_threads.max(1)),
             double,
             inverse,
+            direct,
         }
     }
 
     pub fn name(&self) -> String {
         format!(
-            "ember_fft_tile{}x{}t{}_{}_{}",
+            "ember_fft_tile{}{}x{}t{}_{}_{}",
+            if self.direct { "d" } else { "" },
             self.radix,
             self.lanes,
             self.threads,
@@ -209,6 +224,16 @@ impl TileKernel {
 
     /// The kernel's source in `dialect`.
     pub fn source(&self, dialect: Dialect) -> String {
+        if self.direct {
+            self.source_direct(dialect)
+        } else {
+            self.source_staged(dialect)
+        }
+    }
+
+    /// The staged form: the lanes' values loaded into local memory (turned by the fused
+    /// twiddle), every local pass from and to local memory, then stored.
+    fn source_staged(&self, dialect: Dialect) -> String {
         let t = dialect.table();
         let (g, i64t, sh, bar) = (t.global, t.int64, t.shared, t.barrier);
         let real = if self.double { "double" } else { "float" };
@@ -424,6 +449,304 @@ impl TileKernel {
         s.push_str("  }\n}\n");
         s
     }
+
+    /// The direct form: a thread takes a butterfly of the first local pass straight from
+    /// global memory (its loads turned by the fused twiddle, computed from two table roots
+    /// and their powers instead of a table read a value), the middle passes go through local
+    /// memory, and the last pass's butterflies store straight to global memory. A tile of
+    /// two local passes (256 = 16 x 16) is one exchange through local memory and one barrier.
+    /// Threads map onto butterflies lane-minor where adjacent lanes are adjacent in memory
+    /// (runs of `lanes` values), else element-minor (runs along a lane), chosen at run time
+    /// for the loads and for the stores. Index arithmetic is 32-bit where the lanes allow.
+    fn source_direct(&self, dialect: Dialect) -> String {
+        let t = dialect.table();
+        let (g, i64t, sh, bar) = (t.global, t.int64, t.shared, t.barrier);
+        let real = if self.double { "double" } else { "float" };
+        let v2 = format!("{real}2");
+        let lit = literal(self.double);
+        let (r_all, c, threads) = (self.radix, self.lanes, self.threads);
+        let radices = register_radices(r_all);
+        let last = radices.len() - 1;
+        let scalars: Vec<String> = ["span", "inner", "p", "lanes", "bits"]
+            .iter()
+            .map(|v| format!("{i64t} {v}"))
+            .collect();
+        let buffers = [
+            ("in_p", true),
+            ("out_p", false),
+            ("tw_p", true),
+            ("wn_p", true),
+        ];
+        let mut s = open_kernel(dialect, self.double, &self.name(), &buffers, &scalars);
+        let conj = if self.inverse { "-" } else { "" };
+        let _ = writeln!(s, "  {g}const {v2}* x = ({g}const {v2}*)in_p;");
+        let _ = writeln!(s, "  {g}{v2}* y = ({g}{v2}*)out_p;");
+        let _ = writeln!(s, "  {g}const {v2}* tw = ({g}const {v2}*)tw_p;");
+        let _ = writeln!(s, "  {g}const {v2}* lo = ({g}const {v2}*)wn_p;");
+        let _ = writeln!(s, "  {g}const {v2}* hi = lo + ((({i64t})1) << bits);");
+        let _ = writeln!(s, "  const {i64t} mask = ((({i64t})1) << bits) - 1;");
+        if last > 0 {
+            let _ = writeln!(s, "  {sh} {v2} buf[{}];", padded_size(r_all * c));
+            let _ = writeln!(s, "  {sh} {i64t} lout[{c}];");
+        }
+        let _ = writeln!(s, "  const int lid = {};", t.local_id);
+        let _ = writeln!(
+            s,
+            "  const {i64t} span_in = span * inner, block = span_in * {r_all}, p_out = p * inner;"
+        );
+        let _ = writeln!(
+            s,
+            "  const int lane_major_in = span_in >= {c}, lane_major_out = p_out >= {c};"
+        );
+        // Every lane index, span, p and inner is below `lanes`: 32-bit divisions when it fits
+        // (a 64-bit one is a long emulated sequence on GPUs).
+        let _ = writeln!(s, "  const int narrow = lanes <= 2147483647;");
+        let _ = writeln!(
+            s,
+            "  const {i64t} turn_step = narrow ? ({i64t})((unsigned int)span / (unsigned int)p) : span / p;"
+        );
+        let _ = writeln!(
+            s,
+            "  for ({i64t} first = {} * {c}; first < lanes; first += {} * {c}) {{",
+            t.group_id[0], t.num_groups[0]
+        );
+        let mut pp = 1;
+        for (pass, &r) in radices.iter().enumerate() {
+            let sp = r_all / r;
+            let flies = sp * c;
+            let steps = flies.div_ceil(threads);
+            let stride = r_all / (pp * r);
+            let _ = writeln!(s, "    {{ // local pass {pass}: radix {r}, p = {pp}");
+            // Butterfly (q, lane) of this pass for each step's thread.
+            for st in 0..steps {
+                let bound = if (st + 1) * threads > flies {
+                    format!("v{st} < {flies} && ")
+                } else {
+                    String::new()
+                };
+                let mapping = if pass == 0 {
+                    Some("lane_major_in")
+                } else if pass == last {
+                    Some("lane_major_out")
+                } else {
+                    None
+                };
+                let _ = writeln!(s, "      const int v{st} = lid + {};", st * threads);
+                match mapping {
+                    Some(major) => {
+                        let _ = writeln!(
+                            s,
+                            "      const int c{st} = {major} ? v{st} % {c} : v{st} / {sp}, q{st} = {major} ? v{st} / {c} : v{st} % {sp};"
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(
+                            s,
+                            "      const int c{st} = v{st} % {c}, q{st} = v{st} / {c};"
+                        );
+                    }
+                }
+                let _ = writeln!(s, "      const int ok{st} = {bound}first + c{st} < lanes;");
+                let vals: Vec<String> = (0..r)
+                    .map(|j| format!("a{st}_{j} = 0, b{st}_{j} = 0"))
+                    .collect();
+                let _ = writeln!(s, "      {real} {};", vals.join(", "));
+                if pass == 0 {
+                    self.direct_loads(&mut s, dialect, st, r, sp, last == 0);
+                } else {
+                    let _ = writeln!(s, "      if (ok{st}) {{");
+                    let _ = writeln!(s, "        const int k{st} = q{st} % {pp};");
+                    // One table read a butterfly; its powers by products of lower powers.
+                    let _ = writeln!(
+                        s,
+                        "        const {v2} w{st} = tw[k{st} * {stride}]; const {real} wr{st}_1 = w{st}.x, wi{st}_1 = {conj}w{st}.y;"
+                    );
+                    powers(&mut s, real, &format!("wr{st}_"), &format!("wi{st}_"), r);
+                    for j in 0..r {
+                        let _ = writeln!(
+                            s,
+                            "        {{ const {v2} u = buf[{}]; a{st}_{j} = u.x; b{st}_{j} = u.y; }}",
+                            pad(&format!("(q{st} + {}) * {c} + c{st}", j * sp))
+                        );
+                        if j > 0 {
+                            let _ = writeln!(
+                                s,
+                                "        {{ const {real} e = a{st}_{j} * wr{st}_{j} - b{st}_{j} * wi{st}_{j}; b{st}_{j} = a{st}_{j} * wi{st}_{j} + b{st}_{j} * wr{st}_{j}; a{st}_{j} = e; }}"
+                            );
+                        }
+                    }
+                    s.push_str("      }\n");
+                }
+            }
+            if pass > 0 && pass < last {
+                // Everyone's reads done before the pass writes over them.
+                let _ = writeln!(s, "      {bar};");
+            }
+            for st in 0..steps {
+                let _ = writeln!(s, "      if (ok{st}) {{");
+                let (code, outs) = dft(
+                    r,
+                    self.inverse,
+                    &format!("a{st}_"),
+                    &format!("b{st}_"),
+                    real,
+                    &lit,
+                );
+                s.push_str(&code);
+                if pass == last {
+                    // Output o of butterfly q is value q + o pp of the lane (q < pp).
+                    let _ = writeln!(
+                        s,
+                        "        {g}{v2}* ys = y + {} + ({i64t})q{st} * p_out; const {i64t} o_step = {pp} * p_out;",
+                        if last == 0 { format!("bo{st}") } else { format!("lout[c{st}]") }
+                    );
+                    for (o, (re, im)) in outs.iter().enumerate() {
+                        let _ = writeln!(
+                            s,
+                            "        {{ {v2} u; u.x = {re}; u.y = {im}; ys[{o} * o_step] = u; }}"
+                        );
+                    }
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "        const int base = (q{st} - q{st} % {pp}) * {r} + q{st} % {pp};"
+                    );
+                    for (o, (re, im)) in outs.iter().enumerate() {
+                        let _ = writeln!(
+                            s,
+                            "        {{ {v2} u; u.x = {re}; u.y = {im}; buf[{}] = u; }}",
+                            pad(&format!("(base + {}) * {c} + c{st}", o * pp))
+                        );
+                    }
+                }
+                s.push_str("      }\n");
+            }
+            if pass < last {
+                let _ = writeln!(s, "      {bar};");
+            }
+            s.push_str("    }\n");
+            pp *= r;
+        }
+        if last > 0 {
+            // The next tile's first pass writes over what this one's last pass reads.
+            let _ = writeln!(s, "    {bar};");
+        }
+        s.push_str("  }\n}\n");
+        s
+    }
+
+    /// The first local pass's loads of step `st` (radix `r`, `sp` butterflies a lane): the
+    /// lane's addresses (kept in `lout` for the last pass, or in registers when `alone`),
+    /// then `r` values turned by the fused twiddle `exp(-2 pi i m / n)`, `m = e k span / p`
+    /// for value `e = q + j sp` of the lane: `W^(q turn) (W^(sp turn))^j`.
+    fn direct_loads(
+        &self,
+        s: &mut String,
+        dialect: Dialect,
+        st: usize,
+        r: usize,
+        sp: usize,
+        alone: bool,
+    ) {
+        let t = dialect.table();
+        let (g, i64t) = (t.global, t.int64);
+        let real = if self.double { "double" } else { "float" };
+        let v2 = format!("{real}2");
+        let conj = if self.inverse { "-" } else { "" };
+        let r_all = self.radix;
+        let _ = writeln!(s, "      {i64t} bo{st} = 0;");
+        let _ = writeln!(s, "      if (ok{st}) {{");
+        let _ = writeln!(s, "        const {i64t} lane = first + c{st};");
+        let _ = writeln!(s, "        {i64t} b, l, i, k;");
+        let _ = writeln!(
+            s,
+            "        if (narrow) {{ const unsigned int ln = (unsigned int)lane, si = (unsigned int)span_in, bb = ln / si, ll = ln - bb * si, ii = inner == 1 ? ll : ll / (unsigned int)inner; b = bb; l = ll; i = ii; k = ii % (unsigned int)p; }}"
+        );
+        let _ = writeln!(
+            s,
+            "        else {{ b = lane / span_in; l = lane - b * span_in; i = l / inner; k = i % p; }}"
+        );
+        let _ = writeln!(
+            s,
+            "        bo{st} = b * block + ((i - k) * {r_all} + k) * inner + (l - i * inner);"
+        );
+        if !alone {
+            let _ = writeln!(s, "        if (q{st} == 0) lout[c{st}] = bo{st};");
+        }
+        let _ = writeln!(
+            s,
+            "        {g}const {v2}* xs = x + b * block + l + ({i64t})q{st} * span_in; const {i64t} j_step = {sp} * span_in;"
+        );
+        for j in 0..r {
+            let _ = writeln!(
+                s,
+                "        {{ const {v2} u = xs[{j} * j_step]; a{st}_{j} = u.x; b{st}_{j} = u.y; }}"
+            );
+        }
+        let _ = writeln!(s, "        const {i64t} turn = k * turn_step;");
+        let _ = writeln!(s, "        if (turn > 0) {{");
+        // W^m = lo[m mod 2^bits] hi[m >> bits].
+        for (name, m) in [
+            ("f", format!("q{st} * turn")),
+            ("g", format!("{sp} * turn")),
+        ] {
+            let _ = writeln!(
+                s,
+                "          const {i64t} m{name} = {m}; const {v2} {name}l = lo[m{name} & mask], {name}h = hi[m{name} >> bits];"
+            );
+            let _ = writeln!(
+                s,
+                "          const {real} {name}r_1 = {name}l.x * {name}h.x - {name}l.y * {name}h.y, {name}i_1 = {conj}({name}l.x * {name}h.y + {name}l.y * {name}h.x);"
+            );
+        }
+        powers(s, real, "gr_", "gi_", r);
+        for j in 0..r {
+            // w_j = f g^j, applied to value j.
+            let (wr, wi) = if j == 0 {
+                ("fr_1".to_string(), "fi_1".to_string())
+            } else {
+                let _ = writeln!(
+                    s,
+                    "          const {real} wr{j} = fr_1 * gr_{j} - fi_1 * gi_{j}, wi{j} = fr_1 * gi_{j} + fi_1 * gr_{j};"
+                );
+                (format!("wr{j}"), format!("wi{j}"))
+            };
+            let _ = writeln!(
+                s,
+                "          {{ const {real} e = a{st}_{j} * {wr} - b{st}_{j} * {wi}; b{st}_{j} = a{st}_{j} * {wi} + b{st}_{j} * {wr}; a{st}_{j} = e; }}"
+            );
+        }
+        s.push_str("        }\n      }\n");
+    }
+}
+
+/// `{re}k`, `{im}k` for `2 <= k < r`: the powers of `({re}1, {im}1)`, each a product of two
+/// lower powers (at most log2(r) roundings deep).
+fn powers(s: &mut String, real: &str, re: &str, im: &str, r: usize) {
+    for j in 2..r {
+        let (a, b) = (j / 2, j - j / 2);
+        let _ = writeln!(
+            s,
+            "        const {real} {re}{j} = {re}{a} * {re}{b} - {im}{a} * {im}{b}, {im}{j} = {re}{a} * {im}{b} + {im}{a} * {re}{b};"
+        );
+    }
+}
+
+/// The radices of a direct tile's local passes: its power of two in as few radices of at
+/// most 16 as there can be, balanced (256 = 16 x 16, 512 = 8 x 8 x 8, 2048 = 16 x 16 x 8),
+/// then [`factor`]'s odd radices.
+pub fn register_radices(mut r: usize) -> Vec<usize> {
+    let mut twos: usize = 0;
+    while r > 1 && r.is_multiple_of(2) {
+        twos += 1;
+        r /= 2;
+    }
+    let count = twos.div_ceil(4);
+    let mut radices: Vec<usize> = (0..count)
+        .map(|k| 1 << (twos / count + usize::from(k < twos % count)))
+        .collect();
+    radices.extend(factor(r).unwrap_or_default());
+    radices
 }
 
 /// The radices of a tile's local passes: 16 (a 4 x 4 DFT in registers: fewer barriers and
@@ -466,7 +789,7 @@ mod tests {
             Some(vec![(512, 8), (256, 16), (256, 16)])
         );
         assert_eq!(
-            tile_passes(1 << 24, 1, 8, &Tuning::parse("32768,1").unwrap()),
+            tile_passes(1 << 24, 1, 8, &Tuning::parse("32768,1,128,0").unwrap()),
             Some(vec![(4096, 1), (4096, 1)])
         );
         // Columns of 4096: two passes of 64 over 16 adjacent columns.
@@ -477,6 +800,8 @@ mod tests {
         assert_eq!(tile_passes(11, 1, 8, &t), None);
         assert_eq!(tile_passes(1, 1, 8, &t), None);
         assert_eq!(Tuning::parse("x"), None);
+        assert_eq!(Tuning::parse("1,1,1,2"), None);
+        assert!(!Tuning::parse("1,1,1,0").unwrap().direct);
     }
 
     #[test]
@@ -502,7 +827,7 @@ mod tests {
         assert_eq!(local_radices(4096), vec![16, 16, 16]);
         assert_eq!(local_radices(64), vec![16, 4]);
         assert_eq!(local_radices(1000), vec![8, 5, 5, 5]);
-        let k = TileKernel::new(64, 16, 256, false, false);
+        let k = TileKernel::new(64, 16, 256, false, false, false);
         assert_eq!(k.threads, 64);
         let src = k.source(Dialect::OpenCl);
         assert!(src.contains("__local float2 buf[1089];"), "{src}");
@@ -512,7 +837,38 @@ mod tests {
             2 * 2 + 3,
             "{src}"
         );
-        let cuda = TileKernel::new(4096, 1, 256, true, true).source(Dialect::Cuda);
+        let cuda = TileKernel::new(4096, 1, 256, true, true, false).source(Dialect::Cuda);
         assert!(cuda.contains("__shared__ double2 buf[4353];"), "{cuda}");
+    }
+
+    #[test]
+    fn a_direct_tile_exchanges_through_local_memory_between_its_register_passes() {
+        assert_eq!(register_radices(256), vec![16, 16]);
+        assert_eq!(register_radices(512), vec![8, 8, 8]);
+        assert_eq!(register_radices(2048), vec![16, 16, 8]);
+        assert_eq!(register_radices(64), vec![8, 8]);
+        assert_eq!(register_radices(1000), vec![8, 5, 5, 5]);
+        assert_eq!(register_radices(343), vec![7, 7, 7]);
+        assert_eq!(register_radices(2), vec![2]);
+        // 256 x 16 lanes: a thread a butterfly of 16, one exchange (two barriers: after the
+        // first pass's writes, and before the next tile's).
+        let k = TileKernel::new(256, 16, 256, false, false, true);
+        assert_eq!(k.threads, 256);
+        let src = k.source(Dialect::OpenCl);
+        assert_eq!(
+            src.matches("barrier(CLK_LOCAL_MEM_FENCE)").count(),
+            2,
+            "{src}"
+        );
+        assert!(
+            src.contains("xs[15 * j_step]") && src.contains("ys[15 * o_step]"),
+            "{src}"
+        );
+        // A radix of 16 or less: registers only.
+        let small = TileKernel::new(8, 256, 256, true, true, true).source(Dialect::Cuda);
+        assert!(
+            !small.contains("__shared__") && !small.contains("__syncthreads"),
+            "{small}"
+        );
     }
 }

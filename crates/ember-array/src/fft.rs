@@ -25,7 +25,7 @@ use crate::array::Array;
 static PASSES: KernelMemo<PassKernel> = KernelMemo::new();
 static TILES: KernelMemo<TileKernel> = KernelMemo::new();
 
-/// The tile passes' tuning: `EMBER_FFT_TILES="local_bytes,min_lanes,max_threads,direct"` (read
+/// The tile passes' tuning: `EMBER_FFT_TILES="local_bytes,min_lanes,max_threads,direct,values"` (read
 /// once; setting it also makes CPU devices take the tile passes, as tests and sweeps do).
 fn tuning() -> Result<(Tuning, bool)> {
     static TUNING: OnceLock<Option<std::result::Result<Tuning, String>>> = OnceLock::new();
@@ -37,7 +37,7 @@ fn tuning() -> Result<(Tuning, bool)> {
         None => Ok((Tuning::default(), false)),
         Some(Ok(t)) => Ok((*t, true)),
         Some(Err(text)) => Err(Error::Value(format!(
-            "EMBER_FFT_TILES is \"local_bytes,min_lanes,max_threads,direct\" (positive integers, direct 0 or 1), not {text:?}"
+            "EMBER_FFT_TILES is \"local_bytes,min_lanes,max_threads,direct,values\" (positive integers, direct 0 or 1), not {text:?}"
         ))),
     }
 }

@@ -57,12 +57,14 @@ pub struct Tuning {
     /// Adjacent lanes a pass over strided data takes at least (runs of global memory this
     /// long: 8 complex64 values are 64 bytes, two 32-byte sectors).
     pub min_lanes: usize,
-    /// Threads a group at most (128: measured through NVIDIA's OpenCL on an H100 against
-    /// 256, fft2 of 4,096² complex64 624 us against 686, 1,024 rows of 4,096 80 us against
-    /// 85, 2^24 724 against 705).
+    /// Threads a group at most (256: a thread a radix-16 butterfly of a 4,096-point row or
+    /// of 256 x 16 lanes in the direct form; the staged form measured best at 128 through
+    /// NVIDIA's OpenCL on an H100: fft2 of 4,096² complex64 624 us against 686 at 256).
     pub max_threads: usize,
     /// The kernels' form: [`TileKernel::direct`] (1) or every step through local memory (0).
     pub direct: bool,
+    /// Values a group takes where lanes are many (at least 16 lanes where they fit).
+    pub values: usize,
 }
 
 impl Default for Tuning {
@@ -72,12 +74,14 @@ impl Default for Tuning {
             min_lanes: 8,
             max_threads: 256,
             direct: true,
+            values: 2048,
         }
     }
 }
 
 impl Tuning {
-    /// `"local_bytes,min_lanes,max_threads,direct"` (any prefix of them; the rest default).
+    /// `"local_bytes,min_lanes,max_threads,direct,values"` (any prefix of them; the rest
+    /// default).
     pub fn parse(text: &str) -> Option<Tuning> {
         let mut t = Tuning::default();
         for (k, part) in text.split(',').enumerate() {
@@ -87,6 +91,7 @@ impl Tuning {
                 1 if v > 0 => t.min_lanes = v.next_power_of_two(),
                 2 if v > 0 => t.max_threads = v,
                 3 if v < 2 => t.direct = v == 1,
+                4 if v > 0 => t.values = v,
                 _ => return None,
             }
         }
@@ -105,10 +110,10 @@ pub fn tile_passes(
 ) -> Option<Vec<(usize, usize)>> {
     let radices = factor(n).filter(|_| n >= 2)?;
     let fits = |r: usize, lanes: usize| r * lanes * item <= tuning.local_bytes;
-    // Groups of about 2,048 values (fewer for long radices): short transforms take many
-    // lanes a group, so that a group has threads enough.
+    // Groups of about `tuning.values` values (fewer for long radices): short transforms take
+    // many lanes a group, so that a group has threads enough.
     let widen = |r: usize, mut lanes: usize| {
-        while fits(r, 2 * lanes) && (lanes < 16 || r * lanes < 2048) && lanes < 256 {
+        while fits(r, 2 * lanes) && (lanes < 16 || r * lanes < tuning.values) && lanes < 256 {
             lanes *= 2;
         }
         lanes

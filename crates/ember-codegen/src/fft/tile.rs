@@ -22,6 +22,16 @@
 //! values, `lo[m mod 2^bits] hi[m >> bits]` (about `2 sqrt(n)` values, computed on the host
 //! in double precision: accurate where a single-precision `sincos` of a large angle is not).
 //!
+//! Two forms of the kernel (`EMBER_FFT_TILES`'s fourth field): the *direct* form (default) does
+//! the first local radix step in registers straight from global memory and the last one
+//! straight to global memory, so a tile of `R = 16 x 16` goes through local memory once (one
+//! barrier), and reads two table values a thread for the fused twiddle (their powers for the
+//! rest); the *staged* form loads the tile into local memory (two table reads a value), runs
+//! every local step from and to local memory, and stores from it. Through NVIDIA's OpenCL the
+//! staged form ran at about 1.3 TB/s a pass on an H100 (2^24: 3 passes, ~250 us each), well
+//! under the memory's speed: its instructions, local-memory round trips and the twiddle
+//! gathers (32 distinct lines a warp) bound it.
+//!
 //! Parameters: input, output, the radix's table, the length's two-level table (OpenCL: each
 //! buffer then its byte offset), then `span`, `inner`, `p`, `lanes` (how many lanes in all:
 //! `batch span inner`) and `bits` (int64).

@@ -571,13 +571,21 @@ impl TileKernel {
                 } else {
                     let _ = writeln!(s, "      if (ok{st}) {{");
                     let _ = writeln!(s, "        const int k{st} = q{st} % {pp};");
-                    // One table read a butterfly; its powers by products of lower powers.
+                    // w = exp(-2 pi i k / (pp r)) and, where r > 4, w^4 from the table; the
+                    // other powers their products (split_powers).
                     let _ = writeln!(
                         s,
-                        "        const {v2} w{st} = tw[k{st} * {stride}]; const {real} wr{st}_1 = w{st}.x, wi{st}_1 = {conj}w{st}.y;"
+                        "        const {v2} w{st} = tw[k{st} * {stride}]; const {real} gr{st}_1 = w{st}.x, gi{st}_1 = {conj}w{st}.y;"
                     );
-                    powers(&mut s, real, &format!("wr{st}_"), &format!("wi{st}_"), r);
-                    for j in 0..r {
+                    if r > 4 {
+                        let _ = writeln!(
+                            s,
+                            "        const {v2} x{st} = tw[k{st} * {}]; const {real} hr{st}_1 = x{st}.x, hi{st}_1 = {conj}x{st}.y;",
+                            4 * stride
+                        );
+                    }
+                    let w = split_powers(&mut s, real, &format!("{st}_"), r);
+                    for (j, (wr, wi)) in w.iter().enumerate() {
                         let _ = writeln!(
                             s,
                             "        {{ const {v2} u = buf[{}]; a{st}_{j} = u.x; b{st}_{j} = u.y; }}",
@@ -586,7 +594,7 @@ impl TileKernel {
                         if j > 0 {
                             let _ = writeln!(
                                 s,
-                                "        {{ const {real} e = a{st}_{j} * wr{st}_{j} - b{st}_{j} * wi{st}_{j}; b{st}_{j} = a{st}_{j} * wi{st}_{j} + b{st}_{j} * wr{st}_{j}; a{st}_{j} = e; }}"
+                                "        {{ const {real} e = a{st}_{j} * {wr} - b{st}_{j} * {wi}; b{st}_{j} = a{st}_{j} * {wi} + b{st}_{j} * {wr}; a{st}_{j} = e; }}"
                             );
                         }
                     }
@@ -700,29 +708,38 @@ impl TileKernel {
         }
         let _ = writeln!(s, "        const {i64t} turn = k * turn_step;");
         let _ = writeln!(s, "        if (turn > 0) {{");
-        // W^m = lo[m mod 2^bits] hi[m >> bits].
-        for (name, m) in [
+        // W^m = lo[m mod 2^bits] hi[m >> bits]: f, g and, where r > 4, h = g^4 (split_powers).
+        let mut roots = vec![
             ("f", format!("q{st} * turn")),
             ("g", format!("{sp} * turn")),
-        ] {
+        ];
+        if r > 4 {
+            roots.push(("h", format!("{} * turn", 4 * sp)));
+        }
+        for (name, m) in &roots {
+            let (re, im) = if *name == "f" {
+                ("fr".to_string(), "fi".to_string())
+            } else {
+                (format!("{name}r_1"), format!("{name}i_1"))
+            };
             let _ = writeln!(
                 s,
                 "          const {i64t} m{name} = {m}; const {v2} {name}l = lo[m{name} & mask], {name}h = hi[m{name} >> bits];"
             );
             let _ = writeln!(
                 s,
-                "          const {real} {name}r_1 = {name}l.x * {name}h.x - {name}l.y * {name}h.y, {name}i_1 = {conj}({name}l.x * {name}h.y + {name}l.y * {name}h.x);"
+                "          const {real} {re} = {name}l.x * {name}h.x - {name}l.y * {name}h.y, {im} = {conj}({name}l.x * {name}h.y + {name}l.y * {name}h.x);"
             );
         }
-        powers(s, real, "gr_", "gi_", r);
-        for j in 0..r {
+        let g = split_powers(s, real, "_", r);
+        for (j, (gr, gi)) in g.iter().enumerate() {
             // w_j = f g^j, applied to value j.
             let (wr, wi) = if j == 0 {
-                ("fr_1".to_string(), "fi_1".to_string())
+                ("fr".to_string(), "fi".to_string())
             } else {
                 let _ = writeln!(
                     s,
-                    "          const {real} wr{j} = fr_1 * gr_{j} - fi_1 * gi_{j}, wi{j} = fr_1 * gi_{j} + fi_1 * gr_{j};"
+                    "          const {real} wr{j} = fr * {gr} - fi * {gi}, wi{j} = fr * {gi} + fi * {gr};"
                 );
                 (format!("wr{j}"), format!("wi{j}"))
             };
@@ -733,6 +750,41 @@ impl TileKernel {
         }
         s.push_str("        }\n      }\n");
     }
+}
+
+/// The powers `g^j`, `j < r`, of `(gr{tag}1, gi{tag}1)` as (re, im) expressions (`j = 0`: empty),
+/// given also `h = g^4` as `(hr{tag}1, hi{tag}1)` where `r > 4`: `g^j = h^(j / 4) g^(j mod 4)`,
+/// so that no power multiplies a table value's rounding by more than 3 (`g^15` as a product of
+/// lower powers of `g` alone carries 15 times `g`'s error). Declares the temporaries.
+fn split_powers(s: &mut String, real: &str, tag: &str, r: usize) -> Vec<(String, String)> {
+    let split = r > 4;
+    let (gr, gi, hr, hi) = (
+        format!("gr{tag}"),
+        format!("gi{tag}"),
+        format!("hr{tag}"),
+        format!("hi{tag}"),
+    );
+    powers(s, real, &gr, &gi, if split { 4 } else { r });
+    if split {
+        powers(s, real, &hr, &hi, (r - 1) / 4 + 1);
+    }
+    (0..r)
+        .map(|j| {
+            let (a, b) = if split { (j / 4, j % 4) } else { (0, j) };
+            match (a, b) {
+                (0, 0) => (String::new(), String::new()),
+                (0, b) => (format!("{gr}{b}"), format!("{gi}{b}")),
+                (a, 0) => (format!("{hr}{a}"), format!("{hi}{a}")),
+                (a, b) => {
+                    let _ = writeln!(
+                        s,
+                        "        const {real} pr{tag}{j} = {hr}{a} * {gr}{b} - {hi}{a} * {gi}{b}, pi{tag}{j} = {hr}{a} * {gi}{b} + {hi}{a} * {gr}{b};"
+                    );
+                    (format!("pr{tag}{j}"), format!("pi{tag}{j}"))
+                }
+            }
+        })
+        .collect()
 }
 
 /// `{re}k`, `{im}k` for `2 <= k < r`: the powers of `({re}1, {im}1)`, each a product of two

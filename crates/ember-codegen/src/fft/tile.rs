@@ -56,6 +56,9 @@ pub struct TileKernel {
     /// The first and last local radix steps in registers, straight from and to global memory
     /// ([`TileKernel::source`]'s "direct" form); else every step through local memory.
     pub direct: bool,
+    /// Registers a thread at most (0: the compiler's choice): CUDA's launch bounds, NVIDIA's
+    /// OpenCL's `-cl-nv-maxrregcount` (the plan's compile options).
+    pub regs: usize,
 }
 
 /// How the tile passes split a transform (measured on GPUs; the defaults suit NVIDIA's
@@ -75,6 +78,10 @@ pub struct Tuning {
     pub direct: bool,
     /// Values a group takes where lanes are many (at least 16 lanes where they fit).
     pub values: usize,
+    /// Registers a thread at most, 0 for the compiler's choice (128: two groups of 256
+    /// threads an SM on NVIDIA GPUs; left alone, NVRTC gives a 4,096-point row 156 and one
+    /// group an SM, and 80 or 64 fit it without spilling).
+    pub regs: usize,
 }
 
 impl Default for Tuning {
@@ -85,12 +92,13 @@ impl Default for Tuning {
             max_threads: 256,
             direct: true,
             values: 2048,
+            regs: 128,
         }
     }
 }
 
 impl Tuning {
-    /// `"local_bytes,min_lanes,max_threads,direct,values"` (any prefix of them; the rest
+    /// `"local_bytes,min_lanes,max_threads,direct,values,regs"` (any prefix of them; the rest
     /// default).
     pub fn parse(text: &str) -> Option<Tuning> {
         let mut t = Tuning::default();
@@ -102,6 +110,7 @@ impl Tuning {
                 2 if v > 0 => t.max_threads = v,
                 3 if v < 2 => t.direct = v == 1,
                 4 if v > 0 => t.values = v,
+                5 => t.regs = v,
                 _ => return None,
             }
         }
@@ -194,18 +203,17 @@ pub fn split_table(n: usize) -> Vec<f64> {
 }
 
 impl TileKernel {
-    /// A pass of radix `radix` over `lanes` lanes a group, with its threads: a thread a
-    /// butterfly of the local pass of the largest radix (staged form: of the first), at most
-    /// `max_threads`.
+    /// A pass of radix `radix` over `lanes` lanes a group in `tuning`'s form, with its
+    /// threads: a thread a butterfly of the local pass of the largest radix (staged form: of
+    /// the first), at most `tuning.max_threads`.
     pub fn new(
         radix: usize,
         lanes: usize,
-        max_threads: usize,
         double: bool,
         inverse: bool,
-        direct: bool,
+        tuning: &Tuning,
     ) -> TileKernel {
-        let widest = if direct {
+        let widest = if tuning.direct {
             register_radices(radix).into_iter().max()
         } else {
             local_radices(radix).first().copied()
@@ -213,20 +221,43 @@ impl TileKernel {
         TileKernel {
             radix,
             lanes,
-            threads: (lanes * radix / widest.unwrap_or(2)).clamp(1, max_threads.max(1)),
+            threads: (lanes * radix / widest.unwrap_or(2)).clamp(1, tuning.max_threads.max(1)),
             double,
             inverse,
-            direct,
+            direct: tuning.direct,
+            // A complex128 value takes twice the registers.
+            regs: match (double, tuning.regs) {
+                (true, r) if 2 * r > 255 => 0,
+                (true, r) => 2 * r,
+                (false, r) => r,
+            },
+        }
+    }
+
+    /// CUDA's launch bounds for [`TileKernel::regs`] (groups an SM of 65,536 registers).
+    fn attribute(&self, dialect: Dialect) -> String {
+        match (&dialect.table().warp, self.regs) {
+            (Some(warp), regs) if regs > 0 => {
+                let blocks = (65536 / (self.threads * regs)).max(1);
+                format!(
+                    " {}",
+                    warp.launch_bounds
+                        .replace("{threads}", &self.threads.to_string())
+                        .replace("{blocks}", &blocks.to_string())
+                )
+            }
+            _ => String::new(),
         }
     }
 
     pub fn name(&self) -> String {
         format!(
-            "ember_fft_tile{}{}x{}t{}_{}_{}",
+            "ember_fft_tile{}{}x{}t{}r{}_{}_{}",
             if self.direct { "d" } else { "" },
             self.radix,
             self.lanes,
             self.threads,
+            self.regs,
             if self.double { "c128" } else { "c64" },
             if self.inverse { "inv" } else { "fwd" }
         )
@@ -266,7 +297,15 @@ impl TileKernel {
             ("tw_p", true),
             ("wn_p", true),
         ];
-        let mut s = open_kernel(dialect, self.double, &self.name(), &buffers, &scalars);
+        let attribute = self.attribute(dialect);
+        let mut s = open_kernel(
+            dialect,
+            self.double,
+            &self.name(),
+            &attribute,
+            &buffers,
+            &scalars,
+        );
         let conj = if self.inverse { "-" } else { "" };
         let _ = writeln!(s, "  {g}const {v2}* x = ({g}const {v2}*)in_p;");
         let _ = writeln!(s, "  {g}{v2}* y = ({g}{v2}*)out_p;");
@@ -492,7 +531,15 @@ impl TileKernel {
             ("tw_p", true),
             ("wn_p", true),
         ];
-        let mut s = open_kernel(dialect, self.double, &self.name(), &buffers, &scalars);
+        let attribute = self.attribute(dialect);
+        let mut s = open_kernel(
+            dialect,
+            self.double,
+            &self.name(),
+            &attribute,
+            &buffers,
+            &scalars,
+        );
         let conj = if self.inverse { "-" } else { "" };
         let _ = writeln!(s, "  {g}const {v2}* x = ({g}const {v2}*)in_p;");
         let _ = writeln!(s, "  {g}{v2}* y = ({g}{v2}*)out_p;");
@@ -894,7 +941,8 @@ mod tests {
         assert_eq!(local_radices(4096), vec![16, 16, 16]);
         assert_eq!(local_radices(64), vec![16, 4]);
         assert_eq!(local_radices(1000), vec![8, 5, 5, 5]);
-        let k = TileKernel::new(64, 16, 256, false, false, false);
+        let staged = Tuning::parse("32768,8,256,0,2048,0").unwrap();
+        let k = TileKernel::new(64, 16, false, false, &staged);
         assert_eq!(k.threads, 64);
         let src = k.source(Dialect::OpenCl);
         assert!(src.contains("__local float2 buf[1089];"), "{src}");
@@ -904,7 +952,7 @@ mod tests {
             2 * 2 + 3,
             "{src}"
         );
-        let cuda = TileKernel::new(4096, 1, 256, true, true, false).source(Dialect::Cuda);
+        let cuda = TileKernel::new(4096, 1, true, true, &staged).source(Dialect::Cuda);
         assert!(cuda.contains("__shared__ double2 buf[4353];"), "{cuda}");
     }
 
@@ -919,7 +967,8 @@ mod tests {
         assert_eq!(register_radices(2), vec![2]);
         // 256 x 16 lanes: a thread a butterfly of 16, one exchange (two barriers: after the
         // first pass's writes, and before the next tile's).
-        let k = TileKernel::new(256, 16, 256, false, false, true);
+        let t = Tuning::default();
+        let k = TileKernel::new(256, 16, false, false, &t);
         assert_eq!(k.threads, 256);
         let src = k.source(Dialect::OpenCl);
         assert_eq!(
@@ -932,7 +981,8 @@ mod tests {
             "{src}"
         );
         // A radix of 16 or less: registers only.
-        let small = TileKernel::new(8, 256, 256, true, true, true).source(Dialect::Cuda);
+        let small = TileKernel::new(8, 256, false, true, &t).source(Dialect::Cuda);
+        assert!(small.contains("__launch_bounds__(256, 2)"), "{small}");
         assert!(
             !small.contains("__shared__") && !small.contains("__syncthreads"),
             "{small}"

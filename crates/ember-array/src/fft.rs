@@ -266,7 +266,9 @@ impl Plan {
         })?;
         let dtype = complex(double);
         let (tuning, forced) = tuning()?;
-        let want_tiles = rows == Rows::Shared || forced || !device.info().is_cpu;
+        // The tiles' lane arithmetic is 32-bit: larger transforms take the radix passes.
+        let want_tiles = (rows == Rows::Shared || forced || !device.info().is_cpu)
+            && batch.saturating_mul(n).saturating_mul(inner) <= i32::MAX as usize;
         let kernels = if want_tiles && batch > 0 {
             tile_kernels(device, n, inner, double, &tuning)?
         } else {

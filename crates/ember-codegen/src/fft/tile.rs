@@ -78,9 +78,11 @@ pub struct Tuning {
     pub direct: bool,
     /// Values a group takes where lanes are many (at least 16 lanes where they fit).
     pub values: usize,
-    /// Registers a thread at most, 0 for the compiler's choice (128: two groups of 256
-    /// threads an SM on NVIDIA GPUs; left alone, NVRTC gives a 4,096-point row 156 and one
-    /// group an SM, and 80 or 64 fit it without spilling).
+    /// Registers a thread at most for each 16 complex64 values it holds (scaled to what a
+    /// kernel's threads hold: 8 values, half), 0 for the compiler's choice. 128: two groups of
+    /// 256 threads an SM on NVIDIA GPUs where ptxas (through NVRTC, sm_90) left alone gives a
+    /// 4,096-point row or 512 x 8 lanes 156 registers and one group; 64 x 32 lanes (8 values
+    /// a thread) fit 64 without spilling, 256 x 16 lanes 96.
     pub regs: usize,
 }
 
@@ -218,18 +220,32 @@ impl TileKernel {
         } else {
             local_radices(radix).first().copied()
         };
+        let threads = (lanes * radix / widest.unwrap_or(2)).clamp(1, tuning.max_threads.max(1));
+        // The most values a thread holds in a local pass (a complex128 one counts twice).
+        let radices = if tuning.direct {
+            register_radices(radix)
+        } else {
+            local_radices(radix)
+        };
+        let held = radices
+            .iter()
+            .map(|r| (radix / r * lanes).div_ceil(threads) * r)
+            .max()
+            .unwrap_or(1)
+            * if double { 2 } else { 1 };
+        let regs = (tuning.regs * held / 16).div_ceil(8) * 8;
         TileKernel {
             radix,
             lanes,
-            threads: (lanes * radix / widest.unwrap_or(2)).clamp(1, tuning.max_threads.max(1)),
+            threads,
             double,
             inverse,
             direct: tuning.direct,
-            // A complex128 value takes twice the registers.
-            regs: match (double, tuning.regs) {
-                (true, r) if 2 * r > 255 => 0,
-                (true, r) => 2 * r,
-                (false, r) => r,
+            // The staged form keeps the compiler's choice (its loads hold 32 values a thread).
+            regs: if regs > 255 || !tuning.direct {
+                0
+            } else {
+                regs
             },
         }
     }
@@ -560,12 +576,12 @@ impl TileKernel {
             s,
             "  const int lane_major_in = span_in >= {c}, lane_major_out = p_out >= {c};"
         );
-        // Every lane index, span, p and inner is below `lanes`: 32-bit divisions when it fits
-        // (a 64-bit one is a long emulated sequence on GPUs).
-        let _ = writeln!(s, "  const int narrow = lanes <= 2147483647;");
+        // Every lane index, span, p and inner is below `lanes`, which the plan keeps below
+        // 2^31: 32-bit divisions (a 64-bit one is a long emulated sequence on GPUs, and its
+        // registers cost occupancy).
         let _ = writeln!(
             s,
-            "  const {i64t} turn_step = narrow ? ({i64t})((unsigned int)span / (unsigned int)p) : span / p;"
+            "  const unsigned int span_in32 = (unsigned int)span_in, inner32 = (unsigned int)inner, p32 = (unsigned int)p, turn_step = (unsigned int)span / p32;"
         );
         let _ = writeln!(
             s,
@@ -726,19 +742,13 @@ impl TileKernel {
         let r_all = self.radix;
         let _ = writeln!(s, "      {i64t} bo{st} = 0;");
         let _ = writeln!(s, "      if (ok{st}) {{");
-        let _ = writeln!(s, "        const {i64t} lane = first + c{st};");
-        let _ = writeln!(s, "        {i64t} b, l, i, k;");
         let _ = writeln!(
             s,
-            "        if (narrow) {{ const unsigned int ln = (unsigned int)lane, si = (unsigned int)span_in, bb = ln / si, ll = ln - bb * si, ii = inner == 1 ? ll : ll / (unsigned int)inner; b = bb; l = ll; i = ii; k = ii % (unsigned int)p; }}"
+            "        const unsigned int lane = (unsigned int)(first + c{st}), b = lane / span_in32, l = lane - b * span_in32, i = inner32 == 1 ? l : l / inner32, k = i % p32;"
         );
         let _ = writeln!(
             s,
-            "        else {{ b = lane / span_in; l = lane - b * span_in; i = l / inner; k = i % p; }}"
-        );
-        let _ = writeln!(
-            s,
-            "        bo{st} = b * block + ((i - k) * {r_all} + k) * inner + (l - i * inner);"
+            "        bo{st} = ({i64t})b * block + (({i64t})(i - k) * {r_all} + k) * inner + (l - i * inner32);"
         );
         if !alone {
             let _ = writeln!(s, "        if (q{st} == 0) lout[c{st}] = bo{st};");
@@ -778,15 +788,31 @@ impl TileKernel {
                 "          const {real} {re} = {name}l.x * {name}h.x - {name}l.y * {name}h.y, {im} = {conj}({name}l.x * {name}h.y + {name}l.y * {name}h.x);"
             );
         }
-        let g = split_powers(s, real, "_", r);
-        for (j, (gr, gi)) in g.iter().enumerate() {
-            // w_j = f g^j, applied to value j.
-            let (wr, wi) = if j == 0 {
+        // f g^b for b < 4 once, then w_j = h^(j / 4) (f g^(j mod 4)): one complex product a value.
+        let split = r > 4;
+        powers(s, real, "gr_", "gi_", r.min(4));
+        if split {
+            powers(s, real, "hr_", "hi_", (r - 1) / 4 + 1);
+        }
+        for b in 1..r.min(4) {
+            let _ = writeln!(
+                s,
+                "          const {real} fr{b} = fr * gr_{b} - fi * gi_{b}, fi{b} = fr * gi_{b} + fi * gr_{b};"
+            );
+        }
+        for j in 0..r {
+            let (a, b) = if split { (j / 4, j % 4) } else { (0, j) };
+            let (fr, fi) = if b == 0 {
                 ("fr".to_string(), "fi".to_string())
+            } else {
+                (format!("fr{b}"), format!("fi{b}"))
+            };
+            let (wr, wi) = if a == 0 {
+                (fr, fi)
             } else {
                 let _ = writeln!(
                     s,
-                    "          const {real} wr{j} = fr * {gr} - fi * {gi}, wi{j} = fr * {gi} + fi * {gr};"
+                    "          const {real} wr{j} = hr_{a} * {fr} - hi_{a} * {fi}, wi{j} = hr_{a} * {fi} + hi_{a} * {fr};"
                 );
                 (format!("wr{j}"), format!("wi{j}"))
             };
@@ -982,7 +1008,10 @@ mod tests {
         );
         // A radix of 16 or less: registers only.
         let small = TileKernel::new(8, 256, false, true, &t).source(Dialect::Cuda);
-        assert!(small.contains("__launch_bounds__(256, 2)"), "{small}");
+        assert!(small.contains("__launch_bounds__(256, 4)"), "{small}");
+        // 16 values a thread: 128 registers, two groups an SM.
+        let cuda = TileKernel::new(256, 16, false, false, &t).source(Dialect::Cuda);
+        assert!(cuda.contains("__launch_bounds__(256, 2)"), "{cuda}");
         assert!(
             !small.contains("__shared__") && !small.contains("__syncthreads"),
             "{small}"

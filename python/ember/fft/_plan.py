@@ -178,6 +178,8 @@ class _RealForward:
             return
         h = n // 2
         z = empty((batch, h), dtype=_complex(self.double))
+        if rows._a.address % z.dtype.itemsize:
+            rows = rows.copy()  # reals from an odd offset: complex values must be aligned
         self.rows.run(rows.view(z.dtype), z, False)
         real = _real(self.double)
         _kernel("split")(z.view(real), self.roots.view(real), np.int64(h), np.int64(batch), np.int64(self.bits),

@@ -21,6 +21,7 @@ use std::fmt::Write;
 
 use crate::dialect::Dialect;
 
+mod direct;
 mod tile;
 pub use tile::{roots, split_bits, split_table, tile_passes, TileKernel, Tuning};
 

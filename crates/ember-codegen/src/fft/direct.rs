@@ -51,31 +51,30 @@ impl TileKernel {
         let _ = writeln!(s, "  {g}{v2}* y = ({g}{v2}*)out_p;");
         let _ = writeln!(s, "  {g}const {v2}* tw = ({g}const {v2}*)tw_p;");
         let _ = writeln!(s, "  {g}const {v2}* lo = ({g}const {v2}*)wn_p;");
-        let _ = writeln!(s, "  {g}const {v2}* hi = lo + ((({i64t})1) << bits);");
-        let _ = writeln!(s, "  const {i64t} mask = ((({i64t})1) << bits) - 1;");
+        // Every index is below the transform's size, which the plan keeps below 2^31: 32-bit
+        // arithmetic (a 64-bit division is a long emulated sequence on GPUs, and 64-bit
+        // offsets cost registers, so occupancy).
+        let _ = writeln!(
+            s,
+            "  const unsigned int bits32 = (unsigned int)bits, mask = (1u << bits32) - 1u;"
+        );
+        let _ = writeln!(s, "  {g}const {v2}* hi = lo + (1u << bits32);");
         if last > 0 {
             let _ = writeln!(s, "  {sh} {v2} buf[{}];", padded_size(r_all * c));
-            let _ = writeln!(s, "  {sh} {i64t} lout[{c}];");
+            let _ = writeln!(s, "  {sh} unsigned int lout[{c}];");
         }
         let _ = writeln!(s, "  const int lid = {};", t.local_id);
         let _ = writeln!(
             s,
-            "  const {i64t} span_in = span * inner, block = span_in * {r_all}, p_out = p * inner;"
+            "  const unsigned int inner32 = (unsigned int)inner, p32 = (unsigned int)p, span_in = (unsigned int)span * inner32, block = span_in * {r_all}u, p_out = p32 * inner32, turn_step = (unsigned int)span / p32, lanes32 = (unsigned int)lanes;"
         );
         let _ = writeln!(
             s,
             "  const int lane_major_in = span_in >= {c}, lane_major_out = p_out >= {c};"
         );
-        // Every lane index, span, p and inner is below `lanes`, which the plan keeps below
-        // 2^31: 32-bit divisions (a 64-bit one is a long emulated sequence on GPUs, and its
-        // registers cost occupancy).
         let _ = writeln!(
             s,
-            "  const unsigned int span_in32 = (unsigned int)span_in, inner32 = (unsigned int)inner, p32 = (unsigned int)p, turn_step = (unsigned int)span / p32;"
-        );
-        let _ = writeln!(
-            s,
-            "  for ({i64t} first = {} * {c}; first < lanes; first += {} * {c}) {{",
+            "  for (unsigned int first = (unsigned int){} * {c}u; first < lanes32; first += (unsigned int){} * {c}u) {{",
             t.group_id[0], t.num_groups[0]
         );
         let mut pp = 1;
@@ -114,7 +113,10 @@ impl TileKernel {
                         );
                     }
                 }
-                let _ = writeln!(s, "      const int ok{st} = {bound}first + c{st} < lanes;");
+                let _ = writeln!(
+                    s,
+                    "      const int ok{st} = {bound}first + c{st} < lanes32;"
+                );
                 let vals: Vec<String> = (0..r)
                     .map(|j| format!("a{st}_{j} = 0, b{st}_{j} = 0"))
                     .collect();
@@ -173,7 +175,7 @@ impl TileKernel {
                     // Output o of butterfly q is value q + o pp of the lane (q < pp).
                     let _ = writeln!(
                         s,
-                        "        {g}{v2}* ys = y + {} + ({i64t})q{st} * p_out; const {i64t} o_step = {pp} * p_out;",
+                        "        {g}{v2}* ys = y + ({} + q{st} * p_out); const unsigned int o_step = {pp}u * p_out;",
                         if last == 0 { format!("bo{st}") } else { format!("lout[c{st}]") }
                     );
                     for (o, (re, im)) in outs.iter().enumerate() {
@@ -225,27 +227,27 @@ impl TileKernel {
         alone: bool,
     ) {
         let t = dialect.table();
-        let (g, i64t) = (t.global, t.int64);
+        let g = t.global;
         let real = if self.double { "double" } else { "float" };
         let v2 = format!("{real}2");
         let conj = if self.inverse { "-" } else { "" };
         let r_all = self.radix;
-        let _ = writeln!(s, "      {i64t} bo{st} = 0;");
+        let _ = writeln!(s, "      unsigned int bo{st} = 0;");
         let _ = writeln!(s, "      if (ok{st}) {{");
         let _ = writeln!(
             s,
-            "        const unsigned int lane = (unsigned int)(first + c{st}), b = lane / span_in32, l = lane - b * span_in32, i = inner32 == 1 ? l : l / inner32, k = i % p32;"
+            "        const unsigned int lane = first + c{st}, b = lane / span_in, l = lane - b * span_in, i = inner32 == 1 ? l : l / inner32, k = i % p32;"
         );
         let _ = writeln!(
             s,
-            "        bo{st} = ({i64t})b * block + (({i64t})(i - k) * {r_all} + k) * inner + (l - i * inner32);"
+            "        bo{st} = b * block + ((i - k) * {r_all}u + k) * inner32 + (l - i * inner32);"
         );
         if !alone {
             let _ = writeln!(s, "        if (q{st} == 0) lout[c{st}] = bo{st};");
         }
         let _ = writeln!(
             s,
-            "        {g}const {v2}* xs = x + b * block + l + ({i64t})q{st} * span_in; const {i64t} j_step = {sp} * span_in;"
+            "        {g}const {v2}* xs = x + (b * block + l + q{st} * span_in); const unsigned int j_step = {sp}u * span_in;"
         );
         for j in 0..r {
             let _ = writeln!(
@@ -253,7 +255,7 @@ impl TileKernel {
                 "        {{ const {v2} u = xs[{j} * j_step]; a{st}_{j} = u.x; b{st}_{j} = u.y; }}"
             );
         }
-        let _ = writeln!(s, "        const {i64t} turn = k * turn_step;");
+        let _ = writeln!(s, "        const unsigned int turn = k * turn_step;");
         let _ = writeln!(s, "        if (turn > 0) {{");
         // W^m = lo[m mod 2^bits] hi[m >> bits]: f, g and, where r > 4, h = g^4 (split_powers).
         let mut roots = vec![
@@ -271,7 +273,7 @@ impl TileKernel {
             };
             let _ = writeln!(
                 s,
-                "          const {i64t} m{name} = {m}; const {v2} {name}l = lo[m{name} & mask], {name}h = hi[m{name} >> bits];"
+                "          const unsigned int m{name} = {m}; const {v2} {name}l = lo[m{name} & mask], {name}h = hi[m{name} >> bits32];"
             );
             let _ = writeln!(
                 s,

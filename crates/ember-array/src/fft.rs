@@ -25,7 +25,8 @@ use crate::array::Array;
 static PASSES: KernelMemo<PassKernel> = KernelMemo::new();
 static TILES: KernelMemo<TileKernel> = KernelMemo::new();
 
-/// The tile passes' tuning: `EMBER_FFT_TILES="local_bytes,min_lanes,max_threads,direct,values,regs"` (read
+/// The tile passes' tuning, a measuring knob:
+/// `EMBER_FFT_TILES="local_bytes,min_lanes,max_threads,direct,values,regs"` ([`Tuning`]; read
 /// once; setting it also makes CPU devices take the tile passes, as tests and sweeps do).
 fn tuning() -> Result<(Tuning, bool)> {
     static TUNING: OnceLock<Option<std::result::Result<Tuning, String>>> = OnceLock::new();
@@ -102,9 +103,16 @@ fn tile_function(device: &'static Device, spec: &TileKernel) -> Result<Function>
         let info = device.info();
         let nvidia_cl = device.kind() == BackendKind::OpenCl && info.compiler.contains("NVIDIA");
         if nvidia_cl && spec.regs > 0 {
-            let bound = ["-cl-nv-maxrregcount".to_string(), spec.regs.to_string()];
-            if let Ok(f) = compile_generated(device, &source, &name, &bound, Rounding::Contracted) {
-                return Ok(f);
+            // The extension's text spells it both ways over the years.
+            for bound in [
+                vec!["-cl-nv-maxrregcount".to_string(), spec.regs.to_string()],
+                vec![format!("-cl-nv-maxrregcount={}", spec.regs)],
+            ] {
+                if let Ok(f) =
+                    compile_generated(device, &source, &name, &bound, Rounding::Contracted)
+                {
+                    return Ok(f);
+                }
             }
         }
         compile_generated(device, &source, &name, &[], Rounding::Contracted)

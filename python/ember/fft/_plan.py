@@ -13,7 +13,7 @@ power-of-two length), real transforms of even length are complex transforms of h
 each of its axes: the last one's rows, the others' columns read in place (:class:`_Columns`).
 On GPUs the passes are tile passes (a large radix a launch, in local memory: a row of up to 32
 KiB in one launch, 2^24 values in three); ``EMBER_FFT_TILES="local_bytes,min_lanes,max_threads,
-direct,values"`` (a measuring knob: see ``ember_codegen::fft::Tuning``) tunes them (read once a
+direct,values,regs"`` (a measuring knob: see ``ember_codegen::fft::Tuning``) tunes them (read once a
 process) and makes CPU devices take them for rows too (tests).
 """
 

@@ -575,6 +575,9 @@ mod tests {
         assert_eq!(Tuning::parse("x"), None);
         assert_eq!(Tuning::parse("1,1,1,2"), None);
         assert!(!Tuning::parse("1,1,1,0").unwrap().direct);
+        let t = Tuning::parse("32768,8,256,1,4096,0").unwrap();
+        assert_eq!((t.values, t.regs), (4096, 0));
+        assert_eq!(Tuning::parse("32768,8,256,1,4096,0,1"), None);
     }
 
     #[test]

@@ -28,9 +28,11 @@
 //! barrier), and reads two table values a thread for the fused twiddle (their powers for the
 //! rest); the *staged* form loads the tile into local memory (two table reads a value), runs
 //! every local step from and to local memory, and stores from it. Through NVIDIA's OpenCL the
-//! staged form ran at about 1.3 TB/s a pass on an H100 (2^24: 3 passes, ~250 us each), well
-//! under the memory's speed: its instructions, local-memory round trips and the twiddle
-//! gathers (32 distinct lines a warp) bound it.
+//! staged form ran at about 1.1 TB/s a pass on an H100 (2^24: 3 passes, ~250 us each), well
+//! under the memory's speed: compiled through NVRTC for sm_90 its 256 x 16 and 4,096-point
+//! kernels take 255 registers and spill 150-180 bytes a thread (its loads hold 32 values a
+//! thread), so two groups of 128 threads an SM; the direct form takes 96-128 registers a
+//! 256-thread group, no spills, and about half the instructions.
 //!
 //! Parameters: input, output, the radix's table, the length's two-level table (OpenCL: each
 //! buffer then its byte offset), then `span`, `inner`, `p`, `lanes` (how many lanes in all:

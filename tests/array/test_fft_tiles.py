@@ -133,14 +133,31 @@ with ember.fft.config.use_ember_passes():
     x = (rng.standard_normal((64, 128)) + 1j * rng.standard_normal((64, 128))).astype(np.complex64)
     got = ember.fft.fft2(ember.asarray(x)).get()
     assert np.max(np.abs(got - np.fft.fft2(x))) <= 2e-5 * np.max(np.abs(np.fft.fft2(x)))
+    # Real transforms: a half-length complex transform, split or merged a pair k, h - k a thread.
+    for shape, dtype in [((3, 8192), np.float32), ((2, 2 * 3 * 5 * 7 * 4), np.float64), ((1, 4098), np.float64)]:
+        r = rng.standard_normal(shape).astype(dtype)
+        want = np.fft.rfft(r)
+        got = ember.fft.rfft(ember.asarray(r)).get()
+        tol = 2e-5 if dtype == np.float32 else 1e-12
+        assert np.max(np.abs(got - want)) <= tol * np.max(np.abs(want)), shape
+        back = ember.fft.irfft(ember.asarray(want.astype(got.dtype)), n=shape[1]).get()
+        assert np.max(np.abs(back - r)) <= tol * np.max(np.abs(r)), shape
+    # Reals from an odd offset, seen as complex values: copied aligned first (GPUs fault).
+    r = rng.standard_normal(4097).astype(np.float32)
+    got = ember.fft.rfft(ember.asarray(r)[1:]).get()
+    assert np.max(np.abs(got - np.fft.rfft(r[1:]))) <= 2e-5 * np.max(np.abs(np.fft.rfft(r[1:])))
 print("ok")
 """
 
 
-def test_small_tiles_split_rows_into_more_passes_in_a_fresh_process():
+@pytest.mark.parametrize("tiles", ["2048,4,64", "2048,4,64,0", "32768,8,32,1,2048,64"])
+def test_small_tiles_split_rows_into_more_passes_in_a_fresh_process(tiles):
     # 2 KiB of local memory and 4 lanes: 4096 values take two passes (64 x 64), 2^14 three,
-    # groups of at most 64 threads; EMBER_FFT_TILES also makes CPU devices take the tiles for rows.
-    done = run_python(_SMALL_TILES, {"EMBER_FFT_TILES": "2048,4,64"}, timeout=600)
+    # groups of at most 64 threads; the direct form (default) and the staged one (0); groups
+    # of 32 threads, several butterflies a thread in every local pass, a register bound (a
+    # build option on NVIDIA's OpenCL only). EMBER_FFT_TILES also makes CPU devices take the
+    # tiles for rows.
+    done = run_python(_SMALL_TILES, {"EMBER_FFT_TILES": tiles}, timeout=600)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
 
 

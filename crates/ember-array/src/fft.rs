@@ -15,17 +15,18 @@ use ember_codegen::fft::{
     TileKernel, Tuning,
 };
 use ember_core::{DType, Error, Result};
-use ember_kernel::{launch_shape, KernelMemo};
+use ember_kernel::{compile_generated, dialect, launch_shape, KernelMemo, Rounding};
 use ember_runtime::cuda::fft as cufft;
 pub use ember_runtime::cuda::fft::{Kind, Layout};
-use ember_runtime::{current_stream, BackendKind, Device, KernelArg};
+use ember_runtime::{current_stream, BackendKind, Device, Function, KernelArg};
 
 use crate::array::Array;
 
 static PASSES: KernelMemo<PassKernel> = KernelMemo::new();
 static TILES: KernelMemo<TileKernel> = KernelMemo::new();
 
-/// The tile passes' tuning: `EMBER_FFT_TILES="local_bytes,min_lanes,max_threads"` (read
+/// The tile passes' tuning, a measuring knob:
+/// `EMBER_FFT_TILES="local_bytes,min_lanes,max_threads,direct,values,regs"` ([`Tuning`]; read
 /// once; setting it also makes CPU devices take the tile passes, as tests and sweeps do).
 fn tuning() -> Result<(Tuning, bool)> {
     static TUNING: OnceLock<Option<std::result::Result<Tuning, String>>> = OnceLock::new();
@@ -37,7 +38,7 @@ fn tuning() -> Result<(Tuning, bool)> {
         None => Ok((Tuning::default(), false)),
         Some(Ok(t)) => Ok((*t, true)),
         Some(Err(text)) => Err(Error::Value(format!(
-            "EMBER_FFT_TILES is \"local_bytes,min_lanes,max_threads\" (positive integers), not {text:?}"
+            "EMBER_FFT_TILES is \"local_bytes,min_lanes,max_threads,direct,values,regs\" (positive integers, direct 0 or 1, regs 0 for any), not {text:?}"
         ))),
     }
 }
@@ -69,19 +70,53 @@ fn tile_kernels(
     };
     let mut kernels = Vec::new();
     for (radix, lanes) in passes {
-        let most = tuning.max_threads.min(info.max_threads_per_block.max(1));
-        let mut k = TileKernel::new(radix, lanes, most, double, false);
+        let most = Tuning {
+            max_threads: tuning.max_threads.min(info.max_threads_per_block.max(1)),
+            ..*tuning
+        };
+        let mut k = TileKernel::new(radix, lanes, double, false, &most);
         if info.max_shared_per_block != 0 && k.local_bytes() > info.max_shared_per_block {
             return Ok(None);
         }
         // The forward kernel stands for both directions (the inverse differs in signs only).
-        let limit = TILES.generated(device, &k)?.max_threads();
+        let limit = tile_function(device, &k)?.max_threads();
         if limit != 0 && k.threads > limit {
-            k = TileKernel::new(radix, lanes, floor_pow2(limit), double, false);
+            let fewer = Tuning {
+                max_threads: floor_pow2(limit),
+                ..most
+            };
+            k = TileKernel::new(radix, lanes, double, false, &fewer);
         }
         kernels.push(k);
     }
     Ok(Some(kernels))
+}
+
+/// A tile kernel compiled: products and sums contracted into multiply-adds (as cuFFT's are:
+/// about a third fewer instructions in the butterflies than rounding each on its own), and on
+/// NVIDIA's OpenCL its register bound as a build option (CUDA's is in the source); a driver
+/// that refuses the option builds it without.
+fn tile_function(device: &'static Device, spec: &TileKernel) -> Result<Function> {
+    TILES.get_or_compile(device, spec, || {
+        let source = spec.source(dialect(device));
+        let name = spec.name();
+        let info = device.info();
+        let nvidia_cl = device.kind() == BackendKind::OpenCl && info.compiler.contains("NVIDIA");
+        if nvidia_cl && spec.regs > 0 {
+            // The extension's text spells it both ways over the years.
+            for bound in [
+                vec!["-cl-nv-maxrregcount".to_string(), spec.regs.to_string()],
+                vec![format!("-cl-nv-maxrregcount={}", spec.regs)],
+            ] {
+                if let Ok(f) =
+                    compile_generated(device, &source, &name, &bound, Rounding::Contracted)
+                {
+                    return Ok(f);
+                }
+            }
+        }
+        compile_generated(device, &source, &name, &[], Rounding::Contracted)
+    })
 }
 
 /// The values of `values` (interleaved re, im, in double precision) as the precision's bytes.
@@ -239,7 +274,9 @@ impl Plan {
         })?;
         let dtype = complex(double);
         let (tuning, forced) = tuning()?;
-        let want_tiles = rows == Rows::Shared || forced || !device.info().is_cpu;
+        // The tiles' lane arithmetic is 32-bit: larger transforms take the radix passes.
+        let want_tiles = (rows == Rows::Shared || forced || !device.info().is_cpu)
+            && batch.saturating_mul(n).saturating_mul(inner) <= i32::MAX as usize;
         let kernels = if want_tiles && batch > 0 {
             tile_kernels(device, n, inner, double, &tuning)?
         } else {
@@ -465,7 +502,7 @@ impl Plan {
         let mut p = 1;
         for (s, k) in tiles.kernels.iter().enumerate() {
             let spec = TileKernel { inverse, ..*k };
-            let function = TILES.generated(device, &spec)?;
+            let function = tile_function(device, &spec)?;
             let (source, target) = ping_pong(s, tiles.kernels.len(), input, output, work)?;
             let span = n / k.radix;
             let lanes = batch * span * inner;

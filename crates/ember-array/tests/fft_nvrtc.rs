@@ -47,8 +47,9 @@ fn tile_kernels_compile() {
     ] {
         let item = if double { 16 } else { 8 };
         for (radix, lanes) in tile_passes(n, inner, item, &t).unwrap() {
-            for inverse in [false, true] {
-                let spec = TileKernel::new(radix, lanes, t.max_threads, double, inverse);
+            for (inverse, direct) in [(false, true), (true, true), (false, false), (true, false)] {
+                let tuning = Tuning { direct, ..t };
+                let spec = TileKernel::new(radix, lanes, double, inverse, &tuning);
                 compile(&spec.source(Dialect::Cuda), &spec.name());
             }
         }

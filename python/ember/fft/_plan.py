@@ -12,8 +12,9 @@ power-of-two length), real transforms of even length are complex transforms of h
 (the even and odd samples as the real and imaginary parts), and an N-d plan is 1-D plans over
 each of its axes: the last one's rows, the others' columns read in place (:class:`_Columns`).
 On GPUs the passes are tile passes (a large radix a launch, in local memory: a row of up to 32
-KiB in one launch, 2^24 values in three); ``EMBER_FFT_TILES="local_bytes,min_lanes,max_threads"``
-tunes them (read once a process) and makes CPU devices take them for rows too (tests).
+KiB in one launch, 2^24 values in three); ``EMBER_FFT_TILES="local_bytes,min_lanes,max_threads,
+direct,values,regs"`` (a measuring knob: see ``ember_codegen::fft::Tuning``) tunes them (read once a
+process) and makes CPU devices take them for rows too (tests).
 """
 
 from __future__ import annotations
@@ -140,18 +141,28 @@ class _Rows:
         out.reshape(self.batch, n)[...] = padded[:, :n] * (w * (1.0 / m))
 
 
+def _roots(n: int, count: int, double: bool):
+    """``exp(-2 pi i k / n)`` for ``k < count`` as a two-level table on the device (``lo[k mod
+    2^bits] hi[k >> bits]``: about ``2 sqrt(count)`` values, read from cache, where a table of
+    every root would be as large as the data) and its ``bits``."""
+    bits = max(1, (max(count - 1, 1).bit_length() + 1) // 2)
+    m = np.concatenate([np.arange(1 << bits), np.arange(((count - 1) >> bits) + 1) << bits])
+    table = np.exp(-2j * np.pi * (m % n).astype(np.float64) / n)
+    return asarray(table.astype(_complex(double))), bits
+
+
 class _RealForward:
     """R2C of ``batch`` rows of ``n`` reals on the passes. Even ``n``: the rows as ``n / 2``
     complex values (even samples real, odd imaginary), transformed, then split:
-    ``X_k = (Z_k + conj Z_(h-k)) / 2 - i/2 e^(-2 pi i k/n) (Z_k - conj Z_(h-k))``."""
+    ``X_k = (Z_k + conj Z_(h-k)) / 2 - i/2 e^(-2 pi i k/n) (Z_k - conj Z_(h-k))``, one thread a
+    pair ``k``, ``h - k`` (each value of ``Z`` read once)."""
 
     def __init__(self, device: int, n: int, batch: int, double: bool):
         self.n, self.batch, self.double = n, batch, double
         self.half = n % 2 == 0
         self.rows = _Rows(device, n // 2 if self.half else n, batch, double)
         if self.half:
-            k = np.arange(n // 2 + 1)
-            self.twiddle = asarray((-0.5j * np.exp(-2j * np.pi * k / n)).astype(_complex(double)))
+            self.roots, self.bits = _roots(n, n // 4 + 1, double)
 
     def natives(self) -> list:
         return self.rows.natives()
@@ -167,25 +178,27 @@ class _RealForward:
             return
         h = n // 2
         z = empty((batch, h), dtype=_complex(self.double))
+        if rows._a.address % z.dtype.itemsize:
+            rows = rows.copy()  # reals from an odd offset: complex values must be aligned
         self.rows.run(rows.view(z.dtype), z, False)
         real = _real(self.double)
-        _kernel("split")(z.view(real), self.twiddle.view(real), np.int64(h), np.int64(batch), out.view(real),
-                         size=batch * (h + 1))
+        _kernel("split")(z.view(real), self.roots.view(real), np.int64(h), np.int64(batch), np.int64(self.bits),
+                         out.view(real), size=batch * (h // 2 + 1))
 
 
 class _RealInverse:
     """C2R of ``batch`` rows of ``n // 2 + 1`` complex values into ``n`` reals on the passes
     (unnormalized; the imaginary parts of the first and, for even ``n``, last values are
     ignored, as cuFFT and NumPy do). Even ``n``: one inverse transform of ``n / 2`` complex
-    values, ``Z_k = (X_k + conj X_(h-k)) + i e^(2 pi i k/n) (X_k - conj X_(h-k))``."""
+    values, ``Z_k = (X_k + conj X_(h-k)) + i e^(2 pi i k/n) (X_k - conj X_(h-k))``, one thread a
+    pair ``k``, ``h - k``."""
 
     def __init__(self, device: int, n: int, batch: int, double: bool):
         self.n, self.batch, self.double = n, batch, double
         self.half = n % 2 == 0
         self.rows = _Rows(device, n // 2 if self.half else n, batch, double)
         if self.half:
-            k = np.arange(n // 2)
-            self.twiddle = asarray((1j * np.exp(2j * np.pi * k / n)).astype(_complex(double)))
+            self.roots, self.bits = _roots(n, n // 4 + 1, double)
 
     def natives(self) -> list:
         return self.rows.natives()
@@ -206,8 +219,8 @@ class _RealInverse:
         real = _real(self.double)
         z = empty((batch, h), dtype=dtype)
         source = spectrum if spectrum.flags.c_contiguous else spectrum.copy()
-        _kernel("merge")(source.view(real), self.twiddle.view(real), np.int64(h), np.int64(batch), z.view(real),
-                         size=batch * h)
+        _kernel("merge")(source.view(real), self.roots.view(real), np.int64(h), np.int64(batch), np.int64(self.bits),
+                         z.view(real), size=batch * (h // 2 + 1))
         result = empty((batch, h), dtype=dtype)
         self.rows.run(z, result, True)
         out[...] = result.view(out.dtype).reshape(batch, n)
@@ -230,17 +243,20 @@ class _Columns:
 _BODIES = {"C2C": _Rows, "R2C": _RealForward, "C2R": _RealInverse}
 
 # The two halves of a real transform's split and merge, one kernel each (on the real and
-# imaginary parts, so one source serves every dialect). One thread a complex value; its row and
-# column by a 32-bit division where they fit (GPUs emulate a 64-bit one in dozens of
-# instructions, a cost of the order of the pass's memory time), none for one row.
+# imaginary parts, so one source serves every dialect). One thread a pair k, h - k of a row
+# (k <= h / 2): both read once, both written. Its row and k by a 32-bit division where they
+# fit (GPUs emulate a 64-bit one in dozens of instructions), none for one row. The root
+# w = exp(-2 pi i k / n) is the product of two values of a small table (_roots).
 _ROW_AND_COLUMN = """
-long long r = 0, k = i;
+long long m = h / 2 + 1, r = 0, k = i;
 if (rows > 1 && rows * m <= 4294967295LL) {
     unsigned int q = (unsigned int)i / (unsigned int)m;
     r = q; k = i - r * m;
 } else if (rows > 1) {
     r = i / m; k = i - r * m;
 }
+long long lo = 2 * (k & ((1LL << bits) - 1)), hi = 2 * ((1LL << bits) + (k >> bits));
+T wr = tw[lo] * tw[hi] - tw[lo + 1] * tw[hi + 1], wi = tw[lo] * tw[hi + 1] + tw[lo + 1] * tw[hi];
 """
 _KERNELS: dict = {}
 
@@ -250,27 +266,39 @@ def _kernel(name: str):
         from .._user_kernels import ElementwiseKernel
 
         if name == "split":
-            # X_k = (Z_k + conj Z_(h-k)) / 2 + (Z_k - conj Z_(h-k)) t_k, k = 0..h, Z_h = Z_0.
-            body = "long long m = h + 1;" + _ROW_AND_COLUMN + """
-            long long ka = r * h + (k == h ? 0 : k), kb = r * h + (k == 0 ? 0 : h - k);
-            T ar = z[2 * ka], ai = z[2 * ka + 1], br = z[2 * kb], bi = -z[2 * kb + 1];
-            T dr = ar - br, di = ai - bi, tr = tw[2 * k], ti = tw[2 * k + 1];
-            y[2 * i] = (T)0.5 * (ar + br) + dr * tr - di * ti;
-            y[2 * i + 1] = (T)0.5 * (ai + bi) + dr * ti + di * tr;
+            # X_k = (P + conj Q) / 2 + (P - conj Q) t, X_(h-k) = (Q + conj P) / 2 + (Q - conj P) conj t,
+            # P = Z_k, Q = Z_((h-k) mod h), t = -i/2 w (X_0 and X_h both from Z_0).
+            body = _ROW_AND_COLUMN + """
+            long long ka = r * h + k, kb = r * h + (k == 0 ? 0 : h - k), oa = r * (h + 1) + k,
+                      ob = r * (h + 1) + h - k;
+            T pr = z[2 * ka], pi = z[2 * ka + 1], qr = z[2 * kb], qi = z[2 * kb + 1];
+            T tr = (T)0.5 * wi, ti = (T)-0.5 * wr;
+            T dr = pr - qr, di = pi + qi, er = qr - pr, ei = qi + pi;
+            y[2 * oa] = (T)0.5 * (pr + qr) + dr * tr - di * ti;
+            y[2 * oa + 1] = (T)0.5 * (pi - qi) + dr * ti + di * tr;
+            y[2 * ob] = (T)0.5 * (qr + pr) + er * tr + ei * ti;
+            y[2 * ob + 1] = (T)0.5 * (qi - pi) - er * ti + ei * tr;
             """
         else:
-            # Z_k = (X_k + conj X_(h-k)) + (X_k - conj X_(h-k)) t_k, k = 0..h-1, the imaginary
-            # parts of X_0 and X_h taken as 0.
-            body = "long long m = h;" + _ROW_AND_COLUMN + """
-            long long ka = r * (h + 1) + k, kb = r * (h + 1) + h - k;
-            T ar = z[2 * ka], ai = k == 0 ? (T)0 : z[2 * ka + 1];
-            T br = z[2 * kb], bi = k == 0 ? (T)0 : -z[2 * kb + 1];
-            T dr = ar - br, di = ai - bi, tr = tw[2 * k], ti = tw[2 * k + 1];
-            y[2 * i] = ar + br + dr * tr - di * ti;
-            y[2 * i + 1] = ai + bi + dr * ti + di * tr;
+            # Z_k = (P + conj Q) + (P - conj Q) u, Z_(h-k) = (Q + conj P) + (Q - conj P) conj u,
+            # P = X_k, Q = X_(h-k), u = i conj w; the imaginary parts of X_0 and X_h taken as 0
+            # (k = 0 writes Z_0 only).
+            body = _ROW_AND_COLUMN + """
+            long long ka = r * (h + 1) + k, kb = r * (h + 1) + h - k, oa = r * h + k, ob = r * h + h - k;
+            T pr = x[2 * ka], pi = k == 0 ? (T)0 : x[2 * ka + 1];
+            T qr = x[2 * kb], qi = k == 0 ? (T)0 : x[2 * kb + 1];
+            T ur = wi, ui = wr;
+            T dr = pr - qr, di = pi + qi, er = qr - pr, ei = qi + pi;
+            y[2 * oa] = pr + qr + dr * ur - di * ui;
+            y[2 * oa + 1] = pi - qi + dr * ui + di * ur;
+            if (k > 0) {
+                y[2 * ob] = qr + pr + er * ur + ei * ui;
+                y[2 * ob + 1] = qi - pi - er * ui + ei * ur;
+            }
             """
-        _KERNELS[name] = ElementwiseKernel("raw T z, raw T tw, int64 h, int64 rows", "raw T y", body,
-                                           f"ember_rfft_{name}")
+        source = "x" if name == "merge" else "z"
+        _KERNELS[name] = ElementwiseKernel(f"raw T {source}, raw T tw, int64 h, int64 rows, int64 bits", "raw T y",
+                                           body, f"ember_rfft_{name}2")
     return _KERNELS[name]
 
 

@@ -21,6 +21,7 @@ use std::fmt::Write;
 
 use crate::dialect::Dialect;
 
+mod direct;
 mod tile;
 pub use tile::{roots, split_bits, split_table, tile_passes, TileKernel, Tuning};
 
@@ -87,7 +88,7 @@ impl PassKernel {
             format!("{i64t} inner"),
         ];
         let buffers = [("in_p", true), ("out_p", false), ("tw_p", true)];
-        let mut s = open_kernel(dialect, self.double, &self.name(), &buffers, &scalars);
+        let mut s = open_kernel(dialect, self.double, &self.name(), "", &buffers, &scalars);
         // Lanes (i, s) of a block of n x inner values: i < n / R, s < inner (columns when
         // inner > 1, read in place).
         let _ = writeln!(
@@ -153,12 +154,13 @@ fn literal(double: bool) -> impl Fn(f64) -> String {
 }
 
 /// A transform kernel's opening: the fp64 pragma where the dialect needs one, the signature
-/// (`buffers` of the precision's reals, (name, read-only), then `scalars`) and the OpenCL
-/// buffers' offsets applied (`{name}_o`).
+/// (`attribute` before the name, `buffers` of the precision's reals, (name, read-only), then
+/// `scalars`) and the OpenCL buffers' offsets applied (`{name}_o`).
 fn open_kernel(
     dialect: Dialect,
     double: bool,
     name: &str,
+    attribute: &str,
     buffers: &[(&str, bool)],
     scalars: &[String],
 ) -> String {
@@ -181,7 +183,12 @@ fn open_kernel(
         }
     }
     params.extend(scalars.iter().cloned());
-    let _ = writeln!(s, "{} {name}({}) {{", t.kernel_prefix, params.join(", "));
+    let _ = writeln!(
+        s,
+        "{}{attribute} {name}({}) {{",
+        t.kernel_prefix,
+        params.join(", ")
+    );
     for &(var, read_only) in buffers {
         if let Some(line) = t.offset_pointer(var, real, read_only, &format!("{var}_o")) {
             s.push_str(&line);

@@ -22,12 +22,27 @@
 //! values, `lo[m mod 2^bits] hi[m >> bits]` (about `2 sqrt(n)` values, computed on the host
 //! in double precision: accurate where a single-precision `sincos` of a large angle is not).
 //!
+//! Two forms of the kernel (`EMBER_FFT_TILES`'s fourth field): the *direct* form (default) does
+//! the first local radix step in registers straight from global memory and the last one
+//! straight to global memory, so a tile of `R = 16 x 16` goes through local memory once (one
+//! barrier), and reads two table values a thread for the fused twiddle (their powers for the
+//! rest); the *staged* form loads the tile into local memory (two table reads a value), runs
+//! every local step from and to local memory, and stores from it. Through NVIDIA's OpenCL the
+//! staged form ran at about 1.1 TB/s a pass on an H100 (2^24: 3 passes, ~250 us each), well
+//! under the memory's speed: compiled through NVRTC for sm_90 its 256 x 16 and 4,096-point
+//! kernels take 255 registers and spill 150-180 bytes a thread (its loads hold 32 values a
+//! thread), so two groups of 128 threads an SM, and about 180 instructions a value (2^24's
+//! 2^24 values a pass: ~110 us of issue alone on 132 SMs); the direct form takes 96-128
+//! registers in 256-thread groups, no spills, and 64 instructions a value (256 x 16 lanes;
+//! 90 for a 4,096-point row).
+//!
 //! Parameters: input, output, the radix's table, the length's two-level table (OpenCL: each
 //! buffer then its byte offset), then `span`, `inner`, `p`, `lanes` (how many lanes in all:
 //! `batch span inner`) and `bits` (int64).
 
 use std::fmt::Write;
 
+use super::direct::register_radices;
 use super::{dft, factor, literal, open_kernel};
 use crate::dialect::Dialect;
 
@@ -43,6 +58,12 @@ pub struct TileKernel {
     /// complex128 (else complex64).
     pub double: bool,
     pub inverse: bool,
+    /// The first and last local radix steps in registers, straight from and to global memory
+    /// ([`TileKernel::source`]'s "direct" form); else every step through local memory.
+    pub direct: bool,
+    /// Registers a thread at most (0: the compiler's choice): CUDA's launch bounds, NVIDIA's
+    /// OpenCL's `-cl-nv-maxrregcount` (the plan's compile options).
+    pub regs: usize,
 }
 
 /// How the tile passes split a transform (measured on GPUs; the defaults suit NVIDIA's
@@ -54,10 +75,20 @@ pub struct Tuning {
     /// Adjacent lanes a pass over strided data takes at least (runs of global memory this
     /// long: 8 complex64 values are 64 bytes, two 32-byte sectors).
     pub min_lanes: usize,
-    /// Threads a group at most (128: measured through NVIDIA's OpenCL on an H100 against
-    /// 256, fft2 of 4,096² complex64 624 us against 686, 1,024 rows of 4,096 80 us against
-    /// 85, 2^24 724 against 705).
+    /// Threads a group at most (256: a thread a radix-16 butterfly of a 4,096-point row or
+    /// of 256 x 16 lanes in the direct form; the staged form measured best at 128 through
+    /// NVIDIA's OpenCL on an H100: fft2 of 4,096² complex64 624 us against 686 at 256).
     pub max_threads: usize,
+    /// The kernels' form: [`TileKernel::direct`] (1) or every step through local memory (0).
+    pub direct: bool,
+    /// Values a group takes where lanes are many (at least 16 lanes where they fit).
+    pub values: usize,
+    /// Registers a thread at most for each 16 complex64 values it holds (scaled to what a
+    /// kernel's threads hold: 8 values, half), 0 for the compiler's choice. 128: two groups of
+    /// 256 threads an SM on NVIDIA GPUs where ptxas (through NVRTC, sm_90) left alone gives a
+    /// 4,096-point row or 512 x 8 lanes 156 registers and one group; 64 x 32 lanes (8 values
+    /// a thread) fit 64 without spilling, 256 x 16 lanes 96.
+    pub regs: usize,
 }
 
 impl Default for Tuning {
@@ -65,21 +96,28 @@ impl Default for Tuning {
         Tuning {
             local_bytes: 32 * 1024,
             min_lanes: 8,
-            max_threads: 128,
+            max_threads: 256,
+            direct: true,
+            values: 2048,
+            regs: 128,
         }
     }
 }
 
 impl Tuning {
-    /// `"local_bytes,min_lanes,max_threads"` (any prefix of them; the rest default).
+    /// `"local_bytes,min_lanes,max_threads,direct,values,regs"` (any prefix of them; the rest
+    /// default).
     pub fn parse(text: &str) -> Option<Tuning> {
         let mut t = Tuning::default();
         for (k, part) in text.split(',').enumerate() {
-            let v: usize = part.trim().parse().ok().filter(|v| *v > 0)?;
+            let v: usize = part.trim().parse().ok()?;
             match k {
-                0 => t.local_bytes = v,
-                1 => t.min_lanes = v.next_power_of_two(),
-                2 => t.max_threads = v,
+                0 if v > 0 => t.local_bytes = v,
+                1 if v > 0 => t.min_lanes = v.next_power_of_two(),
+                2 if v > 0 => t.max_threads = v,
+                3 if v < 2 => t.direct = v == 1,
+                4 if v > 0 => t.values = v,
+                5 => t.regs = v,
                 _ => return None,
             }
         }
@@ -98,10 +136,10 @@ pub fn tile_passes(
 ) -> Option<Vec<(usize, usize)>> {
     let radices = factor(n).filter(|_| n >= 2)?;
     let fits = |r: usize, lanes: usize| r * lanes * item <= tuning.local_bytes;
-    // Groups of about 2,048 values (fewer for long radices): short transforms take many
-    // lanes a group, so that a group has threads enough.
+    // Groups of about `tuning.values` values (fewer for long radices): short transforms take
+    // many lanes a group, so that a group has threads enough.
     let widen = |r: usize, mut lanes: usize| {
-        while fits(r, 2 * lanes) && (lanes < 16 || r * lanes < 2048) && lanes < 256 {
+        while fits(r, 2 * lanes) && (lanes < 16 || r * lanes < tuning.values) && lanes < 256 {
             lanes *= 2;
         }
         lanes
@@ -172,31 +210,75 @@ pub fn split_table(n: usize) -> Vec<f64> {
 }
 
 impl TileKernel {
-    /// A pass of radix `radix` over `lanes` lanes a group, with its threads: a thread a
-    /// butterfly of the first local pass, at most `max_threads`.
+    /// A pass of radix `radix` over `lanes` lanes a group in `tuning`'s form, with its
+    /// threads: a thread a butterfly of the local pass of the largest radix (staged form: of
+    /// the first), at most `tuning.max_threads`.
     pub fn new(
         radix: usize,
         lanes: usize,
-        max_threads: usize,
         double: bool,
         inverse: bool,
+        tuning: &Tuning,
     ) -> TileKernel {
-        let first = local_radices(radix).first().copied().unwrap_or(2);
+        let widest = if tuning.direct {
+            register_radices(radix).into_iter().max()
+        } else {
+            local_radices(radix).first().copied()
+        };
+        let threads = (lanes * radix / widest.unwrap_or(2)).clamp(1, tuning.max_threads.max(1));
+        // The most values a thread holds in a local pass (a complex128 one counts twice).
+        let radices = if tuning.direct {
+            register_radices(radix)
+        } else {
+            local_radices(radix)
+        };
+        let held = radices
+            .iter()
+            .map(|r| (radix / r * lanes).div_ceil(threads) * r)
+            .max()
+            .unwrap_or(1)
+            * if double { 2 } else { 1 };
+        let regs = (tuning.regs * held / 16).div_ceil(8) * 8;
         TileKernel {
             radix,
             lanes,
-            threads: (lanes * radix / first).clamp(1, max_threads.max(1)),
+            threads,
             double,
             inverse,
+            direct: tuning.direct,
+            // The staged form keeps the compiler's choice (its loads hold 32 values a thread).
+            regs: if regs > 255 || !tuning.direct {
+                0
+            } else {
+                regs
+            },
+        }
+    }
+
+    /// CUDA's launch bounds for [`TileKernel::regs`] (groups an SM of 65,536 registers).
+    pub(super) fn attribute(&self, dialect: Dialect) -> String {
+        match (&dialect.table().warp, self.regs) {
+            (Some(warp), regs) if regs > 0 => {
+                let blocks = (65536 / (self.threads * regs)).max(1);
+                format!(
+                    " {}",
+                    warp.launch_bounds
+                        .replace("{threads}", &self.threads.to_string())
+                        .replace("{blocks}", &blocks.to_string())
+                )
+            }
+            _ => String::new(),
         }
     }
 
     pub fn name(&self) -> String {
         format!(
-            "ember_fft_tile{}x{}t{}_{}_{}",
+            "ember_fft_tile{}{}x{}t{}r{}_{}_{}",
+            if self.direct { "d" } else { "" },
             self.radix,
             self.lanes,
             self.threads,
+            self.regs,
             if self.double { "c128" } else { "c64" },
             if self.inverse { "inv" } else { "fwd" }
         )
@@ -209,6 +291,16 @@ impl TileKernel {
 
     /// The kernel's source in `dialect`.
     pub fn source(&self, dialect: Dialect) -> String {
+        if self.direct {
+            self.source_direct(dialect)
+        } else {
+            self.source_staged(dialect)
+        }
+    }
+
+    /// The staged form: the lanes' values loaded into local memory (turned by the fused
+    /// twiddle), every local pass from and to local memory, then stored.
+    fn source_staged(&self, dialect: Dialect) -> String {
         let t = dialect.table();
         let (g, i64t, sh, bar) = (t.global, t.int64, t.shared, t.barrier);
         let real = if self.double { "double" } else { "float" };
@@ -226,7 +318,15 @@ impl TileKernel {
             ("tw_p", true),
             ("wn_p", true),
         ];
-        let mut s = open_kernel(dialect, self.double, &self.name(), &buffers, &scalars);
+        let attribute = self.attribute(dialect);
+        let mut s = open_kernel(
+            dialect,
+            self.double,
+            &self.name(),
+            &attribute,
+            &buffers,
+            &scalars,
+        );
         let conj = if self.inverse { "-" } else { "" };
         let _ = writeln!(s, "  {g}const {v2}* x = ({g}const {v2}*)in_p;");
         let _ = writeln!(s, "  {g}{v2}* y = ({g}{v2}*)out_p;");
@@ -440,12 +540,12 @@ pub fn local_radices(mut r: usize) -> Vec<usize> {
 
 /// A local-memory index with one empty slot after every 16 values: the strided writes of a
 /// radix-`r` pass (`r lanes` apart) then spread over the banks instead of hitting two.
-fn pad(index: &str) -> String {
+pub(super) fn pad(index: &str) -> String {
     format!("(({index}) + (({index}) >> 4))")
 }
 
 /// The local array's length for `values` values, padded.
-fn padded_size(values: usize) -> usize {
+pub(super) fn padded_size(values: usize) -> usize {
     values + values / 16 + 1
 }
 
@@ -466,7 +566,7 @@ mod tests {
             Some(vec![(512, 8), (256, 16), (256, 16)])
         );
         assert_eq!(
-            tile_passes(1 << 24, 1, 8, &Tuning::parse("32768,1").unwrap()),
+            tile_passes(1 << 24, 1, 8, &Tuning::parse("32768,1,128,0").unwrap()),
             Some(vec![(4096, 1), (4096, 1)])
         );
         // Columns of 4096: two passes of 64 over 16 adjacent columns.
@@ -477,6 +577,11 @@ mod tests {
         assert_eq!(tile_passes(11, 1, 8, &t), None);
         assert_eq!(tile_passes(1, 1, 8, &t), None);
         assert_eq!(Tuning::parse("x"), None);
+        assert_eq!(Tuning::parse("1,1,1,2"), None);
+        assert!(!Tuning::parse("1,1,1,0").unwrap().direct);
+        let t = Tuning::parse("32768,8,256,1,4096,0").unwrap();
+        assert_eq!((t.values, t.regs), (4096, 0));
+        assert_eq!(Tuning::parse("32768,8,256,1,4096,0,1"), None);
     }
 
     #[test]
@@ -502,7 +607,8 @@ mod tests {
         assert_eq!(local_radices(4096), vec![16, 16, 16]);
         assert_eq!(local_radices(64), vec![16, 4]);
         assert_eq!(local_radices(1000), vec![8, 5, 5, 5]);
-        let k = TileKernel::new(64, 16, 256, false, false);
+        let staged = Tuning::parse("32768,8,256,0,2048,0").unwrap();
+        let k = TileKernel::new(64, 16, false, false, &staged);
         assert_eq!(k.threads, 64);
         let src = k.source(Dialect::OpenCl);
         assert!(src.contains("__local float2 buf[1089];"), "{src}");
@@ -512,7 +618,7 @@ mod tests {
             2 * 2 + 3,
             "{src}"
         );
-        let cuda = TileKernel::new(4096, 1, 256, true, true).source(Dialect::Cuda);
+        let cuda = TileKernel::new(4096, 1, true, true, &staged).source(Dialect::Cuda);
         assert!(cuda.contains("__shared__ double2 buf[4353];"), "{cuda}");
     }
 }

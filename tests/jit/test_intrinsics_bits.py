@@ -1,0 +1,245 @@
+"""Numba's scalar device functions in ``@cuda.jit`` kernels: ``cuda.popc``, ``cuda.clz``,
+``cuda.ffs``, ``cuda.brev``, ``int.bit_count()``, ``cuda.fma``, ``cuda.cbrt``, ``cuda.selp`` and
+``cuda.nanosleep``, with numba-cuda's result types (``cudadecl.py``), checked against Python's
+integers and NumPy on seeded random inputs of every integer width (run on this machine's
+device; the CUDA C of the same kernels compiles through NVRTC)."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from ember import cuda
+from ember._jit import kernel_source
+from ember.errors import JitError
+from jit_harness import result_type
+
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@cuda.jit
+def bit_ops(x, popc, clz, ffs, brev, count):
+    i = cuda.grid(1)
+    if i < x.size:
+        popc[i] = cuda.popc(x[i])
+        clz[i] = cuda.clz(x[i])
+        ffs[i] = cuda.ffs(x[i])
+        brev[i] = cuda.brev(x[i])
+        count[i] = x[i].bit_count()
+
+
+def random_ints(rng, dt, n=200):
+    info = np.iinfo(dt)
+    x = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    # Edges, and values with few bits set (random ones have about half).
+    x[:4] = [0, info.max, info.min, 1]
+    bits = 8 * np.dtype(dt).itemsize
+    x[4 : 4 + bits] = [(1 << k) if k < bits - 1 or info.min == 0 else info.min for k in range(bits)]
+    return x
+
+
+def reference(x, bits):
+    """popc, clz, ffs (of the two's complement bits) and brev (of the 32- or 64-bit word
+    the value converts to, as C converts) from Python's integers."""
+    mask = (1 << bits) - 1
+    word = 64 if bits == 64 else 32
+    u = [int(v) & mask for v in x]
+    w = [int(v) & ((1 << word) - 1) for v in x]
+    return (
+        [bin(v).count("1") for v in u],
+        [bits - v.bit_length() for v in u],
+        [(v & -v).bit_length() for v in u],
+        [int(format(v, f"0{word}b")[::-1], 2) for v in w],
+    )
+
+
+@pytest.mark.parametrize("dt", INTS, ids=lambda d: np.dtype(d).name)
+def test_bit_operations_count_in_the_argument_width(rng, dt):
+    x = random_ints(rng, dt)
+    n, bits = x.size, 8 * np.dtype(dt).itemsize
+    brev_t = np.uint64 if bits == 64 else np.uint32
+    outs = [ember.zeros(n, dt), ember.zeros(n, dt), ember.zeros(n, np.uint32), ember.zeros(n, brev_t),
+            ember.zeros(n, dt)]
+    bit_ops[(n + 63) // 64, 64](ember.asarray(x), *outs)
+    popc, clz, ffs, brev = reference(x, bits)
+    got = [o.get() for o in outs]
+    np.testing.assert_array_equal(got[0], np.array(popc, dtype=dt))
+    np.testing.assert_array_equal(got[1], np.array(clz, dtype=dt))
+    np.testing.assert_array_equal(got[2], np.array(ffs, dtype=np.uint32))
+    np.testing.assert_array_equal(got[3], np.array(brev, dtype=brev_t))
+    np.testing.assert_array_equal(got[4], np.array(popc, dtype=dt))
+
+
+def test_numba_examples():
+    """numba-cuda's test_intrinsics values."""
+
+    @cuda.jit
+    def one(out32, out64, a, b):
+        out32[0] = cuda.brev(np.uint32(0x000030F0))
+        out64[0] = cuda.brev(np.uint64(0x000030F0000030F0))
+        out32[1] = cuda.clz(np.int32(0x00100000))
+        out32[2] = cuda.clz(np.int32(0))
+        out32[3] = cuda.clz(np.int64(0x10000))
+        out32[4] = cuda.ffs(np.int32(0x00100000))
+        out32[5] = cuda.ffs(np.uint32(0x80000000))
+        out32[6] = cuda.ffs(np.int64(0x100000000))
+        out32[7] = cuda.ffs(np.int32(0))
+        out32[8] = cuda.popc(np.uint64(0xFFFFFFFFFFFFFFFF))
+        out64[1] = cuda.popc(a)
+        out64[2] = b.bit_count()
+
+    out32, out64 = ember.zeros(9, np.uint32), ember.zeros(3, np.uint64)
+    one[1, 1](out32, out64, np.uint16(0xFFFF), np.uint8(0xFF))
+    np.testing.assert_array_equal(out32.get(), [0x0F0C0000, 11, 32, 47, 21, 32, 33, 0, 64])
+    np.testing.assert_array_equal(out64.get(), [0x0F0C00000F0C0000, 16, 8])
+
+
+def popc(x):
+    return cuda.popc(x)
+
+
+def clz(x):
+    return cuda.clz(x)
+
+
+def ffs(x):
+    return cuda.ffs(x)
+
+
+def brev(x):
+    return cuda.brev(x)
+
+
+def bit_count(x):
+    return x.bit_count()
+
+
+def fma(a, b, c):
+    return cuda.fma(a, b, c)
+
+
+def cbrt(a):
+    return cuda.cbrt(a)
+
+
+def selp(c, a, b):
+    return cuda.selp(c, a, b)
+
+
+@pytest.mark.parametrize("t", [np.dtype(d).name for d in INTS])
+def test_result_types_are_numbas(t):
+    assert result_type(popc, t) == t
+    assert result_type(clz, t) == t
+    assert result_type(bit_count, t) == t
+    assert result_type(ffs, t) == "uint32"
+    assert result_type(brev, t) == ("uint64" if t.endswith("64") else "uint32")
+
+
+def test_float_result_types_are_numbas():
+    assert result_type(fma, "float32", "float32", "float32") == "float32"
+    assert result_type(fma, "float32", "float64", "float32") == "float64"
+    assert result_type(fma, "float16", "float32", "float32") == "float32"
+    assert result_type(fma, "int32", "float32", "float32") == "float64"
+    assert result_type(cbrt, "float32") == "float32"
+    assert result_type(cbrt, "float16") == "float32"
+    assert result_type(cbrt, "int64") == "float64"
+    assert result_type(selp, "bool", "int64", "int64") == "int64"
+    assert result_type(selp, "bool", "uint16", "uint16") == "uint16"
+    assert result_type(selp, "int64", "float32", "float32") == "float32"
+
+
+@pytest.mark.parametrize(
+    "fn, types, message",
+    [
+        (popc, ["float64"], r"cuda\.popc\(\) takes an integer \(int8, .* uint64\), got float64"),
+        (clz, ["bool"], r"cuda\.clz\(\) takes an integer .* got bool"),
+        (ffs, ["complex128"], r"cuda\.ffs\(\) takes an integer"),
+        (brev, ["float32"], r"cuda\.brev\(\) takes an integer"),
+        (bit_count, ["float64"], r"int\.bit_count\(\) takes an integer"),
+        (fma, ["complex64", "float32", "float32"], r"cuda\.fma\(\) takes float32 or float64 numbers"),
+        (cbrt, ["complex128"], r"cuda\.cbrt\(\) takes float32 or float64"),
+        (selp, ["bool", "int8", "int8"], r"cuda\.selp\(\) selects between .* int16, .* got int8 and int8"),
+        (selp, ["bool", "bool", "bool"], r"cuda\.selp\(\) selects between"),
+    ],
+)
+def test_wrong_argument_types_name_the_intrinsic_and_the_allowed_types(fn, types, message):
+    with pytest.raises(JitError, match=message):
+        result_type(fn, *types)
+
+
+@cuda.jit
+def fused(a, b, c, out, roots):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = cuda.fma(a[i], b[i], c[i])
+        roots[i] = cuda.cbrt(a[i])
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_fma_rounds_once_and_cbrt_is_the_real_cube_root(rng, dt):
+    n = 1000
+    a, b = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
+    # c cancels most of a * b: a separately rounded product would lose the low bits fma keeps.
+    c = (-(a.astype(np.float64) * b.astype(np.float64))).astype(dt) + rng.standard_normal(n).astype(dt) * dt(1e-3)
+    out, roots = ember.zeros(n, dt), ember.zeros(n, dt)
+    fused[(n + 127) // 128, 128](*(ember.asarray(v) for v in (a, b, c)), out, roots)
+    # Rounded once: each result is a nearest float of its type to the exact a * b + c.
+    from fractions import Fraction
+
+    got = out.get()
+    inf = dt(np.inf)
+    for x, y, z, r in zip(a, b, c, got):
+        exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        err = abs(Fraction(float(r)) - exact)
+        for other in (np.nextafter(r, inf), np.nextafter(r, -inf)):
+            assert err <= abs(Fraction(float(other)) - exact), (x, y, z, r)
+    eps = np.finfo(dt).eps
+    np.testing.assert_allclose(roots.get(), np.cbrt(a), rtol=2 * eps, atol=0)
+
+
+@cuda.jit
+def selects(c, a, out, out2):
+    i = cuda.grid(1)
+    if i < out.size:
+        inner = cuda.selp(c[i] % 2 == 0, a[i], 13)
+        out[i] = cuda.selp(a[i] > 4, inner, 3)
+        out2[i] = cuda.selp(c[i], np.float32(1.5), np.float32(-2.5))
+
+
+def test_selp_picks_as_the_branches_would(rng):
+    n = 300
+    c = rng.integers(-5, 5, n)
+    a = rng.integers(-10, 10, n)
+    out, out2 = ember.zeros(n, np.int64), ember.zeros(n, np.float32)
+    selects[(n + 63) // 64, 64](ember.asarray(c), ember.asarray(a), out, out2)
+    np.testing.assert_array_equal(out.get(), np.where(a > 4, np.where(c % 2 == 0, a, 13), 3))
+    np.testing.assert_array_equal(out2.get(), np.where(c != 0, 1.5, -2.5).astype(np.float32))
+
+
+@cuda.jit
+def sleepy(out):
+    i = cuda.grid(1)
+    cuda.nanosleep(np.uint32(100))
+    if i < out.size:
+        out[i] = i
+
+
+def test_nanosleep_is_a_hint_that_returns():
+    out = ember.zeros(64, np.int64)
+    sleepy[1, 64](out)
+    np.testing.assert_array_equal(out.get(), np.arange(64))
+
+
+def test_the_cuda_c_of_these_kernels_compiles_through_nvrtc():
+    from conftest import nvrtc_or_skip
+
+    nvrtc_or_skip()
+    cases = [(bit_ops, [f"{t}[::1]"] + [f"{t}[::1]"] * 2 + ["uint32[::1]", f"uint{w}[::1]", f"{t}[::1]"])
+             for t, w in [("int8", 32), ("int16", 32), ("int32", 32), ("int64", 64), ("uint8", 32),
+                          ("uint16", 32), ("uint32", 32), ("uint64", 64)]]
+    cases += [(fused, ["float32[::1]"] * 5), (fused, ["float64[::1]"] * 5),
+              (selects, ["int64[::1]", "int64[::1]", "int64[::1]", "float32[::1]"]), (sleepy, ["int64[::1]"])]
+    for kernel, types in cases:
+        src = kernel_source(kernel, types, "cuda")
+        name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
+        assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF", (kernel, types)

@@ -188,7 +188,7 @@ def test_fma_rounds_once_and_cbrt_is_the_real_cube_root(rng, dt):
 
     got = out.get()
     inf = dt(np.inf)
-    for x, y, z, r in zip(a, b, c, got):
+    for x, y, z, r in zip(a, b, c, got, strict=True):
         exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
         err = abs(Fraction(float(r)) - exact)
         for other in (np.nextafter(r, inf), np.nextafter(r, -inf)):

@@ -238,8 +238,81 @@ def test_the_cuda_c_of_these_kernels_compiles_through_nvrtc():
              for t, w in [("int8", 32), ("int16", 32), ("int32", 32), ("int64", 64), ("uint8", 32),
                           ("uint16", 32), ("uint32", 32), ("uint64", 64)]]
     cases += [(fused, ["float32[::1]"] * 5), (fused, ["float64[::1]"] * 5),
+              (half_ops, ["float16[::1]"] * 3 + ["float16[:, ::1]", "bool[:, ::1]"]),
               (selects, ["int64[::1]", "int64[::1]", "int64[::1]", "float32[::1]"]), (sleepy, ["int64[::1]"])]
     for kernel, types in cases:
         src = kernel_source(kernel, types, "cuda")
         name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
         assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF", (kernel, types)
+
+
+# ---- cuda.fp16 --------------------------------------------------------------------------------
+
+
+@cuda.jit
+def half_ops(a, b, c, out, cmp):
+    i = cuda.grid(1)
+    if i < a.size:
+        x, y, z = a[i], b[i], c[i]
+        out[0, i] = cuda.fp16.hadd(x, y)
+        out[1, i] = cuda.fp16.hsub(x, y)
+        out[2, i] = cuda.fp16.hmul(x, y)
+        out[3, i] = cuda.fp16.hdiv(x, y)
+        out[4, i] = cuda.fp16.hneg(x)
+        out[5, i] = cuda.fp16.habs(x)
+        out[6, i] = cuda.fp16.hmax(x, y)
+        out[7, i] = cuda.fp16.hmin(x, y)
+        out[8, i] = cuda.fp16.hsqrt(cuda.fp16.habs(x))
+        out[9, i] = cuda.fp16.hrcp(y)
+        out[10, i] = cuda.fp16.hfma(x, y, z)
+        out[11, i] = cuda.fp16.hsin(x)
+        out[12, i] = cuda.fp16.hexp(z)
+        out[13, i] = cuda.fp16.hexp10(z)
+        out[14, i] = cuda.fp16.hlog2(cuda.fp16.habs(y))
+        out[15, i] = cuda.fp16.hrsqrt(cuda.fp16.habs(y))
+        out[16, i] = cuda.fp16.hrint(x)
+        out[17, i] = cuda.fp16.hfloor(x)
+        cmp[0, i] = cuda.fp16.heq(x, y)
+        cmp[1, i] = cuda.fp16.hne(x, y)
+        cmp[2, i] = cuda.fp16.hlt(x, y)
+        cmp[3, i] = cuda.fp16.hle(x, y)
+        cmp[4, i] = cuda.fp16.hgt(x, y)
+        cmp[5, i] = cuda.fp16.hge(x, y)
+
+
+def test_fp16_functions_round_like_float16_arithmetic(rng):
+    n = 500
+    a = (rng.standard_normal(n) * 30).astype(np.float16)
+    b = (rng.standard_normal(n) * 30).astype(np.float16)
+    b[:50] = a[:50]  # equal operands for the comparisons
+    c = rng.uniform(-2, 2, n).astype(np.float16)
+    out, cmp = ember.zeros((18, n), np.float16), ember.zeros((6, n), np.bool_)
+    half_ops[(n + 127) // 128, 128](*(ember.asarray(v) for v in (a, b, c)), out, cmp)
+    got = out.get()
+    # Exact: one rounding of the float32 result, as NumPy's float16 arithmetic does.
+    exact = [a + b, a - b, a * b, a / b, -a, np.abs(a), np.fmax(a, b), np.fmin(a, b), np.sqrt(np.abs(a)),
+             np.float16(1) / b]
+    for k, want in enumerate(exact):
+        np.testing.assert_array_equal(got[k], want, err_msg=str(k))
+    f64 = [v.astype(np.float64) for v in (a, b, c)]
+    approx = [f64[0] * f64[1] + f64[2], np.sin(f64[0]), np.exp(f64[2]), 10 ** f64[2], np.log2(np.abs(f64[1])),
+              np.abs(f64[1]) ** -0.5, np.rint(f64[0]), np.floor(f64[0])]
+    for k, want in enumerate(approx, start=len(exact)):
+        # float16's half-ulp, plus float32's error under the rounding
+        np.testing.assert_allclose(got[k].astype(np.float64), want.astype(np.float16), rtol=1e-3, err_msg=str(k))
+    np.testing.assert_array_equal(cmp.get(), [a == b, a != b, a < b, a <= b, a > b, a >= b])
+
+
+def hadd(a, b):
+    return cuda.fp16.hadd(a, b)
+
+
+def hlt(a, b):
+    return cuda.fp16.hlt(a, b)
+
+
+def test_fp16_types():
+    assert result_type(hadd, "float16", "float16") == "float16"
+    assert result_type(hlt, "float16", "float16") == "bool"
+    with pytest.raises(JitError, match=r"cuda\.fp16\.hadd\(\) takes float16 numbers, got complex64"):
+        result_type(hadd, "complex64", "float16")

@@ -2,10 +2,12 @@
 //! dispatched by name; [`math`] types `math` and NumPy scalar functions, [`geometry`] the
 //! thread geometry (`cuda.grid`, coarsened indices), [`memory`] shared/local arrays and
 //! atomics, [`random`] the xoroshiro128+ draws, [`bits`] Numba's scalar device functions
-//! (bit operations, `fma`, `selp`...), [`warp`] warp-level intrinsics and block votes.
+//! (bit operations, `fma`, `selp`...), [`warp`] warp-level intrinsics and block votes,
+//! [`half`] `cuda.fp16`.
 
 mod bits;
 mod geometry;
+mod half;
 mod math;
 mod memory;
 mod random;
@@ -402,6 +404,7 @@ impl FnTyper<'_, '_> {
             },
             _ if name.starts_with("cuda.atomic.") => self.atomic(&name[12..], args, span),
             _ if name.starts_with("cuda.random.") => self.random(&name[12..], args, span),
+            _ if name.starts_with("cuda.fp16.") => self.fp16(&name[10..], args, span),
             _ => at(
                 span,
                 format!("{} is not supported in kernels", display(name)),

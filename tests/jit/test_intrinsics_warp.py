@@ -182,10 +182,49 @@ def test_opencl_refuses_warp_intrinsics_at_compile_time(fn, types):
         ember._ember.jit_device_source(program_json(fn), types, "opencl")
 
 
-@pytest.mark.parametrize("fn", [syncthreads_count, syncthreads_and, syncthreads_or])
-def test_opencl_refuses_block_votes_at_compile_time(fn):
-    with pytest.raises(JitError, match=rf"cuda\.{fn.__name__}\(\) needs CUDA's block-wide votes"):
-        ember._ember.jit_device_source(program_json(fn), ["int32"], "opencl")
+@cuda.jit
+def block_votes(x, out):
+    i = cuda.grid(1)
+    t = cuda.threadIdx.x
+    for rep in range(2):  # the same call site again: its counter starts afresh
+        v = x[i] if rep == 0 else x[i] + 1
+        out[0, rep, i] = cuda.syncthreads_count(v)
+        out[1, rep, i] = cuda.syncthreads_and(v)
+        out[2, rep, i] = cuda.syncthreads_or(v)
+    # int64 predicates truncate to int32 (Numba's signature): 1 << 32 counts as false.
+    out[3, 0, i] = cuda.syncthreads_count(np.int64(1) << 32 if t % 2 == 0 else np.int64(1))
+
+
+@pytest.mark.parametrize("case", ["random", "zeros", "ones"])
+def test_block_votes_count_the_block(rng, case):
+    """On every device: CUDA's instructions, or a counter in local memory (OpenCL)."""
+    tpb, nb = 96, 3
+    n = tpb * nb
+    x = {"random": rng.integers(-1, 2, n), "zeros": np.zeros(n, np.int64),
+         "ones": np.ones(n, np.int64)}[case]
+    out = ember.zeros((4, 2, n), np.int32)
+    block_votes[nb, tpb](ember.asarray(x), out)
+    got = out.get()
+    for rep, v in enumerate([x, x + 1]):
+        blocks = v.reshape(nb, tpb)
+        np.testing.assert_array_equal(got[0, rep], np.repeat(np.count_nonzero(blocks, axis=1), tpb))
+        np.testing.assert_array_equal(got[1, rep], np.repeat(blocks.all(axis=1), tpb))
+        np.testing.assert_array_equal(got[2, rep], np.repeat(blocks.any(axis=1), tpb))
+    np.testing.assert_array_equal(got[3, 0], tpb // 2)
+
+
+def test_opencl_block_votes_only_in_the_kernel():
+    with pytest.raises(JitError, match=r"cuda\.syncthreads_or\(\) is available in the kernel itself on OpenCL"):
+        ember._ember.jit_device_source(program_json(syncthreads_or), ["int32"], "opencl")
+
+
+def test_block_vote_cuda_c_compiles_through_nvrtc():
+    from conftest import nvrtc_or_skip
+
+    nvrtc_or_skip()
+    src = kernel_source(block_votes, ["int64[::1]", "int32[:, :, ::1]"], "cuda")
+    name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
+    assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF"
 
 
 @cuda.jit

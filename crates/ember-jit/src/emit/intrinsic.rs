@@ -78,17 +78,32 @@ impl FnWriter<'_, '_> {
             "cuda.shfl_xor_sync" => format!("__shfl_xor_sync({x}, {}, {})", arg(1), arg(2)),
             // The delta's bits as CUDA's unsigned parameter (Numba passes them as they are).
             "cuda.shfl_up_sync" => {
-                format!("__shfl_up_sync({x}, {}, (unsigned int)({}))", arg(1), arg(2))
+                format!(
+                    "__shfl_up_sync({x}, {}, (unsigned int)({}))",
+                    arg(1),
+                    arg(2)
+                )
             }
             "cuda.shfl_down_sync" => {
-                format!("__shfl_down_sync({x}, {}, (unsigned int)({}))", arg(1), arg(2))
+                format!(
+                    "__shfl_down_sync({x}, {}, (unsigned int)({}))",
+                    arg(1),
+                    arg(2)
+                )
             }
             "cuda.match_any_sync" => format!("((int)__match_any_sync({x}, {}))", arg(1)),
             "cuda.match_all_sync" => format!("((int)ember_match_all({x}, {}))", arg(1)),
-            "cuda.syncthreads_count" => format!("__syncthreads_count({x})"),
+            "cuda.syncthreads_count" if cuda => format!("__syncthreads_count({x})"),
             // 1 or 0, as Numba's (CUDA's are only nonzero).
-            "cuda.syncthreads_and" => format!("((int)(__syncthreads_and({x}) != 0))"),
-            "cuda.syncthreads_or" => format!("((int)(__syncthreads_or({x}) != 0))"),
+            "cuda.syncthreads_and" if cuda => format!("((int)(__syncthreads_and({x}) != 0))"),
+            "cuda.syncthreads_or" if cuda => format!("((int)(__syncthreads_or({x}) != 0))"),
+            // Elsewhere by the counter typing declared (argument 1): `and` counts the lanes
+            // whose predicate fails.
+            "cuda.syncthreads_count" => format!("ember_block_count({}, {x})", arg(1)),
+            "cuda.syncthreads_and" => {
+                format!("((int)(ember_block_count({}, ({x}) == 0) == 0))", arg(1))
+            }
+            "cuda.syncthreads_or" => format!("((int)(ember_block_count({}, {x}) != 0))", arg(1)),
             _ => String::new(),
         }
     }

@@ -533,10 +533,7 @@ pub enum ExprKind {
     /// A row of the intrinsic registry (`cuda.popc`, `cuda.shfl_sync`...) applied to its
     /// arguments, each already converted to the type the intrinsic takes there; back ends
     /// write it by name.
-    Intrinsic {
-        name: &'static str,
-        args: Vec<Expr>,
-    },
+    Intrinsic { name: &'static str, args: Vec<Expr> },
     /// A `cuda.random` draw (`xoroshiro128p_uniform_float32`...) from the state at `place`.
     Random(&'static str, Place),
 }

@@ -29,9 +29,7 @@ impl FnTyper<'_, '_> {
         span: Span,
     ) -> Option<R<Val>> {
         Some(match name {
-            "cuda.popc" | "cuda.clz" | "cuda.ffs" | "cuda.brev" => {
-                self.bits(name, args, span)
-            }
+            "cuda.popc" | "cuda.clz" | "cuda.ffs" | "cuda.brev" => self.bits(name, args, span),
             "cuda.fma" | "cuda.cbrt" => self.fused(name, args, span),
             "cuda.selp" => self.selp(args, span),
             "cuda.nanosleep" => self.nanosleep(args, span),

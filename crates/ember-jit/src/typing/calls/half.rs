@@ -99,12 +99,7 @@ impl FnTyper<'_, '_> {
                     "hfloor" => "floor",
                     "htrunc" => "trunc",
                     "hrint" => "rint",
-                    _ => {
-                        return at(
-                            span,
-                            format!("{name} is not supported in kernels"),
-                        )
-                    }
+                    _ => return at(span, format!("{name} is not supported in kernels")),
                 };
                 math(c, &xs)
             }

@@ -1,8 +1,9 @@
 //! Warp-level intrinsics (`cuda.activemask`, `cuda.lanemask_lt`, the votes `all_sync`,
 //! `any_sync`, `eq_sync`, `ballot_sync`, the shuffles `shfl*_sync`, `match_any_sync`,
 //! `match_all_sync`) and the block votes `cuda.syncthreads_count/and/or`, typed as numba-cuda
-//! types them (`intrinsics.py`, `cudadecl.py`). They need a dialect with 32-lane warps: on
-//! another, compiling one is an error, never a guess at what a lane is.
+//! types them (`intrinsics.py`, `cudadecl.py`). The warp-level ones need a dialect with
+//! 32-lane warps: on another, compiling one is an error, never a guess at what a lane is. The
+//! block votes count in local memory where the dialect has no instruction for them.
 
 use ember_core::dtype::Kind;
 use ember_core::DType;
@@ -10,7 +11,7 @@ use ember_core::DType;
 use crate::ast::{CmpOp, Expr, Span};
 use crate::error::{at, R};
 use crate::helpers::Helper;
-use crate::ir::{Const, ExprKind as K};
+use crate::ir::{Const, ExprKind as K, FixedArrayDecl, TempRole};
 use crate::types::{Ty, BOOL, INT32};
 use crate::typing::{FnTyper, Val};
 
@@ -54,16 +55,11 @@ impl FnTyper<'_, '_> {
             return None;
         }
         let table = self.c.dialect.table();
-        if table.warp.is_none() {
-            let what = if is_warp(name) {
-                "CUDA's 32-lane warps"
-            } else {
-                "CUDA's block-wide votes"
-            };
+        if table.warp.is_none() && is_warp(name) {
             return Some(at(
                 span,
                 format!(
-                    "{name}() needs {what}, which {} kernels do not have: run the kernel on a CUDA device",
+                    "{name}() needs CUDA's 32-lane warps, which {} kernels do not have: run the kernel on a CUDA device",
                     table.name
                 ),
             ));
@@ -110,14 +106,18 @@ impl FnTyper<'_, '_> {
                 };
                 Ok(Val::new(ty, call(vec![&m, &p])))
             }
-            "cuda.shfl_sync" | "cuda.shfl_up_sync" | "cuda.shfl_down_sync"
+            "cuda.shfl_sync"
+            | "cuda.shfl_up_sync"
+            | "cuda.shfl_down_sync"
             | "cuda.shfl_xor_sync" => {
                 let [m, v, lane] = self.exactly::<3>(name, args, span)?;
                 let m = self.mask(&m, name, span)?;
                 let d = v.ty.scalar();
                 if !matches!(
                     d,
-                    Some(DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64)
+                    Some(
+                        DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64
+                    )
                 ) {
                     return at(
                         span,
@@ -154,7 +154,34 @@ impl FnTyper<'_, '_> {
                 }
                 // Numba passes the predicate as int32 (a wider one truncates).
                 let p = self.cast_to(&p, DType::I32);
-                Ok(Val::new(INT32, call(vec![&p])).nonneg(true))
+                let table = self.c.dialect.table();
+                if table.warp.is_some() {
+                    return Ok(Val::new(INT32, call(vec![&p])).nonneg(true));
+                }
+                // Without CUDA's: a counter in local memory, which only the kernel itself
+                // may declare there.
+                if !table.shared_in_device_functions && !self.is_kernel() {
+                    return at(
+                        span,
+                        format!("{name}() is available in the kernel itself on {}, not in device functions", table.name),
+                    );
+                }
+                let storage = self.fresh(TempRole::Shared);
+                if self.final_pass {
+                    self.arrays.push(FixedArrayDecl {
+                        storage,
+                        dtype: DType::I32,
+                        count: 1,
+                        shared: true,
+                    });
+                }
+                self.c.uses.helpers.insert(Helper::Text(format!(
+                    "{dev} int ember_block_count(__local int* s, int p) {{\n  barrier(CLK_LOCAL_MEM_FENCE);\n  if (get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0) *s = 0;\n  barrier(CLK_LOCAL_MEM_FENCE);\n  if (p) atomic_inc((volatile __local int*)s);\n  barrier(CLK_LOCAL_MEM_FENCE);\n  return *s;\n}}\n",
+                    dev = table.device_fn
+                )));
+                // The storage travels as its name (the C array decays to its pointer).
+                let counter = Val::new(INT32, K::Temp(storage));
+                Ok(Val::new(INT32, call(vec![&p, &counter])).nonneg(true))
             }
             _ => {
                 // match_any_sync / match_all_sync: int32, int64, float32 or float64 values
@@ -199,7 +226,9 @@ impl FnTyper<'_, '_> {
     /// A warp mask: an integer (Numba's rule), as uint32.
     fn mask(&mut self, m: &Val, name: &str, span: Span) -> R<Val> {
         match m.ty.scalar() {
-            Some(d) if matches!(d.kind(), Kind::Int | Kind::UInt) => Ok(self.cast_to(m, DType::U32)),
+            Some(d) if matches!(d.kind(), Kind::Int | Kind::UInt) => {
+                Ok(self.cast_to(m, DType::U32))
+            }
             _ => at(
                 span,
                 format!(

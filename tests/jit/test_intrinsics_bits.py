@@ -1,8 +1,9 @@
 """Numba's scalar device functions in ``@cuda.jit`` kernels: ``cuda.popc``, ``cuda.clz``,
-``cuda.ffs``, ``cuda.brev``, ``int.bit_count()``, ``cuda.fma``, ``cuda.cbrt``, ``cuda.selp`` and
-``cuda.nanosleep``, with numba-cuda's result types (``cudadecl.py``), checked against Python's
-integers and NumPy on seeded random inputs of every integer width (run on this machine's
-device; the CUDA C of the same kernels compiles through NVRTC)."""
+``cuda.ffs``, ``cuda.brev``, ``int.bit_count()``, ``cuda.fma``, ``cuda.cbrt``, ``cuda.selp``,
+``cuda.nanosleep``, ``cuda.fp16.*`` and ``cuda.atomic.inc/dec``, with numba-cuda's result types
+(``cudadecl.py``), checked against Python's integers, exact rationals and NumPy on seeded random
+inputs of every integer width (run on this machine's device; the CUDA C of the same kernels
+compiles through NVRTC)."""
 
 from __future__ import annotations
 
@@ -239,7 +240,8 @@ def test_the_cuda_c_of_these_kernels_compiles_through_nvrtc():
                           ("uint16", 32), ("uint32", 32), ("uint64", 64)]]
     cases += [(fused, ["float32[::1]"] * 5), (fused, ["float64[::1]"] * 5),
               (half_ops, ["float16[::1]"] * 3 + ["float16[:, ::1]", "bool[:, ::1]"]),
-              (selects, ["int64[::1]", "int64[::1]", "int64[::1]", "float32[::1]"]), (sleepy, ["int64[::1]"])]
+              (selects, ["int64[::1]", "int64[::1]", "int64[::1]", "float32[::1]"]), (sleepy, ["int64[::1]"]),
+              (inc_dec, ["uint32[::1]"] * 4 + ["int64"]), (inc_dec, ["uint64[::1]"] * 4 + ["int64"])]
     for kernel, types in cases:
         src = kernel_source(kernel, types, "cuda")
         name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
@@ -316,3 +318,45 @@ def test_fp16_types():
     assert result_type(hlt, "float16", "float16") == "bool"
     with pytest.raises(JitError, match=r"cuda\.fp16\.hadd\(\) takes float16 numbers, got complex64"):
         result_type(hadd, "complex64", "float16")
+
+
+# ---- cuda.atomic.inc / cuda.atomic.dec ---------------------------------------------------------
+
+
+@cuda.jit
+def inc_dec(a, b, old_a, old_b, limit):
+    i = cuda.grid(1)
+    if i < old_a.size:
+        old_a[i] = cuda.atomic.inc(a, i % 4, limit)
+        old_b[i] = cuda.atomic.dec(b, i % 4, limit)
+
+
+@pytest.mark.parametrize("dt", [np.uint32, np.uint64])
+def test_atomic_inc_and_dec_wrap_as_numbas(dt):
+    n, limit, starts = 1000, 7, [0, 3, 7, 100]
+    a, b = ember.asarray(np.array(starts, dt)), ember.asarray(np.array(starts, dt))
+    old_a, old_b = ember.zeros(n, dt), ember.zeros(n, dt)
+    inc_dec[(n + 63) // 64, 64](a, b, old_a, old_b, limit)
+
+    def inc(o):
+        return 0 if o >= limit else o + 1
+
+    def dec(o):
+        return limit if o == 0 or o > limit else o - 1
+
+    for k, s in enumerate(starts):
+        # Under contention the old values come in any order, but they are the values the element
+        # steps through, each once.
+        for step, array, olds in ((inc, a, old_a), (dec, b, old_b)):
+            seen, x = [], s
+            for _ in range(n // 4):
+                seen.append(x)
+                x = step(x)
+            assert sorted(olds.get()[k::4].tolist()) == sorted(seen)
+            assert int(array.get()[k]) == x
+
+
+def test_atomic_inc_takes_unsigned_arrays_only():
+    with pytest.raises(JitError, match=r"cuda\.atomic\.inc\(\) does not support arrays of int32 \(it takes uint32 "
+                                       r"and uint64\)"):
+        kernel_source(inc_dec, ["int32[::1]", "uint32[::1]", "int32[::1]", "uint32[::1]", "int64"], "opencl")

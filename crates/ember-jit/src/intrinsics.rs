@@ -63,6 +63,8 @@ pub const INTRINSICS: &[Intrinsic] = &[
     row("cuda.atomic.and_", Anywhere),
     row("cuda.atomic.or_", Anywhere),
     row("cuda.atomic.xor", Anywhere),
+    row("cuda.atomic.inc", Anywhere),
+    row("cuda.atomic.dec", Anywhere),
     row("cuda.atomic.cas", Anywhere),
     row("cuda.atomic.compare_and_swap", Anywhere),
     row("cuda.syncthreads_count", Never),

@@ -419,6 +419,10 @@ pub enum AtomicOp {
     Or,
     /// `cuda.atomic.xor`.
     Xor,
+    /// `cuda.atomic.inc`: 0 once the element reaches the operand, else one more.
+    Inc,
+    /// `cuda.atomic.dec`: the operand when the element is 0 or above it, else one less.
+    Dec,
 }
 
 /// Unary operators (after typing: `+x` is a conversion, `not x` is [`ExprKind::Not`]).

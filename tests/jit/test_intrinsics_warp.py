@@ -339,3 +339,30 @@ def test_divergent_lanes_see_their_own_masks():
     got = out.get()
     np.testing.assert_array_equal(got[0], np.tile([0x55555555, 0xAAAAAAAA], 16))
     np.testing.assert_array_equal(got[1], np.tile([0x11111111, 0x22222222, 0x44444444, 0x88888888], 8))
+
+
+def test_forced_coarsening_leaves_block_votes_alone_and_copies_bit_operations(rng):
+    """Block votes are `Never` in the registry (a coarsened copy would vote for its neighbour);
+    bit operations are `Anywhere` (pure) and run once per logical thread."""
+    from test_intrinsics_bits import bit_ops, random_ints, reference
+
+    before = ember._ember.jit_coarsening("x2")
+    try:
+        tpb, nb = 64, 2
+        x = np.ones(tpb * nb, np.int64)
+        x[::3] = 0
+        out = ember.zeros((4, 2, tpb * nb), np.int32)
+        block_votes[nb, tpb](ember.asarray(x), out)
+        np.testing.assert_array_equal(out.get()[0, 0], np.repeat(np.count_nonzero(x.reshape(nb, tpb), axis=1), tpb))
+        assert all("coarsened" not in key for key in block_votes.inspect_c())
+
+        v = random_ints(rng, np.int32, 256)
+        outs = [ember.zeros(256, np.int32), ember.zeros(256, np.int32), ember.zeros(256, np.uint32),
+                ember.zeros(256, np.uint32), ember.zeros(256, np.int32)]
+        bit_ops[4, 64](ember.asarray(v), *outs)
+        popc, clz, ffs, brev = reference(v, 32)
+        for got, want in zip(outs, [popc, clz, ffs, brev, popc], strict=True):
+            np.testing.assert_array_equal(got.get(), np.array(want).astype(got.dtype))
+        assert any("coarsened x2" in key for key in bit_ops.inspect_c())
+    finally:
+        ember._ember.jit_coarsening(before)

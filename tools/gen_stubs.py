@@ -543,6 +543,7 @@ class PackageStubs:
                     self.pending.append(obj)
                     self.homes[id(obj)] = home
         functions, variables, ufuncs = [], [], []
+        numba_types = sys.modules[self.root + ".types"]
         rows = self._ufunc_rows()
         ufunc_types = {type(values[n]) for n in rows if n in values}
         for name, obj in values.items():
@@ -550,6 +551,8 @@ class PackageStubs:
                 continue
             if isinstance(obj, types.ModuleType):
                 init.imports[(".", obj.__name__.rpartition(".")[2])] = name
+            elif name in numba_types.__all__ and getattr(numba_types, name) is obj:
+                init.imports[(".types", name)] = name  # a Numba type object (void), as ember.types has it
             elif isinstance(obj, tuple(ufunc_types)):  # the registry's, and the two-output ones
                 ufuncs.append(self._ufunc(init, name, obj, rows, ufunc_types))
             elif callable(obj):

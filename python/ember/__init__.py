@@ -193,13 +193,27 @@ def __getattr__(name):
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 
-# The dtypes are NumPy's, as in CuPy.
-bool_ = _np.bool_
-int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
-uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
-float16, float32, float64 = _np.float16, _np.float32, _np.float64
-complex64, complex128 = _np.complex64, _np.complex128
+# The dtypes are NumPy's, as in CuPy, with Numba's type behaviour (ember.types: float32[:],
+# void(float32[:], int32)), so that code written for either runs.
+from . import types  # noqa: E402
 from ._dtypes import bfloat16  # noqa: E402  (ml_dtypes', as JAX's)
+from .types import (  # noqa: E402
+    bool_,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    void,
+)
 
 dtype = _np.dtype
 __array_api_version__ = "2024.12"
@@ -211,7 +225,7 @@ __all__ = [
     "dtype", "empty", "empty_like", "errors", "float16", "float32", "float64", "from_dlpack", "full",
     "fuse", "guvectorize", "vectorize", "PinnedMemoryPool", "empty_pinned", "get_default_pinned_memory_pool",
     "full_like", "get_default_memory_pool", "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones",
-    "ones_like", "synchronize", "uint8", "uint16", "uint32", "uint64", "zeros", "zeros_like",
+    "ones_like", "synchronize", "types", "uint8", "uint16", "uint32", "uint64", "void", "zeros", "zeros_like",
 ]
 __all__ += [
     "array_split", "asfortranarray", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays",

@@ -11,22 +11,16 @@ from ml_dtypes import bfloat16 as bfloat16
 from numpy import base_repr as base_repr
 from numpy import binary_repr as binary_repr
 from numpy import bool as bool
-from numpy import bool_ as bool_
 from numpy import byte as byte
 from numpy import cdouble as cdouble
 from numpy import character as character
 from numpy import clongdouble as clongdouble
-from numpy import complex64 as complex64
-from numpy import complex128 as complex128
 from numpy import complexfloating as complexfloating
 from numpy import csingle as csingle
 from numpy import double as double
 from numpy import dtype as dtype
 from numpy import finfo as finfo
 from numpy import flexible as flexible
-from numpy import float16 as float16
-from numpy import float32 as float32
-from numpy import float64 as float64
 from numpy import floating as floating
 from numpy import format_float_positional as format_float_positional
 from numpy import format_float_scientific as format_float_scientific
@@ -35,10 +29,6 @@ from numpy import get_printoptions as get_printoptions
 from numpy import half as half
 from numpy import iinfo as iinfo
 from numpy import inexact as inexact
-from numpy import int8 as int8
-from numpy import int16 as int16
-from numpy import int32 as int32
-from numpy import int64 as int64
 from numpy import int_ as int_
 from numpy import intc as intc
 from numpy import integer as integer
@@ -61,10 +51,6 @@ from numpy import single as single
 from numpy import typename as typename
 from numpy import ubyte as ubyte
 from numpy import uint as uint
-from numpy import uint8 as uint8
-from numpy import uint16 as uint16
-from numpy import uint32 as uint32
-from numpy import uint64 as uint64
 from numpy import uintc as uintc
 from numpy import uintp as uintp
 from numpy import ulong as ulong
@@ -81,6 +67,7 @@ from . import fft as fft
 from . import lib as lib
 from . import linalg as linalg
 from . import random as random
+from . import types as types
 from ._array_api_info import __array_namespace_info__ as __array_namespace_info__
 from ._flatiter import flatiter as flatiter
 from ._manipulation import broadcast as broadcast
@@ -100,6 +87,21 @@ from .errors import DriverError as DriverError
 from .errors import EmberError as EmberError
 from .errors import JitError as JitError
 from .errors import OutOfMemoryError as OutOfMemoryError
+from .types import bool_ as bool_
+from .types import complex64 as complex64
+from .types import complex128 as complex128
+from .types import float16 as float16
+from .types import float32 as float32
+from .types import float64 as float64
+from .types import int8 as int8
+from .types import int16 as int16
+from .types import int32 as int32
+from .types import int64 as int64
+from .types import uint8 as uint8
+from .types import uint16 as uint16
+from .types import uint32 as uint32
+from .types import uint64 as uint64
+from .types import void as void
 
 __all__ = [
     "BackendUnavailableError", "CompileError", "Device", "DriverError", "ElementwiseKernel", "EmberError", "JitError",
@@ -108,52 +110,52 @@ __all__ = [
     "empty", "empty_like", "errors", "float16", "float32", "float64", "from_dlpack", "full", "fuse", "guvectorize",
     "vectorize", "PinnedMemoryPool", "empty_pinned", "get_default_pinned_memory_pool", "full_like",
     "get_default_memory_pool", "int8", "int16", "int32", "int64", "linspace", "ndarray", "ones", "ones_like",
-    "synchronize", "uint8", "uint16", "uint32", "uint64", "zeros", "zeros_like", "array_split", "asfortranarray",
-    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concatenate",
-    "copy", "dstack", "expand_dims", "hstack", "moveaxis", "ravel", "reshape", "split", "squeeze", "stack", "swapaxes",
-    "transpose", "vstack", "clip", "eye", "identity", "imag", "nonzero", "real", "take", "tri", "tril", "triu", "ufunc",
-    "where", "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
-    "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_count", "bitwise_invert",
-    "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "cbrt", "ceil", "conj",
-    "conjugate", "copysign", "cos", "cosh", "deg2rad", "degrees", "divide", "equal", "exp", "exp2", "expm1", "fabs",
-    "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "gcd", "greater", "greater_equal", "heaviside",
-    "hypot", "invert", "isfinite", "isinf", "isnan", "lcm", "ldexp", "left_shift", "less", "less_equal", "log", "log10",
-    "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum",
-    "minimum", "mod", "multiply", "negative", "nextafter", "not_equal", "positive", "pow", "power", "rad2deg",
-    "radians", "reciprocal", "remainder", "right_shift", "rint", "sign", "signbit", "sin", "sinh", "spacing", "sqrt",
-    "square", "subtract", "tan", "tanh", "true_divide", "trunc", "all", "amax", "amin", "any", "argmax", "argmin",
-    "cumprod", "cumsum", "max", "mean", "min", "prod", "std", "sum", "var", "cublas", "dot", "inner", "lib", "linalg",
-    "matmul", "matvec", "outer", "vdot", "vecmat", "geomspace", "logspace", "errstate", "geterr", "seterr", "around",
-    "fix", "get_array_module", "is_available", "round", "round_", "show_config", "astype", "cumulative_prod",
-    "cumulative_sum", "vecdot", "__array_namespace_info__", "packbits", "unpackbits", "cross", "gradient", "trapezoid",
-    "einsum", "einsum_path", "kron", "tensordot", "asanyarray", "asarray_chkfinite", "isfortran", "require", "diag",
-    "diagflat", "diagonal", "trace", "diff", "ediff1d", "apply_along_axis", "apply_over_axes", "piecewise",
-    "array2string", "array_repr", "array_str", "format_float_positional", "format_float_scientific", "frombuffer",
-    "fromfile", "fromiter", "fromregex", "fromstring", "genfromtxt", "get_printoptions", "load", "loadtxt",
-    "printoptions", "save", "savetxt", "savez", "savez_compressed", "set_printoptions", "c_", "choose", "compress",
-    "copyto", "diag_indices", "diag_indices_from", "extract", "fill_diagonal", "fromfunction", "index_exp", "indices",
-    "ix_", "mask_indices", "meshgrid", "mgrid", "ndindex", "ogrid", "place", "put", "put_along_axis", "putmask", "r_",
-    "ravel_multi_index", "s_", "select", "take_along_axis", "tril_indices", "tril_indices_from", "triu_indices",
-    "triu_indices_from", "unravel_index", "allclose", "argwhere", "array_equal", "array_equiv", "count_nonzero",
-    "flatnonzero", "iscomplex", "iscomplexobj", "isclose", "isneginf", "isposinf", "isreal", "isrealobj", "append",
-    "block", "broadcast", "column_stack", "concat", "delete", "dsplit", "flip", "fliplr", "flipud", "hsplit", "insert",
-    "matrix_transpose", "permute_dims", "repeat", "resize", "roll", "rollaxis", "rot90", "row_stack", "tile",
-    "trim_zeros", "unstack", "vsplit", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
-    "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "byte_bounds", "may_share_memory", "shares_memory", "poly",
-    "poly1d", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub", "polyval", "roots",
-    "bincount", "digitize", "histogram", "histogram2d", "histogram_bin_edges", "histogramdd", "nanmedian",
-    "nanpercentile", "nanquantile", "percentile", "quantile", "argpartition", "argsort", "in1d", "intersect1d", "isin",
-    "lexsort", "partition", "searchsorted", "setdiff1d", "setxor1d", "sort", "sort_complex", "topk", "union1d",
-    "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values", "angle", "bartlett", "blackman",
-    "convolve", "correlate", "hamming", "hanning", "i0", "kaiser", "nan_to_num", "real_if_close", "sinc", "unwrap",
-    "vander", "average", "corrcoef", "cov", "ptp", "divmod", "median", "flatiter", "frexp", "modf", "pad",
-    "make_aligned_dtype", "interp", "False_", "ScalarType", "True_", "base_repr", "binary_repr", "sctypeDict",
-    "typecodes", "bool", "byte", "can_cast", "cdouble", "character", "clongdouble", "common_type", "complexfloating",
-    "csingle", "double", "dtype", "e", "euler_gamma", "finfo", "flexible", "floating", "generic", "half", "iinfo",
-    "inexact", "inf", "int_", "intc", "integer", "intp", "isdtype", "isscalar", "issubdtype", "iterable", "long",
-    "longdouble", "longlong", "min_scalar_type", "mintypecode", "nan", "ndim", "newaxis", "number", "pi",
-    "promote_types", "result_type", "shape", "short", "signedinteger", "single", "size", "typename", "ubyte", "uint",
-    "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger", "ushort",
+    "synchronize", "types", "uint8", "uint16", "uint32", "uint64", "void", "zeros", "zeros_like", "array_split",
+    "asfortranarray", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_shapes", "broadcast_to",
+    "concatenate", "copy", "dstack", "expand_dims", "hstack", "moveaxis", "ravel", "reshape", "split", "squeeze",
+    "stack", "swapaxes", "transpose", "vstack", "clip", "eye", "identity", "imag", "nonzero", "real", "take", "tri",
+    "tril", "triu", "ufunc", "where", "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin",
+    "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "bitwise_count", "bitwise_invert", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
+    "bitwise_xor", "cbrt", "ceil", "conj", "conjugate", "copysign", "cos", "cosh", "deg2rad", "degrees", "divide",
+    "equal", "exp", "exp2", "expm1", "fabs", "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "gcd",
+    "greater", "greater_equal", "heaviside", "hypot", "invert", "isfinite", "isinf", "isnan", "lcm", "ldexp",
+    "left_shift", "less", "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "nextafter",
+    "not_equal", "positive", "pow", "power", "rad2deg", "radians", "reciprocal", "remainder", "right_shift", "rint",
+    "sign", "signbit", "sin", "sinh", "spacing", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "trunc",
+    "all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std", "sum",
+    "var", "cublas", "dot", "inner", "lib", "linalg", "matmul", "matvec", "outer", "vdot", "vecmat", "geomspace",
+    "logspace", "errstate", "geterr", "seterr", "around", "fix", "get_array_module", "is_available", "round", "round_",
+    "show_config", "astype", "cumulative_prod", "cumulative_sum", "vecdot", "__array_namespace_info__", "packbits",
+    "unpackbits", "cross", "gradient", "trapezoid", "einsum", "einsum_path", "kron", "tensordot", "asanyarray",
+    "asarray_chkfinite", "isfortran", "require", "diag", "diagflat", "diagonal", "trace", "diff", "ediff1d",
+    "apply_along_axis", "apply_over_axes", "piecewise", "array2string", "array_repr", "array_str",
+    "format_float_positional", "format_float_scientific", "frombuffer", "fromfile", "fromiter", "fromregex",
+    "fromstring", "genfromtxt", "get_printoptions", "load", "loadtxt", "printoptions", "save", "savetxt", "savez",
+    "savez_compressed", "set_printoptions", "c_", "choose", "compress", "copyto", "diag_indices", "diag_indices_from",
+    "extract", "fill_diagonal", "fromfunction", "index_exp", "indices", "ix_", "mask_indices", "meshgrid", "mgrid",
+    "ndindex", "ogrid", "place", "put", "put_along_axis", "putmask", "r_", "ravel_multi_index", "s_", "select",
+    "take_along_axis", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
+    "allclose", "argwhere", "array_equal", "array_equiv", "count_nonzero", "flatnonzero", "iscomplex", "iscomplexobj",
+    "isclose", "isneginf", "isposinf", "isreal", "isrealobj", "append", "block", "broadcast", "column_stack", "concat",
+    "delete", "dsplit", "flip", "fliplr", "flipud", "hsplit", "insert", "matrix_transpose", "permute_dims", "repeat",
+    "resize", "roll", "rollaxis", "rot90", "row_stack", "tile", "trim_zeros", "unstack", "vsplit", "nanargmax",
+    "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar",
+    "byte_bounds", "may_share_memory", "shares_memory", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit",
+    "polyint", "polymul", "polysub", "polyval", "roots", "bincount", "digitize", "histogram", "histogram2d",
+    "histogram_bin_edges", "histogramdd", "nanmedian", "nanpercentile", "nanquantile", "percentile", "quantile",
+    "argpartition", "argsort", "in1d", "intersect1d", "isin", "lexsort", "partition", "searchsorted", "setdiff1d",
+    "setxor1d", "sort", "sort_complex", "topk", "union1d", "unique", "unique_all", "unique_counts", "unique_inverse",
+    "unique_values", "angle", "bartlett", "blackman", "convolve", "correlate", "hamming", "hanning", "i0", "kaiser",
+    "nan_to_num", "real_if_close", "sinc", "unwrap", "vander", "average", "corrcoef", "cov", "ptp", "divmod", "median",
+    "flatiter", "frexp", "modf", "pad", "make_aligned_dtype", "interp", "False_", "ScalarType", "True_", "base_repr",
+    "binary_repr", "sctypeDict", "typecodes", "bool", "byte", "can_cast", "cdouble", "character", "clongdouble",
+    "common_type", "complexfloating", "csingle", "double", "dtype", "e", "euler_gamma", "finfo", "flexible", "floating",
+    "generic", "half", "iinfo", "inexact", "inf", "int_", "intc", "integer", "intp", "isdtype", "isscalar",
+    "issubdtype", "iterable", "long", "longdouble", "longlong", "min_scalar_type", "mintypecode", "nan", "ndim",
+    "newaxis", "number", "pi", "promote_types", "result_type", "shape", "short", "signedinteger", "single", "size",
+    "typename", "ubyte", "uint", "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger", "ushort",
 ]
 
 __version__: str

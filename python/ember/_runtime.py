@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import threading
 
 from . import _ember
@@ -342,3 +343,13 @@ _default_pool = MemoryPool()
 def get_default_memory_pool() -> MemoryPool:
     """The pool every ember array allocates from."""
     return _default_pool
+
+
+def compute_capability(info: dict) -> tuple[int, int]:
+    """A device's CUDA compute capability from its ``_ember.device_info``; ``(0, 0)`` on
+    OpenCL devices, which have none (as ``cuda.runtime.getDeviceProperties`` reports)."""
+    arch = re.fullmatch(r"sm_(\d+)[a-z]?", info["arch"])  # sm_90, sm_90a, sm_100
+    if info["backend"] != "cuda" or arch is None:
+        return 0, 0
+    digits = arch.group(1)
+    return int(digits[:-1]), int(digits[-1])

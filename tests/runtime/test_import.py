@@ -17,7 +17,12 @@ def test_import_starts_no_driver():
 
 
 def test_dtypes_are_numpys():
-    assert ember.float32 is np.float32 and ember.bool_ is np.bool_ and ember.complex128 is np.complex128
+    # NumPy's types, standing for them everywhere (they also carry Numba's type behaviour:
+    # tests/jit/test_numba_types.py).
+    for mine, numpys in ((ember.float32, np.float32), (ember.bool_, np.bool_), (ember.complex128, np.complex128)):
+        assert mine == numpys and hash(mine) == hash(numpys) and issubclass(mine, numpys)
+        assert np.dtype(mine) == np.dtype(numpys) and np.dtype(mine).type is numpys
+        assert type(mine(1)) is numpys and isinstance(numpys(1), mine)
 
 
 def test_error_hierarchy():

@@ -204,7 +204,8 @@ pub fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
 }
 
 /// Parses one argument type as Numba writes it: `float32`, `int64[:]`, `float32[:, ::1]`,
-/// `f4[:,:]`, `uint8[::1]`.
+/// `f4[:,:]`, `uint8[::1]`, `int32[::1, :, :]` (Fortran order: read by its strides, as
+/// any layout).
 pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
     let t = text.trim();
     let (base, dims) = match t.find('[') {
@@ -231,9 +232,10 @@ pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
         match *p {
             ":" => {}
             "::1" if i + 1 == parts.len() => layout = Layout::C,
+            "::1" if i == 0 => {}
             _ => {
                 return Err(format!(
-                    "'{t}': each dimension of an array type is ':' (or '::1' for the last, meaning C-contiguous), got '{p}'"
+                    "'{t}': each dimension of an array type is ':' (or '::1' for the last, meaning C-contiguous, or the first, meaning Fortran-contiguous), got '{p}'"
                 ))
             }
         }
@@ -280,11 +282,12 @@ pub fn parse_signature(text: &str) -> Result<(Option<Ty>, Vec<Ty>), String> {
 pub fn dtype_named(name: &str) -> Option<DType> {
     Some(match name {
         "bool" | "bool_" | "boolean" | "b1" => DType::Bool,
-        "int8" | "i1" | "byte" => DType::I8,
+        "int8" | "i1" | "char" => DType::I8,
         "int16" | "i2" => DType::I16,
         "int32" | "i4" | "intc" => DType::I32,
         "int64" | "i8" | "intp" | "int_" => DType::I64,
-        "uint8" | "u1" | "ubyte" => DType::U8,
+        // Numba's byte is unsigned (NumPy's np.byte is not).
+        "uint8" | "u1" | "ubyte" | "byte" => DType::U8,
         "uint16" | "u2" => DType::U16,
         "uint32" | "u4" | "uintc" => DType::U32,
         "uint64" | "u8" | "uintp" => DType::U64,
@@ -354,5 +357,12 @@ mod tests {
             .unwrap_err()
             .contains("float31"));
         assert!(parse_arg_type("f4[::2]").unwrap_err().contains("::2"));
+        // Fortran order is read by its strides; Numba's byte is uint8.
+        assert_eq!(
+            parse_arg_type("int32[::1, :, :]").unwrap(),
+            Ty::Array(ArrayTy::global(DType::I32, 3, Layout::A))
+        );
+        assert!(parse_arg_type("int32[:, ::1, :]").is_err());
+        assert_eq!(parse_arg_type("byte").unwrap(), Ty::Scalar(DType::U8));
     }
 }

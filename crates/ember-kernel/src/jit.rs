@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use ember_codegen::types::param_dtype;
 use ember_core::dtype::Kind;
 use ember_core::{DType, Error, Result, Scalar};
-use ember_runtime::{Device, Function, Handle, KernelArg};
+use ember_runtime::{Device, Function, FunctionAttribute, Handle, KernelArg};
 use smallvec::SmallVec;
 
 use ember_jit::coarsen::{Opportunities, Plan};
@@ -80,6 +80,32 @@ pub struct Compiled {
     writes: Vec<bool>,
     /// The generated C (for `inspect_source`-style introspection and errors).
     pub source: String,
+}
+
+impl Compiled {
+    /// The ordinal of the device it was compiled for.
+    pub fn device_ordinal(&self) -> usize {
+        self.device
+    }
+
+    /// The coarsening it has (`"y2"`, ...), if any.
+    pub fn coarsened(&self) -> Option<String> {
+        self.coarse.map(|p| p.label())
+    }
+
+    /// Whether it was compiled with index checks.
+    pub fn is_checked(&self) -> bool {
+        self.checked.is_some()
+    }
+
+    /// A kernel attribute as the device's API reports it (registers, shared memory, ...);
+    /// an error where the API does not report that attribute (OpenCL has no register count).
+    pub fn attribute(&self, attribute: FunctionAttribute) -> Result<i64> {
+        self.function
+            .device()
+            .backend()
+            .function_attribute(self.function.handle(), attribute)
+    }
 }
 
 /// How a launch is shaped.
@@ -181,6 +207,11 @@ impl Dispatcher {
                 (format!("({}){coarse}", items.join(", ")), c.source.clone())
             })
             .collect()
+    }
+
+    /// Every compiled specialisation, oldest first.
+    pub fn compiled(&self) -> Vec<Arc<Compiled>> {
+        lock(&self.compiled).clone()
     }
 
     /// Whether launches are bound to explicit signatures.

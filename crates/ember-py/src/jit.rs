@@ -5,10 +5,10 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use ember_core::{DType, Error, Scalar};
 use ember_kernel::{Dispatcher, JitArg, LaunchConfig};
-use ember_runtime::Handle;
+use ember_runtime::{FunctionAttribute, Handle};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyTuple};
 use smallvec::SmallVec;
 
 use crate::errors::IntoPyResult;
@@ -121,6 +121,32 @@ impl NativeJitKernel {
     /// The generated C of every compiled specialisation, by signature.
     fn _sources(&self) -> PyResult<Vec<(String, String)>> {
         Ok(self.dispatcher()?.sources())
+    }
+
+    /// Every compiled specialisation, oldest first, as a dict: `types` (the argument types'
+    /// names), `device` (ordinal), `coarsened` (label or None), `checked`, `source` (the
+    /// generated C) and `attributes` (what the device's API reports of the compiled kernel,
+    /// by CuPy's attribute names; attributes it does not report are absent).
+    fn _specialisations<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let mut out = Vec::new();
+        for c in self.dispatcher()?.compiled() {
+            let d = PyDict::new(py);
+            let types: Vec<String> = c.types.iter().map(ember_jit::Ty::to_string).collect();
+            d.set_item("types", types)?;
+            d.set_item("device", c.device_ordinal())?;
+            d.set_item("coarsened", c.coarsened())?;
+            d.set_item("checked", c.is_checked())?;
+            d.set_item("source", &c.source)?;
+            let attributes = PyDict::new(py);
+            for (attribute, name) in FunctionAttribute::ALL {
+                if let Ok(v) = c.attribute(attribute) {
+                    attributes.set_item(name, v)?;
+                }
+            }
+            d.set_item("attributes", attributes)?;
+            out.push(d);
+        }
+        Ok(out)
     }
 
     /// `kernel[griddim, blockdim]` or `kernel[griddim, blockdim, stream, sharedmem]`.

@@ -358,6 +358,14 @@ fn drain_launches(py: Python<'_>) {
     py.detach(ember_runtime::device::drain_launches);
 }
 
+/// Waits for the work on stream `handle` of device `ordinal` (a handle another library made,
+/// wrapped by `ember.cuda.external_stream`).
+#[pyfunction]
+fn synchronize_stream(py: Python<'_>, ordinal: usize, handle: u64) -> PyResult<()> {
+    let dev = device(ordinal)?;
+    py.detach(|| dev.synchronize_stream(handle)).py()
+}
+
 /// The handle of the stream this thread sends work to on a device.
 #[pyfunction]
 fn current_stream_handle(ordinal: usize) -> PyResult<u64> {
@@ -417,6 +425,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(nvrtc_version, m)?,
         wrap_pyfunction!(info_report, m)?,
         wrap_pyfunction!(current_stream_handle, m)?,
+        wrap_pyfunction!(synchronize_stream, m)?,
         wrap_pyfunction!(current_stream, m)?,
         wrap_pyfunction!(current_device, m)?,
         wrap_pyfunction!(drain_launches, m)?,

@@ -14,6 +14,8 @@ import numpy as np
 from .. import _ember
 from .._operands import is_device_array
 from ..errors import PerformanceWarning
+from ..types import Signature, is_type, signature_text
+from . import introspect
 from .front import program_json
 
 _LAUNCH_HELP = (
@@ -41,6 +43,7 @@ class Dispatcher(_ember.JitKernel):
             for sig in signatures:
                 self._add_signature(sig)
         self._signatures = list(signatures)
+        self._options = {"fastmath": bool(fastmath), "boundscheck": boundscheck}
 
     def __call__(self, *args, **kwargs):
         if self._device:
@@ -57,6 +60,79 @@ class Dispatcher(_ember.JitKernel):
         """The generated C of each compiled specialisation, by argument types."""
         return dict(self._sources())
 
+    # Numba's introspection, specialisation and forall (the helpers are in introspect.py).
+    @property
+    def overloads(self) -> dict:
+        """The specialisations compiled for the current device, by argument types (a tuple of
+        types; Numba's type objects, NumPy dtypes and type names find the same entry)."""
+        return introspect.overloads(self)
+
+    @property
+    def signatures(self) -> list:
+        """The argument types of each compiled specialisation (the keys of ``overloads``)."""
+        return list(self.overloads)
+
+    @property
+    def specialized(self) -> bool:
+        """Whether the kernel is bound to its signatures (explicit ones, or ``specialize``)."""
+        return bool(getattr(self, "_signatures", None))
+
+    @property
+    def specializations(self) -> dict:
+        """The kernels ``specialize`` made, by (compute capability, argument types)."""
+        found = self.__dict__.get("_specializations")
+        if found is None:
+            found = self.__dict__["_specializations"] = {}
+        return found
+
+    def specialize(self, *args) -> Dispatcher:
+        """A kernel compiled now for the types of ``args`` (values, or types such as
+        ``float32[::1]``), that launches only with arguments of those types."""
+        return introspect.specialize(self, args)
+
+    def forall(self, ntasks: int, tpb: int = 0, stream=0, sharedmem: int = 0):
+        """A launcher of ``ntasks`` threads in one dimension (``kernel.forall(n)(*args)``),
+        for kernels that map ``cuda.grid(1)`` to tasks and skip threads past ``ntasks``;
+        ``tpb`` threads per block (0: the most the compiled kernel takes, up to 1024)."""
+        return introspect.ForAll(self, ntasks, tpb, stream, sharedmem)
+
+    def inspect_asm(self, signature=None):
+        """The code ember gives the device's compiler for each specialisation: the generated
+        CUDA C (compiled by NVRTC) or OpenCL C (compiled by the OpenCL driver). ember makes no
+        PTX or LLVM IR of its own, so this C takes the place of Numba's PTX. A dict by argument
+        types, or the text of ``signature`` (argument types, or a signature object)."""
+        return introspect.by_signature(self, signature, lambda o: o.inspect_asm())
+
+    def inspect_llvm(self, signature=None):
+        """As :meth:`inspect_asm`: ember's lowest level of its own is the generated C."""
+        return introspect.by_signature(self, signature, lambda o: o.inspect_llvm())
+
+    def inspect_types(self, file=None):
+        """Prints each specialisation's name and argument types above the function's Python
+        source (Numba adds each line's typed IR; ember's typed IR stays in its compiler)."""
+        introspect.inspect_types(self, file)
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers per thread of the compiled kernel (0 where the device's API does not tell,
+        as on OpenCL). An int for ``signature`` or a specialised kernel; else a dict by types."""
+        return introspect.by_signature(self, signature, lambda o: o.regs_per_thread)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of statically allocated shared memory per block."""
+        return introspect.by_signature(self, signature, lambda o: o.shared_mem_per_block)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The most threads a block of the compiled kernel may have."""
+        return introspect.by_signature(self, signature, lambda o: o.max_threads_per_block)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local (OpenCL: private) memory per thread."""
+        return introspect.by_signature(self, signature, lambda o: o.local_mem_per_thread)
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory (0 where the device's API does not tell, as on OpenCL)."""
+        return introspect.by_signature(self, signature, lambda o: o.const_mem_size)
+
     def _convert_arg(self, value):
         """An argument the native launch path does not take as it is, as ``(device array,
         write-back or None, read-only)``: NumPy arrays are copied to the device and back after
@@ -65,6 +141,10 @@ class Dispatcher(_ember.JitKernel):
         and DLPack objects are viewed without a copy."""
         from .._creation import asarray
 
+        view = getattr(value, "__ember_device_view__", None)
+        if view is not None:
+            # Host memory the device addresses (cuda.mapped_array): passed in place.
+            return view(), None, False
         if isinstance(value, np.ndarray):
             global _warned_host_arrays
             if not _warned_host_arrays:
@@ -102,7 +182,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     """Numba's ``@cuda.jit``: compile a Python function as a kernel (or, with
     ``device=True``, as a function kernels call).
 
-    Forms: ``@jit``, ``@jit()``, ``@jit("void(float32[:], int32)")``, ``@jit([sig, ...])``,
+    Forms: ``@jit``, ``@jit()``, ``@jit("void(float32[:], int32)")``, ``@jit(void(float32[:],
+    int32))`` (ember.types' objects, Numba's), ``@jit((float32[:], int32))``, ``@jit([sig, ...])``,
     ``@jit(device=True)``, ``@jit(fastmath=True)``, ``@jit(boundscheck=True)`` (every array index
     checked; the first out of bounds raises ``ember.errors.OutOfBoundsError``, an ``IndexError``;
     ``None`` follows ``EMBER_CHECKED``). ``link``, ``cache``, ``debug``, ``lineinfo``, ``opt`` and
@@ -124,11 +205,11 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
 
     if func_or_sig is None:
         return lambda fn: make(fn, ())
-    if isinstance(func_or_sig, str):
-        return lambda fn: make(fn, (func_or_sig,))
+    if isinstance(func_or_sig, (str, Signature)) or (isinstance(func_or_sig, tuple) and all(
+            is_type(a) for a in func_or_sig)):
+        # One signature: text, a signature object, or a kernel's argument types.
+        return lambda fn: make(fn, (signature_text(func_or_sig),))
     if isinstance(func_or_sig, (list, tuple)):
-        sigs = tuple(func_or_sig)
-        if not all(isinstance(s, str) for s in sigs):
-            raise TypeError("signatures must be strings such as 'void(float32[:], int32)'")
+        sigs = tuple(signature_text(s) for s in func_or_sig)
         return lambda fn: make(fn, sigs)
     return make(func_or_sig, ())

@@ -19,6 +19,7 @@ import types
 
 import numpy as np
 
+from .. import types as ember_types
 from .._intrinsic import DeviceOnly
 from ..errors import JitError
 from . import bytecode
@@ -53,8 +54,9 @@ def _intrinsic_table() -> dict[int, str]:
     for n, obj in vars(np).items():
         if isinstance(obj, np.ufunc) and id(obj) not in table:
             table[id(obj)] = "np." + n
+    # NumPy's scalar types and ember's (the same types with Numba's behaviour: ember.types).
     for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-              np.float16, np.float32, np.float64, np.complex64, np.complex128):
+              np.float16, np.float32, np.float64, np.complex64, np.complex128, *ember_types.SCALARS):
         table[id(t)] = "dtype." + np.dtype(t).name
     return table
 
@@ -167,6 +169,8 @@ class _Function:
                 lines, first = inspect.getsourcelines(self.fn)
             except (OSError, TypeError):
                 lines = None  # python -c, exec, the plain REPL: read the bytecode, as Numba does
+        if lines is not None and code.co_name == "<lambda>":
+            lines = None  # a lambda's line is no def to parse: its bytecode is the function
         if lines is not None:
             self.first = first
             self.source = textwrap.dedent("".join(lines))

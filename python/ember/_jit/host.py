@@ -1,43 +1,89 @@
-"""Numba's host-side ``cuda`` API over ember's runtime: device arrays are ``ember.ndarray``."""
+"""Numba's host-side ``cuda`` API over ember's runtime: device arrays are ``ember.ndarray``.
+
+Devices and contexts (``cuda.gpus``, ``current_context``...) are in ``devices.py``; host memory
+the device reads in place (``mapped_array``, ``managed_array``) in ``mapped.py``.
+"""
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
 from .. import _runtime
 from .._creation import asarray, empty
 from .._operands import on_device
+from . import devices
+from .layout import contiguous_strides_like, dense, order_like
+from .streams import (  # noqa: F401  (Numba's host API names)
+    Event,
+    ExternalStream,
+    Stream,
+    default_stream,
+    event,
+    event_elapsed_time,
+    external_stream,
+    legacy_default_stream,
+    per_thread_default_stream,
+    stream,
+)
+
+
+def _on(stream):
+    """A context sending work to ``stream`` (0 or None: the current stream)."""
+    return contextlib.nullcontext() if stream in (0, None) else stream
 
 
 def to_device(obj, stream=0, copy=True, to=None):
-    """Copies host array ``obj`` to the device (into ``to`` when given)."""
-    if to is not None:
-        to.set(np.asarray(obj))
-        return to
-    return asarray(obj if on_device(obj) else np.asarray(obj))
+    """Copies host array ``obj`` to the device, on ``stream`` (into ``to`` when given; with
+    ``copy=False`` and ``to``, nothing is copied)."""
+    with _on(stream):
+        if to is not None:
+            if copy:
+                to.set(np.asarray(obj))
+            return to
+        return asarray(obj if on_device(obj) else np.asarray(obj))
 
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
-    """An uninitialised device array."""
-    if strides is not None:
-        raise ValueError("device_array(strides=...) is not supported; use order='C' or 'F'")
-    return empty(shape, dtype=dtype, order=order)
+    """An uninitialised device array, C- or Fortran-ordered, or with ``strides`` (in bytes) that
+    lay the elements out densely in some order of the axes (as ``device_array_like`` gives for a
+    transposed array)."""
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' or 'F', got {order!r}")
+    if strides is None:
+        return empty(shape, dtype=dtype, order=order)
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
+    strides = (int(strides),) if np.ndim(strides) == 0 else tuple(int(s) for s in strides)
+    itemsize = np.dtype(dtype).itemsize
+    if len(strides) != len(shape):
+        raise ValueError(f"strides {strides} and shape {shape} have different lengths")
+    if not dense(shape, strides, itemsize):
+        raise ValueError(
+            f"strides {strides} do not lay out shape {shape} of {itemsize}-byte elements densely: give the "
+            "strides of a C, Fortran or transposed contiguous array"
+        )
+    flat = empty(int(np.prod(shape, dtype=np.int64)), dtype=dtype)
+    from ..lib.stride_tricks import as_strided
+
+    return as_strided(flat, shape, strides)
 
 
 def device_array_like(ary, stream=0):
-    """An uninitialised device array with ``ary``'s shape and dtype."""
-    order = "F" if getattr(ary, "flags", None) is not None and ary.flags.f_contiguous and not ary.flags.c_contiguous \
-        else "C"
-    return empty(ary.shape, dtype=ary.dtype, order=order)
+    """An uninitialised device array with ``ary``'s shape, dtype and axis order."""
+    strides = contiguous_strides_like(ary) if hasattr(ary, "strides") else None
+    return device_array(ary.shape, dtype=ary.dtype, strides=strides, order=order_like(ary))
 
 
-def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
-    """A host array in page-locked memory (plain host memory where the backend has none)."""
-    if _runtime.backend() == "cuda":
-        from ..cuda import driver
-
-        return driver.pagelocked_empty(shape, dtype, order=order)
-    return np.empty(shape, dtype=dtype, order=order)
+@contextlib.contextmanager
+def pinned(*arrays):
+    """Numba's context manager that page-locks host arrays for the block. ember's copies
+    between host and device already go through page-locked staging buffers, so there is
+    nothing to pin: the block runs as it is (the arrays must be NumPy arrays)."""
+    for a in arrays:
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"cuda.pinned() takes NumPy arrays, got {type(a).__name__}")
+    yield
 
 
 def as_cuda_array(obj, sync=True):
@@ -54,44 +100,6 @@ def is_cuda_array(obj) -> bool:
 def synchronize():
     """Waits for all work on the current device."""
     _runtime.synchronize()
-
-
-class Event(_runtime.Event):
-    """Numba's event: ``record(stream=0)``, ``synchronize()``, ``wait(stream)``,
-    ``elapsed_time(end)`` in milliseconds."""
-
-    def __init__(self, timing=True):
-        super().__init__()
-
-    def record(self, stream=0):
-        super().record(stream if stream not in (0, None) else None)
-
-    def query(self) -> bool:
-        return self.done
-
-    def wait(self, stream=0):
-        s = stream if stream not in (0, None) else _runtime.get_current_stream()
-        s.wait_event(self)
-
-    def elapsed_time(self, evtend) -> float:
-        return _runtime.get_elapsed_time(self, evtend)
-
-
-def event(timing=True) -> Event:
-    return Event(timing)
-
-
-def event_elapsed_time(evtstart, evtend) -> float:
-    return _runtime.get_elapsed_time(evtstart, evtend)
-
-
-def stream():
-    """A new stream."""
-    return _runtime.Stream()
-
-
-def default_stream():
-    return _runtime.get_current_stream()
 
 
 def profile_start():
@@ -111,27 +119,46 @@ def is_available() -> bool:
         return False
 
 
-def detect() -> bool:
-    """Prints the devices ember sees; True when there is at least one."""
-    from .._info import report
+detect = devices.detect
+get_current_device = devices.get_current_device
+current_context = devices.current_context
+list_devices = devices.list_devices
+gpus = devices.gpus
 
-    print(report())
-    return is_available()
 
-
-def select_device(device_id: int):
-    """Makes device ``device_id`` current for this thread."""
-    dev = _runtime.Device(device_id)
-    dev.use()
+def select_device(device_id: int) -> devices.Device:
+    """Makes device ``device_id`` current for this thread; returns it."""
+    dev = devices.Device(device_id)
+    _runtime._set_device(dev.id)
     return dev
 
 
-def get_current_device():
-    return _runtime.Device()
+def close():
+    """Numba's ``cuda.close()``: waits for the current device and gives its cached memory back
+    (ember keeps its contexts for the life of the process)."""
+    devices.get_current_device().reset()
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """Accepted for Numba compatibility: ember frees device memory into its pool, which
+    reuses a block only in stream order, so no deallocation can break asynchronous work."""
+    yield
+
+
+def is_float16_supported() -> bool:
+    """Whether kernels take float16 (always, as in Numba)."""
+    return True
+
+
+def is_bfloat16_supported() -> bool:
+    return devices.get_current_device().supports_bfloat16
 
 
 __all__ = [
-    "as_cuda_array", "default_stream", "detect", "device_array", "device_array_like", "event",
-    "event_elapsed_time", "get_current_device", "is_available", "is_cuda_array", "pinned_array",
-    "profile_start", "profile_stop", "select_device", "stream", "synchronize", "to_device",
+    "ExternalStream", "Stream", "as_cuda_array", "close", "current_context", "default_stream", "defer_cleanup",
+    "detect", "device_array", "device_array_like", "event", "event_elapsed_time", "external_stream",
+    "get_current_device", "gpus", "is_available", "is_bfloat16_supported", "is_cuda_array", "is_float16_supported",
+    "legacy_default_stream", "list_devices", "per_thread_default_stream", "pinned", "profile_start", "profile_stop",
+    "select_device", "stream", "synchronize", "to_device",
 ]

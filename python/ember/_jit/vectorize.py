@@ -28,10 +28,16 @@ _TARGETS = ("cuda", "opencl", "cpu", "parallel")
 
 
 def _signature(sig) -> tuple[np.dtype | None, list[np.dtype]]:
-    """A Numba signature string as (return dtype or None, argument dtypes), parsed by the
-    compiler's own parser."""
+    """A Numba signature (a string, or a signature object such as ``float32(float32,
+    float32)``, whose text is its ``str``) as (return dtype or None, argument dtypes), parsed
+    by the compiler's own parser."""
     if not isinstance(sig, str):
-        raise TypeError("signatures must be strings such as 'float32(float32, float32)'")
+        if not (hasattr(sig, "args") and hasattr(sig, "return_type")):
+            raise TypeError(
+                "signatures are strings such as 'float32(float32, float32)' or signature objects such as "
+                f"float32(float32, float32), got {type(sig).__name__}"
+            )
+        sig = str(sig)
     ret, args = _ember.jit_signature(sig)
     return (None if ret is None else np.dtype(ret)), [np.dtype(a) for a in args]
 
@@ -199,18 +205,57 @@ class CUDAUFunc:
             return out
         return result.get() if host else result
 
+    def reduce(self, arr, stream=0):
+        """The ufunc folded over a 1-d array (``np.add.reduce`` for an adding ufunc), on the
+        device, as a NumPy scalar: Numba's ``ufunc.reduce``. The function must be binary,
+        associative and commutative."""
+        from .reduction import Reduce
+
+        if self.nin != 2:
+            raise TypeError(f"reduce needs a binary ufunc; {self.__name__} takes {self.nin} arguments")
+        a = arr if on_device(arr) else asarray(np.asarray(arr))
+        if a.ndim != 1:
+            raise TypeError(f"reduce takes a 1-d array, got {a.ndim} dimensions")
+        if a.size == 0:
+            raise ValueError(f"zero-size array to reduction operation {self.__name__} which has no identity")
+        if self._signatures:
+            sig = _pick(self._signatures, [a.dtype, a.dtype], [False, False])
+            if sig is None:
+                raise TypeError(f"ufunc '{self.__name__}' has no loop for ({a.dtype}, {a.dtype})")
+            if sig[1][0] != a.dtype:
+                a = a.astype(sig[1][0])
+        reducer = self.__dict__.get("_reducer")
+        if reducer is None:
+            reducer = self._reducer = Reduce(self.py_func)
+        # The first element starts the fold (a ufunc has no identity ember can rely on).
+        return reducer(a[1:], init=a[:1].get()[0], stream=stream) if a.size > 1 else a[:1].get()[0]
+
     def __repr__(self):
         return f"<ember.vectorize ufunc {self.__name__}>"
+
+
+# Numba's options of @vectorize/@guvectorize; ember's kernels need none of them.
+_OPTIONS = frozenset({"nopython", "forceobj", "boundscheck", "fastmath", "writable_args", "nogil", "debug",
+                      "lineinfo", "opt"})
+
+
+def _check_options(kws):
+    unknown = set(kws) - _OPTIONS
+    if unknown:
+        raise KeyError(f"Unrecognized options: {', '.join(sorted(unknown))}")
 
 
 def vectorize(ftylist_or_function=(), target="cpu", identity=None, cache=False, **kws):
     """Numba's ``@vectorize``: a ufunc from a scalar function. ``target="cuda"`` runs on the
     current device; ``"cpu"``/``"parallel"`` on an OpenCL CPU device (PoCL); ``"opencl"`` on an
-    OpenCL device. Signatures are strings such as ``"float32(float32, float32)"``; without
-    them the ufunc is typed by its inputs on each new combination."""
-    if callable(ftylist_or_function):
+    OpenCL device. Signatures are strings such as ``"float32(float32, float32)"`` or signature
+    objects (``float32(float32, float32)``); without them the ufunc is typed by its inputs on
+    each new combination."""
+    _check_options(kws)
+    if callable(ftylist_or_function) and not hasattr(ftylist_or_function, "return_type"):
         return CUDAUFunc(ftylist_or_function, (), target)
-    sigs = [ftylist_or_function] if isinstance(ftylist_or_function, str) else list(ftylist_or_function)
+    single = isinstance(ftylist_or_function, str) or hasattr(ftylist_or_function, "return_type")
+    sigs = [ftylist_or_function] if single else list(ftylist_or_function)
 
     def wrap(fn):
         return CUDAUFunc(fn, sigs, target)
@@ -367,7 +412,9 @@ class GUFunc:
 def guvectorize(ftylist, signature, target="cpu", identity=None, nopython=True, cache=False, **kws):
     """Numba's ``@guvectorize(signatures, layout, target=...)``: the function receives
     sub-arrays of the core dimensions and writes its outputs in place."""
-    sigs = [ftylist] if isinstance(ftylist, str) else list(ftylist)
+    _check_options(kws)
+    single = isinstance(ftylist, str) or hasattr(ftylist, "return_type")
+    sigs = [ftylist] if single else list(ftylist)
 
     def wrap(fn):
         return GUFunc(fn, sigs, signature, target)
@@ -375,4 +422,15 @@ def guvectorize(ftylist, signature, target="cpu", identity=None, nopython=True, 
     return wrap
 
 
-__all__ = ["CUDAUFunc", "GUFunc", "JitError", "guvectorize", "vectorize"]
+def cuda_vectorize(ftylist_or_function=(), target="cuda", **kws):
+    """``numba.cuda.vectorize``: :func:`vectorize` with the CUDA target (the current device,
+    whatever its backend) by default."""
+    return vectorize(ftylist_or_function, target=target, **kws)
+
+
+def cuda_guvectorize(ftylist, signature, target="cuda", **kws):
+    """``numba.cuda.guvectorize``: :func:`guvectorize` with the CUDA target by default."""
+    return guvectorize(ftylist, signature, target=target, **kws)
+
+
+__all__ = ["CUDAUFunc", "GUFunc", "JitError", "cuda_guvectorize", "cuda_vectorize", "guvectorize", "vectorize"]

@@ -11,6 +11,9 @@ Python compile to OpenCL C where there is no CUDA device).
 
 from __future__ import annotations
 
+import sys as _sys
+
+from .. import types  # noqa: E402
 from .._jit import jit
 from .._jit.host import (
     as_cuda_array,
@@ -23,7 +26,6 @@ from .._jit.host import (
     get_current_device,
     is_available,
     is_cuda_array,
-    pinned_array,
     profile_start,
     profile_stop,
     select_device,
@@ -62,7 +64,13 @@ from .._runtime import (
     get_default_memory_pool,
     get_elapsed_time,
 )
+
+# Numba's type objects, as numba-cuda exports them (``from numba.cuda import float32, void``).
+from ..types import *  # noqa: E402, F403
+from ..types import __all__ as _type_names  # noqa: E402
 from . import cufft, device, random, runtime  # noqa: E402, F401  (Numba's cuda.random; CuPy's others)
+
+_sys.modules[__name__ + ".types"] = types  # numba-cuda's module path: import numba.cuda.types
 
 
 def get_device_id() -> int:
@@ -85,6 +93,34 @@ def get_local_runtime_version() -> int:
     return runtime.runtimeGetVersion()
 
 
+# Numba's host API beyond arrays and streams: devices, host memory the device addresses,
+# ufunc builders, reductions (see ember/_jit/devices.py, mapped.py, vectorize.py, reduction.py).
+from .._jit.host import (  # noqa: E402
+    ExternalStream,
+    close,
+    current_context,
+    defer_cleanup,
+    external_stream,
+    gpus,
+    is_bfloat16_supported,
+    is_float16_supported,
+    legacy_default_stream,
+    list_devices,
+    per_thread_default_stream,
+    pinned,
+)
+from .._jit.mapped import (  # noqa: E402
+    managed_array,
+    mapped,
+    mapped_array,
+    mapped_array_like,
+    pinned_array,
+    pinned_array_like,
+)
+from .._jit.reduction import Reduce, reduce  # noqa: E402
+from .._jit.vectorize import cuda_guvectorize as guvectorize  # noqa: E402
+from .._jit.vectorize import cuda_vectorize as vectorize  # noqa: E402
+
 __all__ = [
     "as_cuda_array", "atomic", "blockDim", "blockIdx", "const", "default_stream", "detect", "device_array",
     "device_array_like", "event", "event_elapsed_time", "get_current_device", "grid", "gridDim", "gridsize",
@@ -95,4 +131,9 @@ __all__ = [
     "get_default_memory_pool", "get_elapsed_time",
     "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool", "alloc", "alloc_pinned_memory", "get_device_id",
     "get_local_runtime_version", "runtime",
+    "types", *_type_names,
+    "ExternalStream", "Reduce", "close", "current_context", "defer_cleanup", "external_stream", "gpus",
+    "guvectorize", "is_bfloat16_supported", "is_float16_supported", "legacy_default_stream", "list_devices",
+    "managed_array", "mapped", "mapped_array", "mapped_array_like", "per_thread_default_stream", "pinned",
+    "pinned_array_like", "reduce", "vectorize",
 ]

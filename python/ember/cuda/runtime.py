@@ -9,7 +9,6 @@ CuPy. Where OpenCL cannot know a value, the function's docstring says what it re
 from __future__ import annotations
 
 import ctypes
-import re
 
 import numpy as np
 
@@ -77,7 +76,7 @@ def getDeviceProperties(device: int) -> dict:
     OpenCL: no compute capability). Keys ember does not know (``sharedMemPerBlock``,
     ``clockRate``, PCI ids...) are absent rather than guessed."""
     info = _ember.device_info(_runtime.Device(device).id)
-    major, minor = _compute_capability(info)
+    major, minor = _runtime.compute_capability(info)
     return {
         "name": info["name"].encode(),
         "totalGlobalMem": info["total_memory"],
@@ -88,14 +87,6 @@ def getDeviceProperties(device: int) -> dict:
         "major": major,
         "minor": minor,
     }
-
-
-def _compute_capability(info: dict) -> tuple[int, int]:
-    arch = re.fullmatch(r"sm_(\d+)[a-z]?", info["arch"])  # sm_90, sm_90a, sm_100
-    if info["backend"] != "cuda" or arch is None:
-        return 0, 0
-    digits = arch.group(1)
-    return int(digits[:-1]), int(digits[-1])
 
 
 # --- versions ---------------------------------------------------------------------------------

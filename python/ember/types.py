@@ -1,0 +1,308 @@
+"""Numba's type objects: what ``numba.types`` and ``from numba import float32, void`` give, for
+``@cuda.jit`` signatures and for code written against Numba.
+
+ember's scalar types (``ember.float32``, ``ember.cuda.float32``, ``ember.types.float32``: one
+object) are NumPy's scalar types extended with Numba's type behaviour, so that one name serves
+both libraries' code:
+
+- as NumPy's: ``dtype=ember.float32``, ``np.dtype(ember.float32)``, ``ember.float32(1.5)`` (a
+  ``numpy.float32``), ``x.dtype == ember.float32``, ``isinstance(v, ember.float32)``; it compares
+  and hashes equal to ``numpy.float32`` (it is a subclass, never instantiated: calling it makes
+  NumPy's scalar);
+- as Numba's: ``float32[:]``, ``float32[:, ::1]`` and ``float32[::1, :]`` (array types),
+  ``float32(float32, int32)`` and ``void(float32[:])`` (signatures), ``str(float32[:])``.
+
+``float32()`` with no argument is NumPy's zero, not Numba's empty signature (write the
+signature as a string, ``"float32()"``, for a device function without arguments).
+
+A signature's text is what ``@cuda.jit`` compiles: ``str(void(float32[:], int32))`` is
+``"void(float32[:], int32)"``. Tuple types (``UniTuple``, ``Tuple``) have their Numba
+spelling; kernels do not take them as arguments yet, which the compiler reports.
+"""
+
+from __future__ import annotations
+
+import abc
+import copyreg
+
+import numpy as np
+
+__all__ = [
+    "Array", "Boolean", "Complex", "Float", "Integer", "NoneType", "Number", "Signature", "Tuple", "Type",
+    "UniTuple", "b1", "bool_", "boolean", "byte", "c8", "c16", "char", "complex64", "complex128", "double",
+    "f2", "f4", "f8", "float16", "float32", "float64", "i1", "i2", "i4", "i8", "int8", "int16", "int32",
+    "int64", "int_", "intc", "intp", "none", "u1", "u2", "u4", "u8", "uint8", "uint16", "uint32", "uint64",
+    "uintc", "uintp", "void",
+]
+
+
+class Type(abc.ABC):  # noqa: B024  (an ABC for isinstance(): scalar classes are registered)
+    """A Numba type. Its ``str`` is how signatures write it."""
+
+    def __call__(self, *args):
+        if args and all(is_type(a) for a in args):
+            return Signature(self, args)
+        raise TypeError(f"{self} is a type: call it with argument types to make a signature, e.g. {self}(int32)")
+
+    def __str__(self):
+        return _text(self)
+
+    def __repr__(self):
+        return _text(self)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash((type(self), self._key()))
+
+    def _key(self) -> tuple:
+        return (str(self),)
+
+
+class Number(Type):  # noqa: B024
+    """A scalar number type (ember's scalar classes are registered here by kind)."""
+
+
+class Boolean(Number):  # noqa: B024
+    pass
+
+
+class Integer(Number):  # noqa: B024
+    pass
+
+
+class Float(Number):  # noqa: B024
+    pass
+
+
+class Complex(Number):  # noqa: B024
+    pass
+
+
+class _Scalar(type):
+    """The metaclass of ember's scalar types: a class it makes is NumPy's scalar type (a
+    subclass standing for it) with Numba's indexing and calling added."""
+
+    def __call__(cls, *args, **kwargs):
+        if args and not kwargs and all(is_type(a) for a in args):
+            return Signature(cls, args)
+        return cls._numpy(*args, **kwargs)
+
+    def __getitem__(cls, dims) -> Array:
+        return Array(cls, *_dims(cls, dims))
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls._numpy)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, cls._numpy)
+
+    def __eq__(cls, other):
+        # NumPy's dtypes compare with it as with NumPy's type (their __eq__ is asked next).
+        return True if other is cls or other is cls._numpy else NotImplemented
+
+    def __hash__(cls):
+        return hash(cls._numpy)
+
+    def __repr__(cls):
+        return repr(cls._numpy)
+
+    # Numba's attributes of a scalar type.
+    @property
+    def name(cls) -> str:
+        return np.dtype(cls._numpy).name
+
+    @property
+    def bitwidth(cls) -> int:
+        return np.dtype(cls._numpy).itemsize * 8
+
+
+_KINDS = {"b": Boolean, "i": Integer, "u": Integer, "f": Float, "c": Complex}
+
+
+def _scalar(numpy_type, name: str) -> _Scalar:
+    """ember's scalar type standing for ``numpy_type``, exported as ``name``: printed and
+    compared as NumPy's."""
+    kind = _KINDS[np.dtype(numpy_type).kind]
+    meta = _METAS.get(kind)
+    if meta is None:
+        meta = _METAS[kind] = type(f"_{kind.__name__}Scalar", (_Scalar,), {})
+        kind.register(meta)
+        copyreg.pickle(meta, lambda cls: (scalar_named, (cls.name,)))
+    return meta(name, (numpy_type,), {"_numpy": numpy_type, "__module__": __name__})
+
+
+_METAS: dict[type, type] = {}
+
+
+def scalar_named(name: str) -> _Scalar:
+    """ember's scalar type of a dtype name (``"float32"``): how pickles name them."""
+    return _by_dtype(name)
+
+
+bool_ = boolean = b1 = _scalar(np.bool_, "bool_")
+int8 = i1 = char = _scalar(np.int8, "int8")
+int16 = i2 = _scalar(np.int16, "int16")
+int32 = i4 = intc = _scalar(np.int32, "int32")
+int64 = i8 = intp = int_ = _scalar(np.int64, "int64")
+uint8 = u1 = byte = _scalar(np.uint8, "uint8")  # Numba's byte is unsigned (NumPy's np.byte is not)
+uint16 = u2 = _scalar(np.uint16, "uint16")
+uint32 = u4 = uintc = _scalar(np.uint32, "uint32")
+uint64 = u8 = uintp = _scalar(np.uint64, "uint64")
+float16 = f2 = _scalar(np.float16, "float16")
+float32 = f4 = _scalar(np.float32, "float32")
+float64 = f8 = double = _scalar(np.float64, "float64")
+complex64 = c8 = _scalar(np.complex64, "complex64")
+complex128 = c16 = _scalar(np.complex128, "complex128")
+
+SCALARS = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64, complex64,
+           complex128)
+
+
+class NoneType(Type):
+    """Numba's ``none``, which ``void`` names: the return type of kernels."""
+
+    def __call__(self, *args):
+        if all(is_type(a) for a in args):
+            return Signature(self, args)
+        return super().__call__(*args)
+
+    def __getitem__(self, dims):
+        raise TypeError("void is a return type: arrays have a scalar dtype, e.g. float32[:]")
+
+
+none = void = NoneType()
+
+
+class Array(Type):
+    """An array type: ``Array(float32, 2, "C")`` is ``float32[:, ::1]``. ``layout``: ``"C"``
+    (C-contiguous), ``"F"`` (Fortran-contiguous; ember's kernels read it by its strides, as
+    any layout) or ``"A"`` (any strides)."""
+
+    def __init__(self, dtype, ndim: int, layout: str = "A", readonly: bool = False):
+        if not isinstance(dtype, _Scalar):
+            dtype = _by_dtype(dtype)
+        if not isinstance(ndim, int) or ndim < 1:
+            raise ValueError(f"an array type has at least one dimension, got ndim={ndim!r}")
+        if layout not in ("C", "F", "A"):
+            raise ValueError(f"layout must be 'C', 'F' or 'A', got {layout!r}")
+        self.dtype, self.ndim, self.layout, self.readonly = dtype, ndim, layout, readonly
+
+    def _key(self) -> tuple:
+        return (self.dtype.name, self.ndim, self.layout, self.readonly)
+
+
+class UniTuple(Type):
+    """A tuple of ``count`` values of one type."""
+
+    def __init__(self, dtype, count: int):
+        self.dtype, self.count = dtype, count
+        self.types = (dtype,) * count
+
+
+class Tuple(Type):
+    """A tuple of values of the given types (``UniTuple`` when they are all one type)."""
+
+    def __new__(cls, types):
+        types = tuple(types)
+        if types and all(t == types[0] for t in types):
+            return UniTuple(types[0], len(types))
+        return super().__new__(cls)
+
+    def __init__(self, types):
+        self.types = tuple(types)
+
+
+class Signature:
+    """A function's type: ``return_type(*args)``, Numba's ``Signature``. Its ``str`` is the
+    text ``@cuda.jit`` compiles."""
+
+    def __init__(self, return_type, args):
+        self.return_type = none if return_type is None else return_type
+        self.args = tuple(args)
+
+    def __str__(self):
+        return f"{_text(self.return_type)}({', '.join(_text(a) for a in self.args)})"
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return isinstance(other, Signature) and str(self) == str(other)
+
+    def __hash__(self):
+        return hash(str(self))
+
+
+Type.register(_Scalar)
+
+
+def is_type(value) -> bool:
+    """Whether ``value`` is a Numba type (a scalar, array, tuple or void type)."""
+    return isinstance(value, (Type, _Scalar))
+
+
+def _by_dtype(dtype) -> _Scalar:
+    """ember's scalar type of a NumPy dtype (or anything ``np.dtype`` takes)."""
+    d = np.dtype(dtype)
+    for t in SCALARS:
+        if np.dtype(t._numpy) == d:
+            return t
+    raise TypeError(f"{d} has no Numba scalar type in ember (use a bool, integer, float or complex dtype)")
+
+
+def _dims(scalar, dims) -> tuple[int, str]:
+    """``(ndim, layout)`` of ``scalar[dims]``: each dimension ``:``, with ``::1`` on the last (C)
+    or the first (F) for a contiguous one, as Numba writes them."""
+    dims = dims if isinstance(dims, tuple) else (dims,)
+    steps = []
+    for d in dims:
+        if not isinstance(d, slice) or d.start is not None or d.stop is not None or d.step not in (None, 1):
+            raise TypeError(
+                f"{scalar.name}[{', '.join(map(str, dims))}]: each dimension of an array type is ':' "
+                "(or '::1' on the last for C order, on the first for Fortran order)")
+        steps.append(d.step)
+    n = len(steps)
+    if steps.count(1) == 0:
+        return n, "A"
+    if steps.count(1) == 1 and steps[-1] == 1:
+        return n, "C"
+    if steps.count(1) == 1 and steps[0] == 1:
+        return n, "F"
+    raise TypeError(f"{scalar.name}[...]: only the first or the last dimension may be '::1'")
+
+
+def _text(t) -> str:
+    """How a signature writes ``t``."""
+    if isinstance(t, _Scalar):
+        return t.name
+    if isinstance(t, NoneType):
+        return "void"
+    if isinstance(t, Array):
+        dims = [":"] * t.ndim
+        if t.layout == "C":
+            dims[-1] = "::1"
+        elif t.layout == "F":
+            dims[0] = "::1"
+        return f"{t.dtype.name}[{', '.join(dims)}]"
+    if isinstance(t, UniTuple):
+        return f"UniTuple({_text(t.dtype)} x {t.count})"
+    if isinstance(t, Tuple):
+        return f"Tuple({', '.join(_text(x) for x in t.types)})"
+    if isinstance(t, str):
+        return t
+    raise TypeError(f"{t!r} is not a Numba type")
+
+
+def signature_text(sig) -> str:
+    """The text of a ``@cuda.jit`` signature given as a string, a :class:`Signature`, or a
+    tuple of argument types (a kernel's: its return type is void)."""
+    if isinstance(sig, str):
+        return sig
+    if isinstance(sig, Signature):
+        return str(sig)
+    if isinstance(sig, tuple) and all(is_type(a) or isinstance(a, str) for a in sig):
+        return str(Signature(none, sig))
+    raise TypeError(
+        f"a signature is a string such as 'void(float32[:], int32)', a signature object such as "
+        f"void(float32[:], int32), or a tuple of argument types; got {type(sig).__name__}")

@@ -1,0 +1,330 @@
+"""Numba's host API of ``numba.cuda`` in ``ember.cuda``: devices (``cuda.gpus``, ``detect``,
+contexts, tuple compute capability), streams (legacy, per-thread, external), host memory the
+device addresses (``mapped_array``, ``managed_array``, ``cuda.mapped``), ``device_array``
+layouts, ``cuda.vectorize``/``guvectorize``/``reduce``, and what a kernel tells about itself
+(``overloads``, ``inspect_asm``, ``inspect_types``, resources, ``specialize``, ``forall``).
+Results are checked against NumPy on random inputs with fixed seeds."""
+
+from __future__ import annotations
+
+import io
+import math
+import threading
+
+import ember
+import numpy as np
+import pytest
+from ember import _ember, _runtime, cuda
+
+RNG = np.random.default_rng(20261125)
+
+
+# ---- devices and contexts ----
+
+
+def test_gpus_lists_the_devices_and_makes_one_current():
+    assert len(cuda.gpus) == _ember.device_count() == len(list(cuda.gpus)) == len(cuda.list_devices())
+    first = cuda.gpus[0]
+    assert first.id == 0 and first.name == _ember.device_info(0)["name"]
+    assert str(first) == "<Managed Device 0>"
+    with cuda.gpus[0] as entered:
+        assert entered is first
+        assert cuda.get_current_device().id == 0 and cuda.gpus.current.id == 0
+    with pytest.raises(IndexError):
+        cuda.gpus[len(cuda.gpus)]
+
+
+def test_compute_capability_is_a_tuple_everywhere():
+    cc = cuda.get_current_device().compute_capability
+    assert isinstance(cc, tuple) and len(cc) == 2 and all(isinstance(v, int) for v in cc)
+    assert cc == cuda.current_context().device.compute_capability == cuda.gpus[0].compute_capability
+    props = cuda.runtime.getDeviceProperties(0)
+    assert cc == (props["major"], props["minor"])  # one fact with CuPy's face
+    if _runtime.backend() == "opencl":
+        assert cc == (0, 0)
+    assert (cc >= (7, 0)) in (True, False)  # comparisons work (they raised on a string)
+
+
+def test_device_attributes_and_unknown_attribute_error():
+    dev = cuda.get_current_device()
+    info = _ember.device_info(dev.id)
+    assert dev.MAX_THREADS_PER_BLOCK == info["max_threads_per_block"]
+    assert dev.WARP_SIZE == info["warp_size"] and dev.MULTIPROCESSOR_COUNT == info["multiprocessors"]
+    assert dev == cuda.select_device(dev.id) and hash(dev) == hash(cuda.get_current_device())
+    with pytest.raises(AttributeError, match="does not know the device attribute 'PCI_BUS_ID'"):
+        dev.PCI_BUS_ID
+
+
+def test_context_synchronizes_and_reports_memory():
+    ctx = cuda.current_context()
+    free, total = ctx.get_memory_info()
+    assert ctx.get_memory_info().total == total > 0 and 0 <= free <= total
+    ctx.synchronize()
+    assert ctx == cuda.current_context()
+
+
+def test_detect_prints_each_device_and_returns_true(capsys):
+    assert cuda.detect() is True
+    out = capsys.readouterr().out
+    assert f"Found {len(cuda.gpus)}" in out and "[SUPPORTED]" in out and cuda.gpus[0].name in out
+    assert "1/1 devices are supported" in out or f"/{len(cuda.gpus)} devices" in out
+
+
+# ---- streams ----
+
+
+def test_default_stream_variants_synchronize():
+    for s in (cuda.stream(), cuda.default_stream(), cuda.legacy_default_stream(), cuda.per_thread_default_stream()):
+        s.synchronize()
+        assert int(s) == s.handle == s.ptr
+    assert cuda.legacy_default_stream() == _runtime.Stream.null
+    assert cuda.per_thread_default_stream() == cuda.per_thread_default_stream()
+
+
+def test_per_thread_default_stream_differs_between_threads():
+    here = cuda.per_thread_default_stream()
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(cuda.per_thread_default_stream()))
+    t.start()
+    t.join()
+    assert seen[0] != here
+
+
+def test_external_stream_keeps_its_handle():
+    s = cuda.external_stream(0x12345678)
+    assert int(s.handle) == 0x12345678 == s.ptr and s.external
+    assert cuda.external_stream(0) == cuda.legacy_default_stream()
+    with pytest.raises(TypeError, match="takes a stream handle"):
+        cuda.external_stream("0x1234")
+    with pytest.raises(ValueError, match="not negative"):
+        cuda.external_stream(-1)
+
+
+def test_kernels_and_copies_run_on_a_wrapped_ember_stream():
+    # A real handle to wrap: an ember stream's, as another library's would be.
+    owner = cuda.stream()
+    s = cuda.external_stream(owner.ptr)
+    x = RNG.standard_normal(1000)
+    d = cuda.to_device(x, stream=s)
+    add_one.forall(x.size, stream=s)(d)
+    s.synchronize()
+    np.testing.assert_array_equal(d.copy_to_host(stream=s), x + 1)
+
+
+# ---- memory ----
+
+
+@cuda.jit
+def add_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+def _maps_host_memory() -> bool:
+    info = _ember.device_info(_runtime.current_device_id())
+    return info["backend"] == "cuda" or info["host_unified"]
+
+
+@pytest.mark.skipif(not _maps_host_memory(), reason="the device does not address host memory")
+@pytest.mark.parametrize("make", [cuda.mapped_array, cuda.managed_array])
+def test_mapped_and_managed_arrays_are_written_in_place(make):
+    m = make((4, 25), dtype=np.float32)
+    x = RNG.standard_normal((4, 25)).astype(np.float32)
+    m[...] = x
+    add_one[4, 32](m.reshape(-1))
+    cuda.synchronize()
+    assert isinstance(m, np.ndarray) and type(m).__name__ in ("MappedNDArray", "ManagedNDArray")
+    np.testing.assert_array_equal(m, x + 1)
+    np.testing.assert_array_equal(m.copy_to_host(), x + 1)
+
+
+def test_mapped_context_gives_device_arrays_holding_results_after_the_block():
+    a, b = RNG.standard_normal(50), RNG.standard_normal(70)
+    want_a, want_b = a + 1, b + 1
+    with cuda.mapped(a, b) as (da, db):
+        add_one[1, 64](da)
+        add_one[2, 64](db)
+    np.testing.assert_array_equal(a, want_a)
+    np.testing.assert_array_equal(b, want_b)
+    with pytest.raises(TypeError, match="takes NumPy arrays"):
+        with cuda.mapped([1, 2]):
+            pass
+
+
+def test_pinned_arrays_and_pinned_context():
+    p = cuda.pinned_array((3, 5), np.float64, order="F")
+    assert p.flags.f_contiguous and p.shape == (3, 5)
+    like = cuda.pinned_array_like(np.zeros((2, 3, 4)).transpose(1, 0, 2))
+    assert like.strides == (32, 96, 8)
+    with cuda.pinned(p, like):
+        p[...] = 1
+    assert (p == 1).all()
+
+
+def test_device_array_takes_orders_and_dense_strides():
+    d = cuda.device_array((3, 4), dtype=np.float32, strides=(4, 12))
+    assert d.strides == (4, 12) and d.flags.f_contiguous
+    t = RNG.standard_normal((2, 3, 4)).transpose(1, 0, 2)
+    like = cuda.device_array_like(t)
+    assert like.shape == t.shape and like.strides == (32, 96, 8)
+    like[...] = ember.asarray(t)
+    np.testing.assert_array_equal(like.get(), t)
+    assert cuda.device_array(5, order="F").shape == (5,)
+    with pytest.raises(ValueError, match="do not lay out shape"):
+        cuda.device_array((3, 4), dtype=np.float32, strides=(4, 8))
+    with pytest.raises(ValueError, match="order must be 'C' or 'F'"):
+        cuda.device_array(3, order="K")
+
+
+# ---- ufunc builders and reductions ----
+
+
+def test_cuda_vectorize_defaults_to_the_device_and_takes_numba_signatures():
+    @cuda.vectorize(["float32(float32, float32)", "int32(int32, int32)", "float64(float64, float64)"])
+    def vadd(a, b):
+        return a + b
+
+    for dtype in (np.float32, np.int32, np.float64):
+        x = (RNG.standard_normal(1001) * 100).astype(dtype)
+        y = (RNG.standard_normal(1001) * 100).astype(dtype)
+        got = vadd(x, y)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, x + y)
+        d = cuda.to_device(x)
+        assert isinstance(vadd(d, d), ember.ndarray)
+        np.testing.assert_allclose(vadd.reduce(x), np.add.reduce(x), rtol=1e-5)
+    with pytest.raises(KeyError, match="Unrecognized options"):
+        cuda.vectorize(["float32(float32)"], nonexistent=2)
+
+
+def test_cuda_guvectorize_defaults_to_the_device():
+    @cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")
+    def dot(a, b, out):
+        acc = 0.0
+        for i in range(a.shape[0]):
+            acc += a[i] * b[i]
+        out[0] = acc
+
+    a, b = RNG.standard_normal((7, 5)), RNG.standard_normal((7, 5))
+    np.testing.assert_allclose(dot(a, b), (a * b).sum(axis=1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 5, 127, 128, 129, 1000, 8192, 100_001])
+def test_reduce_sums_like_numpy(n):
+    sum_reduce = cuda.reduce(lambda a, b: a + b)
+    x = RNG.standard_normal(n)
+    np.testing.assert_allclose(sum_reduce(x), x.sum(), rtol=1e-12)
+    np.testing.assert_allclose(sum_reduce(cuda.to_device(x)), x.sum(), rtol=1e-12)
+
+
+def test_reduce_init_size_res_and_empty_arrays():
+    @cuda.reduce
+    def max_reduce(a, b):
+        return max(a, b)
+
+    x = RNG.standard_normal(12345)
+    assert max_reduce(x) == x.max()
+    assert max_reduce(x, size=100) == x[:100].max()
+    assert max_reduce(x, init=10.0) == 10.0
+    assert max_reduce(np.zeros(0), init=3.5) == 3.5
+    res = cuda.device_array(2)
+    assert max_reduce(x, res=res) is None and res.get()[0] == x.max()
+    ints = RNG.integers(-1000, 1000, 777).astype(np.int32)
+    got = cuda.Reduce(lambda a, b: a + b)(ints, init=5)
+    assert got == ints.sum() + 5 and got.dtype == np.int32
+    with pytest.raises(TypeError, match="only support 1D array"):
+        max_reduce(np.zeros((2, 2)))
+
+
+# ---- what a kernel tells about itself ----
+
+
+@cuda.jit
+def pi_sin(x, n):
+    i = cuda.grid(1)
+    if i < n:
+        x[i] = 3.14 * math.sin(x[i])
+
+
+def test_overloads_and_signatures_by_argument_types():
+    f32, f64 = cuda.to_device(np.ones(8, np.float32)), cuda.to_device(np.ones(8))
+    pi_sin[1, 8](f32, 8)
+    pi_sin[1, 8](f64, 8)
+    pi_sin[1, 8](f64, 8)
+    assert len(pi_sin.overloads) == 2 and pi_sin.signatures == list(pi_sin.overloads)
+    key = ("array(float32, 1d, C)", np.int64)  # names, NumPy types: the same entry
+    assert key in pi_sin.overloads and ("array(float32, 1d, A)", np.int64) not in pi_sin.overloads
+    np.testing.assert_allclose(f32.get(), 3.14 * np.sin(np.float32(1)), rtol=1e-6)
+    asm = pi_sin.inspect_asm()
+    assert set(asm) == set(pi_sin.signatures)
+    assert "pi_sin" in pi_sin.inspect_asm(key) and pi_sin.inspect_llvm(key) == pi_sin.inspect_asm(key)
+    with pytest.raises(KeyError, match="has no specialisation for"):
+        pi_sin.inspect_asm(("int8",))
+
+
+def test_inspect_types_names_each_specialisation():
+    pi_sin[1, 8](cuda.to_device(np.ones(8, np.float32)), 8)
+    out = io.StringIO()
+    pi_sin.inspect_types(file=out)
+    text = out.getvalue()
+    assert "pi_sin (array(float32, 1d, C), int64)" in text and "x[i] = 3.14 * math.sin(x[i])" in text
+
+
+def test_kernel_resources_as_the_device_reports_them():
+    @cuda.jit
+    def simple_smem(ary):
+        sm = cuda.shared.array(10, dtype=np.float64)
+        for j in range(10):
+            sm[j] = j
+        for j in range(10):
+            ary[j] = sm[j]
+
+    a = cuda.to_device(np.zeros(10, np.float32))
+    simple_smem[1, 1](a)
+    np.testing.assert_array_equal(a.get(), np.arange(10))
+    shared = simple_smem.get_shared_mem_per_block()
+    (sig,) = simple_smem.signatures
+    assert shared == {sig: 80} and simple_smem.get_shared_mem_per_block(sig) == 80
+    for query in (simple_smem.get_regs_per_thread, simple_smem.get_local_mem_per_thread,
+                  simple_smem.get_const_mem_size, simple_smem.get_max_threads_per_block):
+        value = query(sig)
+        assert isinstance(value, int) and value >= 0
+    assert 0 < simple_smem.get_max_threads_per_block(sig) <= cuda.get_current_device().MAX_THREADS_PER_BLOCK
+
+
+def test_specialize_compiles_once_per_types_and_binds_the_kernel():
+    @cuda.jit
+    def scale(x, k):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= k
+
+    x32 = cuda.to_device(RNG.standard_normal(100).astype(np.float32))
+    s = scale.specialize(x32, np.float32(2))
+    assert s.specialized and not scale.specialized
+    assert scale.specialize(x32, np.float32(3)) is s and len(scale.specializations) == 1
+    assert scale.specialize(x32, 2.0) is not s and len(scale.specializations) == 2
+    before = x32.get()
+    s[1, 128](x32, np.float32(2))
+    np.testing.assert_array_equal(x32.get(), before * 2)
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        s.specialize(x32, np.float32(2))
+    with pytest.raises(TypeError, match="no signature of kernel scale matches"):
+        s[1, 128](cuda.to_device(np.zeros(4, np.int32)), np.float32(2))
+    explicit = cuda.jit("void(float32[::1], float32)")(scale.py_func)
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        explicit.specialize(x32, np.float32(2))
+
+
+@pytest.mark.parametrize("n", [1, 100, 1025, 5000])
+def test_forall_launches_one_thread_per_task(n):
+    x = RNG.standard_normal(n)
+    d = cuda.to_device(x)
+    add_one.forall(n)(d)
+    np.testing.assert_array_equal(d.get(), x + 1)
+    add_one.forall(n, tpb=32)(d)
+    np.testing.assert_array_equal(d.get(), (x + 1) + 1)
+    add_one.forall(0)(d)
+    with pytest.raises(ValueError, match="negative task count: -1"):
+        add_one.forall(-1)

@@ -116,8 +116,10 @@ def test_result_types_are_numbas():
     ],
 )
 def test_wrong_argument_types_are_refused_with_numbas_words(fn, types, message):
-    with pytest.raises(JitError, match=message):
-        cuda_result_type(fn, *types)
+    """On every dialect: the argument's error comes before OpenCL's refusal of warps."""
+    for dialect in ("cuda", "opencl"):
+        with pytest.raises(JitError, match=message):
+            ember._ember.jit_device_source(program_json(fn), types, dialect)
 
 
 @cuda.jit

@@ -54,8 +54,10 @@ impl FnTyper<'_, '_> {
         if !is_warp(name) && !is_block_vote(name) {
             return None;
         }
+        // Arguments are checked first: a wrong one is an error on every device.
+        let v = self.warp(name, args, span);
         let table = self.c.dialect.table();
-        if table.warp.is_none() && is_warp(name) {
+        if v.is_ok() && table.warp.is_none() && is_warp(name) {
             return Some(at(
                 span,
                 format!(
@@ -64,7 +66,7 @@ impl FnTyper<'_, '_> {
                 ),
             ));
         }
-        Some(self.warp(name, args, span))
+        Some(v)
     }
 
     fn warp(&mut self, name: &str, args: &[Expr], span: Span) -> R<Val> {

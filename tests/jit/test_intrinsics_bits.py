@@ -360,3 +360,46 @@ def test_atomic_inc_takes_unsigned_arrays_only():
     with pytest.raises(JitError, match=r"cuda\.atomic\.inc\(\) does not support arrays of int32 \(it takes uint32 "
                                        r"and uint64\)"):
         kernel_source(inc_dec, ["int32[::1]", "uint32[::1]", "int32[::1]", "uint32[::1]", "int64"], "opencl")
+
+
+# ---- cache-hinted loads and stores --------------------------------------------------------------
+
+
+@cuda.jit
+def hinted(x, y, out, out2):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = cuda.ldca(x, i) + cuda.ldcg(x, i) - cuda.ldcs(x, i) + cuda.ldlu(x, i) - cuda.ldcv(x, i)
+        cuda.stcg(out, i, v)
+        cuda.stcs(out2, (0, i), cuda.ldcg(y, (1, i)))
+        cuda.stwb(out2, (1, i), cuda.ldcs(y, (0, i)))
+        cuda.stwt(out2, (2, i), v)
+
+
+HINT_TYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+              "float64"]
+
+
+@pytest.mark.parametrize("t", HINT_TYPES)
+def test_cache_hinted_loads_and_stores_read_and_write_elements(rng, t):
+    n = 100
+    x = rng.integers(0, 20, n).astype(t)
+    y = rng.integers(0, 20, (2, n)).astype(t)
+    out, out2 = ember.zeros(n, t), ember.zeros((3, n), t)
+    hinted[2, 64](ember.asarray(x), ember.asarray(y), out, out2)
+    np.testing.assert_array_equal(out.get(), x)
+    np.testing.assert_array_equal(out2.get(), np.stack([y[1], y[0], x]))
+
+
+def test_cache_hints_are_cuda_hinted_loads_and_refuse_other_dtypes():
+    from conftest import nvrtc_or_skip
+
+    with pytest.raises(JitError, match=r"cuda\.ldca\(\) requires an array of integer or float type, got bool"):
+        kernel_source(hinted, ["bool[::1]", "bool[:, ::1]", "bool[::1]", "bool[:, ::1]"], "opencl")
+    nvrtc_or_skip()
+    for t in HINT_TYPES:
+        src = kernel_source(hinted, [f"{t}[::1]", f"{t}[:, ::1]", f"{t}[::1]", f"{t}[:, ::1]"], "cuda")
+        if t != "float16":
+            assert "__ldcg(" in src and "__ldlu(" in src, t
+        name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
+        assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF", t

@@ -92,6 +92,16 @@ pub const INTRINSICS: &[Intrinsic] = &[
     row("cuda.shfl_xor_sync", Never),
     row("cuda.match_any_sync", Never),
     row("cuda.match_all_sync", Never),
+    // Cache-hinted loads and stores of one element.
+    row("cuda.ldca", Anywhere),
+    row("cuda.ldcg", Anywhere),
+    row("cuda.ldcs", Anywhere),
+    row("cuda.ldlu", Anywhere),
+    row("cuda.ldcv", Anywhere),
+    row("cuda.stcg", Anywhere),
+    row("cuda.stcs", Anywhere),
+    row("cuda.stwb", Anywhere),
+    row("cuda.stwt", Anywhere),
     // Numba's float16 functions.
     row("cuda.fp16.hadd", Anywhere),
     row("cuda.fp16.hsub", Anywhere),

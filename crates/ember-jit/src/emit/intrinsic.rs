@@ -8,12 +8,21 @@ use ember_codegen::Dialect;
 use ember_core::DType;
 
 use super::function::FnWriter;
-use crate::ir::Expr;
+use crate::compiler::Access;
+use crate::ir::{Expr, ExprKind as K};
+use crate::types::Space;
 
 impl FnWriter<'_, '_> {
     /// Intrinsic `name` of `args` (converted by typing), as a C expression of `d`.
     pub(crate) fn intrinsic(&mut self, name: &str, args: &[Expr], d: DType) -> String {
         let dialect = self.e.dialect;
+        if let Some(hint) = name.strip_prefix("cuda.ld") {
+            return self.hinted_load(hint, args, d);
+        }
+        // Cache-hinted stores: typing wrote the store.
+        if name.starts_with("cuda.st") {
+            return String::new();
+        }
         let codes: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
         let arg = |k: usize| codes.get(k).cloned().unwrap_or_default();
         let t = value_type(d, dialect);
@@ -105,6 +114,21 @@ impl FnWriter<'_, '_> {
             }
             "cuda.syncthreads_or" => format!("((int)(ember_block_count({}, {x}) != 0))", arg(1)),
             _ => String::new(),
+        }
+    }
+
+    /// `cuda.ld<hint>(array, i)`: CUDA's hinted load of a global element (`__ldcg`), where it
+    /// has one for the type (not float16, stored as bits); elsewhere the plain read.
+    fn hinted_load(&mut self, hint: &str, args: &[Expr], d: DType) -> String {
+        let Some(K::Element(place)) = args.first().map(|a| &a.kind) else {
+            return String::new();
+        };
+        let p = self.pointer(place, Access::Read);
+        let space = place.ty.space;
+        if self.e.dialect == Dialect::Cuda && space == Space::Global && d != DType::F16 {
+            format!("__ld{hint}({p})")
+        } else {
+            self.load_elem(d, space, &p)
         }
     }
 }

@@ -3,11 +3,12 @@
 //! thread geometry (`cuda.grid`, coarsened indices), [`memory`] shared/local arrays and
 //! atomics, [`random`] the xoroshiro128+ draws, [`bits`] Numba's scalar device functions
 //! (bit operations, `fma`, `selp`...), [`warp`] warp-level intrinsics and block votes,
-//! [`half`] `cuda.fp16`.
+//! [`half`] `cuda.fp16`, [`hints`] cache-hinted loads and stores.
 
 mod bits;
 mod geometry;
 mod half;
+mod hints;
 mod math;
 mod memory;
 mod random;
@@ -405,6 +406,7 @@ impl FnTyper<'_, '_> {
             _ if name.starts_with("cuda.atomic.") => self.atomic(&name[12..], args, span),
             _ if name.starts_with("cuda.random.") => self.random(&name[12..], args, span),
             _ if name.starts_with("cuda.fp16.") => self.fp16(&name[10..], args, span),
+            _ if hints::is_hint(name) => self.cache_hint(name, args, span),
             _ => at(
                 span,
                 format!("{} is not supported in kernels", display(name)),

@@ -24,6 +24,8 @@ impl AtomicOp {
             "and_" => AtomicOp::And,
             "or_" => AtomicOp::Or,
             "xor" => AtomicOp::Xor,
+            "inc" => AtomicOp::Inc,
+            "dec" => AtomicOp::Dec,
             _ => return None,
         })
     }
@@ -40,6 +42,8 @@ impl AtomicOp {
             AtomicOp::And => "and",
             AtomicOp::Or => "or",
             AtomicOp::Xor => "xor",
+            AtomicOp::Inc => "inc",
+            AtomicOp::Dec => "dec",
         }
     }
 
@@ -58,6 +62,9 @@ impl AtomicOp {
             AtomicOp::And => format!("{o} & {v}"),
             AtomicOp::Or => format!("{o} | {v}"),
             AtomicOp::Xor => format!("{o} ^ {v}"),
+            // Numba's (CUDA's atomicInc/atomicDec, for 64 bits too).
+            AtomicOp::Inc => format!("{o} >= {v} ? 0 : {o} + 1"),
+            AtomicOp::Dec => format!("({o} == 0 || {o} > {v}) ? {v} : {o} - 1"),
         }
     }
 }

@@ -213,6 +213,7 @@ impl FnWriter<'_, '_> {
                     .map(|x| x.code)
                     .unwrap_or_default()
             }
+            K::Intrinsic { name, args } => self.intrinsic(name, args, d),
             K::Geometry(g) => self.geometry(*g),
             K::Sync(s) => self.sync(s),
             K::Atomic { op, place, value } => {

@@ -1,11 +1,12 @@
 //! The C back end: the typed IR written as CUDA C or OpenCL C through ember-codegen's dialect
 //! tables. [`aggregates`] writes the structs of tuples and arrays, [`function`] functions and
 //! statements, [`expr`] expressions, [`memory`] element addresses, loads, stores and views,
-//! [`literal`] constants.
+//! [`literal`] constants, [`intrinsic`] the registry's device functions.
 
 mod aggregates;
 mod expr;
 mod function;
+mod intrinsic;
 mod literal;
 mod memory;
 

@@ -328,6 +328,7 @@ impl Printer<'_> {
                 None => format!("call#{i}({})", self.list(args)),
             },
             ExprKind::Math(name, args) => format!("math.{name}({})", self.list(args)),
+            ExprKind::Intrinsic { name, args } => format!("{name}({})", self.list(args)),
             ExprKind::FloatTest(name, x) => format!("math.{name}({})", self.expr(x)),
             ExprKind::Extremum { max, rule, args } => {
                 let which = if *max { "max" } else { "min" };

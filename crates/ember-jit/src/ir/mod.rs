@@ -419,6 +419,10 @@ pub enum AtomicOp {
     Or,
     /// `cuda.atomic.xor`.
     Xor,
+    /// `cuda.atomic.inc`: 0 once the element reaches the operand, else one more.
+    Inc,
+    /// `cuda.atomic.dec`: the operand when the element is 0 or above it, else one less.
+    Dec,
 }
 
 /// Unary operators (after typing: `+x` is a conversion, `not x` is [`ExprKind::Not`]).
@@ -530,6 +534,10 @@ pub enum ExprKind {
         old: Box<Expr>,
         new: Box<Expr>,
     },
+    /// A row of the intrinsic registry (`cuda.popc`, `cuda.shfl_sync`...) applied to its
+    /// arguments, each already converted to the type the intrinsic takes there; back ends
+    /// write it by name.
+    Intrinsic { name: &'static str, args: Vec<Expr> },
     /// A `cuda.random` draw (`xoroshiro128p_uniform_float32`...) from the state at `place`.
     Random(&'static str, Place),
 }

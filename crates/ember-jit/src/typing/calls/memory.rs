@@ -113,6 +113,15 @@ impl FnTyper<'_, '_> {
         let ints = matches!(d, DType::I32 | DType::U32 | DType::I64 | DType::U64);
         let floats = matches!(d, DType::F32 | DType::F64);
         let arithmetic = matches!(op, "add" | "sub" | "max" | "min" | "nanmax" | "nanmin");
+        if matches!(op, "inc" | "dec") && !matches!(d, DType::U32 | DType::U64) {
+            return at(
+                span,
+                format!(
+                    "{full}() does not support arrays of {} (it takes uint32 and uint64)",
+                    d.name()
+                ),
+            );
+        }
         if !(ints || (floats && arithmetic)) {
             return at(
                 span,

@@ -1,12 +1,18 @@
 //! Calls: device functions, Python builtins, dtype casts and the `cuda` intrinsics, each
 //! dispatched by name; [`math`] types `math` and NumPy scalar functions, [`geometry`] the
 //! thread geometry (`cuda.grid`, coarsened indices), [`memory`] shared/local arrays and
-//! atomics, [`random`] the xoroshiro128+ draws.
+//! atomics, [`random`] the xoroshiro128+ draws, [`bits`] Numba's scalar device functions
+//! (bit operations, `fma`, `selp`...), [`warp`] warp-level intrinsics and block votes,
+//! [`half`] `cuda.fp16`, [`hints`] cache-hinted loads and stores.
 
+mod bits;
 mod geometry;
+mod half;
+mod hints;
 mod math;
 mod memory;
 mod random;
+mod warp;
 
 use ember_core::dtype::Kind;
 use ember_core::DType;
@@ -82,6 +88,7 @@ impl FnTyper<'_, '_> {
                         Ok(Val::new(v.ty.clone(), K::Conj(v.boxed())))
                     }
                     (Ty::Scalar(_), "conjugate") if args.is_empty() => Ok(v),
+                    (Ty::Scalar(_), "bit_count") if args.is_empty() => self.bit_count(v, span),
                     (t, m) => at(span, format!("{t} has no method '{m}' in kernels")),
                 }
             }
@@ -200,6 +207,12 @@ impl FnTyper<'_, '_> {
         {
             let v = self.math(m, name, args, span)?;
             return Ok(self.round_narrow(v));
+        }
+        if let Some(v) = self.scalar_intrinsic(name, args, span) {
+            return v;
+        }
+        if let Some(v) = self.warp_intrinsic(name, args, span) {
+            return v;
         }
         match name {
             "builtin.range" => at(span, "range() can only be used in a for loop in kernels"),
@@ -392,6 +405,8 @@ impl FnTyper<'_, '_> {
             },
             _ if name.starts_with("cuda.atomic.") => self.atomic(&name[12..], args, span),
             _ if name.starts_with("cuda.random.") => self.random(&name[12..], args, span),
+            _ if name.starts_with("cuda.fp16.") => self.fp16(&name[10..], args, span),
+            _ if hints::is_hint(name) => self.cache_hint(name, args, span),
             _ => at(
                 span,
                 format!("{} is not supported in kernels", display(name)),

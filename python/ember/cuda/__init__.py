@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys as _sys
 
 from .. import types  # noqa: E402
+from .._jit import intrinsics as _intrinsics
 from .._jit import jit
 from .._jit.host import (
     as_cuda_array,
@@ -33,25 +34,7 @@ from .._jit.host import (
     synchronize,
     to_device,
 )
-from .._jit.intrinsics import (
-    atomic,
-    blockDim,
-    blockIdx,
-    const,
-    grid,
-    gridDim,
-    gridsize,
-    laneid,
-    local,
-    shared,
-    syncthreads,
-    syncwarp,
-    threadfence,
-    threadfence_block,
-    threadfence_system,
-    threadIdx,
-    warpsize,
-)
+from .._jit.intrinsics import *  # noqa: F403  (every row of ember-jit's intrinsic registry)
 from .._memory import MemoryPointer, UnownedMemory
 from .._pinned import PinnedMemory, PinnedMemoryPointer, PinnedMemoryPool, get_default_pinned_memory_pool
 from .._runtime import (
@@ -122,18 +105,14 @@ from .._jit.vectorize import cuda_guvectorize as guvectorize  # noqa: E402
 from .._jit.vectorize import cuda_vectorize as vectorize  # noqa: E402
 
 __all__ = [
-    "as_cuda_array", "atomic", "blockDim", "blockIdx", "const", "default_stream", "detect", "device_array",
-    "device_array_like", "event", "event_elapsed_time", "get_current_device", "grid", "gridDim", "gridsize",
-    "is_available", "is_cuda_array", "jit", "laneid", "local", "pinned_array", "profile_start", "profile_stop",
-    "random", "select_device", "shared", "stream", "synchronize", "syncthreads", "syncwarp", "threadIdx",
-    "threadfence", "threadfence_block", "threadfence_system", "to_device", "warpsize",
-    "Device", "Event", "MemoryPointer", "MemoryPool", "Stream", "UnownedMemory", "get_current_stream",
-    "get_default_memory_pool", "get_elapsed_time",
+    "as_cuda_array", "default_stream", "detect", "device_array", "device_array_like", "event", "event_elapsed_time",
+    "get_current_device", "is_available", "is_cuda_array", "jit", "pinned_array", "profile_start", "profile_stop",
+    "random", "select_device", "stream", "synchronize", "to_device", "Device", "Event", "MemoryPointer",
+    "MemoryPool", "Stream", "UnownedMemory", "get_current_stream", "get_default_memory_pool", "get_elapsed_time",
     "PinnedMemory", "PinnedMemoryPointer", "PinnedMemoryPool", "alloc", "alloc_pinned_memory", "get_device_id",
-    "get_local_runtime_version", "runtime",
-    "types", *_type_names,
-    "ExternalStream", "Reduce", "close", "current_context", "defer_cleanup", "external_stream", "gpus",
-    "guvectorize", "is_bfloat16_supported", "is_float16_supported", "legacy_default_stream", "list_devices",
-    "managed_array", "mapped", "mapped_array", "mapped_array_like", "per_thread_default_stream", "pinned",
-    "pinned_array_like", "reduce", "vectorize",
+    "get_local_runtime_version", "runtime", "types", *_type_names, "ExternalStream", "Reduce", "close",
+    "current_context", "defer_cleanup", "external_stream", "gpus", "guvectorize", "is_bfloat16_supported",
+    "is_float16_supported", "legacy_default_stream", "list_devices", "managed_array", "mapped", "mapped_array",
+    "mapped_array_like", "per_thread_default_stream", "pinned", "pinned_array_like", "reduce", "vectorize",
 ]
+__all__ += [n for n in _intrinsics.__all__ if n not in __all__]  # cuda.grid, cuda.atomic, ...

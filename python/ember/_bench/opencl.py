@@ -1,7 +1,8 @@
 """ember's own kernels timed through the OpenCL driver of the same GPU (NVIDIA's OpenCL on
 the H100), beside the vendor library ember calls on CUDA: the rows that say how far the
 OpenCL path is from cuFFT / cuSOLVER. Each timing runs in a fresh interpreter with
-``EMBER_BACKEND=opencl`` (a process holds one backend)."""
+``EMBER_BACKEND=opencl`` (a process holds one backend), and is taken as the vendor's figure is:
+device time between two events (OpenCL markers), median of the repeats after warm-up."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ import sys
 
 _PROGRAM = """
 import json, sys, numpy as np, ember
-from ember._bench.measure import wall_ms
+from ember._bench.measure import device_ms
 if ember.backend() != "opencl" or ember.Device(0).attributes.get("is_cpu"):
     raise SystemExit("no OpenCL GPU: " + ember.backend())
 ns = {"ember": ember, "np": np}
 exec(sys.argv[1], ns)
-print(json.dumps(wall_ms(ns["run"], ember.synchronize, int(sys.argv[2]))))
+events = lambda: (ember.cuda.Event(), ember.cuda.Event())
+print(json.dumps(device_ms(ns["run"], events, ember.synchronize, ember.cuda.get_elapsed_time, int(sys.argv[2]))))
 """
 
 

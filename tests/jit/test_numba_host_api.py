@@ -285,7 +285,10 @@ def test_kernel_resources_as_the_device_reports_them():
     np.testing.assert_array_equal(a.get(), np.arange(10))
     shared = simple_smem.get_shared_mem_per_block()
     (sig,) = simple_smem.signatures
-    assert shared == {sig: 80} and simple_smem.get_shared_mem_per_block(sig) == 80
+    assert shared.keys() == {sig} and simple_smem.get_shared_mem_per_block(sig) == shared[sig]
+    # The ten float64s; CUDA reports exactly them, an OpenCL driver may count its own local
+    # memory too (NVIDIA's: 96 bytes).
+    assert shared[sig] == 80 if ember.backend() == "cuda" else 80 <= shared[sig] <= 256
     for query in (simple_smem.get_regs_per_thread, simple_smem.get_local_mem_per_thread,
                   simple_smem.get_const_mem_size, simple_smem.get_max_threads_per_block):
         value = query(sig)

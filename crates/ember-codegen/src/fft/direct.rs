@@ -396,8 +396,9 @@ mod tests {
         assert_eq!(register_radices(343), vec![7, 7, 7]);
         assert_eq!(register_radices(2), vec![2]);
         // 256 x 16 lanes: a thread a butterfly of 16, one exchange (two barriers: after the
-        // first pass's writes, and before the next tile's).
-        let t = Tuning::default();
+        // first pass's writes, and before the next tile's). Groups of up to 256 threads with a
+        // register bound of 128 for 16 values.
+        let t = Tuning::parse("32768,8,256,1,2048,128").unwrap();
         let k = TileKernel::new(256, 16, false, false, &t);
         assert_eq!(k.threads, 256);
         let src = k.source(Dialect::OpenCl);

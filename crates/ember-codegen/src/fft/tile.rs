@@ -75,9 +75,11 @@ pub struct Tuning {
     /// Adjacent lanes a pass over strided data takes at least (runs of global memory this
     /// long: 8 complex64 values are 64 bytes, two 32-byte sectors).
     pub min_lanes: usize,
-    /// Threads a group at most (256: a thread a radix-16 butterfly of a 4,096-point row or
-    /// of 256 x 16 lanes in the direct form; the staged form measured best at 128 through
-    /// NVIDIA's OpenCL on an H100: fft2 of 4,096² complex64 624 us against 686 at 256).
+    /// Threads a group at most. 128 measured best through NVIDIA's OpenCL on an H200 with
+    /// no register bound (device time against cuFFT's: fft 2^24 1.07x, rows of 4,096 0.82x,
+    /// fft2 4,096² 0.77x, rfft 2^26 0.71x; 256 threads with the bound of 128 gave 1.10x,
+    /// 0.70x, 0.74x and 0.70x); the staged form too (on an H100: fft2 of 4,096² complex64
+    /// 624 us against 686 at 256).
     pub max_threads: usize,
     /// The kernels' form: [`TileKernel::direct`] (1) or every step through local memory (0).
     pub direct: bool,
@@ -87,7 +89,8 @@ pub struct Tuning {
     /// kernel's threads hold: 8 values, half), 0 for the compiler's choice. 128: two groups of
     /// 256 threads an SM on NVIDIA GPUs where ptxas (through NVRTC, sm_90) left alone gives a
     /// 4,096-point row or 512 x 8 lanes 156 registers and one group; 64 x 32 lanes (8 values
-    /// a thread) fit 64 without spilling, 256 x 16 lanes 96.
+    /// a thread) fit 64 without spilling, 256 x 16 lanes 96. Groups of 128 threads (the
+    /// default) leave the registers to the compiler (0).
     pub regs: usize,
 }
 
@@ -96,10 +99,10 @@ impl Default for Tuning {
         Tuning {
             local_bytes: 32 * 1024,
             min_lanes: 8,
-            max_threads: 256,
+            max_threads: 128,
             direct: true,
             values: 2048,
-            regs: 128,
+            regs: 0,
         }
     }
 }

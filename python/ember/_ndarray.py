@@ -41,6 +41,7 @@ from . import (
 from ._creation import _c_order, _c_strides, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray, empty_like
 from ._interop import _foreign_view
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
+from ._operands import on_device
 from ._runtime import Device, backend, current_device_id, get_current_stream
 
 
@@ -319,6 +320,25 @@ class ndarray:
     def copy_to_host(self, ary=None, stream=None) -> np.ndarray:
         """Numba's name for :meth:`get`."""
         return self.get(stream=stream, out=ary)
+
+    def copy_to_device(self, ary, stream=None) -> None:
+        """Numba's ``DeviceNDArray.copy_to_device``: ``ary`` copied into this array, from the
+        device (another device array, or anything with ``__cuda_array_interface__`` or
+        ``__dlpack__``) or from the host; its shape and dtype must be this array's."""
+        if stream in (0, None):
+            stream = None
+        if not on_device(ary):
+            host = np.asarray(ary)
+            _check_same_layout(self, host)
+            self.set(host, stream=stream)
+            return
+        source = asarray(ary)
+        _check_same_layout(self, source)
+        if stream is None:
+            _index_tricks.copyto(self, source)
+        else:
+            with stream:
+                _index_tricks.copyto(self, source)
 
     def set(self, arr, stream=None) -> None:
         """Copies a host array of the same shape into this array."""
@@ -721,3 +741,11 @@ _ember.register_types(
     # C's long long types are NumPy scalar types of their own on Linux (int64 is C long).
     [(_dtypes.from_name(n).type, n) for n in _dtypes.SUPPORTED] + [(np.longlong, "int64"), (np.ulonglong, "uint64")],
 )
+
+
+def _check_same_layout(dst, src) -> None:
+    """Numba's rule for a copy into a device array: the same shape and dtype."""
+    if tuple(src.shape) != tuple(dst.shape):
+        raise ValueError(f"incompatible shape: {tuple(dst.shape)} vs. {tuple(src.shape)}")
+    if np.dtype(src.dtype) != np.dtype(dst.dtype):
+        raise TypeError(f"incompatible dtype: {np.dtype(dst.dtype)} vs. {np.dtype(src.dtype)}")

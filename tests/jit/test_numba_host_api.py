@@ -331,3 +331,24 @@ def test_forall_launches_one_thread_per_task(n):
     add_one.forall(0)(d)
     with pytest.raises(ValueError, match="negative task count: -1"):
         add_one.forall(-1)
+
+
+def test_copy_to_device_from_the_host_another_array_and_another_thread(rng):
+    values = rng.integers(-50, 50, 100)
+    common = cuda.to_device(values)
+    target = cuda.to_device(np.zeros(100, dtype=values.dtype))
+    # A device-to-device copy issued from another thread (numba-cuda's multithreads test).
+    worker = threading.Thread(target=target.copy_to_device, args=(common,))
+    worker.start()
+    worker.join()
+    np.testing.assert_array_equal(target.copy_to_host(), values)
+    target.copy_to_device(values[::-1])  # from the host, a strided view
+    np.testing.assert_array_equal(target.copy_to_host(), values[::-1])
+    stream = cuda.stream()
+    target.copy_to_device(common, stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(target.copy_to_host(), values)
+    with pytest.raises(ValueError, match=r"incompatible shape: \(100,\) vs. \(3,\)"):
+        target.copy_to_device(np.zeros(3, dtype=values.dtype))
+    with pytest.raises(TypeError, match="incompatible dtype: int64 vs. float64"):
+        target.copy_to_device(cuda.to_device(np.zeros(100)))

@@ -28,11 +28,11 @@ import copyreg
 import numpy as np
 
 __all__ = [
-    "Array", "Boolean", "Complex", "Float", "Integer", "NoneType", "Number", "Signature", "Tuple", "Type",
-    "UniTuple", "b1", "bool_", "boolean", "byte", "c8", "c16", "char", "complex64", "complex128", "double",
-    "f2", "f4", "f8", "float16", "float32", "float64", "i1", "i2", "i4", "i8", "int8", "int16", "int32",
-    "int64", "int_", "intc", "intp", "none", "u1", "u2", "u4", "u8", "uint8", "uint16", "uint32", "uint64",
-    "uintc", "uintp", "void",
+    "Array", "as_dtype", "b1", "bool_", "Boolean", "boolean", "byte", "c16", "c8", "char", "Complex", "complex128",
+    "complex64", "double", "f2", "f4", "f8", "Float", "float16", "float32", "float64", "from_dtype", "i1", "i2", "i4",
+    "i8", "int16", "int32", "int64", "int8", "int_", "intc", "Integer", "intp", "none", "NoneType", "Number",
+    "Signature", "Tuple", "Type", "u1", "u2", "u4", "u8", "uint16", "uint32", "uint64", "uint8", "uintc", "uintp",
+    "UniTuple", "void",
 ]
 
 
@@ -249,6 +249,23 @@ def _by_dtype(dtype) -> _Scalar:
         if np.dtype(t._numpy) == d:
             return t
     raise TypeError(f"{d} has no Numba scalar type in ember (use a bool, integer, float or complex dtype)")
+
+
+def from_dtype(dtype) -> _Scalar:
+    """Numba's ``numpy_support.from_dtype``: the type of a NumPy dtype's values (a scalar type;
+    structured dtypes have no record type in ember's kernels yet, which this says)."""
+    d = np.dtype(dtype)
+    if d.fields is not None:
+        raise TypeError(f"{d}: ember's kernels have no record types yet; pass each field as its own array")
+    return _by_dtype(d)
+
+
+def as_dtype(t) -> np.dtype:
+    """Numba's ``numpy_support.as_dtype``: the NumPy dtype of a scalar type (array and tuple
+    types have none, as in Numba)."""
+    if isinstance(t, _Scalar):
+        return np.dtype(t._numpy)
+    raise TypeError(f"{t!r} has no NumPy dtype (as_dtype takes a scalar type such as float32)")
 
 
 def _dims(scalar, dims) -> tuple[int, str]:

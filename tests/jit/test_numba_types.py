@@ -152,3 +152,17 @@ def test_round_to_digits_is_numbas_double_round(rng):
     assert one.get()[0] == np.finfo(np.float32).max
     round_one[1, 1](one, np.nan, 2)
     assert np.isnan(one.get()[0])
+
+
+def test_numpy_support_maps_dtypes_and_types_both_ways():
+    from ember.cuda.np import numpy_support
+
+    for name in ("bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64", "complex128"):
+        t = numpy_support.from_dtype(np.dtype(name))
+        assert t == np.dtype(name).type and numpy_support.as_dtype(t) == np.dtype(name)
+    assert str(numpy_support.from_dtype(np.float32)[::1]) == "float32[::1]"
+    assert numpy_support.as_dtype(types.intp) == np.int64
+    with pytest.raises(TypeError, match="no record types"):
+        numpy_support.from_dtype(np.dtype([("x", np.float64), ("y", np.int64)]))
+    with pytest.raises(TypeError, match="has no NumPy dtype"):
+        numpy_support.as_dtype(float32[:])

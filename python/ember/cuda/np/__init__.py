@@ -1,0 +1,3 @@
+"""numba-cuda's ``numba.cuda.np`` path, for code that imports ``numpy_support`` from it."""
+
+from . import numpy_support  # noqa: F401

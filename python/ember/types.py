@@ -117,6 +117,17 @@ class _Scalar(type):
     def bitwidth(cls) -> int:
         return np.dtype(cls._numpy).itemsize * 8
 
+    @property
+    def signed(cls) -> bool:
+        return np.dtype(cls._numpy).kind in "ifc"
+
+    @property
+    def underlying_float(cls) -> _Scalar:
+        """A complex type's parts' type (Numba's ``Complex.underlying_float``)."""
+        if np.dtype(cls._numpy).kind != "c":
+            raise AttributeError(f"{cls.name} is not a complex type: it has no underlying_float")
+        return _by_dtype(np.dtype(cls._numpy).char.lower())
+
 
 _KINDS = {"b": Boolean, "i": Integer, "u": Integer, "f": Float, "c": Complex}
 

@@ -166,3 +166,21 @@ def test_numpy_support_maps_dtypes_and_types_both_ways():
         numpy_support.from_dtype(np.dtype([("x", np.float64), ("y", np.int64)]))
     with pytest.raises(TypeError, match="has no NumPy dtype"):
         numpy_support.as_dtype(float32[:])
+
+
+def test_ufunc_builders_take_type_objects(rng):
+    @cuda.guvectorize([(float32[:], float32[:])], "(x)->(x)", target="cuda")
+    def doubled(a, out):
+        for i in range(a.shape[0]):
+            out[i] = a[i] * float32(2)
+
+    @cuda.vectorize([f4(f4, f4), float64(float64, float64)])
+    def hypot2(x, y):
+        return x * x + y * y
+
+    a = rng.standard_normal((3, 5)).astype(np.float32)
+    np.testing.assert_array_equal(doubled(ember.asarray(a)).get(), a * np.float32(2))
+    b = rng.standard_normal(7)
+    np.testing.assert_allclose(hypot2(ember.asarray(b), ember.asarray(b)).get(), 2 * b * b, rtol=1e-15)
+    assert types.complex64.underlying_float is float32 and types.complex128.underlying_float is float64
+    assert int32.signed and not types.uint16.signed

@@ -21,6 +21,7 @@ from .._operands import on_device
 from .._shape import broadcast_shapes, broadcast_to
 from .._user_kernels import ElementwiseKernel
 from ..errors import JitError
+from ..types import signature_text
 from .dispatcher import Dispatcher
 from .front import _Program, program_json
 
@@ -28,17 +29,10 @@ _TARGETS = ("cuda", "opencl", "cpu", "parallel")
 
 
 def _signature(sig) -> tuple[np.dtype | None, list[np.dtype]]:
-    """A Numba signature (a string, or a signature object such as ``float32(float32,
-    float32)``, whose text is its ``str``) as (return dtype or None, argument dtypes), parsed
-    by the compiler's own parser."""
-    if not isinstance(sig, str):
-        if not (hasattr(sig, "args") and hasattr(sig, "return_type")):
-            raise TypeError(
-                "signatures are strings such as 'float32(float32, float32)' or signature objects such as "
-                f"float32(float32, float32), got {type(sig).__name__}"
-            )
-        sig = str(sig)
-    ret, args = _ember.jit_signature(sig)
+    """A Numba signature (text, a signature object such as ``float32(float32, float32)``, or a
+    tuple of argument types) as (return dtype or None, argument dtypes), parsed by the
+    compiler's own parser."""
+    ret, args = _ember.jit_signature(signature_text(sig))
     return (None if ret is None else np.dtype(ret)), [np.dtype(a) for a in args]
 
 

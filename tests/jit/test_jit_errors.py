@@ -211,11 +211,6 @@ def calls_np_sum(a):
 
 
 @cuda.jit
-def calls_a_kernel(a):
-    a_kernel(a)
-
-
-@cuda.jit
 def recursive(a):
     a[0] = countdown(3)
 
@@ -341,8 +336,6 @@ COMPILE_ERRORS = {
                               "plain Python function 'plain_python'"),
     "print": (calls_print, lambda: (f32(),), "print(a[0])", "print(a[0])", "print() is not supported"),
     "np.sum": (calls_np_sum, lambda: (f32(),), "np.sum(a)", "np.sum(a)", "np.sum() is not supported"),
-    "kernel called from a kernel": (calls_a_kernel, lambda: (f32(),), "a_kernel(a)", "a_kernel",
-                                    "'a_kernel' is a kernel"),
     "indexing a scalar": (indexes_a_scalar, lambda: (f32(), 1.5), "s[0]", "s[0]", "float64 cannot be indexed"),
     "store with too many indices": (stores_with_too_many_indices, lambda: (f32(),), "a[0, 1] = 1", "a[0, 1]",
                                     "1-d array needs 1"),

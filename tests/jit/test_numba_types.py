@@ -184,3 +184,20 @@ def test_ufunc_builders_take_type_objects(rng):
     np.testing.assert_allclose(hypot2(ember.asarray(b), ember.asarray(b)).get(), 2 * b * b, rtol=1e-15)
     assert types.complex64.underlying_float is float32 and types.complex128.underlying_float is float64
     assert int32.signed and not types.uint16.signed
+
+
+def test_a_kernel_called_from_a_kernel_runs_as_a_device_function(rng):
+    @cuda.jit
+    def set_first(a, v):
+        a[0] = v
+
+    @cuda.jit(void(int32[::1]))
+    def caller(a):
+        set_first(a, int32(-7))
+
+    x = rng.integers(0, 9, 4).astype(np.int32)
+    d = ember.asarray(x)
+    caller[1, 1](d)
+    np.testing.assert_array_equal(d.get(), np.concatenate([[-7], x[1:]]))
+    set_first[1, 1](d, np.int32(5))  # and it is still a kernel
+    assert d.get()[0] == 5

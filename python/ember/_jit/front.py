@@ -405,9 +405,7 @@ class _Function:
         if isinstance(value, np.ndarray):
             return {"k": "Array", "id": self.program.array_id(value)}
         if getattr(value, "_ember_jit_dispatcher", False):
-            if not value._device:
-                raise self.error(node, f"'{dotted}' is a kernel; kernels can only call device functions "
-                                       "(@cuda.jit(device=True))")
+            # A kernel called from a kernel is compiled as a device function, as numba-cuda does.
             return {"k": "Func", "id": self.program.function_id(value)}
         if _TABLE is None:
             _TABLE = _intrinsic_table()

@@ -201,3 +201,59 @@ def test_a_kernel_called_from_a_kernel_runs_as_a_device_function(rng):
     np.testing.assert_array_equal(d.get(), np.concatenate([[-7], x[1:]]))
     set_first[1, 1](d, np.int32(5))  # and it is still a kernel
     assert d.get()[0] == 5
+
+
+_CMATH = ("sqrt", "exp", "log", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan",
+          "asinh", "acosh", "atanh")
+
+
+def test_cmath_in_kernels_matches_python(rng):
+    import cmath
+
+    @cuda.jit
+    def kernel(out, z):  # one kernel for all (PoCL builds each kernel in about a second)
+        i = cuda.grid(1)
+        if i < z.size:
+            v = z[i]
+            out[i, 0], out[i, 1], out[i, 2], out[i, 3] = cmath.sqrt(v), cmath.exp(v), cmath.log(v), cmath.log10(v)
+            out[i, 4], out[i, 5], out[i, 6] = cmath.sin(v), cmath.cos(v), cmath.tan(v)
+            out[i, 7], out[i, 8], out[i, 9] = cmath.sinh(v), cmath.cosh(v), cmath.tanh(v)
+            out[i, 10], out[i, 11], out[i, 12] = cmath.asin(v), cmath.acos(v), cmath.atan(v)
+            out[i, 13], out[i, 14], out[i, 15] = cmath.asinh(v), cmath.acosh(v), cmath.atanh(v)
+
+    @cuda.jit
+    def real_argument(out, x):  # made complex first, as in Numba: sqrt(-2.0) is 1.414j
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = cmath.sqrt(x[i])
+
+    z = rng.standard_normal(24) * 2 + 1j * rng.standard_normal(24) * 2
+    out = ember.zeros((24, len(_CMATH)), dtype=np.complex128)
+    kernel[1, 32](out, ember.asarray(z))
+    want = np.array([[getattr(cmath, name)(a) for name in _CMATH] for a in z])
+    np.testing.assert_allclose(out.get(), want, rtol=1e-13, atol=1e-13)
+    x = rng.standard_normal(24) * 2
+    roots = ember.zeros(24, dtype=np.complex128)
+    real_argument[1, 32](roots, ember.asarray(x))
+    np.testing.assert_allclose(roots.get(), [cmath.sqrt(v) for v in x], rtol=1e-15, atol=1e-15)
+
+
+def test_cmath_keeps_complex64_and_refuses_what_it_lacks():
+    import cmath
+
+    @cuda.jit
+    def single(out, z):
+        out[0] = cmath.exp(z[0])
+
+    z = np.array([0.5 + 0.25j], dtype=np.complex64)
+    out = ember.zeros(1, dtype=np.complex64)
+    single[1, 1](out, ember.asarray(z))
+    np.testing.assert_allclose(out.get(), np.exp(z), rtol=1e-6)
+    assert "complex64" in next(iter(single.inspect_c()))
+
+    @cuda.jit
+    def polar(out, z):
+        out[0] = cmath.phase(z[0])
+
+    with pytest.raises(ember.JitError, match=r"cmath.phase\(\) is not supported in kernels"):
+        polar[1, 1](ember.zeros(1), ember.asarray(z))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import cmath
 import inspect
 import json
 import math
@@ -44,10 +45,11 @@ _NUMPY_FUNCS = (
 
 def _intrinsic_table() -> dict[int, str]:
     table = {id(obj): name for obj, name in _BUILTINS.items()}
-    for n in dir(math):
-        obj = getattr(math, n)
-        if callable(obj):
-            table[id(obj)] = "math." + n
+    for module in (math, cmath):
+        for n in dir(module):
+            obj = getattr(module, n)
+            if callable(obj):
+                table[id(obj)] = f"{module.__name__}.{n}"
     for n in _NUMPY_FUNCS:
         table[id(getattr(np, n))] = "np." + n
     # Every other ufunc too: the compiler knows which the registry lets kernels call.

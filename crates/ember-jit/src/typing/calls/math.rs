@@ -191,6 +191,17 @@ impl FnTyper<'_, '_> {
     /// written by the ufunc's own body, as array operations write it.
     fn ufunc_call(&mut self, u: &'static Ufunc, name: &str, args: &[Expr], span: Span) -> R<Val> {
         let vals = self.values(args)?;
+        self.ufunc_values(u, name, &vals, span)
+    }
+
+    /// The ufunc `u` on typed values (by NumPy's loop for their dtypes).
+    pub(super) fn ufunc_values(
+        &mut self,
+        u: &'static Ufunc,
+        name: &str,
+        vals: &[Val],
+        span: Span,
+    ) -> R<Val> {
         if vals.len() != u.nin || u.nout != 1 {
             return at(
                 span,
@@ -203,7 +214,7 @@ impl FnTyper<'_, '_> {
             );
         }
         let mut ops = Vec::with_capacity(vals.len());
-        for v in &vals {
+        for v in vals {
             ops.push(OperandType::Strong(self.scalar_arg(v, name, span)?));
         }
         let (ins, outs) = find_loop(u, &ops, None).map_err(|e| Fail::At(span, e.to_string()))?;

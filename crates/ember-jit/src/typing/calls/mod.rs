@@ -3,9 +3,10 @@
 //! thread geometry (`cuda.grid`, coarsened indices), [`memory`] shared/local arrays and
 //! atomics, [`random`] the xoroshiro128+ draws, [`bits`] Numba's scalar device functions
 //! (bit operations, `fma`, `selp`...), [`warp`] warp-level intrinsics and block votes,
-//! [`half`] `cuda.fp16`, [`hints`] cache-hinted loads and stores.
+//! [`half`] `cuda.fp16`, [`hints`] cache-hinted loads and stores, [`cmath`] Python's `cmath`.
 
 mod bits;
+mod cmath;
 mod geometry;
 mod half;
 mod hints;
@@ -200,6 +201,9 @@ impl FnTyper<'_, '_> {
             return Ok(self
                 .cast_to(&v, d)
                 .nonneg(v.nonneg && d.kind() != Kind::Float));
+        }
+        if let Some(m) = name.strip_prefix("cmath.") {
+            return self.cmath(m, name, args, span);
         }
         if let Some(m) = name
             .strip_prefix("math.")

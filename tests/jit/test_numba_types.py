@@ -257,3 +257,25 @@ def test_cmath_keeps_complex64_and_refuses_what_it_lacks():
 
     with pytest.raises(ember.JitError, match=r"cmath.phase\(\) is not supported in kernels"):
         polar[1, 1](ember.zeros(1), ember.asarray(z))
+
+
+def test_gufunc_calls_and_refusals_as_numba_words_them(rng):
+    @cuda.guvectorize([void(float32[:], float32[:], float32[:])], "(x),(x)->(x)", target="cuda")
+    def add(a, b, out):
+        for i in range(a.shape[0]):
+            out[i] = a[i] + b[i]
+
+    a = rng.standard_normal((4, 3)).astype(np.float32)
+    stream = cuda.stream()
+    out = ember.zeros((4, 3), dtype=np.float32)
+    add(ember.asarray(a), ember.asarray(a), out=out, stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(out.get(), a + a)
+    with pytest.raises(TypeError, match=r"This gufunc accepts 2 positional arguments \(when providing input only\) "
+                                        r"or 3 positional arguments \(when providing input and output\). Got 1 "
+                                        r"positional argument."):
+        add(ember.asarray(a))
+    with pytest.raises(ValueError, match="cannot specify argument 'out' as both positional and keyword"):
+        add(ember.asarray(a), ember.asarray(a), out, out=out)
+    with pytest.raises(TypeError, match="The following target options are not supported: 'ever2', 'what1'"):
+        cuda.guvectorize([void(float32[:], float32[:])], "(x)->(x)", target="cuda", what1=True, ever2=False)

@@ -9,6 +9,7 @@ sub-arrays of the core dimensions, from a generated kernel.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 
@@ -233,10 +234,15 @@ _OPTIONS = frozenset({"nopython", "forceobj", "boundscheck", "fastmath", "writab
                       "lineinfo", "opt"})
 
 
-def _check_options(kws):
-    unknown = set(kws) - _OPTIONS
-    if unknown:
-        raise KeyError(f"Unrecognized options: {', '.join(sorted(unknown))}")
+def _check_options(kws, builder: str):
+    """Numba's refusals of unknown options: ``vectorize``'s KeyError, ``guvectorize``'s
+    TypeError, with their words."""
+    unknown = sorted(set(kws) - _OPTIONS)
+    if not unknown:
+        return
+    if builder == "guvectorize":
+        raise TypeError(f"The following target options are not supported: {', '.join(map(repr, unknown))}")
+    raise KeyError(f"Unrecognized options. vectorize target does not support option: {unknown[0]!r}")
 
 
 def vectorize(ftylist_or_function=(), target="cpu", identity=None, cache=False, **kws):
@@ -245,7 +251,7 @@ def vectorize(ftylist_or_function=(), target="cpu", identity=None, cache=False, 
     OpenCL device. Signatures are strings such as ``"float32(float32, float32)"`` or signature
     objects (``float32(float32, float32)``); without them the ufunc is typed by its inputs on
     each new combination."""
-    _check_options(kws)
+    _check_options(kws, "vectorize")
     if callable(ftylist_or_function) and not hasattr(ftylist_or_function, "return_type"):
         return CUDAUFunc(ftylist_or_function, (), target)
     single = isinstance(ftylist_or_function, str) or hasattr(ftylist_or_function, "return_type")
@@ -337,20 +343,27 @@ class GUFunc:
         self._kernels[n_args] = kernel
         return kernel
 
-    def __call__(self, *args, out=None):
+    def __call__(self, *args, out=None, stream=0):
         device = _device_for(self._target)
-        if device is not None:
-            with device:
-                return self._run(args, out)
-        return self._run(args, out)
+        with contextlib.ExitStack() as scope:
+            if device is not None:
+                scope.enter_context(device)
+            if stream not in (0, None):
+                scope.enter_context(stream)
+            return self._run(args, out)
 
     def _run(self, args, out):
         nin, nout = len(self._ins), len(self._outs)
         given_outs = list(args[nin:])
         if out is not None:
             given_outs = list(out) if isinstance(out, tuple) else [out]
+        if out is not None and len(args) > nin:
+            raise ValueError("cannot specify argument 'out' as both positional and keyword")
         if len(args) < nin or len(given_outs) not in (0, nout):
-            raise TypeError(f"{self.__name__}() takes {nin} inputs (and optionally {nout} outputs)")
+            def positional(n):
+                return f"{n} positional argument{'s' * (n != 1)}"
+            raise TypeError(f"This gufunc accepts {positional(nin)} (when providing input only) or "
+                            f"{positional(nin + nout)} (when providing input and output). Got {positional(len(args))}.")
         values, dtypes, weak, host = _inputs(args[:nin])
         sig = _pick([(None, s[1][:nin]) for s in self._signatures], dtypes, weak)
         if sig is None:
@@ -406,7 +419,7 @@ class GUFunc:
 def guvectorize(ftylist, signature, target="cpu", identity=None, nopython=True, cache=False, **kws):
     """Numba's ``@guvectorize(signatures, layout, target=...)``: the function receives
     sub-arrays of the core dimensions and writes its outputs in place."""
-    _check_options(kws)
+    _check_options(kws, "guvectorize")
     single = isinstance(ftylist, str) or hasattr(ftylist, "return_type")
     sigs = [ftylist] if single else list(ftylist)
 

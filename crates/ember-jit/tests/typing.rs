@@ -340,7 +340,7 @@ fn argument_types_parse_as_numba_writes_them() {
 fn malformed_argument_types_say_what_is_wrong() {
     let e = parse_arg_type("float32[:").unwrap_err();
     assert!(e.contains("without its ']'"), "{e}");
-    let e = parse_arg_type("float32[::1, :]").unwrap_err();
+    let e = parse_arg_type("float32[:, ::1, :]").unwrap_err();
     assert!(e.contains("'::1' for the last"), "{e}");
     let e = parse_arg_type("float128").unwrap_err();
     assert!(e.contains("'float128' is not a type ember knows"), "{e}");

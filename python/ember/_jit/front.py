@@ -31,6 +31,7 @@ SOURCE_FIRST = True
 # Python builtins a kernel may call.
 _BUILTINS = {getattr(builtins, n): "builtin." + n for n in (
     "range", "len", "abs", "min", "max", "round", "int", "float", "bool", "complex", "pow", "divmod",
+    "enumerate", "zip",
 )}
 
 # NumPy functions that work on scalars in kernels (same typing as their math twins).

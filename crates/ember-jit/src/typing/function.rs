@@ -9,6 +9,7 @@ use crate::error::{at, locate, snippet, Fail, R};
 use crate::ir::{self, ExprKind as K, FixedArrayDecl, IrFunction, LocalId, Temp, TempRole};
 use crate::types::{unify, Ty};
 
+mod iter;
 mod loops;
 
 use crate::ir::Role;

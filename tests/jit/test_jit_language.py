@@ -252,3 +252,142 @@ def test_the_cuda_c_compiles_through_nvrtc():
         src = kernel_source(kernel, types, "cuda")
         name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
         assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF", (kernel, types)
+
+
+# ---- recursion --------------------------------------------------------------------------------
+
+
+@cuda.jit("i8(i8)", device=True)
+def fib1(n):
+    if n < 2:
+        return n
+    return fib1(n - 1) + fib1(n - 2)
+
+
+@cuda.jit(device=True)
+def fib3(n):
+    if n < 2:
+        return n
+    return fib3(n - 1) + fib3(n - 2)
+
+
+@cuda.jit("int64(int64)", device=True)
+def is_even(n):
+    if n == 0:
+        return 1
+    return is_odd(n - 1)
+
+
+@cuda.jit("int64(int64)", device=True)
+def is_odd(n):
+    if n == 0:
+        return 0
+    return is_even(n - 1)
+
+
+@cuda.jit(device=True)
+def gcd(a, b):
+    # The recursive call comes before the return that gives the type.
+    if b != 0:
+        return gcd(b, a % b)
+    return a
+
+
+@cuda.jit
+def recursions(x, out):
+    for i, v in enumerate(x):
+        out[0, i] = fib1(v)
+        out[1, i] = fib3(v)
+        out[2, i] = is_even(v)
+        out[3, i] = gcd(v * 6, v + 4)
+
+
+@cuda.jit(device=True)
+def runaway(x):
+    return runaway(x)
+
+
+@cuda.jit
+def runs_away(out):
+    out[0] = runaway(1)
+
+
+@cuda.jit(device=True)
+def growing(n):
+    if n <= 0:
+        return (n,)
+    return (n, growing(n - 1))
+
+
+@cuda.jit
+def grows(out):
+    out[0] = growing(3)[0]
+
+
+def test_recursion_compiles_for_cuda_and_its_errors():
+    from conftest import nvrtc_or_skip
+
+    # OpenCL C forbids recursion: a compile-time error says so.
+    with pytest.raises(JitError, match="recursion .call chain: fib1 -> fib1. needs the CUDA backend"):
+        kernel_source(recursions, ["int64[::1]", "int64[:, ::1]"], "opencl")
+    with pytest.raises(JitError, match="cannot type infer runaway recursion"):
+        kernel_source(runs_away, ["int64[::1]"], "cuda")
+    with pytest.raises(JitError, match="Return type of recursive function does not converge"):
+        kernel_source(grows, ["int64[::1]"], "cuda")
+    src = kernel_source(recursions, ["int64[::1]", "int64[:, ::1]"], "cuda")
+    assert src.count("ember_fn") > 4
+    nvrtc_or_skip()
+    name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
+    assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF"
+
+
+@cuda.jit("float32(int64)", device=True)
+def half_of(n):
+    return n / 2
+
+
+@cuda.jit
+def declared(x, out):
+    # int32 arguments convert to the declared int64; the float64 quotient to float32.
+    out[0] = fib1(x[0])
+    out[1] = half_of(x[1])
+
+
+@cuda.jit("int32(int64)", device=True)
+def too_wide(n):
+    return n, n
+
+
+@cuda.jit
+def calls_too_wide(out):
+    out[0] = too_wide(3)
+
+
+def test_declared_device_signatures_fix_the_types():
+    src = kernel_source(declared, ["int32[::1]", "float64[::1]"], "cuda")
+    assert "long long ember_fn0_fib1(long long p_n)" in src, src
+    assert "float ember_fn1_half_of(long long p_n)" in src, src
+    with pytest.raises(JitError, match=r"cannot convert \(int64, int64\) to int32"):
+        kernel_source(calls_too_wide, ["float64[::1]"], "cuda")
+
+
+@pytest.mark.gpu
+def test_recursion_runs_on_cuda():
+    def fib(n):
+        return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+    x = np.arange(0, 15, dtype=np.int64)
+    want = np.array([[fib(int(v)) for v in x], [fib(int(v)) for v in x], [1 - v % 2 for v in x],
+                     [np.gcd(6 * v, v + 4) for v in x]])
+    out = ember.zeros((4, x.size), np.int64)
+    recursions[1, 1](ember.asarray(x), out)
+    np.testing.assert_array_equal(out.get(), want)
+
+
+def test_recursion_on_opencl_devices_is_a_launch_error():
+    from conftest import on_cuda
+
+    if on_cuda():
+        pytest.skip("the CUDA backend runs recursion")
+    with pytest.raises(JitError, match="needs the CUDA backend: OpenCL C forbids recursive functions"):
+        recursions[1, 1](ember.arange(3), ember.zeros((4, 3), np.int64))

@@ -126,7 +126,11 @@ class _Program:
             self.functions.append({})  # reserved: filled below, callees may add more
             # Function 0 is what is being compiled (a kernel); the rest are device functions.
             kind = "device function" if self.ids[key] > 0 or getattr(fn, "_device", False) else "kernel"
-            self.functions[self.ids[key]] = _Function(self, fn, kind).tree()
+            tree = _Function(self, fn, kind).tree()
+            signatures = getattr(fn, "_signatures", None) if kind == "device function" else None
+            if signatures and len(signatures) == 1:  # a declared device signature (recursion needs one)
+                tree["signature"] = signatures[0]
+            self.functions[self.ids[key]] = tree
         return self.ids[key]
 
     def array_id(self, a: np.ndarray) -> int:

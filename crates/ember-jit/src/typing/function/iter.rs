@@ -209,12 +209,14 @@ impl FnTyper<'_, '_> {
             }
             Ty::Tuple(items) if items.is_empty() => (Leaf::Tuple(v, INT64), int64(0)),
             Ty::Tuple(_) => return at(span, "a loop over a tuple needs all its items of one type"),
-            t => return at(
-                span,
-                format!(
+            t => {
+                return at(
+                    span,
+                    format!(
                     "enumerate() and zip() in kernels take range(...), arrays and tuples, not {t}"
                 ),
-            ),
+                )
+            }
         };
         let len = self.temp(&len)?;
         leaves.push(leaf);

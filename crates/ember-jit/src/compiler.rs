@@ -120,6 +120,8 @@ pub(crate) struct InProgress {
     pub slot: Option<usize>,
     /// How often the return type widened after a recursive call used it.
     pub widenings: usize,
+    /// The call chain back into it, once it is called back.
+    pub chain: Option<String>,
 }
 
 /// Numba's word for a recursive function whose return type keeps changing.
@@ -235,11 +237,24 @@ impl<'p> Compiler<'p> {
             ret: declared.as_ref().map(|(r, _)| r.clone()),
             slot: None,
             widenings: 0,
+            chain: None,
         });
         let ordinal = self.specs.len() + 100_000 * depth;
         let result = FnTyper::compile(self, id, args, Role::Device { ordinal });
         let done = self.in_progress.pop();
         let ir = result.map_err(Fail::Located)?;
+        if let Some(chain) = done.as_ref().and_then(|p| p.chain.as_ref()) {
+            if self.dialect == Dialect::OpenCl {
+                return Err(Fail::Located(locate(
+                    function,
+                    "device function",
+                    function.span,
+                    &format!(
+                        "recursion (call chain: {chain}) needs the CUDA backend: OpenCL C forbids recursive functions; rewrite it as a loop"
+                    ),
+                )));
+            }
+        }
         let ret = ir.ret.clone();
         if let Some((want, _)) = &declared {
             if ret != *want {
@@ -283,15 +298,10 @@ impl<'p> Compiler<'p> {
             .chain([function.name.as_str()])
             .collect();
         let chain = chain.join(" -> ");
-        if self.dialect == Dialect::OpenCl {
-            return Err(Fail::Located(locate(
-                function,
-                "device function",
-                function.span,
-                &format!(
-                    "recursion (call chain: {chain}) needs the CUDA backend: OpenCL C forbids recursive functions; rewrite it as a loop"
-                ),
-            )));
+        // OpenCL C forbids recursion: said once the function is typed (so a program with
+        // a typing error gets that error on every back end).
+        if self.in_progress[pos].chain.is_none() {
+            self.in_progress[pos].chain = Some(chain.clone());
         }
         let slot = match self.in_progress[pos].slot {
             Some(k) => k,

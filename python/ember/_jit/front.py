@@ -127,7 +127,7 @@ class _Program:
             # Function 0 is what is being compiled (a kernel); the rest are device functions.
             kind = "device function" if self.ids[key] > 0 or getattr(fn, "_device", False) else "kernel"
             tree = _Function(self, fn, kind).tree()
-            signatures = getattr(fn, "_signatures", None) if kind == "device function" else None
+            signatures = getattr(fn, "_signatures", None) if getattr(fn, "_device", False) else None
             if signatures and len(signatures) == 1:  # a declared device signature (recursion needs one)
                 tree["signature"] = signatures[0]
             self.functions[self.ids[key]] = tree

@@ -34,6 +34,9 @@ pub struct Function {
     pub params: Vec<String>,
     pub body: Vec<Stmt>,
     pub span: Span,
+    /// A device function's declared signature (`"int64(int64)"`), if it has one.
+    #[serde(default)]
+    pub signature: Option<String>,
 }
 
 /// A NumPy array captured from the kernel's globals (`cuda.const.array_like`, or read

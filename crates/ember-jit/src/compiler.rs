@@ -4,7 +4,7 @@
 use ember_codegen::Dialect;
 use ember_core::{DType, Error, Result};
 
-use crate::ast::Program;
+use crate::ast::{Program, Span};
 use crate::coarsen::{coarsen, Plan};
 use crate::error::{locate, Fail};
 use crate::helpers::Helper;
@@ -110,6 +110,23 @@ pub(crate) struct Spec {
     pub ir: IrFunction,
 }
 
+/// A device function specialisation being typed: what a recursive call to it needs.
+pub(crate) struct InProgress {
+    pub id: usize,
+    pub args: Vec<Ty>,
+    /// Its return type as far as typed (declared by a signature, or met at a `return`).
+    pub ret: Option<Ty>,
+    /// The slot reserved in `specs` once it calls itself (filled when it is typed).
+    pub slot: Option<usize>,
+    /// How often the return type widened after a recursive call used it.
+    pub widenings: usize,
+    /// The call chain back into it, once it is called back.
+    pub chain: Option<String>,
+}
+
+/// Numba's word for a recursive function whose return type keeps changing.
+const NO_CONVERGENCE: &str = "Return type of recursive function does not converge";
+
 /// The typing of one program: specialisations, and what they use.
 pub struct Compiler<'p> {
     pub(crate) program: &'p Program,
@@ -117,8 +134,8 @@ pub struct Compiler<'p> {
     /// functions on OpenCL); nothing typed depends on it otherwise.
     pub(crate) dialect: Dialect,
     pub(crate) specs: Vec<Spec>,
-    /// Device functions being typed right now (to reject recursion).
-    pub(crate) in_progress: Vec<usize>,
+    /// Device function specialisations being typed right now, innermost last (recursion).
+    pub(crate) in_progress: Vec<InProgress>,
     pub(crate) uses: Uses,
     /// The kernel is coarsened (its tree already rewritten): how thread geometry reads.
     pub(crate) coarse: Option<Plan>,
@@ -178,40 +195,175 @@ impl<'p> Compiler<'p> {
         id: usize,
         args: &[Ty],
     ) -> std::result::Result<(usize, Ty), Fail> {
+        let function = &self.program.functions[id];
+        let declared = declared_signature(function)?;
+        // A declared signature fixes the argument types: scalars convert at the call (C's
+        // conversions, Numba's casts).
+        let args: Vec<Ty> = match &declared {
+            Some((_, params)) => convert_args(function, params, args)?,
+            None => args.to_vec(),
+        };
+        let args = &args[..];
         if let Some(i) = self.specs.iter().position(|s| s.id == id && s.args == args) {
+            if let Some(pos) = self.in_progress.iter().position(|p| p.slot == Some(i)) {
+                return self.recursive_call(pos);
+            }
             return Ok((i, self.specs[i].ret.clone()));
         }
-        let function = &self.program.functions[id];
-        if self.in_progress.contains(&id) {
-            let chain: Vec<&str> = self
-                .in_progress
-                .iter()
-                .map(|&i| self.program.functions[i].name.as_str())
-                .chain([function.name.as_str()])
-                .collect();
+        if let Some(pos) = self
+            .in_progress
+            .iter()
+            .position(|p| p.id == id && p.args == args)
+        {
+            return self.recursive_call(pos);
+        }
+        if self.in_progress.iter().filter(|p| p.id == id).count() >= 4 {
             return Err(Fail::Located(locate(
                 function,
                 "device function",
                 function.span,
                 &format!(
-                    "recursion is not supported in kernels (call chain: {}); rewrite it as a loop",
-                    chain.join(" -> ")
+                    "cannot type infer runaway recursion: {}() calls itself with argument types that change at every call",
+                    function.name
                 ),
             )));
         }
-        self.in_progress.push(id);
-        let ordinal = self.specs.len();
+        // Specialisations of one function nested in each other (recursion through other
+        // argument types) start at the same count: the depth keeps their names apart.
+        let depth = self.in_progress.iter().filter(|p| p.id == id).count();
+        self.in_progress.push(InProgress {
+            id,
+            args: args.to_vec(),
+            ret: declared.as_ref().map(|(r, _)| r.clone()),
+            slot: None,
+            widenings: 0,
+            chain: None,
+        });
+        let ordinal = self.specs.len() + 100_000 * depth;
         let result = FnTyper::compile(self, id, args, Role::Device { ordinal });
-        self.in_progress.pop();
+        let done = self.in_progress.pop();
         let ir = result.map_err(Fail::Located)?;
+        if let Some(chain) = done.as_ref().and_then(|p| p.chain.as_ref()) {
+            if self.dialect == Dialect::OpenCl {
+                return Err(Fail::Located(locate(
+                    function,
+                    "device function",
+                    function.span,
+                    &format!(
+                        "recursion (call chain: {chain}) needs the CUDA backend: OpenCL C forbids recursive functions; rewrite it as a loop"
+                    ),
+                )));
+            }
+        }
         let ret = ir.ret.clone();
-        self.specs.push(Spec {
+        if let Some((want, _)) = &declared {
+            if ret != *want {
+                return Err(Fail::Located(locate(
+                    function,
+                    "device function",
+                    function.span,
+                    &format!(
+                        "{}() returns {ret} but its signature declares {want}",
+                        function.name
+                    ),
+                )));
+            }
+        }
+        let spec = Spec {
             id,
             args: args.to_vec(),
             ret: ret.clone(),
             ir,
-        });
-        Ok((self.specs.len() - 1, ret))
+        };
+        match done.and_then(|p| p.slot) {
+            Some(k) => {
+                self.specs[k] = spec;
+                Ok((k, ret))
+            }
+            None => {
+                self.specs.push(spec);
+                Ok((self.specs.len() - 1, ret))
+            }
+        }
+    }
+
+    /// A call of specialisation `in_progress[pos]` from inside its own typing: its slot
+    /// (reserved now) and its return type as far as known.
+    fn recursive_call(&mut self, pos: usize) -> std::result::Result<(usize, Ty), Fail> {
+        let id = self.in_progress[pos].id;
+        let function = &self.program.functions[id];
+        let chain: Vec<&str> = self.in_progress[pos..]
+            .iter()
+            .map(|p| self.program.functions[p.id].name.as_str())
+            .chain([function.name.as_str()])
+            .collect();
+        let chain = chain.join(" -> ");
+        // OpenCL C forbids recursion: said once the function is typed (so a program with
+        // a typing error gets that error on every back end).
+        if self.in_progress[pos].chain.is_none() {
+            self.in_progress[pos].chain = Some(chain.clone());
+        }
+        let slot = match self.in_progress[pos].slot {
+            Some(k) => k,
+            None => {
+                let p = &self.in_progress[pos];
+                let placeholder = Spec {
+                    id,
+                    args: p.args.clone(),
+                    ret: Ty::None,
+                    ir: IrFunction {
+                        name: function.name.clone(),
+                        file: function.file.clone(),
+                        role: Role::Device { ordinal: 0 },
+                        params: Vec::new(),
+                        locals: Vec::new(),
+                        ret: Ty::None,
+                        arrays: Vec::new(),
+                        body: Vec::new(),
+                        calls: Vec::new(),
+                    },
+                };
+                self.specs.push(placeholder);
+                let k = self.specs.len() - 1;
+                self.in_progress[pos].slot = Some(k);
+                k
+            }
+        };
+        match &self.in_progress[pos].ret {
+            Some(t) => Ok((slot, t.clone())),
+            // Another pass knows it once a `return` without the call is typed.
+            None if pos + 1 == self.in_progress.len() => Err(Fail::Pending(
+                Span::default(),
+                "cannot type infer runaway recursion: no return of this function gives a type without calling itself".into(),
+            )),
+            None => Err(Fail::Located(locate(
+                function,
+                "device function",
+                function.span,
+                &format!(
+                    "the return type of {}() is not known where it is called back (call chain: {chain}): declare mutually recursive functions with a signature (@cuda.jit(\"int64(int64)\", device=True))",
+                    function.name
+                ),
+            ))),
+        }
+    }
+
+    /// The function being typed returns `ret` (so far): recursive calls of it return that.
+    pub(crate) fn returns(&mut self, ret: &Ty) -> std::result::Result<(), String> {
+        let Some(p) = self.in_progress.last_mut() else {
+            return Ok(());
+        };
+        if p.ret.as_ref() == Some(ret) {
+            return Ok(());
+        }
+        if p.slot.is_some() {
+            p.widenings += 1;
+            if p.widenings > 8 {
+                return Err(NO_CONVERGENCE.into());
+            }
+        }
+        p.ret = Some(ret.clone());
+        Ok(())
     }
 
     /// The typed program, with `kernel` as its entry point (or none, for a device function).
@@ -398,4 +550,61 @@ pub(crate) fn fixed_array(dtype: DType, shape: Vec<i64>, space: Space) -> Ty {
         space,
         fixed: Some(shape),
     })
+}
+
+/// The return and argument types a device function's signature declares, if it has one.
+fn declared_signature(
+    function: &crate::ast::Function,
+) -> std::result::Result<Option<(Ty, Vec<Ty>)>, Fail> {
+    let Some(text) = &function.signature else {
+        return Ok(None);
+    };
+    let err = |m: String| Fail::Located(locate(function, "device function", function.span, &m));
+    let (ret, args) = crate::types::parse_signature(text).map_err(err)?;
+    if args.len() != function.params.len() {
+        return Err(err(format!(
+            "the signature '{text}' has {} argument(s) but {}() takes {}",
+            args.len(),
+            function.name,
+            function.params.len()
+        )));
+    }
+    Ok(Some((ret.unwrap_or(Ty::None), args)))
+}
+
+/// The argument types of a call of a function declared with `params`: scalars convert.
+fn convert_args(
+    function: &crate::ast::Function,
+    params: &[Ty],
+    args: &[Ty],
+) -> std::result::Result<Vec<Ty>, Fail> {
+    let fits = args.len() == params.len()
+        && args.iter().zip(params).all(|(a, p)| {
+            a == p
+                || matches!((a, p), (Ty::Scalar(_), Ty::Scalar(_)))
+                || matches!((a, p), (Ty::Array(x), Ty::Array(y)) if x.dtype == y.dtype && x.ndim == y.ndim && x.space == y.space)
+        });
+    if !fits {
+        let shown: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+        return Err(Fail::Located(locate(
+            function,
+            "device function",
+            function.span,
+            &format!(
+                "{}() is declared as '{}' and cannot take ({})",
+                function.name,
+                function.signature.as_deref().unwrap_or(""),
+                shown.join(", ")
+            ),
+        )));
+    }
+    // Arrays keep the caller's layout (the same value; only its known contiguity differs).
+    Ok(args
+        .iter()
+        .zip(params)
+        .map(|(a, p)| match a {
+            Ty::Array(_) => a.clone(),
+            _ => p.clone(),
+        })
+        .collect())
 }

@@ -18,6 +18,16 @@ pub enum Fail {
 
 pub type R<T> = std::result::Result<T, Fail>;
 
+impl Fail {
+    /// A failure of a callee without a place of its own, placed at its call.
+    pub fn at_call(self, span: Span) -> Fail {
+        match self {
+            Fail::Pending(s, m) if s == Span::default() => Fail::Pending(span, m),
+            other => other,
+        }
+    }
+}
+
 /// Shorthand for an error at `span`.
 pub fn at<T>(span: Span, message: impl Into<String>) -> R<T> {
     Err(Fail::At(span, message.into()))

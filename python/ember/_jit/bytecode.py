@@ -656,7 +656,7 @@ class _Decompiler:
     def store(self, stmts: list, target, value, k: int, stack: list | None = None):
         if stack:
             value = self.keep_pending(stmts, stack, target, value)
-        if isinstance(value, Slot):
+        while isinstance(value, Slot):  # a nested target (``j, (i, x)``) completes its group's slot
             group = value.group
             group.targets[value.index] = target
             group.stored += 1

@@ -32,6 +32,7 @@ SOURCE_FIRST = True
 # Python builtins a kernel may call.
 _BUILTINS = {getattr(builtins, n): "builtin." + n for n in (
     "range", "len", "abs", "min", "max", "round", "int", "float", "bool", "complex", "pow", "divmod",
+    "enumerate", "zip",
 )}
 
 # NumPy functions that work on scalars in kernels (same typing as their math twins).
@@ -127,7 +128,11 @@ class _Program:
             self.functions.append({})  # reserved: filled below, callees may add more
             # Function 0 is what is being compiled (a kernel); the rest are device functions.
             kind = "device function" if self.ids[key] > 0 or getattr(fn, "_device", False) else "kernel"
-            self.functions[self.ids[key]] = _Function(self, fn, kind).tree()
+            tree = _Function(self, fn, kind).tree()
+            signatures = getattr(fn, "_signatures", None) if getattr(fn, "_device", False) else None
+            if signatures and len(signatures) == 1:  # a declared device signature (recursion needs one)
+                tree["signature"] = signatures[0]
+            self.functions[self.ids[key]] = tree
         return self.ids[key]
 
     def array_id(self, a: np.ndarray) -> int:

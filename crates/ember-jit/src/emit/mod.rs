@@ -173,26 +173,47 @@ impl Emitter<'_> {
         helpers
     }
 
-    /// The device functions reachable from `calls`, callees first.
+    /// The device functions reachable from `calls`, callees first; recursive ones are
+    /// declared ahead of all (C calls only what it has seen declared).
     fn functions(&self, calls: &[usize]) -> String {
         let mut order = Vec::new();
         let mut seen = BTreeSet::new();
-        fn visit(ir: &IrProgram, i: usize, seen: &mut BTreeSet<usize>, order: &mut Vec<usize>) {
+        let mut cycle = false;
+        fn visit(
+            ir: &IrProgram,
+            i: usize,
+            seen: &mut BTreeSet<usize>,
+            order: &mut Vec<usize>,
+            cycle: &mut bool,
+        ) {
             if !seen.insert(i) {
+                // Seen but not yet placed: a call back into a function being visited.
+                *cycle |= !order.contains(&i);
                 return;
             }
             for &j in &ir.functions[i].calls {
-                visit(ir, j, seen, order);
+                visit(ir, j, seen, order, cycle);
             }
             order.push(i);
         }
         for &i in calls {
-            visit(self.ir, i, &mut seen, &mut order);
+            visit(self.ir, i, &mut seen, &mut order, &mut cycle);
         }
-        order
+        let texts: Vec<String> = order
             .into_iter()
             .map(|i| self.function(&self.ir.functions[i]))
-            .collect()
+            .collect();
+        let mut out = String::new();
+        if cycle {
+            for t in &texts {
+                if let Some((head, _)) = t.split_once(" {\n") {
+                    out.push_str(head);
+                    out.push_str(";\n");
+                }
+            }
+        }
+        out.extend(texts);
+        out
     }
 
     /// Whether the kernel takes the dynamic shared memory as parameters (OpenCL).

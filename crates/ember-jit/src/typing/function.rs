@@ -9,6 +9,7 @@ use crate::error::{at, locate, snippet, Fail, R};
 use crate::ir::{self, ExprKind as K, FixedArrayDecl, IrFunction, LocalId, Temp, TempRole};
 use crate::types::{unify, Ty};
 
+mod iter;
 mod loops;
 
 use crate::ir::Role;
@@ -84,6 +85,8 @@ pub struct FnTyper<'c, 'p> {
     read_only: Vec<bool>,
     vars: Vec<Var>,
     ret: Option<Ty>,
+    /// The return type a device function's signature declares: every return converts to it.
+    declared_ret: Option<Ty>,
     /// The final pass, whose IR is kept (earlier passes only type).
     pub(crate) final_pass: bool,
     changed: bool,
@@ -122,6 +125,12 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                 ),
             ));
         }
+        // A declared signature's return type: returns convert to it.
+        let declared = c
+            .in_progress
+            .last()
+            .filter(|_| !kernel)
+            .and_then(|p| p.ret.clone());
         let mut fc = FnTyper {
             read_only: crate::analysis::read_only_arrays(f, args),
             c,
@@ -137,7 +146,8 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                     nonneg: false,
                 })
                 .collect(),
-            ret: None,
+            ret: declared.clone(),
+            declared_ret: declared,
             final_pass: false,
             changed: false,
             blocks: vec![Vec::new()],
@@ -488,6 +498,9 @@ impl<'c, 'p> FnTyper<'c, 'p> {
         };
         let ty = v.as_ref().map(|v| v.ty.clone()).unwrap_or(Ty::None);
         let merged = match &self.ret {
+            Some(d) if self.declared_ret.is_some() && (ty != Ty::None) == (*d != Ty::None) => {
+                d.clone()
+            }
             None => ty.clone(),
             Some(old) if *old == ty => ty.clone(),
             Some(Ty::None) | Some(_) if ty == Ty::None => {
@@ -497,12 +510,22 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                 return at(span, "this function returns a value on some paths and nothing on others; return a value on every path")
             }
             Some(old) => unify(old, &ty).ok_or_else(|| {
-                Fail::At(span, format!("the function returns both {old} and {ty}; return one type"))
+                let recursive = !self.kernel && self.c.in_progress.last().is_some_and(|p| p.slot.is_some());
+                let what = if recursive {
+                    "Return type of recursive function does not converge: it returns"
+                } else {
+                    "the function returns"
+                };
+                Fail::At(span, format!("{what} both {old} and {ty}; return one type"))
             })?,
         };
         if self.ret.as_ref() != Some(&merged) {
             self.ret = Some(merged.clone());
             self.changed = true;
+        }
+        if !self.kernel {
+            // Recursive calls of this function return what it returns so far.
+            self.c.returns(&merged).map_err(|m| Fail::At(span, m))?;
         }
         match v {
             None => self.push(ir::Stmt::Return(None)),

@@ -166,7 +166,7 @@ impl FnTyper<'_, '_> {
             }
         }
         let tys: Vec<Ty> = vals.iter().map(|v| v.ty.clone()).collect();
-        let (index, ret) = self.c.specialise(id, &tys)?;
+        let (index, ret) = self.c.specialise(id, &tys).map_err(|e| e.at_call(span))?;
         if self.final_pass && !self.calls.contains(&index) {
             self.calls.push(index);
         }

@@ -54,6 +54,9 @@ impl FnTyper<'_, '_> {
         self.open_block();
         let r = match range_args {
             Some(args) => self.range_loop(target, args, body, broke, span),
+            None if super::iter::iter_builtin(iter).is_some() => {
+                self.iter_loop(target, iter, None, body, broke)
+            }
             None => self.sequence_loop(target, iter, body, broke),
         };
         let block = self.close_block();
@@ -156,6 +159,9 @@ impl FnTyper<'_, '_> {
         self.c.register(&crate::types::INT64);
         let index = Val::new(crate::types::INT64, K::Temp(i)).nonneg(true);
         let (len, item) = match &seq.ty {
+            Ty::Array(a) if a.ndim > 1 => {
+                return self.iter_loop(target, iter, Some(seq), body, broke)
+            }
             Ty::Array(a) if a.ndim == 1 => {
                 let a = a.clone();
                 let len = self.dim(&seq, &a, 0);
@@ -204,7 +210,7 @@ impl FnTyper<'_, '_> {
 
 /// Numba's `range` loop variable: int32 when every argument fits int32 and is signed,
 /// uint64 when one is unsigned (and none is int64), else int64.
-fn range_type(args: impl Iterator<Item = DType>) -> DType {
+pub(super) fn range_type(args: impl Iterator<Item = DType>) -> DType {
     use ember_core::dtype::Kind;
     let (mut small, mut unsigned, mut wide_signed) = (true, false, false);
     for d in args {

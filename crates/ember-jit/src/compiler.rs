@@ -21,6 +21,13 @@ pub enum ParamSlot {
     /// Argument `arg` is a scalar passed as `dtype`'s C value type (bool as a byte, float16
     /// as float32).
     Scalar { arg: usize, dtype: DType },
+    /// Item `item` of argument `arg`, a tuple of scalars (passed by value, one parameter per
+    /// item, as `Scalar`).
+    Item {
+        arg: usize,
+        item: usize,
+        dtype: DType,
+    },
     /// OpenCL only: the launch's dynamic shared memory (`__local` bytes), then its size as
     /// an int64.
     DynamicShared,
@@ -317,7 +324,14 @@ fn type_kernel_for(
     c.coarse = coarse;
     let kernel = FnTyper::compile(&mut c, 0, args, Role::Kernel)?;
     for t in args {
-        if !matches!(t, Ty::Array(_) | Ty::Scalar(_)) {
+        if let Ty::Tuple(items) = t {
+            if let Some(bad) = items.iter().find(|t| !matches!(t, Ty::Scalar(_))) {
+                return Err(Error::Type(format!(
+                    "kernel {} cannot take a tuple holding {bad}: tuples passed to kernels hold numbers",
+                    function.name
+                )));
+            }
+        } else if !matches!(t, Ty::Array(_) | Ty::Scalar(_)) {
             return Err(Error::Jit(format!(
                 "kernel {} cannot take an argument of type {t}",
                 function.name
@@ -352,6 +366,18 @@ fn compile(
                 ndim: a.ndim,
             },
             Ty::Scalar(d) => ParamSlot::Scalar { arg: i, dtype: *d },
+            Ty::Tuple(items) => {
+                for (item, t) in items.iter().enumerate() {
+                    if let Ty::Scalar(dtype) = t {
+                        params.push(ParamSlot::Item {
+                            arg: i,
+                            item,
+                            dtype: *dtype,
+                        });
+                    }
+                }
+                continue;
+            }
             _ => unreachable!("typing rejects other kernel arguments"),
         });
     }

@@ -28,6 +28,8 @@ pub enum JitArg<'a> {
     /// A scalar and the dtype it arrived as (Python int -> int64, float -> float64, NumPy
     /// scalars keep theirs).
     Scalar(Scalar, DType),
+    /// A tuple of scalars (Numba passes tuples by value): each item as `Scalar`'s.
+    Tuple(&'a [(Scalar, DType)]),
 }
 
 impl JitArg<'_> {
@@ -44,6 +46,7 @@ impl JitArg<'_> {
                 },
             )),
             JitArg::Scalar(_, d) => Ty::Scalar(*d),
+            JitArg::Tuple(items) => Ty::Tuple(items.iter().map(|(_, d)| Ty::Scalar(*d)).collect()),
         }
     }
 
@@ -56,12 +59,22 @@ impl JitArg<'_> {
                     && a.ndim() == p.ndim
                     && (p.layout == Layout::A || a.is_c_contiguous())
             }
-            (JitArg::Scalar(_, d), Ty::Scalar(p)) => {
-                d.kind() != Kind::Complex || p.kind() == Kind::Complex
+            (JitArg::Scalar(_, d), Ty::Scalar(p)) => scalar_fits(*d, *p),
+            (JitArg::Tuple(items), Ty::Tuple(ps)) => {
+                items.len() == ps.len()
+                    && items.iter().zip(ps).all(|((_, d), p)| match p {
+                        Ty::Scalar(p) => scalar_fits(*d, *p),
+                        _ => false,
+                    })
             }
             _ => false,
         }
     }
+}
+
+/// Whether a scalar of dtype `d` converts to a parameter of dtype `p` (not complex to real).
+fn scalar_fits(d: DType, p: DType) -> bool {
+    d.kind() != Kind::Complex || p.kind() == Kind::Complex
 }
 
 /// A compiled specialisation on one device.
@@ -312,7 +325,7 @@ impl Dispatcher {
         let arrays = || {
             args.iter().filter_map(|a| match a {
                 JitArg::Array(a) => Some(*a),
-                JitArg::Scalar(..) => None,
+                JitArg::Scalar(..) | JitArg::Tuple(_) => None,
             })
         };
         // Where buffers come with offsets, the kernel cannot assume their alignment.
@@ -486,6 +499,21 @@ impl Dispatcher {
                         continue;
                     }
                 }
+                ParamSlot::Item { arg, item, dtype } => {
+                    if let JitArg::Tuple(items) = &args[*arg] {
+                        if let Some((value, _)) = items.get(*item) {
+                            let bytes = param_bytes(*value, *dtype);
+                            let align = param_dtype(*dtype).itemsize().clamp(1, 8);
+                            while !blob.len().is_multiple_of(align) {
+                                blob.push(0);
+                            }
+                            let start = blob.len();
+                            blob.extend_from_slice(&bytes);
+                            ranges.push((start, blob.len()));
+                            continue;
+                        }
+                    }
+                }
                 ParamSlot::DynamicShared => {
                     blob.extend_from_slice(&(config.shared_bytes as i64).to_le_bytes());
                 }
@@ -507,6 +535,12 @@ impl Dispatcher {
                 }
                 ParamSlot::Scalar { arg, .. } => {
                     if !matches!(args[*arg], JitArg::Scalar(..)) {
+                        return Err(mismatch(&self.name, *arg));
+                    }
+                    kargs.push(KernelArg::Bytes(&blob[s..e]));
+                }
+                ParamSlot::Item { arg, item, .. } => {
+                    if !matches!(args[*arg], JitArg::Tuple(t) if *item < t.len()) {
                         return Err(mismatch(&self.name, *arg));
                     }
                     kargs.push(KernelArg::Bytes(&blob[s..e]));
@@ -553,7 +587,7 @@ impl Dispatcher {
         let private = config.ember_stream
             && args.iter().all(|a| match a {
                 JitArg::Array(a) => a.is_private(),
-                JitArg::Scalar(..) => true,
+                JitArg::Scalar(..) | JitArg::Tuple(_) => true,
             });
         let launch = if private {
             Device::launch_queued
@@ -618,6 +652,9 @@ fn same_type(a: &JitArg<'_>, t: &Ty) -> bool {
                 && (p.layout == Layout::C) == a.is_c_contiguous()
         }
         (JitArg::Scalar(_, d), Ty::Scalar(p)) => d == p,
+        (JitArg::Tuple(items), Ty::Tuple(ps)) => {
+            items.len() == ps.len() && items.iter().zip(ps).all(|((_, d), p)| *p == Ty::Scalar(*d))
+        }
         _ => false,
     }
 }

@@ -92,6 +92,13 @@ impl Emitter<'_> {
                         let _ = writeln!(prologue, "  {vn}.d = {pn}_d;");
                     }
                 }
+                (Ty::Tuple(items), true) => {
+                    // Passed item by item (ParamSlot::Item): no struct layout to agree on.
+                    for (k, t) in items.iter().enumerate() {
+                        params.push(format!("{} {pn}_{k}", self.c_type(t)));
+                        let _ = writeln!(prologue, "  {vn}.f{k} = {pn}_{k};");
+                    }
+                }
                 (ty, _) => {
                     params.push(format!("{} {pn}", self.c_type(ty)));
                     let _ = writeln!(prologue, "  {vn} = {pn};");

@@ -105,6 +105,11 @@ impl Emitter<'_> {
                 }
             }
         }
+        if !kernel {
+            let (extra, names) = self.hoisted_params(f);
+            params.extend(extra);
+            prologue.push_str(&names);
+        }
         if kernel && self.dynamic_shared_param() {
             params.push(t.dynamic_shared_parameter());
             params.push(format!("{} ember_dynamic_shared_bytes", t.int64));
@@ -133,7 +138,13 @@ impl Emitter<'_> {
             );
         }
         let mut arrays = String::new();
+        if kernel {
+            arrays.push_str(&self.hoisted_decls(f));
+        }
         for a in &f.arrays {
+            if self.is_hoisted(f, a) {
+                continue;
+            }
             let elem = storage_type(a.dtype, dialect);
             // 16-byte alignment lets the C compiler merge neighbouring element reads into
             // vector loads (a tiled matmul reads a shared row four floats at a time).

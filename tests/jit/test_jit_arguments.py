@@ -245,6 +245,25 @@ def test_tuple_iteration_namedtuples_and_the_empty_tuple(rng):
     assert out.get()[0] == 0
 
 
+@cuda.jit
+def nested(t, out):
+    out[0] = len(t)
+    out[1] = t[0][1]
+    out[2] = t[1]
+    out[3] = len(t[2])
+    (a, b), c, _ = t
+    out[4] = a * b + c
+
+
+@pytest.mark.parametrize("t", [((1, 2.5), 3, ()), ((np.int8(-2), np.float32(0.5)), True, ((), ())),
+                               ((7, 8), 9, (1, (2, 3)))], ids=str)
+def test_nested_tuples_are_passed_scalar_by_scalar(t):
+    got, want = ember.zeros(5, np.float64), np.zeros(5, np.float64)
+    nested[1, 1](t, got)
+    host(nested, t, want)
+    np.testing.assert_array_equal(got.get(), want)
+
+
 def test_each_tuple_type_is_a_specialisation():
     got = ember.zeros(5, np.float64)
     tuple_reader[1, 1]((1, 2), got)
@@ -277,8 +296,8 @@ def test_tuples_of_other_things_are_refused_clearly():
     out = ember.zeros(5, np.float64)
     with pytest.raises(TypeError, match="cannot pass a tuple holding a ndarray to a kernel"):
         tuple_reader[1, 1]((out, 1), out)
-    with pytest.raises(TypeError, match="cannot pass a tuple holding a tuple"):
-        tuple_reader[1, 1](((1, 2), 1), out)
+    with pytest.raises(TypeError, match="cannot pass a tuple holding a str to a kernel"):
+        tuple_reader[1, 1]((1, ("a", 2)), out)
 
 
 # ---- Enum and IntEnum ----
@@ -344,6 +363,7 @@ CASES = [
     (tuple_reader, ["Tuple(int32, float32)", "float64[::1]"]),
     (tuple_sum, ["UniTuple(int64 x 3)", "int64[::1]"]),
     (empty_tuple, ["Tuple()", "int64[::1]"]),
+    (nested, ["Tuple(UniTuple(int64 x 2), int64, Tuple(int32, UniTuple(float32 x 2)))", "float64[::1]"]),
     (enums, ["int64", "int64[::1]"]),
 ]
 

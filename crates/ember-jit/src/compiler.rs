@@ -21,8 +21,8 @@ pub enum ParamSlot {
     /// Argument `arg` is a scalar passed as `dtype`'s C value type (bool as a byte, float16
     /// as float32).
     Scalar { arg: usize, dtype: DType },
-    /// Item `item` of argument `arg`, a tuple of scalars (passed by value, one parameter per
-    /// item, as `Scalar`).
+    /// Scalar `item` (depth first) of argument `arg`, a tuple of scalars and such tuples
+    /// (passed by value, one parameter per scalar, as `Scalar`).
     Item {
         arg: usize,
         item: usize,
@@ -324,8 +324,11 @@ fn type_kernel_for(
     c.coarse = coarse;
     let kernel = FnTyper::compile(&mut c, 0, args, Role::Kernel)?;
     for t in args {
-        if let Ty::Tuple(items) = t {
-            if let Some(bad) = items.iter().find(|t| !matches!(t, Ty::Scalar(_))) {
+        if let Ty::Tuple(_) = t {
+            if let Some(bad) = tuple_leaves(t)
+                .into_iter()
+                .find(|t| !matches!(t, Ty::Scalar(_)))
+            {
                 return Err(Error::Type(format!(
                     "kernel {} cannot take a tuple holding {bad}: tuples passed to kernels hold numbers",
                     function.name
@@ -366,8 +369,8 @@ fn compile(
                 ndim: a.ndim,
             },
             Ty::Scalar(d) => ParamSlot::Scalar { arg: i, dtype: *d },
-            Ty::Tuple(items) => {
-                for (item, t) in items.iter().enumerate() {
+            Ty::Tuple(_) => {
+                for (item, t) in tuple_leaves(t).into_iter().enumerate() {
                     if let Ty::Scalar(dtype) = t {
                         params.push(ParamSlot::Item {
                             arg: i,
@@ -413,6 +416,15 @@ pub fn compile_device(program: &Program, args: &[Ty], dialect: Dialect) -> Resul
         name,
         ret,
     })
+}
+
+/// The items of tuple `t` that are not tuples, depth first (a kernel's tuple argument is
+/// passed as these).
+pub(crate) fn tuple_leaves(t: &Ty) -> Vec<&Ty> {
+    match t {
+        Ty::Tuple(items) => items.iter().flat_map(tuple_leaves).collect(),
+        other => vec![other],
+    }
 }
 
 /// The array type of a shared, local or constant array of `shape`.

@@ -28,8 +28,9 @@ pub enum JitArg<'a> {
     /// A scalar and the dtype it arrived as (Python int -> int64, float -> float64, NumPy
     /// scalars keep theirs).
     Scalar(Scalar, DType),
-    /// A tuple of scalars (Numba passes tuples by value): each item as `Scalar`'s.
-    Tuple(&'a [(Scalar, DType)]),
+    /// A tuple of scalars or of such tuples (Numba passes tuples by value): its type, and its
+    /// scalars in order (depth first), each passed as `Scalar`'s.
+    Tuple(&'a Ty, &'a [(Scalar, DType)]),
 }
 
 impl JitArg<'_> {
@@ -46,7 +47,7 @@ impl JitArg<'_> {
                 },
             )),
             JitArg::Scalar(_, d) => Ty::Scalar(*d),
-            JitArg::Tuple(items) => Ty::Tuple(items.iter().map(|(_, d)| Ty::Scalar(*d)).collect()),
+            JitArg::Tuple(t, _) => (*t).clone(),
         }
     }
 
@@ -60,13 +61,7 @@ impl JitArg<'_> {
                     && (p.layout == Layout::A || a.is_c_contiguous())
             }
             (JitArg::Scalar(_, d), Ty::Scalar(p)) => scalar_fits(*d, *p),
-            (JitArg::Tuple(items), Ty::Tuple(ps)) => {
-                items.len() == ps.len()
-                    && items.iter().zip(ps).all(|((_, d), p)| match p {
-                        Ty::Scalar(p) => scalar_fits(*d, *p),
-                        _ => false,
-                    })
-            }
+            (JitArg::Tuple(a, _), p) => tuple_fits(a, p),
             _ => false,
         }
     }
@@ -75,6 +70,17 @@ impl JitArg<'_> {
 /// Whether a scalar of dtype `d` converts to a parameter of dtype `p` (not complex to real).
 fn scalar_fits(d: DType, p: DType) -> bool {
     d.kind() != Kind::Complex || p.kind() == Kind::Complex
+}
+
+/// Whether a tuple of type `a` converts to a parameter of type `p`, item by item.
+fn tuple_fits(a: &Ty, p: &Ty) -> bool {
+    match (a, p) {
+        (Ty::Scalar(d), Ty::Scalar(p)) => scalar_fits(*d, *p),
+        (Ty::Tuple(x), Ty::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, p)| tuple_fits(a, p))
+        }
+        _ => false,
+    }
 }
 
 /// A compiled specialisation on one device.
@@ -325,7 +331,7 @@ impl Dispatcher {
         let arrays = || {
             args.iter().filter_map(|a| match a {
                 JitArg::Array(a) => Some(*a),
-                JitArg::Scalar(..) | JitArg::Tuple(_) => None,
+                JitArg::Scalar(..) | JitArg::Tuple(..) => None,
             })
         };
         // Where buffers come with offsets, the kernel cannot assume their alignment.
@@ -500,7 +506,7 @@ impl Dispatcher {
                     }
                 }
                 ParamSlot::Item { arg, item, dtype } => {
-                    if let JitArg::Tuple(items) = &args[*arg] {
+                    if let JitArg::Tuple(_, items) = &args[*arg] {
                         if let Some((value, _)) = items.get(*item) {
                             let bytes = param_bytes(*value, *dtype);
                             let align = param_dtype(*dtype).itemsize().clamp(1, 8);
@@ -540,7 +546,7 @@ impl Dispatcher {
                     kargs.push(KernelArg::Bytes(&blob[s..e]));
                 }
                 ParamSlot::Item { arg, item, .. } => {
-                    if !matches!(args[*arg], JitArg::Tuple(t) if *item < t.len()) {
+                    if !matches!(args[*arg], JitArg::Tuple(_, t) if *item < t.len()) {
                         return Err(mismatch(&self.name, *arg));
                     }
                     kargs.push(KernelArg::Bytes(&blob[s..e]));
@@ -587,7 +593,7 @@ impl Dispatcher {
         let private = config.ember_stream
             && args.iter().all(|a| match a {
                 JitArg::Array(a) => a.is_private(),
-                JitArg::Scalar(..) | JitArg::Tuple(_) => true,
+                JitArg::Scalar(..) | JitArg::Tuple(..) => true,
             });
         let launch = if private {
             Device::launch_queued
@@ -652,9 +658,7 @@ fn same_type(a: &JitArg<'_>, t: &Ty) -> bool {
                 && (p.layout == Layout::C) == a.is_c_contiguous()
         }
         (JitArg::Scalar(_, d), Ty::Scalar(p)) => d == p,
-        (JitArg::Tuple(items), Ty::Tuple(ps)) => {
-            items.len() == ps.len() && items.iter().zip(ps).all(|((_, d), p)| *p == Ty::Scalar(*d))
-        }
+        (JitArg::Tuple(a, _), p) => *a == p,
         _ => false,
     }
 }

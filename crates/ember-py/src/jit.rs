@@ -249,7 +249,7 @@ pub struct JitLaunch {
 enum Owned {
     Array(ember_array::Array),
     Scalar(Scalar, DType),
-    Tuple(Vec<(Scalar, DType)>),
+    Tuple(ember_jit::Ty, Vec<(Scalar, DType)>),
 }
 
 #[pymethods]
@@ -279,7 +279,7 @@ impl JitLaunch {
             .map(|o| match o {
                 Owned::Array(a) => JitArg::Array(a),
                 Owned::Scalar(v, d) => JitArg::Scalar(*v, *d),
-                Owned::Tuple(items) => JitArg::Tuple(items),
+                Owned::Tuple(t, items) => JitArg::Tuple(t, items),
             })
             .collect();
         let device = current_device()?;
@@ -374,21 +374,34 @@ fn scalar_arg(
     Ok(None)
 }
 
-/// A tuple (or namedtuple) of scalars, passed by value as Numba passes it.
+/// A tuple (or namedtuple) of scalars and such tuples, passed by value as Numba passes it.
 fn tuple_arg(t: &Bound<'_, PyTuple>, known: &crate::launch_args::KnownTypes) -> PyResult<Owned> {
+    let mut leaves = Vec::with_capacity(t.len());
+    let ty = tuple_leaves(t, known, &mut leaves)?;
+    Ok(Owned::Tuple(ty, leaves))
+}
+
+/// The type of tuple `t`, its scalars appended to `leaves` depth first.
+fn tuple_leaves(
+    t: &Bound<'_, PyTuple>,
+    known: &crate::launch_args::KnownTypes,
+    leaves: &mut Vec<(Scalar, DType)>,
+) -> PyResult<ember_jit::Ty> {
     let mut items = Vec::with_capacity(t.len());
     for x in t.iter() {
-        match scalar_arg(&x, known)? {
-            Some(item) => items.push(item),
-            None => {
-                return Err(PyTypeError::new_err(format!(
-                    "cannot pass a tuple holding a {} to a kernel: tuples passed to kernels hold numbers (pass arrays as separate arguments)",
-                    x.get_type().name()?
-                )))
-            }
+        if let Some((s, d)) = scalar_arg(&x, known)? {
+            leaves.push((s, d));
+            items.push(ember_jit::Ty::Scalar(d));
+        } else if let Ok(inner) = x.cast::<PyTuple>() {
+            items.push(tuple_leaves(inner, known, leaves)?);
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "cannot pass a tuple holding a {} to a kernel: tuples passed to kernels hold numbers and tuples of them (pass arrays as separate arguments)",
+                x.get_type().name()?
+            )));
         }
     }
-    Ok(Owned::Tuple(items))
+    Ok(ember_jit::Ty::Tuple(items))
 }
 
 /// The element dtype of a parsed type (arrays give their dtype).

@@ -31,6 +31,18 @@ pub(crate) fn var_name(name: &str) -> String {
 }
 
 /// The C name of a temporary.
+/// The scalars of tuple type `t`, depth first, with their field paths (`.f1.f0`).
+fn tuple_paths<'t>(t: &'t Ty, path: String, out: &mut Vec<(String, &'t Ty)>) {
+    match t {
+        Ty::Tuple(items) => {
+            for (k, item) in items.iter().enumerate() {
+                tuple_paths(item, format!("{path}.f{k}"), out);
+            }
+        }
+        other => out.push((path, other)),
+    }
+}
+
 pub(crate) fn temp_name(t: Temp) -> String {
     format!("{}{}", t.role.prefix(), t.n)
 }
@@ -92,11 +104,13 @@ impl Emitter<'_> {
                         let _ = writeln!(prologue, "  {vn}.d = {pn}_d;");
                     }
                 }
-                (Ty::Tuple(items), true) => {
-                    // Passed item by item (ParamSlot::Item): no struct layout to agree on.
-                    for (k, t) in items.iter().enumerate() {
+                (Ty::Tuple(_), true) => {
+                    // Passed scalar by scalar (ParamSlot::Item): no struct layout to agree on.
+                    let mut leaves = Vec::new();
+                    tuple_paths(&p.ty, String::new(), &mut leaves);
+                    for (k, (path, t)) in leaves.into_iter().enumerate() {
                         params.push(format!("{} {pn}_{k}", self.c_type(t)));
-                        let _ = writeln!(prologue, "  {vn}.f{k} = {pn}_{k};");
+                        let _ = writeln!(prologue, "  {vn}{path} = {pn}_{k};");
                     }
                 }
                 (ty, _) => {

@@ -264,6 +264,32 @@ def test_nested_tuples_are_passed_scalar_by_scalar(t):
     np.testing.assert_array_equal(got.get(), want)
 
 
+@cuda.jit
+def fields(p, out):
+    out[0] = p.x
+    out[1] = p.y
+    out[2] = p.z + p[0]
+
+
+Reversed = namedtuple("Reversed", "z y x")
+
+
+def test_namedtuple_fields_are_read_by_name():
+    for p in (Point(1, 2, 3.5), Point(np.int32(4), 5.5, np.float32(6)), Reversed(1, 2, 3), Reversed(7, 8.5, 9)):
+        got, want = ember.zeros(3, np.float64), np.zeros(3, np.float64)
+        fields[1, 1](p, got)
+        host(fields, p, want)
+        np.testing.assert_array_equal(got.get(), want)
+    # Same types, other names: another specialisation (the names are part of the key).
+    got = ember.zeros(3, np.float64)
+    fields[1, 1](Point(1, 2, 3), got)
+    np.testing.assert_array_equal(got.get(), [1, 2, 4])
+    fields[1, 1](Reversed(1, 2, 3), got)
+    np.testing.assert_array_equal(got.get(), [3, 2, 2])
+    with pytest.raises(JitError, match="has no attribute 'x'"):
+        fields[1, 1]((1, 2, 3), got)
+
+
 def test_each_tuple_type_is_a_specialisation():
     got = ember.zeros(5, np.float64)
     tuple_reader[1, 1]((1, 2), got)

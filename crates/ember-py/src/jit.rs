@@ -249,7 +249,7 @@ pub struct JitLaunch {
 enum Owned {
     Array(ember_array::Array),
     Scalar(Scalar, DType),
-    Tuple(ember_jit::Ty, Vec<(Scalar, DType)>),
+    Tuple(ember_jit::Ty, Vec<(Scalar, DType)>, Option<Vec<String>>),
 }
 
 #[pymethods]
@@ -279,7 +279,7 @@ impl JitLaunch {
             .map(|o| match o {
                 Owned::Array(a) => JitArg::Array(a),
                 Owned::Scalar(v, d) => JitArg::Scalar(*v, *d),
-                Owned::Tuple(t, items) => JitArg::Tuple(t, items),
+                Owned::Tuple(t, items, names) => JitArg::Tuple(t, items, names.as_deref()),
             })
             .collect();
         let device = current_device()?;
@@ -378,7 +378,15 @@ fn scalar_arg(
 fn tuple_arg(t: &Bound<'_, PyTuple>, known: &crate::launch_args::KnownTypes) -> PyResult<Owned> {
     let mut leaves = Vec::with_capacity(t.len());
     let ty = tuple_leaves(t, known, &mut leaves)?;
-    Ok(Owned::Tuple(ty, leaves))
+    // A namedtuple: `p.x` reads its fields by name (ember_jit::with_named_fields).
+    let names = match t.is_exact_instance_of::<PyTuple>() {
+        true => None,
+        false => match t.getattr(pyo3::intern!(t.py(), "_fields")) {
+            Ok(f) => Some(f.extract::<Vec<String>>()?),
+            Err(_) => None,
+        },
+    };
+    Ok(Owned::Tuple(ty, leaves, names))
 }
 
 /// The type of tuple `t`, its scalars appended to `leaves` depth first.

@@ -21,6 +21,13 @@ pub enum ParamSlot {
     /// Argument `arg` is a scalar passed as `dtype`'s C value type (bool as a byte, float16
     /// as float32).
     Scalar { arg: usize, dtype: DType },
+    /// Scalar `item` (depth first) of argument `arg`, a tuple of scalars and such tuples
+    /// (passed by value, one parameter per scalar, as `Scalar`).
+    Item {
+        arg: usize,
+        item: usize,
+        dtype: DType,
+    },
     /// OpenCL only: the launch's dynamic shared memory (`__local` bytes), then its size as
     /// an int64.
     DynamicShared,
@@ -469,7 +476,17 @@ fn type_kernel_for(
     c.coarse = coarse;
     let kernel = FnTyper::compile(&mut c, 0, args, Role::Kernel)?;
     for t in args {
-        if !matches!(t, Ty::Array(_) | Ty::Scalar(_)) {
+        if let Ty::Tuple(_) = t {
+            if let Some(bad) = tuple_leaves(t)
+                .into_iter()
+                .find(|t| !matches!(t, Ty::Scalar(_)))
+            {
+                return Err(Error::Type(format!(
+                    "kernel {} cannot take a tuple holding {bad}: tuples passed to kernels hold numbers",
+                    function.name
+                )));
+            }
+        } else if !matches!(t, Ty::Array(_) | Ty::Scalar(_)) {
             return Err(Error::Jit(format!(
                 "kernel {} cannot take an argument of type {t}",
                 function.name
@@ -504,6 +521,18 @@ fn compile(
                 ndim: a.ndim,
             },
             Ty::Scalar(d) => ParamSlot::Scalar { arg: i, dtype: *d },
+            Ty::Tuple(_) => {
+                for (item, t) in tuple_leaves(t).into_iter().enumerate() {
+                    if let Ty::Scalar(dtype) = t {
+                        params.push(ParamSlot::Item {
+                            arg: i,
+                            item,
+                            dtype: *dtype,
+                        });
+                    }
+                }
+                continue;
+            }
             _ => unreachable!("typing rejects other kernel arguments"),
         });
     }
@@ -539,6 +568,15 @@ pub fn compile_device(program: &Program, args: &[Ty], dialect: Dialect) -> Resul
         name,
         ret,
     })
+}
+
+/// The items of tuple `t` that are not tuples, depth first (a kernel's tuple argument is
+/// passed as these).
+pub(crate) fn tuple_leaves(t: &Ty) -> Vec<&Ty> {
+    match t {
+        Ty::Tuple(items) => items.iter().flat_map(tuple_leaves).collect(),
+        other => vec![other],
+    }
 }
 
 /// The array type of a shared, local or constant array of `shape`.

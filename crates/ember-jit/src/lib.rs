@@ -15,6 +15,7 @@ mod error;
 mod helpers;
 pub mod intrinsics;
 pub mod ir;
+mod named;
 pub mod types;
 mod typing;
 
@@ -25,4 +26,5 @@ pub use compiler::{
     type_kernel, Access, DeviceSource, KernelSource, ParamSlot, Site,
 };
 pub use ir::IrProgram;
+pub use named::with_named_fields;
 pub use types::{parse_arg_type, parse_signature, ArrayTy, Layout, Space, Ty};

@@ -208,6 +208,9 @@ pub fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
 /// any layout).
 pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
     let t = text.trim();
+    if let Some(ty) = parse_tuple_type(t)? {
+        return Ok(ty);
+    }
     let (base, dims) = match t.find('[') {
         Some(i) => {
             if !t.ends_with(']') {
@@ -243,6 +246,45 @@ pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
     Ok(Ty::Array(ArrayTy::global(dtype, parts.len(), layout)))
 }
 
+/// `UniTuple(int32 x 2)` and `Tuple(int32, float64)` (as ember.types writes Numba's tuple
+/// types); `None` for any other text.
+fn parse_tuple_type(t: &str) -> Result<Option<Ty>, String> {
+    if let Some(inner) = t
+        .strip_prefix("UniTuple(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        let (item, count) = inner
+            .rsplit_once(" x ")
+            .ok_or_else(|| format!("'{t}': a UniTuple is written 'UniTuple(int32 x 2)'"))?;
+        let count: usize = count
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{t}': the count of a UniTuple is a number"))?;
+        let item = parse_arg_type(item)?;
+        return Ok(Some(Ty::Tuple(vec![item; count])));
+    }
+    let Some(inner) = t.strip_prefix("Tuple(").and_then(|r| r.strip_suffix(')')) else {
+        return Ok(None);
+    };
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                items.push(parse_arg_type(&inner[start..i])?);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !inner[start..].trim().is_empty() {
+        items.push(parse_arg_type(&inner[start..])?);
+    }
+    Ok(Some(Ty::Tuple(items)))
+}
+
 /// Parses a Numba signature `void(float32[:], int32)` (or `(float32[:], int32)`) into its
 /// return type and argument types.
 pub fn parse_signature(text: &str) -> Result<(Option<Ty>, Vec<Ty>), String> {
@@ -263,8 +305,8 @@ pub fn parse_signature(text: &str) -> Result<(Option<Ty>, Vec<Ty>), String> {
     let (mut depth, mut start) = (0usize, 0usize);
     for (i, c) in inner.char_indices() {
         match c {
-            '[' => depth += 1,
-            ']' => depth = depth.saturating_sub(1),
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth = depth.saturating_sub(1),
             ',' if depth == 0 => {
                 args.push(parse_arg_type(&inner[start..i])?);
                 start = i + 1;

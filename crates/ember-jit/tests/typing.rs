@@ -308,12 +308,36 @@ fn dynamic_shared_memory_is_a_parameter_only_on_opencl() {
 }
 
 #[test]
-fn kernels_reject_tuple_arguments() {
-    let pair = Ty::Tuple(vec![ty("int64"), ty("int64")]);
-    let err = compile_kernel(&program("does_nothing"), &[pair], Cuda).unwrap_err();
+fn kernels_take_tuples_of_scalars_item_by_item() {
+    // Passed by value, one parameter per scalar (depth first).
+    let nested = ty("Tuple(int64, UniTuple(float32 x 2))");
+    let k = compile_kernel(&program("does_nothing"), &[nested], Cuda).unwrap();
+    assert_eq!(
+        k.params,
+        vec![
+            ParamSlot::Item {
+                arg: 0,
+                item: 0,
+                dtype: DType::I64
+            },
+            ParamSlot::Item {
+                arg: 0,
+                item: 1,
+                dtype: DType::F32
+            },
+            ParamSlot::Item {
+                arg: 0,
+                item: 2,
+                dtype: DType::F32
+            },
+        ]
+    );
+    assert!(k.source.contains("v_x.f1.f0 = p_x_1;"), "{}", k.source);
+    let arrays = Ty::Tuple(vec![ty("int64"), ty("float32[:]")]);
+    let err = compile_kernel(&program("does_nothing"), &[arrays], Cuda).unwrap_err();
     assert!(
         err.to_string()
-            .contains("cannot take an argument of type (int64, int64)"),
+            .contains("cannot take a tuple holding array(float32, 1d, A)"),
         "{err}"
     );
 }

@@ -28,6 +28,10 @@ pub enum JitArg<'a> {
     /// A scalar and the dtype it arrived as (Python int -> int64, float -> float64, NumPy
     /// scalars keep theirs).
     Scalar(Scalar, DType),
+    /// A tuple of scalars or of such tuples (Numba passes tuples by value): its type, and its
+    /// scalars in order (depth first), each passed as `Scalar`'s.
+    /// A namedtuple also has its field names.
+    Tuple(&'a Ty, &'a [(Scalar, DType)], Option<&'a [String]>),
 }
 
 impl JitArg<'_> {
@@ -44,6 +48,7 @@ impl JitArg<'_> {
                 },
             )),
             JitArg::Scalar(_, d) => Ty::Scalar(*d),
+            JitArg::Tuple(t, ..) => (*t).clone(),
         }
     }
 
@@ -56,17 +61,51 @@ impl JitArg<'_> {
                     && a.ndim() == p.ndim
                     && (p.layout == Layout::A || a.is_c_contiguous())
             }
-            (JitArg::Scalar(_, d), Ty::Scalar(p)) => {
-                d.kind() != Kind::Complex || p.kind() == Kind::Complex
-            }
+            (JitArg::Scalar(_, d), Ty::Scalar(p)) => scalar_fits(*d, *p),
+            (JitArg::Tuple(a, ..), p) => tuple_fits(a, p),
             _ => false,
         }
+    }
+}
+
+/// Whether a scalar of dtype `d` converts to a parameter of dtype `p` (not complex to real).
+fn scalar_fits(d: DType, p: DType) -> bool {
+    d.kind() != Kind::Complex || p.kind() == Kind::Complex
+}
+
+/// The field names of namedtuple arguments, by argument (empty when there is none: no
+/// allocation for other launches).
+fn arg_fields(args: &[JitArg<'_>]) -> Vec<Option<Vec<String>>> {
+    if !args
+        .iter()
+        .any(|a| matches!(a, JitArg::Tuple(_, _, Some(_))))
+    {
+        return Vec::new();
+    }
+    args.iter()
+        .map(|a| match a {
+            JitArg::Tuple(_, _, Some(names)) => Some(names.to_vec()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a tuple of type `a` converts to a parameter of type `p`, item by item.
+fn tuple_fits(a: &Ty, p: &Ty) -> bool {
+    match (a, p) {
+        (Ty::Scalar(d), Ty::Scalar(p)) => scalar_fits(*d, *p),
+        (Ty::Tuple(x), Ty::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, p)| tuple_fits(a, p))
+        }
+        _ => false,
     }
 }
 
 /// A compiled specialisation on one device.
 pub struct Compiled {
     pub types: Vec<Ty>,
+    /// Namedtuple arguments' field names (empty where there is none): part of the key.
+    fields: Vec<Option<Vec<String>>>,
     /// The coarsening asked for (the key), and the one the kernel has (`None` where the
     /// rewrite was not sound): launches shrink the block by the latter.
     asked: Option<Plan>,
@@ -229,16 +268,37 @@ impl Dispatcher {
         checked: bool,
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
+        self.compile_named(device, types, &[], plan, checked, front)
+    }
+
+    /// [`Dispatcher::compile`] for namedtuple arguments: `fields[i]`, the field names of
+    /// argument `i` (empty: none is a namedtuple).
+    fn compile_named(
+        &self,
+        device: &'static Device,
+        types: &[Ty],
+        fields: &[Option<Vec<String>>],
+        plan: Option<Plan>,
+        checked: bool,
+        front: &mut dyn FnMut() -> Result<String>,
+    ) -> Result<Arc<Compiled>> {
         let ordinal = device.info().ordinal;
         if let Some(c) = lock(&self.compiled).iter().find(|c| {
             c.device == ordinal
                 && c.types == types
                 && c.asked == plan
                 && c.checked.is_some() == checked
+                && c.fields == fields
         }) {
             return Ok(c.clone());
         }
-        let program = self.program(front)?;
+        let named;
+        let program = if fields.is_empty() {
+            self.program(front)?
+        } else {
+            named = ember_jit::with_named_fields(&front()?, fields).map_err(Error::Jit)?;
+            &named
+        };
         let d = dialect(device);
         let strict = matches!(coarsening()?, Coarsening::Force(_));
         // Checked kernels are for finding bugs: never coarsened.
@@ -271,6 +331,7 @@ impl Dispatcher {
             };
         let compiled = Arc::new(Compiled {
             types: types.to_vec(),
+            fields: fields.to_vec(),
             asked: plan,
             coarse: kernel.coarse,
             device: ordinal,
@@ -312,7 +373,7 @@ impl Dispatcher {
         let arrays = || {
             args.iter().filter_map(|a| match a {
                 JitArg::Array(a) => Some(*a),
-                JitArg::Scalar(..) => None,
+                JitArg::Scalar(..) | JitArg::Tuple(..) => None,
             })
         };
         // Where buffers come with offsets, the kernel cannot assume their alignment.
@@ -385,8 +446,9 @@ impl Dispatcher {
                 }
             }
         };
+        let fields = arg_fields(args);
         if let Some(types) = chosen {
-            return self.compile(device, &types, plan, checked, front);
+            return self.compile_named(device, &types, &fields, plan, checked, front);
         }
         {
             let compiled = lock(&self.compiled);
@@ -396,13 +458,14 @@ impl Dispatcher {
                     && c.checked.is_some() == checked
                     && c.types.len() == args.len()
                     && c.types.iter().zip(args).all(|(t, a)| same_type(a, t))
+                    && c.fields == fields
             });
             if let Some(c) = hit {
                 return Ok(c.clone());
             }
         }
         let types: Vec<Ty> = args.iter().map(JitArg::ty).collect();
-        self.compile(device, &types, plan, checked, front)
+        self.compile_named(device, &types, &fields, plan, checked, front)
     }
 
     fn no_signature(&self, signatures: &[Vec<Ty>], args: &[JitArg<'_>]) -> Error {
@@ -486,6 +549,21 @@ impl Dispatcher {
                         continue;
                     }
                 }
+                ParamSlot::Item { arg, item, dtype } => {
+                    if let JitArg::Tuple(_, items, _) = &args[*arg] {
+                        if let Some((value, _)) = items.get(*item) {
+                            let bytes = param_bytes(*value, *dtype);
+                            let align = param_dtype(*dtype).itemsize().clamp(1, 8);
+                            while !blob.len().is_multiple_of(align) {
+                                blob.push(0);
+                            }
+                            let start = blob.len();
+                            blob.extend_from_slice(&bytes);
+                            ranges.push((start, blob.len()));
+                            continue;
+                        }
+                    }
+                }
                 ParamSlot::DynamicShared => {
                     blob.extend_from_slice(&(config.shared_bytes as i64).to_le_bytes());
                 }
@@ -507,6 +585,12 @@ impl Dispatcher {
                 }
                 ParamSlot::Scalar { arg, .. } => {
                     if !matches!(args[*arg], JitArg::Scalar(..)) {
+                        return Err(mismatch(&self.name, *arg));
+                    }
+                    kargs.push(KernelArg::Bytes(&blob[s..e]));
+                }
+                ParamSlot::Item { arg, item, .. } => {
+                    if !matches!(args[*arg], JitArg::Tuple(_, t, _) if *item < t.len()) {
                         return Err(mismatch(&self.name, *arg));
                     }
                     kargs.push(KernelArg::Bytes(&blob[s..e]));
@@ -553,7 +637,7 @@ impl Dispatcher {
         let private = config.ember_stream
             && args.iter().all(|a| match a {
                 JitArg::Array(a) => a.is_private(),
-                JitArg::Scalar(..) => true,
+                JitArg::Scalar(..) | JitArg::Tuple(..) => true,
             });
         let launch = if private {
             Device::launch_queued
@@ -618,6 +702,7 @@ fn same_type(a: &JitArg<'_>, t: &Ty) -> bool {
                 && (p.layout == Layout::C) == a.is_c_contiguous()
         }
         (JitArg::Scalar(_, d), Ty::Scalar(p)) => d == p,
+        (JitArg::Tuple(a, ..), p) => *a == p,
         _ => false,
     }
 }

@@ -249,6 +249,7 @@ pub struct JitLaunch {
 enum Owned {
     Array(ember_array::Array),
     Scalar(Scalar, DType),
+    Tuple(ember_jit::Ty, Vec<(Scalar, DType)>, Option<Vec<String>>),
 }
 
 #[pymethods]
@@ -278,6 +279,7 @@ impl JitLaunch {
             .map(|o| match o {
                 Owned::Array(a) => JitArg::Array(a),
                 Owned::Scalar(v, d) => JitArg::Scalar(*v, *d),
+                Owned::Tuple(t, items, names) => JitArg::Tuple(t, items, names.as_deref()),
             })
             .collect();
         let device = current_device()?;
@@ -318,20 +320,11 @@ fn read_arg<'py>(
     if known.is_ndarray(a) {
         return Ok((Owned::Array(known.array_of(a)?), false));
     }
-    if let Some(s) = python_scalar(a)? {
-        // Numba's types of Python scalars: int64 (uint64 past it), float64, complex128.
-        let dtype = match s {
-            _ if is_wide_int(a, s) => return Err(wide_int_error(a)),
-            Scalar::Bool(_) => DType::Bool,
-            Scalar::Int(_) => DType::I64,
-            Scalar::UInt(_) => DType::U64,
-            Scalar::Float(_) => DType::F64,
-            Scalar::Complex(..) => DType::C128,
-        };
-        return Ok((Owned::Scalar(s, dtype), false));
+    if let Some((s, d)) = scalar_arg(a, known)? {
+        return Ok((Owned::Scalar(s, d), false));
     }
-    if let Some(d) = known.numpy_scalar(a) {
-        return Ok((Owned::Scalar(scalar_value(a, d)?, d), false));
+    if let Ok(t) = a.cast::<PyTuple>() {
+        return Ok((tuple_arg(t, known)?, false));
     }
     // (device array, write-back or None, whether the source is read-only host memory)
     let converted = kernel.call_method1(pyo3::intern!(a.py(), "_convert_arg"), (a,))?;
@@ -345,10 +338,78 @@ fn read_arg<'py>(
     if known.is_ndarray(&value) {
         return Ok((Owned::Array(known.array_of(&value)?), read_only));
     }
+    // What an object stands for (an Enum member's value).
+    if let Some((s, d)) = scalar_arg(&value, known)? {
+        return Ok((Owned::Scalar(s, d), false));
+    }
+    if let Ok(t) = value.cast::<PyTuple>() {
+        return Ok((tuple_arg(t, known)?, false));
+    }
     Err(PyTypeError::new_err(format!(
         "cannot pass {} to a kernel",
         value.get_type().name()?
     )))
+}
+
+/// A Python or NumPy scalar as a kernel argument, with its type.
+fn scalar_arg(
+    a: &Bound<'_, PyAny>,
+    known: &crate::launch_args::KnownTypes,
+) -> PyResult<Option<(Scalar, DType)>> {
+    if let Some(s) = python_scalar(a)? {
+        // Numba's types of Python scalars: int64 (uint64 past it), float64, complex128.
+        let dtype = match s {
+            _ if is_wide_int(a, s) => return Err(wide_int_error(a)),
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::I64,
+            Scalar::UInt(_) => DType::U64,
+            Scalar::Float(_) => DType::F64,
+            Scalar::Complex(..) => DType::C128,
+        };
+        return Ok(Some((s, dtype)));
+    }
+    if let Some(d) = known.numpy_scalar(a) {
+        return Ok(Some((scalar_value(a, d)?, d)));
+    }
+    Ok(None)
+}
+
+/// A tuple (or namedtuple) of scalars and such tuples, passed by value as Numba passes it.
+fn tuple_arg(t: &Bound<'_, PyTuple>, known: &crate::launch_args::KnownTypes) -> PyResult<Owned> {
+    let mut leaves = Vec::with_capacity(t.len());
+    let ty = tuple_leaves(t, known, &mut leaves)?;
+    // A namedtuple: `p.x` reads its fields by name (ember_jit::with_named_fields).
+    let names = match t.is_exact_instance_of::<PyTuple>() {
+        true => None,
+        false => match t.getattr(pyo3::intern!(t.py(), "_fields")) {
+            Ok(f) => Some(f.extract::<Vec<String>>()?),
+            Err(_) => None,
+        },
+    };
+    Ok(Owned::Tuple(ty, leaves, names))
+}
+
+/// The type of tuple `t`, its scalars appended to `leaves` depth first.
+fn tuple_leaves(
+    t: &Bound<'_, PyTuple>,
+    known: &crate::launch_args::KnownTypes,
+    leaves: &mut Vec<(Scalar, DType)>,
+) -> PyResult<ember_jit::Ty> {
+    let mut items = Vec::with_capacity(t.len());
+    for x in t.iter() {
+        if let Some((s, d)) = scalar_arg(&x, known)? {
+            leaves.push((s, d));
+            items.push(ember_jit::Ty::Scalar(d));
+        } else if let Ok(inner) = x.cast::<PyTuple>() {
+            items.push(tuple_leaves(inner, known, leaves)?);
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "cannot pass a tuple holding a {} to a kernel: tuples passed to kernels hold numbers and tuples of them (pass arrays as separate arguments)",
+                x.get_type().name()?
+            )));
+        }
+    }
+    Ok(ember_jit::Ty::Tuple(items))
 }
 
 /// The element dtype of a parsed type (arrays give their dtype).

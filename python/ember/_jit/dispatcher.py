@@ -7,6 +7,7 @@ launched in native code (``ember._ember.JitKernel``).
 
 from __future__ import annotations
 
+import enum
 import warnings
 
 import numpy as np
@@ -141,6 +142,9 @@ class Dispatcher(_ember.JitKernel):
         and DLPack objects are viewed without a copy."""
         from .._creation import asarray
 
+        if isinstance(value, enum.Enum):
+            # An Enum member is passed as its value (a number, or a tuple of numbers).
+            return value.value, None, False
         view = getattr(value, "__ember_device_view__", None)
         if view is not None:
             # Host memory the device addresses (cuda.mapped_array): passed in place.

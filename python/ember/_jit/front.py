@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import cmath
+import enum
 import inspect
 import json
 import math
@@ -23,7 +24,7 @@ import numpy as np
 from .. import types as ember_types
 from .._intrinsic import DeviceOnly
 from ..errors import JitError
-from . import bytecode
+from . import bindings, bytecode
 from .assigned import check_assigned_before_use
 
 # Tests set this to False to compile every kernel from its bytecode, as if it had no source.
@@ -120,17 +121,22 @@ class _Program:
         self.ids: dict[int, int] = {}
         self.arrays: list[dict] = []
         self.array_ids: dict[int, int] = {}
+        # Function id -> the Python function (a device function passed as an argument).
+        self.objects: dict[int, object] = {}
+        self.shape_params: dict[int, set[str]] = {}
 
-    def function_id(self, fn) -> int:
-        key = id(fn)
+    def function_id(self, fn, bound: dict | None = None) -> int:
+        # One tree per function and set of compile-time arguments (bindings.py).
+        key = (id(fn), bindings.key(bound)) if bound else id(fn)
         if key not in self.ids:
             self.ids[key] = len(self.functions)
+            self.objects[self.ids[key]] = fn
             self.functions.append({})  # reserved: filled below, callees may add more
             # Function 0 is what is being compiled (a kernel); the rest are device functions.
             kind = "device function" if self.ids[key] > 0 or getattr(fn, "_device", False) else "kernel"
-            tree = _Function(self, fn, kind).tree()
+            tree = _Function(self, fn, kind, bound).tree()
             signatures = getattr(fn, "_signatures", None) if getattr(fn, "_device", False) else None
-            if signatures and len(signatures) == 1:  # a declared device signature (recursion needs one)
+            if signatures and len(signatures) == 1 and not bound:  # declared (recursion needs one)
                 tree["signature"] = signatures[0]
             self.functions[self.ids[key]] = tree
         return self.ids[key]
@@ -161,9 +167,10 @@ def _const_array(a: np.ndarray) -> dict:
 
 
 class _Function:
-    def __init__(self, program: _Program, fn, kind: str = "kernel"):
+    def __init__(self, program: _Program, fn, kind: str = "kernel", bound: dict | None = None):
         self.program = program
         self.kind = kind
+        self.bound = bound or {}
         self.fn = getattr(fn, "py_func", fn)
         code = getattr(self.fn, "__code__", None)
         if code is None:
@@ -256,6 +263,9 @@ class _Function:
                 raise self.error(node, f"{_describe(node)} is not supported in kernels")
         params = [a.arg for a in (*args.posonlyargs, *args.args)]
         check_assigned_before_use(self.node, params, self.locals, self.error)
+        if self.bound:
+            bindings.check_not_assigned(self.node, self.bound, self.error)
+            params = [p for p in params if p not in self.bound]
         return {
             "name": self.fn.__name__, "file": self.file, "source": self.source, "first_line": self.first,
             "params": params, "body": [self.stmt(s) for s in self.node.body], "span": self.span(self.node),
@@ -314,6 +324,8 @@ class _Function:
         if k is ast.Constant:
             return self.constant(e.value, e)
         if k is ast.Name:
+            if e.id in self.bound:
+                return bindings.respan(self.bound[e.id], self.span(e))
             if e.id in self.locals:
                 return {"k": "Name", "id": e.id}
             return self.resolved(self.lookup(e.id, e), e.id, e)
@@ -324,6 +336,14 @@ class _Function:
                 return self.resolved(value, dotted, e)
             return {"k": "Attribute", "value": self.expr(e.value), "attr": e.attr}
         if k is ast.Subscript:
+            base = self.static_base(e.value) if isinstance(e.value, (ast.Name, ast.Attribute)) else None
+            if (base is not None and isinstance(base[0], enum.EnumMeta) and isinstance(e.slice, ast.Constant)
+                    and isinstance(e.slice.value, str)):
+                # Color["red"]: the member, looked up now.
+                try:
+                    return self.resolved(base[0][e.slice.value], base[1], e)
+                except KeyError:
+                    raise self.error(e, f"{base[1]} has no member {e.slice.value!r}") from None
             return {"k": "Subscript", "value": self.expr(e.value), "index": self.expr(e.slice)}
         if k is ast.Slice:
             opt = lambda x: None if x is None else self.expr(x)  # noqa: E731
@@ -341,6 +361,9 @@ class _Function:
         if k is ast.Call:
             if any(isinstance(a, ast.Starred) for a in e.args) or any(kw.arg is None for kw in e.keywords):
                 return {"k": "Unsupported", "what": "*args or **kwargs in a call"}
+            callee = self.device_callee(e.func)
+            if callee is not None:
+                return self.device_call(e, callee)
             return {"k": "Call", "func": self.expr(e.func), "args": [self.expr(a) for a in e.args],
                     "keywords": [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]}
         if k is ast.IfExp:
@@ -349,11 +372,36 @@ class _Function:
             return {"k": "Tuple", "elts": [self.expr(x) for x in e.elts]}
         return {"k": "Unsupported", "what": _describe(e)}
 
+    def device_callee(self, func):
+        """The device function ``func`` names (a global, or a parameter bound to one), if any."""
+        if isinstance(func, ast.Name) and func.id in self.bound:
+            node = self.bound[func.id]
+            return self.program.objects[node["id"]] if node.get("k") == "Func" else None
+        if isinstance(func, ast.Name) and func.id not in self.locals:
+            value = self.lookup(func.id, func)
+        elif isinstance(func, ast.Attribute):
+            base = self.static_base(func)
+            value = None if base is None else base[0]
+        else:
+            return None
+        return value if getattr(value, "_ember_jit_dispatcher", False) and value._device else None
+
+    def device_call(self, e, callee) -> dict:
+        """A call of a device function: its compile-time arguments bound (bindings.py)."""
+        fid = id(callee)
+        if fid not in self.program.shape_params:
+            self.program.shape_params[fid] = bindings.shape_params(_Function(self.program, callee).node)
+        args = [self.expr(a) for a in e.args]
+        keywords = [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]
+        bound, args, keywords = bindings.bind(callee, self.program.shape_params[fid], args, keywords)
+        func = {"span": self.span(e.func), "k": "Func", "id": self.program.function_id(callee, bound)}
+        return {"k": "Call", "func": func, "args": args, "keywords": keywords}
+
     def constant(self, v, node) -> dict:
         if isinstance(v, bool):
             return {"k": "Bool", "v": v}
         if isinstance(v, int):
-            return {"k": "Int", "v": str(v)}
+            return {"k": "Int", "v": str(int(v))}  # int(): an IntEnum member is its value
         if isinstance(v, float):
             return {"k": "Float", "v": repr(v)}
         if isinstance(v, complex):
@@ -395,6 +443,9 @@ class _Function:
         global _TABLE
         if isinstance(value, DeviceOnly):
             return {"k": "Intrinsic", "name": value.intrinsic}
+        if isinstance(value, enum.Enum) and not isinstance(value, (bool, int, float, complex)):
+            # Enum members are their values in kernels (IntEnum members are ints already).
+            return self.resolved(value.value, dotted, node)
         if isinstance(value, (bool, int, float, complex)):
             return self.constant(value, node)
         if isinstance(value, np.generic):

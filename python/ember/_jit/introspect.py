@@ -33,6 +33,11 @@ _RESOURCES = {
 def _numba_type(name: str):
     """Numba's type object for ember's type name, where ``ember.types`` has one; else the name."""
     m = _ARRAY.match(name)
+    if name.startswith("(") and name.endswith(")"):
+        # A tuple of scalars (what kernels take): "(int64, float32)", "(int64,)", "()".
+        items = [x.strip() for x in name[1:-1].split(",") if x.strip()]
+        found = [_numba_type(x) for x in items]
+        return name if any(isinstance(x, str) for x in found) else types.Tuple(found)
     try:
         if m:
             return types.Array(types.scalar_named(m.group(1)), int(m.group(2)), m.group(3))

@@ -154,6 +154,10 @@ impl FnWriter<'_, '_> {
             K::Call(i, args) => {
                 let name = self.e.function_name(&self.e.ir.functions[*i]);
                 let mut args = self.exprs(args, ", ");
+                for extra in self.e.hoisted_args(*i) {
+                    let sep = if args.is_empty() { "" } else { ", " };
+                    args = format!("{args}{sep}{extra}");
+                }
                 if self.e.checked.is_some() {
                     let sep = if args.is_empty() { "" } else { ", " };
                     args = format!("{args}{sep}{}", ember_codegen::checked::RECORD);

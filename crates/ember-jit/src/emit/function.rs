@@ -31,6 +31,18 @@ pub(crate) fn var_name(name: &str) -> String {
 }
 
 /// The C name of a temporary.
+/// The scalars of tuple type `t`, depth first, with their field paths (`.f1.f0`).
+fn tuple_paths<'t>(t: &'t Ty, path: String, out: &mut Vec<(String, &'t Ty)>) {
+    match t {
+        Ty::Tuple(items) => {
+            for (k, item) in items.iter().enumerate() {
+                tuple_paths(item, format!("{path}.f{k}"), out);
+            }
+        }
+        other => out.push((path, other)),
+    }
+}
+
 pub(crate) fn temp_name(t: Temp) -> String {
     format!("{}{}", t.role.prefix(), t.n)
 }
@@ -92,11 +104,25 @@ impl Emitter<'_> {
                         let _ = writeln!(prologue, "  {vn}.d = {pn}_d;");
                     }
                 }
+                (Ty::Tuple(_), true) => {
+                    // Passed scalar by scalar (ParamSlot::Item): no struct layout to agree on.
+                    let mut leaves = Vec::new();
+                    tuple_paths(&p.ty, String::new(), &mut leaves);
+                    for (k, (path, t)) in leaves.into_iter().enumerate() {
+                        params.push(format!("{} {pn}_{k}", self.c_type(t)));
+                        let _ = writeln!(prologue, "  {vn}{path} = {pn}_{k};");
+                    }
+                }
                 (ty, _) => {
                     params.push(format!("{} {pn}", self.c_type(ty)));
                     let _ = writeln!(prologue, "  {vn} = {pn};");
                 }
             }
+        }
+        if !kernel {
+            let (extra, names) = self.hoisted_params(f);
+            params.extend(extra);
+            prologue.push_str(&names);
         }
         if kernel && self.dynamic_shared_param() {
             params.push(t.dynamic_shared_parameter());
@@ -126,7 +152,13 @@ impl Emitter<'_> {
             );
         }
         let mut arrays = String::new();
+        if kernel {
+            arrays.push_str(&self.hoisted_decls(f));
+        }
         for a in &f.arrays {
+            if self.is_hoisted(f, a) {
+                continue;
+            }
             let elem = storage_type(a.dtype, dialect);
             // 16-byte alignment lets the C compiler merge neighbouring element reads into
             // vector loads (a tiled matmul reads a shared row four floats at a time).

@@ -6,6 +6,7 @@
 mod aggregates;
 mod expr;
 mod function;
+mod hoisted;
 mod intrinsic;
 mod literal;
 mod memory;

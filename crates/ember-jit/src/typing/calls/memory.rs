@@ -62,9 +62,8 @@ impl FnTyper<'_, '_> {
             });
             return Ok(Val::new(ty, K::Temp(name)));
         }
-        if shared && !t.shared_in_device_functions && !self.is_kernel() {
-            return at(span, format!("{} allows shared (local) arrays only in the kernel itself: create it there and pass it to the device function", t.name));
-        }
+        // Where device functions cannot declare shared arrays (OpenCL), the kernel declares
+        // them and passes them down (emit/hoisted.rs).
         let count: i64 = dims.iter().product::<i64>().max(1);
         let name = self.fresh(if shared {
             TempRole::Shared

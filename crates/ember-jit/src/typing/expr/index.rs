@@ -17,6 +17,21 @@ impl FnTyper<'_, '_> {
     pub(super) fn subscript(&mut self, v: Val, index: &Expr, span: Span) -> R<Val> {
         match v.ty.clone() {
             Ty::Array(a) => {
+                if let (true, ExprKind::Name { .. }) = (a.ndim > 1, &index.kind) {
+                    // A tuple variable (`i = cuda.grid(2)`, then `a[i]`): its items index.
+                    let t = self.expr(index)?;
+                    if let Ty::Tuple(tys) = &t.ty {
+                        if tys.len() == a.ndim {
+                            let t = self.temp(&t)?;
+                            let idx: Vec<Val> = tys
+                                .iter()
+                                .enumerate()
+                                .map(|(k, ty)| Val::new(ty.clone(), K::Item(t.boxed(), k)))
+                                .collect();
+                            return self.element(&v, &a, &idx, span);
+                        }
+                    }
+                }
                 let items = match &index.kind {
                     ExprKind::Tuple { elts } => elts.iter().collect::<Vec<_>>(),
                     _ => vec![index],
@@ -141,6 +156,21 @@ impl FnTyper<'_, '_> {
         index: &Expr,
         span: Span,
     ) -> R<Place> {
+        if a.ndim != 1 && !matches!(index.kind, ExprKind::Tuple { .. } | ExprKind::Slice { .. }) {
+            // A tuple value (`i = (x, y)`, then `a[i]`): its items are the indices.
+            let t = self.expr(index)?;
+            if let Ty::Tuple(tys) = &t.ty {
+                if tys.len() == a.ndim {
+                    let t = self.temp(&t)?;
+                    let idx: Vec<Val> = tys
+                        .iter()
+                        .enumerate()
+                        .map(|(k, ty)| Val::new(ty.clone(), K::Item(t.boxed(), k)))
+                        .collect();
+                    return self.place_at(v, a, &idx, span);
+                }
+            }
+        }
         let items = match &index.kind {
             ExprKind::Tuple { elts } => elts.iter().collect::<Vec<_>>(),
             _ => vec![index],

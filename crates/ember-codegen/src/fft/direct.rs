@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::tile::{pad, padded_size, TileKernel};
-use super::{dft, factor, literal, open_kernel};
+use super::{dft, factor, literal};
 use crate::dialect::Dialect;
 
 impl TileKernel {
@@ -20,37 +20,15 @@ impl TileKernel {
     /// lanes below 2^31).
     pub(super) fn source_direct(&self, dialect: Dialect) -> String {
         let t = dialect.table();
-        let (g, i64t, sh, bar) = (t.global, t.int64, t.shared, t.barrier);
+        let (g, sh, bar) = (t.global, t.shared, t.barrier);
         let real = if self.double { "double" } else { "float" };
         let v2 = format!("{real}2");
         let lit = literal(self.double);
         let (r_all, c, threads) = (self.radix, self.lanes, self.threads);
         let radices = register_radices(r_all);
         let last = radices.len() - 1;
-        let scalars: Vec<String> = ["span", "inner", "p", "lanes", "bits"]
-            .iter()
-            .map(|v| format!("{i64t} {v}"))
-            .collect();
-        let buffers = [
-            ("in_p", true),
-            ("out_p", false),
-            ("tw_p", true),
-            ("wn_p", true),
-        ];
-        let attribute = self.attribute(dialect);
-        let mut s = open_kernel(
-            dialect,
-            self.double,
-            &self.name(),
-            &attribute,
-            &buffers,
-            &scalars,
-        );
+        let mut s = self.opening(dialect);
         let conj = if self.inverse { "-" } else { "" };
-        let _ = writeln!(s, "  {g}const {v2}* x = ({g}const {v2}*)in_p;");
-        let _ = writeln!(s, "  {g}{v2}* y = ({g}{v2}*)out_p;");
-        let _ = writeln!(s, "  {g}const {v2}* tw = ({g}const {v2}*)tw_p;");
-        let _ = writeln!(s, "  {g}const {v2}* lo = ({g}const {v2}*)wn_p;");
         // Every index is below the transform's size, which the plan keeps below 2^31: 32-bit
         // arithmetic (a 64-bit division is a long emulated sequence on GPUs, and 64-bit
         // offsets cost registers, so occupancy).

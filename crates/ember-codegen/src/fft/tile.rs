@@ -292,25 +292,12 @@ impl TileKernel {
         padded_size(self.radix * self.lanes) * if self.double { 16 } else { 8 } + self.lanes * 24
     }
 
-    /// The kernel's source in `dialect`.
-    pub fn source(&self, dialect: Dialect) -> String {
-        if self.direct {
-            self.source_direct(dialect)
-        } else {
-            self.source_staged(dialect)
-        }
-    }
-
-    /// The staged form: the lanes' values loaded into local memory (turned by the fused
-    /// twiddle), every local pass from and to local memory, then stored.
-    fn source_staged(&self, dialect: Dialect) -> String {
+    /// Both forms' opening: the signature (input, output, twiddle table and the roots' table,
+    /// then `span inner p lanes bits`) and the buffers as complex values `x`, `y`, `tw`, `lo`.
+    pub(super) fn opening(&self, dialect: Dialect) -> String {
         let t = dialect.table();
-        let (g, i64t, sh, bar) = (t.global, t.int64, t.shared, t.barrier);
-        let real = if self.double { "double" } else { "float" };
-        let v2 = format!("{real}2");
-        let lit = literal(self.double);
-        let (r_all, c, threads) = (self.radix, self.lanes, self.threads);
-        let size = r_all * c;
+        let (g, i64t) = (t.global, t.int64);
+        let v2 = if self.double { "double2" } else { "float2" };
         let scalars: Vec<String> = ["span", "inner", "p", "lanes", "bits"]
             .iter()
             .map(|v| format!("{i64t} {v}"))
@@ -330,11 +317,34 @@ impl TileKernel {
             &buffers,
             &scalars,
         );
-        let conj = if self.inverse { "-" } else { "" };
         let _ = writeln!(s, "  {g}const {v2}* x = ({g}const {v2}*)in_p;");
         let _ = writeln!(s, "  {g}{v2}* y = ({g}{v2}*)out_p;");
         let _ = writeln!(s, "  {g}const {v2}* tw = ({g}const {v2}*)tw_p;");
         let _ = writeln!(s, "  {g}const {v2}* lo = ({g}const {v2}*)wn_p;");
+        s
+    }
+
+    /// The kernel's source in `dialect`.
+    pub fn source(&self, dialect: Dialect) -> String {
+        if self.direct {
+            self.source_direct(dialect)
+        } else {
+            self.source_staged(dialect)
+        }
+    }
+
+    /// The staged form: the lanes' values loaded into local memory (turned by the fused
+    /// twiddle), every local pass from and to local memory, then stored.
+    fn source_staged(&self, dialect: Dialect) -> String {
+        let t = dialect.table();
+        let (g, i64t, sh, bar) = (t.global, t.int64, t.shared, t.barrier);
+        let real = if self.double { "double" } else { "float" };
+        let v2 = format!("{real}2");
+        let lit = literal(self.double);
+        let (r_all, c, threads) = (self.radix, self.lanes, self.threads);
+        let size = r_all * c;
+        let mut s = self.opening(dialect);
+        let conj = if self.inverse { "-" } else { "" };
         let _ = writeln!(s, "  {g}const {v2}* hi = lo + ((({i64t})1) << bits);");
         let _ = writeln!(s, "  const {i64t} mask = ((({i64t})1) << bits) - 1;");
         let _ = writeln!(s, "  {sh} {v2} buf[{}];", padded_size(size));

@@ -266,6 +266,12 @@ fn parse_tuple_type(t: &str) -> Result<Option<Ty>, String> {
     let Some(inner) = t.strip_prefix("Tuple(").and_then(|r| r.strip_suffix(')')) else {
         return Ok(None);
     };
+    Ok(Some(Ty::Tuple(parse_type_list(inner)?)))
+}
+
+/// The types of a comma-separated list (a signature's arguments, a tuple's items), split at
+/// the commas outside brackets and parentheses.
+fn parse_type_list(inner: &str) -> Result<Vec<Ty>, String> {
     let mut items = Vec::new();
     let (mut depth, mut start) = (0usize, 0usize);
     for (i, c) in inner.char_indices() {
@@ -282,7 +288,7 @@ fn parse_tuple_type(t: &str) -> Result<Option<Ty>, String> {
     if !inner[start..].trim().is_empty() {
         items.push(parse_arg_type(&inner[start..])?);
     }
-    Ok(Some(Ty::Tuple(items)))
+    Ok(items)
 }
 
 /// Parses a Numba signature `void(float32[:], int32)` (or `(float32[:], int32)`) into its
@@ -300,24 +306,7 @@ pub fn parse_signature(text: &str) -> Result<(Option<Ty>, Vec<Ty>), String> {
         "" | "void" | "none" => None,
         r => Some(parse_arg_type(r)?),
     };
-    let inner = &t[open + 1..t.len() - 1];
-    let mut args = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '[' | '(' => depth += 1,
-            ']' | ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                args.push(parse_arg_type(&inner[start..i])?);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !inner[start..].trim().is_empty() {
-        args.push(parse_arg_type(&inner[start..])?);
-    }
-    Ok((ret, args))
+    Ok((ret, parse_type_list(&t[open + 1..t.len() - 1])?))
 }
 
 /// A dtype by NumPy's or Numba's name (`float32`, `f4`, `intp`, `bool_`, `boolean`).

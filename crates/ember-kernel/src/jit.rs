@@ -537,29 +537,14 @@ impl Dispatcher {
                 }
                 ParamSlot::Scalar { arg, dtype } => {
                     if let JitArg::Scalar(value, _) = &args[*arg] {
-                        let bytes = param_bytes(*value, *dtype);
-                        // Keep each value at its natural alignment within the blob.
-                        let align = param_dtype(*dtype).itemsize().clamp(1, 8);
-                        while !blob.len().is_multiple_of(align) {
-                            blob.push(0);
-                        }
-                        let start = blob.len();
-                        blob.extend_from_slice(&bytes);
-                        ranges.push((start, blob.len()));
+                        ranges.push(push_scalar(&mut blob, *value, *dtype));
                         continue;
                     }
                 }
                 ParamSlot::Item { arg, item, dtype } => {
                     if let JitArg::Tuple(_, items, _) = &args[*arg] {
                         if let Some((value, _)) = items.get(*item) {
-                            let bytes = param_bytes(*value, *dtype);
-                            let align = param_dtype(*dtype).itemsize().clamp(1, 8);
-                            while !blob.len().is_multiple_of(align) {
-                                blob.push(0);
-                            }
-                            let start = blob.len();
-                            blob.extend_from_slice(&bytes);
-                            ranges.push((start, blob.len()));
+                            ranges.push(push_scalar(&mut blob, *value, *dtype));
                             continue;
                         }
                     }
@@ -778,6 +763,22 @@ pub fn set_coarsening(mode: Coarsening) -> Coarsening {
     let old = coarsening().unwrap_or(Coarsening::Auto);
     COARSENING.store(mode.encode(), Ordering::Relaxed);
     old
+}
+
+/// Appends a scalar parameter's bytes to `blob` at its natural alignment; returns where they lie.
+fn push_scalar(
+    blob: &mut smallvec::SmallVec<[u8; 512]>,
+    value: Scalar,
+    dtype: DType,
+) -> (usize, usize) {
+    let bytes = param_bytes(value, dtype);
+    let align = param_dtype(dtype).itemsize().clamp(1, 8);
+    while !blob.len().is_multiple_of(align) {
+        blob.push(0);
+    }
+    let start = blob.len();
+    blob.extend_from_slice(&bytes);
+    (start, blob.len())
 }
 
 #[cfg(test)]

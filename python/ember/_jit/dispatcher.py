@@ -102,11 +102,11 @@ class Dispatcher(_ember.JitKernel):
         CUDA C (compiled by NVRTC) or OpenCL C (compiled by the OpenCL driver). ember makes no
         PTX or LLVM IR of its own, so this C takes the place of Numba's PTX. A dict by argument
         types, or the text of ``signature`` (argument types, or a signature object)."""
-        return introspect.by_signature(self, signature, lambda o: o.inspect_asm())
+        return introspect.by_signature(self, signature, lambda o: o.inspect_asm(), single=False)
 
     def inspect_llvm(self, signature=None):
         """As :meth:`inspect_asm`: ember's lowest level of its own is the generated C."""
-        return introspect.by_signature(self, signature, lambda o: o.inspect_llvm())
+        return introspect.by_signature(self, signature, lambda o: o.inspect_llvm(), single=False)
 
     def inspect_types(self, file=None):
         """Prints each specialisation's name and argument types above the function's Python

@@ -123,7 +123,7 @@ class _Program:
         self.array_ids: dict[int, int] = {}
         # Function id -> the Python function (a device function passed as an argument).
         self.objects: dict[int, object] = {}
-        self.shape_params: dict[int, set[str]] = {}
+        self.callee_params: dict[int, tuple[set[str], set[str]]] = {}  # shape and assigned parameters
 
     def function_id(self, fn, bound: dict | None = None) -> int:
         # One tree per function and set of compile-time arguments (bindings.py).
@@ -389,11 +389,12 @@ class _Function:
     def device_call(self, e, callee) -> dict:
         """A call of a device function: its compile-time arguments bound (bindings.py)."""
         fid = id(callee)
-        if fid not in self.program.shape_params:
-            self.program.shape_params[fid] = bindings.shape_params(_Function(self.program, callee).node)
+        if fid not in self.program.callee_params:
+            node = _Function(self.program, callee).node
+            self.program.callee_params[fid] = (bindings.shape_params(node), bindings.assigned_params(node))
         args = [self.expr(a) for a in e.args]
         keywords = [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]
-        bound, args, keywords = bindings.bind(callee, self.program.shape_params[fid], args, keywords)
+        bound, args, keywords = bindings.bind(callee, *self.program.callee_params[fid], args, keywords)
         func = {"span": self.span(e.func), "k": "Func", "id": self.program.function_id(callee, bound)}
         return {"k": "Call", "func": func, "args": args, "keywords": keywords}
 

@@ -349,6 +349,21 @@ pub enum Const {
     Complex(f64, f64),
 }
 
+impl Const {
+    /// Python's truth value of the constant.
+    pub fn truth(&self) -> bool {
+        match *self {
+            Const::Int(v) => v != 0,
+            Const::Count(v) => v != 0,
+            Const::Typed(v) => v != 0,
+            Const::Zero => false,
+            Const::Float(v) => v != 0.0,
+            Const::Bool(v) => v,
+            Const::Complex(re, im) => re != 0.0 || im != 0.0,
+        }
+    }
+}
+
 /// The thread geometry a kernel reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Geometry {

@@ -420,11 +420,21 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             }
             StmtKind::If { test, body, orelse } => {
                 let cond = self.truth(test)?;
-                let then = self.nested(body)?;
-                let orelse = if orelse.is_empty() {
-                    Vec::new()
-                } else {
-                    self.nested(orelse)?
+                // A condition known while compiling (a literal, a constant argument) leaves the
+                // other branch untyped, as Numba's dead-branch pruning does: code there may not
+                // type (`if neg_idx:` with `neg_idx=False` passed by the caller).
+                let known = match &cond.kind {
+                    K::Const(c) => Some(c.truth()),
+                    _ => None,
+                };
+                let then = match known {
+                    Some(false) => Vec::new(),
+                    _ => self.nested(body)?,
+                };
+                let orelse = match known {
+                    Some(true) => Vec::new(),
+                    _ if orelse.is_empty() => Vec::new(),
+                    _ => self.nested(orelse)?,
                 };
                 self.push(ir::Stmt::If {
                     cond: cond.expr(),

@@ -6,7 +6,7 @@ use ember_core::DType;
 use crate::ast::{BinOp, Span, UnaryOp};
 use crate::error::{at, R};
 use crate::helpers::Helper;
-use crate::ir::{ExprKind as K, UnaryOp as IrUnary};
+use crate::ir::{self, ExprKind as K, UnaryOp as IrUnary};
 use crate::types::{arith, Ty, BOOL};
 use crate::typing::{FnTyper, Val};
 
@@ -189,6 +189,10 @@ impl FnTyper<'_, '_> {
     pub(super) fn unary(&mut self, op: UnaryOp, v: Val, span: Span) -> R<Val> {
         if op == UnaryOp::Not {
             self.truth_of(&v, span)?;
+            if let K::Const(c) = &v.kind {
+                // Kept a constant: `if not flag:` prunes as `if flag:` does.
+                return Ok(Val::constant(BOOL, ir::Const::Bool(!c.truth())).nonneg(true));
+            }
             return Ok(Val::new(BOOL, K::Not(v.boxed())).nonneg(true));
         }
         let d = self.scalar_of(

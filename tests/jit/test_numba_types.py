@@ -256,11 +256,11 @@ def test_cmath_keeps_complex64_and_refuses_what_it_lacks():
     assert "complex64" in next(iter(single.inspect_c()))
 
     @cuda.jit
-    def polar(out, z):
-        out[0] = cmath.phase(z[0])
+    def close(out, z):
+        out[0] = cmath.isclose(z[0], z[0])
 
-    with pytest.raises(ember.JitError, match=r"cmath.phase\(\) is not supported in kernels"):
-        polar[1, 1](ember.zeros(1), ember.asarray(z))
+    with pytest.raises(ember.JitError, match=r"cmath.isclose\(\) is not supported in kernels"):
+        close[1, 1](ember.zeros(1), ember.asarray(z))
 
 
 def test_gufunc_calls_and_refusals_as_numba_words_them(rng):

@@ -297,14 +297,31 @@ impl JitLaunch {
             .front
             .get()
             .ok_or_else(|| PyValueError::new_err("no front"))?;
+        let mut raised = None;
         with_front(py, front, |f| {
-            dispatcher.launch(device, &jit_args, &config, f)
+            match dispatcher.launch(device, &jit_args, &config, f) {
+                Err(Error::Raised(r)) => {
+                    raised = Some(r);
+                    Ok(())
+                }
+                other => other,
+            }
         })?;
         // NumPy arguments were copied in: copy them back, as Numba does.
         for w in writebacks {
             w.call0()?;
         }
-        Ok(())
+        match raised {
+            // The kernel's own exception, made by the Python dispatcher that knows its class.
+            Some(r) => {
+                let exc = kernel.call_method1(
+                    pyo3::intern!(py, "_kernel_exception"),
+                    (r.exception, &r.function, &r.file, r.line, r.thread, r.block),
+                )?;
+                Err(PyErr::from_value(exc))
+            }
+            None => Ok(()),
+        }
     }
 }
 

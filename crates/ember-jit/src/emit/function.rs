@@ -357,6 +357,23 @@ impl FnWriter<'_, '_> {
             }
             Stmt::Continue => self.line("continue;"),
             Stmt::Return(None) => self.line("return;"),
+            Stmt::Raise(exception) => {
+                if let Some(site) = self.raise_site(*exception) {
+                    self.line(&format!(
+                        "ember_fault({}, {site}u, 0, 0);",
+                        ember_codegen::checked::RECORD
+                    ));
+                }
+                // The thread's kernel ends; a device function gives zero (its caller goes on:
+                // checked mode has already recorded the exception for the launch).
+                match &self.f.ret {
+                    Ty::None => self.line("return;"),
+                    t => {
+                        let t = self.c_type(t);
+                        self.line(&format!("{{ {t} ember_zero = {{0}}; return ember_zero; }}"));
+                    }
+                }
+            }
             Stmt::Return(Some(v)) => {
                 let code = self.expr(v);
                 self.line(&format!("return {code};"));

@@ -153,8 +153,27 @@ impl FnWriter<'_, '_> {
             axis,
             ndim,
             access,
+            raised: None,
         });
         sites.len() - 1
+    }
+
+    /// Registers a `raise` of the front's exception number `exception` (checked mode); its
+    /// site number, or `None` when the kernel is not checked.
+    pub(crate) fn raise_site(&mut self, exception: usize) -> Option<usize> {
+        let sites = self.e.checked.as_ref()?;
+        let mut sites = sites.borrow_mut();
+        sites.push(Site {
+            function: self.f.name.clone(),
+            file: self.f.file.clone(),
+            line: self.lineno,
+            array: String::new(),
+            axis: 0,
+            ndim: 0,
+            access: Access::Read,
+            raised: Some(exception),
+        });
+        Some(sites.len() - 1)
     }
 
     /// Reads the element at pointer `p` in `space`.

@@ -267,6 +267,9 @@ pub enum Stmt {
     Continue,
     /// `return` (a value converted to the return type, or none).
     Return(Option<Expr>),
+    /// `raise` of the front's exception number: checked mode records it for the launch to
+    /// raise; then the function returns (a kernel's thread ends, a device function gives zero).
+    Raise(usize),
     /// `temp = base[axes]`: a view of an array (slices, fewer indices than dimensions).
     View {
         temp: Temp,
@@ -527,6 +530,9 @@ pub enum ExprKind {
     Round(Box<Expr>),
     /// `round(x, digits)`.
     RoundDigits(Box<Expr>, Box<Expr>),
+    /// Python's `math`/`cmath` function of [`crate::pymath`] (its helper declared by typing),
+    /// named for its first argument's dtype.
+    PyMath(&'static str, Vec<Expr>),
     /// A ufunc of the registry on scalars, in its NumPy loop `ins -> out`.
     Ufunc {
         name: &'static str,

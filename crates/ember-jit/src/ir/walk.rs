@@ -40,6 +40,7 @@ impl Expr {
             | ExprKind::MakeTuple(items)
             | ExprKind::Call(_, items)
             | ExprKind::Math(_, items)
+            | ExprKind::PyMath(_, items)
             | ExprKind::Intrinsic { args: items, .. }
             | ExprKind::Ufunc { args: items, .. } => items.iter().collect(),
             ExprKind::Complex(re, im) => std::iter::once(&**re).chain(im.as_deref()).collect(),

@@ -481,6 +481,10 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                 Ok(())
             }
             StmtKind::Return { value } => self.ret(value.as_ref(), s.span),
+            StmtKind::Raise { exception } => {
+                self.push(ir::Stmt::Raise(*exception));
+                Ok(())
+            }
             StmtKind::Unsupported { what } => {
                 at(s.span, format!("{what} is not supported in kernels"))
             }
@@ -727,7 +731,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
 /// Whether running `body` can reach its end rather than always returning.
 fn falls_through(body: &[Stmt]) -> bool {
     body.iter().all(|s| match &s.kind {
-        StmtKind::Return { .. } => false,
+        StmtKind::Return { .. } | StmtKind::Raise { .. } => false,
         StmtKind::If { body, orelse, .. } => falls_through(body) || falls_through(orelse),
         StmtKind::While { test, body, orelse } => {
             let forever = matches!(&test.kind, ExprKind::Bool { v: true })

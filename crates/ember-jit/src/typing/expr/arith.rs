@@ -115,11 +115,16 @@ impl FnTyper<'_, '_> {
                     d => d,
                 };
                 if complex(t) {
+                    // CPython's quotient, as Numba divides complex numbers.
                     self.c.uses.dtypes.insert(t);
+                    self.c.uses.helpers.insert(Helper::PyMath("cdiv", t));
+                    let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
+                    return Ok(Val::new(
+                        Ty::Scalar(t),
+                        K::PyMath("cdiv", vec![x.expr(), y.expr()]),
+                    ));
                 }
-                Ok(self
-                    .typed_binary(op, &l, &r, t)
-                    .nonneg(nonneg && !complex(t)))
+                Ok(self.typed_binary(op, &l, &r, t).nonneg(nonneg))
             }
             BinOp::Add | BinOp::Sub | BinOp::Mult => {
                 let t = arith(a, b);

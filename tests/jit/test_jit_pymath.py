@@ -81,7 +81,7 @@ def test_phase_polar_rect_division_and_log_base_are_pythons(rng):
     out = ember.zeros((z.size, 6), np.complex128)
     complex_helpers[1, 128](out, ember.asarray(z), ember.asarray(w))
     got = out.get()
-    for i, (a, b) in enumerate(zip(z, w)):
+    for i, (a, b) in enumerate(zip(z, w, strict=True)):
         a, b = complex(a), complex(b)
         wants = [
             _python(cmath.phase, a),

@@ -52,7 +52,8 @@ class Dispatcher(_ember.JitKernel):
         """The exception a checked launch found raised (the first thread's), as Numba words
         it: the place and the thread before the exception's own message."""
         cls, args = self._exceptions[index]
-        prefix = f"In function {function!r}, file {os.path.abspath(file)}, line {line}, tid={list(tid)} ctaid={list(ctaid)}"
+        place = f"In function {function!r}, file {os.path.abspath(file)}, line {line}"
+        prefix = f"{place}, tid={list(tid)} ctaid={list(ctaid)}"
         args = (f"{prefix}: {args[0]}", *args[1:]) if args else (prefix,)
         return cls(*args)
 

@@ -126,6 +126,28 @@ pub fn source(name: &str, d: DType, dialect: Dialect) -> String {
             }
             format!("{dev} {t} {f}({t} z, {t} w) {{\n{body}  return w;\n}}\n")
         }
+        // a ** b: CPython's complex power (Numba's): by squaring for an integral exponent up to
+        // 100 in size, else through the polar form; 0 ** b is 0, or NaN where CPython raises.
+        "cpow" => format!(
+            "{dev} {t} {f}({t} a, {t} b) {{
+  if (b.y == 0 && b.x == floor{suffix}(b.x) && fabs{suffix}(b.x) <= 100) {{
+    int n = (int)b.x, m = n < 0 ? -n : n;
+    {t} r = {mk}(1, 0), p = a;
+    while (m) {{
+      if (m & 1) r = {mk}(r.x * p.x - r.y * p.y, r.x * p.y + r.y * p.x);
+      m >>= 1;
+      p = {mk}(p.x * p.x - p.y * p.y, p.x * p.y + p.y * p.x);
+    }}
+    return n < 0 ? {cdiv}({mk}(1, 0), r) : r;
+  }}
+  if (a.x == 0 && a.y == 0) return (b.y != 0 || b.x < 0) ? {mk}(({r}){nan}, ({r}){nan}) : {mk}(0, 0);
+  {r} vabs = hypot{suffix}(a.x, a.y), len = pow{suffix}(vabs, b.x), at = atan2{suffix}(a.y, a.x), phase = at * b.x;
+  if (b.y != 0) {{ len /= exp{suffix}(at * b.y); phase += b.y * log{suffix}(vabs); }}
+  return {mk}(len * cos{suffix}(phase), len * sin{suffix}(phase));
+}}
+",
+            cdiv = c_name("cdiv", d)
+        ),
         // cmath.rect(r, phi): CPython's, special values included (r·(cos phi, sin phi)).
         "rect" => {
             let c = if d == DType::F32 { "ember_c64" } else { "ember_c128" };

@@ -176,7 +176,13 @@ impl FnTyper<'_, '_> {
             return Ok(self.typed_binary(BinOp::Pow, &l, &r, t).nonneg(l.nonneg));
         }
         if a.kind() == Kind::Complex || b.kind() == Kind::Complex {
-            return at(span, "complex powers are not supported in kernels");
+            // CPython's complex power (its integral-exponent quotient is CPython's too).
+            let t = arith(a, b);
+            self.c.uses.dtypes.insert(t);
+            self.c.uses.helpers.insert(Helper::PyMath("cdiv", t));
+            self.c.uses.helpers.insert(Helper::PyMath("cpow", t));
+            let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
+            return Ok(Val::new(Ty::Scalar(t), K::PyMath("cpow", vec![x.expr(), y.expr()])));
         }
         if integral(b) && matches!(a, DType::F32 | DType::F64) {
             // Numba multiplies by squaring (x ** 2 is exactly x * x), in the float's type.

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 
 import numpy as np
 
@@ -92,3 +93,22 @@ class TestCase(unittest.TestCase):
 
     def assertStridesEqual(self, first, second):
         self.assertEqual(first.strides, second.strides)
+
+
+class CheckWarningsMixin:
+    """``check_warnings(messages, category)``: each message warned once, of that category."""
+
+    @contextlib.contextmanager
+    def check_warnings(self, messages, category=RuntimeWarning):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        found = [w for w in caught for m in messages if m in str(w.message)]
+        for w in found:
+            self.assertEqual(w.category, category)
+        self.assertEqual(len(found), len(messages))
+
+
+class MemoryLeakMixin:
+    """Numba's check that its reference-counted runtime (NRT) leaked nothing: ember has no
+    such runtime (arrays in kernels are views of the launch's arguments), so nothing to count."""

@@ -1,6 +1,6 @@
 """Python's ``math``/``cmath`` in kernels where Python's answer is not C's or NumPy's, as Numba
 gives Python's: ``cmath`` at special inputs (infinite and NaN parts), ``phase``/``polar``/
-``rect``/``log(z, base)``, complex division (CPython's quotient), ``math.frexp``/``ldexp``/
+``rect``/``log(z, base)``, complex division and powers (CPython's), ``math.frexp``/``ldexp``/
 ``modf``. Every value is checked against the same call run by Python on the host; one kernel
 per group keeps PoCL's builds few."""
 
@@ -73,12 +73,17 @@ def complex_helpers(out, z, w):
         out[i, 3] = cmath.rect(z[i].real, z[i].imag)
         out[i, 4] = z[i] / w[i]
         out[i, 5] = cmath.log(z[i], w[i])
+        out[i, 6] = z[i] ** w[i]
+        p = z[i]
+        p **= 3
+        out[i, 7] = p
+        out[i, 8] = pow(z[i], -2)
 
 
 def test_phase_polar_rect_division_and_log_base_are_pythons(rng):
     z = np.concatenate([rng.standard_normal(40) * 3 + 1j * rng.standard_normal(40) * 3, _Z])
     w = np.concatenate([rng.standard_normal(40) * 2 + 1j * rng.standard_normal(40), _Z[::-1]])
-    out = ember.zeros((z.size, 6), np.complex128)
+    out = ember.zeros((z.size, 9), np.complex128)
     complex_helpers[1, 128](out, ember.asarray(z), ember.asarray(w))
     got = out.get()
     for i, (a, b) in enumerate(zip(z, w, strict=True)):
@@ -90,15 +95,21 @@ def test_phase_polar_rect_division_and_log_base_are_pythons(rng):
             _python(cmath.rect, a.real, a.imag),
             _python(lambda x, y: x / y, a, b) if i < 40 else None,
             _python(cmath.log, a, b) if i < 40 else None,
+            _python(lambda x, y: x**y, a, b) if i < 40 else None,
+            _python(lambda x: x**3, a),  # by squaring, as CPython: exact products
+            _python(lambda x: x**-2, a) if i < 40 else None,
         ]
         for k, want in enumerate(wants):
             if want is None:
                 continue
             want, g = complex(want), complex(got[i, k])
-            if k >= 4:
-                # A quotient (contracted into multiply-adds, as Numba compiles kernels) and two
-                # logarithms over one: within a few ulps of the modulus.
-                assert abs(g - want) <= 8 * np.finfo(float).eps * abs(want), (a, b, g, want)
+            if k >= 4 and cmath.isfinite(want):
+                # Quotients (contracted into multiply-adds, as Numba compiles kernels),
+                # logarithms and powers: within a few ulps of the modulus.
+                # A general power goes through exp and log of its polar form: its angle's
+                # rounding scales with the angle (tens of radians here).
+                ulps = 64 if k == 6 else 8
+                assert abs(g - want) <= ulps * np.finfo(float).eps * abs(want), (a, b, g, want)
             else:
                 assert _same(g.real, want.real) and _same(g.imag, want.imag), (k, a, b, g, want)
 

@@ -395,6 +395,17 @@ impl FnWriter<'_, '_> {
                     self.line(&l);
                 }
             }
+            Stmt::Part {
+                temp,
+                ty,
+                base,
+                imag,
+            } => {
+                let lines = self.part(temp_name(*temp), ty, base, *imag);
+                for l in lines {
+                    self.line(&l);
+                }
+            }
             Stmt::DynamicShared { temp, ty, dtype } => {
                 let l = self.dynamic_shared(temp_name(*temp), ty, *dtype);
                 self.line(&l);

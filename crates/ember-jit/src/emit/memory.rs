@@ -311,6 +311,36 @@ impl FnWriter<'_, '_> {
         lines
     }
 
+    /// The lines setting view `name`, the real or imaginary parts of complex array `base`:
+    /// its shape and byte strides, the data pointer as the real type's, past the real part
+    /// for `imag`.
+    pub(crate) fn part(&mut self, name: String, ty: &Ty, base: &Expr, imag: bool) -> Vec<String> {
+        let st = self.c_type(ty);
+        let Some(a) = array_ty(base).cloned() else {
+            return Vec::new();
+        };
+        let Ty::Array(view) = ty else {
+            return Vec::new();
+        };
+        let q = self.e.qualifier(a.space);
+        let elem = storage_type(view.dtype, self.e.dialect);
+        let skip = if imag { view.dtype.itemsize() } else { 0 };
+        let mut lines = vec![
+            format!("{st} {name};"),
+            format!(
+                "{name}.data = ({q}{elem}*)(({q}char*){}.data + {skip});",
+                self.expr(base)
+            ),
+        ];
+        for k in 0..a.ndim {
+            let (n, s) = (self.dim(base, k), self.stride(base, k));
+            lines.push(format!(
+                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
+            ));
+        }
+        lines
+    }
+
     /// The line setting `name` to the launch's dynamic shared memory, as elements of `d`.
     pub(crate) fn dynamic_shared(&mut self, name: String, ty: &Ty, d: DType) -> String {
         let t = self.e.dialect.table();

@@ -229,6 +229,16 @@ impl Printer<'_> {
                 let text = format!("let {}: {ty} = {}.T", temp(*t), self.expr(base));
                 self.line(out, d, &text)
             }
+            Stmt::Part {
+                temp: t,
+                ty,
+                base,
+                imag,
+            } => {
+                let part = if *imag { "imag" } else { "real" };
+                let text = format!("let {}: {ty} = {}.{part}", temp(*t), self.expr(base));
+                self.line(out, d, &text)
+            }
             Stmt::DynamicShared { temp: t, ty, dtype } => {
                 let text = format!(
                     "let {}: {ty} = cuda.shared.array(0, {})",

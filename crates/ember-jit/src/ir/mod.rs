@@ -279,6 +279,14 @@ pub enum Stmt {
     },
     /// `temp = base.T`.
     Transpose { temp: Temp, ty: Ty, base: Expr },
+    /// `temp = base.real` / `base.imag`: a complex array's parts as an array of its real type
+    /// (a view: writes reach the complex elements).
+    Part {
+        temp: Temp,
+        ty: Ty,
+        base: Expr,
+        imag: bool,
+    },
     /// `temp`: the launch's dynamic shared memory as a 1-d array of `dtype`.
     DynamicShared { temp: Temp, ty: Ty, dtype: DType },
 }

@@ -155,7 +155,7 @@ impl FnTyper<'_, '_> {
                 let nonneg = if op == BinOp::Mod { r.nonneg } else { nonneg };
                 Ok(self.typed_binary(op, &l, &r, t).nonneg(nonneg))
             }
-            BinOp::Pow => self.power(l, r, a, b, span),
+            BinOp::Pow => self.power(l, r, a, b),
             BinOp::MatMult => unreachable!("rejected above"),
         }
     }
@@ -168,7 +168,7 @@ impl FnTyper<'_, '_> {
 
     /// `l ** r` by Numba's rules: integers by squaring, float32 keeps float32 for an integer
     /// exponent, otherwise `pow` in the promoted type.
-    fn power(&mut self, l: Val, r: Val, a: DType, b: DType, span: Span) -> R<Val> {
+    fn power(&mut self, l: Val, r: Val, a: DType, b: DType) -> R<Val> {
         let integral = |d: DType| matches!(d.kind(), Kind::Int | Kind::UInt | Kind::Bool);
         if integral(a) && integral(b) {
             let t = arith(a, b);

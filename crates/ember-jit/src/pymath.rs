@@ -17,7 +17,9 @@ use ember_core::DType;
 /// result `w`, `I` (infinity)
 /// and `N` (NaN). Found by comparing the two over every pair of ±inf, ±finite, ±0 and NaN parts
 /// (tests/jit/test_jit_pymath.py checks them against Python).
-const SPECIAL: &[(&str, &str, &[(&str, &str, &str)])] = &[
+type Rule = (&'static str, &'static str, &'static str);
+
+const SPECIAL: &[(&str, &str, &[Rule])] = &[
     ("acos", "cacos", &[("isinf(z.x) && isnan(z.y)", "N", "I")]),
     ("acosh", "cacosh", &[("z.x == 0 && isnan(z.y)", "N", "N")]),
     ("asin", "casin", &[("isinf(z.x) && isnan(z.y)", "N", "-I")]),

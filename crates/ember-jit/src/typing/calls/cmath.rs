@@ -133,7 +133,7 @@ impl FnTyper<'_, '_> {
             return self.ufunc_values(u, name, &[z], span);
         };
         let z = self.temp(&z)?;
-        let w = self.ufunc_values(u, name, &[z.clone()], span)?;
+        let w = self.ufunc_values(u, name, std::slice::from_ref(&z), span)?;
         let c = z.ty.scalar().unwrap_or(DType::C128);
         self.c.uses.helpers.insert(Helper::PyMath(fixed, c));
         Ok(Val::new(

@@ -182,7 +182,10 @@ impl FnTyper<'_, '_> {
             self.c.uses.helpers.insert(Helper::PyMath("cdiv", t));
             self.c.uses.helpers.insert(Helper::PyMath("cpow", t));
             let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
-            return Ok(Val::new(Ty::Scalar(t), K::PyMath("cpow", vec![x.expr(), y.expr()])));
+            return Ok(Val::new(
+                Ty::Scalar(t),
+                K::PyMath("cpow", vec![x.expr(), y.expr()]),
+            ));
         }
         if integral(b) && matches!(a, DType::F32 | DType::F64) {
             // Numba multiplies by squaring (x ** 2 is exactly x * x), in the float's type.

@@ -12,13 +12,13 @@ use ember_codegen::types::value_type;
 use ember_codegen::Dialect;
 use ember_core::DType;
 
-/// CPython's special values where NumPy's differ: per `cmath` function, its helper's name and
-/// rules (condition on the argument `z`, real part, imaginary part) in C over `z`, NumPy's
-/// result `w`, `I` (infinity)
-/// and `N` (NaN). Found by comparing the two over every pair of ±inf, ±finite, ±0 and NaN parts
-/// (tests/jit/test_jit_pymath.py checks them against Python).
+/// A rule: when (C condition), the real and imaginary parts.
 type Rule = (&'static str, &'static str, &'static str);
 
+/// CPython's special values where NumPy's differ: per `cmath` function, its helper's name and
+/// rules (condition on the argument `z`, real part, imaginary part) in C over `z`, NumPy's
+/// result `w`, `I` (infinity) and `N` (NaN). Found by comparing the two over every pair of ±inf, ±finite, ±0 and NaN parts
+/// (tests/jit/test_jit_pymath.py checks them against Python).
 const SPECIAL: &[(&str, &str, &[Rule])] = &[
     ("acos", "cacos", &[("isinf(z.x) && isnan(z.y)", "N", "I")]),
     ("acosh", "cacosh", &[("z.x == 0 && isnan(z.y)", "N", "N")]),

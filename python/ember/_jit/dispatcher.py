@@ -17,7 +17,7 @@ from .. import _ember
 from .._operands import is_device_array
 from ..errors import PerformanceWarning
 from ..types import Signature, is_type, signature_text
-from . import introspect
+from . import introspect, pickling
 from .front import program_json
 
 _LAUNCH_HELP = (
@@ -47,6 +47,12 @@ class Dispatcher(_ember.JitKernel):
                 self._add_signature(sig)
         self._signatures = list(signatures)
         self._options = {"fastmath": bool(fastmath), "boundscheck": boundscheck}
+
+    def __reduce__(self):
+        # The function and the options (see pickling.py): the other side compiles again.
+        spec = pickling.function_spec(self.py_func)
+        return (pickling.rebuild, (type(self), spec, tuple(self._signatures), self._device,
+                                   self._options["fastmath"], self._options["boundscheck"]))
 
     def _kernel_exception(self, index, function, file, line, tid, ctaid):
         """The exception a checked launch found raised (the first thread's), as Numba words

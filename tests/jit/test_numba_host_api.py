@@ -196,6 +196,8 @@ def test_cuda_vectorize_defaults_to_the_device_and_takes_numba_signatures():
         np.testing.assert_allclose(vadd.reduce(x), np.add.reduce(x), rtol=1e-5)
     with pytest.raises(KeyError, match="Unrecognized options"):
         cuda.vectorize(["float32(float32)"], nonexistent=2)
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
+        cuda.vectorize(["float32(float32)"], nopython=True)
 
 
 def test_cuda_guvectorize_defaults_to_the_device():

@@ -279,7 +279,10 @@ impl JitLaunch {
     fn __reduce__<'py>(
         &self,
         py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Py<NativeJitKernel>, Bound<'py, PyTuple>))> {
+    ) -> PyResult<(
+        Bound<'py, PyAny>,
+        (Py<NativeJitKernel>, Bound<'py, PyTuple>),
+    )> {
         if self.stream.is_some() {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "a launch configured with a stream cannot be pickled: streams belong to their process; pickle the kernel and configure it there",

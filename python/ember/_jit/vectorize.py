@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import warnings
 
 import numpy as np
 
@@ -257,6 +258,8 @@ def vectorize(ftylist_or_function=(), target="cpu", identity=None, cache=False, 
     objects (``float32(float32, float32)``); without them the ufunc is typed by its inputs on
     each new combination."""
     _check_options(kws, "vectorize")
+    if "nopython" in kws and target == "cuda":
+        warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning, stacklevel=2)
     if callable(ftylist_or_function) and not hasattr(ftylist_or_function, "return_type"):
         return CUDAUFunc(ftylist_or_function, (), target)
     single = isinstance(ftylist_or_function, str) or hasattr(ftylist_or_function, "return_type")

@@ -311,10 +311,17 @@ impl FnWriter<'_, '_> {
         lines
     }
 
-    /// The lines setting view `name`, the real or imaginary parts of complex array `base`:
-    /// its shape and byte strides, the data pointer as the real type's, past the real part
-    /// for `imag`.
-    pub(crate) fn part(&mut self, name: String, ty: &Ty, base: &Expr, imag: bool) -> Vec<String> {
+    /// The lines setting view `name`, `base`'s memory as elements of `ty`'s dtype: its shape
+    /// and byte strides, the data pointer `skip` bytes on; with `rescale`, the last axis counted
+    /// in the new elements (its stride theirs: NumPy's `view` needs that axis contiguous).
+    pub(crate) fn reinterpret(
+        &mut self,
+        name: String,
+        ty: &Ty,
+        base: &Expr,
+        skip: usize,
+        rescale: bool,
+    ) -> Vec<String> {
         let st = self.c_type(ty);
         let Some(a) = array_ty(base).cloned() else {
             return Vec::new();
@@ -324,7 +331,6 @@ impl FnWriter<'_, '_> {
         };
         let q = self.e.qualifier(a.space);
         let elem = storage_type(view.dtype, self.e.dialect);
-        let skip = if imag { view.dtype.itemsize() } else { 0 };
         let mut lines = vec![
             format!("{st} {name};"),
             format!(
@@ -333,7 +339,12 @@ impl FnWriter<'_, '_> {
             ),
         ];
         for k in 0..a.ndim {
-            let (n, s) = (self.dim(base, k), self.stride(base, k));
+            let (mut n, mut s) = (self.dim(base, k), self.stride(base, k));
+            if rescale && k + 1 == a.ndim {
+                let (old, new) = (a.dtype.itemsize(), view.dtype.itemsize());
+                n = format!("(({n}) * {old} / {new})");
+                s = new.to_string();
+            }
             lines.push(format!(
                 "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
             ));

@@ -229,14 +229,10 @@ impl Printer<'_> {
                 let text = format!("let {}: {ty} = {}.T", temp(*t), self.expr(base));
                 self.line(out, d, &text)
             }
-            Stmt::Part {
-                temp: t,
-                ty,
-                base,
-                imag,
+            Stmt::Reinterpret {
+                temp: t, ty, base, ..
             } => {
-                let part = if *imag { "imag" } else { "real" };
-                let text = format!("let {}: {ty} = {}.{part}", temp(*t), self.expr(base));
+                let text = format!("let {}: {ty} = view of {}", temp(*t), self.expr(base));
                 self.line(out, d, &text)
             }
             Stmt::DynamicShared { temp: t, ty, dtype } => {

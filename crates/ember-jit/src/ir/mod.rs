@@ -279,13 +279,15 @@ pub enum Stmt {
     },
     /// `temp = base.T`.
     Transpose { temp: Temp, ty: Ty, base: Expr },
-    /// `temp = base.real` / `base.imag`: a complex array's parts as an array of its real type
-    /// (a view: writes reach the complex elements).
-    Part {
+    /// `temp`: `base`'s memory read as elements of `ty`'s dtype (a view: writes reach it):
+    /// `a.real`/`a.imag` of a complex array (`skip`: the bytes before the part), `a.view(dtype)`
+    /// (`rescale`: the last axis counted in the new elements, as NumPy's `view`).
+    Reinterpret {
         temp: Temp,
         ty: Ty,
         base: Expr,
-        imag: bool,
+        skip: usize,
+        rescale: bool,
     },
     /// `temp`: the launch's dynamic shared memory as a 1-d array of `dtype`.
     DynamicShared { temp: Temp, ty: Ty, dtype: DType },

@@ -91,7 +91,7 @@ impl Stmt {
             | Stmt::Eval(value)
             | Stmt::Return(Some(value))
             | Stmt::Transpose { base: value, .. }
-            | Stmt::Part { base: value, .. } => vec![value],
+            | Stmt::Reinterpret { base: value, .. } => vec![value],
             Stmt::Store { place, value } | Stmt::Update { place, value, .. } => {
                 let mut v = place.exprs();
                 v.push(value);

@@ -90,6 +90,24 @@ impl FnTyper<'_, '_> {
                     }
                     (Ty::Scalar(_), "conjugate") if args.is_empty() => Ok(v),
                     (Ty::Scalar(_), "bit_count") if args.is_empty() => self.bit_count(v, span),
+                    (Ty::Array(a), "view") if args.len() == 1 && a.fixed.is_none() => {
+                        // NumPy's view: the same memory as another dtype.
+                        let a = a.clone();
+                        let to = match &args[0].kind {
+                            ExprKind::Intrinsic { name } => {
+                                name.strip_prefix("dtype.").and_then(crate::types::dtype_named)
+                            }
+                            _ => None,
+                        };
+                        let Some(to) = to else {
+                            return at(span, "array.view() takes a dtype such as np.int32 in kernels");
+                        };
+                        let rescale = to.itemsize() != a.dtype.itemsize();
+                        if rescale && a.ndim == 0 {
+                            return at(span, "a 0-d array can only be viewed as a dtype of the same size");
+                        }
+                        self.reinterpreted(&v, &a, to, 0, rescale)
+                    }
                     (t, m) => at(span, format!("{t} has no method '{m}' in kernels")),
                 }
             }

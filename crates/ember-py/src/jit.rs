@@ -235,6 +235,12 @@ impl NativeJitKernel {
     }
 }
 
+/// What `JitLaunch.__reduce__` gives pickle: `operator.getitem` and (kernel, configuration).
+type Reduced<'py> = (
+    Bound<'py, PyAny>,
+    (Py<NativeJitKernel>, Bound<'py, PyTuple>),
+);
+
 /// A configured launch: `kernel[grid, block](*args)`.
 #[pyclass(name = "JitLaunch", module = "ember._ember", frozen)]
 pub struct JitLaunch {
@@ -276,13 +282,7 @@ impl JitLaunch {
 
     /// Pickled as the kernel and its configuration (`kernel[grid, block, 0, sharedmem]`); a
     /// stream belongs to this process and does not travel.
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(
-        Bound<'py, PyAny>,
-        (Py<NativeJitKernel>, Bound<'py, PyTuple>),
-    )> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         if self.stream.is_some() {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "a launch configured with a stream cannot be pickled: streams belong to their process; pickle the kernel and configure it there",

@@ -524,6 +524,9 @@ pub enum ExprKind {
     Conj(Box<Expr>),
     /// A specialisation of a device function (index into [`IrProgram::functions`]).
     Call(usize, Vec<Expr>),
+    /// A CUDA C device function of [`crate::ast::Program::externs`], through the wrapper
+    /// typing declared (`ember_ext_<name>`).
+    External(String, Vec<Expr>),
     /// A libm function (`sqrt`, `atan2`...) in this expression's float type.
     Math(&'static str, Vec<Expr>),
     /// `isnan`/`isinf`/`isfinite` of a float.

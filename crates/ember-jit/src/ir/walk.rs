@@ -41,6 +41,7 @@ impl Expr {
             | ExprKind::Call(_, items)
             | ExprKind::Math(_, items)
             | ExprKind::PyMath(_, items)
+            | ExprKind::External(_, items)
             | ExprKind::Intrinsic { args: items, .. }
             | ExprKind::Ufunc { args: items, .. } => items.iter().collect(),
             ExprKind::Complex(re, im) => std::iter::once(&**re).chain(im.as_deref()).collect(),

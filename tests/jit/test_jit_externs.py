@@ -57,9 +57,8 @@ def test_declarations_keep_numbas_api():
 
 
 def test_the_cuda_c_compiles_through_nvrtc(tmp_path):
-    from conftest import nvrtc_or_skip
-
     import ember
+    from conftest import nvrtc_or_skip
 
     nvrtc_or_skip()
     src = kernel_source(calls, TYPES, "cuda")

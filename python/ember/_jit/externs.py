@@ -89,7 +89,8 @@ class ExternFunction:
             raise NotImplementedError("use_cooperative=True: ember has no cooperative launches yet")
         self.name = name
         self.sig = _signature(sig)
-        self.link = tuple(link) if isinstance(link, (list, tuple, set, frozenset)) else (() if link is None else (link,))
+        many = isinstance(link, (list, tuple, set, frozenset))
+        self.link = tuple(link) if many else (() if link is None else (link,))
         self.abi = abi
         self._sources = link_sources(link)
 

@@ -78,6 +78,7 @@ def get_local_runtime_version() -> int:
 
 # Numba's host API beyond arrays and streams: devices, host memory the device addresses,
 # ufunc builders, reductions (see ember/_jit/devices.py, mapped.py, vectorize.py, reduction.py).
+from .._jit.externs import CUSource, declare_device  # noqa: E402
 from .._jit.host import (  # noqa: E402
     ExternalStream,
     close,
@@ -100,7 +101,6 @@ from .._jit.mapped import (  # noqa: E402
     pinned_array,
     pinned_array_like,
 )
-from .._jit.externs import CUSource, declare_device  # noqa: E402
 from .._jit.reduction import Reduce, reduce  # noqa: E402
 from .._jit.vectorize import cuda_guvectorize as guvectorize  # noqa: E402
 from .._jit.vectorize import cuda_vectorize as vectorize  # noqa: E402

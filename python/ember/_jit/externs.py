@@ -57,16 +57,13 @@ def link_sources(link) -> tuple[str, ...]:
 
 def _signature(sig) -> ember_types.Signature:
     """``sig`` (a signature object or its text) as a signature with a return type."""
-    if isinstance(sig, str):
-        names = {n: getattr(ember_types, n) for n in ember_types.__all__}
-        try:
-            sig = eval(sig, {"__builtins__": {}}, names)  # noqa: S307  (type names only)
-        except Exception as e:
-            raise TypeError(f"cannot read the signature {sig!r}: {e}") from None
-    if not isinstance(sig, ember_types.Signature):
-        raise TypeError("Return type must be provided for device declarations: write it as "
-                        "'int32(int32)' or int32(int32)")
-    return sig
+    try:
+        return ember_types.parse_signature(sig)
+    except TypeError as e:
+        if "Return type" in str(e):
+            raise TypeError("Return type must be provided for device declarations: write it as "
+                            "'int32(int32)' or int32(int32)") from None
+        raise
 
 
 def _type_name(t) -> str:

@@ -118,3 +118,26 @@ def test_the_cuda_c_compiles_through_nvrtc():
         src = kernel_source(copy_doubled, ["int64[::1]", "int64[::1]", "int64"], "cuda", checked=checked)
         name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
         assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF"
+
+
+def divides(r, x, y, n):
+    r[0] = y[0] / x[0]
+    r[1] = y[0]
+    r[2] = y[0] / x[1] if n > 0 else 0.0  # a division that may not run is not tested ahead
+    r[3] = n // (n - 3)  # integers too
+
+
+def test_debug_mode_raises_zero_division_before_the_statement():
+    # Numba's debug mode uses Python's error model: the division raises, nothing after runs.
+    r = ember.zeros(4)
+    checked = cuda.jit(debug=True)(divides)
+    with pytest.raises(ZeroDivisionError, match=r"line \d+, tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]: division by zero$"):
+        checked[1, 1](r, ember.asarray(np.array([0.0, 2.0])), ember.asarray(np.ones(1)), 5)
+    np.testing.assert_array_equal(r.get(), 0)  # halted before the first write
+    checked[1, 1](r, ember.asarray(np.array([4.0, 0.0])), ember.asarray(np.ones(1)), 0)
+    np.testing.assert_array_equal(r.get(), [0.25, 1.0, 0.0, 0.0])
+    with pytest.raises(ZeroDivisionError):
+        checked[1, 1](r, ember.asarray(np.array([4.0, 1.0])), ember.asarray(np.ones(1)), 3)
+    # Without debug: NumPy's model (inf for floats, 0 for integers), no exception.
+    cuda.jit(divides)[1, 1](r, ember.asarray(np.array([0.0, 2.0])), ember.asarray(np.ones(1)), 3)
+    np.testing.assert_array_equal(r.get(), [np.inf, 1.0, 0.5, 0.0])

@@ -96,8 +96,10 @@ pub enum Error {
 /// A `raise` a checked kernel ran: the first thread's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelRaise {
-    /// The number the kernel's front gave the exception (its class and arguments).
-    pub exception: usize,
+    /// The number the kernel's front gave the exception (its class and arguments), for a
+    /// `raise` statement; `None` for Python's own error named by `builtin` (class, message).
+    pub exception: Option<usize>,
+    pub builtin: Option<(String, String)>,
     /// The Python function, its file and the statement's line.
     pub function: String,
     pub file: String,
@@ -229,8 +231,15 @@ impl fmt::Display for Error {
             Error::DeviceReset(m) | Error::OutOfBounds(m) => f.write_str(m),
             Error::Raised(r) => write!(
                 f,
-                "exception #{} raised in function {} ({}, line {}), thread {:?} of block {:?}",
-                r.exception, r.function, r.file, r.line, r.thread, r.block
+                "{} raised in function {} ({}, line {}), thread {:?} of block {:?}",
+                r.builtin
+                    .as_ref()
+                    .map_or_else(|| format!("exception #{:?}", r.exception), |b| b.0.clone()),
+                r.function,
+                r.file,
+                r.line,
+                r.thread,
+                r.block
             ),
             Error::Value(m)
             | Error::Type(m)

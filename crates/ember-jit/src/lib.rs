@@ -25,7 +25,7 @@ pub use ast::Program;
 pub use coarsen::{Mapping, Opportunities, Plan};
 pub use compiler::{
     compile_device, compile_kernel, compile_kernel_checked, compile_kernel_coarse, type_device,
-    type_kernel, Access, DeviceSource, KernelSource, ParamSlot, Site,
+    type_kernel, Access, DeviceSource, KernelSource, ParamSlot, Raised, Site,
 };
 pub use ir::IrProgram;
 pub use named::with_named_fields;

@@ -12,7 +12,7 @@ use ember_runtime::{Device, Function, FunctionAttribute, Handle, KernelArg};
 use smallvec::SmallVec;
 
 use ember_jit::coarsen::{Opportunities, Plan};
-use ember_jit::compiler::{compile_kernel_checked, compile_kernel_coarse, ParamSlot, Site};
+use ember_jit::compiler::{compile_kernel_checked, compile_kernel_coarse, ParamSlot, Raised, Site};
 use ember_jit::types::{ArrayTy, Layout, Ty};
 use ember_jit::Program;
 
@@ -659,9 +659,14 @@ impl Dispatcher {
     /// The error for a fault a checked launch recorded.
     fn fault_error(&self, sites: &[Site], f: &Fault) -> Error {
         if let Some(site) = sites.get(f.site as usize) {
-            if let Some(exception) = site.raised {
+            if let Some(raised) = site.raised {
+                let (exception, builtin) = match raised {
+                    Raised::Statement(n) => (Some(n), None),
+                    Raised::Builtin(class, message) => (None, Some((class.into(), message.into()))),
+                };
                 return Error::Raised(Box::new(ember_core::error::KernelRaise {
                     exception,
+                    builtin,
                     function: site.function.clone(),
                     file: site.file.clone(),
                     line: site.line,

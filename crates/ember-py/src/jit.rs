@@ -359,7 +359,13 @@ impl JitLaunch {
             Some(r) => {
                 let exc = kernel.call_method1(
                     pyo3::intern!(py, "_kernel_exception"),
-                    (r.exception, &r.function, &r.file, r.line, r.thread, r.block),
+                    (
+                        r.exception,
+                        r.builtin,
+                        (&r.function, &r.file, r.line),
+                        r.thread,
+                        r.block,
+                    ),
                 )?;
                 Err(PyErr::from_value(exc))
             }

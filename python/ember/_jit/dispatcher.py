@@ -7,6 +7,7 @@ launched in native code (``ember._ember.JitKernel``).
 
 from __future__ import annotations
 
+import builtins
 import enum
 import os
 import warnings
@@ -58,10 +59,12 @@ class Dispatcher(_ember.JitKernel):
                                    self._options["fastmath"], self._options["boundscheck"],
                                    tuple(CUSource(s) for s in self._link)))
 
-    def _kernel_exception(self, index, function, file, line, tid, ctaid):
+    def _kernel_exception(self, index, builtin, where, tid, ctaid):
         """The exception a checked launch found raised (the first thread's), as Numba words
-        it: the place and the thread before the exception's own message."""
-        cls, args = self._exceptions[index]
+        it: the place and the thread before the exception's own message. ``index`` numbers a
+        ``raise`` statement's exception; else ``builtin`` is Python's own (class name, message)."""
+        function, file, line = where
+        cls, args = self._exceptions[index] if index is not None else (getattr(builtins, builtin[0]), (builtin[1],))
         place = f"In function {function!r}, file {os.path.abspath(file)}, line {line}"
         prefix = f"{place}, tid={list(tid)} ctaid={list(ctaid)}"
         args = (f"{prefix}: {args[0]}", *args[1:]) if args else (prefix,)

@@ -7,7 +7,7 @@ use ember_core::DType;
 use ember_codegen::checked::RECORD;
 
 use super::function::FnWriter;
-use crate::compiler::{Access, Site};
+use crate::compiler::{Access, Raised, Site};
 use crate::ir::{Expr, ExprKind, Place, ViewAxis};
 use crate::types::{ArrayTy, Layout, Space, Ty};
 
@@ -158,9 +158,9 @@ impl FnWriter<'_, '_> {
         sites.len() - 1
     }
 
-    /// Registers a `raise` of the front's exception number `exception` (checked mode); its
-    /// site number, or `None` when the kernel is not checked.
-    pub(crate) fn raise_site(&mut self, exception: usize) -> Option<usize> {
+    /// Registers a place that raises (checked mode); its site number, or `None` when the
+    /// kernel is not checked.
+    pub(crate) fn raise_site(&mut self, raised: Raised) -> Option<usize> {
         let sites = self.e.checked.as_ref()?;
         let mut sites = sites.borrow_mut();
         sites.push(Site {
@@ -171,7 +171,7 @@ impl FnWriter<'_, '_> {
             axis: 0,
             ndim: 0,
             access: Access::Read,
-            raised: Some(exception),
+            raised: Some(raised),
         });
         Some(sites.len() - 1)
     }

@@ -141,3 +141,16 @@ def test_debug_mode_raises_zero_division_before_the_statement():
     # Without debug: NumPy's model (inf for floats, 0 for integers), no exception.
     cuda.jit(divides)[1, 1](r, ember.asarray(np.array([0.0, 2.0])), ember.asarray(np.ones(1)), 3)
     np.testing.assert_array_equal(r.get(), [np.inf, 1.0, 0.5, 0.0])
+
+
+def test_debug_mode_raises_index_error_for_a_tuple_index_out_of_range():
+    @cuda.jit(debug=True)
+    def pick(out, k):
+        t = (10, 20, 30)
+        out[0] = t[k]
+
+    out = ember.zeros(1, np.int64)
+    pick[1, 1](out, -3)  # Python's negative index
+    assert out.get()[0] == 10
+    with pytest.raises(IndexError, match="tuple index out of range$"):
+        pick[1, 1](out, 3)

@@ -239,8 +239,9 @@ impl FnWriter<'_, '_> {
     }
 
     /// Checked mode runs Numba's debug error model: a division by zero raises
-    /// ZeroDivisionError before the statement runs (its divisor, free of calls and side
-    /// effects, is tested first). Divisions under `x if c else y`, `and`/`or` may not run: left.
+    /// ZeroDivisionError, a tuple index out of range IndexError, before the statement runs
+    /// (the divisor or index, free of calls and side effects, is tested first). Those under
+    /// `x if c else y`, `and`/`or` may not run: left.
     fn zero_division_guards(&mut self, s: &Stmt) {
         if self.e.checked.is_none()
             || !matches!(
@@ -256,14 +257,26 @@ impl FnWriter<'_, '_> {
         {
             return;
         }
-        let mut divisors = Vec::new();
+        let mut guards = Vec::new();
         for e in s.exprs() {
-            always_divisors(e, &mut divisors);
+            always_guarded(e, &mut guards);
         }
-        for d in divisors {
-            let code = self.expr(d);
-            let raised = self.raising(Raised::Builtin("ZeroDivisionError", "division by zero"));
-            self.line(&format!("if (({code}) == 0) {raised}"));
+        for g in guards {
+            let (test, raised) = match g {
+                Guard::Divisor(d) => (
+                    format!("({}) == 0", self.expr(d)),
+                    Raised::Builtin("ZeroDivisionError", "division by zero"),
+                ),
+                Guard::TupleIndex(i, n) => {
+                    let i = self.expr(i);
+                    (
+                        format!("({i}) < -{n} || ({i}) >= {n}"),
+                        Raised::Builtin("IndexError", "tuple index out of range"),
+                    )
+                }
+            };
+            let raised = self.raising(raised);
+            self.line(&format!("if ({test}) {raised}"));
         }
     }
 
@@ -464,32 +477,50 @@ impl FnWriter<'_, '_> {
     }
 }
 
-/// The divisors of `/`, `//` and `%` that evaluating `e` always computes and that are free of
-/// side effects (re-evaluating them for a test changes nothing).
-fn always_divisors<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+/// A test checked mode makes before a statement.
+enum Guard<'a> {
+    /// A divisor that must not be 0.
+    Divisor(&'a Expr),
+    /// A run-time index (before Python's wrap) of a tuple of that many items.
+    TupleIndex(&'a Expr, usize),
+}
+
+/// The divisors of `/`, `//` and `%` and the run-time tuple indices that evaluating `e`
+/// always computes, free of side effects (re-evaluating them for a test changes nothing).
+fn always_guarded<'a>(e: &'a Expr, out: &mut Vec<Guard<'a>>) {
     use crate::ir::{BinOp, ExprKind as K};
     match &e.kind {
         K::Binary(BinOp::Div | BinOp::FloorDiv | BinOp::Mod, l, r) => {
-            always_divisors(l, out);
-            always_divisors(r, out);
-            if pure(r)
-                && r.ty
-                    .scalar()
-                    .is_some_and(|d| d.kind() != ember_core::dtype::Kind::Complex)
-            {
-                out.push(r);
+            always_guarded(l, out);
+            always_guarded(r, out);
+            let complex =
+                r.ty.scalar()
+                    .is_some_and(|d| d.kind() == ember_core::dtype::Kind::Complex);
+            if pure(r) && !complex {
+                out.push(Guard::Divisor(r));
+            }
+        }
+        K::ItemAt(t, i) => {
+            always_guarded(t, out);
+            always_guarded(i, out);
+            let raw = match &i.kind {
+                K::Wrap { index, .. } => index,
+                _ => i,
+            };
+            if let (Ty::Tuple(items), true) = (&t.ty, pure(raw)) {
+                out.push(Guard::TupleIndex(raw, items.len()));
             }
         }
         // Only the condition of a choice, the first operand of and/or, always runs.
-        K::Select(c, _, _) => always_divisors(c, out),
+        K::Select(c, _, _) => always_guarded(c, out),
         K::Logic(_, items) => {
             if let Some(first) = items.first() {
-                always_divisors(first, out);
+                always_guarded(first, out);
             }
         }
         _ => {
             for c in e.children() {
-                always_divisors(c, out);
+                always_guarded(c, out);
             }
         }
     }

@@ -172,6 +172,13 @@ pub enum ExprKind {
     Array {
         id: usize,
     },
+    /// A device array captured from the globals (Numba's capture of `__cuda_array_interface__`
+    /// objects): C-contiguous memory at address `ptr` (decimal text), of `dtype` and `shape`.
+    DeviceArray {
+        ptr: String,
+        dtype: String,
+        shape: Vec<i64>,
+    },
     Attribute {
         value: Box<Expr>,
         attr: String,

@@ -44,8 +44,9 @@ class Dispatcher(_ember.JitKernel):
         boundscheck = None if boundscheck is None else bool(boundscheck)
         self._exceptions: list = []  # what the kernel's `raise` statements raise, numbered
         self._link = link_sources(link)
+        self._captured: list = []  # global device arrays the kernel reads by address
         self._setup(py_func.__name__, bool(fastmath), boundscheck,
-                    lambda: program_json(py_func, self._exceptions, self._link))
+                    lambda: program_json(py_func, self._exceptions, self._link, self._captured))
         if not device:
             for sig in signatures:
                 self._add_signature(sig)

@@ -131,6 +131,8 @@ class _Program:
         self.externs: list[dict] = []
         self.extern_objects: list = []
         self.link: tuple[str, ...] = ()
+        # Global device arrays the kernel captured: kept alive with it.
+        self.captured: list = []
 
     def extern_id(self, fn) -> int:
         for i, f in enumerate(self.extern_objects):
@@ -523,6 +525,31 @@ class _Function:
             dotted += "." + attr
         return value, dotted
 
+    def captured(self, value, dotted, node) -> dict:
+        """A global device array, captured by its address as Numba captures it (CUDA kernels
+        read and write it in place; the kernel keeps it alive)."""
+        try:
+            cai = value.__cuda_array_interface__
+        except AttributeError:
+            # OpenCL memory has no address kernels can hold: the compiler says so.
+            return {"k": "DeviceArray", "ptr": "0", "dtype": np.dtype(value.dtype).name,
+                    "shape": [int(n) for n in value.shape]}
+        dtype, shape = np.dtype(cai["typestr"]), tuple(int(n) for n in cai["shape"])
+        strides = cai.get("strides")
+        if strides is not None:
+            want, step = [], dtype.itemsize
+            for n in reversed(shape):
+                want.insert(0, step)
+                step *= n
+            if any(s != w for s, w, n in zip(strides, want, shape, strict=True) if n > 1):
+                raise self.error(node, f"the global device array '{dotted}' is not C-contiguous; kernels capture "
+                                       "contiguous arrays (pass this one as an argument)")
+        if not shape:
+            raise self.error(node, f"the global device array '{dotted}' has no dimensions; kernels capture arrays "
+                                   "of one dimension or more (pass a 0-d array as an argument)")
+        self.program.captured.append(value)
+        return {"k": "DeviceArray", "ptr": str(int(cai["data"][0])), "dtype": dtype.name, "shape": list(shape)}
+
     def resolved(self, value, dotted, node) -> dict:
         """A global object as the tree node it stands for."""
         global _TABLE
@@ -549,6 +576,8 @@ class _Function:
             return {"k": "Tuple", "elts": [{"span": self.span(node), **self.resolved(v, dotted, node)} for v in value]}
         if isinstance(value, np.ndarray):
             return {"k": "Array", "id": self.program.array_id(value)}
+        if _is_device_array(value):
+            return self.captured(value, dotted, node)
         if getattr(value, "_ember_jit_dispatcher", False):
             # A kernel called from a kernel is compiled as a device function, as numba-cuda does.
             return {"k": "Func", "id": self.program.function_id(value)}
@@ -579,6 +608,14 @@ class _Function:
         return {"k": "Unsupported", "what": f"the global '{dotted}' (a {type(value).__name__})"}
 
 
+def _is_device_array(value) -> bool:
+    """An ember array, or another library's through the CUDA array interface."""
+    from .._ndarray import ndarray
+
+    return isinstance(value, ndarray) or hasattr(type(value), "__cuda_array_interface__") or \
+        isinstance(getattr(value, "__dict__", {}).get("__cuda_array_interface__"), dict)
+
+
 def _numba_type_name(value) -> str | None:
     """The dtype name of a Numba scalar type object (``numba.float32``), if it is one."""
     module = type(value).__module__ or ""
@@ -590,14 +627,17 @@ def _numba_type_name(value) -> str | None:
     return None
 
 
-def program_json(fn, exceptions: list | None = None, link: tuple[str, ...] = ()) -> str:
+def program_json(fn, exceptions: list | None = None, link: tuple[str, ...] = (), captured: list | None = None) -> str:
     """The JSON tree of kernel (or device function) ``fn`` and everything it calls; the
     exceptions its ``raise`` statements name go into ``exceptions`` (replacing what was there),
     in the order the tree numbers them. ``link``: the kernel's own CUDA C sources (``@jit(link=)``),
-    compiled with the CUDA C functions it calls."""
+    compiled with the CUDA C functions it calls. ``captured`` receives the global device arrays
+    it captures (to keep them alive)."""
     program = _Program()
     program.link = tuple(link)
     program.function_id(fn)
     if exceptions is not None:
         exceptions[:] = program.exceptions
+    if captured is not None:
+        captured[:] = program.captured
     return json.dumps({"functions": program.functions, "arrays": program.arrays, "externs": program.externs})

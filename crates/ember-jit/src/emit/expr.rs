@@ -123,6 +123,14 @@ impl FnWriter<'_, '_> {
                 format!("{}_at({})", self.c_type(&e.ty), temp_name(*storage))
             }
             K::ConstArray(id) => format!("{}_at(ember_const{id})", self.c_type(&e.ty)),
+            K::Captured(address) => {
+                let dtype = match &e.ty {
+                    Ty::Array(a) => a.dtype,
+                    _ => d,
+                };
+                let elem = ember_codegen::types::storage_type(dtype, dialect);
+                format!("{}_at(({elem}*){address}ULL)", self.c_type(&e.ty))
+            }
             K::MakeTuple(items) => {
                 let args = self.exprs(items, ", ");
                 format!("{}_make({args})", self.c_type(&e.ty))

@@ -142,6 +142,7 @@ impl FnWriter<'_, '_> {
                 _ => "a local array".to_string(),
             },
             ExprKind::ConstArray(_) => "a constant array".to_string(),
+            ExprKind::Captured(_) => "a captured device array".to_string(),
             _ => "a view of an array".to_string(),
         };
         let mut sites = sites.borrow_mut();

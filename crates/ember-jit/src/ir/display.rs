@@ -312,6 +312,7 @@ impl Printer<'_> {
             ExprKind::Size(a) => format!("{}.size", self.expr(a)),
             ExprKind::FixedArray(t) => temp(*t),
             ExprKind::ConstArray(id) => format!("const_array{id}"),
+            ExprKind::Captured(address) => format!("device_array@{address:#x}"),
             ExprKind::MakeTuple(items) => format!("({})", self.list(items)),
             ExprKind::Item(t, k) => format!("{}[{k}]", self.expr(t)),
             ExprKind::ItemAt(t, i) => format!("{}[{}]", self.expr(t), self.expr(i)),

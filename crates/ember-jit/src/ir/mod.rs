@@ -508,6 +508,8 @@ pub enum ExprKind {
     FixedArray(Temp),
     /// A constant array of the module's globals.
     ConstArray(usize),
+    /// A device array captured from the globals, at this address (CUDA).
+    Captured(u64),
     /// A tuple of its items.
     MakeTuple(Vec<Expr>),
     /// Item `k` of a tuple.

@@ -13,6 +13,7 @@ impl Expr {
             | ExprKind::Current
             | ExprKind::FixedArray(_)
             | ExprKind::ConstArray(_)
+            | ExprKind::Captured(_)
             | ExprKind::Geometry(_) => Vec::new(),
             ExprKind::Cast(x)
             | ExprKind::Unary(_, x)

@@ -261,6 +261,37 @@ impl FnTyper<'_, '_> {
         Ok(Val::new(ty, K::ConstArray(id)))
     }
 
+    /// A device array captured from the globals: a fixed-shape global array at its address,
+    /// which CUDA kernels take as a constant (Numba's capture); OpenCL kernels reach memory
+    /// only through their arguments.
+    pub(super) fn captured_array(
+        &mut self,
+        ptr: &str,
+        dtype: &str,
+        shape: &[i64],
+        span: Span,
+    ) -> R<Val> {
+        if self.c.dialect != ember_codegen::Dialect::Cuda {
+            return at(
+                span,
+                "a global device array is captured by its address, which only CUDA kernels can use; pass it as an argument",
+            );
+        }
+        let address: u64 = ptr
+            .parse()
+            .map_err(|_| Fail::At(span, format!("bad device address {ptr}")))?;
+        let d = dtype_named(dtype).ok_or_else(|| {
+            Fail::At(
+                span,
+                format!("captured device arrays of dtype {dtype} are not supported"),
+            )
+        })?;
+        self.c.uses.dtypes.insert(d);
+        let ty = crate::compiler::fixed_array(d, shape.to_vec(), Space::Global);
+        self.fixed_array_type(&ty);
+        Ok(Val::new(ty, K::Captured(address)))
+    }
+
     /// Records that a fixed-shape array of type `ty` is made over its storage.
     pub(crate) fn fixed_array_type(&mut self, ty: &Ty) {
         self.c.register(ty);

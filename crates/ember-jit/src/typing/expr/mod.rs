@@ -79,6 +79,9 @@ impl FnTyper<'_, '_> {
                 ),
             ),
             ExprKind::Array { id } => self.const_array(*id, span),
+            ExprKind::DeviceArray { ptr, dtype, shape } => {
+                self.captured_array(ptr, dtype, shape, span)
+            }
             ExprKind::Attribute { value, attr } => {
                 let v = self.expr(value)?;
                 self.attribute(v, attr, span)

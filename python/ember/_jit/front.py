@@ -329,7 +329,9 @@ class _Function:
         elif k is ast.Pass:
             out.update(k="Pass")
         elif k is ast.Return:
-            out.update(k="Return", value=None if s.value is None else self.expr(s.value))
+            # `return None` is `return`, as in Python.
+            bare = s.value is None or (isinstance(s.value, ast.Constant) and s.value.value is None)
+            out.update(k="Return", value=None if bare else self.expr(s.value))
         elif k is ast.Raise:
             out.update(k="Raise", exception=self.raised(s))
         elif k is ast.Assert:

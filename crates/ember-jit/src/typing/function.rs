@@ -498,6 +498,17 @@ impl<'c, 'p> FnTyper<'c, 'p> {
         r.map(|_| b)
     }
 
+    /// The error for a function returning a value on some paths and none on others.
+    fn mixed_returns(&self) -> String {
+        let recursive = !self.kernel && self.c.in_progress.last().is_some_and(|p| p.slot.is_some());
+        let what = if recursive {
+            "Return type of recursive function does not converge: "
+        } else {
+            ""
+        };
+        format!("{what}this function returns a value on some paths and nothing on others; return a value on every path")
+    }
+
     fn ret(&mut self, value: Option<&Expr>, span: Span) -> R<()> {
         let v = match value {
             None => None,
@@ -517,14 +528,11 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             }
             None => ty.clone(),
             Some(old) if *old == ty => ty.clone(),
-            Some(Ty::None) | Some(_) if ty == Ty::None => {
-                return at(span, "this function returns a value on some paths and nothing on others; return a value on every path")
-            }
-            Some(Ty::None) => {
-                return at(span, "this function returns a value on some paths and nothing on others; return a value on every path")
-            }
+            Some(Ty::None) | Some(_) if ty == Ty::None => return at(span, self.mixed_returns()),
+            Some(Ty::None) => return at(span, self.mixed_returns()),
             Some(old) => unify(old, &ty).ok_or_else(|| {
-                let recursive = !self.kernel && self.c.in_progress.last().is_some_and(|p| p.slot.is_some());
+                let recursive =
+                    !self.kernel && self.c.in_progress.last().is_some_and(|p| p.slot.is_some());
                 let what = if recursive {
                     "Return type of recursive function does not converge: it returns"
                 } else {

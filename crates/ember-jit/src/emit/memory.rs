@@ -1,13 +1,14 @@
 //! Memory: element addresses (C-contiguous arrays by element, others by byte strides), loads
 //! and stores per memory space and dtype, array views, dynamic shared memory.
 
-use ember_codegen::types::{load_narrow, storage_type, store_narrow};
+use ember_codegen::types::{load_narrow, store_narrow};
 use ember_core::DType;
 
 use ember_codegen::checked::RECORD;
 
 use super::function::FnWriter;
 use crate::compiler::{Access, Site};
+use crate::helpers::unaligned_tag;
 use crate::ir::{Expr, ExprKind, Place, ViewAxis};
 use crate::types::{ArrayTy, Layout, Space, Ty};
 
@@ -90,7 +91,7 @@ impl FnWriter<'_, '_> {
         };
         let base = self.expr(&place.array);
         let q = self.e.qualifier(a.space);
-        let elem = storage_type(a.dtype, self.e.dialect);
+        let elem = self.e.elem_type(a.dtype);
         let p = if a.layout == Layout::C || fixed {
             format!("({base}.data + {off})")
         } else {
@@ -157,9 +158,13 @@ impl FnWriter<'_, '_> {
         sites.len() - 1
     }
 
-    /// Reads the element at pointer `p` in `space`.
-    pub(crate) fn load_elem(&self, d: DType, space: Space, p: &str) -> String {
+    /// Reads the element at pointer `p` in `space` (byte by byte where it may be unaligned).
+    pub(crate) fn load_elem(&self, d: DType, space: Space, p: &str, unaligned: bool) -> String {
         let q = self.e.qualifier(space);
+        if unaligned {
+            let tag = unaligned_tag(d, space);
+            return format!("ember_ldu_{tag}((const {q}unsigned char*)({p}))");
+        }
         if let Some(code) = load_narrow(d, self.e.dialect, p, q) {
             return code;
         }
@@ -173,6 +178,10 @@ impl FnWriter<'_, '_> {
     pub(crate) fn store_elem(&self, place: &Place, p: &str, code: &str) -> String {
         let (d, space) = (place.ty.dtype, place.ty.space);
         let q = self.e.qualifier(space);
+        if place.ty.unaligned {
+            let tag = unaligned_tag(d, space);
+            return format!("ember_stu_{tag}(({q}unsigned char*)({p}), {code});");
+        }
         store_narrow(d, self.e.dialect, p, q, code).unwrap_or_else(|| format!("*{p} = {code};"))
     }
 
@@ -247,7 +256,7 @@ impl FnWriter<'_, '_> {
             }
         }
         let q = self.e.qualifier(a.space);
-        let elem = storage_type(a.dtype, self.e.dialect);
+        let elem = self.e.elem_type(a.dtype);
         let off = if offset.is_empty() {
             "0".to_string()
         } else {
@@ -297,7 +306,7 @@ impl FnWriter<'_, '_> {
         let t = self.e.dialect.table();
         let st = self.c_type(ty);
         let q = self.e.qualifier(Space::Shared);
-        let elem = storage_type(d, self.e.dialect);
+        let elem = self.e.elem_type(d);
         let (data, bytes) = if t.dynamic_shared_param {
             ("ember_dynamic_shared", "ember_dynamic_shared_bytes")
         } else {

@@ -299,6 +299,8 @@ impl Printer<'_> {
                 self.expr(b)
             ),
             ExprKind::Element(p) => self.place(p),
+            ExprKind::RecordAt(p) => format!("&{}", self.place(p)),
+            ExprKind::Field { record, offset } => format!("{}@{offset}", self.expr(record)),
             ExprKind::Current => "*current".into(),
             ExprKind::Dim(a, k) => format!("{}.shape[{k}]", self.expr(a)),
             ExprKind::Stride(a, k) => format!("{}.strides[{k}]", self.expr(a)),

@@ -468,6 +468,13 @@ pub enum ExprKind {
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
     /// An array element's value.
     Element(Place),
+    /// A reference to the record at `place`, an element of an array of a structured dtype
+    /// (the expression's type is [`Ty::Record`]).
+    RecordAt(Place),
+    /// The field at `offset` bytes into record `record`: a fixed-shape array over the
+    /// field's bytes (0-d for a scalar field, whose element is its value), or a reference
+    /// to a nested record.
+    Field { record: Box<Expr>, offset: usize },
     /// The element being updated by the enclosing [`Stmt::Update`].
     Current,
     /// `array.shape[axis]`.

@@ -8,13 +8,19 @@ use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
 use crate::helpers::Helper;
 use crate::ir::{AggregateFn, Const, ExprKind as K, Stmt, Temp, TempRole, ViewAxis};
-use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
+use crate::types::{ArrayTy, Layout, Space, Ty, INT64};
 use crate::typing::{FnTyper, Val};
 
 use super::int_literal;
 
 impl FnTyper<'_, '_> {
     pub(super) fn attribute(&mut self, v: Val, attr: &str, span: Span) -> R<Val> {
+        if let Ty::Record(r) = &v.ty {
+            if r.layout().is_some_and(|l| l.field(attr).is_none()) {
+                return at(span, format!("Unknown attribute '{attr}' of type {}", v.ty));
+            }
+            return self.record_field(&v, super::record::FieldKey::Name(attr), span);
+        }
         match (&v.ty, attr) {
             (Ty::Array(a), "shape") | (Ty::Array(a), "strides") => {
                 let a = a.clone();
@@ -160,6 +166,7 @@ impl FnTyper<'_, '_> {
             layout: Layout::A,
             space: a.space,
             fixed: None,
+            unaligned: a.unaligned,
         };
         let tyv = Ty::Array(ty);
         self.c.register(&tyv);
@@ -207,7 +214,7 @@ impl FnTyper<'_, '_> {
             .arrays
             .get(id)
             .ok_or_else(|| Fail::At(span, "unknown constant array".into()))?;
-        let dtype = dtype_named(&array.dtype).ok_or_else(|| {
+        let dtype = crate::types::element_dtype_named(&array.dtype).ok_or_else(|| {
             Fail::At(
                 span,
                 format!("constant arrays of dtype {} are not supported", array.dtype),

@@ -114,6 +114,13 @@ impl FnTyper<'_, '_> {
                     K::ItemAt(v.boxed(), Val::new(INT64, wrapped).boxed()),
                 ))
             }
+            Ty::Record(_) => match self.field_key(index) {
+                Some(key) => self.record_field(&v, key, span),
+                None => at(
+                    span,
+                    "a record is indexed by a constant field name or position (r['x'], r[0])",
+                ),
+            },
             t => at(span, format!("a value of type {t} cannot be indexed")),
         }
     }
@@ -218,6 +225,9 @@ impl FnTyper<'_, '_> {
             );
         }
         let p = self.place_at(v, a, idx, span)?;
+        if crate::types::record_of(a.dtype).is_some() {
+            return Ok(self.record_at(p));
+        }
         self.c.uses.dtypes.insert(a.dtype);
         Ok(Val::new(Ty::Scalar(a.dtype), K::Element(p)))
     }

@@ -603,7 +603,8 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             ExprKind::Attribute { value, attr } => {
                 let base = self.expr(value)?;
                 if let Ty::Record(_) = base.ty {
-                    return self.store_field(&base, FieldKey::Name(attr), v, target.span);
+                    let key = self.attribute_key(&base, attr, target.span)?;
+                    return self.store_field(&base, key, v, target.span);
                 }
                 at(
                     target.span,
@@ -632,7 +633,8 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             }
             ExprKind::Attribute { value: base, attr } => {
                 let rec = self.expr(base)?;
-                let place = self.field_place(&rec, FieldKey::Name(attr), target.span)?;
+                let key = self.attribute_key(&rec, attr, target.span)?;
+                let place = self.field_place(&rec, key, target.span)?;
                 self.update(place, op, rhs, span)
             }
             ExprKind::Subscript { value: base, index } => {

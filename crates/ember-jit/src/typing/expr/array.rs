@@ -15,11 +15,9 @@ use super::int_literal;
 
 impl FnTyper<'_, '_> {
     pub(super) fn attribute(&mut self, v: Val, attr: &str, span: Span) -> R<Val> {
-        if let Ty::Record(r) = &v.ty {
-            if r.layout().is_some_and(|l| l.field(attr).is_none()) {
-                return at(span, format!("Unknown attribute '{attr}' of type {}", v.ty));
-            }
-            return self.record_field(&v, super::record::FieldKey::Name(attr), span);
+        if let Ty::Record(_) = &v.ty {
+            let key = self.attribute_key(&v, attr, span)?;
+            return self.record_field(&v, key, span);
         }
         match (&v.ty, attr) {
             (Ty::Array(a), "shape") | (Ty::Array(a), "strides") => {

@@ -46,6 +46,16 @@ impl FnTyper<'_, '_> {
         }
     }
 
+    /// The field `r.attr` names, or Numba's error for an unknown attribute.
+    pub(crate) fn attribute_key<'k>(&self, v: &Val, attr: &'k str, span: Span) -> R<FieldKey<'k>> {
+        match &v.ty {
+            Ty::Record(r) if r.layout().is_some_and(|l| l.field(attr).is_some()) => {
+                Ok(FieldKey::Name(attr))
+            }
+            t => at(span, format!("Unknown attribute '{attr}' of type {t}")),
+        }
+    }
+
     /// The field `key` of record type `r`, or Numba's error.
     fn field_of(&self, r: &RecordTy, key: &FieldKey<'_>, span: Span) -> R<&'static Field> {
         let Some(layout) = r.layout() else {

@@ -32,8 +32,8 @@ __all__ = [
     "Array", "as_dtype", "b1", "bool_", "Boolean", "boolean", "byte", "c16", "c8", "char", "Complex", "complex128",
     "complex64", "double", "f2", "f4", "f8", "Float", "float16", "float32", "float64", "from_dtype", "i1", "i2", "i4",
     "i8", "int16", "int32", "int64", "int8", "int_", "intc", "Integer", "intp", "none", "NoneType", "Number",
-    "Record", "Signature", "Tuple", "Type", "u1", "u2", "u4", "u8", "uint16", "uint32", "uint64", "uint8", "uintc", "uintp",
-    "UniTuple", "void",
+    "Record", "Signature", "Tuple", "Type", "u1", "u2", "u4", "u8", "uint16", "uint32", "uint64", "uint8", "uintc",
+    "uintp", "UniTuple", "void",
 ]
 
 

@@ -492,6 +492,43 @@ mod tests {
     }
 
     #[test]
+    fn record_types_parse_by_their_dtype_name() {
+        let field = |name: &str, offset, dtype, shape: Vec<usize>| ember_core::Field {
+            name: name.into(),
+            offset,
+            dtype,
+            shape,
+        };
+        let name = "[('a', '<i4'), ('b', '<f4', (2,))]";
+        let record = ember_core::Record {
+            fields: vec![
+                field("a", 0, DType::I32, vec![]),
+                field("b", 4, DType::F32, vec![2]),
+            ],
+            itemsize: 12,
+            alignment: 1,
+        };
+        ember_core::Opaque::register_record(name, "|V12", record).unwrap();
+        let (_, args) =
+            parse_signature(&format!("void(Record({name})[::1], Record({name}), int32)")).unwrap();
+        let Ty::Array(a) = &args[0] else {
+            panic!("{args:?}")
+        };
+        assert_eq!(
+            (a.layout, record_of(a.dtype).unwrap().itemsize),
+            (Layout::C, 12)
+        );
+        assert_eq!(
+            args[1],
+            Ty::Record(RecordTy::element(a.dtype, Space::Global))
+        );
+        assert_eq!(args[2], INT32);
+        assert_eq!(args[1].to_string(), format!("Record({name})"));
+        let err = parse_arg_type("Record([('zz', '<i4')])").unwrap_err();
+        assert!(err.contains("from_dtype"), "{err}");
+    }
+
+    #[test]
     fn signatures_parse_as_numba_writes_them() {
         let (ret, args) = parse_signature("void(float32[:], float32[:, ::1], int32)").unwrap();
         assert_eq!(ret, None);

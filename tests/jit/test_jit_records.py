@@ -205,6 +205,32 @@ def test_the_cuda_c_of_record_kernels_compiles_through_nvrtc():
         assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF"
 
 
+UPDATES_WITHOUT_SOURCE = """
+def updates(a, v):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        r = a[i]
+        r.x += v
+        a[i].n *= 2
+        a[i]['x'] -= 1
+        r.h[1] += r['n']
+"""
+
+
+def test_kernels_without_source_update_fields():
+    # exec'd code has no source: the kernel is read from its bytecode (STORE_ATTR and all).
+    namespace = {"cuda": cuda}
+    exec(compile(UPDATES_WITHOUT_SOURCE, "<generated>", "exec"), namespace)
+    a = records(PACKED, 10, 23)
+    expected = a.copy()
+    expected["x"] = expected["x"] + 2.5 - 1
+    expected["n"] *= 2
+    expected["h"][:, 1] += expected["n"]
+    d = ember.asarray(a)
+    cuda.jit(namespace["updates"])[1, 16](d, 2.5)
+    np.testing.assert_array_equal(d.get(), expected)
+
+
 def unknown_attribute(a):
     a[0].nope = 1
 

@@ -143,6 +143,7 @@ impl FnWriter<'_, '_> {
                 _ => "a local array".to_string(),
             },
             ExprKind::ConstArray(_) => "a constant array".to_string(),
+            ExprKind::Field { .. } => "a nested array of a record".to_string(),
             _ => "a view of an array".to_string(),
         };
         let mut sites = sites.borrow_mut();

@@ -1,7 +1,8 @@
 """NumPy structured (record) dtypes in ``@cuda.jit`` kernels, as Numba has them: arrays of
 records (host, ``cuda.to_device`` and ember arrays), a record element as a reference
 (``r = a[i]; r.x += 1`` writes ``a``), fields by name, ``r['x']`` and position, nested arrays,
-nested records, whole-record and nested-array copies, record scalars as arguments (copied to
+nested records, whole-record and nested-array copies, ``a.x``/``a['x']`` of a whole array (a
+strided view of one field), record scalars as arguments (copied to
 the device and back), record-typed constant, local and shared arrays, and ``from_dtype``'s
 ``Record`` type in signatures. Offsets are NumPy's, packed and aligned: a field not aligned for
 its type is loaded and stored byte by byte. Every result is compared with NumPy doing the same
@@ -103,6 +104,26 @@ def test_whole_records_and_nested_arrays_are_copied():
 
 
 @cuda.jit
+def field_views(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        xs, hs = a.x, a["h"]  # strided views of one field of every record
+        out[i, j] = xs[i, j] + hs[i, j, 2] + a.j[i, j, 1, 0]
+        a.n[i, j] = a.u[i, j]
+
+
+@pytest.mark.parametrize("dtype", [PACKED, ALIGNED], ids=["packed", "aligned"])
+def test_fields_of_whole_arrays_are_strided_views(dtype):
+    a = records(dtype, 12, 29).reshape(3, 4)[:, ::-1]  # a strided 2-d array of records
+    expected = a.copy()
+    expected["n"] = expected["u"]
+    d, out = ember.asarray(a), ember.zeros((3, 4))
+    field_views[(1, 1), (4, 4)](d, out)
+    np.testing.assert_array_equal(d.get(), expected)
+    np.testing.assert_allclose(out.get(), a["x"] + a["h"][..., 2] + a["j"][..., 1, 0])
+
+
+@cuda.jit
 def nested_records(a, out):
     i = cuda.grid(1)
     if i < a.shape[0]:
@@ -192,6 +213,7 @@ def test_the_cuda_c_of_record_kernels_compiles_through_nvrtc():
     cases = [(update_fields, [f"{from_dtype(d)}[:]", "float64"]) for d in (PACKED, ALIGNED)]
     cases += [(copy_records, [f"{from_dtype(ALIGNED)}[::1]"] * 2 + ["float32[:, ::1]", "int64"]),
               (nested_records, [f"{from_dtype(OUTER)}[::1]", "float64[::1]"]),
+              (field_views, [f"{from_dtype(PACKED)}[:, :]", "float64[:, ::1]"]),
               (scalar_record, [str(from_dtype(PACKED)), "float64[::1]"]),
               (const_local_shared, ["float64[:, ::1]", "int64[::1]"])]
     sources = [kernel_source(k, types, "cuda") for k, types in cases]

@@ -384,6 +384,18 @@ impl FnWriter<'_, '_> {
                     self.line(&l);
                 }
             }
+            Stmt::FieldView {
+                temp,
+                ty,
+                base,
+                offset,
+                nested,
+            } => {
+                let lines = self.field_view(temp_name(*temp), ty, base, *offset, nested);
+                for l in lines {
+                    self.line(&l);
+                }
+            }
             Stmt::Transpose { temp, ty, base } => {
                 let lines = self.transpose(temp_name(*temp), ty, base);
                 for l in lines {

@@ -284,6 +284,45 @@ impl FnWriter<'_, '_> {
         lines
     }
 
+    /// The lines setting view `name` of type `ty`: the field at `offset` bytes of every record
+    /// of `base`, its nested axes `nested` last.
+    pub(crate) fn field_view(
+        &mut self,
+        name: String,
+        ty: &Ty,
+        base: &Expr,
+        offset: usize,
+        nested: &[i64],
+    ) -> Vec<String> {
+        let (st, ndim) = (self.c_type(ty), array_ty(base).map_or(0, |a| a.ndim));
+        let Ty::Array(a) = ty else {
+            return Vec::new();
+        };
+        let q = self.e.qualifier(a.space);
+        let elem = self.e.elem_type(a.dtype);
+        let mut lines = vec![
+            format!("{st} {name};"),
+            format!(
+                "{name}.data = ({q}{elem}*)(({q}char*){}.data + {offset});",
+                self.expr(base)
+            ),
+        ];
+        for k in 0..ndim {
+            let (n, s) = (self.dim(base, k), self.stride(base, k));
+            lines.push(format!(
+                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
+            ));
+        }
+        for (j, n) in nested.iter().enumerate() {
+            let s = nested[j + 1..].iter().product::<i64>() * a.dtype.itemsize() as i64;
+            lines.push(format!(
+                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};",
+                k = ndim + j
+            ));
+        }
+        lines
+    }
+
     /// The lines setting view `name`, `base` with its axes reversed.
     pub(crate) fn transpose(&mut self, name: String, ty: &Ty, base: &Expr) -> Vec<String> {
         let st = self.c_type(ty);

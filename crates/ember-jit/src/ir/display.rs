@@ -228,6 +228,16 @@ impl Printer<'_> {
                 let text = format!("let {}: {ty} = {}.T", temp(*t), self.expr(base));
                 self.line(out, d, &text)
             }
+            Stmt::FieldView {
+                temp: t,
+                ty,
+                base,
+                offset,
+                ..
+            } => {
+                let text = format!("let {}: {ty} = {}@{offset}", temp(*t), self.expr(base));
+                self.line(out, d, &text)
+            }
             Stmt::DynamicShared { temp: t, ty, dtype } => {
                 let text = format!(
                     "let {}: {ty} = cuda.shared.array(0, {})",

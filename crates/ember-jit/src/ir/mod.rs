@@ -276,6 +276,15 @@ pub enum Stmt {
     },
     /// `temp = base.T`.
     Transpose { temp: Temp, ty: Ty, base: Expr },
+    /// `temp = base.x`: field `x` (at `offset` bytes) of every record of array `base`, a
+    /// strided view; a nested array field adds its axes (`nested`, C order) after `base`'s.
+    FieldView {
+        temp: Temp,
+        ty: Ty,
+        base: Expr,
+        offset: usize,
+        nested: Vec<i64>,
+    },
     /// `temp`: the launch's dynamic shared memory as a 1-d array of `dtype`.
     DynamicShared { temp: Temp, ty: Ty, dtype: DType },
 }

@@ -90,7 +90,8 @@ impl Stmt {
             | Stmt::Set { value, .. }
             | Stmt::Eval(value)
             | Stmt::Return(Some(value))
-            | Stmt::Transpose { base: value, .. } => vec![value],
+            | Stmt::Transpose { base: value, .. }
+            | Stmt::FieldView { base: value, .. } => vec![value],
             Stmt::Store { place, value } | Stmt::Update { place, value, .. } => {
                 let mut v = place.exprs();
                 v.push(value);

@@ -19,6 +19,13 @@ impl FnTyper<'_, '_> {
             let key = self.attribute_key(&v, attr, span)?;
             return self.record_field(&v, key, span);
         }
+        if let Ty::Array(a) = &v.ty {
+            let has = crate::types::record_of(a.dtype).is_some_and(|r| r.field(attr).is_some());
+            if has {
+                let a = a.clone();
+                return self.array_field(&v, &a, super::record::FieldKey::Name(attr), span);
+            }
+        }
         match (&v.ty, attr) {
             (Ty::Array(a), "shape") | (Ty::Array(a), "strides") => {
                 let a = a.clone();

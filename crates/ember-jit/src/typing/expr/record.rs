@@ -164,6 +164,52 @@ impl FnTyper<'_, '_> {
         Ok(Val::new(ty, kind))
     }
 
+    /// `a.x` (and `a['x']`) of an array of records: the field of every record, a strided view
+    /// (Numba's), with a nested array's axes after the array's.
+    pub(crate) fn array_field(
+        &mut self,
+        v: &Val,
+        a: &ArrayTy,
+        key: FieldKey<'_>,
+        span: Span,
+    ) -> R<Val> {
+        let r = RecordTy::element(a.dtype, a.space);
+        let field = self.field_of(&r, &key, span)?;
+        if record_of(field.dtype).is_some() {
+            return at(
+                span,
+                format!("field '{}' of an array of records is itself records: index the array first (a[i].{})", field.name, field.name),
+            );
+        }
+        let unaligned = aligned_at(r.align, field.offset) < field.dtype.itemsize();
+        if unaligned {
+            self.c
+                .uses
+                .helpers
+                .insert(Helper::Unaligned(field.dtype, a.space));
+        }
+        let nested: Vec<i64> = field.shape.iter().map(|&n| n as i64).collect();
+        let ty = Ty::Array(ArrayTy {
+            dtype: field.dtype,
+            ndim: a.ndim + nested.len(),
+            layout: Layout::A,
+            space: a.space,
+            fixed: None,
+            unaligned,
+        });
+        self.c.register(&ty);
+        let base = self.temp(v)?;
+        let temp = self.fresh(TempRole::View);
+        self.push(ir::Stmt::FieldView {
+            temp,
+            ty: ty.clone(),
+            base: base.expr(),
+            offset: field.offset,
+            nested,
+        });
+        Ok(Val::new(ty, K::Temp(temp)))
+    }
+
     /// The place of a scalar field of record `v` (for a store or an update).
     pub(crate) fn field_place(&mut self, v: &Val, key: FieldKey<'_>, span: Span) -> R<Place> {
         let view = self.field_view(v, &key, span)?;

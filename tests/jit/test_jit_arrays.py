@@ -115,3 +115,26 @@ def test_module_constants_tuples_and_global_arrays(rng):
         TABLE[-1, i % 4] + TABLE.shape[1] + TABLE.size,
     ], axis=1)
     np.testing.assert_allclose(out.get(), want, rtol=1e-15)  # a * b + c may be fused on the device
+
+
+@cuda.jit
+def complex_parts(z, w):
+    i, j = cuda.grid(2)
+    if i < z.shape[0] and j < z.shape[1]:
+        cuda.atomic.add(z.real, (i, j), 1.0)  # Numba's test_complex: atomics on a part
+        z.imag[i, j] = 2 * z.real[i, j] + z.imag[i, j]
+        w.real[i, j] = 3 * w[i, j]  # a real array's .real is itself
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_real_and_imag_of_complex_arrays_are_writable_views(rng, dt):
+    z = (rng.standard_normal((5, 7)) + 1j * rng.standard_normal((5, 7))).astype(dt)
+    w = rng.standard_normal((5, 7))
+    want_z, want_w = z.copy(), 3 * w
+    want_z.real += 1
+    want_z.imag = 2 * want_z.real + want_z.imag
+    d = ember.asarray(z)
+    ew = ember.asarray(w)
+    complex_parts[(1, 1), (8, 8)](d[:, ::-1], ew)  # through a strided view too
+    np.testing.assert_allclose(d.get(), want_z, rtol=1e-6)  # elementwise: the view reaches every one
+    np.testing.assert_array_equal(ew.get(), want_w)

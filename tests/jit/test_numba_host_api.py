@@ -352,3 +352,69 @@ def test_copy_to_device_from_the_host_another_array_and_another_thread(rng):
         target.copy_to_device(np.zeros(3, dtype=values.dtype))
     with pytest.raises(TypeError, match="incompatible dtype: int64 vs. float64"):
         target.copy_to_device(cuda.to_device(np.zeros(100)))
+
+
+# ---- pickling ----
+
+
+@cuda.jit(device=True)
+def plus_one(a):
+    return a + 1
+
+
+@cuda.jit
+def bump(arr):
+    arr[0] = plus_one(arr[0])
+
+
+def test_kernels_pickle_by_reference_or_by_code():
+    import pickle
+
+    assert pickle.loads(pickle.dumps(bump)) is bump  # module level: the module's own object
+    assert pickle.loads(pickle.dumps(plus_one)) is plus_one
+
+    @cuda.jit(device=True)
+    def times_three(a):
+        return 3 * a
+
+    @cuda.jit("void(int64[::1])")
+    def local(arr):
+        arr[0] = times_three(arr[0]) + 1
+
+    again = pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(local))))  # twice, as Numba's test
+    assert again is not local and again.__name__ == "local"
+    out = ember.asarray(np.array([5], np.int64))
+    again[1, 1](out)
+    assert out.get()[0] == 16
+
+    configured = pickle.loads(pickle.dumps(bump[5, (8, 2)]))
+    assert configured.griddim == (5, 1, 1) and configured.blockdim == (8, 2, 1) and configured.sharedmem == 0
+    out = ember.asarray(np.array([41], np.int64))
+    pickle.loads(pickle.dumps(bump[1, 1]))(out)
+    assert out.get()[0] == 42
+    with pytest.raises(TypeError, match="streams belong to their process"):
+        pickle.dumps(bump[1, 1, cuda.stream()])
+
+
+def test_ufuncs_pickle_and_local_functions_need_cloudpickle(monkeypatch):
+    import pickle
+    import sys
+
+    @cuda.vectorize(["int64(int64)", "float64(float64)"])
+    def double(x):
+        return 2 * x
+
+    @cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+    def total(x, out):
+        s = 0.0
+        for v in x:
+            s += v
+        out[0] = s
+
+    x = RNG.standard_normal((3, 4))
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(double))(x), 2 * x)
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(total))(x), x.sum(axis=1), rtol=1e-14)
+    monkeypatch.setitem(sys.modules, "cloudpickle", None)
+    with pytest.raises(pickle.PicklingError, match="needs the cloudpickle package"):
+        pickle.dumps(double)
+    assert pickle.loads(pickle.dumps(bump)) is bump  # by reference: no cloudpickle needed

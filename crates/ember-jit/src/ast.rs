@@ -93,6 +93,11 @@ pub enum StmtKind {
     Return {
         value: Option<Expr>,
     },
+    /// `raise` of the front's exception number `exception` (a class and constant arguments
+    /// the Python side keeps).
+    Raise {
+        exception: usize,
+    },
     /// A statement the language does not have (`with`, `try`, `def`, ...): named for the error.
     Unsupported {
         what: String,

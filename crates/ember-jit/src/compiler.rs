@@ -44,7 +44,8 @@ pub enum Access {
     Update,
 }
 
-/// One checked index of a checked kernel: which array, which axis, where in the source.
+/// One checked index of a checked kernel: which array, which axis, where in the source; or
+/// one `raise` statement (`raised`: the front's number of its exception).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Site {
     /// The Python function (kernel or device function) it is in.
@@ -56,6 +57,7 @@ pub struct Site {
     pub axis: usize,
     pub ndim: usize,
     pub access: Access,
+    pub raised: Option<usize>,
 }
 
 impl Site {

@@ -104,6 +104,8 @@ pub enum Helper {
     /// `ember_round_digits(x, ndigits)`: Python's `round(x, ndigits)` of a float, as Numba
     /// computes it (in double precision).
     RoundDigits,
+    /// Python's `math`/`cmath` function (a name of [`crate::pymath`]) of an argument dtype.
+    PyMath(&'static str, DType),
     /// The C type of an element of a structured dtype: `size` bytes, aligned to `align`.
     RecordBytes {
         size: usize,
@@ -200,6 +202,7 @@ impl Helper {
                 record_bytes_name(*size, *align)
             ),
             Helper::Unaligned(d, space) => unaligned(*d, *space, dialect),
+            Helper::PyMath(name, d) => crate::pymath::source(name, *d, dialect),
             Helper::LaneId => dialect.table().lane_id_fn.replace("{dev}", dev),
             Helper::DynamicShared => dialect.table().dynamic_shared_decl.replace("{dev}", dev),
         }

@@ -16,6 +16,7 @@ mod helpers;
 pub mod intrinsics;
 pub mod ir;
 mod named;
+mod pymath;
 pub mod types;
 mod typing;
 

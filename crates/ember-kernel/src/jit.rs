@@ -618,7 +618,7 @@ impl Dispatcher {
             })?;
             return match fault {
                 None => Ok(()),
-                Some(f) => Err(self.out_of_bounds(sites, &f)),
+                Some(f) => Err(self.fault_error(sites, &f)),
             };
         }
         // The language has no way to make a pointer of a number: arrays are all the memory a
@@ -662,6 +662,22 @@ impl Dispatcher {
     }
 
     /// The error for a fault a checked launch recorded.
+    fn fault_error(&self, sites: &[Site], f: &Fault) -> Error {
+        if let Some(site) = sites.get(f.site as usize) {
+            if let Some(exception) = site.raised {
+                return Error::Raised(Box::new(ember_core::error::KernelRaise {
+                    exception,
+                    function: site.function.clone(),
+                    file: site.file.clone(),
+                    line: site.line,
+                    thread: f.thread,
+                    block: f.block,
+                }));
+            }
+        }
+        self.out_of_bounds(sites, f)
+    }
+
     fn out_of_bounds(&self, sites: &[Site], f: &Fault) -> Error {
         let text = match sites.get(f.site as usize) {
             Some(site) => site.message(&self.name, f.index, f.extent),

@@ -8,6 +8,7 @@ launched in native code (``ember._ember.JitKernel``).
 from __future__ import annotations
 
 import enum
+import os
 import warnings
 
 import numpy as np
@@ -16,7 +17,7 @@ from .. import _ember
 from .._operands import is_device_array
 from ..errors import PerformanceWarning
 from ..types import Signature, is_type, signature_text
-from . import introspect
+from . import introspect, pickling
 from .front import program_json
 
 _LAUNCH_HELP = (
@@ -39,12 +40,28 @@ class Dispatcher(_ember.JitKernel):
         self.__module__ = py_func.__module__
         self._device = device
         boundscheck = None if boundscheck is None else bool(boundscheck)
-        self._setup(py_func.__name__, bool(fastmath), boundscheck, lambda: program_json(py_func))
+        self._exceptions: list = []  # what the kernel's `raise` statements raise, numbered
+        self._setup(py_func.__name__, bool(fastmath), boundscheck, lambda: program_json(py_func, self._exceptions))
         if not device:
             for sig in signatures:
                 self._add_signature(sig)
         self._signatures = list(signatures)
         self._options = {"fastmath": bool(fastmath), "boundscheck": boundscheck}
+
+    def __reduce__(self):
+        # The function and the options (see pickling.py): the other side compiles again.
+        spec = pickling.function_spec(self.py_func)
+        return (pickling.rebuild, (type(self), spec, tuple(self._signatures), self._device,
+                                   self._options["fastmath"], self._options["boundscheck"]))
+
+    def _kernel_exception(self, index, function, file, line, tid, ctaid):
+        """The exception a checked launch found raised (the first thread's), as Numba words
+        it: the place and the thread before the exception's own message."""
+        cls, args = self._exceptions[index]
+        place = f"In function {function!r}, file {os.path.abspath(file)}, line {line}"
+        prefix = f"{place}, tid={list(tid)} ctaid={list(ctaid)}"
+        args = (f"{prefix}: {args[0]}", *args[1:]) if args else (prefix,)
+        return cls(*args)
 
     def __call__(self, *args, **kwargs):
         if self._device:
@@ -102,11 +119,11 @@ class Dispatcher(_ember.JitKernel):
         CUDA C (compiled by NVRTC) or OpenCL C (compiled by the OpenCL driver). ember makes no
         PTX or LLVM IR of its own, so this C takes the place of Numba's PTX. A dict by argument
         types, or the text of ``signature`` (argument types, or a signature object)."""
-        return introspect.by_signature(self, signature, lambda o: o.inspect_asm())
+        return introspect.by_signature(self, signature, lambda o: o.inspect_asm(), single=False)
 
     def inspect_llvm(self, signature=None):
         """As :meth:`inspect_asm`: ember's lowest level of its own is the generated C."""
-        return introspect.by_signature(self, signature, lambda o: o.inspect_llvm())
+        return introspect.by_signature(self, signature, lambda o: o.inspect_llvm(), single=False)
 
     def inspect_types(self, file=None):
         """Prints each specialisation's name and argument types above the function's Python
@@ -203,7 +220,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     int32))`` (ember.types' objects, Numba's), ``@jit((float32[:], int32))``, ``@jit([sig, ...])``,
     ``@jit(device=True)``, ``@jit(fastmath=True)``, ``@jit(boundscheck=True)`` (every array index
     checked; the first out of bounds raises ``ember.errors.OutOfBoundsError``, an ``IndexError``;
-    ``None`` follows ``EMBER_CHECKED``). ``link``, ``cache``, ``debug``, ``lineinfo``, ``opt``,
+    ``None`` follows ``EMBER_CHECKED``), ``@jit(debug=True)`` (checked mode too, as Numba's debug
+    mode: a ``raise``/failed ``assert`` in the kernel raises its exception after the launch, the
+    first thread's, with the place and the thread; without it a ``raise`` ends the thread
+    silently). ``link``, ``cache``, ``lineinfo``, ``opt``,
     ``inline`` and the code-generation hints ``forceinline``, ``lto``, ``launch_bounds`` and
     ``shared_memory_carveout`` are accepted; ember always caches on disk and leaves those
     choices to its compiler.
@@ -221,7 +241,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         if not callable(fn):
             raise TypeError(f"@cuda.jit decorates a function, got {type(fn).__name__}")
         cls = _DeviceFunction if device else Dispatcher
-        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=kws.get("boundscheck"))
+        boundscheck = kws.get("boundscheck")
+        if debug and boundscheck is None:
+            boundscheck = True
+        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=boundscheck)
 
     if func_or_sig is None:
         return lambda fn: make(fn, ())

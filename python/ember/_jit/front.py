@@ -86,7 +86,7 @@ _NAMES = {
     ast.GeneratorExp: "a generator expression", ast.Lambda: "a lambda", ast.JoinedStr: "an f-string",
     ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield from", ast.Starred: "a starred expression",
     ast.NamedExpr: "the := operator", ast.With: "a with statement", ast.Try: "a try statement",
-    ast.Raise: "raise", ast.Assert: "assert", ast.FunctionDef: "a nested function definition",
+    ast.FunctionDef: "a nested function definition",
     ast.ClassDef: "a class definition", ast.Import: "import", ast.ImportFrom: "import",
     ast.Global: "a global statement",
     ast.Nonlocal: "a nonlocal statement", ast.Delete: "del", ast.AsyncFunctionDef: "an async function",
@@ -124,7 +124,16 @@ class _Program:
         self.array_ids: dict[int, int] = {}
         # Function id -> the Python function (a device function passed as an argument).
         self.objects: dict[int, object] = {}
-        self.shape_params: dict[int, set[str]] = {}
+        self.callee_params: dict[int, tuple[set[str], set[str]]] = {}  # shape and assigned parameters
+        # The exceptions `raise` statements name: (class, constant arguments), numbered.
+        self.exceptions: list[tuple[type, tuple]] = []
+
+    def exception_id(self, cls, args: tuple) -> int:
+        for i, (c, a) in enumerate(self.exceptions):
+            if c is cls and a == args:
+                return i
+        self.exceptions.append((cls, args))
+        return len(self.exceptions) - 1
 
     def function_id(self, fn, bound: dict | None = None) -> int:
         # One tree per function and set of compile-time arguments (bindings.py).
@@ -311,9 +320,57 @@ class _Function:
             out.update(k="Pass")
         elif k is ast.Return:
             out.update(k="Return", value=None if s.value is None else self.expr(s.value))
+        elif k is ast.Raise:
+            out.update(k="Raise", exception=self.raised(s))
+        elif k is ast.Assert:
+            # `assert test, msg`: `if not test: raise AssertionError(msg)`.
+            msg = () if s.msg is None else (self.constant_value(s.msg),)
+            raise_ = {"span": out["span"], "k": "Raise", "exception": self.program.exception_id(AssertionError, msg)}
+            test = {"span": out["span"], "k": "UnaryOp", "op": "Not", "operand": self.expr(s.test)}
+            out.update(k="If", test=test, body=[raise_], orelse=[])
         else:
             out.update(k="Unsupported", what=_describe(s))
         return out
+
+    def raised(self, s) -> int:
+        """The exception a ``raise`` statement raises (a class or instance with constant
+        arguments, as Numba allows), numbered in the program's table."""
+        if s.exc is None:
+            raise self.error(s, "a bare 'raise' (re-raising) is not supported in kernels; raise an exception class")
+        if s.cause is not None:
+            raise self.error(s.cause, "'raise ... from ...' is not supported in kernels")
+        node, args = s.exc, ()
+        if isinstance(node, ast.Call):
+            if node.keywords:
+                raise self.error(node, "exceptions raised in kernels take positional constant arguments only")
+            args = tuple(self.constant_value(a) for a in node.args)
+            node = node.func
+        value = self.global_value(node)
+        if isinstance(value, BaseException) and not args:
+            value, args = type(value), value.args
+        if not (isinstance(value, type) and issubclass(value, BaseException)):
+            raise self.error(s.exc, "kernels raise exception classes or instances (such as ValueError or "
+                                    "ValueError('message')) named by a global")
+        return self.program.exception_id(value, args)
+
+    def global_value(self, node):
+        """The object a global name or dotted name denotes."""
+        if isinstance(node, ast.Name) and node.id not in self.locals:
+            return self.lookup(node.id, node)
+        base = self.static_base(node) if isinstance(node, ast.Attribute) else None
+        if base is None:
+            raise self.error(node, "kernels raise exceptions named by globals, not by local variables")
+        return base[0]
+
+    def constant_value(self, node):
+        """A constant argument of an exception: a literal or a global's value."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            value = self.global_value(node)
+            if isinstance(value, (str, bytes, int, float, complex, bool, type(None))):
+                return value
+        raise self.error(node, "exceptions raised in kernels take constant arguments (literals or global constants)")
 
     def body(self, stmts) -> list:
         return [self.stmt(s) for s in stmts]
@@ -395,11 +452,12 @@ class _Function:
     def device_call(self, e, callee) -> dict:
         """A call of a device function: its compile-time arguments bound (bindings.py)."""
         fid = id(callee)
-        if fid not in self.program.shape_params:
-            self.program.shape_params[fid] = bindings.shape_params(_Function(self.program, callee).node)
+        if fid not in self.program.callee_params:
+            node = _Function(self.program, callee).node
+            self.program.callee_params[fid] = (bindings.shape_params(node), bindings.assigned_params(node))
         args = [self.expr(a) for a in e.args]
         keywords = [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]
-        bound, args, keywords = bindings.bind(callee, self.program.shape_params[fid], args, keywords)
+        bound, args, keywords = bindings.bind(callee, *self.program.callee_params[fid], args, keywords)
         func = {"span": self.span(e.func), "k": "Func", "id": self.program.function_id(callee, bound)}
         return {"k": "Call", "func": func, "args": args, "keywords": keywords}
 
@@ -511,8 +569,12 @@ def _numba_type_name(value) -> str | None:
     return None
 
 
-def program_json(fn) -> str:
-    """The JSON tree of kernel (or device function) ``fn`` and everything it calls."""
+def program_json(fn, exceptions: list | None = None) -> str:
+    """The JSON tree of kernel (or device function) ``fn`` and everything it calls; the
+    exceptions its ``raise`` statements name go into ``exceptions`` (replacing what was there),
+    in the order the tree numbers them."""
     program = _Program()
     program.function_id(fn)
+    if exceptions is not None:
+        exceptions[:] = program.exceptions
     return json.dumps({"functions": program.functions, "arrays": program.arrays})

@@ -163,9 +163,10 @@ def overloads(kernel) -> SignatureDict:
     return out
 
 
-def by_signature(kernel, signature, read):
+def by_signature(kernel, signature, read, single=True):
     """``read(overload)`` for ``signature``'s specialisation; with no signature, for the one
-    specialisation of a specialised kernel, else a dict of it by argument types."""
+    specialisation of a specialised kernel (where ``single``: Numba's resource getters), else a
+    dict of it by argument types (always, for the ``inspect_*`` methods)."""
     found = overloads(kernel)
     if signature is not None:
         try:
@@ -175,7 +176,7 @@ def by_signature(kernel, signature, read):
             raise KeyError(
                 f"kernel {kernel.__name__} has no specialisation for {signature}; it has {have}"
             ) from None
-    if kernel.specialized and len(found) == 1:
+    if single and kernel.specialized and len(found) == 1:
         return read(next(iter(found.values())))
     return SignatureDict({k: read(v) for k, v in found.items()})
 

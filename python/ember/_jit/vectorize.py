@@ -23,6 +23,7 @@ from .._shape import broadcast_shapes, broadcast_to
 from .._user_kernels import ElementwiseKernel
 from ..errors import JitError
 from ..types import signature_text
+from . import pickling
 from .dispatcher import Dispatcher
 from .front import _Program, program_json
 
@@ -111,6 +112,7 @@ class CUDAUFunc:
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
         self._target = _check_target(target)
+        self._made_with = (tuple(signatures), target)
         self._program = None
         self._signatures = []
         for s in signatures:
@@ -123,6 +125,9 @@ class CUDAUFunc:
             # Type-check every signature now (as Numba compiles eagerly).
             for ret, args in self._signatures:
                 self._kernel(args, ret, _dialect())
+
+    def __reduce__(self):
+        return (pickling.rebuild, (type(self), pickling.function_spec(self.py_func), *self._made_with))
 
     @property
     def nin(self) -> int:
@@ -293,6 +298,7 @@ class GUFunc:
     def __init__(self, py_func, signatures, layout, target="cuda"):
         self.py_func = py_func
         self.__name__ = py_func.__name__
+        self._made_with = (tuple(signatures), layout, target)
         self._target = _check_target(target)
         self._ins, self._outs = _parse_layout(layout)
         self.layout = layout
@@ -342,6 +348,9 @@ class GUFunc:
         kernel._setup(kernel.__name__, False, None, lambda: text)
         self._kernels[n_args] = kernel
         return kernel
+
+    def __reduce__(self):
+        return (pickling.rebuild, (type(self), pickling.function_spec(self.py_func), *self._made_with))
 
     def __call__(self, *args, out=None, stream=0):
         device = _device_for(self._target)

@@ -219,6 +219,14 @@ impl FnWriter<'_, '_> {
                 let i64t = value_type(DType::I64, dialect);
                 format!("(({i64t})({f}({})))", self.expr(x))
             }
+            K::PyMath(name, args) => {
+                let first = args.first().and_then(Expr::dtype).unwrap_or(d);
+                format!(
+                    "{}({})",
+                    crate::pymath::c_name(name, first),
+                    self.exprs(args, ", ")
+                )
+            }
             K::RoundDigits(x, nd) => {
                 let t = value_type(d, dialect);
                 format!(

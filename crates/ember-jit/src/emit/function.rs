@@ -369,6 +369,23 @@ impl FnWriter<'_, '_> {
             }
             Stmt::Continue => self.line("continue;"),
             Stmt::Return(None) => self.line("return;"),
+            Stmt::Raise(exception) => {
+                if let Some(site) = self.raise_site(*exception) {
+                    self.line(&format!(
+                        "ember_fault({}, {site}u, 0, 0);",
+                        ember_codegen::checked::RECORD
+                    ));
+                }
+                // The thread's kernel ends; a device function gives zero (its caller goes on:
+                // checked mode has already recorded the exception for the launch).
+                match &self.f.ret {
+                    Ty::None => self.line("return;"),
+                    t => {
+                        let t = self.c_type(t);
+                        self.line(&format!("{{ {t} ember_zero = {{0}}; return ember_zero; }}"));
+                    }
+                }
+            }
             Stmt::Return(Some(v)) => {
                 let code = self.expr(v);
                 self.line(&format!("return {code};"));
@@ -398,6 +415,17 @@ impl FnWriter<'_, '_> {
             }
             Stmt::Transpose { temp, ty, base } => {
                 let lines = self.transpose(temp_name(*temp), ty, base);
+                for l in lines {
+                    self.line(&l);
+                }
+            }
+            Stmt::Part {
+                temp,
+                ty,
+                base,
+                imag,
+            } => {
+                let lines = self.part(temp_name(*temp), ty, base, *imag);
                 for l in lines {
                     self.line(&l);
                 }

@@ -155,8 +155,27 @@ impl FnWriter<'_, '_> {
             axis,
             ndim,
             access,
+            raised: None,
         });
         sites.len() - 1
+    }
+
+    /// Registers a `raise` of the front's exception number `exception` (checked mode); its
+    /// site number, or `None` when the kernel is not checked.
+    pub(crate) fn raise_site(&mut self, exception: usize) -> Option<usize> {
+        let sites = self.e.checked.as_ref()?;
+        let mut sites = sites.borrow_mut();
+        sites.push(Site {
+            function: self.f.name.clone(),
+            file: self.f.file.clone(),
+            line: self.lineno,
+            array: String::new(),
+            axis: 0,
+            ndim: 0,
+            access: Access::Read,
+            raised: Some(exception),
+        });
+        Some(sites.len() - 1)
     }
 
     /// Reads the element at pointer `p` in `space` (byte by byte where it may be unaligned).
@@ -339,6 +358,18 @@ impl FnWriter<'_, '_> {
             ));
         }
         lines
+    }
+
+    /// The lines setting view `name`, the real or imaginary parts of complex array `base`:
+    /// its shape and byte strides, the data pointer as the real type's, past the real part
+    /// for `imag`.
+    pub(crate) fn part(&mut self, name: String, ty: &Ty, base: &Expr, imag: bool) -> Vec<String> {
+        let skip = match ty {
+            Ty::Array(view) if imag => view.dtype.itemsize(),
+            _ => 0,
+        };
+        // The part at byte `skip` of every element: a field view with no nested axes.
+        self.field_view(name, ty, base, skip, &[])
     }
 
     /// The line setting `name` to the launch's dynamic shared memory, as elements of `d`.

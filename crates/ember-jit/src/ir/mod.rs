@@ -267,6 +267,9 @@ pub enum Stmt {
     Continue,
     /// `return` (a value converted to the return type, or none).
     Return(Option<Expr>),
+    /// `raise` of the front's exception number: checked mode records it for the launch to
+    /// raise; then the function returns (a kernel's thread ends, a device function gives zero).
+    Raise(usize),
     /// `temp = base[axes]`: a view of an array (slices, fewer indices than dimensions).
     View {
         temp: Temp,
@@ -284,6 +287,14 @@ pub enum Stmt {
         base: Expr,
         offset: usize,
         nested: Vec<i64>,
+    },
+    /// `temp = base.real` / `base.imag`: a complex array's parts as an array of its real type
+    /// (a view: writes reach the complex elements).
+    Part {
+        temp: Temp,
+        ty: Ty,
+        base: Expr,
+        imag: bool,
     },
     /// `temp`: the launch's dynamic shared memory as a 1-d array of `dtype`.
     DynamicShared { temp: Temp, ty: Ty, dtype: DType },
@@ -356,6 +367,21 @@ pub enum Const {
     Bool(bool),
     /// A complex of the expression's dtype.
     Complex(f64, f64),
+}
+
+impl Const {
+    /// Python's truth value of the constant.
+    pub fn truth(&self) -> bool {
+        match *self {
+            Const::Int(v) => v != 0,
+            Const::Count(v) => v != 0,
+            Const::Typed(v) => v != 0,
+            Const::Zero => false,
+            Const::Float(v) => v != 0.0,
+            Const::Bool(v) => v,
+            Const::Complex(re, im) => re != 0.0 || im != 0.0,
+        }
+    }
 }
 
 /// The thread geometry a kernel reads.
@@ -528,6 +554,9 @@ pub enum ExprKind {
     Round(Box<Expr>),
     /// `round(x, digits)`.
     RoundDigits(Box<Expr>, Box<Expr>),
+    /// Python's `math`/`cmath` function of [`crate::pymath`] (its helper declared by typing),
+    /// named for its first argument's dtype.
+    PyMath(&'static str, Vec<Expr>),
     /// A ufunc of the registry on scalars, in its NumPy loop `ins -> out`.
     Ufunc {
         name: &'static str,

@@ -103,6 +103,7 @@ impl Verifier<'_> {
             | Stmt::View { temp, .. }
             | Stmt::Transpose { temp, .. }
             | Stmt::FieldView { temp, .. }
+            | Stmt::Part { temp, .. }
             | Stmt::DynamicShared { temp, .. }
             | Stmt::LoopFlag(temp) => self.define(*temp),
             Stmt::Set { temp, .. } => self.read(*temp)?,

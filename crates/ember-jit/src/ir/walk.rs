@@ -40,6 +40,7 @@ impl Expr {
             | ExprKind::MakeTuple(items)
             | ExprKind::Call(_, items)
             | ExprKind::Math(_, items)
+            | ExprKind::PyMath(_, items)
             | ExprKind::Intrinsic { args: items, .. }
             | ExprKind::Ufunc { args: items, .. } => items.iter().collect(),
             ExprKind::Complex(re, im) => std::iter::once(&**re).chain(im.as_deref()).collect(),
@@ -91,7 +92,8 @@ impl Stmt {
             | Stmt::Eval(value)
             | Stmt::Return(Some(value))
             | Stmt::Transpose { base: value, .. }
-            | Stmt::FieldView { base: value, .. } => vec![value],
+            | Stmt::FieldView { base: value, .. }
+            | Stmt::Part { base: value, .. } => vec![value],
             Stmt::Store { place, value } | Stmt::Update { place, value, .. } => {
                 let mut v = place.exprs();
                 v.push(value);

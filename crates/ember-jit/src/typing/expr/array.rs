@@ -58,6 +58,13 @@ impl FnTyper<'_, '_> {
             (Ty::Array(a), "itemsize") => {
                 Ok(Val::constant(INT64, Const::Int(a.dtype.itemsize() as i64)).nonneg(true))
             }
+            (Ty::Array(a), "real") | (Ty::Array(a), "imag")
+                if a.dtype.kind() == Kind::Complex && a.fixed.is_none() =>
+            {
+                let a = a.clone();
+                self.array_part(&v, &a, attr == "imag")
+            }
+            (Ty::Array(a), "real") if a.fixed.is_none() => Ok(v),
             (Ty::Scalar(d), "real") | (Ty::Scalar(d), "imag") if d.kind() == Kind::Complex => {
                 let part = if *d == DType::C64 {
                     DType::F32
@@ -186,6 +193,30 @@ impl FnTyper<'_, '_> {
     }
 
     /// `v.T`: a view with the axes reversed (a 0-d or 1-d array is itself).
+    /// `v.real` / `v.imag` of a complex array: a view of its parts.
+    fn array_part(&mut self, v: &Val, a: &ArrayTy, imag: bool) -> R<Val> {
+        let base = self.temp(v)?;
+        let real = if a.dtype == DType::C64 {
+            DType::F32
+        } else {
+            DType::F64
+        };
+        let ty = Ty::Array(ArrayTy {
+            dtype: real,
+            layout: Layout::A,
+            ..a.clone()
+        });
+        self.c.register(&ty);
+        let name = self.fresh(TempRole::View);
+        self.push(Stmt::Part {
+            temp: name,
+            ty: ty.clone(),
+            base: base.expr(),
+            imag,
+        });
+        Ok(Val::new(ty, K::Temp(name)))
+    }
+
     fn transposed(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
         if a.ndim < 2 {
             return Ok(v.clone());

@@ -284,6 +284,17 @@ def test_gufunc_calls_and_refusals_as_numba_words_them(rng):
         add(ember.asarray(a), ember.asarray(a), out, out=out)
     with pytest.raises(TypeError, match="The following target options are not supported: 'ever2', 'what1'"):
         cuda.guvectorize([void(float32[:], float32[:])], "(x)->(x)", target="cuda", what1=True, ever2=False)
+    @cuda.jit
+    def calls_a_gufunc(x, out):
+        add(x, x, out)
+
+    with pytest.raises(ember.JitError, match="Untyped global name 'add': a gufunc"):
+        calls_a_gufunc[1, 1](ember.asarray(a), out)
+    with pytest.raises(TypeError, match="^nopython flag must be True$"):
+        cuda.guvectorize([void(float32[:], float32[:])], "(x)->(x)", nopython=False)
+    with pytest.raises(TypeError, match="cannot return values: signature int32\\(int32\\[:\\], int32\\[:\\]\\) "
+                                        "specifies int32 return type"):
+        cuda.guvectorize([int32(int32[:], int32[:])], "(m)->(m)")(lambda x, y: None)
 
 
 def test_typeof_gives_the_types_kernels_see():

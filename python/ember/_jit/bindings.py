@@ -63,6 +63,30 @@ def assigned_params(fn_node: ast.FunctionDef) -> set[str]:
     return {n.id for n in ast.walk(fn_node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
+def constant_locals(fn_node: ast.FunctionDef) -> dict[str, object]:
+    """Locals the function body assigns once, at its top level, an int or a tuple of ints (and
+    never otherwise): Numba propagates them as constants, so a shared or local array's shape may
+    name one (``N = 100; cuda.shared.array(N, int32)``)."""
+    stores: dict[str, int] = {}
+    for n in ast.walk(fn_node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    params = {a.arg for a in (*fn_node.args.posonlyargs, *fn_node.args.args)}
+    out = {}
+    for s in fn_node.body:
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+            continue
+        name = s.targets[0].id
+        try:
+            value = ast.literal_eval(s.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        ints = isinstance(value, tuple) and all(type(v) is int for v in value)
+        if stores.get(name) == 1 and name not in params and (type(value) is int or ints):
+            out[name] = value
+    return out
+
+
 def shape_params(fn_node: ast.FunctionDef) -> set[str]:
     """The parameters that a ``cuda.shared.array``/``cuda.local.array`` shape mentions: an
     integer passed there must be known when the function is compiled."""

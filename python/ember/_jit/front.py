@@ -278,6 +278,7 @@ class _Function:
                 raise self.error(node, f"{_describe(node)} is not supported in kernels")
         params = [a.arg for a in (*args.posonlyargs, *args.args)]
         check_assigned_before_use(self.node, params, self.locals, self.error)
+        self.constants = bindings.constant_locals(self.node)
         if self.bound:
             bindings.check_not_assigned(self.node, self.bound, self.error)
             params = [p for p in params if p not in self.bound]
@@ -427,8 +428,21 @@ class _Function:
             callee = self.device_callee(e.func)
             if callee is not None:
                 return self.device_call(e, callee)
-            return {"k": "Call", "func": self.expr(e.func), "args": [self.expr(a) for a in e.args],
-                    "keywords": [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]}
+            func = self.expr(e.func)
+            args = [self.expr(a) for a in e.args]
+            keywords = [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]
+            if func.get("name") in ("cuda.shared.array", "cuda.local.array"):
+                # A shape named by a constant local is that constant (Numba propagates it).
+                shapes = [(args, 0, e.args[0])] if e.args else []
+                shapes += [(keywords[k], "value", kw.value) for k, kw in enumerate(e.keywords) if kw.arg == "shape"]
+                constants = getattr(self, "constants", {})
+                for holder, key, node in shapes:
+                    if isinstance(node, ast.Name) and node.id in constants:
+                        value, span = constants[node.id], self.span(node)
+                        items = value if isinstance(value, tuple) else None
+                        holder[key] = {"span": span, **(self.constant(value, node) if items is None else {
+                            "k": "Tuple", "elts": [{"span": span, **self.constant(v, node)} for v in items]})}
+            return {"k": "Call", "func": func, "args": args, "keywords": keywords}
         if k is ast.IfExp:
             return {"k": "IfExp", "test": self.expr(e.test), "body": self.expr(e.body), "orelse": self.expr(e.orelse)}
         if k is ast.Tuple:
@@ -553,6 +567,10 @@ class _Function:
         if isinstance(value, types.FunctionType):
             return {"k": "Unsupported", "what": f"a call to the plain Python function '{dotted}' (decorate it with "
                                                 "@cuda.jit(device=True) to call it from kernels)"}
+        kind = {"CUDAUFunc": "a ufunc (@vectorize)", "GUFunc": "a gufunc (@guvectorize)"}.get(type(value).__name__)
+        if kind is not None and type(value).__module__ == "ember._jit.vectorize":
+            # Numba's words; ufuncs run from host code over whole arrays.
+            return {"k": "Unsupported", "what": f"Untyped global name '{dotted}': {kind}"}
         if callable(value) and not isinstance(value, type):
             return {"k": "Unsupported", "what": f"{dotted}()"}
         return {"k": "Unsupported", "what": f"the global '{dotted}' (a {type(value).__name__})"}

@@ -310,7 +310,10 @@ class GUFunc:
             )
         self._signatures = []
         for s in signatures:
-            _, args = _signature(s)
+            ret, args = _signature(s)
+            if ret is not None:
+                raise TypeError(f"guvectorized functions cannot return values: signature {signature_text(s)} "
+                                f"specifies {ret} return type (write results into the output arguments)")
             if len(args) != nargs:
                 raise TypeError(f"signature {s!r} has {len(args)} arguments, {self.__name__} takes {nargs}")
             self._signatures.append((None, args))
@@ -429,6 +432,8 @@ def guvectorize(ftylist, signature, target="cpu", identity=None, nopython=True, 
     """Numba's ``@guvectorize(signatures, layout, target=...)``: the function receives
     sub-arrays of the core dimensions and writes its outputs in place."""
     _check_options(kws, "guvectorize")
+    if not nopython:
+        raise TypeError("nopython flag must be True")
     single = isinstance(ftylist, str) or hasattr(ftylist, "return_type")
     sigs = [ftylist] if single else list(ftylist)
 

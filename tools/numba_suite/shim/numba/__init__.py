@@ -4,8 +4,9 @@ Not part of ember and never installed: ``tools/numba_suite/run.py`` puts ``shim/
 ``sys.path``. It adds no behaviour of its own:
 
 - ``numba.cuda`` is ember's ``cuda`` namespace (see ``numba/cuda/__init__.py``).
-- ``numba.typeof`` is ``ember.types.typeof``; ``numba.types`` and its names (``numba.float32``, ``numba.void``, ...) are ``ember.types``'s
-  (Numba's type objects); ``numba.vectorize``/``guvectorize`` are ``ember``'s (every target).
+- ``numba.typeof`` is ``ember.types.typeof``; ``numba.types`` and its names (``numba.float32``,
+  ``numba.void``, ...) are ``ember.types``'s (Numba's type objects); ``numba.vectorize``/
+  ``guvectorize`` are ``ember``'s (every target).
   ``numba.core.errors`` and ``numba.errors`` are ``numba.cuda.core.errors``.
 - Everything else (``numba.jit``, ``numba.njit``, Numba's compiler modules) is missing: tests
   that need the CPU Numba package fail to import and are counted as such.

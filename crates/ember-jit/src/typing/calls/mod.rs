@@ -339,7 +339,10 @@ impl FnTyper<'_, '_> {
                     .ok_or_else(|| {
                         Fail::At(
                             span,
-                            format!("{}() takes one constant argument, 1, 2 or 3", display(name)),
+                            format!(
+                                "{}() takes one constant argument, 1, 2 or 3 (RequireLiteralValue: the number of dimensions must be a literal)",
+                                display(name)
+                            ),
                         )
                     })?;
                 let items: Vec<Val> = (0..n as usize)

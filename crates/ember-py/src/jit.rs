@@ -245,6 +245,12 @@ pub struct JitLaunch {
     shared_bytes: u32,
 }
 
+/// What `JitLaunch.__reduce__` gives pickle: the kernel's `__getitem__` and its arguments.
+type Reduced<'py> = (
+    Bound<'py, PyAny>,
+    (Py<NativeJitKernel>, Bound<'py, PyTuple>),
+);
+
 /// An argument read from Python.
 enum Owned {
     Array(ember_array::Array),
@@ -278,13 +284,7 @@ impl JitLaunch {
 
     /// Pickled as the kernel and its configuration (`kernel[grid, block, 0, sharedmem]`); a
     /// stream belongs to this process and does not travel.
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(
-        Bound<'py, PyAny>,
-        (Py<NativeJitKernel>, Bound<'py, PyTuple>),
-    )> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         if self.stream.is_some() {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "a launch configured with a stream cannot be pickled: streams belong to their process; pickle the kernel and configure it there",

@@ -32,8 +32,8 @@ __all__ = [
     "Array", "as_dtype", "b1", "bool_", "Boolean", "boolean", "byte", "c16", "c8", "char", "Complex", "complex128",
     "complex64", "double", "f2", "f4", "f8", "Float", "float16", "float32", "float64", "from_dtype", "i1", "i2", "i4",
     "i8", "int16", "int32", "int64", "int8", "int_", "intc", "Integer", "intp", "none", "NoneType", "Number",
-    "Record", "Signature", "Tuple", "Type", "typeof", "u1", "u2", "u4", "u8", "uint16", "uint32", "uint64", "uint8",
-    "uintc", "uintp", "UniTuple", "void",
+    "parse_signature", "Record", "Signature", "Tuple", "Type", "typeof", "u1", "u2", "u4", "u8", "uint16", "uint32",
+    "uint64", "uint8", "uintc", "uintp", "UniTuple", "void",
 ]
 
 
@@ -432,3 +432,17 @@ def _contiguous(value, shape, dtype, fortran: bool) -> bool:
         step *= n
     want = want if fortran else want[::-1]
     return all(s == w for s, w, n in zip(strides, want, shape, strict=True) if n > 1)
+
+
+def parse_signature(sig) -> Signature:
+    """A signature object from its text (``"int32(float32[:], int32)"``) or itself: Numba's
+    ``sigutils.normalize_signature`` for signatures with a return type."""
+    if isinstance(sig, str):
+        names = {n: globals()[n] for n in __all__}
+        try:
+            sig = eval(sig, {"__builtins__": {}}, names)  # noqa: S307  (type names only)
+        except Exception as e:
+            raise TypeError(f"cannot read the signature {sig!r}: {e}") from None
+    if not isinstance(sig, Signature):
+        raise TypeError("Return type must be provided: write the signature as 'int32(int32)' or int32(int32)")
+    return sig

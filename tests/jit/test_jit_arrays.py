@@ -138,3 +138,26 @@ def test_real_and_imag_of_complex_arrays_are_writable_views(rng, dt):
     complex_parts[(1, 1), (8, 8)](d[:, ::-1], ew)  # through a strided view too
     np.testing.assert_allclose(d.get(), want_z, rtol=1e-6)  # elementwise: the view reaches every one
     np.testing.assert_array_equal(ew.get(), want_w)
+
+
+@cuda.jit
+def viewed(raw, start, stop, words, halves):
+    i = cuda.grid(1)
+    if i == 0:
+        words[0] = raw[start:stop].view(np.int32)[0]  # numba-cuda's test_array_methods
+        w = raw.view(np.uint32)
+        for k in range(w.size):
+            words[k + 1] = w[k]
+        h = halves.view(np.int16)
+        h[1] = -2  # a view writes through
+
+
+def test_view_reads_the_same_bytes_as_another_dtype():
+    raw = np.arange(64, dtype=np.uint8)
+    words = ember.zeros(17, np.int64)
+    halves = ember.asarray(np.array([5, 7], np.uint16))
+    viewed[1, 1](ember.asarray(raw), 8, 12, words, halves)
+    got = words.get()
+    assert got[0] == raw[8:12].view(np.int32)[0]
+    np.testing.assert_array_equal(got[1:], raw.view(np.uint32))
+    np.testing.assert_array_equal(halves.get(), np.array([5, -2], np.int16).view(np.uint16))

@@ -196,6 +196,8 @@ def test_cuda_vectorize_defaults_to_the_device_and_takes_numba_signatures():
         np.testing.assert_allclose(vadd.reduce(x), np.add.reduce(x), rtol=1e-5)
     with pytest.raises(KeyError, match="Unrecognized options"):
         cuda.vectorize(["float32(float32)"], nonexistent=2)
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
+        cuda.vectorize(["float32(float32)"], nopython=True)
 
 
 def test_cuda_guvectorize_defaults_to_the_device():
@@ -208,6 +210,23 @@ def test_cuda_guvectorize_defaults_to_the_device():
 
     a, b = RNG.standard_normal((7, 5)), RNG.standard_normal((7, 5))
     np.testing.assert_allclose(dot(a, b), (a * b).sum(axis=1), rtol=1e-12)
+
+    # Numba's old style: a "()" input declared as an array arrives as a 1-element array.
+    @cuda.guvectorize(["void(int32[:], int32[:], int32[:])"], "(n),()->(n)")
+    def shift(x, y, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i] + y[0]
+
+    @cuda.guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->(n)")
+    def shift_scalar(x, y, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i] + y
+
+    xi = RNG.integers(-50, 50, (3, 4)).astype(np.int32)
+    yi = np.array([2, 10, -7], np.int32)
+    np.testing.assert_array_equal(shift(xi, yi), xi + yi[:, None])
+    xf, yf = RNG.standard_normal((3, 4)), RNG.standard_normal(3)
+    np.testing.assert_allclose(shift_scalar(xf, yf), xf + yf[:, None], rtol=1e-15)
 
 
 @pytest.mark.parametrize("n", [1, 5, 127, 128, 129, 1000, 8192, 100_001])

@@ -12,6 +12,7 @@ pub mod coarsen;
 pub mod compiler;
 mod emit;
 mod error;
+mod externs;
 mod helpers;
 pub mod intrinsics;
 pub mod ir;

@@ -235,6 +235,12 @@ impl NativeJitKernel {
     }
 }
 
+/// What `JitLaunch.__reduce__` gives pickle: `operator.getitem` and (kernel, configuration).
+type Reduced<'py> = (
+    Bound<'py, PyAny>,
+    (Py<NativeJitKernel>, Bound<'py, PyTuple>),
+);
+
 /// A configured launch: `kernel[grid, block](*args)`.
 #[pyclass(name = "JitLaunch", module = "ember._ember", frozen)]
 pub struct JitLaunch {

@@ -18,6 +18,7 @@ from .._operands import is_device_array
 from ..errors import PerformanceWarning
 from ..types import Signature, is_type, signature_text
 from . import introspect, pickling
+from .externs import CUSource, link_sources
 from .front import program_json
 
 _LAUNCH_HELP = (
@@ -32,7 +33,7 @@ class Dispatcher(_ember.JitKernel):
 
     _ember_jit_dispatcher = True
 
-    def __init__(self, py_func, signatures=(), device=False, fastmath=False, boundscheck=None):
+    def __init__(self, py_func, signatures=(), device=False, fastmath=False, boundscheck=None, link=()):
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
@@ -41,7 +42,9 @@ class Dispatcher(_ember.JitKernel):
         self._device = device
         boundscheck = None if boundscheck is None else bool(boundscheck)
         self._exceptions: list = []  # what the kernel's `raise` statements raise, numbered
-        self._setup(py_func.__name__, bool(fastmath), boundscheck, lambda: program_json(py_func, self._exceptions))
+        self._link = link_sources(link)
+        self._setup(py_func.__name__, bool(fastmath), boundscheck,
+                    lambda: program_json(py_func, self._exceptions, self._link))
         if not device:
             for sig in signatures:
                 self._add_signature(sig)
@@ -52,7 +55,8 @@ class Dispatcher(_ember.JitKernel):
         # The function and the options (see pickling.py): the other side compiles again.
         spec = pickling.function_spec(self.py_func)
         return (pickling.rebuild, (type(self), spec, tuple(self._signatures), self._device,
-                                   self._options["fastmath"], self._options["boundscheck"]))
+                                   self._options["fastmath"], self._options["boundscheck"],
+                                   tuple(CUSource(s) for s in self._link)))
 
     def _kernel_exception(self, index, function, file, line, tid, ctaid):
         """The exception a checked launch found raised (the first thread's), as Numba words
@@ -220,16 +224,17 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     int32))`` (ember.types' objects, Numba's), ``@jit((float32[:], int32))``, ``@jit([sig, ...])``,
     ``@jit(device=True)``, ``@jit(fastmath=True)``, ``@jit(boundscheck=True)`` (every array index
     checked; the first out of bounds raises ``ember.errors.OutOfBoundsError``, an ``IndexError``;
-    ``None`` follows ``EMBER_CHECKED``), ``@jit(debug=True)`` (checked mode too, as Numba's debug
+    ``None`` follows ``EMBER_CHECKED``), ``@jit(link=[...])`` (CUDA C, ``cuda.CUSource`` or ``.cu``
+    files, compiled with the kernel for the CUDA C functions ``cuda.declare_device`` declares),
+    ``@jit(debug=True)`` (checked mode too, as Numba's debug
     mode: a ``raise``/failed ``assert`` in the kernel raises its exception after the launch, the
     first thread's, with the place and the thread; without it a ``raise`` ends the thread
-    silently). ``link``, ``cache``, ``lineinfo``, ``opt``,
+    silently). ``cache``, ``lineinfo``, ``opt``,
     ``inline`` and the code-generation hints ``forceinline``, ``lto``, ``launch_bounds`` and
     ``shared_memory_carveout`` are accepted; ember always caches on disk and leaves those
     choices to its compiler.
     """
-    if link:
-        raise ValueError("link= (linking CUDA C or PTX files into Python kernels) is not supported by ember")
+    link_sources(link)  # refused now, not at the first launch, when it is not CUDA C
     hints = {"forceinline", "lto", "launch_bounds", "shared_memory_carveout"}
     unknown = set(kws) - {"boundscheck", "max_registers", "extensions"} - hints
     if unknown:
@@ -244,7 +249,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         boundscheck = kws.get("boundscheck")
         if debug and boundscheck is None:
             boundscheck = True
-        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=boundscheck)
+        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=boundscheck, link=link)
 
     if func_or_sig is None:
         return lambda fn: make(fn, ())

@@ -27,6 +27,7 @@ from .._intrinsic import DeviceOnly
 from ..errors import JitError
 from . import bindings, bytecode
 from .assigned import check_assigned_before_use
+from .externs import ExternFunction
 
 # Tests set this to False to compile every kernel from its bytecode, as if it had no source.
 SOURCE_FIRST = True
@@ -127,6 +128,18 @@ class _Program:
         self.callee_params: dict[int, tuple[set[str], set[str]]] = {}  # shape and assigned parameters
         # The exceptions `raise` statements name: (class, constant arguments), numbered.
         self.exceptions: list[tuple[type, tuple]] = []
+        # CUDA C functions the kernel calls (declare_device), and the kernel's own link= sources.
+        self.externs: list[dict] = []
+        self.extern_objects: list = []
+        self.link: tuple[str, ...] = ()
+
+    def extern_id(self, fn) -> int:
+        for i, f in enumerate(self.extern_objects):
+            if f is fn:
+                return i
+        self.extern_objects.append(fn)
+        self.externs.append(fn.tree(self.link))
+        return len(self.externs) - 1
 
     def exception_id(self, cls, args: tuple) -> int:
         for i, (c, a) in enumerate(self.exceptions):
@@ -523,6 +536,8 @@ class _Function:
         global _TABLE
         if isinstance(value, DeviceOnly):
             return {"k": "Intrinsic", "name": value.intrinsic}
+        if isinstance(value, ExternFunction):
+            return {"k": "Extern", "id": self.program.extern_id(value)}
         if isinstance(value, enum.Enum) and not isinstance(value, (bool, int, float, complex)):
             # Enum members are their values in kernels (IntEnum members are ints already).
             return self.resolved(value.value, dotted, node)
@@ -587,12 +602,14 @@ def _numba_type_name(value) -> str | None:
     return None
 
 
-def program_json(fn, exceptions: list | None = None) -> str:
+def program_json(fn, exceptions: list | None = None, link: tuple[str, ...] = ()) -> str:
     """The JSON tree of kernel (or device function) ``fn`` and everything it calls; the
     exceptions its ``raise`` statements name go into ``exceptions`` (replacing what was there),
-    in the order the tree numbers them."""
+    in the order the tree numbers them. ``link``: the kernel's own CUDA C sources (``@jit(link=)``),
+    compiled with the CUDA C functions it calls."""
     program = _Program()
+    program.link = tuple(link)
     program.function_id(fn)
     if exceptions is not None:
         exceptions[:] = program.exceptions
-    return json.dumps({"functions": program.functions, "arrays": program.arrays})
+    return json.dumps({"functions": program.functions, "arrays": program.arrays, "externs": program.externs})

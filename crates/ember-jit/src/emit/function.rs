@@ -419,13 +419,14 @@ impl FnWriter<'_, '_> {
                     self.line(&l);
                 }
             }
-            Stmt::Part {
+            Stmt::Reinterpret {
                 temp,
                 ty,
                 base,
-                imag,
+                skip,
+                rescale,
             } => {
-                let lines = self.part(temp_name(*temp), ty, base, *imag);
+                let lines = self.reinterpret(temp_name(*temp), ty, base, *skip, *rescale);
                 for l in lines {
                     self.line(&l);
                 }

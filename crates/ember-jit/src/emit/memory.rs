@@ -313,27 +313,15 @@ impl FnWriter<'_, '_> {
         offset: usize,
         nested: &[i64],
     ) -> Vec<String> {
-        let (st, ndim) = (self.c_type(ty), array_ty(base).map_or(0, |a| a.ndim));
-        let Ty::Array(a) = ty else {
-            return Vec::new();
+        // `base`'s axes as they are, the data pointer `offset` bytes on; then the nested axes.
+        let mut lines = self.reinterpret(name.clone(), ty, base, offset, false);
+        let ndim = array_ty(base).map_or(0, |a| a.ndim);
+        let itemsize = match ty {
+            Ty::Array(a) => a.dtype.itemsize() as i64,
+            _ => 0,
         };
-        let q = self.e.qualifier(a.space);
-        let elem = self.e.elem_type(a.dtype);
-        let mut lines = vec![
-            format!("{st} {name};"),
-            format!(
-                "{name}.data = ({q}{elem}*)(({q}char*){}.data + {offset});",
-                self.expr(base)
-            ),
-        ];
-        for k in 0..ndim {
-            let (n, s) = (self.dim(base, k), self.stride(base, k));
-            lines.push(format!(
-                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
-            ));
-        }
         for (j, n) in nested.iter().enumerate() {
-            let s = nested[j + 1..].iter().product::<i64>() * a.dtype.itemsize() as i64;
+            let s = nested[j + 1..].iter().product::<i64>() * itemsize;
             lines.push(format!(
                 "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};",
                 k = ndim + j
@@ -360,16 +348,45 @@ impl FnWriter<'_, '_> {
         lines
     }
 
-    /// The lines setting view `name`, the real or imaginary parts of complex array `base`:
-    /// its shape and byte strides, the data pointer as the real type's, past the real part
-    /// for `imag`.
-    pub(crate) fn part(&mut self, name: String, ty: &Ty, base: &Expr, imag: bool) -> Vec<String> {
-        let skip = match ty {
-            Ty::Array(view) if imag => view.dtype.itemsize(),
-            _ => 0,
+    /// The lines setting view `name`, `base`'s memory as elements of `ty`'s dtype: its shape
+    /// and byte strides, the data pointer `skip` bytes on; with `rescale`, the last axis counted
+    /// in the new elements (its stride theirs: NumPy's `view` needs that axis contiguous).
+    pub(crate) fn reinterpret(
+        &mut self,
+        name: String,
+        ty: &Ty,
+        base: &Expr,
+        skip: usize,
+        rescale: bool,
+    ) -> Vec<String> {
+        let st = self.c_type(ty);
+        let Some(a) = array_ty(base).cloned() else {
+            return Vec::new();
         };
-        // The part at byte `skip` of every element: a field view with no nested axes.
-        self.field_view(name, ty, base, skip, &[])
+        let Ty::Array(view) = ty else {
+            return Vec::new();
+        };
+        let q = self.e.qualifier(a.space);
+        let elem = self.e.elem_type(view.dtype);
+        let mut lines = vec![
+            format!("{st} {name};"),
+            format!(
+                "{name}.data = ({q}{elem}*)(({q}char*){}.data + {skip});",
+                self.expr(base)
+            ),
+        ];
+        for k in 0..a.ndim {
+            let (mut n, mut s) = (self.dim(base, k), self.stride(base, k));
+            if rescale && k + 1 == a.ndim {
+                let (old, new) = (a.dtype.itemsize(), view.dtype.itemsize());
+                n = format!("(({n}) * {old} / {new})");
+                s = new.to_string();
+            }
+            lines.push(format!(
+                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
+            ));
+        }
+        lines
     }
 
     /// The line setting `name` to the launch's dynamic shared memory, as elements of `d`.

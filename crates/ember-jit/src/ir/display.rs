@@ -239,14 +239,10 @@ impl Printer<'_> {
                 let text = format!("let {}: {ty} = {}@{offset}", temp(*t), self.expr(base));
                 self.line(out, d, &text)
             }
-            Stmt::Part {
-                temp: t,
-                ty,
-                base,
-                imag,
+            Stmt::Reinterpret {
+                temp: t, ty, base, ..
             } => {
-                let part = if *imag { "imag" } else { "real" };
-                let text = format!("let {}: {ty} = {}.{part}", temp(*t), self.expr(base));
+                let text = format!("let {}: {ty} = view of {}", temp(*t), self.expr(base));
                 self.line(out, d, &text)
             }
             Stmt::DynamicShared { temp: t, ty, dtype } => {
@@ -352,6 +348,7 @@ impl Printer<'_> {
             },
             ExprKind::Math(name, args) => format!("math.{name}({})", self.list(args)),
             ExprKind::PyMath(name, args) => format!("python.{name}({})", self.list(args)),
+            ExprKind::External(name, args) => format!("extern.{name}({})", self.list(args)),
             ExprKind::Intrinsic { name, args } => format!("{name}({})", self.list(args)),
             ExprKind::FloatTest(name, x) => format!("math.{name}({})", self.expr(x)),
             ExprKind::Extremum { max, rule, args } => {

@@ -288,13 +288,15 @@ pub enum Stmt {
         offset: usize,
         nested: Vec<i64>,
     },
-    /// `temp = base.real` / `base.imag`: a complex array's parts as an array of its real type
-    /// (a view: writes reach the complex elements).
-    Part {
+    /// `temp`: `base`'s memory read as elements of `ty`'s dtype (a view: writes reach it):
+    /// `a.real`/`a.imag` of a complex array (`skip`: the bytes before the part), `a.view(dtype)`
+    /// (`rescale`: the last axis counted in the new elements, as NumPy's `view`).
+    Reinterpret {
         temp: Temp,
         ty: Ty,
         base: Expr,
-        imag: bool,
+        skip: usize,
+        rescale: bool,
     },
     /// `temp`: the launch's dynamic shared memory as a 1-d array of `dtype`.
     DynamicShared { temp: Temp, ty: Ty, dtype: DType },
@@ -538,6 +540,9 @@ pub enum ExprKind {
     Conj(Box<Expr>),
     /// A specialisation of a device function (index into [`IrProgram::functions`]).
     Call(usize, Vec<Expr>),
+    /// A CUDA C device function of [`crate::ast::Program::externs`], through the wrapper
+    /// typing declared (`ember_ext_<name>`).
+    External(String, Vec<Expr>),
     /// A libm function (`sqrt`, `atan2`...) in this expression's float type.
     Math(&'static str, Vec<Expr>),
     /// `isnan`/`isinf`/`isfinite` of a float.

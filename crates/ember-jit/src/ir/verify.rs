@@ -103,7 +103,7 @@ impl Verifier<'_> {
             | Stmt::View { temp, .. }
             | Stmt::Transpose { temp, .. }
             | Stmt::FieldView { temp, .. }
-            | Stmt::Part { temp, .. }
+            | Stmt::Reinterpret { temp, .. }
             | Stmt::DynamicShared { temp, .. }
             | Stmt::LoopFlag(temp) => self.define(*temp),
             Stmt::Set { temp, .. } => self.read(*temp)?,

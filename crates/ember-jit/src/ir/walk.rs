@@ -41,6 +41,7 @@ impl Expr {
             | ExprKind::Call(_, items)
             | ExprKind::Math(_, items)
             | ExprKind::PyMath(_, items)
+            | ExprKind::External(_, items)
             | ExprKind::Intrinsic { args: items, .. }
             | ExprKind::Ufunc { args: items, .. } => items.iter().collect(),
             ExprKind::Complex(re, im) => std::iter::once(&**re).chain(im.as_deref()).collect(),
@@ -93,7 +94,7 @@ impl Stmt {
             | Stmt::Return(Some(value))
             | Stmt::Transpose { base: value, .. }
             | Stmt::FieldView { base: value, .. }
-            | Stmt::Part { base: value, .. } => vec![value],
+            | Stmt::Reinterpret { base: value, .. } => vec![value],
             Stmt::Store { place, value } | Stmt::Update { place, value, .. } => {
                 let mut v = place.exprs();
                 v.push(value);

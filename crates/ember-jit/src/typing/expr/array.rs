@@ -62,7 +62,13 @@ impl FnTyper<'_, '_> {
                 if a.dtype.kind() == Kind::Complex && a.fixed.is_none() =>
             {
                 let a = a.clone();
-                self.array_part(&v, &a, attr == "imag")
+                let real = if a.dtype == DType::C64 {
+                    DType::F32
+                } else {
+                    DType::F64
+                };
+                let skip = if attr == "imag" { real.itemsize() } else { 0 };
+                self.reinterpreted(&v, &a, real, skip, false)
             }
             (Ty::Array(a), "real") if a.fixed.is_none() => Ok(v),
             (Ty::Scalar(d), "real") | (Ty::Scalar(d), "imag") if d.kind() == Kind::Complex => {
@@ -193,26 +199,29 @@ impl FnTyper<'_, '_> {
     }
 
     /// `v.T`: a view with the axes reversed (a 0-d or 1-d array is itself).
-    /// `v.real` / `v.imag` of a complex array: a view of its parts.
-    fn array_part(&mut self, v: &Val, a: &ArrayTy, imag: bool) -> R<Val> {
+    /// A view of `v`'s memory as elements of `dtype` (see [`Stmt::Reinterpret`]).
+    pub(crate) fn reinterpreted(
+        &mut self,
+        v: &Val,
+        a: &ArrayTy,
+        dtype: DType,
+        skip: usize,
+        rescale: bool,
+    ) -> R<Val> {
         let base = self.temp(v)?;
-        let real = if a.dtype == DType::C64 {
-            DType::F32
-        } else {
-            DType::F64
-        };
         let ty = Ty::Array(ArrayTy {
-            dtype: real,
+            dtype,
             layout: Layout::A,
             ..a.clone()
         });
         self.c.register(&ty);
         let name = self.fresh(TempRole::View);
-        self.push(Stmt::Part {
+        self.push(Stmt::Reinterpret {
             temp: name,
             ty: ty.clone(),
             base: base.expr(),
-            imag,
+            skip,
+            rescale,
         });
         Ok(Val::new(ty, K::Temp(name)))
     }

@@ -251,12 +251,6 @@ pub struct JitLaunch {
     shared_bytes: u32,
 }
 
-/// What `JitLaunch.__reduce__` gives pickle: the kernel's `__getitem__` and its arguments.
-type Reduced<'py> = (
-    Bound<'py, PyAny>,
-    (Py<NativeJitKernel>, Bound<'py, PyTuple>),
-);
-
 /// An argument read from Python.
 enum Owned {
     Array(ember_array::Array),

@@ -84,6 +84,9 @@ def _check(dtype) -> np.dtype:
         )
     if d.name in _SUPPORTED:
         return d
+    if d.kind == "V" and d.type is np.record:
+        # A recarray's dtype holds what a structured one does: arrays keep the plain one.
+        d = np.dtype((np.void, d))
     if is_opaque(d):
         return _opaque(d)
     # CuPy's class for a dtype an array cannot hold.
@@ -109,10 +112,32 @@ def _opaque(d: np.dtype) -> np.dtype:
             f"add those axes to the shape instead (dtype {d.subdtype[0]})"
         )
     name = str(d)
-    _ember.register_opaque(name, d.str, d.itemsize)
+    if d.fields is not None and d.itemsize > 0:
+        _ember.register_record(name, d.str, d.itemsize, d.alignment, _fields(d))
+    else:
+        _ember.register_opaque(name, d.str, d.itemsize)
     _by_name[name] = d
     _name_by_dtype[d] = name
     return d
+
+
+def _fields(d: np.dtype) -> list:
+    """The fields of structured dtype ``d`` as the native module registers them: (name,
+    offset, dtype name, sub-array shape), nested structured dtypes registered first."""
+    out = []
+    for name in d.names:
+        sub, offset = d.fields[name][:2]
+        base, shape = (sub.base, sub.shape) if sub.subdtype is not None else (sub, ())
+        if base.fields is not None:
+            base = _opaque(np.dtype((np.void, base)) if base.type is np.record else base)
+            out.append((name, offset, _name_by_dtype[base], list(shape)))
+        elif base.name in _SUPPORTED and base.byteorder != ">":
+            out.append((name, offset, base.name, list(shape)))
+        else:
+            # A field kernels cannot compute on (datetime, bytes, big-endian): left out, so
+            # kernels name it unknown; arrays still hold its bytes.
+            continue
+    return out
 
 
 def warn_complex_to_real(source: np.dtype, target: np.dtype, stacklevel: int = 3) -> None:

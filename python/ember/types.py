@@ -17,7 +17,8 @@ signature as a string, ``"float32()"``, for a device function without arguments)
 
 A signature's text is what ``@cuda.jit`` compiles: ``str(void(float32[:], int32))`` is
 ``"void(float32[:], int32)"``. Tuple types (``UniTuple``, ``Tuple``) have their Numba
-spelling; kernels do not take them as arguments yet, which the compiler reports.
+spelling. ``from_dtype(structured_dtype)`` is a :class:`Record` type: ``rec[:]`` is an array of
+records, ``void(rec)`` takes one record.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ __all__ = [
     "Array", "as_dtype", "b1", "bool_", "Boolean", "boolean", "byte", "c16", "c8", "char", "Complex", "complex128",
     "complex64", "double", "f2", "f4", "f8", "Float", "float16", "float32", "float64", "from_dtype", "i1", "i2", "i4",
     "i8", "int16", "int32", "int64", "int8", "int_", "intc", "Integer", "intp", "none", "NoneType", "Number",
-    "parse_signature", "Signature", "Tuple", "Type", "typeof", "u1", "u2", "u4", "u8", "uint16", "uint32", "uint64",
-    "uint8", "uintc", "uintp", "UniTuple", "void",
+    "parse_signature", "Record", "Signature", "Tuple", "Type", "typeof", "u1", "u2", "u4", "u8", "uint16", "uint32",
+    "uint64", "uint8", "uintc", "uintp", "UniTuple", "void",
 ]
 
 
@@ -192,8 +193,8 @@ class Array(Type):
     any layout) or ``"A"`` (any strides)."""
 
     def __init__(self, dtype, ndim: int, layout: str = "A", readonly: bool = False):
-        if not isinstance(dtype, _Scalar):
-            dtype = _by_dtype(dtype)
+        if not isinstance(dtype, (_Scalar, Record)):
+            dtype = from_dtype(dtype)
         if not isinstance(ndim, int) or ndim < 1:
             raise ValueError(f"an array type has at least one dimension, got ndim={ndim!r}")
         if layout not in ("C", "F", "A"):
@@ -202,6 +203,52 @@ class Array(Type):
 
     def _key(self) -> tuple:
         return (self.dtype.name, self.ndim, self.layout, self.readonly)
+
+
+class Record(Type):
+    """Numba's record type: the elements of a structured dtype (``from_dtype(dtype)``).
+    ``rec[:]`` is an array of them; a kernel reads and writes their fields in place."""
+
+    def __init__(self, dtype):
+        from . import _dtypes
+
+        self.dtype = _dtypes.normalize(dtype)  # registers its layout with the compiler
+        if self.dtype.fields is None:
+            raise TypeError(f"{self.dtype} is not a structured dtype: its type is from_dtype({self.dtype})")
+        #: The dtype's name as ember registers it (NumPy's ``str(dtype)``).
+        self.name = _dtypes.name_of(self.dtype)
+
+    def __getitem__(self, dims) -> Array:
+        return Array(self, *_dims(self, dims))
+
+    @property
+    def fields(self) -> dict:
+        """``{name: (type, offset)}``, in the dtype's order (Numba's ``Record.fields``)."""
+        out = {}
+        for name in self.dtype.names:
+            sub, offset = self.dtype.fields[name][:2]
+            out[name] = (from_dtype(sub.base) if sub.subdtype is None else sub, offset)
+        return out
+
+    @property
+    def size(self) -> int:
+        """Bytes per record."""
+        return self.dtype.itemsize
+
+    @property
+    def aligned(self) -> bool:
+        return self.dtype.isalignedstruct
+
+    def offset(self, name: str) -> int:
+        """The byte offset of field ``name``."""
+        return self.dtype.fields[name][1]
+
+    def typeof(self, name: str):
+        """The type of field ``name``."""
+        return self.fields[name][0]
+
+    def _key(self) -> tuple:
+        return (self.name,)
 
 
 class UniTuple(Type):
@@ -262,12 +309,12 @@ def _by_dtype(dtype) -> _Scalar:
     raise TypeError(f"{d} has no Numba scalar type in ember (use a bool, integer, float or complex dtype)")
 
 
-def from_dtype(dtype) -> _Scalar:
-    """Numba's ``numpy_support.from_dtype``: the type of a NumPy dtype's values (a scalar type;
-    structured dtypes have no record type in ember's kernels yet, which this says)."""
+def from_dtype(dtype):
+    """Numba's ``numpy_support.from_dtype``: the type of a NumPy dtype's values (a scalar type,
+    or a :class:`Record` type for a structured dtype)."""
     d = np.dtype(dtype)
     if d.fields is not None:
-        raise TypeError(f"{d}: ember's kernels have no record types yet; pass each field as its own array")
+        return Record(d)
     return _by_dtype(d)
 
 
@@ -276,6 +323,8 @@ def as_dtype(t) -> np.dtype:
     types have none, as in Numba)."""
     if isinstance(t, _Scalar):
         return np.dtype(t._numpy)
+    if isinstance(t, Record):
+        return t.dtype
     raise TypeError(f"{t!r} has no NumPy dtype (as_dtype takes a scalar type such as float32)")
 
 
@@ -312,7 +361,9 @@ def _text(t) -> str:
             dims[-1] = "::1"
         elif t.layout == "F":
             dims[0] = "::1"
-        return f"{t.dtype.name}[{', '.join(dims)}]"
+        return f"{_text(t.dtype)}[{', '.join(dims)}]"
+    if isinstance(t, Record):
+        return f"Record({t.name})"
     if isinstance(t, UniTuple):
         return f"UniTuple({_text(t.dtype)} x {t.count})"
     if isinstance(t, Tuple):

@@ -166,8 +166,9 @@ def test_numpy_support_maps_dtypes_and_types_both_ways():
         assert t == np.dtype(name).type and numpy_support.as_dtype(t) == np.dtype(name)
     assert str(numpy_support.from_dtype(np.float32)[::1]) == "float32[::1]"
     assert numpy_support.as_dtype(types.intp) == np.int64
-    with pytest.raises(TypeError, match="no record types"):
-        numpy_support.from_dtype(np.dtype([("x", np.float64), ("y", np.int64)]))
+    structured = np.dtype([("x", np.float64), ("y", np.int64)])
+    rec = numpy_support.from_dtype(structured)
+    assert isinstance(rec, types.Record) and numpy_support.as_dtype(rec) == structured
     with pytest.raises(TypeError, match="has no NumPy dtype"):
         numpy_support.as_dtype(float32[:])
 

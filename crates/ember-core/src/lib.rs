@@ -12,5 +12,5 @@ pub mod shape;
 pub use config::{BackendChoice, Config};
 pub use dtype::DType;
 pub use error::{CompileFailure, DriverFailure, Error, PoolStats, Result};
-pub use opaque::Opaque;
+pub use opaque::{Field, Opaque, Record};
 pub use scalar::Scalar;

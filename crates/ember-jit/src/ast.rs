@@ -142,6 +142,10 @@ pub enum ExprKind {
     Bool {
         v: bool,
     },
+    /// A string constant (a record's field name, `r['x']`).
+    Str {
+        v: String,
+    },
     Complex {
         re: String,
         im: String,

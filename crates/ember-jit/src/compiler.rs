@@ -16,7 +16,7 @@ use crate::typing::FnTyper;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ParamSlot {
     /// Argument `arg` is an array: its data (a buffer, plus an offset on OpenCL), then its
-    /// shape and byte strides as `2 * ndim` int64s (none for 0-d arrays).
+    /// shape and byte strides as `2 * ndim` int64s (none for 0-d arrays and records).
     Array { arg: usize, ndim: usize },
     /// Argument `arg` is a scalar passed as `dtype`'s C value type (bool as a byte, float16
     /// as float32).
@@ -178,6 +178,10 @@ impl<'p> Compiler<'p> {
                 self.uses.dtypes.insert(*d);
             }
             Ty::None => {}
+            Ty::Record(r) => {
+                self.uses.dtypes.insert(r.dtype);
+                self.register_record_dtype(r.dtype);
+            }
             Ty::Tuple(items) => {
                 if self.uses.aggregates.contains(ty) {
                     return;
@@ -192,11 +196,22 @@ impl<'p> Compiler<'p> {
                     return;
                 }
                 self.uses.dtypes.insert(a.dtype);
+                self.register_record_dtype(a.dtype);
                 if a.ndim > 0 && a.fixed.is_none() {
                     self.uses.helpers.insert(Helper::Dims(a.ndim));
                 }
                 self.uses.aggregates.push(ty.clone());
             }
+        }
+    }
+
+    /// A reference to a record: a byte pointer (no aggregate of its own).
+    fn register_record_dtype(&mut self, d: DType) {
+        if let Some(r) = crate::types::record_of(d) {
+            self.uses.helpers.insert(Helper::RecordBytes {
+                size: r.itemsize,
+                align: r.alignment_at(0),
+            });
         }
     }
 
@@ -497,7 +512,7 @@ fn type_kernel_for(
                     function.name
                 )));
             }
-        } else if !matches!(t, Ty::Array(_) | Ty::Scalar(_)) {
+        } else if !matches!(t, Ty::Array(_) | Ty::Scalar(_) | Ty::Record(_)) {
             return Err(Error::Jit(format!(
                 "kernel {} cannot take an argument of type {t}",
                 function.name
@@ -532,6 +547,8 @@ fn compile(
                 ndim: a.ndim,
             },
             Ty::Scalar(d) => ParamSlot::Scalar { arg: i, dtype: *d },
+            // A record argument is passed by reference, as a 0-d array of its dtype is.
+            Ty::Record(_) => ParamSlot::Array { arg: i, ndim: 0 },
             Ty::Tuple(_) => {
                 for (item, t) in tuple_leaves(t).into_iter().enumerate() {
                     if let Ty::Scalar(dtype) = t {
@@ -598,6 +615,7 @@ pub(crate) fn fixed_array(dtype: DType, shape: Vec<i64>, space: Space) -> Ty {
         layout: crate::types::Layout::C,
         space,
         fixed: Some(shape),
+        unaligned: false,
     })
 }
 

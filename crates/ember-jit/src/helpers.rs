@@ -106,6 +106,31 @@ pub enum Helper {
     RoundDigits,
     /// Python's `math`/`cmath` function (a name of [`crate::pymath`]) of an argument dtype.
     PyMath(&'static str, DType),
+    /// The C type of an element of a structured dtype: `size` bytes, aligned to `align`.
+    RecordBytes {
+        size: usize,
+        align: usize,
+    },
+    /// Loads and stores of a `dtype` value at an address in `space` that may not be aligned
+    /// for it (a field of a packed record), byte by byte: wide misaligned accesses fault on
+    /// GPUs and are undefined in C.
+    Unaligned(DType, Space),
+}
+
+/// The C name of [`Helper::RecordBytes`].
+pub fn record_bytes_name(size: usize, align: usize) -> String {
+    format!("ember_rec{size}_a{align}")
+}
+
+/// The tag of [`Helper::Unaligned`]'s functions (`ember_ldu_<tag>`, `ember_stu_<tag>`).
+pub fn unaligned_tag(d: DType, space: Space) -> String {
+    let s = match space {
+        Space::Global => "g",
+        Space::Shared => "s",
+        Space::Local => "l",
+        Space::Const => "c",
+    };
+    format!("{}_{s}", name_of(d))
 }
 
 fn name_of(d: DType) -> &'static str {
@@ -172,11 +197,39 @@ impl Helper {
             Helper::Round(d) => ember_codegen::types::round_function(*d, dialect, dev),
             Helper::Text(text) => text.clone(),
             Helper::RoundDigits => round_digits(dialect),
+            Helper::RecordBytes { size, align } => format!(
+                "typedef struct __attribute__((aligned({align}))) {{ unsigned char b[{size}]; }} {};\n",
+                record_bytes_name(*size, *align)
+            ),
+            Helper::Unaligned(d, space) => unaligned(*d, *space, dialect),
             Helper::PyMath(name, d) => crate::pymath::source(name, *d, dialect),
             Helper::LaneId => dialect.table().lane_id_fn.replace("{dev}", dev),
             Helper::DynamicShared => dialect.table().dynamic_shared_decl.replace("{dev}", dev),
         }
     }
+}
+
+/// The byte-by-byte load and store of [`Helper::Unaligned`].
+fn unaligned(d: DType, space: Space, dialect: Dialect) -> String {
+    let t = dialect.table();
+    let dev = t.device_fn;
+    let q = match space {
+        Space::Global => t.global,
+        Space::Shared => t.shared_pointer,
+        Space::Const => t.constant_pointer,
+        Space::Local => "",
+    };
+    let ty = ember_codegen::types::storage_type(d, dialect);
+    let (tag, n) = (unaligned_tag(d, space), d.itemsize());
+    let mut s = format!(
+        "{dev} {ty} ember_ldu_{tag}(const {q}unsigned char* p) {{ {ty} v; unsigned char* b = (unsigned char*)&v; for (int k = 0; k < {n}; ++k) b[k] = p[k]; return v; }}\n"
+    );
+    if space != Space::Const {
+        s.push_str(&format!(
+            "{dev} void ember_stu_{tag}({q}unsigned char* p, {ty} v) {{ const unsigned char* b = (const unsigned char*)&v; for (int k = 0; k < {n}; ++k) p[k] = b[k]; }}\n"
+        ));
+    }
+    s
 }
 
 /// Numba's `round(x, ndigits)` (CPython's fallback `double_round`): `x` itself where it is

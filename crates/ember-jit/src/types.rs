@@ -34,6 +34,9 @@ pub struct ArrayTy {
     pub space: Space,
     /// The shape, when fixed at compile time (shared, local and constant arrays).
     pub fixed: Option<Vec<i64>>,
+    /// Elements may sit at addresses not aligned for their C type (a field of a packed
+    /// record): loaded and stored byte by byte.
+    pub unaligned: bool,
 }
 
 impl ArrayTy {
@@ -44,7 +47,49 @@ impl ArrayTy {
             layout,
             space: Space::Global,
             fixed: None,
+            unaligned: false,
         }
+    }
+}
+
+/// A record (Numba's `Record`): one element of a structured dtype, referred to where it
+/// lives, so writing a field writes that memory (`r = a[i]; r.x = 1` changes `a`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RecordTy {
+    /// The structured dtype (an opaque dtype with a record layout).
+    pub dtype: DType,
+    /// Where the element lives.
+    pub space: Space,
+    /// The alignment its address is known to have (fields are loaded byte by byte where
+    /// their offset from it is not aligned for their type).
+    pub align: usize,
+}
+
+impl RecordTy {
+    /// A record of `dtype` at the start of an element of an array in `space`.
+    pub fn element(dtype: DType, space: Space) -> RecordTy {
+        let align = record_of(dtype).map_or(1, |r| r.alignment_at(0));
+        RecordTy {
+            dtype,
+            space,
+            align,
+        }
+    }
+
+    /// The field layout (every record type is made from a dtype that has one).
+    pub fn layout(&self) -> Option<&'static ember_core::Record> {
+        match self.dtype {
+            DType::Opaque(o) => o.record(),
+            _ => None,
+        }
+    }
+}
+
+/// The record layout of `dtype`, if it is a structured dtype kernels can read.
+pub fn record_of(dtype: DType) -> Option<&'static ember_core::Record> {
+    match dtype {
+        DType::Opaque(o) => o.record(),
+        _ => None,
     }
 }
 
@@ -54,6 +99,8 @@ pub enum Ty {
     Scalar(DType),
     Array(ArrayTy),
     Tuple(Vec<Ty>),
+    /// A reference to a record.
+    Record(RecordTy),
     /// No value (a function without `return x`).
     None,
 }
@@ -98,7 +145,15 @@ impl fmt::Display for Ty {
                     Layout::C => "C",
                     Layout::A => "A",
                 };
-                write!(f, "{space}array({}, {}d, {layout})", a.dtype.name(), a.ndim)
+                match record_of(a.dtype) {
+                    Some(_) => write!(
+                        f,
+                        "{space}array(Record({}), {}d, {layout})",
+                        a.dtype.name(),
+                        a.ndim
+                    ),
+                    None => write!(f, "{space}array({}, {}d, {layout})", a.dtype.name(), a.ndim),
+                }
             }
             Ty::Tuple(items) => {
                 f.write_str("(")?;
@@ -113,6 +168,7 @@ impl fmt::Display for Ty {
                 }
                 f.write_str(")")
             }
+            Ty::Record(r) => write!(f, "Record({})", r.dtype.name()),
             Ty::None => f.write_str("none"),
         }
     }
@@ -192,7 +248,8 @@ pub fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
             if x.dtype == y.dtype
                 && x.ndim == y.ndim
                 && x.space == y.space
-                && x.fixed == y.fixed =>
+                && x.fixed == y.fixed
+                && x.unaligned == y.unaligned =>
         {
             Some(Ty::Array(ArrayTy {
                 layout: Layout::A,
@@ -209,6 +266,9 @@ pub fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
 pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
     let t = text.trim();
     if let Some(ty) = parse_tuple_type(t)? {
+        return Ok(ty);
+    }
+    if let Some(ty) = parse_record_type(t)? {
         return Ok(ty);
     }
     let (base, dims) = match t.find('[') {
@@ -229,6 +289,11 @@ pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
     let Some(dims) = dims else {
         return Ok(Ty::Scalar(dtype));
     };
+    array_of(dtype, dims, t)
+}
+
+/// The array type of `dtype` with dimensions `dims` (the text between the brackets).
+fn array_of(dtype: DType, dims: &str, t: &str) -> Result<Ty, String> {
     let parts: Vec<&str> = dims.split(',').map(str::trim).collect();
     let mut layout = Layout::A;
     for (i, p) in parts.iter().enumerate() {
@@ -244,6 +309,50 @@ pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
         }
     }
     Ok(Ty::Array(ArrayTy::global(dtype, parts.len(), layout)))
+}
+
+/// `Record(<dtype name>)`, a record type as ember.types writes it, optionally with array
+/// dimensions (`Record(...)[:]`); `None` for any other text.
+fn parse_record_type(t: &str) -> Result<Option<Ty>, String> {
+    let Some(rest) = t.strip_prefix("Record(") else {
+        return Ok(None);
+    };
+    // The dtype's name has brackets and parentheses of its own: the record's ')' is the one
+    // that closes the first '('.
+    let mut depth = 1usize;
+    let mut close = None;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let close =
+        close.ok_or_else(|| format!("'{t}': a Record type is written 'Record(<dtype>)'"))?;
+    let name = &rest[..close];
+    let dtype = DType::from_name(name)
+        .ok()
+        .filter(|d| record_of(*d).is_some())
+        .ok_or_else(|| {
+            format!("'{name}' is not a structured dtype ember knows: make its type with ember.types.from_dtype(dtype)")
+        })?;
+    let tail = rest[close + 1..].trim();
+    if tail.is_empty() {
+        return Ok(Some(Ty::Record(RecordTy::element(dtype, Space::Global))));
+    }
+    match tail.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+        Some(dims) => array_of(dtype, dims, t).map(Some),
+        None => Err(format!(
+            "'{t}': after a Record type come its array dimensions, '[:]'"
+        )),
+    }
 }
 
 /// `UniTuple(int32 x 2)` and `Tuple(int32, float64)` (as ember.types writes Numba's tuple
@@ -276,8 +385,8 @@ fn parse_type_list(inner: &str) -> Result<Vec<Ty>, String> {
     let (mut depth, mut start) = (0usize, 0usize);
     for (i, c) in inner.char_indices() {
         match c {
-            '[' | '(' => depth += 1,
-            ']' | ')' => depth = depth.saturating_sub(1),
+            '[' | '(' | '{' => depth += 1,
+            ']' | ')' | '}' => depth = depth.saturating_sub(1),
             ',' if depth == 0 => {
                 items.push(parse_arg_type(&inner[start..i])?);
                 start = i + 1;
@@ -307,6 +416,16 @@ pub fn parse_signature(text: &str) -> Result<(Option<Ty>, Vec<Ty>), String> {
         r => Some(parse_arg_type(r)?),
     };
     Ok((ret, parse_type_list(&t[open + 1..t.len() - 1])?))
+}
+
+/// The dtype of array elements called `name`: a scalar dtype ([`dtype_named`]), or a
+/// registered structured dtype (by NumPy's `str(dtype)`).
+pub fn element_dtype_named(name: &str) -> Option<DType> {
+    dtype_named(name).or_else(|| {
+        DType::from_name(name)
+            .ok()
+            .filter(|d| record_of(*d).is_some())
+    })
 }
 
 /// A dtype by NumPy's or Numba's name (`float32`, `f4`, `intp`, `bool_`, `boolean`).
@@ -370,6 +489,43 @@ mod tests {
             ),
             Some(Ty::Tuple(vec![FLOAT64, INT64]))
         );
+    }
+
+    #[test]
+    fn record_types_parse_by_their_dtype_name() {
+        let field = |name: &str, offset, dtype, shape: Vec<usize>| ember_core::Field {
+            name: name.into(),
+            offset,
+            dtype,
+            shape,
+        };
+        let name = "[('a', '<i4'), ('b', '<f4', (2,))]";
+        let record = ember_core::Record {
+            fields: vec![
+                field("a", 0, DType::I32, vec![]),
+                field("b", 4, DType::F32, vec![2]),
+            ],
+            itemsize: 12,
+            alignment: 1,
+        };
+        ember_core::Opaque::register_record(name, "|V12", record).unwrap();
+        let (_, args) =
+            parse_signature(&format!("void(Record({name})[::1], Record({name}), int32)")).unwrap();
+        let Ty::Array(a) = &args[0] else {
+            panic!("{args:?}")
+        };
+        assert_eq!(
+            (a.layout, record_of(a.dtype).unwrap().itemsize),
+            (Layout::C, 12)
+        );
+        assert_eq!(
+            args[1],
+            Ty::Record(RecordTy::element(a.dtype, Space::Global))
+        );
+        assert_eq!(args[2], INT32);
+        assert_eq!(args[1].to_string(), format!("Record({name})"));
+        let err = parse_arg_type("Record([('zz', '<i4')])").unwrap_err();
+        assert!(err.contains("from_dtype"), "{err}");
     }
 
     #[test]

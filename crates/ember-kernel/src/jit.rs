@@ -13,7 +13,7 @@ use smallvec::SmallVec;
 
 use ember_jit::coarsen::{Opportunities, Plan};
 use ember_jit::compiler::{compile_kernel_checked, compile_kernel_coarse, ParamSlot, Raised, Site};
-use ember_jit::types::{ArrayTy, Layout, Ty};
+use ember_jit::types::{ArrayTy, Layout, RecordTy, Space, Ty};
 use ember_jit::Program;
 
 use crate::checked::{launch_checked, Fault};
@@ -32,6 +32,9 @@ pub enum JitArg<'a> {
     /// scalars in order (depth first), each passed as `Scalar`'s.
     /// A namedtuple also has its field names.
     Tuple(&'a Ty, &'a [(Scalar, DType)], Option<&'a [String]>),
+    /// A record (a NumPy structured scalar), copied to the device: one element of its
+    /// structured dtype, passed by reference (Numba's record arguments).
+    Record(&'a dyn Operand),
 }
 
 impl JitArg<'_> {
@@ -49,6 +52,7 @@ impl JitArg<'_> {
             )),
             JitArg::Scalar(_, d) => Ty::Scalar(*d),
             JitArg::Tuple(t, ..) => (*t).clone(),
+            JitArg::Record(r) => Ty::Record(RecordTy::element(r.dtype(), Space::Global)),
         }
     }
 
@@ -63,6 +67,7 @@ impl JitArg<'_> {
             }
             (JitArg::Scalar(_, d), Ty::Scalar(p)) => scalar_fits(*d, *p),
             (JitArg::Tuple(a, ..), p) => tuple_fits(a, p),
+            (JitArg::Record(r), Ty::Record(p)) => r.dtype() == p.dtype,
             _ => false,
         }
     }
@@ -373,7 +378,7 @@ impl Dispatcher {
         let arrays = || {
             args.iter().filter_map(|a| match a {
                 JitArg::Array(a) => Some(*a),
-                JitArg::Scalar(..) | JitArg::Tuple(..) => None,
+                JitArg::Scalar(..) | JitArg::Tuple(..) | JitArg::Record(_) => None,
             })
         };
         // Where buffers come with offsets, the kernel cannot assume their alignment.
@@ -494,7 +499,7 @@ impl Dispatcher {
         front: &mut dyn FnMut() -> Result<String>,
     ) -> Result<()> {
         for (i, a) in args.iter().enumerate() {
-            if let JitArg::Array(a) = a {
+            if let JitArg::Array(a) | JitArg::Record(a) = a {
                 if !std::ptr::eq(a.device(), device) {
                     return Err(Error::Value(format!(
                         "argument {i} of kernel {} is on device {} ({}), but the kernel runs on device {} ({}); copy it over first",
@@ -526,7 +531,7 @@ impl Dispatcher {
             let start = blob.len();
             match slot {
                 ParamSlot::Array { arg, .. } => {
-                    if let JitArg::Array(a) = &args[*arg] {
+                    if let JitArg::Array(a) | JitArg::Record(a) = &args[*arg] {
                         for &n in a.shape() {
                             blob.extend_from_slice(&(n as i64).to_le_bytes());
                         }
@@ -560,7 +565,7 @@ impl Dispatcher {
         for (slot, &(s, e)) in compiled.params.iter().zip(&ranges) {
             match slot {
                 ParamSlot::Array { arg, ndim } => {
-                    let JitArg::Array(a) = &args[*arg] else {
+                    let (JitArg::Array(a) | JitArg::Record(a)) = &args[*arg] else {
                         return Err(mismatch(&self.name, *arg));
                     };
                     kargs.push(a.kernel_arg());
@@ -621,7 +626,7 @@ impl Dispatcher {
         // may be queued.
         let private = config.ember_stream
             && args.iter().all(|a| match a {
-                JitArg::Array(a) => a.is_private(),
+                JitArg::Array(a) | JitArg::Record(a) => a.is_private(),
                 JitArg::Scalar(..) | JitArg::Tuple(..) => true,
             });
         let launch = if private {
@@ -709,6 +714,7 @@ fn same_type(a: &JitArg<'_>, t: &Ty) -> bool {
         }
         (JitArg::Scalar(_, d), Ty::Scalar(p)) => d == p,
         (JitArg::Tuple(a, ..), p) => *a == p,
+        (JitArg::Record(r), Ty::Record(p)) => r.dtype() == p.dtype,
         _ => false,
     }
 }

@@ -256,6 +256,8 @@ enum Owned {
     Array(ember_array::Array),
     Scalar(Scalar, DType),
     Tuple(ember_jit::Ty, Vec<(Scalar, DType)>, Option<Vec<String>>),
+    /// A device copy of a NumPy structured scalar.
+    Record(ember_array::Array),
 }
 
 #[pymethods]
@@ -323,6 +325,7 @@ impl JitLaunch {
                 Owned::Array(a) => JitArg::Array(a),
                 Owned::Scalar(v, d) => JitArg::Scalar(*v, *d),
                 Owned::Tuple(t, items, names) => JitArg::Tuple(t, items, names.as_deref()),
+                Owned::Record(a) => JitArg::Record(a),
             })
             .collect();
         let device = current_device()?;
@@ -401,6 +404,10 @@ fn read_arg<'py>(
         writebacks.push(writeback);
     }
     let read_only = items.len() > 2 && items.get_item(2)?.is_truthy()?;
+    let record = items.len() > 3 && items.get_item(3)?.is_truthy()?;
+    if record && known.is_ndarray(&value) {
+        return Ok((Owned::Record(known.array_of(&value)?), false));
+    }
     if known.is_ndarray(&value) {
         return Ok((Owned::Array(known.array_of(&value)?), read_only));
     }

@@ -42,6 +42,36 @@ fn register_opaque(name: &str, typestr: &str, itemsize: usize) -> PyResult<()> {
     Ok(())
 }
 
+/// Registers structured dtype `name` with its fields (name, offset, dtype name, sub-array
+/// shape), each field's dtype registered before (`ember_core::Record`).
+#[pyfunction]
+fn register_record(
+    name: &str,
+    typestr: &str,
+    itemsize: usize,
+    alignment: usize,
+    fields: Vec<(String, usize, String, Vec<usize>)>,
+) -> PyResult<()> {
+    let fields = fields
+        .into_iter()
+        .map(|(name, offset, dtype, shape)| {
+            Ok(ember_core::Field {
+                name,
+                offset,
+                dtype: DType::from_name(&dtype).py()?,
+                shape,
+            })
+        })
+        .collect::<PyResult<_>>()?;
+    let record = ember_core::Record {
+        fields,
+        itemsize,
+        alignment,
+    };
+    ember_core::Opaque::register_record(name, typestr, record).py()?;
+    Ok(())
+}
+
 pub(crate) fn operand(k: &KnownTypes, value: &Bound<'_, PyAny>) -> PyResult<Operand> {
     if k.is_ndarray(value) {
         return Ok(Operand::Array(k.array_of(value)?));
@@ -256,6 +286,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ufunc_rows, m)?)?;
     m.add_function(wrap_pyfunction!(dtype_names, m)?)?;
     m.add_function(wrap_pyfunction!(register_opaque, m)?)?;
+    m.add_function(wrap_pyfunction!(register_record, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_call, m)?)?;
     Ok(())
 }

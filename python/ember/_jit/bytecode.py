@@ -419,6 +419,11 @@ class _Decompiler:
                 index, container, value = stack.pop(), stack.pop(), stack.pop()
                 target = ast.Subscript(value=self.value(container, k), slice=self.value(index, k), ctx=ast.Store())
                 self.store(stmts, self.spanning(target, container, index), value, k, stack)
+            elif name == "STORE_ATTR":
+                # owner.attr = value: a record's field (the compiler refuses other owners).
+                owner, value = stack.pop(), stack.pop()
+                target = ast.Attribute(value=self.value(owner, k), attr=ins.argval, ctx=ast.Store())
+                self.store(stmts, self.spanning(target, owner), value, k, stack)
             elif name == "STORE_SLICE":
                 end, start, container, value = stack.pop(), stack.pop(), stack.pop(), stack.pop()
                 target = ast.Subscript(value=self.value(container, k), slice=self.slice_of(k, start, end),

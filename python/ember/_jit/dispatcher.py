@@ -161,12 +161,25 @@ class Dispatcher(_ember.JitKernel):
 
     def _convert_arg(self, value):
         """An argument the native launch path does not take as it is, as ``(device array,
-        write-back or None, read-only)``: NumPy arrays are copied to the device and back after
+        write-back or None, read-only[, record])``: a NumPy structured scalar (``np.void``,
+        ``np.record``) is copied to the device as a 0-d array passed by reference, and its
+        fields written back after the launch, as Numba does; NumPy arrays are copied to the device and back after
         the launch (as Numba does, with a one-time warning); a read-only one is not copied back,
         and a kernel that may write it is refused before it runs; ``__cuda_array_interface__``
         and DLPack objects are viewed without a copy."""
         from .._creation import asarray
 
+        if isinstance(value, np.void) and value.dtype.fields is not None:
+            # A record (an element of a structured array), as Numba passes one: copied to the
+            # device, passed by reference, and copied back after the launch.
+            device = asarray(np.array(value, dtype=value.dtype))
+
+            def write_back():
+                got = device.get()
+                for name in value.dtype.names:
+                    value[name] = got[name]
+
+            return device, write_back, False, True
         if isinstance(value, enum.Enum):
             # An Enum member is passed as its value (a number, or a tuple of numbers).
             return value.value, None, False

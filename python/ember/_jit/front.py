@@ -21,6 +21,7 @@ import types
 
 import numpy as np
 
+from .. import _dtypes
 from .. import types as ember_types
 from .._intrinsic import DeviceOnly
 from ..errors import JitError
@@ -175,6 +176,11 @@ class _Program:
 
 def _const_array(a: np.ndarray) -> dict:
     a = np.ascontiguousarray(a)
+    if a.dtype.fields is not None:
+        # A structured array: each element's bytes, as the initializer of its C struct.
+        rows = a.view(np.uint8).reshape(a.size, a.dtype.itemsize) if a.size else ()
+        values = ["{{" + ",".join(str(int(b)) for b in row) + "}}" for row in rows]
+        return {"dtype": _dtypes.name_of(a.dtype), "shape": list(a.shape), "values": values}
     if a.dtype == np.float16:
         values = [str(int(v)) for v in a.view(np.uint16).ravel()]
     elif a.dtype.kind == "c":
@@ -495,6 +501,8 @@ class _Function:
             return {"k": "Float", "v": repr(v)}
         if isinstance(v, complex):
             return {"k": "Complex", "re": repr(v.real), "im": repr(v.imag)}
+        if isinstance(v, str):
+            return {"k": "Str", "v": v}  # a record's field name (r['x']); refused elsewhere
         return {"k": "Unsupported", "what": _describe(node)}
 
     def lookup(self, name, node):
@@ -586,7 +594,11 @@ class _Function:
         if _TABLE is None:
             _TABLE = _intrinsic_table()
         name = _TABLE.get(id(value))
-        if name is None and isinstance(value, np.dtype):
+        if name is None and isinstance(value, np.dtype) and value.fields is not None:
+            name = "dtype." + _dtypes.name_of(value)  # a structured dtype: registered by NumPy's name
+        elif name is None and isinstance(value, np.dtype):
+            name = "dtype." + value.name
+        if name is None and isinstance(value, ember_types.Record):
             name = "dtype." + value.name
         if name is None:
             numba_name = _numba_type_name(value)

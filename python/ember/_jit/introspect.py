@@ -15,10 +15,10 @@ import sys
 
 import numpy as np
 
-from .. import _runtime, types
+from .. import _dtypes, _runtime, types
 from .._operands import on_device
 
-_ARRAY = re.compile(r"^array\((\w+), (\d+)d, ([CA])\)$")
+_ARRAY = re.compile(r"^array\((\w+|Record\(.*\)), (\d+)d, ([CA])\)$")
 
 # CuPy's attribute names (what the native side reports) for Numba's properties.
 _RESOURCES = {
@@ -40,10 +40,23 @@ def _numba_type(name: str):
         return name if any(isinstance(x, str) for x in found) else types.Tuple(found)
     try:
         if m:
-            return types.Array(types.scalar_named(m.group(1)), int(m.group(2)), m.group(3))
-        return types.scalar_named(name)
-    except (TypeError, AttributeError):
+            return types.Array(_element_type(m.group(1)), int(m.group(2)), m.group(3))
+        return _element_type(name)
+    except (TypeError, AttributeError, KeyError):
         return name
+
+
+def _element_type(name: str):
+    """A scalar type by its dtype's name, or a record type (``Record(<dtype name>)``)."""
+    if name.startswith("Record(") and name.endswith(")"):
+        return types.Record(_dtypes.from_name(name[len("Record("):-1]))
+    return types.scalar_named(name)
+
+
+def _element_name(t) -> str:
+    if isinstance(t, types.Record):
+        return f"Record({t.name})"
+    return np.dtype(getattr(t, "_numpy", t)).name
 
 
 def type_name(t) -> str:
@@ -56,9 +69,9 @@ def type_name(t) -> str:
     layout = getattr(t, "layout", None)
     if dtype is not None and isinstance(ndim, int) and layout is not None:
         # Numba's array type. ember specialises on C-contiguity only: F and A are "A".
-        return f"array({np.dtype(getattr(dtype, '_numpy', dtype)).name}, {ndim}d, {'C' if layout == 'C' else 'A'})"
+        return f"array({_element_name(dtype)}, {ndim}d, {'C' if layout == 'C' else 'A'})"
     try:
-        return np.dtype(getattr(t, "_numpy", t)).name
+        return _element_name(t)
     except TypeError:
         return str(t)
 

@@ -6,15 +6,27 @@ use std::fmt::Write;
 use ember_codegen::types::{storage_type, value_type};
 
 use super::Emitter;
+use crate::helpers::record_bytes_name;
 use crate::ir::AggregateFn;
-use crate::types::{Ty, INT64};
+use crate::types::{record_of, Ty, INT64};
+use ember_core::DType;
 
 impl Emitter<'_> {
+    /// The C type of an array element of dtype `d` in memory: a structured dtype's bytes, or
+    /// a scalar's storage type.
+    pub(crate) fn elem_type(&self, d: DType) -> String {
+        match record_of(d) {
+            Some(r) => record_bytes_name(r.itemsize, r.alignment_at(0)),
+            None => storage_type(d, self.dialect).to_string(),
+        }
+    }
+
     /// The C type of values of `ty`.
     pub(crate) fn c_type(&self, ty: &Ty) -> String {
         match ty {
             Ty::Scalar(d) => value_type(*d, self.dialect).to_string(),
             Ty::None => "void".into(),
+            Ty::Record(r) => format!("{}unsigned char*", self.qualifier(r.space)),
             Ty::Tuple(_) | Ty::Array(_) => {
                 let i = self.ir.uses.aggregates.iter().position(|t| t == ty);
                 let kind = if matches!(ty, Ty::Tuple(_)) {
@@ -47,7 +59,7 @@ impl Emitter<'_> {
                 s
             }
             Ty::Array(a) => {
-                let elem = storage_type(a.dtype, self.dialect);
+                let elem = self.elem_type(a.dtype);
                 let dims = if a.ndim == 0 || a.fixed.is_some() {
                     String::new()
                 } else {
@@ -105,7 +117,7 @@ impl Emitter<'_> {
                 };
                 let st = self.c_type(ty);
                 let q = self.qualifier(a.space);
-                let elem = storage_type(a.dtype, self.dialect);
+                let elem = self.elem_type(a.dtype);
                 format!("{dev} {st} {st}_at({q}{elem}* p) {{ {st} a; a.data = p; return a; }}\n")
             }
         }

@@ -103,12 +103,29 @@ impl FnWriter<'_, '_> {
             }
             K::Element(place) => {
                 let p = self.pointer(place, Access::Read);
-                self.load_elem(place.ty.dtype, place.ty.space, &p)
+                self.load_elem(place.ty.dtype, place.ty.space, &p, place.ty.unaligned)
             }
             K::Current => match self.current.clone() {
-                Some((p, d, space)) => self.load_elem(d, space, &p),
+                Some((p, d, space, unaligned)) => self.load_elem(d, space, &p, unaligned),
                 None => String::new(),
             },
+            K::RecordAt(place) => {
+                let p = self.pointer(place, Access::Update);
+                let q = self.e.qualifier(place.ty.space);
+                format!("(({q}unsigned char*){p})")
+            }
+            K::Field { record, offset } => {
+                let r = self.expr(record);
+                match &e.ty {
+                    Ty::Array(a) => {
+                        let st = self.e.c_type(&e.ty);
+                        let q = self.e.qualifier(a.space);
+                        let elem = self.e.elem_type(a.dtype);
+                        format!("{st}_at(({q}{elem}*)({r} + {offset}))")
+                    }
+                    _ => format!("({r} + {offset})"),
+                }
+            }
             K::Dim(a, k) => self.dim(a, *k),
             K::Stride(a, k) => self.stride(a, *k),
             K::Size(a) => {
@@ -128,7 +145,7 @@ impl FnWriter<'_, '_> {
                     Ty::Array(a) => a.dtype,
                     _ => d,
                 };
-                let elem = ember_codegen::types::storage_type(dtype, dialect);
+                let elem = self.e.elem_type(dtype);
                 format!("{}_at(({elem}*){address}ULL)", self.c_type(&e.ty))
             }
             K::MakeTuple(items) => {

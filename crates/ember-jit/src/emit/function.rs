@@ -3,8 +3,6 @@
 
 use std::fmt::Write;
 
-use ember_codegen::types::storage_type;
-
 use super::{c_ident, Emitter};
 use crate::compiler::{Access, Raised};
 use crate::ir::{Expr, IrFunction, Role, Step, Stmt, Temp};
@@ -17,7 +15,7 @@ pub(crate) struct FnWriter<'e, 'a> {
     out: String,
     depth: usize,
     /// Inside [`Stmt::Update`]: the pointer to the element being updated, its type.
-    pub(crate) current: Option<(String, ember_core::DType, Space)>,
+    pub(crate) current: Option<(String, ember_core::DType, Space, bool)>,
     /// The Python line being written (checked mode's sites name it).
     pub(crate) lineno: u32,
     /// Checked mode: the flags `ember_bad{k}` the function declares, one per access of
@@ -73,7 +71,7 @@ impl Emitter<'_> {
             // The parameter has the argument's type; the variable may be wider (C converts).
             match (&p.ty, kernel) {
                 (Ty::Array(a), true) => {
-                    let elem = storage_type(a.dtype, dialect);
+                    let elem = self.elem_type(a.dtype);
                     let q = self.qualifier(Space::Global);
                     params.push(format!("{q}{elem}* {pn}"));
                     if t.buffer_offsets {
@@ -102,6 +100,17 @@ impl Emitter<'_> {
                     if a.ndim > 0 {
                         params.push(format!("ember_dims{} {pn}_d", a.ndim));
                         let _ = writeln!(prologue, "  {vn}.d = {pn}_d;");
+                    }
+                }
+                (Ty::Record(_), true) => {
+                    // A device copy of the record (as Numba passes one): its bytes' address.
+                    let q = self.qualifier(Space::Global);
+                    params.push(format!("{q}unsigned char* {pn}"));
+                    if t.buffer_offsets {
+                        params.push(format!("{} {pn}_o", t.int64));
+                        let _ = writeln!(prologue, "  {vn} = {pn} + {pn}_o;");
+                    } else {
+                        let _ = writeln!(prologue, "  {vn} = {pn};");
                     }
                 }
                 (Ty::Tuple(_), true) => {
@@ -159,7 +168,7 @@ impl Emitter<'_> {
             if self.is_hoisted(f, a) {
                 continue;
             }
-            let elem = storage_type(a.dtype, dialect);
+            let elem = self.elem_type(a.dtype);
             // 16-byte alignment lets the C compiler merge neighbouring element reads into
             // vector loads (a tiled matmul reads a shared row four floats at a time).
             let (align_before, align) = t.align16;
@@ -325,11 +334,14 @@ impl FnWriter<'_, '_> {
                 let ptr = self.pointer(place, Access::Write);
                 let p = temp_name(*pointer);
                 let q = self.e.qualifier(place.ty.space);
-                let elem = storage_type(place.ty.dtype, self.e.dialect);
+                let elem = self.e.elem_type(place.ty.dtype);
                 self.line(&format!("{{ {q}{elem}* {p} = {ptr};"));
-                let outer = self
-                    .current
-                    .replace((p.clone(), place.ty.dtype, place.ty.space));
+                let outer = self.current.replace((
+                    p.clone(),
+                    place.ty.dtype,
+                    place.ty.space,
+                    place.ty.unaligned,
+                ));
                 let code = self.expr(value);
                 self.current = outer;
                 let st = self.store_elem(place, &p, &code);
@@ -435,6 +447,18 @@ impl FnWriter<'_, '_> {
                 axes,
             } => {
                 let lines = self.view(temp_name(*temp), ty, base, axes);
+                for l in lines {
+                    self.line(&l);
+                }
+            }
+            Stmt::FieldView {
+                temp,
+                ty,
+                base,
+                offset,
+                nested,
+            } => {
+                let lines = self.field_view(temp_name(*temp), ty, base, *offset, nested);
                 for l in lines {
                     self.line(&l);
                 }

@@ -6,8 +6,6 @@
 
 use std::collections::BTreeSet;
 
-use ember_codegen::types::storage_type;
-
 use super::function::temp_name;
 use super::Emitter;
 use crate::ir::{FixedArrayDecl, IrFunction};
@@ -69,7 +67,7 @@ impl Emitter<'_> {
         let mut params = Vec::new();
         let mut prologue = String::new();
         for (j, a) in self.reached(i) {
-            let elem = storage_type(a.dtype, self.dialect);
+            let elem = self.elem_type(a.dtype);
             let name = Self::hoisted_name(j, a);
             params.push(format!("{q}{elem}* {name}"));
             if j == i {
@@ -95,7 +93,7 @@ impl Emitter<'_> {
             for (j, a) in self.reached(c) {
                 let name = Self::hoisted_name(j, a);
                 if seen.insert(name.clone()) {
-                    let elem = storage_type(a.dtype, self.dialect);
+                    let elem = self.elem_type(a.dtype);
                     out.push_str(&format!(
                         "  {} {align_before}{elem} {name}[{}]{align};\n",
                         t.shared, a.count

@@ -128,7 +128,7 @@ impl FnWriter<'_, '_> {
         if self.e.dialect == Dialect::Cuda && space == Space::Global && d != DType::F16 {
             format!("__ld{hint}({p})")
         } else {
-            self.load_elem(d, space, &p)
+            self.load_elem(d, space, &p, place.ty.unaligned)
         }
     }
 }

@@ -1,13 +1,14 @@
 //! Memory: element addresses (C-contiguous arrays by element, others by byte strides), loads
 //! and stores per memory space and dtype, array views, dynamic shared memory.
 
-use ember_codegen::types::{load_narrow, storage_type, store_narrow};
+use ember_codegen::types::{load_narrow, store_narrow};
 use ember_core::DType;
 
 use ember_codegen::checked::RECORD;
 
 use super::function::FnWriter;
 use crate::compiler::{Access, Raised, Site};
+use crate::helpers::unaligned_tag;
 use crate::ir::{Expr, ExprKind, Place, ViewAxis};
 use crate::types::{ArrayTy, Layout, Space, Ty};
 
@@ -90,7 +91,7 @@ impl FnWriter<'_, '_> {
         };
         let base = self.expr(&place.array);
         let q = self.e.qualifier(a.space);
-        let elem = storage_type(a.dtype, self.e.dialect);
+        let elem = self.e.elem_type(a.dtype);
         let p = if a.layout == Layout::C || fixed {
             format!("({base}.data + {off})")
         } else {
@@ -143,6 +144,7 @@ impl FnWriter<'_, '_> {
             },
             ExprKind::ConstArray(_) => "a constant array".to_string(),
             ExprKind::Captured(_) => "a captured device array".to_string(),
+            ExprKind::Field { .. } => "a nested array of a record".to_string(),
             _ => "a view of an array".to_string(),
         };
         let mut sites = sites.borrow_mut();
@@ -177,9 +179,13 @@ impl FnWriter<'_, '_> {
         Some(sites.len() - 1)
     }
 
-    /// Reads the element at pointer `p` in `space`.
-    pub(crate) fn load_elem(&self, d: DType, space: Space, p: &str) -> String {
+    /// Reads the element at pointer `p` in `space` (byte by byte where it may be unaligned).
+    pub(crate) fn load_elem(&self, d: DType, space: Space, p: &str, unaligned: bool) -> String {
         let q = self.e.qualifier(space);
+        if unaligned {
+            let tag = unaligned_tag(d, space);
+            return format!("ember_ldu_{tag}((const {q}unsigned char*)({p}))");
+        }
         if let Some(code) = load_narrow(d, self.e.dialect, p, q) {
             return code;
         }
@@ -193,6 +199,10 @@ impl FnWriter<'_, '_> {
     pub(crate) fn store_elem(&self, place: &Place, p: &str, code: &str) -> String {
         let (d, space) = (place.ty.dtype, place.ty.space);
         let q = self.e.qualifier(space);
+        if place.ty.unaligned {
+            let tag = unaligned_tag(d, space);
+            return format!("ember_stu_{tag}(({q}unsigned char*)({p}), {code});");
+        }
         store_narrow(d, self.e.dialect, p, q, code).unwrap_or_else(|| format!("*{p} = {code};"))
     }
 
@@ -267,7 +277,7 @@ impl FnWriter<'_, '_> {
             }
         }
         let q = self.e.qualifier(a.space);
-        let elem = storage_type(a.dtype, self.e.dialect);
+        let elem = self.e.elem_type(a.dtype);
         let off = if offset.is_empty() {
             "0".to_string()
         } else {
@@ -290,6 +300,33 @@ impl FnWriter<'_, '_> {
                 .map(|k| format!(" {name}.d.shape[{k}] = 0;"))
                 .collect();
             lines.push(format!("if (ember_bad{f}) {{ ember_bad{f} = 0;{empty} }}"));
+        }
+        lines
+    }
+
+    /// The lines setting view `name` of type `ty`: the field at `offset` bytes of every record
+    /// of `base`, its nested axes `nested` last.
+    pub(crate) fn field_view(
+        &mut self,
+        name: String,
+        ty: &Ty,
+        base: &Expr,
+        offset: usize,
+        nested: &[i64],
+    ) -> Vec<String> {
+        // `base`'s axes as they are, the data pointer `offset` bytes on; then the nested axes.
+        let mut lines = self.reinterpret(name.clone(), ty, base, offset, false);
+        let ndim = array_ty(base).map_or(0, |a| a.ndim);
+        let itemsize = match ty {
+            Ty::Array(a) => a.dtype.itemsize() as i64,
+            _ => 0,
+        };
+        for (j, n) in nested.iter().enumerate() {
+            let s = nested[j + 1..].iter().product::<i64>() * itemsize;
+            lines.push(format!(
+                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};",
+                k = ndim + j
+            ));
         }
         lines
     }
@@ -331,7 +368,7 @@ impl FnWriter<'_, '_> {
             return Vec::new();
         };
         let q = self.e.qualifier(a.space);
-        let elem = storage_type(view.dtype, self.e.dialect);
+        let elem = self.e.elem_type(view.dtype);
         let mut lines = vec![
             format!("{st} {name};"),
             format!(
@@ -358,7 +395,7 @@ impl FnWriter<'_, '_> {
         let t = self.e.dialect.table();
         let st = self.c_type(ty);
         let q = self.e.qualifier(Space::Shared);
-        let elem = storage_type(d, self.e.dialect);
+        let elem = self.e.elem_type(d);
         let (data, bytes) = if t.dynamic_shared_param {
             ("ember_dynamic_shared", "ember_dynamic_shared_bytes")
         } else {

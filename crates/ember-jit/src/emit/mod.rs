@@ -15,7 +15,6 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use ember_codegen::types::storage_type;
 use ember_codegen::Dialect;
 use ember_core::DType;
 
@@ -136,12 +135,12 @@ impl Emitter<'_> {
         }
         for &id in &uses.constants {
             let array = &self.program.arrays[id];
-            let dtype = crate::types::dtype_named(&array.dtype).unwrap_or(DType::F64);
+            let dtype = crate::types::element_dtype_named(&array.dtype).unwrap_or(DType::F64);
             let qualifier = self.dialect.table().constant;
             let _ = writeln!(
                 s,
                 "{qualifier}{} ember_const{id}[{}] = {{{}}};",
-                storage_type(dtype, self.dialect),
+                self.elem_type(dtype),
                 array.values.len().max(1),
                 if array.values.is_empty() {
                     "0".to_string()

@@ -229,6 +229,16 @@ impl Printer<'_> {
                 let text = format!("let {}: {ty} = {}.T", temp(*t), self.expr(base));
                 self.line(out, d, &text)
             }
+            Stmt::FieldView {
+                temp: t,
+                ty,
+                base,
+                offset,
+                ..
+            } => {
+                let text = format!("let {}: {ty} = {}@{offset}", temp(*t), self.expr(base));
+                self.line(out, d, &text)
+            }
             Stmt::Reinterpret {
                 temp: t, ty, base, ..
             } => {
@@ -306,6 +316,8 @@ impl Printer<'_> {
                 self.expr(b)
             ),
             ExprKind::Element(p) => self.place(p),
+            ExprKind::RecordAt(p) => format!("&{}", self.place(p)),
+            ExprKind::Field { record, offset } => format!("{}@{offset}", self.expr(record)),
             ExprKind::Current => "*current".into(),
             ExprKind::Dim(a, k) => format!("{}.shape[{k}]", self.expr(a)),
             ExprKind::Stride(a, k) => format!("{}.strides[{k}]", self.expr(a)),

@@ -279,6 +279,15 @@ pub enum Stmt {
     },
     /// `temp = base.T`.
     Transpose { temp: Temp, ty: Ty, base: Expr },
+    /// `temp = base.x`: field `x` (at `offset` bytes) of every record of array `base`, a
+    /// strided view; a nested array field adds its axes (`nested`, C order) after `base`'s.
+    FieldView {
+        temp: Temp,
+        ty: Ty,
+        base: Expr,
+        offset: usize,
+        nested: Vec<i64>,
+    },
     /// `temp`: `base`'s memory read as elements of `ty`'s dtype (a view: writes reach it):
     /// `a.real`/`a.imag` of a complex array (`skip`: the bytes before the part), `a.view(dtype)`
     /// (`rescale`: the last axis counted in the new elements, as NumPy's `view`).
@@ -496,6 +505,13 @@ pub enum ExprKind {
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
     /// An array element's value.
     Element(Place),
+    /// A reference to the record at `place`, an element of an array of a structured dtype
+    /// (the expression's type is [`Ty::Record`]).
+    RecordAt(Place),
+    /// The field at `offset` bytes into record `record`: a fixed-shape array over the
+    /// field's bytes (0-d for a scalar field, whose element is its value), or a reference
+    /// to a nested record.
+    Field { record: Box<Expr>, offset: usize },
     /// The element being updated by the enclosing [`Stmt::Update`].
     Current,
     /// `array.shape[axis]`.

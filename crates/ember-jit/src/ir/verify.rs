@@ -102,6 +102,7 @@ impl Verifier<'_> {
             | Stmt::Declare { temp, .. }
             | Stmt::View { temp, .. }
             | Stmt::Transpose { temp, .. }
+            | Stmt::FieldView { temp, .. }
             | Stmt::Reinterpret { temp, .. }
             | Stmt::DynamicShared { temp, .. }
             | Stmt::LoopFlag(temp) => self.define(*temp),
@@ -192,7 +193,9 @@ impl Verifier<'_> {
                 same("then-value", &a.ty, &e.ty)?;
                 same("else-value", &b.ty, &e.ty)?;
             }
-            ExprKind::Element(p) | ExprKind::Random(_, p) => self.place(p)?,
+            ExprKind::Element(p) | ExprKind::RecordAt(p) | ExprKind::Random(_, p) => {
+                self.place(p)?
+            }
             ExprKind::Atomic { place, value, .. } => {
                 self.place(place)?;
                 same("atomic operand", &value.ty, &e.ty)?;

@@ -47,7 +47,8 @@ impl Expr {
             | ExprKind::Ufunc { args: items, .. } => items.iter().collect(),
             ExprKind::Complex(re, im) => std::iter::once(&**re).chain(im.as_deref()).collect(),
             ExprKind::Extremum { args, .. } => args.iter().collect(),
-            ExprKind::Element(p) | ExprKind::Random(_, p) => p.exprs(),
+            ExprKind::Element(p) | ExprKind::RecordAt(p) | ExprKind::Random(_, p) => p.exprs(),
+            ExprKind::Field { record, .. } => vec![record],
             ExprKind::Sync(Sync::Warp(Some(m))) => vec![m],
             ExprKind::Sync(_) => Vec::new(),
             ExprKind::Atomic { place, value, .. } => {
@@ -93,6 +94,7 @@ impl Stmt {
             | Stmt::Eval(value)
             | Stmt::Return(Some(value))
             | Stmt::Transpose { base: value, .. }
+            | Stmt::FieldView { base: value, .. }
             | Stmt::Reinterpret { base: value, .. } => vec![value],
             Stmt::Store { place, value } | Stmt::Update { place, value, .. } => {
                 let mut v = place.exprs();

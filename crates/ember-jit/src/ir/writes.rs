@@ -48,6 +48,7 @@ fn writes(f: &IrFunction, callees: &[Option<Vec<bool>>]) -> Vec<bool> {
                 }
                 Stmt::View { temp, base, .. }
                 | Stmt::Transpose { temp, base, .. }
+                | Stmt::FieldView { temp, base, .. }
                 | Stmt::Reinterpret { temp, base, .. } => (Var::Temp(*temp), base),
                 _ => continue,
             };

@@ -8,6 +8,7 @@ use crate::compiler::Compiler;
 use crate::error::{at, locate, snippet, Fail, R};
 use crate::ir::{self, ExprKind as K, FixedArrayDecl, IrFunction, LocalId, Temp, TempRole};
 use crate::types::{unify, Ty};
+use crate::typing::expr::FieldKey;
 
 mod iter;
 mod loops;
@@ -621,10 +622,17 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                 }
                 Ok(())
             }
-            ExprKind::Attribute { attr, .. } => at(
-                target.span,
-                format!("cannot assign to attribute '{attr}' in a kernel"),
-            ),
+            ExprKind::Attribute { value, attr } => {
+                let base = self.expr(value)?;
+                if let Ty::Record(_) = base.ty {
+                    let key = self.attribute_key(&base, attr, target.span)?;
+                    return self.store_field(&base, key, v, target.span);
+                }
+                at(
+                    target.span,
+                    format!("cannot assign to attribute '{attr}' in a kernel"),
+                )
+            }
             _ => at(target.span, "cannot assign to this expression"),
         }
     }
@@ -645,8 +653,19 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                 self.push(s);
                 Ok(())
             }
+            ExprKind::Attribute { value: base, attr } => {
+                let rec = self.expr(base)?;
+                let key = self.attribute_key(&rec, attr, target.span)?;
+                let place = self.field_place(&rec, key, target.span)?;
+                self.update(place, op, rhs, span)
+            }
             ExprKind::Subscript { value: base, index } => {
                 let arr = self.expr(base)?;
+                if let Ty::Record(_) = arr.ty {
+                    let key = self.record_key(index, target.span)?;
+                    let place = self.field_place(&arr, key, target.span)?;
+                    return self.update(place, op, rhs, span);
+                }
                 let Ty::Array(a) = &arr.ty else {
                     return at(
                         target.span,
@@ -655,24 +674,52 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                 };
                 let a = a.clone();
                 let place = self.element_place(&arr, &a, index, target.span)?;
-                let pointer = self.fresh(TempRole::Pointer);
-                let cur = Val::new(Ty::Scalar(a.dtype), K::Current);
-                let v = self.binop(op, cur, rhs, span)?;
-                let v = self.convert(&v, &Ty::Scalar(a.dtype), span)?;
-                self.push(ir::Stmt::Update {
-                    pointer,
-                    place,
-                    value: v.expr(),
-                });
-                Ok(())
+                self.update(place, op, rhs, span)
             }
             _ => at(target.span, "cannot assign to this expression"),
         }
     }
 
+    /// `place op= rhs`: the element's address computed once.
+    fn update(&mut self, place: ir::Place, op: crate::ast::BinOp, rhs: Val, span: Span) -> R<()> {
+        let d = place.ty.dtype;
+        if crate::types::record_of(d).is_some() {
+            return at(
+                span,
+                format!(
+                    "operator {op:?} is not defined on records (dtype {d}): update their fields"
+                ),
+            );
+        }
+        let pointer = self.fresh(TempRole::Pointer);
+        let cur = Val::new(Ty::Scalar(d), K::Current);
+        let v = self.binop(op, cur, rhs, span)?;
+        let v = self.convert(&v, &Ty::Scalar(d), span)?;
+        self.push(ir::Stmt::Update {
+            pointer,
+            place,
+            value: v.expr(),
+        });
+        Ok(())
+    }
+
+    /// The field `index` names in `r[index]`, or the error saying how fields are named.
+    fn record_key<'e>(&self, index: &'e Expr, span: Span) -> R<FieldKey<'e>> {
+        self.field_key(index).ok_or_else(|| {
+            crate::error::Fail::At(
+                span,
+                "a record is indexed by a constant field name or position (r['x'], r[0])".into(),
+            )
+        })
+    }
+
     /// `base[index] = v`.
     fn store(&mut self, base: &Expr, index: &Expr, v: Val, span: Span) -> R<()> {
         let arr = self.expr(base)?;
+        if let Ty::Record(_) = arr.ty {
+            let key = self.record_key(index, span)?;
+            return self.store_field(&arr, key, v, span);
+        }
         let a = match &arr.ty {
             Ty::Array(a) => a.clone(),
             Ty::Tuple(_) => return at(span, "tuples cannot be changed; build a new tuple"),
@@ -682,6 +729,11 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             return at(span, "constant arrays are read-only");
         }
         let place = self.element_place(&arr, &a, index, span)?;
+        if crate::types::record_of(a.dtype).is_some() {
+            // `a[i] = r`: the record's bytes copied.
+            let dst = self.record_at(place);
+            return self.copy_record(&dst, v, span);
+        }
         let value = match &v.ty {
             Ty::Scalar(_) => self.convert(&v, &Ty::Scalar(a.dtype), span)?,
             t => {

@@ -22,7 +22,9 @@ impl FnTyper<'_, '_> {
         span: Span,
     ) -> R<Val> {
         let d = match &dtype.kind {
-            ExprKind::Intrinsic { name } if name.starts_with("dtype.") => dtype_named(&name[6..]),
+            ExprKind::Intrinsic { name } if name.starts_with("dtype.") => {
+                crate::types::element_dtype_named(&name[6..])
+            }
             ExprKind::Typed { v, .. } | ExprKind::Unsupported { what: v } => dtype_named(v),
             _ => None,
         }
@@ -52,6 +54,7 @@ impl FnTyper<'_, '_> {
                 layout: Layout::C,
                 space: Space::Shared,
                 fixed: None,
+                unaligned: false,
             });
             self.c.register(&ty);
             let name = self.fresh(TempRole::Dynamic);

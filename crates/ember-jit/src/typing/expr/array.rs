@@ -8,13 +8,24 @@ use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
 use crate::helpers::Helper;
 use crate::ir::{AggregateFn, Const, ExprKind as K, Stmt, Temp, TempRole, ViewAxis};
-use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
+use crate::types::{ArrayTy, Layout, Space, Ty, INT64};
 use crate::typing::{FnTyper, Val};
 
 use super::int_literal;
 
 impl FnTyper<'_, '_> {
     pub(super) fn attribute(&mut self, v: Val, attr: &str, span: Span) -> R<Val> {
+        if let Ty::Record(_) = &v.ty {
+            let key = self.attribute_key(&v, attr, span)?;
+            return self.record_field(&v, key, span);
+        }
+        if let Ty::Array(a) = &v.ty {
+            let has = crate::types::record_of(a.dtype).is_some_and(|r| r.field(attr).is_some());
+            if has {
+                let a = a.clone();
+                return self.array_field(&v, &a, super::record::FieldKey::Name(attr), span);
+            }
+        }
         match (&v.ty, attr) {
             (Ty::Array(a), "shape") | (Ty::Array(a), "strides") => {
                 let a = a.clone();
@@ -173,6 +184,7 @@ impl FnTyper<'_, '_> {
             layout: Layout::A,
             space: a.space,
             fixed: None,
+            unaligned: a.unaligned,
         };
         let tyv = Ty::Array(ty);
         self.c.register(&tyv);
@@ -247,7 +259,7 @@ impl FnTyper<'_, '_> {
             .arrays
             .get(id)
             .ok_or_else(|| Fail::At(span, "unknown constant array".into()))?;
-        let dtype = dtype_named(&array.dtype).ok_or_else(|| {
+        let dtype = crate::types::element_dtype_named(&array.dtype).ok_or_else(|| {
             Fail::At(
                 span,
                 format!("constant arrays of dtype {} are not supported", array.dtype),
@@ -280,7 +292,7 @@ impl FnTyper<'_, '_> {
         let address: u64 = ptr
             .parse()
             .map_err(|_| Fail::At(span, format!("bad device address {ptr}")))?;
-        let d = dtype_named(dtype).ok_or_else(|| {
+        let d = crate::types::element_dtype_named(dtype).ok_or_else(|| {
             Fail::At(
                 span,
                 format!("captured device arrays of dtype {dtype} are not supported"),

@@ -16,6 +16,21 @@ use super::int_literal;
 impl FnTyper<'_, '_> {
     pub(super) fn subscript(&mut self, v: Val, index: &Expr, span: Span) -> R<Val> {
         match v.ty.clone() {
+            Ty::Array(a) if matches!(index.kind, ExprKind::Str { .. }) => {
+                let Some(key) = self.field_key(index) else {
+                    return at(span, "a string index needs an array of records");
+                };
+                if crate::types::record_of(a.dtype).is_none() {
+                    return at(
+                        span,
+                        format!(
+                            "only arrays of records are indexed by field name, not {}",
+                            v.ty
+                        ),
+                    );
+                }
+                self.array_field(&v, &a, key, span)
+            }
             Ty::Array(a) => {
                 if let (true, ExprKind::Name { .. }) = (a.ndim > 1, &index.kind) {
                     // A tuple variable (`i = cuda.grid(2)`, then `a[i]`): its items index.
@@ -114,6 +129,13 @@ impl FnTyper<'_, '_> {
                     K::ItemAt(v.boxed(), Val::new(INT64, wrapped).boxed()),
                 ))
             }
+            Ty::Record(_) => match self.field_key(index) {
+                Some(key) => self.record_field(&v, key, span),
+                None => at(
+                    span,
+                    "a record is indexed by a constant field name or position (r['x'], r[0])",
+                ),
+            },
             t => at(span, format!("a value of type {t} cannot be indexed")),
         }
     }
@@ -218,6 +240,9 @@ impl FnTyper<'_, '_> {
             );
         }
         let p = self.place_at(v, a, idx, span)?;
+        if crate::types::record_of(a.dtype).is_some() {
+            return Ok(self.record_at(p));
+        }
         self.c.uses.dtypes.insert(a.dtype);
         Ok(Val::new(Ty::Scalar(a.dtype), K::Element(p)))
     }

@@ -10,6 +10,7 @@ mod compare;
 mod index;
 mod lazy;
 mod literal;
+mod record;
 
 use ember_core::DType;
 
@@ -21,6 +22,7 @@ use crate::typing::{FnTyper, Val};
 
 use literal::parse_float;
 pub use literal::{const_ints, int_literal};
+pub(crate) use record::FieldKey;
 
 impl FnTyper<'_, '_> {
     /// Types and writes `e`.
@@ -135,6 +137,10 @@ impl FnTyper<'_, '_> {
                 }
                 Ok(self.make_tuple(vals))
             }
+            ExprKind::Str { .. } => at(
+                span,
+                "a string constant is not supported in kernels (except as a record's field name, r['x'])",
+            ),
             ExprKind::Unsupported { what } => {
                 at(span, format!("{what} is not supported in kernels"))
             }

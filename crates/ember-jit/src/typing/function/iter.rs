@@ -343,6 +343,7 @@ impl FnTyper<'_, '_> {
                         layout: Layout::A,
                         space: a.space,
                         fixed: None,
+                        unaligned: a.unaligned,
                     });
                     if a.fixed.is_some() {
                         return at(

@@ -111,8 +111,15 @@ pub struct Table {
     pub correctly_rounded_divide_sqrt_option: Option<&'static str>,
     /// The option relaxing IEEE rules for speed (Numba's `fastmath=True`).
     pub fast_math_option: &'static str,
+    /// The option turning the device compiler's optimisation off (Numba's `opt=False`).
+    pub no_optimization_option: &'static str,
     /// Suffix of a 64-bit integer literal.
     pub int64_suffix: &'static str,
+    /// printf's length modifier of a 64-bit integer (`%lld`: OpenCL C's printf has no `ll`).
+    pub printf_int64: &'static str,
+    /// printf's conversion of a double as `%f` writes it (PoCL's printf reads a `%f` argument
+    /// as a float: `%lf` keeps all of a double).
+    pub printf_double: &'static str,
     /// Suffix naming a math function's float32 version (`sqrtf`); empty where one
     /// overloaded name serves every float type.
     pub float32_math_suffix: &'static str,
@@ -211,7 +218,11 @@ const CUDA: Table = Table {
     separate_rounding_options: &["-fmad=false"],
     correctly_rounded_divide_sqrt_option: None,
     fast_math_option: "-use_fast_math",
+    // NVRTC's one switch for unoptimised device code is debug mode (its -dopt takes only "on").
+    no_optimization_option: "-G",
     int64_suffix: "LL",
+    printf_int64: "ll",
+    printf_double: "%f",
     float32_math_suffix: "f",
     nan: "__int_as_float(0x7fffffff)",
     atomic_max: "atomicMax",
@@ -337,7 +348,10 @@ const OPENCL: Table = Table {
     separate_rounding_options: &[],
     correctly_rounded_divide_sqrt_option: Some("-cl-fp32-correctly-rounded-divide-sqrt"),
     fast_math_option: "-cl-fast-relaxed-math",
+    no_optimization_option: "-cl-opt-disable",
     int64_suffix: "L",
+    printf_int64: "l",
+    printf_double: "%lf",
     float32_math_suffix: "",
     nan: "NAN",
     atomic_max: "atomic_max",

@@ -124,6 +124,10 @@ pub enum ExprKind {
         re: String,
         im: String,
     },
+    /// A string literal (what `print` takes besides numbers).
+    Str {
+        v: String,
+    },
     /// A NumPy scalar constant from the globals: keeps its dtype.
     Typed {
         dtype: String,

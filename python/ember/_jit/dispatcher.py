@@ -31,7 +31,7 @@ class Dispatcher(_ember.JitKernel):
 
     _ember_jit_dispatcher = True
 
-    def __init__(self, py_func, signatures=(), device=False, fastmath=False, boundscheck=None):
+    def __init__(self, py_func, signatures=(), device=False, fastmath=False, boundscheck=None, opt=True):
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
@@ -39,12 +39,13 @@ class Dispatcher(_ember.JitKernel):
         self.__module__ = py_func.__module__
         self._device = device
         boundscheck = None if boundscheck is None else bool(boundscheck)
-        self._setup(py_func.__name__, bool(fastmath), boundscheck, lambda: program_json(py_func))
+        opt = opt is None or bool(opt)
+        self._setup(py_func.__name__, bool(fastmath), boundscheck, lambda: program_json(py_func), opt)
         if not device:
             for sig in signatures:
                 self._add_signature(sig)
         self._signatures = list(signatures)
-        self._options = {"fastmath": bool(fastmath), "boundscheck": boundscheck}
+        self._options = {"fastmath": bool(fastmath), "boundscheck": boundscheck, "opt": opt}
 
     def __call__(self, *args, **kwargs):
         if self._device:
@@ -98,11 +99,18 @@ class Dispatcher(_ember.JitKernel):
         return introspect.ForAll(self, ntasks, tpb, stream, sharedmem)
 
     def inspect_asm(self, signature=None):
-        """The code ember gives the device's compiler for each specialisation: the generated
-        CUDA C (compiled by NVRTC) or OpenCL C (compiled by the OpenCL driver). ember makes no
-        PTX or LLVM IR of its own, so this C takes the place of Numba's PTX. A dict by argument
-        types, or the text of ``signature`` (argument types, or a signature object)."""
+        """The PTX of each specialisation, as Numba's: a dict by argument types, or the text of
+        ``signature`` (argument types, or a signature object). On a CUDA device it is the PTX
+        of the generated CUDA C that ran; on other devices, of the CUDA C ember generates for
+        the same specialisation (compiled for Numba's default compute capability). PTX needs
+        NVRTC (pip's ``nvidia-cuda-nvrtc``); where it cannot be loaded this gives the generated
+        C the device's compiler compiled instead (CUDA C, or OpenCL C)."""
         return introspect.by_signature(self, signature, lambda o: o.inspect_asm())
+
+    def inspect_lto_ptx(self, signature=None):
+        """As :meth:`inspect_asm`, always PTX (NVRTC is required: ember links nothing, so the
+        PTX after link-time optimisation is the kernel's own PTX)."""
+        return introspect.by_signature(self, signature, lambda o: o.inspect_ptx())
 
     def inspect_llvm(self, signature=None):
         """As :meth:`inspect_asm`: ember's lowest level of its own is the generated C."""
@@ -174,6 +182,26 @@ class Dispatcher(_ember.JitKernel):
 class _DeviceFunction(Dispatcher):
     """What ``@cuda.jit(device=True)`` returns: kernels call it; it is never launched."""
 
+    def inspect_asm(self, signature=None):
+        """The PTX of the function compiled alone (``cuda.compile_ptx(..., device=True)``) for
+        ``signature``, or a dict of it by argument types for each signature the decorator
+        declared. Needs NVRTC."""
+        from . import ptx
+
+        def one(sig):
+            options = self._options
+            return ptx.compile_ptx(self.py_func, sig, device=True, fastmath=options["fastmath"], opt=options["opt"])[0]
+
+        if signature is not None:
+            return one(signature)
+        out = {}
+        for sig in self._signatures:
+            args, _ = ptx.split_signature(sig)
+            out[tuple(introspect.numba_type(introspect.type_name(a)) for a in args)] = one(sig)
+        return out
+
+    inspect_lto_ptx = inspect_asm
+
     def __getitem__(self, config):
         raise TypeError(
             f"{self.__name__} is a device function: call it from a kernel; only kernels are launched "
@@ -190,10 +218,11 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     int32))`` (ember.types' objects, Numba's), ``@jit((float32[:], int32))``, ``@jit([sig, ...])``,
     ``@jit(device=True)``, ``@jit(fastmath=True)``, ``@jit(boundscheck=True)`` (every array index
     checked; the first out of bounds raises ``ember.errors.OutOfBoundsError``, an ``IndexError``;
-    ``None`` follows ``EMBER_CHECKED``). ``link``, ``cache``, ``debug``, ``lineinfo``, ``opt``,
-    ``inline`` and the code-generation hints ``forceinline``, ``lto``, ``launch_bounds`` and
-    ``shared_memory_carveout`` are accepted; ember always caches on disk and leaves those
-    choices to its compiler.
+    ``None`` follows ``EMBER_CHECKED``), ``@jit(opt=False)`` (the device compiler's optimisation
+    off: NVRTC's debug mode, OpenCL's ``-cl-opt-disable``). ``link``, ``cache``, ``debug``,
+    ``lineinfo``, ``inline`` and the code-generation hints ``forceinline``, ``lto``,
+    ``launch_bounds`` and ``shared_memory_carveout`` are accepted; ember always caches on disk
+    and leaves those choices to its compiler.
     """
     if link:
         raise ValueError("link= (linking CUDA C or PTX files into Python kernels) is not supported by ember")
@@ -208,7 +237,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         if not callable(fn):
             raise TypeError(f"@cuda.jit decorates a function, got {type(fn).__name__}")
         cls = _DeviceFunction if device else Dispatcher
-        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=kws.get("boundscheck"))
+        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=kws.get("boundscheck"), opt=opt)
 
     if func_or_sig is None:
         return lambda fn: make(fn, ())

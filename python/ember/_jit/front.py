@@ -18,14 +18,16 @@ import json
 import math
 import textwrap
 import types
+import warnings
 
 import numpy as np
 
 from .. import types as ember_types
 from .._intrinsic import DeviceOnly
-from ..errors import JitError
+from ..errors import JitError, JitWarning
 from . import bindings, bytecode
 from .assigned import check_assigned_before_use
+from .intrinsics import Namespace
 
 # Tests set this to False to compile every kernel from its bytecode, as if it had no source.
 SOURCE_FIRST = True
@@ -33,8 +35,12 @@ SOURCE_FIRST = True
 # Python builtins a kernel may call.
 _BUILTINS = {getattr(builtins, n): "builtin." + n for n in (
     "range", "len", "abs", "min", "max", "round", "int", "float", "bool", "complex", "pow", "divmod",
-    "enumerate", "zip",
+    "enumerate", "zip", "print",
 )}
+
+# The most items a kernel's print() formats (CUDA's vprintf limit; ember-jit's print.rs has the
+# same): past it the format string is printed, with a warning, as Numba does.
+_PRINT_MOST_ITEMS = 32
 
 # NumPy functions that work on scalars in kernels (same typing as their math twins).
 _NUMPY_FUNCS = (
@@ -364,6 +370,10 @@ class _Function:
             callee = self.device_callee(e.func)
             if callee is not None:
                 return self.device_call(e, callee)
+            if len(e.args) > _PRINT_MOST_ITEMS and self.names_print(e.func):
+                warnings.warn_explicit(
+                    f"CUDA print() cannot print more than {_PRINT_MOST_ITEMS} items. The raw format string will be "
+                    "emitted by the kernel instead.", JitWarning, self.file, self.span(e)["line"])
             return {"k": "Call", "func": self.expr(e.func), "args": [self.expr(a) for a in e.args],
                     "keywords": [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]}
         if k is ast.IfExp:
@@ -371,6 +381,11 @@ class _Function:
         if k is ast.Tuple:
             return {"k": "Tuple", "elts": [self.expr(x) for x in e.elts]}
         return {"k": "Unsupported", "what": _describe(e)}
+
+    def names_print(self, func) -> bool:
+        """Whether ``func`` is the builtin ``print``."""
+        return isinstance(func, ast.Name) and func.id not in self.locals and func.id not in self.bound and \
+            self.lookup(func.id, func) is print
 
     def device_callee(self, func):
         """The device function ``func`` names (a global, or a parameter bound to one), if any."""
@@ -406,6 +421,8 @@ class _Function:
             return {"k": "Float", "v": repr(v)}
         if isinstance(v, complex):
             return {"k": "Complex", "re": repr(v.real), "im": repr(v.imag)}
+        if isinstance(v, str):
+            return {"k": "Str", "v": v}
         return {"k": "Unsupported", "what": _describe(node)}
 
     def lookup(self, name, node):
@@ -443,6 +460,9 @@ class _Function:
         global _TABLE
         if isinstance(value, DeviceOnly):
             return {"k": "Intrinsic", "name": value.intrinsic}
+        if isinstance(value, Namespace):
+            # cuda.threadIdx as a whole (what print() takes); the compiler refuses it elsewhere.
+            return {"k": "Intrinsic", "name": value._name}
         if isinstance(value, enum.Enum) and not isinstance(value, (bool, int, float, complex)):
             # Enum members are their values in kernels (IntEnum members are ints already).
             return self.resolved(value.value, dotted, node)
@@ -476,8 +496,6 @@ class _Function:
                 name = "dtype." + numba_name
         if name is not None:
             return {"k": "Intrinsic", "name": name}
-        if value is print:
-            return {"k": "Unsupported", "what": "print()"}
         if isinstance(value, types.ModuleType):
             return {"k": "Unsupported", "what": f"the module '{dotted}' used as a value"}
         if isinstance(value, types.FunctionType):

@@ -30,13 +30,15 @@ _RESOURCES = {
 }
 
 
-def _numba_type(name: str):
+def numba_type(name: str):
     """Numba's type object for ember's type name, where ``ember.types`` has one; else the name."""
+    if name in ("none", "void"):
+        return types.none
     m = _ARRAY.match(name)
     if name.startswith("(") and name.endswith(")"):
         # A tuple of scalars (what kernels take): "(int64, float32)", "(int64,)", "()".
         items = [x.strip() for x in name[1:-1].split(",") if x.strip()]
-        found = [_numba_type(x) for x in items]
+        found = [numba_type(x) for x in items]
         return name if any(isinstance(x, str) for x in found) else types.Tuple(found)
     try:
         if m:
@@ -104,9 +106,10 @@ class Overload:
     """One compiled specialisation of a kernel: its argument types, the generated C, and the
     resources the device's API reports for the compiled kernel."""
 
-    def __init__(self, name: str, spec: dict):
-        self.name = name
-        self.argument_types = tuple(_numba_type(t) for t in spec["types"])
+    def __init__(self, kernel, spec: dict):
+        self.kernel, self.spec = kernel, spec
+        self.name = kernel.__name__
+        self.argument_types = tuple(numba_type(t) for t in spec["types"])
         self.source = spec["source"]
         self.device = spec["device"]
         self.coarsened = spec["coarsened"]
@@ -121,8 +124,21 @@ class Overload:
         return int(self.attributes.get(attr, 0))
 
     def inspect_asm(self, cc=None) -> str:
-        """The generated C the device's compiler compiled (ember makes no PTX of its own)."""
-        return self.source
+        """PTX where NVRTC can be loaded (see ``Dispatcher.inspect_asm``), else the generated C."""
+        from . import ptx
+
+        if not ptx.nvrtc_available():
+            return self.source
+        return self.inspect_ptx(cc)
+
+    def inspect_ptx(self, cc=None) -> str:
+        """The PTX of this specialisation (needs NVRTC)."""
+        from . import ptx
+
+        found = self.__dict__.setdefault("_ptx", {})
+        if cc not in found:
+            found[cc] = ptx.specialisation_ptx(self.kernel, self.spec, cc)
+        return found[cc]
 
     def inspect_llvm(self) -> str:
         return self.source
@@ -145,7 +161,7 @@ def overloads(kernel) -> SignatureDict:
             chosen[key] = spec
     out = SignatureDict()
     for spec in chosen.values():
-        o = Overload(kernel.__name__, spec)
+        o = Overload(kernel, spec)
         out[o.argument_types] = o
     return out
 

@@ -128,6 +128,12 @@ impl FnTyper<'_, '_> {
             ExprKind::Unsupported { what } => {
                 at(span, format!("{what} is not supported in kernels"))
             }
+            ExprKind::Str { v } => at(
+                span,
+                format!(
+                    "the string {v:?} is not supported in kernels except as an argument of print()"
+                ),
+            ),
         }
     }
 

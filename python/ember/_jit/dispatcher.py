@@ -105,16 +105,17 @@ class Dispatcher(_ember.JitKernel):
         the same specialisation (compiled for Numba's default compute capability). PTX needs
         NVRTC (pip's ``nvidia-cuda-nvrtc``); where it cannot be loaded this gives the generated
         C the device's compiler compiled instead (CUDA C, or OpenCL C)."""
-        return introspect.by_signature(self, signature, lambda o: o.inspect_asm())
+        return introspect.by_signature(self, signature, lambda o: o.inspect_asm(), single=False)
 
     def inspect_lto_ptx(self, signature=None):
         """As :meth:`inspect_asm`, always PTX (NVRTC is required: ember links nothing, so the
         PTX after link-time optimisation is the kernel's own PTX)."""
-        return introspect.by_signature(self, signature, lambda o: o.inspect_ptx())
+        return introspect.by_signature(self, signature, lambda o: o.inspect_ptx(), single=False)
 
     def inspect_llvm(self, signature=None):
-        """As :meth:`inspect_asm`: ember's lowest level of its own is the generated C."""
-        return introspect.by_signature(self, signature, lambda o: o.inspect_llvm())
+        """The generated C of each specialisation (CUDA C or OpenCL C, as the device compiled
+        it): ember's lowest level of its own, in place of Numba's LLVM IR."""
+        return introspect.by_signature(self, signature, lambda o: o.inspect_llvm(), single=False)
 
     def inspect_types(self, file=None):
         """Prints each specialisation's name and argument types above the function's Python

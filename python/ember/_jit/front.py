@@ -16,6 +16,7 @@ import enum
 import inspect
 import json
 import math
+import operator
 import textwrap
 import types
 import warnings
@@ -37,6 +38,10 @@ _BUILTINS = {getattr(builtins, n): "builtin." + n for n in (
     "range", "len", "abs", "min", "max", "round", "int", "float", "bool", "complex", "pow", "divmod",
     "enumerate", "zip", "print",
 )}
+
+# The operator module's functions kernels may call (operator.truediv(a, b) is a / b).
+_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and_", "or_", "xor",
+              "abs")
 
 # The most items a kernel's print() formats (CUDA's vprintf limit; ember-jit's print.rs has the
 # same): past it the format string is printed, with a warning, as Numba does.
@@ -60,6 +65,8 @@ def _intrinsic_table() -> dict[int, str]:
                 table[id(obj)] = f"{module.__name__}.{n}"
     for n in _NUMPY_FUNCS:
         table[id(getattr(np, n))] = "np." + n
+    for n in _OPERATORS:
+        table[id(getattr(operator, n))] = "operator." + n
     # Every other ufunc too: the compiler knows which the registry lets kernels call.
     for n, obj in vars(np).items():
         if isinstance(obj, np.ufunc) and id(obj) not in table:

@@ -135,10 +135,7 @@ class Overload:
         """The PTX of this specialisation (needs NVRTC)."""
         from . import ptx
 
-        found = self.__dict__.setdefault("_ptx", {})
-        if cc not in found:
-            found[cc] = ptx.specialisation_ptx(self.kernel, self.spec, cc)
-        return found[cc]
+        return ptx.specialisation_ptx(self.kernel, self.spec, cc)
 
     def inspect_llvm(self) -> str:
         return self.source
@@ -166,9 +163,10 @@ def overloads(kernel) -> SignatureDict:
     return out
 
 
-def by_signature(kernel, signature, read):
+def by_signature(kernel, signature, read, single=True):
     """``read(overload)`` for ``signature``'s specialisation; with no signature, for the one
-    specialisation of a specialised kernel, else a dict of it by argument types."""
+    specialisation of a specialised kernel (where ``single``), else a dict of it by argument
+    types."""
     found = overloads(kernel)
     if signature is not None:
         try:
@@ -178,7 +176,7 @@ def by_signature(kernel, signature, read):
             raise KeyError(
                 f"kernel {kernel.__name__} has no specialisation for {signature}; it has {have}"
             ) from None
-    if kernel.specialized and len(found) == 1:
+    if single and kernel.specialized and len(found) == 1:
         return read(next(iter(found.values())))
     return SignatureDict({k: read(v) for k, v in found.items()})
 

@@ -189,6 +189,11 @@ def specialisation_ptx(kernel, spec: dict, cc=None) -> str:
     that ran, compiled for its compute capability; elsewhere the CUDA form of the same
     specialisation, for ``cc`` (default: :func:`default_cc`)."""
     options = getattr(kernel, "_options", {})
+    # NVRTC takes tens of milliseconds: each specialisation's PTX is made once per cc.
+    memo = kernel.__dict__.setdefault("_ptx", {})
+    key = (tuple(spec["types"]), spec["device"], spec.get("coarsened"), bool(spec.get("checked")), cc)
+    if key in memo:
+        return memo[key]
     if _runtime.backend() == "cuda":
         source = spec["source"]
         name = re.search(r"__global__ void (\w+)\(", source).group(1)
@@ -197,7 +202,9 @@ def specialisation_ptx(kernel, spec: dict, cc=None) -> str:
         args = [arg_text(t) for t in spec["types"]]
         source, name = _ember.jit_kernel_source(program_json(kernel.py_func), args, "cuda",
                                                 checked=bool(spec.get("checked")))
-    return device_code(source, name, options.get("fastmath", False), options.get("opt", True), default_cc(cc), False)
+    memo[key] = device_code(source, name, options.get("fastmath", False), options.get("opt", True), default_cc(cc),
+                            False)
+    return memo[key]
 
 
 def nvrtc_available() -> bool:

@@ -325,6 +325,7 @@ impl FnTyper<'_, '_> {
                 self.binop(BinOp::Pow, a, b, span)
             }
             "builtin.print" => self.print(args),
+            _ if name.starts_with("operator.") => self.operator(&name[9..], args, span),
             "builtin.divmod" => {
                 let [a, b] = self.exactly::<2>(name, args, span)?;
                 let (a, b) = (self.temp(&a)?, self.temp(&b)?);

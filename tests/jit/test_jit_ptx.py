@@ -7,13 +7,14 @@ and are checked against NumPy."""
 from __future__ import annotations
 
 import math
+import re
 
 import ember
 import numpy as np
 import pytest
 from conftest import nvrtc_or_skip
 from ember import cuda, types
-from ember.types import float32, float64, int32, void
+from ember.types import complex64, float32, float64, int32, void
 
 RNG = np.random.default_rng(20261127)
 
@@ -139,6 +140,21 @@ def test_opt_false_compiles_without_optimisation_and_still_computes():
     sig = (float64, float64, float64)
     assert "fma.rn.f64" not in cuda.jit(sig, device=True, opt=False)(mul_add).inspect_asm(sig)
     assert "fma.rn.f64" not in cuda.compile_ptx(mul_add, sig, device=True, opt=False)[0]
+
+
+COMPLEX_TABLE = (np.arange(8) * (1 - 2j)).astype(np.complex64).reshape(2, 4)
+REAL_TABLE = np.arange(6) / 4.0
+
+
+def test_constant_arrays_load_from_constant_memory():
+    def read(out, x):
+        i = cuda.threadIdx.x
+        c = cuda.const.array_like(COMPLEX_TABLE)
+        r = cuda.const.array_like(REAL_TABLE)
+        out[i] = c[i % 2, i % 4] * r[i % 6]
+
+    ptx, _ = cuda.compile_ptx(read, (complex64[:], float64))
+    assert re.search(r"ld\.const\.v2\.[bf]32", ptx) and re.search(r"ld\.const\.[bf]64", ptx)
 
 
 def test_ltoir_and_forceinline():

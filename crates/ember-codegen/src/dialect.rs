@@ -136,6 +136,10 @@ pub struct Table {
     pub prelude_base: Option<&'static str>,
     /// The complex types and their constructors.
     pub complex_types: &'static str,
+    /// A complex constant in a constant initializer, from `{type}` (the value type) and
+    /// `{parts}` (`re, im`): CUDA's constexpr constructor, or an OpenCL vector literal (where
+    /// braces would give each part an element of its own).
+    pub complex_initializer: &'static str,
     /// Operators over the complex types, where the dialect has operator overloading.
     pub complex_operators: Option<&'static str>,
     /// Whether float `tanh(+-inf)` and `log1p` of tiny values must be guarded (PoCL's are
@@ -230,6 +234,7 @@ const CUDA: Table = Table {
     int64_atomics_pragma: None,
     prelude_base: None,
     complex_types: crate::prelude::CUDA_COMPLEX_TYPES,
+    complex_initializer: "{type}({parts})",
     complex_operators: Some(crate::prelude::CUDA_COMPLEX_OPERATORS),
     guard_tanh_log1p: false,
     references: true,
@@ -359,6 +364,7 @@ const OPENCL: Table = Table {
     int64_atomics_pragma: Some("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n"),
     prelude_base: Some(crate::prelude::OPENCL_BASE),
     complex_types: crate::prelude::OPENCL_COMPLEX_TYPES,
+    complex_initializer: "({type})({parts})",
     complex_operators: None,
     guard_tanh_log1p: true,
     references: false,

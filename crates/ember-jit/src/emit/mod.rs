@@ -233,16 +233,33 @@ impl Emitter<'_> {
         for &id in &uses.constants {
             let array = &self.program.arrays[id];
             let dtype = crate::types::dtype_named(&array.dtype).unwrap_or(DType::F64);
-            let qualifier = self.dialect.table().constant;
+            let table = self.dialect.table();
+            let qualifier = table.constant;
+            let values: Vec<String> = if dtype.kind() == ember_core::dtype::Kind::Complex {
+                // Each value is "re,im".
+                let vt = ember_codegen::types::value_type(dtype, self.dialect);
+                array
+                    .values
+                    .iter()
+                    .map(|v| {
+                        table
+                            .complex_initializer
+                            .replace("{type}", vt)
+                            .replace("{parts}", v)
+                    })
+                    .collect()
+            } else {
+                array.values.clone()
+            };
             let _ = writeln!(
                 s,
                 "{qualifier}{} ember_const{id}[{}] = {{{}}};",
                 storage_type(dtype, self.dialect),
-                array.values.len().max(1),
-                if array.values.is_empty() {
+                values.len().max(1),
+                if values.is_empty() {
                     "0".to_string()
                 } else {
-                    array.values.join(", ")
+                    values.join(", ")
                 }
             );
         }

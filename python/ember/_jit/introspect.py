@@ -19,6 +19,7 @@ from .. import _runtime, types
 from .._operands import on_device
 
 _ARRAY = re.compile(r"^array\((\w+), (\d+)d, ([CA])\)$")
+numba_type = types.from_name
 
 # CuPy's attribute names (what the native side reports) for Numba's properties.
 _RESOURCES = {
@@ -28,24 +29,6 @@ _RESOURCES = {
     "local_mem_per_thread": "local_size_bytes",
     "const_mem_size": "const_size_bytes",
 }
-
-
-def numba_type(name: str):
-    """Numba's type object for ember's type name, where ``ember.types`` has one; else the name."""
-    if name in ("none", "void"):
-        return types.none
-    m = _ARRAY.match(name)
-    if name.startswith("(") and name.endswith(")"):
-        # A tuple of scalars (what kernels take): "(int64, float32)", "(int64,)", "()".
-        items = [x.strip() for x in name[1:-1].split(",") if x.strip()]
-        found = [numba_type(x) for x in items]
-        return name if any(isinstance(x, str) for x in found) else types.Tuple(found)
-    try:
-        if m:
-            return types.Array(types.scalar_named(m.group(1)), int(m.group(2)), m.group(3))
-        return types.scalar_named(name)
-    except (TypeError, AttributeError):
-        return name
 
 
 def type_name(t) -> str:

@@ -15,7 +15,6 @@ import re
 from .. import _ember, _runtime
 from .. import types as ember_types
 from ..types import Signature, is_type
-from . import introspect
 from .front import program_json
 
 # Numba's default (config.CUDA_DEFAULT_PTX_CC), raised to the oldest architecture the installed
@@ -129,7 +128,7 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     if device:
         name = (abi_info or {}).get("abi_name", pyfunc.__name__)
         source, ret_text = _ember.jit_device_entry(tree, args, name, abi, None if _void(ret) else ret, forceinline)
-        resty = introspect.numba_type(ret_text)
+        resty = ember_types.from_name(ret_text)
     else:
         if not _void(ret):
             raise TypeError("CUDA kernel must have void return type.")

@@ -120,6 +120,9 @@ pub struct Table {
     /// printf's conversion of a double as `%f` writes it (PoCL's printf reads a `%f` argument
     /// as a float: `%lf` keeps all of a double).
     pub printf_double: &'static str,
+    /// What a source that calls printf starts with (OpenCL compilers are clang: told not to warn
+    /// that `%lf` is not OpenCL C's).
+    pub printf_preamble: &'static str,
     /// Suffix naming a math function's float32 version (`sqrtf`); empty where one
     /// overloaded name serves every float type.
     pub float32_math_suffix: &'static str,
@@ -227,6 +230,7 @@ const CUDA: Table = Table {
     int64_suffix: "LL",
     printf_int64: "ll",
     printf_double: "%f",
+    printf_preamble: "",
     float32_math_suffix: "f",
     nan: "__int_as_float(0x7fffffff)",
     atomic_max: "atomicMax",
@@ -357,6 +361,7 @@ const OPENCL: Table = Table {
     int64_suffix: "L",
     printf_int64: "l",
     printf_double: "%lf",
+    printf_preamble: "#pragma clang diagnostic ignored \"-Wformat\"\n",
     float32_math_suffix: "",
     nan: "NAN",
     atomic_max: "atomic_max",

@@ -16,8 +16,14 @@ fn print_is_one_printf_with_numbas_formats_in_each_dialect() {
         "{body}"
     );
     assert!(body.contains(r#"? "True" : "False""#), "{body}");
-    // OpenCL C's printf has no `ll`, and PoCL reads a `%f` argument as a float.
+    assert!(!cu.contains("#pragma clang"), "{cu}");
+    // OpenCL C's printf has no `ll`, and PoCL reads a `%f` argument as a float (`%lf`, which
+    // its clang would warn about).
     let cl = opencl("prints", &args);
+    assert!(
+        cl.contains("#pragma clang diagnostic ignored \"-Wformat\"\n"),
+        "{cl}"
+    );
     let body = kernel_body(&cl, "prints");
     assert!(
         body.contains(r#"printf("%ld %lf %s 100%% %lu (%ld, %ld) (%ld, %ld, %ld)\n", "#),

@@ -11,6 +11,7 @@ use ember_core::DType;
 
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, R};
+use crate::helpers::Helper;
 use crate::ir::{ExprKind as K, PrintArg};
 use crate::types::Ty;
 use crate::typing::{FnTyper, Val};
@@ -79,6 +80,10 @@ impl FnTyper<'_, '_> {
             }
         }
         parts.push(Part::Text("\n".into()));
+        let preamble = self.c.dialect.table().printf_preamble;
+        if !preamble.is_empty() {
+            self.c.uses.helpers.insert(Helper::Text(preamble.into()));
+        }
         let (format, args) = if args.len() > PRINT_MOST_ITEMS {
             // Numba's behaviour (CUDA's vprintf takes 32 arguments at most): the format
             // string itself, as CUDA spells it, printed verbatim.

@@ -32,8 +32,8 @@ __all__ = [
     "Array", "as_dtype", "b1", "bool_", "Boolean", "boolean", "byte", "c16", "c8", "char", "Complex", "complex128",
     "complex64", "double", "f2", "f4", "f8", "Float", "float16", "float32", "float64", "from_dtype", "i1", "i2", "i4",
     "i8", "int16", "int32", "int64", "int8", "int_", "intc", "Integer", "intp", "none", "NoneType", "Number",
-    "Signature", "Tuple", "Type", "u1", "u2", "u4", "u8", "uint16", "uint32", "uint64", "uint8", "uintc", "uintp",
-    "UniTuple", "void",
+    "parse_signature", "Signature", "Tuple", "Type", "typeof", "u1", "u2", "u4", "u8", "uint16", "uint32", "uint64",
+    "uint8", "uintc", "uintp", "UniTuple", "void",
 ]
 
 
@@ -358,3 +358,64 @@ def signature_text(sig) -> str:
     raise TypeError(
         f"a signature is a string such as 'void(float32[:], int32)', a signature object such as "
         f"void(float32[:], int32), or a tuple of argument types; got {type(sig).__name__}")
+
+
+def typeof(value):
+    """Numba's ``numba.typeof``: the type a kernel gives ``value`` as an argument. Python's
+    bool, int, float and complex are ``boolean``, ``int64``, ``float64`` and ``complex128``;
+    NumPy scalars their own type; arrays (NumPy, ember, CUDA array interface) ``Array`` with
+    layout ``"C"``, ``"F"`` (more than one dimension) or ``"A"``; tuples ``Tuple``/``UniTuple``."""
+    if is_type(value):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return boolean
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return float64
+    if isinstance(value, complex):
+        return complex128
+    if isinstance(value, np.generic):
+        return _by_dtype(value.dtype)
+    if isinstance(value, tuple):
+        return Tuple([typeof(v) for v in value])
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if isinstance(shape, tuple) and dtype is not None and len(shape) > 0:
+        flags = getattr(value, "flags", None)
+        c = bool(flags["C_CONTIGUOUS"]) if flags is not None else _contiguous(value, shape, dtype, False)
+        f = bool(flags["F_CONTIGUOUS"]) if flags is not None else _contiguous(value, shape, dtype, True)
+        layout = "C" if c else ("F" if f else "A")
+        return Array(dtype, len(shape), layout, readonly=isinstance(value, np.ndarray) and not value.flags.writeable)
+    raise ValueError(f"cannot determine the Numba type of {type(value).__name__}")
+
+
+def _contiguous(value, shape, dtype, fortran: bool) -> bool:
+    """Whether an array without NumPy's flags (ember's, a CUDA array interface object) has
+    C (or Fortran) strides."""
+    strides = getattr(value, "strides", None)
+    if strides is None:
+        cai = getattr(value, "__cuda_array_interface__", {})
+        strides = cai.get("strides")
+        if strides is None:
+            return not fortran or len(shape) == 1
+    want, step = [], np.dtype(dtype).itemsize
+    for n in (shape if fortran else reversed(shape)):
+        want.append(step)
+        step *= n
+    want = want if fortran else want[::-1]
+    return all(s == w for s, w, n in zip(strides, want, shape, strict=True) if n > 1)
+
+
+def parse_signature(sig) -> Signature:
+    """A signature object from its text (``"int32(float32[:], int32)"``) or itself: Numba's
+    ``sigutils.normalize_signature`` for signatures with a return type."""
+    if isinstance(sig, str):
+        names = {n: globals()[n] for n in __all__}
+        try:
+            sig = eval(sig, {"__builtins__": {}}, names)  # noqa: S307  (type names only)
+        except Exception as e:
+            raise TypeError(f"cannot read the signature {sig!r}: {e}") from None
+    if not isinstance(sig, Signature):
+        raise TypeError("Return type must be provided: write the signature as 'int32(int32)' or int32(int32)")
+    return sig

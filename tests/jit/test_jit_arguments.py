@@ -158,6 +158,45 @@ def test_shape_constants_are_bound_where_a_local_array_needs_them():
 
 
 @cuda.jit(device=True)
+def wrapped_index(ary, wrap, cast):
+    # numba-cuda's test_atomics 2-d helper: with wrap=False the caller's constant leaves the
+    # branch untyped, where (int64, uint64) -> (int64, int64) would unify to float64 indices.
+    b = (cuda.threadIdx.x, cast(cuda.threadIdx.y))
+    if wrap:
+        b = (b[0] % ary.shape[0], b[1] % ary.shape[1])
+    cuda.atomic.add(ary, b, 1)
+
+
+@cuda.jit(device=True)
+def to_u64(x):
+    return np.uint64(x)
+
+
+@cuda.jit(device=True)
+def flag_assigned(x, flag):
+    if x > 2:
+        flag = not flag
+    return 10 * x + flag
+
+
+@cuda.jit
+def constant_flags(ary, out):
+    wrapped_index(ary, False, to_u64)
+    if not True:
+        out[0] = ary  # never typed, as in Numba: a constant condition prunes its branch
+    for i in range(out.size):
+        out[i] = flag_assigned(i, True)  # assigned in the callee: an ordinary bool argument
+
+
+def test_constant_conditions_leave_the_other_branch_untyped():
+    ary = ember.zeros((4, 8), np.uint32)
+    out = ember.zeros(4, np.int64)
+    constant_flags[1, (4, 8)](ary, out)
+    np.testing.assert_array_equal(ary.get(), np.ones((4, 8), np.uint32))
+    np.testing.assert_array_equal(out.get(), [10 * i + (i <= 2) for i in range(4)])
+
+
+@cuda.jit(device=True)
 def assigns_its_type(x, dt):
     dt = 1
     return x + dt

@@ -128,3 +128,49 @@ def test_module_constants_tuples_and_global_arrays(rng):
         TABLE[-1, i % 4] + TABLE.shape[1] + TABLE.size,
     ], axis=1)
     np.testing.assert_allclose(out.get(), want, rtol=1e-15)  # a * b + c may be fused on the device
+
+
+@cuda.jit
+def complex_parts(z, w):
+    i, j = cuda.grid(2)
+    if i < z.shape[0] and j < z.shape[1]:
+        cuda.atomic.add(z.real, (i, j), 1.0)  # Numba's test_complex: atomics on a part
+        z.imag[i, j] = 2 * z.real[i, j] + z.imag[i, j]
+        w.real[i, j] = 3 * w[i, j]  # a real array's .real is itself
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_real_and_imag_of_complex_arrays_are_writable_views(rng, dt):
+    z = (rng.standard_normal((5, 7)) + 1j * rng.standard_normal((5, 7))).astype(dt)
+    w = rng.standard_normal((5, 7))
+    want_z, want_w = z.copy(), 3 * w
+    want_z.real += 1
+    want_z.imag = 2 * want_z.real + want_z.imag
+    d = ember.asarray(z)
+    ew = ember.asarray(w)
+    complex_parts[(1, 1), (8, 8)](d[:, ::-1], ew)  # through a strided view too
+    np.testing.assert_allclose(d.get(), want_z, rtol=1e-6)  # elementwise: the view reaches every one
+    np.testing.assert_array_equal(ew.get(), want_w)
+
+
+@cuda.jit
+def viewed(raw, start, stop, words, halves):
+    i = cuda.grid(1)
+    if i == 0:
+        words[0] = raw[start:stop].view(np.int32)[0]  # numba-cuda's test_array_methods
+        w = raw.view(np.uint32)
+        for k in range(w.size):
+            words[k + 1] = w[k]
+        h = halves.view(np.int16)
+        h[1] = -2  # a view writes through
+
+
+def test_view_reads_the_same_bytes_as_another_dtype():
+    raw = np.arange(64, dtype=np.uint8)
+    words = ember.zeros(17, np.int64)
+    halves = ember.asarray(np.array([5, 7], np.uint16))
+    viewed[1, 1](ember.asarray(raw), 8, 12, words, halves)
+    got = words.get()
+    assert got[0] == raw[8:12].view(np.int32)[0]
+    np.testing.assert_array_equal(got[1:], raw.view(np.uint32))
+    np.testing.assert_array_equal(halves.get(), np.array([5, -2], np.int16).view(np.uint16))

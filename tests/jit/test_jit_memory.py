@@ -184,3 +184,25 @@ def test_atomics_numba_does_not_define_are_refused():
         kernel_source(bad_exch, ["float64[::1]"], "opencl")
     with pytest.raises(JitError, match=r"add\(\) does not support arrays of int8"):
         kernel_source(float_atomics, ["int8[::1]", "int8[::1]", "int8[::1]", "int8[:, ::1]", "int8[::1]"], "cuda")
+
+
+@cuda.jit
+def shared_sized_by_a_local(out):
+    n = 48
+    shape = (4, 5)
+    sm = cuda.shared.array(n, np.int32)
+    grid = cuda.local.array(shape=shape, dtype=np.float64)
+    i = cuda.threadIdx.x
+    sm[i] = i * i
+    cuda.syncthreads()
+    for a in range(4):
+        for b in range(5):
+            grid[a, b] = a * 5 + b
+    out[i] = sm[n - 1 - i] + grid[3, 4]
+
+
+def test_a_shape_named_by_a_constant_local_is_that_constant():
+    # Numba propagates `n = 48` into cuda.shared.array(n, ...): assigned once, at the top.
+    out = ember.zeros(48, np.float64)
+    shared_sized_by_a_local[1, 48](out)
+    np.testing.assert_array_equal(out.get(), [(47 - i) ** 2 + 19 for i in range(48)])

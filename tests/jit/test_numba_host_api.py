@@ -196,6 +196,8 @@ def test_cuda_vectorize_defaults_to_the_device_and_takes_numba_signatures():
         np.testing.assert_allclose(vadd.reduce(x), np.add.reduce(x), rtol=1e-5)
     with pytest.raises(KeyError, match="Unrecognized options"):
         cuda.vectorize(["float32(float32)"], nonexistent=2)
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
+        cuda.vectorize(["float32(float32)"], nopython=True)
 
 
 def test_cuda_guvectorize_defaults_to_the_device():
@@ -208,6 +210,23 @@ def test_cuda_guvectorize_defaults_to_the_device():
 
     a, b = RNG.standard_normal((7, 5)), RNG.standard_normal((7, 5))
     np.testing.assert_allclose(dot(a, b), (a * b).sum(axis=1), rtol=1e-12)
+
+    # Numba's old style: a "()" input declared as an array arrives as a 1-element array.
+    @cuda.guvectorize(["void(int32[:], int32[:], int32[:])"], "(n),()->(n)")
+    def shift(x, y, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i] + y[0]
+
+    @cuda.guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->(n)")
+    def shift_scalar(x, y, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i] + y
+
+    xi = RNG.integers(-50, 50, (3, 4)).astype(np.int32)
+    yi = np.array([2, 10, -7], np.int32)
+    np.testing.assert_array_equal(shift(xi, yi), xi + yi[:, None])
+    xf, yf = RNG.standard_normal((3, 4)), RNG.standard_normal(3)
+    np.testing.assert_allclose(shift_scalar(xf, yf), xf + yf[:, None], rtol=1e-15)
 
 
 @pytest.mark.parametrize("n", [1, 5, 127, 128, 129, 1000, 8192, 100_001])
@@ -353,3 +372,69 @@ def test_copy_to_device_from_the_host_another_array_and_another_thread(rng):
         target.copy_to_device(np.zeros(3, dtype=values.dtype))
     with pytest.raises(TypeError, match="incompatible dtype: int64 vs. float64"):
         target.copy_to_device(cuda.to_device(np.zeros(100)))
+
+
+# ---- pickling ----
+
+
+@cuda.jit(device=True)
+def plus_one(a):
+    return a + 1
+
+
+@cuda.jit
+def bump(arr):
+    arr[0] = plus_one(arr[0])
+
+
+def test_kernels_pickle_by_reference_or_by_code():
+    import pickle
+
+    assert pickle.loads(pickle.dumps(bump)) is bump  # module level: the module's own object
+    assert pickle.loads(pickle.dumps(plus_one)) is plus_one
+
+    @cuda.jit(device=True)
+    def times_three(a):
+        return 3 * a
+
+    @cuda.jit("void(int64[::1])")
+    def local(arr):
+        arr[0] = times_three(arr[0]) + 1
+
+    again = pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(local))))  # twice, as Numba's test
+    assert again is not local and again.__name__ == "local"
+    out = ember.asarray(np.array([5], np.int64))
+    again[1, 1](out)
+    assert out.get()[0] == 16
+
+    configured = pickle.loads(pickle.dumps(bump[5, (8, 2)]))
+    assert configured.griddim == (5, 1, 1) and configured.blockdim == (8, 2, 1) and configured.sharedmem == 0
+    out = ember.asarray(np.array([41], np.int64))
+    pickle.loads(pickle.dumps(bump[1, 1]))(out)
+    assert out.get()[0] == 42
+    with pytest.raises(TypeError, match="streams belong to their process"):
+        pickle.dumps(bump[1, 1, cuda.stream()])
+
+
+def test_ufuncs_pickle_and_local_functions_need_cloudpickle(monkeypatch):
+    import pickle
+    import sys
+
+    @cuda.vectorize(["int64(int64)", "float64(float64)"])
+    def double(x):
+        return 2 * x
+
+    @cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+    def total(x, out):
+        s = 0.0
+        for v in x:
+            s += v
+        out[0] = s
+
+    x = RNG.standard_normal((3, 4))
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(double))(x), 2 * x)
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(total))(x), x.sum(axis=1), rtol=1e-14)
+    monkeypatch.setitem(sys.modules, "cloudpickle", None)
+    with pytest.raises(pickle.PicklingError, match="needs the cloudpickle package"):
+        pickle.dumps(double)
+    assert pickle.loads(pickle.dumps(bump)) is bump  # by reference: no cloudpickle needed

@@ -170,7 +170,13 @@ static __device__ inline @C@ ember_ctanh@S@(@C@ z) {
   }
   if (fabs(z.x) > 20) return @MK@(copysign((@R@)1, z.x), 4 * sin(z.y) * cos(z.y) * exp(-2 * fabs(z.x)));
   if (z.y == 0) return @MK@(tanh(z.x), z.y);
-  return ember_cdiv@S@(ember_csinh@S@(z), ember_ccosh@S@(z)); }
+  if (isnan(z.x)) return @MK@(z.x, z.x);
+  // glibc's ctanh (NumPy's on Linux): sinh·cosh and sin·cos over sinh² + cos², accurate where
+  // sinh/cosh as one complex quotient loses the small part.
+  @R@ sx = sinh(z.x), cx = cosh(z.x), sy = sin(z.y), cy = cos(z.y);
+  @R@ eps = sizeof(@R@) == 4 ? (@R@)1.1920929e-7 : (@R@)2.220446049250313e-16;
+  @R@ den = fabs(sx) > fabs(cy) * eps ? sx * sx + cy * cy : cy * cy;
+  return @MK@(sx * cx / den, sy * cy / den); }
 static __device__ inline @C@ ember_cpow@S@(@C@ a, @C@ b) {
   if (b.x == 0 && b.y == 0) return @MK@(1, 0);
   if (a.x == 0 && a.y == 0) return b.x > 0 ? @MK@(0, 0) : @MK@(@NAN@, @NAN@);

@@ -88,6 +88,25 @@ pub enum Error {
     /// Checked mode found a kernel's index out of bounds (NumPy and Numba raise
     /// `IndexError`): the message names the kernel, the array, the index and where.
     OutOfBounds(String),
+    /// Checked mode found a kernel's `raise` statement run: the Python layer raises the
+    /// exception it names.
+    Raised(Box<KernelRaise>),
+}
+
+/// A `raise` a checked kernel ran: the first thread's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelRaise {
+    /// The number the kernel's front gave the exception (its class and arguments), for a
+    /// `raise` statement; `None` for Python's own error named by `builtin` (class, message).
+    pub exception: Option<usize>,
+    pub builtin: Option<(String, String)>,
+    /// The Python function, its file and the statement's line.
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    /// The thread (x, y, z) in its block, and the block in the grid.
+    pub thread: [u32; 3],
+    pub block: [u32; 3],
 }
 
 impl Error {
@@ -210,6 +229,18 @@ impl fmt::Display for Error {
                 "ember's devices were opened in the parent before this process was forked, and a forked child cannot use them (the GPU context and its threads stay with the parent); start worker processes with the 'spawn' method: multiprocessing.get_context('spawn') (or set_start_method('spawn'), or ProcessPoolExecutor(mp_context=...)), or fork before ember's first device call",
             ),
             Error::DeviceReset(m) | Error::OutOfBounds(m) => f.write_str(m),
+            Error::Raised(r) => write!(
+                f,
+                "{} raised in function {} ({}, line {}), thread {:?} of block {:?}",
+                r.builtin
+                    .as_ref()
+                    .map_or_else(|| format!("exception #{:?}", r.exception), |b| b.0.clone()),
+                r.function,
+                r.file,
+                r.line,
+                r.thread,
+                r.block
+            ),
             Error::Value(m)
             | Error::Type(m)
             | Error::Index(m)

@@ -20,6 +20,23 @@ pub struct Program {
     pub functions: Vec<Function>,
     #[serde(default)]
     pub arrays: Vec<ConstArray>,
+    /// Functions written in CUDA C that kernels call (`cuda.declare_device`).
+    #[serde(default)]
+    pub externs: Vec<Extern>,
+}
+
+/// A device function written in CUDA C, declared by `cuda.declare_device(name, sig, link=...)`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Extern {
+    /// Its C name.
+    pub name: String,
+    /// The argument dtypes and the return dtype (`None`: void), by NumPy name.
+    pub args: Vec<String>,
+    pub ret: Option<String>,
+    /// `"numba"` (`int name(ret *out, args...)`, returning 0) or `"c"` (`ret name(args...)`).
+    pub abi: String,
+    /// The CUDA C sources to compile with the kernel (its definition among them).
+    pub sources: Vec<String>,
 }
 
 /// One Python function.
@@ -93,6 +110,11 @@ pub enum StmtKind {
     Return {
         value: Option<Expr>,
     },
+    /// `raise` of the front's exception number `exception` (a class and constant arguments
+    /// the Python side keeps).
+    Raise {
+        exception: usize,
+    },
     /// A statement the language does not have (`with`, `try`, `def`, ...): named for the error.
     Unsupported {
         what: String,
@@ -144,6 +166,10 @@ pub enum ExprKind {
     },
     /// A device function, by index into [`Program::functions`].
     Func {
+        id: usize,
+    },
+    /// A CUDA C device function, by index into [`Program::externs`].
+    Extern {
         id: usize,
     },
     /// A constant array, by index into [`Program::arrays`].

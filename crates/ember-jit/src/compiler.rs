@@ -44,7 +44,17 @@ pub enum Access {
     Update,
 }
 
-/// One checked index of a checked kernel: which array, which axis, where in the source.
+/// What a checked kernel raises at a site that is not an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Raised {
+    /// A `raise` statement: the front's number of its exception.
+    Statement(usize),
+    /// Python's own error (debug mode's Python error model): its class and message.
+    Builtin(&'static str, &'static str),
+}
+
+/// One checked index of a checked kernel: which array, which axis, where in the source; or
+/// one place that raises (`raised`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Site {
     /// The Python function (kernel or device function) it is in.
@@ -56,6 +66,7 @@ pub struct Site {
     pub axis: usize,
     pub ndim: usize,
     pub access: Access,
+    pub raised: Option<Raised>,
 }
 
 impl Site {

@@ -104,6 +104,8 @@ pub enum Helper {
     /// `ember_round_digits(x, ndigits)`: Python's `round(x, ndigits)` of a float, as Numba
     /// computes it (in double precision).
     RoundDigits,
+    /// Python's `math`/`cmath` function (a name of [`crate::pymath`]) of an argument dtype.
+    PyMath(&'static str, DType),
 }
 
 fn name_of(d: DType) -> &'static str {
@@ -184,6 +186,7 @@ impl Helper {
             Helper::Round(d) => ember_codegen::types::round_function(*d, dialect, dev),
             Helper::Text(text) => text.clone(),
             Helper::RoundDigits => round_digits(dialect),
+            Helper::PyMath(name, d) => crate::pymath::source(name, *d, dialect),
             Helper::LaneId => dialect.table().lane_id_fn.replace("{dev}", dev),
             Helper::DynamicShared => dialect.table().dynamic_shared_decl.replace("{dev}", dev),
         }

@@ -12,10 +12,12 @@ pub mod coarsen;
 pub mod compiler;
 mod emit;
 mod error;
+mod externs;
 mod helpers;
 pub mod intrinsics;
 pub mod ir;
 mod named;
+mod pymath;
 pub mod types;
 mod typing;
 
@@ -24,7 +26,7 @@ pub use coarsen::{Mapping, Opportunities, Plan};
 pub use compiler::{
     compile_device, compile_device_entry, compile_kernel, compile_kernel_checked,
     compile_kernel_coarse, type_device, type_kernel, Access, DeviceSource, KernelSource, ParamSlot,
-    Site,
+    Raised, Site,
 };
 pub use emit::Abi;
 pub use ir::IrProgram;

@@ -12,7 +12,7 @@ use ember_runtime::{Device, Function, FunctionAttribute, Handle, KernelArg};
 use smallvec::SmallVec;
 
 use ember_jit::coarsen::{Opportunities, Plan};
-use ember_jit::compiler::{compile_kernel_checked, compile_kernel_coarse, ParamSlot, Site};
+use ember_jit::compiler::{compile_kernel_checked, compile_kernel_coarse, ParamSlot, Raised, Site};
 use ember_jit::types::{ArrayTy, Layout, Ty};
 use ember_jit::Program;
 
@@ -623,7 +623,7 @@ impl Dispatcher {
             })?;
             return match fault {
                 None => Ok(()),
-                Some(f) => Err(self.out_of_bounds(sites, &f)),
+                Some(f) => Err(self.fault_error(sites, &f)),
             };
         }
         // The language has no way to make a pointer of a number: arrays are all the memory a
@@ -667,6 +667,27 @@ impl Dispatcher {
     }
 
     /// The error for a fault a checked launch recorded.
+    fn fault_error(&self, sites: &[Site], f: &Fault) -> Error {
+        if let Some(site) = sites.get(f.site as usize) {
+            if let Some(raised) = site.raised {
+                let (exception, builtin) = match raised {
+                    Raised::Statement(n) => (Some(n), None),
+                    Raised::Builtin(class, message) => (None, Some((class.into(), message.into()))),
+                };
+                return Error::Raised(Box::new(ember_core::error::KernelRaise {
+                    exception,
+                    builtin,
+                    function: site.function.clone(),
+                    file: site.file.clone(),
+                    line: site.line,
+                    thread: f.thread,
+                    block: f.block,
+                }));
+            }
+        }
+        self.out_of_bounds(sites, f)
+    }
+
     fn out_of_bounds(&self, sites: &[Site], f: &Fault) -> Error {
         let text = match sites.get(f.site as usize) {
             Some(site) => site.message(&self.name, f.index, f.extent),

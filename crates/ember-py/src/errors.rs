@@ -82,6 +82,8 @@ pub fn to_py(err: Error) -> PyErr {
             Error::Forked => raise(py, "ForkedProcessError", message, |_| Ok(())),
             Error::DeviceReset(m) => raise(py, "DeviceResetError", m, |_| Ok(())),
             Error::OutOfBounds(m) => raise(py, "OutOfBoundsError", m, |_| Ok(())),
+            // A kernel's own exception: the dispatcher makes it (see jit.rs); elsewhere, its text.
+            Error::Raised(_) => pyo3::exceptions::PyRuntimeError::new_err(message),
         }
     })
 }

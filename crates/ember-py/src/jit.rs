@@ -236,6 +236,12 @@ impl NativeJitKernel {
     }
 }
 
+/// What `JitLaunch.__reduce__` gives pickle: `operator.getitem` and (kernel, configuration).
+type Reduced<'py> = (
+    Bound<'py, PyAny>,
+    (Py<NativeJitKernel>, Bound<'py, PyTuple>),
+);
+
 /// A configured launch: `kernel[grid, block](*args)`.
 #[pyclass(name = "JitLaunch", module = "ember._ember", frozen)]
 pub struct JitLaunch {
@@ -257,6 +263,43 @@ enum Owned {
 impl JitLaunch {
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
         visit.call(&self.kernel)
+    }
+
+    /// Numba's names for the configuration: blocks in the grid and threads in a block (x, y, z).
+    #[getter]
+    fn griddim(&self) -> (u32, u32, u32) {
+        (self.grid[0], self.grid[1], self.grid[2])
+    }
+
+    #[getter]
+    fn blockdim(&self) -> (u32, u32, u32) {
+        (self.block[0], self.block[1], self.block[2])
+    }
+
+    #[getter]
+    fn sharedmem(&self) -> u32 {
+        self.shared_bytes
+    }
+
+    /// Pickled as the kernel and its configuration (`kernel[grid, block, 0, sharedmem]`); a
+    /// stream belongs to this process and does not travel.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        if self.stream.is_some() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "a launch configured with a stream cannot be pickled: streams belong to their process; pickle the kernel and configure it there",
+            ));
+        }
+        let getitem = py.import("operator")?.getattr("getitem")?;
+        let config = PyTuple::new(
+            py,
+            [
+                self.griddim().into_pyobject(py)?.into_any(),
+                self.blockdim().into_pyobject(py)?.into_any(),
+                0u32.into_pyobject(py)?.into_any(),
+                self.shared_bytes.into_pyobject(py)?.into_any(),
+            ],
+        )?;
+        Ok((getitem, (self.kernel.clone_ref(py), config)))
     }
 
     #[pyo3(signature = (*args))]
@@ -298,14 +341,37 @@ impl JitLaunch {
             .front
             .get()
             .ok_or_else(|| PyValueError::new_err("no front"))?;
+        let mut raised = None;
         with_front(py, front, |f| {
-            dispatcher.launch(device, &jit_args, &config, f)
+            match dispatcher.launch(device, &jit_args, &config, f) {
+                Err(Error::Raised(r)) => {
+                    raised = Some(r);
+                    Ok(())
+                }
+                other => other,
+            }
         })?;
         // NumPy arguments were copied in: copy them back, as Numba does.
         for w in writebacks {
             w.call0()?;
         }
-        Ok(())
+        match raised {
+            // The kernel's own exception, made by the Python dispatcher that knows its class.
+            Some(r) => {
+                let exc = kernel.call_method1(
+                    pyo3::intern!(py, "_kernel_exception"),
+                    (
+                        r.exception,
+                        r.builtin,
+                        (&r.function, &r.file, r.line),
+                        r.thread,
+                        r.block,
+                    ),
+                )?;
+                Err(PyErr::from_value(exc))
+            }
+            None => Ok(()),
+        }
     }
 }
 

@@ -14,5 +14,5 @@ def kernel_source(kernel, types, dialect="cuda", coarsen=None, checked=False) ->
     from .. import _ember
     from .front import program_json
 
-    program = program_json(getattr(kernel, "py_func", kernel))
+    program = program_json(getattr(kernel, "py_func", kernel), link=getattr(kernel, "_link", ()))
     return _ember.jit_kernel_source(program, list(types), dialect, coarsen, checked)[0]

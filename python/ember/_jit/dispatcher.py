@@ -7,7 +7,9 @@ launched in native code (``ember._ember.JitKernel``).
 
 from __future__ import annotations
 
+import builtins
 import enum
+import os
 import warnings
 
 import numpy as np
@@ -16,7 +18,8 @@ from .. import _ember
 from .._operands import is_device_array
 from ..errors import PerformanceWarning
 from ..types import Signature, is_type, signature_text
-from . import introspect
+from . import introspect, pickling
+from .externs import CUSource, link_sources
 from .front import program_json
 
 _LAUNCH_HELP = (
@@ -31,7 +34,7 @@ class Dispatcher(_ember.JitKernel):
 
     _ember_jit_dispatcher = True
 
-    def __init__(self, py_func, signatures=(), device=False, fastmath=False, boundscheck=None, opt=True):
+    def __init__(self, py_func, signatures=(), device=False, fastmath=False, boundscheck=None, link=(), opt=True):
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
@@ -39,13 +42,34 @@ class Dispatcher(_ember.JitKernel):
         self.__module__ = py_func.__module__
         self._device = device
         boundscheck = None if boundscheck is None else bool(boundscheck)
+        self._exceptions: list = []  # what the kernel's `raise` statements raise, numbered
+        self._link = link_sources(link)
         opt = opt is None or bool(opt)
-        self._setup(py_func.__name__, bool(fastmath), boundscheck, lambda: program_json(py_func), opt)
+        self._setup(py_func.__name__, bool(fastmath), boundscheck,
+                    lambda: program_json(py_func, self._exceptions, self._link), opt)
         if not device:
             for sig in signatures:
                 self._add_signature(sig)
         self._signatures = list(signatures)
         self._options = {"fastmath": bool(fastmath), "boundscheck": boundscheck, "opt": opt}
+
+    def __reduce__(self):
+        # The function and the options (see pickling.py): the other side compiles again.
+        spec = pickling.function_spec(self.py_func)
+        return (pickling.rebuild, (type(self), spec, tuple(self._signatures), self._device,
+                                   self._options["fastmath"], self._options["boundscheck"],
+                                   tuple(CUSource(s) for s in self._link), self._options["opt"]))
+
+    def _kernel_exception(self, index, builtin, where, tid, ctaid):
+        """The exception a checked launch found raised (the first thread's), as Numba words
+        it: the place and the thread before the exception's own message. ``index`` numbers a
+        ``raise`` statement's exception; else ``builtin`` is Python's own (class name, message)."""
+        function, file, line = where
+        cls, args = self._exceptions[index] if index is not None else (getattr(builtins, builtin[0]), (builtin[1],))
+        place = f"In function {function!r}, file {os.path.abspath(file)}, line {line}"
+        prefix = f"{place}, tid={list(tid)} ctaid={list(ctaid)}"
+        args = (f"{prefix}: {args[0]}", *args[1:]) if args else (prefix,)
+        return cls(*args)
 
     def __call__(self, *args, **kwargs):
         if self._device:
@@ -219,14 +243,18 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     int32))`` (ember.types' objects, Numba's), ``@jit((float32[:], int32))``, ``@jit([sig, ...])``,
     ``@jit(device=True)``, ``@jit(fastmath=True)``, ``@jit(boundscheck=True)`` (every array index
     checked; the first out of bounds raises ``ember.errors.OutOfBoundsError``, an ``IndexError``;
-    ``None`` follows ``EMBER_CHECKED``), ``@jit(opt=False)`` (the device compiler's optimisation
-    off: NVRTC's debug mode, OpenCL's ``-cl-opt-disable``). ``link``, ``cache``, ``debug``,
-    ``lineinfo``, ``inline`` and the code-generation hints ``forceinline``, ``lto``,
-    ``launch_bounds`` and ``shared_memory_carveout`` are accepted; ember always caches on disk
-    and leaves those choices to its compiler.
+    ``None`` follows ``EMBER_CHECKED``), ``@jit(link=[...])`` (CUDA C, ``cuda.CUSource`` or ``.cu``
+    files, compiled with the kernel for the CUDA C functions ``cuda.declare_device`` declares),
+    ``@jit(debug=True)`` (checked mode too, as Numba's debug
+    mode: a ``raise``/failed ``assert`` in the kernel raises its exception after the launch, the
+    first thread's, with the place and the thread; without it a ``raise`` ends the thread
+    silently), ``@jit(opt=False)`` (the device compiler's optimisation off: NVRTC's debug mode,
+    OpenCL's ``-cl-opt-disable``). ``cache``, ``lineinfo``,
+    ``inline`` and the code-generation hints ``forceinline``, ``lto``, ``launch_bounds`` and
+    ``shared_memory_carveout`` are accepted; ember always caches on disk and leaves those
+    choices to its compiler.
     """
-    if link:
-        raise ValueError("link= (linking CUDA C or PTX files into Python kernels) is not supported by ember")
+    link_sources(link)  # refused now, not at the first launch, when it is not CUDA C
     hints = {"forceinline", "lto", "launch_bounds", "shared_memory_carveout"}
     unknown = set(kws) - {"boundscheck", "max_registers", "extensions"} - hints
     if unknown:
@@ -238,7 +266,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         if not callable(fn):
             raise TypeError(f"@cuda.jit decorates a function, got {type(fn).__name__}")
         cls = _DeviceFunction if device else Dispatcher
-        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=kws.get("boundscheck"), opt=opt)
+        boundscheck = kws.get("boundscheck")
+        if debug and boundscheck is None:
+            boundscheck = True
+        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=boundscheck, link=link, opt=opt)
 
     if func_or_sig is None:
         return lambda fn: make(fn, ())

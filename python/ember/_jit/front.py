@@ -28,6 +28,7 @@ from .._intrinsic import DeviceOnly
 from ..errors import JitError, JitWarning
 from . import bindings, bytecode
 from .assigned import check_assigned_before_use
+from .externs import ExternFunction
 from .intrinsics import Namespace
 
 # Tests set this to False to compile every kernel from its bytecode, as if it had no source.
@@ -98,7 +99,7 @@ _NAMES = {
     ast.GeneratorExp: "a generator expression", ast.Lambda: "a lambda", ast.JoinedStr: "an f-string",
     ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield from", ast.Starred: "a starred expression",
     ast.NamedExpr: "the := operator", ast.With: "a with statement", ast.Try: "a try statement",
-    ast.Raise: "raise", ast.Assert: "assert", ast.FunctionDef: "a nested function definition",
+    ast.FunctionDef: "a nested function definition",
     ast.ClassDef: "a class definition", ast.Import: "import", ast.ImportFrom: "import",
     ast.Global: "a global statement",
     ast.Nonlocal: "a nonlocal statement", ast.Delete: "del", ast.AsyncFunctionDef: "an async function",
@@ -136,7 +137,28 @@ class _Program:
         self.array_ids: dict[int, int] = {}
         # Function id -> the Python function (a device function passed as an argument).
         self.objects: dict[int, object] = {}
-        self.shape_params: dict[int, set[str]] = {}
+        self.callee_params: dict[int, tuple[set[str], set[str]]] = {}  # shape and assigned parameters
+        # The exceptions `raise` statements name: (class, constant arguments), numbered.
+        self.exceptions: list[tuple[type, tuple]] = []
+        # CUDA C functions the kernel calls (declare_device), and the kernel's own link= sources.
+        self.externs: list[dict] = []
+        self.extern_objects: list = []
+        self.link: tuple[str, ...] = ()
+
+    def extern_id(self, fn) -> int:
+        for i, f in enumerate(self.extern_objects):
+            if f is fn:
+                return i
+        self.extern_objects.append(fn)
+        self.externs.append(fn.tree(self.link))
+        return len(self.externs) - 1
+
+    def exception_id(self, cls, args: tuple) -> int:
+        for i, (c, a) in enumerate(self.exceptions):
+            if c is cls and a == args:
+                return i
+        self.exceptions.append((cls, args))
+        return len(self.exceptions) - 1
 
     def function_id(self, fn, bound: dict | None = None) -> int:
         # One tree per function and set of compile-time arguments (bindings.py).
@@ -276,6 +298,7 @@ class _Function:
                 raise self.error(node, f"{_describe(node)} is not supported in kernels")
         params = [a.arg for a in (*args.posonlyargs, *args.args)]
         check_assigned_before_use(self.node, params, self.locals, self.error)
+        self.constants = bindings.constant_locals(self.node)
         if self.bound:
             bindings.check_not_assigned(self.node, self.bound, self.error)
             params = [p for p in params if p not in self.bound]
@@ -318,9 +341,57 @@ class _Function:
             out.update(k="Pass")
         elif k is ast.Return:
             out.update(k="Return", value=None if s.value is None else self.expr(s.value))
+        elif k is ast.Raise:
+            out.update(k="Raise", exception=self.raised(s))
+        elif k is ast.Assert:
+            # `assert test, msg`: `if not test: raise AssertionError(msg)`.
+            msg = () if s.msg is None else (self.constant_value(s.msg),)
+            raise_ = {"span": out["span"], "k": "Raise", "exception": self.program.exception_id(AssertionError, msg)}
+            test = {"span": out["span"], "k": "UnaryOp", "op": "Not", "operand": self.expr(s.test)}
+            out.update(k="If", test=test, body=[raise_], orelse=[])
         else:
             out.update(k="Unsupported", what=_describe(s))
         return out
+
+    def raised(self, s) -> int:
+        """The exception a ``raise`` statement raises (a class or instance with constant
+        arguments, as Numba allows), numbered in the program's table."""
+        if s.exc is None:
+            raise self.error(s, "a bare 'raise' (re-raising) is not supported in kernels; raise an exception class")
+        if s.cause is not None:
+            raise self.error(s.cause, "'raise ... from ...' is not supported in kernels")
+        node, args = s.exc, ()
+        if isinstance(node, ast.Call):
+            if node.keywords:
+                raise self.error(node, "exceptions raised in kernels take positional constant arguments only")
+            args = tuple(self.constant_value(a) for a in node.args)
+            node = node.func
+        value = self.global_value(node)
+        if isinstance(value, BaseException) and not args:
+            value, args = type(value), value.args
+        if not (isinstance(value, type) and issubclass(value, BaseException)):
+            raise self.error(s.exc, "kernels raise exception classes or instances (such as ValueError or "
+                                    "ValueError('message')) named by a global")
+        return self.program.exception_id(value, args)
+
+    def global_value(self, node):
+        """The object a global name or dotted name denotes."""
+        if isinstance(node, ast.Name) and node.id not in self.locals:
+            return self.lookup(node.id, node)
+        base = self.static_base(node) if isinstance(node, ast.Attribute) else None
+        if base is None:
+            raise self.error(node, "kernels raise exceptions named by globals, not by local variables")
+        return base[0]
+
+    def constant_value(self, node):
+        """A constant argument of an exception: a literal or a global's value."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            value = self.global_value(node)
+            if isinstance(value, (str, bytes, int, float, complex, bool, type(None))):
+                return value
+        raise self.error(node, "exceptions raised in kernels take constant arguments (literals or global constants)")
 
     def body(self, stmts) -> list:
         return [self.stmt(s) for s in stmts]
@@ -381,8 +452,21 @@ class _Function:
                 warnings.warn_explicit(
                     f"CUDA print() cannot print more than {_PRINT_MOST_ITEMS} items. The raw format string will be "
                     "emitted by the kernel instead.", JitWarning, self.file, self.span(e)["line"])
-            return {"k": "Call", "func": self.expr(e.func), "args": [self.expr(a) for a in e.args],
-                    "keywords": [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]}
+            func = self.expr(e.func)
+            args = [self.expr(a) for a in e.args]
+            keywords = [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]
+            if func.get("name") in ("cuda.shared.array", "cuda.local.array"):
+                # A shape named by a constant local is that constant (Numba propagates it).
+                shapes = [(args, 0, e.args[0])] if e.args else []
+                shapes += [(keywords[k], "value", kw.value) for k, kw in enumerate(e.keywords) if kw.arg == "shape"]
+                constants = getattr(self, "constants", {})
+                for holder, key, node in shapes:
+                    if isinstance(node, ast.Name) and node.id in constants:
+                        value, span = constants[node.id], self.span(node)
+                        items = value if isinstance(value, tuple) else None
+                        holder[key] = {"span": span, **(self.constant(value, node) if items is None else {
+                            "k": "Tuple", "elts": [{"span": span, **self.constant(v, node)} for v in items]})}
+            return {"k": "Call", "func": func, "args": args, "keywords": keywords}
         if k is ast.IfExp:
             return {"k": "IfExp", "test": self.expr(e.test), "body": self.expr(e.body), "orelse": self.expr(e.orelse)}
         if k is ast.Tuple:
@@ -411,11 +495,12 @@ class _Function:
     def device_call(self, e, callee) -> dict:
         """A call of a device function: its compile-time arguments bound (bindings.py)."""
         fid = id(callee)
-        if fid not in self.program.shape_params:
-            self.program.shape_params[fid] = bindings.shape_params(_Function(self.program, callee).node)
+        if fid not in self.program.callee_params:
+            node = _Function(self.program, callee).node
+            self.program.callee_params[fid] = (bindings.shape_params(node), bindings.assigned_params(node))
         args = [self.expr(a) for a in e.args]
         keywords = [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]
-        bound, args, keywords = bindings.bind(callee, self.program.shape_params[fid], args, keywords)
+        bound, args, keywords = bindings.bind(callee, *self.program.callee_params[fid], args, keywords)
         func = {"span": self.span(e.func), "k": "Func", "id": self.program.function_id(callee, bound)}
         return {"k": "Call", "func": func, "args": args, "keywords": keywords}
 
@@ -470,6 +555,8 @@ class _Function:
         if isinstance(value, Namespace):
             # cuda.threadIdx as a whole (what print() takes); the compiler refuses it elsewhere.
             return {"k": "Intrinsic", "name": value._name}
+        if isinstance(value, ExternFunction):
+            return {"k": "Extern", "id": self.program.extern_id(value)}
         if isinstance(value, enum.Enum) and not isinstance(value, (bool, int, float, complex)):
             # Enum members are their values in kernels (IntEnum members are ints already).
             return self.resolved(value.value, dotted, node)
@@ -508,6 +595,10 @@ class _Function:
         if isinstance(value, types.FunctionType):
             return {"k": "Unsupported", "what": f"a call to the plain Python function '{dotted}' (decorate it with "
                                                 "@cuda.jit(device=True) to call it from kernels)"}
+        kind = {"CUDAUFunc": "a ufunc (@vectorize)", "GUFunc": "a gufunc (@guvectorize)"}.get(type(value).__name__)
+        if kind is not None and type(value).__module__ == "ember._jit.vectorize":
+            # Numba's words; ufuncs run from host code over whole arrays.
+            return {"k": "Unsupported", "what": f"Untyped global name '{dotted}': {kind}"}
         if callable(value) and not isinstance(value, type):
             return {"k": "Unsupported", "what": f"{dotted}()"}
         return {"k": "Unsupported", "what": f"the global '{dotted}' (a {type(value).__name__})"}
@@ -524,8 +615,14 @@ def _numba_type_name(value) -> str | None:
     return None
 
 
-def program_json(fn) -> str:
-    """The JSON tree of kernel (or device function) ``fn`` and everything it calls."""
+def program_json(fn, exceptions: list | None = None, link: tuple[str, ...] = ()) -> str:
+    """The JSON tree of kernel (or device function) ``fn`` and everything it calls; the
+    exceptions its ``raise`` statements name go into ``exceptions`` (replacing what was there),
+    in the order the tree numbers them. ``link``: the kernel's own CUDA C sources (``@jit(link=)``),
+    compiled with the CUDA C functions it calls."""
     program = _Program()
+    program.link = tuple(link)
     program.function_id(fn)
-    return json.dumps({"functions": program.functions, "arrays": program.arrays})
+    if exceptions is not None:
+        exceptions[:] = program.exceptions
+    return json.dumps({"functions": program.functions, "arrays": program.arrays, "externs": program.externs})

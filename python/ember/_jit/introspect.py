@@ -148,8 +148,8 @@ def overloads(kernel) -> SignatureDict:
 
 def by_signature(kernel, signature, read, single=True):
     """``read(overload)`` for ``signature``'s specialisation; with no signature, for the one
-    specialisation of a specialised kernel (where ``single``), else a dict of it by argument
-    types."""
+    specialisation of a specialised kernel (where ``single``: Numba's resource getters), else a
+    dict of it by argument types (always, for the ``inspect_*`` methods)."""
     found = overloads(kernel)
     if signature is not None:
         try:

@@ -122,9 +122,10 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
         raise ValueError("Cannot force-inline kernels")
     if launch_bounds is not None:
         raise NotImplementedError("launch_bounds is not supported by ember's compile(); leave it out")
+    link = getattr(pyfunc, "_link", ())  # a @cuda.jit(link=...) function's CUDA C
     pyfunc = getattr(pyfunc, "py_func", pyfunc)
     args, ret = split_signature(sig)
-    tree = program_json(pyfunc)
+    tree = program_json(pyfunc, None, link)
     if device:
         name = (abi_info or {}).get("abi_name", pyfunc.__name__)
         source, ret_text = _ember.jit_device_entry(tree, args, name, abi, None if _void(ret) else ret, forceinline)
@@ -199,7 +200,8 @@ def specialisation_ptx(kernel, spec: dict, cc=None) -> str:
         cc = cc or current_cc()
     else:
         args = [arg_text(t) for t in spec["types"]]
-        source, name = _ember.jit_kernel_source(program_json(kernel.py_func), args, "cuda",
+        tree = program_json(kernel.py_func, None, getattr(kernel, "_link", ()))
+        source, name = _ember.jit_kernel_source(tree, args, "cuda",
                                                 checked=bool(spec.get("checked")))
     memo[key] = device_code(source, name, options.get("fastmath", False), options.get("opt", True), default_cc(cc),
                             False)

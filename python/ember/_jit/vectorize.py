@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import warnings
 
 import numpy as np
 
@@ -22,7 +23,8 @@ from .._operands import on_device
 from .._shape import broadcast_shapes, broadcast_to
 from .._user_kernels import ElementwiseKernel
 from ..errors import JitError
-from ..types import signature_text
+from ..types import Array, parse_signature, signature_text
+from . import pickling
 from .dispatcher import Dispatcher
 from .front import _Program, program_json
 
@@ -111,6 +113,7 @@ class CUDAUFunc:
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
         self._target = _check_target(target)
+        self._made_with = (tuple(signatures), target)
         self._program = None
         self._signatures = []
         for s in signatures:
@@ -123,6 +126,9 @@ class CUDAUFunc:
             # Type-check every signature now (as Numba compiles eagerly).
             for ret, args in self._signatures:
                 self._kernel(args, ret, _dialect())
+
+    def __reduce__(self):
+        return (pickling.rebuild, (type(self), pickling.function_spec(self.py_func), *self._made_with))
 
     @property
     def nin(self) -> int:
@@ -252,6 +258,8 @@ def vectorize(ftylist_or_function=(), target="cpu", identity=None, cache=False, 
     objects (``float32(float32, float32)``); without them the ufunc is typed by its inputs on
     each new combination."""
     _check_options(kws, "vectorize")
+    if "nopython" in kws and target == "cuda":
+        warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning, stacklevel=2)
     if callable(ftylist_or_function) and not hasattr(ftylist_or_function, "return_type"):
         return CUDAUFunc(ftylist_or_function, (), target)
     single = isinstance(ftylist_or_function, str) or hasattr(ftylist_or_function, "return_type")
@@ -293,6 +301,7 @@ class GUFunc:
     def __init__(self, py_func, signatures, layout, target="cuda"):
         self.py_func = py_func
         self.__name__ = py_func.__name__
+        self._made_with = (tuple(signatures), layout, target)
         self._target = _check_target(target)
         self._ins, self._outs = _parse_layout(layout)
         self.layout = layout
@@ -303,11 +312,18 @@ class GUFunc:
                 f"{len(self._ins) + len(self._outs)}"
             )
         self._signatures = []
+        self._as_array: list[list[bool]] = []
         for s in signatures:
-            _, args = _signature(s)
+            ret, args = _signature(s)
+            if ret is not None:
+                raise TypeError(f"guvectorized functions cannot return values: signature {signature_text(s)} "
+                                f"specifies {ret} return type (write results into the output arguments)")
             if len(args) != nargs:
                 raise TypeError(f"signature {s!r} has {len(args)} arguments, {self.__name__} takes {nargs}")
             self._signatures.append((None, args))
+            # Numba's old style: an array type for a "()" core dimension gets a 1-element array.
+            declared = parse_signature(signature_text(s)).args
+            self._as_array.append([isinstance(t, Array) for t in declared])
         if not self._signatures:
             raise TypeError("@guvectorize needs signatures, e.g. ['void(float32[:], float32[:])']")
         self._kernels: dict = {}
@@ -343,6 +359,9 @@ class GUFunc:
         self._kernels[n_args] = kernel
         return kernel
 
+    def __reduce__(self):
+        return (pickling.rebuild, (type(self), pickling.function_spec(self.py_func), *self._made_with))
+
     def __call__(self, *args, out=None, stream=0):
         device = _device_for(self._target)
         with contextlib.ExitStack() as scope:
@@ -368,7 +387,8 @@ class GUFunc:
         sig = _pick([(None, s[1][:nin]) for s in self._signatures], dtypes, weak)
         if sig is None:
             raise TypeError(f"gufunc '{self.__name__}' has no loop for inputs ({', '.join(d.name for d in dtypes)})")
-        full = next(s[1] for s in self._signatures if s[1][:nin] == sig[1])
+        which = next(k for k, s in enumerate(self._signatures) if s[1][:nin] == sig[1])
+        full, as_array = self._signatures[which][1], self._as_array[which]
         arrays = []
         sizes: dict[str, int] = {}
         loops = []
@@ -384,8 +404,10 @@ class GUFunc:
         loop = broadcast_shapes(*loops) if loops else ()
         count = int(np.prod(loop, dtype=np.int64))
         flat = []
-        for a, core in zip(arrays, self._ins, strict=True):
+        for a, core, one in zip(arrays, self._ins, as_array, strict=False):
             core_shape = tuple(sizes[c] for c in core)
+            if one and not core_shape:
+                a, core_shape = a.reshape((*a.shape, 1)), (1,)
             b = broadcast_to(a, loop + core_shape)
             flat.append(b.copy().reshape((count, *core_shape)) if b.size else empty((count, *core_shape), a.dtype))
         outs = []
@@ -420,6 +442,8 @@ def guvectorize(ftylist, signature, target="cpu", identity=None, nopython=True, 
     """Numba's ``@guvectorize(signatures, layout, target=...)``: the function receives
     sub-arrays of the core dimensions and writes its outputs in place."""
     _check_options(kws, "guvectorize")
+    if not nopython:
+        raise TypeError("nopython flag must be True")
     single = isinstance(ftylist, str) or hasattr(ftylist, "return_type")
     sigs = [ftylist] if single else list(ftylist)
 

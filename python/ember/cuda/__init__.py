@@ -78,6 +78,7 @@ def get_local_runtime_version() -> int:
 
 # Numba's host API beyond arrays and streams: devices, host memory the device addresses,
 # ufunc builders, reductions (see ember/_jit/devices.py, mapped.py, vectorize.py, reduction.py).
+from .._jit.externs import CUSource, declare_device  # noqa: E402
 from .._jit.host import (  # noqa: E402
     ExternalStream,
     close,
@@ -121,5 +122,6 @@ __all__ = [
     "is_float16_supported", "legacy_default_stream", "list_devices", "managed_array", "mapped", "mapped_array",
     "mapped_array_like", "per_thread_default_stream", "pinned", "pinned_array_like", "reduce", "vectorize",
     "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device",
+    "CUSource", "declare_device",
 ]
 __all__ += [n for n in _intrinsics.__all__ if n not in __all__]  # cuda.grid, cuda.atomic, ...

@@ -90,6 +90,7 @@ impl Rewriter<'_> {
             StmtKind::Break
             | StmtKind::Continue
             | StmtKind::Pass
+            | StmtKind::Raise { .. }
             | StmtKind::Unsupported { .. } => s.kind.clone(),
             StmtKind::Return { value } => StmtKind::Return {
                 value: value.as_ref().map(|v| self.expr(v, None)),

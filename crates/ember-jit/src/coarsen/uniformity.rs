@@ -317,6 +317,8 @@ impl Uniformity {
                 self.fail("a return sits under control flow that differs between coarsened threads")
             }
             StmtKind::Unsupported { .. } if self.last => self.fail("an unsupported statement"),
+            // A raise ends the thread, and with it every coarsened copy.
+            StmtKind::Raise { .. } if self.last => self.fail("a raise statement"),
             _ => {}
         }
     }

@@ -202,6 +202,21 @@ impl FnWriter<'_, '_> {
                 let i64t = value_type(DType::I64, dialect);
                 format!("(({i64t})({f}({})))", self.expr(x))
             }
+            K::External(name, args) => {
+                format!(
+                    "{}({})",
+                    crate::externs::wrapper_name(name),
+                    self.exprs(args, ", ")
+                )
+            }
+            K::PyMath(name, args) => {
+                let first = args.first().and_then(Expr::dtype).unwrap_or(d);
+                format!(
+                    "{}({})",
+                    crate::pymath::c_name(name, first),
+                    self.exprs(args, ", ")
+                )
+            }
             K::RoundDigits(x, nd) => {
                 let t = value_type(d, dialect);
                 format!(

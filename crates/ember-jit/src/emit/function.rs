@@ -6,7 +6,7 @@ use std::fmt::Write;
 use ember_codegen::types::storage_type;
 
 use super::{c_ident, Emitter};
-use crate::compiler::Access;
+use crate::compiler::{Access, Raised};
 use crate::ir::{Expr, IrFunction, Role, Step, Stmt, Temp};
 use crate::types::{Space, Ty};
 
@@ -218,7 +218,57 @@ impl FnWriter<'_, '_> {
         self.e.c_type(ty)
     }
 
+    /// The statement that raises `raised`: checked mode records it for the launch; then the
+    /// thread's kernel ends, or a device function gives zero (its caller goes on: the
+    /// exception is already recorded).
+    fn raising(&mut self, raised: Raised) -> String {
+        let record = match self.raise_site(raised) {
+            Some(site) => format!(
+                "ember_fault({}, {site}u, 0, 0); ",
+                ember_codegen::checked::RECORD
+            ),
+            None => String::new(),
+        };
+        match &self.f.ret {
+            Ty::None => format!("{{ {record}return; }}"),
+            t => {
+                let t = self.c_type(t);
+                format!("{{ {record}{t} ember_zero = {{0}}; return ember_zero; }}")
+            }
+        }
+    }
+
+    /// Checked mode runs Numba's debug error model: a division by zero raises
+    /// ZeroDivisionError before the statement runs (its divisor, free of calls and side
+    /// effects, is tested first). Divisions under `x if c else y`, `and`/`or` may not run: left.
+    fn zero_division_guards(&mut self, s: &Stmt) {
+        if self.e.checked.is_none()
+            || !matches!(
+                s,
+                Stmt::Assign { .. }
+                    | Stmt::Let { .. }
+                    | Stmt::Set { .. }
+                    | Stmt::Store { .. }
+                    | Stmt::Update { .. }
+                    | Stmt::Eval(_)
+                    | Stmt::Return(Some(_))
+            )
+        {
+            return;
+        }
+        let mut divisors = Vec::new();
+        for e in s.exprs() {
+            always_divisors(e, &mut divisors);
+        }
+        for d in divisors {
+            let code = self.expr(d);
+            let raised = self.raising(Raised::Builtin("ZeroDivisionError", "division by zero"));
+            self.line(&format!("if (({code}) == 0) {raised}"));
+        }
+    }
+
     fn stmt(&mut self, s: &Stmt) {
+        self.zero_division_guards(s);
         match s {
             Stmt::Line(n) => {
                 self.lineno = *n;
@@ -357,6 +407,10 @@ impl FnWriter<'_, '_> {
             }
             Stmt::Continue => self.line("continue;"),
             Stmt::Return(None) => self.line("return;"),
+            Stmt::Raise(exception) => {
+                let raised = self.raising(Raised::Statement(*exception));
+                self.line(&raised);
+            }
             Stmt::Return(Some(v)) => {
                 let code = self.expr(v);
                 self.line(&format!("return {code};"));
@@ -374,6 +428,18 @@ impl FnWriter<'_, '_> {
             }
             Stmt::Transpose { temp, ty, base } => {
                 let lines = self.transpose(temp_name(*temp), ty, base);
+                for l in lines {
+                    self.line(&l);
+                }
+            }
+            Stmt::Reinterpret {
+                temp,
+                ty,
+                base,
+                skip,
+                rescale,
+            } => {
+                let lines = self.reinterpret(temp_name(*temp), ty, base, *skip, *rescale);
                 for l in lines {
                     self.line(&l);
                 }
@@ -396,4 +462,50 @@ impl FnWriter<'_, '_> {
             _ => format!("({} != 0)", self.expr(v)),
         }
     }
+}
+
+/// The divisors of `/`, `//` and `%` that evaluating `e` always computes and that are free of
+/// side effects (re-evaluating them for a test changes nothing).
+fn always_divisors<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    use crate::ir::{BinOp, ExprKind as K};
+    match &e.kind {
+        K::Binary(BinOp::Div | BinOp::FloorDiv | BinOp::Mod, l, r) => {
+            always_divisors(l, out);
+            always_divisors(r, out);
+            if pure(r)
+                && r.ty
+                    .scalar()
+                    .is_some_and(|d| d.kind() != ember_core::dtype::Kind::Complex)
+            {
+                out.push(r);
+            }
+        }
+        // Only the condition of a choice, the first operand of and/or, always runs.
+        K::Select(c, _, _) => always_divisors(c, out),
+        K::Logic(_, items) => {
+            if let Some(first) = items.first() {
+                always_divisors(first, out);
+            }
+        }
+        _ => {
+            for c in e.children() {
+                always_divisors(c, out);
+            }
+        }
+    }
+}
+
+/// Whether evaluating `e` again has no effect and gives the same value.
+fn pure(e: &Expr) -> bool {
+    use crate::ir::ExprKind as K;
+    !matches!(
+        e.kind,
+        K::Call(..)
+            | K::Atomic { .. }
+            | K::Cas { .. }
+            | K::Random(..)
+            | K::Intrinsic { .. }
+            | K::External(..)
+            | K::Sync(_)
+    ) && e.children().into_iter().all(pure)
 }

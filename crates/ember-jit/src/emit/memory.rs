@@ -7,7 +7,7 @@ use ember_core::DType;
 use ember_codegen::checked::RECORD;
 
 use super::function::FnWriter;
-use crate::compiler::{Access, Site};
+use crate::compiler::{Access, Raised, Site};
 use crate::ir::{Expr, ExprKind, Place, ViewAxis};
 use crate::types::{ArrayTy, Layout, Space, Ty};
 
@@ -153,8 +153,27 @@ impl FnWriter<'_, '_> {
             axis,
             ndim,
             access,
+            raised: None,
         });
         sites.len() - 1
+    }
+
+    /// Registers a place that raises (checked mode); its site number, or `None` when the
+    /// kernel is not checked.
+    pub(crate) fn raise_site(&mut self, raised: Raised) -> Option<usize> {
+        let sites = self.e.checked.as_ref()?;
+        let mut sites = sites.borrow_mut();
+        sites.push(Site {
+            function: self.f.name.clone(),
+            file: self.f.file.clone(),
+            line: self.lineno,
+            array: String::new(),
+            axis: 0,
+            ndim: 0,
+            access: Access::Read,
+            raised: Some(raised),
+        });
+        Some(sites.len() - 1)
     }
 
     /// Reads the element at pointer `p` in `space`.
@@ -285,6 +304,47 @@ impl FnWriter<'_, '_> {
         for k in 0..ndim {
             let from = ndim - 1 - k;
             let (n, s) = (self.dim(base, from), self.stride(base, from));
+            lines.push(format!(
+                "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
+            ));
+        }
+        lines
+    }
+
+    /// The lines setting view `name`, `base`'s memory as elements of `ty`'s dtype: its shape
+    /// and byte strides, the data pointer `skip` bytes on; with `rescale`, the last axis counted
+    /// in the new elements (its stride theirs: NumPy's `view` needs that axis contiguous).
+    pub(crate) fn reinterpret(
+        &mut self,
+        name: String,
+        ty: &Ty,
+        base: &Expr,
+        skip: usize,
+        rescale: bool,
+    ) -> Vec<String> {
+        let st = self.c_type(ty);
+        let Some(a) = array_ty(base).cloned() else {
+            return Vec::new();
+        };
+        let Ty::Array(view) = ty else {
+            return Vec::new();
+        };
+        let q = self.e.qualifier(a.space);
+        let elem = storage_type(view.dtype, self.e.dialect);
+        let mut lines = vec![
+            format!("{st} {name};"),
+            format!(
+                "{name}.data = ({q}{elem}*)(({q}char*){}.data + {skip});",
+                self.expr(base)
+            ),
+        ];
+        for k in 0..a.ndim {
+            let (mut n, mut s) = (self.dim(base, k), self.stride(base, k));
+            if rescale && k + 1 == a.ndim {
+                let (old, new) = (a.dtype.itemsize(), view.dtype.itemsize());
+                n = format!("(({n}) * {old} / {new})");
+                s = new.to_string();
+            }
             lines.push(format!(
                 "{name}.d.shape[{k}] = {n}; {name}.d.strides[{k}] = {s};"
             ));

@@ -197,6 +197,7 @@ impl Printer<'_> {
             },
             Stmt::Continue => self.line(out, d, "continue"),
             Stmt::Return(None) => self.line(out, d, "return"),
+            Stmt::Raise(n) => self.line(out, d, &format!("raise exception #{n}")),
             Stmt::Return(Some(v)) => self.line(out, d, &format!("return {}", self.expr(v))),
             Stmt::View {
                 temp: t,
@@ -226,6 +227,12 @@ impl Printer<'_> {
             }
             Stmt::Transpose { temp: t, ty, base } => {
                 let text = format!("let {}: {ty} = {}.T", temp(*t), self.expr(base));
+                self.line(out, d, &text)
+            }
+            Stmt::Reinterpret {
+                temp: t, ty, base, ..
+            } => {
+                let text = format!("let {}: {ty} = view of {}", temp(*t), self.expr(base));
                 self.line(out, d, &text)
             }
             Stmt::DynamicShared { temp: t, ty, dtype } => {
@@ -328,6 +335,8 @@ impl Printer<'_> {
                 None => format!("call#{i}({})", self.list(args)),
             },
             ExprKind::Math(name, args) => format!("math.{name}({})", self.list(args)),
+            ExprKind::PyMath(name, args) => format!("python.{name}({})", self.list(args)),
+            ExprKind::External(name, args) => format!("extern.{name}({})", self.list(args)),
             ExprKind::Intrinsic { name, args } => format!("{name}({})", self.list(args)),
             ExprKind::FloatTest(name, x) => format!("math.{name}({})", self.expr(x)),
             ExprKind::Extremum { max, rule, args } => {

@@ -267,6 +267,9 @@ pub enum Stmt {
     Continue,
     /// `return` (a value converted to the return type, or none).
     Return(Option<Expr>),
+    /// `raise` of the front's exception number: checked mode records it for the launch to
+    /// raise; then the function returns (a kernel's thread ends, a device function gives zero).
+    Raise(usize),
     /// `temp = base[axes]`: a view of an array (slices, fewer indices than dimensions).
     View {
         temp: Temp,
@@ -276,6 +279,16 @@ pub enum Stmt {
     },
     /// `temp = base.T`.
     Transpose { temp: Temp, ty: Ty, base: Expr },
+    /// `temp`: `base`'s memory read as elements of `ty`'s dtype (a view: writes reach it):
+    /// `a.real`/`a.imag` of a complex array (`skip`: the bytes before the part), `a.view(dtype)`
+    /// (`rescale`: the last axis counted in the new elements, as NumPy's `view`).
+    Reinterpret {
+        temp: Temp,
+        ty: Ty,
+        base: Expr,
+        skip: usize,
+        rescale: bool,
+    },
     /// `temp`: the launch's dynamic shared memory as a 1-d array of `dtype`.
     DynamicShared { temp: Temp, ty: Ty, dtype: DType },
 }
@@ -347,6 +360,21 @@ pub enum Const {
     Bool(bool),
     /// A complex of the expression's dtype.
     Complex(f64, f64),
+}
+
+impl Const {
+    /// Python's truth value of the constant.
+    pub fn truth(&self) -> bool {
+        match *self {
+            Const::Int(v) => v != 0,
+            Const::Count(v) => v != 0,
+            Const::Typed(v) => v != 0,
+            Const::Zero => false,
+            Const::Float(v) => v != 0.0,
+            Const::Bool(v) => v,
+            Const::Complex(re, im) => re != 0.0 || im != 0.0,
+        }
+    }
 }
 
 /// The thread geometry a kernel reads.
@@ -496,6 +524,9 @@ pub enum ExprKind {
     Conj(Box<Expr>),
     /// A specialisation of a device function (index into [`IrProgram::functions`]).
     Call(usize, Vec<Expr>),
+    /// A CUDA C device function of [`crate::ast::Program::externs`], through the wrapper
+    /// typing declared (`ember_ext_<name>`).
+    External(String, Vec<Expr>),
     /// A libm function (`sqrt`, `atan2`...) in this expression's float type.
     Math(&'static str, Vec<Expr>),
     /// `isnan`/`isinf`/`isfinite` of a float.
@@ -512,6 +543,9 @@ pub enum ExprKind {
     Round(Box<Expr>),
     /// `round(x, digits)`.
     RoundDigits(Box<Expr>, Box<Expr>),
+    /// Python's `math`/`cmath` function of [`crate::pymath`] (its helper declared by typing),
+    /// named for its first argument's dtype.
+    PyMath(&'static str, Vec<Expr>),
     /// A ufunc of the registry on scalars, in its NumPy loop `ins -> out`.
     Ufunc {
         name: &'static str,

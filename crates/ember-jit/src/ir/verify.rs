@@ -102,6 +102,7 @@ impl Verifier<'_> {
             | Stmt::Declare { temp, .. }
             | Stmt::View { temp, .. }
             | Stmt::Transpose { temp, .. }
+            | Stmt::Reinterpret { temp, .. }
             | Stmt::DynamicShared { temp, .. }
             | Stmt::LoopFlag(temp) => self.define(*temp),
             Stmt::Set { temp, .. } => self.read(*temp)?,

@@ -40,6 +40,8 @@ impl Expr {
             | ExprKind::MakeTuple(items)
             | ExprKind::Call(_, items)
             | ExprKind::Math(_, items)
+            | ExprKind::PyMath(_, items)
+            | ExprKind::External(_, items)
             | ExprKind::Intrinsic { args: items, .. }
             | ExprKind::Ufunc { args: items, .. } => items.iter().collect(),
             ExprKind::Complex(re, im) => std::iter::once(&**re).chain(im.as_deref()).collect(),
@@ -90,7 +92,8 @@ impl Stmt {
             | Stmt::Set { value, .. }
             | Stmt::Eval(value)
             | Stmt::Return(Some(value))
-            | Stmt::Transpose { base: value, .. } => vec![value],
+            | Stmt::Transpose { base: value, .. }
+            | Stmt::Reinterpret { base: value, .. } => vec![value],
             Stmt::Store { place, value } | Stmt::Update { place, value, .. } => {
                 let mut v = place.exprs();
                 v.push(value);

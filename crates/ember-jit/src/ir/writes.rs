@@ -46,9 +46,9 @@ fn writes(f: &IrFunction, callees: &[Option<Vec<bool>>]) -> Vec<bool> {
                 Stmt::Let { temp, value, .. } | Stmt::Set { temp, value } => {
                     (Var::Temp(*temp), value)
                 }
-                Stmt::View { temp, base, .. } | Stmt::Transpose { temp, base, .. } => {
-                    (Var::Temp(*temp), base)
-                }
+                Stmt::View { temp, base, .. }
+                | Stmt::Transpose { temp, base, .. }
+                | Stmt::Reinterpret { temp, base, .. } => (Var::Temp(*temp), base),
                 _ => continue,
             };
             let roots = roots(from, &aliases);

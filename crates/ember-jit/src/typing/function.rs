@@ -420,11 +420,21 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             }
             StmtKind::If { test, body, orelse } => {
                 let cond = self.truth(test)?;
-                let then = self.nested(body)?;
-                let orelse = if orelse.is_empty() {
-                    Vec::new()
-                } else {
-                    self.nested(orelse)?
+                // A condition known while compiling (a literal, a constant argument) leaves the
+                // other branch untyped, as Numba's dead-branch pruning does: code there may not
+                // type (`if neg_idx:` with `neg_idx=False` passed by the caller).
+                let known = match &cond.kind {
+                    K::Const(c) => Some(c.truth()),
+                    _ => None,
+                };
+                let then = match known {
+                    Some(false) => Vec::new(),
+                    _ => self.nested(body)?,
+                };
+                let orelse = match known {
+                    Some(true) => Vec::new(),
+                    _ if orelse.is_empty() => Vec::new(),
+                    _ => self.nested(orelse)?,
                 };
                 self.push(ir::Stmt::If {
                     cond: cond.expr(),
@@ -471,6 +481,10 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                 Ok(())
             }
             StmtKind::Return { value } => self.ret(value.as_ref(), s.span),
+            StmtKind::Raise { exception } => {
+                self.push(ir::Stmt::Raise(*exception));
+                Ok(())
+            }
             StmtKind::Unsupported { what } => {
                 at(s.span, format!("{what} is not supported in kernels"))
             }
@@ -717,7 +731,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
 /// Whether running `body` can reach its end rather than always returning.
 fn falls_through(body: &[Stmt]) -> bool {
     body.iter().all(|s| match &s.kind {
-        StmtKind::Return { .. } => false,
+        StmtKind::Return { .. } | StmtKind::Raise { .. } => false,
         StmtKind::If { body, orelse, .. } => falls_through(body) || falls_through(orelse),
         StmtKind::While { test, body, orelse } => {
             let forever = matches!(&test.kind, ExprKind::Bool { v: true })

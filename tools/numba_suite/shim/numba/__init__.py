@@ -4,9 +4,10 @@ Not part of ember and never installed: ``tools/numba_suite/run.py`` puts ``shim/
 ``sys.path``. It adds no behaviour of its own:
 
 - ``numba.cuda`` is ember's ``cuda`` namespace (see ``numba/cuda/__init__.py``).
-- ``numba.types`` and its names (``numba.float32``, ``numba.void``, ...) are ``ember.types``'s
-  (Numba's type objects); ``numba.vectorize``/``guvectorize`` are ``ember``'s (every target).
-  ``numba.core.errors`` is ``numba.cuda.core.errors``.
+- ``numba.typeof`` is ``ember.types.typeof``; ``numba.types`` and its names (``numba.float32``,
+  ``numba.void``, ...) are ``ember.types``'s (Numba's type objects); ``numba.vectorize``/
+  ``guvectorize`` are ``ember``'s (every target).
+  ``numba.core.errors`` and ``numba.errors`` are ``numba.cuda.core.errors``.
 - Everything else (``numba.jit``, ``numba.njit``, Numba's compiler modules) is missing: tests
   that need the CPU Numba package fail to import and are counted as such.
 """
@@ -22,6 +23,12 @@ SCALARS = tuple(ember.types.__all__)
 def __getattr__(name: str):
     if name == "types":
         return ember.types
+    if name == "errors":
+        import numba.cuda.core.errors
+
+        return numba.cuda.core.errors
+    if name == "typeof":
+        return ember.types.typeof
     if name in ("vectorize", "guvectorize"):  # Numba's ufunc builders, every target
         return getattr(ember, name)
     if name in SCALARS:

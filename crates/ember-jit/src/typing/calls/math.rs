@@ -109,6 +109,40 @@ impl FnTyper<'_, '_> {
                 );
                 return Ok(Val::new(ty, K::Binary(BinOp::Div, lx.boxed(), ly.boxed())));
             }
+            "frexp" | "modf" if name.starts_with("math.") => {
+                // Python's pair: (mantissa, int32 exponent) / (fraction, integer part).
+                let [v] = self.exactly::<1>(name, args, span)?;
+                let d = self.float_type(&v, name, span)?;
+                let x = self.cast_to(&v, d);
+                let x = self.temp(&x)?;
+                let (first, second, second_ty) = if m == "frexp" {
+                    ("frexp_m", "frexp_e", DType::I32)
+                } else {
+                    ("modf_f", "modf_i", d)
+                };
+                let mut items = Vec::new();
+                for (f, t) in [(first, d), (second, second_ty)] {
+                    self.c.uses.helpers.insert(Helper::PyMath(f, d));
+                    items.push(Val::new(Ty::Scalar(t), K::PyMath(f, vec![x.expr()])));
+                }
+                return Ok(self.make_tuple(items));
+            }
+            "ldexp" if name.starts_with("math.") => {
+                let [v, e] = self.exactly::<2>(name, args, span)?;
+                let d = self.float_type(&v, name, span)?;
+                if !e.ty.is_integral() {
+                    return at(
+                        span,
+                        format!("math.ldexp() needs an integer exponent, got {}", e.ty),
+                    );
+                }
+                let (x, e) = (self.cast_to(&v, d), self.cast_to(&e, DType::I64));
+                self.c.uses.helpers.insert(Helper::PyMath("ldexp", d));
+                return Ok(Val::new(
+                    Ty::Scalar(d),
+                    K::PyMath("ldexp", vec![x.expr(), e.expr()]),
+                ));
+            }
             "abs" | "absolute" => return self.call_intrinsic("builtin.abs", args, &[], span),
             "minimum" | "maximum" | "fmin" | "fmax" => {
                 let [a, b] = self.exactly::<2>(name, args, span)?;

@@ -87,6 +87,7 @@ impl FnTyper<'_, '_> {
     ) -> R<Val> {
         match &func.kind {
             ExprKind::Func { id } => self.call_device(*id, args, keywords, span),
+            ExprKind::Extern { id } if keywords.is_empty() => self.call_extern(*id, args, span),
             ExprKind::Intrinsic { name } => self.call_intrinsic(name, args, keywords, span),
             ExprKind::Attribute { value, attr } => {
                 let v = self.expr(value)?;
@@ -96,6 +97,24 @@ impl FnTyper<'_, '_> {
                     }
                     (Ty::Scalar(_), "conjugate") if args.is_empty() => Ok(v),
                     (Ty::Scalar(_), "bit_count") if args.is_empty() => self.bit_count(v, span),
+                    (Ty::Array(a), "view") if args.len() == 1 && a.fixed.is_none() => {
+                        // NumPy's view: the same memory as another dtype.
+                        let a = a.clone();
+                        let to = match &args[0].kind {
+                            ExprKind::Intrinsic { name } => {
+                                name.strip_prefix("dtype.").and_then(crate::types::dtype_named)
+                            }
+                            _ => None,
+                        };
+                        let Some(to) = to else {
+                            return at(span, "array.view() takes a dtype such as np.int32 in kernels");
+                        };
+                        let rescale = to.itemsize() != a.dtype.itemsize();
+                        if rescale && a.ndim == 0 {
+                            return at(span, "a 0-d array can only be viewed as a dtype of the same size");
+                        }
+                        self.reinterpreted(&v, &a, to, 0, rescale)
+                    }
                     (t, m) => at(span, format!("{t} has no method '{m}' in kernels")),
                 }
             }
@@ -347,7 +366,10 @@ impl FnTyper<'_, '_> {
                     .ok_or_else(|| {
                         Fail::At(
                             span,
-                            format!("{}() takes one constant argument, 1, 2 or 3", display(name)),
+                            format!(
+                                "{}() takes one constant argument, 1, 2 or 3 (RequireLiteralValue: the number of dimensions must be a literal)",
+                                display(name)
+                            ),
                         )
                     })?;
                 let items: Vec<Val> = (0..n as usize)
@@ -458,4 +480,58 @@ fn display(name: &str) -> String {
         .or_else(|| name.strip_prefix("dtype."))
         .unwrap_or(name)
         .to_string()
+}
+
+impl FnTyper<'_, '_> {
+    /// A call of a CUDA C device function (`cuda.declare_device`): the arguments converted to
+    /// its declared types; its sources and wrapper join the kernel's source.
+    fn call_extern(&mut self, id: usize, args: &[Expr], span: Span) -> R<Val> {
+        let e = self.c.program.externs[id].clone();
+        if self.c.dialect != ember_codegen::Dialect::Cuda {
+            return at(
+                span,
+                format!(
+                    "{}() is CUDA C (cuda.declare_device): it compiles on the CUDA backend only; this device is an OpenCL device",
+                    e.name
+                ),
+            );
+        }
+        let dtype = |n: &str| {
+            crate::types::dtype_named(n).ok_or_else(|| {
+                Fail::At(
+                    span,
+                    format!(
+                        "{}() is declared with type {n}, which kernels cannot pass",
+                        e.name
+                    ),
+                )
+            })
+        };
+        let params = e.args.iter().map(|a| dtype(a)).collect::<R<Vec<DType>>>()?;
+        let ret = e.ret.as_deref().map(dtype).transpose()?;
+        if args.len() != params.len() {
+            return at(
+                span,
+                format!(
+                    "{}() takes {} argument(s), {} given",
+                    e.name,
+                    params.len(),
+                    args.len()
+                ),
+            );
+        }
+        let mut exprs = Vec::new();
+        for (a, &p) in args.iter().zip(&params) {
+            let v = self.expr(a)?;
+            self.scalar_arg(&v, &e.name, span)?;
+            exprs.push(self.cast_to(&v, p).expr());
+        }
+        for s in &e.sources {
+            self.c.uses.helpers.insert(Helper::Text(s.clone()));
+        }
+        let wrapper = crate::externs::wrapper(&e, &params, ret);
+        self.c.uses.helpers.insert(Helper::Text(wrapper));
+        let ty = ret.map_or(Ty::None, Ty::Scalar);
+        Ok(Val::new(ty, K::External(e.name.clone(), exprs)))
+    }
 }

@@ -6,7 +6,7 @@ use ember_core::DType;
 use crate::ast::{BinOp, Span, UnaryOp};
 use crate::error::{at, R};
 use crate::helpers::Helper;
-use crate::ir::{ExprKind as K, UnaryOp as IrUnary};
+use crate::ir::{self, ExprKind as K, UnaryOp as IrUnary};
 use crate::types::{arith, Ty, BOOL};
 use crate::typing::{FnTyper, Val};
 
@@ -115,11 +115,16 @@ impl FnTyper<'_, '_> {
                     d => d,
                 };
                 if complex(t) {
+                    // CPython's quotient, as Numba divides complex numbers.
                     self.c.uses.dtypes.insert(t);
+                    self.c.uses.helpers.insert(Helper::PyMath("cdiv", t));
+                    let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
+                    return Ok(Val::new(
+                        Ty::Scalar(t),
+                        K::PyMath("cdiv", vec![x.expr(), y.expr()]),
+                    ));
                 }
-                Ok(self
-                    .typed_binary(op, &l, &r, t)
-                    .nonneg(nonneg && !complex(t)))
+                Ok(self.typed_binary(op, &l, &r, t).nonneg(nonneg))
             }
             BinOp::Add | BinOp::Sub | BinOp::Mult => {
                 let t = arith(a, b);
@@ -150,7 +155,7 @@ impl FnTyper<'_, '_> {
                 let nonneg = if op == BinOp::Mod { r.nonneg } else { nonneg };
                 Ok(self.typed_binary(op, &l, &r, t).nonneg(nonneg))
             }
-            BinOp::Pow => self.power(l, r, a, b, span),
+            BinOp::Pow => self.power(l, r, a, b),
             BinOp::MatMult => unreachable!("rejected above"),
         }
     }
@@ -163,7 +168,7 @@ impl FnTyper<'_, '_> {
 
     /// `l ** r` by Numba's rules: integers by squaring, float32 keeps float32 for an integer
     /// exponent, otherwise `pow` in the promoted type.
-    fn power(&mut self, l: Val, r: Val, a: DType, b: DType, span: Span) -> R<Val> {
+    fn power(&mut self, l: Val, r: Val, a: DType, b: DType) -> R<Val> {
         let integral = |d: DType| matches!(d.kind(), Kind::Int | Kind::UInt | Kind::Bool);
         if integral(a) && integral(b) {
             let t = arith(a, b);
@@ -171,7 +176,16 @@ impl FnTyper<'_, '_> {
             return Ok(self.typed_binary(BinOp::Pow, &l, &r, t).nonneg(l.nonneg));
         }
         if a.kind() == Kind::Complex || b.kind() == Kind::Complex {
-            return at(span, "complex powers are not supported in kernels");
+            // CPython's complex power (its integral-exponent quotient is CPython's too).
+            let t = arith(a, b);
+            self.c.uses.dtypes.insert(t);
+            self.c.uses.helpers.insert(Helper::PyMath("cdiv", t));
+            self.c.uses.helpers.insert(Helper::PyMath("cpow", t));
+            let (x, y) = (self.cast_to(&l, t), self.cast_to(&r, t));
+            return Ok(Val::new(
+                Ty::Scalar(t),
+                K::PyMath("cpow", vec![x.expr(), y.expr()]),
+            ));
         }
         if integral(b) && matches!(a, DType::F32 | DType::F64) {
             // Numba multiplies by squaring (x ** 2 is exactly x * x), in the float's type.
@@ -189,6 +203,10 @@ impl FnTyper<'_, '_> {
     pub(super) fn unary(&mut self, op: UnaryOp, v: Val, span: Span) -> R<Val> {
         if op == UnaryOp::Not {
             self.truth_of(&v, span)?;
+            if let K::Const(c) = &v.kind {
+                // Kept a constant: `if not flag:` prunes as `if flag:` does.
+                return Ok(Val::constant(BOOL, ir::Const::Bool(!c.truth())).nonneg(true));
+            }
             return Ok(Val::new(BOOL, K::Not(v.boxed())).nonneg(true));
         }
         let d = self.scalar_of(

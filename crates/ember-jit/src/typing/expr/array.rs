@@ -47,6 +47,19 @@ impl FnTyper<'_, '_> {
             (Ty::Array(a), "itemsize") => {
                 Ok(Val::constant(INT64, Const::Int(a.dtype.itemsize() as i64)).nonneg(true))
             }
+            (Ty::Array(a), "real") | (Ty::Array(a), "imag")
+                if a.dtype.kind() == Kind::Complex && a.fixed.is_none() =>
+            {
+                let a = a.clone();
+                let real = if a.dtype == DType::C64 {
+                    DType::F32
+                } else {
+                    DType::F64
+                };
+                let skip = if attr == "imag" { real.itemsize() } else { 0 };
+                self.reinterpreted(&v, &a, real, skip, false)
+            }
+            (Ty::Array(a), "real") if a.fixed.is_none() => Ok(v),
             (Ty::Scalar(d), "real") | (Ty::Scalar(d), "imag") if d.kind() == Kind::Complex => {
                 let part = if *d == DType::C64 {
                     DType::F32
@@ -174,6 +187,33 @@ impl FnTyper<'_, '_> {
     }
 
     /// `v.T`: a view with the axes reversed (a 0-d or 1-d array is itself).
+    /// A view of `v`'s memory as elements of `dtype` (see [`Stmt::Reinterpret`]).
+    pub(crate) fn reinterpreted(
+        &mut self,
+        v: &Val,
+        a: &ArrayTy,
+        dtype: DType,
+        skip: usize,
+        rescale: bool,
+    ) -> R<Val> {
+        let base = self.temp(v)?;
+        let ty = Ty::Array(ArrayTy {
+            dtype,
+            layout: Layout::A,
+            ..a.clone()
+        });
+        self.c.register(&ty);
+        let name = self.fresh(TempRole::View);
+        self.push(Stmt::Reinterpret {
+            temp: name,
+            ty: ty.clone(),
+            base: base.expr(),
+            skip,
+            rescale,
+        });
+        Ok(Val::new(ty, K::Temp(name)))
+    }
+
     fn transposed(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
         if a.ndim < 2 {
             return Ok(v.clone());

@@ -71,6 +71,13 @@ impl FnTyper<'_, '_> {
                     self.c.program.functions[*id].name
                 ),
             ),
+            ExprKind::Extern { id } => at(
+                span,
+                format!(
+                    "CUDA C device function '{}' must be called here, not used as a value",
+                    self.c.program.externs[*id].name
+                ),
+            ),
             ExprKind::Array { id } => self.const_array(*id, span),
             ExprKind::Attribute { value, attr } => {
                 let v = self.expr(value)?;

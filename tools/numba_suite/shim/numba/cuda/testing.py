@@ -76,3 +76,12 @@ def skip_unless_cc_75(fn):
 
 def skip_unless_cc_90(fn):
     return unittest.skipUnless(cc_X_or_above(9, 0), "requires cc >= 9.0")(fn)
+
+
+class ForeignArray:
+    """An array from "another library": a device array seen only through its CUDA array
+    interface (numba-cuda's helper of the same name)."""
+
+    def __init__(self, arr):
+        self._arr = arr
+        self.__cuda_array_interface__ = arr.__cuda_array_interface__

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import abc
 import copyreg
+import re
 
 import numpy as np
 
@@ -293,6 +294,39 @@ class Signature:
 
 
 Type.register(_Scalar)
+
+
+# How ember's compiler names an array type: "array(float32, 2d, C)", "array(Record(...), 1d, A)".
+ARRAY_NAME = re.compile(r"^array\((\w+|Record\(.*\)), (\d+)d, ([CA])\)$")
+
+
+def from_name(name: str):
+    """The type object of ember's name of a type (``"float32"``, ``"array(float32, 1d, C)"``,
+    ``"(int64, float32)"``, ``"none"``: how ember's compiler writes types), where this module
+    has one; else the name itself."""
+    if name in ("none", "void"):
+        return none
+    if name.startswith("(") and name.endswith(")"):
+        # A tuple of scalars (what kernels take): "(int64, float32)", "(int64,)", "()".
+        items = [x.strip() for x in name[1:-1].split(",") if x.strip()]
+        found = [from_name(x) for x in items]
+        return name if any(isinstance(x, str) for x in found) else Tuple(found)
+    m = ARRAY_NAME.match(name)
+    try:
+        if m:
+            return Array(_element_named(m.group(1)), int(m.group(2)), m.group(3))
+        return _element_named(name)
+    except (TypeError, AttributeError, KeyError):
+        return name
+
+
+def _element_named(name: str):
+    """A scalar type by its dtype's name, or a record type (``Record(<dtype name>)``)."""
+    if name.startswith("Record(") and name.endswith(")"):
+        from . import _dtypes
+
+        return Record(_dtypes.from_name(name[len("Record("):-1]))
+    return scalar_named(name)
 
 
 def is_type(value) -> bool:

@@ -86,11 +86,24 @@ MIXED = (2, 0.25)
 FLAG = True
 WEIGHTS = np.array([0.5, -1.0, 2.0, 4.5, -3.25], dtype=np.float32)
 TABLE = np.arange(12, dtype=np.int64).reshape(3, 4) * 7 - 20
+COMPLEX_TABLE = (np.random.default_rng(5).standard_normal((2, 3, 4)) * (1 - 2j)).astype(np.complex64)
 
 
 def with_constants(v, i):
     w = WEIGHTS[i % WEIGHTS.size]
     return v * SCALE + OFFSET + w + SIZES[-1] * MIXED[1] + MIXED[0] + (HALF if FLAG else 0.0) + len(SIZES)
+
+
+def test_complex_constant_arrays_keep_both_parts(rng):
+    @cuda.jit
+    def read_table(out):
+        t = cuda.const.array_like(COMPLEX_TABLE)
+        i, j, k = cuda.threadIdx.x, cuda.threadIdx.y, cuda.threadIdx.z
+        out[i, j, k] = t[i, j, k] * 2
+
+    out = ember.zeros(COMPLEX_TABLE.shape, dtype=np.complex64)
+    read_table[1, COMPLEX_TABLE.shape](out)
+    np.testing.assert_array_equal(out.get(), COMPLEX_TABLE * 2)
 
 
 def test_module_constants_tuples_and_global_arrays(rng):

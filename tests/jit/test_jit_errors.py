@@ -202,7 +202,7 @@ def calls_plain_python(a):
 
 @cuda.jit
 def calls_print(a):
-    print(a[0])
+    print(a)
 
 
 @cuda.jit
@@ -334,7 +334,7 @@ COMPILE_ERRORS = {
                                  "math.no_such_function", "'math' has no attribute 'no_such_function'"),
     "plain Python function": (calls_plain_python, lambda: (f32(),), "plain_python(a[0])", "plain_python(a[0])",
                               "plain Python function 'plain_python'"),
-    "print": (calls_print, lambda: (f32(),), "print(a[0])", "print(a[0])", "print() is not supported"),
+    "print": (calls_print, lambda: (f32(),), "print(a)", "a", "print() of array"),
     "np.sum": (calls_np_sum, lambda: (f32(),), "np.sum(a)", "np.sum(a)", "np.sum() is not supported"),
     "indexing a scalar": (indexes_a_scalar, lambda: (f32(), 1.5), "s[0]", "s[0]", "float64 cannot be indexed"),
     "store with too many indices": (stores_with_too_many_indices, lambda: (f32(),), "a[0, 1] = 1", "a[0, 1]",

@@ -1,11 +1,14 @@
 """Python's loop builtins in ``@cuda.jit`` kernels and device functions, as Numba has them:
 ``enumerate(x[, start])`` and ``zip(a, b, ...)`` over 1-d arrays, the rows of n-d arrays,
-``range(...)`` and tuples of one type, nested freely; ``zip`` stops at the shortest. Each
+``range(...)`` and tuples of one type, nested freely; ``zip`` stops at the shortest; the
+``operator`` module's arithmetic functions. Each
 kernel runs on this machine's device against the same function run by Python on NumPy
 arrays (seeded random inputs), and its CUDA C compiles through NVRTC."""
 # ruff: noqa: B905 (kernels are written as for Numba, whose zip() takes no strict=)
 
 from __future__ import annotations
+
+import operator
 
 import ember
 import numpy as np
@@ -393,3 +396,25 @@ def test_recursion_on_opencl_devices_is_a_launch_error():
         pytest.skip("the CUDA backend runs recursion")
     with pytest.raises(JitError, match="needs the CUDA backend: OpenCL C forbids recursive functions"):
         recursions[1, 1](ember.arange(3), ember.zeros((4, 3), np.int64))
+
+
+@cuda.jit
+def operator_functions(out, a, b):
+    for k in range(a.size):
+        out[0, k] = operator.add(a[k], b[k])
+        out[1, k] = operator.sub(a[k], b[k])
+        out[2, k] = operator.mul(a[k], b[k])
+        out[3, k] = operator.truediv(a[k], b[k])
+        out[4, k] = operator.floordiv(a[k], b[k])
+        out[5, k] = operator.mod(a[k], b[k])
+        out[6, k] = operator.abs(a[k])
+
+
+def test_operator_module_functions_are_their_operators():
+    rng = np.random.default_rng(20261127)
+    a, b = rng.standard_normal(16) * 10, rng.standard_normal(16) * 3
+    check(operator_functions, np.zeros((7, 16)), a, b)
+    with pytest.raises(JitError, match=r"operator.matmul\(\) is not supported in kernels"):
+        def bad(x):
+            x[0] = operator.matmul(x[0], x[1])
+        cuda.jit(bad)[1, 1](ember.zeros(2))

@@ -340,7 +340,7 @@ MISTAKES = [
     ["assert {v} == 0, {v}"], ["class K:", "    pass"], ["{v} = [1, 2]"], ["{v} = {{1: 2}}"], ["{v} = {{1, 2}}"],
     ["{v} = [k for k in range(3)]"], ["{v} = (lambda q: q)(1)"], ['{v} = len(f"{{{v}}}")'], ['{v} = "text"'],
     ["{v} = {v} @ {v}"], ["{v}, *rest = (1, 2, 3)"], ["{v} = ({v}2 := 3)"], ["{v} = None"], ["{v} = ..."],
-    ['{v} = b"x"'], ["{v} = no_such_name"], ["{v} = helper({v})"], ["print({v})"], ["{v} = np.sum({v})"],
+    ['{v} = b"x"'], ["{v} = no_such_name"], ["{v} = helper({v})"], ["print({v}, 1j)"], ["{v} = np.sum({v})"],
     ["{v} = {v}[0]"], ["{v} = other_kernel"], ["{v} = (1, 2)"], ["{v}.foo = 1"],
     ["{v} = cuda.shared.array({v}, np.float64)"], ["{v} = math.no_such_function(1.0)"], ["yield {v}"],
     ["{v} = (1, 2)[5]"], ["{v} = {v}(1)"], ["for q in {v}:", "    pass"], ["{v} = 99999999999999999999999"],

@@ -277,7 +277,8 @@ def test_overloads_and_signatures_by_argument_types():
     np.testing.assert_allclose(f32.get(), 3.14 * np.sin(np.float32(1)), rtol=1e-6)
     asm = pi_sin.inspect_asm()
     assert set(asm) == set(pi_sin.signatures)
-    assert "pi_sin" in pi_sin.inspect_asm(key) and pi_sin.inspect_llvm(key) == pi_sin.inspect_asm(key)
+    # PTX where NVRTC loads (test_jit_ptx.py), else the generated C; inspect_llvm is the C.
+    assert "pi_sin" in pi_sin.inspect_asm(key) and "ember_kernel_pi_sin(" in pi_sin.inspect_llvm(key)
     with pytest.raises(KeyError, match="has no specialisation for"):
         pi_sin.inspect_asm(("int8",))
 

@@ -111,8 +111,18 @@ pub struct Table {
     pub correctly_rounded_divide_sqrt_option: Option<&'static str>,
     /// The option relaxing IEEE rules for speed (Numba's `fastmath=True`).
     pub fast_math_option: &'static str,
+    /// The option turning the device compiler's optimisation off (Numba's `opt=False`).
+    pub no_optimization_option: &'static str,
     /// Suffix of a 64-bit integer literal.
     pub int64_suffix: &'static str,
+    /// printf's length modifier of a 64-bit integer (`%lld`: OpenCL C's printf has no `ll`).
+    pub printf_int64: &'static str,
+    /// printf's conversion of a double as `%f` writes it (PoCL's printf reads a `%f` argument
+    /// as a float: `%lf` keeps all of a double).
+    pub printf_double: &'static str,
+    /// What a source that calls printf starts with (OpenCL compilers are clang: told not to warn
+    /// that `%lf` is not OpenCL C's).
+    pub printf_preamble: &'static str,
     /// Suffix naming a math function's float32 version (`sqrtf`); empty where one
     /// overloaded name serves every float type.
     pub float32_math_suffix: &'static str,
@@ -129,6 +139,10 @@ pub struct Table {
     pub prelude_base: Option<&'static str>,
     /// The complex types and their constructors.
     pub complex_types: &'static str,
+    /// A complex constant in a constant initializer, from `{type}` (the value type) and
+    /// `{parts}` (`re, im`): CUDA's constexpr constructor, or an OpenCL vector literal (where
+    /// braces would give each part an element of its own).
+    pub complex_initializer: &'static str,
     /// Operators over the complex types, where the dialect has operator overloading.
     pub complex_operators: Option<&'static str>,
     /// Whether float `tanh(+-inf)` and `log1p` of tiny values must be guarded (PoCL's are
@@ -211,7 +225,12 @@ const CUDA: Table = Table {
     separate_rounding_options: &["-fmad=false"],
     correctly_rounded_divide_sqrt_option: None,
     fast_math_option: "-use_fast_math",
+    // NVRTC's one switch for unoptimised device code is debug mode (its -dopt takes only "on").
+    no_optimization_option: "-G",
     int64_suffix: "LL",
+    printf_int64: "ll",
+    printf_double: "%f",
+    printf_preamble: "",
     float32_math_suffix: "f",
     nan: "__int_as_float(0x7fffffff)",
     atomic_max: "atomicMax",
@@ -219,6 +238,7 @@ const CUDA: Table = Table {
     int64_atomics_pragma: None,
     prelude_base: None,
     complex_types: crate::prelude::CUDA_COMPLEX_TYPES,
+    complex_initializer: "{type}({parts})",
     complex_operators: Some(crate::prelude::CUDA_COMPLEX_OPERATORS),
     guard_tanh_log1p: false,
     references: true,
@@ -337,7 +357,11 @@ const OPENCL: Table = Table {
     separate_rounding_options: &[],
     correctly_rounded_divide_sqrt_option: Some("-cl-fp32-correctly-rounded-divide-sqrt"),
     fast_math_option: "-cl-fast-relaxed-math",
+    no_optimization_option: "-cl-opt-disable",
     int64_suffix: "L",
+    printf_int64: "l",
+    printf_double: "%lf",
+    printf_preamble: "#pragma clang diagnostic ignored \"-Wformat\"\n",
     float32_math_suffix: "",
     nan: "NAN",
     atomic_max: "atomic_max",
@@ -345,6 +369,7 @@ const OPENCL: Table = Table {
     int64_atomics_pragma: Some("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n"),
     prelude_base: Some(crate::prelude::OPENCL_BASE),
     complex_types: crate::prelude::OPENCL_COMPLEX_TYPES,
+    complex_initializer: "({type})({parts})",
     complex_operators: None,
     guard_tanh_log1p: true,
     references: false,

@@ -6,9 +6,10 @@ use crate::complex::complex_arithmetic;
 use crate::dialect::Dialect;
 use crate::dtypes::pick;
 
-pub(crate) const CUDA_COMPLEX_TYPES: &str = r#"// Trivially constructible (so they may live in __shared__), convertible from a real number.
-struct __align__(8) ember_c64 { float x, y; ember_c64() = default; __device__ ember_c64(double re, double im = 0) : x((float)re), y((float)im) {} };
-struct __align__(16) ember_c128 { double x, y; ember_c128() = default; __device__ ember_c128(double re, double im = 0) : x(re), y(im) {} };
+pub(crate) const CUDA_COMPLEX_TYPES: &str = r#"// Trivially constructible (so they may live in __shared__), convertible from a real number;
+// constexpr, so __constant__ arrays of them are initialized statically.
+struct __align__(8) ember_c64 { float x, y; ember_c64() = default; __device__ constexpr ember_c64(double re, double im = 0) : x((float)re), y((float)im) {} };
+struct __align__(16) ember_c128 { double x, y; ember_c128() = default; __device__ constexpr ember_c128(double re, double im = 0) : x(re), y(im) {} };
 static __device__ __forceinline__ ember_c64 ember_make_complex64(float re, float im) { ember_c64 z; z.x = re; z.y = im; return z; }
 static __device__ __forceinline__ ember_c128 ember_make_complex128(double re, double im) { ember_c128 z; z.x = re; z.y = im; return z; }
 "#;

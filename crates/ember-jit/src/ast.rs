@@ -142,13 +142,13 @@ pub enum ExprKind {
     Bool {
         v: bool,
     },
-    /// A string constant (a record's field name, `r['x']`).
-    Str {
-        v: String,
-    },
     Complex {
         re: String,
         im: String,
+    },
+    /// A string literal: a record's field name (`r['x']`), or what `print` takes besides numbers.
+    Str {
+        v: String,
     },
     /// A NumPy scalar constant from the globals: keeps its dtype.
     Typed {

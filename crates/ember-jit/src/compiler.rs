@@ -598,6 +598,48 @@ pub fn compile_device(program: &Program, args: &[Ty], dialect: Dialect) -> Resul
     })
 }
 
+/// Compiles function 0 of `program` for argument types `args` as CUDA C that stands alone: the
+/// device function and an `extern "C"` entry `entry` calling it by `abi` (Numba's
+/// `compile(device=True)`). `ret` is the declared return type (None: the function's own).
+/// Returns the source and the return type.
+pub fn compile_device_entry(
+    program: &Program,
+    args: &[Ty],
+    entry: &str,
+    abi: crate::emit::Abi,
+    ret: Option<Ty>,
+    forceinline: bool,
+) -> Result<(String, Ty)> {
+    let ir = type_device_for(program, args, Dialect::Cuda)?;
+    let own = ir
+        .functions
+        .last()
+        .map(|f| f.ret.clone())
+        .unwrap_or(Ty::None);
+    let ret = match ret {
+        None => own,
+        Some(r) if r == own => r,
+        Some(r @ Ty::Scalar(_)) if matches!(own, Ty::Scalar(_)) => r,
+        Some(r) => {
+            return Err(Error::Jit(format!(
+                "the signature returns {r} but the function returns {own}: declare {own}, or return a number for a number"
+            )))
+        }
+    };
+    let name = crate::emit::c_ident(entry);
+    let source = crate::emit::device_entry_source(
+        &ir,
+        program,
+        Dialect::Cuda,
+        &name,
+        abi,
+        &ret,
+        forceinline,
+    )
+    .map_err(Error::Jit)?;
+    Ok((source, ret))
+}
+
 /// The items of tuple `t` that are not tuples, depth first (a kernel's tuple argument is
 /// passed as these).
 pub(crate) fn tuple_leaves(t: &Ty) -> Vec<&Ty> {

@@ -187,8 +187,22 @@ impl Helper {
                 } else {
                     ("<", "min")
                 };
+                let body = match d {
+                    // Python's rule (the first unless the second beats it: a NaN first wins, a
+                    // NaN second loses, a tie keeps the first's sign of zero) around fmax/fmin,
+                    // which become one max.f32/min.f64 instruction as Numba's do.
+                    DType::F32 | DType::F64 => {
+                        let suffix = if *d == DType::F32 {
+                            dialect.table().float32_math_suffix
+                        } else {
+                            ""
+                        };
+                        format!("return (a != a || a == b) ? a : f{which}{suffix}(a, b);")
+                    }
+                    _ => format!("return b {op} a ? b : a;"),
+                };
                 format!(
-                    "{dev} {t} ember_{which}_{n}({t} a, {t} b) {{ return b {op} a ? b : a; }}\n",
+                    "{dev} {t} ember_{which}_{n}({t} a, {t} b) {{ {body} }}\n",
                     n = name_of(*d)
                 )
             }

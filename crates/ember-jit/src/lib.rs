@@ -24,9 +24,11 @@ mod typing;
 pub use ast::Program;
 pub use coarsen::{Mapping, Opportunities, Plan};
 pub use compiler::{
-    compile_device, compile_kernel, compile_kernel_checked, compile_kernel_coarse, type_device,
-    type_kernel, Access, DeviceSource, KernelSource, ParamSlot, Raised, Site,
+    compile_device, compile_device_entry, compile_kernel, compile_kernel_checked,
+    compile_kernel_coarse, type_device, type_kernel, Access, DeviceSource, KernelSource, ParamSlot,
+    Raised, Site,
 };
+pub use emit::Abi;
 pub use ir::IrProgram;
 pub use named::with_named_fields;
 pub use types::{parse_arg_type, parse_signature, ArrayTy, Layout, Space, Ty};

@@ -54,9 +54,12 @@ fn an_unsupported_expression_is_underlined() {
 }
 
 #[test]
-fn print_is_not_available_in_kernels() {
+fn print_of_an_array_is_refused() {
     let m = kernel_error("uses_print", &["int64[:]"], Cuda);
-    assert!(m.contains("print() is not supported in kernels"), "{m}");
+    assert!(
+        m.contains("print() of array(int64, 1d, A) is not supported in kernels"),
+        "{m}"
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 use ember_codegen::Dialect;
 use ember_core::Result;
+use ember_runtime::cuda::nvrtc;
 use ember_runtime::{BackendKind, Device, Function};
 
 use crate::dialect::dialect;
@@ -95,6 +96,57 @@ pub fn compile_generated(
         }
     }
     device.module(source, name, &opts)?.function(name)
+}
+
+/// What [`generated_device_code`] asks NVRTC for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceCode {
+    /// PTX text.
+    Ptx,
+    /// LTO-IR (NVVM's link-time-optimisation form).
+    LtoIr,
+}
+
+/// Generated CUDA C `source` compiled as [`compile_generated`] compiles it on a CUDA device
+/// (contracted rounding, the same options, NVRTC's minimal mode where the source allows it),
+/// but to PTX or LTO-IR for compute capability `cc` instead of a cubin: no device is needed.
+/// `fastmath` and `optimize` are Numba's `fastmath` and `opt` (the dialect's options for
+/// them); `relocatable` keeps functions no kernel calls (a device function compiled alone).
+#[allow(clippy::too_many_arguments)]
+pub fn generated_device_code(
+    source: &str,
+    name: &str,
+    options: &[String],
+    fastmath: bool,
+    optimize: bool,
+    cc: (u32, u32),
+    relocatable: bool,
+    output: DeviceCode,
+) -> Result<Vec<u8>> {
+    let table = Dialect::Cuda.table();
+    let mut options = options.to_vec();
+    if fastmath {
+        options.push(table.fast_math_option.to_string());
+    }
+    if !optimize && !options.iter().any(|o| o == table.no_optimization_option) {
+        options.push(table.no_optimization_option.to_string());
+    }
+    let (source, mut opts) =
+        generated_program(Dialect::Cuda, source, &options, Rounding::Contracted, true);
+    if relocatable && output == DeviceCode::Ptx {
+        opts.push("-rdc=true".into());
+    }
+    let arch = format!("compute_{}{}", cc.0, cc.1);
+    let run = |opts: &[String]| match output {
+        DeviceCode::Ptx => nvrtc::compile_ptx(&source, name, &arch, opts).map(String::into_bytes),
+        DeviceCode::LtoIr => nvrtc::compile_ltoir(&source, name, &arch, opts),
+    };
+    let mut minimal = opts.clone();
+    minimal.push("-minimal".into());
+    match run(&minimal) {
+        Err(ember_core::Error::Compile(_)) => run(&opts),
+        other => other,
+    }
 }
 
 #[cfg(test)]

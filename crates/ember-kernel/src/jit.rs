@@ -183,17 +183,26 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// `fastmath` relaxes IEEE rules as Numba's `fastmath=True` does; `boundscheck` is
-    /// Numba's option of that name (checked mode, see [`crate::checked`]).
-    pub fn new(name: &str, fastmath: bool, boundscheck: Option<bool>) -> Dispatcher {
+    /// `fastmath` relaxes IEEE rules as Numba's `fastmath=True` does; `optimize: false` turns
+    /// the device compiler's optimisation off (Numba's `opt=False`); `boundscheck` is Numba's
+    /// option of that name (checked mode, see [`crate::checked`]).
+    pub fn new(
+        name: &str,
+        fastmath: bool,
+        optimize: bool,
+        boundscheck: Option<bool>,
+    ) -> Dispatcher {
+        let mut options = Vec::new();
+        if fastmath {
+            options.push("fastmath".into());
+        }
+        if !optimize {
+            options.push("noopt".into());
+        }
         Dispatcher {
             name: name.to_string(),
             program: OnceLock::new(),
-            options: if fastmath {
-                vec!["fastmath".into()]
-            } else {
-                Vec::new()
-            },
+            options,
             signatures: Mutex::new(Vec::new()),
             compiled: Mutex::new(Vec::new()),
             opportunities: OnceLock::new(),
@@ -316,6 +325,7 @@ impl Dispatcher {
             .iter()
             .map(|o| match o.as_str() {
                 "fastmath" => d.table().fast_math_option.to_string(),
+                "noopt" => d.table().no_optimization_option.to_string(),
                 _ => o.clone(),
             })
             .collect();

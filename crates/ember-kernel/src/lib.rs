@@ -23,7 +23,9 @@ pub mod memo;
 pub mod scalars;
 
 pub use args::{kernel_args, KernelArgs, LaunchArg};
-pub use compile::{compile_generated, generated_program, Rounding};
+pub use compile::{
+    compile_generated, generated_device_code, generated_program, DeviceCode, Rounding,
+};
 pub use dialect::dialect;
 pub use jit::{Dispatcher, JitArg, LaunchConfig};
 pub use launch::{launch_generated, launch_shape, launch_shape_unrolled, Operand};

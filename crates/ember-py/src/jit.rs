@@ -81,17 +81,18 @@ impl NativeJitKernel {
     }
 
     /// Sets the kernel's name, options and front once (from the Python `__init__`).
-    #[pyo3(signature = (name, fastmath, boundscheck, front))]
+    #[pyo3(signature = (name, fastmath, boundscheck, front, opt=true))]
     fn _setup(
         &self,
         name: &str,
         fastmath: bool,
         boundscheck: Option<bool>,
         front: Py<PyAny>,
+        opt: bool,
     ) -> PyResult<()> {
         let ok = self
             .dispatcher
-            .set(Dispatcher::new(name, fastmath, boundscheck))
+            .set(Dispatcher::new(name, fastmath, opt, boundscheck))
             .is_ok()
             && self.front.set(front).is_ok();
         if ok {
@@ -594,6 +595,44 @@ fn jit_device_source(
     Ok((d.preamble, d.name, d.ret.to_string()))
 }
 
+/// A device function tree as CUDA C standing alone, entered through `extern "C"` function
+/// `entry` by `abi` (`"c"` or `"numba"`): `(source, return type)`. `ret` is the declared return
+/// type (None: the function's own).
+#[pyfunction]
+#[pyo3(signature = (program, types, entry, abi, ret=None, forceinline=false))]
+fn jit_device_entry(
+    program: &str,
+    types: Vec<String>,
+    entry: &str,
+    abi: &str,
+    ret: Option<String>,
+    forceinline: bool,
+) -> PyResult<(String, String)> {
+    let program = ember_jit::Program::from_json(program).map_err(PyValueError::new_err)?;
+    let abi = match abi {
+        "c" => ember_jit::Abi::C,
+        "numba" => ember_jit::Abi::Numba,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "abi must be 'c' or 'numba', got {other:?}"
+            )))
+        }
+    };
+    let ret = ret
+        .map(|r| ember_jit::parse_arg_type(&r).map_err(PyTypeError::new_err))
+        .transpose()?;
+    let (source, ret) = ember_jit::compile_device_entry(
+        &program,
+        &parse_types(&types)?,
+        entry,
+        abi,
+        ret,
+        forceinline,
+    )
+    .py()?;
+    Ok((source, ret.to_string()))
+}
+
 /// The names of the intrinsics kernels may call (ember-jit's intrinsic registry).
 #[pyfunction]
 fn jit_intrinsics() -> Vec<&'static str> {
@@ -608,6 +647,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jit_intrinsics, m)?)?;
     m.add_function(wrap_pyfunction!(jit_coarsening, m)?)?;
     m.add_function(wrap_pyfunction!(jit_device_source, m)?)?;
+    m.add_function(wrap_pyfunction!(jit_device_entry, m)?)?;
     m.add_function(wrap_pyfunction!(jit_signature, m)?)?;
     m.add_class::<NativeJitKernel>()?;
     m.add_class::<JitLaunch>()?;

@@ -199,6 +199,48 @@ fn nvrtc_compile<'py>(
     Ok(PyBytes::new(py, &cubin))
 }
 
+/// Generated CUDA C compiled as ember compiles it, to PTX (`output="ptx"`) or LTO-IR
+/// (`"ltoir"`) for compute capability `cc`, with no device needed.
+#[pyfunction]
+#[pyo3(signature = (source, name, options, fastmath, optimize, cc, relocatable, output))]
+#[allow(clippy::too_many_arguments)]
+fn nvrtc_device_code<'py>(
+    py: Python<'py>,
+    source: String,
+    name: String,
+    options: Vec<String>,
+    fastmath: bool,
+    optimize: bool,
+    cc: (u32, u32),
+    relocatable: bool,
+    output: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let output = match output {
+        "ptx" => ember_kernel::DeviceCode::Ptx,
+        "ltoir" => ember_kernel::DeviceCode::LtoIr,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "output must be 'ptx' or 'ltoir', got {other:?}"
+            )))
+        }
+    };
+    let code = py
+        .detach(|| {
+            ember_kernel::generated_device_code(
+                &source,
+                &name,
+                &options,
+                fastmath,
+                optimize,
+                cc,
+                relocatable,
+                output,
+            )
+        })
+        .py()?;
+    Ok(PyBytes::new(py, &code))
+}
+
 /// NVRTC's version as (major, minor).
 #[pyfunction]
 fn nvrtc_version() -> PyResult<(i32, i32)> {
@@ -423,6 +465,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(add_python_dirs, m)?,
         wrap_pyfunction!(nvrtc_compile, m)?,
         wrap_pyfunction!(nvrtc_version, m)?,
+        wrap_pyfunction!(nvrtc_device_code, m)?,
         wrap_pyfunction!(info_report, m)?,
         wrap_pyfunction!(current_stream_handle, m)?,
         wrap_pyfunction!(synchronize_stream, m)?,

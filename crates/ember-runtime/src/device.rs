@@ -160,7 +160,9 @@ impl Device {
         self.backend
             .seen(crate::deferred::finish_and_check())
             .map_err(|e| self.annotate(e))?;
-        self.backend.synchronize().map_err(|e| self.annotate(e))
+        self.backend.synchronize().map_err(|e| self.annotate(e))?;
+        flush_kernel_output();
+        Ok(())
     }
 
     /// Waits for the work on one stream.
@@ -170,7 +172,9 @@ impl Device {
             .map_err(|e| self.annotate(e))?;
         self.backend
             .synchronize_stream(stream)
-            .map_err(|e| self.annotate(e))
+            .map_err(|e| self.annotate(e))?;
+        flush_kernel_output();
+        Ok(())
     }
 
     /// The module built from `source`, through the cache: this device's map, then disk, then
@@ -877,4 +881,16 @@ pub fn device(i: usize) -> Result<&'static Device> {
             all.len()
         ))
     })
+}
+
+/// Kernels' `printf` output (CUDA's driver and OpenCL's runtime write it through the C
+/// library's `stdout`, which buffers it when it is a pipe or file) written out at a
+/// synchronisation, so what a kernel printed is there when the host goes on (Python's own
+/// `print`, pytest's `capfd`, a parent process reading the pipe).
+fn flush_kernel_output() {
+    // SAFETY: fflush(NULL) flushes every output stream of the C library; it takes no pointer
+    // of ours.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+    }
 }

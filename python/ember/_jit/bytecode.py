@@ -501,6 +501,8 @@ class _Decompiler:
                     kw_names = tuple(e.value for e in names.elts)
                 self.call(stack, k, kw_names)
                 kw_names = ()
+            elif name == "CALL_FUNCTION_EX":
+                self.call_ex(stack, k)
             elif name == "GET_ITER":
                 stack.append(Iterator(self.value(stack.pop(), k)))
             elif name == "FOR_ITER":
@@ -598,6 +600,24 @@ class _Decompiler:
         keywords = [ast.keyword(arg=n, value=v) for n, v in zip(kw_names, args[len(positional):], strict=True)]
         node = ast.Call(func=func, args=positional, keywords=keywords)
         stack.append(self.spanning(self.place(node, k), func, *args))
+
+    def call_ex(self, stack, k: int):
+        """``CALL_FUNCTION_EX``: how CPython calls with more than about 30 positional arguments
+        (their tuple built from a list); a real ``*args``/``**kwargs`` stays unsupported."""
+        kwargs = stack.pop() if PY >= (3, 14) or self.ins[k].arg & 1 else NULL
+        args = stack.pop()
+        if kwargs is not NULL or not isinstance(args, ast.Tuple):
+            raise self.unsupported("*args or **kwargs in a call", k)
+        if PY >= (3, 11):
+            callables = [p for p in (stack.pop(), stack.pop()) if p is not NULL]
+            if len(callables) != 1:
+                raise self.unsupported("a call this kernel compiler cannot rebuild from bytecode", k)
+            func = callables[0]
+        else:
+            func = stack.pop()
+        func = self.value(func, k)
+        node = ast.Call(func=func, args=list(args.elts), keywords=[])
+        stack.append(self.spanning(self.place(node, k), func, args))
 
     @staticmethod
     def stack_op_310(stack, name: str, arg):

@@ -93,7 +93,7 @@ UNSUPPORTED = {
     "YIELD_VALUE": "yield", "GET_AWAITABLE": "await", "IMPORT_NAME": "import",
     "STORE_GLOBAL": "a global statement", "DELETE_FAST": "del", "DELETE_SUBSCR": "del", "DELETE_NAME": "del",
     "DELETE_GLOBAL": "del", "DELETE_ATTR": "del", "DELETE_DEREF": "del",
-    "CALL_FUNCTION_EX": "*args or **kwargs in a call", "DICT_MERGE": "*args or **kwargs in a call",
+    "DICT_MERGE": "*args or **kwargs in a call",
     "LOAD_BUILD_CLASS": "a class definition", "SETUP_ANNOTATIONS": "an annotation", "MATCH_CLASS": "a match statement",
     "MATCH_SEQUENCE": "a match statement", "MATCH_MAPPING": "a match statement",
 }

@@ -34,7 +34,7 @@ class Dispatcher(_ember.JitKernel):
 
     _ember_jit_dispatcher = True
 
-    def __init__(self, py_func, signatures=(), device=False, fastmath=False, boundscheck=None, link=()):
+    def __init__(self, py_func, signatures=(), device=False, fastmath=False, boundscheck=None, link=(), opt=True):
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
@@ -45,20 +45,21 @@ class Dispatcher(_ember.JitKernel):
         self._exceptions: list = []  # what the kernel's `raise` statements raise, numbered
         self._link = link_sources(link)
         self._captured: list = []  # global device arrays the kernel reads by address
+        opt = opt is None or bool(opt)
         self._setup(py_func.__name__, bool(fastmath), boundscheck,
-                    lambda: program_json(py_func, self._exceptions, self._link, self._captured))
+                    lambda: program_json(py_func, self._exceptions, self._link, self._captured), opt)
         if not device:
             for sig in signatures:
                 self._add_signature(sig)
         self._signatures = list(signatures)
-        self._options = {"fastmath": bool(fastmath), "boundscheck": boundscheck}
+        self._options = {"fastmath": bool(fastmath), "boundscheck": boundscheck, "opt": opt}
 
     def __reduce__(self):
         # The function and the options (see pickling.py): the other side compiles again.
         spec = pickling.function_spec(self.py_func)
         return (pickling.rebuild, (type(self), spec, tuple(self._signatures), self._device,
                                    self._options["fastmath"], self._options["boundscheck"],
-                                   tuple(CUSource(s) for s in self._link)))
+                                   tuple(CUSource(s) for s in self._link), self._options["opt"]))
 
     def _kernel_exception(self, index, builtin, where, tid, ctaid):
         """The exception a checked launch found raised (the first thread's), as Numba words
@@ -123,14 +124,22 @@ class Dispatcher(_ember.JitKernel):
         return introspect.ForAll(self, ntasks, tpb, stream, sharedmem)
 
     def inspect_asm(self, signature=None):
-        """The code ember gives the device's compiler for each specialisation: the generated
-        CUDA C (compiled by NVRTC) or OpenCL C (compiled by the OpenCL driver). ember makes no
-        PTX or LLVM IR of its own, so this C takes the place of Numba's PTX. A dict by argument
-        types, or the text of ``signature`` (argument types, or a signature object)."""
+        """The PTX of each specialisation, as Numba's: a dict by argument types, or the text of
+        ``signature`` (argument types, or a signature object). On a CUDA device it is the PTX
+        of the generated CUDA C that ran; on other devices, of the CUDA C ember generates for
+        the same specialisation (compiled for Numba's default compute capability). PTX needs
+        NVRTC (pip's ``nvidia-cuda-nvrtc``); where it cannot be loaded this gives the generated
+        C the device's compiler compiled instead (CUDA C, or OpenCL C)."""
         return introspect.by_signature(self, signature, lambda o: o.inspect_asm(), single=False)
 
+    def inspect_lto_ptx(self, signature=None):
+        """As :meth:`inspect_asm`, always PTX (NVRTC is required: ember links nothing, so the
+        PTX after link-time optimisation is the kernel's own PTX)."""
+        return introspect.by_signature(self, signature, lambda o: o.inspect_ptx(), single=False)
+
     def inspect_llvm(self, signature=None):
-        """As :meth:`inspect_asm`: ember's lowest level of its own is the generated C."""
+        """The generated C of each specialisation (CUDA C or OpenCL C, as the device compiled
+        it): ember's lowest level of its own, in place of Numba's LLVM IR."""
         return introspect.by_signature(self, signature, lambda o: o.inspect_llvm(), single=False)
 
     def inspect_types(self, file=None):
@@ -212,6 +221,26 @@ class Dispatcher(_ember.JitKernel):
 class _DeviceFunction(Dispatcher):
     """What ``@cuda.jit(device=True)`` returns: kernels call it; it is never launched."""
 
+    def inspect_asm(self, signature=None):
+        """The PTX of the function compiled alone (``cuda.compile_ptx(..., device=True)``) for
+        ``signature``, or a dict of it by argument types for each signature the decorator
+        declared. Needs NVRTC."""
+        from . import ptx
+
+        def one(sig):
+            options = self._options
+            return ptx.compile_ptx(self.py_func, sig, device=True, fastmath=options["fastmath"], opt=options["opt"])[0]
+
+        if signature is not None:
+            return one(signature)
+        out = {}
+        for sig in self._signatures:
+            args, _ = ptx.split_signature(sig)
+            out[tuple(introspect.numba_type(introspect.type_name(a)) for a in args)] = one(sig)
+        return out
+
+    inspect_lto_ptx = inspect_asm
+
     def __getitem__(self, config):
         raise TypeError(
             f"{self.__name__} is a device function: call it from a kernel; only kernels are launched "
@@ -233,7 +262,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     ``@jit(debug=True)`` (checked mode too, as Numba's debug
     mode: a ``raise``/failed ``assert`` in the kernel raises its exception after the launch, the
     first thread's, with the place and the thread; without it a ``raise`` ends the thread
-    silently). ``cache``, ``lineinfo``, ``opt``,
+    silently), ``@jit(opt=False)`` (the device compiler's optimisation off: NVRTC's debug mode,
+    OpenCL's ``-cl-opt-disable``). ``cache``, ``lineinfo``,
     ``inline`` and the code-generation hints ``forceinline``, ``lto``, ``launch_bounds`` and
     ``shared_memory_carveout`` are accepted; ember always caches on disk and leaves those
     choices to its compiler.
@@ -253,7 +283,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         boundscheck = kws.get("boundscheck")
         if debug and boundscheck is None:
             boundscheck = True
-        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=boundscheck, link=link)
+        return cls(fn, sigs, device=device, fastmath=fastmath, boundscheck=boundscheck, link=link, opt=opt)
 
     if func_or_sig is None:
         return lambda fn: make(fn, ())

@@ -16,18 +16,21 @@ import enum
 import inspect
 import json
 import math
+import operator
 import textwrap
 import types
+import warnings
 
 import numpy as np
 
 from .. import _dtypes
 from .. import types as ember_types
 from .._intrinsic import DeviceOnly
-from ..errors import JitError
+from ..errors import JitError, JitWarning
 from . import bindings, bytecode
 from .assigned import check_assigned_before_use
 from .externs import ExternFunction
+from .intrinsics import Namespace
 
 # Tests set this to False to compile every kernel from its bytecode, as if it had no source.
 SOURCE_FIRST = True
@@ -35,8 +38,16 @@ SOURCE_FIRST = True
 # Python builtins a kernel may call.
 _BUILTINS = {getattr(builtins, n): "builtin." + n for n in (
     "range", "len", "abs", "min", "max", "round", "int", "float", "bool", "complex", "pow", "divmod",
-    "enumerate", "zip",
+    "enumerate", "zip", "print",
 )}
+
+# The operator module's functions kernels may call (operator.truediv(a, b) is a / b).
+_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and_", "or_", "xor",
+              "abs")
+
+# The most items a kernel's print() formats (CUDA's vprintf limit; ember-jit's print.rs has the
+# same): past it the format string is printed, with a warning, as Numba does.
+_PRINT_MOST_ITEMS = 32
 
 # NumPy functions that work on scalars in kernels (same typing as their math twins).
 _NUMPY_FUNCS = (
@@ -56,6 +67,8 @@ def _intrinsic_table() -> dict[int, str]:
                 table[id(obj)] = f"{module.__name__}.{n}"
     for n in _NUMPY_FUNCS:
         table[id(getattr(np, n))] = "np." + n
+    for n in _OPERATORS:
+        table[id(getattr(operator, n))] = "operator." + n
     # Every other ufunc too: the compiler knows which the registry lets kernels call.
     for n, obj in vars(np).items():
         if isinstance(obj, np.ufunc) and id(obj) not in table:
@@ -445,6 +458,10 @@ class _Function:
             callee = self.device_callee(e.func)
             if callee is not None:
                 return self.device_call(e, callee)
+            if len(e.args) > _PRINT_MOST_ITEMS and self.names_print(e.func):
+                warnings.warn_explicit(
+                    f"CUDA print() cannot print more than {_PRINT_MOST_ITEMS} items. The raw format string will be "
+                    "emitted by the kernel instead.", JitWarning, self.file, self.span(e)["line"])
             func = self.expr(e.func)
             args = [self.expr(a) for a in e.args]
             keywords = [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]
@@ -465,6 +482,11 @@ class _Function:
         if k is ast.Tuple:
             return {"k": "Tuple", "elts": [self.expr(x) for x in e.elts]}
         return {"k": "Unsupported", "what": _describe(e)}
+
+    def names_print(self, func) -> bool:
+        """Whether ``func`` is the builtin ``print``."""
+        return isinstance(func, ast.Name) and func.id not in self.locals and func.id not in self.bound and \
+            self.lookup(func.id, func) is print
 
     def device_callee(self, func):
         """The device function ``func`` names (a global, or a parameter bound to one), if any."""
@@ -502,7 +524,7 @@ class _Function:
         if isinstance(v, complex):
             return {"k": "Complex", "re": repr(v.real), "im": repr(v.imag)}
         if isinstance(v, str):
-            return {"k": "Str", "v": v}  # a record's field name (r['x']); refused elsewhere
+            return {"k": "Str", "v": v}  # a record's field name (r['x']) or print()'s text; refused elsewhere
         return {"k": "Unsupported", "what": _describe(node)}
 
     def lookup(self, name, node):
@@ -565,6 +587,9 @@ class _Function:
         global _TABLE
         if isinstance(value, DeviceOnly):
             return {"k": "Intrinsic", "name": value.intrinsic}
+        if isinstance(value, Namespace):
+            # cuda.threadIdx as a whole (what print() takes); the compiler refuses it elsewhere.
+            return {"k": "Intrinsic", "name": value._name}
         if isinstance(value, ExternFunction):
             return {"k": "Extern", "id": self.program.extern_id(value)}
         if isinstance(value, enum.Enum) and not isinstance(value, (bool, int, float, complex)):
@@ -606,8 +631,6 @@ class _Function:
                 name = "dtype." + numba_name
         if name is not None:
             return {"k": "Intrinsic", "name": name}
-        if value is print:
-            return {"k": "Unsupported", "what": "print()"}
         if isinstance(value, types.ModuleType):
             return {"k": "Unsupported", "what": f"the module '{dotted}' used as a value"}
         if isinstance(value, types.FunctionType):

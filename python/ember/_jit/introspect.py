@@ -10,15 +10,14 @@ objects where ``ember.types`` has them, and lookups take any spelling of the sam
 from __future__ import annotations
 
 import inspect
-import re
 import sys
 
 import numpy as np
 
-from .. import _dtypes, _runtime, types
+from .. import _runtime, types
 from .._operands import on_device
 
-_ARRAY = re.compile(r"^array\((\w+|Record\(.*\)), (\d+)d, ([CA])\)$")
+numba_type = types.from_name
 
 # CuPy's attribute names (what the native side reports) for Numba's properties.
 _RESOURCES = {
@@ -28,29 +27,6 @@ _RESOURCES = {
     "local_mem_per_thread": "local_size_bytes",
     "const_mem_size": "const_size_bytes",
 }
-
-
-def _numba_type(name: str):
-    """Numba's type object for ember's type name, where ``ember.types`` has one; else the name."""
-    m = _ARRAY.match(name)
-    if name.startswith("(") and name.endswith(")"):
-        # A tuple of scalars (what kernels take): "(int64, float32)", "(int64,)", "()".
-        items = [x.strip() for x in name[1:-1].split(",") if x.strip()]
-        found = [_numba_type(x) for x in items]
-        return name if any(isinstance(x, str) for x in found) else types.Tuple(found)
-    try:
-        if m:
-            return types.Array(_element_type(m.group(1)), int(m.group(2)), m.group(3))
-        return _element_type(name)
-    except (TypeError, AttributeError, KeyError):
-        return name
-
-
-def _element_type(name: str):
-    """A scalar type by its dtype's name, or a record type (``Record(<dtype name>)``)."""
-    if name.startswith("Record(") and name.endswith(")"):
-        return types.Record(_dtypes.from_name(name[len("Record("):-1]))
-    return types.scalar_named(name)
 
 
 def _element_name(t) -> str:
@@ -117,9 +93,10 @@ class Overload:
     """One compiled specialisation of a kernel: its argument types, the generated C, and the
     resources the device's API reports for the compiled kernel."""
 
-    def __init__(self, name: str, spec: dict):
-        self.name = name
-        self.argument_types = tuple(_numba_type(t) for t in spec["types"])
+    def __init__(self, kernel, spec: dict):
+        self.kernel, self.spec = kernel, spec
+        self.name = kernel.__name__
+        self.argument_types = tuple(numba_type(t) for t in spec["types"])
         self.source = spec["source"]
         self.device = spec["device"]
         self.coarsened = spec["coarsened"]
@@ -134,8 +111,18 @@ class Overload:
         return int(self.attributes.get(attr, 0))
 
     def inspect_asm(self, cc=None) -> str:
-        """The generated C the device's compiler compiled (ember makes no PTX of its own)."""
-        return self.source
+        """PTX where NVRTC can be loaded (see ``Dispatcher.inspect_asm``), else the generated C."""
+        from . import ptx
+
+        if not ptx.nvrtc_available():
+            return self.source
+        return self.inspect_ptx(cc)
+
+    def inspect_ptx(self, cc=None) -> str:
+        """The PTX of this specialisation (needs NVRTC)."""
+        from . import ptx
+
+        return ptx.specialisation_ptx(self.kernel, self.spec, cc)
 
     def inspect_llvm(self) -> str:
         return self.source
@@ -158,7 +145,7 @@ def overloads(kernel) -> SignatureDict:
             chosen[key] = spec
     out = SignatureDict()
     for spec in chosen.values():
-        o = Overload(kernel.__name__, spec)
+        o = Overload(kernel, spec)
         out[o.argument_types] = o
     return out
 
@@ -225,7 +212,7 @@ def signature_item(value) -> str:
         c = flags["C_CONTIGUOUS"] if not hasattr(flags, "c_contiguous") else flags.c_contiguous
         return f"{dtype.name}[{_dims(value.ndim, bool(c))}]"
     name = type_name(value)
-    m = _ARRAY.match(name)
+    m = types.ARRAY_NAME.match(name)
     if m:
         return f"{m.group(1)}[{_dims(int(m.group(2)), m.group(3) == 'C')}]"
     try:

@@ -101,6 +101,12 @@ from .._jit.mapped import (  # noqa: E402
     pinned_array,
     pinned_array_like,
 )
+from .._jit.ptx import (  # noqa: E402  (PTX without a GPU, through NVRTC)
+    compile,
+    compile_for_current_device,
+    compile_ptx,
+    compile_ptx_for_current_device,
+)
 from .._jit.reduction import Reduce, reduce  # noqa: E402
 from .._jit.vectorize import cuda_guvectorize as guvectorize  # noqa: E402
 from .._jit.vectorize import cuda_vectorize as vectorize  # noqa: E402
@@ -115,6 +121,7 @@ __all__ = [
     "current_context", "defer_cleanup", "external_stream", "gpus", "guvectorize", "is_bfloat16_supported",
     "is_float16_supported", "legacy_default_stream", "list_devices", "managed_array", "mapped", "mapped_array",
     "mapped_array_like", "per_thread_default_stream", "pinned", "pinned_array_like", "reduce", "vectorize",
+    "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device",
     "CUSource", "declare_device",
 ]
 __all__ += [n for n in _intrinsics.__all__ if n not in __all__]  # cuda.grid, cuda.atomic, ...

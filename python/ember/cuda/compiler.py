@@ -1,4 +1,7 @@
-"""PyCUDA's ``pycuda.compiler`` on ember: ``from ember.cuda.compiler import SourceModule``.
+"""PyCUDA's ``pycuda.compiler`` on ember: ``from ember.cuda.compiler import SourceModule``;
+and the PTX functions of Numba's ``numba.cuda.compiler`` (``compile_ptx`` and the
+``_for_current_device`` forms; Numba's ``compile`` is ``ember.cuda.compile``, as PyCUDA's
+``compile`` would take this module's name).
 
 Sources compile through NVRTC and ember's kernel cache (memory and disk), for the current device's
 own architecture. CUDA C needs the CUDA backend: elsewhere ``SourceModule`` raises
@@ -8,6 +11,7 @@ own architecture. CUDA C needs the CUDA backend: elsewhere ``SourceModule`` rais
 from __future__ import annotations
 
 from .. import _ember
+from .._jit.ptx import compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from .._raw import require_cuda
 from .._runtime import current_device_id
 from ..errors import CompileError
@@ -82,4 +86,5 @@ class SourceModule:
         return f"<ember.cuda.compiler.SourceModule with {len(self.source.splitlines())} lines>"
 
 
-__all__ = ["CompileError", "SourceModule", "nvrtc_options", "wrap_source"]
+__all__ = ["CompileError", "SourceModule", "compile_for_current_device", "compile_ptx",
+           "compile_ptx_for_current_device", "nvrtc_options", "wrap_source"]

@@ -11,7 +11,7 @@ use crate::ast::BoolOp;
 use crate::coarsen::Mapping;
 use crate::compiler::Access;
 use crate::helpers::{atomic_name, cas_name};
-use crate::ir::{BinOp, CmpOp, Expr, ExprKind as K, Geometry, NanRule, Sync, UnaryOp};
+use crate::ir::{BinOp, CmpOp, Expr, ExprKind as K, Geometry, NanRule, PrintArg, Sync, UnaryOp};
 use crate::types::{Space, Ty};
 
 fn integral(d: DType) -> bool {
@@ -275,6 +275,20 @@ impl FnWriter<'_, '_> {
             K::Random(draw, place) => {
                 format!("ember_{draw}({})", self.pointer(place, Access::Update))
             }
+            K::Print { format, args } => {
+                let mut call = format!("printf({}", c_string(format));
+                for a in args {
+                    let x = self.expr(a.expr());
+                    match a {
+                        PrintArg::Value(_) => call.push_str(&format!(", {x}")),
+                        PrintArg::Truth(_) => {
+                            call.push_str(&format!(", ({x}) ? \"True\" : \"False\""))
+                        }
+                    }
+                }
+                call.push(')');
+                call
+            }
         }
     }
 
@@ -414,4 +428,26 @@ fn atomic_space(space: Space) -> Space {
     } else {
         Space::Global
     }
+}
+
+/// `text` as a C string literal.
+fn c_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            // No trigraphs ("??=") in OpenCL C's C99 preprocessor.
+            '?' => out.push_str("\\?"),
+            c if (c as u32) < 0x20 || (c as u32) == 0x7f => {
+                out.push_str(&format!("\\{:03o}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

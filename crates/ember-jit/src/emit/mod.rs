@@ -78,6 +78,102 @@ pub(crate) fn device_source(
     (preamble, e.function_name(&ir.functions[entry]))
 }
 
+/// How a device function compiled on its own is entered (Numba's `abi=` of `compile`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Abi {
+    /// `ret name(args)`: the C calling convention.
+    C,
+    /// `int name(ret* out, args)`: Numba's convention, the value through the first
+    /// parameter and a status (0: no exception) returned.
+    Numba,
+}
+
+/// A device function's source with an `extern "C"` entry point `entry` that calls it (what a
+/// linker or Numba's `compile(device=True)` expects), returning `ret` (converted as C converts
+/// where it differs from the function's own). `Err` names why it cannot stand alone.
+pub(crate) fn device_entry_source(
+    ir: &IrProgram,
+    program: &Program,
+    dialect: Dialect,
+    entry: &str,
+    abi: Abi,
+    ret: &crate::types::Ty,
+    forceinline: bool,
+) -> Result<String, String> {
+    let e = Emitter {
+        ir,
+        program,
+        dialect,
+        checked: None,
+    };
+    let Some(f) = ir.functions.last() else {
+        return Err("there is no function to compile".into());
+    };
+    if !e.hoisted_params(f).0.is_empty() {
+        return Err(format!(
+            "{}() declares shared arrays, which only a kernel that calls it can provide: compile a kernel that calls it",
+            f.name
+        ));
+    }
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| format!("{} a{k}", e.c_type(&p.ty)))
+        .collect();
+    let call = format!(
+        "{}({})",
+        e.function_name(f),
+        (0..params.len())
+            .map(|k| format!("a{k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let ret_c = e.c_type(ret);
+    let value = if *ret == f.ret {
+        call
+    } else {
+        format!("({ret_c})({call})")
+    };
+    let inline = if forceinline { " __forceinline__" } else { "" };
+    let mut source = e.head();
+    source.push_str(&e.functions(&[ir.functions.len() - 1]));
+    let none = matches!(ret, crate::types::Ty::None);
+    let _ = match abi {
+        Abi::C => writeln!(
+            source,
+            "extern \"C\" __device__{inline} {ret_c} {entry}({}) {{ {}{value}; }}",
+            if params.is_empty() {
+                "void".into()
+            } else {
+                params.join(", ")
+            },
+            if none { "" } else { "return " }
+        ),
+        Abi::Numba => {
+            let out = if none {
+                "void*".to_string()
+            } else {
+                format!("{ret_c}*")
+            };
+            let all: Vec<String> = std::iter::once(format!("{out} ret"))
+                .chain(params)
+                .collect();
+            let store = if none {
+                format!("{value};")
+            } else {
+                format!("*ret = {value};")
+            };
+            writeln!(
+                source,
+                "extern \"C\" __device__{inline} int {entry}({}) {{ {store} return 0; }}",
+                all.join(", ")
+            )
+        }
+    };
+    Ok(source)
+}
+
 /// `name` as a C identifier (Python allows letters C does not).
 pub(crate) fn c_ident(name: &str) -> String {
     name.chars()
@@ -136,16 +232,33 @@ impl Emitter<'_> {
         for &id in &uses.constants {
             let array = &self.program.arrays[id];
             let dtype = crate::types::element_dtype_named(&array.dtype).unwrap_or(DType::F64);
-            let qualifier = self.dialect.table().constant;
+            let table = self.dialect.table();
+            let qualifier = table.constant;
+            let values: Vec<String> = if dtype.kind() == ember_core::dtype::Kind::Complex {
+                // Each value is "re,im".
+                let vt = ember_codegen::types::value_type(dtype, self.dialect);
+                array
+                    .values
+                    .iter()
+                    .map(|v| {
+                        table
+                            .complex_initializer
+                            .replace("{type}", vt)
+                            .replace("{parts}", v)
+                    })
+                    .collect()
+            } else {
+                array.values.clone()
+            };
             let _ = writeln!(
                 s,
                 "{qualifier}{} ember_const{id}[{}] = {{{}}};",
                 self.elem_type(dtype),
-                array.values.len().max(1),
-                if array.values.is_empty() {
+                values.len().max(1),
+                if values.is_empty() {
                     "0".to_string()
                 } else {
-                    array.values.join(", ")
+                    values.join(", ")
                 }
             );
         }

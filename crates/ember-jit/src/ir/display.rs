@@ -389,6 +389,14 @@ impl Printer<'_> {
             ExprKind::Random(draw, place) => {
                 format!("cuda.random.{draw}({})", self.place(place))
             }
+            ExprKind::Print { format, args } => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a.expr())).collect();
+                format!(
+                    "printf({format:?}{}{})",
+                    if args.is_empty() { "" } else { ", " },
+                    args.join(", ")
+                )
+            }
         }
     }
 }

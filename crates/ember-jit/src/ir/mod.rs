@@ -592,6 +592,27 @@ pub enum ExprKind {
     Intrinsic { name: &'static str, args: Vec<Expr> },
     /// A `cuda.random` draw (`xoroshiro128p_uniform_float32`...) from the state at `place`.
     Random(&'static str, Place),
+    /// `print(...)`: one device `printf` of `format` (printf's own syntax, in the dialect's
+    /// spelling) with `args`.
+    Print { format: String, args: Vec<PrintArg> },
+}
+
+/// An argument of [`ExprKind::Print`].
+#[derive(Clone, Debug)]
+pub enum PrintArg {
+    /// A number, already converted to the type its conversion takes (int64, uint64, float64).
+    Value(Expr),
+    /// A bool, printed as `True` or `False` (a `%s`).
+    Truth(Expr),
+}
+
+impl PrintArg {
+    /// The expression printed.
+    pub fn expr(&self) -> &Expr {
+        match self {
+            PrintArg::Value(e) | PrintArg::Truth(e) => e,
+        }
+    }
 }
 
 impl Expr {

@@ -191,8 +191,45 @@ fn options_for(arch: &str, options: &[String]) -> Result<Vec<String>> {
 }
 
 /// Compiles CUDA C `source` to PTX for virtual architecture `arch` (`"compute_90"`), to read
-/// what NVRTC makes of it (tests check which instructions generated code compiles to).
+/// what NVRTC makes of it (tests check which instructions generated code compiles to; Numba's
+/// `compile_ptx` and `inspect_asm`).
 pub fn compile_ptx(source: &str, name: &str, arch: &str, options: &[String]) -> Result<String> {
+    compile_with(source, name, arch, options, |prog| {
+        unsafe { result::get_ptx(prog) }
+            .map(|chars| c_text(&chars))
+            .map_err(|e| nvrtc_error("nvrtcGetPTX", e))
+    })
+}
+
+/// Compiles CUDA C `source` to LTO-IR (NVVM's link-time-optimisation form, for nvJitLink) for
+/// `arch` (`"compute_90"`); `-dlto` is added to `options`.
+pub fn compile_ltoir(source: &str, name: &str, arch: &str, options: &[String]) -> Result<Vec<u8>> {
+    let mut opts = options.to_vec();
+    if !opts.iter().any(|o| o == "-dlto" || o == "--dlink-time-opt") {
+        opts.push("-dlto".into());
+    }
+    compile_with(source, name, arch, &opts, |prog| {
+        let mut size = 0usize;
+        unsafe { sys::nvrtcGetLTOIRSize(prog, &mut size) }
+            .result()
+            .map_err(|e| nvrtc_error("nvrtcGetLTOIRSize", e))?;
+        let mut bytes = vec![0u8; size];
+        unsafe { sys::nvrtcGetLTOIR(prog, bytes.as_mut_ptr() as *mut c_char) }
+            .result()
+            .map_err(|e| nvrtc_error("nvrtcGetLTOIR", e))?;
+        Ok(bytes)
+    })
+}
+
+/// Compiles `source` for `arch` and reads the result with `read`; the program is destroyed
+/// either way.
+fn compile_with<T>(
+    source: &str,
+    name: &str,
+    arch: &str,
+    options: &[String],
+    read: impl FnOnce(sys::nvrtcProgram) -> Result<T>,
+) -> Result<T> {
     ensure()?;
     let (csrc, cname) = program_texts(source, name)?;
     let opts = options_for(arch, options)?;
@@ -207,9 +244,7 @@ pub fn compile_ptx(source: &str, name: &str, arch: &str, options: &[String]) -> 
             source,
         ))
     } else {
-        unsafe { result::get_ptx(prog) }
-            .map(|chars| c_text(&chars))
-            .map_err(|e| nvrtc_error("nvrtcGetPTX", e))
+        read(prog)
     };
     unsafe {
         let _ = result::destroy_program(prog);

@@ -348,6 +348,35 @@ impl FnTyper<'_, '_> {
         Ok(acc.nonneg(nonneg))
     }
 
+    /// The `operator` module's arithmetic functions (`operator.truediv(a, b)` is `a / b`).
+    pub(super) fn operator(&mut self, f: &str, args: &[Expr], span: Span) -> R<Val> {
+        let op = match f {
+            "add" => BinOp::Add,
+            "sub" => BinOp::Sub,
+            "mul" => BinOp::Mult,
+            "truediv" => BinOp::Div,
+            "floordiv" => BinOp::FloorDiv,
+            "mod" => BinOp::Mod,
+            "pow" => BinOp::Pow,
+            "lshift" => BinOp::LShift,
+            "rshift" => BinOp::RShift,
+            "and_" => BinOp::BitAnd,
+            "or_" => BinOp::BitOr,
+            "xor" => BinOp::BitXor,
+            "abs" => return self.call_intrinsic("builtin.abs", args, &[], span),
+            _ => {
+                return at(
+                    span,
+                    format!(
+                        "operator.{f}() is not supported in kernels; write the operator itself"
+                    ),
+                )
+            }
+        };
+        let [a, b] = self.exactly::<2>(&format!("operator.{f}"), args, span)?;
+        self.binop(op, a, b, span)
+    }
+
     /// Python's `round`: half to even; an integer without digits, else the same float type.
     pub(super) fn round(&mut self, args: &[Expr], ndigits: Option<&Expr>, span: Span) -> R<Val> {
         let digits = match (args.get(1), ndigits) {

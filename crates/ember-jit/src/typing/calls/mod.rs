@@ -3,7 +3,8 @@
 //! thread geometry (`cuda.grid`, coarsened indices), [`memory`] shared/local arrays and
 //! atomics, [`random`] the xoroshiro128+ draws, [`bits`] Numba's scalar device functions
 //! (bit operations, `fma`, `selp`...), [`warp`] warp-level intrinsics and block votes,
-//! [`half`] `cuda.fp16`, [`hints`] cache-hinted loads and stores, [`cmath`] Python's `cmath`.
+//! [`half`] `cuda.fp16`, [`hints`] cache-hinted loads and stores, [`cmath`] Python's `cmath`,
+//! [`print`] `print()`.
 
 mod bits;
 mod cmath;
@@ -12,6 +13,7 @@ mod half;
 mod hints;
 mod math;
 mod memory;
+mod print;
 mod random;
 mod warp;
 
@@ -63,6 +65,10 @@ impl FnTyper<'_, '_> {
                 self.c.uses.helpers.insert(Helper::LaneId);
                 Ok(Val::new(INT32, K::Geometry(Geometry::LaneId)).nonneg(true))
             }
+            "cuda.threadIdx" | "cuda.blockIdx" | "cuda.blockDim" | "cuda.gridDim" => at(
+                span,
+                format!("{name} is used here as a whole, which only print() takes: read {name}.x, .y or .z"),
+            ),
             _ if name.starts_with("dtype.") => at(
                 span,
                 format!("{} is a type: call it to convert a value", &name[6..]),
@@ -337,6 +343,8 @@ impl FnTyper<'_, '_> {
                 let [a, b] = self.exactly::<2>(name, args, span)?;
                 self.binop(BinOp::Pow, a, b, span)
             }
+            "builtin.print" => self.print(args),
+            _ if name.starts_with("operator.") => self.operator(&name[9..], args, span),
             "builtin.divmod" => {
                 let [a, b] = self.exactly::<2>(name, args, span)?;
                 let (a, b) = (self.temp(&a)?, self.temp(&b)?);

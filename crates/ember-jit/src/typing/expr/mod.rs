@@ -137,13 +137,15 @@ impl FnTyper<'_, '_> {
                 }
                 Ok(self.make_tuple(vals))
             }
-            ExprKind::Str { .. } => at(
-                span,
-                "a string constant is not supported in kernels (except as a record's field name, r['x'])",
-            ),
             ExprKind::Unsupported { what } => {
                 at(span, format!("{what} is not supported in kernels"))
             }
+            ExprKind::Str { v } => at(
+                span,
+                format!(
+                    "the string {v:?} is not supported in kernels except as an argument of print() or a record's field name (r['x'])"
+                ),
+            ),
         }
     }
 

@@ -138,6 +138,12 @@ def test_debug_mode_raises_zero_division_before_the_statement():
     np.testing.assert_array_equal(r.get(), [0.25, 1.0, 0.0, 0.0])
     with pytest.raises(ZeroDivisionError):
         checked[1, 1](r, ember.asarray(np.array([4.0, 1.0])), ember.asarray(np.ones(1)), 3)
+    # fastmath: float division raises nothing, even in debug mode (Numba); integers still do.
+    fast = cuda.jit(debug=True, fastmath=True)(divides)
+    fast[1, 1](r, ember.asarray(np.array([0.0, 2.0])), ember.asarray(np.ones(1)), 5)
+    assert r.get()[0] == np.inf
+    with pytest.raises(ZeroDivisionError):
+        fast[1, 1](r, ember.asarray(np.array([1.0, 2.0])), ember.asarray(np.ones(1)), 3)
     # Without debug: NumPy's model (inf for floats, 0 for integers), no exception.
     cuda.jit(divides)[1, 1](r, ember.asarray(np.array([0.0, 2.0])), ember.asarray(np.ones(1)), 3)
     np.testing.assert_array_equal(r.get(), [np.inf, 1.0, 0.5, 0.0])

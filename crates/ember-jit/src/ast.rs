@@ -23,6 +23,9 @@ pub struct Program {
     /// Functions written in CUDA C that kernels call (`cuda.declare_device`).
     #[serde(default)]
     pub externs: Vec<Extern>,
+    /// Compiled with `fastmath=True`: debug mode does not test float divisors (Numba).
+    #[serde(default)]
+    pub fastmath: bool,
 }
 
 /// A device function written in CUDA C, declared by `cuda.declare_device(name, sig, link=...)`.

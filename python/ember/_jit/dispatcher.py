@@ -47,7 +47,7 @@ class Dispatcher(_ember.JitKernel):
         self._captured: list = []  # global device arrays the kernel reads by address
         opt = opt is None or bool(opt)
         self._setup(py_func.__name__, bool(fastmath), boundscheck,
-                    lambda: program_json(py_func, self._exceptions, self._link, self._captured), opt)
+                    lambda: program_json(py_func, self._exceptions, self._link, self._captured, bool(fastmath)), opt)
         if not device:
             for sig in signatures:
                 self._add_signature(sig)

@@ -664,12 +664,14 @@ def _numba_type_name(value) -> str | None:
     return None
 
 
-def program_json(fn, exceptions: list | None = None, link: tuple[str, ...] = (), captured: list | None = None) -> str:
+def program_json(fn, exceptions: list | None = None, link: tuple[str, ...] = (), captured: list | None = None,
+                 fastmath: bool = False) -> str:
     """The JSON tree of kernel (or device function) ``fn`` and everything it calls; the
     exceptions its ``raise`` statements name go into ``exceptions`` (replacing what was there),
     in the order the tree numbers them. ``link``: the kernel's own CUDA C sources (``@jit(link=)``),
     compiled with the CUDA C functions it calls. ``captured`` receives the global device arrays
-    it captures (to keep them alive)."""
+    it captures (to keep them alive). ``fastmath``: the kernel's option (debug mode then tests no
+    float divisor, as Numba)."""
     program = _Program()
     program.link = tuple(link)
     program.function_id(fn)
@@ -677,4 +679,5 @@ def program_json(fn, exceptions: list | None = None, link: tuple[str, ...] = (),
         exceptions[:] = program.exceptions
     if captured is not None:
         captured[:] = program.captured
-    return json.dumps({"functions": program.functions, "arrays": program.arrays, "externs": program.externs})
+    return json.dumps({"functions": program.functions, "arrays": program.arrays, "externs": program.externs,
+                       "fastmath": bool(fastmath)})

@@ -268,7 +268,7 @@ impl FnWriter<'_, '_> {
         }
         let mut guards = Vec::new();
         for e in s.exprs() {
-            always_guarded(e, &mut guards);
+            always_guarded(e, self.e.program.fastmath, &mut guards);
         }
         for g in guards {
             let (test, raised) = match g {
@@ -510,23 +510,24 @@ enum Guard<'a> {
 }
 
 /// The divisors of `/`, `//` and `%` and the run-time tuple indices that evaluating `e`
-/// always computes, free of side effects (re-evaluating them for a test changes nothing).
-fn always_guarded<'a>(e: &'a Expr, out: &mut Vec<Guard<'a>>) {
+/// always computes, free of side effects (re-evaluating them for a test changes nothing);
+/// float divisors not under `fastmath` (Numba's fast-math division raises nothing).
+fn always_guarded<'a>(e: &'a Expr, fastmath: bool, out: &mut Vec<Guard<'a>>) {
     use crate::ir::{BinOp, ExprKind as K};
     match &e.kind {
         K::Binary(BinOp::Div | BinOp::FloorDiv | BinOp::Mod, l, r) => {
-            always_guarded(l, out);
-            always_guarded(r, out);
-            let complex =
-                r.ty.scalar()
-                    .is_some_and(|d| d.kind() == ember_core::dtype::Kind::Complex);
-            if pure(r) && !complex {
+            always_guarded(l, fastmath, out);
+            always_guarded(r, fastmath, out);
+            let kind = r.ty.scalar().map(|d| d.kind());
+            let complex = kind == Some(ember_core::dtype::Kind::Complex);
+            let float = kind == Some(ember_core::dtype::Kind::Float);
+            if pure(r) && !complex && !(float && fastmath) {
                 out.push(Guard::Divisor(r));
             }
         }
         K::ItemAt(t, i) => {
-            always_guarded(t, out);
-            always_guarded(i, out);
+            always_guarded(t, fastmath, out);
+            always_guarded(i, fastmath, out);
             let raw = match &i.kind {
                 K::Wrap { index, .. } => index,
                 _ => i,
@@ -536,15 +537,15 @@ fn always_guarded<'a>(e: &'a Expr, out: &mut Vec<Guard<'a>>) {
             }
         }
         // Only the condition of a choice, the first operand of and/or, always runs.
-        K::Select(c, _, _) => always_guarded(c, out),
+        K::Select(c, _, _) => always_guarded(c, fastmath, out),
         K::Logic(_, items) => {
             if let Some(first) = items.first() {
-                always_guarded(first, out);
+                always_guarded(first, fastmath, out);
             }
         }
         _ => {
             for c in e.children() {
-                always_guarded(c, out);
+                always_guarded(c, fastmath, out);
             }
         }
     }

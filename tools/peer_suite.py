@@ -253,6 +253,10 @@ class ChunkedSuite:
             capture_output=True, text=True,
         )
         ids = json.loads(dump.read_text()) if dump.exists() else []
+        if not ids and proc.returncode not in (0, 5):
+            # pytest itself failed (the plugin or the shim did not import): say why.
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+            print(f"collection failed (pytest exit {proc.returncode}):\n  " + "\n  ".join(tail), flush=True)
         errors = []
         # The error sections name the module, then end with an "E   SomeError: ..." line.
         for section in re.split(r"_{3,} ERROR collecting ", proc.stdout)[1:]:

@@ -12,8 +12,16 @@ from ember import cuda
 from ember._jit import kernel_source
 from ember.errors import JitError
 
-TABLE = ember.asarray(np.arange(12, dtype=np.float32).reshape(3, 4) * 0.5)
-COUNTS = ember.zeros(4, np.int64)
+TABLE = COUNTS = None  # device arrays, made by the fixture (none outlives the tests)
+
+
+@pytest.fixture(autouse=True)
+def device_globals():
+    global TABLE, COUNTS
+    TABLE = ember.asarray(np.arange(12, dtype=np.float32).reshape(3, 4) * 0.5)
+    COUNTS = ember.zeros(4, np.int64)
+    yield
+    TABLE = COUNTS = None
 
 
 class Foreign:
@@ -79,6 +87,7 @@ def test_captured_arrays_are_read_and_written_in_place():
     got = ember.zeros(6, np.int32)
     cuda.jit(from_foreign)[1, 8](got)
     np.testing.assert_array_equal(got.get(), 3 * np.arange(6))
+    FOREIGN = Foreign((6,), np.int32, 0xDEAD000)
 
 
 def test_strided_and_0d_globals_are_refused_clearly():

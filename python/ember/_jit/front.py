@@ -646,10 +646,9 @@ class _Function:
 
 
 def _is_device_array(value) -> bool:
-    """An ember array, or another library's through the CUDA array interface."""
-    from .._ndarray import ndarray
-
-    return isinstance(value, ndarray) or hasattr(type(value), "__cuda_array_interface__") or \
+    """An ember array (its class has the CUDA array interface, which OpenCL memory lacks), or
+    another library's array through that interface."""
+    return hasattr(type(value), "__cuda_array_interface__") or \
         isinstance(getattr(value, "__dict__", {}).get("__cuda_array_interface__"), dict)
 
 

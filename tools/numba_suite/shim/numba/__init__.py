@@ -14,7 +14,14 @@ Not part of ember and never installed: ``tools/numba_suite/run.py`` puts ``shim/
 
 from __future__ import annotations
 
+import sys
+
 import ember
+
+# Harness plumbing: where numba-cuda is installed (the GPU machine), its .pth file puts a finder
+# (``_numba_cuda_redirector.NumbaCudaFinder``) that sends every ``numba.cuda`` import to its own
+# package; these runs measure ember, so that finder goes.
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != "_numba_cuda_redirector"]
 
 # The type names Numba exports, as ember.types has them.
 SCALARS = tuple(ember.types.__all__)

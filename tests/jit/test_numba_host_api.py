@@ -438,3 +438,24 @@ def test_ufuncs_pickle_and_local_functions_need_cloudpickle(monkeypatch):
     with pytest.raises(pickle.PicklingError, match="needs the cloudpickle package"):
         pickle.dumps(double)
     assert pickle.loads(pickle.dumps(bump)) is bump  # by reference: no cloudpickle needed
+
+
+# ---- the CUDA array interface ----
+
+
+@pytest.mark.gpu
+def test_cuda_array_interface_views_without_copies():
+    a = ember.asarray(RNG.standard_normal((3, 4)))
+    assert cuda.is_cuda_array(a) and not cuda.is_cuda_array(np.zeros(3))
+    view = cuda.from_cuda_array_interface(dict(a.__cuda_array_interface__), owner=a)
+    assert view.shape == (3, 4) and view.dtype == np.float64
+    view[1, 2] = 42.0
+    assert a.get()[1, 2] == 42.0  # the same memory
+    assert cuda.as_cuda_array(a).__cuda_array_interface__["data"][0] == a.__cuda_array_interface__["data"][0]
+
+
+def test_from_cuda_array_interface_wants_a_description():
+    with pytest.raises(TypeError, match="takes a __cuda_array_interface__ dictionary"):
+        cuda.from_cuda_array_interface({"shape": (3,)})
+    with pytest.raises(TypeError, match="has no __cuda_array_interface__"):
+        cuda.as_cuda_array(np.zeros(3))

@@ -93,6 +93,23 @@ def as_cuda_array(obj, sync=True):
     return asarray(obj)
 
 
+class _Described:
+    """An object carrying a CUDA array interface description (and what owns the memory)."""
+
+    def __init__(self, desc: dict, owner):
+        self.__cuda_array_interface__ = desc
+        self._owner = owner
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """Numba's ``cuda.from_cuda_array_interface``: a device array over the memory a CUDA array
+    interface dictionary describes (``owner`` keeps it alive), without a copy."""
+    if not isinstance(desc, dict) or "data" not in desc or "shape" not in desc:
+        raise TypeError("from_cuda_array_interface takes a __cuda_array_interface__ dictionary "
+                        "(with 'shape', 'typestr' and 'data')")
+    return as_cuda_array(_Described(desc, owner), sync=sync)
+
+
 def is_cuda_array(obj) -> bool:
     return hasattr(obj, "__cuda_array_interface__")
 

@@ -24,6 +24,7 @@ from .._jit.host import (
     device_array_like,
     event,
     event_elapsed_time,
+    from_cuda_array_interface,
     get_current_device,
     is_available,
     is_cuda_array,
@@ -122,6 +123,6 @@ __all__ = [
     "is_float16_supported", "legacy_default_stream", "list_devices", "managed_array", "mapped", "mapped_array",
     "mapped_array_like", "per_thread_default_stream", "pinned", "pinned_array_like", "reduce", "vectorize",
     "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device",
-    "CUSource", "declare_device",
+    "CUSource", "declare_device", "from_cuda_array_interface",
 ]
 __all__ += [n for n in _intrinsics.__all__ if n not in __all__]  # cuda.grid, cuda.atomic, ...

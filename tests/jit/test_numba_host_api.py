@@ -198,6 +198,9 @@ def test_cuda_vectorize_defaults_to_the_device_and_takes_numba_signatures():
         cuda.vectorize(["float32(float32)"], nonexistent=2)
     with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
         cuda.vectorize(["float32(float32)"], nopython=True)
+    # Only scalars: a scalar back, of the loop's type.
+    got = vadd(1.5, np.float64(2.25))
+    assert type(got) is np.float64 and got == 3.75
 
 
 def test_cuda_guvectorize_defaults_to_the_device():

@@ -194,6 +194,10 @@ class CUDAUFunc:
         values = [
             v.astype(t) if isinstance(v, ndarray) and v.dtype != t else v for v, t in zip(values, ins, strict=True)
         ]
+        scalars = not any(isinstance(v, ndarray) for v in values)
+        if scalars and values and out is None:
+            # Only scalars (Numba's ufuncs take them): one element, given back as a scalar.
+            values[0] = asarray(np.asarray(values[0], dtype=ins[0]))
         kernel, _ = self._kernel(ins, ret, _dialect())
         outs = () if out is None else (out if isinstance(out, ndarray) else asarray(out),)
         if stream not in (0, None):
@@ -204,6 +208,8 @@ class CUDAUFunc:
         if out is not None and not isinstance(out, ndarray):
             np.copyto(out, result.get())
             return out
+        if scalars and out is None:
+            return result.get()[()]
         return result.get() if host else result
 
     def reduce(self, arr, stream=0):

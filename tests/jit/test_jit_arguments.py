@@ -359,10 +359,34 @@ def test_tuple_types_in_explicit_signatures():
 
 def test_tuples_of_other_things_are_refused_clearly():
     out = ember.zeros(5, np.float64)
-    with pytest.raises(TypeError, match="cannot pass a tuple holding a ndarray to a kernel"):
-        tuple_reader[1, 1]((out, 1), out)
     with pytest.raises(TypeError, match="cannot pass a tuple holding a str to a kernel"):
         tuple_reader[1, 1]((1, ("a", 2)), out)
+    with pytest.raises(TypeError, match="cannot pass a tuple holding a dict to a kernel"):
+        tuple_reader[1, 1]((1, {}), out)
+
+
+@cuda.jit
+def tuple_of_arrays(x, scale):
+    i = cuda.grid(1)
+    if i < len(x[0]):
+        x[0][i] = x[1][i] + x[2][0][i] * scale.k + x[2][1]
+
+
+Scale = namedtuple("Scale", ["k"])
+
+
+def test_tuples_hold_arrays_written_in_place_and_copied_back(rng):
+    # numba-cuda's test_array_args: arrays in (named)tuples are the arrays, host ones copied
+    # in and back; nesting, strided views and scalars mix.
+    n = 37
+    host_out = np.zeros(n)
+    a = rng.standard_normal(n)
+    b = ember.asarray(rng.standard_normal(2 * n))[::2]  # a strided view
+    tuple_of_arrays[1, 64]((host_out, a, (b, 1.5)), Scale(3.0))
+    np.testing.assert_allclose(host_out, a + b.get() * 3.0 + 1.5, atol=1e-14)  # contracted: an FMA
+    dev_out = ember.zeros(n)
+    tuple_of_arrays[1, 64]((dev_out, ember.asarray(a), (b, -1)), Scale(2.0))
+    np.testing.assert_allclose(dev_out.get(), a + b.get() * 2.0 - 1, atol=1e-14)
 
 
 # ---- Enum and IntEnum ----

@@ -21,12 +21,18 @@ pub enum ParamSlot {
     /// Argument `arg` is a scalar passed as `dtype`'s C value type (bool as a byte, float16
     /// as float32).
     Scalar { arg: usize, dtype: DType },
-    /// Scalar `item` (depth first) of argument `arg`, a tuple of scalars and such tuples
-    /// (passed by value, one parameter per scalar, as `Scalar`).
+    /// Scalar `item` (the scalars counted depth first) of argument `arg`, a tuple of scalars,
+    /// arrays and such tuples (passed by value, one parameter per scalar, as `Scalar`).
     Item {
         arg: usize,
         item: usize,
         dtype: DType,
+    },
+    /// Array `item` (the arrays counted depth first) of tuple argument `arg`, passed as `Array`.
+    ItemArray {
+        arg: usize,
+        item: usize,
+        ndim: usize,
     },
     /// OpenCL only: the launch's dynamic shared memory (`__local` bytes), then its size as
     /// an int64.
@@ -503,12 +509,14 @@ fn type_kernel_for(
     let kernel = FnTyper::compile(&mut c, 0, args, Role::Kernel)?;
     for t in args {
         if let Ty::Tuple(_) = t {
-            if let Some(bad) = tuple_leaves(t)
-                .into_iter()
-                .find(|t| !matches!(t, Ty::Scalar(_)))
-            {
+            if let Some(bad) = tuple_leaves(t).into_iter().find(|t| match t {
+                Ty::Scalar(_) => false,
+                // Global arrays (arguments); shared, local and constant ones exist only inside.
+                Ty::Array(a) => a.space != Space::Global || a.fixed.is_some(),
+                _ => true,
+            }) {
                 return Err(Error::Type(format!(
-                    "kernel {} cannot take a tuple holding {bad}: tuples passed to kernels hold numbers",
+                    "kernel {} cannot take a tuple holding {bad}: tuples passed to kernels hold numbers and arrays",
                     function.name
                 )));
             }
@@ -550,13 +558,26 @@ fn compile(
             // A record argument is passed by reference, as a 0-d array of its dtype is.
             Ty::Record(_) => ParamSlot::Array { arg: i, ndim: 0 },
             Ty::Tuple(_) => {
-                for (item, t) in tuple_leaves(t).into_iter().enumerate() {
-                    if let Ty::Scalar(dtype) = t {
-                        params.push(ParamSlot::Item {
-                            arg: i,
-                            item,
-                            dtype: *dtype,
-                        });
+                let (mut scalars, mut arrays) = (0, 0);
+                for t in tuple_leaves(t) {
+                    match t {
+                        Ty::Scalar(dtype) => {
+                            params.push(ParamSlot::Item {
+                                arg: i,
+                                item: scalars,
+                                dtype: *dtype,
+                            });
+                            scalars += 1;
+                        }
+                        Ty::Array(a) => {
+                            params.push(ParamSlot::ItemArray {
+                                arg: i,
+                                item: arrays,
+                                ndim: a.ndim,
+                            });
+                            arrays += 1;
+                        }
+                        _ => unreachable!("typing rejects other tuple items of kernel arguments"),
                     }
                 }
                 continue;

@@ -28,10 +28,15 @@ pub enum JitArg<'a> {
     /// A scalar and the dtype it arrived as (Python int -> int64, float -> float64, NumPy
     /// scalars keep theirs).
     Scalar(Scalar, DType),
-    /// A tuple of scalars or of such tuples (Numba passes tuples by value): its type, and its
-    /// scalars in order (depth first), each passed as `Scalar`'s.
-    /// A namedtuple also has its field names.
-    Tuple(&'a Ty, &'a [(Scalar, DType)], Option<&'a [String]>),
+    /// A tuple of scalars, arrays or such tuples (Numba passes tuples by value): its type, its
+    /// scalars in order (depth first), each passed as `Scalar`'s, and its arrays in order, each
+    /// passed as `Array`'s. A namedtuple also has its field names.
+    Tuple(
+        &'a Ty,
+        &'a [(Scalar, DType)],
+        &'a [&'a dyn Operand],
+        Option<&'a [String]>,
+    ),
     /// A record (a NumPy structured scalar), copied to the device: one element of its
     /// structured dtype, passed by reference (Numba's record arguments).
     Record(&'a dyn Operand),
@@ -83,13 +88,13 @@ fn scalar_fits(d: DType, p: DType) -> bool {
 fn arg_fields(args: &[JitArg<'_>]) -> Vec<Option<Vec<String>>> {
     if !args
         .iter()
-        .any(|a| matches!(a, JitArg::Tuple(_, _, Some(_))))
+        .any(|a| matches!(a, JitArg::Tuple(_, _, _, Some(_))))
     {
         return Vec::new();
     }
     args.iter()
         .map(|a| match a {
-            JitArg::Tuple(_, _, Some(names)) => Some(names.to_vec()),
+            JitArg::Tuple(_, _, _, Some(names)) => Some(names.to_vec()),
             _ => None,
         })
         .collect()
@@ -99,6 +104,11 @@ fn arg_fields(args: &[JitArg<'_>]) -> Vec<Option<Vec<String>>> {
 fn tuple_fits(a: &Ty, p: &Ty) -> bool {
     match (a, p) {
         (Ty::Scalar(d), Ty::Scalar(p)) => scalar_fits(*d, *p),
+        (Ty::Array(a), Ty::Array(p)) => {
+            a.dtype == p.dtype
+                && a.ndim == p.ndim
+                && (p.layout == Layout::A || a.layout == Layout::C)
+        }
         (Ty::Tuple(x), Ty::Tuple(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, p)| tuple_fits(a, p))
         }
@@ -386,10 +396,13 @@ impl Dispatcher {
             }
         };
         let arrays = || {
-            args.iter().filter_map(|a| match a {
-                JitArg::Array(a) => Some(*a),
-                JitArg::Scalar(..) | JitArg::Tuple(..) | JitArg::Record(_) => None,
-            })
+            args.iter()
+                .flat_map(|a| match a {
+                    JitArg::Array(a) => std::slice::from_ref(a),
+                    JitArg::Tuple(_, _, arrays, _) => arrays,
+                    JitArg::Scalar(..) | JitArg::Record(_) => &[],
+                })
+                .copied()
         };
         // Where buffers come with offsets, the kernel cannot assume their alignment.
         let aligned = !t.buffer_offsets && arrays().all(|a| a.is_aligned(16));
@@ -556,8 +569,20 @@ impl Dispatcher {
                         continue;
                     }
                 }
+                ParamSlot::ItemArray { arg, item, .. } => {
+                    if let JitArg::Tuple(_, _, arrays, _) = &args[*arg] {
+                        if let Some(a) = arrays.get(*item) {
+                            for &n in a.shape() {
+                                blob.extend_from_slice(&(n as i64).to_le_bytes());
+                            }
+                            for &s in a.strides() {
+                                blob.extend_from_slice(&(s as i64).to_le_bytes());
+                            }
+                        }
+                    }
+                }
                 ParamSlot::Item { arg, item, dtype } => {
-                    if let JitArg::Tuple(_, items, _) = &args[*arg] {
+                    if let JitArg::Tuple(_, items, _, _) = &args[*arg] {
                         if let Some((value, _)) = items.get(*item) {
                             ranges.push(push_scalar(&mut blob, *value, *dtype));
                             continue;
@@ -589,8 +614,20 @@ impl Dispatcher {
                     }
                     kargs.push(KernelArg::Bytes(&blob[s..e]));
                 }
+                ParamSlot::ItemArray { arg, item, ndim } => {
+                    let JitArg::Tuple(_, _, arrays, _) = &args[*arg] else {
+                        return Err(mismatch(&self.name, *arg));
+                    };
+                    let Some(a) = arrays.get(*item) else {
+                        return Err(mismatch(&self.name, *arg));
+                    };
+                    kargs.push(a.kernel_arg());
+                    if *ndim > 0 {
+                        kargs.push(KernelArg::Bytes(&blob[s..e]));
+                    }
+                }
                 ParamSlot::Item { arg, item, .. } => {
-                    if !matches!(args[*arg], JitArg::Tuple(_, t, _) if *item < t.len()) {
+                    if !matches!(args[*arg], JitArg::Tuple(_, t, _, _) if *item < t.len()) {
                         return Err(mismatch(&self.name, *arg));
                     }
                     kargs.push(KernelArg::Bytes(&blob[s..e]));
@@ -637,7 +674,8 @@ impl Dispatcher {
         let private = config.ember_stream
             && args.iter().all(|a| match a {
                 JitArg::Array(a) | JitArg::Record(a) => a.is_private(),
-                JitArg::Scalar(..) | JitArg::Tuple(..) => true,
+                JitArg::Tuple(_, _, arrays, _) => arrays.iter().all(|a| a.is_private()),
+                JitArg::Scalar(..) => true,
             });
         let launch = if private {
             Device::launch_queued

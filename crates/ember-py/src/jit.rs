@@ -256,7 +256,13 @@ pub struct JitLaunch {
 enum Owned {
     Array(ember_array::Array),
     Scalar(Scalar, DType),
-    Tuple(ember_jit::Ty, Vec<(Scalar, DType)>, Option<Vec<String>>),
+    /// A tuple: its type, its scalars and its arrays (each depth first), its field names.
+    Tuple(
+        ember_jit::Ty,
+        Vec<(Scalar, DType)>,
+        Vec<ember_array::Array>,
+        Option<Vec<String>>,
+    ),
     /// A device copy of a NumPy structured scalar.
     Record(ember_array::Array),
 }
@@ -320,12 +326,26 @@ impl JitLaunch {
             }
             owned.push(arg);
         }
-        let jit_args: SmallVec<[JitArg<'_>; 8]> = owned
+        // The arrays of tuple arguments, as the operands a launch reads.
+        let tuple_arrays: SmallVec<[Vec<&dyn ember_kernel::Operand>; 8]> = owned
             .iter()
             .map(|o| match o {
+                Owned::Tuple(_, _, arrays, _) => arrays
+                    .iter()
+                    .map(|a| a as &dyn ember_kernel::Operand)
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let jit_args: SmallVec<[JitArg<'_>; 8]> = owned
+            .iter()
+            .zip(&tuple_arrays)
+            .map(|(o, arrays)| match o {
                 Owned::Array(a) => JitArg::Array(a),
                 Owned::Scalar(v, d) => JitArg::Scalar(*v, *d),
-                Owned::Tuple(t, items, names) => JitArg::Tuple(t, items, names.as_deref()),
+                Owned::Tuple(t, items, _, names) => {
+                    JitArg::Tuple(t, items, arrays, names.as_deref())
+                }
                 Owned::Record(a) => JitArg::Record(a),
             })
             .collect();
@@ -394,7 +414,7 @@ fn read_arg<'py>(
         return Ok((Owned::Scalar(s, d), false));
     }
     if let Ok(t) = a.cast::<PyTuple>() {
-        return Ok((tuple_arg(t, known)?, false));
+        return Ok((tuple_arg(t, known, kernel, writebacks)?, false));
     }
     // (device array, write-back or None, whether the source is read-only host memory)
     let converted = kernel.call_method1(pyo3::intern!(a.py(), "_convert_arg"), (a,))?;
@@ -417,7 +437,7 @@ fn read_arg<'py>(
         return Ok((Owned::Scalar(s, d), false));
     }
     if let Ok(t) = value.cast::<PyTuple>() {
-        return Ok((tuple_arg(t, known)?, false));
+        return Ok((tuple_arg(t, known, kernel, writebacks)?, false));
     }
     Err(PyTypeError::new_err(format!(
         "cannot pass {} to a kernel",
@@ -448,10 +468,17 @@ fn scalar_arg(
     Ok(None)
 }
 
-/// A tuple (or namedtuple) of scalars and such tuples, passed by value as Numba passes it.
-fn tuple_arg(t: &Bound<'_, PyTuple>, known: &crate::launch_args::KnownTypes) -> PyResult<Owned> {
+/// A tuple (or namedtuple) of scalars, arrays and such tuples, passed by value as Numba
+/// passes it (its arrays as the arrays they are: host arrays copied in and back).
+fn tuple_arg<'py>(
+    t: &Bound<'py, PyTuple>,
+    known: &crate::launch_args::KnownTypes,
+    kernel: &Bound<'py, NativeJitKernel>,
+    writebacks: &mut Vec<Bound<'py, PyAny>>,
+) -> PyResult<Owned> {
     let mut leaves = Vec::with_capacity(t.len());
-    let ty = tuple_leaves(t, known, &mut leaves)?;
+    let mut arrays = Vec::new();
+    let ty = tuple_leaves(t, known, kernel, writebacks, &mut leaves, &mut arrays)?;
     // A namedtuple: `p.x` reads its fields by name (ember_jit::with_named_fields).
     let names = match t.is_exact_instance_of::<PyTuple>() {
         true => None,
@@ -460,14 +487,18 @@ fn tuple_arg(t: &Bound<'_, PyTuple>, known: &crate::launch_args::KnownTypes) -> 
             Err(_) => None,
         },
     };
-    Ok(Owned::Tuple(ty, leaves, names))
+    Ok(Owned::Tuple(ty, leaves, arrays, names))
 }
 
-/// The type of tuple `t`, its scalars appended to `leaves` depth first.
-fn tuple_leaves(
-    t: &Bound<'_, PyTuple>,
+/// The type of tuple `t`, its scalars appended to `leaves` and its arrays to `arrays`, each
+/// depth first.
+fn tuple_leaves<'py>(
+    t: &Bound<'py, PyTuple>,
     known: &crate::launch_args::KnownTypes,
+    kernel: &Bound<'py, NativeJitKernel>,
+    writebacks: &mut Vec<Bound<'py, PyAny>>,
     leaves: &mut Vec<(Scalar, DType)>,
+    arrays: &mut Vec<ember_array::Array>,
 ) -> PyResult<ember_jit::Ty> {
     let mut items = Vec::with_capacity(t.len());
     for x in t.iter() {
@@ -475,12 +506,51 @@ fn tuple_leaves(
             leaves.push((s, d));
             items.push(ember_jit::Ty::Scalar(d));
         } else if let Ok(inner) = x.cast::<PyTuple>() {
-            items.push(tuple_leaves(inner, known, leaves)?);
+            items.push(tuple_leaves(
+                inner, known, kernel, writebacks, leaves, arrays,
+            )?);
         } else {
-            return Err(PyTypeError::new_err(format!(
-                "cannot pass a tuple holding a {} to a kernel: tuples passed to kernels hold numbers and tuples of them (pass arrays as separate arguments)",
-                x.get_type().name()?
+            // An array: ember's as it is; others (NumPy, CUDA array interface, DLPack)
+            // through the kernel's conversion, as a kernel argument of their own would be.
+            let array = if known.is_ndarray(&x) {
+                known.array_of(&x)?
+            } else {
+                let refused = || -> PyResult<PyErr> {
+                    Ok(PyTypeError::new_err(format!(
+                        "cannot pass a tuple holding a {} to a kernel: tuples passed to kernels hold numbers, arrays and tuples of them",
+                        x.get_type().name()?
+                    )))
+                };
+                let converted =
+                    match kernel.call_method1(pyo3::intern!(x.py(), "_convert_arg"), (&x,)) {
+                        Ok(c) => c,
+                        Err(e) if e.is_instance_of::<PyTypeError>(x.py()) => return Err(refused()?),
+                        Err(e) => return Err(e),
+                    };
+                let parts = converted.cast::<PyTuple>()?;
+                let value = parts.get_item(0)?;
+                if !known.is_ndarray(&value)
+                    || (parts.len() > 3 && parts.get_item(3)?.is_truthy()?)
+                {
+                    return Err(refused()?);
+                }
+                let writeback = parts.get_item(1)?;
+                if !writeback.is_none() {
+                    writebacks.push(writeback);
+                }
+                known.array_of(&value)?
+            };
+            let layout = if array.is_c_contiguous() {
+                ember_jit::Layout::C
+            } else {
+                ember_jit::Layout::A
+            };
+            items.push(ember_jit::Ty::Array(ember_jit::ArrayTy::global(
+                array.dtype(),
+                array.ndim(),
+                layout,
             )));
+            arrays.push(array);
         }
     }
     Ok(ember_jit::Ty::Tuple(items))

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::{c_ident, Emitter};
 use crate::compiler::{Access, Raised};
 use crate::ir::{Expr, IrFunction, Role, Step, Stmt, Temp};
-use crate::types::{Space, Ty};
+use crate::types::{ArrayTy, Space, Ty};
 
 /// Writes one function's C.
 pub(crate) struct FnWriter<'e, 'a> {
@@ -46,6 +46,50 @@ pub(crate) fn temp_name(t: Temp) -> String {
 }
 
 impl Emitter<'_> {
+    /// The parameters of a kernel's array argument `pn` (its data, OpenCL's offset, its shape
+    /// and strides) and the prologue lines making the array value `target` of them.
+    fn array_param(
+        &self,
+        a: &ArrayTy,
+        pn: &str,
+        target: &str,
+        read_only: bool,
+        params: &mut Vec<String>,
+        prologue: &mut String,
+    ) {
+        let t = self.dialect.table();
+        let elem = self.elem_type(a.dtype);
+        let q = self.qualifier(Space::Global);
+        params.push(format!("{q}{elem}* {pn}"));
+        if t.buffer_offsets {
+            params.push(format!("{} {pn}_o", t.int64));
+            let _ = writeln!(
+                prologue,
+                "  {target}.data = ({q}{elem}*)((({}char*){pn}) + {pn}_o);",
+                t.global
+            );
+        } else {
+            // A coarsened launch checked that every array is 16-byte aligned: neighbours'
+            // elements may then move as vectors.
+            let data = match self.ir.coarse {
+                Some(plan) if plan.aligned => {
+                    format!("({elem}*)__builtin_assume_aligned({pn}, 16)")
+                }
+                _ => format!("({elem}*){pn}"),
+            };
+            if read_only {
+                // Read-only: loads may use the non-coherent cache.
+                params.pop();
+                params.push(format!("const {elem}* __restrict__ {pn}"));
+            }
+            let _ = writeln!(prologue, "  {target}.data = {data};");
+        }
+        if a.ndim > 0 {
+            params.push(format!("ember_dims{} {pn}_d", a.ndim));
+            let _ = writeln!(prologue, "  {target}.d = {pn}_d;");
+        }
+    }
+
     /// The whole C function.
     pub(crate) fn function(&self, f: &IrFunction) -> String {
         let mut w = FnWriter {
@@ -71,36 +115,7 @@ impl Emitter<'_> {
             // The parameter has the argument's type; the variable may be wider (C converts).
             match (&p.ty, kernel) {
                 (Ty::Array(a), true) => {
-                    let elem = self.elem_type(a.dtype);
-                    let q = self.qualifier(Space::Global);
-                    params.push(format!("{q}{elem}* {pn}"));
-                    if t.buffer_offsets {
-                        params.push(format!("{} {pn}_o", t.int64));
-                        let _ = writeln!(
-                            prologue,
-                            "  {vn}.data = ({q}{elem}*)((({}char*){pn}) + {pn}_o);",
-                            t.global
-                        );
-                    } else {
-                        // A coarsened launch checked that every array is 16-byte aligned:
-                        // neighbours' elements may then move as vectors.
-                        let data = match self.ir.coarse {
-                            Some(plan) if plan.aligned => {
-                                format!("({elem}*)__builtin_assume_aligned({pn}, 16)")
-                            }
-                            _ => format!("({elem}*){pn}"),
-                        };
-                        if p.read_only {
-                            // Read-only: loads may use the non-coherent cache.
-                            params.pop();
-                            params.push(format!("const {elem}* __restrict__ {pn}"));
-                        }
-                        let _ = writeln!(prologue, "  {vn}.data = {data};");
-                    }
-                    if a.ndim > 0 {
-                        params.push(format!("ember_dims{} {pn}_d", a.ndim));
-                        let _ = writeln!(prologue, "  {vn}.d = {pn}_d;");
-                    }
+                    self.array_param(a, &pn, &vn, p.read_only, &mut params, &mut prologue);
                 }
                 (Ty::Record(_), true) => {
                     // A device copy of the record (as Numba passes one): its bytes' address.
@@ -114,12 +129,26 @@ impl Emitter<'_> {
                     }
                 }
                 (Ty::Tuple(_), true) => {
-                    // Passed scalar by scalar (ParamSlot::Item): no struct layout to agree on.
+                    // Passed item by item (ParamSlot::Item, ItemArray): no struct layout to
+                    // agree on.
                     let mut leaves = Vec::new();
                     tuple_paths(&p.ty, String::new(), &mut leaves);
                     for (k, (path, t)) in leaves.into_iter().enumerate() {
-                        params.push(format!("{} {pn}_{k}", self.c_type(t)));
-                        let _ = writeln!(prologue, "  {vn}{path} = {pn}_{k};");
+                        let (item, target) = (format!("{pn}_{k}"), format!("{vn}{path}"));
+                        match t {
+                            Ty::Array(a) => self.array_param(
+                                a,
+                                &item,
+                                &target,
+                                false,
+                                &mut params,
+                                &mut prologue,
+                            ),
+                            t => {
+                                params.push(format!("{} {item}", self.c_type(t)));
+                                let _ = writeln!(prologue, "  {target} = {item};");
+                            }
+                        }
                     }
                 }
                 (ty, _) => {

@@ -174,3 +174,39 @@ def test_view_reads_the_same_bytes_as_another_dtype():
     assert got[0] == raw[8:12].view(np.int32)[0]
     np.testing.assert_array_equal(got[1:], raw.view(np.uint32))
     np.testing.assert_array_equal(halves.get(), np.array([5, -2], np.int16).view(np.uint16))
+
+
+COPIED = np.arange(12).reshape(3, 4)[::-1] * 2
+
+
+@cuda.jit
+def copies(out):
+    q = COPIED.copy()  # a constant array's copy is a local array: writable
+    q[0, 0] = -1
+    s = cuda.local.array((2, 3), np.float32)
+    for i in range(2):
+        for j in range(3):
+            s[i, j] = i * 10 + j
+    t = s.copy()
+    s[0, 0] = 99  # the copy keeps the old values
+    for i in range(3):
+        for j in range(4):
+            out[i, j] = q[i, j] + t[i % 2, j % 3]
+
+
+def test_copy_of_constant_shape_arrays_is_a_local_array():
+    out = ember.zeros((3, 4))
+    copies[1, 1](out)
+    want = COPIED.astype(float)
+    want[0, 0] = -1
+    t = np.array([[0, 1, 2], [10, 11, 12]], float)
+    want += np.array([[t[i % 2, j % 3] for j in range(4)] for i in range(3)])
+    np.testing.assert_array_equal(out.get(), want)
+
+    @cuda.jit
+    def copies_an_argument(a):
+        b = a.copy()
+        a[0] = b[0]
+
+    with pytest.raises(ember.JitError, match=r"copy\(\) needs memory a kernel cannot allocate"):
+        copies_an_argument[1, 1](ember.zeros(3))

@@ -97,6 +97,10 @@ impl FnTyper<'_, '_> {
                     }
                     (Ty::Scalar(_), "conjugate") if args.is_empty() => Ok(v),
                     (Ty::Scalar(_), "bit_count") if args.is_empty() => self.bit_count(v, span),
+                    (Ty::Array(a), "copy") if args.is_empty() => {
+                        let a = a.clone();
+                        self.copied_array(&v, &a, span)
+                    }
                     (Ty::Array(a), "view") if args.len() == 1 && a.fixed.is_none() => {
                         // NumPy's view: the same memory as another dtype.
                         let a = a.clone();

@@ -304,6 +304,70 @@ impl FnTyper<'_, '_> {
         Ok(Val::new(ty, K::Captured(address)))
     }
 
+    /// `v.copy()` of a constant-shape array (constant, local or shared): a new local array of
+    /// its shape and dtype, filled element by element (Numba's copy allocates; kernels here
+    /// allocate only local arrays of shapes known while compiling).
+    pub(crate) fn copied_array(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
+        let Some(shape) = a.fixed.clone() else {
+            return at(
+                span,
+                format!("{}.copy() needs memory a kernel cannot allocate: copy a constant-shape array, or into a cuda.local.array", v.ty),
+            );
+        };
+        if crate::types::record_of(a.dtype).is_some() {
+            return at(
+                span,
+                "copy() of an array of records is not supported in kernels",
+            );
+        }
+        let src = self.temp(v)?;
+        let count: i64 = shape.iter().product::<i64>().max(1);
+        let storage = self.fresh(TempRole::LocalArray);
+        if self.final_pass {
+            self.arrays.push(crate::ir::FixedArrayDecl {
+                storage,
+                dtype: a.dtype,
+                count,
+                shared: false,
+            });
+        }
+        let ty = crate::compiler::fixed_array(a.dtype, shape.clone(), Space::Local);
+        let dst = self.fixed_array_value(&ty, storage);
+        let Ty::Array(dst_ty) = ty.clone() else {
+            unreachable!("fixed_array makes an array type")
+        };
+        self.c.uses.dtypes.insert(a.dtype);
+        // for i0 in range(n0): for i1 ...: dst[i0, i1, ...] = src[i0, i1, ...]
+        let indices: Vec<Temp> = shape.iter().map(|_| self.fresh(TempRole::Index)).collect();
+        let index_vals: Vec<crate::ir::Expr> = indices
+            .iter()
+            .map(|&t| Val::new(INT64, K::Temp(t)).nonneg(true).expr())
+            .collect();
+        let place = |array: &Val, ty: &ArrayTy| crate::ir::Place {
+            array: array.boxed(),
+            ty: ty.clone(),
+            indices: index_vals.clone(),
+        };
+        let mut body = vec![Stmt::Store {
+            place: place(&dst, &dst_ty),
+            value: Val::new(Ty::Scalar(a.dtype), K::Element(place(&src, a))).expr(),
+        }];
+        for (k, &n) in shape.iter().enumerate().rev() {
+            body = vec![Stmt::For {
+                index: indices[k],
+                ty: DType::I64,
+                start: Val::constant(INT64, Const::Count(0)).expr(),
+                stop: Val::constant(INT64, Const::Int(n)).expr(),
+                step: crate::ir::Step::One,
+                body,
+            }];
+        }
+        for s in body {
+            self.push(s);
+        }
+        Ok(dst)
+    }
+
     /// Records that a fixed-shape array of type `ty` is made over its storage.
     pub(crate) fn fixed_array_type(&mut self, ty: &Ty) {
         self.c.register(ty);

@@ -198,6 +198,15 @@ pub fn int_arith(a: DType, b: DType) -> DType {
     int_of(signed(a) || signed(b), width)
 }
 
+/// The dtype of a complex dtype's parts (float32 for complex64, float64 for complex128).
+pub fn part_dtype(c: DType) -> DType {
+    if c == DType::C64 {
+        DType::F32
+    } else {
+        DType::F64
+    }
+}
+
 /// NumPy's `promote_types`, which Numba uses for every pair that is not two integers: the
 /// table generated from NumPy (ember-codegen's ufuncs), the one array operations use.
 pub fn promote(a: DType, b: DType) -> DType {

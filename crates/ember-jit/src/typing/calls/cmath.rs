@@ -13,7 +13,7 @@ use crate::error::{at, R};
 use crate::helpers::Helper;
 use crate::ir::ExprKind as K;
 use crate::pymath;
-use crate::types::Ty;
+use crate::types::{part_dtype, Ty};
 use crate::typing::{FnTyper, Val};
 
 use super::display;
@@ -53,21 +53,13 @@ fn complex_of(d: DType) -> DType {
     }
 }
 
-fn real_of(c: DType) -> DType {
-    if c == DType::C64 {
-        DType::F32
-    } else {
-        DType::F64
-    }
-}
-
 impl FnTyper<'_, '_> {
     pub(super) fn cmath(&mut self, m: &str, name: &str, args: &[Expr], span: Span) -> R<Val> {
         match m {
             "phase" | "polar" => {
                 let [v] = self.exactly::<1>(name, args, span)?;
                 let z = self.complex_arg(&v, name, span)?;
-                let r = Ty::Scalar(real_of(z.ty.scalar().unwrap_or(DType::C128)));
+                let r = Ty::Scalar(part_dtype(z.ty.scalar().unwrap_or(DType::C128)));
                 let part = |imag| {
                     Val::new(
                         r.clone(),

@@ -8,7 +8,7 @@ use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
 use crate::helpers::Helper;
 use crate::ir::{AggregateFn, Const, ExprKind as K, Stmt, Temp, TempRole, ViewAxis};
-use crate::types::{ArrayTy, Layout, Space, Ty, INT64};
+use crate::types::{part_dtype, ArrayTy, Layout, Space, Ty, INT64};
 use crate::typing::{FnTyper, Val};
 
 use super::int_literal;
@@ -62,21 +62,13 @@ impl FnTyper<'_, '_> {
                 if a.dtype.kind() == Kind::Complex && a.fixed.is_none() =>
             {
                 let a = a.clone();
-                let real = if a.dtype == DType::C64 {
-                    DType::F32
-                } else {
-                    DType::F64
-                };
+                let real = part_dtype(a.dtype);
                 let skip = if attr == "imag" { real.itemsize() } else { 0 };
                 self.reinterpreted(&v, &a, real, skip, false)
             }
             (Ty::Array(a), "real") if a.fixed.is_none() => Ok(v),
             (Ty::Scalar(d), "real") | (Ty::Scalar(d), "imag") if d.kind() == Kind::Complex => {
-                let part = if *d == DType::C64 {
-                    DType::F32
-                } else {
-                    DType::F64
-                };
+                let part = part_dtype(*d);
                 let imag = attr == "imag";
                 Ok(Val::new(
                     Ty::Scalar(part),

@@ -34,17 +34,8 @@ impl FnTyper<'_, '_> {
             Ty::Array(a) => {
                 if let (true, ExprKind::Name { .. }) = (a.ndim > 1, &index.kind) {
                     // A tuple variable (`i = cuda.grid(2)`, then `a[i]`): its items index.
-                    let t = self.expr(index)?;
-                    if let Ty::Tuple(tys) = &t.ty {
-                        if tys.len() == a.ndim {
-                            let t = self.temp(&t)?;
-                            let idx: Vec<Val> = tys
-                                .iter()
-                                .enumerate()
-                                .map(|(k, ty)| Val::new(ty.clone(), K::Item(t.boxed(), k)))
-                                .collect();
-                            return self.element(&v, &a, &idx, span);
-                        }
+                    if let Some(idx) = self.tuple_indices(index, a.ndim)? {
+                        return self.element(&v, &a, &idx, span);
                     }
                 }
                 let items = match &index.kind {
@@ -180,17 +171,8 @@ impl FnTyper<'_, '_> {
     ) -> R<Place> {
         if a.ndim != 1 && !matches!(index.kind, ExprKind::Tuple { .. } | ExprKind::Slice { .. }) {
             // A tuple value (`i = (x, y)`, then `a[i]`): its items are the indices.
-            let t = self.expr(index)?;
-            if let Ty::Tuple(tys) = &t.ty {
-                if tys.len() == a.ndim {
-                    let t = self.temp(&t)?;
-                    let idx: Vec<Val> = tys
-                        .iter()
-                        .enumerate()
-                        .map(|(k, ty)| Val::new(ty.clone(), K::Item(t.boxed(), k)))
-                        .collect();
-                    return self.place_at(v, a, &idx, span);
-                }
+            if let Some(idx) = self.tuple_indices(index, a.ndim)? {
+                return self.place_at(v, a, &idx, span);
             }
         }
         let items = match &index.kind {
@@ -224,6 +206,26 @@ impl FnTyper<'_, '_> {
             ty: a.clone(),
             indices: terms.iter().map(Val::expr).collect(),
         })
+    }
+
+    /// The items of `index` when it is a tuple value of `ndim` items (`i = cuda.grid(2)`, then
+    /// `a[i]`): each an index.
+    fn tuple_indices(&mut self, index: &Expr, ndim: usize) -> R<Option<Vec<Val>>> {
+        let t = self.expr(index)?;
+        let Ty::Tuple(tys) = &t.ty else {
+            return Ok(None);
+        };
+        if tys.len() != ndim {
+            return Ok(None);
+        }
+        let tys = tys.clone();
+        let t = self.temp(&t)?;
+        Ok(Some(
+            tys.into_iter()
+                .enumerate()
+                .map(|(k, ty)| Val::new(ty, K::Item(t.boxed(), k)))
+                .collect(),
+        ))
     }
 
     /// Element `idx` of array `v`, as a value.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtypes, _ember
+from . import _config, _dtypes, _ember
 from ._runtime import backend, current_device_id, get_current_stream
 
 _DL_CPU, _DL_CUDA = 1, 2
@@ -33,10 +33,37 @@ def from_dlpack(x, *, device=None, copy=None):
     return arr.copy() if copy else arr
 
 
-def _from_cuda_array_interface(obj):
+class MaskedArrayError(NotImplementedError, ValueError):
+    """A ``__cuda_array_interface__`` with a mask: Numba raises NotImplementedError, CuPy
+    ValueError; this is both."""
+
+
+def stream_entry(recorded, device_id: int):
+    """The ``stream`` entry of an array's ``__cuda_array_interface__``: the stream the array was
+    made with (Numba's API), else this thread's current stream; None for CUDA's legacy default
+    stream, as Numba gives (work there is ordered before any blocking stream's next work)."""
+    stream = recorded or get_current_stream(device_id)
+    handle = int(getattr(stream, "handle", None) or stream.ptr)
+    return handle or None
+
+
+def producer_stream(cai: dict):
+    """The stream a ``__cuda_array_interface__`` names (an external stream), or 0 for none."""
+    handle = cai.get("stream") if cai.get("version", 0) >= 3 else None
+    if handle is None:
+        return 0
+    from ._jit.streams import external_stream
+
+    return external_stream(int(handle))
+
+
+def _from_cuda_array_interface(obj, sync: bool = True):
     cai = obj.__cuda_array_interface__
     if cai.get("mask") is not None:
-        raise ValueError("ember does not support masked __cuda_array_interface__ arrays (a 'mask' entry)")
+        raise MaskedArrayError(
+            "Masked arrays are not supported: ember reads no 'mask' entry of __cuda_array_interface__; "
+            "pass the data and the mask as two arrays"
+        )
     typestr = np.dtype(cai["typestr"])
     if not typestr.isnative:
         # Device memory in the other byte order: ember would have to swap it, not view it.
@@ -53,13 +80,17 @@ def _from_cuda_array_interface(obj):
     shape = tuple(int(d) for d in cai["shape"])
     strides = cai.get("strides")
     address = int(cai["data"][0])
-    if cai.get("version", 0) >= 3 and cai.get("stream") is not None:
-        # The producer's work may still be queued: wait for it before we use the memory.
-        _ember.synchronize(current_device_id())
-    return _ember.wrap(
+    stream = producer_stream(cai)
+    if stream and sync and _config.CUDA_ARRAY_INTERFACE_SYNC:
+        # The producer's work may still be queued on its stream: wait for it first.
+        stream.synchronize()
+    arr = _ember.wrap(
         _ember.from_foreign(current_device_id(), address, list(shape),
                             None if strides is None else [int(s) for s in strides], _dtypes.name_of(dtype), obj)
     )
+    if stream:
+        arr._stream = stream
+    return arr
 
 
 def _foreign_view(obj):

@@ -47,6 +47,12 @@ class MemoryPointer:
     def __add__(self, offset):
         return MemoryPointer(self.mem, self.ptr - self.mem.ptr + int(offset))
 
+    def __eq__(self, other):
+        return isinstance(other, MemoryPointer) and (other.ptr, other.device_id) == (self.ptr, self.device_id)
+
+    def __hash__(self):
+        return hash((self.ptr, self.device_id))
+
     def __repr__(self):
         return f"<ember.MemoryPointer {self.ptr:#x} on device {self.device_id}>"
 

@@ -14,6 +14,7 @@ defined), so the package has no import cycle.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import pickle
@@ -29,6 +30,7 @@ from . import (
     _flatiter,
     _index_tricks,
     _indexing,
+    _interop,
     _linalg,
     _manipulation,
     _protocols,
@@ -143,7 +145,7 @@ class ndarray:
     ``ndarray(shape, dtype=float, order='C')`` allocates an uninitialised array, as CuPy's does.
     """
 
-    __slots__ = ("_a", "_base", "__weakref__")
+    __slots__ = ("_a", "_base", "_stream", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
@@ -221,6 +223,32 @@ class ndarray:
     def ptr(self) -> int:
         """PyCUDA's name for the address of the first element (``int(a.gpudata)``)."""
         return self._a.address
+
+    # Numba's DeviceNDArray names.
+    @property
+    def stream(self):
+        """The stream the array was made with through Numba's API (``device_array(stream=s)``,
+        ``to_device(..., stream=s)``, ``as_cuda_array`` of an array naming one); 0 if none."""
+        return getattr(self, "_stream", 0)
+
+    @property
+    def gpu_data(self) -> MemoryPointer:
+        """Numba's name for the memory under the array: a pointer to the start of its buffer
+        (equal for views of one buffer)."""
+        return MemoryPointer(ArrayMemory(self._a), 0)
+
+    @property
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
+        """The address of the first element as a ``ctypes.c_void_p`` (0 for an empty array)."""
+        return ctypes.c_void_p(self._a.address if self.size else 0)
+
+    @property
+    def alloc_size(self) -> int:
+        """Bytes from the lowest to the highest byte the array's elements occupy (Numba's
+        ``alloc_size``: a strided view spans more than its ``nbytes``)."""
+        if self.size == 0:
+            return 0
+        return self.itemsize + sum((n - 1) * abs(st) for n, st in zip(self.shape, self.strides, strict=True))
 
     def __len__(self):
         if not self._a.shape:
@@ -670,7 +698,6 @@ class ndarray:
             raise AttributeError(
                 "__cuda_array_interface__ exists only for arrays on the CUDA backend; use DLPack (__dlpack__) instead"
             )
-        stream = get_current_stream(self._a.device).ptr
         return {
             "shape": self.shape,
             "typestr": self.dtype.str,
@@ -678,8 +705,7 @@ class ndarray:
             "data": (self._a.address if self.size else 0, False),
             "strides": None if self._a.c_contiguous else self.strides,
             "version": 3,
-            # CAI v3: 1 names CUDA's legacy default stream.
-            "stream": stream or 1,
+            "stream": _interop.stream_entry(getattr(self, "_stream", 0), self._a.device),
         }
 
     def __dlpack_device__(self) -> tuple[int, int]:

@@ -468,15 +468,32 @@ def _contiguous(value, shape, dtype, fortran: bool) -> bool:
     return all(s == w for s, w, n in zip(strides, want, shape, strict=True) if n > 1)
 
 
+def _evaluate(text: str):
+    """A signature's text read as Python over the type names only."""
+    names = {n: globals()[n] for n in __all__}
+    try:
+        return eval(text, {"__builtins__": {}}, names)  # noqa: S307  (type names only)
+    except Exception as e:
+        raise TypeError(f"cannot read the signature {text!r}: {e}") from None
+
+
 def parse_signature(sig) -> Signature:
     """A signature object from its text (``"int32(float32[:], int32)"``) or itself: Numba's
     ``sigutils.normalize_signature`` for signatures with a return type."""
     if isinstance(sig, str):
-        names = {n: globals()[n] for n in __all__}
-        try:
-            sig = eval(sig, {"__builtins__": {}}, names)  # noqa: S307  (type names only)
-        except Exception as e:
-            raise TypeError(f"cannot read the signature {sig!r}: {e}") from None
+        sig = _evaluate(sig)
     if not isinstance(sig, Signature):
         raise TypeError("Return type must be provided: write the signature as 'int32(int32)' or int32(int32)")
     return sig
+
+
+def argument_types(sig) -> tuple:
+    """The argument types of a signature with or without a return type: text
+    (``"f8(f8, f8[:])"``, ``"(f8, f8[:])"``), a signature object, or a tuple of types."""
+    if isinstance(sig, str):
+        sig = _evaluate(sig)
+    if isinstance(sig, Signature):
+        return tuple(sig.args)
+    if isinstance(sig, tuple):
+        return tuple(_evaluate(a) if isinstance(a, str) else a for a in sig)
+    return (sig,)

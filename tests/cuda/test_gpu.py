@@ -112,8 +112,9 @@ class _Interface:
 
 def test_cai_refuses_masks_and_other_byte_orders_and_takes_empty_arrays():
     a = ember.arange(8, dtype=np.int32)
-    with pytest.raises(ValueError, match="does not support masked"):
-        ember.asarray(_Interface(a, mask=_Interface(a).__cuda_array_interface__))
+    for error in (ValueError, NotImplementedError):  # CuPy's class and Numba's
+        with pytest.raises(error, match="Masked arrays are not supported"):
+            ember.asarray(_Interface(a, mask=_Interface(a).__cuda_array_interface__))
     with pytest.raises(ValueError, match="non-native byte order"):
         ember.asarray(_Interface(a, typestr=">i4"))
     empty = ember.zeros((0, 3))

@@ -467,6 +467,30 @@ def test_arguments_matching_no_explicit_signature_are_a_type_error():
         kernel[1, 1](ember.zeros(4), 1)
 
 
+def subtract_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] -= 1
+
+
+def test_a_kernel_of_one_signature_reads_integers_of_the_same_width_as_its_own():
+    # Numba binds such a kernel to its signature and passes the memory as it is.
+    kernel = cuda.jit("void(int32[:])")(subtract_one)
+    data = np.random.default_rng(5).integers(0, 2**32, 64, dtype=np.uint32)
+    data[:3] = [0, 1, 2**31]
+    got = ember.asarray(data)
+    kernel[1, 64](got)
+    np.testing.assert_array_equal(got.get(), (data.view(np.int32) - np.int32(1)).view(np.uint32))
+    with pytest.raises(TypeError, match=r"no signature of kernel subtract_one matches the arguments "
+                                        r"\(array\(float32, 1d, C\)\)"):
+        kernel[1, 4](ember.zeros(4, dtype=np.float32))
+    with pytest.raises(TypeError, match=r"\(array\(int64, 1d, C\)\)"):
+        kernel[1, 4](ember.zeros(4, dtype=np.int64))
+    two = cuda.jit(["void(int32[:])", "void(float64[:])"])(subtract_one)
+    with pytest.raises(TypeError, match=r"\(array\(uint32, 1d, C\)\)"):
+        two[1, 4](ember.zeros(4, dtype=np.uint32))
+
+
 def test_missing_launch_configuration_is_numbas_value_error():
     with pytest.raises(ValueError) as info:
         a_kernel(f32())

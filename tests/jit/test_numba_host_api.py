@@ -462,3 +462,48 @@ def test_from_cuda_array_interface_wants_a_description():
         cuda.from_cuda_array_interface({"shape": (3,)})
     with pytest.raises(TypeError, match="has no __cuda_array_interface__"):
         cuda.as_cuda_array(np.zeros(3))
+
+
+# ---- Numba's device array attributes and driver names ----
+
+
+def test_device_arrays_have_numbas_memory_attributes():
+    d = cuda.to_device(np.arange(10.0))
+    assert d.stream == 0 and d.gpu_data == d[3:].gpu_data == d.view(np.int64).gpu_data
+    assert d.gpu_data != cuda.to_device(np.arange(10.0)).gpu_data
+    assert d.device_ctypes_pointer.value == d.data.ptr and d[2:].device_ctypes_pointer.value == d.data.ptr + 16
+    assert cuda.device_array(0).device_ctypes_pointer.value in (0, None)
+    # The span of the elements: a strided view spans more than its nbytes.
+    assert (d.alloc_size, d[::2].alloc_size, d[::-3].alloc_size, d[:0].alloc_size) == (80, 72, 3 * 24 + 8, 0)
+    s = cuda.stream()
+    assert cuda.device_array(4, stream=s).stream is s and cuda.to_device(np.ones(2), stream=s).stream is s
+
+
+def test_driver_names_are_the_objects_ember_hands_out():
+    from ember.cuda.cudadrv import devicearray, driver
+
+    assert isinstance(cuda.stream(), driver.Stream) and isinstance(cuda.default_stream(), driver.Stream)
+    assert isinstance(cuda.external_stream(cuda.stream().handle), driver.Stream)
+    assert devicearray.DeviceNDArray is ember.ndarray and devicearray.is_cuda_ndarray(cuda.device_array(2))
+    assert not devicearray.is_cuda_ndarray(np.zeros(2))
+
+
+@pytest.mark.parametrize("value, expected", [("0", False), ("1", True), ("false", False)])
+def test_the_cuda_array_interface_sync_setting_reads_numbas_variable(value, expected):
+    import subprocess
+    import sys
+
+    code = "import ember.cuda as c; print(c.config.CUDA_ARRAY_INTERFACE_SYNC)"
+    env = {**__import__("os").environ, "NUMBA_CUDA_ARRAY_INTERFACE_SYNC": value}
+    env.pop("EMBER_CUDA_ARRAY_INTERFACE_SYNC", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(expected)
+
+
+def test_guvectorize_takes_signatures_without_a_return_type_as_text():
+    @cuda.guvectorize(["(f8, f8, f8[:])"], "(),()->()")
+    def add(a, b, out):
+        out[0] = a + b
+
+    h = RNG.standard_normal(12)
+    np.testing.assert_array_equal(add(h, np.float64(7)), h + 7)

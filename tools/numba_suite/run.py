@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/, for peer_suite
@@ -106,6 +107,51 @@ class NumbaSuite(peer_suite.ChunkedSuite):
 
     def folder_meta(self, src: Path, folder: str) -> dict:
         return {"modules": len(list((src / TESTS / folder).glob("test_*.py")))}
+
+    def report(self, out: Path, meta: dict) -> None:
+        super().report(out, meta)
+        for folder in meta:
+            xml = out / f"{folder}.xml"
+            if xml.exists():
+                by_module(folder, outcomes(xml))
+
+
+def outcomes(xml: Path) -> dict[tuple[str, str], tuple[str, bool]]:
+    """(module, test) -> (passed/failed/skipped, marked cuda_only). A test with subtests has
+    several JUnit cases: it passed only if none of them failed."""
+    tests = {}
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        cls = case.get("classname", "")
+        module = next((p for p in cls.split(".") if p.startswith("test_")), cls)
+        tags = {c.tag for c in case}
+        state = "failed" if tags & {"failure", "error"} else "skipped" if "skipped" in tags else "passed"
+        cuda_only = any(p.get("name") == "cuda_only" for p in case.iter("property"))
+        key = (module, f"{cls}::{case.get('name')}")
+        if tests.get(key, ("passed",))[0] != "failed":
+            tests[key] = (state, cuda_only)
+    return tests
+
+
+def rate(states: list[str]) -> str:
+    ran = [s for s in states if s != "skipped"]
+    passed = ran.count("passed")
+    return f"{passed:4}/{len(ran):<4} {100 * passed / len(ran):5.1f}%" if ran else f"{'(all skipped)':>16}"
+
+
+def by_module(folder: str, tests: dict) -> None:
+    """Pass rates per module, and apart for the tests numba-cuda marks ``skip_on_cudasim``
+    (they need a CUDA GPU: numba-cuda's own CPU simulator never runs them)."""
+    print(f"\n{folder}: per test (subtests folded into their test), pass rate = passed / ran")
+    print(f"  {'all tests':40} {rate([s for s, _ in tests.values()])}")
+    print(f"  {'tests numba-cuda runs on its simulator':40} "
+          f"{rate([s for s, c in tests.values() if not c])}")
+    print(f"  {'tests it marks skip_on_cudasim':40} {rate([s for s, c in tests.values() if c])}")
+    modules = sorted({m for m, _ in tests})
+    print(f"\n  {'module':34} {'all':>16}   {'simulator tests':>16}")
+    for module in modules:
+        mine = [v for (m, _), v in tests.items() if m == module]
+        sim = [s for s, c in mine if not c]
+        print(f"  {module:34} {rate([s for s, _ in mine]):>16}   {rate(sim) if sim else '':>16}")
 
 
 if __name__ == "__main__":

@@ -76,6 +76,24 @@ impl JitArg<'_> {
             _ => false,
         }
     }
+
+    /// Whether this argument is an integer array that a kernel of one signature takes in place
+    /// of the signature's integer dtype of the same width (`uint32` data for `int32[:]`): Numba
+    /// binds such a kernel to its signature and passes the memory as it is, reinterpreted.
+    /// Other dtype mismatches stay errors (a float read as an int is never what was meant).
+    fn reinterprets(&self, t: &Ty) -> bool {
+        let integer = |d: DType| matches!(d.kind(), Kind::Int | Kind::UInt);
+        match (self, t) {
+            (JitArg::Array(a), Ty::Array(p)) => {
+                integer(a.dtype())
+                    && integer(p.dtype)
+                    && a.dtype().itemsize() == p.dtype.itemsize()
+                    && a.ndim() == p.ndim
+                    && (p.layout == Layout::A || a.is_c_contiguous())
+            }
+            _ => self.fits(t),
+        }
+    }
 }
 
 /// Whether a scalar of dtype `d` converts to a parameter of dtype `p` (not complex to real).
@@ -465,9 +483,13 @@ impl Dispatcher {
             if signatures.is_empty() {
                 None
             } else {
-                let fits = signatures
-                    .iter()
-                    .find(|s| s.len() == args.len() && s.iter().zip(args).all(|(t, a)| a.fits(t)));
+                let lone = signatures.len() == 1;
+                let fits = signatures.iter().find(|s| {
+                    s.len() == args.len()
+                        && s.iter()
+                            .zip(args)
+                            .all(|(t, a)| a.fits(t) || (lone && a.reinterprets(t)))
+                });
                 match fits {
                     Some(types) => Some(types.clone()),
                     None => return Err(self.no_signature(&signatures, args)),

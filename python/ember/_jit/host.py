@@ -12,6 +12,8 @@ import numpy as np
 
 from .. import _runtime
 from .._creation import asarray, empty
+from .._interop import _from_cuda_array_interface
+from .._ndarray import ndarray
 from .._operands import on_device
 from . import devices
 from .layout import contiguous_strides_like, dense, order_like
@@ -34,6 +36,14 @@ def _on(stream):
     return contextlib.nullcontext() if stream in (0, None) else stream
 
 
+def _made_on(arr, stream):
+    """``arr``, remembering the stream it was made with (Numba's ``DeviceNDArray.stream``,
+    which its ``__cuda_array_interface__`` names)."""
+    if stream not in (0, None):
+        arr._stream = stream
+    return arr
+
+
 def to_device(obj, stream=0, copy=True, to=None):
     """Copies host array ``obj`` to the device, on ``stream`` (into ``to`` when given; with
     ``copy=False`` and ``to``, nothing is copied)."""
@@ -42,7 +52,7 @@ def to_device(obj, stream=0, copy=True, to=None):
             if copy:
                 to.set(np.asarray(obj))
             return to
-        return asarray(obj if on_device(obj) else np.asarray(obj))
+        return _made_on(asarray(obj if on_device(obj) else np.asarray(obj)), stream)
 
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
@@ -52,7 +62,7 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', got {order!r}")
     if strides is None:
-        return empty(shape, dtype=dtype, order=order)
+        return _made_on(empty(shape, dtype=dtype, order=order), stream)
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
     strides = (int(strides),) if np.ndim(strides) == 0 else tuple(int(s) for s in strides)
     itemsize = np.dtype(dtype).itemsize
@@ -66,13 +76,13 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     flat = empty(int(np.prod(shape, dtype=np.int64)), dtype=dtype)
     from ..lib.stride_tricks import as_strided
 
-    return as_strided(flat, shape, strides)
+    return _made_on(as_strided(flat, shape, strides), stream)
 
 
 def device_array_like(ary, stream=0):
     """An uninitialised device array with ``ary``'s shape, dtype and axis order."""
     strides = contiguous_strides_like(ary) if hasattr(ary, "strides") else None
-    return device_array(ary.shape, dtype=ary.dtype, strides=strides, order=order_like(ary))
+    return device_array(ary.shape, dtype=ary.dtype, strides=strides, order=order_like(ary), stream=stream)
 
 
 @contextlib.contextmanager
@@ -87,9 +97,13 @@ def pinned(*arrays):
 
 
 def as_cuda_array(obj, sync=True):
-    """A device array viewing ``obj`` (``__cuda_array_interface__`` or DLPack) without a copy."""
+    """A device array viewing ``obj`` (``__cuda_array_interface__`` or DLPack) without a copy.
+    When the interface names a stream, the array's ``stream`` is that stream, and with ``sync``
+    (and ``config.CUDA_ARRAY_INTERFACE_SYNC``) its work so far is waited for first."""
     if not on_device(obj):
         raise TypeError(f"{type(obj).__name__} has no __cuda_array_interface__ (and is not a device array)")
+    if _runtime.backend() == "cuda" and hasattr(obj, "__cuda_array_interface__") and not isinstance(obj, ndarray):
+        return _from_cuda_array_interface(obj, sync=sync)
     return asarray(obj)
 
 

@@ -23,7 +23,7 @@ import contextlib
 import numpy as np
 
 from .. import _dtypes, _ember, _runtime
-from .._interop import from_dlpack
+from .._interop import from_dlpack, stream_entry
 from .layout import contiguous_strides_like, dense, order_like
 
 
@@ -104,7 +104,7 @@ class MappedNDArray(np.ndarray):
             "data": (self.__array_interface__["data"][0], False),
             "typestr": self.dtype.str,
             "version": 3,
-            "stream": None,
+            "stream": stream_entry(getattr(self, "stream", 0), _runtime.current_device_id()),
         }
 
     def copy_to_host(self, ary=None, stream=0) -> np.ndarray:
@@ -129,7 +129,9 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
     device's address space). ``portable`` and ``wc`` are hints ember accepts without effect."""
     if not _can_map():
         _refuse("mapped_array")
-    return host_array(shape, dtype, strides, order).view(MappedNDArray)
+    arr = host_array(shape, dtype, strides, order).view(MappedNDArray)
+    arr.stream = stream
+    return arr
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
@@ -142,7 +144,9 @@ def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, at
     memory; see the module's doc for what ember allocates)."""
     if not _can_map():
         _refuse("managed_array")
-    return host_array(shape, dtype, strides, order).view(ManagedNDArray)
+    arr = host_array(shape, dtype, strides, order).view(ManagedNDArray)
+    arr.stream = stream
+    return arr
 
 
 @contextlib.contextmanager

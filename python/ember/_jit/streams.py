@@ -39,10 +39,23 @@ def event_elapsed_time(evtstart, evtend) -> float:
     return _runtime.get_elapsed_time(evtstart, evtend)
 
 
-class Stream(_runtime.Stream):
+class StreamBase:
+    """What every stream of the Numba face is (Numba's ``cuda.cudadrv.driver.Stream``): an
+    ember stream or one another library made (``external``)."""
+
+    external = False
+
+    def synchronize(self):
+        """Waits for the work queued on the stream so far."""
+        self._wait()
+
+
+class Stream(StreamBase, _runtime.Stream):
     """Numba's stream: ember's stream (``with stream:``, ``synchronize()``, ``ptr``) with
     Numba's spellings, ``handle`` and ``int(stream)`` for the backend's handle and
     ``auto_synchronize()``."""
+
+    _wait = _runtime.Stream.synchronize
 
     @property
     def handle(self) -> int:
@@ -61,7 +74,7 @@ class Stream(_runtime.Stream):
         return f"<ember.cuda stream {self.ptr:#x} on device {self.device_id}>"
 
 
-class ExternalStream:
+class ExternalStream(StreamBase):
     """A stream another library made, wrapped by :func:`external_stream`. Kernels launch on it
     (``kernel[g, b, stream]``; ember never keeps such a launch queued: the stream's owner
     orders its own work on it). Copies given it (``to_device(x, stream=s)``) run after its work
@@ -80,8 +93,7 @@ class ExternalStream:
     def __int__(self):
         return self.handle
 
-    def synchronize(self):
-        """Waits for the work queued on the stream so far."""
+    def _wait(self):
         _ember.synchronize_stream(self.device_id, self.handle)
 
     @contextlib.contextmanager

@@ -23,7 +23,7 @@ from .._operands import on_device
 from .._shape import broadcast_shapes, broadcast_to
 from .._user_kernels import ElementwiseKernel
 from ..errors import JitError
-from ..types import Array, parse_signature, signature_text
+from ..types import Array, argument_types, signature_text
 from . import pickling
 from .dispatcher import Dispatcher
 from .front import _Program, program_json
@@ -205,7 +205,7 @@ class CUDAUFunc:
                 result = kernel(*values, *outs)
         else:
             result = kernel(*values, *outs)
-        if out is not None and not isinstance(out, ndarray):
+        if isinstance(out, np.ndarray):
             np.copyto(out, result.get())
             return out
         if scalars and out is None:
@@ -328,7 +328,7 @@ class GUFunc:
                 raise TypeError(f"signature {s!r} has {len(args)} arguments, {self.__name__} takes {nargs}")
             self._signatures.append((None, args))
             # Numba's old style: an array type for a "()" core dimension gets a 1-element array.
-            declared = parse_signature(signature_text(s)).args
+            declared = argument_types(s)
             self._as_array.append([isinstance(t, Array) for t in declared])
         if not self._signatures:
             raise TypeError("@guvectorize needs signatures, e.g. ['void(float32[:], float32[:])']")
@@ -432,10 +432,12 @@ class GUFunc:
             shaped = o.reshape(loop + tuple(sizes[c] for c in core))
             if given_outs:
                 target = given_outs[k]
-                if isinstance(target, ndarray):
-                    target[...] = shaped
-                else:
+                if isinstance(target, np.ndarray):
                     np.copyto(target, shaped.get())
+                else:
+                    # A device array, ember's or another library's (viewed, as Numba returns it).
+                    target = target if isinstance(target, ndarray) else asarray(target)
+                    target[...] = shaped
                 shaped = target
             results.append(shaped.get() if host and isinstance(shaped, ndarray) else shaped)
         return results[0] if nout == 1 else tuple(results)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys as _sys
 
+from .. import _config as config  # noqa: E402  (numba.cuda.config: the settings ember reads)
 from .. import types  # noqa: E402
 from .._jit import intrinsics as _intrinsics
 from .._jit import jit
@@ -52,7 +53,13 @@ from .._runtime import (
 # Numba's type objects, as numba-cuda exports them (``from numba.cuda import float32, void``).
 from ..types import *  # noqa: E402, F403
 from ..types import __all__ as _type_names  # noqa: E402
-from . import cufft, device, random, runtime  # noqa: E402, F401  (Numba's cuda.random; CuPy's others)
+from . import (  # noqa: E402, F401  (Numba's cuda.random; CuPy's others)
+    cudadrv,  # noqa: E402, F401  (Numba's driver-level names for type checks)
+    cufft,
+    device,
+    random,
+    runtime,
+)
 
 _sys.modules[__name__ + ".types"] = types  # numba-cuda's module path: import numba.cuda.types
 
@@ -123,6 +130,6 @@ __all__ = [
     "is_float16_supported", "legacy_default_stream", "list_devices", "managed_array", "mapped", "mapped_array",
     "mapped_array_like", "per_thread_default_stream", "pinned", "pinned_array_like", "reduce", "vectorize",
     "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device",
-    "CUSource", "declare_device", "from_cuda_array_interface",
+    "CUSource", "declare_device", "from_cuda_array_interface", "config", "cudadrv",
 ]
 __all__ += [n for n in _intrinsics.__all__ if n not in __all__]  # cuda.grid, cuda.atomic, ...

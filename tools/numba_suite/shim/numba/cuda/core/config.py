@@ -1,17 +1,21 @@
-"""``numba.cuda.core.config``: harness plumbing, the switches numba-cuda's tests read.
+"""``numba.cuda.core.config``: ember's own settings module (``ember.cuda.config``: what ember
+reads, such as ``CUDA_ARRAY_INTERFACE_SYNC``), with the harness switches numba-cuda's tests read
+added to it.
 
 ``ENABLE_CUDASIM`` is False (ember runs kernels on a device, not in Numba's simulator); the two
 warning switches exist because ``CUDATestCase`` saves and restores them, ``CUDA_ENABLE_NRT``
 (Numba's in-kernel allocator, off by default) because array-method tests save and set it: ember
-reads none of them. Any other setting is missing (``AttributeError``), so a test that overrides
+reads none of those. Any other setting is missing (``AttributeError``), so a test that overrides
 it fails as it would.
 """
 
-ENABLE_CUDASIM = False
-CUDA_LOW_OCCUPANCY_WARNINGS = 0
-CUDA_WARN_ON_IMPLICIT_COPY = 0
-CUDA_ENABLE_NRT = False
+import sys
 
+import ember.cuda
 
-def __getattr__(name: str):
-    raise AttributeError(f"module 'numba.cuda.core.config' has no attribute {name!r}")
+config = ember.cuda.config
+config.ENABLE_CUDASIM = False
+config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+config.CUDA_WARN_ON_IMPLICIT_COPY = 0
+config.CUDA_ENABLE_NRT = False
+sys.modules[__name__] = config

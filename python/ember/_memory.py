@@ -34,12 +34,14 @@ class UnownedMemory:
 class MemoryPointer:
     """A position ``offset`` bytes into ``mem``; ``ptr`` is its address."""
 
-    __slots__ = ("mem", "ptr", "device_id")
+    __slots__ = ("mem", "ptr", "device_id", "size")
 
-    def __init__(self, mem, offset):
+    def __init__(self, mem, offset, size=None):
         self.mem = mem
         self.ptr = mem.ptr + int(offset)
         self.device_id = mem.device_id
+        # Bytes from ptr that belong to it (Numba's MemoryPointer.size): the rest of ``mem``.
+        self.size = mem.size - int(offset) if size is None else int(size)
 
     def __int__(self):
         return self.ptr

@@ -233,9 +233,18 @@ class ndarray:
 
     @property
     def gpu_data(self) -> MemoryPointer:
-        """Numba's name for the memory under the array: a pointer to the start of its buffer
-        (equal for views of one buffer)."""
-        return MemoryPointer(ArrayMemory(self._a), 0)
+        """Numba's name for the memory the array's elements span: a pointer to its lowest byte,
+        ``alloc_size`` bytes long (equal for two views of the same bytes)."""
+        mem = ArrayMemory(self._a)
+        low = self._a.address + sum(min(0, (n - 1) * st) for n, st in zip(self.shape, self.strides, strict=True))
+        return MemoryPointer(mem, low - mem.ptr if self.size else 0, self.alloc_size)
+
+    def get_ipc_handle(self):
+        """Numba's handle for another process to open this array's memory (CUDA IPC):
+        picklable; ``with handle as array:`` in the other process."""
+        from ._jit.ipc import IpcArrayHandle
+
+        return IpcArrayHandle.of(self)
 
     @property
     def device_ctypes_pointer(self) -> ctypes.c_void_p:

@@ -469,7 +469,9 @@ def test_from_cuda_array_interface_wants_a_description():
 
 def test_device_arrays_have_numbas_memory_attributes():
     d = cuda.to_device(np.arange(10.0))
-    assert d.stream == 0 and d.gpu_data == d[3:].gpu_data == d.view(np.int64).gpu_data
+    # gpu_data: the bytes the elements span (equal for views of the same bytes).
+    assert d.stream == 0 and d.gpu_data == d.view(np.int64).gpu_data == d[::-1].gpu_data
+    assert d[3:].gpu_data.ptr == d.gpu_data.ptr + 24 and (d.gpu_data.size, d[3:8].gpu_data.size) == (80, 40)
     assert d.gpu_data != cuda.to_device(np.arange(10.0)).gpu_data
     assert d.device_ctypes_pointer.value == d.data.ptr and d[2:].device_ctypes_pointer.value == d.data.ptr + 16
     assert cuda.device_array(0).device_ctypes_pointer.value in (0, None)
@@ -507,3 +509,13 @@ def test_guvectorize_takes_signatures_without_a_return_type_as_text():
 
     h = RNG.standard_normal(12)
     np.testing.assert_array_equal(add(h, np.float64(7)), h + 7)
+
+
+def test_interprocess_handles_are_cudas_and_say_so_elsewhere():
+    d = cuda.to_device(np.arange(4))
+    if _ember.device_info(d.device.id)["backend"] == "cuda":
+        pytest.skip("the CUDA path is tested in tests/cuda/test_ipc.py")
+    with pytest.raises(ValueError, match="interprocess memory handles are CUDA's"):
+        d.get_ipc_handle()
+    with pytest.raises(ValueError, match="interprocess memory handles are CUDA's"):
+        cuda.current_context().get_ipc_handle(d.gpu_data)

@@ -57,6 +57,24 @@ fn memory_info(ordinal: usize) -> PyResult<(usize, usize)> {
     device(ordinal)?.backend().memory_info().py()
 }
 
+/// CUDA's interprocess handle of the allocation holding `address`: (64 bytes, base, size).
+#[pyfunction]
+fn ipc_export(ordinal: usize, address: u64) -> PyResult<(Vec<u8>, u64, usize)> {
+    device(ordinal)?.backend().ipc_export(address).py()
+}
+
+/// Opens another process's interprocess handle: the allocation's address in this process.
+#[pyfunction]
+fn ipc_open(ordinal: usize, handle: Vec<u8>) -> PyResult<u64> {
+    device(ordinal)?.backend().ipc_open(&handle).py()
+}
+
+/// Closes an allocation `ipc_open` opened.
+#[pyfunction]
+fn ipc_close(ordinal: usize, address: u64) -> PyResult<()> {
+    device(ordinal)?.backend().ipc_close(address).py()
+}
+
 #[pyfunction]
 fn pool_used_bytes(ordinal: usize) -> PyResult<usize> {
     // The pool as eager code would leave it: pending intermediates released.
@@ -448,6 +466,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(device_info, m)?,
         wrap_pyfunction!(synchronize, m)?,
         wrap_pyfunction!(memory_info, m)?,
+        wrap_pyfunction!(ipc_export, m)?,
+        wrap_pyfunction!(ipc_open, m)?,
+        wrap_pyfunction!(ipc_close, m)?,
         wrap_pyfunction!(pool_used_bytes, m)?,
         wrap_pyfunction!(pool_total_bytes, m)?,
         wrap_pyfunction!(pool_n_free_blocks, m)?,

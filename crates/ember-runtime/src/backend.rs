@@ -306,6 +306,29 @@ pub trait Backend: Send + Sync {
     /// (free, total) bytes of device memory.
     fn memory_info(&self) -> Result<(usize, usize)>;
 
+    /// CUDA's interprocess handle of the allocation holding `address`, for another process
+    /// to open: (the handle's bytes, the allocation's base address, its size in bytes).
+    fn ipc_export(&self, _address: u64) -> Result<(Vec<u8>, u64, usize)> {
+        Err(self.no_ipc())
+    }
+    /// Opens another process's interprocess handle: the allocation's address here.
+    fn ipc_open(&self, _handle: &[u8]) -> Result<u64> {
+        Err(self.no_ipc())
+    }
+    /// Closes an allocation [`Backend::ipc_open`] opened.
+    fn ipc_close(&self, _address: u64) -> Result<()> {
+        Err(self.no_ipc())
+    }
+    /// The error of a backend without interprocess memory.
+    fn no_ipc(&self) -> ember_core::Error {
+        ember_core::Error::Value(format!(
+            "interprocess memory handles are CUDA's; device {} ({}) is an {} device",
+            self.info().ordinal,
+            self.info().name,
+            self.info().backend.name()
+        ))
+    }
+
     /// Whether `failure` leaves the device's context unusable (a kernel fault): every later
     /// call would fail the same way, so the device opens a new context before its next call.
     fn is_fatal(&self, _failure: &DriverFailure) -> bool {

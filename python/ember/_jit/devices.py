@@ -125,6 +125,12 @@ class Context:
     def reset(self):
         self.device.reset()
 
+    def get_ipc_handle(self, memory):
+        """A handle another process opens to reach ``memory`` (``array.gpu_data``): CUDA IPC."""
+        from .ipc import get_ipc_handle
+
+        return get_ipc_handle(memory, self.device.id)
+
     def create_stream(self):
         return Stream(device=self.device.id)
 

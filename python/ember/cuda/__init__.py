@@ -115,6 +115,7 @@ from .._jit.ptx import (  # noqa: E402  (PTX without a GPU, through NVRTC)
     compile_ptx,
     compile_ptx_for_current_device,
 )
+from .._jit.ipc import open_ipc_array  # noqa: E402
 from .._jit.reduction import Reduce, reduce  # noqa: E402
 from .._jit.vectorize import cuda_guvectorize as guvectorize  # noqa: E402
 from .._jit.vectorize import cuda_vectorize as vectorize  # noqa: E402
@@ -130,6 +131,6 @@ __all__ = [
     "is_float16_supported", "legacy_default_stream", "list_devices", "managed_array", "mapped", "mapped_array",
     "mapped_array_like", "per_thread_default_stream", "pinned", "pinned_array_like", "reduce", "vectorize",
     "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device",
-    "CUSource", "declare_device", "from_cuda_array_interface", "config", "cudadrv",
+    "CUSource", "declare_device", "from_cuda_array_interface", "config", "cudadrv", "open_ipc_array",
 ]
 __all__ += [n for n in _intrinsics.__all__ if n not in __all__]  # cuda.grid, cuda.atomic, ...

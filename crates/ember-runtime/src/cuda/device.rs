@@ -549,6 +549,51 @@ impl Backend for CudaDevice {
         result::mem_get_info().map_err(|e| driver_error("cuMemGetInfo", e))
     }
 
+    fn ipc_export(&self, address: u64) -> Result<(Vec<u8>, u64, usize)> {
+        self.bind()?;
+        // A handle names a whole allocation: find the one (an ember pool block) holding `address`.
+        let (mut base, mut size) = (0, 0usize);
+        unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, address) }
+            .result()
+            .map_err(|e| driver_error("cuMemGetAddressRange", e))?;
+        let mut handle = sys::CUipcMemHandle { reserved: [0; 64] };
+        unsafe { sys::cuIpcGetMemHandle(&mut handle, base) }
+            .result()
+            .map_err(|e| driver_error("cuIpcGetMemHandle", e))?;
+        Ok((
+            handle.reserved.iter().map(|&c| c as u8).collect(),
+            base,
+            size,
+        ))
+    }
+
+    fn ipc_open(&self, bytes: &[u8]) -> Result<u64> {
+        let mut handle = sys::CUipcMemHandle { reserved: [0; 64] };
+        if bytes.len() != handle.reserved.len() {
+            return Err(Error::Value(format!(
+                "a CUDA IPC memory handle is 64 bytes, got {}",
+                bytes.len()
+            )));
+        }
+        for (slot, &b) in handle.reserved.iter_mut().zip(bytes) {
+            *slot = b as std::ffi::c_char;
+        }
+        self.bind()?;
+        let mut address = 0;
+        let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
+        unsafe { sys::cuIpcOpenMemHandle_v2(&mut address, handle, flags) }
+            .result()
+            .map_err(|e| driver_error("cuIpcOpenMemHandle", e))?;
+        Ok(address)
+    }
+
+    fn ipc_close(&self, address: u64) -> Result<()> {
+        self.bind()?;
+        unsafe { sys::cuIpcCloseMemHandle(address) }
+            .result()
+            .map_err(|e| driver_error("cuIpcCloseMemHandle", e))
+    }
+
     fn is_fatal(&self, failure: &DriverFailure) -> bool {
         // CUDA's sticky errors: a fault in a kernel; the context answers every later call
         // with the same error.

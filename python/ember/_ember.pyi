@@ -14,18 +14,19 @@ __all__ = [
     "cufft_version", "cumulate", "current_device", "current_stream", "current_stream_handle", "device_count",
     "device_info", "dlpack_device", "drain_launches", "dtype_names", "empty", "env_flag", "expand_dims", "fft_c2c",
     "fft_engine", "fft_radices", "flatten", "from_dlpack_capsule", "from_foreign", "full", "fused_kernel_body",
-    "fusion_stats", "generated_source", "getitem", "info_report", "jit_coarsening", "jit_device_entry",
-    "jit_device_source", "jit_intrinsics", "jit_kernel_source", "jit_signature", "lapack_batched_gesv_limit",
-    "lapack_engine", "lapack_forget", "lapack_geev", "lapack_geqrf", "lapack_gesvd", "lapack_getrf", "lapack_getrs",
-    "lapack_inverse", "lapack_orgqr", "lapack_potrf", "lapack_syevd", "lapack_triangle", "lapack_use_portable",
-    "linspace", "matmul", "matmul_engine", "memory_info", "moveaxis", "nonzero", "nvrtc_compile", "nvrtc_device_code",
-    "nvrtc_version", "opencl_device_ids", "operator_method", "orthogonalize_columns", "overhanging_view",
-    "pool_free_all_blocks", "pool_limit", "pool_n_free_blocks", "pool_set_limit", "pool_total_bytes", "pool_used_bytes",
-    "queued_launches", "random_source", "ravel", "reduce", "register_index_converter", "register_opaque",
-    "register_record", "register_types", "require_cuda", "reset_device", "reshape", "result_type", "set_checked",
-    "set_current_device", "set_fusion", "setitem", "settings", "sort_rows", "sort_short_rows", "sort_values", "split",
-    "squeeze", "stack", "swapaxes", "synchronize", "synchronize_stream", "take", "to_dlpack", "transpose",
-    "ufunc_binary", "ufunc_call", "ufunc_id", "ufunc_rows", "where_", "wrap", "xoroshiro128p_states",
+    "fusion_stats", "generated_source", "getitem", "info_report", "ipc_close", "ipc_export", "ipc_open",
+    "jit_coarsening", "jit_device_entry", "jit_device_source", "jit_intrinsics", "jit_kernel_source", "jit_signature",
+    "lapack_batched_gesv_limit", "lapack_engine", "lapack_forget", "lapack_geev", "lapack_geqrf", "lapack_gesvd",
+    "lapack_getrf", "lapack_getrs", "lapack_inverse", "lapack_orgqr", "lapack_potrf", "lapack_syevd", "lapack_triangle",
+    "lapack_use_portable", "linspace", "matmul", "matmul_engine", "memory_info", "moveaxis", "nonzero", "nvrtc_compile",
+    "nvrtc_device_code", "nvrtc_version", "opencl_device_ids", "operator_method", "orthogonalize_columns",
+    "overhanging_view", "pool_free_all_blocks", "pool_limit", "pool_n_free_blocks", "pool_set_limit",
+    "pool_total_bytes", "pool_used_bytes", "queued_launches", "random_source", "ravel", "reduce",
+    "register_index_converter", "register_opaque", "register_record", "register_types", "require_cuda", "reset_device",
+    "reshape", "result_type", "set_checked", "set_current_device", "set_fusion", "setitem", "settings", "sort_rows",
+    "sort_short_rows", "sort_values", "split", "squeeze", "stack", "swapaxes", "synchronize", "synchronize_stream",
+    "take", "to_dlpack", "transpose", "ufunc_binary", "ufunc_call", "ufunc_id", "ufunc_rows", "where_", "wrap",
+    "xoroshiro128p_states",
 ]
 
 __version__: str
@@ -69,6 +70,9 @@ def fusion_stats() -> Any: ...
 def generated_source(kind, dtypes, ndim, dialect) -> Any: ...
 def getitem(a, index) -> Any: ...
 def info_report() -> Any: ...
+def ipc_close(ordinal, address) -> Any: ...
+def ipc_export(ordinal, address) -> Any: ...
+def ipc_open(ordinal, handle) -> Any: ...
 def jit_coarsening(mode=None) -> Any: ...
 def jit_device_entry(program, types, entry, abi, ret=None, forceinline=False) -> Any: ...
 def jit_device_source(program, types, dialect) -> Any: ...

@@ -101,6 +101,7 @@ from .._jit.host import (  # noqa: E402
     per_thread_default_stream,
     pinned,
 )
+from .._jit.ipc import open_ipc_array  # noqa: E402
 from .._jit.mapped import (  # noqa: E402
     managed_array,
     mapped,
@@ -115,7 +116,6 @@ from .._jit.ptx import (  # noqa: E402  (PTX without a GPU, through NVRTC)
     compile_ptx,
     compile_ptx_for_current_device,
 )
-from .._jit.ipc import open_ipc_array  # noqa: E402
 from .._jit.reduction import Reduce, reduce  # noqa: E402
 from .._jit.vectorize import cuda_guvectorize as guvectorize  # noqa: E402
 from .._jit.vectorize import cuda_vectorize as vectorize  # noqa: E402

@@ -105,9 +105,10 @@ class BackendUnavailableError(EmberError, ImportError):
         self.backend = backend
 
 
-class ForkedProcessError(EmberError, RuntimeError):
+class ForkedProcessError(DriverError, RuntimeError):
     """A device call in a child forked after ember opened its devices; the message says to use
-    the ``spawn`` start method (PyTorch raises a ``RuntimeError`` for the same reason)."""
+    the ``spawn`` start method (PyTorch raises a ``RuntimeError`` for the same reason, Numba a
+    ``CudaDriverError``: "CUDA initialized before forking")."""
 
 
 class DeviceResetError(EmberError, RuntimeError):

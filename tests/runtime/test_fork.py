@@ -8,7 +8,11 @@ import sys
 import tempfile
 import textwrap
 
+import ember
 import pytest
+
+# The device API the error names: the backend the tests run on.
+TITLE = {"cuda": "CUDA", "opencl": "OpenCL"}[ember.Device(0).attributes["backend"]]
 
 
 def run_script(body: str, timeout: float = 120) -> str:
@@ -76,6 +80,8 @@ print("parent", int(a.sum().get()))
     for case in ("new", "inherited"):
         assert lines[case].startswith("ForkedProcessError "), out
         assert "'spawn'" in lines[case] and "forked" in lines[case]
+        # Numba's words first ("CUDA initialized before forking"), with the device's API.
+        assert lines[case].split(" ", 1)[1].startswith(f"{TITLE} initialized before forking: "), out
     assert out.splitlines()[0] == "parent 45" and out.splitlines()[-1] == "parent 45"
 
 
@@ -84,6 +90,9 @@ def test_the_error_is_a_runtime_error_of_ember():
 
     assert issubclass(ember.errors.ForkedProcessError, RuntimeError)
     assert issubclass(ember.errors.ForkedProcessError, ember.errors.EmberError)
+    from ember.cuda.cudadrv.error import CudaDriverError  # what Numba's fork detection raises
+
+    assert issubclass(ember.errors.ForkedProcessError, CudaDriverError)
 
 
 def test_a_child_forked_before_ember_started_works_and_spawn_works():

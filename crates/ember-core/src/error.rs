@@ -81,7 +81,8 @@ pub enum Error {
     Jit(String),
     /// A device call in a child `fork()`ed after ember opened its devices (the parent's
     /// contexts do not work there).
-    Forked,
+    /// The backend's title ("CUDA", "OpenCL"), for the message.
+    Forked(&'static str),
     /// Memory or a stream from before the device's context was lost (a kernel fault) and
     /// replaced: the message says what was lost and why.
     DeviceReset(String),
@@ -225,8 +226,9 @@ impl fmt::Display for Error {
                     "axis {axis} is out of bounds for array of dimension {ndim}"
                 )
             }
-            Error::Forked => f.write_str(
-                "ember's devices were opened in the parent before this process was forked, and a forked child cannot use them (the GPU context and its threads stay with the parent); start worker processes with the 'spawn' method: multiprocessing.get_context('spawn') (or set_start_method('spawn'), or ProcessPoolExecutor(mp_context=...)), or fork before ember's first device call",
+            Error::Forked(backend) => write!(
+                f,
+                "{backend} initialized before forking: ember's devices were opened in the parent before this process was forked, and a forked child cannot use them (the GPU context and its threads stay with the parent); start worker processes with the 'spawn' method: multiprocessing.get_context('spawn') (or set_start_method('spawn'), or ProcessPoolExecutor(mp_context=...)), or fork before ember's first device call",
             ),
             Error::DeviceReset(m) | Error::OutOfBounds(m) => f.write_str(m),
             Error::Raised(r) => write!(

@@ -79,7 +79,7 @@ pub fn to_py(err: Error) -> PyErr {
             Error::Overflow(m) => pyo3::exceptions::PyOverflowError::new_err(m),
             Error::Jit(m) => raise(py, "JitError", m, |_| Ok(())),
             Error::LaunchConfig(m) => raise(py, "LaunchConfigurationError", m, |_| Ok(())),
-            Error::Forked => raise(py, "ForkedProcessError", message, |_| Ok(())),
+            Error::Forked(_) => raise(py, "ForkedProcessError", message, |_| Ok(())),
             Error::DeviceReset(m) => raise(py, "DeviceResetError", m, |_| Ok(())),
             Error::OutOfBounds(m) => raise(py, "OutOfBoundsError", m, |_| Ok(())),
             // A kernel's own exception: the dispatcher makes it (see jit.rs); elsewhere, its text.

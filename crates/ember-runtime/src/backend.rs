@@ -322,7 +322,7 @@ pub trait Backend: Send + Sync {
     /// The error of a backend without interprocess memory.
     fn no_ipc(&self) -> ember_core::Error {
         ember_core::Error::Value(format!(
-            "interprocess memory handles are CUDA's; device {} ({}) is an {} device",
+            "interprocess memory handles are CUDA's; device {} ({}) is on the {} backend",
             self.info().ordinal,
             self.info().name,
             self.info().backend.name()

@@ -33,10 +33,10 @@ pub fn forked() -> bool {
     FORKED.load(Ordering::Relaxed)
 }
 
-/// `Err(Error::Forked)` in a forked child.
-pub fn check() -> Result<()> {
+/// `Err(Error::Forked)` in a forked child (`backend`: the device's API, for the message).
+pub fn check(backend: &'static str) -> Result<()> {
     if forked() {
-        Err(Error::Forked)
+        Err(Error::Forked(backend))
     } else {
         Ok(())
     }

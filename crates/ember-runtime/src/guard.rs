@@ -56,7 +56,7 @@ impl Guard {
 
     /// The backend, once this process may use it and its context is usable.
     fn live(&self) -> Result<&dyn Backend> {
-        check()?;
+        check(self.inner.info().backend.title())?;
         if !self.is_lost.load(Ordering::Acquire) {
             return Ok(self.inner.as_ref());
         }
@@ -298,5 +298,14 @@ impl Backend for Guard {
     }
     fn memory_info(&self) -> Result<(usize, usize)> {
         self.call(|b| b.memory_info())
+    }
+    fn ipc_export(&self, address: u64) -> Result<(Vec<u8>, u64, usize)> {
+        self.call(|b| b.ipc_export(address))
+    }
+    fn ipc_open(&self, handle: &[u8]) -> Result<u64> {
+        self.call(|b| b.ipc_open(handle))
+    }
+    fn ipc_close(&self, address: u64) -> Result<()> {
+        self.call(|b| b.ipc_close(address))
     }
 }

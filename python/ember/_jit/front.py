@@ -576,9 +576,6 @@ class _Function:
             if any(s != w for s, w, n in zip(strides, want, shape, strict=True) if n > 1):
                 raise self.error(node, f"the global device array '{dotted}' is not C-contiguous; kernels capture "
                                        "contiguous arrays (pass this one as an argument)")
-        if not shape:
-            raise self.error(node, f"the global device array '{dotted}' has no dimensions; kernels capture arrays "
-                                   "of one dimension or more (pass a 0-d array as an argument)")
         self.program.captured.append(value)
         return {"k": "DeviceArray", "ptr": str(int(cai["data"][0])), "dtype": dtype.name, "shape": list(shape)}
 

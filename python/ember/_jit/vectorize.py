@@ -210,7 +210,8 @@ class CUDAUFunc:
             return out
         if scalars and out is None:
             return result.get()[()]
-        return result.get() if host else result
+        # A device output given is returned as the device array it is (Numba's rule).
+        return result.get() if host and out is None else result
 
     def reduce(self, arr, stream=0):
         """The ufunc folded over a 1-d array (``np.add.reduce`` for an adding ufunc), on the
@@ -439,7 +440,8 @@ class GUFunc:
                     target = target if isinstance(target, ndarray) else asarray(target)
                     target[...] = shaped
                 shaped = target
-            results.append(shaped.get() if host and isinstance(shaped, ndarray) else shaped)
+            # Host inputs give host results, but a device output given stays on the device.
+            results.append(shaped.get() if host and not given_outs and isinstance(shaped, ndarray) else shaped)
         return results[0] if nout == 1 else tuple(results)
 
     def __repr__(self):

@@ -4,6 +4,6 @@
 from ..._jit.devices import Context, Device
 from ..._jit.streams import Event
 from ..._jit.streams import StreamBase as Stream
-from ...errors import DriverError as CudaAPIError
+from ...errors import DriverError as CudaAPIError  # noqa: F401
 
 __all__ = ["Context", "CudaAPIError", "Device", "Event", "Stream"]

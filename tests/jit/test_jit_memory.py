@@ -206,3 +206,91 @@ def test_a_shape_named_by_a_constant_local_is_that_constant():
     out = ember.zeros(48, np.float64)
     shared_sized_by_a_local[1, 48](out)
     np.testing.assert_array_equal(out.get(), [(47 - i) ** 2 + 19 for i in range(48)])
+
+
+# ---- alignment= and .ctypes.data (Numba's) ----
+
+RECORD = np.dtype([("a", np.uint8), ("b", np.int32), ("c", np.float64)], align=True)
+
+
+def aligned_addresses(alignment, dtype):
+    """A kernel writing, per thread, the addresses of an aligned local and shared array."""
+
+    @cuda.jit
+    def kernel(local_at, shared_at):
+        i = cuda.grid(1)
+        mine = cuda.local.array(5, dtype=dtype, alignment=alignment)
+        block = cuda.shared.array((2, 3), dtype=dtype, alignment=alignment)
+        local_at[i] = mine.ctypes.data
+        shared_at[i] = block.ctypes.data
+
+    local_at, shared_at = ember.zeros(64, np.uint64), ember.zeros(64, np.uint64)
+    kernel[2, 32](local_at, shared_at)
+    return local_at.get(), shared_at.get()
+
+
+@pytest.mark.parametrize("alignment, dtype", [(64, np.uint8), (256, RECORD)], ids=["64 uint8", "256 record"])
+def test_aligned_arrays_start_at_multiples_of_their_alignment(alignment, dtype):
+    local_at, shared_at = aligned_addresses(alignment, dtype)
+    assert (local_at % alignment == 0).all() and (shared_at % alignment == 0).all()
+    # One shared array a block (every thread of a block sees the same address).
+    assert len(set(shared_at[:32])) == 1 and len(set(shared_at[32:])) == 1
+    assert (local_at != 0).all() and (shared_at != 0).all()
+
+
+def test_the_cuda_c_declares_the_alignment_asked_for():
+    from conftest import nvrtc_or_skip
+
+    nvrtc_or_skip()
+
+    def f(out):
+        block = cuda.shared.array(8, dtype=np.float32, alignment=256)
+        out[0] = block.ctypes.data
+
+    ptx, _ = cuda.compile_ptx(f, "void(uint64[::1])", cc=(9, 0))
+    assert re.search(r"\.shared \.align 256 .b8", ptx), ptx
+
+
+@pytest.mark.parametrize("alignment, message", [
+    (0, "Alignment must be positive, got 0"), (-8, "Alignment must be positive"),
+    (24, "Alignment must be a power of 2, got 24"), (4, "Alignment must be a multiple of 8, got 4"),
+    (1.5, "RequireLiteralValue: alignment must be a constant integer"),
+    ("16", "RequireLiteralValue: alignment must be a constant integer"),
+], ids=["zero", "negative", "not a power of 2", "below a pointer", "float", "str"])
+def test_bad_alignments_say_what_numba_says(alignment, message):
+    def f(out):
+        mine = cuda.local.array(4, dtype=np.uint8, alignment=alignment)
+        out[0] = mine.ctypes.data
+
+    for dialect in ("cuda", "opencl"):
+        with pytest.raises(JitError, match=re.escape(message)):
+            kernel_source(f, ["uint64[::1]"], dialect)
+
+
+@cuda.jit(device=True)
+def reversed_in_block(x, i):
+    # An aligned shared array in a device function (OpenCL: the kernel declares it).
+    tile = cuda.shared.array(32, dtype=np.float32, alignment=128)
+    t = cuda.threadIdx.x
+    tile[t] = x[i]
+    cuda.syncthreads()
+    return tile[31 - t], tile.ctypes.data
+
+
+def test_aligned_arrays_hold_values_in_device_functions_too(rng):
+    @cuda.jit
+    def kernel(x, out, where):
+        i = cuda.grid(1)
+        scratch = cuda.local.array(3, dtype=np.float64, alignment=64)
+        value, address = reversed_in_block(x, i)
+        for k in range(3):
+            scratch[k] = value * (k + 1)
+        out[i] = scratch[0] + scratch[1] + scratch[2]
+        where[i] = address
+
+    x = rng.standard_normal(64).astype(np.float32)
+    out, where = ember.zeros(64), ember.zeros(64, np.uint64)
+    kernel[2, 32](ember.asarray(x), out, where)
+    want = x.reshape(2, 32)[:, ::-1].reshape(64).astype(np.float64)
+    np.testing.assert_array_equal(out.get(), want + 2 * want + 3 * want)
+    assert (where.get() % 128 == 0).all()

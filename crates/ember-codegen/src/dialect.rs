@@ -175,8 +175,6 @@ pub struct Table {
     pub constant_pointer: &'static str,
     /// Qualifier of a program-scope constant array.
     pub constant: &'static str,
-    /// Declaration prefix and suffix aligning an array to 16 bytes.
-    pub align16: (&'static str, &'static str),
     /// Whether a device function may declare block-shared arrays (else only the kernel).
     pub shared_in_device_functions: bool,
     /// Whether dynamic shared memory is a kernel parameter (a pointer and its byte count)
@@ -265,7 +263,6 @@ const CUDA: Table = Table {
     shared_pointer: "",
     constant_pointer: "",
     constant: "__constant__ ",
-    align16: ("__align__(16) ", ""),
     shared_in_device_functions: true,
     dynamic_shared_param: false,
     dynamic_shared_decl: "extern __shared__ __align__(16) unsigned char ember_dynamic_shared[];\n{dev} long long ember_dynamic_shared_size(void) { unsigned int s; asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(s)); return (long long)s; }\n",
@@ -401,7 +398,6 @@ const OPENCL: Table = Table {
     shared_pointer: "__local ",
     constant_pointer: "__constant ",
     constant: "__constant ",
-    align16: ("", " __attribute__((aligned(16)))"),
     shared_in_device_functions: false,
     dynamic_shared_param: true,
     dynamic_shared_decl: "",
@@ -486,6 +482,14 @@ impl Table {
 impl Dialect {
     /// Every dialect.
     pub const ALL: [Dialect; 2] = [Dialect::Cuda, Dialect::OpenCl];
+
+    /// The declaration prefix and suffix aligning an array to `bytes`.
+    pub fn aligned(self, bytes: u32) -> (String, String) {
+        match self {
+            Dialect::Cuda => (format!("__align__({bytes}) "), String::new()),
+            Dialect::OpenCl => (String::new(), format!(" __attribute__((aligned({bytes})))")),
+        }
+    }
 
     /// The dialect Python calls `key` (`"cuda"`, `"opencl"`).
     pub fn named(key: &str) -> Option<Dialect> {

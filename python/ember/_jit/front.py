@@ -525,6 +525,8 @@ class _Function:
             return {"k": "Complex", "re": repr(v.real), "im": repr(v.imag)}
         if isinstance(v, str):
             return {"k": "Str", "v": v}  # a record's field name (r['x']) or print()'s text; refused elsewhere
+        if v is None:
+            return {"k": "Unsupported", "what": "None"}  # taken where None means "not given" (alignment=)
         return {"k": "Unsupported", "what": _describe(node)}
 
     def lookup(self, name, node):
@@ -594,6 +596,9 @@ class _Function:
             return self.resolved(value.value, dotted, node)
         if isinstance(value, (bool, int, float, complex)):
             return self.constant(value, node)
+        if value is None:
+            # Taken where None means "not given" (alignment=); refused elsewhere, with its name.
+            return {"k": "Unsupported", "what": f"None (the global '{dotted}')"}
         if isinstance(value, np.generic):
             if value.dtype.kind == "c":
                 text = f"{value.real!r},{value.imag!r}"

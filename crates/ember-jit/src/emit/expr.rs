@@ -140,6 +140,7 @@ impl FnWriter<'_, '_> {
                 format!("{}_at({})", self.c_type(&e.ty), temp_name(*storage))
             }
             K::ConstArray(id) => format!("{}_at(ember_const{id})", self.c_type(&e.ty)),
+            K::Address(array) => format!("(({}){}.data)", self.c_type(&e.ty), self.expr(array)),
             K::Captured(address) => {
                 let dtype = match &e.ty {
                     Ty::Array(a) => a.dtype,

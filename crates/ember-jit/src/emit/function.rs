@@ -197,21 +197,7 @@ impl Emitter<'_> {
             if self.is_hoisted(f, a) {
                 continue;
             }
-            let elem = self.elem_type(a.dtype);
-            // 16-byte alignment lets the C compiler merge neighbouring element reads into
-            // vector loads (a tiled matmul reads a shared row four floats at a time).
-            let (align_before, align) = t.align16;
-            let qual = if a.shared {
-                format!("{} {align_before}", t.shared)
-            } else {
-                align_before.to_string()
-            };
-            let _ = writeln!(
-                arrays,
-                "  {qual}{elem} {}[{}]{align};",
-                temp_name(a.storage),
-                a.count
-            );
+            arrays.push_str(&self.storage_decl(a, &temp_name(a.storage)));
         }
         let head = if kernel {
             t.kernel_prefix.to_string()

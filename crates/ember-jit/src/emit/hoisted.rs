@@ -33,6 +33,33 @@ impl Emitter<'_> {
         out
     }
 
+    /// The declaration of shared or local array storage `name` (one line, or two).
+    ///
+    /// 16-byte alignment, unless `alignment=` asks more, lets the C compiler merge neighbouring
+    /// element reads into vector loads (a tiled matmul reads a shared row four floats at a
+    /// time). OpenCL devices need not honour larger alignments of local and private arrays
+    /// (PoCL's stop at 64 bytes), so there a larger one is made by hand: raw bytes, and `name`
+    /// a pointer to their first aligned byte.
+    pub(crate) fn storage_decl(&self, a: &FixedArrayDecl, name: &str) -> String {
+        let elem = self.elem_type(a.dtype);
+        let space = if a.shared {
+            format!("{} ", self.dialect.table().shared)
+        } else {
+            String::new()
+        };
+        let align = a.align.unwrap_or(16);
+        if self.dialect == ember_codegen::Dialect::OpenCl && align > 16 {
+            let bytes = a.count * a.dtype.itemsize() as i64 + i64::from(align) - 16;
+            let (_, sixteen) = self.dialect.aligned(16);
+            return format!(
+                "  {space}uchar {name}_raw[{bytes}]{sixteen};\n  {space}{elem}* {name} = ({space}{elem}*)(((size_t){name}_raw + {m}) & ~(size_t){m});\n",
+                m = align - 1
+            );
+        }
+        let (before, after) = self.dialect.aligned(align);
+        format!("  {space}{before}{elem} {name}[{}]{after};\n", a.count)
+    }
+
     fn hoisted_name(j: usize, a: &FixedArrayDecl) -> String {
         format!("ember_sh{j}_{}", temp_name(a.storage))
     }
@@ -85,19 +112,13 @@ impl Emitter<'_> {
         if !self.hoists() {
             return String::new();
         }
-        let t = self.dialect.table();
-        let (align_before, align) = t.align16;
         let mut seen = BTreeSet::new();
         let mut out = String::new();
         for &c in &kernel.calls {
             for (j, a) in self.reached(c) {
                 let name = Self::hoisted_name(j, a);
                 if seen.insert(name.clone()) {
-                    let elem = self.elem_type(a.dtype);
-                    out.push_str(&format!(
-                        "  {} {align_before}{elem} {name}[{}]{align};\n",
-                        t.shared, a.count
-                    ));
+                    out.push_str(&self.storage_decl(a, &name));
                 }
             }
         }

@@ -325,6 +325,7 @@ impl Printer<'_> {
             ExprKind::FixedArray(t) => temp(*t),
             ExprKind::ConstArray(id) => format!("const_array{id}"),
             ExprKind::Captured(address) => format!("device_array@{address:#x}"),
+            ExprKind::Address(a) => format!("{}.ctypes.data", self.expr(a)),
             ExprKind::MakeTuple(items) => format!("({})", self.list(items)),
             ExprKind::Item(t, k) => format!("{}[{k}]", self.expr(t)),
             ExprKind::ItemAt(t, i) => format!("{}[{}]", self.expr(t), self.expr(i)),

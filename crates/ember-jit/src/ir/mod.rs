@@ -203,6 +203,8 @@ pub struct FixedArrayDecl {
     pub count: i64,
     /// Shared by the block (else local to the thread).
     pub shared: bool,
+    /// Bytes the storage is aligned to (`alignment=`; else 16, see emit/function.rs).
+    pub align: Option<u32>,
 }
 
 /// A statement.
@@ -526,6 +528,8 @@ pub enum ExprKind {
     ConstArray(usize),
     /// A device array captured from the globals, at this address (CUDA).
     Captured(u64),
+    /// The address of an array's first element as an integer (Numba's `a.ctypes.data`).
+    Address(Box<Expr>),
     /// A tuple of its items.
     MakeTuple(Vec<Expr>),
     /// Item `k` of a tuple.

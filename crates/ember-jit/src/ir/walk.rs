@@ -23,6 +23,7 @@ impl Expr {
             | ExprKind::Dim(x, _)
             | ExprKind::Stride(x, _)
             | ExprKind::Size(x)
+            | ExprKind::Address(x)
             | ExprKind::Item(x, _)
             | ExprKind::Conj(x)
             | ExprKind::FloatTest(_, x)

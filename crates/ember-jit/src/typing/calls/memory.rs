@@ -9,7 +9,7 @@ use crate::error::{at, Fail, R};
 use crate::helpers::{AtomicOp, Helper};
 use crate::ir::{Const, ExprKind as K, FixedArrayDecl, Stmt, TempRole};
 use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
-use crate::typing::expr::const_ints;
+use crate::typing::expr::{const_ints, is_none};
 use crate::typing::{FnTyper, Val};
 
 impl FnTyper<'_, '_> {
@@ -19,8 +19,10 @@ impl FnTyper<'_, '_> {
         shared: bool,
         shape: &Expr,
         dtype: &Expr,
+        alignment: Option<&Expr>,
         span: Span,
     ) -> R<Val> {
+        let align = alignment.map(|e| self.alignment(e)).transpose()?.flatten();
         let d = match &dtype.kind {
             ExprKind::Intrinsic { name } if name.starts_with("dtype.") => {
                 crate::types::element_dtype_named(&name[6..])
@@ -79,10 +81,43 @@ impl FnTyper<'_, '_> {
                 dtype: d,
                 count,
                 shared,
+                align,
             });
         }
         let ty = fixed_array(d, dims, if shared { Space::Shared } else { Space::Local });
         Ok(self.fixed_array_value(&ty, name))
+    }
+
+    /// `alignment=` of a shared or local array (Numba's rules): None, or a constant power of two
+    /// that is a multiple of a pointer's size.
+    fn alignment(&mut self, e: &Expr) -> R<Option<u32>> {
+        if is_none(e) {
+            return Ok(None);
+        }
+        let Some(n) =
+            const_ints(e).filter(|v| v.len() == 1 && !matches!(e.kind, ExprKind::Tuple { .. }))
+        else {
+            return at(
+                e.span,
+                "RequireLiteralValue: alignment must be a constant integer",
+            );
+        };
+        let n = n[0];
+        let problem = if n <= 0 {
+            Some("Alignment must be positive".to_string())
+        } else if n & (n - 1) != 0 {
+            Some("Alignment must be a power of 2".to_string())
+        } else if n % 8 != 0 {
+            Some("Alignment must be a multiple of 8".to_string())
+        } else {
+            None
+        };
+        match problem {
+            Some(p) => at(e.span, format!("{p}, got {n}")),
+            None => u32::try_from(n)
+                .map(Some)
+                .map_err(|_| Fail::At(e.span, format!("alignment {n} is too large"))),
+        }
     }
 
     pub(super) fn atomic(&mut self, op: &str, args: &[Expr], span: Span) -> R<Val> {

@@ -426,7 +426,13 @@ impl FnTyper<'_, '_> {
                     .get(1)
                     .or_else(|| kw("dtype"))
                     .ok_or_else(|| Fail::At(span, format!("{}() needs a dtype", display(name))))?;
-                self.new_array(name == "cuda.shared.array", shape, dtype, span)
+                self.new_array(
+                    name == "cuda.shared.array",
+                    shape,
+                    dtype,
+                    kw("alignment"),
+                    span,
+                )
             }
             "cuda.const.array_like" => match args {
                 [Expr {

@@ -175,6 +175,7 @@ impl FnTyper<'_, '_> {
                         dtype: DType::I32,
                         count: 1,
                         shared: true,
+                        align: None,
                     });
                 }
                 self.c.uses.helpers.insert(Helper::Text(format!(

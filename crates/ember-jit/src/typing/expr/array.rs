@@ -321,6 +321,7 @@ impl FnTyper<'_, '_> {
                 dtype: a.dtype,
                 count,
                 shared: false,
+                align: None,
             });
         }
         let ty = crate::compiler::fixed_array(a.dtype, shape.clone(), Space::Local);

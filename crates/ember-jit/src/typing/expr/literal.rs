@@ -24,6 +24,12 @@ pub fn int_literal(e: &Expr) -> Option<i64> {
 
 /// The value of a constant integer expression (literals, tuples of them, and arithmetic on
 /// them), for shapes of shared and local arrays.
+/// Whether `e` is Python's `None`, literal or a global's value (the front gives it as an
+/// unsupported value whose description starts with "None").
+pub fn is_none(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Unsupported { what } if what == "None" || what.starts_with("None ("))
+}
+
 pub fn const_ints(e: &Expr) -> Option<Vec<i64>> {
     match &e.kind {
         ExprKind::Tuple { elts } => elts.iter().map(const_int).collect::<Option<Vec<_>>>(),

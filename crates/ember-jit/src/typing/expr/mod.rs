@@ -21,7 +21,7 @@ use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT64};
 use crate::typing::{FnTyper, Val};
 
 use literal::parse_float;
-pub use literal::{const_ints, int_literal};
+pub use literal::{const_ints, int_literal, is_none};
 pub(crate) use record::FieldKey;
 
 impl FnTyper<'_, '_> {
@@ -85,6 +85,15 @@ impl FnTyper<'_, '_> {
                 self.captured_array(ptr, dtype, shape, span)
             }
             ExprKind::Attribute { value, attr } => {
+                // `a.ctypes.data`: the address of the array's first element (Numba's uintp).
+                if let ExprKind::Attribute { value: base, attr: outer } = &value.kind {
+                    if outer == "ctypes" && attr == "data" {
+                        let arr = self.expr(base)?;
+                        if let Ty::Array(_) = arr.ty {
+                            return Ok(Val::new(Ty::Scalar(DType::U64), K::Address(arr.boxed())));
+                        }
+                    }
+                }
                 let v = self.expr(value)?;
                 self.attribute(v, attr, span)
             }

@@ -114,6 +114,8 @@ pub struct KernelSource {
     pub sites: Vec<Site>,
     /// Per argument: whether the kernel may write its elements.
     pub writes: Vec<bool>,
+    /// It synchronises the whole grid (`cuda.cg.this_grid().sync()`): launch it cooperatively.
+    pub cooperative: bool,
 }
 
 /// A device function ready to be pasted into other generated code (`@vectorize`).
@@ -183,7 +185,7 @@ impl<'p> Compiler<'p> {
             Ty::Scalar(d) => {
                 self.uses.dtypes.insert(*d);
             }
-            Ty::None => {}
+            Ty::None | Ty::Group => {}
             Ty::Record(r) => {
                 self.uses.dtypes.insert(r.dtype);
                 self.register_record_dtype(r.dtype);
@@ -599,6 +601,7 @@ fn compile(
         coarse,
         sites,
         writes: ir.kernel_writes(),
+        cooperative: ir.uses.helpers.contains(&Helper::GridSync),
     })
 }
 

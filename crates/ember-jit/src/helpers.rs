@@ -96,6 +96,8 @@ pub enum Helper {
     LaneId,
     /// The launch's dynamic shared memory (`cuda.shared.array(0, dtype)`).
     DynamicShared,
+    /// `ember_grid_sync()`: a barrier of the whole grid (CUDA, cooperative launches only).
+    GridSync,
     /// A float rounded to the nearest value of a narrow float dtype (float16 arithmetic is
     /// done in float and rounded after every operation, as float16 hardware rounds).
     Round(DType),
@@ -116,6 +118,32 @@ pub enum Helper {
     /// GPUs and are undefined in C.
     Unaligned(DType, Space),
 }
+
+/// [`Helper::GridSync`]: a counter of arrived blocks and a generation, in the module. Each
+/// block's first thread arrives; the last to arrive resets the counter and starts the next
+/// generation, which the others wait for. A cooperative launch keeps every block resident, so
+/// the waiting ends. (Two launches of one such kernel at once would share the counters: ember
+/// launches them on one stream, in order.)
+const GRID_SYNC: &str = "__device__ unsigned int ember_grid_arrived;
+__device__ volatile unsigned int ember_grid_generation;
+__device__ void ember_grid_sync() {
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
+    unsigned int generation = ember_grid_generation;
+    __threadfence();
+    if (atomicAdd(&ember_grid_arrived, 1u) == blocks - 1) {
+      ember_grid_arrived = 0;
+      __threadfence();
+      atomicAdd((unsigned int*)&ember_grid_generation, 1u);
+    } else {
+      while (ember_grid_generation == generation) {}
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+";
 
 /// The C name of [`Helper::RecordBytes`].
 pub fn record_bytes_name(size: usize, align: usize) -> String {
@@ -219,6 +247,7 @@ impl Helper {
             Helper::PyMath(name, d) => crate::pymath::source(name, *d, dialect),
             Helper::LaneId => dialect.table().lane_id_fn.replace("{dev}", dev),
             Helper::DynamicShared => dialect.table().dynamic_shared_decl.replace("{dev}", dev),
+            Helper::GridSync => GRID_SYNC.to_string(),
         }
     }
 }

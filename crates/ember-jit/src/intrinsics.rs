@@ -71,6 +71,7 @@ pub const INTRINSICS: &[Intrinsic] = &[
     row("cuda.syncthreads_and", Never),
     row("cuda.syncthreads_or", Never),
     row("cuda.nanosleep", Anywhere),
+    row("cuda.cg.this_grid", Never),
     // Bit operations and arithmetic: pure functions of their arguments.
     row("cuda.popc", Anywhere),
     row("cuda.brev", Anywhere),

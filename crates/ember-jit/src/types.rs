@@ -103,6 +103,8 @@ pub enum Ty {
     Record(RecordTy),
     /// No value (a function without `return x`).
     None,
+    /// A cooperative group (`cuda.cg.this_grid()`): no data, only its methods (`sync()`).
+    Group,
 }
 
 pub const INT64: Ty = Ty::Scalar(DType::I64);
@@ -170,6 +172,7 @@ impl fmt::Display for Ty {
             }
             Ty::Record(r) => write!(f, "Record({})", r.dtype.name()),
             Ty::None => f.write_str("none"),
+            Ty::Group => f.write_str("grid_group"),
         }
     }
 }

@@ -150,6 +150,8 @@ pub struct Compiled {
     checked: Option<Vec<Site>>,
     /// Per argument: whether the kernel may write its elements.
     writes: Vec<bool>,
+    /// It synchronises its grid: launched cooperatively (every block resident).
+    cooperative: bool,
     /// The generated C (for `inspect_source`-style introspection and errors).
     pub source: String,
 }
@@ -168,6 +170,16 @@ impl Compiled {
     /// Whether it was compiled with index checks.
     pub fn is_checked(&self) -> bool {
         self.checked.is_some()
+    }
+
+    /// The most blocks of `threads` threads a cooperative launch of it takes on its device
+    /// (Numba's `max_cooperative_grid_blocks`).
+    pub fn max_cooperative_blocks(&self, threads: u32, shared_bytes: u32) -> Result<u64> {
+        self.function.device().backend().max_active_blocks(
+            self.function.handle(),
+            threads,
+            shared_bytes,
+        )
     }
 
     /// A kernel attribute as the device's API reports it (registers, shared memory, ...);
@@ -382,6 +394,7 @@ impl Dispatcher {
             params: kernel.params,
             checked: checked.then_some(kernel.sites),
             writes: kernel.writes,
+            cooperative: kernel.cooperative,
             source: kernel.source,
         });
         lock(&self.compiled).push(compiled.clone());
@@ -673,10 +686,17 @@ impl Dispatcher {
         if let Some(p) = compiled.coarse {
             block[p.axis] /= p.factor;
         }
+        // A grid-wide barrier needs every block resident: a cooperative launch, never queued.
+        let launch_one = if compiled.cooperative {
+            Device::launch_cooperative
+        } else {
+            Device::launch
+        };
         if let Some(sites) = &compiled.checked {
             let fault = launch_checked(device, config.stream, |record| {
                 kargs.push(record);
-                device.launch(
+                launch_one(
+                    device,
                     &compiled.function,
                     config.grid,
                     block,
@@ -699,10 +719,10 @@ impl Dispatcher {
                 JitArg::Tuple(_, _, arrays, _) => arrays.iter().all(|a| a.is_private()),
                 JitArg::Scalar(..) => true,
             });
-        let launch = if private {
+        let launch = if private && !compiled.cooperative {
             Device::launch_queued
         } else {
-            Device::launch
+            launch_one
         };
         launch(
             device,

@@ -130,8 +130,9 @@ impl NativeJitKernel {
     /// by CuPy's attribute names; attributes it does not report are absent).
     fn _specialisations<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let mut out = Vec::new();
-        for c in self.dispatcher()?.compiled() {
+        for (index, c) in self.dispatcher()?.compiled().iter().enumerate() {
             let d = PyDict::new(py);
+            d.set_item("index", index)?;
             let types: Vec<String> = c.types.iter().map(ember_jit::Ty::to_string).collect();
             d.set_item("types", types)?;
             d.set_item("device", c.device_ordinal())?;
@@ -148,6 +149,21 @@ impl NativeJitKernel {
             out.push(d);
         }
         Ok(out)
+    }
+
+    /// The most blocks of `threads` threads (with `shared_bytes` of dynamic shared memory) a
+    /// cooperative launch of specialisation `index` takes (CUDA only).
+    fn _max_cooperative_blocks(
+        &self,
+        index: usize,
+        threads: u32,
+        shared_bytes: u32,
+    ) -> PyResult<u64> {
+        let compiled = self.dispatcher()?.compiled();
+        let c = compiled
+            .get(index)
+            .ok_or_else(|| PyValueError::new_err("no such specialisation"))?;
+        c.max_cooperative_blocks(threads, shared_bytes).py()
     }
 
     /// `kernel[griddim, blockdim]` or `kernel[griddim, blockdim, stream, sharedmem]`.

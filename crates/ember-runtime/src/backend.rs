@@ -243,6 +243,40 @@ pub trait Backend: Send + Sync {
         self.launch(function, grid, block, shared_bytes, stream, args)
     }
 
+    /// Launches a kernel with every block resident at once (CUDA's cooperative launch, which
+    /// a grid-wide barrier needs).
+    #[allow(clippy::too_many_arguments)]
+    fn launch_cooperative(
+        &self,
+        _function: Handle,
+        _grid: [u32; 3],
+        _block: [u32; 3],
+        _shared_bytes: u32,
+        _stream: Handle,
+        _args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        Err(ember_core::Error::Value(format!(
+            "cooperative launches are CUDA's; device {} is on the {} backend",
+            self.info().name,
+            self.info().backend.name()
+        )))
+    }
+
+    /// How many blocks of `threads` threads (and `shared_bytes` of dynamic shared memory) can
+    /// be resident at once on the whole device: the most a cooperative launch takes.
+    fn max_active_blocks(
+        &self,
+        _function: Handle,
+        _threads: u32,
+        _shared_bytes: u32,
+    ) -> Result<u64> {
+        Err(ember_core::Error::Value(format!(
+            "cooperative launches are CUDA's; device {} is on the {} backend",
+            self.info().name,
+            self.info().backend.name()
+        )))
+    }
+
     /// Issues every queued launch (before memory or a stream is handed to code outside
     /// ember, which orders its work by its own calls into the driver).
     fn drain(&self) {}

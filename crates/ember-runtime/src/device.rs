@@ -317,6 +317,36 @@ impl Device {
             .map_err(|e| self.annotate(e))
     }
 
+    /// [`Device::launch`], cooperatively: every block resident at once (a grid-wide barrier
+    /// needs it; the driver refuses a grid larger than the device holds).
+    pub fn launch_cooperative(
+        &'static self,
+        function: &Function,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let fresh = self.reloaded(function)?;
+        let function = fresh.as_ref().unwrap_or(function);
+        self.before_launch(function, grid, block)?;
+        self.check_args(function, shared_bytes as usize, args)?;
+        let threads: u32 = block.iter().product();
+        let most = self
+            .backend
+            .max_active_blocks(function.handle, threads, shared_bytes)?;
+        let blocks: u64 = grid.iter().map(|&g| u64::from(g)).product();
+        if blocks > most {
+            return Err(Error::Value(format!(
+                "a kernel that synchronises its grid (cuda.cg.this_grid().sync()) runs all its blocks at once, and this device holds at most {most} blocks of {threads} threads of it; launch {most} blocks or fewer (kernel.max_cooperative_grid_blocks(blockdim) tells)"
+            )));
+        }
+        self.backend
+            .launch_cooperative(function.handle, grid, block, shared_bytes, stream, args)
+            .map_err(|e| self.annotate(e))
+    }
+
     /// Refuses a launch over memory lost with a replaced context, or asking for more shared
     /// memory than a block may have: drivers do not all refuse that cleanly (PoCL aborts the
     /// process, NVIDIA's OpenCL leaves the queue unusable). Dynamic memory is `shared_bytes`

@@ -299,6 +299,20 @@ impl Backend for Guard {
     fn memory_info(&self) -> Result<(usize, usize)> {
         self.call(|b| b.memory_info())
     }
+    fn launch_cooperative(
+        &self,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.call(|b| b.launch_cooperative(function, grid, block, shared_bytes, stream, args))
+    }
+    fn max_active_blocks(&self, function: Handle, threads: u32, shared_bytes: u32) -> Result<u64> {
+        self.call(|b| b.max_active_blocks(function, threads, shared_bytes))
+    }
     fn ipc_export(&self, address: u64) -> Result<(Vec<u8>, u64, usize)> {
         self.call(|b| b.ipc_export(address))
     }

@@ -127,6 +127,16 @@ class Overload:
     def inspect_llvm(self) -> str:
         return self.source
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0) -> int:
+        """The most blocks of ``blockdim`` (an int or a tuple) a launch of this kernel may have
+        when it synchronises its grid (``cuda.cg.this_grid().sync()``): all must be resident
+        at once. CUDA only."""
+        dims = (blockdim,) if isinstance(blockdim, int) else tuple(blockdim)
+        threads = 1
+        for d in dims:
+            threads *= int(d)
+        return int(self.kernel._max_cooperative_blocks(self.spec["index"], threads, int(dynsmemsize)))
+
     def __repr__(self):
         return f"<ember kernel {self.name}({', '.join(map(str, self.argument_types))})>"
 

@@ -26,6 +26,8 @@ impl Emitter<'_> {
         match ty {
             Ty::Scalar(d) => value_type(*d, self.dialect).to_string(),
             Ty::None => "void".into(),
+            // A group has no data: a placeholder int where one is named.
+            Ty::Group => "int".into(),
             Ty::Record(r) => format!("{}unsigned char*", self.qualifier(r.space)),
             Ty::Tuple(_) | Ty::Array(_) => {
                 let i = self.ir.uses.aggregates.iter().position(|t| t == ty);

@@ -418,6 +418,7 @@ impl FnWriter<'_, '_> {
                 None => t.barrier.to_string(),
             },
             Sync::Fence(level) => t.fences[*level].to_string(),
+            Sync::Grid => "ember_grid_sync()".to_string(),
         }
     }
 }

@@ -374,6 +374,7 @@ impl Printer<'_> {
                 Sync::Fence(0) => "cuda.threadfence()".into(),
                 Sync::Fence(1) => "cuda.threadfence_block()".into(),
                 Sync::Fence(_) => "cuda.threadfence_system()".into(),
+                Sync::Grid => "cuda.cg.this_grid().sync()".into(),
             },
             ExprKind::Atomic { op, place, value } => format!(
                 "cuda.atomic.{}({}, {})",

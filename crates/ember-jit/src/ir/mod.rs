@@ -422,6 +422,8 @@ pub enum Sync {
     Warp(Option<Box<Expr>>),
     /// `cuda.threadfence*()`: 0 device, 1 block, 2 system.
     Fence(usize),
+    /// `cuda.cg.this_grid().sync()`: every thread of the grid (a cooperative launch).
+    Grid,
 }
 
 /// Which NaN rule a `min`/`max` follows.

@@ -122,6 +122,71 @@ impl CudaDevice {
             )),
         }
     }
+
+    /// `cuLaunchKernel`, or with `cooperative` `cuLaunchCooperativeKernel` (every block
+    /// resident at once, which a grid-wide barrier needs; too large a grid is refused).
+    #[allow(clippy::too_many_arguments)]
+    fn launch_as(
+        &self,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+        cooperative: bool,
+    ) -> Result<()> {
+        self.bind()?;
+        // Pointer values live here while the driver reads them through `params`.
+        let mut pointers: smallvec::SmallVec<[u64; 16]> = smallvec::SmallVec::new();
+        for arg in args {
+            pointers.push(match *arg {
+                KernelArg::Buffer { handle, offset } => handle + offset as u64,
+                KernelArg::Memory(handle) => handle,
+                _ => 0,
+            });
+        }
+        let mut params: smallvec::SmallVec<[*mut c_void; 16]> = smallvec::SmallVec::new();
+        for (arg, ptr) in args.iter().zip(pointers.iter()) {
+            params.push(match *arg {
+                KernelArg::Buffer { .. } | KernelArg::Memory(_) => ptr as *const u64 as *mut c_void,
+                KernelArg::Bytes(bytes) => bytes.as_ptr() as *mut c_void,
+                KernelArg::Local(_) => {
+                    return Err(Error::Value("__local memory arguments exist only on OpenCL; CUDA kernels take shared memory through shared_mem".into()))
+                }
+                KernelArg::Lost => return Err(lost_memory()),
+            });
+        }
+        if cooperative {
+            return unsafe {
+                sys::cuLaunchCooperativeKernel(
+                    function as usize as sys::CUfunction,
+                    grid[0],
+                    grid[1],
+                    grid[2],
+                    block[0],
+                    block[1],
+                    block[2],
+                    shared_bytes,
+                    Self::stream(stream),
+                    params.as_mut_ptr(),
+                )
+            }
+            .result()
+            .map_err(|e| driver_error("cuLaunchCooperativeKernel", e));
+        }
+        unsafe {
+            result::launch_kernel(
+                function as usize as sys::CUfunction,
+                (grid[0], grid[1], grid[2]),
+                (block[0], block[1], block[2]),
+                shared_bytes,
+                Self::stream(stream),
+                &mut params,
+            )
+        }
+        .map_err(|e| driver_error("cuLaunchKernel", e))
+    }
 }
 
 impl Backend for CudaDevice {
@@ -290,38 +355,35 @@ impl Backend for CudaDevice {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
+        self.launch_as(function, grid, block, shared_bytes, stream, args, false)
+    }
+
+    fn launch_cooperative(
+        &self,
+        function: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.launch_as(function, grid, block, shared_bytes, stream, args, true)
+    }
+
+    fn max_active_blocks(&self, function: Handle, threads: u32, shared_bytes: u32) -> Result<u64> {
         self.bind()?;
-        // Pointer values live here while the driver reads them through `params`.
-        let mut pointers: smallvec::SmallVec<[u64; 16]> = smallvec::SmallVec::new();
-        for arg in args {
-            pointers.push(match *arg {
-                KernelArg::Buffer { handle, offset } => handle + offset as u64,
-                KernelArg::Memory(handle) => handle,
-                _ => 0,
-            });
-        }
-        let mut params: smallvec::SmallVec<[*mut c_void; 16]> = smallvec::SmallVec::new();
-        for (arg, ptr) in args.iter().zip(pointers.iter()) {
-            params.push(match *arg {
-                KernelArg::Buffer { .. } | KernelArg::Memory(_) => ptr as *const u64 as *mut c_void,
-                KernelArg::Bytes(bytes) => bytes.as_ptr() as *mut c_void,
-                KernelArg::Local(_) => {
-                    return Err(Error::Value("__local memory arguments exist only on OpenCL; CUDA kernels take shared memory through shared_mem".into()))
-                }
-                KernelArg::Lost => return Err(lost_memory()),
-            });
-        }
+        let mut per_sm = 0;
         unsafe {
-            result::launch_kernel(
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut per_sm,
                 function as usize as sys::CUfunction,
-                (grid[0], grid[1], grid[2]),
-                (block[0], block[1], block[2]),
-                shared_bytes,
-                Self::stream(stream),
-                &mut params,
+                threads as i32,
+                shared_bytes as usize,
             )
         }
-        .map_err(|e| driver_error("cuLaunchKernel", e))
+        .result()
+        .map_err(|e| driver_error("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
+        Ok(per_sm.max(0) as u64 * self.info.multiprocessors as u64)
     }
 
     fn launch_queued(

@@ -97,6 +97,7 @@ impl FnTyper<'_, '_> {
                     }
                     (Ty::Scalar(_), "conjugate") if args.is_empty() => Ok(v),
                     (Ty::Scalar(_), "bit_count") if args.is_empty() => self.bit_count(v, span),
+                    (Ty::Group, "sync") if args.is_empty() => Ok(Val::new(Ty::None, K::Sync(Sync::Grid))),
                     (Ty::Array(a), "copy") if args.is_empty() => {
                         let a = a.clone();
                         self.copied_array(&v, &a, span)
@@ -433,6 +434,16 @@ impl FnTyper<'_, '_> {
                     kw("alignment"),
                     span,
                 )
+            }
+            "cuda.cg.this_grid" => {
+                if !args.is_empty() {
+                    return at(span, "cuda.cg.this_grid() takes no arguments");
+                }
+                if self.c.dialect != ember_codegen::Dialect::Cuda {
+                    return at(span, "cuda.cg.this_grid() needs CUDA's cooperative launch: OpenCL has no grid-wide barrier (split the kernel in two launches)");
+                }
+                self.c.uses.helpers.insert(Helper::GridSync);
+                Ok(Val::constant(Ty::Group, Const::Count(0)))
             }
             "cuda.const.array_like" => match args {
                 [Expr {

@@ -180,3 +180,31 @@ def test_a_repeated_launch_configuration_is_read_once_and_kernels_are_still_coll
     del fill_index, first
     gc.collect()
     assert ref() is None
+
+
+def test_pre_launch_callbacks_run_before_each_launch_of_their_configuration():
+    import pickle
+
+    @cuda.jit
+    def bump(a):
+        a[cuda.grid(1)] += 1
+
+    seen = []
+    a = ember.zeros(8, np.int32)
+    launch = bump[1, 8]
+    launch.pre_launch_callbacks.append(lambda kernel, config: seen.append((kernel, config, int(a.get()[0]))))
+    launch(a)
+    launch(a)
+    assert [(k is bump, c is launch, before) for k, c, before in seen] == [(True, True, 0), (True, True, 1)]
+    bump[1, 8](a)  # another configuration of the same shape: no callbacks
+    assert len(seen) == 2 and (a.get() == 3).all()
+    with pytest.raises(pickle.PicklingError, match="Cannot pickle configured launches with pre-launch callbacks"):
+        pickle.dumps(launch)
+
+    def refuse(kernel, config):
+        raise RuntimeError("not now")
+
+    launch.pre_launch_callbacks.append(refuse)
+    with pytest.raises(RuntimeError, match="not now"):
+        launch(a)
+    assert (a.get() == 3).all()  # the kernel did not run

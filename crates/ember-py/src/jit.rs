@@ -8,7 +8,7 @@ use ember_kernel::{Dispatcher, JitArg, LaunchConfig};
 use ember_runtime::{FunctionAttribute, Handle};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyList, PyTuple};
 use smallvec::SmallVec;
 
 use crate::errors::IntoPyResult;
@@ -176,7 +176,7 @@ impl NativeJitKernel {
                 let same = cfg.bind(py).is(config)
                     || (config.is_instance_of::<PyTuple>()
                         && cfg.bind(py).eq(config).unwrap_or(false));
-                if same {
+                if same && !launch.get().has_callbacks(py) {
                     return Ok(launch.clone_ref(py));
                 }
             }
@@ -248,6 +248,7 @@ impl NativeJitKernel {
             block,
             stream,
             shared_bytes,
+            callbacks: OnceLock::new(),
         })
     }
 }
@@ -266,6 +267,16 @@ pub struct JitLaunch {
     block: [u32; 3],
     stream: Option<(Handle, bool)>,
     shared_bytes: u32,
+    /// Numba's `pre_launch_callbacks`: called as `f(kernel, launch)` before each launch
+    /// (made when first asked for).
+    callbacks: OnceLock<Py<PyList>>,
+}
+
+impl JitLaunch {
+    /// Whether callbacks were added (such a launch is not handed out again by `kernel[...]`).
+    fn has_callbacks(&self, py: Python<'_>) -> bool {
+        self.callbacks.get().is_some_and(|l| !l.bind(py).is_empty())
+    }
 }
 
 /// An argument read from Python.
@@ -286,7 +297,19 @@ enum Owned {
 #[pymethods]
 impl JitLaunch {
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
-        visit.call(&self.kernel)
+        visit.call(&self.kernel)?;
+        if let Some(list) = self.callbacks.get() {
+            visit.call(list)?;
+        }
+        Ok(())
+    }
+
+    /// Numba's list of functions called as `f(kernel, launch)` before each launch.
+    #[getter]
+    fn pre_launch_callbacks(&self, py: Python<'_>) -> Py<PyList> {
+        self.callbacks
+            .get_or_init(|| PyList::empty(py).unbind())
+            .clone_ref(py)
     }
 
     /// Numba's names for the configuration: blocks in the grid and threads in a block (x, y, z).
@@ -308,6 +331,12 @@ impl JitLaunch {
     /// Pickled as the kernel and its configuration (`kernel[grid, block, 0, sharedmem]`); a
     /// stream belongs to this process and does not travel.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        if self.has_callbacks(py) {
+            let error = py.import("pickle")?.getattr("PicklingError")?;
+            return Err(PyErr::from_value(error.call1((
+                "Cannot pickle configured launches with pre-launch callbacks",
+            ))?));
+        }
         if self.stream.is_some() {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "a launch configured with a stream cannot be pickled: streams belong to their process; pickle the kernel and configure it there",
@@ -327,7 +356,20 @@ impl JitLaunch {
     }
 
     #[pyo3(signature = (*args))]
-    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<()> {
+    fn __call__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>) -> PyResult<()> {
+        let py = slf.py();
+        let this = slf.get();
+        if let Some(list) = this.callbacks.get() {
+            for callback in list.bind(py).iter() {
+                callback.call1((this.kernel.bind(py), slf))?;
+            }
+        }
+        this.launch(py, args)
+    }
+}
+
+impl JitLaunch {
+    fn launch(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<()> {
         let kernel = self.kernel.bind(py);
         let native = kernel.get();
         let dispatcher = native.dispatcher()?;

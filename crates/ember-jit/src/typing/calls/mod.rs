@@ -283,9 +283,7 @@ impl FnTyper<'_, '_> {
                         let t = self.temp(&v)?;
                         Val::new(Ty::Scalar(part), K::Abs(t.boxed())).nonneg(true)
                     }
-                    Kind::Opaque => {
-                        return at(span, format!("abs() of {} is not defined", d.name()))
-                    }
+                    Kind::Opaque => return self.date_abs(&v, span),
                 })
             }
             "builtin.min" | "builtin.max" => self.min_max(name == "builtin.max", args, span),
@@ -295,6 +293,7 @@ impl FnTyper<'_, '_> {
                 let d = self.scalar_arg(&v, name, span)?;
                 match d.kind() {
                     Kind::Int | Kind::UInt => Ok(v),
+                    Kind::Opaque => self.date_to_int(&v, span),
                     Kind::Complex => at(span, "int() of a complex number is not defined"),
                     _ => Ok(self.cast_to(&v, DType::I64).nonneg(v.nonneg)),
                 }
@@ -305,6 +304,7 @@ impl FnTyper<'_, '_> {
                 match d.kind() {
                     Kind::Float => Ok(v),
                     Kind::Complex => at(span, "float() of a complex number is not defined"),
+                    Kind::Opaque => at(span, format!("float() of {} is not defined", v.ty)),
                     _ => Ok(self.cast_to(&v, DType::F64).nonneg(v.nonneg)),
                 }
             }

@@ -7,6 +7,7 @@
 mod arith;
 mod array;
 mod compare;
+mod datetime;
 mod index;
 mod lazy;
 mod literal;
@@ -169,6 +170,18 @@ impl FnTyper<'_, '_> {
             return Ok(v.clone());
         }
         match (&v.ty, ty) {
+            (Ty::Scalar(from), Ty::Scalar(to))
+                if from.datetime().is_some() || to.datetime().is_some() =>
+            {
+                // Numba converts no datetime64/timedelta64 implicitly (not even between
+                // units): the value must have the type the place holds.
+                at(
+                    span,
+                    format!(
+                        "cannot convert {from} to {to}: Numba converts datetime64 and timedelta64 values to no other type or unit implicitly (compute a value of type {to})"
+                    ),
+                )
+            }
             (Ty::Scalar(_), Ty::Scalar(to)) => {
                 self.c.uses.dtypes.insert(*to);
                 Ok(Val::new(ty.clone(), K::Cast(v.boxed())))

@@ -179,6 +179,10 @@ class CUDAUFunc:
                     raise TypeError(f"a @vectorize function returns one number, {self.__name__} returns "
                                     f"{ret_text}") from None
             out = np.dtype(ret)
+            if out.kind in "mM" and ret_text != out.name:
+                # Numba converts no datetime64/timedelta64 to another type or unit.
+                raise JitError(f"{self.__name__} returns {ret_text}, and its signature says {out.name}: datetime64 "
+                               "and timedelta64 values convert to no other type or unit")
             params = ", ".join(f"{_carrier(np.dtype(a)).name} x{i}" for i, a in enumerate(args))
             call = ", ".join(f"x{i}" for i in range(len(names)))
             kernel = ElementwiseKernel(params, f"{_carrier(out).name} out0", f"out0 = {cname}({call});",

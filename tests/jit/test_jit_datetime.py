@@ -39,9 +39,15 @@ def deltas(unit, seed, span=100_000):
     return a
 
 
+# Constants from the globals, as Numba takes them.
+EPOCH = np.datetime64("2000-01-01T12", "h")
+NOT_A_DAY = np.datetime64("NaT", "D")
+
+
 @cuda.jit
 def arithmetic(a, b, h, m, n, f, target, shift, diff, later, earlier, flipped, total, gap, times, rtimes, ftimes,
-               over, fover, ratio, neg, pos, absolute, shifted, since, lt, eq, ne, ge, tne, count):
+               over, fover, ratio, neg, pos, absolute, shifted, since, lt, eq, ne, ge, tne, count, nat, epoch,
+               unequal):
     """a: datetime64[D], b: datetime64[s], h: timedelta64[h], m: timedelta64[m], n: int32,
     f: float64; target: a datetime64[s] scalar, shift: a timedelta64[D] scalar."""
     i = cuda.grid(1)
@@ -68,14 +74,17 @@ def arithmetic(a, b, h, m, n, f, target, shift, diff, later, earlier, flipped, t
         ne[i] = b[i] != target
         ge[i] = h[i] >= m[i]
         tne[i] = h[i] != m[i]
-        count[i] = int(h[i])
+        count[i] = int(h[i]) + np.int64(m[i])
+        nat[i] = np.isnat(b[i])
+        epoch[i] = b[i] - EPOCH
+        unequal[i] = a[i] != NOT_A_DAY
 
 
 OUTS = {
     "diff": "m8[s]", "later": "M8[h]", "earlier": "M8[m]", "flipped": "M8[s]", "total": "m8[m]", "gap": "m8[m]",
     "times": "m8[h]", "rtimes": "m8[h]", "ftimes": "m8[h]", "over": "m8[h]", "fover": "m8[m]", "ratio": "f8",
     "neg": "m8[h]", "pos": "m8[m]", "absolute": "m8[h]", "shifted": "M8[D]", "since": "m8[s]", "lt": "?",
-    "eq": "?", "ne": "?", "ge": "?", "tne": "?", "count": "i8",
+    "eq": "?", "ne": "?", "ge": "?", "tne": "?", "count": "i8", "nat": "?", "epoch": "m8[s]", "unequal": "?",
 }
 
 
@@ -86,7 +95,8 @@ def arithmetic_numpy(a, b, h, m, n, f, target, shift):
             "diff": b - a, "later": a + h, "earlier": a - m, "flipped": m + b, "total": h + m, "gap": h - m,
             "times": h * n, "rtimes": n * h, "ftimes": h * f, "over": h / n, "fover": m / f, "ratio": h / m,
             "neg": -h, "pos": +m, "absolute": abs(h), "shifted": a + shift, "since": b - target, "lt": a < b,
-            "eq": a == target, "ne": b != target, "ge": h >= m, "tne": h != m, "count": h.astype(np.int64),
+            "eq": a == target, "ne": b != target, "ge": h >= m, "tne": h != m, "count": h.astype(np.int64) + m.astype(np.int64),
+            "nat": np.isnat(b), "epoch": b - EPOCH, "unequal": a != NOT_A_DAY,
         }
 
 
@@ -235,6 +245,16 @@ def to_float(a, out):
     out[0] = float(a[0])
 
 
+@cuda.jit
+def to_int32(a, out):
+    out[0] = np.int32(a[0])
+
+
+@cuda.jit
+def isnat(a, out):
+    out[0] = np.isnat(a[0])
+
+
 def test_what_numba_refuses_is_a_jit_error():
     cases = [
         (add_dates, ["datetime64[D][::1]"] * 3, r"operator \+ is not defined for datetime64\[D\] and datetime64\[D\]"),
@@ -249,6 +269,8 @@ def test_what_numba_refuses_is_a_jit_error():
         (add_dates, ["datetime64[D][::1]", "timedelta64[Y][::1]", "datetime64[D][::1]"],
          r"cannot combine datetime64\[D\] and timedelta64\[Y\]"),
         (to_float, ["timedelta64[s][::1]", "float64[::1]"], r"float\(\) of timedelta64\[s\] is not defined"),
+        (to_int32, ["datetime64[s][::1]", "int32[::1]"], r"Cannot cast datetime64\[s\] to int32"),
+        (isnat, ["float64[::1]", "bool[::1]"], r"np.isnat\(\) takes a datetime64 or timedelta64, not float64"),
     ]
     for kernel, types, message in cases:
         with pytest.raises(JitError, match=message):

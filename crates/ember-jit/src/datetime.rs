@@ -142,7 +142,7 @@ pub fn source(op: DateOp, dialect: Dialect) -> String {
                 weeks: false
             })
         ),
-        DateOp::Scale(d) if d == DType::I64 => format!(
+        DateOp::Scale(DType::I64) => format!(
             "({t} td, {t} n) {{ return td == {nat} ? {nat} : ({t})(({u})td * ({u})n); }}"
         ),
         DateOp::Scale(d) => {
@@ -151,7 +151,7 @@ pub fn source(op: DateOp, dialect: Dialect) -> String {
                 "({t} td, {f} n) {{\n  if (td == {nat}) return {nat};\n  {f} v = ({f})td * n;\n  return v != v ? {nat} : ({t})v;\n}}"
             )
         }
-        DateOp::Divide(d) if d == DType::I64 => format!(
+        DateOp::Divide(DType::I64) => format!(
             "({t} td, {t} n) {{ return (td == {nat} || n == 0) ? {nat} : td / n; }}"
         ),
         DateOp::Divide(d) => {

@@ -476,6 +476,15 @@ pub fn element_dtype_named(name: &str) -> Option<DType> {
     })
 }
 
+/// The dtype of scalars called `name`: a number's ([`dtype_named`]), or a datetime-like one
+/// (`datetime64[D]`).
+pub fn scalar_dtype_named(name: &str) -> Option<DType> {
+    dtype_named(name).or_else(|| match parse_datetime_type(name) {
+        Ok(Some((d, ""))) => Some(d),
+        _ => None,
+    })
+}
+
 /// A dtype by NumPy's or Numba's name (`float32`, `f4`, `intp`, `bool_`, `boolean`).
 pub fn dtype_named(name: &str) -> Option<DType> {
     Some(match name {

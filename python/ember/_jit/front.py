@@ -604,6 +604,8 @@ class _Function:
                 text = "True" if value else "False"
             elif value.dtype.kind == "f":
                 text = repr(float(value))
+            elif value.dtype.kind in "mM":
+                text = str(int(value.astype(np.int64)))  # the count of its unit (NaT the least int64)
             else:
                 text = str(int(value))
             return {"k": "Typed", "dtype": value.dtype.name, "v": text}

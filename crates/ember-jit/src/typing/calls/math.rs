@@ -174,6 +174,10 @@ impl FnTyper<'_, '_> {
             }
             _ => {}
         }
+        if name == "np.isnat" {
+            let [v] = self.exactly::<1>(name, args, span)?;
+            return self.isnat(&v, span);
+        }
         let Some((c_name, kind)) = math_function(m) else {
             if let Some(u) = name.strip_prefix("np.").and_then(jit_ufunc) {
                 return self.ufunc_call(u, name, args, span);

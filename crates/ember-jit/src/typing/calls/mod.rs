@@ -227,6 +227,9 @@ impl FnTyper<'_, '_> {
                 .ok_or_else(|| Fail::At(span, format!("dtype {d} is not supported in kernels")))?;
             let [v] = self.exactly::<1>(name, args, span)?;
             self.scalar_arg(&v, name, span)?;
+            if v.ty.scalar().and_then(DType::datetime).is_some() {
+                return self.date_cast(&v, d, span);
+            }
             return Ok(self
                 .cast_to(&v, d)
                 .nonneg(v.nonneg && d.kind() != Kind::Float));

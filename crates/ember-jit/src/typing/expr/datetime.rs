@@ -316,6 +316,41 @@ impl FnTyper<'_, '_> {
     }
 }
 
+impl FnTyper<'_, '_> {
+    /// `np.int64(x)` (a dtype called) of a datetime-like value: its count, in a 64-bit
+    /// integer only (Numba's rule).
+    pub(crate) fn date_cast(&mut self, v: &Val, to: DType, span: Span) -> R<Val> {
+        if !matches!(to, DType::I64 | DType::U64) {
+            return at(
+                span,
+                format!(
+                    "Cannot cast {} to {} as {} is not a 64-bit integer",
+                    v.ty,
+                    to.name(),
+                    to.name()
+                ),
+            );
+        }
+        Ok(Val::new(Ty::Scalar(to), K::Cast(v.boxed())))
+    }
+
+    /// `np.isnat(x)` of a datetime-like value.
+    pub(crate) fn isnat(&mut self, v: &Val, span: Span) -> R<Val> {
+        if date_val(v).is_none() {
+            return at(
+                span,
+                format!("np.isnat() takes a datetime64 or timedelta64, not {}", v.ty),
+            );
+        }
+        let count = Val::new(INT64, K::Cast(v.boxed()));
+        let nat = Val::constant(INT64, Const::Int(ember_core::datetime::NAT));
+        Ok(Val::new(
+            BOOL,
+            K::Compare(CmpOp::Eq, count.boxed(), nat.boxed()),
+        ))
+    }
+}
+
 /// How an error names a failed `op` of two timedeltas.
 fn op_verb(op: BinOp) -> &'static str {
     match op {

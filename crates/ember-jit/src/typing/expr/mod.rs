@@ -18,7 +18,7 @@ use ember_core::DType;
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
 use crate::ir::{AggregateFn, Const, ExprKind as K};
-use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT64};
+use crate::types::{scalar_dtype_named, Ty, BOOL, FLOAT64, INT64};
 use crate::typing::{FnTyper, Val};
 
 use literal::parse_float;
@@ -56,7 +56,7 @@ impl FnTyper<'_, '_> {
                 self.typed_literal(DType::C128, &format!("{re},{im}"), span)
             }
             ExprKind::Typed { dtype, v } => {
-                let d = dtype_named(dtype).ok_or_else(|| {
+                let d = scalar_dtype_named(dtype).ok_or_else(|| {
                     Fail::At(
                         span,
                         format!("constant of dtype {dtype} is not supported in kernels"),

@@ -96,7 +96,8 @@ def arithmetic_numpy(a, b, h, m, n, f, target, shift):
             "times": h * n, "rtimes": n * h, "ftimes": h * f, "over": h / n, "fover": m / f, "ratio": h / m,
             "neg": -h, "pos": +m, "absolute": abs(h), "shifted": a + shift, "since": b - target, "lt": a < b,
             "eq": a == target, "ne": b != target, "ge": h >= m, "tne": h != m,
-            "count": h.astype(np.int64) + m.astype(np.int64), "nat": np.isnat(b), "epoch": b - EPOCH, "unequal": a != NOT_A_DAY,
+            "count": h.astype(np.int64) + m.astype(np.int64), "nat": np.isnat(b), "epoch": b - EPOCH,
+            "unequal": a != NOT_A_DAY,
         }
 
 

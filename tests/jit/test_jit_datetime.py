@@ -47,7 +47,7 @@ NOT_A_DAY = np.datetime64("NaT", "D")
 @cuda.jit
 def arithmetic(a, b, h, m, n, f, target, shift, diff, later, earlier, flipped, total, gap, times, rtimes, ftimes,
                over, fover, ratio, neg, pos, absolute, shifted, since, lt, eq, ne, ge, tne, count, nat, epoch,
-               unequal):
+               unequal, earliest, longest):
     """a: datetime64[D], b: datetime64[s], h: timedelta64[h], m: timedelta64[m], n: int32,
     f: float64; target: a datetime64[s] scalar, shift: a timedelta64[D] scalar."""
     i = cuda.grid(1)
@@ -78,6 +78,8 @@ def arithmetic(a, b, h, m, n, f, target, shift, diff, later, earlier, flipped, t
         nat[i] = np.isnat(b[i])
         epoch[i] = b[i] - EPOCH
         unequal[i] = a[i] != NOT_A_DAY
+        earliest[i] = min(b[i], target)
+        longest[i] = max(m[i], -m[i], m[i] * 2)
 
 
 OUTS = {
@@ -85,6 +87,7 @@ OUTS = {
     "times": "m8[h]", "rtimes": "m8[h]", "ftimes": "m8[h]", "over": "m8[h]", "fover": "m8[m]", "ratio": "f8",
     "neg": "m8[h]", "pos": "m8[m]", "absolute": "m8[h]", "shifted": "M8[D]", "since": "m8[s]", "lt": "?",
     "eq": "?", "ne": "?", "ge": "?", "tne": "?", "count": "i8", "nat": "?", "epoch": "m8[s]", "unequal": "?",
+    "earliest": "M8[s]", "longest": "m8[m]",
 }
 
 
@@ -97,8 +100,18 @@ def arithmetic_numpy(a, b, h, m, n, f, target, shift):
             "neg": -h, "pos": +m, "absolute": abs(h), "shifted": a + shift, "since": b - target, "lt": a < b,
             "eq": a == target, "ne": b != target, "ge": h >= m, "tne": h != m,
             "count": h.astype(np.int64) + m.astype(np.int64), "nat": np.isnat(b), "epoch": b - EPOCH,
-            "unequal": a != NOT_A_DAY,
+            "unequal": a != NOT_A_DAY, "earliest": np.where(target < b, target, b),
+            "longest": python_max(m, -m, m * 2),
         }
+
+
+def python_max(*values):
+    """Python's max() element by element: the first unless a later one is greater (NaT is never
+    greater, nor is anything than NaT)."""
+    acc = values[0]
+    for v in values[1:]:
+        acc = np.where(v > acc, v, acc)
+    return acc
 
 
 def test_datetime_arithmetic_matches_numpy():
@@ -190,11 +203,16 @@ def test_vectorize_and_guvectorize_take_and_give_datetimes():
     assert elapsed(a[3], b[3]) == b[3] - a[3]
 
 
+@cuda.jit(device=True)
+def step_back(day, step):
+    return day - step
+
+
 @cuda.jit(void(NPDatetime("D")[::1], NPTimedelta("D"), NPDatetime("D")[::1]))
 def declared(days, step, out):
     i = cuda.grid(1)
     if i < days.size:
-        out[i] = days[i] + step
+        out[i] = step_back(days[i], -step)
 
 
 def test_types_names_and_signatures_are_numbas():
@@ -214,6 +232,10 @@ def test_types_names_and_signatures_are_numbas():
     out = ember.zeros(days.size, "M8[D]")
     declared[1, 64](ember.asarray(days), np.timedelta64(3, "D"), out)
     np.testing.assert_array_equal(out.get(), days + 3)
+    # A signature's datetime parameter takes that type only (Numba converts none to another).
+    for wrong in (np.timedelta64(3, "h"), 3):
+        with pytest.raises(TypeError, match="no signature of kernel declared matches"):
+            declared[1, 64](ember.asarray(days), wrong, out)
 
 
 @cuda.jit
@@ -239,6 +261,11 @@ def mixed_compare(a, t, out):
 @cuda.jit
 def add_deltas(a, b, out):
     out[0] = a[0] + b[0]
+
+
+@cuda.jit
+def mixed_max(a, b, out):
+    out[0] = max(a[0], b[0])
 
 
 @cuda.jit
@@ -270,6 +297,8 @@ def test_what_numba_refuses_is_a_jit_error():
         (add_dates, ["datetime64[D][::1]", "timedelta64[Y][::1]", "datetime64[D][::1]"],
          r"cannot combine datetime64\[D\] and timedelta64\[Y\]"),
         (to_float, ["timedelta64[s][::1]", "float64[::1]"], r"float\(\) of timedelta64\[s\] is not defined"),
+        (mixed_max, ["datetime64[D][::1]", "datetime64[s][::1]", "datetime64[s][::1]"],
+         r"max\(\) of datetime64\[D\] and datetime64\[s\]: Numba unifies no two"),
         (to_int32, ["datetime64[s][::1]", "int32[::1]"], r"Cannot cast datetime64\[s\] to int32"),
         (isnat, ["float64[::1]", "bool[::1]"], r"np.isnat\(\) takes a datetime64 or timedelta64, not float64"),
     ]

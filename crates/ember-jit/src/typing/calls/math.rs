@@ -314,6 +314,12 @@ impl FnTyper<'_, '_> {
                 format!("{which}() needs at least two numbers (or one tuple) in kernels"),
             );
         }
+        if vals
+            .iter()
+            .any(|v| v.ty.scalar().and_then(DType::datetime).is_some())
+        {
+            return self.date_min_max(max, &vals, span);
+        }
         let mut d = self.scalar_arg(&vals[0], which, span)?;
         for v in &vals[1..] {
             let e = self.scalar_arg(v, which, span)?;

@@ -334,6 +334,31 @@ impl FnTyper<'_, '_> {
         Ok(Val::new(Ty::Scalar(to), K::Cast(v.boxed())))
     }
 
+    /// Python's `max`/`min` of datetime-like values of one type (Numba unifies no others):
+    /// the first unless a later one beats it by the datetime comparison (a NaT never does).
+    pub(crate) fn date_min_max(&mut self, max: bool, vals: &[Val], span: Span) -> R<Val> {
+        let ty = vals[0].ty.clone();
+        if let Some(v) = vals.iter().find(|v| v.ty != ty) {
+            return at(
+                span,
+                format!(
+                    "{}() of {ty} and {}: Numba unifies no two datetime-like types of different units, nor one with a number",
+                    if max { "max" } else { "min" },
+                    v.ty
+                ),
+            );
+        }
+        let op = if max { CmpOp::Gt } else { CmpOp::Lt };
+        let mut acc = self.temp(&vals[0])?;
+        for v in &vals[1..] {
+            let c = self.temp(v)?;
+            let beats = self.date_compare_typed(op, &c, &acc, span)?;
+            let pick = Val::new(ty.clone(), K::Select(beats.boxed(), c.boxed(), acc.boxed()));
+            acc = self.temp(&pick)?;
+        }
+        Ok(acc)
+    }
+
     /// `np.isnat(x)` of a datetime-like value.
     pub(crate) fn isnat(&mut self, v: &Val, span: Span) -> R<Val> {
         if date_val(v).is_none() {

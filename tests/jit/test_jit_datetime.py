@@ -47,7 +47,7 @@ NOT_A_DAY = np.datetime64("NaT", "D")
 @cuda.jit
 def arithmetic(a, b, h, m, n, f, target, shift, diff, later, earlier, flipped, total, gap, times, rtimes, ftimes,
                over, fover, ratio, neg, pos, absolute, shifted, since, lt, eq, ne, ge, tne, count, nat, epoch,
-               unequal, earliest, longest):
+               unequal, earliest, longest, halves):
     """a: datetime64[D], b: datetime64[s], h: timedelta64[h], m: timedelta64[m], n: int32,
     f: float64; target: a datetime64[s] scalar, shift: a timedelta64[D] scalar."""
     i = cuda.grid(1)
@@ -80,6 +80,7 @@ def arithmetic(a, b, h, m, n, f, target, shift, diff, later, earlier, flipped, t
         unequal[i] = a[i] != NOT_A_DAY
         earliest[i] = min(b[i], target)
         longest[i] = max(m[i], -m[i], m[i] * 2)
+        halves[i] = h[i] // n[i] + m[i] // f[i]
 
 
 OUTS = {
@@ -87,7 +88,7 @@ OUTS = {
     "times": "m8[h]", "rtimes": "m8[h]", "ftimes": "m8[h]", "over": "m8[h]", "fover": "m8[m]", "ratio": "f8",
     "neg": "m8[h]", "pos": "m8[m]", "absolute": "m8[h]", "shifted": "M8[D]", "since": "m8[s]", "lt": "?",
     "eq": "?", "ne": "?", "ge": "?", "tne": "?", "count": "i8", "nat": "?", "epoch": "m8[s]", "unequal": "?",
-    "earliest": "M8[s]", "longest": "m8[m]",
+    "earliest": "M8[s]", "longest": "m8[m]", "halves": "m8[m]",
 }
 
 
@@ -101,7 +102,7 @@ def arithmetic_numpy(a, b, h, m, n, f, target, shift):
             "eq": a == target, "ne": b != target, "ge": h >= m, "tne": h != m,
             "count": h.astype(np.int64) + m.astype(np.int64), "nat": np.isnat(b), "epoch": b - EPOCH,
             "unequal": a != NOT_A_DAY, "earliest": np.where(target < b, target, b),
-            "longest": python_max(m, -m, m * 2),
+            "longest": python_max(m, -m, m * 2), "halves": h // n + m // f,
         }
 
 

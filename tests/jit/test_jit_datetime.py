@@ -138,7 +138,7 @@ def test_datetime_arithmetic_matches_numpy():
 
 
 @cuda.jit
-def calendar(y, mo, d, w, years, months, to_days, by_weeks, in_months, before, same):
+def calendar(y, mo, d, w, years, months, to_days, by_weeks, in_months, before, same, months_by_weeks):
     """y: datetime64[Y], mo: datetime64[M], d: datetime64[D], w: timedelta64[W],
     years: timedelta64[Y], months: timedelta64[M]."""
     i = cuda.grid(1)
@@ -148,6 +148,7 @@ def calendar(y, mo, d, w, years, months, to_days, by_weeks, in_months, before, s
         in_months[i] = mo[i] + years[i] - months[i]
         before[i] = mo[i] < d[i]
         same[i] = y[i] == mo[i]
+        months_by_weeks[i] = mo[i] - w[i]
 
 
 def test_years_and_months_go_through_the_calendar_as_numpys_do():
@@ -159,10 +160,11 @@ def test_years_and_months_go_through_the_calendar_as_numpys_do():
     mo[:5] = np.array(["1600-01", "1900-02", "2000-03", "1969-12", "1970-01"], "M8[M]")
     d[:5] = np.array(["1600-01-01", "1900-03-01", "2000-02-29", "1969-12-31", "1970-01-01"], "M8[D]")
     w, years, months = deltas("W", 14, span=5000), deltas("Y", 15, span=300), deltas("M", 16, span=3000)
-    outs = {"to_days": "m8[D]", "by_weeks": "M8[W]", "in_months": "M8[M]", "before": "?", "same": "?"}
+    outs = {"to_days": "m8[D]", "by_weeks": "M8[W]", "in_months": "M8[M]", "before": "?", "same": "?",
+            "months_by_weeks": "M8[W]"}
     got = [ember.zeros(N, t) for t in outs.values()]
     calendar[(N + 63) // 64, 64](*(ember.asarray(x) for x in (y, mo, d, w, years, months)), *got)
-    want = [mo - d, y + w, mo + years - months, mo < d, y == mo]
+    want = [mo - d, y + w, mo + years - months, mo < d, y == mo, mo - w]
     for name, g, x in zip(outs, got, want, strict=True):
         assert g.dtype == x.dtype, name
         g = g.get()
@@ -318,7 +320,7 @@ def test_the_cuda_c_compiles_through_nvrtc():
          + [f"{np.dtype(t).name}[::1]" if t != "?" else "bool[::1]" for t in OUTS.values()]),
         (calendar, ["datetime64[Y][::1]", "datetime64[M][::1]", "datetime64[D][::1]", "timedelta64[W][::1]",
                     "timedelta64[Y][::1]", "timedelta64[M][::1]", "timedelta64[D][::1]", "datetime64[W][::1]",
-                    "datetime64[M][::1]", "bool[::1]", "bool[::1]"]),
+                    "datetime64[M][::1]", "bool[::1]", "bool[::1]", "datetime64[W][::1]"]),
     ]
     for kernel, types in cases:
         src = kernel_source(kernel, types, "cuda")

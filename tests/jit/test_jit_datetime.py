@@ -42,12 +42,14 @@ def deltas(unit, seed, span=100_000):
 # Constants from the globals, as Numba takes them.
 EPOCH = np.datetime64("2000-01-01T12", "h")
 NOT_A_DAY = np.datetime64("NaT", "D")
+HOLIDAYS = np.array(["2000-01-01", "NaT", "1969-07-20", "2024-12-25"], "M8[D]")
+DAY = NPDatetime("D")
 
 
 @cuda.jit
 def arithmetic(a, b, h, m, n, f, target, shift, diff, later, earlier, flipped, total, gap, times, rtimes, ftimes,
                over, fover, ratio, neg, pos, absolute, shifted, since, lt, eq, ne, ge, tne, count, nat, epoch,
-               unequal, earliest, longest, halves):
+               unequal, earliest, longest, halves, to_holiday, first):
     """a: datetime64[D], b: datetime64[s], h: timedelta64[h], m: timedelta64[m], n: int32,
     f: float64; target: a datetime64[s] scalar, shift: a timedelta64[D] scalar."""
     i = cuda.grid(1)
@@ -81,6 +83,11 @@ def arithmetic(a, b, h, m, n, f, target, shift, diff, later, earlier, flipped, t
         earliest[i] = min(b[i], target)
         longest[i] = max(m[i], -m[i], m[i] * 2)
         halves[i] = h[i] // n[i] + m[i] // f[i]
+        to_holiday[i] = HOLIDAYS[i % 4] - a[i]
+        pair = cuda.local.array(2, DAY)
+        pair[0] = a[i]
+        pair[1] = HOLIDAYS[i % 4]
+        first[i] = min(pair[0], pair[1])
 
 
 OUTS = {
@@ -89,6 +96,7 @@ OUTS = {
     "neg": "m8[h]", "pos": "m8[m]", "absolute": "m8[h]", "shifted": "M8[D]", "since": "m8[s]", "lt": "?",
     "eq": "?", "ne": "?", "ge": "?", "tne": "?", "count": "i8", "nat": "?", "epoch": "m8[s]", "unequal": "?",
     "earliest": "M8[s]", "longest": "m8[m]", "halves": "m8[m]",
+    "to_holiday": "m8[D]", "first": "M8[D]",
 }
 
 
@@ -103,7 +111,16 @@ def arithmetic_numpy(a, b, h, m, n, f, target, shift):
             "count": h.astype(np.int64) + m.astype(np.int64), "nat": np.isnat(b), "epoch": b - EPOCH,
             "unequal": a != NOT_A_DAY, "earliest": np.where(target < b, target, b),
             "longest": python_max(m, -m, m * 2), "halves": h // n + m // f,
+            "to_holiday": HOLIDAYS[np.arange(N) % 4] - a, "first": python_min(a, HOLIDAYS[np.arange(N) % 4]),
         }
+
+
+def python_min(*values):
+    """Python's min() element by element (NaT is never less, nor is anything than NaT)."""
+    acc = values[0]
+    for v in values[1:]:
+        acc = np.where(v < acc, v, acc)
+    return acc
 
 
 def python_max(*values):

@@ -466,10 +466,10 @@ pub fn parse_signature(text: &str) -> Result<(Option<Ty>, Vec<Ty>), String> {
     Ok((ret, parse_type_list(&t[open + 1..t.len() - 1])?))
 }
 
-/// The dtype of array elements called `name`: a scalar dtype ([`dtype_named`]), or a
+/// The dtype of array elements called `name`: a scalar dtype ([`scalar_dtype_named`]), or a
 /// registered structured dtype (by NumPy's `str(dtype)`).
 pub fn element_dtype_named(name: &str) -> Option<DType> {
-    dtype_named(name).or_else(|| {
+    scalar_dtype_named(name).or_else(|| {
         DType::from_name(name)
             .ok()
             .filter(|d| record_of(*d).is_some())

@@ -5,16 +5,11 @@
 
 use ember_codegen::types::value_type;
 use ember_codegen::Dialect;
-use ember_core::datetime::{DateKind, Unit};
+use ember_core::datetime::Unit;
 use ember_core::DType;
 
 use crate::ast::CmpOp;
 use crate::ir::DateOp;
-
-/// The kind and unit of a datetime-like dtype.
-pub fn date_of(d: DType) -> Option<(DateKind, Unit)> {
-    d.datetime()
-}
 
 /// Whether a timedelta of unit `src` converts safely to unit `dest` (Numba's
 /// `can_cast_timedelta_units`: to a finer unit of the same family; from the generic unit).

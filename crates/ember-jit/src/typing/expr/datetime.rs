@@ -1,15 +1,14 @@
 //! Operators on `datetime64`/`timedelta64` values, by Numba's typing (`typing/npdatetime.py`)
 //! and lowering (`np/npdatetime.py`): units convert to the finer one, NaT propagates through
-//! arithmetic and compares unequal; what Numba has no signature for is a [`JitError`].
-//!
-//! [`JitError`]: crate::error
+//! arithmetic and compares unequal; what Numba has no signature for is a typing error (Python's
+//! `JitError`, Numba's `TypingError`).
 
 use ember_core::datetime::{DateKind, Unit};
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
 use crate::ast::{BinOp, CmpOp, Span, UnaryOp};
-use crate::datetime::{best_unit, can_cast_timedelta, combine_units, date_of, needs};
+use crate::datetime::{best_unit, can_cast_timedelta, combine_units, needs};
 use crate::error::{at, Fail, R};
 use crate::helpers::Helper;
 use crate::ir::{Const, DateOp, Expr, ExprKind as K};
@@ -20,17 +19,20 @@ use DateKind::{Datetime, Timedelta};
 
 /// A value's datetime kind and unit, if it is a datetime-like scalar.
 fn date_val(v: &Val) -> Option<(DateKind, Unit)> {
-    v.ty.scalar().and_then(date_of)
+    v.ty.scalar().and_then(DType::datetime)
 }
 
+/// The scalar type of a datetime-like dtype.
 fn date_ty(kind: DateKind, unit: Unit, span: Span) -> R<Ty> {
     DType::datetime_of(kind, unit)
         .map(Ty::Scalar)
         .map_err(|e| Fail::At(span, e.to_string()))
 }
 
-fn factor(x: i64) -> Expr {
-    Val::constant(INT64, Const::Int(x)).expr()
+/// Two operands and the factors that scale them to a common unit: `(a, fa, b, fb)`.
+fn scaled_pair(a: (Expr, i64), b: (Expr, i64)) -> Vec<Expr> {
+    let factor = |x: i64| Val::constant(INT64, Const::Int(x)).expr();
+    vec![a.0, factor(a.1), b.0, factor(b.1)]
 }
 
 impl FnTyper<'_, '_> {
@@ -101,15 +103,10 @@ impl FnTyper<'_, '_> {
         }
     }
 
-    /// `a op b` of two operands scaled to a common unit: `(a, fa, b, fb)`.
-    fn scaled_pair(&mut self, a: (Expr, i64), b: (Expr, i64)) -> Vec<Expr> {
-        vec![a.0, factor(a.1), b.0, factor(b.1)]
-    }
-
     /// `l op r` where a side is a datetime64/timedelta64 scalar; `None` when neither is.
     pub(super) fn date_binop(&mut self, op: BinOp, l: &Val, r: &Val, span: Span) -> Option<R<Val>> {
         let (a, b) = (l.ty.scalar()?, r.ty.scalar()?);
-        if date_of(a).is_none() && date_of(b).is_none() {
+        if a.datetime().is_none() && b.datetime().is_none() {
             return None;
         }
         Some(self.date_binop_typed(op, l, r, span))
@@ -132,7 +129,7 @@ impl FnTyper<'_, '_> {
                 let unit = Self::timedelta_units(ua, ub, op_verb(op), span)?;
                 let fa = Self::timedelta_factor(ua, unit, span)?;
                 let fb = Self::timedelta_factor(ub, unit, span)?;
-                let args = self.scaled_pair((l.expr(), fa), (r.expr(), fb));
+                let args = scaled_pair((l.expr(), fa), (r.expr(), fb));
                 let ty = date_ty(Timedelta, unit, span)?;
                 Ok(self.date_call(
                     DateOp::Combine {
@@ -159,7 +156,7 @@ impl FnTyper<'_, '_> {
                 let unit = best_unit(ua, ub);
                 let x = self.datetime_in(l, ua, unit, span)?;
                 let y = self.datetime_in(r, ub, unit, span)?;
-                let args = self.scaled_pair(x, y);
+                let args = scaled_pair(x, y);
                 let ty = date_ty(Timedelta, unit, span)?;
                 Ok(self.date_call(DateOp::Combine { sub: true }, ty, args))
             }
@@ -169,7 +166,7 @@ impl FnTyper<'_, '_> {
                 let unit = Self::timedelta_units(ua, ub, "cannot divide", span)?;
                 let fa = Self::timedelta_factor(ua, unit, span)?;
                 let fb = Self::timedelta_factor(ub, unit, span)?;
-                let args = self.scaled_pair((l.expr(), fa), (r.expr(), fb));
+                let args = scaled_pair((l.expr(), fa), (r.expr(), fb));
                 Ok(self.date_call(DateOp::Ratio, FLOAT64, args))
             }
             (BinOp::Div | BinOp::FloorDiv, Some((Timedelta, _)), None) => {
@@ -199,7 +196,7 @@ impl FnTyper<'_, '_> {
         })?;
         let x = self.datetime_in(dt, ud, unit, span)?;
         let ft = Self::timedelta_factor(ut, unit, span)?;
-        let args = self.scaled_pair(x, (td.expr(), ft));
+        let args = scaled_pair(x, (td.expr(), ft));
         let ty = date_ty(Datetime, unit, span)?;
         Ok(self.date_call(DateOp::Combine { sub }, ty, args))
     }
@@ -235,7 +232,7 @@ impl FnTyper<'_, '_> {
         span: Span,
     ) -> Option<R<Val>> {
         let (a, b) = (l.ty.scalar()?, r.ty.scalar()?);
-        if date_of(a).is_none() && date_of(b).is_none() {
+        if a.datetime().is_none() && b.datetime().is_none() {
             return None;
         }
         Some(self.date_compare_typed(op, l, r, span))
@@ -248,13 +245,13 @@ impl FnTyper<'_, '_> {
                 let unit = best_unit(ua, ub);
                 let x = self.datetime_in(l, ua, unit, span)?;
                 let y = self.datetime_in(r, ub, unit, span)?;
-                self.scaled_pair(x, y)
+                scaled_pair(x, y)
             }
             (Some((Timedelta, ua)), Some((Timedelta, ub))) => {
                 let unit = Self::timedelta_units(ua, ub, "cannot compare", span)?;
                 let fa = Self::timedelta_factor(ua, unit, span)?;
                 let fb = Self::timedelta_factor(ub, unit, span)?;
-                self.scaled_pair((l.expr(), fa), (r.expr(), fb))
+                scaled_pair((l.expr(), fa), (r.expr(), fb))
             }
             _ => {
                 return at(

@@ -32,7 +32,8 @@ import numpy as np
 __all__ = [
     "Array", "as_dtype", "b1", "bool_", "Boolean", "boolean", "byte", "c16", "c8", "char", "Complex", "complex128",
     "complex64", "double", "f2", "f4", "f8", "Float", "float16", "float32", "float64", "from_dtype", "i1", "i2", "i4",
-    "i8", "int16", "int32", "int64", "int8", "int_", "intc", "Integer", "intp", "none", "NoneType", "Number",
+    "i8", "int16", "int32", "int64", "int8", "int_", "intc", "Integer", "intp", "none", "NoneType", "NPDatetime",
+    "NPTimedelta", "Number",
     "parse_signature", "Record", "Signature", "Tuple", "Type", "typeof", "u1", "u2", "u4", "u8", "uint16", "uint32",
     "uint64", "uint8", "uintc", "uintp", "UniTuple", "void",
 ]
@@ -173,6 +174,67 @@ SCALARS = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, floa
            complex128)
 
 
+class _NPDatetimeBase(Type):
+    """Numba's ``NPDatetime``/``NPTimedelta``: values of ``datetime64[unit]``/``timedelta64[unit]``
+    (int64 counts of the unit; ``unit`` ``""`` is NumPy's generic unit). Its ``str`` is NumPy's
+    dtype name, as Numba's is."""
+
+    type_name = ""
+    _code = ""
+
+    def __init__(self, unit: str = ""):
+        try:
+            d = np.dtype(f"{self._code}[{unit}]" if unit else self._code)
+        except TypeError:
+            raise ValueError(f"{unit!r} is not a datetime unit (Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as)") from None
+        if np.datetime_data(d) != (unit or "generic", 1):
+            raise ValueError(f"{unit!r} is not a datetime unit: Numba's datetime types have one plain unit")
+        self.unit = unit
+        self.dtype = d
+
+    def __call__(self, *args):
+        if args and all(is_type(a) for a in args):
+            return Signature(self, args)
+        # Numba's cast_python_value: the NumPy scalar of this unit.
+        return getattr(np, self.type_name)(*args, *((self.unit,) if self.unit else ()))
+
+    def __getitem__(self, dims) -> Array:
+        return Array(self, *_dims(self, dims))
+
+    @property
+    def name(self) -> str:
+        return str(self.dtype)
+
+    @property
+    def bitwidth(self) -> int:
+        return 64
+
+    def _key(self) -> tuple:
+        return (self.unit,)
+
+
+class NPDatetime(_NPDatetimeBase):
+    """``types.NPDatetime('D')``: the type of ``numpy.datetime64`` values in days."""
+
+    type_name, _code = "datetime64", "M8"
+
+
+class NPTimedelta(_NPDatetimeBase):
+    """``types.NPTimedelta('D')``: the type of ``numpy.timedelta64`` values in days."""
+
+    type_name, _code = "timedelta64", "m8"
+
+
+def _datetime_type(d: np.dtype) -> _NPDatetimeBase:
+    """The Numba type of a datetime64/timedelta64 dtype."""
+    unit, count = np.datetime_data(d)
+    if count != 1 or d.byteorder == ">":
+        raise TypeError(f"{d} has no Numba type: kernels compute on datetime64 and timedelta64 of one plain unit "
+                        "(datetime64[D], timedelta64[ns]) in native byte order")
+    cls = NPDatetime if d.kind == "M" else NPTimedelta
+    return cls("" if unit == "generic" else unit)
+
+
 class NoneType(Type):
     """Numba's ``none``, which ``void`` names: the return type of kernels."""
 
@@ -194,7 +256,7 @@ class Array(Type):
     any layout) or ``"A"`` (any strides)."""
 
     def __init__(self, dtype, ndim: int, layout: str = "A", readonly: bool = False):
-        if not isinstance(dtype, (_Scalar, Record)):
+        if not isinstance(dtype, (_Scalar, Record, _NPDatetimeBase)):
             dtype = from_dtype(dtype)
         if not isinstance(ndim, int) or ndim < 1:
             raise ValueError(f"an array type has at least one dimension, got ndim={ndim!r}")
@@ -297,7 +359,7 @@ Type.register(_Scalar)
 
 
 # How ember's compiler names an array type: "array(float32, 2d, C)", "array(Record(...), 1d, A)".
-ARRAY_NAME = re.compile(r"^array\((\w+|Record\(.*\)), (\d+)d, ([CA])\)$")
+ARRAY_NAME = re.compile(r"^array\((\w+(?:\[\w+\])?|Record\(.*\)), (\d+)d, ([CA])\)$")
 
 
 def from_name(name: str):
@@ -326,6 +388,8 @@ def _element_named(name: str):
         from . import _dtypes
 
         return Record(_dtypes.from_name(name[len("Record("):-1]))
+    if name.startswith(("datetime64", "timedelta64")):
+        return _datetime_type(np.dtype(name))
     return scalar_named(name)
 
 
@@ -349,6 +413,8 @@ def from_dtype(dtype):
     d = np.dtype(dtype)
     if d.fields is not None:
         return Record(d)
+    if d.kind in "mM":
+        return _datetime_type(d)
     return _by_dtype(d)
 
 
@@ -357,7 +423,7 @@ def as_dtype(t) -> np.dtype:
     types have none, as in Numba)."""
     if isinstance(t, _Scalar):
         return np.dtype(t._numpy)
-    if isinstance(t, Record):
+    if isinstance(t, (Record, _NPDatetimeBase)):
         return t.dtype
     raise TypeError(f"{t!r} has no NumPy dtype (as_dtype takes a scalar type such as float32)")
 
@@ -398,6 +464,8 @@ def _text(t) -> str:
         return f"{_text(t.dtype)}[{', '.join(dims)}]"
     if isinstance(t, Record):
         return f"Record({t.name})"
+    if isinstance(t, _NPDatetimeBase):
+        return t.name
     if isinstance(t, UniTuple):
         return f"UniTuple({_text(t.dtype)} x {t.count})"
     if isinstance(t, Tuple):
@@ -436,6 +504,8 @@ def typeof(value):
         return float64
     if isinstance(value, complex):
         return complex128
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return _datetime_type(value.dtype)
     if isinstance(value, np.generic):
         return _by_dtype(value.dtype)
     if isinstance(value, tuple):
@@ -468,11 +538,17 @@ def _contiguous(value, shape, dtype, fortran: bool) -> bool:
     return all(s == w for s, w, n in zip(strides, want, shape, strict=True) if n > 1)
 
 
+_DATETIME_NAME = re.compile(r"\b(datetime64|timedelta64)(?:\[(\w+)\])?")
+_DATETIME_CLASS = {"datetime64": "NPDatetime", "timedelta64": "NPTimedelta"}
+
+
 def _evaluate(text: str):
-    """A signature's text read as Python over the type names only."""
+    """A signature's text read as Python over the type names only (NumPy's names of datetime
+    types, as str() writes them, read as the type objects)."""
     names = {n: globals()[n] for n in __all__}
+    source = _DATETIME_NAME.sub(lambda m: f"{_DATETIME_CLASS[m[1]]}({m[2] or ''!r})", text)
     try:
-        return eval(text, {"__builtins__": {}}, names)  # noqa: S307  (type names only)
+        return eval(source, {"__builtins__": {}}, names)  # noqa: S307  (type names only)
     except Exception as e:
         raise TypeError(f"cannot read the signature {text!r}: {e}") from None
 

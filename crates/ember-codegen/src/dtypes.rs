@@ -133,6 +133,7 @@ const fn vectored(
 /// An opaque dtype's row: a type no compiler knows, so a kernel over one fails to compile
 /// instead of computing on its bytes. The array layer refuses opaque dtypes before that
 /// (`DType::numeric`) and copies their bytes through numeric views; this is the backstop.
+/// `datetime64`/`timedelta64` are int64 counts (what `@cuda.jit` kernels compute with).
 const OPAQUE: Columns = plain(
     DType::U8,
     "ember_opaque_dtype_is_not_computed_on",
@@ -143,6 +144,7 @@ const OPAQUE: Columns = plain(
 pub fn columns(dtype: DType) -> &'static Columns {
     match dtype.numeric_index() {
         Some(row) => &COLUMNS[row],
+        None if dtype.datetime().is_some() => columns(DType::I64),
         None => &OPAQUE,
     }
 }

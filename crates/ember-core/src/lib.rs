@@ -3,6 +3,7 @@
 //! Every other crate speaks in these terms. Nothing here touches a GPU or Python.
 
 pub mod config;
+pub mod datetime;
 pub mod dtype;
 pub mod error;
 pub mod opaque;

@@ -295,7 +295,7 @@ pub enum BoolOp {
     Or,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum CmpOp {
     Eq,
     NotEq,

@@ -117,6 +117,8 @@ pub enum Helper {
     /// for it (a field of a packed record), byte by byte: wide misaligned accesses fault on
     /// GPUs and are undefined in C.
     Unaligned(DType, Space),
+    /// A `datetime64`/`timedelta64` operation ([`crate::datetime`]).
+    Datetime(crate::ir::DateOp),
 }
 
 /// [`Helper::GridSync`]: a counter of arrived blocks and a generation, in the module. Each
@@ -245,6 +247,7 @@ impl Helper {
             ),
             Helper::Unaligned(d, space) => unaligned(*d, *space, dialect),
             Helper::PyMath(name, d) => crate::pymath::source(name, *d, dialect),
+            Helper::Datetime(op) => crate::datetime::source(*op, dialect),
             Helper::LaneId => dialect.table().lane_id_fn.replace("{dev}", dev),
             Helper::DynamicShared => dialect.table().dynamic_shared_decl.replace("{dev}", dev),
             Helper::GridSync => GRID_SYNC.to_string(),

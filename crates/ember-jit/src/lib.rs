@@ -10,6 +10,7 @@ mod analysis;
 pub mod ast;
 pub mod coarsen;
 pub mod compiler;
+mod datetime;
 mod emit;
 mod error;
 mod externs;

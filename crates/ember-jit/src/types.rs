@@ -249,6 +249,8 @@ pub fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
         return Some(a.clone());
     }
     match (a, b) {
+        // Numba unifies no two datetime-like types (nor one with a number).
+        (Ty::Scalar(x), Ty::Scalar(y)) if x.datetime().is_some() || y.datetime().is_some() => None,
         (Ty::Scalar(x), Ty::Scalar(y)) => Some(Ty::Scalar(promote(*x, *y))),
         (Ty::Tuple(x), Ty::Tuple(y)) if x.len() == y.len() => x
             .iter()
@@ -282,6 +284,17 @@ pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
     }
     if let Some(ty) = parse_record_type(t)? {
         return Ok(ty);
+    }
+    if let Some((dtype, dims)) = parse_datetime_type(t)? {
+        return match dims {
+            "" => Ok(Ty::Scalar(dtype)),
+            d => match d.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+                Some(inner) => array_of(dtype, inner, t),
+                None => Err(format!(
+                    "'{t}': after a datetime type come its array dimensions, '[:]'"
+                )),
+            },
+        };
     }
     let (base, dims) = match t.find('[') {
         Some(i) => {
@@ -367,6 +380,32 @@ fn parse_record_type(t: &str) -> Result<Option<Ty>, String> {
     }
 }
 
+/// `datetime64[D]`, `timedelta64[ns]`, `datetime64` (the generic unit), as NumPy and Numba
+/// name them: the dtype and the text after it (array dimensions, or nothing); `None` for
+/// any other text.
+fn parse_datetime_type(t: &str) -> Result<Option<(DType, &str)>, String> {
+    use ember_core::datetime::{DateKind, Unit};
+    let (kind, rest) = if let Some(r) = t.strip_prefix("datetime64") {
+        (DateKind::Datetime, r)
+    } else if let Some(r) = t.strip_prefix("timedelta64") {
+        (DateKind::Timedelta, r)
+    } else {
+        return Ok(None);
+    };
+    // A unit in brackets, unless the brackets hold array dimensions.
+    let (unit, rest) = match rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
+        Some((u, after)) if !u.contains(':') => {
+            let unit = Unit::named(u.trim()).filter(|_| !u.trim().is_empty()).ok_or_else(|| {
+                format!("'{t}': '{u}' is not a datetime unit (Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as)")
+            })?;
+            (unit, after.trim())
+        }
+        _ => (Unit::GENERIC, rest.trim()),
+    };
+    let dtype = DType::datetime_of(kind, unit).map_err(|e| e.to_string())?;
+    Ok(Some((dtype, rest)))
+}
+
 /// `UniTuple(int32 x 2)` and `Tuple(int32, float64)` (as ember.types writes Numba's tuple
 /// types); `None` for any other text.
 fn parse_tuple_type(t: &str) -> Result<Option<Ty>, String> {
@@ -430,13 +469,22 @@ pub fn parse_signature(text: &str) -> Result<(Option<Ty>, Vec<Ty>), String> {
     Ok((ret, parse_type_list(&t[open + 1..t.len() - 1])?))
 }
 
-/// The dtype of array elements called `name`: a scalar dtype ([`dtype_named`]), or a
+/// The dtype of array elements called `name`: a scalar dtype ([`scalar_dtype_named`]), or a
 /// registered structured dtype (by NumPy's `str(dtype)`).
 pub fn element_dtype_named(name: &str) -> Option<DType> {
-    dtype_named(name).or_else(|| {
+    scalar_dtype_named(name).or_else(|| {
         DType::from_name(name)
             .ok()
             .filter(|d| record_of(*d).is_some())
+    })
+}
+
+/// The dtype of scalars called `name`: a number's ([`dtype_named`]), or a datetime-like one
+/// (`datetime64[D]`).
+pub fn scalar_dtype_named(name: &str) -> Option<DType> {
+    dtype_named(name).or_else(|| match parse_datetime_type(name) {
+        Ok(Some((d, ""))) => Some(d),
+        _ => None,
     })
 }
 
@@ -538,6 +586,24 @@ mod tests {
         assert_eq!(args[1].to_string(), format!("Record({name})"));
         let err = parse_arg_type("Record([('zz', '<i4')])").unwrap_err();
         assert!(err.contains("from_dtype"), "{err}");
+    }
+
+    #[test]
+    fn datetime_types_parse_by_numpys_names() {
+        let d = parse_arg_type("datetime64[D]").unwrap();
+        assert_eq!(d.to_string(), "datetime64[D]");
+        let (_, args) =
+            parse_signature("void(datetime64[D][::1], timedelta64[ns], timedelta64[:])").unwrap();
+        let Ty::Array(a) = &args[0] else {
+            panic!("{args:?}")
+        };
+        assert_eq!((a.dtype.name(), a.layout), ("datetime64[D]", Layout::C));
+        assert_eq!(args[1].to_string(), "timedelta64[ns]");
+        assert_eq!(args[2].to_string(), "array(timedelta64, 1d, A)");
+        assert!(parse_arg_type("datetime64[Q]")
+            .unwrap_err()
+            .contains("not a datetime unit"));
+        assert_eq!(unify(&d, &INT64), None);
     }
 
     #[test]

@@ -96,8 +96,12 @@ impl JitArg<'_> {
     }
 }
 
-/// Whether a scalar of dtype `d` converts to a parameter of dtype `p` (not complex to real).
+/// Whether a scalar of dtype `d` converts to a parameter of dtype `p` (not complex to real;
+/// a datetime64/timedelta64 only to its own type, as Numba converts them).
 fn scalar_fits(d: DType, p: DType) -> bool {
+    if d.datetime().is_some() || p.datetime().is_some() {
+        return d == p;
+    }
     d.kind() != Kind::Complex || p.kind() == Kind::Complex
 }
 

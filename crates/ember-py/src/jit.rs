@@ -523,7 +523,28 @@ fn scalar_arg(
     if let Some(d) = known.numpy_scalar(a) {
         return Ok(Some((scalar_value(a, d)?, d)));
     }
-    Ok(None)
+    datetime_scalar(a)
+}
+
+/// A NumPy `datetime64`/`timedelta64` scalar: its int64 count, with its dtype (registered
+/// under NumPy's name, as the Python layer registers array dtypes), as Numba passes one.
+fn datetime_scalar(a: &Bound<'_, PyAny>) -> PyResult<Option<(Scalar, DType)>> {
+    let ty = a.get_type();
+    let type_name = ty.name()?;
+    if type_name != "datetime64" && type_name != "timedelta64" {
+        return Ok(None);
+    }
+    let dtype = a.getattr(pyo3::intern!(a.py(), "dtype"))?;
+    let typestr: String = dtype.getattr(pyo3::intern!(a.py(), "str"))?.extract()?;
+    let name = dtype.str()?.to_string();
+    let d = DType::Opaque(ember_core::Opaque::register(&name, &typestr, 8).py()?);
+    if d.datetime().is_none() {
+        return Err(PyTypeError::new_err(format!(
+            "cannot pass a {name} scalar to a kernel: kernels compute on datetime64 and timedelta64 of one plain unit (datetime64[D], timedelta64[ns])"
+        )));
+    }
+    let count: i64 = a.call_method1("astype", ("int64",))?.extract()?;
+    Ok(Some((Scalar::Int(count), d)))
 }
 
 /// A tuple (or namedtuple) of scalars, arrays and such tuples, passed by value as Numba

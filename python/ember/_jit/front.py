@@ -187,6 +187,9 @@ class _Program:
         return self.array_ids[key]
 
 
+_NAT = np.iinfo(np.int64).min
+
+
 def _const_array(a: np.ndarray) -> dict:
     a = np.ascontiguousarray(a)
     if a.dtype.fields is not None:
@@ -204,6 +207,9 @@ def _const_array(a: np.ndarray) -> dict:
         values = [str(int(v)) for v in a.ravel().tolist()]
     elif a.dtype.kind == "f":
         values = [repr(float(v)) for v in a.ravel().tolist()]
+    elif a.dtype.kind in "mM":
+        # datetime64/timedelta64: int64 counts of the unit; NaT, the least int64, written as C can.
+        values = [str(v) if v != _NAT else "(-9223372036854775807 - 1)" for v in a.view(np.int64).ravel().tolist()]
     else:
         raise JitError(f"a constant array of dtype {a.dtype} cannot be used in a kernel")
     return {"dtype": a.dtype.name, "shape": list(a.shape), "values": values}
@@ -606,6 +612,8 @@ class _Function:
                 text = "True" if value else "False"
             elif value.dtype.kind == "f":
                 text = repr(float(value))
+            elif value.dtype.kind in "mM":
+                text = str(int(value.astype(np.int64)))  # the count of its unit (NaT the least int64)
             else:
                 text = str(int(value))
             return {"k": "Typed", "dtype": value.dtype.name, "v": text}
@@ -624,6 +632,8 @@ class _Function:
         if name is None and isinstance(value, np.dtype) and value.fields is not None:
             name = "dtype." + _dtypes.name_of(value)  # a structured dtype: registered by NumPy's name
         elif name is None and isinstance(value, np.dtype):
+            name = "dtype." + value.name
+        elif name is None and isinstance(value, ember_types.NPDatetime | ember_types.NPTimedelta):
             name = "dtype." + value.name
         if name is None and isinstance(value, ember_types.Record):
             name = "dtype." + value.name

@@ -39,6 +39,21 @@ def _signature(sig) -> tuple[np.dtype | None, list[np.dtype]]:
     return (None if ret is None else np.dtype(ret)), [np.dtype(a) for a in args]
 
 
+def _carrier(d: np.dtype) -> np.dtype:
+    """The dtype an elementwise kernel moves values of ``d`` as: datetime64/timedelta64 as
+    their int64 counts (what kernels compute with), others as themselves."""
+    return np.dtype(np.int64) if d.kind in "mM" else d
+
+
+def _as_carrier(v):
+    """An input as its :func:`_carrier` dtype (a view: no copy)."""
+    if isinstance(v, ndarray) and v.dtype.kind in "mM":
+        return v.view(np.int64)
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        return v.astype(np.int64)
+    return v
+
+
 def _check_target(target: str) -> str:
     if target not in _TARGETS:
         raise ValueError(f"target must be one of {', '.join(_TARGETS)}, got {target!r}")
@@ -118,14 +133,16 @@ class CUDAUFunc:
         self._signatures = []
         for s in signatures:
             ret, args = _signature(s)
-            if ret is None:
+            if ret is None and not isinstance(s, tuple):
                 raise TypeError(f"a @vectorize signature needs a return type: {s!r}")
+            # A tuple of argument types (Numba's form without a return type): the return type
+            # is the function's, found when it compiles below.
             self._signatures.append((ret, args))
         self._kernels: dict = {}
         if self._signatures:
             # Type-check every signature now (as Numba compiles eagerly).
-            for ret, args in self._signatures:
-                self._kernel(args, ret, _dialect())
+            for k, (ret, args) in enumerate(self._signatures):
+                self._signatures[k] = (self._kernel(args, ret, _dialect())[1], args)
 
     def __reduce__(self):
         return (pickling.rebuild, (type(self), pickling.function_spec(self.py_func), *self._made_with))
@@ -162,9 +179,13 @@ class CUDAUFunc:
                     raise TypeError(f"a @vectorize function returns one number, {self.__name__} returns "
                                     f"{ret_text}") from None
             out = np.dtype(ret)
-            params = ", ".join(f"{n} x{i}" for i, n in enumerate(names))
+            if out.kind in "mM" and ret_text != out.name:
+                # Numba converts no datetime64/timedelta64 to another type or unit.
+                raise JitError(f"{self.__name__} returns {ret_text}, and its signature says {out.name}: datetime64 "
+                               "and timedelta64 values convert to no other type or unit")
+            params = ", ".join(f"{_carrier(np.dtype(a)).name} x{i}" for i, a in enumerate(args))
             call = ", ".join(f"x{i}" for i in range(len(names)))
-            kernel = ElementwiseKernel(params, f"{out.name} out0", f"out0 = {cname}({call});",
+            kernel = ElementwiseKernel(params, f"{_carrier(out).name} out0", f"out0 = {cname}({call});",
                                        name=f"vectorize_{self.__name__}", preamble=preamble)
             found = self._kernels[key] = (kernel, out)
         return found
@@ -198,13 +219,16 @@ class CUDAUFunc:
         if scalars and values and out is None:
             # Only scalars (Numba's ufuncs take them): one element, given back as a scalar.
             values[0] = asarray(np.asarray(values[0], dtype=ins[0]))
-        kernel, _ = self._kernel(ins, ret, _dialect())
+        kernel, out_dtype = self._kernel(ins, ret, _dialect())
         outs = () if out is None else (out if isinstance(out, ndarray) else asarray(out),)
+        moved = [_as_carrier(v) for v in (*values, *outs)]
         if stream not in (0, None):
             with stream:
-                result = kernel(*values, *outs)
+                result = kernel(*moved)
         else:
-            result = kernel(*values, *outs)
+            result = kernel(*moved)
+        if out_dtype.kind in "mM":
+            result = outs[0] if outs else result.view(out_dtype)
         if isinstance(out, np.ndarray):
             np.copyto(out, result.get())
             return out

@@ -243,6 +243,13 @@ impl FnWriter<'_, '_> {
                     self.exprs(args, ", ")
                 )
             }
+            K::Datetime(op, args) => {
+                format!(
+                    "{}({})",
+                    crate::datetime::op_name(*op),
+                    self.exprs(args, ", ")
+                )
+            }
             K::RoundDigits(x, nd) => {
                 let t = value_type(d, dialect);
                 format!(

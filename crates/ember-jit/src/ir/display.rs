@@ -350,6 +350,9 @@ impl Printer<'_> {
             },
             ExprKind::Math(name, args) => format!("math.{name}({})", self.list(args)),
             ExprKind::PyMath(name, args) => format!("python.{name}({})", self.list(args)),
+            ExprKind::Datetime(op, args) => {
+                format!("{}({})", crate::datetime::op_name(*op), self.list(args))
+            }
             ExprKind::External(name, args) => format!("extern.{name}({})", self.list(args)),
             ExprKind::Intrinsic { name, args } => format!("{name}({})", self.list(args)),
             ExprKind::FloatTest(name, x) => format!("math.{name}({})", self.expr(x)),

@@ -437,6 +437,32 @@ pub enum NanRule {
     Ignore,
 }
 
+/// An operation on `datetime64`/`timedelta64` values (int64 counts of their unit, NaT the
+/// least int64) as Numba lowers it: a helper function of [`crate::helpers`]. Unit factors
+/// are int64 constants among the arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DateOp {
+    /// `(a, fa, b, fb)`: `a * fa + b * fb` (`sub`: minus); NaT when either is NaT.
+    Combine { sub: bool },
+    /// `(a, fa, b, fb)`: `a * fa` against `b * fb`; false with a NaT (`!=`: true).
+    Compare(CmpOp),
+    /// `(x)`: a datetime in years (`months`: months) as days since 1970 (`weeks`: whole
+    /// weeks, floored); NaT kept.
+    Calendar { months: bool, weeks: bool },
+    /// `(td, n)`: a timedelta times a number of this dtype (int64, float32, float64); NaT
+    /// kept, a NaN product NaT.
+    Scale(DType),
+    /// `(td, n)`: a timedelta over a number of this dtype (truncated); NaT for a NaT, a
+    /// zero or a NaN divisor.
+    Divide(DType),
+    /// `(a, fa, b, fb)`: `(a * fa) / (b * fb)` as float64; NaN with a NaT.
+    Ratio,
+    /// `(td)`: minus a timedelta; NaT kept.
+    Neg,
+    /// `(td)`: its absolute value; NaT kept.
+    Abs,
+}
+
 /// Atomic read-modify-write operations of `cuda.atomic`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AtomicOp {
@@ -570,6 +596,8 @@ pub enum ExprKind {
     /// Python's `math`/`cmath` function of [`crate::pymath`] (its helper declared by typing),
     /// named for its first argument's dtype.
     PyMath(&'static str, Vec<Expr>),
+    /// A `datetime64`/`timedelta64` operation (its helper declared by typing).
+    Datetime(DateOp, Vec<Expr>),
     /// A ufunc of the registry on scalars, in its NumPy loop `ins -> out`.
     Ufunc {
         name: &'static str,

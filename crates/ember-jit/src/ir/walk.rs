@@ -43,6 +43,7 @@ impl Expr {
             | ExprKind::Call(_, items)
             | ExprKind::Math(_, items)
             | ExprKind::PyMath(_, items)
+            | ExprKind::Datetime(_, items)
             | ExprKind::External(_, items)
             | ExprKind::Intrinsic { args: items, .. }
             | ExprKind::Ufunc { args: items, .. } => items.iter().collect(),

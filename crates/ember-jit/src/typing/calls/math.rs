@@ -174,6 +174,10 @@ impl FnTyper<'_, '_> {
             }
             _ => {}
         }
+        if name == "np.isnat" {
+            let [v] = self.exactly::<1>(name, args, span)?;
+            return self.isnat(&v, span);
+        }
         let Some((c_name, kind)) = math_function(m) else {
             if let Some(u) = name.strip_prefix("np.").and_then(jit_ufunc) {
                 return self.ufunc_call(u, name, args, span);
@@ -309,6 +313,12 @@ impl FnTyper<'_, '_> {
                 span,
                 format!("{which}() needs at least two numbers (or one tuple) in kernels"),
             );
+        }
+        if vals
+            .iter()
+            .any(|v| v.ty.scalar().and_then(DType::datetime).is_some())
+        {
+            return self.date_min_max(max, &vals, span);
         }
         let mut d = self.scalar_arg(&vals[0], which, span)?;
         for v in &vals[1..] {

@@ -228,6 +228,9 @@ impl FnTyper<'_, '_> {
                 .ok_or_else(|| Fail::At(span, format!("dtype {d} is not supported in kernels")))?;
             let [v] = self.exactly::<1>(name, args, span)?;
             self.scalar_arg(&v, name, span)?;
+            if v.ty.scalar().and_then(DType::datetime).is_some() {
+                return self.date_cast(&v, d, span);
+            }
             return Ok(self
                 .cast_to(&v, d)
                 .nonneg(v.nonneg && d.kind() != Kind::Float));
@@ -284,9 +287,7 @@ impl FnTyper<'_, '_> {
                         let t = self.temp(&v)?;
                         Val::new(Ty::Scalar(part), K::Abs(t.boxed())).nonneg(true)
                     }
-                    Kind::Opaque => {
-                        return at(span, format!("abs() of {} is not defined", d.name()))
-                    }
+                    Kind::Opaque => return self.date_abs(&v, span),
                 })
             }
             "builtin.min" | "builtin.max" => self.min_max(name == "builtin.max", args, span),
@@ -296,6 +297,7 @@ impl FnTyper<'_, '_> {
                 let d = self.scalar_arg(&v, name, span)?;
                 match d.kind() {
                     Kind::Int | Kind::UInt => Ok(v),
+                    Kind::Opaque => self.date_to_int(&v, span),
                     Kind::Complex => at(span, "int() of a complex number is not defined"),
                     _ => Ok(self.cast_to(&v, DType::I64).nonneg(v.nonneg)),
                 }
@@ -306,6 +308,7 @@ impl FnTyper<'_, '_> {
                 match d.kind() {
                     Kind::Float => Ok(v),
                     Kind::Complex => at(span, "float() of a complex number is not defined"),
+                    Kind::Opaque => at(span, format!("float() of {} is not defined", v.ty)),
                     _ => Ok(self.cast_to(&v, DType::F64).nonneg(v.nonneg)),
                 }
             }

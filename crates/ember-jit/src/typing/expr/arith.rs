@@ -47,6 +47,9 @@ impl FnTyper<'_, '_> {
             }
             return Ok(self.make_tuple(items));
         }
+        if let Some(v) = self.date_binop(op, &l, &r, span) {
+            return v;
+        }
         let (a, b) = match (l.ty.scalar(), r.ty.scalar()) {
             (Some(a), Some(b)) => (a, b),
             _ => {
@@ -208,6 +211,9 @@ impl FnTyper<'_, '_> {
                 return Ok(Val::constant(BOOL, ir::Const::Bool(!c.truth())).nonneg(true));
             }
             return Ok(Val::new(BOOL, K::Not(v.boxed())).nonneg(true));
+        }
+        if let Some(v) = self.date_unary(op, &v, span) {
+            return v;
         }
         let d = self.scalar_of(
             &v,

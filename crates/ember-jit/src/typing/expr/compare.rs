@@ -39,6 +39,9 @@ impl FnTyper<'_, '_> {
                 "'is' comparisons are not supported in kernels; use ==",
             );
         }
+        if let Some(v) = self.date_compare(op, l, r, span) {
+            return v;
+        }
         let (a, b) = match (l.ty.scalar(), r.ty.scalar()) {
             (Some(a), Some(b)) => (a, b),
             _ => {

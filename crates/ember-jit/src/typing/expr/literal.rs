@@ -86,6 +86,10 @@ impl FnTyper<'_, '_> {
                 )
             }
             Kind::Int | Kind::UInt => Const::Typed(text.parse().map_err(|_| bad())?),
+            // A datetime64/timedelta64: the count of its unit.
+            Kind::Opaque if dtype.datetime().is_some() => {
+                Const::Typed(text.parse().map_err(|_| bad())?)
+            }
             Kind::Opaque => return Err(bad()),
         };
         let nonneg = !text.starts_with('-');

@@ -7,6 +7,7 @@
 mod arith;
 mod array;
 mod compare;
+mod datetime;
 mod index;
 mod lazy;
 mod literal;
@@ -17,7 +18,7 @@ use ember_core::DType;
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, Fail, R};
 use crate::ir::{AggregateFn, Const, ExprKind as K};
-use crate::types::{dtype_named, Ty, BOOL, FLOAT64, INT64};
+use crate::types::{scalar_dtype_named, Ty, BOOL, FLOAT64, INT64};
 use crate::typing::{FnTyper, Val};
 
 use literal::parse_float;
@@ -55,7 +56,7 @@ impl FnTyper<'_, '_> {
                 self.typed_literal(DType::C128, &format!("{re},{im}"), span)
             }
             ExprKind::Typed { dtype, v } => {
-                let d = dtype_named(dtype).ok_or_else(|| {
+                let d = scalar_dtype_named(dtype).ok_or_else(|| {
                     Fail::At(
                         span,
                         format!("constant of dtype {dtype} is not supported in kernels"),
@@ -178,6 +179,18 @@ impl FnTyper<'_, '_> {
             return Ok(v.clone());
         }
         match (&v.ty, ty) {
+            (Ty::Scalar(from), Ty::Scalar(to))
+                if from.datetime().is_some() || to.datetime().is_some() =>
+            {
+                // Numba converts no datetime64/timedelta64 implicitly (not even between
+                // units): the value must have the type the place holds.
+                at(
+                    span,
+                    format!(
+                        "cannot convert {from} to {to}: Numba converts datetime64 and timedelta64 values to no other type or unit implicitly (compute a value of type {to})"
+                    ),
+                )
+            }
             (Ty::Scalar(_), Ty::Scalar(to)) => {
                 self.c.uses.dtypes.insert(*to);
                 Ok(Val::new(ty.clone(), K::Cast(v.boxed())))

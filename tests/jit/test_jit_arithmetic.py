@@ -11,6 +11,8 @@ import ember
 import numpy as np
 import pytest
 from ember import cuda
+from ember._jit import kernel_source
+from ember.errors import JitError
 from jit_harness import TPB, N, blocks, floats, host, ints, rows2, run
 from jit_kernels import (
     BUILTINS,
@@ -203,3 +205,41 @@ def test_complex_arithmetic_and_parts(rng):
     rows = [complex_ops(a, b) for a, b in zip(z, w, strict=True)]
     np.testing.assert_allclose(first.get(), np.array([r[0] for r in rows]), rtol=1e-14)
     np.testing.assert_allclose(second.get(), np.array([r[1] for r in rows]), rtol=1e-14)
+
+
+# ---- ufuncs on arrays, the output passed positionally (Numba's rule in kernels) ----
+
+
+def ufuncs_into(x, row, out1, out2, out3):
+    if cuda.grid(1) == 0:
+        np.sin(x, out1)  # elementwise over the whole array, in this thread
+        np.add(x, row, out2)  # a row broadcast over the rows of x
+        r = np.maximum(row, np.float32(0.25), out3)  # a number broadcast; gives out3
+        r[0, 0] += 100
+
+
+def test_ufuncs_write_their_positional_output_with_broadcasting():
+    rng = np.random.default_rng(31)
+    x = rng.standard_normal((5, 7)).astype(np.float32)
+    row = rng.standard_normal(7).astype(np.float32)
+    out1, out2 = ember.zeros((5, 7), np.float32), ember.zeros((5, 7), np.float64)
+    out3 = ember.zeros((3, 7), np.float32)
+    cuda.jit(ufuncs_into)[1, 32](ember.asarray(x), ember.asarray(row), out1, out2, out3)
+    np.testing.assert_allclose(out1.get(), np.sin(x), rtol=2e-7)
+    np.testing.assert_array_equal(out2.get(), (x + row).astype(np.float64))
+    want = np.broadcast_to(np.maximum(row, np.float32(0.25)), (3, 7)).copy()
+    want[0, 0] += 100
+    np.testing.assert_array_equal(out3.get(), want)
+
+
+def test_ufunc_outputs_that_cannot_be_written_say_why():
+    def into_number(x, y):
+        np.sin(x, y[0])
+
+    def too_many_axes(x, y):
+        np.sin(x, y[0])
+
+    with pytest.raises(JitError, match=r"np.sin\(\) with 2 arguments writes into its last one, an array; got float32"):
+        kernel_source(into_number, ["float32[::1]", "float32[::1]"], "opencl")
+    with pytest.raises(JitError, match="an input of 2 dimensions does not broadcast to an output of 1"):
+        kernel_source(too_many_axes, ["float32[:, ::1]", "float32[:, ::1]"], "opencl")

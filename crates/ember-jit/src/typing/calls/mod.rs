@@ -15,6 +15,7 @@ mod math;
 mod memory;
 mod print;
 mod random;
+mod ufunc_out;
 mod warp;
 
 use ember_core::dtype::Kind;
@@ -237,6 +238,13 @@ impl FnTyper<'_, '_> {
         }
         if let Some(m) = name.strip_prefix("cmath.") {
             return self.cmath(m, name, args, span);
+        }
+        if let Some(u) = name
+            .strip_prefix("np.")
+            .and_then(|m| ember_codegen::ufuncs::ufunc(m).ok())
+            .filter(|u| u.nout == 1 && args.len() == u.nin + 1)
+        {
+            return self.ufunc_into(u, name, args, span);
         }
         if let Some(m) = name
             .strip_prefix("math.")

@@ -24,7 +24,8 @@ pub fn log1p_exact_below(d: DType) -> f64 {
 /// A complex helper's C text with its names filled in: `@C@` the complex type, `@R@` its real
 /// type, `@S@` the suffix of the helper names, `@MK@` the constructor, `@INF@` and `@NAN@`
 /// (as `@R@` values), `@PI2@`, `@PI4@`, `@LN2@` and `@LN10@`, `@TINY@` (below it a square
-/// may be subnormal) and `@L1P@` (see [`log1p_exact_below`]). Each helper starts a line with
+/// may be subnormal), `@L1P@` (see [`log1p_exact_below`]), and the real type's `@EPS@`,
+/// `@MINN@` (smallest normal), `@HALFMAX@` and `@MANT@` (mantissa digits). Each helper starts a line with
 /// `static __device__` and no other line does (fused kernels define each helper once).
 fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
     let (c, r, s) = if d == DType::C128 {
@@ -34,6 +35,22 @@ fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
     };
     // Below this a square may be subnormal (arcsin, arccos and arctan take another path).
     let tiny = if d == DType::C128 { 1e-150 } else { 1e-18 };
+    // The real type's epsilon, smallest normal, half its largest value, mantissa digits.
+    let (eps, min, half_max, mant) = if d == DType::C128 {
+        (
+            f64::EPSILON,
+            f64::MIN_POSITIVE,
+            f64::MAX / 2.0,
+            f64::MANTISSA_DIGITS,
+        )
+    } else {
+        (
+            f64::from(f32::EPSILON),
+            f64::from(f32::MIN_POSITIVE),
+            f64::from(f32::MAX / 2.0),
+            f32::MANTISSA_DIGITS,
+        )
+    };
     let nan = dialect.table().nan;
     template
         .replace("@CMUL@", &complex_product("a", "b", "@MK@"))
@@ -52,6 +69,10 @@ fn complex_text(template: &str, d: DType, dialect: Dialect) -> String {
         .replace("@LN10@", &format!("(({r}){:?})", std::f64::consts::LN_10))
         .replace("@TINY@", &format!("(({r}){tiny:?})"))
         .replace("@L1P@", &format!("(({r}){:?})", log1p_exact_below(d)))
+        .replace("@EPS@", &format!("(({r}){eps:?})"))
+        .replace("@MINN@", &format!("(({r}){min:?})"))
+        .replace("@HALFMAX@", &format!("(({r}){half_max:?})"))
+        .replace("@MANT@", &mant.to_string())
         .replace("@C@", c)
         .replace("@R@", r)
         .replace("@S@", s)
@@ -132,14 +153,31 @@ static __device__ inline @C@ ember_cexp@S@(@C@ z) {
   if (z.y == 0) return @MK@(exp(z.x), z.y);
   if (isinf(z.x) && !isfinite(z.y)) return z.x > 0 ? @MK@(z.x, z.y - z.y) : @MK@(0, 0);
   @R@ e = exp(z.x); return @MK@(e * cos(z.y), e * sin(z.y)); }
+static __device__ inline @R@ ember_x2y2m1@S@(@R@ x, @R@ y) {
+  /* x^2 + y^2 - 1 with the squares' rounding errors (fma) and the sums' (two-sum) kept. */
+  @R@ x2 = x * x, ex = fma(x, x, -x2), y2 = y * y, ey = fma(y, y, -y2);
+  @R@ s1 = x2 - 1, b1 = s1 - x2, e1 = (x2 - (s1 - b1)) + (-1 - b1);
+  @R@ s2 = s1 + y2, b2 = s2 - s1, e2 = (s1 - (s2 - b2)) + (y2 - b2);
+  return s2 + (e1 + e2 + ex + ey); }
 static __device__ inline @C@ ember_clog@S@(@C@ z) {
-  @R@ h = hypot(z.x, z.y);
-  if (isinf(h) && isfinite(z.x) && isfinite(z.y)) {
-    /* |z| past the largest value: log of the larger part plus log(1 + r^2) / 2. */
-    @R@ m = fmax(fabs(z.x), fabs(z.y)), r = fmin(fabs(z.x), fabs(z.y)) / m;
-    return @MK@(log(m) + (@R@)0.5 * log1p(r * r), atan2(z.y, z.x));
-  }
-  return @MK@(log(h), atan2(z.y, z.x)); }
+  /* glibc's clog (NumPy's on Linux): near the unit circle log1p(|z|^2 - 1) / 2, computed
+     without the cancellation log(hypot) suffers; the ends of the range scaled. */
+  @R@ x = fabs(z.x), y = fabs(z.y), re;
+  if (!isfinite(x) || !isfinite(y) || (x == 0 && y == 0))
+    return @MK@(log(hypot(z.x, z.y)), atan2(z.y, z.x));
+  if (x < y) { @R@ t = x; x = y; y = t; }
+  int scale = 0;
+  if (x > @HALFMAX@) { scale = -1; x = ldexp(x, -1); y = y >= 2 * @MINN@ ? ldexp(y, -1) : 0; }
+  else if (x < @MINN@ && y < @MINN@) { scale = @MANT@; x = ldexp(x, @MANT@); y = ldexp(y, @MANT@); }
+  if (x == 1 && scale == 0) re = log1p(y * y) / 2;
+  else if (x > 1 && x < 2 && y < 1 && scale == 0) {
+    @R@ d = (x - 1) * (x + 1);
+    if (y >= @EPS@) d += y * y;
+    re = log1p(d) / 2;
+  } else if (x < 1 && x >= (@R@)0.5 && y < @EPS@ / 2 && scale == 0) re = log1p((x - 1) * (x + 1)) / 2;
+  else if (x < 1 && x >= (@R@)0.5 && scale == 0 && x * x + y * y >= (@R@)0.5) re = log1p(ember_x2y2m1@S@(x, y)) / 2;
+  else re = log(hypot(x, y)) - scale * @LN2@;
+  return @MK@(re, atan2(z.y, z.x)); }
 static __device__ inline @C@ ember_clog2@S@(@C@ z) { @C@ l = ember_clog@S@(z); return @MK@(l.x / @LN2@, l.y / @LN2@); }
 static __device__ inline @C@ ember_clog10@S@(@C@ z) { @C@ l = ember_clog@S@(z); return @MK@(l.x / @LN10@, l.y / @LN10@); }
 static __device__ inline @C@ ember_csqrt@S@(@C@ z) {

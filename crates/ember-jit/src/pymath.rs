@@ -94,25 +94,42 @@ pub fn source(name: &str, d: DType, dialect: Dialect) -> String {
     } else {
         ""
     };
+    // A product never fused into the sum after it (CPython computes each in turn: a fused
+    // `a.y - a.x * ratio` leaves its rounding error where CPython's x / x gives 0).
+    let mul = |a: &str, b: &str| match dialect {
+        Dialect::Cuda if r == "float" => format!("__fmul_rn({a}, {b})"),
+        Dialect::Cuda => format!("__dmul_rn({a}, {b})"),
+        Dialect::OpenCl => format!("({a} * {b})"),
+    };
+    let unfused = |function: String| match dialect {
+        Dialect::Cuda => function,
+        Dialect::OpenCl => {
+            format!("#pragma OPENCL FP_CONTRACT OFF\n{function}#pragma OPENCL FP_CONTRACT ON\n")
+        }
+    };
     match name {
         // a / b: CPython's quotient (Numba's): scaled by b's larger part, divided by the
         // denominator (NumPy multiplies by its reciprocal); NumPy's where b is 0.
-        "cdiv" => format!(
+        "cdiv" => unfused(format!(
             "{dev} {t} {f}({t} a, {t} b) {{
   {r} abr = fabs(b.x), abi = fabs(b.y);
   if (abr >= abi) {{
     if (abr == 0) return ember_cdiv{s}(a, b);
-    {r} ratio = b.y / b.x, denom = b.x + b.y * ratio;
-    return {mk}((a.x + a.y * ratio) / denom, (a.y - a.x * ratio) / denom);
+    {r} ratio = b.y / b.x, denom = b.x + {byr};
+    return {mk}((a.x + {ayr}) / denom, (a.y - {axr}) / denom);
   }}
   if (abi >= abr) {{
-    {r} ratio = b.x / b.y, denom = b.x * ratio + b.y;
-    return {mk}((a.x * ratio + a.y) / denom, (a.y * ratio - a.x) / denom);
+    {r} ratio = b.x / b.y, denom = {bxr} + b.y;
+    return {mk}(({axr} + a.y) / denom, ({ayr} - a.x) / denom);
   }}
   return {mk}(({r}){nan}, ({r}){nan});
 }}
-"
-        ),
+",
+            byr = mul("b.y", "ratio"),
+            bxr = mul("b.x", "ratio"),
+            ayr = mul("a.y", "ratio"),
+            axr = mul("a.x", "ratio"),
+        )),
         _ if SPECIAL.iter().any(|(_, h, _)| *h == name) => {
             // CPython's value where it differs from NumPy's, else NumPy's result `w`.
             let (_, _, rules) = SPECIAL.iter().find(|(_, h, _)| *h == name).unwrap();
@@ -130,26 +147,35 @@ pub fn source(name: &str, d: DType, dialect: Dialect) -> String {
         }
         // a ** b: CPython's complex power (Numba's): by squaring for an integral exponent up to
         // 100 in size, else through the polar form; 0 ** b is 0, or NaN where CPython raises.
-        "cpow" => format!(
+        "cpow" => unfused(format!(
             "{dev} {t} {f}({t} a, {t} b) {{
   if (b.y == 0 && b.x == floor{suffix}(b.x) && fabs{suffix}(b.x) <= 100) {{
     int n = (int)b.x, m = n < 0 ? -n : n;
     {t} r = {mk}(1, 0), p = a;
     while (m) {{
-      if (m & 1) r = {mk}(r.x * p.x - r.y * p.y, r.x * p.y + r.y * p.x);
+      if (m & 1) r = {mk}({rxpx} - {rypy}, {rxpy} + {rypx});
       m >>= 1;
-      p = {mk}(p.x * p.x - p.y * p.y, p.x * p.y + p.y * p.x);
+      p = {mk}({pxpx} - {pypy}, {pxpy} + {pypx});
     }}
     return n < 0 ? {cdiv}({mk}(1, 0), r) : r;
   }}
   if (a.x == 0 && a.y == 0) return (b.y != 0 || b.x < 0) ? {mk}(({r}){nan}, ({r}){nan}) : {mk}(0, 0);
   {r} vabs = hypot{suffix}(a.x, a.y), len = pow{suffix}(vabs, b.x), at = atan2{suffix}(a.y, a.x), phase = at * b.x;
-  if (b.y != 0) {{ len /= exp{suffix}(at * b.y); phase += b.y * log{suffix}(vabs); }}
+  if (b.y != 0) {{ len /= exp{suffix}(at * b.y); phase += {ylog}; }}
   return {mk}(len * cos{suffix}(phase), len * sin{suffix}(phase));
 }}
 ",
-            cdiv = c_name("cdiv", d)
-        ),
+            cdiv = c_name("cdiv", d),
+            rxpx = mul("r.x", "p.x"),
+            rypy = mul("r.y", "p.y"),
+            rxpy = mul("r.x", "p.y"),
+            rypx = mul("r.y", "p.x"),
+            pxpx = mul("p.x", "p.x"),
+            pypy = mul("p.y", "p.y"),
+            pxpy = mul("p.x", "p.y"),
+            pypx = mul("p.y", "p.x"),
+            ylog = mul("b.y", &format!("log{suffix}(vabs)")),
+        )),
         // cmath.rect(r, phi): CPython's, special values included (r·(cos phi, sin phi)).
         "rect" => {
             let c = if d == DType::F32 { "ember_c64" } else { "ember_c128" };

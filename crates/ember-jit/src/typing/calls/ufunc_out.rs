@@ -44,14 +44,16 @@ impl FnTyper<'_, '_> {
         for v in ins {
             match &v.ty {
                 Ty::Array(a) if a.ndim <= n => inputs.push((self.temp(v)?, Some(a.clone()))),
-                Ty::Array(a) => return at(
-                    span,
-                    format!(
+                Ty::Array(a) => {
+                    return at(
+                        span,
+                        format!(
                         "{}(): an input of {} dimensions does not broadcast to an output of {n}",
                         display(name),
                         a.ndim
                     ),
-                ),
+                    )
+                }
                 Ty::Scalar(_) => inputs.push((self.temp(v)?, None)),
                 t => {
                     return at(

@@ -145,11 +145,16 @@ fn signed_integer_arithmetic_is_done_unsigned_so_it_wraps() {
 }
 
 #[test]
-fn float16_is_stored_as_bits_and_rounded_after_each_operation() {
+fn float16_is_stored_as_bits_and_computed_by_f16_instructions() {
     let src = cuda("half_precision", &["float16[:]", "float16[:]"]);
     let body = kernel_body(&src, "half_precision");
     assert!(body.contains("ember_h2f(*(((unsigned short*)"), "{body}");
-    assert!(body.contains("= ember_f2h(ember_round_half(("), "{body}");
+    // `mul.rn.f16`: rounded as NumPy rounds each operation, never contracted.
+    assert!(body.contains("= ember_f2h(ember_hmul_rn("), "{body}");
+    assert!(
+        src.contains(r#"EMBER_HALF_OP2(hmul_rn, "mul.rn.f16")"#),
+        "{src}"
+    );
 }
 
 #[test]

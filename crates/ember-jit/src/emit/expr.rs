@@ -31,11 +31,17 @@ fn half_cast(code: &str, from: DType, to: DType, dialect: Dialect) -> Option<Str
             Some(format!("(({t})ember_h_{}({code}))", tag(to)))
         }
         (DType::F16, Kind::Int | Kind::UInt) => {
-            let t = value_type(to, dialect);
-            Some(format!(
-                "convert_{}_sat_rte({code})",
-                t.replace("unsigned ", "u")
-            ))
+            let t = match to {
+                DType::I8 => "char",
+                DType::U8 => "uchar",
+                DType::I16 => "short",
+                DType::U16 => "ushort",
+                DType::I32 => "int",
+                DType::U32 => "uint",
+                DType::I64 => "long",
+                _ => "ulong",
+            };
+            Some(format!("convert_{t}_sat_rte({code})"))
         }
         (DType::F16, _) if to == DType::F64 && cuda => Some(format!("ember_h_d({code})")),
         (_, _) if to != DType::F16 || from == DType::F16 || !cuda => None,

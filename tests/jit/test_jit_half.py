@@ -66,6 +66,20 @@ def test_float16_arithmetic_is_f16_instructions_on_cuda():
     assert "add.f32" not in ptx and "mul.f32" not in ptx and "add.rn.f32" not in ptx
 
 
+@cuda.jit
+def half_chain(r, a, b, c):
+    i = cuda.grid(1)
+    if i < r.size:
+        r[i] = a[i] * b[i] + c[i]
+
+
+def test_float16_expressions_stay_in_16_bits_from_load_to_store():
+    nvrtc_or_skip()
+    ptx = ptx_and_cubin(half_chain, ["float16[::1]"] * 4)
+    assert "mul.rn.f16 " in ptx and "add.rn.f16 " in ptx
+    assert "cvt.f32.f16" not in ptx and "cvt.rn.f16.f32" not in ptx
+
+
 @pytest.mark.parametrize("t", INTS)
 def test_float16_conversions_are_cvt_instructions_on_cuda(t):
     nvrtc_or_skip()

@@ -148,11 +148,18 @@ fn signed_integer_arithmetic_is_done_unsigned_so_it_wraps() {
 fn float16_is_stored_as_bits_and_computed_by_f16_instructions() {
     let src = cuda("half_precision", &["float16[:]", "float16[:]"]);
     let body = kernel_body(&src, "half_precision");
-    assert!(body.contains("ember_h2f(*(((unsigned short*)"), "{body}");
-    // `mul.rn.f16`: rounded as NumPy rounds each operation, never contracted.
-    assert!(body.contains("= ember_f2h(ember_hmul_rn("), "{body}");
+    // The elements' bits go to `mul.rn.f16` (rounded as NumPy rounds each operation, never
+    // contracted) and its bits to memory: no conversion through float.
     assert!(
-        src.contains(r#"EMBER_HALF_OP2(hmul_rn, "mul.rn.f16")"#),
+        body.contains("= ember_hmul_rn_b((*(((unsigned short*)"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("ember_h2f") && !body.contains("ember_f2h"),
+        "{body}"
+    );
+    assert!(
+        src.contains(r#"EMBER_HALF_OP2(hmul_rn, "mul.rn.f16", *)"#),
         "{src}"
     );
 }

@@ -15,45 +15,6 @@ use crate::helpers::{atomic_name, cas_name};
 use crate::ir::{BinOp, CmpOp, Expr, ExprKind as K, Geometry, NanRule, PrintArg, Sync, UnaryOp};
 use crate::types::{Space, Ty};
 
-/// A conversion to or from float16 where it differs from [`cast`]: on CUDA by the hardware's
-/// `cvt` from and to integers and float64 (the prelude's `ember_s8_h`, `ember_h_s8`...,
-/// correctly rounded; float32 values convert by rounding); float16 to an integer as Numba
-/// converts it (`cvt.rni`: to nearest, ties to even, saturating, NaN to 0), on every device.
-fn half_cast(code: &str, from: DType, to: DType, dialect: Dialect) -> Option<String> {
-    let cuda = dialect == Dialect::Cuda;
-    let tag = |d: DType| {
-        let sign = if d.kind() == Kind::Int { "s" } else { "u" };
-        format!("{sign}{}", 8 * d.itemsize())
-    };
-    match (from, to.kind()) {
-        (DType::F16, Kind::Int | Kind::UInt) if cuda => {
-            let t = value_type(to, dialect);
-            Some(format!("(({t})ember_h_{}({code}))", tag(to)))
-        }
-        (DType::F16, Kind::Int | Kind::UInt) => {
-            let t = match to {
-                DType::I8 => "char",
-                DType::U8 => "uchar",
-                DType::I16 => "short",
-                DType::U16 => "ushort",
-                DType::I32 => "int",
-                DType::U32 => "uint",
-                DType::I64 => "long",
-                _ => "ulong",
-            };
-            Some(format!("convert_{t}_sat_rte({code})"))
-        }
-        (DType::F16, _) if to == DType::F64 && cuda => Some(format!("ember_h_d({code})")),
-        (_, _) if to != DType::F16 || from == DType::F16 || !cuda => None,
-        _ => match from.kind() {
-            Kind::Int | Kind::UInt => Some(format!("ember_{}_h({code})", tag(from))),
-            _ if from == DType::F64 => Some(format!("ember_d_h({code})")),
-            Kind::Float => Some(format!("ember_h2f(ember_f2h({code}))")),
-            _ => None,
-        },
-    }
-}
-
 fn integral(d: DType) -> bool {
     matches!(d.kind(), Kind::Int | Kind::UInt | Kind::Bool)
 }
@@ -69,7 +30,7 @@ impl FnWriter<'_, '_> {
         }
     }
 
-    fn exprs(&mut self, items: &[Expr], sep: &str) -> String {
+    pub(crate) fn exprs(&mut self, items: &[Expr], sep: &str) -> String {
         let codes: Vec<String> = items.iter().map(|x| self.expr(x)).collect();
         codes.join(sep)
     }
@@ -85,21 +46,22 @@ impl FnWriter<'_, '_> {
             K::Cast(x) => {
                 let from = x.dtype().unwrap_or(d);
                 let code = self.expr(x);
-                half_cast(&code, from, d, dialect).unwrap_or_else(|| cast(&code, from, d, dialect))
+                super::half::half_cast(&code, from, d, dialect)
+                    .unwrap_or_else(|| cast(&code, from, d, dialect))
             }
             K::Unary(UnaryOp::Invert, x) => {
                 let t = value_type(x.dtype().unwrap_or(d), dialect);
                 format!("(({t})~{})", self.expr(x))
             }
-            K::Unary(UnaryOp::Neg, x) if d == DType::F16 && dialect == Dialect::Cuda => {
-                format!("ember_hneg({})", self.expr(x))
+            K::Unary(UnaryOp::Neg, _) if d == DType::F16 && dialect == Dialect::Cuda => {
+                format!("ember_h2f({})", self.half_bits(e))
             }
             K::Unary(UnaryOp::Neg, x) => self.negation(x, d),
             K::Not(x) => format!("((unsigned char)!{})", self.truth(x)),
             K::Bool(x) => format!("((unsigned char){})", self.truth(x)),
             K::Binary(op, l, r) => self.binary(*op, l, r, d),
             K::RoundNarrow(x) => match self.half_operation(x, d) {
-                Some(code) => code,
+                Some(bits) => format!("ember_h2f({bits})"),
                 None => round_call(d, &self.expr(x)),
             },
             K::Compare(op, l, r) => {
@@ -265,6 +227,9 @@ impl FnWriter<'_, '_> {
                     }
                 }
             }
+            K::Abs(_) if d == DType::F16 && dialect == Dialect::Cuda => {
+                format!("ember_h2f({})", self.half_bits(e))
+            }
             K::Abs(x) => {
                 let t = x.dtype().unwrap_or(d);
                 let c = self.expr(x);
@@ -272,9 +237,6 @@ impl FnWriter<'_, '_> {
                     Kind::Complex => {
                         let f = self.math_name("hypot", d);
                         format!("{f}({c}.x, {c}.y)")
-                    }
-                    Kind::Float if t == DType::F16 && dialect == Dialect::Cuda => {
-                        format!("ember_habs({c})")
                     }
                     Kind::Float => format!("{}({c})", self.math_name("fabs", t)),
                     _ => format!("ember_abs_{}({c})", t.name()),
@@ -348,36 +310,6 @@ impl FnWriter<'_, '_> {
                 call
             }
         }
-    }
-
-    /// A float16 operation `x` (rounded to float16 by typing) by CUDA's f16 instruction, which
-    /// rounds it ([`ember_codegen`]'s float16 prelude): `+ - *` never contracted (NumPy's
-    /// rounding of each operation), `cuda.fp16.hadd/hsub/hmul` as CUDA's, fma correctly
-    /// rounded; `None` elsewhere.
-    fn half_operation(&mut self, x: &Expr, d: DType) -> Option<String> {
-        if d != DType::F16 || self.e.dialect != Dialect::Cuda {
-            return None;
-        }
-        let f = match &x.kind {
-            K::Binary(op, l, r) if l.dtype() == Some(d) && r.dtype() == Some(d) => match op {
-                BinOp::Add => "hadd_rn",
-                BinOp::Sub => "hsub_rn",
-                BinOp::Mult => "hmul_rn",
-                _ => return None,
-            },
-            K::Math("hadd", _) => "hadd",
-            K::Math("hsub", _) => "hsub",
-            K::Math("hmul", _) => "hmul",
-            K::Math("fma", args) if args.iter().all(|a| a.dtype() == Some(d)) => "hfma",
-            K::Cast(_) => return Some(self.expr(x)),
-            _ => return None,
-        };
-        let args = match &x.kind {
-            K::Binary(_, l, r) => vec![l.as_ref().clone(), r.as_ref().clone()],
-            K::Math(_, args) => args.clone(),
-            _ => return None,
-        };
-        Some(format!("ember_{f}({})", self.exprs(&args, ", ")))
     }
 
     /// `-x` as `t`: integers negated at the operand's width by unsigned arithmetic (wraps by

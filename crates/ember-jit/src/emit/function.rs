@@ -351,7 +351,8 @@ impl FnWriter<'_, '_> {
             }
             Stmt::Store { place, value } => {
                 let ptr = self.pointer(place, Access::Write);
-                let st = match self.hinted_store(place, &ptr, value) {
+                let hinted = self.hinted_store(place, &ptr, value);
+                let st = match hinted.or_else(|| self.half_store(place, &ptr, value)) {
                     Some(st) => st,
                     None => {
                         let code = self.expr(value);

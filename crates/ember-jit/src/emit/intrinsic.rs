@@ -125,19 +125,38 @@ impl FnWriter<'_, '_> {
         let Some(K::Element(place)) = args.first().map(|a| &a.kind) else {
             return String::new();
         };
-        let p = self.pointer(place, Access::Read);
-        let space = place.ty.space;
-        if self.e.dialect != Dialect::Cuda || space != Space::Global || place.ty.unaligned {
-            return self.load_elem(d, space, &p, place.ty.unaligned);
-        }
-        let bits = 8 * d.itemsize();
-        let call = format!("ember_ld{hint}_b{bits}({p})");
+        let Some(call) = self.hinted_load_word(hint, place) else {
+            let p = self.pointer(place, Access::Read);
+            return self.load_elem(d, place.ty.space, &p, place.ty.unaligned);
+        };
         match d {
             DType::F16 => format!("ember_h2f({call})"),
             DType::F32 => format!("__uint_as_float({call})"),
             DType::F64 => format!("__longlong_as_double((long long)({call}))"),
             _ => format!("(({})({call}))", value_type(d, Dialect::Cuda)),
         }
+    }
+
+    /// The hinted load's word (the element's bits) where CUDA has it: a global element.
+    fn hinted_load_word(&mut self, hint: &str, place: &Place) -> Option<String> {
+        if self.e.dialect != Dialect::Cuda || place.ty.space != Space::Global || place.ty.unaligned
+        {
+            return None;
+        }
+        let p = self.pointer(place, Access::Read);
+        Some(format!(
+            "ember_ld{hint}_b{}({p})",
+            8 * place.ty.dtype.itemsize()
+        ))
+    }
+
+    /// The 16 bits a hinted load of a float16 element reads, where CUDA has the instruction.
+    pub(crate) fn hinted_load_bits(&mut self, name: &str, args: &[Expr]) -> Option<String> {
+        let hint = name.strip_prefix("cuda.ld")?;
+        let K::Element(place) = &args.first()?.kind else {
+            return None;
+        };
+        self.hinted_load_word(hint, place)
     }
 
     /// The statement of a store of `value` at `ptr`, the element of `place`, when `value` is a
@@ -159,12 +178,11 @@ impl FnWriter<'_, '_> {
         }
         let d = place.ty.dtype;
         let bits = 8 * d.itemsize();
-        let code = self.expr(v);
         let word = match d {
-            DType::F16 => format!("ember_f2h({code})"),
-            DType::F32 => format!("__float_as_uint({code})"),
-            DType::F64 => format!("(unsigned long long)__double_as_longlong({code})"),
-            _ => format!("({})({code})", hint_register(bits).0),
+            DType::F16 => self.half_bits(v),
+            DType::F32 => format!("__float_as_uint({})", self.expr(v)),
+            DType::F64 => format!("(unsigned long long)__double_as_longlong({})", self.expr(v)),
+            _ => format!("({})({})", hint_register(bits).0, self.expr(v)),
         };
         Some(format!("ember_st{hint}_b{bits}({ptr}, {word});"))
     }

@@ -1,11 +1,13 @@
 //! The C back end: the typed IR written as CUDA C or OpenCL C through ember-codegen's dialect
 //! tables. [`aggregates`] writes the structs of tuples and arrays, [`function`] functions and
 //! statements, [`expr`] expressions, [`memory`] element addresses, loads, stores and views,
-//! [`literal`] constants, [`intrinsic`] the registry's device functions.
+//! [`literal`] constants, [`intrinsic`] the registry's device functions, [`half`] float16 on
+//! CUDA by its f16 instructions.
 
 mod aggregates;
 mod expr;
 mod function;
+mod half;
 mod hoisted;
 mod intrinsic;
 mod literal;

@@ -151,7 +151,7 @@ fn float16_is_stored_as_bits_and_computed_by_f16_instructions() {
     // The elements' bits go to `mul.rn.f16` (rounded as NumPy rounds each operation, never
     // contracted) and its bits to memory: no conversion through float.
     assert!(
-        body.contains("= ember_hmul_rn_b((*(((unsigned short*)"),
+        body.contains("= ember_hmul_rn_b((*((unsigned short*)"),
         "{body}"
     );
     assert!(

@@ -237,8 +237,8 @@ pub fn hint_register(bits: usize) -> (&'static str, &'static str) {
     }
 }
 
-/// [`Helper::CacheHint`]: `asm volatile` (never merged or dropped) with a memory clobber (never
-/// moved across other accesses), as Numba's inline assembly.
+/// [`Helper::CacheHint`]: `asm volatile` with a memory clobber, so the compiler never merges,
+/// drops or moves one across other memory accesses (a `.cv` load must read memory each time).
 fn cache_hint(op: &str, bits: usize, dialect: Dialect) -> String {
     if dialect != Dialect::Cuda {
         return String::new();

@@ -30,7 +30,7 @@ impl FnWriter<'_, '_> {
         }
     }
 
-    pub(crate) fn exprs(&mut self, items: &[Expr], sep: &str) -> String {
+    fn exprs(&mut self, items: &[Expr], sep: &str) -> String {
         let codes: Vec<String> = items.iter().map(|x| self.expr(x)).collect();
         codes.join(sep)
     }

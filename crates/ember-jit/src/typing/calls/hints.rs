@@ -9,12 +9,12 @@ use ember_core::dtype::Kind;
 
 use crate::ast::{Expr, Span};
 use crate::error::{at, R};
+use crate::helpers::Helper;
 use crate::ir::{self, ExprKind as K};
 use crate::types::{Space, Ty};
 use crate::typing::{FnTyper, Val};
 
 use super::bits::row;
-use crate::helpers::Helper;
 
 /// Whether `name` is a hinted load or store.
 pub(super) fn is_hint(name: &str) -> bool {

@@ -37,13 +37,15 @@ def half_ops(a, b, c, out):
 
 
 @cuda.jit
-def half_casts(h, d, n, from_d, from_n, to_d, to_n):
+def half_casts(h, d, n, from_d, from_n, to_d, to_n, same):
     i = cuda.grid(1)
     if i < h.size:
         from_d[i] = np.float16(d[i])
         from_n[i] = np.float16(n[i])
         to_d[i] = np.float64(h[i])
         to_n[i] = h[i]
+        # Compared as float64 (Numba): a float16 holds the rounded integer.
+        same[i] = np.float16(n[i]) == n[i]
 
 
 def ptx_and_cubin(kernel, types):
@@ -85,7 +87,7 @@ def test_float16_conversions_are_cvt_instructions_on_cuda(t):
     nvrtc_or_skip()
     s, bits = ("u" if t.startswith("u") else "s"), 8 * np.dtype(t).itemsize
     ptx = ptx_and_cubin(half_casts, ["float16[::1]", "float64[::1]", f"{t}[::1]", "float16[::1]", "float16[::1]",
-                                     "float64[::1]", f"{t}[::1]"])
+                                     "float64[::1]", f"{t}[::1]", "bool[::1]"])
     for ins in ("cvt.rn.f16.f64", f"cvt.rn.f16.{s}{bits}", "cvt.f64.f16", f"cvt.rni.{s}{bits}.f16"):
         assert f"{ins} " in ptx, ins
 
@@ -129,12 +131,14 @@ def test_float16_to_integers_round_to_nearest_and_saturate_as_numba(rng, t):
     h = (rng.standard_normal(n) * 200).astype(np.float16)
     h[:8] = [0.5, 1.5, 2.5, -0.5, -2.5, np.inf, -np.inf, np.nan]  # ties to even; saturation; NaN
     d = rng.standard_normal(n)
-    ints = rng.integers(0, 100, n).astype(t)
-    outs = [ember.zeros(n, np.float16), ember.zeros(n, np.float16), ember.zeros(n, np.float64), ember.zeros(n, t)]
+    ints = rng.integers(0, min(np.iinfo(t).max, 5000), n).astype(t)
+    outs = [ember.zeros(n, np.float16), ember.zeros(n, np.float16), ember.zeros(n, np.float64), ember.zeros(n, t),
+            ember.zeros(n, np.bool_)]
     half_casts[2, 256](ember.asarray(h), ember.asarray(d), ember.asarray(ints), *outs)
     np.testing.assert_array_equal(outs[3].get(), numba_half_to_int(h, np.dtype(t)))
     np.testing.assert_array_equal(outs[1].get(), ints.astype(np.float16))
     np.testing.assert_array_equal(outs[2].get(), h.astype(np.float64))
+    np.testing.assert_array_equal(outs[4].get(), ints.astype(np.float16).astype(np.float64) == ints)
 
 
 @pytest.mark.gpu
@@ -147,7 +151,7 @@ def test_float16_conversion_from_float64_rounds_once_on_cuda(rng):
     d = (h.astype(np.float64) + up) / 2 + np.where(rng.random(n) < 0.5, 1, -1) * 2.0**-40
     ints = np.zeros(n, np.int64)
     outs = [ember.zeros(n, np.float16), ember.zeros(n, np.float16), ember.zeros(n, np.float64),
-            ember.zeros(n, np.int64)]
+            ember.zeros(n, np.int64), ember.zeros(n, np.bool_)]
     half_casts[16, 256](ember.asarray(h), ember.asarray(d), ember.asarray(ints), *outs)
     np.testing.assert_array_equal(outs[0].get(), d.astype(np.float16))
 

@@ -46,8 +46,12 @@ impl FnWriter<'_, '_> {
             K::Cast(x) => {
                 let from = x.dtype().unwrap_or(d);
                 let code = self.expr(x);
-                super::half::half_cast(&code, from, d, dialect)
-                    .unwrap_or_else(|| cast(&code, from, d, dialect))
+                match super::half::half_cast(&code, from, d, dialect) {
+                    Some(c) => c,
+                    // A narrow float holds values of its own (float16 and bfloat16 in a float).
+                    None if d.is_narrow() => round_call(d, &cast(&code, from, d, dialect)),
+                    None => cast(&code, from, d, dialect),
+                }
             }
             K::Unary(UnaryOp::Invert, x) => {
                 let t = value_type(x.dtype().unwrap_or(d), dialect);

@@ -391,15 +391,45 @@ def test_cache_hinted_loads_and_stores_read_and_write_elements(rng, t):
     np.testing.assert_array_equal(out2.get(), np.stack([y[1], y[0], x]))
 
 
-def test_cache_hints_are_cuda_hinted_loads_and_refuse_other_dtypes():
+def test_cache_hints_are_their_ptx_instructions_on_cuda_and_refuse_other_dtypes():
     from conftest import nvrtc_or_skip
 
-    with pytest.raises(JitError, match=r"cuda\.ldca\(\) requires an array of integer or float type, got bool"):
+    with pytest.raises(JitError, match=r"ldca requires array of integer or float type, got bool"):
         kernel_source(hinted, ["bool[::1]", "bool[:, ::1]", "bool[::1]", "bool[:, ::1]"], "opencl")
     nvrtc_or_skip()
     for t in HINT_TYPES:
-        src = kernel_source(hinted, [f"{t}[::1]", f"{t}[:, ::1]", f"{t}[::1]", f"{t}[:, ::1]"], "cuda")
-        if t != "float16":
-            assert "__ldcg(" in src and "__ldlu(" in src, t
+        types = [f"{t}[::1]", f"{t}[:, ::1]", f"{t}[::1]", f"{t}[:, ::1]"]
+        bits = 8 * np.dtype(t).itemsize
+        ptx, _ = cuda.compile_ptx(hinted, "void(" + ", ".join(types) + ")")
+        for op in ("ld.global.ca", "ld.global.cg", "ld.global.cs", "ld.global.lu", "ld.global.cv",
+                   "st.global.cg", "st.global.cs", "st.global.wb", "st.global.wt"):
+            assert f"{op}.b{bits} " in ptx, (t, op)
+        # ptxas (NVRTC's cubin) takes the inline PTX: operand widths and constraints agree.
+        src = kernel_source(hinted, types, "cuda")
         name = src.rsplit('extern "C" __global__ void ', 1)[1].split("(", 1)[0]
         assert ember._ember.nvrtc_compile(src, name, "sm_90", [])[:4] == b"\x7fELF", t
+
+
+def float_index(x, y):
+    cuda.ldcs(x, 1.0)
+
+
+def two_indices_of_1d(x, y):
+    cuda.ldcs(x, (1, 2))
+
+
+def scalar_index_of_2d(x, y):
+    cuda.ldcs(y, 1)
+
+
+def one_index_of_2d(x, y):
+    cuda.stcs(y, (1,), 0)
+
+
+@pytest.mark.parametrize("f, message", [(float_index, "float64 is not a valid index"),
+                                        (two_indices_of_1d, "Expected 1 indices, got 2"),
+                                        (scalar_index_of_2d, "Expected 2 indices, got a scalar"),
+                                        (one_index_of_2d, "Expected 2 indices, got 1")])
+def test_cache_hint_indices_are_checked_with_numbas_words(f, message):
+    with pytest.raises(JitError, match=message):
+        kernel_source(cuda.jit(f), ["float32[::1]", "float32[:, ::1]"], "opencl")

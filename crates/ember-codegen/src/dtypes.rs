@@ -41,8 +41,48 @@ pub struct Narrow {
     pub prelude: (Option<Piece>, Option<Piece>),
 }
 
+/// float16 on CUDA: conversions by the hardware's `cvt` (PTX, as cuda_fp16.hpp does: NVRTC may
+/// lack that header), and float16 arithmetic (`ember_hadd_rn_b`... on 16-bit values) by the
+/// f16 instructions where the target has them (sm_53+; elsewhere in float, rounded after each
+/// operation). `*_rn` operations are never contracted into an fma (PTX may fuse a `mul.f16`
+/// into an `add.f16`; `.rn` forbids it), so results match NumPy's, which rounds each
+/// operation; the plain forms are CUDA's `__hadd`/`__hsub`/`__hmul`. Integers convert by
+/// `cvt.rn.f16.s8`... to float16 and `cvt.rni.s8.f16`... (nearest, saturating, NaN to 0) back.
 const HALF_CUDA: &str = r#"static __device__ __forceinline__ float ember_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 static __device__ __forceinline__ unsigned short ember_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+static __device__ __forceinline__ double ember_h_d(float f) { double d; asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(ember_f2h(f))); return d; }
+static __device__ __forceinline__ unsigned short ember_d_h(double d) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h; }
+#define EMBER_HALF_INT(n, t, c) \
+static __device__ __forceinline__ unsigned short ember_##n##_h(t x) { unsigned short h; asm("cvt.rn.f16." #n " %0, %1;" : "=h"(h) : c(x)); return h; } \
+static __device__ __forceinline__ t ember_h_##n(float f) { t x; asm("cvt.rni." #n ".f16 %0, %1;" : "=" c(x) : "h"(ember_f2h(f))); return x; }
+EMBER_HALF_INT(s8, short, "h")
+EMBER_HALF_INT(s16, short, "h")
+EMBER_HALF_INT(s32, int, "r")
+EMBER_HALF_INT(s64, long long, "l")
+EMBER_HALF_INT(u8, unsigned short, "h")
+EMBER_HALF_INT(u16, unsigned short, "h")
+EMBER_HALF_INT(u32, unsigned int, "r")
+EMBER_HALF_INT(u64, unsigned long long, "l")
+#undef EMBER_HALF_INT
+#if __CUDA_ARCH__ >= 530
+#define EMBER_HALF_OP2(n, op, c) static __device__ __forceinline__ unsigned short ember_##n##_b(unsigned short a, unsigned short b) { unsigned short r; asm(op " %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); return r; }
+#define EMBER_HALF_OP1(n, op, c) static __device__ __forceinline__ unsigned short ember_##n##_b(unsigned short a) { unsigned short r; asm(op " %0, %1;" : "=h"(r) : "h"(a)); return r; }
+static __device__ __forceinline__ unsigned short ember_hfma_b(unsigned short a, unsigned short b, unsigned short c) { unsigned short r; asm("fma.rn.f16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(b), "h"(c)); return r; }
+#else
+#define EMBER_HALF_OP2(n, op, c) static __device__ __forceinline__ unsigned short ember_##n##_b(unsigned short a, unsigned short b) { float x = ember_h2f(a) c ember_h2f(b); return ember_f2h(x); }
+#define EMBER_HALF_OP1(n, op, c) static __device__ __forceinline__ unsigned short ember_##n##_b(unsigned short a) { return ember_f2h(c(ember_h2f(a))); }
+static __device__ __forceinline__ unsigned short ember_hfma_b(unsigned short a, unsigned short b, unsigned short c) { return ember_d_h(fma((double)ember_h2f(a), (double)ember_h2f(b), (double)ember_h2f(c))); }
+#endif
+EMBER_HALF_OP2(hadd, "add.f16", +)
+EMBER_HALF_OP2(hsub, "sub.f16", -)
+EMBER_HALF_OP2(hmul, "mul.f16", *)
+EMBER_HALF_OP2(hadd_rn, "add.rn.f16", +)
+EMBER_HALF_OP2(hsub_rn, "sub.rn.f16", -)
+EMBER_HALF_OP2(hmul_rn, "mul.rn.f16", *)
+EMBER_HALF_OP1(hneg, "neg.f16", -)
+EMBER_HALF_OP1(habs, "abs.f16", fabsf)
+#undef EMBER_HALF_OP2
+#undef EMBER_HALF_OP1
 "#;
 
 /// bfloat16 is float32's top half: a load shifts its bits up; a store rounds to nearest even

@@ -119,6 +119,9 @@ pub enum Helper {
     Unaligned(DType, Space),
     /// A `datetime64`/`timedelta64` operation ([`crate::datetime`]).
     Datetime(crate::ir::DateOp),
+    /// `ember_<op>_b<bits>`: CUDA's cache-hinted load (`op` `ldcs`...) or store (`stcs`...)
+    /// of `bits` bits at a global address, as its PTX instruction (nothing elsewhere).
+    CacheHint(&'static str, usize),
 }
 
 /// [`Helper::GridSync`]: a counter of arrived blocks and a generation, in the module. Each
@@ -246,12 +249,43 @@ impl Helper {
                 record_bytes_name(*size, *align)
             ),
             Helper::Unaligned(d, space) => unaligned(*d, *space, dialect),
+            Helper::CacheHint(op, bits) => cache_hint(op, *bits, dialect),
             Helper::PyMath(name, d) => crate::pymath::source(name, *d, dialect),
             Helper::Datetime(op) => crate::datetime::source(*op, dialect),
             Helper::LaneId => dialect.table().lane_id_fn.replace("{dev}", dev),
             Helper::DynamicShared => dialect.table().dynamic_shared_decl.replace("{dev}", dev),
             Helper::GridSync => GRID_SYNC.to_string(),
         }
+    }
+}
+
+/// The register type and inline-PTX constraint `bits` bits move in (8 bits in a 32-bit
+/// register, as Numba's: PTX has no 8-bit registers and loads and stores may use wider ones).
+pub fn hint_register(bits: usize) -> (&'static str, &'static str) {
+    match bits {
+        16 => ("unsigned short", "h"),
+        64 => ("unsigned long long", "l"),
+        _ => ("unsigned int", "r"),
+    }
+}
+
+/// [`Helper::CacheHint`]: `asm volatile` with a memory clobber, so the compiler never merges,
+/// drops or moves one across other memory accesses (a `.cv` load must read memory each time).
+fn cache_hint(op: &str, bits: usize, dialect: Dialect) -> String {
+    if dialect != Dialect::Cuda {
+        return String::new();
+    }
+    let dev = dialect.table().device_fn;
+    let (reg, c) = hint_register(bits);
+    let (kind, hint) = op.split_at(2);
+    if kind == "ld" {
+        format!(
+            "{dev} {reg} ember_{op}_b{bits}(const void* p) {{ {reg} v; asm volatile(\"ld.global.{hint}.b{bits} %0, [%1];\" : \"={c}\"(v) : \"l\"(p) : \"memory\"); return v; }}\n"
+        )
+    } else {
+        format!(
+            "{dev} void ember_{op}_b{bits}(void* p, {reg} v) {{ asm volatile(\"st.global.{hint}.b{bits} [%0], %1;\" :: \"l\"(p), \"{c}\"(v) : \"memory\"); }}\n"
+        )
     }
 }
 

@@ -145,11 +145,23 @@ fn signed_integer_arithmetic_is_done_unsigned_so_it_wraps() {
 }
 
 #[test]
-fn float16_is_stored_as_bits_and_rounded_after_each_operation() {
+fn float16_is_stored_as_bits_and_computed_by_f16_instructions() {
     let src = cuda("half_precision", &["float16[:]", "float16[:]"]);
     let body = kernel_body(&src, "half_precision");
-    assert!(body.contains("ember_h2f(*(((unsigned short*)"), "{body}");
-    assert!(body.contains("= ember_f2h(ember_round_half(("), "{body}");
+    // The elements' bits go to `mul.rn.f16` (rounded as NumPy rounds each operation, never
+    // contracted) and its bits to memory: no conversion through float.
+    assert!(
+        body.contains("= ember_hmul_rn_b((*((unsigned short*)"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("ember_h2f") && !body.contains("ember_f2h"),
+        "{body}"
+    );
+    assert!(
+        src.contains(r#"EMBER_HALF_OP2(hmul_rn, "mul.rn.f16", *)"#),
+        "{src}"
+    );
 }
 
 #[test]

@@ -17,9 +17,9 @@ from .. import types as ember_types
 from ..types import Signature, is_type
 from .front import program_json
 
-# Numba's default (config.CUDA_DEFAULT_PTX_CC), raised to the oldest architecture the installed
-# NVRTC still compiles for.
-DEFAULT_CC = (5, 0)
+# numba-cuda's default (it raises Numba's config.CUDA_DEFAULT_PTX_CC of 5.0 to 7.5), raised to the
+# oldest architecture the installed NVRTC still compiles for. 7.5 has float16 arithmetic (5.3+).
+DEFAULT_CC = (7, 5)
 # The oldest compute capability each NVRTC major version targets (CUDA 12 dropped Kepler,
 # CUDA 13 everything before Turing).
 _OLDEST_CC = {11: (3, 5), 12: (5, 0), 13: (7, 5)}
@@ -105,7 +105,7 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     shape of Numba's calling convention (its mangled names are not reproduced). A signature
     without a return type returns the inferred one; with one, the value is converted to it.
     ``device=False`` compiles a kernel (Numba ABI only; its return type is void).
-    ``cc`` defaults to Numba's (5, 0), raised to the oldest architecture the installed NVRTC
+    ``cc`` defaults to numba-cuda's (7, 5), raised to the oldest architecture the installed NVRTC
     supports. ``fastmath`` and ``opt`` are ``@cuda.jit``'s; ``debug`` adds ``-G``, ``lineinfo``
     ``-lineinfo``. ``forceinline`` marks the entry
     ``__forceinline__`` (LTO-IR only, as in Numba). ``launch_bounds`` is not supported.

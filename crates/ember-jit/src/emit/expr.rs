@@ -3,6 +3,7 @@
 //! geometry from the dialect's table.
 
 use ember_codegen::types::{cast, round_call, value_type};
+use ember_codegen::Dialect;
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
@@ -45,17 +46,28 @@ impl FnWriter<'_, '_> {
             K::Cast(x) => {
                 let from = x.dtype().unwrap_or(d);
                 let code = self.expr(x);
-                cast(&code, from, d, dialect)
+                match super::half::half_cast(&code, from, d, dialect) {
+                    Some(c) => c,
+                    // A narrow float holds values of its own (float16 and bfloat16 in a float).
+                    None if d.is_narrow() => round_call(d, &cast(&code, from, d, dialect)),
+                    None => cast(&code, from, d, dialect),
+                }
             }
             K::Unary(UnaryOp::Invert, x) => {
                 let t = value_type(x.dtype().unwrap_or(d), dialect);
                 format!("(({t})~{})", self.expr(x))
             }
+            K::Unary(UnaryOp::Neg, _) if d == DType::F16 && dialect == Dialect::Cuda => {
+                format!("ember_h2f({})", self.half_bits(e))
+            }
             K::Unary(UnaryOp::Neg, x) => self.negation(x, d),
             K::Not(x) => format!("((unsigned char)!{})", self.truth(x)),
             K::Bool(x) => format!("((unsigned char){})", self.truth(x)),
             K::Binary(op, l, r) => self.binary(*op, l, r, d),
-            K::RoundNarrow(x) => round_call(d, &self.expr(x)),
+            K::RoundNarrow(x) => match self.half_operation(x, d) {
+                Some(bits) => format!("ember_h2f({bits})"),
+                None => round_call(d, &self.expr(x)),
+            },
             K::Compare(op, l, r) => {
                 let t = l.dtype().unwrap_or(d);
                 let (x, y) = (self.expr(l), self.expr(r));
@@ -190,6 +202,15 @@ impl FnWriter<'_, '_> {
                 }
                 format!("{name}({args})")
             }
+            // `cuda.fp16.hadd/hsub/hmul` outside CUDA: the operator (rounded around it).
+            K::Math(f @ ("hadd" | "hsub" | "hmul"), args) => {
+                let sym = match *f {
+                    "hadd" => "+",
+                    "hsub" => "-",
+                    _ => "*",
+                };
+                format!("({})", self.exprs(args, &format!(" {sym} ")))
+            }
             K::Math(f, args) => {
                 let f = self.math_name(f, d);
                 format!("{f}({})", self.exprs(args, ", "))
@@ -210,6 +231,9 @@ impl FnWriter<'_, '_> {
                         )
                     }
                 }
+            }
+            K::Abs(_) if d == DType::F16 && dialect == Dialect::Cuda => {
+                format!("ember_h2f({})", self.half_bits(e))
             }
             K::Abs(x) => {
                 let t = x.dtype().unwrap_or(d);

@@ -337,8 +337,14 @@ impl FnWriter<'_, '_> {
             }
             Stmt::Store { place, value } => {
                 let ptr = self.pointer(place, Access::Write);
-                let code = self.expr(value);
-                let st = self.store_elem(place, &format!("({ptr})"), &code);
+                let hinted = self.hinted_store(place, &ptr, value);
+                let st = match hinted.or_else(|| self.half_store(place, &ptr, value)) {
+                    Some(st) => st,
+                    None => {
+                        let code = self.expr(value);
+                        self.store_elem(place, &format!("({ptr})"), &code)
+                    }
+                };
                 self.line(&st);
             }
             Stmt::Update {

@@ -9,7 +9,8 @@ use ember_core::DType;
 
 use super::function::FnWriter;
 use crate::compiler::Access;
-use crate::ir::{Expr, ExprKind as K};
+use crate::helpers::hint_register;
+use crate::ir::{Expr, ExprKind as K, Place};
 use crate::types::Space;
 
 impl FnWriter<'_, '_> {
@@ -19,9 +20,10 @@ impl FnWriter<'_, '_> {
         if let Some(hint) = name.strip_prefix("cuda.ld") {
             return self.hinted_load(hint, args, d);
         }
-        // Cache-hinted stores: typing wrote the store.
+        // A cache-hinted store's value (its store is the statement's: [`Self::hinted_store`]);
+        // the call itself is nothing.
         if name.starts_with("cuda.st") {
-            return String::new();
+            return args.first().map_or_else(String::new, |v| self.expr(v));
         }
         let codes: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
         let arg = |k: usize| codes.get(k).cloned().unwrap_or_default();
@@ -117,18 +119,71 @@ impl FnWriter<'_, '_> {
         }
     }
 
-    /// `cuda.ld<hint>(array, i)`: CUDA's hinted load of a global element (`__ldcg`), where it
-    /// has one for the type (not float16, stored as bits); elsewhere the plain read.
+    /// `cuda.ld<hint>(array, i)`: on CUDA, a global element by the hinted PTX load
+    /// (`ld.global.cs.b32`, [`crate::helpers::Helper::CacheHint`]); elsewhere the plain read.
     fn hinted_load(&mut self, hint: &str, args: &[Expr], d: DType) -> String {
         let Some(K::Element(place)) = args.first().map(|a| &a.kind) else {
             return String::new();
         };
-        let p = self.pointer(place, Access::Read);
-        let space = place.ty.space;
-        if self.e.dialect == Dialect::Cuda && space == Space::Global && d != DType::F16 {
-            format!("__ld{hint}({p})")
-        } else {
-            self.load_elem(d, space, &p, place.ty.unaligned)
+        let Some(call) = self.hinted_load_word(hint, place) else {
+            let p = self.pointer(place, Access::Read);
+            return self.load_elem(d, place.ty.space, &p, place.ty.unaligned);
+        };
+        match d {
+            DType::F16 => format!("ember_h2f({call})"),
+            DType::F32 => format!("__uint_as_float({call})"),
+            DType::F64 => format!("__longlong_as_double((long long)({call}))"),
+            _ => format!("(({})({call}))", value_type(d, Dialect::Cuda)),
         }
+    }
+
+    /// The hinted load's word (the element's bits) where CUDA has it: a global element.
+    fn hinted_load_word(&mut self, hint: &str, place: &Place) -> Option<String> {
+        if self.e.dialect != Dialect::Cuda || place.ty.space != Space::Global || place.ty.unaligned
+        {
+            return None;
+        }
+        let p = self.pointer(place, Access::Read);
+        Some(format!(
+            "ember_ld{hint}_b{}({p})",
+            8 * place.ty.dtype.itemsize()
+        ))
+    }
+
+    /// The 16 bits a hinted load of a float16 element reads, where CUDA has the instruction.
+    pub(crate) fn hinted_load_bits(&mut self, name: &str, args: &[Expr]) -> Option<String> {
+        let hint = name.strip_prefix("cuda.ld")?;
+        let K::Element(place) = &args.first()?.kind else {
+            return None;
+        };
+        self.hinted_load_word(hint, place)
+    }
+
+    /// The statement of a store of `value` at `ptr`, the element of `place`, when `value` is a
+    /// cache-hinted store's (`cuda.st<hint>`) and CUDA has the hinted PTX store for it.
+    pub(crate) fn hinted_store(
+        &mut self,
+        place: &Place,
+        ptr: &str,
+        value: &Expr,
+    ) -> Option<String> {
+        let K::Intrinsic { name, args } = &value.kind else {
+            return None;
+        };
+        let hint = name.strip_prefix("cuda.st")?;
+        let v = args.first()?;
+        if self.e.dialect != Dialect::Cuda || place.ty.space != Space::Global || place.ty.unaligned
+        {
+            return None;
+        }
+        let d = place.ty.dtype;
+        let bits = 8 * d.itemsize();
+        let word = match d {
+            DType::F16 => self.half_bits(v),
+            DType::F32 => format!("__float_as_uint({})", self.expr(v)),
+            DType::F64 => format!("(unsigned long long)__double_as_longlong({})", self.expr(v)),
+            _ => format!("({})({})", hint_register(bits).0, self.expr(v)),
+        };
+        Some(format!("ember_st{hint}_b{bits}({ptr}, {word});"))
     }
 }

@@ -1,11 +1,13 @@
 //! The C back end: the typed IR written as CUDA C or OpenCL C through ember-codegen's dialect
 //! tables. [`aggregates`] writes the structs of tuples and arrays, [`function`] functions and
 //! statements, [`expr`] expressions, [`memory`] element addresses, loads, stores and views,
-//! [`literal`] constants, [`intrinsic`] the registry's device functions.
+//! [`literal`] constants, [`intrinsic`] the registry's device functions, [`half`] float16 on
+//! CUDA by its f16 instructions.
 
 mod aggregates;
 mod expr;
 mod function;
+mod half;
 mod hoisted;
 mod intrinsic;
 mod literal;
@@ -115,25 +117,45 @@ pub(crate) fn device_entry_source(
             f.name
         ));
     }
+    // float16 crosses the entry as its 16 bits (Numba's ABI: a `.b16` parameter or value),
+    // converted by the hardware's `cvt` to and from the float the function computes in.
+    let half = |t: &crate::types::Ty| *t == crate::types::Ty::Scalar(DType::F16);
     let params: Vec<String> = f
         .params
         .iter()
         .enumerate()
-        .map(|(k, p)| format!("{} a{k}", e.c_type(&p.ty)))
+        .map(|(k, p)| {
+            let t = if half(&p.ty) {
+                "unsigned short".into()
+            } else {
+                e.c_type(&p.ty)
+            };
+            format!("{t} a{k}")
+        })
         .collect();
     let call = format!(
         "{}({})",
         e.function_name(f),
-        (0..params.len())
-            .map(|k| format!("a{k}"))
+        f.params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| if half(&p.ty) {
+                format!("ember_h2f(a{k})")
+            } else {
+                format!("a{k}")
+            })
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let ret_c = e.c_type(ret);
     let value = if *ret == f.ret {
         call
     } else {
-        format!("({ret_c})({call})")
+        format!("({})({call})", e.c_type(ret))
+    };
+    let (ret_c, value) = if half(ret) {
+        ("unsigned short".to_string(), format!("ember_f2h({value})"))
+    } else {
+        (e.c_type(ret), value)
     };
     let inline = if forceinline { " __forceinline__" } else { "" };
     let mut source = e.head();

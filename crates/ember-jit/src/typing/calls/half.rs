@@ -1,7 +1,8 @@
 //! `cuda.fp16.*`: Numba's float16 functions (`hadd`, `hfma`, `hlt`, `hsin`...). Each works
-//! on float16 values as ember's float16 arithmetic does: computed in float32, rounded to
-//! float16 once (exact for `+ - * /` and `sqrt`, whose float32 results round to the correctly
-//! rounded float16).
+//! on float16 values as ember's float16 arithmetic does: on CUDA `hadd/hsub/hmul/hfma/hneg/
+//! habs` are the f16 instructions (correctly rounded); others, and all elsewhere, computed in
+//! float32 and rounded to float16 once (exact for `+ - * /` and `sqrt`, whose float32 results
+//! round to the correctly rounded float16).
 
 use ember_core::dtype::Kind;
 use ember_core::DType;
@@ -49,15 +50,12 @@ impl FnTyper<'_, '_> {
             Val::new(HALF, K::Math(c, xs.iter().map(Val::expr).collect()))
         };
         let v = match f {
-            "hadd" | "hsub" | "hmul" | "hdiv" => {
-                let op = match f {
-                    "hadd" => BinOp::Add,
-                    "hsub" => BinOp::Sub,
-                    "hmul" => BinOp::Mult,
-                    _ => BinOp::Div,
-                };
-                return self.binop(op, xs[0].clone(), xs[1].clone(), span);
-            }
+            // CUDA's __hadd/__hsub/__hmul (its f16 instructions, which may contract where
+            // the operators do not); elsewhere the operators.
+            "hadd" => math("hadd", &xs),
+            "hsub" => math("hsub", &xs),
+            "hmul" => math("hmul", &xs),
+            "hdiv" => return self.binop(BinOp::Div, xs[0].clone(), xs[1].clone(), span),
             "heq" => return cmp(CmpOp::Eq),
             "hne" => return cmp(CmpOp::NotEq),
             "hge" => return cmp(CmpOp::GtE),

@@ -191,10 +191,7 @@ impl FnTyper<'_, '_> {
                     ),
                 )
             }
-            (Ty::Scalar(_), Ty::Scalar(to)) => {
-                self.c.uses.dtypes.insert(*to);
-                Ok(Val::new(ty.clone(), K::Cast(v.boxed())))
-            }
+            (Ty::Scalar(_), Ty::Scalar(to)) => Ok(self.cast_to(v, *to)),
             (Ty::Tuple(a), Ty::Tuple(b)) if a.len() == b.len() => {
                 let t = self.temp(v)?;
                 let mut items = Vec::new();
@@ -219,9 +216,12 @@ impl FnTyper<'_, '_> {
             .ok_or_else(|| Fail::At(span, format!("{what} needs numbers, got {}", v.ty)))
     }
 
-    /// `v` as a value of dtype `t` (a scalar cast).
+    /// `v` as a value of dtype `t` (a scalar cast; to a narrow float, rounded to it).
     pub(crate) fn cast_to(&mut self, v: &Val, t: DType) -> Val {
         self.c.uses.dtypes.insert(t);
+        if t.is_narrow() {
+            self.c.uses.helpers.insert(crate::helpers::Helper::Round(t));
+        }
         match v.ty.scalar() {
             Some(from) if from != t => Val::new(Ty::Scalar(t), K::Cast(v.boxed())),
             _ => v.clone(),

@@ -47,14 +47,15 @@ pub struct Narrow {
 /// operation). `*_rn` operations are never contracted into an fma (PTX may fuse a `mul.f16`
 /// into an `add.f16`; `.rn` forbids it), so results match NumPy's, which rounds each
 /// operation; the plain forms are CUDA's `__hadd`/`__hsub`/`__hmul`. Integers convert by
-/// `cvt.rn.f16.s8`... to float16 and `cvt.rni.s8.f16`... (nearest, saturating, NaN to 0) back.
+/// `cvt.rn.f16.s8`... to float16 and `cvt.rni.s8.f16`... (nearest, saturating) back, NaN to 0
+/// (tested first: an H200 gives 2^63 for NaN to uint64).
 const HALF_CUDA: &str = r#"static __device__ __forceinline__ float ember_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 static __device__ __forceinline__ unsigned short ember_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 static __device__ __forceinline__ double ember_h_d(float f) { double d; asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(ember_f2h(f))); return d; }
 static __device__ __forceinline__ unsigned short ember_d_h(double d) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h; }
 #define EMBER_HALF_INT(n, t, c) \
 static __device__ __forceinline__ unsigned short ember_##n##_h(t x) { unsigned short h; asm("cvt.rn.f16." #n " %0, %1;" : "=h"(h) : c(x)); return h; } \
-static __device__ __forceinline__ t ember_h_##n(float f) { t x; asm("cvt.rni." #n ".f16 %0, %1;" : "=" c(x) : "h"(ember_f2h(f))); return x; }
+static __device__ __forceinline__ t ember_h_##n(float f) { t x; if (f != f) return 0; asm("cvt.rni." #n ".f16 %0, %1;" : "=" c(x) : "h"(ember_f2h(f))); return x; }
 EMBER_HALF_INT(s8, short, "h")
 EMBER_HALF_INT(s16, short, "h")
 EMBER_HALF_INT(s32, int, "r")

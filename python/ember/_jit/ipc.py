@@ -12,8 +12,22 @@ import contextlib
 
 import numpy as np
 
-from .. import _ember, _runtime
+from .. import _dtypes, _ember, _runtime
 from .._memory import MemoryPointer, UnownedMemory
+
+
+def _array_over(memory: MemoryPointer, shape, dtype, strides=None):
+    """A device array over ``memory`` (which keeps the opened handle alive)."""
+    dtype = np.dtype(dtype)
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
+    if strides is None:
+        strides, step = [], dtype.itemsize
+        for n in reversed(shape):
+            strides.insert(0, step)
+            step *= n
+    native = _ember.from_foreign(memory.device_id, memory.ptr, list(shape), [int(s) for s in strides],
+                                 _dtypes.name_of(dtype), memory)
+    return _ember.wrap(native)
 
 
 class IpcMemHandle:
@@ -66,11 +80,8 @@ class IpcHandle:
     def open_array(self, context=None, shape=None, dtype=np.float64, strides=None):
         """A device array over the memory (``shape`` defaults to all of it as one dimension)."""
         memory = self.open(context)
-        dtype = np.dtype(dtype)
-        shape = (self.size // dtype.itemsize,) if shape is None else shape
-        from .._ndarray import ndarray
-
-        return ndarray(shape, dtype, memptr=memory, strides=strides)
+        shape = (self.size // np.dtype(dtype).itemsize,) if shape is None else shape
+        return _array_over(memory, shape, dtype, strides)
 
     def close(self):
         """Closes the memory opened here (arrays over it must not be used after)."""
@@ -120,9 +131,7 @@ class IpcArrayHandle:
     def open(self):
         d = self._array_desc
         memory = self._ipc_handle.open()
-        from .._ndarray import ndarray
-
-        return ndarray(d["shape"], d["dtype"], memptr=memory + d["first"], strides=d["strides"])
+        return _array_over(memory + d["first"], d["shape"], d["dtype"], d["strides"])
 
     def close(self):
         self._ipc_handle.close()

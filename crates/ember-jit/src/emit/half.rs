@@ -41,7 +41,11 @@ pub(crate) fn half_cast(code: &str, from: DType, to: DType, dialect: Dialect) ->
                 DType::I64 => "long",
                 _ => "ulong",
             };
-            Some(format!("convert_{t}_sat_rte({code})"))
+            // NaN is 0 by OpenCL's rule, but NVIDIA's OpenCL gives 2^63 to 64-bit integers.
+            Some(match to.itemsize() {
+                8 => format!("(isnan({code}) ? ({t})0 : convert_{t}_sat_rte({code}))"),
+                _ => format!("convert_{t}_sat_rte({code})"),
+            })
         }
         (DType::F16, _) if to == DType::F64 && cuda => Some(format!("ember_h_d({code})")),
         _ => to_half_bits(code, from, dialect, to).map(|b| format!("ember_h2f({b})")),

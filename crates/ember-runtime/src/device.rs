@@ -308,17 +308,11 @@ impl Device {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
-        let fresh = self.reloaded(function)?;
-        let function = fresh.as_ref().unwrap_or(function);
-        self.before_launch(function, grid, block)?;
-        self.check_args(function, shared_bytes as usize, args)?;
-        self.backend
-            .launch(function.handle, grid, block, shared_bytes, stream, args)
-            .map_err(|e| self.annotate(e))
+        self.launch_as(function, [grid, block], shared_bytes, stream, args, false)
     }
 
     /// [`Device::launch`], cooperatively: every block resident at once (a grid-wide barrier
-    /// needs it; the driver refuses a grid larger than the device holds).
+    /// needs it); a grid larger than the device holds is refused, saying how many fit.
     pub fn launch_cooperative(
         &'static self,
         function: &Function,
@@ -328,10 +322,28 @@ impl Device {
         stream: Handle,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
+        self.launch_as(function, [grid, block], shared_bytes, stream, args, true)
+    }
+
+    fn launch_as(
+        &'static self,
+        function: &Function,
+        [grid, block]: [[u32; 3]; 2],
+        shared_bytes: u32,
+        stream: Handle,
+        args: &[KernelArg<'_>],
+        cooperative: bool,
+    ) -> Result<()> {
         let fresh = self.reloaded(function)?;
         let function = fresh.as_ref().unwrap_or(function);
         self.before_launch(function, grid, block)?;
         self.check_args(function, shared_bytes as usize, args)?;
+        if !cooperative {
+            return self
+                .backend
+                .launch(function.handle, grid, block, shared_bytes, stream, args)
+                .map_err(|e| self.annotate(e));
+        }
         let threads: u32 = block.iter().product();
         let most = self
             .backend

@@ -84,13 +84,10 @@ def _from_cuda_array_interface(obj, sync: bool = True):
     if stream and sync and _config.CUDA_ARRAY_INTERFACE_SYNC:
         # The producer's work may still be queued on its stream: wait for it first.
         stream.synchronize()
-    arr = _ember.wrap(
+    return _ember.wrap(
         _ember.from_foreign(current_device_id(), address, list(shape),
                             None if strides is None else [int(s) for s in strides], _dtypes.name_of(dtype), obj)
     )
-    if stream:
-        arr._stream = stream
-    return arr
 
 
 def _foreign_view(obj):

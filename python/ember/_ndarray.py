@@ -65,6 +65,9 @@ def _wrap_view(native, parent: ndarray) -> ndarray:
     arr._a = native
     root = getattr(parent, "_base", None)
     arr._base = parent if root is None else root
+    made = getattr(parent, "_stream", None)
+    if made is not None:
+        arr._stream = made  # a view of a Numba-made array is one too (see __array__)
     return arr
 
 
@@ -229,7 +232,7 @@ class ndarray:
     def stream(self):
         """The stream the array was made with through Numba's API (``device_array(stream=s)``,
         ``to_device(..., stream=s)``, ``as_cuda_array`` of an array naming one); 0 if none."""
-        return getattr(self, "_stream", 0)
+        return getattr(self, "_stream", 0) or 0
 
     @property
     def gpu_data(self) -> MemoryPointer:
@@ -270,11 +273,14 @@ class ndarray:
         integers give a 0-d array, as in CuPy), a gathered copy for integer and boolean arrays;
         for a structured array, a field name (or a list of them) gives a view of the fields."""
         try:
-            return _ember.getitem(self, index)
+            got = _ember.getitem(self, index)
         except IndexError:
             if self.dtype.names is None or not _structured.is_field_index(index):
                 raise
-        return _wrap_view(_structured.field_view(self, index), self)
+            return _wrap_view(_structured.field_view(self, index), self)
+        if hasattr(self, "_stream"):
+            got._stream = self._stream  # a slice of a Numba-made array is one too (see __array__)
+        return got
 
     def __setitem__(self, index, value):
         try:
@@ -390,9 +396,18 @@ class ndarray:
             self._a.set_from_host(_host_pointer(host), host.nbytes)
 
     def __array__(self, dtype=None, copy=None):
-        raise TypeError(
-            "Implicit conversion to a NumPy array is not allowed. Use .get() or ember.asnumpy() to copy it explicitly."
-        )
+        # Numba's device arrays copy to the host here (np.asarray(d), np.testing on them);
+        # CuPy's refuse, so an unnoticed copy never slips into array code. Each face keeps its
+        # rule: arrays made through Numba's API (and their views) carry `_stream`.
+        if not hasattr(self, "_stream"):
+            raise TypeError(
+                "Implicit conversion to a NumPy array is not allowed. Use .get() or ember.asnumpy() to copy it "
+                "explicitly."
+            )
+        if copy is False:
+            raise ValueError("a device array cannot be viewed as a NumPy array without a copy (copy=False)")
+        host = self.get()
+        return host if dtype is None else host.astype(dtype, copy=False)
 
     def byteswap(self, inplace=False) -> ndarray:
         """The elements with their bytes reversed (each part of a complex number on its own)."""

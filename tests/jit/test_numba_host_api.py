@@ -519,3 +519,19 @@ def test_interprocess_handles_are_cudas_and_say_so_elsewhere():
         d.get_ipc_handle()
     with pytest.raises(ValueError, match="interprocess memory handles are CUDA's"):
         cuda.current_context().get_ipc_handle(d.gpu_data)
+
+
+def test_arrays_made_through_numbas_api_convert_to_numpy_as_numbas_do():
+    h = RNG.standard_normal((4, 5))
+    d = cuda.to_device(h)
+    for made in (d, d[1:, ::2], cuda.device_array_like(h), cuda.as_cuda_array(d)):
+        assert isinstance(np.asarray(made), np.ndarray) and np.asarray(made).shape == made.shape
+    np.testing.assert_array_equal(d, h)  # NumPy's testing takes it, as with Numba
+    np.testing.assert_array_equal(np.asarray(d[1:, ::2], dtype=np.float32), h[1:, ::2].astype(np.float32))
+    with pytest.raises(ValueError, match="without a copy"):
+        np.asarray(d, copy=False)
+    # CuPy's rule for arrays made through its API: no silent copy.
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed"):
+        np.asarray(ember.asarray(h))
+    with pytest.raises(TypeError, match="Implicit conversion"):
+        np.asarray(ember.asarray(h) + d)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _runtime
 from .._creation import asarray, empty
-from .._interop import _from_cuda_array_interface
+from .._interop import _from_cuda_array_interface, producer_stream
 from .._ndarray import ndarray
 from .._operands import on_device
 from . import devices
@@ -37,10 +37,10 @@ def _on(stream):
 
 
 def _made_on(arr, stream):
-    """``arr``, remembering the stream it was made with (Numba's ``DeviceNDArray.stream``,
-    which its ``__cuda_array_interface__`` names)."""
-    if stream not in (0, None):
-        arr._stream = stream
+    """``arr``, made through Numba's API: it remembers the stream it was made with (Numba's
+    ``DeviceNDArray.stream``, which its ``__cuda_array_interface__`` names; 0 for none) and
+    converts to NumPy implicitly, as Numba's device arrays do."""
+    arr._stream = stream or 0
     return arr
 
 
@@ -103,8 +103,9 @@ def as_cuda_array(obj, sync=True):
     if not on_device(obj):
         raise TypeError(f"{type(obj).__name__} has no __cuda_array_interface__ (and is not a device array)")
     if _runtime.backend() == "cuda" and hasattr(obj, "__cuda_array_interface__") and not isinstance(obj, ndarray):
-        return _from_cuda_array_interface(obj, sync=sync)
-    return asarray(obj)
+        arr = _from_cuda_array_interface(obj, sync=sync)
+        return _made_on(arr, producer_stream(obj.__cuda_array_interface__))
+    return _made_on(asarray(obj), 0) if not isinstance(obj, ndarray) else obj
 
 
 class _Described:

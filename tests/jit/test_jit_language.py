@@ -8,6 +8,8 @@ arrays (seeded random inputs), and its CUDA C compiles through NVRTC."""
 
 from __future__ import annotations
 
+import cmath
+import math
 import operator
 
 import ember
@@ -418,3 +420,49 @@ def test_operator_module_functions_are_their_operators():
         def bad(x):
             x[0] = operator.matmul(x[0], x[1])
         cuda.jit(bad)[1, 1](ember.zeros(2))
+
+
+# ---- starred arguments: f(*t), f(a, *t) ----
+
+
+@cuda.jit(device=True)
+def twice_and_thrice(x):
+    return x * 2, x * 3
+
+
+def starred_calls(z, out, got):
+    out[0] = complex(*cmath.polar(z[0]))
+    t = (z[0].real, 3.0)
+    got[0] = max(1.0, *t)
+    got[1] = math.hypot(*twice_and_thrice(z[0].imag))
+    got[2] = math.atan2(*t)
+
+
+def test_starred_arguments_are_the_tuples_items_as_python_passes_them():
+    z = np.array([complex(-1.25, 0.5)])
+    out, got = ember.zeros(1, np.complex128), ember.zeros(3)
+    cuda.jit(starred_calls)[1, 1](ember.asarray(z), out, got)
+    assert out.get()[0] == complex(*cmath.polar(z[0]))
+    t = (z[0].real, 3.0)
+    np.testing.assert_array_equal(got.get(), [max(1.0, *t), math.hypot(1.0, 1.5), math.atan2(*t)])
+
+
+def test_starred_arguments_that_are_not_tuples_or_go_to_device_functions_say_so():
+    def of_an_array(a, out):
+        out[0] = max(*a)
+
+    def to_a_device_function(a, out):
+        t = (a[0], a[1])
+        out[0] = twice_and_thrice(*t)[0]
+
+    def in_a_tuple(a, out):
+        pair = (a[0], a[1])
+        t = (*pair, 1.0)
+        out[0] = t[0]
+
+    with pytest.raises(JitError, match=r"\*array\(float64, 1d, C\) in a call: kernels unpack tuples only"):
+        kernel_source(of_an_array, ["float64[::1]", "float64[::1]"], "opencl")
+    with pytest.raises(JitError, match=r"\*args in a call of a device function \(pass the items\)"):
+        kernel_source(to_a_device_function, ["float64[::1]", "float64[::1]"], "opencl")
+    with pytest.raises(JitError, match="only allowed among a call's arguments"):
+        kernel_source(in_a_tuple, ["float64[::1]", "float64[::1]"], "opencl")

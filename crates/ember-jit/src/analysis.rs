@@ -166,6 +166,7 @@ fn expr(e: &Expr, p: &str, ndim: usize, ok: &mut bool) {
                 expr(x, p, ndim, ok);
             }
         }
+        ExprKind::Starred { value } => expr(value, p, ndim, ok),
         _ => {}
     }
 }

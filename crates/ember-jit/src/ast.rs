@@ -231,6 +231,15 @@ pub enum ExprKind {
     Tuple {
         elts: Vec<Expr>,
     },
+    /// `*t` among a call's arguments: a tuple's items, in place.
+    Starred {
+        value: Box<Expr>,
+    },
+    /// A value already typed (an item of a starred tuple), by its slot (never from the front).
+    #[serde(skip)]
+    Bound {
+        slot: usize,
+    },
     /// An expression the language does not have (lambda, list, dict, f-string, ...).
     Unsupported {
         what: String,

@@ -456,7 +456,8 @@ class _Decompiler:
                 elif isinstance(item, ast.Tuple):
                     target.elts.extend(item.elts)
                 else:
-                    raise self.unsupported("a starred expression", k)
+                    # f(a, *t): the tuple's items, unpacked by the compiler (calls only).
+                    target.elts.append(self.place(ast.Starred(value=self.value(item, k), ctx=ast.Load()), k))
             elif name == "LIST_TO_TUPLE" or (name == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE"):
                 items = stack.pop()
                 stack.append(self.spanning(self.place(ast.Tuple(elts=items.elts, ctx=ast.Load()), k), items))
@@ -606,8 +607,12 @@ class _Decompiler:
         (their tuple built from a list); a real ``*args``/``**kwargs`` stays unsupported."""
         kwargs = stack.pop() if PY >= (3, 14) or self.ins[k].arg & 1 else NULL
         args = stack.pop()
-        if kwargs is not NULL or not isinstance(args, ast.Tuple):
-            raise self.unsupported("*args or **kwargs in a call", k)
+        if kwargs is not NULL:
+            raise self.unsupported("**kwargs in a call", k)
+        if not isinstance(args, ast.Tuple):
+            # f(*t): the compiler unpacks the tuple t.
+            value = self.value(args, k)
+            args = ast.Tuple(elts=[self.place(ast.Starred(value=value, ctx=ast.Load()), k)], ctx=ast.Load())
         if PY >= (3, 11):
             callables = [p for p in (stack.pop(), stack.pop()) if p is not NULL]
             if len(callables) != 1:

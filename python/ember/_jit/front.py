@@ -445,6 +445,9 @@ class _Function:
                 except KeyError:
                     raise self.error(e, f"{base[1]} has no member {e.slice.value!r}") from None
             return {"k": "Subscript", "value": self.expr(e.value), "index": self.expr(e.slice)}
+        if k is ast.Starred and isinstance(getattr(e, "ctx", None), ast.Load):
+            # Among a call's arguments (the compiler refuses it elsewhere); never a target.
+            return {"k": "Starred", "value": self.expr(e.value)}
         if k is ast.Slice:
             opt = lambda x: None if x is None else self.expr(x)  # noqa: E731
             return {"k": "Slice", "lower": opt(e.lower), "upper": opt(e.upper), "step": opt(e.step)}
@@ -459,9 +462,13 @@ class _Function:
             return {"k": "Compare", "left": self.expr(e.left), "ops": [_CMP[type(o)] for o in e.ops],
                     "comparators": [self.expr(c) for c in e.comparators]}
         if k is ast.Call:
-            if any(isinstance(a, ast.Starred) for a in e.args) or any(kw.arg is None for kw in e.keywords):
-                return {"k": "Unsupported", "what": "*args or **kwargs in a call"}
+            if any(kw.arg is None for kw in e.keywords):
+                return {"k": "Unsupported", "what": "**kwargs in a call"}
+            starred = any(isinstance(a, ast.Starred) for a in e.args)
             callee = self.device_callee(e.func)
+            if callee is not None and starred:
+                # Its compile-time arguments are bound by position, before types are known.
+                return {"k": "Unsupported", "what": "*args in a call of a device function (pass the items)"}
             if callee is not None:
                 return self.device_call(e, callee)
             if len(e.args) > _PRINT_MOST_ITEMS and self.names_print(e.func):

@@ -325,6 +325,9 @@ impl Rewriter<'_> {
             ExprKind::Tuple { elts } => ExprKind::Tuple {
                 elts: elts.iter().map(sub).collect(),
             },
+            ExprKind::Starred { value } => ExprKind::Starred {
+                value: boxed(value),
+            },
             other => other.clone(),
         };
         Expr { span: x.span, kind }

@@ -136,7 +136,8 @@ impl Uniformity {
             ExprKind::IfExp { test, body, orelse } => {
                 self.varying(test) || self.varying(body) || self.varying(orelse)
             }
-            ExprKind::Unsupported { .. } => true,
+            ExprKind::Starred { value } => self.varying(value),
+            ExprKind::Unsupported { .. } | ExprKind::Bound { .. } => true,
             _ => false,
         }
     }

@@ -104,6 +104,7 @@ pub(super) fn each_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
             each_expr(body, f);
             each_expr(orelse, f);
         }
+        ExprKind::Starred { value } => each_expr(value, f),
         _ => {}
     }
 }

@@ -98,6 +98,8 @@ pub struct FnTyper<'c, 'p> {
     /// Shared and local array declarations, placed at the top of the function.
     pub(crate) arrays: Vec<FixedArrayDecl>,
     pub(crate) calls: Vec<usize>,
+    /// Values `ExprKind::Bound` names (a starred call's items).
+    pub(crate) bound: Vec<Val>,
     last_line: u32,
 }
 
@@ -156,6 +158,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             loops: Vec::new(),
             arrays: Vec::new(),
             calls: Vec::new(),
+            bound: Vec::new(),
             last_line: 0,
         };
         let fail = |e: Fail| match e {

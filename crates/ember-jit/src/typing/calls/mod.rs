@@ -86,6 +86,13 @@ impl FnTyper<'_, '_> {
         keywords: &[Keyword],
         span: Span,
     ) -> R<Val> {
+        if args
+            .iter()
+            .any(|a| matches!(a.kind, ExprKind::Starred { .. }))
+        {
+            let args = self.unstarred(args)?;
+            return self.call(func, &args, keywords, span);
+        }
         match &func.kind {
             ExprKind::Func { id } => self.call_device(*id, args, keywords, span),
             ExprKind::Extern { id } if keywords.is_empty() => self.call_extern(*id, args, span),
@@ -133,6 +140,36 @@ impl FnTyper<'_, '_> {
             }
             _ => at(span, "this cannot be called in a kernel"),
         }
+    }
+
+    /// `f(a, *t)`: the arguments with each starred tuple's items in its place (the tuple
+    /// evaluated once).
+    fn unstarred(&mut self, args: &[Expr]) -> R<Vec<Expr>> {
+        let mut out = Vec::with_capacity(args.len());
+        for a in args {
+            let ExprKind::Starred { value } = &a.kind else {
+                out.push(a.clone());
+                continue;
+            };
+            let v = self.expr(value)?;
+            let Ty::Tuple(items) = v.ty.clone() else {
+                return at(
+                    a.span,
+                    format!("*{} in a call: kernels unpack tuples only", v.ty),
+                );
+            };
+            let t = self.temp(&v)?;
+            for (i, ty) in items.into_iter().enumerate() {
+                self.bound.push(Val::new(ty, K::Item(t.boxed(), i)));
+                out.push(Expr {
+                    kind: ExprKind::Bound {
+                        slot: self.bound.len() - 1,
+                    },
+                    span: a.span,
+                });
+            }
+        }
+        Ok(out)
     }
 
     fn values(&mut self, args: &[Expr]) -> R<Vec<Val>> {

@@ -147,6 +147,11 @@ impl FnTyper<'_, '_> {
                 }
                 Ok(self.make_tuple(vals))
             }
+            ExprKind::Bound { slot } => Ok(self.bound[*slot].clone()),
+            ExprKind::Starred { .. } => at(
+                span,
+                "a starred expression (*t) is only allowed among a call's arguments",
+            ),
             ExprKind::Unsupported { what } => {
                 at(span, format!("{what} is not supported in kernels"))
             }

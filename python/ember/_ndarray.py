@@ -65,13 +65,20 @@ def _wrap_view(native, parent: ndarray) -> ndarray:
     arr._a = native
     root = getattr(parent, "_base", None)
     arr._base = parent if root is None else root
-    made = getattr(parent, "_stream", None)
-    if made is not None:
-        arr._stream = made  # a view of a Numba-made array is one too (see __array__)
     return arr
 
 
 _new = object.__new__
+
+
+def _made_by_numba(arr):
+    """The stream an array made through Numba's API was made with (0 for none), looked up on
+    the array or the array its memory belongs to (a view's); None for any other array. Kept
+    off the array's hot paths: indexing does not copy it to views."""
+    made = getattr(arr, "_stream", None)
+    if made is None:
+        made = getattr(getattr(arr, "_base", None), "_stream", None)
+    return made
 
 
 def _view_of_pointer(memptr, shape, dtype_name, strides):
@@ -232,7 +239,7 @@ class ndarray:
     def stream(self):
         """The stream the array was made with through Numba's API (``device_array(stream=s)``,
         ``to_device(..., stream=s)``, ``as_cuda_array`` of an array naming one); 0 if none."""
-        return getattr(self, "_stream", 0) or 0
+        return _made_by_numba(self) or 0
 
     @property
     def gpu_data(self) -> MemoryPointer:
@@ -273,14 +280,11 @@ class ndarray:
         integers give a 0-d array, as in CuPy), a gathered copy for integer and boolean arrays;
         for a structured array, a field name (or a list of them) gives a view of the fields."""
         try:
-            got = _ember.getitem(self, index)
+            return _ember.getitem(self, index)
         except IndexError:
             if self.dtype.names is None or not _structured.is_field_index(index):
                 raise
-            return _wrap_view(_structured.field_view(self, index), self)
-        if hasattr(self, "_stream"):
-            got._stream = self._stream  # a slice of a Numba-made array is one too (see __array__)
-        return got
+        return _wrap_view(_structured.field_view(self, index), self)
 
     def __setitem__(self, index, value):
         try:
@@ -398,8 +402,8 @@ class ndarray:
     def __array__(self, dtype=None, copy=None):
         # Numba's device arrays copy to the host here (np.asarray(d), np.testing on them);
         # CuPy's refuse, so an unnoticed copy never slips into array code. Each face keeps its
-        # rule: arrays made through Numba's API (and their views) carry `_stream`.
-        if not hasattr(self, "_stream"):
+        # rule: arrays made through Numba's API carry `_stream` (their views, through their base).
+        if _made_by_numba(self) is None:
             raise TypeError(
                 "Implicit conversion to a NumPy array is not allowed. Use .get() or ember.asnumpy() to copy it "
                 "explicitly."
@@ -729,7 +733,7 @@ class ndarray:
             "data": (self._a.address if self.size else 0, False),
             "strides": None if self._a.c_contiguous else self.strides,
             "version": 3,
-            "stream": _interop.stream_entry(getattr(self, "_stream", 0), self._a.device),
+            "stream": _interop.stream_entry(self.stream, self._a.device),
         }
 
     def __dlpack_device__(self) -> tuple[int, int]:

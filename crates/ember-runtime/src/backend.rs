@@ -255,11 +255,7 @@ pub trait Backend: Send + Sync {
         _stream: Handle,
         _args: &[KernelArg<'_>],
     ) -> Result<()> {
-        Err(ember_core::Error::Value(format!(
-            "cooperative launches are CUDA's; device {} is on the {} backend",
-            self.info().name,
-            self.info().backend.name()
-        )))
+        Err(self.cuda_only("cooperative launches"))
     }
 
     /// How many blocks of `threads` threads (and `shared_bytes` of dynamic shared memory) can
@@ -270,11 +266,7 @@ pub trait Backend: Send + Sync {
         _threads: u32,
         _shared_bytes: u32,
     ) -> Result<u64> {
-        Err(ember_core::Error::Value(format!(
-            "cooperative launches are CUDA's; device {} is on the {} backend",
-            self.info().name,
-            self.info().backend.name()
-        )))
+        Err(self.cuda_only("cooperative launches"))
     }
 
     /// Issues every queued launch (before memory or a stream is handed to code outside
@@ -343,20 +335,20 @@ pub trait Backend: Send + Sync {
     /// CUDA's interprocess handle of the allocation holding `address`, for another process
     /// to open: (the handle's bytes, the allocation's base address, its size in bytes).
     fn ipc_export(&self, _address: u64) -> Result<(Vec<u8>, u64, usize)> {
-        Err(self.no_ipc())
+        Err(self.cuda_only("interprocess memory handles"))
     }
     /// Opens another process's interprocess handle: the allocation's address here.
     fn ipc_open(&self, _handle: &[u8]) -> Result<u64> {
-        Err(self.no_ipc())
+        Err(self.cuda_only("interprocess memory handles"))
     }
     /// Closes an allocation [`Backend::ipc_open`] opened.
     fn ipc_close(&self, _address: u64) -> Result<()> {
-        Err(self.no_ipc())
+        Err(self.cuda_only("interprocess memory handles"))
     }
-    /// The error of a backend without interprocess memory.
-    fn no_ipc(&self) -> ember_core::Error {
+    /// The error of an operation only CUDA has (`what`: "interprocess memory handles"...).
+    fn cuda_only(&self, what: &str) -> ember_core::Error {
         ember_core::Error::Value(format!(
-            "interprocess memory handles are CUDA's; device {} ({}) is on the {} backend",
+            "{what} are CUDA's; device {} ({}) is on the {} backend",
             self.info().ordinal,
             self.info().name,
             self.info().backend.name()

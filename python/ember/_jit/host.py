@@ -73,7 +73,8 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
             f"strides {strides} do not lay out shape {shape} of {itemsize}-byte elements densely: give the "
             "strides of a C, Fortran or transposed contiguous array"
         )
-    flat = empty(int(np.prod(shape, dtype=np.int64)), dtype=dtype)
+    # Both Numba-made: views of the result find the mark on the memory's owner.
+    flat = _made_on(empty(int(np.prod(shape, dtype=np.int64)), dtype=dtype), stream)
     from ..lib.stride_tricks import as_strided
 
     return _made_on(as_strided(flat, shape, strides), stream)

@@ -13,6 +13,7 @@ import contextlib
 import numpy as np
 
 from .. import _dtypes, _ember, _runtime
+from .._creation import _c_strides
 from .._memory import MemoryPointer, UnownedMemory
 
 
@@ -21,10 +22,7 @@ def _array_over(memory: MemoryPointer, shape, dtype, strides=None):
     dtype = np.dtype(dtype)
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
     if strides is None:
-        strides, step = [], dtype.itemsize
-        for n in reversed(shape):
-            strides.insert(0, step)
-            step *= n
+        strides = _c_strides(shape, dtype.itemsize)
     native = _ember.from_foreign(memory.device_id, memory.ptr, list(shape), [int(s) for s in strides],
                                  _dtypes.name_of(dtype), memory)
     return _ember.wrap(native)

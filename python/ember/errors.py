@@ -166,11 +166,16 @@ def _numbered_excerpt(source: str, log: str, context: int = 2) -> str:
     return "\n".join(out)
 
 
-class JitWarning(UserWarning):
+class EmberWarning(UserWarning):
+    """The base of ember's warnings (Numba's ``NumbaWarning``): ``warnings.simplefilter("error",
+    EmberWarning)`` turns every one of them into an error."""
+
+
+class JitWarning(EmberWarning):
     """A kernel compiles, but does something other than its Python text says (Numba's
     ``NumbaWarning``): e.g. ``print`` of more than 32 items prints its format string."""
 
 
-class PerformanceWarning(UserWarning):
+class PerformanceWarning(EmberWarning):
     """Code that works but is slow (Numba's ``NumbaPerformanceWarning``): e.g. a NumPy array
     passed to a kernel is copied in and back on every launch."""

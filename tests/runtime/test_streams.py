@@ -21,6 +21,31 @@ def test_work_on_a_stream(rng):
     s.synchronize()
 
 
+def test_default_stream_follows_other_streams(rng):
+    # ember's streams are blocking streams, as CUDA's: a read on the default stream comes after
+    # the work issued before it on any stream, with no synchronisation between (issue 28).
+    for _ in range(3):
+        host = rng.random(1 << 20)
+        s = cuda.Stream()
+        with s:
+            a = ember.asarray(host)
+            b = a + a
+        np.testing.assert_array_equal(b.get(), host + host)
+
+
+def test_streams_follow_the_default_stream(rng):
+    for _ in range(3):
+        host = rng.random(1 << 20)
+        a = ember.asarray(host)
+        b = a * 3.0
+        s = cuda.Stream()
+        with s:
+            c = b - a
+        s.synchronize()
+        with s:
+            np.testing.assert_array_equal(c.get(), host * 3.0 - host)
+
+
 def test_events_time_work(rng):
     start, end = cuda.Event(), cuda.Event()
     host = rng.standard_normal(1 << 18).astype(np.float32)

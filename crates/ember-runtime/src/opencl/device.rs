@@ -26,6 +26,7 @@ use ember_core::{DriverFailure, Error, PoolStats, Result};
 use super::cl_error;
 use super::in_flight::{drain, wait_for, InFlight};
 use super::info::{device_number, device_sizes, device_text, platform_text};
+use super::stream_order::StreamOrder;
 use crate::backend::{
     Backend, BackendKind, Compiled, DeviceInfo, FunctionAttribute, Handle, KernelArg, KernelParams,
     NdRange,
@@ -50,6 +51,8 @@ pub struct ClDevice {
     /// `clSetKernelArg` + enqueue must not interleave between threads on one kernel.
     launch_lock: Mutex<()>,
     in_flight: InFlight,
+    /// The default queue as CUDA's legacy default stream (see `stream_order`).
+    order: StreamOrder,
 }
 
 // OpenCL objects are thread-safe (but kernels, guarded by `launch_lock`); host spans are
@@ -111,6 +114,7 @@ impl ClDevice {
             host_spans: Mutex::new(HashMap::new()),
             launch_lock: Mutex::new(()),
             in_flight: InFlight::default(),
+            order: StreamOrder::default(),
         })
     }
 
@@ -135,6 +139,11 @@ impl ClDevice {
             stats: PoolStats::default(),
             detail,
         }
+    }
+
+    /// Orders a command about to go on `stream` as CUDA's legacy default stream would.
+    fn order(&self, stream: Handle) -> Result<()> {
+        self.order.before(p(stream), p(self.default_stream()))
     }
 
     fn finish_all(&self) -> Result<()> {
@@ -346,6 +355,7 @@ impl Backend for ClDevice {
         if src.is_empty() {
             return Ok(());
         }
+        self.order(stream)?;
         unsafe {
             cq::enqueue_write_buffer(
                 p(stream),
@@ -372,6 +382,7 @@ impl Backend for ClDevice {
         if dst.is_empty() {
             return Ok(());
         }
+        self.order(stream)?;
         unsafe {
             cq::enqueue_read_buffer(
                 p(stream),
@@ -400,6 +411,7 @@ impl Backend for ClDevice {
         if bytes == 0 {
             return Ok(());
         }
+        self.order(stream)?;
         unsafe {
             cq::enqueue_copy_buffer(
                 p(stream),
@@ -502,6 +514,7 @@ impl Backend for ClDevice {
             unsafe { kn::set_kernel_arg(kernel, next, shared_bytes as usize, ptr::null()) }
                 .map_err(|c| cl_error(&format!("clSetKernelArg({next})"), c))?;
         }
+        self.order(stream)?;
         enqueue(kernel, &range, stream)?;
         drop(guard);
         self.in_flight.enqueued(p(stream))
@@ -517,6 +530,7 @@ impl Backend for ClDevice {
         let guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
         let kernel: cl_kernel = p(function);
         set_args(kernel, args)?;
+        self.order(stream)?;
         enqueue(kernel, range, stream)?;
         drop(guard);
         self.in_flight.enqueued(p(stream))
@@ -599,12 +613,14 @@ impl Backend for ClDevice {
             .retain(|&x| x != q);
         let _ = drain(q);
         self.in_flight.forget(q);
+        self.order.forget(q);
         unsafe {
             let _ = cq::release_command_queue(q);
         }
     }
 
     fn synchronize_stream(&self, stream: Handle) -> Result<()> {
+        self.order(stream)?;
         drain(p(stream))
     }
 
@@ -612,6 +628,7 @@ impl Backend for ClDevice {
         if let Some(old) = reuse {
             self.destroy_event(old);
         }
+        self.order(stream)?;
         unsafe { cq::enqueue_marker_with_wait_list(p(stream), 0, ptr::null()) }
             .map(h)
             .map_err(|c| cl_error("clEnqueueMarkerWithWaitList", c))
@@ -708,7 +725,10 @@ impl Backend for ClDevice {
             &mut *self.queues.lock().unwrap_or_else(|e| e.into_inner()),
             vec![queue],
         );
-        old.into_iter().for_each(|q| self.in_flight.forget(q));
+        old.into_iter().for_each(|q| {
+            self.in_flight.forget(q);
+            self.order.forget(q);
+        });
         self.context.store(context as usize, Ordering::Release);
         self.default_queue.store(queue as usize, Ordering::Release);
         Ok(())

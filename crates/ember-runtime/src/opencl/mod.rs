@@ -4,6 +4,7 @@
 mod device;
 mod in_flight;
 mod info;
+mod stream_order;
 
 pub use device::ClDevice;
 pub use info::{describe_platforms, PlatformReport};

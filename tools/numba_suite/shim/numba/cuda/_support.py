@@ -52,6 +52,13 @@ def run_in_subprocess(code, flags=(), env=None, timeout=30):
     return proc.stdout, proc.stderr
 
 
+try:
+    import cffi  # noqa: F401
+    _HAS_CFFI = True
+except ImportError:
+    _HAS_CFFI = False
+skip_unless_cffi = unittest.skipUnless(_HAS_CFFI, "requires cffi")
+
 linux_only = unittest.skipIf(not sys.platform.startswith("linux"), "Linux-only test")
 windows_only = unittest.skipIf(not sys.platform.startswith("win"), "Windows-only test")
 
@@ -112,3 +119,15 @@ class CheckWarningsMixin:
 class MemoryLeakMixin:
     """Numba's check that its reference-counted runtime (NRT) leaked nothing: ember has no
     such runtime (arrays in kernels are views of the launch's arguments), so nothing to count."""
+
+
+def import_dynamic(modname):
+    import importlib
+
+    importlib.invalidate_caches()
+    __import__(modname)
+    return sys.modules[modname]
+
+
+def ignore_internal_warnings():
+    """Numba's filters for its own internal warnings (typeguard, TBB): none arise here."""

@@ -5,7 +5,9 @@ device. The FileCheck assertions (``assertFileCheckAsm`` ...) are absent, as is 
 
 from __future__ import annotations
 
+import os
 import unittest
+from pathlib import Path
 
 import ember.cuda
 import numpy as np
@@ -61,7 +63,27 @@ def _never(reason):
 
 # Conditions about Numba's own installation that do not apply to ember: never skip.
 skip_if_external_memmgr = skip_under_cuda_memcheck = skip_on_arm = skip_on_wsl2 = _never
-skip_if_nvjitlink_missing = _never
+skip_if_nvjitlink_missing = skip_on_nvjitlink_13_1_sm_120 = _never
+
+
+def _runs(fn):
+    return fn
+
+
+# ember needs neither cudadevrt nor the CUDA headers for what these tests do.
+skip_if_cudadevrt_missing = skip_if_curand_kernel_missing = skip_if_cuda_includes_missing = _runs
+
+
+def skip_without_nvdisasm(reason):
+    return unittest.skip(reason)  # the tests disassemble ember's SASS with nvdisasm: not here
+
+
+def skip_with_nvdisasm(reason):
+    return _never(reason)
+
+
+# numba-cuda's test data (.cu/.ptx files the linking tests use), from the tree run.py lays out.
+test_data_dir = Path(os.environ.get("NUMBA_SUITE_TREE", ".")) / "numba" / "cuda" / "tests" / "data"
 
 
 def cc_X_or_above(major, minor):

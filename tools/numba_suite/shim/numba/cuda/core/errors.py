@@ -3,11 +3,12 @@
 Only names with a real ember counterpart are mapped; any other is missing.
 """
 
-from ember.errors import JitError, PerformanceWarning
+from ember.errors import EmberWarning, JitError, PerformanceWarning
 
-# Numba's typing/lowering errors are ember's JIT errors; its performance warning is ember's.
+# Numba's typing/lowering errors are ember's JIT errors; its warnings are ember's.
 TypingError = JitError
 LoweringError = JitError
+NumbaWarning = EmberWarning
 NumbaPerformanceWarning = PerformanceWarning
 
 

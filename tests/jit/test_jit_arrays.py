@@ -210,3 +210,70 @@ def test_copy_of_constant_shape_arrays_is_a_local_array():
 
     with pytest.raises(ember.JitError, match=r"copy\(\) needs memory a kernel cannot allocate"):
         copies_an_argument[1, 1](ember.zeros(3))
+
+
+def store_regions(a, m, b, x):
+    # Each store names a region, as NumPy assigns it: slices, a row, a scalar broadcast, an
+    # array broadcast along its leading axes and along axes of length 1 (issue 28).
+    a[1:5] = x
+    a[9:] = b[:3]
+    a[::4] = -1
+    a[-2::-3] = b[4]
+    m[1] = b[:5]
+    m[2, 1:4] = x
+    m[3:, :] = b[5:10]
+    m[:2, ::2] = m[4:5, ::2]
+
+
+STORE_REGIONS = cuda.jit(store_regions)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.int32])
+def test_slice_assignment_stores_every_element_of_the_region(rng, dt):
+    a, b = rng.integers(-50, 50, 12).astype(dt), rng.integers(-50, 50, 10).astype(dt)
+    m = rng.integers(-50, 50, (6, 5)).astype(dt)
+    want_a, want_m = a.copy(), m.copy()
+    store_regions(want_a, want_m, b, 3)
+    da, dm = ember.asarray(a), ember.asarray(m)
+    STORE_REGIONS[1, 1](da, dm, ember.asarray(b), 3)
+    np.testing.assert_array_equal(da.get(), want_a)
+    np.testing.assert_array_equal(dm.get(), want_m)
+
+
+def test_whole_axis_stores_into_local_and_shared_arrays_and_0d_indices():
+    @cuda.jit
+    def k(out, r, ary, i):
+        loc = cuda.local.array((2, 3), np.float64)
+        loc[:] = 2.5
+        loc[1] = 7
+        sh = cuda.shared.array((2, 4), np.int32)
+        if cuda.threadIdx.x == 0:
+            sh[:, :] = 3
+            sh[1, :] = 4
+        cuda.syncthreads()
+        if cuda.threadIdx.x == 0:
+            out[0] = loc[0, 2] + loc[1, 0] + sh[0, 3] + sh[1, 0]
+            r[()] = ary[i]  # a 0-d integer array indexes as its value, as in NumPy
+
+    out, r = ember.zeros(1), ember.zeros((), np.int64)
+    k[1, 4](out, r, ember.arange(10) * 3, ember.asarray(np.int64(4)))
+    assert out.get()[0] == 2.5 + 7 + 3 + 4
+    assert int(r.get()) == 12
+
+
+def test_slice_assignment_errors_say_what_to_do():
+    @cuda.jit
+    def partial(out):
+        loc = cuda.local.array(4, np.float64)
+        loc[1:3] = 0
+        out[0] = loc[0]
+
+    with pytest.raises(ember.errors.JitError, match="must be the whole axis"):
+        partial[1, 1](ember.zeros(1))
+
+    @cuda.jit
+    def too_many(out, m):
+        out[1:3] = m
+
+    with pytest.raises(ember.errors.JitError, match="could not broadcast an array of 2 dimensions"):
+        too_many[1, 1](ember.zeros(4), ember.zeros((2, 2)))

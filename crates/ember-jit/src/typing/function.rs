@@ -12,6 +12,7 @@ use crate::typing::expr::FieldKey;
 
 mod iter;
 mod loops;
+mod slice_store;
 
 use crate::ir::Role;
 
@@ -730,6 +731,9 @@ impl<'c, 'p> FnTyper<'c, 'p> {
         };
         if a.space == crate::types::Space::Const {
             return at(span, "constant arrays are read-only");
+        }
+        if self.names_region(index, a.ndim)? {
+            return self.store_region(&arr, &a, index, v, span);
         }
         let place = self.element_place(&arr, &a, index, span)?;
         if crate::types::record_of(a.dtype).is_some() {

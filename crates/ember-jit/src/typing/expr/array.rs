@@ -108,7 +108,7 @@ impl FnTyper<'_, '_> {
     }
 
     /// `v[items]` with slices or fewer indices than dimensions: a view.
-    pub(super) fn view(&mut self, v: &Val, a: &ArrayTy, items: &[&Expr], span: Span) -> R<Val> {
+    pub(crate) fn view(&mut self, v: &Val, a: &ArrayTy, items: &[&Expr], span: Span) -> R<Val> {
         if items.len() > a.ndim {
             return at(span, format!("too many indices for a {}-d array", a.ndim));
         }
@@ -158,6 +158,7 @@ impl FnTyper<'_, '_> {
                 }
                 Some(_) => {
                     let i = self.expr(items[k])?;
+                    let i = self.index_value(i, items[k].span)?;
                     if !i.ty.is_integral() {
                         return at(
                             items[k].span,

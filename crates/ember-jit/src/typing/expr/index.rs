@@ -131,10 +131,23 @@ impl FnTyper<'_, '_> {
         }
     }
 
+    /// An index as a scalar: a 0-d array of integers indexes as its element, as in NumPy
+    /// (`a[np.array(1)]` is `a[1]`).
+    pub(super) fn index_value(&mut self, i: Val, span: Span) -> R<Val> {
+        match &i.ty {
+            Ty::Array(ia) if ia.ndim == 0 && Ty::Scalar(ia.dtype).is_integral() => {
+                let ia = ia.clone();
+                self.element(&i, &ia, &[], span)
+            }
+            _ => Ok(i),
+        }
+    }
+
     /// The index terms of element `idx` of `v`: int64, wrapped where they may be negative.
     fn index_terms(&mut self, v: &Val, a: &ArrayTy, idx: &[Val], span: Span) -> R<Vec<Val>> {
         let mut terms = Vec::new();
         for (k, i) in idx.iter().enumerate() {
+            let i = &self.index_value(i.clone(), span)?;
             if !i.ty.is_integral() {
                 return at(
                     span,

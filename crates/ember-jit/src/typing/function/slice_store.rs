@@ -1,0 +1,203 @@
+//! `a[region] = value` where the subscript names more than one element: slices
+//! (`a[1:n] = 0`, `a[i, :] = b[j]`) or fewer indices than dimensions (`a[i] = row`, `aa[:] = 0`
+//! on a 2-d local array). Every element of the region is stored, as NumPy does: a scalar is
+//! broadcast, an array value is broadcast along its leading axes and along axes of length 1.
+//! The elements are stored in order by the thread that runs the statement.
+
+use ember_core::DType;
+
+use crate::ast::{Expr, ExprKind, Span};
+use crate::error::{at, R};
+use crate::ir::{self, Const, ExprKind as K, TempRole};
+use crate::types::{ArrayTy, Ty, INT64};
+use crate::typing::{FnTyper, Val};
+
+/// What one axis of the region is: a fixed index, or a loop over the axis.
+enum Axis {
+    Index(Val),
+    Loop,
+}
+
+impl FnTyper<'_, '_> {
+    /// True when `index` names a region of a `ndim`-d array rather than one element.
+    pub(crate) fn names_region(&mut self, index: &Expr, ndim: usize) -> R<bool> {
+        let items: Vec<&Expr> = match &index.kind {
+            ExprKind::Tuple { elts } => elts.iter().collect(),
+            _ => vec![index],
+        };
+        if items
+            .iter()
+            .any(|e| matches!(e.kind, ExprKind::Slice { .. }))
+        {
+            return Ok(true);
+        }
+        if items.len() >= ndim {
+            return Ok(false);
+        }
+        // A name may hold a tuple of indices (`i = cuda.grid(2)`, then `a[i] = v`): one element.
+        if let ExprKind::Name { .. } = index.kind {
+            return Ok(!matches!(self.expr(index)?.ty, Ty::Tuple(_)));
+        }
+        Ok(true)
+    }
+
+    /// `arr[index] = v` over the region `index` names.
+    pub(crate) fn store_region(
+        &mut self,
+        arr: &Val,
+        a: &ArrayTy,
+        index: &Expr,
+        v: Val,
+        span: Span,
+    ) -> R<()> {
+        if crate::types::record_of(a.dtype).is_some() {
+            return at(
+                span,
+                "assigning to a slice of an array of records is not supported in kernels; assign each element",
+            );
+        }
+        let items: Vec<&Expr> = match &index.kind {
+            ExprKind::Tuple { elts } => elts.iter().collect(),
+            _ => vec![index],
+        };
+        // The region as (array, its type, what each axis is).
+        let (base, ty, axes) = if a.fixed.is_some() {
+            // Shared, local and constant arrays have no views: loop over their whole axes.
+            let mut axes = Vec::new();
+            for k in 0..a.ndim {
+                match items.get(k).map(|e| &e.kind) {
+                    None => axes.push(Axis::Loop),
+                    Some(ExprKind::Slice {
+                        lower: None,
+                        upper: None,
+                        step: None,
+                    }) => axes.push(Axis::Loop),
+                    Some(ExprKind::Slice { .. }) => {
+                        return at(
+                            span,
+                            "a slice of a shared, local or constant array must be the whole axis (`:`) in a kernel",
+                        )
+                    }
+                    Some(_) => {
+                        let i = self.expr(items[k])?;
+                        axes.push(Axis::Index(self.temp(&i)?));
+                    }
+                }
+            }
+            (arr.clone(), a.clone(), axes)
+        } else {
+            let view = self.view(arr, a, &items, span)?;
+            let Ty::Array(vt) = view.ty.clone() else {
+                unreachable!("a view is an array")
+            };
+            let axes = (0..vt.ndim).map(|_| Axis::Loop).collect();
+            (view, vt, axes)
+        };
+        let loops = axes.iter().filter(|x| matches!(x, Axis::Loop)).count();
+        let source = self.region_source(v, a.dtype, loops, span)?;
+        // The bounds, evaluated once before the loops.
+        let mut bounds = Vec::new();
+        for (k, axis) in axes.iter().enumerate() {
+            if let Axis::Loop = axis {
+                let n = self.dim(&base, &ty, k);
+                bounds.push(self.temp(&n)?);
+            }
+        }
+        let counters: Vec<ir::Temp> = (0..loops).map(|_| self.fresh(TempRole::Index)).collect();
+        self.c.register(&INT64);
+        self.open_block();
+        let body = self.region_element(&base, &ty, &axes, &counters, &source, span);
+        let mut block = self.close_block();
+        body?;
+        for (t, n) in counters.iter().zip(&bounds).rev() {
+            block = vec![ir::Stmt::For {
+                index: *t,
+                ty: DType::I64,
+                start: Val::constant(INT64, Const::Count(0)).expr(),
+                stop: n.expr(),
+                step: ir::Step::One,
+                body: block,
+            }];
+        }
+        for s in block {
+            self.push(s);
+        }
+        Ok(())
+    }
+
+    /// The value stored: a scalar converted once, or an array of at most `loops` dimensions.
+    fn region_source(&mut self, v: Val, dtype: DType, loops: usize, span: Span) -> R<Val> {
+        match &v.ty {
+            Ty::Scalar(_) => {
+                let c = self.convert(&v, &Ty::Scalar(dtype), span)?;
+                self.temp(&c)
+            }
+            Ty::Array(src) if src.ndim <= loops => {
+                if crate::types::record_of(src.dtype).is_some() {
+                    return at(span, "cannot store an array of records into a slice of numbers");
+                }
+                self.temp(&v)
+            }
+            Ty::Array(src) => at(
+                span,
+                format!(
+                    "could not broadcast an array of {} dimensions into a region of {loops}",
+                    src.ndim
+                ),
+            ),
+            t => at(
+                span,
+                format!("cannot store a value of type {t} into a slice of an array"),
+            ),
+        }
+    }
+
+    /// One store of the loop body: region element (counters) = source element.
+    fn region_element(
+        &mut self,
+        base: &Val,
+        ty: &ArrayTy,
+        axes: &[Axis],
+        counters: &[ir::Temp],
+        source: &Val,
+        span: Span,
+    ) -> R<()> {
+        let counter = |t: ir::Temp| Val::new(INT64, K::Temp(t)).nonneg(true);
+        let mut loop_k = 0;
+        let mut idx = Vec::new();
+        for axis in axes {
+            match axis {
+                Axis::Index(i) => idx.push(i.clone()),
+                Axis::Loop => {
+                    idx.push(counter(counters[loop_k]));
+                    loop_k += 1;
+                }
+            }
+        }
+        let value = match &source.ty {
+            Ty::Array(src) => {
+                // The source's axes align with the region's last ones; an axis of length 1
+                // repeats (j % 1 == 0), any other must match the region's.
+                let src = src.clone();
+                let skip = counters.len() - src.ndim;
+                let mut sidx = Vec::new();
+                for j in 0..src.ndim {
+                    let n = self.dim(source, &src, j);
+                    let c = counter(counters[skip + j]);
+                    let wrapped = self.binop(crate::ast::BinOp::Mod, c, n, span)?;
+                    sidx.push(wrapped.nonneg(true));
+                }
+                let e = self.element(source, &src, &sidx, span)?;
+                self.convert(&e, &Ty::Scalar(ty.dtype), span)?
+            }
+            _ => source.clone(),
+        };
+        let place = self.place_at(base, ty, &idx, span)?;
+        self.c.uses.dtypes.insert(ty.dtype);
+        self.push(ir::Stmt::Store {
+            place,
+            value: value.expr(),
+        });
+        Ok(())
+    }
+}

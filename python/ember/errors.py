@@ -87,6 +87,11 @@ class LogicError(DriverError):
     for most CUDA error codes."""
 
 
+class DeviceFunctionLaunchError(EmberError, TypeError, RuntimeError):
+    """A device function launched as a kernel (``f[1, 1]()`` of ``@cuda.jit(device=True)``):
+    a ``TypeError``, and the ``RuntimeError`` Numba raises."""
+
+
 class LaunchError(DriverError):
     """A kernel launch failed, ran out of resources or timed out: PyCUDA's ``LaunchError``."""
 

@@ -553,11 +553,16 @@ def _evaluate(text: str):
         raise TypeError(f"cannot read the signature {text!r}: {e}") from None
 
 
+_NO_ARGUMENTS = re.compile(r"^\s*([\w\[\]:, ]+?)\s*\(\s*\)\s*$")
+
+
 def parse_signature(sig) -> Signature:
     """A signature object from its text (``"int32(float32[:], int32)"``) or itself: Numba's
     ``sigutils.normalize_signature`` for signatures with a return type."""
     if isinstance(sig, str):
-        sig = _evaluate(sig)
+        no_args = _NO_ARGUMENTS.match(sig)
+        # "int32()": a function of no arguments (evaluated, int32() would be NumPy's zero).
+        sig = Signature(_evaluate(no_args[1]), ()) if no_args else _evaluate(sig)
     if not isinstance(sig, Signature):
         raise TypeError("Return type must be provided: write the signature as 'int32(int32)' or int32(int32)")
     return sig

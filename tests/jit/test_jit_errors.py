@@ -510,6 +510,17 @@ def test_launch_configuration_of_the_wrong_type_is_a_type_error(config):
         a_kernel[config]
 
 
+def test_launch_configuration_messages_are_numbas():
+    with pytest.raises(ValueError, match=r"griddim must be a sequence of 1, 2 or 3 integers, got \[1, 2, 3, 4\]"):
+        a_kernel[(1, 2, 3, 4), 32]
+    with pytest.raises(ValueError, match=r"blockdim must be a sequence of 1, 2 or 3 integers, got \[3, 4, 5, 6\]"):
+        a_kernel[(1, 2), (3, 4, 5, 6)]
+    with pytest.raises(TypeError, match=r"griddim must be a sequence of integers, got \[2.0\]"):
+        a_kernel[2.0, 3]
+    with pytest.raises(TypeError, match=r"blockdim must be a sequence of integers, got \[2, 3.0\]"):
+        a_kernel[2, (2, 3.0)]
+
+
 def test_launch_with_a_zero_grid_is_a_value_error_before_anything_compiles():
     @cuda.jit
     def never_compiled(a):
@@ -557,6 +568,8 @@ def test_device_function_called_from_host_is_a_type_error():
 
 def test_device_function_launched_as_a_kernel_is_a_type_error():
     with pytest.raises(TypeError, match="double is a device function"):
+        double[1, 1](f32())
+    with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel"):  # Numba's
         double[1, 1](f32())
 
 

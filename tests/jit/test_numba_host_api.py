@@ -535,3 +535,21 @@ def test_arrays_made_through_numbas_api_convert_to_numpy_as_numbas_do():
         np.asarray(ember.asarray(h))
     with pytest.raises(TypeError, match="Implicit conversion"):
         np.asarray(ember.asarray(h) + d)
+
+
+@pytest.mark.parametrize("rows, cols", [(5, 6), (16, 17), (33, 130)])
+def test_kernels_transpose_any_dtype(rng, rows, cols):
+    from ember.cuda.kernels.transpose import transpose
+
+    rec = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
+    x = rng.standard_normal((rows, cols))
+    r = np.zeros((rows, cols), rec)
+    r["i"] = rng.integers(0, 99, (rows, cols))
+    r["j"] = rng.standard_normal((rows, cols, 3, 2))
+    for host in (x, r, x > 0, (x + 1j * x).astype(np.complex64)):
+        out = cuda.device_array((cols, rows), host.dtype)
+        assert transpose(cuda.to_device(host), out) is out
+        np.testing.assert_array_equal(out.copy_to_host(), host.T)
+    np.testing.assert_array_equal(transpose(cuda.to_device(x)).copy_to_host(), x.T)
+    with pytest.raises(ValueError, match="writes a"):
+        transpose(cuda.to_device(x), cuda.device_array((rows, cols)))

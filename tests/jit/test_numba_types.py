@@ -312,3 +312,12 @@ def test_typeof_gives_the_types_kernels_see():
     assert types.typeof(np.int8(3)) is types.int8 and types.typeof(1j) is types.complex128
     with pytest.raises(ValueError, match="cannot determine the Numba type of str"):
         types.typeof("text")
+
+
+def test_signature_text_of_a_function_without_arguments():
+    # Evaluated as Python, "int32()" would be NumPy's zero; Numba reads a signature.
+    sig = types.parse_signature("int32()")
+    assert (sig.return_type, sig.args) == (int32, ())
+    assert str(types.parse_signature(" float64[:] ( ) ")) == "float64[:]()"
+    with pytest.raises(TypeError, match="Return type must be provided"):
+        types.parse_signature("(int32, int32)")

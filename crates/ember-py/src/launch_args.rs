@@ -386,22 +386,33 @@ pub(crate) fn dims3(value: &Bound<'_, PyAny>, what: &str) -> PyResult<[u32; 3]> 
     // A value of the wrong type (a float) is a TypeError, as Numba and CuPy raise; a wrong
     // number of dimensions or an int out of range is a ValueError.
     // Classified only when refusing: this runs on every launch.
+    // The messages are Numba's (`griddim must be a sequence of integers, got [2.0]`), with
+    // the forms ember takes after them.
     let bad = || {
         let not_int = |v: &Bound<'_, PyAny>| !v.is_instance_of::<PyInt>();
-        let wrong_type = if let Ok(t) = value.cast::<PyTuple>() {
-            t.iter().any(|v| not_int(&v))
+        let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = value.cast::<PyTuple>() {
+            t.iter().collect()
         } else if let Ok(l) = value.cast::<PyList>() {
-            l.iter().any(|v| not_int(&v))
+            l.iter().collect()
         } else {
-            not_int(value)
+            vec![value.clone()]
         };
-        let message = format!(
-            "{what} must be a positive int or a tuple of 1 to 3 positive ints, got {value}"
-        );
-        if wrong_type {
-            PyTypeError::new_err(message)
+        let listed = PyList::new(value.py(), &items)
+            .and_then(|l| l.str().map(|s| s.to_string()))
+            .unwrap_or_else(|_| value.to_string());
+        let forms = "(an int or a tuple of 1 to 3 positive ints)";
+        if items.iter().any(not_int) {
+            PyTypeError::new_err(format!(
+                "{what} must be a sequence of integers, got {listed} {forms}"
+            ))
+        } else if items.is_empty() || items.len() > 3 {
+            PyValueError::new_err(format!(
+                "{what} must be a sequence of 1, 2 or 3 integers, got {listed} {forms}"
+            ))
         } else {
-            PyValueError::new_err(message)
+            PyValueError::new_err(format!(
+                "{what} must be positive integers, got {listed} {forms}"
+            ))
         }
     };
     let mut out = [1u32; 3];

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _ember
 from .._operands import is_device_array
-from ..errors import PerformanceWarning
+from ..errors import DeviceFunctionLaunchError, PerformanceWarning
 from ..types import Signature, is_type, signature_text
 from . import introspect, pickling
 from .externs import CUSource, link_sources
@@ -242,9 +242,9 @@ class _DeviceFunction(Dispatcher):
     inspect_lto_ptx = inspect_asm
 
     def __getitem__(self, config):
-        raise TypeError(
-            f"{self.__name__} is a device function: call it from a kernel; only kernels are launched "
-            "with kernel[griddim, blockdim](...)"
+        raise DeviceFunctionLaunchError(
+            f"Cannot compile a device function as a kernel: {self.__name__} is a device function: call it "
+            "from a kernel; only kernels are launched with kernel[griddim, blockdim](...)"
         )
 
 

@@ -134,7 +134,10 @@ impl FnTyper<'_, '_> {
             }
             Ty::Array(src) if src.ndim <= loops => {
                 if crate::types::record_of(src.dtype).is_some() {
-                    return at(span, "cannot store an array of records into a slice of numbers");
+                    return at(
+                        span,
+                        "cannot store an array of records into a slice of numbers",
+                    );
                 }
                 self.temp(&v)
             }

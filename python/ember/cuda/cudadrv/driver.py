@@ -2,11 +2,11 @@
 ``Stream`` (``cuda.stream()``, ``default_stream()``, ``external_stream(ptr)``); ``driver`` is the
 driver object code asks for the device count and the driver's version."""
 
-from .. import runtime
 from ..._jit.devices import Context, Device
 from ..._jit.streams import Event
 from ..._jit.streams import StreamBase as Stream
 from ...errors import DriverError as CudaAPIError  # noqa: F401
+from .. import runtime
 
 
 class Driver:

@@ -23,7 +23,8 @@ def transpose(a, b=None):
         b = as_cuda_array(b)
     if b.shape != shape or b.dtype != a.dtype:
         raise ValueError(
-            f"transpose() writes a {shape[0]}x{shape[1]} array of {a.dtype}; got b of shape {b.shape} and dtype {b.dtype}"
+            f"transpose() writes a {shape[0]}x{shape[1]} array of {a.dtype}; "
+            f"got b of shape {b.shape} and dtype {b.dtype}"
         )
     _index_tricks.copyto(b, a.T)
     return b

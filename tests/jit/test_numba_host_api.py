@@ -552,7 +552,7 @@ def test_kernels_transpose_any_dtype(rng, rows, cols):
         np.testing.assert_array_equal(out.copy_to_host(), host.T)
     np.testing.assert_array_equal(transpose(cuda.to_device(x)).copy_to_host(), x.T)
     like = cuda.cudadrv.devicearray.from_array_like(x.T)  # Numba's way to make the output
-    assert (like.shape, like.strides, like.dtype) == (x.T.shape, (8, 8 * rows), x.dtype)
+    assert (like.shape, like.strides, like.dtype) == (x.T.shape, (8, 8 * cols), x.dtype)
     transpose(cuda.to_device(x), like)
     np.testing.assert_array_equal(like.copy_to_host(), x.T)
     with pytest.raises(ValueError, match="writes a"):

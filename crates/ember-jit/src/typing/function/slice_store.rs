@@ -12,11 +12,8 @@ use crate::ir::{self, Const, ExprKind as K, TempRole};
 use crate::types::{ArrayTy, Ty, INT64};
 use crate::typing::{FnTyper, Val};
 
-/// What one axis of the region is: a fixed index, or a loop over the axis.
-enum Axis {
-    Index(Val),
-    Loop,
-}
+/// What one axis of the region is: `Some(index)` fixed, `None` a loop over the axis.
+type Axis = Option<Val>;
 
 impl FnTyper<'_, '_> {
     /// True when `index` names a region of a `ndim`-d array rather than one element.
@@ -66,12 +63,12 @@ impl FnTyper<'_, '_> {
             let mut axes = Vec::new();
             for k in 0..a.ndim {
                 match items.get(k).map(|e| &e.kind) {
-                    None => axes.push(Axis::Loop),
+                    None => axes.push(None),
                     Some(ExprKind::Slice {
                         lower: None,
                         upper: None,
                         step: None,
-                    }) => axes.push(Axis::Loop),
+                    }) => axes.push(None),
                     Some(ExprKind::Slice { .. }) => {
                         return at(
                             span,
@@ -80,7 +77,7 @@ impl FnTyper<'_, '_> {
                     }
                     Some(_) => {
                         let i = self.expr(items[k])?;
-                        axes.push(Axis::Index(self.temp(&i)?));
+                        axes.push(Some(self.temp(&i)?));
                     }
                 }
             }
@@ -90,15 +87,15 @@ impl FnTyper<'_, '_> {
             let Ty::Array(vt) = view.ty.clone() else {
                 unreachable!("a view is an array")
             };
-            let axes = (0..vt.ndim).map(|_| Axis::Loop).collect();
+            let axes = (0..vt.ndim).map(|_| None).collect();
             (view, vt, axes)
         };
-        let loops = axes.iter().filter(|x| matches!(x, Axis::Loop)).count();
+        let loops = axes.iter().filter(|x| x.is_none()).count();
         let source = self.region_source(v, a.dtype, loops, span)?;
         // The bounds, evaluated once before the loops.
         let mut bounds = Vec::new();
         for (k, axis) in axes.iter().enumerate() {
-            if let Axis::Loop = axis {
+            if axis.is_none() {
                 let n = self.dim(&base, &ty, k);
                 bounds.push(self.temp(&n)?);
             }
@@ -170,8 +167,8 @@ impl FnTyper<'_, '_> {
         let mut idx = Vec::new();
         for axis in axes {
             match axis {
-                Axis::Index(i) => idx.push(i.clone()),
-                Axis::Loop => {
+                Some(i) => idx.push(i.clone()),
+                None => {
                     idx.push(counter(counters[loop_k]));
                     loop_k += 1;
                 }

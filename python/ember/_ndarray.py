@@ -43,6 +43,7 @@ from . import (
 from ._creation import _c_order, _c_strides, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray, empty_like
 from ._interop import _foreign_view
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
+from ._ndarray_cl import PyOpenCLArray
 from ._operands import on_device
 from ._runtime import Device, backend, current_device_id, get_current_stream
 
@@ -149,13 +150,14 @@ class Flags:
         )
 
 
-class ndarray:
+class ndarray(PyOpenCLArray):
     """An n-dimensional array on a device.
 
     ``ndarray(shape, dtype=float, order='C')`` allocates an uninitialised array, as CuPy's does.
+    It is also PyOpenCL's ``Array`` (``ember.cl.array.Array``; see ``_ndarray_cl``).
     """
 
-    __slots__ = ("_a", "_base", "_stream", "__weakref__")
+    __slots__ = ("_a", "_base", "_stream", "_cl", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
@@ -346,8 +348,14 @@ class ndarray:
         return _indexing.take(self, indices, axis, out)
 
     # --- host conversion ----------------------------------------------------------------------
-    def get(self, stream=None, order="C", out=None, blocking=True) -> np.ndarray:
-        """A NumPy copy of the array (C order)."""
+    def get(self, stream=None, order="C", out=None, blocking=True, *, queue=None, ary=None,
+            async_=None) -> np.ndarray:
+        """A NumPy copy of the array (C order). PyOpenCL's form ``get(queue, ary)`` works too:
+        ``queue`` is a stream, ``ary`` (the second argument when it is an array) is ``out``."""
+        if isinstance(order, np.ndarray) or order is None:  # PyOpenCL's get(queue, ary)
+            order, out = "C", order if out is None else out
+        stream = queue if stream is None else stream
+        out = ary if out is None else out
         if out is not None:
             if not isinstance(out, np.ndarray) or out.shape != self.shape or out.dtype != self.dtype:
                 raise ValueError(f"out must be a NumPy array of shape {self.shape} and dtype {self.dtype}")
@@ -387,8 +395,10 @@ class ndarray:
             with stream:
                 _index_tricks.copyto(self, source)
 
-    def set(self, arr, stream=None) -> None:
-        """Copies a host array of the same shape into this array."""
+    def set(self, arr, stream=None, async_=False, *, queue=None) -> None:
+        """Copies a host array of the same shape into this array (PyOpenCL's ``queue=``
+        names the stream too; the copy completes before it returns)."""
+        stream = queue if stream is None else stream
         host = np.asarray(arr)
         if host.shape != self.shape:
             raise ValueError(f"shape mismatch: cannot set an array of shape {self.shape} from shape {host.shape}")
@@ -497,8 +507,9 @@ class ndarray:
         return str(self.get())
 
     # --- copies and conversions ---------------------------------------------------------------
-    def astype(self, dtype, order="K", casting=None, subok=None, copy=True) -> ndarray:
-        """A copy converted to ``dtype`` (NumPy's conversion rules)."""
+    def astype(self, dtype, order="K", casting=None, subok=None, copy=True, *, queue=None) -> ndarray:
+        """A copy converted to ``dtype`` (NumPy's conversion rules; PyOpenCL's ``queue=`` is
+        accepted)."""
         name = _dtypes.name_of(dtype)
         if not copy and name == self._a.dtype:
             return self
@@ -513,23 +524,25 @@ class ndarray:
         out[...] = self
         return out
 
-    def copy(self, order="C") -> ndarray:
+    def copy(self, order="C", *, queue=None) -> ndarray:
         """A copy on the device in ``order`` ('C' by default, as ``numpy.ndarray.copy``)."""
         return _ember.copy_in_order(self, order)
 
-    def fill(self, value) -> None:
+    def fill(self, value, queue=None, wait_for=None):
         """Sets every element to ``value``: a scalar, a 0-d array (on the device, read there), or
-        for a structured array anything NumPy reads as one element of it."""
+        for a structured array anything NumPy reads as one element of it. Returns the array
+        (PyOpenCL's ``fill``; NumPy's returns None)."""
         opaque = _dtypes.is_opaque(self.dtype)
         if isinstance(value, (bool, int, float, complex, np.generic)) and not opaque:
             self._a.fill(value.item() if isinstance(value, np.generic) else value)
-            return
+            return self
         if not isinstance(value, ndarray):
             device = _foreign_view(value)
             value = device if device is not None else np.asarray(value, dtype=self.dtype if opaque else None)
         if value.ndim != 0:
             raise ValueError("setting an array element with a sequence.")
         self[...] = value
+        return self
 
     def view(self, dtype=None) -> ndarray:
         """A view of the same memory as ``dtype``. A dtype of another size changes the length

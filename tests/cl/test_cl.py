@@ -270,15 +270,6 @@ def test_create_some_context_follows_pyopencl_ctx(monkeypatch):
         cl.create_some_context(answers=["no such platform"])
 
 
-def test_minimal_cl_array(queue, rng):
-    host = rng.standard_normal((6, 5)).astype(np.float32)
-    a = cl.array.to_device(queue, host)
-    assert a.shape == host.shape and a.dtype == host.dtype and a.nbytes == host.nbytes
-    np.testing.assert_array_equal(a.get(), host)
-    np.testing.assert_array_equal(a.as_ember().get(), host)
-    np.testing.assert_array_equal(cl.array.zeros(queue, (3, 2), np.int32).get(), np.zeros((3, 2), np.int32))
-
-
 # --- errors -----------------------------------------------------------------------------------
 
 

@@ -46,6 +46,21 @@ fn device_info(py: Python<'_>, ordinal: usize) -> PyResult<Py<PyDict>> {
     Ok(d.unbind())
 }
 
+/// The raw bytes of an OpenCL device (or, with `of_platform`, platform) information parameter.
+#[pyfunction]
+fn opencl_info<'py>(
+    py: Python<'py>,
+    ordinal: usize,
+    of_platform: bool,
+    param: u32,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let raw = device(ordinal)?
+        .backend()
+        .opencl_info(of_platform, param)
+        .py()?;
+    Ok(pyo3::types::PyBytes::new(py, &raw))
+}
+
 #[pyfunction]
 fn synchronize(py: Python<'_>, ordinal: usize) -> PyResult<()> {
     let dev = device(ordinal)?;
@@ -464,6 +479,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(backend_name, m)?,
         wrap_pyfunction!(device_count, m)?,
         wrap_pyfunction!(device_info, m)?,
+        wrap_pyfunction!(opencl_info, m)?,
         wrap_pyfunction!(synchronize, m)?,
         wrap_pyfunction!(memory_info, m)?,
         wrap_pyfunction!(ipc_export, m)?,

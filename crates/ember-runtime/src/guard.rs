@@ -322,4 +322,7 @@ impl Backend for Guard {
     fn ipc_close(&self, address: u64) -> Result<()> {
         self.call(|b| b.ipc_close(address))
     }
+    fn opencl_info(&self, of_platform: bool, param: u32) -> Result<Vec<u8>> {
+        self.call(|b| b.opencl_info(of_platform, param))
+    }
 }

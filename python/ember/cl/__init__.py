@@ -26,6 +26,9 @@ Where ember.cl differs from PyOpenCL:
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
+
 from . import array
 from ._constants import (
     command_execution_status,
@@ -58,12 +61,31 @@ from ._platform import Context, Device, Platform, choose_devices, create_some_co
 from ._program import Kernel, Program, enqueue_nd_range_kernel
 from ._queue import CommandQueue, Event, enqueue_barrier, enqueue_marker, wait_for_events
 
+CtxFactory = Callable[[], Context]  # what tests take as ``ctx_factory`` (PyOpenCL's alias)
+
+
+def get_cl_header_version() -> tuple[int, int]:
+    """The OpenCL headers ember is built against (opencl3's: OpenCL 3.0)."""
+    return (3, 0)
+
+
+# PyOpenCL's submodules, imported on first use (``cl.tools``, ``cl.clrandom`` ...).
+_SUBMODULES = ("characterize", "clrandom", "cltypes", "tools")
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'ember.cl' has no attribute {name!r}")
+
+
 __all__ = [
-    "AllocationError", "Buffer", "CommandQueue", "Context", "Device", "Error", "Event", "InvalidValueError", "Kernel",
-    "KernelArgumentError", "KernelNameError", "LocalMemory", "LogicError", "MemoryError", "Platform", "Program",
-    "ProgramBuildError", "RuntimeError", "array", "choose_devices", "command_execution_status",
-    "command_queue_properties", "context_info", "context_properties", "create_some_context", "device_info",
-    "device_type", "enqueue_barrier", "enqueue_copy", "enqueue_fill", "enqueue_fill_buffer", "enqueue_marker",
-    "enqueue_nd_range_kernel", "get_platforms", "kernel_info", "kernel_work_group_info", "mem_flags", "mem_info",
-    "platform_info", "program_info", "status_code", "wait_for_events",
+    "AllocationError", "Buffer", "CommandQueue", "Context", "CtxFactory", "Device", "Error", "Event",
+    "InvalidValueError", "Kernel", "KernelArgumentError", "KernelNameError", "LocalMemory", "LogicError",
+    "MemoryError", "Platform", "Program", "ProgramBuildError", "RuntimeError", "array", "choose_devices",
+    "command_execution_status", "command_queue_properties", "context_info", "context_properties",
+    "create_some_context", "device_info", "device_type", "enqueue_barrier", "enqueue_copy", "enqueue_fill",
+    "enqueue_fill_buffer", "enqueue_marker", "enqueue_nd_range_kernel", "get_cl_header_version",
+    "get_platforms", "kernel_info", "kernel_work_group_info", "mem_flags", "mem_info", "platform_info",
+    "program_info", "status_code", "wait_for_events",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from . import _info
+
 
 class _Constants:
     """A namespace of int constants; ``to_string(value)`` names one as PyOpenCL does."""
@@ -57,25 +59,17 @@ class context_properties(_Constants):
 
 
 class platform_info(_Constants):
-    PROFILE = 0x0900
-    VERSION = 0x0901
-    NAME = 0x0902
-    VENDOR = 0x0903
-    EXTENSIONS = 0x0904
+    """Every parameter of ``_info.PLATFORM`` (set below)."""
 
 
 class device_info(_Constants):
-    TYPE = 0x1000
-    MAX_COMPUTE_UNITS = 0x1002
-    MAX_WORK_ITEM_DIMENSIONS = 0x1003
-    MAX_WORK_GROUP_SIZE = 0x1004
-    MAX_WORK_ITEM_SIZES = 0x1005
-    MAX_MEM_ALLOC_SIZE = 0x1010
-    GLOBAL_MEM_SIZE = 0x101F
-    NAME = 0x102B
-    DRIVER_VERSION = 0x102D
-    PLATFORM = 0x1031
-    HOST_UNIFIED_MEMORY = 0x1035
+    """Every parameter of ``_info.DEVICE`` (set below)."""
+
+
+for _name, (_code, _) in _info.DEVICE.items():
+    setattr(device_info, _name, _code)
+for _name, (_code, _) in _info.PLATFORM.items():
+    setattr(platform_info, _name, _code)
 
 
 class context_info(_Constants):

@@ -8,36 +8,23 @@ are not listed. A ``Context`` is a set of these devices: buffers live on its fir
 
 from __future__ import annotations
 
+import re
 import sys
 
 from .. import _ember
-from ._constants import context_info, context_properties, device_info, device_type, platform_info, status_code
+from .. import errors as _ember_errors
+from . import _info
+from ._constants import context_info, context_properties, device_info, device_type, status_code
 from ._errors import Error, LogicError, RuntimeError, invalid
-
-# The vendor string of well-known platforms (the native layer reports the platform's name and
-# version, not its vendor); other platforms report their name as vendor.
-_VENDORS = {
-    "Portable Computing Language": "The pocl project",
-    "NVIDIA CUDA": "NVIDIA Corporation",
-    "AMD Accelerated Parallel Processing": "Advanced Micro Devices, Inc.",
-    "Intel(R) OpenCL": "Intel(R) Corporation",
-    "Intel(R) OpenCL Graphics": "Intel(R) Corporation",
-    "Intel(R) OpenCL HD Graphics": "Intel(R) Corporation",
-    "Intel(R) FPGA SDK for OpenCL(TM)": "Intel(R) Corporation",
-    "Apple": "Apple",
-    "rusticl": "Mesa/X.org",
-    "Clover": "Mesa",
-}
 
 
 class Platform:
-    """An OpenCL platform (driver): ``name``, ``vendor``, ``version`` and its devices."""
+    """An OpenCL platform (driver) and its devices; every ``platform_info`` parameter is an
+    attribute (``p.vendor``, ``p.extensions``) and ``get_info`` answers it from the driver."""
 
     def __init__(self, name: str, version: str):
         self.name = name
         self.version = version
-        self.vendor = _VENDORS.get(name, name)
-        self.profile = "FULL_PROFILE"
         self._devices: list[Device] = []
 
     def get_devices(self, device_type=device_type.ALL) -> list[Device]:
@@ -49,9 +36,14 @@ class Platform:
         return found
 
     def get_info(self, param):
-        names = {platform_info.NAME: "name", platform_info.VENDOR: "vendor", platform_info.VERSION: "version",
-                 platform_info.PROFILE: "profile"}
-        return _info(self, names, param, "clGetPlatformInfo")
+        return _query(self._devices[0].ordinal, True, _info.PLATFORM, param, "clGetPlatformInfo")
+
+    def _get_cl_version(self) -> tuple[int, int]:
+        """The OpenCL version the platform implements, from ``version`` ("OpenCL 3.0 ...")."""
+        return _cl_version(self.version)
+
+    def __getattr__(self, name):
+        return _attribute(self, name, _info.PLATFORM, "Platform")
 
     def __repr__(self):
         return f"<ember.cl.Platform {self.name!r}>"
@@ -59,7 +51,9 @@ class Platform:
 
 class Device:
     """An OpenCL device that ember opened. ``ordinal`` is its ember device number
-    (``ember.Device(d.ordinal)`` allocates ember arrays there)."""
+    (``ember.Device(d.ordinal)`` allocates ember arrays there). Every ``device_info``
+    parameter is an attribute (``d.local_mem_size``, ``d.extensions``) and ``get_info``
+    answers it from the driver."""
 
     def __init__(self, ordinal: int, platform: Platform):
         info = _ember.device_info(ordinal)
@@ -67,16 +61,7 @@ class Device:
         self.platform = platform
         self.name = info["name"]
         self.type = device_type.CPU if info["is_cpu"] else device_type.GPU
-        self.max_work_group_size = info["max_threads_per_block"]
-        self.max_work_item_sizes = list(info["max_block_dims"])
-        self.max_work_item_dimensions = len(self.max_work_item_sizes)
-        self.max_compute_units = info["multiprocessors"]
-        self.global_mem_size = info["total_memory"]
-        self.max_mem_alloc_size = info["max_allocation"]
         self.host_unified_memory = bool(info["host_unified"])
-        prefix = f"{platform.name} "
-        driver = info["driver_version"]
-        self.driver_version = driver[len(prefix):] if driver.startswith(prefix) else driver
 
     @property
     def ember_device(self):
@@ -86,20 +71,54 @@ class Device:
         return EmberDevice(self.ordinal)
 
     def get_info(self, param):
-        names = {device_info.NAME: "name", device_info.TYPE: "type", device_info.PLATFORM: "platform",
-                 device_info.MAX_WORK_GROUP_SIZE: "max_work_group_size",
-                 device_info.MAX_WORK_ITEM_SIZES: "max_work_item_sizes",
-                 device_info.MAX_WORK_ITEM_DIMENSIONS: "max_work_item_dimensions",
-                 device_info.MAX_COMPUTE_UNITS: "max_compute_units", device_info.GLOBAL_MEM_SIZE: "global_mem_size",
-                 device_info.MAX_MEM_ALLOC_SIZE: "max_mem_alloc_size", device_info.DRIVER_VERSION: "driver_version",
-                 device_info.HOST_UNIFIED_MEMORY: "host_unified_memory"}
-        return _info(self, names, param, "clGetDeviceInfo")
+        if param == device_info.PLATFORM:
+            return self.platform
+        if param == device_info.PARENT_DEVICE:
+            return None  # ember opens whole devices, never sub-devices
+        return _query(self.ordinal, False, _info.DEVICE, param, "clGetDeviceInfo")
+
+    def __getattr__(self, name):
+        return _attribute(self, name, _info.DEVICE, "Device")
+
+    def _get_cl_version(self) -> tuple[int, int]:
+        """The OpenCL version the device implements, from ``version`` ("OpenCL 3.0 ...")."""
+        return _cl_version(self.version)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.ordinal == self.ordinal
+
+    def __hash__(self):
+        return hash(("ember.cl.Device", self.ordinal))
 
     def __repr__(self):
         return f"<ember.cl.Device {self.name!r} on {self.platform.name!r} (ember device {self.ordinal})>"
 
 
-def _info(obj, names: dict, param, routine: str):
+def _cl_version(text: str) -> tuple[int, int]:
+    found = re.match(r"OpenCL (\d+)\.(\d+)", text)
+    return (int(found[1]), int(found[2])) if found else (1, 2)
+
+
+def _query(ordinal: int, of_platform: bool, table: dict, param, routine: str):
+    kind = _info.kind_of(table, param)
+    if kind is None:
+        raise invalid(routine, status_code.INVALID_VALUE,
+                      f"information parameter {param!r} is not one ember.cl knows how to read")
+    try:
+        raw = _ember.opencl_info(ordinal, of_platform, int(param))
+    except _ember_errors.DriverError as e:
+        raise invalid(routine, status_code.INVALID_VALUE, str(e)) from None
+    return _info.decode(raw, kind)
+
+
+def _attribute(obj, name: str, table: dict, what: str):
+    entry = table.get(name.upper()) if not name.startswith("_") else None
+    if entry is None:
+        raise AttributeError(f"'{what}' object has no attribute {name!r}")
+    return obj.get_info(entry[0])
+
+
+def _info_of(obj, names: dict, param, routine: str):
     try:
         return getattr(obj, names[param])
     except KeyError:
@@ -183,10 +202,14 @@ class Context:
     def num_devices(self) -> int:
         return len(self.devices)
 
+    def _get_cl_version(self) -> tuple[int, int]:
+        """The OpenCL version of the context's platform."""
+        return self.devices[0].platform._get_cl_version()
+
     def get_info(self, param):
         names = {context_info.DEVICES: "devices", context_info.NUM_DEVICES: "num_devices",
                  context_info.PROPERTIES: "properties"}
-        return _info(self, names, param, "clGetContextInfo")
+        return _info_of(self, names, param, "clGetContextInfo")
 
     def __repr__(self):
         return f"<ember.cl.Context on {', '.join(d.name for d in self.devices)}>"

@@ -63,6 +63,10 @@ class CommandQueue:
         """The ``cl_command_queue`` handle."""
         return self._handle
 
+    def _get_cl_version(self) -> tuple[int, int]:
+        """The OpenCL version of the queue's platform."""
+        return self.context._get_cl_version()
+
     def finish(self) -> None:
         """Waits until every command on the queue is done."""
         self._stream.synchronize()

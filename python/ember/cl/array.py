@@ -1,135 +1,404 @@
-"""A minimal ``pyopencl.array``: device arrays that live in a ``Buffer``, with ``to_device``,
-``empty``, ``zeros``, ``get`` and ``set``. Arithmetic and the other methods of PyOpenCL's
-``Array`` are not provided: use ``a.as_ember()`` (an ``ember.ndarray`` sharing the memory)
-for computing.
+"""``pyopencl.array`` on ember's one array type: ``Array`` *is* ``ember.ndarray`` (every ember
+array is one, ``isinstance`` says so), made with PyOpenCL's constructor
+``Array(queue, shape, dtype, order="C", allocator=None, data=None, offset=0, strides=None,
+events=None)``. Arithmetic, comparisons, indexing, slicing and methods are ember's; the
+module functions are PyOpenCL's (``to_device``, ``arange``, ``maximum``, ``if_positive``,
+``sum``, ``dot``, ``take``, ``concatenate`` ...), each a thin call of ember's operation.
+
+Where it differs from PyOpenCL: results of operations use their device's default queue
+(``a.queue``) rather than the first operand's; comparisons give booleans (PyOpenCL gives int8);
+``map_to_host`` copies; copies to and from the host complete before they return.
 """
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
-from .._ndarray import ndarray as _ember_ndarray
+from .. import _creation as _ec
+from .. import _differences, _indexing, _linalg, _ndarray_cl, _reductions, _shape, _ufuncs
+from .._memory import ArrayMemory, MemoryPointer
+from .._ndarray import _wrap, ndarray
+from .._runtime import Device as _EmberDevice
 from ._constants import mem_flags
-from ._memory import Buffer, _bytes_at, _host_bytes, _run, enqueue_fill_buffer
+from ._memory import Buffer
+from ._platform import Context, context_of
 from ._queue import CommandQueue
 
 
 class ArrayHasOffsetError(ValueError):
-    """``Array.data`` of an array that does not start at the beginning of its buffer."""
+    """``a.data`` of an array that does not start at the beginning of its buffer."""
 
     def __init__(self, val="The operation you are attempting does not yet support arrays that start at an offset "
                            "from the beginning of their buffer."):
         super().__init__(val)
 
 
-class Array:
-    """``Array(queue, shape, dtype, data=None, offset=0)``: a C-ordered array in a buffer.
-    Pass ``a.data`` (the ``Buffer``) to kernels."""
+class InconsistentOpenCLQueueWarning(UserWarning):
+    """Arrays of one operation name different queues."""
 
-    def __init__(self, cq, shape, dtype, order="C", allocator=None, data=None, offset=0, strides=None, events=None):
-        if order != "C" or strides is not None:
-            raise ValueError("ember.cl.array supports C-ordered arrays only")
-        if not isinstance(cq, CommandQueue):
-            raise TypeError(f"the first argument must be an ember.cl.CommandQueue, got {type(cq).__name__}")
-        self.queue = cq
-        self.shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
-        self.size = int(np.prod(self.shape, dtype=np.int64))
-        self.nbytes = self.size * self.dtype.itemsize
-        self.offset = int(offset)
-        if data is None:
-            data = Buffer(cq.context, mem_flags.READ_WRITE, max(self.nbytes, 1))
-        elif self.offset + self.nbytes > data.size:
-            raise ValueError(f"an array of {self.nbytes} bytes at offset {self.offset} does not fit in {data!r}")
-        self.base_data = data
-        self.events = list(events or ())
 
-    @property
-    def data(self) -> Buffer:
-        if self.offset:
-            raise ArrayHasOffsetError()
-        return self.base_data
+# ---- what the array needs from ember.cl (registered in _ndarray_cl) -------------------------
 
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
+_default_queues: dict[int, CommandQueue] = {}
 
-    @property
-    def strides(self) -> tuple[int, ...]:
-        strides, step = [], self.dtype.itemsize
-        for d in reversed(self.shape):
-            strides.append(step)
-            step *= max(d, 1)
-        return tuple(reversed(strides))
 
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
+def _default_queue(ordinal: int) -> CommandQueue:
+    queue = _default_queues.get(ordinal)
+    if queue is None:
+        queue = _default_queues[ordinal] = CommandQueue(context_of(ordinal))
+    return queue
 
-    def get(self, queue=None, ary=None) -> np.ndarray:
-        """A NumPy copy (into ``ary`` when given)."""
-        if ary is None:
-            ary = np.empty(self.shape, self.dtype)
-        elif ary.shape != self.shape or ary.dtype != self.dtype:
-            raise TypeError(f"ary must have shape {self.shape} and dtype {self.dtype}")
-        host = _host_bytes(ary, "ary", writable=True)
-        if self.nbytes:
-            view = _bytes_at(self.base_data, self.offset, self.nbytes)
-            _run(queue or self.queue, self.events, lambda: view.to_host(host.ctypes.data, self.nbytes), done=True)
-        return ary
 
-    def set(self, ary, queue=None, async_=False) -> None:
-        """Copies a host array of the same size and dtype in."""
-        ary = np.ascontiguousarray(ary)
-        if ary.size != self.size:
-            raise ValueError("ary and self must be the same size")
-        if ary.dtype != self.dtype:
-            raise ValueError("ary and self must have the same dtype")
-        host = _host_bytes(ary, "ary")
-        if self.nbytes:
-            view = _bytes_at(self.base_data, self.offset, self.nbytes)
-            _run(queue or self.queue, self.events, lambda: view.set_from_host(host.ctypes.data, self.nbytes),
-                 done=True)
+def _buffer_of(arr: ndarray) -> tuple[Buffer, int]:
+    native = arr._a
+    whole = native.view([native.buffer_nbytes], [1], 0, "uint8")
+    return Buffer._view(context_of(native.device), mem_flags.READ_WRITE, whole), native.offset
 
-    def as_ember(self) -> _ember_ndarray:
-        """An ``ember.ndarray`` sharing this array's memory."""
-        sub = self.base_data.get_sub_region(self.offset, self.nbytes) if self.offset else self.base_data
-        return sub.as_array(self.dtype, self.shape)
 
-    def with_queue(self, queue) -> Array:
-        return Array(queue, self.shape, self.dtype, data=self.base_data, offset=self.offset)
+_ndarray_cl.face.buffer_of = staticmethod(_buffer_of)
+_ndarray_cl.face.default_queue = staticmethod(_default_queue)
 
-    def __repr__(self):
-        return repr(self.get())
 
-    def __str__(self):
-        return str(self.get())
+def buffer_of_pointer(ptr: MemoryPointer) -> Buffer:
+    """The ``cl.Buffer`` a ``MemoryPointer`` (``a.data``) names, for kernels and copies."""
+    mem = ptr.mem
+    if not isinstance(mem, ArrayMemory):
+        raise TypeError("this memory pointer is not ember array memory: pass the array's own .data")
+    native = mem._native
+    start = ptr.ptr - mem.ptr
+    view = native.view([mem.size - start], [1], start, "uint8")
+    return Buffer._view(context_of(native.device), mem_flags.READ_WRITE, view, offset=start)
+
+
+# ---- the Array type ----------------------------------------------------------------------------
+
+
+class _AnyEmberArray(type):
+    # Every ember array is a PyOpenCL Array: isinstance(a + b, Array) holds.
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, ndarray)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, ndarray)
+
+
+def _device_of(cq) -> int:
+    if isinstance(cq, CommandQueue):
+        return cq.device.ordinal
+    if isinstance(cq, Context):
+        return cq.devices[0].ordinal
+    if cq is None:
+        return _default_device()
+    raise TypeError(f"the first argument must be a CommandQueue, a Context or None, got {type(cq).__name__}")
+
+
+def _default_device() -> int:
+    from .._runtime import current_device_id
+
+    return current_device_id()
+
+
+class Array(ndarray, metaclass=_AnyEmberArray):
+    """``Array(queue, shape, dtype, order="C", allocator=None, data=None, offset=0,
+    strides=None, events=None)``: a new array on the queue's device (an uninitialised one, or a
+    view of ``data``, a ``Buffer``, from byte ``offset``). ``queue`` may be a ``Context``
+    (then the array has no queue of its own) or None."""
+
+    __slots__ = ()
+
+    def __new__(cls, cq, shape, dtype, order="C", allocator=None, data=None, offset=0, strides=None,
+                events=None, _flags=None, _fast=False, _size=None, _context=None, _queue=None):
+        # The result is a plain ember.ndarray: one array type, which ember's operations take.
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
+        if builtins.any(d < 0 for d in shape):
+            raise ValueError(f"negative dimensions are not allowed, got shape {shape}")
+        dtype = np.dtype(dtype)
+        ordinal = _device_of(cq)
+        if data is None and allocator is not None:
+            nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+            data = allocator(nbytes) if nbytes else None
+        if data is not None:
+            buffer = data if isinstance(data, Buffer) else buffer_of_pointer(data)
+            native = _view_of_buffer(buffer, shape, dtype, int(offset), strides, order)
+        else:
+            with _EmberDevice(ordinal):
+                native = _ec.empty(shape, dtype, order=order)._a if strides is None else \
+                    ndarray(shape, dtype, strides=strides)._a
+        arr = _wrap(native)
+        arr._cl = _ndarray_cl.ClState(cq if isinstance(cq, CommandQueue) else None, events, allocator)
+        return arr
+
+
+def _view_of_buffer(buffer: Buffer, shape, dtype, offset: int, strides, order):
+    if strides is None:
+        strides = _ec._c_strides(shape, dtype.itemsize) if order in ("C", "c") else \
+            tuple(np.empty(0, dtype).itemsize * s for s in _f_steps(shape))
+    empty_array = not builtins.all(shape)
+    span = 0 if empty_array else builtins.sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) + dtype.itemsize
+    if offset < 0 or offset + builtins.max(span, 0) > buffer.size:
+        raise ValueError(f"an array of shape {shape} and dtype {dtype} at offset {offset} does not fit in {buffer!r}")
+    base = buffer._native
+    return base.view(list(shape), list(strides), base.offset + offset, dtype.name)
+
+
+def _f_steps(shape):
+    steps, step = [], 1
+    for n in shape:
+        steps.append(step)
+        step *= builtins.max(n, 1)
+    return steps
+
+
+def _with(queue, arr: ndarray, allocator=None) -> ndarray:
+    """``arr`` set to use ``queue`` (and ``allocator``) as PyOpenCL's result would."""
+    if isinstance(queue, CommandQueue) or allocator is not None:
+        arr._cl = _ndarray_cl.ClState(queue if isinstance(queue, CommandQueue) else None, (), allocator)
+    return arr
+
+
+# ---- making arrays -------------------------------------------------------------------------
 
 
 def to_device(queue, ary, allocator=None, async_=False, array_queue=None) -> Array:
-    """A device copy of the host array ``ary``."""
+    """A device copy of the host array ``ary`` (any layout; kept as NumPy lays it out)."""
     ary = np.asarray(ary)
-    result = Array(queue, ary.shape, ary.dtype)
-    result.set(ary)
+    if ary.dtype.hasobject:
+        raise RuntimeError("to_device does not work on object arrays.")
+    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+    result = Array(queue if array_queue is None else array_queue, ary.shape, ary.dtype, order=order,
+                   allocator=allocator)
+    result.set(np.asarray(ary, order=order), queue if isinstance(queue, CommandQueue) else None)
     return result
 
 
-def empty(queue, shape, dtype, order="C", allocator=None) -> Array:
+def empty(queue, shape, dtype, order="C", allocator=None, data=None) -> Array:
     """An uninitialised array."""
-    return Array(queue, shape, dtype, order=order)
+    return Array(queue, shape, dtype, order=order, allocator=allocator, data=data)
 
 
 def zeros(queue, shape, dtype, order="C", allocator=None) -> Array:
     """An array of zeros."""
-    result = Array(queue, shape, dtype, order=order)
-    enqueue_fill_buffer(queue, result.base_data, np.uint8(0), 0, result.base_data.size)
-    return result
+    return empty(queue, shape, dtype, order, allocator).fill(0)
 
 
-def empty_like(ary: Array) -> Array:
-    return Array(ary.queue, ary.shape, ary.dtype)
+def empty_like(ary, queue=None, allocator=None) -> Array:
+    """An uninitialised array of ``ary``'s shape, dtype and layout."""
+    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+    return empty(queue if queue is not None else ary.queue, ary.shape, ary.dtype, order,
+                 allocator if allocator is not None else ary.allocator)
 
 
-def zeros_like(ary: Array) -> Array:
-    return zeros(ary.queue, ary.shape, ary.dtype)
+def zeros_like(ary, queue=None, allocator=None) -> Array:
+    """An array of zeros of ``ary``'s shape, dtype and layout."""
+    return empty_like(ary, queue, allocator).fill(0)
+
+
+def arange(queue, *args, dtype=None, allocator=None, **kwargs) -> Array:
+    """``numpy.arange``'s values on the device: ``arange(queue, [start,] stop[, step], dtype=)``."""
+    start, stop, step = kwargs.pop("start", None), kwargs.pop("stop", None), kwargs.pop("step", None)
+    if kwargs:
+        raise TypeError(f"arange() got unexpected keyword arguments {sorted(kwargs)}")
+    values = list(args)
+    if len(values) > 3:
+        raise ValueError("too many arguments")
+    if start is not None or stop is not None or step is not None:
+        values = [v for v in (start, stop, step) if v is not None] if not values else values
+    with _EmberDevice(_device_of(queue)):
+        result = _ec.arange(*values, dtype=dtype)
+    return _with(queue, result, allocator)
+
+
+def _queue_of(arrays, queue):
+    if queue is not None:
+        return queue
+    return next((a.queue for a in arrays if isinstance(a, ndarray)), None)
+
+
+def take(a, indices, out=None, queue=None, wait_for=None) -> Array:
+    """``a[indices]`` of the flattened array (``out`` receives it when given)."""
+    result = a.ravel()[indices]
+    if out is None:
+        return _with(_queue_of([a], queue), result)
+    out[...] = result
+    return out
+
+
+def multi_take(arrays, indices, out=None, queue=None) -> list:
+    """``[take(a, indices) for a in arrays]``."""
+    outs = out if out is not None else [None] * len(arrays)
+    return [take(a, indices, o, queue) for a, o in zip(arrays, outs, strict=True)]
+
+
+def multi_put(arrays, dest_indices, dest_shape=None, out=None, queue=None, wait_for=None) -> list:
+    """``out[i][dest_indices] = arrays[i]`` (``out`` made when not given)."""
+    if out is None:
+        out = [empty(_queue_of(arrays, queue), dest_shape, a.dtype) for a in arrays]
+    for a, o in zip(arrays, out, strict=True):
+        o[dest_indices] = a
+    return out
+
+
+def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None, queue=None, src_offsets=None):
+    """``out[i][dest_indices] = arrays[i][src_indices (+ src_offsets[i])]``."""
+    if out is None:
+        out = [empty(_queue_of(arrays, queue), dest_shape, a.dtype) for a in arrays]
+    offsets = src_offsets if src_offsets is not None else [0] * len(arrays)
+    for a, o, off in zip(arrays, out, offsets, strict=True):
+        o[dest_indices] = a.ravel()[src_indices + off]
+    return out
+
+
+def concatenate(arrays, axis=0, queue=None, allocator=None) -> Array:
+    """The arrays joined along ``axis``."""
+    return _with(_queue_of(arrays, queue), _shape.concatenate(list(arrays), axis=axis), allocator)
+
+
+def stack(arrays, axis=0, queue=None) -> Array:
+    """The arrays stacked along a new ``axis``."""
+    return _with(_queue_of(arrays, queue), _shape.stack(list(arrays), axis=axis))
+
+
+def hstack(arrays, queue=None) -> Array:
+    """The arrays joined along their last axis (the first for 1-d)."""
+    return _with(_queue_of(arrays, queue), _shape.hstack(list(arrays)))
+
+
+def transpose(a, axes=None) -> Array:
+    """A view with the axes permuted (reversed by default)."""
+    return _shape.transpose(a, axes)
+
+
+def reshape(a, shape) -> Array:
+    """``a.reshape(shape)``."""
+    return a.reshape(shape)
+
+
+def as_strided(ary, shape=None, strides=None) -> Array:
+    """A view of ``ary``'s memory with ``shape`` and byte ``strides`` (NumPy's rules: a view
+    that reaches outside the memory is the caller's error)."""
+    shape = ary.shape if shape is None else tuple(shape)
+    strides = ary.strides if strides is None else tuple(strides)
+    return _wrap(ary._a.view(list(shape), list(strides), ary._a.offset, ary.dtype.name))
+
+
+def diff(array, queue=None, allocator=None) -> Array:
+    """``array[1:] - array[:-1]`` of a 1-d array."""
+    return _with(_queue_of([array], queue), _differences.diff(array), allocator)
+
+
+def cumsum(a, output_dtype=None, queue=None, wait_for=None, return_event=False):
+    """The running sum of the flattened array (in ``output_dtype``, by default ``a``'s)."""
+    result = _with(_queue_of([a], queue), _reductions.cumsum(a, dtype=output_dtype or a.dtype))
+    return (result, None) if return_event else result
+
+
+# ---- element-wise ------------------------------------------------------------------------
+
+
+def _binary(ufunc, a, b, out, queue):
+    result = ufunc(a, b) if out is None else ufunc(a, b, out=out)
+    return result if out is not None else _with(_queue_of([a, b], queue), result)
+
+
+def maximum(a, b, out=None, queue=None) -> Array:
+    """The larger of ``a`` and ``b`` element by element (NaN if either is NaN)."""
+    return _binary(_ufuncs.UFUNCS["maximum"], a, b, out, queue)
+
+
+def minimum(a, b, out=None, queue=None) -> Array:
+    """The smaller of ``a`` and ``b`` element by element (NaN if either is NaN)."""
+    return _binary(_ufuncs.UFUNCS["minimum"], a, b, out, queue)
+
+
+def logical_and(x1, x2, out=None, queue=None) -> Array:
+    return _binary(_ufuncs.UFUNCS["logical_and"], x1, x2, out, queue)
+
+
+def logical_or(x1, x2, out=None, queue=None) -> Array:
+    return _binary(_ufuncs.UFUNCS["logical_or"], x1, x2, out, queue)
+
+
+def logical_not(x, out=None, queue=None) -> Array:
+    result = _ufuncs.UFUNCS["logical_not"](x) if out is None else _ufuncs.UFUNCS["logical_not"](x, out=out)
+    return result if out is not None else _with(_queue_of([x], queue), result)
+
+
+def if_positive(criterion, then_, else_, out=None, queue=None) -> Array:
+    """``then_`` where ``criterion`` is positive (non-zero for booleans), else ``else_``."""
+    condition = criterion if getattr(criterion, "dtype", None) == np.bool_ else criterion > 0
+    result = _indexing.where(condition, then_, else_)
+    if out is None:
+        return _with(_queue_of([criterion, then_, else_], queue), result)
+    out[...] = result
+    return out
+
+
+# ---- reductions (device scalars: 0-d arrays) ------------------------------------------------
+
+
+def _sliced(a, slice_):
+    return a if slice_ is None else a[slice_]
+
+
+def sum(a, dtype=None, queue=None, slice=None, initial=np._NoValue) -> Array:  # noqa: A001
+    """The sum of the elements (a 0-d array), in ``dtype`` when given."""
+    total = _reductions.sum(_sliced(a, slice), dtype=dtype)
+    return total if initial is np._NoValue else total + initial
+
+
+def any(a, queue=None, wait_for=None) -> Array:  # noqa: A001
+    return _reductions.any(a)
+
+
+def all(a, queue=None, wait_for=None) -> Array:  # noqa: A001
+    return _reductions.all(a)
+
+
+def max(a, queue=None, initial=np._NoValue) -> Array:  # noqa: A001
+    """The largest element (a 0-d array); NaN if any is NaN."""
+    if a.size == 0 and initial is np._NoValue:
+        raise ValueError("zero-size array to reduction operation maximum which has no identity")
+    found = _reductions.max(a) if a.size else None
+    return found if initial is np._NoValue else (_ufuncs.UFUNCS["maximum"](found, initial) if found is not None
+                                                  else _ec.asarray(np.asarray(initial, a.dtype)))
+
+
+def min(a, queue=None, initial=np._NoValue) -> Array:  # noqa: A001
+    """The smallest element (a 0-d array); NaN if any is NaN."""
+    if a.size == 0 and initial is np._NoValue:
+        raise ValueError("zero-size array to reduction operation minimum which has no identity")
+    found = _reductions.min(a) if a.size else None
+    return found if initial is np._NoValue else (_ufuncs.UFUNCS["minimum"](found, initial) if found is not None
+                                                  else _ec.asarray(np.asarray(initial, a.dtype)))
+
+
+def dot(a, b, dtype=None, queue=None, slice=None) -> Array:
+    """``sum(a * b)`` of two arrays of one shape (no conjugation), in ``dtype`` when given."""
+    a, b = _sliced(a, slice), _sliced(b, slice)
+    if dtype is not None:
+        a, b = a.astype(dtype), b.astype(dtype)
+    return _linalg.dot(a.ravel(), b.ravel())
+
+
+def vdot(a, b, dtype=None, queue=None, slice=None) -> Array:
+    """``sum(conj(a) * b)``."""
+    a, b = _sliced(a, slice), _sliced(b, slice)
+    if dtype is not None:
+        a, b = a.astype(dtype), b.astype(dtype)
+    return _linalg.vdot(a, b)
+
+
+def subset_dot(subset, a, b, dtype=None, queue=None, slice=None) -> Array:
+    """``dot(a[subset], b[subset])``."""
+    return dot(take(a, subset), take(b, subset), dtype=dtype, slice=slice)
+
+
+def subset_max(subset, a, queue=None, slice=None) -> Array:
+    return max(take(_sliced(a, slice), subset))
+
+
+def subset_min(subset, a, queue=None, slice=None) -> Array:
+    return min(take(_sliced(a, slice), subset))
+

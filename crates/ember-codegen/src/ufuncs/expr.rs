@@ -193,6 +193,9 @@ pub fn expression(
         "fmod" if float => plain(format!("fmod({a}, {b})")),
         "fmod" if is_signed(t) => plain(format!("({b} == 0 || {b} == -1 ? 0 : {a} % {b})")),
         "fmod" if !complex => plain(format!("({b} == 0 ? 0 : {a} % {b})")),
+        // A float32 power in double precision, rounded once: device powf may be several ulps
+        // off (OpenCL allows 16), NumPy's (glibc's) is within one and exact for x**2.
+        "power" if t == DType::F32 => plain(format!("((float)pow((double)({a}), (double)({b})))")),
         "power" if float => plain(format!("pow({a}, {b})")),
         "power" if matches!(kind, Kind::Int | Kind::UInt) => {
             with(format!("ember_npow_{}({a}, {b})", t.name()), int_pow_helper(t, dialect))

@@ -714,6 +714,20 @@ impl Backend for ClDevice {
                         || failure.call.starts_with("clFinish"))))
     }
 
+    fn opencl_info(&self, of_platform: bool, param: u32) -> Result<Vec<u8>> {
+        if !of_platform {
+            return cl3::device::get_device_data(self.device, param)
+                .map_err(|c| cl_error("clGetDeviceInfo", c));
+        }
+        let platform = match cl3::device::get_device_info(self.device, CL_DEVICE_PLATFORM) {
+            Ok(InfoType::Ptr(p)) => p as cl_platform_id,
+            Ok(_) => return Err(Error::Value("the device names no platform".into())),
+            Err(c) => return Err(cl_error("clGetDeviceInfo", c)),
+        };
+        cl3::platform::get_platform_data(platform, param)
+            .map_err(|c| cl_error("clGetPlatformInfo", c))
+    }
+
     fn reset(&self) -> Result<()> {
         // The old context and its queues are abandoned, not released: handles to them may
         // still be held (streams, cached kernels), and must not name freed objects.

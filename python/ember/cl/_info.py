@@ -1,0 +1,95 @@
+"""OpenCL's device and platform information parameters: their codes (``cl.h``) and how each
+value reads (the one table of them in ember.cl). ``device_info`` and ``platform_info`` (the
+constant classes) are made from it; ``Device``/``Platform`` ``get_info`` and attributes read the
+driver's answer through it."""
+
+from __future__ import annotations
+
+import struct
+
+# How a value reads: text, a cl_bool, a cl_uint, a cl_ulong (and bitfields), a size_t, a list
+# of size_t, or a handle (read as a number; the caller maps it to an object).
+STR, BOOL, UINT, ULONG, SIZE, SIZES, HANDLE = "str", "bool", "uint", "ulong", "size", "sizes", "handle"
+
+DEVICE = {
+    "TYPE": (0x1000, ULONG), "VENDOR_ID": (0x1001, UINT), "MAX_COMPUTE_UNITS": (0x1002, UINT),
+    "MAX_WORK_ITEM_DIMENSIONS": (0x1003, UINT), "MAX_WORK_GROUP_SIZE": (0x1004, SIZE),
+    "MAX_WORK_ITEM_SIZES": (0x1005, SIZES),
+    "PREFERRED_VECTOR_WIDTH_CHAR": (0x1006, UINT), "PREFERRED_VECTOR_WIDTH_SHORT": (0x1007, UINT),
+    "PREFERRED_VECTOR_WIDTH_INT": (0x1008, UINT), "PREFERRED_VECTOR_WIDTH_LONG": (0x1009, UINT),
+    "PREFERRED_VECTOR_WIDTH_FLOAT": (0x100A, UINT), "PREFERRED_VECTOR_WIDTH_DOUBLE": (0x100B, UINT),
+    "MAX_CLOCK_FREQUENCY": (0x100C, UINT), "ADDRESS_BITS": (0x100D, UINT),
+    "MAX_READ_IMAGE_ARGS": (0x100E, UINT), "MAX_WRITE_IMAGE_ARGS": (0x100F, UINT),
+    "MAX_MEM_ALLOC_SIZE": (0x1010, ULONG), "IMAGE2D_MAX_WIDTH": (0x1011, SIZE),
+    "IMAGE2D_MAX_HEIGHT": (0x1012, SIZE), "IMAGE3D_MAX_WIDTH": (0x1013, SIZE),
+    "IMAGE3D_MAX_HEIGHT": (0x1014, SIZE), "IMAGE3D_MAX_DEPTH": (0x1015, SIZE),
+    "IMAGE_SUPPORT": (0x1016, BOOL), "MAX_PARAMETER_SIZE": (0x1017, SIZE), "MAX_SAMPLERS": (0x1018, UINT),
+    "MEM_BASE_ADDR_ALIGN": (0x1019, UINT), "MIN_DATA_TYPE_ALIGN_SIZE": (0x101A, UINT),
+    "SINGLE_FP_CONFIG": (0x101B, ULONG), "GLOBAL_MEM_CACHE_TYPE": (0x101C, UINT),
+    "GLOBAL_MEM_CACHELINE_SIZE": (0x101D, UINT), "GLOBAL_MEM_CACHE_SIZE": (0x101E, ULONG),
+    "GLOBAL_MEM_SIZE": (0x101F, ULONG), "MAX_CONSTANT_BUFFER_SIZE": (0x1020, ULONG),
+    "MAX_CONSTANT_ARGS": (0x1021, UINT), "LOCAL_MEM_TYPE": (0x1022, UINT), "LOCAL_MEM_SIZE": (0x1023, ULONG),
+    "ERROR_CORRECTION_SUPPORT": (0x1024, BOOL), "PROFILING_TIMER_RESOLUTION": (0x1025, SIZE),
+    "ENDIAN_LITTLE": (0x1026, BOOL), "AVAILABLE": (0x1027, BOOL), "COMPILER_AVAILABLE": (0x1028, BOOL),
+    "EXECUTION_CAPABILITIES": (0x1029, ULONG), "QUEUE_PROPERTIES": (0x102A, ULONG),
+    "QUEUE_ON_HOST_PROPERTIES": (0x102A, ULONG),
+    "NAME": (0x102B, STR), "VENDOR": (0x102C, STR), "DRIVER_VERSION": (0x102D, STR),
+    "PROFILE": (0x102E, STR), "VERSION": (0x102F, STR), "EXTENSIONS": (0x1030, STR),
+    "PLATFORM": (0x1031, HANDLE), "DOUBLE_FP_CONFIG": (0x1032, ULONG), "HALF_FP_CONFIG": (0x1033, ULONG),
+    "PREFERRED_VECTOR_WIDTH_HALF": (0x1034, UINT), "HOST_UNIFIED_MEMORY": (0x1035, BOOL),
+    "NATIVE_VECTOR_WIDTH_CHAR": (0x1036, UINT), "NATIVE_VECTOR_WIDTH_SHORT": (0x1037, UINT),
+    "NATIVE_VECTOR_WIDTH_INT": (0x1038, UINT), "NATIVE_VECTOR_WIDTH_LONG": (0x1039, UINT),
+    "NATIVE_VECTOR_WIDTH_FLOAT": (0x103A, UINT), "NATIVE_VECTOR_WIDTH_DOUBLE": (0x103B, UINT),
+    "NATIVE_VECTOR_WIDTH_HALF": (0x103C, UINT), "OPENCL_C_VERSION": (0x103D, STR),
+    "LINKER_AVAILABLE": (0x103E, BOOL), "BUILT_IN_KERNELS": (0x103F, STR),
+    "IMAGE_MAX_BUFFER_SIZE": (0x1040, SIZE), "IMAGE_MAX_ARRAY_SIZE": (0x1041, SIZE),
+    "PARENT_DEVICE": (0x1042, HANDLE), "PARTITION_MAX_SUB_DEVICES": (0x1043, UINT),
+    "PARTITION_AFFINITY_DOMAIN": (0x1045, ULONG), "REFERENCE_COUNT": (0x1047, UINT),
+    "PREFERRED_INTEROP_USER_SYNC": (0x1048, BOOL), "PRINTF_BUFFER_SIZE": (0x1049, SIZE),
+    "IMAGE_PITCH_ALIGNMENT": (0x104A, UINT), "IMAGE_BASE_ADDRESS_ALIGNMENT": (0x104B, UINT),
+    "MAX_READ_WRITE_IMAGE_ARGS": (0x104C, UINT), "MAX_GLOBAL_VARIABLE_SIZE": (0x104D, SIZE),
+    "QUEUE_ON_DEVICE_PROPERTIES": (0x104E, ULONG), "QUEUE_ON_DEVICE_PREFERRED_SIZE": (0x104F, UINT),
+    "QUEUE_ON_DEVICE_MAX_SIZE": (0x1050, UINT), "MAX_ON_DEVICE_QUEUES": (0x1051, UINT),
+    "MAX_ON_DEVICE_EVENTS": (0x1052, UINT), "SVM_CAPABILITIES": (0x1053, ULONG),
+    "GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE": (0x1054, SIZE), "MAX_PIPE_ARGS": (0x1055, UINT),
+    "PIPE_MAX_ACTIVE_RESERVATIONS": (0x1056, UINT), "PIPE_MAX_PACKET_SIZE": (0x1057, UINT),
+    "PREFERRED_PLATFORM_ATOMIC_ALIGNMENT": (0x1058, UINT), "PREFERRED_GLOBAL_ATOMIC_ALIGNMENT": (0x1059, UINT),
+    "PREFERRED_LOCAL_ATOMIC_ALIGNMENT": (0x105A, UINT), "IL_VERSION": (0x105B, STR),
+    "MAX_NUM_SUB_GROUPS": (0x105C, UINT), "SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS": (0x105D, BOOL),
+    "NUMERIC_VERSION": (0x105E, UINT), "ATOMIC_MEMORY_CAPABILITIES": (0x1063, ULONG),
+    "ATOMIC_FENCE_CAPABILITIES": (0x1064, ULONG), "NON_UNIFORM_WORK_GROUP_SUPPORT": (0x1065, BOOL),
+    "PREFERRED_WORK_GROUP_SIZE_MULTIPLE": (0x1067, SIZE),
+    "WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT": (0x1068, BOOL), "GENERIC_ADDRESS_SPACE_SUPPORT": (0x1069, BOOL),
+    "DEVICE_ENQUEUE_CAPABILITIES": (0x1070, ULONG), "PIPE_SUPPORT": (0x1071, BOOL),
+    "LATEST_CONFORMANCE_VERSION_PASSED": (0x1072, STR),
+    # Vendor extensions (cl_nv_device_attribute_query, cl_amd_device_attribute_query).
+    "COMPUTE_CAPABILITY_MAJOR_NV": (0x4000, UINT), "COMPUTE_CAPABILITY_MINOR_NV": (0x4001, UINT),
+    "REGISTERS_PER_BLOCK_NV": (0x4002, UINT), "WARP_SIZE_NV": (0x4003, UINT),
+    "GPU_OVERLAP_NV": (0x4004, BOOL), "KERNEL_EXEC_TIMEOUT_NV": (0x4005, BOOL),
+    "INTEGRATED_MEMORY_NV": (0x4006, BOOL), "WAVEFRONT_WIDTH_AMD": (0x4043, UINT),
+}
+
+PLATFORM = {
+    "PROFILE": (0x0900, STR), "VERSION": (0x0901, STR), "NAME": (0x0902, STR), "VENDOR": (0x0903, STR),
+    "EXTENSIONS": (0x0904, STR), "HOST_TIMER_RESOLUTION": (0x0905, ULONG), "NUMERIC_VERSION": (0x0906, UINT),
+}
+
+
+def decode(raw: bytes, kind: str):
+    """A driver's answer as Python reads it."""
+    if kind == STR:
+        return raw.split(b"\0", 1)[0].decode("utf-8", "replace").strip()
+    if kind == BOOL:
+        return bool(int.from_bytes(raw[:4], "little"))
+    if kind == UINT:
+        return int.from_bytes(raw[:4], "little")
+    if kind in (ULONG, SIZE, HANDLE):
+        return int.from_bytes(raw[:8], "little")
+    if kind == SIZES:
+        return list(struct.unpack(f"<{len(raw) // 8}Q", raw[: len(raw) // 8 * 8]))
+    raise ValueError(f"unknown information kind {kind!r}")
+
+
+def kind_of(table: dict, param: int) -> str | None:
+    """The kind of parameter code ``param`` in ``table``, None when ember does not know it."""
+    return next((kind for code, kind in table.values() if code == param), None)

@@ -1,0 +1,223 @@
+"""``pyopencl.tools``: allocators and memory pools (faces over ember's one pool), and the pytest
+helpers that run a test once per OpenCL device (``pytest_generate_tests_for_pyopencl``,
+``PYOPENCL_TEST``)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ._constants import mem_flags
+from ._errors import LogicError
+from ._memory import Buffer
+from ._platform import Context, Device, Platform, get_platforms
+from ._queue import CommandQueue
+
+# ---- allocators -----------------------------------------------------------------------------
+
+
+class _Allocator:
+    """``allocator(nbytes)``: a ``Buffer`` of ``nbytes`` (None for 0) from ember's pool."""
+
+    def __init__(self, context: Context, mem_flags_=mem_flags.READ_WRITE):
+        self.context = context
+        self.mem_flags = mem_flags_
+
+    def __call__(self, nbytes: int):
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise LogicError(f"cannot allocate {nbytes} bytes")
+        if nbytes == 0:
+            return None
+        return Buffer(self.context, self.mem_flags, nbytes)
+
+
+class DeferredAllocator(_Allocator):
+    """``DeferredAllocator(context, mem_flags=READ_WRITE)``: OpenCL allocates a buffer's memory
+    at its first use; ember's pool allocates at once, so this is ``ImmediateAllocator``."""
+
+
+class ImmediateAllocator(_Allocator):
+    """``ImmediateAllocator(queue, mem_flags=READ_WRITE)``: allocates when called, so running
+    out of memory is raised at the call."""
+
+    def __init__(self, queue: CommandQueue, mem_flags_=mem_flags.READ_WRITE):
+        super().__init__(queue.context, mem_flags_)
+        self.queue = queue
+
+
+class PooledBuffer(Buffer):
+    """A buffer of a ``MemoryPool``: ``release()`` gives its memory back to the pool."""
+
+    def release(self) -> None:
+        pool, self._pool = getattr(self, "_pool", None), None
+        if pool is not None and self._native is not None:
+            # The memory goes back to the pool in a new handle; this one lets go of it.
+            pool._held.append(PooledBuffer._view(self.context, self.flags, self._native, self.hostbuf, self.offset))
+            pool.active_blocks -= 1
+        super().release()
+
+
+class MemoryPool:
+    """``MemoryPool(allocator, leading_bits_in_bin_id=4)``: hands out buffers in size bins
+    (rounded up by less than 1/2**(leading_bits - 1) of the size, as PyOpenCL's pool does) from
+    ``allocator``, itself backed by ember's pool. ``allocate(n)`` / ``pool(n)``."""
+
+    def __init__(self, allocator=None, leading_bits_in_bin_id=4):
+        if allocator is None:
+            raise TypeError("MemoryPool needs an allocator, e.g. MemoryPool(ImmediateAllocator(queue))")
+        self.allocator = allocator
+        self.leading_bits_in_bin_id = int(leading_bits_in_bin_id)
+        self._held: list[PooledBuffer] = []
+        self.active_blocks = 0
+
+    def bin_number(self, size: int) -> int:
+        """The bin of an allocation of ``size`` bytes: ``(exponent << bits) | mantissa``, the
+        mantissa the size's ``bits`` leading bits rounded up."""
+        bits = self.leading_bits_in_bin_id
+        size = max(int(size), 1)  # a zero-byte request gets the smallest block
+        exponent = max(size.bit_length() - bits, 0)
+        mantissa = -(-size >> exponent)  # rounded up
+        if mantissa >> bits:  # carried into a new leading bit
+            mantissa, exponent = mantissa >> 1, exponent + 1
+        return (exponent << bits) | mantissa
+
+    def alloc_size(self, bin_nr: int) -> int:
+        """The bytes a buffer of bin ``bin_nr`` has."""
+        bits = self.leading_bits_in_bin_id
+        return (bin_nr & ((1 << bits) - 1)) << (bin_nr >> bits)
+
+    def allocate(self, size: int):
+        size = int(size)
+        if size == 0:
+            return None
+        want = self.alloc_size(self.bin_number(size))
+        for k, held in enumerate(self._held):
+            if held.size == want:
+                buf = self._held.pop(k)
+                break
+        else:
+            raw = self.allocator(want)
+            buf = PooledBuffer._view(raw.context, raw.flags, raw._native, raw.hostbuf, raw.offset)
+        buf._pool = self
+        self.active_blocks += 1
+        return buf
+
+    __call__ = allocate
+
+    @property
+    def held_blocks(self) -> int:
+        return len(self._held)
+
+    def free_held(self) -> None:
+        """Gives every held buffer back to ember's pool."""
+        self._held.clear()
+
+    stop_holding = free_held
+
+
+# ---- the C names of dtypes (for kernels made from snippets) -------------------------------
+
+_C_NAMES = {np.dtype(t): n for t, n in (
+    (np.int8, "char"), (np.uint8, "unsigned char"), (np.int16, "short"), (np.uint16, "unsigned short"),
+    (np.int32, "int"), (np.uint32, "unsigned int"), (np.int64, "long"), (np.uint64, "unsigned long"),
+    (np.float16, "half"), (np.float32, "float"), (np.float64, "double"), (np.bool_, "bool"),
+    (np.complex64, "cfloat_t"), (np.complex128, "cdouble_t"), (np.intp, "long"))}
+_REGISTERED: dict[str, np.dtype] = {}
+
+
+def get_or_register_dtype(c_names, dtype=None) -> np.dtype:
+    """The dtype registered under the C name(s) ``c_names``; with ``dtype``, registers it
+    under them first (a name already taken by another dtype is refused)."""
+    names = [c_names] if isinstance(c_names, str) else list(c_names)
+    if dtype is None:
+        for name in names:
+            if name in _REGISTERED:
+                return _REGISTERED[name]
+            found = next((d for d, n in _C_NAMES.items() if n == name), None)
+            if found is not None:
+                return found
+        raise TypeError(f"unknown C type name {names[0]!r}: register it with get_or_register_dtype(name, dtype)")
+    dtype = np.dtype(dtype)
+    for name in names:
+        if _REGISTERED.get(name, dtype) != dtype:
+            raise RuntimeError(f"C name {name!r} is already registered for {_REGISTERED[name]}")
+        _REGISTERED[name] = dtype
+    _C_NAMES.setdefault(dtype, names[0])
+    return dtype
+
+
+def dtype_to_ctype(dtype) -> str:
+    """The C name of ``dtype`` in OpenCL C (a registered one for structured dtypes)."""
+    dtype = np.dtype(dtype)
+    try:
+        return _C_NAMES[dtype]
+    except KeyError:
+        raise ValueError(f"unable to map dtype '{dtype}': register it with get_or_register_dtype") from None
+
+
+# ---- running tests once per device ---------------------------------------------------------
+
+
+class _ContextFactory:
+    """Makes a new context on one device each call (what tests take as ``ctx_factory``)."""
+
+    def __init__(self, device: Device):
+        self.device = device
+
+    def __call__(self) -> Context:
+        return Context([self.device])
+
+    def __str__(self):
+        return f"<context factory for <pyopencl.Device '{self.device.name.strip()}' on " \
+               f"'{self.device.platform.name.strip()}'>>"
+
+
+def _find(objects: list, spec: str):
+    if spec.strip().isdigit():
+        return objects[int(spec)]
+    for obj in objects:
+        if spec.lower() in f"{obj.name} {obj.vendor}".lower():
+            return obj
+    raise RuntimeError(f"object '{spec}' not found")
+
+
+def get_test_platforms_and_devices(plat_dev_string: str | None = None) -> list[tuple[Platform, list[Device]]]:
+    """The (platform, devices) pairs tests run on: from ``plat_dev_string`` or the environment
+    variable ``PYOPENCL_TEST`` (``"0:0,1;intel:i5"``: platforms and devices by index or by part
+    of their name), else every platform with all its devices."""
+    if plat_dev_string is None:
+        plat_dev_string = os.environ.get("PYOPENCL_TEST")
+    if not plat_dev_string:
+        return [(p, p.get_devices()) for p in get_platforms()]
+    result = []
+    for entry in plat_dev_string.split(";"):
+        parts = entry.split(":")
+        if len(parts) > 2:
+            raise RuntimeError("invalid syntax of PYOPENCL_TEST")
+        platform = _find(get_platforms(), parts[0])
+        devices = platform.get_devices()
+        if len(parts) == 2:
+            devices = [_find(devices, d) for d in parts[1].split(",")]
+        result.append((platform, devices))
+    return result
+
+
+def pytest_generate_tests_for_pyopencl(metafunc) -> None:
+    """``from ember.cl.tools import pytest_generate_tests_for_pyopencl as pytest_generate_tests``
+    runs each test taking ``ctx_factory``, ``device`` or ``platform`` once per device."""
+    names = [n for n in ("platform", "device", "ctx_factory", "ctx_getter") if n in metafunc.fixturenames]
+    if not names:
+        return
+    values = []
+    for platform, devices in get_test_platforms_and_devices():
+        for device in devices:
+            row = {"platform": platform, "device": device, "ctx_factory": _ContextFactory(device),
+                   "ctx_getter": _ContextFactory(device)}
+            values.append(tuple(row[n] for n in names))
+
+    def ids(value):
+        return f"<pyopencl.Platform '{value.name}'>" if isinstance(value, Platform) else str(value)
+
+    metafunc.parametrize(names, values, ids=ids)

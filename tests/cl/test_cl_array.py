@@ -1,0 +1,129 @@
+"""PyOpenCL's ``pyopencl.array``, ``clrandom``, ``cltypes``, ``characterize`` and ``tools`` on
+ember (issue 29): ``cl.array.Array`` is ember's one array type; values checked against NumPy."""
+
+import ember
+import numpy as np
+import pytest
+from ember import cl
+from ember.cl import array as cl_array
+from ember.cl import characterize, clrandom, cltypes, tools
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return cl.create_some_context(interactive=False)
+
+
+@pytest.fixture(scope="module")
+def queue(ctx):
+    return cl.CommandQueue(ctx)
+
+
+def test_array_is_embers_one_array_type(queue, rng):
+    host = rng.standard_normal((6, 5)).astype(np.float32)
+    a = cl_array.to_device(queue, host)
+    assert type(a) is ember.ndarray and isinstance(a, cl_array.Array) and isinstance(a * 2, cl_array.Array)
+    assert a.queue is queue and (a + 1).queue.device == queue.device
+    np.testing.assert_array_equal(a.get(), host)
+    np.testing.assert_array_equal((2 * a - a ** 2).get(queue), 2 * host - host ** 2)
+    out = np.empty_like(host)
+    assert a.get(queue, out) is out  # PyOpenCL's get(queue, ary)
+    np.testing.assert_array_equal(out, host)
+    b = cl_array.Array(queue, (4, 3), np.int32)  # PyOpenCL's constructor
+    assert (b.shape, b.dtype, b.queue) == ((4, 3), np.int32, queue)
+    assert b.fill(7) is b and (b.get() == 7).all()
+
+
+def test_array_over_a_buffer_at_an_offset_and_base_data(ctx, queue):
+    host = np.arange(32, dtype=np.float32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    view = cl_array.Array(queue, (3, 4), np.float32, data=buf, offset=8 * 4)
+    np.testing.assert_array_equal(view.get(), host[8:20].reshape(3, 4))
+    assert view.offset == 32 and view.base_data.size == buf.size
+    view += 100
+    np.testing.assert_array_equal(cl_array.Array(queue, 32, np.float32, data=buf).get()[8:20], host[8:20] + 100)
+    with pytest.raises(ValueError, match="does not fit"):
+        cl_array.Array(queue, (40,), np.float32, data=buf)
+
+
+def test_module_functions_match_numpy(queue, rng):
+    x = rng.standard_normal(50)
+    y = rng.standard_normal(50)
+    a, b = cl_array.to_device(queue, x), cl_array.to_device(queue, y)
+    np.testing.assert_array_equal(cl_array.maximum(a, b).get(), np.maximum(x, y))
+    np.testing.assert_array_equal(cl_array.minimum(a, 0.25).get(), np.minimum(x, 0.25))
+    np.testing.assert_array_equal(cl_array.if_positive(a, a, b).get(), np.where(x > 0, x, y))
+    np.testing.assert_allclose(cl_array.sum(a).get(), x.sum(), rtol=1e-13)
+    np.testing.assert_allclose(cl_array.dot(a, b).get(), x @ y, rtol=1e-13)
+    assert cl_array.max(a).get() == x.max() and cl_array.min(a).get() == x.min()
+    steps = cl_array.arange(queue, 3, 20, 4, dtype=np.int32)
+    np.testing.assert_array_equal(steps.get(), np.arange(3, 20, 4, dtype=np.int32))
+    idx = rng.integers(0, 50, 20)
+    np.testing.assert_array_equal(cl_array.take(a, cl_array.to_device(queue, idx)).get(), x[idx])
+    np.testing.assert_array_equal(cl_array.concatenate([a, b]).get(), np.concatenate([x, y]))
+    np.testing.assert_array_equal(cl_array.diff(a).get(), np.diff(x))
+    np.testing.assert_allclose(cl_array.cumsum(a).get(), np.cumsum(x), rtol=1e-12)
+    with pytest.raises(ValueError, match="zero-size"):
+        cl_array.max(cl_array.empty(queue, 0, np.float32))
+
+
+def test_clrandom_draws_in_range_and_repeats_for_a_seed(ctx, queue):
+    for dtype in (np.float32, np.float64):
+        x = clrandom.rand(queue, (20000,), dtype, a=2, b=5).get()
+        assert x.dtype == dtype and 2 <= x.min() and x.max() < 5 and abs(x.mean() - 3.5) < 0.05
+    ints = clrandom.rand(queue, 20000, np.int32, a=-3, b=7).get()
+    assert set(np.unique(ints)) == set(range(-3, 7))
+    one, two = clrandom.PhiloxGenerator(ctx, seed=5), clrandom.ThreefryGenerator(ctx, seed=5)
+    np.testing.assert_array_equal(one.normal(queue, 100, np.float64).get(), two.normal(queue, 100, np.float64).get())
+    n = one.normal(queue, 40000, np.float32, mu=1, sigma=2).get()
+    assert abs(n.mean() - 1) < 0.05 and abs(n.std() - 2) < 0.05
+    v = one.uniform(queue, 30, cltypes.float4).get()
+    assert v.dtype == cltypes.float4 and all(0 <= v[f].min() and v[f].max() < 1 for f in ("x", "y", "z", "w"))
+    with pytest.raises(TypeError, match="integer dtype"):
+        one.normal(queue, 10, np.int32)
+
+
+def test_cltypes_and_dtype_registry():
+    v = cltypes.make_float3(1, 2, 3)
+    assert cltypes.float3.itemsize == 16 and (v["x"], v["y"], v["z"]) == (1, 2, 3)
+    assert tuple(cltypes.zeros_int2()) == (0, 0) and tuple(cltypes.filled_double2(4)) == (4, 4)
+    assert tools.dtype_to_ctype(cltypes.float4) == "float4" and tools.dtype_to_ctype(np.uint32) == "unsigned int"
+    assert tools.get_or_register_dtype("float4") == cltypes.float4
+    with pytest.raises(TypeError, match="make_float4"):
+        cltypes.make_float4(1, 2)
+
+
+def test_device_information_and_characterize(ctx):
+    dev = ctx.devices[0]
+    assert dev.get_info(cl.device_info.EXTENSIONS) == dev.extensions and "cl_khr" in dev.extensions
+    assert dev.local_mem_size > 0 and len(dev.max_work_item_sizes) == dev.max_work_item_dimensions
+    assert dev.platform.vendor and dev.platform._get_cl_version() >= (1, 2)
+    assert characterize.has_double_support(dev) == ("cl_khr_fp64" in dev.extensions.split())
+    if dev.platform.name == "Portable Computing Language":
+        assert characterize.get_pocl_version(dev.platform) >= (1, 0)
+        assert characterize.has_struct_arg_count_bug(dev) is False
+    with pytest.raises(AttributeError, match="no attribute 'not_a_parameter'"):
+        _ = dev.not_a_parameter
+
+
+def test_memory_pool_bins_and_reuse(queue):
+    pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
+    for size in (1, 15, 16, 17, 1000, 123457, 2**30 + 3):
+        got = pool.alloc_size(pool.bin_number(size))
+        assert size <= got <= size + size / 8 + 1 and pool.bin_number(got) == pool.bin_number(size)
+    buf = pool.allocate(1000)
+    assert buf.size == pool.alloc_size(pool.bin_number(1000))
+    buf.release()
+    assert pool.held_blocks == 1 and pool.allocate(1000).size == buf.size and pool.held_blocks == 0
+    a = cl_array.arange(queue, 100, dtype=np.float32, allocator=pool)
+    assert a.allocator is pool
+    assert tools.ImmediateAllocator(queue)(0) is None
+
+
+def test_pytest_device_parametrization(monkeypatch):
+    monkeypatch.setenv("PYOPENCL_TEST", "0:0")
+    [(platform, devices)] = tools.get_test_platforms_and_devices()
+    assert platform == cl.get_platforms()[0] and devices == platform.get_devices()[:1]
+    monkeypatch.setenv("PYOPENCL_TEST", "no such platform")
+    with pytest.raises(RuntimeError, match="not found"):
+        tools.get_test_platforms_and_devices()

@@ -43,7 +43,7 @@ from . import (
 from ._creation import _c_order, _c_strides, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray, empty_like
 from ._interop import _foreign_view
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
-from ._ndarray_cl import PyOpenCLArray
+from ._ndarray_cl import ClState, PyOpenCLArray
 from ._operands import on_device
 from ._runtime import Device, backend, current_device_id, get_current_stream
 
@@ -70,6 +70,7 @@ def _wrap_view(native, parent: ndarray) -> ndarray:
 
 
 _new = object.__new__
+_SAME_QUEUE = object()  # copy()'s default: the copy keeps the array's PyOpenCL queue
 
 
 def _made_by_numba(arr):
@@ -524,9 +525,14 @@ class ndarray(PyOpenCLArray):
         out[...] = self
         return out
 
-    def copy(self, order="C", *, queue=None) -> ndarray:
-        """A copy on the device in ``order`` ('C' by default, as ``numpy.ndarray.copy``)."""
-        return _ember.copy_in_order(self, order)
+    def copy(self, order="C", *, queue=_SAME_QUEUE) -> ndarray:
+        """A copy on the device in ``order`` ('C' by default, as ``numpy.ndarray.copy``). It
+        keeps the array's PyOpenCL queue, or takes ``queue`` (None for none), as PyOpenCL's."""
+        result = _ember.copy_in_order(self, order)
+        mine = getattr(self, "_cl", None)
+        if queue is not _SAME_QUEUE or mine is not None:
+            result._cl = ClState(mine.queue if queue is _SAME_QUEUE else queue, (), mine and mine.allocator)
+        return result
 
     def fill(self, value, queue=None, wait_for=None):
         """Sets every element to ``value``: a scalar, a 0-d array (on the device, read there), or

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 class _Face:
     """What ``ember.cl.array`` registers: ``buffer_of(array)`` (the ``cl.Buffer`` of the
-    array's whole allocation and the array's byte offset in it) and ``default_queue(ordinal)``."""
+    array's whole allocation and the array's byte offset in it), ``default_queue(ordinal)`` and
+    ``done_event(queue)`` (an event of a command already complete)."""
 
     buffer_of = None
     default_queue = None
+    done_event = None
 
     def ready(self) -> None:
         if self.buffer_of is None:
@@ -50,12 +52,10 @@ class PyOpenCLArray:
 
     @property
     def queue(self):
-        """The ``CommandQueue`` the array's PyOpenCL operations use."""
+        """The ``CommandQueue`` the array was made with (None for an array without one, as
+        results of operations are: they run on their device's default queue)."""
         state = self._cl_state()
-        if state is not None and state.queue is not None:
-            return state.queue
-        face.ready()
-        return face.default_queue(self._a.device)
+        return None if state is None else state.queue
 
     @property
     def events(self) -> list:
@@ -107,8 +107,11 @@ class PyOpenCLArray:
         return self.get(queue)
 
     def get_async(self, queue=None, ary=None):
-        """``get``; ember's copies to the host complete before they return."""
-        return self.get(queue, ary)
+        """``(host copy, event)``: ember's copies to the host complete before they return, so
+        the event is complete."""
+        face.ready()
+        host = self.get(queue, ary)
+        return host, face.done_event(queue or self.queue or face.default_queue(self._a.device))
 
     def mul_add(self, selffac, other, otherfac, queue=None):
         """``selffac * self + otherfac * other``."""

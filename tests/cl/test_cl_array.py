@@ -23,7 +23,7 @@ def test_array_is_embers_one_array_type(queue, rng):
     host = rng.standard_normal((6, 5)).astype(np.float32)
     a = cl_array.to_device(queue, host)
     assert type(a) is ember.ndarray and isinstance(a, cl_array.Array) and isinstance(a * 2, cl_array.Array)
-    assert a.queue is queue and (a + 1).queue.device == queue.device
+    assert a.queue is queue and a.copy().queue is queue and a.copy(queue=None).queue is None
     np.testing.assert_array_equal(a.get(), host)
     np.testing.assert_array_equal((2 * a - a ** 2).get(queue), 2 * host - host ** 2)
     out = np.empty_like(host)
@@ -127,3 +127,29 @@ def test_pytest_device_parametrization(monkeypatch):
     monkeypatch.setenv("PYOPENCL_TEST", "no such platform")
     with pytest.raises(RuntimeError, match="not found"):
         tools.get_test_platforms_and_devices()
+
+
+def test_struct_layout_asked_of_the_device(queue):
+    dtype, decl = tools.match_dtype_to_c_struct(
+        queue.device, "padded_rec", np.dtype([("a", np.int8), ("b", np.float64), ("c", np.int32, (3,))]))
+    assert "typedef struct" in decl and "int c[3];" in decl
+    # OpenCL C aligns the double to 8 bytes and rounds the struct up to 8.
+    assert [dtype.fields[f][1] for f in ("a", "b", "c")] == [0, 8, 16] and dtype.itemsize == 32
+    dtype = tools.get_or_register_dtype("padded_rec", dtype)
+    host = np.zeros(7, dtype)
+    host["b"], host["c"] = np.arange(7) * 1.5, np.arange(21).reshape(7, 3)
+    dev = cl_array.to_device(queue, host)
+    np.testing.assert_array_equal(dev[::2].get(), host[::2])
+    assert (cl_array.zeros(queue, 5, dtype).get() == np.zeros(5, dtype)).all()
+
+
+def test_context_dependent_memoize(ctx):
+    calls = []
+
+    @tools.context_dependent_memoize
+    def build(context, n):
+        calls.append(n)
+        return n * 2
+
+    assert build(ctx, 3) == build(ctx, 3) == 6 and calls == [3]
+    assert build(ctx, 4) == 8 and calls == [3, 4]

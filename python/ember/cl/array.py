@@ -57,8 +57,13 @@ def _buffer_of(arr: ndarray) -> tuple[Buffer, int]:
     return Buffer._view(context_of(native.device), mem_flags.READ_WRITE, whole), native.offset
 
 
+def _done_event(queue: CommandQueue):
+    return queue._event(None, done=True)
+
+
 _ndarray_cl.face.buffer_of = staticmethod(_buffer_of)
 _ndarray_cl.face.default_queue = staticmethod(_default_queue)
+_ndarray_cl.face.done_event = staticmethod(_done_event)
 
 
 def buffer_of_pointer(ptr: MemoryPointer) -> Buffer:
@@ -111,9 +116,7 @@ class Array(ndarray, metaclass=_AnyEmberArray):
     def __new__(cls, cq, shape, dtype, order="C", allocator=None, data=None, offset=0, strides=None,
                 events=None, _flags=None, _fast=False, _size=None, _context=None, _queue=None):
         # The result is a plain ember.ndarray: one array type, which ember's operations take.
-        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
-        if builtins.any(d < 0 for d in shape):
-            raise ValueError(f"negative dimensions are not allowed, got shape {shape}")
+        shape = _dimensions(shape)
         dtype = np.dtype(dtype)
         ordinal = _device_of(cq)
         if data is None and allocator is not None:
@@ -129,6 +132,17 @@ class Array(ndarray, metaclass=_AnyEmberArray):
         arr = _wrap(native)
         arr._cl = _ndarray_cl.ClState(cq if isinstance(cq, CommandQueue) else None, events, allocator)
         return arr
+
+
+def _dimensions(shape) -> tuple[int, ...]:
+    """A shape of non-negative integers (NumPy's integer types too), as PyOpenCL checks it."""
+    dims = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    for d in dims:
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise ValueError(f"array dimensions must be integers, got {d!r} in shape {shape!r}")
+        if d < 0:
+            raise ValueError(f"negative dimensions are not allowed, got shape {shape!r}")
+    return tuple(int(d) for d in dims)
 
 
 def _view_of_buffer(buffer: Buffer, shape, dtype, offset: int, strides, order):
@@ -298,6 +312,8 @@ def cumsum(a, output_dtype=None, queue=None, wait_for=None, return_event=False):
 
 
 def _binary(ufunc, a, b, out, queue):
+    if not isinstance(a, ndarray) and not isinstance(b, ndarray) and out is None:
+        return getattr(np, ufunc.__name__)(a, b)  # two host scalars: a host scalar, as PyOpenCL
     result = ufunc(a, b) if out is None else ufunc(a, b, out=out)
     return result if out is not None else _with(_queue_of([a, b], queue), result)
 
@@ -327,6 +343,8 @@ def logical_not(x, out=None, queue=None) -> Array:
 
 def if_positive(criterion, then_, else_, out=None, queue=None) -> Array:
     """``then_`` where ``criterion`` is positive (non-zero for booleans), else ``else_``."""
+    if not builtins.any(isinstance(x, ndarray) for x in (criterion, then_, else_)) and out is None:
+        return np.where(np.asarray(criterion) > 0, then_, else_)  # host scalars: a host answer
     condition = criterion if getattr(criterion, "dtype", None) == np.bool_ else criterion > 0
     result = _indexing.where(condition, then_, else_)
     if out is None:

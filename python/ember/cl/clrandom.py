@@ -15,6 +15,7 @@ import numpy as np
 
 from ..random._bit_generator import Philox
 from . import array as cl_array
+from ._platform import context_of
 from .cltypes import vec_type_to_scalar_and_count
 
 
@@ -95,7 +96,9 @@ def _generator(context) -> Random123GeneratorBase:
 
 def fill_rand(result, queue=None, a=0, b=1) -> None:
     """Fills ``result`` with values uniform in ``[a, b)``."""
-    _generator((queue or result.queue).context).fill_uniform(result, a, b)
+    queue = queue or result.queue
+    context = queue.context if queue is not None else context_of(result._a.device)
+    _generator(context).fill_uniform(result, a, b)
 
 
 def rand(queue, shape, dtype, luxury=None, a=0, b=1):

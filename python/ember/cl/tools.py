@@ -4,6 +4,7 @@ helpers that run a test once per OpenCL device (``pytest_generate_tests_for_pyop
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -117,6 +118,33 @@ class MemoryPool:
     stop_holding = free_held
 
 
+# ---- memoizing per context ------------------------------------------------------------------
+
+
+def first_arg_dependent_memoize(func):
+    """Caches ``func(obj, *args)`` per first argument (held weakly where it can be) and the
+    rest of the arguments."""
+    caches: dict = {}
+    refs: dict = {}
+
+    @functools.wraps(func)
+    def wrapper(first, *args):
+        key = id(first)
+        cache = caches.get(key)
+        if cache is None or refs.get(key) is not first:
+            cache = caches[key] = {}
+            refs[key] = first
+        if args not in cache:
+            cache[args] = func(first, *args)
+        return cache[args]
+
+    wrapper.clear_cache = lambda: (caches.clear(), refs.clear())
+    return wrapper
+
+
+context_dependent_memoize = first_arg_dependent_memoize
+
+
 # ---- the C names of dtypes (for kernels made from snippets) -------------------------------
 
 _C_NAMES = {np.dtype(t): n for t, n in (
@@ -155,6 +183,41 @@ def dtype_to_ctype(dtype) -> str:
         return _C_NAMES[dtype]
     except KeyError:
         raise ValueError(f"unable to map dtype '{dtype}': register it with get_or_register_dtype") from None
+
+
+def match_dtype_to_c_struct(device, name: str, dtype, context=None) -> tuple[np.dtype, str]:
+    """The structured ``dtype`` laid out as OpenCL C lays out ``typedef struct {...} name`` on
+    ``device``, and that declaration: the device is asked (a kernel writes each field's
+    ``offsetof`` and the ``sizeof``), so padding matches. Fields of registered struct types
+    and sub-arrays (``float j[3][2]``) are declared by their C names."""
+    from ._program import Program  # the program layer builds on tools' dtype names
+
+    dtype = np.dtype(dtype)
+    if dtype.names is None:
+        raise ValueError(f"match_dtype_to_c_struct takes a structured dtype, got {dtype}")
+    fields = []
+    for field in dtype.names:
+        ftype = dtype.fields[field][0]
+        base, dims = (ftype.subdtype if ftype.subdtype else (ftype, ()))
+        fields.append((field, base, dims, f"{dtype_to_ctype(base)} {field}{''.join(f'[{d}]' for d in dims)};"))
+    decl = "typedef struct {\n" + "".join(f"    {line}\n" for *_, line in fields) + f"}} {name};\n"
+    context = context or Context([device])
+    source = (decl + f"__kernel void ember_struct_layout(__global ulong *out) {{\n"
+              f"    out[0] = sizeof({name});\n"
+              + "".join(f"    out[{k + 1}] = (ulong)(&(({name} *)0)->{f});\n" for k, (f, *_) in enumerate(fields))
+              + "}\n")
+    kernel = Program(context, source).build().ember_struct_layout
+    queue = CommandQueue(context, device)
+    out = np.zeros(len(fields) + 1, np.uint64)
+    layout = Buffer(context, mem_flags.READ_WRITE, out.nbytes)
+    kernel(queue, (1,), None, layout)
+    from ._memory import enqueue_copy
+
+    enqueue_copy(queue, out, layout)
+    matched = np.dtype({"names": list(dtype.names),
+                        "formats": [dtype.fields[f][0] for f in dtype.names],
+                        "offsets": [int(o) for o in out[1:]], "itemsize": int(out[0])})
+    return matched, decl
 
 
 # ---- running tests once per device ---------------------------------------------------------

@@ -195,6 +195,18 @@ class Buffer:
         return f"<ember.cl.Buffer of {self.size} bytes on {self.context.devices[0].name!r}>"
 
 
+def buffer_of_pointer(ptr: MemoryPointer) -> Buffer:
+    """The ``Buffer`` a ``MemoryPointer`` (an ember array's ``.data``) names, for kernels and
+    copies: the array's memory from its first element."""
+    mem = ptr.mem
+    if not isinstance(mem, ArrayMemory):
+        raise TypeError("this memory pointer is not ember array memory: pass the array's own .data")
+    native = mem._native
+    start = ptr.ptr - mem.ptr
+    view = native.view([mem.size - start], [1], start, "uint8")
+    return Buffer._view(context_of(native.device), mem_flags.READ_WRITE, view, offset=start)
+
+
 class LocalMemory:
     """``__local`` memory of ``size`` bytes for one kernel argument."""
 
@@ -269,7 +281,11 @@ def _read_buffer(queue, src: Buffer, hostbuf, src_offset=0, wait_for=None, is_bl
 
 
 def _as_buffer(obj):
-    return Buffer.from_array(obj) if isinstance(obj, ndarray) else obj
+    if isinstance(obj, ndarray):
+        return Buffer.from_array(obj)
+    if isinstance(obj, MemoryPointer):  # an array's .data
+        return buffer_of_pointer(obj)
+    return obj
 
 
 def enqueue_copy(queue, dest, src, **kwargs):

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .. import _ember
+from .._memory import MemoryPointer
 from ..errors import CompileError, DriverError
 from ._constants import kernel_info, kernel_work_group_info, program_info, status_code
 from ._errors import (
@@ -27,7 +28,7 @@ from ._errors import (
     invalid,
     message,
 )
-from ._memory import Buffer
+from ._memory import Buffer, buffer_of_pointer
 from ._platform import Context
 from ._queue import CommandQueue, Event
 
@@ -193,7 +194,8 @@ class Kernel:
                             f"given; call it as knl(queue, global_size, local_size, *args)")
 
     def _convert(self, args) -> list:
-        out = [a._array if isinstance(a, Buffer) else a for a in args]
+        out = [a._array if isinstance(a, Buffer) else buffer_of_pointer(a)._array if isinstance(a, MemoryPointer)
+               else a for a in args]
         for i, t in self._scalar_types:
             value = out[i]
             try:

@@ -18,11 +18,10 @@ import numpy as np
 
 from .. import _creation as _ec
 from .. import _differences, _indexing, _linalg, _ndarray_cl, _reductions, _shape, _ufuncs
-from .._memory import ArrayMemory, MemoryPointer
 from .._ndarray import _wrap, ndarray
 from .._runtime import Device as _EmberDevice
 from ._constants import mem_flags
-from ._memory import Buffer
+from ._memory import Buffer, buffer_of_pointer
 from ._platform import Context, context_of
 from ._queue import CommandQueue
 
@@ -64,17 +63,6 @@ def _done_event(queue: CommandQueue):
 _ndarray_cl.face.buffer_of = staticmethod(_buffer_of)
 _ndarray_cl.face.default_queue = staticmethod(_default_queue)
 _ndarray_cl.face.done_event = staticmethod(_done_event)
-
-
-def buffer_of_pointer(ptr: MemoryPointer) -> Buffer:
-    """The ``cl.Buffer`` a ``MemoryPointer`` (``a.data``) names, for kernels and copies."""
-    mem = ptr.mem
-    if not isinstance(mem, ArrayMemory):
-        raise TypeError("this memory pointer is not ember array memory: pass the array's own .data")
-    native = mem._native
-    start = ptr.ptr - mem.ptr
-    view = native.view([mem.size - start], [1], start, "uint8")
-    return Buffer._view(context_of(native.device), mem_flags.READ_WRITE, view, offset=start)
 
 
 # ---- the Array type ----------------------------------------------------------------------------

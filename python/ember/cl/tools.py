@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 import numpy as np
 
@@ -153,6 +154,12 @@ _C_NAMES = {np.dtype(t): n for t, n in (
     (np.float16, "half"), (np.float32, "float"), (np.float64, "double"), (np.bool_, "bool"),
     (np.complex64, "cfloat_t"), (np.complex128, "cdouble_t"), (np.intp, "long"))}
 _REGISTERED: dict[str, np.dtype] = {}
+# Other names OpenCL C has for the same scalar types.
+_C_ALIASES = {"uchar": np.uint8, "ushort": np.uint16, "uint": np.uint32, "ulong": np.uint64, "unsigned": np.uint32,
+              "signed char": np.int8, "unsigned long long": np.uint64, "long long": np.int64, "size_t": np.uint64,
+              "ptrdiff_t": np.int64, "intptr_t": np.int64, "uintptr_t": np.uint64, "cl_int": np.int32,
+              "int8_t": np.int8, "int16_t": np.int16, "int32_t": np.int32, "int64_t": np.int64,
+              "uint8_t": np.uint8, "uint16_t": np.uint16, "uint32_t": np.uint32, "uint64_t": np.uint64}
 
 
 def get_or_register_dtype(c_names, dtype=None) -> np.dtype:
@@ -166,6 +173,8 @@ def get_or_register_dtype(c_names, dtype=None) -> np.dtype:
             found = next((d for d, n in _C_NAMES.items() if n == name), None)
             if found is not None:
                 return found
+            if name in _C_ALIASES:
+                return np.dtype(_C_ALIASES[name])
         raise TypeError(f"unknown C type name {names[0]!r}: register it with get_or_register_dtype(name, dtype)")
     dtype = np.dtype(dtype)
     for name in names:
@@ -218,6 +227,54 @@ def match_dtype_to_c_struct(device, name: str, dtype, context=None) -> tuple[np.
                         "formats": [dtype.fields[f][0] for f in dtype.names],
                         "offsets": [int(o) for o in out[1:]], "itemsize": int(out[0])})
     return matched, decl
+
+
+# ---- argument lists of kernels made from snippets -------------------------------------------
+
+_QUALIFIERS = {"__global", "global", "const", "__const", "restrict", "__restrict", "__restrict__", "volatile",
+               "__constant", "constant"}
+
+
+class Argument:
+    def __init__(self, dtype, name: str):
+        self.dtype = np.dtype(dtype)
+        self.name = name
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.dtype}, {self.name!r})"
+
+
+class VectorArg(Argument):
+    """An array argument (``float *x``): ``x[i]`` in the snippet."""
+
+    def __init__(self, dtype, name: str, with_offset: bool = False):
+        super().__init__(dtype, name)
+
+
+class ScalarArg(Argument):
+    """A value argument (``float a``)."""
+
+
+def parse_c_arg(text: str) -> Argument:
+    """One C declaration (``const float *x``, ``unsigned int n``) as an argument."""
+    text = text.strip()
+    tokens = re.findall(r"[A-Za-z_]\w*|\*", text)
+    pointer = "*" in tokens
+    words = [t for t in tokens if t != "*" and t not in _QUALIFIERS]
+    if len(words) < 2:
+        raise ValueError(f"cannot read the argument declaration {text!r}: write it as 'float *x' or 'int n'")
+    name, ctype = words[-1], " ".join(words[:-1])
+    dtype = get_or_register_dtype(ctype)
+    return VectorArg(dtype, name) if pointer else ScalarArg(dtype, name)
+
+
+def parse_arg_list(arguments) -> list[Argument]:
+    """A C argument list (a string, or a list of strings and ``Argument`` objects)."""
+    if arguments is None:
+        return []
+    if isinstance(arguments, str):
+        arguments = [a for a in arguments.split(",") if a.strip()]
+    return [a if isinstance(a, Argument) else parse_c_arg(a) for a in arguments]
 
 
 # ---- running tests once per device ---------------------------------------------------------

@@ -1,0 +1,93 @@
+"""Kernels made from OpenCL C snippets (``ElementwiseKernel``, ``ReductionKernel``, the scan
+kernels): their argument lists (``"float a, __global float *x"`` or ``VectorArg``/``ScalarArg``
+objects), the kernel parameters that pass an array (its whole buffer and the byte offset of its
+first element, so views work), and the call's arguments in that order. The programs build
+through ``ember.cl.Program``, so ember's kernel cache holds them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._ndarray import ndarray
+from ._memory import Buffer, buffer_of_pointer
+from ._program import Program
+from .tools import Argument, ScalarArg, VectorArg, dtype_to_ctype, parse_arg_list  # noqa: F401
+
+
+def parameters(args: list[Argument]) -> str:
+    """The kernel's parameter list for ``args`` (an array: its buffer and a byte offset)."""
+    out = []
+    for a in args:
+        ctype = dtype_to_ctype(a.dtype)
+        if isinstance(a, VectorArg):
+            out.append(f"__global {ctype} *{a.name}__base, long {a.name}__offset")
+        else:
+            out.append(f"{ctype} {a.name}")
+    return ", ".join(out)
+
+
+def prologue(args: list[Argument]) -> str:
+    """Statements at the top of the kernel that name each array at its first element."""
+    return "".join(
+        f"    __global {dtype_to_ctype(a.dtype)} *{a.name} = (__global {dtype_to_ctype(a.dtype)} *)"
+        f"((__global char *){a.name}__base + {a.name}__offset);\n"
+        for a in args if isinstance(a, VectorArg))
+
+
+def build(context, source: str, options=None):
+    return Program(context, source).build(options=list(options or ()))
+
+
+def call_arguments(args: list[Argument], values) -> list:
+    """The launch arguments for the declared ``args`` from the caller's ``values``."""
+    if len(values) != len(args):
+        raise TypeError(f"the kernel takes {len(args)} arguments ({', '.join(a.name for a in args)}), "
+                        f"got {len(values)}")
+    out = []
+    for a, v in zip(args, values, strict=True):
+        if isinstance(a, VectorArg):
+            out.extend(_array_parameter(a, v))
+        else:
+            out.append(v if isinstance(v, np.generic) and v.dtype == a.dtype else np.asarray(v, a.dtype)[()])
+    return out
+
+
+def _array_parameter(a: Argument, value) -> tuple:
+    if isinstance(value, ndarray):
+        if value.size and not (value.flags.c_contiguous or value.flags.f_contiguous):
+            raise ValueError(f"argument {a.name!r} must be a contiguous array; pass a copy (a.copy())")
+        native = value._a
+        whole = native.view([native.buffer_nbytes], [1], 0, "uint8")
+        return Buffer._view(None, 0, whole), np.int64(native.offset)
+    if isinstance(value, Buffer):
+        return (value, np.int64(0)) if not value.offset else (_whole(value), np.int64(value.offset))
+    if value is not None and hasattr(value, "mem"):  # a.data
+        buf = buffer_of_pointer(value)
+        return _whole(buf), np.int64(buf.offset)
+    raise TypeError(f"argument {a.name!r} must be an array or a buffer, got {type(value).__name__}")
+
+
+def _whole(buf: Buffer) -> Buffer:
+    native = buf._native
+    return Buffer._view(buf.context, buf.flags, native.view([native.buffer_nbytes], [1], 0, "uint8"))
+
+
+def queue_of(args: list[Argument], values, queue):
+    """The queue to run on: the one given, else the first array argument's, else its
+    device's default queue."""
+    if queue is not None:
+        return queue
+    from .array import _default_queue
+
+    for a, v in zip(args, values, strict=False):
+        if isinstance(a, VectorArg) and isinstance(v, ndarray):
+            return v.queue or _default_queue(v._a.device)
+    return None
+
+
+def size_of(args: list[Argument], values) -> int | None:
+    """The size of the first array argument (None when there is none)."""
+    for a, v in zip(args, values, strict=False):
+        if isinstance(a, VectorArg) and isinstance(v, ndarray):
+            return v.size
+    return None

@@ -1,0 +1,53 @@
+"""``pyopencl.elementwise``: ``ElementwiseKernel(context, arguments, operation, name,
+preamble="", options=None)``, an OpenCL C statement run for every index ``i`` (and ``n``,
+the number of indices) over arrays of one size. The kernel loops over its indices in a grid
+stride, so any size runs in one launch; ``range=``/``slice=`` choose the indices."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _snippets
+
+_LOCAL = 128  # work-items per group
+_GROUPS = 1024  # at most, each striding over the rest
+
+
+class ElementwiseKernel:
+    def __init__(self, context, arguments, operation, name="elwise_kernel", preamble="", options=None,
+                 **kwargs):
+        self.context = context
+        self.args = _snippets.parse_arg_list(arguments)
+        self.name = name
+        params = _snippets.parameters(self.args)
+        source = (
+            f"{preamble}\n#define PYOPENCL_ELWISE_CONTINUE continue\n"
+            f"__kernel void {name}({params}{', ' if params else ''}long ember_start, long ember_stop, "
+            f"long ember_step)\n{{\n{_snippets.prologue(self.args)}"
+            "    long n = ember_step > 0 ? (ember_stop - ember_start + ember_step - 1) / ember_step\n"
+            "                            : (ember_start - ember_stop - ember_step - 1) / (-ember_step);\n"
+            "    for (long ember_k = get_global_id(0); ember_k < n; ember_k += get_global_size(0)) {\n"
+            "        long i = ember_start + ember_k * ember_step;\n"
+            f"        {operation};\n"
+            "    }\n}\n")
+        self._kernel = getattr(_snippets.build(context, source, options), name)
+
+    def __call__(self, *args, range=None, slice=None, queue=None, wait_for=None, capture_as=None):  # noqa: A002
+        queue = _snippets.queue_of(self.args, args, queue)
+        if queue is None:
+            raise ValueError("the kernel has no array argument: pass queue=")
+        if range is not None and slice is not None:
+            raise TypeError("give range or slice, not both")
+        if range is None:
+            n = _snippets.size_of(self.args, args)
+            if n is None:
+                raise ValueError("the kernel has no array argument to size it: pass range=")
+            start, stop, step = (builtins.slice(0, n) if slice is None else slice).indices(n)
+        else:
+            start, stop, step = range.start or 0, range.stop, range.step or 1
+        count = max(0, -(-(stop - start) // step))
+        groups = max(1, min(_GROUPS, -(-count // _LOCAL)))
+        launch = _snippets.call_arguments(self.args, args) + [np.int64(start), np.int64(stop), np.int64(step)]
+        return self._kernel(queue, (groups * _LOCAL,), (_LOCAL,), *launch, wait_for=wait_for)

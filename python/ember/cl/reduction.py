@@ -1,0 +1,102 @@
+"""``pyopencl.reduction``: ``ReductionKernel(context, dtype_out, neutral, reduce_expr,
+map_expr=None, arguments=None, name="reduce_kernel", options=None, preamble="")``: ``map_expr``
+(of ``i`` and the arguments) reduced with ``reduce_expr`` (of ``a`` and ``b``, ``a`` the
+earlier), starting from ``neutral``. Two launches: groups reduce strided runs in local memory
+to one value each, then one group reduces those. The result is a 0-d array of ``dtype_out``."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _snippets
+from .array import empty
+from .tools import dtype_to_ctype
+
+_LOCAL = 128
+_GROUPS = 256
+
+
+def _source(name: str, ctype: str, neutral: str, reduce_expr: str, map_expr: str, params: str, prologue: str,
+            preamble: str) -> str:
+    sep = ", " if params else ""
+    return f"""{preamble}
+#define REDUCE(a, b) ({reduce_expr})
+__kernel void {name}(__global {ctype} *ember_out, long ember_out_offset{sep}{params},
+                     long ember_start, long ember_stop, long ember_step, long ember_count)
+{{
+{prologue}    __local {ctype} ember_partial[{_LOCAL}];
+    int lid = get_local_id(0);
+    {ctype} acc = {neutral};
+    for (long ember_k = get_global_id(0); ember_k < ember_count; ember_k += get_global_size(0)) {{
+        long i = ember_start + ember_k * ember_step;
+        {ctype} b = {map_expr};
+        {ctype} a = acc;
+        acc = REDUCE(a, b);
+    }}
+    ember_partial[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int ember_w = {_LOCAL // 2}; ember_w > 0; ember_w >>= 1) {{
+        if (lid < ember_w) {{
+            {ctype} a = ember_partial[lid], b = ember_partial[lid + ember_w];
+            ember_partial[lid] = REDUCE(a, b);
+        }}
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }}
+    if (lid == 0)
+        ((__global {ctype} *)((__global char *)ember_out + ember_out_offset))[get_group_id(0)] = ember_partial[0];
+}}
+"""
+
+
+class ReductionKernel:
+    def __init__(self, context, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None,
+                 name="reduce_kernel", options=None, preamble=""):
+        self.context = context
+        self.dtype_out = np.dtype(dtype_out)
+        self.args = _snippets.parse_arg_list(arguments)
+        vectors = [a for a in self.args if isinstance(a, _snippets.VectorArg)]
+        if map_expr is None:
+            if not vectors:
+                raise ValueError("map_expr is needed when no argument is an array")
+            map_expr = f"{vectors[0].name}[i]"
+        ctype = dtype_to_ctype(self.dtype_out)
+        params, prologue = _snippets.parameters(self.args), _snippets.prologue(self.args)
+        first = _source(f"{name}_stage1", ctype, neutral, reduce_expr, map_expr, params, prologue, preamble)
+        # The second stage reduces the first's values: itself a reduction of one array.
+        part = [_snippets.VectorArg(self.dtype_out, "ember_in")]
+        second = _source(f"{name}_stage2", ctype, neutral, reduce_expr, "ember_in[i]",
+                         _snippets.parameters(part), _snippets.prologue(part), preamble)
+        program = _snippets.build(context, first + second, options)
+        self._stage1 = getattr(program, f"{name}_stage1")
+        self._stage2 = getattr(program, f"{name}_stage2")
+
+    def __call__(self, *args, queue=None, wait_for=None, return_event=False, range=None, slice=None,  # noqa: A002
+                 out=None, allocator=None):
+        queue = _snippets.queue_of(self.args, args, queue)
+        if queue is None:
+            raise ValueError("the reduction has no array argument: pass queue=")
+        if range is not None and slice is not None:
+            raise TypeError("give range or slice, not both")
+        if range is None:
+            n = _snippets.size_of(self.args, args)
+            if n is None:
+                raise ValueError("the reduction has no array argument to size it: pass range=")
+            start, stop, step = (builtins.slice(0, n) if slice is None else slice).indices(n)
+        else:
+            start, stop, step = range.start or 0, range.stop, range.step or 1
+        count = builtins.max(0, -(-(stop - start) // step))
+        groups = builtins.max(1, builtins.min(_GROUPS, -(-count // _LOCAL)))
+        partial = empty(queue, groups, self.dtype_out)
+        bounds = [np.int64(start), np.int64(stop), np.int64(step), np.int64(count)]
+        launch = [*_partial_args(partial), *_snippets.call_arguments(self.args, args), *bounds]
+        self._stage1(queue, (groups * _LOCAL,), (_LOCAL,), *launch, wait_for=wait_for)
+        result = empty(queue, (), self.dtype_out, allocator=allocator) if out is None else out
+        part = [np.int64(0), np.int64(groups), np.int64(1), np.int64(groups)]
+        event = self._stage2(queue, (_LOCAL,), (_LOCAL,), *_partial_args(result), *_partial_args(partial), *part)
+        return (result, event) if return_event else result
+
+
+def _partial_args(arr) -> list:
+    return list(_snippets.call_arguments([_snippets.VectorArg(arr.dtype, "x")], [arr]))

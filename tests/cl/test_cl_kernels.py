@@ -126,3 +126,46 @@ def test_bitonic_sort_with_and_without_indices(ctx, queue, rng):
     np.testing.assert_array_equal(idx.get(), np.argsort(flat, kind="stable"))
     with pytest.raises(ValueError, match="power of 2"):
         BitonicSort(ctx)(cl_array.to_device(queue, flat[:1000]))
+
+
+def test_radix_and_key_value_sorts(ctx, queue, rng):
+    from ember.cl.algorithm import KeyValueSorter, RadixSort
+
+    sort = RadixSort(ctx, "int *ary, int *payload", key_expr="ary[i]", sort_arg_names=["ary", "payload"])
+    keys = rng.integers(0, 2**20, 5000).astype(np.int32)
+    payload = np.arange(5000, dtype=np.int32)
+    (got, carried), _ = sort(cl_array.to_device(queue, keys), cl_array.to_device(queue, payload), key_bits=16)
+    order = np.argsort(keys & 0xFFFF, kind="stable")  # only the low 16 bits are keys
+    np.testing.assert_array_equal(got.get(), keys[order])
+    np.testing.assert_array_equal(carried.get(), payload[order])
+    k, v = rng.integers(0, 50, 3000).astype(np.int32), rng.integers(0, 10**6, 3000)
+    starts, lists, _ = KeyValueSorter(ctx)(queue, cl_array.to_device(queue, k), cl_array.to_device(queue, v), 50,
+                                           starts_dtype=np.int32)
+    starts, lists = starts.get(), lists.get()
+    for key in range(50):
+        np.testing.assert_array_equal(lists[starts[key]:starts[key + 1]], v[k == key])
+
+
+def test_list_of_lists_builder(ctx, queue):
+    from ember.cl.algorithm import ListOfListsBuilder
+    from ember.cl.tools import VectorArg
+
+    builder = ListOfListsBuilder(ctx, [("evens", np.int32), ("scaled", np.float64)], """
+        void generate(LIST_ARG_DECL USER_ARG_DECL index_type i)
+        {
+            for (int j = 0; j < i % 4; ++j)
+                APPEND_evens(2 * j);
+            if (i % 3 == 0)
+                APPEND_scaled(factor * x[i]);
+        }""", arg_decls=[VectorArg(np.float64, "x"), "double factor"], eliminate_empty_output_lists=["scaled"])
+    x = np.arange(100, dtype=np.float64) + 0.5
+    result, _ = builder(queue, 100, cl_array.to_device(queue, x), 3.0)
+    evens = result["evens"]
+    want = [2 * j for i in range(100) for j in range(i % 4)]
+    assert evens.count == len(want)
+    np.testing.assert_array_equal(evens.lists.get(), want)
+    np.testing.assert_array_equal(np.diff(evens.starts.get()), np.arange(100) % 4)
+    scaled = result["scaled"]
+    np.testing.assert_array_equal(scaled.nonempty_indices.get(), np.arange(0, 100, 3))
+    np.testing.assert_array_equal(scaled.lists.get(), 3.0 * x[::3])
+    np.testing.assert_array_equal(scaled.starts.get(), np.arange(35))

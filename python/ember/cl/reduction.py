@@ -18,11 +18,9 @@ _LOCAL = 128
 _GROUPS = 256
 
 
-def _source(name: str, ctype: str, neutral: str, reduce_expr: str, map_expr: str, params: str, prologue: str,
-            preamble: str) -> str:
+def _source(name: str, ctype: str, neutral: str, map_expr: str, params: str, prologue: str) -> str:
     sep = ", " if params else ""
-    return f"""{preamble}
-#define REDUCE(a, b) ({reduce_expr})
+    return f"""
 __kernel void {name}(__global {ctype} *ember_out, long ember_out_offset{sep}{params},
                      long ember_start, long ember_stop, long ember_step, long ember_count)
 {{
@@ -63,12 +61,13 @@ class ReductionKernel:
             map_expr = f"{vectors[0].name}[i]"
         ctype = dtype_to_ctype(self.dtype_out)
         params, prologue = _snippets.parameters(self.args), _snippets.prologue(self.args)
-        first = _source(f"{name}_stage1", ctype, neutral, reduce_expr, map_expr, params, prologue, preamble)
+        first = _source(f"{name}_stage1", ctype, neutral, map_expr, params, prologue)
         # The second stage reduces the first's values: itself a reduction of one array.
         part = [_snippets.VectorArg(self.dtype_out, "ember_in")]
-        second = _source(f"{name}_stage2", ctype, neutral, reduce_expr, "ember_in[i]",
-                         _snippets.parameters(part), _snippets.prologue(part), preamble)
-        program = _snippets.build(context, first + second, options)
+        second = _source(f"{name}_stage2", ctype, neutral, "ember_in[i]", _snippets.parameters(part),
+                         _snippets.prologue(part))
+        source = f"{preamble}\n#define REDUCE(a, b) ({reduce_expr})\n{first}{second}"
+        program = _snippets.build(context, source, options)
         self._stage1 = getattr(program, f"{name}_stage1")
         self._stage2 = getattr(program, f"{name}_stage2")
 

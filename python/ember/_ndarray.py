@@ -70,6 +70,11 @@ def _wrap_view(native, parent: ndarray) -> ndarray:
 
 
 _new = object.__new__
+
+
+def _stream_of(stream_or_queue):
+    """The ember stream of a stream or of a PyOpenCL ``CommandQueue`` (its ``stream``)."""
+    return getattr(stream_or_queue, "stream", stream_or_queue)
 _SAME_QUEUE = object()  # copy()'s default: the copy keeps the array's PyOpenCL queue
 
 
@@ -355,7 +360,7 @@ class ndarray(PyOpenCLArray):
         ``queue`` is a stream, ``ary`` (the second argument when it is an array) is ``out``."""
         if isinstance(order, np.ndarray) or order is None:  # PyOpenCL's get(queue, ary)
             order, out = "C", order if out is None else out
-        stream = queue if stream is None else stream
+        stream = _stream_of(queue if stream is None else stream)
         out = ary if out is None else out
         if out is not None:
             if not isinstance(out, np.ndarray) or out.shape != self.shape or out.dtype != self.dtype:
@@ -399,7 +404,7 @@ class ndarray(PyOpenCLArray):
     def set(self, arr, stream=None, async_=False, *, queue=None) -> None:
         """Copies a host array of the same shape into this array (PyOpenCL's ``queue=``
         names the stream too; the copy completes before it returns)."""
-        stream = queue if stream is None else stream
+        stream = _stream_of(queue if stream is None else stream)
         host = np.asarray(arr)
         if host.shape != self.shape:
             raise ValueError(f"shape mismatch: cannot set an array of shape {self.shape} from shape {host.shape}")

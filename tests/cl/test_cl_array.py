@@ -153,3 +153,37 @@ def test_context_dependent_memoize(ctx):
 
     assert build(ctx, 3) == build(ctx, 3) == 6 and calls == [3]
     assert build(ctx, 4) == 8 and calls == [3, 4]
+
+
+def test_vector_and_struct_kernel_arguments_by_value(ctx, queue):
+    prg = cl.Program(ctx, """
+        typedef struct { int count; float scale; } params_t;
+        __kernel void fill(float4 x, params_t p, __global float4 *dest)
+        { int i = get_global_id(0); dest[i] = x * (p.scale * (i < p.count)); }""").build()
+    params = np.array((30, 2.5), np.dtype([("count", np.int32), ("scale", np.float32)]))[()]
+    dest = cl_array.empty(queue, 50, cltypes.float4)
+    prg.fill(queue, (50,), None, cltypes.make_float4(1, 2, 3, 4), params, dest.data)
+    got = dest.get()
+    want = np.zeros(50, cltypes.float4)
+    want[:30] = cltypes.make_float4(2.5, 5, 7.5, 10)
+    np.testing.assert_array_equal(got.view(np.float32), want.view(np.float32))
+
+
+def test_wrapper_odds_and_ends(ctx):
+    host = np.arange(25, dtype=np.float32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR, hostbuf=host)
+    view = buf.get_host_array(25, np.float32)
+    assert view.base is buf and (view == host).all()
+    with pytest.raises(cl.LogicError, match="USE_HOST_PTR"):
+        cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 100).get_host_array(25, np.float32)
+    platform = ctx.devices[0].platform
+    assert platform.get_devices(cl.device_type.ACCELERATOR | cl.device_type.CUSTOM) == []
+    assert cl.DeviceTopologyAmd(3, 4, 5).function == 5
+    dev = ctx.devices[0]
+    assert dev.hashable_model_and_version_identifier[3] == dev.name
+    with pytest.deprecated_call():
+        _ = dev.persistent_unique_id
+    with cl.CommandQueue(ctx) as q:
+        pass
+    with pytest.warns(cl.CommandQueueUsedAfterExit):
+        q.flush()

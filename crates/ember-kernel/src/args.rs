@@ -8,7 +8,7 @@ use ember_runtime::declared::CType;
 use ember_runtime::{BackendKind, Function, Handle, KernelArg, KernelParams};
 
 /// One argument as the caller gave it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum LaunchArg {
     /// An ember array: its buffer, the byte offset of its first element, its device, and
     /// whether only ember orders work on its memory (`Array::is_private`).
@@ -31,6 +31,9 @@ pub enum LaunchArg {
     },
     /// OpenCL `__local` memory of this many bytes.
     Local(usize),
+    /// A value of a structured dtype (a C struct, an OpenCL vector such as `float4`): its
+    /// bytes, passed by value.
+    Struct(Vec<u8>),
 }
 
 impl LaunchArg {
@@ -63,6 +66,7 @@ impl LaunchArg {
                 format!("{origin}{} ({} bytes)", dtype.name(), dtype.itemsize())
             }
             LaunchArg::Local(n) => format!("local memory of {n} bytes"),
+            LaunchArg::Struct(bytes) => format!("a struct of {} bytes", bytes.len()),
         }
     }
 }
@@ -349,6 +353,10 @@ fn one_arg<'a>(
                 _ => KernelArg::Bytes(&bytes[..have]),
             }
         }
+        LaunchArg::Struct(ref bytes) => match want {
+            Some(size) if size != bytes.len() => return Err(mismatch(size)),
+            _ => KernelArg::Bytes(bytes),
+        },
         LaunchArg::Local(n) => match kind {
             BackendKind::OpenCl => KernelArg::Local(n),
             BackendKind::Cuda => {

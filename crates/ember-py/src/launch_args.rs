@@ -362,6 +362,11 @@ pub(crate) fn launch_arg(
         let data = cai.get_item("data")?;
         return Ok(LaunchArg::Pointer(data.get_item(0)?.extract()?));
     }
+    if value.get_type().name()? == "void" {
+        // A NumPy structured scalar (cltypes.make_float4(...), a record): its bytes by value.
+        let bytes: Vec<u8> = value.call_method0(pyo3::intern!(py, "tobytes"))?.extract()?;
+        return Ok(LaunchArg::Struct(bytes));
+    }
     if let Ok(local) = value.getattr(pyo3::intern!(py, "_ember_local_bytes")) {
         return Ok(LaunchArg::Local(local.extract()?));
     }

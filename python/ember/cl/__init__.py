@@ -57,9 +57,25 @@ from ._errors import (
     RuntimeError,
 )
 from ._memory import Buffer, LocalMemory, enqueue_copy, enqueue_fill, enqueue_fill_buffer
-from ._platform import Context, Device, Platform, choose_devices, create_some_context, get_platforms
+from ._platform import (
+    Context,
+    Device,
+    DeviceTopologyAmd,
+    Platform,
+    choose_devices,
+    create_some_context,
+    get_platforms,
+    unload_platform_compiler,
+)
 from ._program import Kernel, Program, enqueue_nd_range_kernel
-from ._queue import CommandQueue, Event, enqueue_barrier, enqueue_marker, wait_for_events
+from ._queue import (
+    CommandQueue,
+    CommandQueueUsedAfterExit,
+    Event,
+    enqueue_barrier,
+    enqueue_marker,
+    wait_for_events,
+)
 
 CtxFactory = Callable[[], Context]  # what tests take as ``ctx_factory`` (PyOpenCL's alias)
 
@@ -80,12 +96,13 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "AllocationError", "Buffer", "CommandQueue", "Context", "CtxFactory", "Device", "Error", "Event",
-    "InvalidValueError", "Kernel", "KernelArgumentError", "KernelNameError", "LocalMemory", "LogicError",
-    "MemoryError", "Platform", "Program", "ProgramBuildError", "RuntimeError", "array", "choose_devices",
-    "command_execution_status", "command_queue_properties", "context_info", "context_properties",
-    "create_some_context", "device_info", "device_type", "enqueue_barrier", "enqueue_copy", "enqueue_fill",
-    "enqueue_fill_buffer", "enqueue_marker", "enqueue_nd_range_kernel", "get_cl_header_version",
-    "get_platforms", "kernel_info", "kernel_work_group_info", "mem_flags", "mem_info", "platform_info",
-    "program_info", "status_code", "wait_for_events",
+    "AllocationError", "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory",
+    "Device", "DeviceTopologyAmd", "Error", "Event", "InvalidValueError", "Kernel", "KernelArgumentError",
+    "KernelNameError", "LocalMemory", "LogicError", "MemoryError", "Platform", "Program", "ProgramBuildError",
+    "RuntimeError", "array", "choose_devices", "command_execution_status", "command_queue_properties",
+    "context_info", "context_properties", "create_some_context", "device_info", "device_type",
+    "enqueue_barrier", "enqueue_copy", "enqueue_fill", "enqueue_fill_buffer", "enqueue_marker",
+    "enqueue_nd_range_kernel", "get_cl_header_version", "get_platforms", "kernel_info",
+    "kernel_work_group_info", "mem_flags", "mem_info", "platform_info", "program_info", "status_code",
+    "unload_platform_compiler", "wait_for_events",
 ]

@@ -166,6 +166,33 @@ class Buffer:
             return self._native.address if self.flags & mem_flags.USE_HOST_PTR else None
         raise invalid("clGetMemObjectInfo", status_code.INVALID_VALUE, f"info parameter {param!r} is not available")
 
+    def get_host_array(self, shape, dtype, order="C") -> np.ndarray:
+        """The host memory of a ``USE_HOST_PTR`` buffer as a NumPy array (its ``base`` is the
+        buffer, which keeps the memory alive)."""
+        if not self.flags & mem_flags.USE_HOST_PTR or self.hostbuf is None:
+            raise invalid("get_host_array", status_code.INVALID_VALUE,
+                          "only a buffer made with mem_flags.USE_HOST_PTR has host memory to view", cls=LogicError)
+        host = _host_bytes(self.hostbuf)
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
+        dtype = np.dtype(dtype)
+        if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize > host.nbytes:
+            raise invalid("get_host_array", status_code.INVALID_VALUE,
+                          f"shape {shape} of {dtype} is larger than the buffer's {host.nbytes} host bytes")
+        self._host_view = {"shape": shape, "typestr": dtype.str, "data": (host.ctypes.data, False),
+                           "strides": None if order in ("C", "c") else _f_strides(shape, dtype.itemsize),
+                           "version": 3, "descr": dtype.descr}
+        try:
+            return np.asarray(self)  # its base: this buffer
+        finally:
+            del self._host_view
+
+    @property
+    def __array_interface__(self):
+        view = getattr(self, "_host_view", None)
+        if view is None:
+            raise AttributeError("a Buffer is device memory: read it with enqueue_copy")
+        return view
+
     def get_sub_region(self, origin, size, flags=0) -> Buffer:
         """``size`` bytes from ``origin``, sharing this buffer's memory. Copies and fills take
         it; kernels take only buffers that start at the beginning of their memory, so pass the
@@ -193,6 +220,14 @@ class Buffer:
 
     def __repr__(self):
         return f"<ember.cl.Buffer of {self.size} bytes on {self.context.devices[0].name!r}>"
+
+
+def _f_strides(shape, itemsize) -> tuple[int, ...]:
+    strides, step = [], itemsize
+    for d in shape:
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(strides)
 
 
 def buffer_of_pointer(ptr: MemoryPointer) -> Buffer:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 
 from .. import _ember
 from .. import errors as _ember_errors
@@ -29,11 +30,8 @@ class Platform:
 
     def get_devices(self, device_type=device_type.ALL) -> list[Device]:
         """This platform's devices of ``device_type`` (a ``device_type`` bit mask)."""
-        found = [d for d in self._devices if d.type & device_type]
-        if not found:
-            raise invalid("clGetDeviceIDs", status_code.DEVICE_NOT_FOUND,
-                          f"no {_type_name(device_type)} devices on {self.name!r}", cls=RuntimeError)
-        return found
+        # None of that type is an empty list, as PyOpenCL answers DEVICE_NOT_FOUND.
+        return [d for d in self._devices if d.type & device_type]
 
     def get_info(self, param):
         return _query(self._devices[0].ordinal, True, _info.PLATFORM, param, "clGetPlatformInfo")
@@ -84,6 +82,18 @@ class Device:
         """The OpenCL version the device implements, from ``version`` ("OpenCL 3.0 ...")."""
         return _cl_version(self.version)
 
+    @property
+    def hashable_model_and_version_identifier(self) -> tuple:
+        """What identifies the device's model and driver (for caches keyed by device)."""
+        return ("v1", self.vendor, self.vendor_id, self.name, self.version)
+
+    @property
+    def persistent_unique_id(self) -> tuple:
+        """Deprecated name of :attr:`hashable_model_and_version_identifier`."""
+        warnings.warn("Device.persistent_unique_id is deprecated; use hashable_model_and_version_identifier",
+                      DeprecationWarning, stacklevel=2)
+        return self.hashable_model_and_version_identifier
+
     def __eq__(self, other):
         return isinstance(other, Device) and other.ordinal == self.ordinal
 
@@ -92,6 +102,21 @@ class Device:
 
     def __repr__(self):
         return f"<ember.cl.Device {self.name!r} on {self.platform.name!r} (ember device {self.ordinal})>"
+
+
+class DeviceTopologyAmd:
+    """An AMD device's PCI location (``cl_amd_device_attribute_query``'s topology)."""
+
+    __slots__ = ("bus", "device", "function", "type")
+
+    def __init__(self, bus=0, device=0, function=0):
+        self.type = 1  # CL_DEVICE_TOPOLOGY_TYPE_PCIE_AMD
+        self.bus, self.device, self.function = int(bus), int(device), int(function)
+
+
+def unload_platform_compiler(platform) -> None:
+    """OpenCL's hint that the platform's compiler may be unloaded; ember keeps it, as a driver
+    may (it loads again on the next build either way)."""
 
 
 def _cl_version(text: str) -> tuple[int, int]:

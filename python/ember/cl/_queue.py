@@ -12,12 +12,17 @@ the command is done (it may wait for commands queued after it too).
 from __future__ import annotations
 
 import time
+import warnings
 
 from .._runtime import Event as _Marker
 from .._runtime import Stream, get_current_stream, get_elapsed_time
 from ._constants import command_execution_status, command_queue_properties, status_code
 from ._errors import LogicError, RuntimeError, invalid
 from ._platform import Context, Device
+
+
+class CommandQueueUsedAfterExit(UserWarning):
+    """A queue used after the ``with`` block that finished it ended."""
 
 
 class CommandQueue:
@@ -69,10 +74,17 @@ class CommandQueue:
 
     def finish(self) -> None:
         """Waits until every command on the queue is done."""
+        self._check_live()
         self._stream.synchronize()
 
     def flush(self) -> None:
         """Submits queued commands (ember's queues submit as they go: nothing to do)."""
+        self._check_live()
+
+    def _check_live(self) -> None:
+        if getattr(self, "_exited", False):
+            warnings.warn("the command queue is used after its 'with' block ended (which finished it)",
+                          CommandQueueUsedAfterExit, stacklevel=3)
 
     def _wait_for(self, events) -> None:
         """Makes later commands on this queue wait for ``events`` (from any queue)."""
@@ -84,6 +96,7 @@ class CommandQueue:
 
     def _start(self):
         """A profiling start marker when the queue profiles, else None."""
+        self._check_live()
         if not self._profiling:
             return None
         marker = _Marker(device=self.device.ordinal)
@@ -99,12 +112,14 @@ class CommandQueue:
         return Event(self, end, start)
 
     def __enter__(self):
+        self._exited = False
         self._stream.__enter__()
         return self
 
     def __exit__(self, *exc):
         self._stream.__exit__(*exc)
         self.finish()
+        self._exited = True
 
     def __repr__(self):
         return f"<ember.cl.CommandQueue on {self.device.name!r}>"

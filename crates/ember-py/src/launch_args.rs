@@ -364,7 +364,9 @@ pub(crate) fn launch_arg(
     }
     if value.get_type().name()? == "void" {
         // A NumPy structured scalar (cltypes.make_float4(...), a record): its bytes by value.
-        let bytes: Vec<u8> = value.call_method0(pyo3::intern!(py, "tobytes"))?.extract()?;
+        let bytes: Vec<u8> = value
+            .call_method0(pyo3::intern!(py, "tobytes"))?
+            .extract()?;
         return Ok(LaunchArg::Struct(bytes));
     }
     if let Ok(local) = value.getattr(pyo3::intern!(py, "_ember_local_bytes")) {

@@ -38,6 +38,16 @@ def build(context, source: str, options=None):
     return Program(context, source).build(options=list(options or ()))
 
 
+def launch(kernel, queue, global_size, local_size, *args, wait_for=None):
+    """Launches ``kernel`` and lets go of its arguments: a kernel keeps the arguments it was
+    last called with (as OpenCL's do), and these kernels are cached, so they must not keep
+    the arrays alive."""
+    try:
+        return kernel(queue, global_size, local_size, *args, wait_for=wait_for)
+    finally:
+        kernel._args = None
+
+
 def call_arguments(args: list[Argument], values) -> list:
     """The launch arguments for the declared ``args`` from the caller's ``values``."""
     if len(values) != len(args):

@@ -252,7 +252,8 @@ __kernel void {name_prefix}_{pass_name}({params}{sep}{list_params}long n)
         groups = max(1, min(1024, -(-n // 128)))
         count_args = [_buffer(counts[name]) for name, _ in self.lists]
         if n:
-            self._count(queue, (groups * 128,), (128,), *user, *count_args, np.int64(n), wait_for=wait_for)
+            _snippets.launch(self._count, queue, (groups * 128,), (128,), *user, *count_args, np.int64(n),
+                             wait_for=wait_for)
         result, write_args = {}, []
         for name, dtype in self.lists:
             c = counts[name]
@@ -271,7 +272,7 @@ __kernel void {name_prefix}_{pass_name}({params}{sep}{list_params}long n)
             else:
                 result[name] = OutputList(total, starts, items)
         if n:
-            self._write(queue, (groups * 128,), (128,), *user, *write_args, np.int64(n))
+            _snippets.launch(self._write, queue, (groups * 128,), (128,), *user, *write_args, np.int64(n))
         return result, _done_event(queue)
 
 

@@ -50,4 +50,4 @@ class ElementwiseKernel:
         count = max(0, -(-(stop - start) // step))
         groups = max(1, min(_GROUPS, -(-count // _LOCAL)))
         launch = _snippets.call_arguments(self.args, args) + [np.int64(start), np.int64(stop), np.int64(step)]
-        return self._kernel(queue, (groups * _LOCAL,), (_LOCAL,), *launch, wait_for=wait_for)
+        return _snippets.launch(self._kernel, queue, (groups * _LOCAL,), (_LOCAL,), *launch, wait_for=wait_for)

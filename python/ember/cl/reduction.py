@@ -90,10 +90,11 @@ class ReductionKernel:
         partial = empty(queue, groups, self.dtype_out)
         bounds = [np.int64(start), np.int64(stop), np.int64(step), np.int64(count)]
         launch = [*_partial_args(partial), *_snippets.call_arguments(self.args, args), *bounds]
-        self._stage1(queue, (groups * _LOCAL,), (_LOCAL,), *launch, wait_for=wait_for)
+        _snippets.launch(self._stage1, queue, (groups * _LOCAL,), (_LOCAL,), *launch, wait_for=wait_for)
         result = empty(queue, (), self.dtype_out, allocator=allocator) if out is None else out
         part = [np.int64(0), np.int64(groups), np.int64(1), np.int64(groups)]
-        event = self._stage2(queue, (_LOCAL,), (_LOCAL,), *_partial_args(result), *_partial_args(partial), *part)
+        event = _snippets.launch(self._stage2, queue, (_LOCAL,), (_LOCAL,), *_partial_args(result),
+                                 *_partial_args(partial), *part)
         return (result, event) if return_event else result
 
 

@@ -127,9 +127,9 @@ class GenericScanKernel:
         t, f, last_arg = (_snippets.call_arguments([_snippets.VectorArg(x.dtype, "x")], [x])[0] for x in
                           (totals, flags, last))
         n64 = np.int64(n)
-        self._fold(queue, (runs,), (_LOCAL,), *user, n64, t, f, wait_for=wait_for)
-        self._prefix(queue, (1,), (1,), np.int64(runs), t, f, last_arg)
-        event = self._output(queue, (runs,), (_LOCAL,), *user, n64, t, last_arg)
+        _snippets.launch(self._fold, queue, (runs,), (_LOCAL,), *user, n64, t, f, wait_for=wait_for)
+        _snippets.launch(self._prefix, queue, (1,), (1,), np.int64(runs), t, f, last_arg)
+        event = _snippets.launch(self._output, queue, (runs,), (_LOCAL,), *user, n64, t, last_arg)
         return event
 
 

@@ -1,18 +1,16 @@
 """``ember.cl``: PyOpenCL's API on ember, so ``import pyopencl as cl`` becomes
-``from ember import cl``.
+``from ember import cl`` (``pyopencl.array`` is ``ember.cl.array``, and so on; see
+docs/opencl.md).
 
-Platforms and devices are ember's OpenCL devices; buffers are ember arrays of bytes (they
-convert to and from ``ember.ndarray`` without copies: ``Buffer.as_array``,
-``Buffer.from_array``); programs build through ember's kernel cache; queues are ember streams.
-``ember.cl.array`` has a minimal ``pyopencl.array``.
+Platforms and devices are ember's OpenCL devices (every ``device_info`` parameter is read from
+the driver); buffers are ember arrays of bytes (they convert to and from ``ember.ndarray``
+without copies: ``Buffer.as_array``, ``Buffer.from_array``); programs build through ember's
+kernel cache; queues are ember streams. ``ember.cl.array.Array`` is ``ember.ndarray`` itself.
 
 Where ember.cl differs from PyOpenCL:
 
-- Only the devices ember opened are listed; ``Platform.vendor`` is known for common platforms
-  and is the platform's name otherwise. Devices have no ``local_mem_size``, ``vendor``,
-  ``version``, ``extensions`` or ``int_ptr``; buffers have no ``int_ptr``.
-- A context's buffers live on its first device. Sub-buffers (``buf[a:b]``) work in copies and
-  fills but cannot be kernel arguments.
+- Only the devices ember opened are listed. A context's buffers live on its first device.
+  Sub-buffers (``buf[a:b]``) work in copies and fills but cannot be kernel arguments.
 - Programs build from source only; ``kernel_names`` lists the ``__kernel`` functions found in
   the source (kernels made by macros are reachable by name but not listed). ``prg.<name>``
   returns the same ``Kernel`` each time. pyopencl's own headers and ``PYOPENCL_BUILD_OPTIONS``

@@ -98,9 +98,11 @@ def _elsewhere(device, make, *args, **kwargs):
         return make(*args, **kwargs)
 
 
-def _from_host(host: np.ndarray):
+def _from_host(host: np.ndarray, device: int | None = None):
+    """A device copy of ``host`` on ``device`` (the current device by default)."""
     host = _c_order(host)
-    out = _ember.wrap(_ember.empty(current_device_id(), list(host.shape), _dtypes.name_of(host.dtype)))
+    ordinal = current_device_id() if device is None else device
+    out = _ember.wrap(_ember.empty(ordinal, list(host.shape), _dtypes.name_of(host.dtype)))
     out._a.set_from_host(_host_pointer(host), host.nbytes)
     return out
 

@@ -89,7 +89,7 @@ def setitem(a, index, value) -> None:
     if _dtypes.is_opaque(dtype):
         # No kernel writes these: a device value is copied, a host one converted by NumPy.
         view = None if isinstance(value, np.ndarray) else _foreign_view(value)
-        _ember.setitem(a, index, view if view is not None else _from_host(np.asarray(value, dtype=dtype)))
+        _ember.setitem(a, index, view if view is not None else _from_host(np.asarray(value, dtype=dtype), a._a.device))
         return
     if isinstance(value, (bool, int, float, complex, np.generic)):
         _ember.setitem(a, index, _host_scalar(value, dtype))
@@ -104,7 +104,7 @@ def setitem(a, index, value) -> None:
         _ember.setitem(a, index, _host_scalar(value, dtype))
         return
     # Cast on the host, where the data is: the upload is then a plain copy.
-    _ember.setitem(a, index, _from_host(host.astype(dtype, copy=False)), not isinstance(value, np.ndarray))
+    _ember.setitem(a, index, _from_host(host.astype(dtype, copy=False), a._a.device), not isinstance(value, np.ndarray))
 
 
 def nonzero(a) -> tuple:

@@ -187,3 +187,27 @@ def test_wrapper_odds_and_ends(ctx):
         pass
     with pytest.warns(cl.CommandQueueUsedAfterExit):
         q.flush()
+
+
+def test_arrays_on_a_second_device_stay_there(ctx):
+    # PoCL opens two CPU devices with POCL_DEVICES: every array the PyOpenCL face makes for a
+    # queue of the second device is made there (random numbers, structured fills, list builds).
+    if ctx.devices[0].platform.name != "Portable Computing Language":
+        pytest.skip("needs PoCL to make a second device")
+    from conftest import run_python
+
+    code = """
+import numpy as np
+from ember import cl
+from ember.cl import array as cl_array, clrandom, cltypes
+dev = cl.get_platforms()[0].get_devices()[1]
+q = cl.CommandQueue(cl.Context([dev]))
+r = clrandom.rand(q, 1000, np.float32)
+assert r._a.device == dev.ordinal == 1 and 0 <= r.get().min() and r.get().max() < 1
+v = cl_array.empty(q, 10, cltypes.float4)
+v.fill(cltypes.make_float4(1, 2, 3, 4))
+assert (v.get() == cltypes.make_float4(1, 2, 3, 4)).all()
+print("ok")
+"""
+    done = run_python(code, {"POCL_DEVICES": "pthread pthread", "EMBER_BACKEND": "opencl"})
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]

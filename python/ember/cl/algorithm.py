@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._runtime import Device as _EmberDevice
 from . import _snippets
 from .array import empty, empty_like, zeros
 from .scan import GenericScanKernel
@@ -160,10 +161,11 @@ class KeyValueSorter:
 
         if wait_for:
             queue._wait_for(wait_for)
-        order = _sorting.argsort(keys, kind="stable")
-        lists = values[order]
-        bounds = _creation.arange(int(nkeys) + 1, dtype=keys.dtype)
-        starts = _sorting.searchsorted(keys[order], bounds, side="left").astype(starts_dtype)
+        with _EmberDevice(keys._a.device):
+            order = _sorting.argsort(keys, kind="stable")
+            lists = values[order]
+            bounds = _creation.arange(int(nkeys) + 1, dtype=keys.dtype)
+            starts = _sorting.searchsorted(keys[order], bounds, side="left").astype(starts_dtype)
         return starts, lists, _done_event(queue)
 
 
@@ -243,7 +245,6 @@ __kernel void {name_prefix}_{pass_name}({params}{sep}{list_params}long n)
         self._write = getattr(_snippets.build(context, header + writing, options), f"{name_prefix}_write")
 
     def __call__(self, queue, n_objects, *args, allocator=None, omit_lists=(), wait_for=None):
-        from .. import _creation, _indexing, _reductions
         from .array import _done_event
 
         n = int(n_objects)
@@ -254,26 +255,33 @@ __kernel void {name_prefix}_{pass_name}({params}{sep}{list_params}long n)
         if n:
             _snippets.launch(self._count, queue, (groups * 128,), (128,), *user, *count_args, np.int64(n),
                              wait_for=wait_for)
-        result, write_args = {}, []
-        for name, dtype in self.lists:
-            c = counts[name]
-            starts = _creation.zeros(n + 1, np.int64)
-            if n:
-                starts[1:] = _reductions.cumsum(c)
-            total = int(starts[n].get()) if n else 0
-            items = empty(queue, max(total, 1), dtype)[:total]
-            write_args += [_buffer(items), _buffer(starts)]
-            if name in self.eliminate:
-                nonempty = _indexing.nonzero(c)[0]
-                kept = _creation.zeros(nonempty.size + 1, np.int64)
-                kept[:-1] = starts[nonempty]
-                kept[-1] = total
-                result[name] = OutputList(total, kept, items, nonempty, int(nonempty.size))
-            else:
-                result[name] = OutputList(total, starts, items)
+        with _EmberDevice(queue.device.ordinal):  # the lists' arrays on the queue's device
+            result = {name: self._placed(queue, n, counts[name], name, dtype) for name, dtype in self.lists}
+        write_args = [arg for name, _ in self.lists
+                      for arg in (_buffer(result[name].lists), _buffer(result[name]._all))]
         if n:
             _snippets.launch(self._write, queue, (groups * 128,), (128,), *user, *write_args, np.int64(n))
         return result, _done_event(queue)
+
+    def _placed(self, queue, n: int, counts, name: str, dtype) -> OutputList:
+        """A list's starts (a scan of its counts) and the array its items go to."""
+        from .. import _creation, _indexing, _reductions
+
+        starts = _creation.zeros(n + 1, np.int64)
+        if n:
+            starts[1:] = _reductions.cumsum(counts)
+        total = int(starts[n].get()) if n else 0
+        items = empty(queue, max(total, 1), dtype)[:total]
+        if name in self.eliminate:
+            nonempty = _indexing.nonzero(counts)[0]
+            kept = _creation.zeros(nonempty.size + 1, np.int64)
+            kept[:-1] = starts[nonempty]
+            kept[-1] = total
+            out = OutputList(total, kept, items, nonempty, int(nonempty.size))
+        else:
+            out = OutputList(total, starts, items)
+        out._all = starts  # every input's start: where the write pass puts its items
+        return out
 
 
 def _buffer(fresh):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._runtime import Device as _EmberDevice
 from ..random._bit_generator import Philox
 from . import array as cl_array
 from ._platform import context_of
@@ -51,7 +52,8 @@ class Random123GeneratorBase:
         return values if count == 1 else values.view(dtype).reshape(tuple(shape))
 
     def _fill(self, law: str, ary, p, q):
-        ary[...] = self._draw(law, ary.shape, ary.dtype, p, q)
+        with _EmberDevice(ary._a.device):  # drawn where the array lives
+            ary[...] = self._draw(law, ary.shape, ary.dtype, p, q)
 
     def fill_uniform(self, ary, a=0, b=1, queue=None):
         """Fills ``ary`` with values uniform in ``[a, b)``."""

@@ -211,3 +211,19 @@ print("ok")
 """
     done = run_python(code, {"POCL_DEVICES": "pthread pthread", "EMBER_BACKEND": "opencl"})
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+def test_map_buffer_reads_and_writes_back(ctx, queue):
+    host = np.arange(10, dtype=np.float32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    mapped, _ = cl.enqueue_map_buffer(queue, buf, cl.map_flags.READ | cl.map_flags.WRITE, 8, (4,), np.float32)
+    np.testing.assert_array_equal(mapped, host[2:6])
+    with mapped.base:
+        mapped *= 10
+    out = np.empty_like(host)
+    cl.enqueue_copy(queue, out, buf)
+    np.testing.assert_array_equal(out, np.concatenate([host[:2], host[2:6] * 10, host[6:]]))
+    with pytest.raises(cl.LogicError, match="already unmapped"):
+        mapped.base.release()
+    with pytest.raises(cl.Error, match="do not fit"):
+        cl.enqueue_map_buffer(queue, buf, cl.map_flags.READ, 32, (4,), np.float32)

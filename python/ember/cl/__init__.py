@@ -37,6 +37,7 @@ from ._constants import (
     device_type,
     kernel_info,
     kernel_work_group_info,
+    map_flags,
     mem_flags,
     mem_info,
     platform_info,
@@ -54,7 +55,15 @@ from ._errors import (
     ProgramBuildError,
     RuntimeError,
 )
-from ._memory import Buffer, LocalMemory, enqueue_copy, enqueue_fill, enqueue_fill_buffer
+from ._memory import (
+    Buffer,
+    LocalMemory,
+    MemoryMap,
+    enqueue_copy,
+    enqueue_fill,
+    enqueue_fill_buffer,
+    enqueue_map_buffer,
+)
 from ._platform import (
     Context,
     Device,
@@ -96,11 +105,11 @@ def __getattr__(name: str):
 __all__ = [
     "AllocationError", "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory",
     "Device", "DeviceTopologyAmd", "Error", "Event", "InvalidValueError", "Kernel", "KernelArgumentError",
-    "KernelNameError", "LocalMemory", "LogicError", "MemoryError", "Platform", "Program", "ProgramBuildError",
-    "RuntimeError", "array", "choose_devices", "command_execution_status", "command_queue_properties",
-    "context_info", "context_properties", "create_some_context", "device_info", "device_type",
-    "enqueue_barrier", "enqueue_copy", "enqueue_fill", "enqueue_fill_buffer", "enqueue_marker",
-    "enqueue_nd_range_kernel", "get_cl_header_version", "get_platforms", "kernel_info",
-    "kernel_work_group_info", "mem_flags", "mem_info", "platform_info", "program_info", "status_code",
-    "unload_platform_compiler", "wait_for_events",
+    "KernelNameError", "LocalMemory", "LogicError", "MemoryError", "MemoryMap", "Platform", "Program",
+    "ProgramBuildError", "RuntimeError", "array", "choose_devices", "command_execution_status",
+    "command_queue_properties", "context_info", "context_properties", "create_some_context", "device_info",
+    "device_type", "enqueue_barrier", "enqueue_copy", "enqueue_fill", "enqueue_fill_buffer",
+    "enqueue_map_buffer", "enqueue_marker", "enqueue_nd_range_kernel", "get_cl_header_version",
+    "get_platforms", "kernel_info", "kernel_work_group_info", "map_flags", "mem_flags", "mem_info",
+    "platform_info", "program_info", "status_code", "unload_platform_compiler", "wait_for_events",
 ]

@@ -40,6 +40,12 @@ class mem_flags(_Constants):
     KERNEL_READ_AND_WRITE = 1 << 12
 
 
+class map_flags(_Constants):
+    READ = 1 << 0
+    WRITE = 1 << 1
+    WRITE_INVALIDATE_REGION = 1 << 2
+
+
 class command_queue_properties(_Constants):
     OUT_OF_ORDER_EXEC_MODE_ENABLE = 1 << 0
     PROFILING_ENABLE = 1 << 1

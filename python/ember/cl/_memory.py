@@ -17,7 +17,7 @@ from .. import errors as _ember_errors
 from .._creation import _host_pointer
 from .._memory import ArrayMemory, MemoryPointer
 from .._ndarray import _wrap, ndarray
-from ._constants import mem_flags, mem_info, status_code
+from ._constants import map_flags, mem_flags, mem_info, status_code
 from ._errors import AllocationError, LogicError, RuntimeError, from_driver, invalid
 from ._platform import Context, context_of
 
@@ -369,3 +369,52 @@ def enqueue_fill_buffer(queue, mem: Buffer, pattern, offset, size, wait_for=None
 def enqueue_fill(queue, dest: Buffer, pattern, size, *, offset=0, wait_for=None):
     """``enqueue_fill_buffer`` with PyOpenCL's newer argument order."""
     return enqueue_fill_buffer(queue, dest, pattern, offset, size, wait_for=wait_for)
+
+
+# ---- mapping -------------------------------------------------------------------------------
+
+
+class MemoryMap:
+    """A mapped region of a buffer: the host array's ``base``. ember maps by copying (as
+    OpenCL allows): the region is read in when mapped for reading, and written back when a map
+    for writing is released (``release()``, or leaving ``with array.base:``)."""
+
+    def __init__(self, queue, buf: Buffer, offset: int, host: np.ndarray, flags: int):
+        self._queue, self._buf, self._offset, self._host, self._flags = queue, buf, offset, host, flags
+        self._released = False
+        self.__array_interface__ = host.__array_interface__
+
+    def release(self, queue=None, wait_for=None):
+        """Unmaps the region (writing it back when mapped for writing); returns an event."""
+        queue = queue or self._queue
+        if self._released:
+            raise invalid("clEnqueueUnmapMemObject", status_code.INVALID_VALUE,
+                          "the region is already unmapped", cls=LogicError)
+        self._released = True
+        if self._flags & (map_flags.WRITE | map_flags.WRITE_INVALIDATE_REGION):
+            return _write_buffer(queue, self._buf, self._host.reshape(-1, order="A").view(np.uint8),
+                                 self._offset, wait_for)
+        return _run(queue, wait_for, lambda: None, done=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if not self._released:
+            self.release()
+
+
+def enqueue_map_buffer(queue, buf: Buffer, flags, offset, shape, dtype, order="C", strides=None, wait_for=None,
+                       is_blocking=True):
+    """``(array, event)``: ``shape`` items of ``dtype`` at byte ``offset`` of ``buf`` as a host
+    array, whose ``base`` (a :class:`MemoryMap`) unmaps it."""
+    dtype = np.dtype(dtype)
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
+    host = np.empty(shape, dtype, order="F" if order in ("F", "f") else "C")
+    offset, flags = int(offset), int(flags)
+    _check_range("clEnqueueMapBuffer", "offset", offset, host.nbytes, buf.size)
+    if flags & map_flags.READ or not flags & map_flags.WRITE_INVALIDATE_REGION:
+        event = _read_buffer(queue, buf, host.reshape(-1, order="A").view(np.uint8), offset, wait_for)
+    else:
+        event = _run(queue, wait_for, lambda: None, done=True)
+    return np.asarray(MemoryMap(queue, buf, offset, host, flags)), event

@@ -227,3 +227,17 @@ def test_map_buffer_reads_and_writes_back(ctx, queue):
         mapped.base.release()
     with pytest.raises(cl.Error, match="do not fit"):
         cl.enqueue_map_buffer(queue, buf, cl.map_flags.READ, 32, (4,), np.float32)
+
+
+def test_program_binaries_load_back(ctx, queue):
+    src = "__kernel void twice(__global float *x, __global float *y) { y[get_global_id(0)] = 2 * x[get_global_id(0)]; }"
+    prg = cl.Program(ctx, src).build()
+    [binary] = prg.get_info(cl.program_info.BINARIES)
+    assert prg.get_info(cl.program_info.BINARY_SIZES) == [len(binary)] and prg.binaries == [binary]
+    loaded = cl.Program(ctx, [queue.device], [binary]).build()
+    x = cl_array.arange(queue, 64, dtype=np.float32)
+    y = cl_array.empty_like(x)
+    loaded.twice(queue, (64,), None, x.data, y.data)
+    np.testing.assert_array_equal(y.get(), 2 * np.arange(64, dtype=np.float32))
+    with pytest.raises(cl.Error, match="one binary a device"):
+        cl.Program(ctx, [queue.device], [binary, binary])

@@ -36,6 +36,12 @@ impl NativeModule {
         Ok(NativeKernel { function, front })
     }
 
+    /// The driver's binary of the module (OpenCL's program binary).
+    fn binary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let raw = self.0.device().module_binary(&self.0).py()?;
+        Ok(pyo3::types::PyBytes::new(py, &raw))
+    }
+
     /// The compiler's name for a name expression, if it was given at build time.
     fn lowered_name(&self, expression: &str) -> Option<String> {
         self.0.lowered_name(expression).map(str::to_string)
@@ -55,6 +61,15 @@ fn build_module(
 ) -> PyResult<NativeModule> {
     let dev = device(ordinal)?;
     py.detach(|| dev.module_with_names(&source, &name, &options, &name_expressions))
+        .py()
+        .map(NativeModule)
+}
+
+/// A module loaded from a program binary (`Module.binary()`'s) on device `ordinal`.
+#[pyfunction]
+fn load_module(py: Python<'_>, ordinal: usize, binary: Vec<u8>) -> PyResult<NativeModule> {
+    let dev = device(ordinal)?;
+    py.detach(|| dev.module_from_binary(&binary))
         .py()
         .map(NativeModule)
 }
@@ -296,6 +311,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PinnedMemory>()?;
 
     m.add_function(wrap_pyfunction!(build_module, m)?)?;
+    m.add_function(wrap_pyfunction!(load_module, m)?)?;
     m.add_function(wrap_pyfunction!(opencl_device_ids, m)?)?;
     Ok(())
 }

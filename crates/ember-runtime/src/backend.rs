@@ -345,6 +345,16 @@ pub trait Backend: Send + Sync {
     fn ipc_close(&self, _address: u64) -> Result<()> {
         Err(self.cuda_only("interprocess memory handles"))
     }
+    /// The driver's binary of a loaded module (OpenCL's `CL_PROGRAM_BINARIES`), which
+    /// [`Backend::load`] takes back.
+    fn program_binary(&self, _module: Handle) -> Result<Vec<u8>> {
+        Err(ember_core::Error::Value(format!(
+            "program binaries are OpenCL's; device {} ({}) is on the {} backend",
+            self.info().ordinal,
+            self.info().name,
+            self.info().backend.name()
+        )))
+    }
     /// The raw value of an OpenCL `clGetDeviceInfo` parameter of this device, or with
     /// `of_platform` a `clGetPlatformInfo` parameter of its platform (PyOpenCL's `get_info`).
     fn opencl_info(&self, _of_platform: bool, _param: u32) -> Result<Vec<u8>> {

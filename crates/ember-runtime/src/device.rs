@@ -190,6 +190,25 @@ impl Device {
 
     /// [`Device::module`], also resolving C++ `name_expressions` (template instances) to the
     /// names the module knows them by.
+    /// The driver's binary of `module` (OpenCL's program binary).
+    pub fn module_binary(&self, module: &Module) -> Result<Vec<u8>> {
+        self.backend.program_binary(module.handle)
+    }
+
+    /// A module loaded from a binary [`Device::module_binary`] gave. It has no source, so it
+    /// is not rebuilt after a device fault: load it again then.
+    pub fn module_from_binary(&'static self, binary: &[u8]) -> Result<Arc<Module>> {
+        self.epoch();
+        let handle = self.backend.load(binary)?;
+        let build = Build {
+            source: "",
+            name: "program binary",
+            options: &[],
+            expressions: &[],
+        };
+        Ok(Arc::new(Module::new(self, handle, build, Vec::new())))
+    }
+
     pub fn module_with_names(
         &'static self,
         source: &str,

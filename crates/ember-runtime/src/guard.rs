@@ -322,6 +322,9 @@ impl Backend for Guard {
     fn ipc_close(&self, address: u64) -> Result<()> {
         self.call(|b| b.ipc_close(address))
     }
+    fn program_binary(&self, module: Handle) -> Result<Vec<u8>> {
+        self.call(|b| b.program_binary(module))
+    }
     fn opencl_info(&self, of_platform: bool, param: u32) -> Result<Vec<u8>> {
         self.call(|b| b.opencl_info(of_platform, param))
     }

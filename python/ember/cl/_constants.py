@@ -110,6 +110,8 @@ class program_info(_Constants):
     NUM_DEVICES = 0x1162
     DEVICES = 0x1163
     SOURCE = 0x1164
+    BINARY_SIZES = 0x1165
+    BINARIES = 0x1166
     NUM_KERNELS = 0x1167
     KERNEL_NAMES = 0x1168
 

@@ -39,14 +39,25 @@ _KERNEL_NAMES = re.compile(r"(?:\b__kernel|\bkernel)\b[^;{]*?\bvoid\s+(\w+)\s*\(
 class Program:
     """``Program(context, src)``: OpenCL C source; ``build(options)`` compiles it for the
     context's devices and returns the program, whose kernels are its attributes
-    (``prg.vector_add``)."""
+    (``prg.vector_add``). ``Program(context, devices, binaries)`` loads the binaries another
+    program gave (``prg.binaries``, ``get_info(program_info.BINARIES)``) on those devices."""
 
     def __init__(self, context: Context, src, *more):
-        if more or not isinstance(src, str):
-            raise TypeError("ember.cl.Program takes (context, source: str); programs from binaries or IL "
-                            "are not supported")
         if not isinstance(context, Context):
             raise TypeError(f"context must be an ember.cl.Context, got {type(context).__name__}")
+        self._binaries = None
+        if more:
+            if len(more) != 1 or isinstance(src, str):
+                raise TypeError("ember.cl.Program takes (context, source) or (context, devices, binaries); "
+                                "programs from IL are not supported")
+            devices, binaries = list(src), list(more[0])
+            if len(devices) != len(binaries):
+                raise invalid("clCreateProgramWithBinary", status_code.INVALID_VALUE,
+                              f"{len(devices)} devices and {len(binaries)} binaries: give one binary a device")
+            self._binaries = dict(zip(devices, (bytes(b) for b in binaries), strict=True))
+            src = ""
+        elif not isinstance(src, str):
+            raise TypeError("ember.cl.Program takes (context, source: str) or (context, devices, binaries)")
         self.context = context
         self.source = src
         self.options: list[str] = []
@@ -65,8 +76,11 @@ class Program:
         else:
             opts = [str(o) for o in options]
         modules = {}
-        for device in devices or self.context.devices:
+        for device in (list(self._binaries) if self._binaries else None) or devices or self.context.devices:
             try:
+                if self._binaries:
+                    modules[device.ordinal] = _ember.load_module(device.ordinal, self._binaries[device])
+                    continue
                 modules[device.ordinal] = _ember.build_module(device.ordinal, self.source, "cl.Program", opts)
             except CompileError as e:
                 text = message("clBuildProgram", status_code.BUILD_PROGRAM_FAILURE)
@@ -114,10 +128,19 @@ class Program:
         values = {program_info.CONTEXT: lambda: self.context, program_info.SOURCE: lambda: self.source,
                   program_info.DEVICES: lambda: self.devices, program_info.NUM_DEVICES: lambda: len(self.devices),
                   program_info.KERNEL_NAMES: lambda: self.kernel_names,
-                  program_info.NUM_KERNELS: lambda: self.num_kernels}
+                  program_info.NUM_KERNELS: lambda: self.num_kernels,
+                  program_info.BINARIES: lambda: self.binaries,
+                  program_info.BINARY_SIZES: lambda: [len(b) for b in self.binaries]}
         if param not in values:
             raise invalid("clGetProgramInfo", status_code.INVALID_VALUE, f"info parameter {param!r} is not available")
         return values[param]()
+
+    @property
+    def binaries(self) -> list[bytes]:
+        """The driver's binary for each of the program's devices (``Program(context, devices,
+        binaries)`` loads them)."""
+        modules = self._require_built()
+        return [modules[d.ordinal].binary() for d in self.devices]
 
     def __getattr__(self, name):
         if name.startswith("_"):

@@ -714,6 +714,14 @@ impl Backend for ClDevice {
                         || failure.call.starts_with("clFinish"))))
     }
 
+    fn program_binary(&self, module: Handle) -> Result<Vec<u8>> {
+        match pg::get_program_info(p(module), pg::CL_PROGRAM_BINARIES) {
+            Ok(InfoType::VecVecUchar(mut all)) if !all.is_empty() => Ok(all.swap_remove(0)),
+            Ok(_) => Err(Error::Value("the driver gave no program binary".into())),
+            Err(c) => Err(cl_error("clGetProgramInfo", c)),
+        }
+    }
+
     fn opencl_info(&self, of_platform: bool, param: u32) -> Result<Vec<u8>> {
         if !of_platform {
             return cl3::device::get_device_data(self.device, param)

@@ -28,7 +28,9 @@ class ElementwiseKernel:
             f"long ember_step)\n{{\n{_snippets.prologue(self.args)}"
             "    long n = ember_step > 0 ? (ember_stop - ember_start + ember_step - 1) / ember_step\n"
             "                            : (ember_start - ember_stop - ember_step - 1) / (-ember_step);\n"
-            "    for (long ember_k = get_global_id(0); ember_k < n; ember_k += get_global_size(0)) {\n"
+            "    long ember_per = (n + get_num_groups(0) - 1) / get_num_groups(0);\n"
+            "    long ember_lo = get_group_id(0) * ember_per, ember_hi = min(ember_lo + ember_per, n);\n"
+            "    for (long ember_k = ember_lo + get_local_id(0); ember_k < ember_hi; ember_k += get_local_size(0)) {\n"
             "        long i = ember_start + ember_k * ember_step;\n"
             f"        {operation};\n"
             "    }\n}\n")

@@ -27,7 +27,11 @@ __kernel void {name}(__global {ctype} *ember_out, long ember_out_offset{sep}{par
 {prologue}    __local {ctype} ember_partial[{_LOCAL}];
     int lid = get_local_id(0);
     {ctype} acc = {neutral};
-    for (long ember_k = get_global_id(0); ember_k < ember_count; ember_k += get_global_size(0)) {{
+    // Each group reduces a contiguous block (its items striding through it): a block a core.
+    long ember_per = (ember_count + get_num_groups(0) - 1) / get_num_groups(0);
+    long ember_lo = get_group_id(0) * ember_per;
+    long ember_hi = ember_lo + ember_per < ember_count ? ember_lo + ember_per : ember_count;
+    for (long ember_k = ember_lo + lid; ember_k < ember_hi; ember_k += get_local_size(0)) {{
         long i = ember_start + ember_k * ember_step;
         {ctype} b = {map_expr};
         {ctype} a = acc;

@@ -241,3 +241,34 @@ def test_program_binaries_load_back(ctx, queue):
     np.testing.assert_array_equal(y.get(), 2 * np.arange(64, dtype=np.float32))
     with pytest.raises(cl.Error, match="one binary a device"):
         cl.Program(ctx, [queue.device], [binary, binary])
+
+
+def test_user_event_holds_back_commands_until_set(ctx, queue):
+    import threading
+    import time
+
+    host = np.arange(1000, dtype=np.float32)
+    src = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    dst = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, host.nbytes)
+    prg = cl.Program(ctx, "__kernel void twice(__global const float *a, __global float *r)"
+                          "{ int g = get_global_id(0); r[g] = 2 * a[g]; }").build()
+    gate = cl.UserEvent(ctx)
+    evt = prg.twice(queue, host.shape, None, src, dst, wait_for=[gate])
+    seen = []
+    evt.set_callback(cl.command_execution_status.COMPLETE, seen.append)
+    waiter = threading.Thread(target=gate.wait)
+    waiter.start()
+    time.sleep(0.05)
+    assert waiter.is_alive() and gate.command_execution_status != cl.command_execution_status.COMPLETE
+    assert evt.command_execution_status != cl.command_execution_status.COMPLETE
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    waiter.join(10)
+    evt.wait()
+    out = np.empty_like(host)
+    cl.enqueue_copy(queue, out, dst)
+    np.testing.assert_array_equal(out, 2 * host)
+    for _ in range(100):
+        if seen:
+            break
+        time.sleep(0.01)
+    assert seen == [cl.command_execution_status.COMPLETE]

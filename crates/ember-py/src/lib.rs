@@ -20,6 +20,7 @@ mod runtime;
 mod scalars;
 mod shape;
 mod ufunc;
+mod user_event;
 mod user_kernel;
 mod xoroshiro;
 

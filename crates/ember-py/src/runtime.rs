@@ -473,6 +473,7 @@ impl NativeEvent {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<crate::user_event::NativeUserEvent>()?;
     m.add_class::<NativeStream>()?;
     m.add_class::<NativeEvent>()?;
     for f in [

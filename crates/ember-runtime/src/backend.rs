@@ -345,6 +345,20 @@ pub trait Backend: Send + Sync {
     fn ipc_close(&self, _address: u64) -> Result<()> {
         Err(self.cuda_only("interprocess memory handles"))
     }
+    /// OpenCL's user event (`clCreateUserEvent`): commands made to wait for it
+    /// ([`Backend::stream_wait_event`]) run once the host completes it.
+    fn create_user_event(&self) -> Result<Handle> {
+        Err(ember_core::Error::Value(format!(
+            "user events are OpenCL's; device {} ({}) is on the {} backend",
+            self.info().ordinal,
+            self.info().name,
+            self.info().backend.name()
+        )))
+    }
+    /// Completes a user event (`status` 0) or fails it (a negative status).
+    fn set_user_event_status(&self, _event: Handle, _status: i32) -> Result<()> {
+        Err(ember_core::Error::Value("user events are OpenCL's".into()))
+    }
     /// The driver's binary of a loaded module (OpenCL's `CL_PROGRAM_BINARIES`), which
     /// [`Backend::load`] takes back.
     fn program_binary(&self, _module: Handle) -> Result<Vec<u8>> {

@@ -322,6 +322,12 @@ impl Backend for Guard {
     fn ipc_close(&self, address: u64) -> Result<()> {
         self.call(|b| b.ipc_close(address))
     }
+    fn create_user_event(&self) -> Result<Handle> {
+        self.call(|b| b.create_user_event())
+    }
+    fn set_user_event_status(&self, event: Handle, status: i32) -> Result<()> {
+        self.call(|b| b.set_user_event_status(event, status))
+    }
     fn program_binary(&self, module: Handle) -> Result<Vec<u8>> {
         self.call(|b| b.program_binary(module))
     }

@@ -79,6 +79,7 @@ from ._queue import (
     CommandQueue,
     CommandQueueUsedAfterExit,
     Event,
+    UserEvent,
     enqueue_barrier,
     enqueue_marker,
     wait_for_events,
@@ -104,7 +105,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "AllocationError", "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory",
-    "Device", "DeviceTopologyAmd", "Error", "Event", "InvalidValueError", "Kernel", "KernelArgumentError",
+    "Device", "DeviceTopologyAmd", "Error", "Event", "UserEvent", "InvalidValueError", "Kernel", "KernelArgumentError",
     "KernelNameError", "LocalMemory", "LogicError", "MemoryError", "MemoryMap", "Platform", "Program",
     "ProgramBuildError", "RuntimeError", "array", "choose_devices", "command_execution_status",
     "command_queue_properties", "context_info", "context_properties", "create_some_context", "device_info",

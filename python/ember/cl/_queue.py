@@ -11,9 +11,11 @@ the command is done (it may wait for commands queued after it too).
 
 from __future__ import annotations
 
+import threading
 import time
 import warnings
 
+from .. import _ember
 from .._runtime import Event as _Marker
 from .._runtime import Stream, get_current_stream, get_elapsed_time
 from ._constants import command_execution_status, command_queue_properties, status_code
@@ -89,6 +91,9 @@ class CommandQueue:
     def _wait_for(self, events) -> None:
         """Makes later commands on this queue wait for ``events`` (from any queue)."""
         for event in events:
+            if isinstance(event, UserEvent):
+                event._user.wait_on(self._handle)
+                continue
             if event.command_queue is not self:
                 marker = event._marker()
                 if marker is not None:
@@ -188,8 +193,49 @@ class Event:
                 routine="clGetEventProfilingInfo", code=status_code.PROFILING_INFO_NOT_AVAILABLE)
         return self._profile
 
+    def set_callback(self, type, cb) -> None:  # noqa: A002  (PyOpenCL's name)
+        """Calls ``cb(status)`` from another thread once the command reaches ``type`` (ember
+        reports completion, ``command_execution_status.COMPLETE``)."""
+        def watch():
+            self.wait()
+            cb(command_execution_status.COMPLETE)
+
+        threading.Thread(target=watch, daemon=True).start()
+
     def __repr__(self):
         return f"<ember.cl.Event on {self.command_queue!r}>"
+
+
+class UserEvent(Event):
+    """``UserEvent(context)``: an event the host completes with ``set_status(COMPLETE)`` (or
+    fails with a negative status); commands given it in ``wait_for`` run after that. OpenCL
+    devices only."""
+
+    __slots__ = ("context", "_user")
+
+    def __init__(self, context: Context):
+        super().__init__(None, None)
+        self.context = context
+        try:
+            self._user = _ember.UserEvent(context.devices[0].ordinal)
+        except ValueError as e:
+            raise invalid("clCreateUserEvent", status_code.INVALID_CONTEXT, str(e), cls=LogicError) from None
+
+    def set_status(self, status) -> None:
+        self._user.set_status(int(status))
+
+    def _marker(self):
+        return None
+
+    def wait(self) -> None:
+        self._user.wait()
+
+    @property
+    def command_execution_status(self) -> int:
+        return command_execution_status.COMPLETE if self._user.done() else command_execution_status.SUBMITTED
+
+    def __repr__(self):
+        return f"<ember.cl.UserEvent on {self.context!r}>"
 
 
 def wait_for_events(events) -> None:

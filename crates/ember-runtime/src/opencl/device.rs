@@ -714,6 +714,17 @@ impl Backend for ClDevice {
                         || failure.call.starts_with("clFinish"))))
     }
 
+    fn create_user_event(&self) -> Result<Handle> {
+        ev::create_user_event(self.context())
+            .map(h)
+            .map_err(|c| cl_error("clCreateUserEvent", c))
+    }
+
+    fn set_user_event_status(&self, event: Handle, status: i32) -> Result<()> {
+        ev::set_user_event_status(p::<c_void>(event) as cl_event, status)
+            .map_err(|c| cl_error("clSetUserEventStatus", c))
+    }
+
     fn program_binary(&self, module: Handle) -> Result<Vec<u8>> {
         match pg::get_program_info(p(module), pg::CL_PROGRAM_BINARIES) {
             Ok(InfoType::VecVecUchar(mut all)) if !all.is_empty() => Ok(all.swap_remove(0)),

@@ -272,3 +272,20 @@ def test_user_event_holds_back_commands_until_set(ctx, queue):
             break
         time.sleep(0.01)
     assert seen == [cl.command_execution_status.COMPLETE]
+
+
+def test_queue_event_and_build_information(ctx):
+    q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    assert q.get_info(cl.command_queue_info.DEVICE) == ctx.devices[0]
+    assert q.get_info(cl.command_queue_info.CONTEXT) is ctx
+    prg = cl.Program(ctx, "__kernel void dbl(__global float *a) { a[get_global_id(0)] *= 2; }").build(
+        options=["-DUNUSED=1"])
+    assert prg.get_build_info(ctx.devices[0], cl.program_build_info.STATUS) == cl.build_status.SUCCESS
+    assert prg.get_build_info(ctx.devices[0], cl.program_build_info.OPTIONS) == "-DUNUSED=1"
+    evt = prg.dbl(q, (64,), None, cl.Buffer(ctx, 0, 256))
+    evt.wait()
+    assert evt.get_info(cl.event_info.COMMAND_EXECUTION_STATUS) == cl.command_execution_status.COMPLETE
+    assert evt.get_info(cl.event_info.COMMAND_QUEUE) is q
+    assert evt.get_profiling_info(cl.profiling_info.END) >= evt.get_profiling_info(cl.profiling_info.START)
+    with pytest.raises(cl.Error, match="not available"):
+        q.get_info(0x9999)

@@ -29,18 +29,23 @@ from collections.abc import Callable
 
 from . import array
 from ._constants import (
+    build_status,
     command_execution_status,
+    command_queue_info,
     command_queue_properties,
     context_info,
     context_properties,
     device_info,
     device_type,
+    event_info,
     kernel_info,
     kernel_work_group_info,
     map_flags,
     mem_flags,
     mem_info,
     platform_info,
+    profiling_info,
+    program_build_info,
     program_info,
     status_code,
 )
@@ -105,12 +110,13 @@ def __getattr__(name: str):
 
 __all__ = [
     "AllocationError", "Buffer", "CommandQueue", "CommandQueueUsedAfterExit", "Context", "CtxFactory",
-    "Device", "DeviceTopologyAmd", "Error", "Event", "UserEvent", "InvalidValueError", "Kernel", "KernelArgumentError",
+    "Device", "DeviceTopologyAmd", "Error", "Event", "InvalidValueError", "Kernel", "KernelArgumentError",
     "KernelNameError", "LocalMemory", "LogicError", "MemoryError", "MemoryMap", "Platform", "Program",
-    "ProgramBuildError", "RuntimeError", "array", "choose_devices", "command_execution_status",
-    "command_queue_properties", "context_info", "context_properties", "create_some_context", "device_info",
-    "device_type", "enqueue_barrier", "enqueue_copy", "enqueue_fill", "enqueue_fill_buffer",
-    "enqueue_map_buffer", "enqueue_marker", "enqueue_nd_range_kernel", "get_cl_header_version",
-    "get_platforms", "kernel_info", "kernel_work_group_info", "map_flags", "mem_flags", "mem_info",
-    "platform_info", "program_info", "status_code", "unload_platform_compiler", "wait_for_events",
+    "ProgramBuildError", "RuntimeError", "UserEvent", "array", "build_status", "choose_devices",
+    "command_execution_status", "command_queue_info", "command_queue_properties", "context_info",
+    "context_properties", "create_some_context", "device_info", "device_type", "enqueue_barrier",
+    "enqueue_copy", "enqueue_fill", "enqueue_fill_buffer", "enqueue_map_buffer", "enqueue_marker",
+    "enqueue_nd_range_kernel", "event_info", "get_cl_header_version", "get_platforms", "kernel_info",
+    "kernel_work_group_info", "map_flags", "mem_flags", "mem_info", "platform_info", "profiling_info",
+    "program_build_info", "program_info", "status_code", "unload_platform_compiler", "wait_for_events",
 ]

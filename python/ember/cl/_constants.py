@@ -78,6 +78,41 @@ for _name, (_code, _) in _info.PLATFORM.items():
     setattr(platform_info, _name, _code)
 
 
+class command_queue_info(_Constants):
+    CONTEXT = 0x1090
+    DEVICE = 0x1091
+    REFERENCE_COUNT = 0x1092
+    PROPERTIES = 0x1093
+
+
+class program_build_info(_Constants):
+    STATUS = 0x1181
+    OPTIONS = 0x1182
+    LOG = 0x1183
+
+
+class build_status(_Constants):
+    SUCCESS = 0
+    NONE = -1
+    ERROR = -2
+    IN_PROGRESS = -3
+
+
+class event_info(_Constants):
+    COMMAND_QUEUE = 0x11D0
+    REFERENCE_COUNT = 0x11D2
+    COMMAND_EXECUTION_STATUS = 0x11D3
+    CONTEXT = 0x11D4
+
+
+class profiling_info(_Constants):
+    QUEUED = 0x1280
+    SUBMIT = 0x1281
+    START = 0x1282
+    END = 0x1283
+    COMPLETE = 0x1284
+
+
 class context_info(_Constants):
     DEVICES = 0x1081
     PROPERTIES = 0x1082

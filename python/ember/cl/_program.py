@@ -135,6 +135,19 @@ class Program:
             raise invalid("clGetProgramInfo", status_code.INVALID_VALUE, f"info parameter {param!r} is not available")
         return values[param]()
 
+    def get_build_info(self, device, param):
+        """The build's ``program_build_info`` on ``device``: its status, options and log
+        (ember's builds that return succeeded; a failed one raised with its log)."""
+        from ._constants import build_status, program_build_info
+
+        values = {program_build_info.STATUS: lambda: build_status.SUCCESS if self._modules else build_status.NONE,
+                  program_build_info.OPTIONS: lambda: " ".join(self.options),
+                  program_build_info.LOG: lambda: ""}
+        if param not in values:
+            raise invalid("clGetProgramBuildInfo", status_code.INVALID_VALUE,
+                          f"info parameter {param!r} is not available")
+        return values[param]()
+
     @property
     def binaries(self) -> list[bytes]:
         """The driver's binary for each of the program's devices (``Program(context, devices,

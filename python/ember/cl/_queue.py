@@ -18,7 +18,14 @@ import warnings
 from .. import _ember
 from .._runtime import Event as _Marker
 from .._runtime import Stream, get_current_stream, get_elapsed_time
-from ._constants import command_execution_status, command_queue_properties, status_code
+from ._constants import (
+    command_execution_status,
+    command_queue_info,
+    command_queue_properties,
+    event_info,
+    profiling_info,
+    status_code,
+)
 from ._errors import LogicError, RuntimeError, invalid
 from ._platform import Context, Device
 
@@ -69,6 +76,14 @@ class CommandQueue:
     def int_ptr(self) -> int:
         """The ``cl_command_queue`` handle."""
         return self._handle
+
+    def get_info(self, param):
+        values = {command_queue_info.CONTEXT: self.context, command_queue_info.DEVICE: self.device,
+                  command_queue_info.PROPERTIES: self.properties, command_queue_info.REFERENCE_COUNT: 1}
+        if param not in values:
+            raise invalid("clGetCommandQueueInfo", status_code.INVALID_VALUE,
+                          f"info parameter {param!r} is not available")
+        return values[param]
 
     def _get_cl_version(self) -> tuple[int, int]:
         """The OpenCL version of the queue's platform."""
@@ -192,6 +207,23 @@ class Event:
                 "properties=command_queue_properties.PROFILING_ENABLE to time its commands",
                 routine="clGetEventProfilingInfo", code=status_code.PROFILING_INFO_NOT_AVAILABLE)
         return self._profile
+
+    def get_info(self, param):
+        values = {event_info.COMMAND_QUEUE: lambda: self.command_queue,
+                  event_info.CONTEXT: lambda: self.command_queue.context,
+                  event_info.COMMAND_EXECUTION_STATUS: lambda: self.command_execution_status,
+                  event_info.REFERENCE_COUNT: lambda: 1}
+        if param not in values:
+            raise invalid("clGetEventInfo", status_code.INVALID_VALUE, f"info parameter {param!r} is not available")
+        return values[param]()
+
+    def get_profiling_info(self, param) -> int:
+        """A timestamp of ``profile`` (``profiling_info.START`` ...), in ns."""
+        names = {profiling_info.QUEUED: "queued", profiling_info.SUBMIT: "submit", profiling_info.START: "start",
+                 profiling_info.END: "end", profiling_info.COMPLETE: "complete"}
+        if param not in names:
+            raise invalid("clGetEventProfilingInfo", status_code.INVALID_VALUE, f"parameter {param!r} is not one")
+        return getattr(self.profile, names[param])
 
     def set_callback(self, type, cb) -> None:  # noqa: A002  (PyOpenCL's name)
         """Calls ``cb(status)`` from another thread once the command reaches ``type`` (ember

@@ -289,3 +289,16 @@ def test_queue_event_and_build_information(ctx):
     assert evt.get_profiling_info(cl.profiling_info.END) >= evt.get_profiling_info(cl.profiling_info.START)
     with pytest.raises(cl.Error, match="not available"):
         q.get_info(0x9999)
+
+
+def test_rectangular_buffer_copy(queue):
+    src = cl_array.to_device(queue, np.arange(6, dtype=np.float32).reshape(2, 3))
+    dst = cl_array.zeros(queue, (4, 5), np.float32)
+    # region and origins in (bytes, rows): the 2x3 block into rows 1-2, columns 1-3.
+    cl.enqueue_copy(queue, dst.data, src.data, src_origin=(0, 0), dst_origin=(4, 1), region=(12, 2),
+                    src_pitches=(12,), dst_pitches=(20,))
+    want = np.zeros((4, 5), np.float32)
+    want[1:3, 1:4] = np.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal(dst.get(), want)
+    with pytest.raises(cl.Error, match="does not fit"):
+        cl.enqueue_copy(queue, dst.data, src.data, src_origin=(0, 0), dst_origin=(0, 4), region=(20, 2))

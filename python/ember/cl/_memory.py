@@ -299,6 +299,33 @@ def _copy_buffer(queue, src: Buffer, dst: Buffer, byte_count=-1, src_offset=0, d
     return event
 
 
+def _rect(buf: Buffer, origin, region, pitches, routine: str):
+    """The native uint8 view of a rectangle of ``buf`` (OpenCL's rectangular copies: origin
+    and region in (bytes, rows, slices), pitches in bytes, 0 meaning packed)."""
+    w, h, d = (tuple(int(r) for r in region) + (1, 1))[:3]
+    x, y, z = (tuple(int(o) for o in origin) + (0, 0))[:3]
+    pitches = tuple(int(p) for p in (pitches or ()))
+    row = pitches[0] if len(pitches) > 0 and pitches[0] else w
+    plane = pitches[1] if len(pitches) > 1 and pitches[1] else h * row
+    start = z * plane + y * row + x
+    last = start + (d - 1) * plane + (h - 1) * row + w
+    if min(w, h, d) <= 0 or min(x, y, z) < 0 or row < w or plane < h * row or last > buf.size:
+        raise invalid(routine, status_code.INVALID_VALUE,
+                      f"region {(w, h, d)} at origin {(x, y, z)} with pitches {(row, plane)} does not fit in "
+                      f"a buffer of {buf.size} bytes")
+    return buf._native.view([d, h, w], [plane, row, 1], buf._native.offset + start, "uint8")
+
+
+def _copy_buffer_rect(queue, src: Buffer, dst: Buffer, src_origin, dst_origin, region, src_pitches=None,
+                      dst_pitches=None, wait_for=None, is_blocking=False):
+    s = _rect(src, src_origin, region, src_pitches, "clEnqueueCopyBufferRect")
+    d = _rect(dst, dst_origin, region, dst_pitches, "clEnqueueCopyBufferRect")
+    event = _run(queue, wait_for, lambda: _ember.setitem(_wrap(d), Ellipsis, _wrap(s)), done=False)
+    if is_blocking:
+        event.wait()
+    return event
+
+
 def _write_buffer(queue, dst: Buffer, hostbuf, dst_offset=0, wait_for=None, is_blocking=True):
     host = _host_bytes(hostbuf)
     dst_offset = int(dst_offset)
@@ -339,6 +366,8 @@ def enqueue_copy(queue, dest, src, **kwargs):
     if "device_offset" in kwargs:
         kwargs["dst_offset" if isinstance(dest, Buffer) else "src_offset"] = kwargs.pop("device_offset")
     if isinstance(dest, Buffer) and isinstance(src, Buffer):
+        if "region" in kwargs:
+            return _copy_buffer_rect(queue, src, dest, **kwargs)
         return _copy_buffer(queue, src, dest, **kwargs)
     if isinstance(dest, Buffer):
         return _write_buffer(queue, dest, src, **kwargs)

@@ -77,3 +77,18 @@ def nvrtc_or_skip():
         if os.environ.get("EMBER_REQUIRE_NVRTC") == "1":
             raise AssertionError(f"NVRTC is required here (EMBER_REQUIRE_NVRTC=1): {e}") from e
         pytest.skip(f"NVRTC not installed: {e}")
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    """An ``ember.cl`` context on the default OpenCL device (the ember.cl tests share one)."""
+    from ember import cl
+
+    return cl.create_some_context(interactive=False)
+
+
+@pytest.fixture(scope="module")
+def queue(ctx):
+    from ember import cl
+
+    return cl.CommandQueue(ctx)

@@ -36,16 +36,6 @@ mf = cl.mem_flags
 
 
 @pytest.fixture(scope="module")
-def ctx():
-    return cl.create_some_context(interactive=False)
-
-
-@pytest.fixture(scope="module")
-def queue(ctx):
-    return cl.CommandQueue(ctx)
-
-
-@pytest.fixture(scope="module")
 def prg(ctx):
     return cl.Program(ctx, SOURCE).build()
 

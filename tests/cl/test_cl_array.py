@@ -9,16 +9,6 @@ from ember.cl import array as cl_array
 from ember.cl import characterize, clrandom, cltypes, tools
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    return cl.create_some_context(interactive=False)
-
-
-@pytest.fixture(scope="module")
-def queue(ctx):
-    return cl.CommandQueue(ctx)
-
-
 def test_array_is_embers_one_array_type(queue, rng):
     host = rng.standard_normal((6, 5)).astype(np.float32)
     a = cl_array.to_device(queue, host)

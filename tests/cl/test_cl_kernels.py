@@ -4,7 +4,6 @@ checked against NumPy on random inputs (fixed seeds)."""
 
 import numpy as np
 import pytest
-from ember import cl
 from ember.cl import array as cl_array
 from ember.cl.algorithm import copy_if, partition, remove_if, unique
 from ember.cl.bitonic_sort import BitonicSort
@@ -13,16 +12,6 @@ from ember.cl.reduction import ReductionKernel
 from ember.cl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanKernel
 
 SIZES = (1, 10, 257, 4093, 100_003)  # below, at and above a run per work-item
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    return cl.create_some_context(interactive=False)
-
-
-@pytest.fixture(scope="module")
-def queue(ctx):
-    return cl.CommandQueue(ctx)
 
 
 def test_elementwise_kernel_over_views_and_slices(ctx, queue, rng):

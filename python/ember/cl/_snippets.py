@@ -95,6 +95,21 @@ def queue_of(args: list[Argument], values, queue):
     return None
 
 
+def index_range(args: list[Argument], values, range_, slice_, what: str) -> tuple[int, int, int, int]:
+    """(start, stop, step, count) of the indices a call runs over: ``range_`` as given, else
+    ``slice_`` (or all) of the first array argument's size."""
+    if range_ is not None and slice_ is not None:
+        raise TypeError("give range or slice, not both")
+    if range_ is None:
+        n = size_of(args, values)
+        if n is None:
+            raise ValueError(f"the {what} has no array argument to size it: pass range=")
+        start, stop, step = (slice(0, n) if slice_ is None else slice_).indices(n)
+    else:
+        start, stop, step = range_.start or 0, range_.stop, range_.step or 1
+    return start, stop, step, max(0, -(-(stop - start) // step))
+
+
 def size_of(args: list[Argument], values) -> int | None:
     """The size of the first array argument (None when there is none)."""
     for a, v in zip(args, values, strict=False):

@@ -362,22 +362,24 @@ def all(a, queue=None, wait_for=None) -> Array:  # noqa: A001
     return _reductions.all(a)
 
 
+def _extreme(a, initial, name: str) -> Array:
+    """The largest (``name`` "maximum") or smallest element, with ``initial`` among them."""
+    if a.size == 0 and initial is np._NoValue:
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    found = (_reductions.max if name == "maximum" else _reductions.min)(a) if a.size else None
+    if initial is np._NoValue:
+        return found
+    return _ufuncs.UFUNCS[name](found, initial) if found is not None else _ec.asarray(np.asarray(initial, a.dtype))
+
+
 def max(a, queue=None, initial=np._NoValue) -> Array:  # noqa: A001
     """The largest element (a 0-d array); NaN if any is NaN."""
-    if a.size == 0 and initial is np._NoValue:
-        raise ValueError("zero-size array to reduction operation maximum which has no identity")
-    found = _reductions.max(a) if a.size else None
-    return found if initial is np._NoValue else (_ufuncs.UFUNCS["maximum"](found, initial) if found is not None
-                                                  else _ec.asarray(np.asarray(initial, a.dtype)))
+    return _extreme(a, initial, "maximum")
 
 
 def min(a, queue=None, initial=np._NoValue) -> Array:  # noqa: A001
     """The smallest element (a 0-d array); NaN if any is NaN."""
-    if a.size == 0 and initial is np._NoValue:
-        raise ValueError("zero-size array to reduction operation minimum which has no identity")
-    found = _reductions.min(a) if a.size else None
-    return found if initial is np._NoValue else (_ufuncs.UFUNCS["minimum"](found, initial) if found is not None
-                                                  else _ec.asarray(np.asarray(initial, a.dtype)))
+    return _extreme(a, initial, "minimum")
 
 
 def dot(a, b, dtype=None, queue=None, slice=None) -> Array:

@@ -5,8 +5,6 @@ stride, so any size runs in one launch; ``range=``/``slice=`` choose the indices
 
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 
 from . import _snippets
@@ -40,16 +38,7 @@ class ElementwiseKernel:
         queue = _snippets.queue_of(self.args, args, queue)
         if queue is None:
             raise ValueError("the kernel has no array argument: pass queue=")
-        if range is not None and slice is not None:
-            raise TypeError("give range or slice, not both")
-        if range is None:
-            n = _snippets.size_of(self.args, args)
-            if n is None:
-                raise ValueError("the kernel has no array argument to size it: pass range=")
-            start, stop, step = (builtins.slice(0, n) if slice is None else slice).indices(n)
-        else:
-            start, stop, step = range.start or 0, range.stop, range.step or 1
-        count = max(0, -(-(stop - start) // step))
+        start, stop, step, count = _snippets.index_range(self.args, args, range, slice, "kernel")
         groups = max(1, min(_GROUPS, -(-count // _LOCAL)))
         launch = _snippets.call_arguments(self.args, args) + [np.int64(start), np.int64(stop), np.int64(step)]
         return _snippets.launch(self._kernel, queue, (groups * _LOCAL,), (_LOCAL,), *launch, wait_for=wait_for)

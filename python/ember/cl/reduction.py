@@ -80,16 +80,7 @@ class ReductionKernel:
         queue = _snippets.queue_of(self.args, args, queue)
         if queue is None:
             raise ValueError("the reduction has no array argument: pass queue=")
-        if range is not None and slice is not None:
-            raise TypeError("give range or slice, not both")
-        if range is None:
-            n = _snippets.size_of(self.args, args)
-            if n is None:
-                raise ValueError("the reduction has no array argument to size it: pass range=")
-            start, stop, step = (builtins.slice(0, n) if slice is None else slice).indices(n)
-        else:
-            start, stop, step = range.start or 0, range.stop, range.step or 1
-        count = builtins.max(0, -(-(stop - start) // step))
+        start, stop, step, count = _snippets.index_range(self.args, args, range, slice, "reduction")
         groups = builtins.max(1, builtins.min(_GROUPS, -(-count // _LOCAL)))
         partial = empty(queue, groups, self.dtype_out)
         bounds = [np.int64(start), np.int64(stop), np.int64(step), np.int64(count)]

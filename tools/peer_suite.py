@@ -394,3 +394,36 @@ class ChunkedSuite:
         print("\nother failures (first line, count):")
         for text, n in others.most_common(25):
             print(f"  {n:4}  {text}")
+
+
+class ModuleRedirect:
+    """An import hook for a shim: ``<peer>.Y`` is ember's ``<ember>.Y`` module object itself
+    where ember has one (else the import fails, as it would); ``skip(fullname)`` leaves a name
+    to the normal import system (the shim's own plumbing modules)."""
+
+    def __init__(self, peer: str, ember: str, skip=lambda fullname: False):
+        self.peer, self.ember, self.skip = peer + ".", ember + ".", skip
+
+    def find_spec(self, fullname, path=None, target=None):
+        import importlib.util
+
+        if not fullname.startswith(self.peer) or self.skip(fullname):
+            return None
+        try:
+            found = importlib.util.find_spec(self.ember + fullname[len(self.peer):])
+        except ModuleNotFoundError:
+            found = None
+        return None if found is None else importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        import importlib
+
+        sys.modules[module.__name__] = importlib.import_module(self.ember + module.__name__[len(self.peer):])
+
+    def install(self) -> None:
+        """Puts the hook first on ``sys.meta_path`` (once per peer)."""
+        if not any(isinstance(f, ModuleRedirect) and f.peer == self.peer for f in sys.meta_path):
+            sys.meta_path.insert(0, self)

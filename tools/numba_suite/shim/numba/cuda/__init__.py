@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import importlib
 import importlib.abc
 import importlib.util
 import os
@@ -21,6 +20,7 @@ import sys
 from pathlib import Path
 
 import ember.cuda
+import peer_suite
 from ember.cuda import *  # noqa: F403  (numba.cuda's namespace is ember.cuda's)
 
 from numba.cuda.core import config  # noqa: F401  (numba.cuda.config, as in numba-cuda)
@@ -46,35 +46,23 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'numba.cuda' has no attribute {name!r}")
 
 
-class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """``numba.cuda.Y`` -> ``ember.cuda.Y`` where ember has that module; the harness's own
-    ``numba.cuda.tests.support`` in place of numba-cuda's (which needs Numba's compiler)."""
+class _Support(importlib.abc.MetaPathFinder):
+    """The harness's own ``numba.cuda.tests.support`` in place of numba-cuda's (which needs
+    Numba's compiler)."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname == "numba.cuda.tests.support":
             return importlib.util.spec_from_file_location(fullname, _HERE / "_support.py")
-        if not fullname.startswith("numba.cuda.") or fullname.startswith("numba.cuda.tests"):
-            return None
-        if (_HERE / fullname.split(".")[2]).exists() or \
-                (_HERE / (fullname.split(".")[2] + ".py")).exists():
-            return None  # the shim's own plumbing module
-        ember_name = "ember.cuda." + fullname[len("numba.cuda."):]
-        try:
-            found = importlib.util.find_spec(ember_name)
-        except ModuleNotFoundError:
-            found = None
-        if found is None:
-            return None  # missing: the import fails as it would
-        return importlib.util.spec_from_loader(fullname, self)
-
-    def create_module(self, spec):
         return None
 
-    def exec_module(self, module):
-        # Replaced by ember's module object itself (no second copy).
-        name = "ember.cuda." + module.__name__[len("numba.cuda."):]
-        sys.modules[module.__name__] = importlib.import_module(name)
+
+def _own(fullname: str) -> bool:
+    """numba-cuda's test package and the shim's plumbing modules are not ember's."""
+    part = fullname.split(".")[2]
+    return fullname.startswith("numba.cuda.tests") or (_HERE / part).exists() or (_HERE / (part + ".py")).exists()
 
 
-if not any(isinstance(f, _Finder) for f in sys.meta_path):
-    sys.meta_path.insert(0, _Finder())
+if not any(isinstance(f, _Support) for f in sys.meta_path):
+    sys.meta_path.insert(0, _Support())
+# numba.cuda.Y -> ember.cuda.Y where ember has that module (the same module object).
+peer_suite.ModuleRedirect("numba.cuda", "ember.cuda", _own).install()

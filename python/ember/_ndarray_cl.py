@@ -12,9 +12,10 @@ from __future__ import annotations
 
 
 class _Face:
-    """What ``ember.cl.array`` registers: ``buffer_of(array)`` (the ``cl.Buffer`` of the
-    array's whole allocation and the array's byte offset in it), ``default_queue(ordinal)`` and
-    ``done_event(queue)`` (an event of a command already complete)."""
+    """What ``ember.cl.array`` registers (functions set on the one instance ``face``):
+    ``buffer_of(array)`` (the ``cl.Buffer`` of the array's whole allocation and the array's
+    byte offset in it), ``default_queue(ordinal)`` and ``done_event(queue)`` (an event of a
+    command already complete)."""
 
     buffer_of = None
     default_queue = None

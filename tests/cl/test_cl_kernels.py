@@ -34,6 +34,8 @@ def test_elementwise_kernel_over_views_and_slices(ctx, queue, rng):
         np.testing.assert_array_equal(out.get(), host)
     with pytest.raises(TypeError, match="takes 5 arguments"):
         lin(1.0, z)
+    with pytest.raises(TypeError, match="does not take loop_prep"):
+        ElementwiseKernel(ctx, "float *z", "z[i] = 1", "ember_test_prep", loop_prep="int k = 0")
 
 
 def test_reduction_kernels_match_numpy(ctx, queue, rng):

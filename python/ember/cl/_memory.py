@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _ember
 from .. import errors as _ember_errors
-from .._creation import _host_pointer
+from .._creation import _c_strides, _host_pointer
 from .._memory import ArrayMemory, MemoryPointer
 from .._ndarray import _wrap, ndarray
 from ._constants import map_flags, mem_flags, mem_info, status_code
@@ -178,8 +178,9 @@ class Buffer:
         if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize > host.nbytes:
             raise invalid("get_host_array", status_code.INVALID_VALUE,
                           f"shape {shape} of {dtype} is larger than the buffer's {host.nbytes} host bytes")
+        fortran = order in ("F", "f")
         self._host_view = {"shape": shape, "typestr": dtype.str, "data": (host.ctypes.data, False),
-                           "strides": None if order in ("C", "c") else _f_strides(shape, dtype.itemsize),
+                           "strides": tuple(_c_strides(shape[::-1], dtype.itemsize)[::-1]) if fortran else None,
                            "version": 3, "descr": dtype.descr}
         try:
             return np.asarray(self)  # its base: this buffer
@@ -220,14 +221,6 @@ class Buffer:
 
     def __repr__(self):
         return f"<ember.cl.Buffer of {self.size} bytes on {self.context.devices[0].name!r}>"
-
-
-def _f_strides(shape, itemsize) -> tuple[int, ...]:
-    strides, step = [], itemsize
-    for d in shape:
-        strides.append(step)
-        step *= max(d, 1)
-    return tuple(strides)
 
 
 def buffer_of_pointer(ptr: MemoryPointer) -> Buffer:

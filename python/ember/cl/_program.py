@@ -17,7 +17,14 @@ import numpy as np
 from .. import _ember
 from .._memory import MemoryPointer
 from ..errors import CompileError, DriverError
-from ._constants import kernel_info, kernel_work_group_info, program_info, status_code
+from ._constants import (
+    build_status,
+    kernel_info,
+    kernel_work_group_info,
+    program_build_info,
+    program_info,
+    status_code,
+)
 from ._errors import (
     InvalidValueError,
     KernelArgumentError,
@@ -138,8 +145,6 @@ class Program:
     def get_build_info(self, device, param):
         """The build's ``program_build_info`` on ``device``: its status, options and log
         (ember's builds that return succeeded; a failed one raised with its log)."""
-        from ._constants import build_status, program_build_info
-
         values = {program_build_info.STATUS: lambda: build_status.SUCCESS if self._modules else build_status.NONE,
                   program_build_info.OPTIONS: lambda: " ".join(self.options),
                   program_build_info.LOG: lambda: ""}

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _creation, _index_tricks, _indexing, _reductions, _sorting
 from .._runtime import Device as _EmberDevice
 from . import _snippets
-from .array import empty, empty_like, zeros
+from .array import _default_queue, _done_event, empty, empty_like, zeros
+from .elementwise import ElementwiseKernel
 from .scan import GenericScanKernel
 from .tools import dtype_to_ctype
 
@@ -42,32 +44,18 @@ def _index_dtype(n: int):
 def _run(ary, predicate_expr: str, extra_args, preamble, queue, wait_for, outputs: tuple[str, ...],
          placement: str):
     n = ary.size
-    queue = queue or ary.queue
+    queue = queue or ary.queue or _default_queue(ary._a.device)
     index_dtype = _index_dtype(n)
     out = [empty_like(ary, queue=queue) for _ in outputs]
-    count = zeros(queue or ary.queue, (), index_dtype) if queue or ary.queue else _zeros_like_device(ary, index_dtype)
+    count = zeros(queue, (), index_dtype)
     if n == 0:
         return out, count, None
     statement = f"{placement}\n        if (i == n - 1) count[0] = last_item;"
-    kernel = _scan_kernel(_context_of(ary, queue), ary.dtype, index_dtype, f"({predicate_expr}) ? 1 : 0",
+    kernel = _scan_kernel(queue.context, ary.dtype, index_dtype, f"({predicate_expr}) ? 1 : 0",
                           statement, extra_args, preamble, outputs)
     values = [np.asarray(v)[()] for _, v in extra_args]
     event = kernel(ary, *out, count, *values, queue=queue, wait_for=wait_for)
     return out, count, event
-
-
-def _context_of(ary, queue):
-    if queue is not None:
-        return queue.context
-    from ._platform import context_of
-
-    return context_of(ary._a.device)
-
-
-def _zeros_like_device(ary, dtype):
-    from .array import _default_queue
-
-    return zeros(_default_queue(ary._a.device), (), dtype)
 
 
 def copy_if(ary, predicate, extra_args=(), preamble="", queue=None, wait_for=None):
@@ -112,8 +100,6 @@ class RadixSort:
 
     def __init__(self, context, arguments, key_expr, sort_arg_names, bits_at_a_time=2, index_dtype=np.int32,
                  key_dtype=np.uint32, scan_kernel=None, options=None):
-        from .elementwise import ElementwiseKernel
-
         self.context = context
         self.args = _snippets.parse_arg_list(arguments)
         names = [a.name for a in self.args]
@@ -128,8 +114,6 @@ class RadixSort:
                                        "ember_radix_keys", options=options)
 
     def __call__(self, *args, key_bits=None, allocator=None, queue=None, wait_for=None):
-        from .. import _index_tricks, _sorting
-
         n = _snippets.size_of(self.args, args)
         if n is None:
             raise ValueError("the sort has no array argument to size it")
@@ -142,8 +126,6 @@ class RadixSort:
         order = _sorting.argsort(keys, kind="stable")
         by_name = dict(zip((a.name for a in self.args), args, strict=True))
         out = tuple(_index_tricks.take_along_axis(by_name[name], order, 0) for name in self.sort_arg_names)
-        from .array import _done_event
-
         return out, _done_event(queue)
 
 
@@ -156,9 +138,6 @@ class KeyValueSorter:
         self.context = context
 
     def __call__(self, queue, keys, values, nkeys, starts_dtype, allocator=None, wait_for=None):
-        from .. import _creation, _sorting
-        from .array import _done_event
-
         if wait_for:
             queue._wait_for(wait_for)
         with _EmberDevice(keys._a.device):
@@ -245,8 +224,6 @@ __kernel void {name_prefix}_{pass_name}({params}{sep}{list_params}long n)
         self._write = getattr(_snippets.build(context, header + writing, options), f"{name_prefix}_write")
 
     def __call__(self, queue, n_objects, *args, allocator=None, omit_lists=(), wait_for=None):
-        from .array import _done_event
-
         n = int(n_objects)
         user = _snippets.call_arguments(self.args, args)
         counts = {name: zeros(queue, n, np.int64) for name, _ in self.lists}
@@ -265,8 +242,6 @@ __kernel void {name_prefix}_{pass_name}({params}{sep}{list_params}long n)
 
     def _placed(self, queue, n: int, counts, name: str, dtype) -> OutputList:
         """A list's starts (a scan of its counts) and the array its items go to."""
-        from .. import _creation, _indexing, _reductions
-
         starts = _creation.zeros(n + 1, np.int64)
         if n:
             starts[1:] = _reductions.cumsum(counts)

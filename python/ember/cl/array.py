@@ -20,6 +20,7 @@ from .. import _creation as _ec
 from .. import _differences, _indexing, _linalg, _ndarray_cl, _reductions, _shape, _ufuncs
 from .._ndarray import _wrap, ndarray
 from .._runtime import Device as _EmberDevice
+from .._runtime import current_device_id
 from ._constants import mem_flags
 from ._memory import Buffer, buffer_of_pointer
 from ._platform import Context, context_of
@@ -60,9 +61,9 @@ def _done_event(queue: CommandQueue):
     return queue._event(None, done=True)
 
 
-_ndarray_cl.face.buffer_of = staticmethod(_buffer_of)
-_ndarray_cl.face.default_queue = staticmethod(_default_queue)
-_ndarray_cl.face.done_event = staticmethod(_done_event)
+_ndarray_cl.face.buffer_of = _buffer_of
+_ndarray_cl.face.default_queue = _default_queue
+_ndarray_cl.face.done_event = _done_event
 
 
 # ---- the Array type ----------------------------------------------------------------------------
@@ -83,14 +84,8 @@ def _device_of(cq) -> int:
     if isinstance(cq, Context):
         return cq.devices[0].ordinal
     if cq is None:
-        return _default_device()
+        return current_device_id()
     raise TypeError(f"the first argument must be a CommandQueue, a Context or None, got {type(cq).__name__}")
-
-
-def _default_device() -> int:
-    from .._runtime import current_device_id
-
-    return current_device_id()
 
 
 class Array(ndarray, metaclass=_AnyEmberArray):
@@ -102,7 +97,7 @@ class Array(ndarray, metaclass=_AnyEmberArray):
     __slots__ = ()
 
     def __new__(cls, cq, shape, dtype, order="C", allocator=None, data=None, offset=0, strides=None,
-                events=None, _flags=None, _fast=False, _size=None, _context=None, _queue=None):
+                events=None):
         # The result is a plain ember.ndarray: one array type, which ember's operations take.
         shape = _dimensions(shape)
         dtype = np.dtype(dtype)
@@ -135,8 +130,7 @@ def _dimensions(shape) -> tuple[int, ...]:
 
 def _view_of_buffer(buffer: Buffer, shape, dtype, offset: int, strides, order):
     if strides is None:
-        strides = _ec._c_strides(shape, dtype.itemsize) if order in ("C", "c") else \
-            tuple(np.empty(0, dtype).itemsize * s for s in _f_steps(shape))
+        strides = _strides(shape, dtype.itemsize, order)
     empty_array = not builtins.all(shape)
     span = 0 if empty_array else builtins.sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) + dtype.itemsize
     if offset < 0 or offset + builtins.max(span, 0) > buffer.size:
@@ -145,12 +139,11 @@ def _view_of_buffer(buffer: Buffer, shape, dtype, offset: int, strides, order):
     return base.view(list(shape), list(strides), base.offset + offset, dtype.name)
 
 
-def _f_steps(shape):
-    steps, step = [], 1
-    for n in shape:
-        steps.append(step)
-        step *= builtins.max(n, 1)
-    return steps
+def _strides(shape, itemsize: int, order: str) -> list[int]:
+    """Dense byte strides of ``shape`` in C or Fortran (``order`` "F") order."""
+    if order in ("F", "f"):
+        return _ec._c_strides(tuple(shape)[::-1], itemsize)[::-1]
+    return _ec._c_strides(shape, itemsize)
 
 
 def _with(queue, arr: ndarray, allocator=None) -> ndarray:

@@ -5,6 +5,7 @@ PyOpenCL's, the axis length must be a power of 2."""
 from __future__ import annotations
 
 from .. import _index_tricks, _sorting
+from .array import _default_queue, _done_event
 
 
 class BitonicSort:
@@ -14,8 +15,6 @@ class BitonicSort:
     def __call__(self, arr, idx=None, queue=None, wait_for=None, axis=0):
         """Sorts ``arr`` along ``axis`` in place (and ``idx`` the same way); returns
         ``(arr, event)``."""
-        from .array import _default_queue, _done_event
-
         queue = queue or arr.queue or _default_queue(arr._a.device)
         if wait_for:
             queue._wait_for(wait_for)

@@ -59,7 +59,7 @@ class Random123GeneratorBase:
         """Fills ``ary`` with values uniform in ``[a, b)``."""
         self._fill("uniform", ary, a, b)
 
-    def uniform(self, queue, shape, dtype, *, order="C", allocator=None, a=0, b=1, **kwargs):
+    def uniform(self, queue, shape, dtype, *, order="C", allocator=None, a=0, b=1):
         """A new array of values uniform in ``[a, b)``."""
         result = cl_array.empty(queue, (shape,) if np.ndim(shape) == 0 else shape, dtype, order, allocator)
         self.fill_uniform(result, a, b)
@@ -69,7 +69,7 @@ class Random123GeneratorBase:
         """Fills ``ary`` with normal values of mean ``mu`` and standard deviation ``sigma``."""
         self._fill("normal", ary, mu, sigma)
 
-    def normal(self, queue, shape, dtype, *, order="C", allocator=None, mu=0, sigma=1, **kwargs):
+    def normal(self, queue, shape, dtype, *, order="C", allocator=None, mu=0, sigma=1):
         """A new array of normal values of mean ``mu`` and standard deviation ``sigma``."""
         result = cl_array.empty(queue, (shape,) if np.ndim(shape) == 0 else shape, dtype, order, allocator)
         self.fill_normal(result, mu, sigma)

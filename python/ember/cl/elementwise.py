@@ -16,6 +16,9 @@ _GROUPS = 1024  # at most, each striding over the rest
 class ElementwiseKernel:
     def __init__(self, context, arguments, operation, name="elwise_kernel", preamble="", options=None,
                  **kwargs):
+        if kwargs:  # PyOpenCL's loop_prep, after_loop, ...: code ember would otherwise drop
+            raise TypeError(f"ElementwiseKernel: ember does not take {', '.join(sorted(kwargs))}; "
+                            "put such code in the operation or the preamble")
         self.context = context
         self.args = _snippets.parse_arg_list(arguments)
         self.name = name

@@ -93,7 +93,7 @@ class GenericScanKernel:
 
     def __init__(self, context, dtype, arguments, input_expr, scan_expr, neutral, output_statement,
                  is_segment_start_expr=None, input_fetch_exprs=(), index_dtype=np.int32, name_prefix="scan",
-                 options=None, preamble="", devices=None, **kwargs):
+                 options=None, preamble="", devices=None):
         if neutral is None:
             raise ValueError("the scan needs a neutral value (the identity of scan_expr)")
         self.context = context

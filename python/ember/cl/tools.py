@@ -12,8 +12,9 @@ import numpy as np
 
 from ._constants import mem_flags
 from ._errors import LogicError
-from ._memory import Buffer
+from ._memory import Buffer, enqueue_copy
 from ._platform import Context, Device, Platform, get_platforms
+from ._program import Program
 from ._queue import CommandQueue
 
 # ---- allocators -----------------------------------------------------------------------------
@@ -199,8 +200,6 @@ def match_dtype_to_c_struct(device, name: str, dtype, context=None) -> tuple[np.
     ``device``, and that declaration: the device is asked (a kernel writes each field's
     ``offsetof`` and the ``sizeof``), so padding matches. Fields of registered struct types
     and sub-arrays (``float j[3][2]``) are declared by their C names."""
-    from ._program import Program  # the program layer builds on tools' dtype names
-
     dtype = np.dtype(dtype)
     if dtype.names is None:
         raise ValueError(f"match_dtype_to_c_struct takes a structured dtype, got {dtype}")
@@ -220,8 +219,6 @@ def match_dtype_to_c_struct(device, name: str, dtype, context=None) -> tuple[np.
     out = np.zeros(len(fields) + 1, np.uint64)
     layout = Buffer(context, mem_flags.READ_WRITE, out.nbytes)
     kernel(queue, (1,), None, layout)
-    from ._memory import enqueue_copy
-
     enqueue_copy(queue, out, layout)
     matched = np.dtype({"names": list(dtype.names),
                         "formats": [dtype.fields[f][0] for f in dtype.names],

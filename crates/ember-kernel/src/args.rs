@@ -34,6 +34,8 @@ pub enum LaunchArg {
     /// A value of a structured dtype (a C struct, an OpenCL vector such as `float4`): its
     /// bytes, passed by value.
     Struct(Vec<u8>),
+    /// An OpenCL object passed by its handle: an image (`cl_mem`) or a sampler.
+    Object(Handle),
 }
 
 impl LaunchArg {
@@ -67,6 +69,7 @@ impl LaunchArg {
             }
             LaunchArg::Local(n) => format!("local memory of {n} bytes"),
             LaunchArg::Struct(bytes) => format!("a struct of {} bytes", bytes.len()),
+            LaunchArg::Object(_) => "an OpenCL image or sampler".into(),
         }
     }
 }
@@ -356,6 +359,14 @@ fn one_arg<'a>(
         LaunchArg::Struct(ref bytes) => match want {
             Some(size) if size != bytes.len() => return Err(mismatch(size)),
             _ => KernelArg::Bytes(bytes),
+        },
+        LaunchArg::Object(handle) => match kind {
+            BackendKind::OpenCl => KernelArg::Memory(handle),
+            BackendKind::Cuda => {
+                return Err(Error::Type(format!(
+                    "argument {index} of kernel {kernel} is an OpenCL image or sampler, which a CUDA kernel cannot take"
+                )))
+            }
         },
         LaunchArg::Local(n) => match kind {
             BackendKind::OpenCl => KernelArg::Local(n),

@@ -66,6 +66,13 @@ impl NativeArray {
     fn buffer_address(&self) -> u64 {
         self.0.buffer().address()
     }
+    /// The backend's handle of the memory (a `cl_mem`; CUDA's device pointer), handed out:
+    /// from now on ember orders its work on it as for an exposed address.
+    #[getter]
+    fn memory_handle(&self) -> PyResult<u64> {
+        let _ = self.0.buffer().address();
+        self.0.buffer().handle().py()
+    }
     #[getter]
     fn buffer_nbytes(&self) -> usize {
         self.0.buffer().len()

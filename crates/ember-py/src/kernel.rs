@@ -18,10 +18,16 @@ fn device(ordinal: usize) -> PyResult<&'static Device> {
 
 /// A compiled module (CUDA C, OpenCL C).
 #[pyclass(name = "Module", module = "ember._ember", frozen)]
-pub struct NativeModule(Arc<Module>);
+pub struct NativeModule(pub(crate) Arc<Module>);
 
 #[pymethods]
 impl NativeModule {
+    /// The backend's module (`cl_program`, `CUmodule`).
+    #[getter]
+    fn handle(&self) -> u64 {
+        self.0.handle()
+    }
+
     /// The kernel called `name` (or a name expression given at build time). `front` is
     /// `"cupy"`, `"pycuda"` or `"opencl"`: whose conventions its launches follow.
     #[pyo3(signature = (name, front="cupy"))]
@@ -113,6 +119,12 @@ impl NativeKernel {
     #[getter]
     fn device(&self) -> usize {
         self.function.device().info().ordinal
+    }
+
+    /// The backend's kernel (`cl_kernel`, `CUfunction`).
+    #[getter]
+    fn handle(&self) -> u64 {
+        self.function.handle()
     }
 
     /// Number of parameters, where the API tells.

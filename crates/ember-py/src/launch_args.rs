@@ -369,6 +369,12 @@ pub(crate) fn launch_arg(
             .extract()?;
         return Ok(LaunchArg::Struct(bytes));
     }
+    if let Ok(image) = value.cast::<crate::cl_objects::NativeImage>() {
+        return Ok(LaunchArg::Object(image.get().raw()));
+    }
+    if let Ok(sampler) = value.cast::<crate::cl_objects::NativeSampler>() {
+        return Ok(LaunchArg::Object(sampler.get().raw()));
+    }
     if let Ok(local) = value.getattr(pyo3::intern!(py, "_ember_local_bytes")) {
         return Ok(LaunchArg::Local(local.extract()?));
     }

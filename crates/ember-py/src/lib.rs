@@ -3,6 +3,7 @@
 //! the result back.
 
 mod array;
+mod cl_objects;
 mod dlpack;
 mod errors;
 mod fft;
@@ -30,6 +31,7 @@ use pyo3::prelude::*;
 fn _ember(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     array::register(m)?;
+    cl_objects::register(m)?;
     dlpack::register(m)?;
     fft::register(m)?;
     kernel::register(m)?;

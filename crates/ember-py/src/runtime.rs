@@ -467,6 +467,11 @@ impl NativeEvent {
     fn done(&self) -> PyResult<bool> {
         self.0.done().py()
     }
+    /// The backend's event (`cl_event`, `CUevent`); None before the first record.
+    #[getter]
+    fn handle(&self) -> Option<u64> {
+        self.0.handle()
+    }
     fn elapsed_since(&self, py: Python<'_>, start: &NativeEvent) -> PyResult<f32> {
         py.detach(|| self.0.elapsed_since(&start.0)).py()
     }

@@ -21,6 +21,12 @@ impl NativeUserEvent {
         Ok(NativeUserEvent { device, handle })
     }
 
+    /// The `cl_event` handle.
+    #[getter]
+    fn handle(&self) -> Handle {
+        self.handle
+    }
+
     /// Completes the event (`status` 0) or fails it (a negative status).
     fn set_status(&self, status: i32) -> PyResult<()> {
         self.device

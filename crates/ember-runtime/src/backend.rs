@@ -369,6 +369,11 @@ pub trait Backend: Send + Sync {
             self.info().backend.name()
         )))
     }
+    /// The OpenCL device itself, for what only OpenCL has (images, samplers, separate
+    /// compilation, raw handles); reach it through [`crate::Device::opencl`].
+    fn as_opencl(&self) -> Option<&crate::opencl::ClDevice> {
+        None
+    }
     /// The raw value of an OpenCL `clGetDeviceInfo` parameter of this device, or with
     /// `of_platform` a `clGetPlatformInfo` parameter of its platform (PyOpenCL's `get_info`).
     fn opencl_info(&self, _of_platform: bool, _param: u32) -> Result<Vec<u8>> {

@@ -65,6 +65,29 @@ impl Device {
         &self.backend
     }
 
+    /// Runs `f` on the device as an OpenCL device (images, samplers, separate compilation),
+    /// through the guard; `what` names the objects for the error on other backends.
+    pub fn opencl<T>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&crate::opencl::ClDevice) -> Result<T>,
+    ) -> Result<T> {
+        self.backend.opencl(what, f)
+    }
+
+    /// A module from a program the backend already built (an OpenCL `link_program`'s);
+    /// `source` is what its kernels' parameter types are read from.
+    pub fn module_from_handle(&'static self, handle: Handle, source: &str) -> Arc<Module> {
+        self.epoch();
+        let build = Build {
+            source,
+            name: "linked program",
+            options: &[],
+            expressions: &[],
+        };
+        Arc::new(Module::new(self, handle, build, Vec::new()))
+    }
+
     /// Replaces the device's context at the next call, as after a fault (tests of recovery).
     pub fn lose_context(&self) {
         crate::deferred::finish();
@@ -647,6 +670,11 @@ pub struct Module {
 }
 
 impl Module {
+    /// The backend's module (a `CUmodule`, a `cl_program`).
+    pub fn handle(&self) -> Handle {
+        self.handle
+    }
+
     fn new(
         device: &'static Device,
         handle: Handle,

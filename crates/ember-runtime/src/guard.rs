@@ -83,6 +83,23 @@ impl Guard {
         Ok(self.inner.as_ref())
     }
 
+    /// Runs `f` on the OpenCL device behind the guard, with the guard's checks.
+    pub fn opencl<T>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&crate::opencl::ClDevice) -> Result<T>,
+    ) -> Result<T> {
+        self.call(|b| match b.as_opencl() {
+            Some(cl) => f(cl),
+            None => Err(Error::Value(format!(
+                "{what} are OpenCL objects; device {} ({}) is on the {} backend",
+                b.info().ordinal,
+                b.info().name,
+                b.info().backend.name()
+            ))),
+        })
+    }
+
     /// Marks the context lost for `why`, unless it already is.
     fn mark_lost(&self, why: impl FnOnce() -> String) {
         let mut loss = self.loss.lock().unwrap_or_else(|e| e.into_inner());

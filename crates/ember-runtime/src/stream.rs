@@ -99,7 +99,8 @@ impl Event {
         }
     }
 
-    fn handle(&self) -> Option<Handle> {
+    /// The backend's event, once recorded (a `cl_event`, a `CUevent`).
+    pub fn handle(&self) -> Option<Handle> {
         *self.handle.lock().unwrap_or_else(|e| e.into_inner())
     }
 

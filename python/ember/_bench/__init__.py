@@ -26,7 +26,7 @@ from .report import chart, judge, markdown, text_table
 
 GPU_GROUPS = {"arrays": arrays.rows, "numpy": numpy_api.rows, "sorting": sorting.rows, "random": random.rows,
               "linalg": linalg.rows, "fft": fft.rows, "strings": kernels.string_rows,
-              "python": kernels.python_rows, "transfers": transfer.rows}
+              "python": kernels.python_rows, "transfers": transfer.rows, "pyopencl": pyopencl_face.rows}
 CPU_GROUPS = {"cpu": cpu.rows, "cpu-sorting": sorting.cpu_rows, "cpu-pyopencl": pyopencl_face.rows}
 
 
@@ -71,7 +71,7 @@ def main(argv=None) -> int:
         print(f"ember bench: unknown group(s) {unknown} on this {'CPU' if is_cpu else 'GPU'} device; "
               f"choose from {list(groups)}", file=sys.stderr)
         return 2
-    names = ("PyOpenCL", "NumPy", "numba-cuda") if is_cpu else ("CuPy", "PyTorch", "numba-cuda")
+    names = ("PyOpenCL", "NumPy", "numba-cuda") if is_cpu else ("CuPy", "PyTorch", "numba-cuda", "PyOpenCL")
     found, missing = find_peers(names)
     if is_cpu:
         found.pop("numba-cuda", None)  # on the CPU Numba appears as its simulator, run in a subprocess

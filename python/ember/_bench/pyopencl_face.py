@@ -76,7 +76,10 @@ def rows(libs: dict, quick: bool, progress) -> list[Row]:
     log2 = 20 if quick else 24
     n, repeat = 1 << log2, 3 if quick else 10
     sort_log2 = 18 if quick else 20
-    group = "CPU (no GPU): PyOpenCL's API"
+    import ember
+
+    # The same rows on a GPU's OpenCL driver (EMBER_BACKEND=opencl): `ember bench --only pyopencl`.
+    group = "CPU (no GPU): PyOpenCL's API" if ember.Device(0).attributes.get("is_cpu") else "GPU (OpenCL): PyOpenCL's API"
     table = [
         (Row(group, f"ElementwiseKernel z = a*x + b*y, float32, 2^{log2}", "GB/s", True, ">= PyOpenCL"),
          lambda m: _elementwise(m, n, repeat)),

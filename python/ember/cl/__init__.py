@@ -29,7 +29,10 @@ from collections.abc import Callable
 
 from . import array
 from ._constants import (
+    addressing_mode,
     build_status,
+    channel_order,
+    channel_type,
     command_execution_status,
     command_queue_info,
     command_queue_properties,
@@ -38,17 +41,22 @@ from ._constants import (
     device_info,
     device_type,
     event_info,
+    filter_mode,
+    image_info,
     kernel_info,
     kernel_work_group_info,
     map_flags,
     mem_flags,
     mem_info,
+    mem_object_type,
     platform_info,
     profiling_info,
     program_build_info,
     program_info,
+    sampler_info,
     status_code,
 )
+from ._copy import enqueue_copy
 from ._errors import (
     AllocationError,
     Error,
@@ -60,11 +68,25 @@ from ._errors import (
     ProgramBuildError,
     RuntimeError,
 )
+from ._image import (
+    DTYPE_TO_CHANNEL_TYPE,
+    DTYPE_TO_CHANNEL_TYPE_NORM,
+    Image,
+    ImageDescriptor,
+    ImageFormat,
+    Sampler,
+    create_image,
+    enqueue_copy_image,
+    enqueue_fill_image,
+    enqueue_read_image,
+    enqueue_write_image,
+    get_supported_image_formats,
+    image_from_array,
+)
 from ._memory import (
     Buffer,
     LocalMemory,
     MemoryMap,
-    enqueue_copy,
     enqueue_fill,
     enqueue_fill_buffer,
     enqueue_map_buffer,
@@ -79,7 +101,7 @@ from ._platform import (
     get_platforms,
     unload_platform_compiler,
 )
-from ._program import Kernel, Program, enqueue_nd_range_kernel
+from ._program import Kernel, Program, enqueue_nd_range_kernel, link_program
 from ._queue import (
     CommandQueue,
     CommandQueueUsedAfterExit,
@@ -119,4 +141,8 @@ __all__ = [
     "enqueue_nd_range_kernel", "event_info", "get_cl_header_version", "get_platforms", "kernel_info",
     "kernel_work_group_info", "map_flags", "mem_flags", "mem_info", "platform_info", "profiling_info",
     "program_build_info", "program_info", "status_code", "unload_platform_compiler", "wait_for_events",
+    "DTYPE_TO_CHANNEL_TYPE", "DTYPE_TO_CHANNEL_TYPE_NORM", "Image", "ImageDescriptor", "ImageFormat", "Sampler",
+    "addressing_mode", "channel_order", "channel_type", "create_image", "enqueue_copy_image", "enqueue_fill_image",
+    "enqueue_read_image", "enqueue_write_image", "filter_mode", "get_supported_image_formats", "image_from_array",
+    "image_info", "link_program", "mem_object_type", "sampler_info",
 ]

@@ -120,6 +120,7 @@ class context_info(_Constants):
 
 
 class mem_info(_Constants):
+    TYPE = 0x1100
     FLAGS = 0x1101
     SIZE = 0x1102
     HOST_PTR = 0x1103
@@ -160,13 +161,22 @@ class status_code(_Constants):
     OUT_OF_RESOURCES = -5
     PROFILING_INFO_NOT_AVAILABLE = -7
     MEM_COPY_OVERLAP = -8
+    IMAGE_FORMAT_MISMATCH = -9
+    IMAGE_FORMAT_NOT_SUPPORTED = -10
     BUILD_PROGRAM_FAILURE = -11
+    COMPILE_PROGRAM_FAILURE = -15
+    LINKER_NOT_AVAILABLE = -16
+    LINK_PROGRAM_FAILURE = -17
     INVALID_VALUE = -30
     INVALID_DEVICE_TYPE = -31
     INVALID_PLATFORM = -32
     INVALID_DEVICE = -33
     INVALID_CONTEXT = -34
     INVALID_HOST_PTR = -37
+    INVALID_MEM_OBJECT = -38
+    INVALID_IMAGE_FORMAT_DESCRIPTOR = -39
+    INVALID_IMAGE_SIZE = -40
+    INVALID_SAMPLER = -41
     INVALID_PROGRAM_EXECUTABLE = -45
     INVALID_KERNEL_NAME = -46
     INVALID_ARG_INDEX = -49
@@ -174,6 +184,96 @@ class status_code(_Constants):
     INVALID_WORK_DIMENSION = -53
     INVALID_WORK_GROUP_SIZE = -54
     INVALID_GLOBAL_OFFSET = -56
+    INVALID_OPERATION = -59
     INVALID_BUFFER_SIZE = -61
     INVALID_GLOBAL_WORK_SIZE = -63
     PLATFORM_NOT_FOUND_KHR = -1001
+
+
+class mem_object_type(_Constants):
+    BUFFER = 0x10F0
+    IMAGE2D = 0x10F1
+    IMAGE3D = 0x10F2
+    IMAGE2D_ARRAY = 0x10F3
+    IMAGE1D = 0x10F4
+    IMAGE1D_ARRAY = 0x10F5
+    IMAGE1D_BUFFER = 0x10F6
+    PIPE = 0x10F7
+
+
+class channel_order(_Constants):
+    R = 0x10B0
+    A = 0x10B1
+    RG = 0x10B2
+    RA = 0x10B3
+    RGB = 0x10B4
+    RGBA = 0x10B5
+    BGRA = 0x10B6
+    ARGB = 0x10B7
+    INTENSITY = 0x10B8
+    LUMINANCE = 0x10B9
+    Rx = 0x10BA
+    RGx = 0x10BB
+    RGBx = 0x10BC
+    DEPTH = 0x10BD
+    DEPTH_STENCIL = 0x10BE
+    sRGB = 0x10BF
+    sRGBx = 0x10C0
+    sRGBA = 0x10C1
+    sBGRA = 0x10C2
+    ABGR = 0x10C3
+
+
+class channel_type(_Constants):
+    SNORM_INT8 = 0x10D0
+    SNORM_INT16 = 0x10D1
+    UNORM_INT8 = 0x10D2
+    UNORM_INT16 = 0x10D3
+    UNORM_SHORT_565 = 0x10D4
+    UNORM_SHORT_555 = 0x10D5
+    UNORM_INT_101010 = 0x10D6
+    SIGNED_INT8 = 0x10D7
+    SIGNED_INT16 = 0x10D8
+    SIGNED_INT32 = 0x10D9
+    UNSIGNED_INT8 = 0x10DA
+    UNSIGNED_INT16 = 0x10DB
+    UNSIGNED_INT32 = 0x10DC
+    HALF_FLOAT = 0x10DD
+    FLOAT = 0x10DE
+    UNORM_INT24 = 0x10DF
+    UNORM_INT_101010_2 = 0x10E0
+
+
+class image_info(_Constants):
+    FORMAT = 0x1110
+    ELEMENT_SIZE = 0x1111
+    ROW_PITCH = 0x1112
+    SLICE_PITCH = 0x1113
+    WIDTH = 0x1114
+    HEIGHT = 0x1115
+    DEPTH = 0x1116
+    ARRAY_SIZE = 0x1117
+    BUFFER = 0x1118
+    NUM_MIP_LEVELS = 0x1119
+    NUM_SAMPLES = 0x111A
+
+
+class addressing_mode(_Constants):
+    NONE = 0x1130
+    CLAMP_TO_EDGE = 0x1131
+    CLAMP = 0x1132
+    REPEAT = 0x1133
+    MIRRORED_REPEAT = 0x1134
+
+
+class filter_mode(_Constants):
+    NEAREST = 0x1140
+    LINEAR = 0x1141
+
+
+class sampler_info(_Constants):
+    REFERENCE_COUNT = 0x1150
+    CONTEXT = 0x1151
+    NORMALIZED_COORDS = 0x1152
+    ADDRESSING_MODE = 0x1153
+    FILTER_MODE = 0x1154

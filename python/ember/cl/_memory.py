@@ -17,7 +17,8 @@ from .. import errors as _ember_errors
 from .._creation import _c_strides, _host_pointer
 from .._memory import ArrayMemory, MemoryPointer
 from .._ndarray import _wrap, ndarray
-from ._constants import map_flags, mem_flags, mem_info, status_code
+from . import _handles
+from ._constants import map_flags, mem_flags, mem_info, mem_object_type, status_code
 from ._errors import AllocationError, LogicError, RuntimeError, from_driver, invalid
 from ._platform import Context, context_of
 
@@ -153,7 +154,11 @@ class Buffer:
         mem = ArrayMemory(self._native)
         return MemoryPointer(mem, self._native.address - mem.ptr)
 
+    type = mem_object_type.BUFFER
+
     def get_info(self, param):
+        if param == mem_info.TYPE:
+            return self.type
         if param == mem_info.SIZE:
             return self.size
         if param == mem_info.FLAGS:
@@ -216,8 +221,16 @@ class Buffer:
         self._native = self._array = None
 
     @property
-    def int_ptr(self):
-        raise AttributeError("ember.cl.Buffer has no int_ptr: ember does not expose the cl_mem handle")
+    def int_ptr(self) -> int:
+        """The ``cl_mem`` handle, for other OpenCL libraries (a whole buffer's; a sub-buffer
+        has none of its own in ember)."""
+        if self._native.offset:
+            raise invalid("Buffer.int_ptr", status_code.INVALID_MEM_OBJECT,
+                          f"this sub-buffer starts {self._native.offset} bytes into its memory and has no cl_mem "
+                          f"of its own in ember; pass the whole buffer's int_ptr and the offset", cls=LogicError)
+        return _handles.seen(self, self._native.memory_handle)
+
+    from_int_ptr = classmethod(_handles.from_int_ptr)
 
     def __repr__(self):
         return f"<ember.cl.Buffer of {self.size} bytes on {self.context.devices[0].name!r}>"
@@ -343,8 +356,8 @@ def _as_buffer(obj):
     return obj
 
 
-def enqueue_copy(queue, dest, src, **kwargs):
-    """Copies between buffers and host memory, as PyOpenCL's ``enqueue_copy``:
+def copy_buffers(queue, dest, src, **kwargs):
+    """``enqueue_copy`` between buffers and host memory:
 
     - buffer from buffer: ``byte_count`` (default: as much as fits), ``src_offset``,
       ``dst_offset``; queued without waiting unless ``is_blocking=True``;

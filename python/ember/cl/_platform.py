@@ -14,7 +14,7 @@ import warnings
 
 from .. import _ember
 from .. import errors as _ember_errors
-from . import _info
+from . import _handles, _info
 from ._constants import context_info, context_properties, device_info, device_type, status_code
 from ._errors import Error, LogicError, RuntimeError, invalid
 
@@ -39,6 +39,11 @@ class Platform:
     def _get_cl_version(self) -> tuple[int, int]:
         """The OpenCL version the platform implements, from ``version`` ("OpenCL 3.0 ...")."""
         return _cl_version(self.version)
+
+    @property
+    def int_ptr(self) -> int:
+        """The ``cl_platform_id``."""
+        return _ember.cl_handles(self._devices[0].ordinal)[0]
 
     def __getattr__(self, name):
         return _attribute(self, name, _info.PLATFORM, "Platform")
@@ -81,6 +86,11 @@ class Device:
     def _get_cl_version(self) -> tuple[int, int]:
         """The OpenCL version the device implements, from ``version`` ("OpenCL 3.0 ...")."""
         return _cl_version(self.version)
+
+    @property
+    def int_ptr(self) -> int:
+        """The ``cl_device_id``."""
+        return _ember.cl_handles(self.ordinal)[1]
 
     @property
     def hashable_model_and_version_identifier(self) -> tuple:
@@ -231,6 +241,11 @@ class Context:
         """The OpenCL version of the context's platform."""
         return self.devices[0].platform._get_cl_version()
 
+    @property
+    def int_ptr(self) -> int:
+        """The ``cl_context`` of the first device (ember gives each device its own)."""
+        return _handles.seen(self, _ember.cl_handles(self.devices[0].ordinal)[2])
+
     def get_info(self, param):
         names = {context_info.DEVICES: "devices", context_info.NUM_DEVICES: "num_devices",
                  context_info.PROPERTIES: "properties"}
@@ -239,6 +254,25 @@ class Context:
     def __repr__(self):
         return f"<ember.cl.Context on {', '.join(d.name for d in self.devices)}>"
 
+
+def _from_int_ptr(cls, int_ptr_value: int, retain: bool = True):
+    """The platform, device or context with this handle (PyOpenCL's ``from_int_ptr``)."""
+    try:
+        return _handles.from_int_ptr(cls, int_ptr_value)
+    except LogicError:
+        pass
+    for platform in get_platforms():
+        if cls is Platform and platform.int_ptr == int_ptr_value:
+            return platform
+        for device in platform.get_devices():
+            if cls is Device and device.int_ptr == int_ptr_value:
+                return device
+            if cls is Context and _ember.cl_handles(device.ordinal)[2] == int_ptr_value:
+                return Context([device])
+    raise _handles.unknown(cls, int_ptr_value)
+
+
+Platform.from_int_ptr = Device.from_int_ptr = Context.from_int_ptr = classmethod(_from_int_ptr)
 
 _device_contexts: dict[int, Context] = {}
 

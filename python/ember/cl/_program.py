@@ -17,6 +17,8 @@ import numpy as np
 from .. import _ember
 from .._memory import MemoryPointer
 from ..errors import CompileError, DriverError
+from . import _handles
+from ._capture import capture_kernel_call
 from ._constants import (
     build_status,
     kernel_info,
@@ -35,6 +37,7 @@ from ._errors import (
     invalid,
     message,
 )
+from ._image import Image, Sampler
 from ._memory import Buffer, buffer_of_pointer
 from ._platform import Context
 from ._queue import CommandQueue, Event
@@ -70,18 +73,14 @@ class Program:
         self.options: list[str] = []
         self._modules: dict | None = None
         self._kernels: dict[str, Kernel] = {}
+        self._objects: dict = {}  # compiled, not linked (compile())
 
     def build(self, options=None, devices=None, cache_dir=None) -> Program:
         """Compiles the program (through ember's kernel cache) for ``devices`` (default: the
         context's). ``options`` is a list or a string of compiler options. A failure raises
         ``ProgramBuildError`` (a ``cl.RuntimeError`` and an ``ember.CompileError``) with the
         build log and the source around the first error."""
-        if options is None:
-            opts = []
-        elif isinstance(options, str):
-            opts = shlex.split(options)
-        else:
-            opts = [str(o) for o in options]
+        opts = _options(options)
         modules = {}
         for device in (list(self._binaries) if self._binaries else None) or devices or self.context.devices:
             try:
@@ -99,6 +98,29 @@ class Program:
         self._kernels.clear()
         return self
 
+    def compile(self, options=None, devices=None, headers=None) -> Program:
+        """Compiles the program without linking (OpenCL's ``clCompileProgram``), for
+        ``link_program``. ``headers`` are ``(include name, Program)`` pairs that
+        ``#include "name"`` finds. A failure raises ``ProgramBuildError`` with the log."""
+        opts = _options(options)
+        pairs = []
+        for name, header in headers or ():
+            if not isinstance(header, Program):
+                raise TypeError(f"headers are (name, Program) pairs; {name!r} came with {type(header).__name__}")
+            pairs.append((str(name), header.source))
+        objects = {}
+        for device in devices or self.context.devices:
+            try:
+                objects[device.ordinal] = _ember.ClObject(device.ordinal, self.source, opts, pairs)
+            except CompileError as e:
+                text = message("clCompileProgram", status_code.COMPILE_PROGRAM_FAILURE)
+                text += f"\n\nCompile on {device!r}:\n\n{e.log.rstrip()}\n(options: {' '.join(opts)})"
+                raise ProgramBuildError(text, log=e.log, source=self.source, options=opts) from None
+            except (DriverError, ValueError) as e:
+                raise _compile_error("clCompileProgram", e) from None
+        self._objects, self.options = objects, opts
+        return self
+
     def _require_built(self) -> dict:
         if self._modules is None:
             raise invalid("clCreateKernel", status_code.INVALID_PROGRAM_EXECUTABLE,
@@ -107,6 +129,13 @@ class Program:
 
     def _candidate_names(self) -> list[str]:
         return list(dict.fromkeys(_KERNEL_NAMES.findall(_COMMENTS.sub(" ", self.source))))
+
+    @property
+    def int_ptr(self) -> int:
+        """The ``cl_program`` handle on the first device it was built for."""
+        return _handles.seen(self, next(iter(self._require_built().values())).handle)
+
+    from_int_ptr = classmethod(_handles.from_int_ptr)
 
     def all_kernels(self) -> list[Kernel]:
         """Every kernel of the program (found by their ``__kernel`` declarations)."""
@@ -180,6 +209,51 @@ class Program:
         return f"<ember.cl.Program ({state}) with {len(self.source.splitlines())} lines>"
 
 
+def _options(options) -> list[str]:
+    """Compiler options given as a string or a list, as a list."""
+    if options is None:
+        return []
+    if isinstance(options, str):
+        return shlex.split(options)
+    return [str(o) for o in options]
+
+
+def _compile_error(routine: str, error):
+    if isinstance(error, DriverError):
+        return from_driver(error)
+    return invalid(routine, status_code.INVALID_VALUE, str(error), cls=LogicError)
+
+
+def link_program(context: Context, programs, options=None, devices=None) -> Program:
+    """Links programs made with ``Program.compile`` into one built program (OpenCL's
+    ``clLinkProgram``): a kernel may call a function another program defines."""
+    programs = list(programs)
+    if not programs:
+        raise invalid("clLinkProgram", status_code.INVALID_VALUE, "link_program needs at least one program")
+    opts = _options(options)
+    modules = {}
+    for device in devices or context.devices:
+        objects = []
+        for prg in programs:
+            obj = prg._objects.get(device.ordinal)
+            if obj is None:
+                raise invalid("clLinkProgram", status_code.INVALID_OPERATION,
+                              f"a program to link was not compiled for {device!r}: call prg.compile() first",
+                              cls=LogicError)
+            objects.append(obj)
+        source = "\n".join(prg.source for prg in programs)
+        try:
+            modules[device.ordinal] = _ember.cl_link(device.ordinal, objects, opts, source)
+        except CompileError as e:
+            text = message("clLinkProgram", status_code.LINK_PROGRAM_FAILURE, e.log.rstrip())
+            raise ProgramBuildError(text, log=e.log, source=source, options=opts) from None
+        except (DriverError, ValueError) as e:
+            raise _compile_error("clLinkProgram", e) from None
+    linked = Program(context, "\n".join(prg.source for prg in programs))
+    linked._modules, linked.options = modules, opts
+    return linked
+
+
 class Kernel:
     """``Kernel(program, name)``, also ``program.<name>``; call it as
     ``knl(queue, global_size, local_size, *args, global_offset=None, wait_for=None)``, which
@@ -236,7 +310,7 @@ class Kernel:
 
     def _convert(self, args) -> list:
         out = [a._array if isinstance(a, Buffer) else buffer_of_pointer(a)._array if isinstance(a, MemoryPointer)
-               else a for a in args]
+               else a._native if isinstance(a, (Image, Sampler)) else a for a in args]
         for i, t in self._scalar_types:
             value = out[i]
             try:
@@ -300,6 +374,11 @@ class Kernel:
         return KernelArgumentError(message("Kernel.set_arg", status_code.INVALID_VALUE, text),
                                    routine="Kernel.set_arg", code=status_code.INVALID_VALUE)
 
+    def capture_call(self, output_file, queue, global_size, local_size, *args, **kwargs) -> None:
+        """Writes a Python script that repeats this launch (see ``_capture``) instead of
+        launching."""
+        capture_kernel_call(self, output_file, queue, global_size, local_size, *args, **kwargs)
+
     # --- information ----------------------------------------------------------------------------
     def get_work_group_info(self, param, device):
         """Work-group facts of the kernel on ``device``: ``WORK_GROUP_SIZE`` (the largest
@@ -322,6 +401,13 @@ class Kernel:
         if param not in values:
             raise invalid("clGetKernelInfo", status_code.INVALID_VALUE, f"info parameter {param!r} is not available")
         return values[param]
+
+    @property
+    def int_ptr(self) -> int:
+        """The ``cl_kernel`` handle on the first device of the program."""
+        return _handles.seen(self, next(iter(self._natives.values())).handle)
+
+    from_int_ptr = classmethod(_handles.from_int_ptr)
 
     def clone(self) -> Kernel:
         k = Kernel(self.program, self.function_name)

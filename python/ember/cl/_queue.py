@@ -18,6 +18,7 @@ import warnings
 from .. import _ember
 from .._runtime import Event as _Marker
 from .._runtime import Stream, get_current_stream, get_elapsed_time
+from . import _handles
 from ._constants import (
     command_execution_status,
     command_queue_info,
@@ -75,7 +76,9 @@ class CommandQueue:
     @property
     def int_ptr(self) -> int:
         """The ``cl_command_queue`` handle."""
-        return self._handle
+        return _handles.seen(self, self._handle)
+
+    from_int_ptr = classmethod(_handles.from_int_ptr)
 
     def get_info(self, param):
         values = {command_queue_info.CONTEXT: self.context, command_queue_info.DEVICE: self.device,
@@ -171,7 +174,7 @@ class Event:
     """The completion of a queued command: ``wait()``, ``command_execution_status`` and, on a
     queue with ``PROFILING_ENABLE``, ``profile.start``/``profile.end`` (ns)."""
 
-    __slots__ = ("command_queue", "_native", "_profile")
+    __slots__ = ("command_queue", "_native", "_profile", "__weakref__")
 
     def __init__(self, queue: CommandQueue, native=None, start=None):
         self.command_queue = queue
@@ -186,6 +189,18 @@ class Event:
             marker.record(self.command_queue._stream)
             self._native = marker
         return None if self._native is _DONE else self._native
+
+    @property
+    def int_ptr(self) -> int:
+        """The ``cl_event`` handle (for a command done before its event existed: a marker
+        placed when this is first read)."""
+        marker = self._marker()
+        if marker is None:
+            self._native = marker = _Marker(device=self.command_queue.device.ordinal)
+            marker.record(self.command_queue._stream)
+        return _handles.seen(self, marker._native.handle)
+
+    from_int_ptr = classmethod(_handles.from_int_ptr)
 
     def wait(self) -> None:
         """Waits until the command is done."""
@@ -255,6 +270,11 @@ class UserEvent(Event):
 
     def set_status(self, status) -> None:
         self._user.set_status(int(status))
+
+    @property
+    def int_ptr(self) -> int:
+        """The ``cl_event`` handle."""
+        return _handles.seen(self, self._user.handle)
 
     def _marker(self):
         return None

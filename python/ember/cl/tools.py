@@ -12,7 +12,7 @@ import numpy as np
 
 from ._constants import mem_flags
 from ._errors import LogicError
-from ._memory import Buffer, enqueue_copy
+from ._memory import Buffer, copy_buffers
 from ._platform import Context, Device, Platform, get_platforms
 from ._program import Program
 from ._queue import CommandQueue
@@ -219,7 +219,7 @@ def match_dtype_to_c_struct(device, name: str, dtype, context=None) -> tuple[np.
     out = np.zeros(len(fields) + 1, np.uint64)
     layout = Buffer(context, mem_flags.READ_WRITE, out.nbytes)
     kernel(queue, (1,), None, layout)
-    enqueue_copy(queue, out, layout)
+    copy_buffers(queue, out, layout)
     matched = np.dtype({"names": list(dtype.names),
                         "formats": [dtype.fields[f][0] for f in dtype.names],
                         "offsets": [int(o) for o in out[1:]], "itemsize": int(out[0])})

@@ -60,11 +60,11 @@ pub struct ClDevice {
 unsafe impl Send for ClDevice {}
 unsafe impl Sync for ClDevice {}
 
-fn h<T>(p: *mut T) -> Handle {
+pub(super) fn h<T>(p: *mut T) -> Handle {
     p as usize as Handle
 }
 
-fn p<T>(handle: Handle) -> *mut T {
+pub(super) fn p<T>(handle: Handle) -> *mut T {
     handle as usize as *mut T
 }
 
@@ -118,7 +118,11 @@ impl ClDevice {
         })
     }
 
-    fn context(&self) -> cl_context {
+    pub(super) fn device_id(&self) -> cl_device_id {
+        self.device
+    }
+
+    pub(super) fn context(&self) -> cl_context {
         self.context.load(Ordering::Acquire) as cl_context
     }
 
@@ -142,8 +146,23 @@ impl ClDevice {
     }
 
     /// Orders a command about to go on `stream` as CUDA's legacy default stream would.
-    fn order(&self, stream: Handle) -> Result<()> {
+    pub(super) fn order(&self, stream: Handle) -> Result<()> {
         self.order.before(p(stream), p(self.default_stream()))
+    }
+
+    /// Counts a command just enqueued on `stream` (back-pressure, see `in_flight`).
+    pub(super) fn enqueued_on(&self, stream: Handle) -> Result<()> {
+        self.in_flight.enqueued(p(stream))
+    }
+
+    /// The raw OpenCL handles behind this device: (platform, device, context), PyOpenCL's
+    /// `int_ptr`s.
+    pub fn raw_handles(&self) -> (usize, usize, usize) {
+        let platform = match cl3::device::get_device_info(self.device, CL_DEVICE_PLATFORM) {
+            Ok(InfoType::Ptr(p)) => p as usize,
+            _ => 0,
+        };
+        (platform, self.device as usize, self.context() as usize)
     }
 
     fn finish_all(&self) -> Result<()> {
@@ -167,13 +186,7 @@ impl ClDevice {
         if let Err(code) =
             pg::build_program(program, &[self.device], &joined, None, ptr::null_mut())
         {
-            let log =
-                match pg::get_program_build_info(program, self.device, pg::CL_PROGRAM_BUILD_LOG) {
-                    Ok(InfoType::VecUchar(b)) => String::from_utf8_lossy(&b)
-                        .trim_end_matches('\0')
-                        .to_string(),
-                    _ => String::new(),
-                };
+            let log = self.build_log(program);
             unsafe {
                 let _ = pg::release_program(program);
             }
@@ -731,6 +744,10 @@ impl Backend for ClDevice {
             Ok(_) => Err(Error::Value("the driver gave no program binary".into())),
             Err(c) => Err(cl_error("clGetProgramInfo", c)),
         }
+    }
+
+    fn as_opencl(&self) -> Option<&ClDevice> {
+        Some(self)
     }
 
     fn opencl_info(&self, of_platform: bool, param: u32) -> Result<Vec<u8>> {

@@ -2,11 +2,14 @@
 //! no GPU.
 
 mod device;
+mod images;
 mod in_flight;
 mod info;
+mod programs;
 mod stream_order;
 
 pub use device::ClDevice;
+pub use images::{check_region, ImageRegion, ImageShape};
 pub use info::{describe_platforms, PlatformReport};
 
 use cl3::device::{CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};

@@ -44,6 +44,7 @@ from ._creation import _c_order, _c_strides, _host_pointer, _in_order, _memory_o
 from ._interop import _foreign_view
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
 from ._ndarray_cl import ClState, PyOpenCLArray
+from ._ndarray_cl import carry as _ndarray_cl_carry
 from ._operands import on_device
 from ._runtime import Device, backend, current_device_id, get_current_stream
 
@@ -56,6 +57,7 @@ def _unpickle(host: np.ndarray) -> ndarray:
 def _wrap(native) -> ndarray:
     arr = _new(ndarray)
     arr._a = native
+    arr._cl = None  # set, so the native operators read it without an AttributeError
     return arr
 
 
@@ -64,6 +66,7 @@ def _wrap_view(native, parent: ndarray) -> ndarray:
     memory (a view of a view points at the owner, as in NumPy), kept alive by the view."""
     arr = _new(ndarray)
     arr._a = native
+    arr._cl = None
     root = getattr(parent, "_base", None)
     arr._base = parent if root is None else root
     return arr
@@ -819,6 +822,7 @@ _ember.register_types(
     # C's long long types are NumPy scalar types of their own on Linux (int64 is C long).
     [(_dtypes.from_name(n).type, n) for n in _dtypes.SUPPORTED] + [(np.longlong, "int64"), (np.ulonglong, "uint64")],
 )
+_ember.register_face_carry(_ndarray_cl_carry)
 
 
 def _check_same_layout(dst, src) -> None:

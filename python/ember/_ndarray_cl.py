@@ -40,6 +40,13 @@ class ClState:
         self.allocator = allocator
 
 
+def carry(result, state: ClState) -> None:
+    """Gives an operator's result its operand's queue and allocator, as PyOpenCL's results
+    keep their first operand's (called by the native operators, only for arrays that have
+    PyOpenCL settings)."""
+    result._cl = ClState(state.queue, (), state.allocator)
+
+
 class PyOpenCLArray:
     """The PyOpenCL part of ``ember.ndarray`` (a mixin: it keeps no state of its own)."""
 

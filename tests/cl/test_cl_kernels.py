@@ -14,6 +14,17 @@ from ember.cl.scan import ExclusiveScanKernel, GenericScanKernel, InclusiveScanK
 SIZES = (1, 10, 257, 4093, 100_003)  # below, at and above a run per work-item
 
 
+@pytest.fixture(params=["runs", "tiles"])
+def scan_shape(request, monkeypatch):
+    """Both shapes of the scan kernels (see ember.cl.scan): the CPU's runs per work-item, and
+    the GPU's tiles per work-group, here run on whatever device the tests have."""
+    from ember.cl import algorithm, scan
+
+    monkeypatch.setattr(scan, "use_tiles", lambda device: request.param == "tiles")
+    monkeypatch.setattr(algorithm, "_kernels", {})  # compaction's scans, built again in this shape
+    return request.param
+
+
 def test_elementwise_kernel_over_views_and_slices(ctx, queue, rng):
     lin = ElementwiseKernel(ctx, "float a, float *x, float b, __global const float *y, float *z",
                             "z[i] = a*x[i] + b*y[i]", "ember_test_lin")
@@ -54,7 +65,7 @@ def test_reduction_kernels_match_numpy(ctx, queue, rng):
 
 
 @pytest.mark.parametrize("cls", [InclusiveScanKernel, ExclusiveScanKernel])
-def test_scans_match_cumsum(ctx, queue, rng, cls):
+def test_scans_match_cumsum(ctx, queue, rng, cls, scan_shape):
     knl = cls(ctx, np.int64, "a+b", "0")
     for n in SIZES:
         host = rng.integers(-100, 100, n)
@@ -66,7 +77,7 @@ def test_scans_match_cumsum(ctx, queue, rng, cls):
         ExclusiveScanKernel(ctx, np.int64, "a+b")
 
 
-def test_segmented_scan_gives_prev_item_and_item(ctx, queue, rng):
+def test_segmented_scan_gives_prev_item_and_item(ctx, queue, rng, scan_shape):
     knl = GenericScanKernel(
         ctx, np.int32, "__global int *ary, __global char *starts, __global int *excl, __global int *incl",
         input_expr="ary[i]", scan_expr="across_seg_boundary ? b : (a+b)", neutral="0",
@@ -88,7 +99,7 @@ def test_segmented_scan_gives_prev_item_and_item(ctx, queue, rng):
         np.testing.assert_array_equal(excl.get(), want_excl)
 
 
-def test_compaction_keeps_order(ctx, queue, rng):
+def test_compaction_keeps_order(ctx, queue, rng, scan_shape):
     for n in SIZES:
         host = rng.integers(0, 1000, n).astype(np.int32)
         dev = cl_array.to_device(queue, host)

@@ -24,6 +24,8 @@ pub(crate) struct KnownTypes {
     native_slot: Py<PyAny>,
     /// `ndarray._base`'s slot descriptor: a view keeps the array that owns its memory there.
     base_slot: Py<PyAny>,
+    /// `ndarray._cl`'s slot descriptor: an array's PyOpenCL settings (queue, allocator).
+    face_slot: Py<PyAny>,
     slot_get: Option<pyo3::ffi::descrgetfunc>,
     /// The slot's setter, to make `ember.ndarray` objects natively (`wrap`).
     slot_set: Option<pyo3::ffi::descrsetfunc>,
@@ -53,6 +55,23 @@ impl KnownTypes {
 }
 
 impl KnownTypes {
+    /// An `ember.ndarray`'s PyOpenCL settings (its `_cl` slot), if it has any.
+    pub(crate) fn face_state<'py>(&self, value: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+        let slot_get = self.slot_get?;
+        let raw = unsafe {
+            slot_get(
+                self.face_slot.as_ptr(),
+                value.as_ptr(),
+                self.ndarray as *mut pyo3::ffi::PyObject,
+            )
+        };
+        match unsafe { Bound::from_owned_ptr_or_err(value.py(), raw) } {
+            Ok(state) if !state.is_none() => Some(state),
+            Ok(_) => None,
+            Err(_) => None, // never set: the slot is empty
+        }
+    }
+
     /// Whether `value` is an `ember.ndarray` (exactly).
     pub(crate) fn is_ndarray(&self, value: &Bound<'_, PyAny>) -> bool {
         value.get_type_ptr() as usize == self.ndarray
@@ -104,6 +123,11 @@ impl KnownTypes {
             let raw = pyo3::ffi::PyType_GenericAlloc(ty, 0);
             let obj = Bound::from_owned_ptr_or_err(py, raw)?;
             if slot_set(self.native_slot.as_ptr(), obj.as_ptr(), native.as_ptr()) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+            // `_cl` set to None: the operators read it on every call, and an unset slot
+            // would raise (and build) an AttributeError each time.
+            if slot_set(self.face_slot.as_ptr(), obj.as_ptr(), py.None().as_ptr()) != 0 {
                 return Err(PyErr::fetch(py));
             }
             Ok(obj)
@@ -175,6 +199,7 @@ fn register_types(
     let ptr = |t: &Bound<'_, PyType>| t.as_type_ptr() as usize;
     let native_slot = ndarray.getattr("_a")?;
     let base_slot = ndarray.getattr("_base")?;
+    let face_slot = ndarray.getattr("_cl")?;
     let slot_get: Option<pyo3::ffi::descrgetfunc> = unsafe {
         let f = pyo3::ffi::PyType_GetSlot(
             native_slot.get_type().as_type_ptr(),
@@ -209,6 +234,7 @@ fn register_types(
         scalars: Vec::with_capacity(scalars.len()),
         native_slot: native_slot.unbind(),
         base_slot: base_slot.unbind(),
+        face_slot: face_slot.unbind(),
         slot_get,
         slot_set,
         alive: vec![ndarray.unbind(), host_ndarray.unbind()],
@@ -369,10 +395,14 @@ pub(crate) fn launch_arg(
             .extract()?;
         return Ok(LaunchArg::Struct(bytes));
     }
-    if let Ok(image) = value.cast::<crate::cl_objects::NativeImage>() {
+    // ember.cl's Image and Sampler hold their OpenCL object in `_native`.
+    let native = value
+        .getattr(pyo3::intern!(py, "_native"))
+        .unwrap_or_else(|_| value.clone());
+    if let Ok(image) = native.cast::<crate::cl_objects::NativeImage>() {
         return Ok(LaunchArg::Object(image.get().raw()));
     }
-    if let Ok(sampler) = value.cast::<crate::cl_objects::NativeSampler>() {
+    if let Ok(sampler) = native.cast::<crate::cl_objects::NativeSampler>() {
         return Ok(LaunchArg::Object(sampler.get().raw()));
     }
     if let Ok(local) = value.getattr(pyo3::intern!(py, "_ember_local_bytes")) {

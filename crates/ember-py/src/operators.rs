@@ -76,8 +76,33 @@ fn call_operator<'py>(
         {
             fallback()
         }
+        Ok(result) if op.form != Form::InPlace => carry_face(py, k, slf, result),
         result => result,
     }
+}
+
+/// What passes a PyOpenCL array's queue and allocator on to the results of its operators
+/// (`ember._ndarray_cl.carry`, registered at import).
+static CARRY: OnceLock<Py<PyAny>> = OnceLock::new();
+
+/// The result, given `source`'s PyOpenCL settings when it has any (as PyOpenCL's results
+/// keep their first operand's queue and allocator).
+fn carry_face<'py>(
+    py: Python<'py>,
+    k: &KnownTypes,
+    source: &Bound<'py, PyAny>,
+    result: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if let (Some(state), Some(carry)) = (k.face_state(source), CARRY.get()) {
+        carry.bind(py).call1((&result, state))?;
+    }
+    Ok(result)
+}
+
+/// Registers `ember._ndarray_cl.carry(result, state)`.
+#[pyfunction]
+fn register_face_carry(carry: Py<PyAny>) {
+    let _ = CARRY.set(carry);
 }
 
 /// Whether `slf` or `other` is an array of an opaque dtype (only asked after an error).
@@ -257,5 +282,6 @@ fn operator_method<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(register_face_carry, m)?)?;
     m.add_function(wrap_pyfunction!(operator_method, m)?)
 }

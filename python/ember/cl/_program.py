@@ -37,7 +37,6 @@ from ._errors import (
     invalid,
     message,
 )
-from ._image import Image, Sampler
 from ._memory import Buffer, buffer_of_pointer
 from ._platform import Context
 from ._queue import CommandQueue, Event
@@ -310,7 +309,7 @@ class Kernel:
 
     def _convert(self, args) -> list:
         out = [a._array if isinstance(a, Buffer) else buffer_of_pointer(a)._array if isinstance(a, MemoryPointer)
-               else a._native if isinstance(a, (Image, Sampler)) else a for a in args]
+               else a for a in args]
         for i, t in self._scalar_types:
             value = out[i]
             try:

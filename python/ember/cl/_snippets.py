@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._ndarray import ndarray
+from ._constants import device_type
 from ._memory import Buffer, buffer_of_pointer
 from ._program import Program
 from .tools import Argument, ScalarArg, VectorArg, dtype_to_ctype, parse_arg_list  # noqa: F401
@@ -32,6 +33,16 @@ def prologue(args: list[Argument]) -> str:
         f"    __global {dtype_to_ctype(a.dtype)} *{a.name} = (__global {dtype_to_ctype(a.dtype)} *)"
         f"((__global char *){a.name}__base + {a.name}__offset);\n"
         for a in args if isinstance(a, VectorArg))
+
+
+def group_count(queue, items: int, local: int, cpu_cap: int, per_compute_unit: int) -> int:
+    """Work-groups for ``items`` indices at ``local`` per group: on a CPU device at most
+    ``cpu_cap`` (PoCL runs a group's work-items as a loop: few large groups are fastest); on a
+    GPU enough to fill every compute unit ``per_compute_unit`` times over (a GPU hides memory
+    latency with many resident groups)."""
+    device = queue.device
+    cap = cpu_cap if device.type & device_type.CPU else device.max_compute_units * per_compute_unit
+    return max(1, min(cap, -(-items // local)))
 
 
 def build(context, source: str, options=None):

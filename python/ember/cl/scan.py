@@ -4,8 +4,12 @@ value, and ``b``), optionally segmented (``is_segment_start_expr``; ``scan_expr`
 result handed to ``output_statement`` as ``item`` (inclusive), ``prev_item`` (exclusive: the
 neutral value at ``i = 0`` and at segment starts) and ``last_item`` (the whole scan's).
 
-Three launches: every work-item folds a contiguous run of the input; one work-item scans the
-runs' totals; every work-item scans its run again from that prefix and writes the outputs.
+Three launches, in one of two shapes by device. On a CPU device every work-item folds a
+contiguous run of the input, one work-item scans the runs' totals, and every work-item scans
+its run again from that prefix and writes the outputs (PoCL runs work-items as loops: long
+runs are fastest). On a GPU, where neighbouring work-items must read neighbouring elements,
+each work-group takes a contiguous part in tiles of one element per work-item, scanned in local
+memory: the groups' totals, their prefix (one group), then the outputs from each prefix.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import _snippets
+from ._constants import device_type
 from .array import empty
 from .tools import dtype_to_ctype
 
 _LOCAL = 128
-_GROUPS = 32  # 4,096 runs at most: the middle launch scans their totals in one work-item
+_GROUPS = 32  # 4,096 runs at most on a CPU: the middle launch scans their totals in one work-item
+_GPU_GROUPS_PER_UNIT = 4  # work-groups per compute unit on a GPU (a few thousand at most)
 
 
 def _source(name: str, ctype: str, neutral: str, scan_expr: str, input_expr: str, output_statement: str,
@@ -85,6 +91,122 @@ __kernel void {name}_output({params}{sep}long n, __global {ctype} *ember_totals,
 """
 
 
+def use_tiles(device) -> bool:
+    """Whether scans on ``device`` take the GPU shape (the tests set it for CPU devices too)."""
+    return not device.type & device_type.CPU
+
+
+def _tiled_source(name: str, ctype: str, neutral: str, scan_expr: str, input_expr: str, output_statement: str,
+                  segment_expr: str | None, fetches, params: str, prologue: str, preamble: str) -> str:
+    """The GPU shape (see the module's doc): tiles of ``_LOCAL`` elements scanned in local memory
+    (Hillis-Steele, carrying segment starts), work-groups over contiguous parts."""
+    sep = ", " if params else ""
+    fetch = "".join(f"            {ft} {fname} = (i + {off} >= 0 && i + {off} < n) ? {arg}[i + {off}] : 0;\n"
+                    for fname, ft, arg, off in fetches)
+    segment = f"({segment_expr})" if segment_expr else "0"
+    load = f"""        {ctype} ember_x = {neutral};
+        int ember_seg = 0;
+        if (ember_i < hi) {{
+            long i = ember_i;
+{fetch}            ember_x = {input_expr};
+            ember_seg = {segment};
+        }}
+        ember_vals[lid] = ember_x;
+        ember_segs[lid] = ember_seg;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ember_tile_scan(ember_vals, ember_segs, lid);"""
+    advance = f"""        {ctype} ember_tile = ember_vals[{_LOCAL - 1}];
+        char ember_tile_seg = ember_segs[{_LOCAL - 1}];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        carry = SCAN_EXPR(carry, ember_tile, ember_tile_seg);"""
+    part = """    long groups = get_num_groups(0), g = get_group_id(0);
+    long per = (n + groups - 1) / groups;
+    long lo = g * per < n ? g * per : n, hi = lo + per < n ? lo + per : n;
+    int lid = get_local_id(0);"""
+    return f"""{preamble}
+#define SCAN_EXPR(a, b, across_seg_boundary) ({scan_expr})
+inline void ember_tile_scan(__local {ctype} *vals, __local char *segs, int lid)
+{{
+    for (int off = 1; off < {_LOCAL}; off <<= 1) {{
+        {ctype} ember_prev = vals[lid], ember_cur = vals[lid];
+        char ember_prev_seg = 0, ember_cur_seg = segs[lid];
+        if (lid >= off) {{
+            ember_prev = vals[lid - off];
+            ember_prev_seg = segs[lid - off];
+        }}
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid >= off) {{
+            vals[lid] = SCAN_EXPR(ember_prev, ember_cur, ember_cur_seg);
+            segs[lid] = ember_cur_seg | ember_prev_seg;
+        }}
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }}
+}}
+
+__kernel void {name}_fold({params}{sep}long n, __global {ctype} *ember_totals, __global char *ember_flags)
+{{
+{prologue}    __local {ctype} ember_vals[{_LOCAL}];
+    __local char ember_segs[{_LOCAL}];
+{part}
+    {ctype} carry = {neutral};
+    int any_seg = 0;
+    for (long base = lo; base < hi; base += {_LOCAL}) {{
+        long ember_i = base + lid;
+{load}
+        any_seg |= ember_segs[{_LOCAL - 1}];
+{advance}
+    }}
+    if (lid == 0) {{
+        ember_totals[g] = carry;
+        ember_flags[g] = any_seg;
+    }}
+}}
+
+__kernel void {name}_prefix(long runs, __global {ctype} *ember_totals, __global char *ember_flags,
+                            __global {ctype} *ember_last)
+{{
+    __local {ctype} ember_vals[{_LOCAL}];
+    __local char ember_segs[{_LOCAL}];
+    int lid = get_local_id(0);
+    {ctype} carry = {neutral};
+    for (long base = 0; base < runs; base += {_LOCAL}) {{
+        long w = base + lid;
+        ember_vals[lid] = w < runs ? ember_totals[w] : ({ctype})({neutral});
+        ember_segs[lid] = w < runs ? ember_flags[w] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ember_tile_scan(ember_vals, ember_segs, lid);
+        {ctype} ember_before = lid == 0 ? carry : SCAN_EXPR(carry, ember_vals[lid - 1], ember_segs[lid - 1]);
+        if (w < runs)
+            ember_totals[w] = ember_before;
+{advance}
+    }}
+    if (lid == 0)
+        ember_last[0] = carry;
+}}
+
+__kernel void {name}_output({params}{sep}long n, __global {ctype} *ember_totals, __global {ctype} *ember_last)
+{{
+{prologue}    __local {ctype} ember_vals[{_LOCAL}];
+    __local char ember_segs[{_LOCAL}];
+{part}
+    {ctype} carry = ember_totals[g];
+    const {ctype} last_item = ember_last[0];
+    for (long base = lo; base < hi; base += {_LOCAL}) {{
+        long ember_i = base + lid;
+{load}
+        if (ember_i < hi) {{
+            long i = ember_i;
+{fetch}            const {ctype} item = SCAN_EXPR(carry, ember_vals[lid], ember_segs[lid]);
+            const {ctype} prev_item = ember_seg ? ({ctype})({neutral})
+                : lid == 0 ? carry : SCAN_EXPR(carry, ember_vals[lid - 1], ember_segs[lid - 1]);
+            {{ {output_statement}; }}
+        }}
+{advance}
+    }}
+}}
+"""
+
+
 class GenericScanKernel:
     """``GenericScanKernel(context, dtype, arguments, input_expr, scan_expr, neutral,
     output_statement, is_segment_start_expr=None, input_fetch_exprs=(), index_dtype=np.int32,
@@ -104,9 +226,11 @@ class GenericScanKernel:
                    for fname, arg, off in input_fetch_exprs]
         self.name = name_prefix
         ctype = dtype_to_ctype(self.dtype)
-        source = _source(name_prefix, ctype, str(neutral), scan_expr, input_expr, output_statement,
-                         is_segment_start_expr, fetches, _snippets.parameters(self.args),
-                         _snippets.prologue(self.args), preamble)
+        self._tiled = use_tiles(context.devices[0])
+        make = _tiled_source if self._tiled else _source
+        source = make(name_prefix, ctype, str(neutral), scan_expr, input_expr, output_statement,
+                      is_segment_start_expr, fetches, _snippets.parameters(self.args),
+                      _snippets.prologue(self.args), preamble)
         program = _snippets.build(context, source, options)
         self._fold = getattr(program, f"{name_prefix}_fold")
         self._prefix = getattr(program, f"{name_prefix}_prefix")
@@ -119,7 +243,12 @@ class GenericScanKernel:
         n = _snippets.size_of(self.args, args) if size is None else int(size)
         if n is None:
             raise ValueError("the scan has no array argument to size it: pass size=")
-        runs = _GROUPS * _LOCAL
+        if self._tiled:
+            groups = _snippets.group_count(queue, n, _LOCAL, 8, _GPU_GROUPS_PER_UNIT)
+            runs, fold_size, prefix_size = groups, (groups * _LOCAL,), (_LOCAL,)
+        else:
+            runs = _GROUPS * _LOCAL
+            fold_size, prefix_size = (runs,), (1,)
         totals = empty(queue, runs, self.dtype)
         flags = empty(queue, runs, np.int8)
         last = empty(queue, 1, self.dtype)
@@ -127,9 +256,9 @@ class GenericScanKernel:
         t, f, last_arg = (_snippets.call_arguments([_snippets.VectorArg(x.dtype, "x")], [x])[0] for x in
                           (totals, flags, last))
         n64 = np.int64(n)
-        _snippets.launch(self._fold, queue, (runs,), (_LOCAL,), *user, n64, t, f, wait_for=wait_for)
-        _snippets.launch(self._prefix, queue, (1,), (1,), np.int64(runs), t, f, last_arg)
-        event = _snippets.launch(self._output, queue, (runs,), (_LOCAL,), *user, n64, t, last_arg)
+        _snippets.launch(self._fold, queue, fold_size, (_LOCAL,), *user, n64, t, f, wait_for=wait_for)
+        _snippets.launch(self._prefix, queue, prefix_size, prefix_size, np.int64(runs), t, f, last_arg)
+        event = _snippets.launch(self._output, queue, fold_size, (_LOCAL,), *user, n64, t, last_arg)
         return event
 
 

@@ -43,7 +43,7 @@ from . import (
 from ._creation import _c_order, _c_strides, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray, empty_like
 from ._interop import _foreign_view
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
-from ._ndarray_cl import ClState, PyOpenCLArray
+from ._ndarray_cl import ClState, PyOpenCLArray, face
 from ._ndarray_cl import carry as _ndarray_cl_carry
 from ._operands import on_device
 from ._runtime import Device, backend, current_device_id, get_current_stream
@@ -546,16 +546,25 @@ class ndarray(PyOpenCLArray):
         """Sets every element to ``value``: a scalar, a 0-d array (on the device, read there), or
         for a structured array anything NumPy reads as one element of it. Returns the array
         (PyOpenCL's ``fill``; NumPy's returns None)."""
+        for evt in wait_for or ():
+            evt.wait()
         opaque = _dtypes.is_opaque(self.dtype)
         if isinstance(value, (bool, int, float, complex, np.generic)) and not opaque:
             self._a.fill(value.item() if isinstance(value, np.generic) else value)
-            return self
+            return self._filled(queue)
         if not isinstance(value, ndarray):
             device = _foreign_view(value)
             value = device if device is not None else np.asarray(value, dtype=self.dtype if opaque else None)
         if value.ndim != 0:
             raise ValueError("setting an array element with a sequence.")
         self[...] = value
+        return self._filled(queue)
+
+    def _filled(self, queue) -> ndarray:
+        """``fill``'s result; an array with a PyOpenCL queue records the fill's event."""
+        state = getattr(self, "_cl", None)
+        if state is not None and (queue or state.queue) is not None:
+            self.add_event(face.last_event(queue or state.queue))
         return self
 
     def view(self, dtype=None) -> ndarray:

@@ -14,12 +14,15 @@ from __future__ import annotations
 class _Face:
     """What ``ember.cl.array`` registers (functions set on the one instance ``face``):
     ``buffer_of(array)`` (the ``cl.Buffer`` of the array's whole allocation and the array's
-    byte offset in it), ``default_queue(ordinal)`` and ``done_event(queue)`` (an event of a
-    command already complete)."""
+    byte offset in it), ``default_queue(ordinal)``, ``done_event(queue)`` (an event of a
+    command already complete), ``last_event(queue)`` (an event of the command just queued) and
+    ``map_to_host(array, queue, flags, wait_for)`` (a contiguous array mapped for the host)."""
 
     buffer_of = None
     default_queue = None
     done_event = None
+    last_event = None
+    map_to_host = None
 
     def ready(self) -> None:
         if self.buffer_of is None:
@@ -44,7 +47,8 @@ def carry(result, state: ClState) -> None:
     """Gives an operator's result its operand's queue and allocator, as PyOpenCL's results
     keep their first operand's (called by the native operators, only for arrays that have
     PyOpenCL settings)."""
-    result._cl = ClState(state.queue, (), state.allocator)
+    events = () if state.queue is None or face.last_event is None else (face.last_event(state.queue),)
+    result._cl = ClState(state.queue, events, state.allocator)
 
 
 class PyOpenCLArray:
@@ -60,8 +64,9 @@ class PyOpenCLArray:
 
     @property
     def queue(self):
-        """The ``CommandQueue`` the array was made with (None for an array without one, as
-        results of operations are: they run on their device's default queue)."""
+        """The ``CommandQueue`` the array was made with, or its first operand's for the result
+        of an operator (None for an array without one: its work runs on its device's default
+        queue)."""
         state = self._cl_state()
         return None if state is None else state.queue
 
@@ -110,9 +115,14 @@ class PyOpenCLArray:
         return face.buffer_of(self)[1]
 
     def map_to_host(self, queue=None, flags=None, is_blocking=True, wait_for=None):
-        """A NumPy array of the contents. ember copies (the device's memory is not mapped), so
-        write changes back with ``set``."""
-        return self.get(queue)
+        """The contents as a NumPy array whose ``base`` is a ``MemoryMap``: its ``release()``
+        (or leaving ``with a_host.base:``) writes changes back, as OpenCL's unmap does (ember
+        maps by copying). A non-contiguous array gives a plain copy (write back with ``set``)."""
+        face.ready()
+        if not (self.flags.c_contiguous or self.flags.f_contiguous):
+            return self.get(queue)
+        queue = queue or self.queue or face.default_queue(self._a.device)
+        return face.map_to_host(self, queue, flags, wait_for)
 
     def get_async(self, queue=None, ary=None):
         """``(host copy, event)``: ember's copies to the host complete before they return, so

@@ -292,3 +292,39 @@ def test_rectangular_buffer_copy(queue):
     np.testing.assert_array_equal(dst.get(), want)
     with pytest.raises(cl.Error, match="does not fit"):
         cl.enqueue_copy(queue, dst.data, src.data, src_origin=(0, 0), dst_origin=(0, 4), region=(20, 2))
+
+
+def test_results_keep_queue_allocator_and_record_events(ctx, queue, rng):
+    pool = tools.MemoryPool(tools.ImmediateAllocator(queue))
+    host = rng.standard_normal(300).astype(np.float32)
+    a = cl_array.to_device(queue, host, allocator=pool)
+    for result in (a + a, 2 * a, a / 3, -a, a ** 2, a > 0):
+        assert result.queue is queue and result.allocator is pool and len(result.events) == 1
+    np.testing.assert_array_equal((a + 4000).get(), host + np.float32(4000))
+    plain = ember.asarray(host)
+    assert (plain + 1).queue is None and (plain + 1).allocator is None  # no PyOpenCL settings: none made
+    x = cl_array.zeros(queue, 50, np.float32)  # zeros' own fill is an event, as in PyOpenCL
+    before = len(x.events)
+    for _ in range(5):
+        x.fill(1.5)
+    assert len(x.events) == before + 5
+    for _ in range(100):
+        x.fill(2.5)
+    assert len(x.events) <= 20  # bounded, as PyOpenCL bounds it
+    x.finish()
+    assert x.events == [] and (x.get() == np.float32(2.5)).all()
+
+
+def test_map_to_host_writes_back_on_release(queue):
+    a = cl_array.zeros(queue, (5, 6, 7), np.float32)
+    a[3, 2, 1] = 10
+    host = a.map_to_host()
+    assert isinstance(host.base, cl.MemoryMap) and host[3, 2, 1] == 10
+    host[1, 2, 3] = 7
+    saved = host.copy()
+    host.base.release(queue)
+    np.testing.assert_array_equal(a.get(), saved)
+    strided = a[:, ::2]  # not contiguous: a plain copy
+    copied = strided.map_to_host()
+    assert not isinstance(copied.base, cl.MemoryMap)
+    np.testing.assert_array_equal(copied, saved[:, ::2])

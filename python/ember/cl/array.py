@@ -21,8 +21,8 @@ from .. import _differences, _indexing, _linalg, _ndarray_cl, _reductions, _shap
 from .._ndarray import _wrap, ndarray
 from .._runtime import Device as _EmberDevice
 from .._runtime import current_device_id
-from ._constants import mem_flags
-from ._memory import Buffer, buffer_of_pointer
+from ._constants import map_flags, mem_flags
+from ._memory import Buffer, buffer_of_pointer, enqueue_map_buffer
 from ._platform import Context, context_of
 from ._queue import CommandQueue
 
@@ -64,6 +64,18 @@ def _done_event(queue: CommandQueue):
 _ndarray_cl.face.buffer_of = _buffer_of
 _ndarray_cl.face.default_queue = _default_queue
 _ndarray_cl.face.done_event = _done_event
+_ndarray_cl.face.last_event = lambda queue: queue._event(None)
+
+
+def _map_to_host(arr, queue, flags, wait_for):
+    buf, offset = _buffer_of(arr)
+    flags = map_flags.READ | map_flags.WRITE if flags is None else flags
+    order = "C" if arr.flags.c_contiguous else "F"
+    host, _ = enqueue_map_buffer(queue, buf, flags, offset, arr.shape, arr.dtype, order=order, wait_for=wait_for)
+    return host
+
+
+_ndarray_cl.face.map_to_host = _map_to_host
 
 
 # ---- the Array type ----------------------------------------------------------------------------

@@ -51,13 +51,16 @@ class Random123GeneratorBase:
             raise TypeError(f"clrandom draws integers, floats and their vectors, not {dtype}")
         return values if count == 1 else values.view(dtype).reshape(tuple(shape))
 
-    def _fill(self, law: str, ary, p, q):
+    def _fill(self, law: str, ary, p, q, queue=None):
         with _EmberDevice(ary._a.device):  # drawn where the array lives
             ary[...] = self._draw(law, ary.shape, ary.dtype, p, q)
+        queue = queue or ary.queue
+        if queue is not None:
+            ary.add_event(queue._event(None))  # the fill's event, as PyOpenCL records it
 
     def fill_uniform(self, ary, a=0, b=1, queue=None):
         """Fills ``ary`` with values uniform in ``[a, b)``."""
-        self._fill("uniform", ary, a, b)
+        self._fill("uniform", ary, a, b, queue)
 
     def uniform(self, queue, shape, dtype, *, order="C", allocator=None, a=0, b=1):
         """A new array of values uniform in ``[a, b)``."""
@@ -67,7 +70,7 @@ class Random123GeneratorBase:
 
     def fill_normal(self, ary, mu=0, sigma=1, queue=None):
         """Fills ``ary`` with normal values of mean ``mu`` and standard deviation ``sigma``."""
-        self._fill("normal", ary, mu, sigma)
+        self._fill("normal", ary, mu, sigma, queue)
 
     def normal(self, queue, shape, dtype, *, order="C", allocator=None, mu=0, sigma=1):
         """A new array of normal values of mean ``mu`` and standard deviation ``sigma``."""

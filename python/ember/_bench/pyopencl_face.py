@@ -81,24 +81,27 @@ def _radix(m, n: int, repeat: int) -> float:
 
 
 def rows(libs: dict, quick: bool, progress) -> list[Row]:
-    log2 = 20 if quick else 24
-    n, repeat = 1 << log2, 3 if quick else 10
+    sizes = (16, 20) if quick else (20, 24)  # the range: 2^20 to 2^24
+    repeat = 3 if quick else 10
     sort_log2 = 18 if quick else 20
     import ember
 
     # The same rows on a GPU's OpenCL driver (EMBER_BACKEND=opencl): `ember bench --only pyopencl`.
     kind = "CPU (no GPU)" if ember.Device(0).attributes.get("is_cpu") else "GPU (OpenCL)"
     group = f"{kind}: PyOpenCL's API"
-    table = [
-        (Row(group, f"ElementwiseKernel z = a*x + b*y, float32, 2^{log2}", "GB/s", True, ">= PyOpenCL"),
-         lambda m: _elementwise(m, n, repeat)),
-        (Row(group, f"ReductionKernel sum, float32, 2^{log2}", "GB/s", True, ">= PyOpenCL"),
-         lambda m: _reduction(m, n, repeat)),
-        (Row(group, f"InclusiveScanKernel, int32, 2^{log2}", "Melem/s", True, ">= PyOpenCL"),
-         lambda m: _scan(m, n, repeat)),
-        (Row(group, f"RadixSort, int32 keys, 2^{sort_log2}", "Mkeys/s", True, ">= PyOpenCL"),
-         lambda m: _radix(m, 1 << sort_log2, max(3, repeat // 3))),
-    ]
+    table = []
+    for log2 in sizes:
+        n = 1 << log2
+        table += [
+            (Row(group, f"ElementwiseKernel z = a*x + b*y, float32, 2^{log2}", "GB/s", True, ">= PyOpenCL"),
+             lambda m, n=n: _elementwise(m, n, repeat)),
+            (Row(group, f"ReductionKernel sum, float32, 2^{log2}", "GB/s", True, ">= PyOpenCL"),
+             lambda m, n=n: _reduction(m, n, repeat)),
+            (Row(group, f"InclusiveScanKernel, int32, 2^{log2}", "Melem/s", True, ">= PyOpenCL"),
+             lambda m, n=n: _scan(m, n, repeat)),
+        ]
+    table.append((Row(group, f"RadixSort, int32 keys, 2^{sort_log2}", "Mkeys/s", True, ">= PyOpenCL"),
+                  lambda m: _radix(m, 1 << sort_log2, max(3, repeat // 3))))
     for name in ("ember", "PyOpenCL"):
         if name not in libs:
             continue

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _creation
 from .._ndarray import ndarray
+from .._runtime import Device as _EmberDevice
 from ._constants import device_type
 from ._memory import Buffer, buffer_of_pointer
 from ._program import Program
@@ -74,23 +76,32 @@ def call_arguments(args: list[Argument], values) -> list:
 
 
 def _array_parameter(a: Argument, value) -> tuple:
+    """(the whole buffer as a native byte array, the byte offset of the first element): the
+    native array goes to the launch as it is (this runs on every call of every snippet kernel,
+    so it makes no Python objects it need not)."""
     if isinstance(value, ndarray):
-        if value.size and not (value.flags.c_contiguous or value.flags.f_contiguous):
-            raise ValueError(f"argument {a.name!r} must be a contiguous array; pass a copy (a.copy())")
         native = value._a
-        whole = native.view([native.buffer_nbytes], [1], 0, "uint8")
-        return Buffer._view(None, 0, whole), np.int64(native.offset)
+        if not (native.c_contiguous or native.f_contiguous) and value.size:
+            raise ValueError(f"argument {a.name!r} must be a contiguous array; pass a copy (a.copy())")
+        return whole_buffer(native), np.int64(native.offset)
     if isinstance(value, Buffer):
-        return (value, np.int64(0)) if not value.offset else (_whole(value), np.int64(value.offset))
+        return whole_buffer(value._native), np.int64(value._native.offset)
     if value is not None and hasattr(value, "mem"):  # a.data
         buf = buffer_of_pointer(value)
-        return _whole(buf), np.int64(buf.offset)
+        return whole_buffer(buf._native), np.int64(buf._native.offset)
     raise TypeError(f"argument {a.name!r} must be an array or a buffer, got {type(value).__name__}")
 
 
-def _whole(buf: Buffer) -> Buffer:
-    native = buf._native
-    return Buffer._view(buf.context, buf.flags, native.view([native.buffer_nbytes], [1], 0, "uint8"))
+def whole_buffer(native):
+    """The whole allocation under the native array ``native``, as bytes from its start."""
+    return native.view([native.buffer_nbytes], [1], 0, "uint8")
+
+
+def scratch(queue, count: int, dtype):
+    """A native array of ``count`` items for a kernel's own use between its launches, made on
+    the queue's device (no ember.ndarray or PyOpenCL state around it)."""
+    with _EmberDevice(queue.device.ordinal):
+        return _creation.empty((int(count),), dtype)._a
 
 
 def queue_of(args: list[Argument], values, queue):

@@ -80,7 +80,7 @@ class ReductionKernel:
             raise ValueError("the reduction has no array argument: pass queue=")
         start, stop, step, count = _snippets.index_range(self.args, args, range, slice, "reduction")
         groups = _snippets.group_count(queue, count, _LOCAL, _CPU_GROUPS, 8)
-        partial = empty(queue, groups, self.dtype_out)
+        partial = _snippets.scratch(queue, groups, self.dtype_out)
         bounds = [np.int64(start), np.int64(stop), np.int64(step), np.int64(count)]
         launch = [*_partial_args(partial), *_snippets.call_arguments(self.args, args), *bounds]
         _snippets.launch(self._stage1, queue, (groups * _LOCAL,), (_LOCAL,), *launch, wait_for=wait_for)
@@ -91,5 +91,7 @@ class ReductionKernel:
         return (result, event) if return_event else result
 
 
-def _partial_args(arr) -> list:
-    return list(_snippets.call_arguments([_snippets.VectorArg(arr.dtype, "x")], [arr]))
+def _partial_args(arr) -> tuple:
+    """An array (or a native scratch array) as an array parameter: its buffer and offset."""
+    native = getattr(arr, "_a", arr)
+    return _snippets.whole_buffer(native), np.int64(native.offset)

@@ -18,7 +18,6 @@ import numpy as np
 
 from . import _snippets
 from ._constants import device_type
-from .array import empty
 from .tools import dtype_to_ctype
 
 _LOCAL = 128
@@ -249,12 +248,11 @@ class GenericScanKernel:
         else:
             runs = _GROUPS * _LOCAL
             fold_size, prefix_size = (runs,), (1,)
-        totals = empty(queue, runs, self.dtype)
-        flags = empty(queue, runs, np.int8)
-        last = empty(queue, 1, self.dtype)
+        # Each scratch array starts its own allocation, so the kernels take it at offset 0.
+        t = _snippets.scratch(queue, runs, self.dtype)
+        f = _snippets.scratch(queue, runs, np.int8)
+        last_arg = _snippets.scratch(queue, 1, self.dtype)
         user = _snippets.call_arguments(self.args, args)
-        t, f, last_arg = (_snippets.call_arguments([_snippets.VectorArg(x.dtype, "x")], [x])[0] for x in
-                          (totals, flags, last))
         n64 = np.int64(n)
         _snippets.launch(self._fold, queue, fold_size, (_LOCAL,), *user, n64, t, f, wait_for=wait_for)
         _snippets.launch(self._prefix, queue, prefix_size, prefix_size, np.int64(runs), t, f, last_arg)

@@ -11,10 +11,11 @@ Where ember.cl differs from PyOpenCL:
 
 - Only the devices ember opened are listed. A context's buffers live on its first device.
   Sub-buffers (``buf[a:b]``) work in copies and fills but cannot be kernel arguments.
-- Programs build from source only; ``kernel_names`` lists the ``__kernel`` functions found in
-  the source (kernels made by macros are reachable by name but not listed). ``prg.<name>``
-  returns the same ``Kernel`` each time. pyopencl's own headers and ``PYOPENCL_BUILD_OPTIONS``
-  are not available.
+- Programs build from source (or from binaries a program gave); ``kernel_names`` lists the
+  ``__kernel`` functions found in the source (kernels made by macros are reachable by name but
+  not listed). ``prg.<name>`` returns the same ``Kernel`` each time. pyopencl's own headers and
+  ``PYOPENCL_BUILD_OPTIONS`` are not available. ``from_int_ptr`` rebuilds only objects ember
+  made.
 - Host transfers complete before ``enqueue_copy`` returns. ``Event.profile`` gives device
   durations (``end - start``) but host-clock start times.
 - Errors are PyOpenCL's classes; those raised for a specific failure also derive from the

@@ -28,39 +28,60 @@ fn region(origin: [usize; 3], region: [usize; 3]) -> PyResult<ImageRegion> {
     Ok(ImageRegion { origin, region })
 }
 
-/// An OpenCL image; released when the last Python reference goes.
-#[pyclass(name = "ClImage", module = "ember._ember", frozen)]
-pub struct NativeImage {
+/// An OpenCL object of one device, released when the last Python reference goes.
+struct Owned {
     device: &'static Device,
     handle: Handle,
+    what: &'static str,
+    release: fn(&ClDevice, Handle),
 }
 
-impl Drop for NativeImage {
+impl Owned {
+    fn new(
+        device: &'static Device,
+        handle: Handle,
+        what: &'static str,
+        release: fn(&ClDevice, Handle),
+    ) -> Owned {
+        Owned {
+            device,
+            handle,
+            what,
+            release,
+        }
+    }
+}
+
+impl Drop for Owned {
     fn drop(&mut self) {
-        let _ = self.device.opencl("images", |cl| {
-            cl.release_mem_object(self.handle);
+        let _ = self.device.opencl(self.what, |cl| {
+            (self.release)(cl, self.handle);
             Ok(())
         });
     }
 }
+
+/// An OpenCL image.
+#[pyclass(name = "ClImage", module = "ember._ember", frozen)]
+pub struct NativeImage(Owned);
 
 #[pymethods]
 impl NativeImage {
     /// The `cl_mem` handle (PyOpenCL's `int_ptr`).
     #[getter]
     fn handle(&self) -> Handle {
-        self.handle
+        self.0.handle
     }
 
     #[getter]
     fn device(&self) -> usize {
-        self.device.info().ordinal
+        self.0.device.info().ordinal
     }
 
     /// The raw bytes of a `clGetImageInfo` parameter.
     fn info<'py>(&self, py: Python<'py>, param: u32) -> PyResult<Bound<'py, PyBytes>> {
-        let raw = on(self.device, "images", |cl| {
-            cl.image_info(self.handle, param)
+        let raw = on(self.0.device, "images", |cl| {
+            cl.image_info(self.0.handle, param)
         })?;
         Ok(PyBytes::new(py, &raw))
     }
@@ -80,7 +101,7 @@ impl NativeImage {
         stream: Handle,
     ) -> PyResult<()> {
         let at = region(origin, extent)?;
-        let (dev, image) = (self.device, self.handle);
+        let (dev, image) = (self.0.device, self.0.handle);
         py.detach(|| {
             let host = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, nbytes) };
             on(dev, "images", |cl| {
@@ -103,7 +124,7 @@ impl NativeImage {
         stream: Handle,
     ) -> PyResult<()> {
         let at = region(origin, extent)?;
-        let (dev, image) = (self.device, self.handle);
+        let (dev, image) = (self.0.device, self.0.handle);
         py.detach(|| {
             let host = unsafe { std::slice::from_raw_parts(address as *const u8, nbytes) };
             on(dev, "images", |cl| {
@@ -122,10 +143,10 @@ impl NativeImage {
         stream: Handle,
     ) -> PyResult<()> {
         check_region(&extent).py()?;
-        on(self.device, "images", |cl| {
+        on(self.0.device, "images", |cl| {
             cl.copy_image(
-                self.handle,
-                dst.handle,
+                self.0.handle,
+                dst.0.handle,
                 src_origin,
                 dst_origin,
                 extent,
@@ -147,8 +168,8 @@ impl NativeImage {
         let at = region(origin, extent)?;
         let memory = buffer.0.buffer().handle().py()?;
         let offset = buffer.0.offset() + offset;
-        on(self.device, "images", |cl| {
-            cl.copy_image_to_buffer(self.handle, &at, memory, offset, stream)
+        on(self.0.device, "images", |cl| {
+            cl.copy_image_to_buffer(self.0.handle, &at, memory, offset, stream)
         })
     }
 
@@ -164,8 +185,8 @@ impl NativeImage {
         let at = region(origin, extent)?;
         let memory = buffer.0.buffer().handle().py()?;
         let offset = buffer.0.offset() + offset;
-        on(self.device, "images", |cl| {
-            cl.copy_buffer_to_image(memory, offset, self.handle, &at, stream)
+        on(self.0.device, "images", |cl| {
+            cl.copy_buffer_to_image(memory, offset, self.0.handle, &at, stream)
         })
     }
 
@@ -178,8 +199,8 @@ impl NativeImage {
         stream: Handle,
     ) -> PyResult<()> {
         let at = region(origin, extent)?;
-        on(self.device, "images", |cl| {
-            cl.fill_image(self.handle, &color, &at, stream)
+        on(self.0.device, "images", |cl| {
+            cl.fill_image(self.0.handle, &color, &at, stream)
         })
     }
 }
@@ -226,10 +247,12 @@ fn cl_create_image(
     let handle = on(dev, "images", |cl| {
         cl.create_image(flags, format, &shape, host)
     })?;
-    Ok(NativeImage {
-        device: dev,
+    Ok(NativeImage(Owned::new(
+        dev,
         handle,
-    })
+        "images",
+        ClDevice::release_mem_object,
+    )))
 }
 
 /// The (channel order, channel type) pairs device `ordinal` supports.
@@ -244,21 +267,9 @@ fn cl_supported_image_formats(
     })
 }
 
-/// An OpenCL sampler; released when the last Python reference goes.
+/// An OpenCL sampler.
 #[pyclass(name = "ClSampler", module = "ember._ember", frozen)]
-pub struct NativeSampler {
-    device: &'static Device,
-    handle: Handle,
-}
-
-impl Drop for NativeSampler {
-    fn drop(&mut self) {
-        let _ = self.device.opencl("samplers", |cl| {
-            cl.release_sampler(self.handle);
-            Ok(())
-        });
-    }
-}
+pub struct NativeSampler(Owned);
 
 #[pymethods]
 impl NativeSampler {
@@ -268,22 +279,24 @@ impl NativeSampler {
         let handle = on(dev, "samplers", |cl| {
             cl.create_sampler(normalized, addressing, filter)
         })?;
-        Ok(NativeSampler {
-            device: dev,
+        Ok(NativeSampler(Owned::new(
+            dev,
             handle,
-        })
+            "samplers",
+            ClDevice::release_sampler,
+        )))
     }
 
     /// The `cl_sampler` handle (PyOpenCL's `int_ptr`).
     #[getter]
     fn handle(&self) -> Handle {
-        self.handle
+        self.0.handle
     }
 
     /// The raw bytes of a `clGetSamplerInfo` parameter.
     fn info<'py>(&self, py: Python<'py>, param: u32) -> PyResult<Bound<'py, PyBytes>> {
-        let raw = on(self.device, "samplers", |cl| {
-            cl.sampler_info(self.handle, param)
+        let raw = on(self.0.device, "samplers", |cl| {
+            cl.sampler_info(self.0.handle, param)
         })?;
         Ok(PyBytes::new(py, &raw))
     }
@@ -291,19 +304,7 @@ impl NativeSampler {
 
 /// A compiled (not yet linked) OpenCL program object.
 #[pyclass(name = "ClObject", module = "ember._ember", frozen)]
-pub struct NativeObject {
-    device: &'static Device,
-    handle: Handle,
-}
-
-impl Drop for NativeObject {
-    fn drop(&mut self) {
-        let _ = self.device.opencl("compiled programs", |cl| {
-            cl.release_program(self.handle);
-            Ok(())
-        });
-    }
-}
+pub struct NativeObject(Owned);
 
 #[pymethods]
 impl NativeObject {
@@ -322,15 +323,17 @@ impl NativeObject {
                 cl.compile_object(&source, &options, &headers)
             })
         })?;
-        Ok(NativeObject {
-            device: dev,
+        Ok(NativeObject(Owned::new(
+            dev,
             handle,
-        })
+            "compiled programs",
+            ClDevice::release_program,
+        )))
     }
 
     #[getter]
     fn handle(&self) -> Handle {
-        self.handle
+        self.0.handle
     }
 }
 
@@ -345,13 +348,13 @@ fn cl_link(
     source: String,
 ) -> PyResult<NativeModule> {
     let dev = device(ordinal)?;
-    if let Some(other) = objects.iter().find(|o| !std::ptr::eq(o.device, dev)) {
+    if let Some(other) = objects.iter().find(|o| !std::ptr::eq(o.0.device, dev)) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
             "a program compiled for device {} cannot be linked on device {ordinal}",
-            other.device.info().ordinal
+            other.0.device.info().ordinal
         )));
     }
-    let handles: Vec<Handle> = objects.iter().map(|o| o.handle).collect();
+    let handles: Vec<Handle> = objects.iter().map(|o| o.0.handle).collect();
     let module = py.detach(|| {
         on(dev, "linked programs", |cl| {
             cl.link_objects(&handles, &options)
@@ -368,13 +371,13 @@ fn cl_handles(ordinal: usize) -> PyResult<(usize, usize, usize)> {
 
 impl NativeImage {
     pub(crate) fn raw(&self) -> Handle {
-        self.handle
+        self.0.handle
     }
 }
 
 impl NativeSampler {
     pub(crate) fn raw(&self) -> Handle {
-        self.handle
+        self.0.handle
     }
 }
 

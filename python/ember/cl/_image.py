@@ -47,22 +47,12 @@ class ImageFormat:
     @property
     def channel_count(self) -> int:
         """Channels per pixel."""
-        try:
-            return _CHANNELS[self.channel_order]
-        except KeyError:
-            raise LogicError(f"ImageFormat.channel_count failed: INVALID_VALUE - unknown channel order "
-                             f"{self.channel_order:#x}", routine="ImageFormat.channel_count",
-                             code=status_code.INVALID_VALUE) from None
+        return _known(_CHANNELS, self.channel_order, "channel_count", "channel order")
 
     @property
     def dtype_size(self) -> int:
         """Bytes per channel (for packed types such as UNORM_SHORT_565: bytes per pixel)."""
-        try:
-            return _CHANNEL_BYTES[self.channel_data_type]
-        except KeyError:
-            raise LogicError(f"ImageFormat.dtype_size failed: INVALID_VALUE - unknown channel type "
-                             f"{self.channel_data_type:#x}", routine="ImageFormat.dtype_size",
-                             code=status_code.INVALID_VALUE) from None
+        return _known(_CHANNEL_BYTES, self.channel_data_type, "dtype_size", "channel type")
 
     @property
     def itemsize(self) -> int:
@@ -82,6 +72,14 @@ class ImageFormat:
         order = channel_order.to_string(self.channel_order, "<unknown channel order 0x%x>")
         kind = channel_type.to_string(self.channel_data_type, "<unknown channel data type 0x%x>")
         return f"ImageFormat({order}, {kind})"
+
+
+def _known(table: dict, key: int, what: str, kind: str) -> int:
+    try:
+        return table[key]
+    except KeyError:
+        raise LogicError(f"ImageFormat.{what} failed: INVALID_VALUE - unknown {kind} {key:#x}",
+                         routine=f"ImageFormat.{what}", code=status_code.INVALID_VALUE) from None
 
 
 _CHANNELS = {channel_order.R: 1, channel_order.A: 1, channel_order.INTENSITY: 1, channel_order.LUMINANCE: 1,

@@ -36,6 +36,8 @@ pub enum LaunchArg {
     Struct(Vec<u8>),
     /// An OpenCL object passed by its handle: an image (`cl_mem`) or a sampler.
     Object(Handle),
+    /// An OpenCL shared-virtual-memory address.
+    Svm(u64),
 }
 
 impl LaunchArg {
@@ -70,6 +72,7 @@ impl LaunchArg {
             LaunchArg::Local(n) => format!("local memory of {n} bytes"),
             LaunchArg::Struct(bytes) => format!("a struct of {} bytes", bytes.len()),
             LaunchArg::Object(_) => "an OpenCL image or sampler".into(),
+            LaunchArg::Svm(_) => "an SVM pointer (8 bytes)".into(),
         }
     }
 }
@@ -293,7 +296,7 @@ fn one_arg<'a>(
     };
     let is_pointer = matches!(
         arg,
-        LaunchArg::Array { .. } | LaunchArg::Pointer(_) | LaunchArg::Null
+        LaunchArg::Array { .. } | LaunchArg::Pointer(_) | LaunchArg::Null | LaunchArg::Svm(_)
     );
     if let Some(size) = want {
         if is_pointer && size != 8 {
@@ -359,6 +362,14 @@ fn one_arg<'a>(
         LaunchArg::Struct(ref bytes) => match want {
             Some(size) if size != bytes.len() => return Err(mismatch(size)),
             _ => KernelArg::Bytes(bytes),
+        },
+        LaunchArg::Svm(address) => match kind {
+            BackendKind::OpenCl => KernelArg::Svm(address),
+            BackendKind::Cuda => {
+                return Err(Error::Type(format!(
+                    "argument {index} of kernel {kernel} is OpenCL shared virtual memory, which a CUDA kernel cannot take"
+                )))
+            }
         },
         LaunchArg::Object(handle) => match kind {
             BackendKind::OpenCl => KernelArg::Memory(handle),

@@ -363,6 +363,86 @@ fn cl_link(
     Ok(NativeModule(dev.module_from_handle(module, &source)))
 }
 
+/// A new shared-virtual-memory allocation of `bytes` on device `ordinal`: its address.
+#[pyfunction]
+fn cl_svm_alloc(ordinal: usize, flags: u64, bytes: usize, alignment: u32) -> PyResult<u64> {
+    on(device(ordinal)?, "SVM allocations", |cl| {
+        cl.svm_alloc(flags, bytes, alignment)
+    })
+}
+
+/// Frees an SVM allocation (after the device's queued work).
+#[pyfunction]
+fn cl_svm_free(py: Python<'_>, ordinal: usize, address: u64) -> PyResult<()> {
+    let dev = device(ordinal)?;
+    py.detach(|| on(dev, "SVM allocations", |cl| cl.svm_free(address)))
+}
+
+/// Copies `bytes` from address `src` to `dst` (SVM or host memory) on `stream`; done on return.
+#[pyfunction]
+fn cl_svm_memcpy(
+    py: Python<'_>,
+    ordinal: usize,
+    dst: u64,
+    src: u64,
+    bytes: usize,
+    stream: Handle,
+) -> PyResult<()> {
+    let dev = device(ordinal)?;
+    py.detach(|| {
+        on(dev, "SVM allocations", |cl| {
+            cl.svm_memcpy(dst, src, bytes, stream)
+        })
+    })
+}
+
+/// Fills `bytes` at `address` with `pattern` on `stream`.
+#[pyfunction]
+fn cl_svm_fill(
+    ordinal: usize,
+    address: u64,
+    pattern: Vec<u8>,
+    bytes: usize,
+    stream: Handle,
+) -> PyResult<()> {
+    on(device(ordinal)?, "SVM allocations", |cl| {
+        cl.svm_fill(address, &pattern, bytes, stream)
+    })
+}
+
+/// Maps (`unmap` false, with `map_flags`) or unmaps SVM memory for the host on `stream`.
+#[pyfunction]
+fn cl_svm_map(
+    py: Python<'_>,
+    ordinal: usize,
+    address: u64,
+    bytes: usize,
+    flags: u64,
+    unmap: bool,
+    stream: Handle,
+) -> PyResult<()> {
+    let dev = device(ordinal)?;
+    py.detach(|| {
+        on(dev, "SVM allocations", |cl| match unmap {
+            true => cl.svm_unmap(address, stream),
+            false => cl.svm_map(address, bytes, flags, stream),
+        })
+    })
+}
+
+/// Migrates (address, bytes) spans of SVM memory with `flags` on `stream`.
+#[pyfunction]
+fn cl_svm_migrate(
+    ordinal: usize,
+    spans: Vec<(u64, usize)>,
+    flags: u64,
+    stream: Handle,
+) -> PyResult<()> {
+    on(device(ordinal)?, "SVM allocations", |cl| {
+        cl.svm_migrate(&spans, flags, stream)
+    })
+}
+
 /// The raw handles of device `ordinal`: (platform, device, context).
 #[pyfunction]
 fn cl_handles(ordinal: usize) -> PyResult<(usize, usize, usize)> {
@@ -389,5 +469,15 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cl_supported_image_formats, m)?)?;
     m.add_function(wrap_pyfunction!(cl_link, m)?)?;
     m.add_function(wrap_pyfunction!(cl_handles, m)?)?;
+    for f in [
+        wrap_pyfunction!(cl_svm_alloc, m)?,
+        wrap_pyfunction!(cl_svm_free, m)?,
+        wrap_pyfunction!(cl_svm_memcpy, m)?,
+        wrap_pyfunction!(cl_svm_fill, m)?,
+        wrap_pyfunction!(cl_svm_map, m)?,
+        wrap_pyfunction!(cl_svm_migrate, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     Ok(())
 }

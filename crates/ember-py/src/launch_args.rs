@@ -405,6 +405,9 @@ pub(crate) fn launch_arg(
     if let Ok(sampler) = native.cast::<crate::cl_objects::NativeSampler>() {
         return Ok(LaunchArg::Object(sampler.get().raw()));
     }
+    if let Ok(address) = value.getattr(pyo3::intern!(py, "_ember_svm_address")) {
+        return Ok(LaunchArg::Svm(address.extract()?));
+    }
     if let Ok(local) = value.getattr(pyo3::intern!(py, "_ember_local_bytes")) {
         return Ok(LaunchArg::Local(local.extract()?));
     }

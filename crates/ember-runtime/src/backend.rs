@@ -80,6 +80,8 @@ pub enum KernelArg<'a> {
     Bytes(&'a [u8]),
     /// OpenCL `__local` memory of this many bytes.
     Local(usize),
+    /// An OpenCL shared-virtual-memory address (`clSetKernelArgSVMPointer`).
+    Svm(u64),
     /// Memory lost with a replaced context (an array of an older epoch): launches that see
     /// one fail with `Error::DeviceReset` before reaching the backend.
     Lost,

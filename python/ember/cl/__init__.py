@@ -49,6 +49,7 @@ from ._constants import (
     map_flags,
     mem_flags,
     mem_info,
+    mem_migration_flags,
     mem_object_type,
     platform_info,
     profiling_info,
@@ -112,6 +113,22 @@ from ._queue import (
     enqueue_marker,
     wait_for_events,
 )
+from ._svm import (
+    SVM,
+    SVMAllocation,
+    SVMMap,
+    SVMPointer,
+    csvm_empty,
+    csvm_empty_like,
+    device_svm_capabilities,
+    enqueue_svm_memfill,
+    enqueue_svm_migratemem,
+    fsvm_empty,
+    fsvm_empty_like,
+    svm_empty,
+    svm_empty_like,
+    svm_mem_flags,
+)
 
 CtxFactory = Callable[[], Context]  # what tests take as ``ctx_factory`` (PyOpenCL's alias)
 
@@ -146,4 +163,7 @@ __all__ = [
     "addressing_mode", "channel_order", "channel_type", "create_image", "enqueue_copy_image", "enqueue_fill_image",
     "enqueue_read_image", "enqueue_write_image", "filter_mode", "get_supported_image_formats", "image_from_array",
     "image_info", "link_program", "mem_object_type", "sampler_info",
+    "SVM", "SVMAllocation", "SVMMap", "SVMPointer", "csvm_empty", "csvm_empty_like", "device_svm_capabilities",
+    "enqueue_svm_memfill", "enqueue_svm_migratemem", "fsvm_empty", "fsvm_empty_like", "mem_migration_flags",
+    "svm_empty", "svm_empty_like", "svm_mem_flags",
 ]

@@ -277,3 +277,8 @@ class sampler_info(_Constants):
     NORMALIZED_COORDS = 0x1152
     ADDRESSING_MODE = 0x1153
     FILTER_MODE = 0x1154
+
+
+class mem_migration_flags(_Constants):
+    HOST = 1 << 0
+    CONTENT_UNDEFINED = 1 << 1

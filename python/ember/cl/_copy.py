@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from . import _image, _memory
+from . import _image, _memory, _svm
 
 
 def enqueue_copy(queue, dest, src, **kwargs):
@@ -15,11 +15,14 @@ def enqueue_copy(queue, dest, src, **kwargs):
     - buffer from host: ``dst_offset``; host from buffer: ``src_offset``;
     - image from or to host: ``origin``, ``region`` (pixels), ``pitches``;
     - image from image: ``src_origin``, ``dest_origin``, ``region``; image to buffer:
-      ``origin``, ``region``, ``offset``; buffer to image: ``offset``, ``origin``, ``region``.
+      ``origin``, ``region``, ``offset``; buffer to image: ``offset``, ``origin``, ``region``;
+    - SVM memory from or to SVM memory or host arrays: ``byte_count`` (default the source's).
 
     Transfers with host memory are done when the call returns (``is_blocking=False`` is
     accepted and also completes). ``wait_for`` lists events to wait for first.
     """
+    if isinstance(dest, _svm.SVMPointer) or isinstance(src, _svm.SVMPointer):
+        return _svm.copy_with_svm(queue, dest, src, kwargs)
     if isinstance(dest, _image.Image) or isinstance(src, _image.Image):
         return _image.copy_with_image(queue, dest, src, kwargs)
     return _memory.copy_buffers(queue, dest, src, **kwargs)

@@ -118,7 +118,8 @@ class Array(ndarray, metaclass=_AnyEmberArray):
             nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
             data = allocator(nbytes) if nbytes else None
         if data is not None:
-            buffer = data if isinstance(data, Buffer) else buffer_of_pointer(data)
+            buffer = data if isinstance(data, Buffer) else \
+                data._ember_buffer() if hasattr(data, "_ember_buffer") else buffer_of_pointer(data)
             native = _view_of_buffer(buffer, shape, dtype, int(offset), strides, order)
         else:
             with _EmberDevice(ordinal):

@@ -7,6 +7,7 @@ import re
 import warnings
 
 from ._constants import device_type
+from ._svm import device_svm_capabilities
 
 _POCL = "Portable Computing Language"
 
@@ -125,11 +126,29 @@ def has_src_build_cache(dev) -> bool:
     return True
 
 
+def _svm_capabilities(dev) -> int:
+    """The device's ``svm_capabilities`` bits (0 where it predates OpenCL 2.0 or does not say)."""
+    try:
+        return int(dev.svm_capabilities)
+    except Exception:  # an OpenCL 1.x driver refuses the query
+        return 0
+
+
 def has_coarse_grain_buffer_svm(dev) -> bool:
-    """Whether ember can give this device's kernels shared virtual memory: it does not
-    allocate SVM (buffers are ember arrays), so never."""
-    return False
+    return bool(_svm_capabilities(dev) & device_svm_capabilities.COARSE_GRAIN_BUFFER)
 
 
-has_fine_grain_buffer_svm = has_fine_grain_system_svm = has_coarse_grain_buffer_svm
-has_fine_grain_buffer_svm_atomics = has_fine_grain_system_svm_atomics = has_coarse_grain_buffer_svm
+def has_fine_grain_buffer_svm(dev) -> bool:
+    return bool(_svm_capabilities(dev) & device_svm_capabilities.FINE_GRAIN_BUFFER)
+
+
+def has_fine_grain_system_svm(dev) -> bool:
+    return bool(_svm_capabilities(dev) & device_svm_capabilities.FINE_GRAIN_SYSTEM)
+
+
+def has_fine_grain_buffer_svm_atomics(dev) -> bool:
+    return has_fine_grain_buffer_svm(dev) and bool(_svm_capabilities(dev) & device_svm_capabilities.ATOMICS)
+
+
+def has_fine_grain_system_svm_atomics(dev) -> bool:
+    return has_fine_grain_system_svm(dev) and bool(_svm_capabilities(dev) & device_svm_capabilities.ATOMICS)

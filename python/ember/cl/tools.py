@@ -16,6 +16,7 @@ from ._memory import Buffer, copy_buffers
 from ._platform import Context, Device, Platform, get_platforms
 from ._program import Program
 from ._queue import CommandQueue
+from ._svm import SVMAllocation, SVMPointer, svm_mem_flags
 
 # ---- allocators -----------------------------------------------------------------------------
 
@@ -118,6 +119,64 @@ class MemoryPool:
         self._held.clear()
 
     stop_holding = free_held
+
+
+class SVMAllocator:
+    """``SVMAllocator(context, alignment=0, flags=svm_mem_flags.READ_WRITE, queue=None)``:
+    ``allocator(n)`` is a new ``SVMAllocation`` of ``n`` bytes."""
+
+    def __init__(self, context: Context, alignment=0, flags=svm_mem_flags.READ_WRITE, queue=None, *,
+                 is_fine_grain=None):
+        self.context, self.alignment, self.flags, self.queue = context, int(alignment or 0), int(flags), queue
+
+    def __call__(self, size: int):
+        return SVMAllocation(self.context, int(size), self.alignment, self.flags, self.queue)
+
+
+class PooledSVM(SVMPointer):
+    """An allocation of an ``SVMPool``: ``release()`` gives it back to the pool."""
+
+    def __init__(self, pool: SVMPool, allocation: SVMAllocation, size: int):
+        self._pool, self._allocation = pool, allocation
+        self.svm_ptr, self.size = allocation.svm_ptr, size
+
+    def _ember_buffer(self) -> Buffer:
+        """A buffer over the memory that keeps this pooled allocation (not only the memory)
+        alive, so the pool gets it back only when no array uses it."""
+        return self._allocation._ember_buffer(owner=self)
+
+    def release(self) -> None:
+        if self._allocation is not None:
+            self._pool._held.append(self._allocation)
+            self._pool.active_blocks -= 1
+            self._allocation = None
+
+    def __getattr__(self, name):  # the allocation's queue binding, buffer view, context
+        allocation = self.__dict__.get("_allocation")
+        if allocation is None:
+            raise AttributeError(f"'PooledSVM' object has no attribute {name!r} (it was released)")
+        return getattr(allocation, name)
+
+    def __del__(self):
+        self.release()
+
+
+class SVMPool(MemoryPool):
+    """``SVMPool(allocator)``: ``SVMAllocation``s in size bins, reused after ``release()``."""
+
+    def allocate(self, size: int):
+        size = int(size)  # 0 too: an allocation of the smallest bin, as PyOpenCL's
+        want = self.alloc_size(self.bin_number(size))
+        for k, held in enumerate(self._held):
+            if held.size == want:
+                allocation = self._held.pop(k)
+                break
+        else:
+            allocation = self.allocator(want)
+        self.active_blocks += 1
+        return PooledSVM(self, allocation, size)
+
+    __call__ = allocate
 
 
 # ---- memoizing per context ------------------------------------------------------------------

@@ -154,6 +154,9 @@ impl CudaDevice {
                 KernelArg::Local(_) => {
                     return Err(Error::Value("__local memory arguments exist only on OpenCL; CUDA kernels take shared memory through shared_mem".into()))
                 }
+                KernelArg::Svm(_) => {
+                    return Err(Error::Value("shared virtual memory (SVM) arguments exist only on OpenCL".into()))
+                }
                 KernelArg::Lost => return Err(lost_memory()),
             });
         }

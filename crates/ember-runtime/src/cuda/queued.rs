@@ -91,7 +91,7 @@ impl QueuedLaunch {
                     }
                     next += n;
                 }
-                KernelArg::Local(_) | KernelArg::Lost => return None,
+                KernelArg::Local(_) | KernelArg::Svm(_) | KernelArg::Lost => return None,
             }
         }
         Some(launch)

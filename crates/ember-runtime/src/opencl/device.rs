@@ -48,6 +48,8 @@ pub struct ClDevice {
     default_queue: AtomicUsize,
     queues: Mutex<Vec<cl_command_queue>>,
     host_spans: Mutex<HashMap<Handle, HostSpan>>,
+    /// Live SVM allocations (address → bytes): buffers may be made over them on any device.
+    pub(super) svm_spans: Mutex<HashMap<u64, usize>>,
     /// `clSetKernelArg` + enqueue must not interleave between threads on one kernel.
     launch_lock: Mutex<()>,
     in_flight: InFlight,
@@ -112,6 +114,7 @@ impl ClDevice {
             default_queue: AtomicUsize::new(default_queue as usize),
             queues: Mutex::new(vec![default_queue]),
             host_spans: Mutex::new(HashMap::new()),
+            svm_spans: Mutex::new(HashMap::new()),
             launch_lock: Mutex::new(()),
             in_flight: InFlight::default(),
             order: StreamOrder::default(),
@@ -165,7 +168,7 @@ impl ClDevice {
         (platform, self.device as usize, self.context() as usize)
     }
 
-    fn finish_all(&self) -> Result<()> {
+    pub(super) fn finish_all(&self) -> Result<()> {
         let queues = self
             .queues
             .lock()
@@ -207,9 +210,14 @@ impl ClDevice {
 /// Sets a kernel's arguments in order; returns the index after the last.
 fn set_args(kernel: cl_kernel, args: &[KernelArg<'_>]) -> Result<u32> {
     let mut index = 0u32;
-    let mut set = |size: usize, value: *const c_void| -> Result<()> {
-        unsafe { kn::set_kernel_arg(kernel, index, size, value) }
-            .map_err(|c| cl_error(&format!("clSetKernelArg({index})"), c))?;
+    // `size` None: `value` is a shared-virtual-memory address, set as one.
+    let mut set = |size: Option<usize>, value: *const c_void| -> Result<()> {
+        match size {
+            Some(size) => unsafe { kn::set_kernel_arg(kernel, index, size, value) }
+                .map_err(|c| cl_error(&format!("clSetKernelArg({index})"), c))?,
+            None => unsafe { kn::set_kernel_arg_svm_pointer(kernel, index, value) }
+                .map_err(|c| cl_error(&format!("clSetKernelArgSVMPointer({index})"), c))?,
+        }
         index += 1;
         Ok(())
     };
@@ -218,15 +226,22 @@ fn set_args(kernel: cl_kernel, args: &[KernelArg<'_>]) -> Result<u32> {
             KernelArg::Buffer { handle, offset } => {
                 let m: cl_mem = p(handle);
                 let off = offset as i64;
-                set(std::mem::size_of::<cl_mem>(), (&m as *const cl_mem).cast())?;
-                set(8, (&off as *const i64).cast())?;
+                set(
+                    Some(std::mem::size_of::<cl_mem>()),
+                    (&m as *const cl_mem).cast(),
+                )?;
+                set(Some(8), (&off as *const i64).cast())?;
             }
             KernelArg::Memory(handle) => {
                 let m: cl_mem = p(handle);
-                set(std::mem::size_of::<cl_mem>(), (&m as *const cl_mem).cast())?;
+                set(
+                    Some(std::mem::size_of::<cl_mem>()),
+                    (&m as *const cl_mem).cast(),
+                )?;
             }
-            KernelArg::Bytes(bytes) => set(bytes.len(), bytes.as_ptr().cast())?,
-            KernelArg::Local(bytes) => set(bytes, ptr::null())?,
+            KernelArg::Bytes(bytes) => set(Some(bytes.len()), bytes.as_ptr().cast())?,
+            KernelArg::Local(bytes) => set(Some(bytes), ptr::null())?,
+            KernelArg::Svm(address) => set(None, address as *const c_void)?,
             KernelArg::Lost => return Err(crate::buffer::lost_memory()),
         }
     }
@@ -335,6 +350,19 @@ impl Backend for ClDevice {
     }
 
     fn wrap_foreign(&self, address: u64, bytes: usize) -> Result<Handle> {
+        if !self.info.host_unified && self.svm_span_holds(address, bytes) {
+            // Shared virtual memory: a buffer over it is the SVM memory itself (OpenCL 2.0).
+            return unsafe {
+                mem::create_buffer(
+                    self.context(),
+                    CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                    bytes.max(1),
+                    p(address),
+                )
+            }
+            .map(h)
+            .map_err(|c| cl_error("clCreateBuffer", c));
+        }
         if !self.info.host_unified {
             return Err(Error::Value(format!(
                 "{} does not share host memory, so memory at {address:#x} cannot be viewed without a copy: on an OpenCL GPU an integer address names no device memory (they do on the CUDA backend and on CPU devices); copy host data with ember.asarray, and pass ember's arrays and allocations themselves, not their addresses",

@@ -272,7 +272,7 @@ impl ClDevice {
     }
 
     /// Accounts for a command just enqueued on `stream` (or reports why it was not).
-    fn queued(
+    pub(super) fn queued(
         &self,
         stream: Handle,
         event: std::result::Result<cl_event, i32>,

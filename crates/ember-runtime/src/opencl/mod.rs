@@ -7,6 +7,7 @@ mod in_flight;
 mod info;
 mod programs;
 mod stream_order;
+mod svm;
 
 pub use device::ClDevice;
 pub use images::{check_region, ImageRegion, ImageShape};

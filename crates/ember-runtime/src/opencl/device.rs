@@ -569,10 +569,23 @@ impl Backend for ClDevice {
         args: &[KernelArg<'_>],
     ) -> Result<()> {
         let guard = self.launch_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let kernel: cl_kernel = p(function);
-        set_args(kernel, args)?;
-        self.order(stream)?;
-        enqueue(kernel, range, stream)?;
+        // SVM arguments go to a kernel object of their own: NVIDIA's driver refuses a kernel
+        // whose argument was an SVM pointer once a buffer is set there (found on the H100).
+        let svm = args.iter().any(|a| matches!(a, KernelArg::Svm(_)));
+        let kernel: cl_kernel = if svm {
+            super::svm::fresh_kernel(p(function))?
+        } else {
+            p(function)
+        };
+        let launched = set_args(kernel, args)
+            .and_then(|_| self.order(stream))
+            .and_then(|_| enqueue(kernel, range, stream));
+        if svm {
+            unsafe {
+                let _ = kn::release_kernel(kernel); // the queued launch keeps what it needs
+            }
+        }
+        launched?;
         drop(guard);
         self.in_flight.enqueued(p(stream))
     }

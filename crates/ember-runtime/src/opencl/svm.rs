@@ -7,14 +7,37 @@ use std::ffi::c_void;
 use std::ptr;
 
 use cl3::command_queue as cq;
+use cl3::info_type::InfoType;
+use cl3::kernel as kn;
 use cl3::memory as mem;
-use cl3::types::CL_FALSE;
+use cl3::types::{cl_kernel, cl_program, CL_FALSE};
 use ember_core::{Error, Result};
 
 use super::cl_error;
 use super::device::{p, ClDevice};
 use super::in_flight::wait_for;
 use crate::backend::Handle;
+
+/// A new kernel object of the same program and function as `kernel`.
+pub(super) fn fresh_kernel(kernel: cl_kernel) -> Result<cl_kernel> {
+    let program = match kn::get_kernel_info(kernel, kn::CL_KERNEL_PROGRAM) {
+        Ok(InfoType::Ptr(p)) => p as cl_program,
+        Ok(_) => return Err(Error::Value("the kernel names no program".into())),
+        Err(c) => return Err(cl_error("clGetKernelInfo", c)),
+    };
+    let name = match kn::get_kernel_info(kernel, kn::CL_KERNEL_FUNCTION_NAME) {
+        Ok(InfoType::VecUchar(b)) => b,
+        Ok(_) => return Err(Error::Value("the kernel has no name".into())),
+        Err(c) => return Err(cl_error("clGetKernelInfo", c)),
+    };
+    let name = std::ffi::CString::new(
+        name.into_iter()
+            .take_while(|&c| c != 0)
+            .collect::<Vec<u8>>(),
+    )
+    .map_err(|_| Error::Value("the kernel's name has a NUL byte".into()))?;
+    kn::create_kernel(program, &name).map_err(|c| cl_error("clCreateKernel", c))
+}
 
 /// What `clSVMAlloc` gives for `flags`: the bits of `svm_mem_flags`.
 pub fn describe_failure(bytes: usize, flags: u64) -> String {

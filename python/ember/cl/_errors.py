@@ -100,3 +100,14 @@ def from_driver(err: _ember_errors.DriverError) -> Error:
     else:
         cls = Error
     return cls(str(err), routine=err.call, code=code)
+
+
+def native_call(routine: str, work, code: int = status_code.INVALID_VALUE):
+    """``work()``, a call into ember's native OpenCL objects, with its failures raised as
+    PyOpenCL's classes: driver errors by their code, refused arguments as ``LogicError``."""
+    try:
+        return work()
+    except _ember_errors.DriverError as e:
+        raise from_driver(e) from None
+    except ValueError as e:
+        raise invalid(routine, code, str(e), cls=LogicError) from None

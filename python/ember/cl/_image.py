@@ -14,7 +14,6 @@ import warnings
 import numpy as np
 
 from .. import _ember
-from .. import errors as _ember_errors
 from .._creation import _host_pointer
 from . import _handles
 from ._constants import (
@@ -29,7 +28,7 @@ from ._constants import (
     sampler_info,
     status_code,
 )
-from ._errors import Error, LogicError, from_driver, invalid
+from ._errors import Error, LogicError, invalid, native_call
 from ._memory import Buffer, _as_buffer, _check_range, _host_bytes, _run
 from ._platform import Context
 
@@ -111,16 +110,6 @@ _IMAGE_TYPES = frozenset({mem_object_type.IMAGE1D, mem_object_type.IMAGE1D_ARRAY
                           mem_object_type.IMAGE2D, mem_object_type.IMAGE2D_ARRAY, mem_object_type.IMAGE3D})
 
 
-def _call(routine: str, work):
-    """Runs a native image call, raising PyOpenCL's error classes."""
-    try:
-        return work()
-    except _ember_errors.DriverError as e:
-        raise from_driver(e) from None
-    except ValueError as e:
-        raise invalid(routine, status_code.INVALID_VALUE, str(e), cls=LogicError) from None
-
-
 def _require_images(context: Context, routine: str):
     device = context.devices[0]
     if not device.image_support:
@@ -136,7 +125,7 @@ def get_supported_image_formats(context: Context, flags, image_type) -> list[Ima
     device = context.devices[0]
     if not device.image_support:
         return []
-    pairs = _call("clGetSupportedImageFormats",
+    pairs = native_call("clGetSupportedImageFormats",
                   lambda: _ember.cl_supported_image_formats(device.ordinal, int(flags), int(image_type)))
     return [ImageFormat(order, kind) for order, kind in pairs]
 
@@ -241,7 +230,7 @@ class Image:
         size = [max(desc.width, 1), max(desc.height, 1) if desc.image_type in _WITH_HEIGHT else 0,
                 max(desc.depth, 1) if desc.image_type == mem_object_type.IMAGE3D else 0]
         try:
-            self._native = _call("clCreateImage", lambda: _ember.cl_create_image(
+            self._native = native_call("clCreateImage", lambda: _ember.cl_create_image(
                 device.ordinal, flags, (format.channel_order, format.channel_data_type), desc.image_type, size,
                 int(desc.array_size), pitches, address, nbytes, backing))
         except Error as e:
@@ -256,7 +245,7 @@ class Image:
     # --- information ----------------------------------------------------------------------------
     def get_image_info(self, param):
         """An image fact (``image_info.WIDTH``...), read from the driver."""
-        raw = _call("clGetImageInfo", lambda: self._native.info(int(param)))
+        raw = native_call("clGetImageInfo", lambda: self._native.info(int(param)))
         if param == image_info.FORMAT:
             return ImageFormat(*struct.unpack("II", raw[:8]))
         if param == image_info.BUFFER:
@@ -381,7 +370,7 @@ class Sampler:
         device = _require_images(context, "clCreateSampler")
         self.context = context
         self._settings = (bool(normalized_coords), int(addressing_mode_), int(filter_mode_))
-        self._native = _call("clCreateSampler", lambda: _ember.ClSampler(device.ordinal, *self._settings))
+        self._native = native_call("clCreateSampler", lambda: _ember.ClSampler(device.ordinal, *self._settings))
 
     def get_info(self, param):
         values = {sampler_info.CONTEXT: self.context, sampler_info.REFERENCE_COUNT: 1,
@@ -447,7 +436,7 @@ def _enqueue_read_image(queue, mem: Image, origin, region, hostbuf, row_pitch=0,
     host = _host_bytes(hostbuf, writable=True)
     _check_host("clEnqueueReadImage", host, mem, region, row_pitch, slice_pitch)
     native = mem._native
-    return _run(queue, wait_for, lambda: _call("clEnqueueReadImage", lambda: native.read(
+    return _run(queue, wait_for, lambda: native_call("clEnqueueReadImage", lambda: native.read(
         origin, region, int(row_pitch), int(slice_pitch), _host_pointer(host), host.nbytes, queue._handle)),
         done=True)
 
@@ -458,7 +447,7 @@ def _enqueue_write_image(queue, mem: Image, origin, region, hostbuf, row_pitch=0
     host = _host_bytes(hostbuf)
     _check_host("clEnqueueWriteImage", host, mem, region, row_pitch, slice_pitch)
     native = mem._native
-    return _run(queue, wait_for, lambda: _call("clEnqueueWriteImage", lambda: native.write(
+    return _run(queue, wait_for, lambda: native_call("clEnqueueWriteImage", lambda: native.write(
         origin, region, int(row_pitch), int(slice_pitch), _host_pointer(host), host.nbytes, queue._handle)),
         done=True)
 
@@ -466,7 +455,7 @@ def _enqueue_write_image(queue, mem: Image, origin, region, hostbuf, row_pitch=0
 def _enqueue_copy_image(queue, src: Image, dest: Image, src_origin, dest_origin, region, wait_for=None):
     src_origin, dest_origin = _triple(src_origin, "src_origin", 0), _triple(dest_origin, "dest_origin", 0)
     region = _triple(region, "region", 1)
-    return _run(queue, wait_for, lambda: _call("clEnqueueCopyImage", lambda: src._native.copy_to(
+    return _run(queue, wait_for, lambda: native_call("clEnqueueCopyImage", lambda: src._native.copy_to(
         dest._native, src_origin, dest_origin, region, queue._handle)), done=False)
 
 
@@ -474,7 +463,7 @@ def _enqueue_copy_image_to_buffer(queue, src: Image, dest, origin, region, offse
     origin, region = _triple(origin, "origin", 0), _triple(region, "region", 1)
     dest = _as_buffer(dest)
     _check_range("clEnqueueCopyImageToBuffer", "offset", int(offset), _needed_bytes(src, region, 0, 0), dest.size)
-    return _run(queue, wait_for, lambda: _call("clEnqueueCopyImageToBuffer", lambda: src._native.copy_to_buffer(
+    return _run(queue, wait_for, lambda: native_call("clEnqueueCopyImageToBuffer", lambda: src._native.copy_to_buffer(
         dest._native, int(offset), origin, region, queue._handle)), done=False)
 
 
@@ -482,7 +471,7 @@ def _enqueue_copy_buffer_to_image(queue, src, dest: Image, offset, origin, regio
     origin, region = _triple(origin, "origin", 0), _triple(region, "region", 1)
     src = _as_buffer(src)
     _check_range("clEnqueueCopyBufferToImage", "offset", int(offset), _needed_bytes(dest, region, 0, 0), src.size)
-    return _run(queue, wait_for, lambda: _call("clEnqueueCopyBufferToImage", lambda: dest._native.copy_from_buffer(
+    return _run(queue, wait_for, lambda: native_call("clEnqueueCopyBufferToImage", lambda: dest._native.copy_from_buffer(
         src._native, int(offset), origin, region, queue._handle)), done=False)
 
 
@@ -500,7 +489,7 @@ def enqueue_fill_image(queue, mem: Image, color, origin, region, wait_for=None):
     raw = np.zeros(4, dtype)
     raw[:color.size] = color.ravel()
     packed = list(raw.view(np.uint8))
-    return _run(queue, wait_for, lambda: _call("clEnqueueFillImage", lambda: mem._native.fill(
+    return _run(queue, wait_for, lambda: native_call("clEnqueueFillImage", lambda: mem._native.fill(
         packed, origin, region, queue._handle)), done=False)
 
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _ember
-from .. import errors as _ember_errors
 from .._creation import _host_pointer
 from ._constants import map_flags, mem_flags, status_code
-from ._errors import LogicError, from_driver, invalid
+from ._errors import LogicError, invalid, native_call
 from ._memory import Buffer, _host_bytes, _run
 from ._platform import Context
 
@@ -38,12 +37,7 @@ class device_svm_capabilities:  # noqa: N801
 
 
 def _call(routine: str, work):
-    try:
-        return work()
-    except _ember_errors.DriverError as e:
-        raise from_driver(e) from None
-    except ValueError as e:
-        raise invalid(routine, status_code.INVALID_OPERATION, str(e), cls=LogicError) from None
+    return native_call(routine, work, status_code.INVALID_OPERATION)
 
 
 class SVMPointer:

@@ -471,8 +471,10 @@ def _enqueue_copy_buffer_to_image(queue, src, dest: Image, offset, origin, regio
     origin, region = _triple(origin, "origin", 0), _triple(region, "region", 1)
     src = _as_buffer(src)
     _check_range("clEnqueueCopyBufferToImage", "offset", int(offset), _needed_bytes(dest, region, 0, 0), src.size)
-    return _run(queue, wait_for, lambda: native_call("clEnqueueCopyBufferToImage", lambda: dest._native.copy_from_buffer(
-        src._native, int(offset), origin, region, queue._handle)), done=False)
+    def copy():
+        return dest._native.copy_from_buffer(src._native, int(offset), origin, region, queue._handle)
+
+    return _run(queue, wait_for, lambda: native_call("clEnqueueCopyBufferToImage", copy), done=False)
 
 
 def enqueue_fill_image(queue, mem: Image, color, origin, region, wait_for=None):

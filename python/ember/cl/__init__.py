@@ -40,6 +40,7 @@ from ._constants import (
     context_info,
     context_properties,
     device_info,
+    device_svm_capabilities,
     device_type,
     event_info,
     filter_mode,
@@ -57,6 +58,7 @@ from ._constants import (
     program_info,
     sampler_info,
     status_code,
+    svm_mem_flags,
 )
 from ._copy import enqueue_copy
 from ._errors import (
@@ -120,14 +122,12 @@ from ._svm import (
     SVMPointer,
     csvm_empty,
     csvm_empty_like,
-    device_svm_capabilities,
     enqueue_svm_memfill,
     enqueue_svm_migratemem,
     fsvm_empty,
     fsvm_empty_like,
     svm_empty,
     svm_empty_like,
-    svm_mem_flags,
 )
 
 CtxFactory = Callable[[], Context]  # what tests take as ``ctx_factory`` (PyOpenCL's alias)

@@ -282,3 +282,18 @@ class sampler_info(_Constants):
 class mem_migration_flags(_Constants):
     HOST = 1 << 0
     CONTENT_UNDEFINED = 1 << 1
+
+
+class svm_mem_flags(_Constants):
+    READ_WRITE = 1 << 0
+    WRITE_ONLY = 1 << 1
+    READ_ONLY = 1 << 2
+    SVM_FINE_GRAIN_BUFFER = 1 << 10
+    SVM_ATOMICS = 1 << 11
+
+
+class device_svm_capabilities(_Constants):
+    COARSE_GRAIN_BUFFER = 1 << 0
+    FINE_GRAIN_BUFFER = 1 << 1
+    FINE_GRAIN_SYSTEM = 1 << 2
+    ATOMICS = 1 << 3

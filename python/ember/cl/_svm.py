@@ -15,25 +15,10 @@ import numpy as np
 
 from .. import _ember
 from .._creation import _host_pointer
-from ._constants import map_flags, mem_flags, status_code
+from ._constants import map_flags, mem_flags, status_code, svm_mem_flags
 from ._errors import LogicError, invalid, native_call
 from ._memory import Buffer, _host_bytes, _run
 from ._platform import Context
-
-
-class svm_mem_flags:  # noqa: N801 (PyOpenCL's name)
-    READ_WRITE = 1 << 0
-    WRITE_ONLY = 1 << 1
-    READ_ONLY = 1 << 2
-    SVM_FINE_GRAIN_BUFFER = 1 << 10
-    SVM_ATOMICS = 1 << 11
-
-
-class device_svm_capabilities:  # noqa: N801
-    COARSE_GRAIN_BUFFER = 1 << 0
-    FINE_GRAIN_BUFFER = 1 << 1
-    FINE_GRAIN_SYSTEM = 1 << 2
-    ATOMICS = 1 << 3
 
 
 def _call(routine: str, work):
@@ -257,7 +242,7 @@ def enqueue_svm_migratemem(queue, svms, flags=None, wait_for=None):
 def copy_with_svm(queue, dest, src, kwargs: dict):
     """``enqueue_copy`` where ``dest`` or ``src`` is SVM memory: a host array on the other side
     stands for its own memory. ``byte_count`` defaults to the source's size."""
-    is_blocking = kwargs.pop("is_blocking", True)  # noqa: F841 (copies complete on return)
+    kwargs.pop("is_blocking", None)  # copies with host memory complete before returning
     wait_for = kwargs.pop("wait_for", None)
     byte_count = kwargs.pop("byte_count", None)
     if kwargs.pop("src_offset", 0) or kwargs.pop("dst_offset", 0):

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 import warnings
 
-from ._constants import device_type
-from ._svm import device_svm_capabilities
+from ._constants import device_svm_capabilities, device_type
 
 _POCL = "Portable Computing Language"
 

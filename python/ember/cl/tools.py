@@ -10,13 +10,13 @@ import re
 
 import numpy as np
 
-from ._constants import mem_flags
+from ._constants import mem_flags, svm_mem_flags
 from ._errors import LogicError
 from ._memory import Buffer, copy_buffers
 from ._platform import Context, Device, Platform, get_platforms
 from ._program import Program
 from ._queue import CommandQueue
-from ._svm import SVMAllocation, SVMPointer, svm_mem_flags
+from ._svm import SVMAllocation, SVMPointer
 
 # ---- allocators -----------------------------------------------------------------------------
 

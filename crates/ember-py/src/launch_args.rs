@@ -395,6 +395,13 @@ pub(crate) fn launch_arg(
             .extract()?;
         return Ok(LaunchArg::Struct(bytes));
     }
+    // The rarer kinds last: each check that fails costs an AttributeError.
+    if let Ok(local) = value.getattr(pyo3::intern!(py, "_ember_local_bytes")) {
+        return Ok(LaunchArg::Local(local.extract()?));
+    }
+    if let Ok(address) = value.getattr(pyo3::intern!(py, "_ember_svm_address")) {
+        return Ok(LaunchArg::Svm(address.extract()?));
+    }
     // ember.cl's Image and Sampler hold their OpenCL object in `_native`.
     let native = value
         .getattr(pyo3::intern!(py, "_native"))
@@ -404,12 +411,6 @@ pub(crate) fn launch_arg(
     }
     if let Ok(sampler) = native.cast::<crate::cl_objects::NativeSampler>() {
         return Ok(LaunchArg::Object(sampler.get().raw()));
-    }
-    if let Ok(address) = value.getattr(pyo3::intern!(py, "_ember_svm_address")) {
-        return Ok(LaunchArg::Svm(address.extract()?));
-    }
-    if let Ok(local) = value.getattr(pyo3::intern!(py, "_ember_local_bytes")) {
-        return Ok(LaunchArg::Local(local.extract()?));
     }
     Err(PyTypeError::new_err(format!(
         "argument {index} of kernel {kernel} has unsupported type {}; kernels take ember arrays, NumPy or Python scalars, None and device pointers",

@@ -47,7 +47,32 @@ def _allocate(ordinal: int, size: int):
         raise AllocationError(f"clCreateBuffer failed: MEM_OBJECT_ALLOCATION_FAILURE - {e}", requested=size) from None
 
 
-class Buffer:
+class HostViewable:
+    """Memory a NumPy array can be made over, with this object as the array's ``base`` (which
+    keeps the memory alive): ``_host_array_at(address, shape, dtype, order)``. The object has an
+    ``__array_interface__`` only while that array is being made."""
+
+    def _host_array_at(self, address: int, shape, dtype, order="C") -> np.ndarray:
+        dtype = np.dtype(dtype)
+        shape = tuple(int(d) for d in shape)
+        fortran = order in ("F", "f")
+        self._host_view = {"shape": shape, "typestr": dtype.str, "data": (int(address), False),
+                           "strides": tuple(_c_strides(shape[::-1], dtype.itemsize)[::-1]) if fortran else None,
+                           "version": 3, "descr": dtype.descr}
+        try:
+            return np.asarray(self)  # its base: this object
+        finally:
+            del self._host_view
+
+    @property
+    def __array_interface__(self):
+        view = getattr(self, "_host_view", None)
+        if view is None:
+            raise AttributeError(f"{type(self).__name__} is device memory: read it with enqueue_copy (or map it)")
+        return view
+
+
+class Buffer(HostViewable):
     """``Buffer(context, flags, size=0, hostbuf=None)``: device memory of ``size`` bytes.
 
     ``COPY_HOST_PTR`` copies ``hostbuf`` in. ``USE_HOST_PTR`` uses ``hostbuf``'s memory itself
@@ -183,21 +208,7 @@ class Buffer:
         if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize > host.nbytes:
             raise invalid("get_host_array", status_code.INVALID_VALUE,
                           f"shape {shape} of {dtype} is larger than the buffer's {host.nbytes} host bytes")
-        fortran = order in ("F", "f")
-        self._host_view = {"shape": shape, "typestr": dtype.str, "data": (host.ctypes.data, False),
-                           "strides": tuple(_c_strides(shape[::-1], dtype.itemsize)[::-1]) if fortran else None,
-                           "version": 3, "descr": dtype.descr}
-        try:
-            return np.asarray(self)  # its base: this buffer
-        finally:
-            del self._host_view
-
-    @property
-    def __array_interface__(self):
-        view = getattr(self, "_host_view", None)
-        if view is None:
-            raise AttributeError("a Buffer is device memory: read it with enqueue_copy")
-        return view
+        return self._host_array_at(host.ctypes.data, shape, dtype, order)
 
     def get_sub_region(self, origin, size, flags=0) -> Buffer:
         """``size`` bytes from ``origin``, sharing this buffer's memory. Copies and fills take

@@ -65,6 +65,7 @@ class Device:
         self.name = info["name"]
         self.type = device_type.CPU if info["is_cpu"] else device_type.GPU
         self.host_unified_memory = bool(info["host_unified"])
+        self._compute_units = int(info["multiprocessors"])  # read once: launches size grids by it
 
     @property
     def ember_device(self):

@@ -37,14 +37,17 @@ def prologue(args: list[Argument]) -> str:
         for a in args if isinstance(a, VectorArg))
 
 
-def group_count(queue, items: int, local: int, cpu_cap: int, per_compute_unit: int) -> int:
+def group_count(queue, items: int, local: int, cpu_cap: int | None, per_compute_unit: int) -> int:
     """Work-groups for ``items`` indices at ``local`` per group: on a CPU device at most
-    ``cpu_cap`` (PoCL runs a group's work-items as a loop: few large groups are fastest); on a
-    GPU enough to fill every compute unit ``per_compute_unit`` times over (a GPU hides memory
-    latency with many resident groups)."""
+    ``cpu_cap`` (None: one index per work-item); on a GPU enough to fill every compute unit
+    ``per_compute_unit`` times over (a GPU hides memory latency with many resident groups)."""
     device = queue.device
-    cap = cpu_cap if device.type & device_type.CPU else device.max_compute_units * per_compute_unit
-    return max(1, min(cap, -(-items // local)))
+    groups = -(-items // local)
+    if device.type & device_type.CPU:
+        cap = groups if cpu_cap is None else cpu_cap
+    else:
+        cap = device._compute_units * per_compute_unit
+    return max(1, min(cap, groups))
 
 
 def build(context, source: str, options=None):

@@ -17,7 +17,7 @@ from .. import _ember
 from .._creation import _host_pointer
 from ._constants import map_flags, mem_flags, status_code, svm_mem_flags
 from ._errors import LogicError, invalid, native_call
-from ._memory import Buffer, _host_bytes, _run
+from ._memory import Buffer, HostViewable, _host_bytes, _run
 from ._platform import Context
 
 
@@ -46,7 +46,7 @@ class SVMPointer:
         return self.map(queue, map_flags.READ | map_flags.WRITE, is_blocking, wait_for)
 
 
-class SVMAllocation(SVMPointer):
+class SVMAllocation(SVMPointer, HostViewable):
     """``SVMAllocation(context, size, alignment, flags, queue=None)``: ``size`` bytes of shared
     virtual memory (``flags`` from ``svm_mem_flags``). Freed by ``release()`` or when the last
     reference goes, after the work queued on the device."""
@@ -101,14 +101,7 @@ class SVMAllocation(SVMPointer):
 
     def _host_array(self, shape, dtype, order="C") -> np.ndarray:
         """A NumPy array over the memory whose ``base`` is this allocation."""
-        dtype = np.dtype(dtype)
-        self.__array_interface__ = {"shape": tuple(shape), "typestr": dtype.str, "descr": dtype.descr,
-                                    "data": (self.svm_ptr, False), "version": 3,
-                                    "strides": _fortran_strides(shape, dtype.itemsize) if order in "Ff" else None}
-        try:
-            return np.asarray(self)
-        finally:
-            del self.__array_interface__
+        return self._host_array_at(self.svm_ptr, shape, dtype, order)
 
     def __del__(self):
         try:
@@ -118,14 +111,6 @@ class SVMAllocation(SVMPointer):
 
     def __repr__(self):
         return f"<ember.cl.SVMAllocation of {self.size} bytes at {self.svm_ptr:#x}>"
-
-
-def _fortran_strides(shape, itemsize: int) -> tuple:
-    strides, step = [], itemsize
-    for d in shape:
-        strides.append(step)
-        step *= max(int(d), 1)
-    return tuple(strides)
 
 
 class SVMMap:

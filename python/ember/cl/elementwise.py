@@ -10,9 +10,9 @@ import numpy as np
 from . import _snippets
 
 _LOCAL = 128  # work-items per group
-# One index per work-item on a CPU device: PoCL vectorises a work-group's work-items when
-# each runs straight through (a loop per work-item runs ~6x slower, measured at 2^24).
-_CPU_GROUPS = 1 << 40
+# None: one index per work-item on a CPU device. PoCL vectorises a work-group's work-items
+# when each runs straight through (a loop per work-item runs ~6x slower, measured at 2^24).
+_CPU_GROUPS = None
 
 
 class ElementwiseKernel:

@@ -5,9 +5,13 @@
 //! Two shapes of factorization:
 //! - [`Kernel::LuSmall`]: a whole matrix of order up to [`Shape::small`] in local memory, one
 //!   work-group a matrix (any batch in one launch);
-//! - [`Kernel::LuPanel`]: the leaf of a blocked factorization, a few columns of a tall panel
-//!   factored in global memory by one group a matrix, row interchanges applied to the panel's
-//!   own columns only ([`Kernel::Swap`] applies them to the others).
+//! - [`Kernel::LuLeaf`]: the leaf of a blocked factorization, a few columns of a tall panel
+//!   factored by one group a matrix with the panel in registers (a column step is a few
+//!   barriers, not a walk through global memory), its row interchanges applied to the other
+//!   columns of the block being factored too (no launches for them);
+//! - [`Kernel::LuPanel`]: the same leaf in global memory, for panels taller than the
+//!   registers hold, its interchanges applied to its own columns only ([`Kernel::Swap`]
+//!   applies them to the others).
 //!
 //! Both follow `xGETF2`: the pivot is the first entry of largest `|re| + |im|` (found by a
 //! reduction over the group), a zero pivot is recorded in `info` (first one only) and the
@@ -27,6 +31,7 @@ use crate::dialect::Dialect;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
     LuSmall,
+    LuLeaf,
     LuPanel,
     Swap,
     Solve,
@@ -34,8 +39,9 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 5] = [
+    pub const ALL: [Kernel; 6] = [
         Kernel::LuSmall,
+        Kernel::LuLeaf,
         Kernel::LuPanel,
         Kernel::Swap,
         Kernel::Solve,
@@ -45,6 +51,7 @@ impl Kernel {
     fn stem(self) -> &'static str {
         match self {
             Kernel::LuSmall => "lu_small",
+            Kernel::LuLeaf => "lu_leaf",
             Kernel::LuPanel => "lu_panel",
             Kernel::Swap => "lu_swap",
             Kernel::Solve => "tri_solve",
@@ -64,13 +71,15 @@ impl FactorProgram {
     pub fn name(&self, kernel: Kernel) -> String {
         let s = &self.shape;
         format!(
-            "ember_{}_{}_{}x{}x{}x{}",
+            "ember_{}_{}_{}x{}x{}x{}x{}x{}",
             kernel.stem(),
             s.dtype.name(),
             s.small,
             s.solve,
             s.threads,
-            s.wide
+            s.wide,
+            s.leaf_cols,
+            s.leaf_rows
         )
     }
 
@@ -85,6 +94,7 @@ impl FactorProgram {
             dialect,
             &self.name(Kernel::LuSmall),
         ));
+        s.push_str(&lu_leaf_kernel(shape, dialect, &self.name(Kernel::LuLeaf)));
         s.push_str(&lu_panel_kernel(
             shape,
             dialect,
@@ -284,6 +294,202 @@ fn lu_panel_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     s
 }
 
+/// Columns `c0..c0 + w` (`w <= shape.leaf_cols`) of each matrix factored with rows `c0..n`
+/// in registers (`n - c0 <= shape.leaf_reach()`): thread `lid` holds rows `c0 + lid + r *
+/// threads` as the scalars `x{r}_{c}`. Pivots `piv[c0..c0 + w]` (1-based), `info` set at the
+/// first zero pivot if still 0, the interchanges applied to the leaf's columns and to the
+/// others of `p0..p1` (the block being factored; a thread a column, after the leaf).
+/// Parameters: `a`, `piv`, `info`, `n`, `c0`, `w`, `p0`, `p1`. Grid: one group a matrix.
+///
+/// The registers are named, not an array: NVIDIA's OpenCL compiler keeps a private array
+/// indexed in unrolled loops in local (stack) memory. The column loop is not unrolled (a
+/// straight-line leaf runs from the instruction fetch, ~50 µs on an H200): the current column
+/// is always `x{r}_0`, and each step stores it and shifts the others down by one. Its later
+/// interchanges are applied in memory at the end, with the block's other columns'.
+fn lu_leaf_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
+    let t = dialect.table();
+    let l = t.int64;
+    let (threads, rows, cols) = (shape.wide, shape.leaf_rows, shape.leaf_cols);
+    let (bar, gbar) = (t.barrier, global_barrier(dialect));
+    // The pivot search's second level: `lanes` threads each take `threads / lanes` candidates,
+    // then every thread reads the `lanes` results (two barriers, not one a tree level).
+    let lanes = threads.min(32);
+    let mut s = open_kernel(
+        dialect,
+        name,
+        &[("a", "elem_t"), ("piv", "int"), ("info", "int")],
+        &["n", "c0", "w", "p0", "p1"],
+        None,
+    );
+    let _ = write!(
+        s,
+        r#"  {shared} real_t red_v[{threads} + {lanes}];
+  {shared} int red_i[{threads} + {lanes}];
+  {shared} elem_t prow[{cols}], krow[{cols}];
+  {shared} int pivs[{cols}];
+  const {l} m = n;
+  {g}elem_t* a = a_p + mat * n * n;
+"#,
+        shared = t.shared,
+        g = t.global,
+    );
+    let row = |r: usize| format!("(c0 + lid + {})", r * threads);
+    let each = |f: &dyn Fn(usize, usize) -> String, r: usize, from: usize| -> String {
+        (from..cols).map(|c| f(r, c)).collect()
+    };
+    for r in 0..rows {
+        for c in 0..cols {
+            let _ = writeln!(
+                s,
+                "  elem_t x{r}_{c} = ({i} < m && {c} < w) ? a[(c0 + {c}) * n + {i}] : LA_ZERO;",
+                i = row(r)
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        r#"  #pragma unroll 1
+  for (int k = 0; k < w; k++) {{
+    // Candidates at or below the diagonal, in row order (the first of equals wins, as
+    // IxAMAX's).
+    real_t best = -1; int bi = k;
+"#
+    );
+    for r in 0..rows {
+        let d = r * threads;
+        let _ = writeln!(
+            s,
+            "    if (lid + {d} >= k && c0 + lid + {d} < m) {{ const real_t v = LA_ABS1(x{r}_0); if (v > best) {{ best = v; bi = lid + {d}; }} }}"
+        );
+    }
+    let _ = write!(
+        s,
+        r#"    red_v[lid] = best; red_i[lid] = bi;
+    {bar};
+    if (lid < {lanes}) {{
+      for (int e = lid + {lanes}; e < {threads}; e += {lanes}) {{
+        const real_t v = red_v[e]; const int i = red_i[e];
+        if (v > best || (v == best && i < bi)) {{ best = v; bi = i; }}
+      }}
+      red_v[{threads} + lid] = best; red_i[{threads} + lid] = bi;
+    }}
+    {bar};
+    best = red_v[{threads}]; int p = red_i[{threads}];
+    for (int e = 1; e < {lanes}; e++) {{
+      const real_t v = red_v[{threads} + e]; const int i = red_i[{threads} + e];
+      if (v > best || (v == best && i < p)) {{ best = v; p = i; }}
+    }}
+    // The owners of row p (thread p % threads, its register row p / threads) and of row k
+    // (thread k, row 0) publish them.
+    const int owner = p % {threads}, slot = p / {threads};
+    if (lid == owner) {{
+"#
+    );
+    for r in 0..rows {
+        let put = each(&|r, c| format!(" prow[{c}] = x{r}_{c};"), r, 0);
+        let _ = writeln!(s, "      if (slot == {r}) {{{put} }}");
+    }
+    let put = each(&|_, c| format!(" krow[{c}] = x0_{c};"), 0, 0);
+    let _ = write!(
+        s,
+        r#"    }}
+    if (lid == k) {{{put} }}
+    {bar};
+    const elem_t pivot = prow[0];
+    const int nonzero = LA_NONZERO(pivot);
+    if (lid == 0) {{
+      pivs[k] = p;
+      piv_p[mat * n + c0 + k] = (int)(c0 + p + 1);
+      if (!nonzero && info_p[mat] == 0) info_p[mat] = (int)(c0 + k + 1);
+    }}
+    if (nonzero && p != k) {{
+      if (lid == owner) {{
+"#
+    );
+    for r in 0..rows {
+        let from_k = each(&|r, c| format!(" x{r}_{c} = krow[{c}];"), r, 0);
+        let _ = writeln!(s, "        if (slot == {r}) {{{from_k} }}");
+    }
+    let from_p = each(&|_, c| format!(" x0_{c} = prow[{c}];"), 0, 0);
+    let _ = write!(
+        s,
+        r#"      }}
+      if (lid == k) {{{from_p} }}
+    }}
+    // The column below the diagonal scaled (by the reciprocal unless the pivot is tiny, as
+    // xGETF2), then the rank-1 update. Rows past m hold zeros and stay zeros.
+"#
+    );
+    let scaled = |op: &str| -> String {
+        (0..rows)
+            .map(|r| {
+                let guard = if r == 0 { "if (lid > k) " } else { "" };
+                format!(
+                    " {guard}x{r}_0 = {op};",
+                    op = op.replace("X", &format!("x{r}_0"))
+                )
+            })
+            .collect()
+    };
+    let _ = writeln!(
+        s,
+        "    if (nonzero) {{\n      if (LA_ABSV(pivot) >= LA_SFMIN) {{ const elem_t rcp = LA_DIV(LA_FROM_REAL(1), pivot);{} }}\n      else {{{} }}\n    }}",
+        scaled("LA_MUL(X, rcp)"),
+        scaled("LA_DIV(X, pivot)")
+    );
+    for c in 1..cols {
+        let _ = writeln!(s, "    const elem_t pr{c} = prow[{c}];");
+    }
+    for r in 0..rows {
+        let update = each(
+            &|r, c| format!(" x{r}_{c} = LA_FMS(x{r}_{c}, x{r}_0, pr{c});"),
+            r,
+            1,
+        );
+        if r == 0 {
+            let _ = writeln!(s, "    if (lid > k) {{{update} }}");
+        } else {
+            let _ = writeln!(s, "   {update}");
+        }
+    }
+    let _ = writeln!(
+        s,
+        "    // Column k is final but for later interchanges: stored, and the rest shift down."
+    );
+    for r in 0..rows {
+        let shift: String = (1..cols)
+            .map(|c| format!(" x{r}_{} = x{r}_{c};", c - 1))
+            .collect();
+        let _ = writeln!(
+            s,
+            "    if ({i} < m) a[(c0 + k) * n + {i}] = x{r}_0;{shift} x{r}_{last} = LA_ZERO;",
+            i = row(r),
+            last = cols - 1
+        );
+    }
+    // No barrier at the loop's end: the next column's first barrier comes after every
+    // thread has read prow and krow.
+    let _ = write!(
+        s,
+        r#"  }}
+  // The interchanges in the leaf's columns (those after each column's own step) and in the
+  // block's other columns, a thread a column, once every store is seen.
+  {gbar};
+  for ({l} j = p0 + lid; j < p1; j += {threads}) {{
+    const int first = (j >= c0 && j < c0 + w) ? (int)(j - c0) + 1 : 0;
+    {g}elem_t* col = a + j * n + c0;
+    for (int k = first; k < w; k++) {{
+      const int p = pivs[k];
+      if (p != k) {{ const elem_t v = col[k]; col[k] = col[p]; col[p] = v; }}
+    }}
+  }}
+}}
+"#,
+        g = t.global,
+    );
+    s
+}
+
 /// Row interchanges `k1..k2` of `piv` (LAPACK's `xLASWP`, forward) applied to columns
 /// `lo..hi` of each matrix except `s0..s1` (`lo <= s0 <= s1 <= hi`), a thread a column.
 /// Parameters: `a` (matrix `mat` at `mat * mstride`, leading dimension `ld`), `piv` (at
@@ -336,6 +542,8 @@ mod tests {
                 solve: 32,
                 threads: 16,
                 wide: 16,
+                leaf_cols: 8,
+                leaf_rows: 2,
             },
         }
     }
@@ -356,12 +564,32 @@ mod tests {
     fn opencl_kernels_take_offsets_and_local_arrays() {
         let src = program(DType::F32).source(Dialect::OpenCl);
         assert!(
-            src.contains("__kernel void ember_lu_small_float32_32x32x16x16(__global elem_t* a_p, long a_o, __global int* piv_p, long piv_o"),
+            src.contains("__kernel void ember_lu_small_float32_32x32x16x16x8x2(__global elem_t* a_p, long a_o, __global int* piv_p, long piv_o"),
             "{src}"
         );
         assert!(
             src.contains("long n, __local ulong2* ember_dynamic_shared)"),
             "{src}"
         );
+    }
+
+    #[test]
+    fn the_leaf_keeps_its_rows_in_named_registers_and_its_column_loop_rolled() {
+        for dialect in Dialect::ALL {
+            let p = program(DType::F64);
+            let src = p.source(dialect);
+            let name = p.name(Kernel::LuLeaf);
+            let leaf = &src[src.find(&format!(" {name}(")).unwrap()..];
+            let leaf = &leaf[..leaf.find("\n}\n").unwrap()];
+            // 2 rows of 8 columns a thread, no private array, one loop over the columns.
+            assert!(leaf.contains("elem_t x1_7 = "), "{leaf}");
+            assert!(!leaf.contains("x2_0"), "{leaf}");
+            assert!(!leaf.contains("elem_t x["), "{leaf}");
+            assert_eq!(
+                leaf.matches("#pragma unroll 1\n  for (int k = 0; k < w; k++)")
+                    .count(),
+                1
+            );
+        }
     }
 }

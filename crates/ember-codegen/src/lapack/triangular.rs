@@ -25,6 +25,11 @@ pub struct Shape {
     /// Threads of a group of every other kernel (a power of two): the panels, solves and
     /// Cholesky blocks on the factorizations' critical path.
     pub wide: usize,
+    /// Columns of the register-resident LU leaf ([`crate::lapack::lu::Kernel::LuLeaf`]).
+    pub leaf_cols: usize,
+    /// Rows each thread of that leaf holds in registers: it takes panels of up to
+    /// `leaf_rows * wide` rows.
+    pub leaf_rows: usize,
 }
 
 impl Shape {
@@ -46,13 +51,28 @@ impl Shape {
             .into_iter()
             .find(|&n| n <= most && n * n * dtype.itemsize() <= room)
             .unwrap_or(8);
+        // The leaf keeps `leaf_rows * leaf_cols` elements a thread in registers: up to 16
+        // rows of 8 on GPUs (panels of 4,096 rows in 256 threads; float64 getrf 4,096 through
+        // NVIDIA's OpenCL on an H200: 44 ms with 16 rows, 56 with 8 and the taller panels
+        // in global memory), a few on CPU devices (PoCL builds a kernel slower the more it
+        // unrolls: 8 columns of 4 rows cost 5 s more to build than the rest of the program).
+        let words = dtype.itemsize() / 4;
+        let (leaf_cols, budget) = if gpu { (8, 256) } else { (4, 16) };
+        let leaf_rows = (budget / (leaf_cols * words)).clamp(1, 16);
         Shape {
             dtype,
             small,
             solve,
             threads,
             wide,
+            leaf_cols,
+            leaf_rows,
         }
+    }
+
+    /// Rows of the tallest panel the register-resident leaf takes.
+    pub fn leaf_reach(&self) -> usize {
+        self.leaf_rows * self.wide
     }
 
     /// Vectors one group of the solve holds in local memory: about 16 KiB of them, at most
@@ -288,6 +308,8 @@ mod tests {
             solve,
             threads: 64,
             wide: 64,
+            leaf_cols: 8,
+            leaf_rows: 4,
         };
         assert_eq!(shape(DType::F64, 128).solve_vectors(), 16);
         assert_eq!(shape(DType::C128, 128).solve_vectors(), 8);

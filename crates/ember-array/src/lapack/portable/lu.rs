@@ -4,8 +4,10 @@
 //! Matrices of order up to [`Shape::small`] are factored whole in local memory, one group a
 //! matrix, any batch in one launch. Larger ones are factored blocked, right-looking, `nb`
 //! columns a step (all matrices of the batch at once): the panel (`xGETRF2`'s recursion down to
-//! leaves of a few columns, each factored by one group a matrix, the halves joined by row
-//! interchanges, a triangular solve and a matrix product), the panel's interchanges applied to
+//! leaves of a few columns, each factored by one group a matrix — in registers where they hold
+//! the panel, which then also apply their interchanges to the block's other columns — the
+//! halves joined by row interchanges, a triangular solve and a matrix product), the panel's
+//! interchanges applied to
 //! the other columns, a triangular solve for the block row of U, and the trailing update
 //! `A22 -= A21 A12` in place by `linalg::matmul_into` (cuBLAS on CUDA, ember's tiled kernel
 //! elsewhere).
@@ -43,9 +45,9 @@ pub(super) struct Plan {
 
 impl Plan {
     /// GPUs: blocks of 128 (the trailing product dominates; the temporary it goes through
-    /// costs memory traffic in proportion to `n^3 / nb`), LU panel leaves of 8 (a leaf's
-    /// columns cost in proportion to its width; on an H200 through OpenCL, getrf 4096 float64
-    /// took 63 ms with leaves of 8, 78 with 16, 123 with 32; float32 61 with 8 or 16), Cholesky
+    /// costs memory traffic in proportion to `n^3 / nb`), LU panel leaves of the register
+    /// leaf's 8 columns (on an H200 through OpenCL, getrf 4096 float64 took 63 ms with leaves
+    /// of 8 in global memory, 78 with 16, 123 with 32; 44 with the register leaf), Cholesky
     /// diagonal blocks of 128 factored by steps of `shape.small`. CPU devices: small blocks,
     /// so that matrices past 32 take the blocked paths (and tests cover them cheaply).
     pub fn for_device(device: &Device, dtype: DType) -> Plan {
@@ -54,13 +56,25 @@ impl Plan {
         let mut shape = Shape::for_device(dtype, gpu, info.max_shared_per_block);
         let knob = blocks_knob();
         let (nb, leaf, chol_nb, chol_leaf) = if gpu {
-            (shape.solve, 8, shape.solve, shape.small)
+            (shape.solve, shape.leaf_cols, shape.solve, shape.small)
         } else {
-            (32, 8, 32, 16)
+            (32, shape.leaf_cols, 32, 16)
         };
-        let [nb, leaf, chol_nb, chol_leaf, wide] =
-            knob.unwrap_or([nb, leaf, chol_nb, chol_leaf, shape.wide]);
+        let defaults = [
+            nb,
+            leaf,
+            chol_nb,
+            chol_leaf,
+            shape.wide,
+            shape.leaf_cols,
+            shape.leaf_rows,
+        ];
+        let [nb, leaf, chol_nb, chol_leaf, wide, leaf_cols, leaf_rows] = match knob {
+            Some(v) => std::array::from_fn(|i| v.get(i).copied().unwrap_or(defaults[i])),
+            None => defaults,
+        };
         shape.wide = wide.next_power_of_two();
+        (shape.leaf_cols, shape.leaf_rows) = (leaf_cols, leaf_rows);
         Plan {
             shape,
             nb,
@@ -71,19 +85,18 @@ impl Plan {
     }
 }
 
-/// `EMBER_LAPACK_BLOCKS="nb,leaf,chol_nb,chol_leaf,wide"`, a measuring knob: the blocked
-/// algorithms' sizes on every device, each clamped to what the kernels take, and the threads
-/// of a group of the wide kernels (a power of two).
-fn blocks_knob() -> Option<[usize; 5]> {
+/// `EMBER_LAPACK_BLOCKS="nb,leaf,chol_nb,chol_leaf,wide[,leaf_cols,leaf_rows]"`, a
+/// measuring knob: the blocked algorithms' sizes on every device, each clamped to what the
+/// kernels take, the threads of a group of the wide kernels (a power of two), and the shape
+/// of the register-resident LU leaf.
+fn blocks_knob() -> Option<Vec<usize>> {
     let text = std::env::var("EMBER_LAPACK_BLOCKS").ok()?;
     let v: Vec<usize> = text
         .split(',')
         .filter_map(|t| t.trim().parse().ok())
+        .map(|b: usize| b.max(1))
         .collect();
-    let [nb, leaf, chol_nb, chol_leaf, wide] = v[..] else {
-        return None;
-    };
-    Some([nb, leaf, chol_nb, chol_leaf, wide].map(|b| b.max(1)))
+    (v.len() == 5 || v.len() == 7).then_some(v)
 }
 
 /// `EMBER_LAPACK_TRACE`, a measuring knob: each launch of a blocked factorization is timed
@@ -387,18 +400,34 @@ impl Engine {
         })
     }
 
-    /// LU of columns `c0..c1` of each matrix (rows `c0..n`), interchanges applied within
-    /// them: LAPACK's `xGETRF2` recursion, halves down to leaves of `plan.leaf` columns.
-    fn panel(&self, a: &Array, pivots: &Array, info: &Array, c0: usize, c1: usize) -> Result<()> {
+    /// LU of columns `c0..c1` of each matrix (rows `c0..n`), within the block `p0..p1` being
+    /// factored: LAPACK's `xGETRF2` recursion, halves down to leaves of `plan.leaf` columns.
+    /// Where the registers hold the panel, each leaf applies its interchanges to the block's
+    /// other columns itself; else the recursion applies them within `c0..c1`.
+    fn panel(
+        &self,
+        a: &Array,
+        pivots: &Array,
+        info: &Array,
+        (c0, c1): (usize, usize),
+        (p0, p1): (usize, usize),
+    ) -> Result<()> {
         let n = a.shape()[2];
         let w = c1 - c0;
+        let in_registers = self.leaf_in_registers(n - p0);
         if w <= self.plan.leaf {
+            if in_registers {
+                let scalars = [n, c0, w, p0, p1].map(|v| v as i64);
+                return self.launch(Kernel::LuLeaf, 1, &[a, pivots, info], &scalars, 0);
+            }
             let scalars = [n as i64, c0 as i64, w as i64];
             return self.launch(Kernel::LuPanel, 1, &[a, pivots, info], &scalars, 0);
         }
         let mid = c0 + w / 2;
-        self.panel(a, pivots, info, c0, mid)?;
-        self.swap(a, pivots, (mid, c1), (c1, c1), (c0, mid))?;
+        self.panel(a, pivots, info, (c0, mid), (p0, p1))?;
+        if !in_registers {
+            self.swap(a, pivots, (mid, c1), (c1, c1), (c0, mid))?;
+        }
         let at = |r0, c0| Block { array: a, r0, c0 };
         self.solve(
             at(c0, c0),
@@ -416,8 +445,16 @@ impl Engine {
             at(c0, mid),
             (n - mid, c1 - mid, mid - c0),
         )?;
-        self.panel(a, pivots, info, mid, c1)?;
-        self.swap(a, pivots, (c0, mid), (mid, mid), (mid, c1))
+        self.panel(a, pivots, info, (mid, c1), (p0, p1))?;
+        if !in_registers {
+            self.swap(a, pivots, (c0, mid), (mid, mid), (mid, c1))?;
+        }
+        Ok(())
+    }
+
+    /// Whether a panel of `rows` rows is factored by the register-resident leaf.
+    fn leaf_in_registers(&self, rows: usize) -> bool {
+        self.plan.leaf <= self.plan.shape.leaf_cols && rows <= self.plan.shape.leaf_reach()
     }
 
     /// Blocked right-looking LU of each `n x n` matrix of `a`.
@@ -427,7 +464,9 @@ impl Engine {
         for k in (0..n).step_by(self.plan.nb) {
             let kb = self.plan.nb.min(n - k);
             let next = k + kb;
-            self.timed("panel (whole)", || self.panel(a, pivots, info, k, next))?;
+            self.timed("panel (whole)", || {
+                self.panel(a, pivots, info, (k, next), (k, next))
+            })?;
             self.swap(a, pivots, (0, n), (k, next), (k, next))?;
             if next < n {
                 self.solve(

@@ -350,7 +350,7 @@ def test_cuda_sources_compile_to_sm90_cubin():
         for dtype in dtypes:
             for vector in (True, False):
                 src = native.random_source(dist, dtype, vector, "cuda")
-                name = src.split("void ", 1)[1].split("(", 1)[0]
+                name = src.split("__global__ void ", 1)[1].split("(", 1)[0]
                 # NVRTC's minimal mode is what the runtime tries first: no second compile.
                 assert native.nvrtc_compile(src, name, "sm_90", ["-minimal"])[:4] == b"\x7fELF", name
 

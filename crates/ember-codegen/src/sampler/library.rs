@@ -19,10 +19,26 @@ use crate::philox::sincospi;
 
 /// The library's source in `dialect` (after the Philox prelude, which it calls).
 pub fn library(dialect: Dialect) -> String {
-    let t = dialect.table();
-    let f = t.device_fn;
     let mut s =
         String::from("// ember's samplers: NumPy's algorithms on a Philox stream per element\n");
+    s.push_str(&stream(dialect));
+    s.push_str(&super::ziggurat::exponential_source(
+        dialect,
+        super::ziggurat::LAYERS,
+    ));
+    s.push_str(
+        &BODY
+            .replace("EMBER_FN", dialect.table().device_fn)
+            .replace("EMBER_SINCOSPI", &sincospi(dialect, DType::F64, "h")),
+    );
+    s
+}
+
+/// The stream alone (`ember_rng`, `ember_next64`, `ember_uniform`, `ember_bits_double`): what
+/// the exponential fill kernel needs for its slow path too.
+pub fn stream(dialect: Dialect) -> String {
+    let t = dialect.table();
+    let mut s = String::new();
     let _ = writeln!(s, "typedef {} ember_i64;", t.int64);
     // The table's conversion may open a parenthesis for its argument.
     let from_bits = t.atomics.float_bits[1].1;
@@ -33,18 +49,15 @@ pub fn library(dialect: Dialect) -> String {
     };
     let _ = writeln!(
         s,
-        "{f} double ember_bits_double(ember_u64 x) {{ return {call}; }}"
+        "{} double ember_bits_double(ember_u64 x) {{ return {call}; }}",
+        t.device_fn
     );
-    s.push_str(
-        &BODY
-            .replace("EMBER_FN", f)
-            .replace("EMBER_SINCOSPI", &sincospi(dialect, DType::F64, "h")),
-    );
+    s.push_str(&STREAM.replace("EMBER_FN", t.device_fn));
     s
 }
 
-/// The samplers; `EMBER_FN` is the dialect's device-function qualifier.
-const BODY: &str = r#"typedef struct {
+/// The stream of an element: `ember_rng` and its draws.
+const STREAM: &str = r#"typedef struct {
   ember_u32 draw, e0, e1, st, k0, k1;
   int left, cached;
   ember_u64 spare;
@@ -72,7 +85,10 @@ EMBER_FN double ember_uniform(ember_rng* s) {
   return (double)(ember_next64(s) >> 11) * 1.1102230246251565404e-16;
 }
 
-// Uniform integer in [0, max] (multiply-shift: relative bias below (max + 1) / 2^64).
+"#;
+
+/// The samplers; `EMBER_FN` is the dialect's device-function qualifier.
+const BODY: &str = r#"// Uniform integer in [0, max] (multiply-shift: relative bias below (max + 1) / 2^64).
 EMBER_FN ember_u64 ember_interval(ember_rng* s, ember_u64 max) {
   const ember_u64 x = ember_next64(s);
   return max == ~(ember_u64)0 ? x : ember_mulhi64(x, max + 1);
@@ -91,8 +107,11 @@ EMBER_FN double ember_std_normal(ember_rng* s) {
   return r * cs;
 }
 
+// The ziggurat (see ziggurat.rs): a multiply for most draws, the slow path out of line.
 EMBER_FN double ember_std_exponential(ember_rng* s) {
-  return -log(1.0 - ember_uniform(s));
+  const ember_u64 w = ember_next64(s);
+  const double x = ember_zig_exp_fast(w);
+  return x >= 0.0 ? x : ember_zig_exp_slow(s, w);
 }
 
 // Marsaglia and Tsang's method; shapes below 1 by NumPy's rejection from the exponential.

@@ -22,6 +22,7 @@
 
 pub mod laws;
 pub mod library;
+pub mod ziggurat;
 
 use std::fmt::Write;
 

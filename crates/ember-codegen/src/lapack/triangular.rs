@@ -80,6 +80,17 @@ impl Shape {
     pub fn solve_vectors(&self) -> usize {
         (16384 / (self.solve.max(1) * self.dtype.itemsize())).clamp(1, self.wide)
     }
+
+    /// Columns of the triangle the solve stages in local memory at a time (about 8 KiB of
+    /// them): each sequential step then reads local memory, not the device's.
+    pub fn solve_slab(&self) -> usize {
+        (8192 / (self.solve.max(1) * self.dtype.itemsize())).clamp(1, 16)
+    }
+
+    /// Elements of dynamic local memory the solve takes for a triangle of order `s`.
+    pub fn solve_local(&self, s: usize) -> usize {
+        s * (self.solve_vectors() + self.solve_slab())
+    }
 }
 
 /// Solve modes: bits of the solve kernel's `mode` argument.
@@ -183,8 +194,9 @@ pub(crate) fn dynamic_local(dialect: Dialect) -> String {
 
 /// Solves with one triangle for many vectors, in place (LAPACK's `xTRSM` from the left, or
 /// from the right through strides), each group taking [`Shape::solve_vectors`] vectors at a
-/// time into local memory (`s * solve_vectors` elements of dynamic local memory). Grid:
-/// (matrices, groups of vectors).
+/// time into local memory and the triangle [`Shape::solve_slab`] columns at a time
+/// ([`Shape::solve_local`] elements of dynamic local memory). Grid: (matrices, groups of
+/// vectors).
 ///
 /// Triangle element `(i, j)` is at `t + mat * tstride + toff + i * tr + j * tc` (transposes by
 /// strides), conjugated with [`SOLVE_CONJ`]; element `i` of vector `v` at `b + mat * bstride +
@@ -194,7 +206,7 @@ pub(crate) fn dynamic_local(dialect: Dialect) -> String {
 pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     let t = dialect.table();
     let l = t.int64;
-    let (threads, cv) = (shape.wide, shape.solve_vectors());
+    let (threads, cv, slab) = (shape.wide, shape.solve_vectors(), shape.solve_slab());
     let bar = t.barrier;
     let mut s = open_kernel(
         dialect,
@@ -214,6 +226,9 @@ pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> Strin
   {g}const int* pm = piv_p + mat * pstride;
   const int conj = (mode & {conj}) != 0, unit = (mode & {unit}) != 0;
 #define TE(i, j) (conj ? LA_CONJ(tm[(i) * tr + (j) * tc]) : tm[(i) * tr + (j) * tc])
+  // The staged slab of the triangle: column j0 + c, row i at T[c * s + i].
+  {sp}elem_t* T = X + s * {cv};
+#define TS(i, j) T[((j) - j0) * s + (i)]
   for ({l} v0 = chunk * {cv}; v0 < nvec; v0 += chunks * {cv}) {{
     const {l} nv = nvec - v0 < {cv} ? nvec - v0 : {cv};
     // Vectors side by side in memory (a solve from the right) load vector index first.
@@ -230,25 +245,43 @@ pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> Strin
     }}
     {bar};
     if (mode & {lower}) {{
-      for ({l} j = 0; j < s; j++) {{
-        if (!unit && lid < nv) X[j * {cv} + lid] = LA_DIV(X[j * {cv} + lid], TE(j, j));
-        {bar};
-        for ({l} e = lid; e < (s - j - 1) * {cv}; e += {threads}) {{
-          const {l} i = j + 1 + e / {cv}, v = e % {cv};
-          X[i * {cv} + v] = LA_FMS(X[i * {cv} + v], TE(i, j), X[j * {cv} + v]);
+      for ({l} j0 = 0; j0 < s; j0 += {slab}) {{
+        const {l} j1 = j0 + {slab} < s ? j0 + {slab} : s;
+        // Rows j0..s of columns j0..j1, read down the columns.
+        for ({l} e = lid; e < (s - j0) * (j1 - j0); e += {threads}) {{
+          const {l} i = j0 + e % (s - j0), j = j0 + e / (s - j0);
+          TS(i, j) = TE(i, j);
         }}
         {bar};
+        for ({l} j = j0; j < j1; j++) {{
+          if (!unit && lid < nv) X[j * {cv} + lid] = LA_DIV(X[j * {cv} + lid], TS(j, j));
+          {bar};
+          for ({l} e = lid; e < (s - j - 1) * {cv}; e += {threads}) {{
+            const {l} i = j + 1 + e / {cv}, v = e % {cv};
+            X[i * {cv} + v] = LA_FMS(X[i * {cv} + v], TS(i, j), X[j * {cv} + v]);
+          }}
+          {bar};
+        }}
       }}
     }}
     if (mode & {upper}) {{
-      for ({l} j = s - 1; j >= 0; j--) {{
-        if (lid < nv) X[j * {cv} + lid] = LA_DIV(X[j * {cv} + lid], TE(j, j));
-        {bar};
-        for ({l} e = lid; e < j * {cv}; e += {threads}) {{
-          const {l} i = e / {cv}, v = e % {cv};
-          X[i * {cv} + v] = LA_FMS(X[i * {cv} + v], TE(i, j), X[j * {cv} + v]);
+      for ({l} j1 = s; j1 > 0; j1 -= {slab}) {{
+        const {l} j0 = j1 > {slab} ? j1 - {slab} : 0;
+        // Rows 0..j1 of columns j0..j1.
+        for ({l} e = lid; e < j1 * (j1 - j0); e += {threads}) {{
+          const {l} i = e % j1, j = j0 + e / j1;
+          TS(i, j) = TE(i, j);
         }}
         {bar};
+        for ({l} j = j1 - 1; j >= j0; j--) {{
+          if (lid < nv) X[j * {cv} + lid] = LA_DIV(X[j * {cv} + lid], TS(j, j));
+          {bar};
+          for ({l} e = lid; e < j * {cv}; e += {threads}) {{
+            const {l} i = e / {cv}, v = e % {cv};
+            X[i * {cv} + v] = LA_FMS(X[i * {cv} + v], TS(i, j), X[j * {cv} + v]);
+          }}
+          {bar};
+        }}
       }}
     }}
     for ({l} e = lid; e < s * {cv}; e += {threads}) {{
@@ -258,9 +291,11 @@ pub(crate) fn solve_kernel(shape: &Shape, dialect: Dialect, name: &str) -> Strin
     {bar};
   }}
 #undef TE
+#undef TS
 }}
 "#,
         g = t.global,
+        sp = t.shared_pointer,
         gid1 = t.group_id[1],
         ngroups1 = t.num_groups[1],
         pivots = SOLVE_PIVOTS,
@@ -314,6 +349,10 @@ mod tests {
         assert_eq!(shape(DType::F64, 128).solve_vectors(), 16);
         assert_eq!(shape(DType::C128, 128).solve_vectors(), 8);
         assert_eq!(shape(DType::F32, 8).solve_vectors(), 64);
+        // The staged slab of the triangle: about 8 KiB, at most 16 columns.
+        assert_eq!(shape(DType::F32, 128).solve_slab(), 16);
+        assert_eq!(shape(DType::C128, 128).solve_slab(), 4);
+        assert_eq!(shape(DType::F64, 128).solve_local(128), 128 * (16 + 8));
     }
 
     #[test]

@@ -363,7 +363,7 @@ impl Engine {
         .map(|v| v as i64);
         let mut all = scalars.to_vec();
         all.push(mode);
-        let local = s * self.plan.shape.solve_vectors();
+        let local = self.plan.shape.solve_local(s);
         self.launch(
             Kernel::Solve,
             groups,

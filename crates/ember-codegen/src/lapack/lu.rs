@@ -366,7 +366,9 @@ fn lu_leaf_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
         s,
         r#"    red_v[lid] = best; red_i[lid] = bi;
     {bar};
+    // Both scans unrolled, so that their local loads issue together.
     if (lid < {lanes}) {{
+      #pragma unroll
       for (int e = lid + {lanes}; e < {threads}; e += {lanes}) {{
         const real_t v = red_v[e]; const int i = red_i[e];
         if (v > best || (v == best && i < bi)) {{ best = v; bi = i; }}
@@ -375,6 +377,7 @@ fn lu_leaf_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
     }}
     {bar};
     best = red_v[{threads}]; int p = red_i[{threads}];
+    #pragma unroll
     for (int e = 1; e < {lanes}; e++) {{
       const real_t v = red_v[{threads} + e]; const int i = red_i[{threads} + e];
       if (v > best || (v == best && i < p)) {{ best = v; p = i; }}

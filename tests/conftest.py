@@ -54,6 +54,19 @@ def run_python(code: str, env_extra: dict | None = None, timeout: int = 120) -> 
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)
 
 
+def opencl_arrays(tmp_path, setup: str, arrays: dict) -> dict:
+    """`arrays` (name: expression) computed after `setup` in a fresh interpreter on the OpenCL
+    backend, as NumPy arrays: how the GPU tests compare CUDA's numbers with OpenCL's. Skips
+    where no OpenCL device sits beside CUDA."""
+    path = tmp_path / "opencl.npz"
+    saved = ", ".join(f"{name}=({expr}).get()" for name, expr in arrays.items())
+    code = f"import numpy as np, ember; {setup}; np.savez({str(path)!r}, {saved})"
+    proc = run_python(code, {"EMBER_BACKEND": "opencl"}, timeout=300)
+    if proc.returncode != 0:
+        pytest.skip(f"no OpenCL device beside CUDA here: {proc.stderr[-300:]}")
+    return dict(np.load(path))
+
+
 @pytest.fixture
 def fusion():
     """Automatic fusion on for every result, fused from the first time an expression is seen."""

@@ -11,7 +11,7 @@ import os
 import ember
 import numpy as np
 import pytest
-from conftest import run_python
+from conftest import opencl_arrays
 
 native = ember._ember
 rnd = ember.random
@@ -365,16 +365,11 @@ def test_cuda_gives_the_reference_float32_uniforms_and_opencl_the_same_numbers(t
     cuda = rs.rand(n, dtype=np.float32).get()
     np.testing.assert_array_equal(cuda, ref_uniform32(seed, 0, n))
     normals = rs.randn(1000, dtype=np.float32).get()
-    path = tmp_path / "opencl.npz"
-    code = (
-        "import numpy as np, ember; rs = ember.random.RandomState(0x5EED); "
-        f"u = rs.rand({n}, dtype=np.float32).get(); z = rs.randn(1000, dtype=np.float32).get(); "
-        f"np.savez({str(path)!r}, u=u, z=z)"
+    other = opencl_arrays(
+        tmp_path,
+        "rs = ember.random.RandomState(0x5EED)",
+        {"u": f"rs.rand({n}, dtype=np.float32)", "z": "rs.randn(1000, dtype=np.float32)"},
     )
-    proc = run_python(code, {"EMBER_BACKEND": "opencl"}, timeout=300)
-    if proc.returncode != 0:
-        pytest.skip(f"no OpenCL device beside CUDA here: {proc.stderr[-300:]}")
-    other = np.load(path)
     np.testing.assert_array_equal(other["u"], cuda)
     np.testing.assert_allclose(other["z"], normals, rtol=1e-5, atol=1e-5)
 

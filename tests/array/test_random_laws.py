@@ -12,7 +12,7 @@ import re
 import ember
 import numpy as np
 import pytest
-from conftest import run_python
+from conftest import opencl_arrays
 from scipy import stats
 
 N = 20_000
@@ -315,16 +315,14 @@ _ACROSS = [("gamma", (0.7, 2.0)), ("beta", (0.5, 3.0)), ("vonmises", (0.2, 4.0))
 def test_the_same_seed_draws_the_same_numbers_on_cuda_and_on_opencl(tmp_path):
     # Each backend's log, exp and pow may differ in the last bits, so an element whose
     # acceptance test falls within them may take another draw; the rest agree.
-    path = tmp_path / "opencl.npz"
-    code = (
-        "import numpy as np, ember; laws = " + repr(_ACROSS) + "; "
-        "np.savez(" + repr(str(path)) + ", *[getattr(ember.random.default_rng(7), n)(*a, size=100000).get() "
-        "for n, a in laws])"
+    other = opencl_arrays(
+        tmp_path,
+        "pass",
+        {
+            f"arr_{k}": f"getattr(ember.random.default_rng(7), {name!r})(*{args!r}, size=100000)"
+            for k, (name, args) in enumerate(_ACROSS)
+        },
     )
-    proc = run_python(code, {"EMBER_BACKEND": "opencl"}, timeout=300)
-    if proc.returncode != 0:
-        pytest.skip(f"no OpenCL device beside CUDA here: {proc.stderr[-300:]}")
-    other = np.load(path)
     for k, (name, args) in enumerate(_ACROSS):
         cuda = getattr(ember.random.default_rng(7), name)(*args, size=100000).get()
         theirs = other[f"arr_{k}"]

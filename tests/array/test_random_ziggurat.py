@@ -10,7 +10,7 @@ Fixed seeds, so every check is deterministic; a p-value below ``P_MIN`` is a wro
 import ember
 import numpy as np
 import pytest
-from conftest import run_python
+from conftest import opencl_arrays
 from scipy import stats
 
 P_MIN = 1e-4
@@ -138,16 +138,11 @@ def test_cuda_and_opencl_draw_the_same_exponentials(tmp_path):
     # The fast path is a multiply (bit for bit the same); a value whose wedge test falls within
     # the last bits of each backend's exp may differ.
     n = 1 << 20
-    path = tmp_path / "opencl.npz"
-    code = (
-        "import numpy as np, ember; g = ember.random.default_rng(11); "
-        f"a = g.exponential(size={n}).get(); b = g.exponential(ember.ones({n})).get(); "
-        f"np.savez({str(path)!r}, a=a, b=b)"
+    other = opencl_arrays(
+        tmp_path,
+        "g = ember.random.default_rng(11)",
+        {"a": f"g.exponential(size={n})", "b": f"g.exponential(ember.ones({n}))"},
     )
-    proc = run_python(code, {"EMBER_BACKEND": "opencl"}, timeout=300)
-    if proc.returncode != 0:
-        pytest.skip(f"no OpenCL device beside CUDA here: {proc.stderr[-300:]}")
-    other = np.load(path)
     g = ember.random.default_rng(11)
     for ours, theirs in [(g.exponential(size=n).get(), other["a"]), (g.exponential(ember.ones(n)).get(), other["b"])]:
         assert np.isclose(ours, theirs, rtol=1e-12, atol=0).mean() > 0.9999

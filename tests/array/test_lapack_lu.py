@@ -132,6 +132,26 @@ def test_getrs_solves_with_getrf_factors(dtype):
         np.testing.assert_allclose(got, ref, rtol=0, atol=tol * np.abs(ref).max(), err_msg=f"n={n}")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_row_interchanges_repeat_rows_across_chunks_as_laswp(dtype):
+    # Factors of the identity, so getrs only applies the interchanges, in order (xLASWP):
+    # pivots that pick a few late rows again and again, inside and outside each chunk of
+    # interchanges the kernel takes at a time.
+    rng = np.random.default_rng(5)
+    for n, nrhs in [(64, 4), (200, 9)]:
+        late = np.arange(n - 6, n)
+        piv = np.array([rng.choice(late) if rng.random() < 0.7 else rng.integers(k, n) for k in range(n)])
+        piv = np.maximum(piv, np.arange(n)).astype(np.int32)
+        b = random(rng, (1, n, nrhs), dtype)
+        ref = b[0].copy()
+        for k, p in enumerate(piv):
+            ref[[k, p]] = ref[[p, k]]
+        lu = to_device(np.eye(n, dtype=dtype)[None])
+        xb = to_device(b)
+        _ember.lapack_getrs(lu._a, em.asarray((piv + 1)[None])._a, xb._a)
+        np.testing.assert_array_equal(to_host(xb)[0], ref, err_msg=f"n={n}")
+
+
 def test_inverses_of_many_small_matrices():
     rng = np.random.default_rng(4)
     a = random(rng, (500, 8, 8), np.float32) + 3 * np.eye(8, dtype=np.float32)

@@ -137,7 +137,8 @@ pub enum Distribution {
     Normal,
     /// `fma(b, e, a)`, `e` standard exponential: float32 `-log(1 - u)` (inversion of the
     /// uniform above), float64 by the ziggurat of [`crate::sampler::ziggurat`] on each 64-bit
-    /// word, further draws (about 2.2% of values) from a stream of the block's own.
+    /// word (`FILL_LAYERS` layers), further draws (about 0.6% of values) from a stream of the
+    /// block's own.
     Exponential,
     /// `low + k`, `k` uniform in `[0, diff]`; any integer dtype or bool.
     Integers,

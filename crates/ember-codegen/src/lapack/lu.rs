@@ -334,9 +334,9 @@ fn lu_leaf_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
         g = t.global,
     );
     let row = |r: usize| format!("(c0 + lid + {})", r * threads);
-    let each = |f: &dyn Fn(usize, usize) -> String, r: usize, from: usize| -> String {
-        (from..cols).map(|c| f(r, c)).collect()
-    };
+    // The statements `f(c)` for columns `from..cols`, on one line.
+    let each =
+        |from: usize, f: &dyn Fn(usize) -> String| -> String { (from..cols).map(f).collect() };
     for r in 0..rows {
         for c in 0..cols {
             let _ = writeln!(
@@ -389,10 +389,10 @@ fn lu_leaf_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
 "#
     );
     for r in 0..rows {
-        let put = each(&|r, c| format!(" prow[{c}] = x{r}_{c};"), r, 0);
+        let put = each(0, &|c| format!(" prow[{c}] = x{r}_{c};"));
         let _ = writeln!(s, "      if (slot == {r}) {{{put} }}");
     }
-    let put = each(&|_, c| format!(" krow[{c}] = x0_{c};"), 0, 0);
+    let put = each(0, &|c| format!(" krow[{c}] = x0_{c};"));
     let _ = write!(
         s,
         r#"    }}
@@ -410,10 +410,10 @@ fn lu_leaf_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
 "#
     );
     for r in 0..rows {
-        let from_k = each(&|r, c| format!(" x{r}_{c} = krow[{c}];"), r, 0);
+        let from_k = each(0, &|c| format!(" x{r}_{c} = krow[{c}];"));
         let _ = writeln!(s, "        if (slot == {r}) {{{from_k} }}");
     }
-    let from_p = each(&|_, c| format!(" x0_{c} = prow[{c}];"), 0, 0);
+    let from_p = each(0, &|c| format!(" x0_{c} = prow[{c}];"));
     let _ = write!(
         s,
         r#"      }}
@@ -444,11 +444,9 @@ fn lu_leaf_kernel(shape: &Shape, dialect: Dialect, name: &str) -> String {
         let _ = writeln!(s, "    const elem_t pr{c} = prow[{c}];");
     }
     for r in 0..rows {
-        let update = each(
-            &|r, c| format!(" x{r}_{c} = LA_FMS(x{r}_{c}, x{r}_0, pr{c});"),
-            r,
-            1,
-        );
+        let update = each(1, &|c| {
+            format!(" x{r}_{c} = LA_FMS(x{r}_{c}, x{r}_0, pr{c});")
+        });
         if r == 0 {
             let _ = writeln!(s, "    if (lid > k) {{{update} }}");
         } else {

@@ -7,8 +7,8 @@
 //! leaves of a few columns, each factored by one group a matrix — in registers where they hold
 //! the panel, which then also apply their interchanges to the block's other columns — the
 //! halves joined by row interchanges, a triangular solve and a matrix product), the panel's
-//! interchanges applied to
-//! the other columns, a triangular solve for the block row of U, and the trailing update
+//! interchanges applied to the other columns, a triangular solve for the block row of U, and
+//! the trailing update
 //! `A22 -= A21 A12` in place by `linalg::matmul_into` (cuBLAS on CUDA, ember's tiled kernel
 //! elsewhere).
 

@@ -27,7 +27,9 @@ pub fn function(device: &'static Device, spec: &MapKernel, plan: &MapPlan) -> Re
         let d = dialect(device);
         compile_generated(
             device,
-            &spec.user_map(d, ndim, vector, checked).source(d),
+            &spec
+                .user_map(d, ndim, vector, checked, plan.cover)
+                .source(d),
             &spec.name,
             &[],
             Rounding::Separate,

@@ -58,6 +58,7 @@ fn elementwise_kernels_compile_for_every_dtype_and_layout() {
                 ndim,
                 vector,
                 checked,
+                cover: ember_codegen::Cover::GridStride,
             };
             compile(
                 &k.source(Dialect::Cuda),

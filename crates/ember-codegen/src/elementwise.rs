@@ -10,7 +10,7 @@
 use ember_core::DType;
 
 use crate::dialect::Dialect;
-use crate::user_kernel::{Param, Role, Snippets, UserMap};
+use crate::user_kernel::{Cover, Param, Role, Snippets, UserMap};
 
 /// An array operand.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -53,8 +53,15 @@ impl MapKernel {
 
     /// The kernel as the elementwise emitter takes it: strided over `ndim` collapsed axes (0:
     /// every operand contiguous), reading inputs with vector loads if `vector`, checking each
-    /// element's place if `checked`.
-    pub fn user_map(&self, dialect: Dialect, ndim: usize, vector: bool, checked: bool) -> UserMap {
+    /// element's place if `checked`, its steps covered as `cover` says.
+    pub fn user_map(
+        &self,
+        dialect: Dialect,
+        ndim: usize,
+        vector: bool,
+        checked: bool,
+        cover: Cover,
+    ) -> UserMap {
         let param = |name: &str, dtype, role| Param {
             name: name.to_string(),
             dtype,
@@ -86,12 +93,14 @@ impl MapKernel {
             ndim,
             vector,
             checked,
+            cover,
         }
     }
 
     /// The kernel's source in `dialect`, strided over `ndim` axes (0: contiguous, unrolled).
     pub fn source(&self, dialect: Dialect, ndim: usize) -> String {
-        self.user_map(dialect, ndim, false, false).source(dialect)
+        self.user_map(dialect, ndim, false, false, Cover::GridStride)
+            .source(dialect)
     }
 }
 
@@ -147,7 +156,9 @@ mod tests {
     #[test]
     fn checked_kernels_check_each_element_against_its_buffer() {
         for d in Dialect::ALL {
-            let src = axpy().user_map(d, 1, false, true).source(d);
+            let src = axpy()
+                .user_map(d, 1, false, true, Cover::GridStride)
+                .source(d);
             for text in [
                 "_x_lo, ",
                 "_out_hi, ",

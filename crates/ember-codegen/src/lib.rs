@@ -59,4 +59,4 @@ generated!(
     lapack::jacobi::JacobiKernel,
 );
 pub use elementwise::{MapKernel, Operand};
-pub use user_kernel::{Param, Role, Snippets, UserMap, UserReduce};
+pub use user_kernel::{Cover, Param, Role, Snippets, UserMap, UserReduce};

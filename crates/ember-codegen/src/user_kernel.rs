@@ -26,6 +26,61 @@ pub const UNROLL: usize = 4;
 /// Consecutive elements each thread takes in the vector-load loop.
 pub const VECTOR: usize = 4;
 
+/// How the work-items of a launch cover a streaming kernel's elements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Cover {
+    /// Each thread steps through the elements a grid apart, so any grid covers them (GPUs:
+    /// the grid is sized to the device).
+    #[default]
+    GridStride,
+    /// The launch gives each work-item one step of its own, and the kernel has no loop.
+    /// CPU devices: PoCL runs a work-group as a loop over its work-items and vectorises that
+    /// loop, which a loop inside the work-item stops (an add of 2^20 float32 at 21 GB/s
+    /// with the grid-stride loop, 93 without, PyOpenCL on PoCL 3.1, 2 cores).
+    OnePerItem,
+}
+
+impl Cover {
+    /// Opens the steps of loop variable `var` (declared as `decl`) from `first` while `cond`,
+    /// advancing by `step`; returns what closes them.
+    fn open(
+        self,
+        s: &mut String,
+        indent: &str,
+        decl: &str,
+        first: &str,
+        cond: &str,
+        step: &str,
+    ) -> String {
+        match self {
+            Cover::GridStride => {
+                let var = decl.rsplit(' ').next().unwrap_or(decl);
+                let _ = writeln!(
+                    s,
+                    "{indent}for ({decl} = {first}; {cond}; {var} += {step}) {{"
+                );
+                format!("{indent}}}\n")
+            }
+            Cover::OnePerItem => {
+                let _ = writeln!(s, "{indent}{{ {decl} = {first};");
+                let _ = writeln!(s, "{indent}if ({cond}) {{");
+                format!("{indent}}}}}\n")
+            }
+        }
+    }
+}
+
+/// Elements a work-item takes in a step of the flat (contiguous) loop: [`VECTOR`] with vector
+/// loads, else [`UNROLL`] a block apart on GPUs and one on CPU devices (where the work-items
+/// of a group are the vectorised loop).
+pub fn flat_per_thread(vector: bool, cover: Cover) -> usize {
+    match (vector, cover) {
+        (true, _) => VECTOR,
+        (false, Cover::GridStride) => UNROLL,
+        (false, Cover::OnePerItem) => 1,
+    }
+}
+
 /// Whether inputs of `dtype` can be read with the vector loads of [`UserMap::vector`].
 pub fn vector_loadable(dtype: DType) -> bool {
     matches!(
@@ -85,6 +140,8 @@ pub struct UserMap {
     /// first and last byte offsets an element may start at), and the snippet's raw-array
     /// indexing is checked against their sizes. Site `k` is parameter `k`.
     pub checked: bool,
+    /// How the launch's work-items cover the loop's steps.
+    pub cover: Cover,
 }
 
 /// A `ReductionKernel` instance: one work-group per output element.
@@ -406,10 +463,13 @@ impl UserMap {
         let t = dialect.table();
         let i64t = t.int64;
         let inputs = self.inputs();
-        let _ = writeln!(
+        let close = self.cover.open(
             s,
-            "  for ({i64t} _j = {}; _j * {VECTOR} < _n; _j += {}) {{",
-            t.global_id, t.global_size
+            "  ",
+            &format!("{i64t} _j"),
+            t.global_id,
+            &format!("_j * {VECTOR} < _n"),
+            t.global_size,
         );
         let _ = writeln!(s, "    const {i64t} _f = _j * {VECTOR};");
         self.declare_values(s, dialect, &inputs, VECTOR);
@@ -440,7 +500,7 @@ impl UserMap {
         }
         let _ = writeln!(s, "        }}\n      }}\n    }}");
         self.compute_loaded(s, dialect, &inputs, VECTOR, "_f + _u", sizes);
-        let _ = writeln!(s, "  }}");
+        s.push_str(&close);
     }
 
     /// Contiguous arrays: a block takes [`UNROLL`] blocks' width of consecutive elements per
@@ -451,15 +511,19 @@ impl UserMap {
         let t = dialect.table();
         let i64t = t.int64;
         let inputs = self.inputs();
+        let unroll = flat_per_thread(false, self.cover);
         let _ = writeln!(s, "  const {i64t} _bd = {};", t.axis(t.block_dim, 0));
-        let _ = writeln!(
+        let close = self.cover.open(
             s,
-            "  for ({i64t} _first = {} * _bd * {UNROLL} + {}; _first < _n; _first += {} * _bd * {UNROLL}) {{",
-            t.group_id[0], t.local_id, t.num_groups[0]
+            "  ",
+            &format!("{i64t} _first"),
+            &format!("{} * _bd * {unroll} + {}", t.group_id[0], t.local_id),
+            "_first < _n",
+            &format!("{} * _bd * {unroll}", t.num_groups[0]),
         );
-        self.declare_values(s, dialect, &inputs, UNROLL);
+        self.declare_values(s, dialect, &inputs, unroll);
         let _ = writeln!(s, "    #pragma unroll");
-        let _ = writeln!(s, "    for (int _u = 0; _u < {UNROLL}; ++_u) {{");
+        let _ = writeln!(s, "    for (int _u = 0; _u < {unroll}; ++_u) {{");
         let _ = writeln!(s, "      const {i64t} _e = _first + _u * _bd;");
         let _ = writeln!(s, "      if (_e < _n) {{");
         for p in &inputs {
@@ -472,8 +536,8 @@ impl UserMap {
             );
         }
         let _ = writeln!(s, "      }}\n    }}");
-        self.compute_loaded(s, dialect, &inputs, UNROLL, "_first + _u * _bd", sizes);
-        let _ = writeln!(s, "  }}");
+        self.compute_loaded(s, dialect, &inputs, unroll, "_first + _u * _bd", sizes);
+        s.push_str(&close);
     }
 
     fn inputs(&self) -> Vec<&Param> {
@@ -541,10 +605,13 @@ impl UserMap {
         let i64t = t.int64;
         let c = &self.common;
         let inputs = self.inputs();
-        let _ = writeln!(
+        let steps = self.cover.open(
             s,
-            "  for ({i64t} _j = {}; _j * {VECTOR} < _n; _j += {}) {{",
-            t.global_id, t.global_size
+            "  ",
+            &format!("{i64t} _j"),
+            t.global_id,
+            &format!("_j * {VECTOR} < _n"),
+            t.global_size,
         );
         for p in arrays {
             let _ = writeln!(s, "    {i64t} _{}_off = 0;", p.name);
@@ -575,7 +642,8 @@ impl UserMap {
         s.push_str(&open);
         let _ = writeln!(s, "      {};", c.rewrite(&self.operation, sizes, dialect));
         s.push_str(&close);
-        let _ = writeln!(s, "    }}\n  }}");
+        let _ = writeln!(s, "    }}");
+        s.push_str(&steps);
     }
 
     /// Any layout: the flat index is unravelled into each array's byte offset.
@@ -589,10 +657,13 @@ impl UserMap {
         let t = dialect.table();
         let i64t = t.int64;
         let c = &self.common;
-        let _ = writeln!(
+        let steps = self.cover.open(
             s,
-            "  for ({i64t} i = {}; i < _n; i += {}) {{",
-            t.global_id, t.global_size
+            "  ",
+            &format!("{i64t} i"),
+            t.global_id,
+            "i < _n",
+            t.global_size,
         );
         for p in arrays {
             let _ = writeln!(s, "    {i64t} _{}_off = 0;", p.name);
@@ -637,7 +708,7 @@ impl UserMap {
         }
         let _ = writeln!(s, "    {operation};");
         s.push_str(&close);
-        let _ = writeln!(s, "  }}");
+        s.push_str(&steps);
     }
 }
 
@@ -771,6 +842,7 @@ mod tests {
             ndim,
             vector: false,
             checked: false,
+            cover: Cover::GridStride,
         }
     }
 

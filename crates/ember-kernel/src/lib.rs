@@ -28,6 +28,8 @@ pub use compile::{
 };
 pub use dialect::dialect;
 pub use jit::{Dispatcher, JitArg, LaunchConfig};
-pub use launch::{launch_generated, launch_shape, launch_shape_unrolled, Operand};
+pub use launch::{
+    cover, launch_generated, launch_shape, launch_shape_covering, launch_shape_unrolled, Operand,
+};
 pub use memo::KernelMemo;
 pub use scalars::{param_bytes, scalar_param, ScalarBytes};

@@ -44,7 +44,7 @@ class Row:
 
 def judge(rows: list[Row]) -> None:
     """Sets ``met`` on each row whose target can be read: "<= 250 ms", ">= best peer",
-    ">= 0.97x best peer", "<= floor + 1 µs", ">= 96% of the copy", ">= PyOpenCL on PoCL",
+    ">= 0.97x best peer", ">= 2x NumPy", "<= floor + 1 µs", ">= 96% of the copy", ">= PyOpenCL on PoCL",
     ">= 10,000x faster than Numba's simulator". Unknown when a figure it needs is missing."""
     refs = {r.key: r.value("ember") for r in rows if r.key}
     for r in rows:
@@ -59,6 +59,11 @@ def _meets(r: Row, refs: dict) -> bool | None:
     if m := re.match(r"[<>]= (?:([\d.]+)x )?best peer", t):
         ratio = r.ratio()
         return None if ratio is None else ratio >= float(m.group(1) or 1)
+    if m := re.match(r">= ([\d.]+)x (NumPy|PyOpenCL|CuPy|PyTorch)$", t):
+        peer = r.value(m.group(2))
+        if peer is None or mine == 0:
+            return None
+        return (peer / mine if not r.higher_is_better else mine / peer) >= float(m.group(1))
     if m := re.match(r">= ([\d.]+)x faster than", t):
         ratio = r.ratio()
         return None if ratio is None else ratio >= float(m.group(1))

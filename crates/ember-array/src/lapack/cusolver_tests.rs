@@ -91,7 +91,13 @@ fn conversion_kernels_compile_for_cuda() {
         }
         for (ndim, vector) in layouts {
             let src = spec
-                .user_map(Dialect::Cuda, ndim, vector, false)
+                .user_map(
+                    Dialect::Cuda,
+                    ndim,
+                    vector,
+                    false,
+                    ember_codegen::Cover::GridStride,
+                )
                 .source(Dialect::Cuda);
             if let Err(e) = nvrtc::compile_cubin(&src, &spec.name, "sm_90", &[]) {
                 panic!("{} did not compile: {e}\n{src}", spec.name);

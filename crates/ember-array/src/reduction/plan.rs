@@ -2,7 +2,8 @@
 //! threads map onto them (by layout), how the work splits over the device, and the launches.
 
 use ember_codegen::reduce::{
-    vector_loadable, Combine, Layout, Map, Post, ReduceKernel, BLOCK, COLUMN_LANES, VECTOR,
+    vector_loadable, Combine, Layout, Map, Post, ReduceKernel, BLOCK, COLUMN_LANES, CPU_COLUMNS,
+    VECTOR,
 };
 use ember_codegen::scan::ScanKernel;
 use ember_core::shape::collapse_axes;
@@ -91,6 +92,40 @@ pub(crate) fn inner_stride(axes: &[(usize, isize)]) -> isize {
         .map(|a| a.1.abs())
         .min()
         .unwrap_or(isize::MAX)
+}
+
+/// Work-items in a group of the CPU form of [`Layout::Columns`] (PoCL runs a group's items
+/// one after another: any small count does).
+const CPU_COLUMN_GROUP: usize = 4;
+
+/// Threads in a block of `kernel`'s launch.
+pub(crate) fn block_of(kernel: &ReduceKernel) -> usize {
+    match (kernel.cpu, kernel.layout) {
+        (true, Layout::Columns) => CPU_COLUMN_GROUP,
+        _ => BLOCK,
+    }
+}
+
+/// Sizing of the CPU form of [`Layout::Columns`]: a work-item per [`CPU_COLUMNS`] outputs,
+/// and splits of the reduced range until there are a few work-items per core and none walks
+/// more than 512 elements (measured on 2 cores for a 4,096 x 4,096 float32 sum over axis 0:
+/// 3.9 ms unsplit, 2.8 ms in 8 splits; NumPy 3.5 ms).
+fn size_columns_cpu(device: &Device, m: usize, n: usize, split: bool) -> Sizing {
+    let items = m.div_ceil(CPU_COLUMNS).max(1);
+    let (mut splits, mut chunk) = (1, n.max(1));
+    if split {
+        let wanted = (16 * device.info().multiprocessors.max(1))
+            .div_ceil(items)
+            .max(n.div_ceil(512))
+            .min(n / 64);
+        (splits, chunk) = chunked(n, wanted);
+    }
+    Sizing {
+        tpr: 1,
+        splits,
+        chunk,
+        groups: items.div_ceil(CPU_COLUMN_GROUP),
+    }
 }
 
 /// Threads the device keeps busy at once, and the most blocks worth launching.
@@ -184,6 +219,9 @@ pub(crate) fn size_columns(
     vector: bool,
     split: bool,
 ) -> Sizing {
+    if for_cpu(device) {
+        return size_columns_cpu(device, m, n, split);
+    }
     let (lanes, max_groups) = capacity(device);
     let v = if vector { VECTOR } else { 1 };
     let blocks = m.div_ceil(BLOCK / COLUMN_LANES * v).max(1);
@@ -388,7 +426,7 @@ impl Pass<'_> {
         args.push(KernelArg::Bytes(&divisor));
         args.extend(axes.iter().map(|b| KernelArg::Bytes(b)));
         let grid = [sizing.groups as u32, sizing.splits as u32, 1];
-        let block = [BLOCK as u32, 1, 1];
+        let block = [block_of(kernel) as u32, 1, 1];
         let arrays = [
             Some(self.input),
             indices,

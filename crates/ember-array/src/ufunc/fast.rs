@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 
 use ember_codegen::user_kernel::vector_loadable;
+use ember_codegen::Cover;
 use ember_core::{DType, Result};
 use ember_runtime::{Device, Function};
 
@@ -52,9 +53,11 @@ pub(super) fn apply(u: &'static Ufunc, arrays: &[&Array]) -> Result<Option<Array
     if n == 0 {
         return Ok(None);
     }
-    let vector = arrays
-        .iter()
-        .all(|a| vector_loadable(a.dtype()) && a.is_aligned(16));
+    let cover = ember_kernel::cover(device);
+    let vector = cover == Cover::GridStride
+        && arrays
+            .iter()
+            .all(|a| vector_loadable(a.dtype()) && a.is_aligned(16));
     let mut dtypes = [DType::Bool; 3];
     for (slot, a) in dtypes.iter_mut().zip(arrays) {
         *slot = a.dtype();
@@ -79,6 +82,7 @@ pub(super) fn apply(u: &'static Ufunc, arrays: &[&Array]) -> Result<Option<Array
         loop_strides: Vec::new(),
         vector,
         checked: false,
+        cover,
     };
     let (found, function) = match recent {
         Some(hit) => hit,
@@ -116,7 +120,7 @@ pub(super) fn apply(u: &'static Ufunc, arrays: &[&Array]) -> Result<Option<Array
     {
         let mut operands: smallvec::SmallVec<[&Array; 4]> = arrays.iter().copied().collect();
         operands.push(&out);
-        map_plan::launch_flat(device, &function, n, &operands, vector)?;
+        map_plan::launch_flat(device, &function, n, &operands, &plan)?;
     }
     Ok(Some(out))
 }

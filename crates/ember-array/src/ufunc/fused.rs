@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use ember_codegen::prelude::complex_prelude;
 use ember_codegen::types::{cast, round_call, round_function, value_type};
-use ember_codegen::{Dialect, Param, Role, Snippets, UserMap};
+use ember_codegen::{Cover, Dialect, Param, Role, Snippets, UserMap};
 use ember_core::{DType, Error, Result};
 
 use super::resolve::{find_loop, ufunc, OperandType};
@@ -242,6 +242,7 @@ pub fn fused_map(
         ndim,
         vector,
         checked: false,
+        cover: Cover::GridStride,
     })
 }
 

@@ -7,7 +7,7 @@ mod fast;
 pub mod fused;
 
 use ember_codegen::types::{cast, value_type};
-use ember_codegen::{Param, Role, Snippets, UserMap};
+use ember_codegen::{Cover, Param, Role, Snippets, UserMap};
 use ember_core::dtype::Kind;
 use ember_core::shape::{broadcast_shapes, format_shape};
 use ember_core::{DType, Error, Result, Scalar};
@@ -397,6 +397,7 @@ fn kernel(
             d,
         )?;
         spec.checked = layout.checked;
+        spec.cover = layout.cover;
         compile_generated(
             device,
             &spec.source(d),
@@ -478,5 +479,6 @@ pub fn kernel_spec(
         ndim,
         vector,
         checked: false,
+        cover: Cover::GridStride,
     })
 }

@@ -191,6 +191,7 @@ impl ElementwiseKernel {
             ndim: layout.loop_shape.len(),
             vector: layout.vector,
             checked: layout.checked,
+            cover: layout.cover,
         };
         let function = self
             .instances

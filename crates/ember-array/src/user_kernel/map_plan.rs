@@ -1,14 +1,14 @@
 //! How a map kernel (ElementwiseKernel, ufuncs) covers its loop: the layout it is compiled
 //! for (vector loads, flat, or strided over collapsed axes) and the arguments of a launch.
 
-use ember_codegen::user_kernel::{vector_loadable, UNROLL, VECTOR};
-use ember_codegen::{Param, Role};
+use ember_codegen::user_kernel::{flat_per_thread, vector_loadable, VECTOR};
+use ember_codegen::{Cover, Param, Role};
 use ember_core::shape::{broadcast_strides, c_strides, collapse_axes};
 use ember_core::Result;
 use ember_runtime::{current_stream, Device, Function, KernelArg};
 
 use crate::array::Array;
-use ember_kernel::{launch_generated, launch_shape, launch_shape_unrolled};
+use ember_kernel::{launch_generated, launch_shape_covering, launch_shape_unrolled};
 
 use ember_kernel::checked::{launch_checked, Fault};
 use ember_kernel::ScalarBytes;
@@ -81,6 +81,8 @@ pub struct MapPlan {
     /// Checked mode (`ember_kernel::checked`): the kernel checks each element's place, and
     /// is always strided (`loop_shape` has an axis at least).
     pub checked: bool,
+    /// How the launch's work-items cover the loop (the device's way, [`ember_kernel::cover`]).
+    pub cover: Cover,
 }
 
 impl MapPlan {
@@ -107,6 +109,14 @@ pub fn plan(shape: &[usize], params: &[Param], bindings: &[Binding]) -> MapPlan 
 /// [`plan`] from the parameters' roles alone.
 pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapPlan {
     let checked = ember_kernel::checked::checked().unwrap_or(false);
+    let cover = bindings
+        .iter()
+        .find_map(Binding::elementwise)
+        .map_or(Cover::GridStride, |a| ember_kernel::cover(a.device()));
+    // Vector loads are a GPU form: on CPU devices PoCL vectorises across work-items, and a
+    // work-item's own vector loads turn its loads into gathers (an add of 2^24 float32 at
+    // 26 GB/s with them, 46 without).
+    let vectors = cover == Cover::GridStride;
     // The common case, checked without building stride lists: every array C-contiguous in
     // the full loop shape.
     let all_flat = bindings
@@ -114,15 +124,17 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
         .filter_map(Binding::elementwise)
         .all(|a| a.shape() == shape && a.is_c_contiguous());
     if all_flat && !checked {
-        let vector = roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
-            (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.is_aligned(16),
-            _ => true,
-        });
+        let vector = vectors
+            && roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
+                (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.is_aligned(16),
+                _ => true,
+            });
         return MapPlan {
             loop_shape: Vec::new(),
             loop_strides: Vec::new(),
             vector,
             checked,
+            cover,
         };
     }
     let strides: Vec<Vec<isize>> = bindings
@@ -137,15 +149,17 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
         .all(|(a, s)| *s == c_strides(shape, a.dtype().itemsize()));
     if flat && !checked {
         // Vector loads need every input readable 16 bytes at a time.
-        let vector = roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
-            (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.is_aligned(16),
-            _ => true,
-        });
+        let vector = vectors
+            && roles.iter().zip(bindings).all(|(r, b)| match (r, b) {
+                (Role::Input, Binding::Array(a)) => vector_loadable(a.dtype()) && a.is_aligned(16),
+                _ => true,
+            });
         return MapPlan {
             loop_shape: Vec::new(),
             loop_strides: Vec::new(),
             vector,
             checked,
+            cover,
         };
     }
     let (sh, st) = collapse_axes(shape, &strides);
@@ -156,6 +170,7 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
             loop_strides: zeros,
             vector: false,
             checked,
+            cover,
         };
     }
     let mut plan = MapPlan {
@@ -163,8 +178,9 @@ pub fn plan_roles(shape: &[usize], roles: &[Role], bindings: &[Binding]) -> MapP
         loop_strides: st,
         vector: false,
         checked,
+        cover,
     };
-    if !checked {
+    if !checked && vectors {
         group_innermost(&mut plan, roles, bindings);
     }
     plan
@@ -209,13 +225,13 @@ pub fn launch_flat(
     function: &Function,
     n: usize,
     arrays: &[&Array],
-    vector: bool,
+    plan: &MapPlan,
 ) -> Result<()> {
     let n64 = (n as i64).to_le_bytes();
     let mut kargs: smallvec::SmallVec<[KernelArg<'_>; 5]> =
         arrays.iter().map(|a| a.kernel_arg()).collect();
     kargs.push(KernelArg::Bytes(&n64));
-    let (grid, block) = flat_shape(device, n, vector);
+    let (grid, block) = flat_shape(device, n, plan);
     launch_generated(
         device,
         function,
@@ -226,10 +242,13 @@ pub fn launch_flat(
     )
 }
 
-/// Grid and block of a flat layout: each thread takes [`VECTOR`] consecutive elements with
-/// vector loads, or [`UNROLL`] elements a grid apart.
-fn flat_shape(device: &Device, n: usize, vector: bool) -> ([u32; 3], [u32; 3]) {
-    launch_shape_unrolled(device, n, if vector { VECTOR } else { UNROLL })
+/// Grid and block of a flat layout: each thread takes [`flat_per_thread`] elements a step.
+fn flat_shape(device: &Device, n: usize, plan: &MapPlan) -> ([u32; 3], [u32; 3]) {
+    let per_thread = flat_per_thread(plan.vector, plan.cover);
+    match plan.cover {
+        Cover::GridStride => launch_shape_unrolled(device, n, per_thread),
+        Cover::OnePerItem => launch_shape_covering(device, n.div_ceil(per_thread), plan.cover),
+    }
 }
 
 /// Launches `function` (compiled for `plan`) over `n` elements. A checked launch that finds
@@ -291,9 +310,9 @@ pub fn launch(
     kargs.extend(extents.iter().map(|b| KernelArg::Bytes(b)));
     kargs.extend(strides.iter().map(|b| KernelArg::Bytes(b)));
     let (grid, block) = match (plan.loop_shape.is_empty(), plan.vector) {
-        (true, vector) => flat_shape(device, n, vector),
-        (false, true) => launch_shape(device, n / VECTOR),
-        (false, false) => launch_shape(device, n),
+        (true, _) => flat_shape(device, n, plan),
+        (false, true) => launch_shape_covering(device, n / VECTOR, plan.cover),
+        (false, false) => launch_shape_covering(device, n, plan.cover),
     };
     if plan.checked {
         kargs.extend(bounds.iter().map(|b| KernelArg::Bytes(b)));

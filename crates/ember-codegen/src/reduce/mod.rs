@@ -16,7 +16,8 @@
 //! - [`Layout::Columns`] (reducing across the contiguous axis): neighbouring threads own
 //!   neighbouring outputs (coalesced; [`VECTOR`] outputs each with vector loads when
 //!   contiguous), [`COLUMN_LANES`] threads per output stride down the reduced elements, then
-//!   combine in a tree in shared memory.
+//!   combine in a tree in shared memory. On CPUs each work-item owns [`CPU_COLUMNS`]
+//!   neighbouring outputs and walks the reduced elements once for all of them.
 //!
 //! Parameters, in order: `x` (the input or the partial values), `xi` (partial indices, arg
 //! reductions of partials), `mu` (per-output means, centred squares), `y` (outputs or partial
@@ -34,7 +35,10 @@ use crate::prelude::prelude_for;
 use crate::types::{cast, complex_product, component, load, storage_type, store, value_type};
 
 mod columns;
+mod columns_cpu;
 mod rows;
+
+pub use columns_cpu::CPU_COLUMNS;
 
 /// Threads per block of every reduction kernel.
 pub const BLOCK: usize = 256;
@@ -321,9 +325,10 @@ impl ReduceKernel {
             s,
             "  const {i64t} _j1 = _j0 + _chunk < _n ? _j0 + _chunk : _n;"
         );
-        match self.layout {
-            Layout::Rows => self.rows_body(&mut s, dialect),
-            Layout::Columns => self.columns_body(&mut s, dialect),
+        match (self.layout, self.cpu) {
+            (Layout::Rows, _) => self.rows_body(&mut s, dialect),
+            (Layout::Columns, false) => self.columns_body(&mut s, dialect),
+            (Layout::Columns, true) => self.columns_cpu_body(&mut s, dialect),
         }
         s.push_str("}\n");
         s
@@ -417,8 +422,13 @@ impl ReduceKernel {
 
     /// Statement folding the value `value` at index `index` into accumulator `a` (and `ai`).
     fn fold(&self, a: &str, value: &str, index: &str) -> String {
+        self.fold_pair(a, &format!("{a}i"), value, index)
+    }
+
+    /// [`Self::fold`] into accumulator `a` whose index (arg reductions) is `ai`.
+    fn fold_pair(&self, a: &str, ai: &str, value: &str, index: &str) -> String {
         if self.combine.is_arg() {
-            format!("{{ const _acc_t _e = {value}; const _idx_t _ei = {index}; if (_take({a}, {a}i, _e, _ei)) {{ {a} = _e; {a}i = _ei; }} }}")
+            format!("{{ const _acc_t _e = {value}; const _idx_t _ei = {index}; if (_take({a}, {ai}, _e, _ei)) {{ {a} = _e; {ai} = _ei; }} }}")
         } else {
             format!("{a} = _combine({a}, {value});")
         }
@@ -493,27 +503,45 @@ impl ReduceKernel {
 
     /// Statement folding the input element at byte offset `off` (reduced index `j`) into `a`.
     fn fold_element(&self, a: &str, off: &str, j: &str, mu: &str, dialect: Dialect) -> String {
+        self.fold_element_pair(a, &format!("{a}i"), off, j, mu, dialect)
+    }
+
+    /// [`Self::fold_element`] into accumulator `a` whose index is `ai`.
+    fn fold_element_pair(
+        &self,
+        a: &str,
+        ai: &str,
+        off: &str,
+        j: &str,
+        mu: &str,
+        dialect: Dialect,
+    ) -> String {
         let x = load(self.input, dialect, &self.element(off, dialect));
         let index = if self.map == Map::Partial {
             format!("xi[({off}) / {}]", self.input.itemsize())
         } else {
             j.to_string()
         };
-        self.fold(a, &self.mapped(&x, mu, dialect), &index)
+        self.fold_pair(a, ai, &self.mapped(&x, mu, dialect), &index)
     }
 
     /// Statement storing accumulator `a` as output `i` (a result, or split `_s`'s partial).
     fn write(&self, a: &str, i: &str, dialect: Dialect) -> String {
+        self.write_pair(a, &format!("{a}i"), i, dialect)
+    }
+
+    /// [`Self::write`] of accumulator `a` whose index is `ai`.
+    fn write_pair(&self, a: &str, ai: &str, i: &str, dialect: Dialect) -> String {
         if self.partial {
             let at = format!("_s * _m + {i}");
             let mut w = store(self.acc, dialect, &format!("y + {at}"), a);
             if self.combine.is_arg() {
-                let _ = write!(w, " yi[{at}] = {a}i;");
+                let _ = write!(w, " yi[{at}] = {ai};");
             }
             return w;
         }
         if self.combine.is_arg() {
-            return format!("y[{i}] = {a}i;");
+            return format!("y[{i}] = {ai};");
         }
         let acc = self.acc;
         let divided = match acc.kind() {
@@ -654,9 +682,21 @@ mod tests {
             cl.contains("for (long _v = (_j0 >> 2) + _t * _per_v; _v < _end_v; ++_v)"),
             "{cl}"
         );
-        k.layout = Layout::Columns;
+    }
+
+    #[test]
+    fn cpu_columns_fold_a_stretch_of_each_row_without_barriers() {
+        let mut k = sum_f32(Layout::Columns, true);
+        k.cpu = true;
         let cl = k.source(Dialect::OpenCl);
-        assert_eq!(cl.matches("barrier(").count(), 2, "{cl}");
+        assert_eq!(cl.matches("barrier(").count(), 0, "{cl}");
+        assert!(cl.contains(&format!("_acc_t _a[{CPU_COLUMNS}];")), "{cl}");
+        assert!(cl.contains("_a[_k] = _combine(_a[_k], "), "{cl}");
+        k.combine = Combine::ArgMax;
+        k.output = DType::I64;
+        let cl = k.source(Dialect::OpenCl);
+        assert!(cl.contains("if (_take(_a[_k], _ai[_k], _e, _ei))"), "{cl}");
+        assert!(cl.contains("y[_c0 + _k] = _ai[_k];"), "{cl}");
     }
 
     #[test]

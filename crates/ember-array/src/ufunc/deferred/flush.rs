@@ -245,7 +245,7 @@ fn fused_function(
             .iter()
             .map(|l| (l.param(), matches!(l, Leaf::Array(_))))
             .collect();
-        let spec = fused_map(
+        let mut spec = fused_map(
             &params,
             &p.steps,
             p.output.dtype(),
@@ -253,6 +253,7 @@ fn fused_function(
             layout.vector,
             d,
         )?;
+        spec.cover = layout.cover;
         compile_generated(
             device,
             &spec.source(d),

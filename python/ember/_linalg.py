@@ -5,8 +5,9 @@ Shapes follow NumPy 2: ``matmul`` broadcasts batch axes and promotes 1-d operand
 added axis from the result); ``dot``, ``inner`` and ``vdot`` sum over the axes NumPy's do; the
 result dtype is ``numpy.result_type`` of the operands (integer products sum in that dtype and
 wrap, as NumPy's do). Results are ember arrays, 0-d where NumPy returns a scalar. The products
-run on the device (``ember_array::linalg``): cuBLAS on CUDA for float32/float64/complex, ember's
-tiled kernel everywhere else.
+run on the device (``ember_array::linalg``): cuBLAS on CUDA for float32/float64/complex, the
+host's BLAS on a CPU device for those dtypes (``_host_blas``: the device's memory is the host's),
+ember's tiled kernel everywhere else.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import _dtypes, _ember
+from . import _dtypes, _ember, _host_blas
 from ._creation import asarray, ascontiguousarray
 from ._operands import needs_conversion
 from ._ufuncs import UFUNCS
@@ -54,6 +55,9 @@ def _result_type(a, b) -> np.dtype:
 
 
 def _product(a, b, dtype: np.dtype, out, conj_a=False):
+    on_host = _host_blas.product(a, b, dtype, out, conj_a)
+    if on_host is not None:
+        return on_host
     native = _ember.matmul(a._a, b._a, _dtypes.name_of(dtype), _out(out), conj_a)
     return out if out is not None else _ember.wrap(native)
 

@@ -41,7 +41,7 @@ from . import (
     _ufuncs,
 )
 from ._creation import _c_order, _c_strides, _host_pointer, _in_order, _memory_order, _shape_tuple, asarray, empty_like
-from ._interop import _foreign_view
+from ._interop import _DL_CPU, _foreign_view
 from ._memory import ArrayMemory, DeviceAllocation, MemoryPointer, UnownedMemory
 from ._ndarray_cl import ClState, PyOpenCLArray, face
 from ._ndarray_cl import carry as _ndarray_cl_carry
@@ -780,8 +780,10 @@ class ndarray(PyOpenCLArray):
         ``max_version`` allows it, else the legacy one."""
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"cannot export to device {dl_device}: the array is on {self.__dlpack_device__()}")
-        if stream is not None and stream != -1:
-            # The consumer will use the data on its stream: finish our work on it first.
+        host = self.__dlpack_device__()[0] == _DL_CPU
+        if host or (stream is not None and stream != -1):
+            # The consumer will use the data on its stream, or (host memory: a CPU device)
+            # read it at once: finish our work on it first.
             get_current_stream(self._a.device).synchronize()
         versioned = max_version is not None and max_version[0] >= 1
         source = self.copy() if copy else self

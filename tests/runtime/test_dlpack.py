@@ -25,6 +25,21 @@ def test_numpy_views_ember_memory(rng, dtype):
 
 
 @cpu_device
+def test_numpy_view_waits_for_the_work_that_writes_the_array():
+    # Long enough on PoCL that a view taken while the kernel runs would see old memory.
+    n = 1 << 22
+    a = ember.arange(n, dtype=np.float32)
+    b = ember.sin(ember.sqrt(a)) * ember.cos(a) + ember.exp(-a)
+    view = np.from_dlpack(b)
+    seen = view[-4096:].copy()
+    ember.synchronize()
+    np.testing.assert_array_equal(seen, view[-4096:])
+    host = np.arange(n, dtype=np.float32)
+    expected = np.sin(np.sqrt(host)) * np.cos(host) + np.exp(-host)
+    np.testing.assert_allclose(seen, expected[-4096:], rtol=1e-5, atol=1e-6)
+
+
+@cpu_device
 def test_ember_views_numpy_memory(rng):
     host = random_array(rng, (6, 8), np.float32)
     a = ember.from_dlpack(host)

@@ -674,6 +674,7 @@ mod tests {
     #[test]
     fn cpus_combine_in_one_thread_after_one_barrier() {
         let mut k = sum_f32(Layout::Rows, true);
+        k.combine = Combine::Max;
         k.cpu = true;
         let cl = k.source(Dialect::OpenCl);
         assert_eq!(cl.matches("barrier(").count(), 2, "{cl}");
@@ -682,6 +683,27 @@ mod tests {
             cl.contains("for (long _v = (_j0 >> 2) + _t * _per_v; _v < _end_v; ++_v)"),
             "{cl}"
         );
+    }
+
+    #[test]
+    fn cpu_row_sums_add_into_a_64_byte_vector() {
+        let mut k = sum_f32(Layout::Rows, true);
+        k.cpu = true;
+        let cl = k.source(Dialect::OpenCl);
+        assert!(cl.contains("float16 _aw = (float16)0;"), "{cl}");
+        assert!(cl.contains("_aw += vload16(_w, _row);"), "{cl}");
+        assert!(cl.contains("const float _aw1 = _aw2.x + _aw2.y;"), "{cl}");
+        (k.input, k.acc, k.output) = (DType::F64, DType::F64, DType::F64);
+        assert!(k.source(Dialect::OpenCl).contains("double8 _aw"));
+        (k.input, k.acc, k.output) = (DType::U32, DType::U32, DType::U32);
+        let cl = k.source(Dialect::OpenCl);
+        assert!(cl.contains("uint16 _aw = (uint16)0;"), "{cl}");
+        assert!(
+            cl.contains("const unsigned int _aw1 = _aw2.x + _aw2.y;"),
+            "{cl}"
+        );
+        k.combine = Combine::Max;
+        assert!(!k.source(Dialect::OpenCl).contains("_aw"));
     }
 
     #[test]

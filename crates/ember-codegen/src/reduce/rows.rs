@@ -7,7 +7,7 @@ use std::fmt::Write;
 use crate::dialect::Dialect;
 use crate::types::{load, storage_type};
 
-use super::{identity, ReduceKernel, BLOCK, UNROLL, VECTOR};
+use super::{identity, vector_loadable, Combine, Map, ReduceKernel, BLOCK, UNROLL, VECTOR};
 
 impl ReduceKernel {
     /// `tpr` threads per output, outputs `_base + _r`.
@@ -28,7 +28,9 @@ impl ReduceKernel {
         let _ = writeln!(s, "    if (_i < _m) {{");
         let _ = writeln!(s, "      {}", self.offset("_ko", "_i", "_k", dialect));
         let _ = writeln!(s, "      {}", self.mean_of("_i", dialect));
-        if self.vector {
+        if let Some((lanes, element)) = self.wide_lanes(dialect) {
+            self.wide_sum(s, dialect, lanes, element);
+        } else if self.vector {
             let st = storage_type(self.input, dialect);
             let _ = writeln!(
                 s,
@@ -107,6 +109,71 @@ impl ReduceKernel {
         );
         let _ = writeln!(s, "    {};", t.barrier);
         let _ = writeln!(s, "  }}");
+    }
+
+    /// Lanes of the vector accumulator of a CPU sum ([`Self::wide_sum`]), where one applies:
+    /// an OpenCL CPU kernel adding contiguous, vector-loadable values of the accumulator's
+    /// own type.
+    fn wide_lanes(&self, dialect: Dialect) -> Option<(usize, &'static str)> {
+        let applies = self.cpu
+            && self.vector
+            && dialect == Dialect::OpenCl
+            && self.combine.on(self.acc) == Combine::Add
+            && self.map == Map::Value
+            && self.input == self.acc
+            && vector_loadable(self.acc);
+        // The element type of OpenCL's vector types: `uint` of `uint4`.
+        let four = crate::dtypes::columns(self.acc).vector?;
+        let element =
+            crate::dtypes::pick(four, dialect).trim_end_matches(|c: char| c.is_ascii_digit());
+        applies.then(|| (64 / self.acc.itemsize(), element))
+    }
+
+    /// A CPU thread's share of a contiguous row added into one 64-byte vector accumulator (one
+    /// AVX-512 register): the lanes are independent sums, where four scalar accumulators
+    /// make each add wait for the one before (a float32 sum of 2^20 at 26 GB/s with four
+    /// scalars, 62 GB/s with a `float16`; PyOpenCL on PoCL 3.1, 2 cores).
+    fn wide_sum(&self, s: &mut String, dialect: Dialect, lanes: usize, element: &str) {
+        let t = dialect.table();
+        let (i64t, g) = (t.int64, t.global);
+        let st = storage_type(self.input, dialect);
+        let vt = format!("{element}{lanes}");
+        let shift = lanes.trailing_zeros();
+        let _ = writeln!(
+            s,
+            "      {g}const {st}* _row = ({g}const {st}*)(({g}const char*)x + _ko);"
+        );
+        let _ = writeln!(s, "      const {i64t} _w1 = _j1 >> {shift};");
+        let _ = writeln!(s, "      {vt} _aw = ({vt})0;");
+        let _ = writeln!(
+            s,
+            "      {}",
+            self.share("_w", &format!("_j0 >> {shift}"), "_w1", i64t)
+        );
+        let _ = writeln!(s, "        _aw += vload{lanes}(_w, _row);");
+        let _ = writeln!(s, "      }}");
+        // The lanes added pairwise, halves at a time.
+        let mut name = "_aw".to_string();
+        let mut width = lanes;
+        while width > 1 {
+            width /= 2;
+            let half = match width {
+                1 => st.to_string(),
+                _ => format!("{element}{width}"),
+            };
+            let next = format!("_aw{width}");
+            let (lo, hi) = if width > 1 { ("lo", "hi") } else { ("x", "y") };
+            let _ = writeln!(s, "      const {half} {next} = {name}.{lo} + {name}.{hi};");
+            name = next;
+        }
+        let _ = writeln!(s, "      _a = _combine(_a, {name});");
+        let _ = writeln!(
+            s,
+            "      for ({i64t} _j = (_w1 << {shift}) + _t; _j < _j1; _j += _tpr) {{"
+        );
+        let x = load(self.input, dialect, "_row + _j");
+        let _ = writeln!(s, "        {}", self.fold("_a", &x, "_j"));
+        let _ = writeln!(s, "      }}");
     }
 
     /// Combines the accumulators `_a` of a row's `tpr` threads into thread `_t == 0`'s.

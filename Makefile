@@ -1,6 +1,7 @@
 # ember: `make demo` and `make test` set up everything on a fresh Debian/Ubuntu machine:
-# PoCL (the CPU OpenCL device) through apt when run as root, Rust through rustup if cargo is
-# missing, a .venv with the Python dependencies, and the release build of the package.
+# PoCL (the CPU OpenCL device) through apt when run as root, else from pip into the .venv, Rust
+# through rustup if cargo is missing, a .venv with the Python dependencies, and the release
+# build of the package.
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -26,8 +27,8 @@ system-packages:
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1 python3-venv >/dev/null; \
 	else \
-		echo "NOTE: no OpenCL device found and not root: run 'sudo apt-get install pocl-opencl-icd ocl-icd-libopencl1'"; \
-		echo "      (or any OpenCL driver / an NVIDIA GPU with its driver); ember needs one device to run."; \
+		echo "NOTE: no OpenCL driver and not root: PoCL comes from pip into $(VENV) (pocl-binary-distribution);"; \
+		echo "      'sudo apt-get install pocl-opencl-icd ocl-icd-libopencl1' gives a newer, faster PoCL."; \
 	fi
 
 rust:
@@ -40,6 +41,9 @@ venv: system-packages
 	@[ -x $(PY) ] || python3 -m venv $(VENV)
 	@$(PY) -m pip install -q --upgrade pip >/dev/null
 	@$(PY) -m pip install -q "maturin>=1.5,<2" "numpy>=1.24" "ml_dtypes>=0.4" pytest hypothesis
+	@if ! (ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so.1' && ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1); then \
+		$(PY) -m pip install -q "pocl-binary-distribution>=3" "pyopencl>=2024.1"; \
+	fi
 
 build: setup
 	PATH="$(dir $(CARGO)):$$PATH" VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release -q

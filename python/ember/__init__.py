@@ -12,13 +12,14 @@ import sys as _sys
 
 import numpy as _np
 
-from . import _ember
+from . import _ember, _pip_opencl
 
 # pip's CUDA wheels put libraries under site-packages/nvidia/*/lib: tell the loader where
 # Python's package folders are (this loads nothing).
-_ember.add_python_dirs(
-    [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
-)
+_python_dirs = [p for p in dict.fromkeys([*_sys.path, *_site.getsitepackages(), _site.getusersitepackages()]) if p]
+_ember.add_python_dirs(_python_dirs)
+# No OpenCL driver on the system: PoCL from pip (`pip install ember[pocl]`), if installed.
+_pip_opencl.use_if_needed(_python_dirs)
 
 from . import cublas, cuda, errors, exceptions, fft, lib, linalg, random  # noqa: E402, F401  (public namespaces, as in CuPy)
 from ._array_api import *  # noqa: E402, F403

@@ -686,20 +686,26 @@ mod tests {
     }
 
     #[test]
-    fn cpu_row_sums_add_into_a_64_byte_vector() {
+    fn cpu_row_sums_add_into_four_vector_accumulators() {
         let mut k = sum_f32(Layout::Rows, true);
         k.cpu = true;
         let cl = k.source(Dialect::OpenCl);
-        assert!(cl.contains("float16 _aw = (float16)0;"), "{cl}");
-        assert!(cl.contains("_aw += vload16(_w, _row);"), "{cl}");
-        assert!(cl.contains("const float _aw1 = _aw2.x + _aw2.y;"), "{cl}");
+        assert!(
+            cl.contains("float4 _aw0 = (float4)0, _aw1 = (float4)0"),
+            "{cl}"
+        );
+        assert!(cl.contains("_aw3 += vload4(4 * _w + 3, _row);"), "{cl}");
+        assert!(
+            cl.contains("const float _aw_1 = _aw_2.x + _aw_2.y;"),
+            "{cl}"
+        );
         (k.input, k.acc, k.output) = (DType::F64, DType::F64, DType::F64);
-        assert!(k.source(Dialect::OpenCl).contains("double8 _aw"));
+        assert!(k.source(Dialect::OpenCl).contains("double2 _aw0"));
         (k.input, k.acc, k.output) = (DType::U32, DType::U32, DType::U32);
         let cl = k.source(Dialect::OpenCl);
-        assert!(cl.contains("uint16 _aw = (uint16)0;"), "{cl}");
+        assert!(cl.contains("uint4 _aw0 = (uint4)0"), "{cl}");
         assert!(
-            cl.contains("const unsigned int _aw1 = _aw2.x + _aw2.y;"),
+            cl.contains("const unsigned int _aw_1 = _aw_2.x + _aw_2.y;"),
             "{cl}"
         );
         k.combine = Combine::Max;

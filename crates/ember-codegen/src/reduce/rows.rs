@@ -9,6 +9,10 @@ use crate::types::{load, storage_type};
 
 use super::{identity, vector_loadable, Combine, Map, ReduceKernel, BLOCK, UNROLL, VECTOR};
 
+/// Vector accumulators of a CPU sum ([`ReduceKernel::wide_sum`]); the sum of them is written
+/// for four.
+const WIDE: usize = 4;
+
 impl ReduceKernel {
     /// `tpr` threads per output, outputs `_base + _r`.
     pub(super) fn rows_body(&self, s: &mut String, dialect: Dialect) {
@@ -111,9 +115,9 @@ impl ReduceKernel {
         let _ = writeln!(s, "  }}");
     }
 
-    /// Lanes of the vector accumulator of a CPU sum ([`Self::wide_sum`]), where one applies:
-    /// an OpenCL CPU kernel adding contiguous, vector-loadable values of the accumulator's
-    /// own type.
+    /// Lanes of each 16-byte vector accumulator of a CPU sum ([`Self::wide_sum`]) and their
+    /// OpenCL element type, where one applies: an OpenCL CPU kernel adding contiguous,
+    /// vector-loadable values of the accumulator's own type.
     fn wide_lanes(&self, dialect: Dialect) -> Option<(usize, &'static str)> {
         let applies = self.cpu
             && self.vector
@@ -126,32 +130,41 @@ impl ReduceKernel {
         let four = crate::dtypes::columns(self.acc).vector?;
         let element =
             crate::dtypes::pick(four, dialect).trim_end_matches(|c: char| c.is_ascii_digit());
-        applies.then(|| (64 / self.acc.itemsize(), element))
+        applies.then(|| (16 / self.acc.itemsize(), element))
     }
 
-    /// A CPU thread's share of a contiguous row added into one 64-byte vector accumulator (one
-    /// AVX-512 register): the lanes are independent sums, where four scalar accumulators
-    /// make each add wait for the one before (a float32 sum of 2^20 at 26 GB/s with four
-    /// scalars, 62 GB/s with a `float16`; PyOpenCL on PoCL 3.1, 2 cores).
+    /// A CPU thread's share of a contiguous row added into [`WIDE`] 16-byte vector
+    /// accumulators, 64 bytes a step: independent sums, where four scalar accumulators make
+    /// each add wait for the one before (a float32 sum of 2^20 at 23 GB/s with four scalars,
+    /// 44 GB/s with four `float4`s; PyOpenCL on PoCL 3.1, 2 cores). Wider vectors measured no
+    /// faster there, and PoCL 3.0 (pip's) adds `float16`s wrongly.
     fn wide_sum(&self, s: &mut String, dialect: Dialect, lanes: usize, element: &str) {
         let t = dialect.table();
         let (i64t, g) = (t.int64, t.global);
         let st = storage_type(self.input, dialect);
         let vt = format!("{element}{lanes}");
-        let shift = lanes.trailing_zeros();
+        // Elements a step: WIDE vectors.
+        let shift = (WIDE * lanes).trailing_zeros();
         let _ = writeln!(
             s,
             "      {g}const {st}* _row = ({g}const {st}*)(({g}const char*)x + _ko);"
         );
         let _ = writeln!(s, "      const {i64t} _w1 = _j1 >> {shift};");
-        let _ = writeln!(s, "      {vt} _aw = ({vt})0;");
+        let zeros: Vec<String> = (0..WIDE).map(|k| format!("_aw{k} = ({vt})0")).collect();
+        let _ = writeln!(s, "      {vt} {};", zeros.join(", "));
         let _ = writeln!(
             s,
             "      {}",
             self.share("_w", &format!("_j0 >> {shift}"), "_w1", i64t)
         );
-        let _ = writeln!(s, "        _aw += vload{lanes}(_w, _row);");
+        for k in 0..WIDE {
+            let _ = writeln!(
+                s,
+                "        _aw{k} += vload{lanes}({WIDE} * _w + {k}, _row);"
+            );
+        }
         let _ = writeln!(s, "      }}");
+        let _ = writeln!(s, "      const {vt} _aw = (_aw0 + _aw1) + (_aw2 + _aw3);");
         // The lanes added pairwise, halves at a time.
         let mut name = "_aw".to_string();
         let mut width = lanes;
@@ -161,7 +174,7 @@ impl ReduceKernel {
                 1 => st.to_string(),
                 _ => format!("{element}{width}"),
             };
-            let next = format!("_aw{width}");
+            let next = format!("_aw_{width}");
             let (lo, hi) = if width > 1 { ("lo", "hi") } else { ("x", "y") };
             let _ = writeln!(s, "      const {half} {next} = {name}.{lo} + {name}.{hi};");
             name = next;

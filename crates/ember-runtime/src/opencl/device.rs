@@ -6,6 +6,7 @@ use std::ffi::{c_void, CString};
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use cl3::command_queue as cq;
 use cl3::device::*;
@@ -39,6 +40,10 @@ struct HostSpan {
     layout: Option<Layout>,
 }
 
+/// How long a wait on a CPU device polls before it sleeps: about a small kernel's launch and
+/// run (see `in_flight::wait_for`).
+const CPU_SPIN: Duration = Duration::from_micros(50);
+
 /// An OpenCL device with its context and default queue.
 pub struct ClDevice {
     info: DeviceInfo,
@@ -55,6 +60,8 @@ pub struct ClDevice {
     in_flight: InFlight,
     /// The default queue as CUDA's legacy default stream (see `stream_order`).
     order: StreamOrder,
+    /// How long a wait polls before it sleeps (`in_flight::wait_for`): CPU devices only.
+    pub(super) spin: Duration,
 }
 
 // OpenCL objects are thread-safe (but kernels, guarded by `launch_lock`); host spans are
@@ -118,6 +125,7 @@ impl ClDevice {
             launch_lock: Mutex::new(()),
             in_flight: InFlight::default(),
             order: StreamOrder::default(),
+            spin: if is_cpu { CPU_SPIN } else { Duration::ZERO },
         })
     }
 
@@ -174,7 +182,7 @@ impl ClDevice {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        queues.into_iter().try_for_each(drain)
+        queues.into_iter().try_for_each(|q| drain(q, self.spin))
     }
 
     fn build(
@@ -409,7 +417,7 @@ impl Backend for ClDevice {
                 ptr::null(),
             )
             .map_err(|c| cl_error("clEnqueueWriteBuffer", c))
-            .and_then(|e| wait_for(p(stream), e))
+            .and_then(|e| wait_for(p(stream), e, self.spin))
         }
     }
 
@@ -436,7 +444,7 @@ impl Backend for ClDevice {
                 ptr::null(),
             )
             .map_err(|c| cl_error("clEnqueueReadBuffer", c))
-            .and_then(|e| wait_for(p(stream), e))
+            .and_then(|e| wait_for(p(stream), e, self.spin))
         }
     }
 
@@ -665,7 +673,7 @@ impl Backend for ClDevice {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .retain(|&x| x != q);
-        let _ = drain(q);
+        let _ = drain(q, self.spin);
         self.in_flight.forget(q);
         self.order.forget(q);
         unsafe {
@@ -675,7 +683,7 @@ impl Backend for ClDevice {
 
     fn synchronize_stream(&self, stream: Handle) -> Result<()> {
         self.order(stream)?;
-        drain(p(stream))
+        drain(p(stream), self.spin)
     }
 
     fn record_event(&self, stream: Handle, reuse: Option<Handle>) -> Result<Handle> {

@@ -139,7 +139,7 @@ impl ClDevice {
                 ptr::null(),
             )
             .map_err(|c| cl_error("clEnqueueReadImage", c))
-            .and_then(|e| wait_for(p(stream), e))
+            .and_then(|e| wait_for(p(stream), e, self.spin))
         }
     }
 
@@ -167,7 +167,7 @@ impl ClDevice {
                 ptr::null(),
             )
             .map_err(|c| cl_error("clEnqueueWriteImage", c))
-            .and_then(|e| wait_for(p(stream), e))
+            .and_then(|e| wait_for(p(stream), e, self.spin))
         }
     }
 

@@ -10,9 +10,12 @@
 use std::collections::{HashMap, VecDeque};
 use std::ptr;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use cl3::command_queue as cq;
 use cl3::event as ev;
+use cl3::event::{CL_COMPLETE, CL_EVENT_COMMAND_EXECUTION_STATUS};
+use cl3::info_type::InfoType;
 use cl3::types::{cl_command_queue, cl_event};
 use ember_core::Result;
 
@@ -58,7 +61,7 @@ impl InFlight {
         };
         // Waited for outside the lock: other queues, and reads, go on meanwhile.
         match oldest {
-            Some(e) => wait_release(e as cl_event),
+            Some(e) => wait_release(e as cl_event, Duration::ZERO),
             None => Ok(()),
         }
     }
@@ -81,21 +84,37 @@ impl InFlight {
 /// Waits for everything enqueued on `queue` before this call, and nothing after it.
 /// (`clFinish` waits for the queue to be empty on some drivers, which another thread that
 /// keeps issuing can postpone for ever.)
-pub fn drain(queue: cl_command_queue) -> Result<()> {
+/// `spin`: how long to poll the marker before sleeping on it ([`wait_release`]).
+pub fn drain(queue: cl_command_queue, spin: Duration) -> Result<()> {
     let marker = unsafe { cq::enqueue_marker_with_wait_list(queue, 0, ptr::null()) }
         .map_err(|c| cl_error("clEnqueueMarkerWithWaitList", c))?;
     cq::flush(queue).map_err(|c| cl_error("clFlush", c))?;
-    wait_release(marker)
+    wait_release(marker, spin)
 }
 
 /// Waits for `event`, a command of `queue` (submitted first), and releases it. Blocking
 /// reads and writes are written this way: PoCL's blocking flag waits for the whole queue.
-pub fn wait_for(queue: cl_command_queue, event: cl_event) -> Result<()> {
+pub fn wait_for(queue: cl_command_queue, event: cl_event, spin: Duration) -> Result<()> {
     let _ = cq::flush(queue);
-    wait_release(event)
+    wait_release(event, spin)
 }
 
-fn wait_release(event: cl_event) -> Result<()> {
+/// Waits for `event` and releases it, polling it for up to `spin` first. On a CPU device the
+/// thread that completes a command wakes a sleeping waiter only some tens of microseconds
+/// later, which a short wait pays in full (a small launch and its wait on PoCL 3.1, 2 cores:
+/// 68 µs sleeping, 38 µs polling). Polling longer would take a core from the device's own
+/// threads, so a long wait sleeps after the first `spin`.
+fn wait_release(event: cl_event, spin: Duration) -> Result<()> {
+    if !spin.is_zero() {
+        let until = Instant::now() + spin;
+        while Instant::now() < until {
+            match ev::get_event_info(event, CL_EVENT_COMMAND_EXECUTION_STATUS) {
+                Ok(InfoType::Int(status)) if status == CL_COMPLETE || status < 0 => break,
+                Ok(_) => std::hint::spin_loop(),
+                Err(_) => break,
+            }
+        }
+    }
     let waited = ev::wait_for_events(&[event]).map_err(|c| cl_error("clWaitForEvents", c));
     unsafe {
         let _ = ev::release_event(event);

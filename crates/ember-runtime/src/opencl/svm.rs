@@ -94,7 +94,7 @@ impl ClDevice {
             )
         }
         .map_err(|c| cl_error("clEnqueueSVMMemcpy", c))
-        .and_then(|e| wait_for(p(stream), e))
+        .and_then(|e| wait_for(p(stream), e, self.spin))
     }
 
     /// Fills `bytes` at `address` with repetitions of `pattern`.
@@ -138,7 +138,7 @@ impl ClDevice {
             )
         }
         .map_err(|c| cl_error("clEnqueueSVMMap", c))
-        .and_then(|e| wait_for(p(stream), e))
+        .and_then(|e| wait_for(p(stream), e, self.spin))
     }
 
     /// Ends a map: commands queued after this see the host's writes.

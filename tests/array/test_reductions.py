@@ -220,6 +220,24 @@ def test_long_reductions_split_across_the_device(rng):
     assert_matches(on_device(t).mean(axis=0), np.mean(t, axis=0), rtol=1e-4)
 
 
+def test_reductions_over_axis_0_split_the_rows(rng):
+    # 2^21 elements and more: a CPU device splits the rows, and a second pass combines the
+    # splits' partial values and indices (the last block of outputs is partly filled).
+    x = (rng.standard_normal((4100, 610)) * 10).astype(np.float32)
+    x[3000, 7] = np.nan
+    x[[5, 4000], 9] = 1e4  # a tie: the first index wins
+    d = on_device(x)
+    exact = x.astype(np.float64)
+    # float32 sums of 4,100 terms: within a few float32 roundings of the sum of magnitudes.
+    bound = 64 * np.finfo(np.float32).eps * np.abs(exact).sum(axis=0)
+    np.testing.assert_array_less(np.abs(d.sum(axis=0).get() - exact.sum(axis=0)), bound, err_msg="sum")
+    np.testing.assert_array_less(np.abs(d.mean(axis=0).get() - exact.mean(axis=0)), bound / 4100, err_msg="mean")
+    assert_matches(d.var(axis=0), np.var(exact, axis=0).astype(np.float32), rtol=1e-4)
+    assert_matches(d.max(axis=0), np.max(x, axis=0))
+    assert_matches(d.argmax(axis=0), np.argmax(x, axis=0))
+    assert_matches(d.argmin(axis=0), np.argmin(x, axis=0))
+
+
 def test_long_cumsums_continue_across_splits(rng):
     x = rng.random(100003, dtype=np.float32)
     assert_matches(ember.cumsum(ember.asarray(x)), np.cumsum(x, dtype=np.float64).astype(np.float32), rtol=1e-4)

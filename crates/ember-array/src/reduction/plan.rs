@@ -109,11 +109,12 @@ pub(crate) fn block_of(kernel: &ReduceKernel) -> usize {
 /// Sizing of the CPU form of [`Layout::Columns`]: a work-item per [`CPU_COLUMNS`] outputs,
 /// and splits of the reduced range until there are a few work-items per core and none walks
 /// more than 512 elements (measured on 2 cores for a 4,096 x 4,096 float32 sum over axis 0:
-/// 3.9 ms unsplit, 2.8 ms in 8 splits; NumPy 3.5 ms).
+/// 3.9 ms unsplit, 2.8 ms in 8 splits; NumPy 3.5 ms). Below [`CPU_SPLIT_ELEMENTS`] one pass
+/// does it all: a second launch costs more than the splits save.
 fn size_columns_cpu(device: &Device, m: usize, n: usize, split: bool) -> Sizing {
     let items = m.div_ceil(CPU_COLUMNS).max(1);
     let (mut splits, mut chunk) = (1, n.max(1));
-    if split {
+    if split && m * n >= CPU_SPLIT_ELEMENTS {
         let wanted = (16 * device.info().multiprocessors.max(1))
             .div_ceil(items)
             .max(n.div_ceil(512))
@@ -127,6 +128,11 @@ fn size_columns_cpu(device: &Device, m: usize, n: usize, split: bool) -> Sizing 
         groups: items.div_ceil(CPU_COLUMN_GROUP),
     }
 }
+
+/// Elements from which a CPU column reduction splits: a second pass costs a launch and a wait
+/// on PoCL, some 40 µs, about what 2 cores stream of 2^20 float32 elements (mean over axis 0
+/// of 1,024 x 1,024 float32: 0.12 ms in one pass, 0.10 ms split plus the second launch).
+const CPU_SPLIT_ELEMENTS: usize = 1 << 21;
 
 /// Threads the device keeps busy at once, and the most blocks worth launching.
 pub(crate) fn capacity(device: &Device) -> (usize, usize) {

@@ -4,6 +4,7 @@ enough to take that path, against NumPy, in every form ``matmul`` takes."""
 import ember
 import numpy as np
 import pytest
+from ember.testing import random_array
 
 cpu_device = pytest.mark.skipif(
     ember.backend() != "opencl" or not ember.Device(0).attributes["host_unified"],
@@ -11,13 +12,6 @@ cpu_device = pytest.mark.skipif(
 )
 
 TOL = {np.float32: 2e-5, np.float64: 1e-12, np.complex64: 2e-5, np.complex128: 1e-12}
-
-
-def _random(rng, shape, dtype):
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
 
 
 def _close(got, want, dtype):
@@ -31,27 +25,27 @@ def _close(got, want, dtype):
 @pytest.mark.parametrize("shapes", [((96, 80), (80, 70)), ((3, 1, 64, 72), (5, 72, 64)), ((100,), (3, 100, 90)),
                                     ((2, 90, 100), (100,))], ids=str)
 def test_products_match_numpy(rng, dtype, shapes):
-    a, b = _random(rng, shapes[0], dtype), _random(rng, shapes[1], dtype)
+    a, b = random_array(rng, shapes[0], dtype), random_array(rng, shapes[1], dtype)
     _close((ember.asarray(a) @ ember.asarray(b)).get(), a @ b, dtype)
 
 
 @cpu_device
 def test_views_mixed_dtypes_and_conjugated_products(rng):
-    a, b = _random(rng, (120, 90), np.float64), _random(rng, (120, 100), np.float64)
+    a, b = random_array(rng, (120, 90), np.float64), random_array(rng, (120, 100), np.float64)
     ea, eb = ember.asarray(a), ember.asarray(b)
     _close((ea.T @ eb).get(), a.T @ b, np.float64)  # a transposed view
     i8 = rng.integers(-5, 5, (90, 120)).astype(np.int8)
     got = ember.asarray(i8) @ ember.asarray(b.astype(np.float32))  # int8 @ float32 -> float32
     _close(got.get(), i8 @ b.astype(np.float32), np.float32)
-    c = _random(rng, (300_000,), np.complex128)
-    d = _random(rng, (300_000,), np.complex128)
+    c = random_array(rng, (300_000,), np.complex128)
+    d = random_array(rng, (300_000,), np.complex128)
     got = ember.vdot(ember.asarray(c), ember.asarray(d))
     np.testing.assert_allclose(complex(got.get()), np.vdot(c, d), rtol=1e-10)  # conjugated on the host
 
 
 @cpu_device
 def test_out_and_in_place_products(rng):
-    a, b = _random(rng, (128, 128), np.float32), _random(rng, (128, 128), np.float32)
+    a, b = random_array(rng, (128, 128), np.float32), random_array(rng, (128, 128), np.float32)
     ea, eb = ember.asarray(a), ember.asarray(b)
     out = ember.empty((128, 128), dtype=np.float32)
     assert ember.matmul(ea, eb, out=out) is out

@@ -386,3 +386,22 @@ def test_int64_and_uint64_compare_by_value_like_numpy():
         for x, y in ((a, b), (b, a), (a.astype(np.int8, casting="unsafe"), b)):
             got = getattr(cp, name)(cp.asarray(x), cp.asarray(y))
             np.testing.assert_array_equal(got.get(), getattr(np, name)(x, y), err_msg=f"{name} {x.dtype} {y.dtype}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_scalar_powers_of_one_half_and_two_are_numpys_sqrt_and_square(dtype):
+    # NumPy's float32/float64 power loops take sqrt and square for a scalar exponent of 0.5
+    # and 2: -0.0 ** 0.5 is -0.0 and -inf ** 0.5 is NaN there, where C's pow gives +0.0 and inf.
+    a = np.array([-np.inf, -0.0, 0.0, 2.0, np.nan, 3.0, 1e30, -8.0, np.inf, 1e-30], dtype=dtype)
+    e = cp.asarray(a)
+    with np.errstate(invalid="ignore"):
+        for got, want in [(e ** 0.5, a ** 0.5), (cp.power(e, 0.5), np.power(a, 0.5)), (e ** 2, a ** 2),
+                          (e ** 2.0, a ** 2.0), (cp.power(e, 2), np.power(a, 2))]:
+            host = got.get()
+            assert host.dtype == want.dtype
+            np.testing.assert_array_equal(host, want)
+            finite = ~np.isnan(want)
+            np.testing.assert_array_equal(np.signbit(host[finite]), np.signbit(want[finite]))
+        # An array of exponents takes pow, in NumPy and here: -inf ** 0.5 is inf.
+        halves = np.full(a.shape, 0.5, dtype=dtype)
+        np.testing.assert_array_equal(cp.power(e, cp.asarray(halves)).get()[:2], np.power(a, halves)[:2])

@@ -66,6 +66,7 @@ from . import exceptions as exceptions
 from . import fft as fft
 from . import lib as lib
 from . import linalg as linalg
+from . import profiler as profiler
 from . import random as random
 from . import types as types
 from ._array_api_info import __array_namespace_info__ as __array_namespace_info__

@@ -81,9 +81,8 @@ fn scalar_power(u: &Ufunc, inputs: &[Operand], loop_type: DType) -> Result<Optio
         return Ok(None);
     }
     let name = match *exponent {
-        Scalar::Float(e) if e == 2.0 => "square",
-        Scalar::Int(2) | Scalar::UInt(2) => "square",
-        Scalar::Float(e) if e == 0.5 => "sqrt",
+        Scalar::Float(2.0) | Scalar::Int(2) | Scalar::UInt(2) => "square",
+        Scalar::Float(0.5) => "sqrt",
         _ => return Ok(None),
     };
     ember_codegen::ufuncs::resolve::ufunc(name).map(Some)

@@ -21,14 +21,14 @@ __all__ = [
     "lapack_batched_gesv_limit", "lapack_engine", "lapack_forget", "lapack_geev", "lapack_geqrf", "lapack_gesvd",
     "lapack_getrf", "lapack_getrs", "lapack_inverse", "lapack_orgqr", "lapack_potrf", "lapack_syevd", "lapack_triangle",
     "lapack_use_portable", "linspace", "load_module", "matmul", "matmul_engine", "memory_info", "moveaxis", "nonzero",
-    "nvrtc_compile", "nvrtc_device_code", "nvrtc_version", "opencl_device_ids", "opencl_info", "operator_method",
-    "orthogonalize_columns", "overhanging_view", "pool_free_all_blocks", "pool_limit", "pool_n_free_blocks",
-    "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches", "random_source", "ravel", "reduce",
-    "register_face_carry", "register_index_converter", "register_opaque", "register_record", "register_types",
-    "require_cuda", "reset_device", "reshape", "result_type", "set_checked", "set_current_device", "set_fusion",
-    "setitem", "settings", "sort_rows", "sort_short_rows", "sort_values", "split", "squeeze", "stack", "swapaxes",
-    "synchronize", "synchronize_stream", "take", "to_dlpack", "transpose", "ufunc_binary", "ufunc_call", "ufunc_id",
-    "ufunc_rows", "where_", "wrap", "xoroshiro128p_states",
+    "nvrtc_compile", "nvrtc_device_code", "nvrtc_version", "nvtx_pop", "nvtx_push", "opencl_device_ids", "opencl_info",
+    "operator_method", "orthogonalize_columns", "overhanging_view", "pool_free_all_blocks", "pool_limit",
+    "pool_n_free_blocks", "pool_set_limit", "pool_total_bytes", "pool_used_bytes", "queued_launches", "random_source",
+    "ravel", "reduce", "register_face_carry", "register_index_converter", "register_opaque", "register_record",
+    "register_types", "require_cuda", "reset_device", "reshape", "result_type", "set_checked", "set_current_device",
+    "set_fusion", "setitem", "settings", "sort_rows", "sort_short_rows", "sort_values", "split", "squeeze", "stack",
+    "swapaxes", "synchronize", "synchronize_stream", "take", "to_dlpack", "transpose", "ufunc_binary", "ufunc_call",
+    "ufunc_id", "ufunc_rows", "where_", "wrap", "xoroshiro128p_states",
 ]
 
 __version__: str
@@ -126,6 +126,8 @@ def nonzero(a) -> Any: ...
 def nvrtc_compile(source, name, arch, options=...) -> Any: ...
 def nvrtc_device_code(source, name, options, fastmath, optimize, cc, relocatable, output) -> Any: ...
 def nvrtc_version() -> Any: ...
+def nvtx_pop() -> Any: ...
+def nvtx_push(message, argb) -> Any: ...
 def opencl_device_ids() -> Any: ...
 def opencl_info(ordinal, of_platform, param) -> Any: ...
 def operator_method(ndarray, name, id, form, fallback) -> Any: ...

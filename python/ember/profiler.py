@@ -1,16 +1,25 @@
-"""Timing helpers, as ``cupyx.profiler`` names them: ``benchmark`` times a function on the host and
-on each device (events on the device's current stream, on CUDA and OpenCL alike)."""
+"""Timing and profiling helpers, as ``cupyx.profiler`` names them: ``benchmark`` times a function
+on the host and on each device (events on the device's current stream, on CUDA and OpenCL alike);
+``time_range`` marks a span of the program for Nsight Systems through NVTX, loaded at run time
+(without it a range does nothing, said once)."""
 
 from __future__ import annotations
 
+import functools
 import math
 import time
+import warnings
 
 import numpy as np
 
-from . import _runtime
+from . import _ember, _runtime
 
-__all__ = ["benchmark"]
+__all__ = ["benchmark", "time_range"]
+
+# NVTX's palette as CuPy's ``color_id`` picks from it (green, blue, yellow, magenta, cyan, red,
+# white); ranges without a colour get the first.
+_PALETTE = (0xFF00FF00, 0xFF0000FF, 0xFFFFFF00, 0xFFFF00FF, 0xFF00FFFF, 0xFFFF0000, 0xFFFFFFFF)
+_warned = False
 
 
 class _PerfCaseResult:
@@ -104,3 +113,57 @@ def benchmark(func, args=(), kwargs=None, n_repeat=10000, *, name=None, n_warmup
 
 def _event(device: int) -> _runtime.Event:
     return _runtime.Event(device=device)
+
+
+class time_range:  # noqa: N801  (CuPy's name: a class used as a function and a decorator)
+    """An NVTX range around a block (``with time_range("step"):``) or every call of a function
+    (``@time_range()``, named after it), as ``cupyx.profiler.time_range``. ``color_id`` picks from
+    NVTX's palette, ``argb_color`` gives the colour itself (it wins over ``color_id``); ``sync``
+    waits for the device's work at both ends, so the range spans it."""
+
+    def __init__(self, message=None, color_id=None, argb_color=None, sync=False):
+        if message is not None and not isinstance(message, str):
+            raise TypeError(f"message must be a str, got {type(message).__name__}")
+        if argb_color is not None:
+            self.argb = int(argb_color) & 0xFFFFFFFF
+        elif color_id is not None:
+            self.argb = _PALETTE[int(color_id) % len(_PALETTE)]
+        else:
+            self.argb = _PALETTE[0]
+        self.message = message
+        self.sync = bool(sync)
+
+    def __enter__(self):
+        if self.message is None:
+            raise ValueError("when used as a context manager, the message argument cannot be None")
+        self._push(self.message)
+        return self
+
+    def __exit__(self, *exc):
+        if self.sync:
+            _runtime.synchronize()
+        _ember.nvtx_pop()
+
+    def __call__(self, func):
+        message = func.__name__ if self.message is None else self.message
+
+        @functools.wraps(func)
+        def ranged(*args, **kwargs):
+            self._push(message)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                if self.sync:
+                    _runtime.synchronize()
+                _ember.nvtx_pop()
+
+        return ranged
+
+    def _push(self, message: str) -> None:
+        global _warned
+        if self.sync:
+            _runtime.synchronize()
+        if not _ember.nvtx_push(message, self.argb) and not _warned:
+            _warned = True
+            warnings.warn("NVTX (libnvtx3interop or libnvToolsExt) was not found, so time ranges do nothing: "
+                          "install the CUDA toolkit, or NVIDIA's pip wheels (nvidia-nvtx)", RuntimeWarning, stacklevel=3)

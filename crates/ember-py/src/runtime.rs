@@ -477,6 +477,18 @@ impl NativeEvent {
     }
 }
 
+/// Opens an NVTX range on this thread (`ember.profiler.time_range`); false without NVTX.
+#[pyfunction]
+fn nvtx_push(message: &str, argb: u32) -> bool {
+    ember_runtime::cuda::nvtx::push(message, argb)
+}
+
+/// Closes this thread's innermost NVTX range; false without NVTX.
+#[pyfunction]
+fn nvtx_pop() -> bool {
+    ember_runtime::cuda::nvtx::pop()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<crate::user_event::NativeUserEvent>()?;
     m.add_class::<NativeStream>()?;
@@ -516,6 +528,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(current_device, m)?,
         wrap_pyfunction!(drain_launches, m)?,
         wrap_pyfunction!(queued_launches, m)?,
+        wrap_pyfunction!(nvtx_push, m)?,
+        wrap_pyfunction!(nvtx_pop, m)?,
     ] {
         m.add_function(f)?;
     }

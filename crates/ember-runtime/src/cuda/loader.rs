@@ -242,6 +242,27 @@ pub fn search_cufft() -> &'static BlasSearch {
     })
 }
 
+/// What was found of NVTX (NVIDIA's ranges for Nsight), searched on first use: CUDA 13's
+/// `libnvtx3interop` (the toolkit, pip's `nvidia/cu13/lib`), else CUDA 12's `libnvToolsExt`,
+/// in the toolkit's and pip's folders, then through the system loader.
+pub fn search_nvtx() -> &'static BlasSearch {
+    static SEARCH: OnceLock<BlasSearch> = OnceLock::new();
+    SEARCH.get_or_init(|| {
+        let mut attempts = Vec::new();
+        let nvtx = NVTX_SONAMES;
+        let found = find_in_dirs("NVTX", &nvtx, &toolkit_dirs(), &mut attempts)
+            || find_by_loader("NVTX", &nvtx, &mut attempts);
+        BlasSearch { found, attempts }
+    })
+}
+
+/// NVTX's libraries, newest first.
+pub const NVTX_SONAMES: [&str; 3] = [
+    "libnvtx3interop.so.1",
+    "libnvToolsExt.so.1",
+    "libnvToolsExt.so",
+];
+
 /// What was found of cuSOLVER (searched on first use, as cuBLAS). cuSOLVER links cuBLAS,
 /// cuBLASLt, cuSPARSE and (from CUDA 12) nvJitLink: those are preloaded first, so that pip's
 /// per-library folders, which the loader does not search, serve its dependencies too. CUDA

@@ -7,6 +7,7 @@ pub mod fft;
 pub mod link;
 pub mod loader;
 pub mod nvrtc;
+pub mod nvtx;
 mod queued;
 pub mod solver;
 mod staging;

@@ -166,4 +166,5 @@ class time_range:  # noqa: N801  (CuPy's name: a class used as a function and a 
         if not _ember.nvtx_push(message, self.argb) and not _warned:
             _warned = True
             warnings.warn("NVTX (libnvtx3interop or libnvToolsExt) was not found, so time ranges do nothing: "
-                          "install the CUDA toolkit, or NVIDIA's pip wheels (nvidia-nvtx)", RuntimeWarning, stacklevel=3)
+                          "install the CUDA toolkit, or NVIDIA's pip wheels (nvidia-nvtx)",
+                          RuntimeWarning, stacklevel=3)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _ember
+from . import _ember, _runtime
+from ._creation import empty
 from ._interop import _DL_CPU
 
 _BLAS_TYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
@@ -36,16 +37,30 @@ def product(a, b, dtype: np.dtype, out, conj_a: bool):
     k = a.shape[-1]
     if k * int(np.prod(shape, dtype=np.int64)) < _MIN_WORK:
         return None
-    av = np.from_dlpack(a.astype(dtype, copy=False))
-    bv = np.from_dlpack(b.astype(dtype, copy=False))
+    a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
+    if out is None:
+        out = empty(shape, dtype=dtype)
+    # One wait for the work writing the operands (the casts included), then views that wait
+    # no more: each export of host memory would otherwise wait again.
+    _runtime.get_current_stream().synchronize()
+    av, bv, ov = (np.from_dlpack(_Waited(x)) for x in (a, b, out))
     if conj_a:
         av = np.conjugate(av)
-    if out is None:
-        from ._creation import empty
-
-        out = empty(shape, dtype=dtype)
-    np.matmul(av, bv, out=np.from_dlpack(out))
+    np.matmul(av, bv, out=ov)
     return out
+
+
+class _Waited:
+    """An array whose device work has been waited for: its DLPack export asks for no wait."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**{**kwargs, "stream": -1})
 
 
 def _result_shape(sa: tuple, sb: tuple):

@@ -781,9 +781,9 @@ class ndarray(PyOpenCLArray):
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"cannot export to device {dl_device}: the array is on {self.__dlpack_device__()}")
         host = self.__dlpack_device__()[0] == _DL_CPU
-        if host or (stream is not None and stream != -1):
+        if stream != -1 and (host or stream is not None):
             # The consumer will use the data on its stream, or (host memory: a CPU device)
-            # read it at once: finish our work on it first.
+            # read it at once: finish our work on it first. -1 asks for no wait (DLPack).
             get_current_stream(self._a.device).synchronize()
         versioned = max_version is not None and max_version[0] >= 1
         source = self.copy() if copy else self

@@ -86,8 +86,8 @@ def benchmark(func, args=(), kwargs=None, n_repeat=10000, *, name=None, n_warmup
         func(*args, **kwargs)
     for d in devices:
         _runtime.Device(d).synchronize()
-    starts = [_event(d) for d in devices]
-    ends = [_event(d) for d in devices]
+    starts = [_runtime.Event(device=d) for d in devices]
+    ends = [_runtime.Event(device=d) for d in devices]
     ts = np.empty((1 + len(devices), n_repeat), dtype=np.float64)
     began = time.perf_counter()
     done = 0
@@ -109,10 +109,6 @@ def benchmark(func, args=(), kwargs=None, n_repeat=10000, *, name=None, n_warmup
         if time.perf_counter() - began > max_duration:
             break
     return _PerfCaseResult(name, ts[:, :done], devices)
-
-
-def _event(device: int) -> _runtime.Event:
-    return _runtime.Event(device=device)
 
 
 class time_range:  # noqa: N801  (CuPy's name: a class used as a function and a decorator)

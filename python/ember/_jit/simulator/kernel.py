@@ -1,0 +1,390 @@
+"""Kernels the simulator runs: what ``@cuda.jit`` returns while ``EMBER_SIMULATE=1`` (or
+Numba's ``NUMBA_ENABLE_CUDASIM=1``) is set.
+
+A launch copies its array arguments to the host, runs the kernel's own Python function once
+per thread, block after block, with a ``cuda`` that answers for the running thread, and copies
+back what the threads wrote. Kernels that meet at barriers (``syncthreads``, the warp
+functions, ``grid.sync()``) run their threads as Python threads that take turns; the others run
+thread after thread on the caller's thread, which is faster and where ``pdb`` is at home.
+Exceptions surface with the kernel's own traceback and the thread that raised them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import types as pytypes
+
+import numpy as np
+
+from ... import _ember
+from ..._intrinsic import DeviceOnly
+from ..._operands import on_device
+from ...errors import DeviceFunctionLaunchError
+from .. import intrinsics
+from . import device_api as api
+from .arrays import checked
+from .threads import Aborted, Launch, run_threads
+
+MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit, which the simulated kernels keep
+_LAUNCH_HELP = (
+    "Kernel launch configuration was not specified. Use the syntax:\n\n"
+    "kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)"
+)
+# Device API calls that make threads wait for one another: a kernel that reaches one runs its
+# threads as Python threads.
+_MEETS = {
+    "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
+    "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync",
+    "ballot_sync", "match_any_sync", "match_all_sync", "this_grid",
+}
+_PURE_MODULES = {"math", "cmath", "numpy", "operator", "numba", "ember", "ember.types"}
+
+
+class _SimulatedCuda:
+    """The ``cuda`` module as a simulated kernel sees it: the device API of ``device_api``
+    (one attribute per row of the intrinsic registry); everything else from ``ember.cuda``."""
+
+    warpsize = api.WARP
+    threadIdx = property(lambda self: api.current().index)
+    blockIdx = property(lambda self: api.current().block.index)
+    blockDim = property(lambda self: api.current().block.dim)
+    gridDim = property(lambda self: api.current().block.grid)
+    laneid = property(lambda self: api.current().lane)
+
+    def __getattr__(self, name):
+        from ... import cuda
+
+        return getattr(cuda, name)
+
+    def __repr__(self):
+        return "<ember.cuda as the simulator's kernels see it>"
+
+
+_THREAD_STATE = {"threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize"}
+
+
+def _build() -> _SimulatedCuda:
+    cuda = _SimulatedCuda()
+    for name in _ember.jit_intrinsics():
+        first = name.split(".")[1]
+        if first not in _THREAD_STATE:
+            cuda.__dict__[first] = getattr(api, first)
+    return cuda
+
+
+SIMULATED_CUDA = _build()
+
+
+def simulated_intrinsic(dotted: str):
+    """The simulator's implementation of registry row ``dotted`` ("cuda.atomic.add")."""
+    value = SIMULATED_CUDA
+    for part in dotted.split(".")[1:]:
+        value = getattr(value, part)
+    return value
+
+
+def _is_cuda_module(value) -> bool:
+    from ... import cuda
+
+    return value is cuda or (isinstance(value, pytypes.ModuleType) and getattr(value, "jit", None) is cuda.jit)
+
+
+def _simulated(value):
+    """What a kernel's global or closure value ``value`` is inside the simulator."""
+    from ...cuda import random as cuda_random
+    from ..dispatcher import Dispatcher
+
+    if _is_cuda_module(value):
+        return SIMULATED_CUDA
+    if value is cuda_random:
+        return api.random
+    if isinstance(value, DeviceOnly):
+        return simulated_intrinsic(value.intrinsic)
+    if isinstance(value, intrinsics.Namespace):
+        return simulated_intrinsic(value._name)
+    if isinstance(value, Dispatcher) and value._device:
+        return SimulatedKernel(value.py_func, device=True)
+    return value
+
+
+class _Functions:
+    """The kernel's function and its device functions, with their globals seen through
+    ``_simulated``: made once per launch (globals may change between launches)."""
+
+    def __init__(self):
+        self._made: dict = {}
+
+    def get(self, fn):
+        made = self._made.get(fn.__code__)
+        if made is None:
+            scope = {k: _simulated(v) for k, v in fn.__globals__.items()}
+            closure = None
+            if fn.__closure__:
+                closure = tuple(pytypes.CellType(_simulated(_cell(c))) for c in fn.__closure__)
+            made = pytypes.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, closure)
+            made.__kwdefaults__ = fn.__kwdefaults__
+            self._made[fn.__code__] = made
+        return made
+
+
+def _cell(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell (a name bound later)
+        return None
+
+
+_functions = _Functions()
+
+
+def _reach(fn) -> tuple[set, bool]:
+    """The names the code of ``fn`` and of the functions it calls uses, and whether it calls
+    into a module ember cannot see through."""
+    names: set = set()
+    opaque = False
+    seen: set = set()
+    todo = [fn]
+    while todo:
+        item = todo.pop()
+        f = getattr(item, "py_func", item)
+        code = getattr(f, "__code__", None)
+        if code is None or code in seen:
+            continue
+        seen.add(code)
+        own: set = set()
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            own.update(c.co_names)
+            stack.extend(k for k in c.co_consts if isinstance(k, pytypes.CodeType))
+        names |= own
+        scope = {k: v for k, v in f.__globals__.items() if k in own}
+        if f.__closure__:
+            scope.update(zip(code.co_freevars, (_cell(c) for c in f.__closure__), strict=True))
+        for value in scope.values():
+            if isinstance(value, pytypes.ModuleType):
+                pure = _is_cuda_module(value) or value.__name__ in _PURE_MODULES or value.__name__.startswith("ember.")
+                opaque = opaque or not pure
+            elif callable(value):
+                todo.append(value)
+    return names, opaque
+
+
+# ---- launch configuration ----
+
+
+def _dims(value, what: str) -> api.Dim3:
+    items = list(value) if isinstance(value, (tuple, list)) else [value]
+    if not 1 <= len(items) <= 3:
+        raise ValueError(f"{what} must be a sequence of 1, 2 or 3 integers, got {items} "
+                         "(an int or a tuple of 1 to 3 positive ints)")
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
+        raise TypeError(f"{what} must be a sequence of integers, got {items} (an int or a tuple of 1 to 3 "
+                        "positive ints)")
+    return api.Dim3(*items)
+
+
+def _config(config):
+    items = list(config) if isinstance(config, tuple) else [config]
+    if not 2 <= len(items) <= 4:
+        raise ValueError("a launch configuration is kernel[griddim, blockdim] or kernel[griddim, blockdim, stream, "
+                         f"sharedmem], got {len(items)} item(s)")
+    griddim, blockdim = _dims(items[0], "griddim"), _dims(items[1], "blockdim")
+    if min(griddim) < 1 or min(blockdim) < 1:
+        raise ValueError("griddim and blockdim must be at least 1 in every dimension, got "
+                         f"griddim={items[0]} and blockdim={items[1]}")
+    threads = blockdim[0] * blockdim[1] * blockdim[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise ValueError(f"blockdim={items[1]} asks for {threads} threads per block; CUDA blocks (and the "
+                         f"simulator's) hold at most {MAX_THREADS_PER_BLOCK}")
+    sharedmem = int(items[3]) if len(items) > 3 else 0
+    return griddim, blockdim, sharedmem
+
+
+# ---- arguments ----
+
+
+def _root(array):
+    """The allocation ``array`` views: the array at the end of its ``base`` chain."""
+    from ..._ndarray import ndarray
+
+    root = array
+    while isinstance(getattr(root, "base", None), ndarray):
+        root = root.base
+    return root
+
+
+class _Arguments:
+    """The kernel's arguments on the host: NumPy arrays as they are, device arrays as views of
+    a host copy of the allocation they view (so aliased arguments stay aliased), copied back
+    after the launch where the threads changed them."""
+
+    def __init__(self):
+        self._copies: dict = {}  # id(root) -> (root, host copy, snapshot)
+
+    def host(self, value):
+        from ..._creation import asarray
+
+        if isinstance(value, np.ndarray):
+            return checked(value)
+        if isinstance(value, tuple):
+            return tuple(self.host(v) for v in value)
+        if on_device(value):
+            array = asarray(value)
+            root = _root(array)
+            if root is not array and (root._a.offset != 0 or not root.flags.c_contiguous):
+                root = array
+            entry = self._copies.get(id(root))
+            if entry is None:
+                host = root.get()
+                entry = self._copies[id(root)] = (root, host, host.copy())
+            if root is array:
+                return checked(entry[1])
+            view = np.ndarray(array.shape, array.dtype, buffer=entry[1], offset=array._a.offset,
+                              strides=array.strides)
+            return checked(view)
+        return value
+
+    def write_back(self):
+        for root, host, snapshot in self._copies.values():
+            if host.tobytes() != snapshot.tobytes():
+                root.set(host)
+
+
+# ---- running the threads ----
+
+
+def _raised(error: BaseException, thread) -> BaseException:
+    """``error`` as the launch raises it: its message led by the thread, its traceback kept."""
+    if thread is None:
+        return error
+    text = str(error)
+    if text.startswith(thread.where()):  # an index the array already named the thread for
+        message = text
+    else:
+        message = f"{thread.where()}: {text}" if text else thread.where()
+    try:
+        named = type(error)(message)
+    except Exception:  # an exception class that takes other arguments: the note names the thread
+        error.add_note(f"raised by the simulated thread {thread.where()}")
+        return error
+    return named.with_traceback(error.__traceback__)
+
+
+def _blocks(griddim, blockdim, launch, sharedmem):
+    for z, y, x in itertools.product(range(griddim[2]), range(griddim[1]), range(griddim[0])):
+        block = api.Block(api.Dim3(x, y, z), blockdim, griddim, launch, np.zeros(sharedmem, np.uint8))
+        block.threads = [api.Thread(api.Dim3(tx, ty, tz), block) for tz, ty, tx in
+                         itertools.product(range(blockdim[2]), range(blockdim[1]), range(blockdim[0]))]
+        yield block
+
+
+def _run_in_turn(fn, args, griddim, blockdim, sharedmem):
+    """Thread after thread on this Python thread: kernels that never wait for one another."""
+    launch = Launch()
+    try:
+        for block in _blocks(griddim, blockdim, launch, sharedmem):
+            for thread in block.threads:
+                launch.running = {thread}
+                api.enter(thread)
+                try:
+                    fn(*args)
+                except Exception as error:
+                    raise _raised(error, thread) from None
+    finally:
+        api.enter(None)
+
+
+def _run_together(fn, args, blocks):
+    """The threads of ``blocks`` as Python threads that wait for one another at barriers."""
+    launch = blocks[0].launch
+    threads = [t for b in blocks for t in b.threads]
+    launch.running = set(threads)
+
+    def body(thread):
+        api.enter(thread)
+        try:
+            fn(*args)
+        except Aborted:
+            pass
+        except BaseException as error:  # noqa: BLE001  (re-raised on the launching thread)
+            launch.fail(error, thread)
+        finally:
+            launch.leave(thread)
+            api.enter(None)
+
+    run_threads(threads, body)
+    if launch.failure is not None:
+        error, thread = launch.failure
+        raise _raised(error, thread) from None
+
+
+def _run(fn, args, griddim, blockdim, sharedmem, kernel):
+    names, opaque = _reach(kernel)
+    if "this_grid" in names:
+        launch = Launch()
+        launch.cooperative = True
+        _run_together(fn, args, list(_blocks(griddim, blockdim, launch, sharedmem)))
+    elif opaque or names & _MEETS:
+        for block in _blocks(griddim, blockdim, None, sharedmem):
+            block.launch = Launch()
+            _run_together(fn, args, [block])
+    else:
+        _run_in_turn(fn, args, griddim, blockdim, sharedmem)
+
+
+class SimulatedKernel:
+    """``@cuda.jit`` under the simulator: a kernel (``kernel[griddim, blockdim](*args)``) or a
+    device function (called from kernels, and from host code too)."""
+
+    def __init__(self, py_func, device=False, signatures=()):
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
+        self.__doc__ = py_func.__doc__
+        self.__module__ = py_func.__module__
+        self._device = device
+        self._signatures = list(signatures)
+
+    def __repr__(self):
+        kind = "device function" if self._device else "kernel"
+        return f"<ember.cuda.jit {kind} {self.__qualname__} (simulated)>"
+
+    def __call__(self, *args, **kwargs):
+        if not self._device:
+            raise ValueError(_LAUNCH_HELP)
+        return _functions.get(self.py_func)(*args, **kwargs)
+
+    def __getitem__(self, config):
+        if self._device:
+            raise DeviceFunctionLaunchError(
+                f"Cannot compile a device function as a kernel: {self.__name__} is a device function: call it "
+                "from a kernel; only kernels are launched with kernel[griddim, blockdim](...)")
+        griddim, blockdim, sharedmem = _config(config)
+        return lambda *args: self._launch(griddim, blockdim, sharedmem, args)
+
+    def forall(self, ntasks: int, tpb: int = 0, stream=0, sharedmem: int = 0):
+        """A launcher of ``ntasks`` threads in one dimension (``kernel.forall(n)(*args)``)."""
+        tpb = tpb or min(ntasks, MAX_THREADS_PER_BLOCK) or 1
+        return self[max(1, -(-ntasks // tpb)), tpb, stream, sharedmem]
+
+    def specialize(self, *args):
+        return self
+
+    @property
+    def overloads(self) -> dict:
+        return {}
+
+    def _launch(self, griddim, blockdim, sharedmem, args):
+        from ..host import synchronize
+
+        synchronize()  # the arguments' producers finish before the host copies them
+        arguments = _Arguments()
+        host_args = [arguments.host(a) for a in args]
+        global _functions
+        _functions = _Functions()  # globals are read afresh at each launch
+        fn = _functions.get(self.py_func)
+        try:
+            _run(fn, host_args, griddim, blockdim, sharedmem, self.py_func)
+        finally:
+            arguments.write_back()  # what ran before an exception is kept, as on the device

@@ -13,8 +13,9 @@ import warnings
 import numpy as np
 
 from . import _ember, _runtime
+from ._launch_profile import Profile, profile  # noqa: F401  (every kernel inside a with block, timed)
 
-__all__ = ["benchmark", "time_range"]
+__all__ = ["benchmark", "profile", "time_range"]
 
 # NVTX's palette as CuPy's ``color_id`` picks from it (green, blue, yellow, magenta, cyan, red,
 # white); ranges without a colour get the first.

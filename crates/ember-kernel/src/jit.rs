@@ -696,6 +696,15 @@ impl Dispatcher {
         } else {
             Device::launch
         };
+        crate::launch::note_bytes(
+            args.iter()
+                .flat_map(|a| match a {
+                    JitArg::Array(a) | JitArg::Record(a) => std::slice::from_ref(a),
+                    JitArg::Tuple(_, _, arrays, _) => arrays,
+                    JitArg::Scalar(..) => &[],
+                })
+                .copied(),
+        );
         if let Some(sites) = &compiled.checked {
             let fault = launch_checked(device, config.stream, |record| {
                 kargs.push(record);

@@ -27,6 +27,24 @@ pub trait Operand {
     }
 }
 
+/// Tells an open profile (`ember_runtime::profile`) the bytes the next launch's `arrays`
+/// hold: each element along its non-broadcast axes, read or written once.
+pub fn note_bytes<'a>(arrays: impl IntoIterator<Item = &'a (dyn Operand + 'a)>) {
+    if !ember_runtime::profile::is_open() {
+        return;
+    }
+    let bytes = arrays
+        .into_iter()
+        .map(|a| {
+            let elements: usize = (a.shape().iter().zip(a.strides()))
+                .map(|(&n, &s)| if s == 0 && n > 0 { 1 } else { n })
+                .product();
+            (elements * a.dtype().itemsize()) as u64
+        })
+        .sum();
+    ember_runtime::profile::note_bytes(bytes);
+}
+
 /// Launches one of ember's generated kernels on the current stream; `arrays` is all the
 /// memory it touches. When none of it is visible outside ember, a burst of such launches may
 /// be issued from the backend's launch thread (`Device::launch_queued`).
@@ -39,7 +57,9 @@ pub fn launch_generated<'a, A: Operand + 'a>(
     args: &[KernelArg<'_>],
 ) -> Result<()> {
     let stream = current_stream(device);
-    if arrays.into_iter().all(Operand::is_private) {
+    let arrays: smallvec::SmallVec<[&A; 8]> = arrays.into_iter().collect();
+    note_bytes(arrays.iter().map(|&a| a as &dyn Operand));
+    if arrays.iter().all(|a| a.is_private()) {
         device.launch_queued(function, grid, block, 0, stream, args)
     } else {
         device.launch(function, grid, block, 0, stream, args)

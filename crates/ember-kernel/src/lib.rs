@@ -29,7 +29,8 @@ pub use compile::{
 pub use dialect::dialect;
 pub use jit::{Dispatcher, JitArg, LaunchConfig};
 pub use launch::{
-    cover, launch_generated, launch_shape, launch_shape_covering, launch_shape_unrolled, Operand,
+    cover, launch_generated, launch_shape, launch_shape_covering, launch_shape_unrolled,
+    note_bytes, Operand,
 };
 pub use memo::KernelMemo;
 pub use scalars::{param_bytes, scalar_param, ScalarBytes};

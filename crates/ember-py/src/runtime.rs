@@ -489,6 +489,25 @@ fn nvtx_pop() -> bool {
     ember_runtime::cuda::nvtx::pop()
 }
 
+/// Opens a launch profile (`ember.profiler.profile`): the mark `profile_close` takes.
+#[pyfunction]
+fn profile_open() -> usize {
+    ember_runtime::profile::open()
+}
+
+/// One launch of a closed profile: (kernel, device, grid, block, bytes or None, device ms).
+type ProfiledLaunch = (String, usize, [u32; 3], [u32; 3], Option<u64>, f64);
+
+/// Closes the profile opened at `mark`, waiting for its launches: their device times.
+#[pyfunction]
+fn profile_close(py: Python<'_>, mark: usize) -> PyResult<Vec<ProfiledLaunch>> {
+    let launches = py.detach(|| ember_runtime::profile::close(mark)).py()?;
+    Ok(launches
+        .into_iter()
+        .map(|l| (l.kernel, l.device, l.grid, l.block, l.bytes, l.ms))
+        .collect())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<crate::user_event::NativeUserEvent>()?;
     m.add_class::<NativeStream>()?;
@@ -528,6 +547,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(current_device, m)?,
         wrap_pyfunction!(drain_launches, m)?,
         wrap_pyfunction!(queued_launches, m)?,
+        wrap_pyfunction!(profile_open, m)?,
+        wrap_pyfunction!(profile_close, m)?,
         wrap_pyfunction!(nvtx_push, m)?,
         wrap_pyfunction!(nvtx_pop, m)?,
     ] {

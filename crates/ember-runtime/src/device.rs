@@ -381,10 +381,11 @@ impl Device {
         self.before_launch(function, grid, block)?;
         self.check_args(function, shared_bytes as usize, args)?;
         if !cooperative {
-            return self
-                .backend
-                .launch(function.handle, grid, block, shared_bytes, stream, args)
-                .map_err(|e| self.annotate(e));
+            return crate::profile::around(self, &function.name, [grid, block], stream, || {
+                self.backend
+                    .launch(function.handle, grid, block, shared_bytes, stream, args)
+                    .map_err(|e| self.annotate(e))
+            });
         }
         let threads: u32 = block.iter().product();
         let most = self
@@ -396,9 +397,11 @@ impl Device {
                 "a kernel that synchronises its grid (cuda.cg.this_grid().sync()) runs all its blocks at once, and this device holds at most {most} blocks of {threads} threads of it; launch {most} blocks or fewer (kernel.max_cooperative_grid_blocks(blockdim) tells)"
             )));
         }
-        self.backend
-            .launch_cooperative(function.handle, grid, block, shared_bytes, stream, args)
-            .map_err(|e| self.annotate(e))
+        crate::profile::around(self, &function.name, [grid, block], stream, || {
+            self.backend
+                .launch_cooperative(function.handle, grid, block, shared_bytes, stream, args)
+                .map_err(|e| self.annotate(e))
+        })
     }
 
     /// Refuses a launch over memory lost with a replaced context, or asking for more shared
@@ -474,6 +477,10 @@ impl Device {
         let fresh = self.reloaded(function)?;
         let function = fresh.as_ref().unwrap_or(function);
         let key = launch_shape_key(grid, block, shared_bytes);
+        // A profile times each launch between events: issued now, not from the launch thread.
+        if crate::profile::is_open() {
+            return self.launch(function, grid, block, shared_bytes, stream, args);
+        }
         if key.is_none() || function.launched.load(Ordering::Relaxed) != key.unwrap_or(0) {
             self.launch(function, grid, block, shared_bytes, stream, args)?;
             if let Some(k) = key {
@@ -537,9 +544,19 @@ impl Device {
         self.check_args(function, 0, args)?;
         crate::deferred::finish();
         self.note_launch(name);
-        self.backend
-            .launch_ndrange(function.handle, range, stream, args)
-            .map_err(|e| self.annotate(e))
+        let global = [0, 1, 2].map(|i| range.global[i] as u32);
+        let (grid, block) = match range.local {
+            Some(local) => (
+                [0, 1, 2].map(|i| global[i] / local[i].max(1) as u32),
+                local.map(|l| l as u32),
+            ),
+            None => (global, [0; 3]),
+        };
+        crate::profile::around(self, name, [grid, block], stream, || {
+            self.backend
+                .launch_ndrange(function.handle, range, stream, args)
+                .map_err(|e| self.annotate(e))
+        })
     }
 
     /// Remembers the kernel for driver errors (skipping the write when it is the same one).

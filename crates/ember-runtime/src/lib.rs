@@ -15,6 +15,7 @@ pub mod launch_queue;
 pub mod opencl;
 pub mod pool;
 pub mod probe;
+pub mod profile;
 pub mod stream;
 
 pub use backend::{

@@ -487,5 +487,9 @@ pub(crate) fn launch_scan(
     args.extend(ints.iter().map(|b| KernelArg::Bytes(b)));
     let grid = [sizing.groups as u32, sizing.splits as u32, 1];
     let block = [kernel.threads() as u32, 1, 1];
+    ember_kernel::note_bytes([
+        input as &dyn ember_kernel::Operand,
+        out as &dyn ember_kernel::Operand,
+    ]);
     device.launch(&function, grid, block, 0, current_stream(device), &args)
 }

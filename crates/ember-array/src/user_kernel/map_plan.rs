@@ -314,6 +314,13 @@ pub fn launch(
         (false, true) => launch_shape_covering(device, n / VECTOR, plan.cover),
         (false, false) => launch_shape_covering(device, n, plan.cover),
     };
+    if body == Body::UserSnippet || plan.checked {
+        ember_kernel::note_bytes(bindings.iter().filter_map(|b| match b {
+            Binding::Array(a) => Some(*a as &dyn ember_kernel::Operand),
+            Binding::Raw(a) => Some(a as &dyn ember_kernel::Operand),
+            Binding::Scalar(_) => None,
+        }));
+    }
     if plan.checked {
         kargs.extend(bounds.iter().map(|b| KernelArg::Bytes(b)));
         let stream = current_stream(device);

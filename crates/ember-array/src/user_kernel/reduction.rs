@@ -296,6 +296,18 @@ impl ReductionKernel {
         let info = device.info();
         let cap = (info.multiprocessors.max(1) * if info.is_cpu { 4 } else { 32 }).min(65_535);
         let grid = [out_size.min(cap).max(1) as u32, 1, 1];
+        let arrays = bound
+            .arrays
+            .iter()
+            .flatten()
+            .map(|a| a as &dyn ember_kernel::Operand);
+        ember_kernel::note_bytes(
+            arrays.chain(
+                raw_arrays
+                    .iter()
+                    .map(|(a, _)| a as &dyn ember_kernel::Operand),
+            ),
+        );
         device.launch(
             &function,
             grid,

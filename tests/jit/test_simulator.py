@@ -533,6 +533,19 @@ def test_launch_errors_match_the_compiled_kernels(simulate):
     assert dev(41) == 42  # device functions run on the host too
 
 
+def test_only_the_users_kernels_are_simulated(simulate, rng):
+    """ember's own kernels written in Python (sorting, histograms) stay compiled; the user's
+    options are checked as the compiled kernels check them."""
+    from ember._jit import Dispatcher, jit
+
+    assert isinstance(jit(lambda a: None), Dispatcher)
+    x = rng.standard_normal(5000)
+    np.testing.assert_array_equal(ember.sort(ember.asarray(x)).get(), np.sort(x))
+    with pytest.raises(TypeError, match="jit\\(\\) got unexpected keyword arguments: bogus"):
+        cuda.jit(bogus=1)
+    assert isinstance(cuda.jit("void(float64[:])")(lambda a: None), SimulatedKernel)
+
+
 def test_breakpoint_and_numba_variable_in_a_fresh_process():
     """NUMBA_ENABLE_CUDASIM=1 turns the simulator on for code written for Numba, and
     ``breakpoint()`` in a kernel reaches the hook PYTHONBREAKPOINT names, in the kernel's frame."""

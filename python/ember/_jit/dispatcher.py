@@ -18,7 +18,7 @@ from .. import _ember
 from .._operands import is_device_array
 from ..errors import DeviceFunctionLaunchError, PerformanceWarning
 from ..types import Signature, is_type, signature_text
-from . import introspect, pickling, simulator
+from . import introspect, pickling
 from .externs import CUSource, link_sources
 from .front import program_json
 
@@ -275,12 +275,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         raise TypeError(f"jit() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
 
     def make(fn, sigs):
-        if isinstance(fn, (Dispatcher, simulator.SimulatedKernel)):
+        if isinstance(fn, Dispatcher):
             fn = fn.py_func
         if not callable(fn):
             raise TypeError(f"@cuda.jit decorates a function, got {type(fn).__name__}")
-        if simulator.enabled():
-            return simulator.SimulatedKernel(fn, device=device, signatures=sigs)
         cls = _DeviceFunction if device else Dispatcher
         boundscheck = kws.get("boundscheck")
         if debug and boundscheck is None:

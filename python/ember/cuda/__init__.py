@@ -16,7 +16,6 @@ import sys as _sys
 from .. import _config as config  # noqa: E402  (numba.cuda.config: the settings ember reads)
 from .. import types  # noqa: E402
 from .._jit import intrinsics as _intrinsics
-from .._jit import jit
 from .._jit.host import (
     as_cuda_array,
     default_stream,
@@ -37,6 +36,7 @@ from .._jit.host import (
     to_device,
 )
 from .._jit.intrinsics import *  # noqa: F403  (every row of ember-jit's intrinsic registry)
+from .._jit.simulator import jit  # compiled kernels, or the simulator's (EMBER_SIMULATE=1)
 from .._memory import MemoryPointer, UnownedMemory
 from .._pinned import PinnedMemory, PinnedMemoryPointer, PinnedMemoryPool, get_default_pinned_memory_pool
 from .._runtime import (

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .threads import where
+
 
 class CheckedArray(np.ndarray):
     """A NumPy array (a view of the launch's host copy) that says which thread indexed it
@@ -24,8 +26,6 @@ class CheckedArray(np.ndarray):
 
 
 def _named(error: IndexError) -> IndexError:
-    from .device_api import where
-
     return IndexError(f"{where()}: {error}")
 
 

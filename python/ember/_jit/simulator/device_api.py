@@ -17,11 +17,10 @@ from fractions import Fraction
 import numpy as np
 
 from .arrays import checked
-from .threads import Launch
+from .threads import Launch, current, enter, where  # noqa: F401  (the running thread)
 
 WARP = 32
 FULL_MASK = 0xFFFFFFFF
-_local = threading.local()
 _atomic_lock = threading.Lock()  # atomics of every launch: one at a time
 
 
@@ -82,23 +81,6 @@ class Thread:
     def where(self) -> str:
         """How messages name the thread, as Numba's simulator does."""
         return f"tid={list(self.index)} ctaid={list(self.block.index)}"
-
-
-def current() -> Thread:
-    thread = getattr(_local, "thread", None)
-    if thread is None:
-        raise RuntimeError("the cuda device API answers only inside a kernel the simulator runs (EMBER_SIMULATE=1)")
-    return thread
-
-
-def enter(thread: Thread | None) -> None:
-    """Makes ``thread`` the one the device API answers for on this Python thread."""
-    _local.thread = thread
-
-
-def where() -> str:
-    thread = getattr(_local, "thread", None)
-    return thread.where() if thread is not None else "outside a kernel"
 
 
 def _dtype(dtype) -> np.dtype:

@@ -52,9 +52,13 @@ class _SimulatedCuda:
     laneid = property(lambda self: api.current().lane)
 
     def __getattr__(self, name):
-        from ... import cuda
+        # Numba's type objects (cuda.float32(x)): the rest of ember.cuda is host API.
+        from ... import types
 
-        return getattr(cuda, name)
+        try:
+            return getattr(types, name)
+        except AttributeError:
+            raise AttributeError(f"the simulator's cuda has no {name!r}: kernels use the device API") from None
 
     def __repr__(self):
         return "<ember.cuda as the simulator's kernels see it>"
@@ -84,25 +88,21 @@ def simulated_intrinsic(dotted: str):
 
 
 def _is_cuda_module(value) -> bool:
-    from ... import cuda
-
-    return value is cuda or (isinstance(value, pytypes.ModuleType) and getattr(value, "jit", None) is cuda.jit)
+    """``ember.cuda``, or a module presenting it (``numba.cuda`` of a shim): its ``jit`` is ours."""
+    return isinstance(value, pytypes.ModuleType) and getattr(getattr(value, "jit", None), "ember_user_jit", False)
 
 
 def _simulated(value):
     """What a kernel's global or closure value ``value`` is inside the simulator."""
-    from ...cuda import random as cuda_random
-    from ..dispatcher import Dispatcher
-
     if _is_cuda_module(value):
         return SIMULATED_CUDA
-    if value is cuda_random:
+    if isinstance(value, pytypes.ModuleType) and value.__name__ == "ember.cuda.random":
         return api.random
     if isinstance(value, DeviceOnly):
         return simulated_intrinsic(value.intrinsic)
     if isinstance(value, intrinsics.Namespace):
         return simulated_intrinsic(value._name)
-    if isinstance(value, Dispatcher) and value._device:
+    if getattr(value, "_ember_jit_dispatcher", False) and value._device:  # compiled before the switch
         return SimulatedKernel(value.py_func, device=True)
     return value
 

@@ -12,6 +12,26 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+_local = threading.local()
+
+
+def current():
+    thread = getattr(_local, "thread", None)
+    if thread is None:
+        raise RuntimeError("the cuda device API answers only inside a kernel the simulator runs (EMBER_SIMULATE=1)")
+    return thread
+
+
+def enter(thread) -> None:
+    """Makes ``thread`` the one the device API answers for on this Python thread."""
+    _local.thread = thread
+
+
+def where() -> str:
+    thread = getattr(_local, "thread", None)
+    return thread.where() if thread is not None else "outside a kernel"
+
+
 
 class Aborted(BaseException):  # noqa: N818  (not an error of the kernel: unwinds a waiting thread)
     """Raised in a thread waiting at a barrier when another thread of the launch failed."""

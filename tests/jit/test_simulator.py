@@ -576,3 +576,115 @@ print(seen)
     lines = done.stdout.splitlines()
     assert lines[0] == "<ember.cuda.jit kernel kernel (simulated)>"
     assert lines[1] == "[('kernel', 0, (0, 0, 0)), ('kernel', 3, (3, 0, 0)), ('kernel', 6, (2, 0, 0))]"
+
+
+# ---- what numba-cuda's own suite found (run under NUMBA_ENABLE_CUDASIM=1) ----
+
+
+def _numba_cases():
+    @cuda.jit("void(int32[:], int32)")
+    def clz32(out, x):
+        out[0] = cuda.clz(x)
+        out[1] = cuda.popc(x)
+
+    @cuda.jit
+    def fields(points, pair, out):
+        i = cuda.grid(1)
+        if i < points.size:
+            out[i] = points[i].x * pair.x + points[i].y * pair.y
+
+    @cuda.jit
+    def maths(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i, 0] = math.sqrt(x[i])
+            v = x[i]  # float32 with float32 only: NumPy's and Numba's typing agree (see the docs)
+            out[i, 1] = math.exp(v * v * v * v)
+            out[i, 2] = math.floor(v + v + v)
+            out[i, 3] = math.log(x[i])
+            out[i, 4] = x[i] / (x[i] - x[i])
+
+    return locals()
+
+
+def test_signatures_cast_scalars_and_python_numbers_are_int64_and_float64():
+    def launch(k):
+        out = ember.zeros(2, np.int32)
+        k["clz32"][1, 1](out, 11)
+        return [out]
+
+    got, sim = run_both(_numba_cases, launch)
+    np.testing.assert_array_equal(sim[0], got[0])
+    np.testing.assert_array_equal(sim[0], [28, 3])
+
+
+def test_records_and_namedtuples_keep_their_fields(rng):
+    import collections
+
+    Pair = collections.namedtuple("Pair", ["x", "y"])
+    points = np.zeros(50, dtype=[("x", np.float64), ("y", np.float64)])
+    points["x"], points["y"] = rng.standard_normal(50), rng.standard_normal(50)
+
+    def launch(k):
+        out = ember.zeros(50)
+        k["fields"][1, 64](cuda.to_device(points), Pair(2.0, -3.0), out)
+        return [out]
+
+    got, sim = run_both(_numba_cases, launch)
+    np.testing.assert_array_equal(sim[0], got[0])
+    np.testing.assert_allclose(sim[0], 2 * points["x"] - 3 * points["y"])
+
+
+@pytest.mark.filterwarnings("ignore:.*encountered in scalar:RuntimeWarning")  # NumPy's words for x / 0
+def test_math_answers_as_the_device_does(rng):
+    """NaN and inf where Python's math raises, float32 kept, floor an int64, x / 0 inf."""
+    x = np.concatenate([rng.uniform(-4, 4, 60), [0.0, -0.0, 1.0, 12.0]]).astype(np.float32)
+
+    def launch(k):
+        out = ember.zeros((x.size, 5), np.float32)
+        k["maths"][1, 64](cuda.to_device(x), out)
+        return [out]
+
+    got, sim = run_both(_numba_cases, launch)
+    np.testing.assert_array_equal(np.isnan(sim[0]), np.isnan(got[0]))
+    np.testing.assert_array_equal(sim[0][:, 2], got[0][:, 2])
+    np.testing.assert_allclose(sim[0][:, [0, 1, 3]], got[0][:, [0, 1, 3]], rtol=2e-7)
+    assert np.isinf(sim[0][:, 1]).sum() > 10 and np.isnan(sim[0][:, 4]).all() is np.False_
+
+
+def test_debug_division_by_zero_raises(simulate):
+    @cuda.jit(debug=True)
+    def divide(r, x, y):
+        r[0] = y[0] / x[0]
+        r[1] = y[0]
+
+    r = np.zeros(2)
+    with pytest.raises(ZeroDivisionError, match=r"^tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]: divide by zero"):
+        divide[1, 1](r, np.zeros(1), np.ones(1))
+    assert r[1] == 0.0  # execution stopped at the division
+
+
+def test_warp_functions_meet_by_mask(simulate):
+    @cuda.jit
+    def halves(x, out):
+        lane = cuda.laneid
+        if lane < 16:
+            out[lane] = cuda.ballot_sync(0x0000FFFF, x[lane] > 0)
+        else:
+            out[lane] = cuda.ballot_sync(0xFFFF0000, x[lane] > 0)
+
+    x = np.array([1, -1] * 16)
+    out = ember.zeros(32, np.int64)
+    halves[1, 32](x, out)
+    low = sum(1 << j for j in range(16) if x[j] > 0)
+    high = sum(1 << j for j in range(16, 32) if x[j] > 0)
+    np.testing.assert_array_equal(out.get(), [low] * 16 + [np.int32(np.uint32(high).view(np.int32))] * 16)
+
+
+def test_thread_indices_print_as_tuples(simulate, capsys):
+    @cuda.jit
+    def where(a):
+        print(cuda.threadIdx, cuda.blockIdx)
+
+    where[1, 2](np.zeros(1))
+    assert capsys.readouterr().out.splitlines() == ["(0, 0, 0) (0, 0, 0)", "(1, 0, 0) (0, 0, 0)"]

@@ -100,7 +100,6 @@ class NumbaSuite(peer_suite.ChunkedSuite):
 
     def environment(self, env: dict, src: Path, rootdir: Path) -> None:
         env["NUMBA_SUITE_TREE"] = str(rootdir)
-        env.pop("NUMBA_ENABLE_CUDASIM", None)  # ember runs the kernels, not Numba's simulator
 
     def sample_size(self, args: argparse.Namespace) -> int | None:
         return None if args.all else args.sample or None

@@ -902,6 +902,7 @@ fn launch_tiled(
         .map(|(x, extra)| x.buffer().arg((x.offset() as isize + extra) as usize))
         .collect();
     args.extend(ints.iter().map(|b| KernelArg::Bytes(b)));
+    ember_kernel::note_bytes(arrays.iter().map(|&x| x as &dyn ember_kernel::Operand));
     device.launch(
         function,
         [blocks as u32, 1, 1],

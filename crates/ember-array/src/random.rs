@@ -223,6 +223,7 @@ impl Philox {
         } else {
             launch_shape_unrolled(device, n, per_block)
         };
+        ember_kernel::note_bytes([out as &dyn ember_kernel::Operand]);
         device.launch(&function, grid, block, 0, current_stream(device), &args)
     }
 }

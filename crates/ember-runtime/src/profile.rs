@@ -6,7 +6,7 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use ember_core::Result;
 
@@ -24,7 +24,7 @@ thread_local! {
 
 struct Pending {
     device: &'static Device,
-    kernel: Arc<str>,
+    kernel: Box<str>,
     grid: [u32; 3],
     block: [u32; 3],
     bytes: Option<u64>,
@@ -93,36 +93,54 @@ pub fn close(mark: usize) -> Result<Vec<Launch>> {
     failure.map_or(Ok(out), Err)
 }
 
-/// Runs `launch` between two events on `stream` when a profile is open (else just runs it).
-pub(crate) fn around(
+/// Runs `launch` between two events on `stream` when a profile is open (else just runs it):
+/// a kernel of ember's, or a vendor library's call (cuBLAS, cuFFT, cuSOLVER) under `kernel`.
+pub fn around<T>(
     device: &'static Device,
-    kernel: &Arc<str>,
+    kernel: &str,
     [grid, block]: [[u32; 3]; 2],
     stream: Handle,
-    launch: impl FnOnce() -> Result<()>,
-) -> Result<()> {
+    launch: impl FnOnce() -> Result<T>,
+) -> Result<T> {
     let bytes = BYTES.with(Cell::take);
     if !is_open() {
         return launch();
     }
     let backend = device.backend();
     let start = backend.record_event(stream, None)?;
-    if let Err(e) = launch() {
-        backend.destroy_event(start);
-        return Err(e);
-    }
+    let out = match launch() {
+        Ok(out) => out,
+        Err(e) => {
+            backend.destroy_event(start);
+            return Err(e);
+        }
+    };
     let end = backend.record_event(stream, None)?;
     PENDING
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .push(Pending {
             device,
-            kernel: kernel.clone(),
+            kernel: kernel.into(),
             grid,
             block,
             bytes,
             start,
             end,
         });
-    Ok(())
+    Ok(out)
+}
+
+/// [`around`] for a vendor library's call, which has no grid or block of its own.
+pub fn around_library<T>(
+    device: &'static Device,
+    name: impl FnOnce() -> String,
+    stream: Handle,
+    call: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    if !is_open() {
+        BYTES.with(Cell::take);
+        return call();
+    }
+    around(device, &name(), [[0; 3]; 2], stream, call)
 }

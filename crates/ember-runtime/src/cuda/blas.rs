@@ -315,6 +315,24 @@ pub fn gemm(device: &'static Device, dtype: DType, g: &Gemm) -> Result<()> {
         return Err(unavailable());
     }
     let stream = crate::stream::current_stream(device);
+    if crate::profile::is_open() {
+        let elements = (g.m * g.k + g.k * g.n + g.m * g.n) * g.batch;
+        crate::profile::note_bytes(elements as u64 * dtype.itemsize() as u64);
+    }
+    crate::profile::around_library(device, || format!("cuBLAS gemm {dtype}"), stream, || {
+        call_gemm(device, stream, dtype, data, compute, g)
+    })
+}
+
+/// `cublasGemmEx`, or its strided batch, on `stream` (the checks are done).
+fn call_gemm(
+    device: &'static Device,
+    stream: Handle,
+    dtype: DType,
+    data: blas::cudaDataType_t,
+    compute: blas::cublasComputeType_t,
+    g: &Gemm,
+) -> Result<()> {
     let ordinal = device.info().ordinal;
     let _scope = ContextScope::enter(ordinal)?;
     let mut cache = handles().lock().unwrap_or_else(|e| e.into_inner());

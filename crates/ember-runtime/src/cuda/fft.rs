@@ -289,7 +289,11 @@ impl Plan {
         }
         let (h, i, o) = (self.handle, input as usize, output as usize);
         let direction = if inverse { 1 } else { -1 };
-        let status = guarded("cufftExec", || unsafe {
+        let name = || {
+            let precision = if self.double { "float64" } else { "float32" };
+            format!("cuFFT {:?} {precision}", self.kind)
+        };
+        let status = crate::profile::around_library(device, name, stream, || guarded("cufftExec", || unsafe {
             match (self.kind, self.double) {
                 (Kind::C2C, false) => fft::cufftExecC2C(h, i as _, o as _, direction),
                 (Kind::C2C, true) => fft::cufftExecZ2Z(h, i as _, o as _, direction),
@@ -298,7 +302,7 @@ impl Plan {
                 (Kind::C2R, false) => fft::cufftExecC2R(h, i as _, o as _),
                 (Kind::C2R, true) => fft::cufftExecZ2D(h, i as _, o as _),
             }
-        })?;
+        }))?;
         check("cufftExec", status)
     }
 }

@@ -10,7 +10,7 @@ switches: the kernels ember writes in Python for itself (sorting, histograms) st
 from __future__ import annotations
 
 from ... import _config
-from ...types import Signature
+from ...types import Signature, is_type, signature_text
 from .. import dispatcher
 from .kernel import SimulatedKernel, simulated_intrinsic
 
@@ -26,14 +26,21 @@ def jit(func_or_sig=None, device=False, **options):
         return dispatcher.jit(func_or_sig, device=device, **options)
     dispatcher.jit(None, device=device, **options)  # refuses what the compiled form refuses; compiles nothing
 
-    def make(fn):
+    debug = bool(options.get("debug"))
+
+    def make(fn, signatures=()):
         fn = getattr(fn, "py_func", fn)
         if not callable(fn):
             raise TypeError(f"@cuda.jit decorates a function, got {type(fn).__name__}")
-        return SimulatedKernel(fn, device=device)
+        return SimulatedKernel(fn, device=device, signatures=signatures, debug=debug)
 
-    if func_or_sig is None or isinstance(func_or_sig, (str, Signature, tuple, list)):
+    if func_or_sig is None:
         return make
+    if isinstance(func_or_sig, (str, Signature)) or (isinstance(func_or_sig, tuple) and all(
+            is_type(a) for a in func_or_sig)):
+        return lambda fn: make(fn, (signature_text(func_or_sig),))
+    if isinstance(func_or_sig, (tuple, list)):
+        return lambda fn: make(fn, tuple(signature_text(s) for s in func_or_sig))
     return make(func_or_sig)
 
 

@@ -30,4 +30,6 @@ def _named(error: IndexError) -> IndexError:
 
 
 def checked(array: np.ndarray) -> CheckedArray:
+    if array.dtype.names is not None:  # records: fields as attributes (a[i].x), as in kernels
+        array = array.view((np.record, array.dtype))
     return array.view(CheckedArray)

@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from .arrays import checked
-from .threads import Launch, current, enter, where  # noqa: F401  (the running thread)
+from .threads import Launch, current, enter, running, where  # noqa: F401  (the running thread)
 
 WARP = 32
 FULL_MASK = 0xFFFFFFFF
@@ -36,8 +36,8 @@ class Dim3(tuple):
     y = property(lambda self: self[1])
     z = property(lambda self: self[2])
 
-    def __repr__(self):
-        return f"Dim3(x={self[0]}, y={self[1]}, z={self[2]})"
+    # Printed as the compiled kernels print it: (x, y, z).
+    __repr__ = __str__ = tuple.__repr__
 
 
 @dataclass(eq=False)
@@ -186,7 +186,8 @@ def _warp_meet(mask, value=None) -> dict:
     def parties():
         return sum(1 for u in members if u in launch.running and mask >> u.lane & 1)
 
-    got = launch.meet(("warp", block.linear, t.warp), "a warp function", parties, t, value)
+    # Lanes with different masks meet apart (Volta's independent scheduling).
+    got = launch.meet(("warp", block.linear, t.warp, mask), "a warp function", parties, t, value)
     return {u.lane: v for u, v in got.items()}
 
 
@@ -264,7 +265,7 @@ def match_all_sync(mask, value):
 # ---- memory ----
 
 
-def _shared_array(shape, dtype):
+def _shared_array(shape, dtype, alignment=None):
     t = current()
     block = t.block
     dtype = _dtype(dtype)
@@ -282,7 +283,7 @@ def _shared_array(shape, dtype):
         return block.shared[k]
 
 
-def _local_array(shape, dtype):
+def _local_array(shape, dtype, alignment=None):
     return checked(np.empty(_shape(shape), _dtype(dtype)))
 
 

@@ -12,6 +12,7 @@ Exceptions surface with the kernel's own traceback and the thread that raised th
 from __future__ import annotations
 
 import itertools
+import math
 import types as pytypes
 
 import numpy as np
@@ -20,9 +21,11 @@ from ... import _ember
 from ..._intrinsic import DeviceOnly
 from ..._operands import on_device
 from ...errors import DeviceFunctionLaunchError
-from .. import intrinsics
+from .. import intrinsics, pickling
 from . import device_api as api
 from .arrays import checked
+from .math_api import BY_FUNCTION as MATH_FUNCTIONS
+from .math_api import SIMULATED_MATH
 from .threads import Aborted, Launch, run_threads
 
 MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit, which the simulated kernels keep
@@ -96,6 +99,10 @@ def _simulated(value):
     """What a kernel's global or closure value ``value`` is inside the simulator."""
     if _is_cuda_module(value):
         return SIMULATED_CUDA
+    if value is math:
+        return SIMULATED_MATH
+    if callable(value) and id(value) in MATH_FUNCTIONS and getattr(math, value.__name__, None) is value:
+        return MATH_FUNCTIONS[id(value)]
     if isinstance(value, pytypes.ModuleType) and value.__name__ == "ember.cuda.random":
         return api.random
     if isinstance(value, DeviceOnly):
@@ -228,7 +235,8 @@ class _Arguments:
         if isinstance(value, np.ndarray):
             return checked(value)
         if isinstance(value, tuple):
-            return tuple(self.host(v) for v in value)
+            items = [self.host(v) for v in value]
+            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
         if on_device(value):
             array = asarray(value)
             root = _root(array)
@@ -254,10 +262,17 @@ class _Arguments:
 # ---- running the threads ----
 
 
+class DivisionByZero(ZeroDivisionError, FloatingPointError):
+    """A division by zero in a ``debug=True`` kernel: ``ZeroDivisionError`` as the compiled
+    kernel raises it, and NumPy's ``FloatingPointError``, which Numba's simulator raises."""
+
+
 def _raised(error: BaseException, thread) -> BaseException:
     """``error`` as the launch raises it: its message led by the thread, its traceback kept."""
     if thread is None:
         return error
+    if type(error) is FloatingPointError and "divide by zero" in str(error):
+        error = DivisionByZero(str(error)).with_traceback(error.__traceback__)
     text = str(error)
     if text.startswith(thread.where()):  # an index the array already named the thread for
         message = text
@@ -279,23 +294,24 @@ def _blocks(griddim, blockdim, launch, sharedmem):
         yield block
 
 
-def _run_in_turn(fn, args, griddim, blockdim, sharedmem):
+def _run_in_turn(fn, args, griddim, blockdim, sharedmem, errors):
     """Thread after thread on this Python thread: kernels that never wait for one another."""
     launch = Launch()
     try:
-        for block in _blocks(griddim, blockdim, launch, sharedmem):
-            for thread in block.threads:
-                launch.running = {thread}
-                api.enter(thread)
-                try:
-                    fn(*args)
-                except Exception as error:
-                    raise _raised(error, thread) from None
+        with np.errstate(**errors):
+            for block in _blocks(griddim, blockdim, launch, sharedmem):
+                for thread in block.threads:
+                    launch.running = {thread}
+                    api.enter(thread)
+                    try:
+                        fn(*args)
+                    except Exception as error:
+                        raise _raised(error, thread) from None
     finally:
         api.enter(None)
 
 
-def _run_together(fn, args, blocks):
+def _run_together(fn, args, blocks, errors):
     """The threads of ``blocks`` as Python threads that wait for one another at barriers."""
     launch = blocks[0].launch
     threads = [t for b in blocks for t in b.threads]
@@ -304,7 +320,8 @@ def _run_together(fn, args, blocks):
     def body(thread):
         api.enter(thread)
         try:
-            fn(*args)
+            with np.errstate(**errors):  # NumPy's error state is each thread's own
+                fn(*args)
         except Aborted:
             pass
         except BaseException as error:  # noqa: BLE001  (re-raised on the launching thread)
@@ -319,25 +336,27 @@ def _run_together(fn, args, blocks):
         raise _raised(error, thread) from None
 
 
-def _run(fn, args, griddim, blockdim, sharedmem, kernel):
+def _run(fn, args, griddim, blockdim, sharedmem, kernel, errors):
     names, opaque = _reach(kernel)
     if "this_grid" in names:
         launch = Launch()
         launch.cooperative = True
-        _run_together(fn, args, list(_blocks(griddim, blockdim, launch, sharedmem)))
+        _run_together(fn, args, list(_blocks(griddim, blockdim, launch, sharedmem)), errors)
     elif opaque or names & _MEETS:
         for block in _blocks(griddim, blockdim, None, sharedmem):
             block.launch = Launch()
-            _run_together(fn, args, [block])
+            _run_together(fn, args, [block], errors)
     else:
-        _run_in_turn(fn, args, griddim, blockdim, sharedmem)
+        _run_in_turn(fn, args, griddim, blockdim, sharedmem, errors)
 
 
 class SimulatedKernel:
     """``@cuda.jit`` under the simulator: a kernel (``kernel[griddim, blockdim](*args)``) or a
-    device function (called from kernels, and from host code too)."""
+    device function (called from kernels, and from host code too). Explicit signatures cast the
+    scalar arguments to their types, as the compiled kernel would take them; ``debug=True`` makes
+    floating-point division by zero raise, as Numba's debug mode does."""
 
-    def __init__(self, py_func, device=False, signatures=()):
+    def __init__(self, py_func, device=False, signatures=(), debug=False):
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
@@ -345,15 +364,20 @@ class SimulatedKernel:
         self.__module__ = py_func.__module__
         self._device = device
         self._signatures = list(signatures)
+        self._debug = debug
+
+    def __reduce__(self):
+        return (pickling.rebuild, (type(self), pickling.function_spec(self.py_func), self._device,
+                                   tuple(self._signatures), self._debug))
 
     def __repr__(self):
         kind = "device function" if self._device else "kernel"
         return f"<ember.cuda.jit {kind} {self.__qualname__} (simulated)>"
 
     def __call__(self, *args, **kwargs):
-        if not self._device:
+        if not self._device and api.running() is None:
             raise ValueError(_LAUNCH_HELP)
-        return _functions.get(self.py_func)(*args, **kwargs)
+        return _functions.get(self.py_func)(*args, **kwargs)  # a device function, or a kernel a kernel calls
 
     def __getitem__(self, config):
         if self._device:
@@ -361,10 +385,12 @@ class SimulatedKernel:
                 f"Cannot compile a device function as a kernel: {self.__name__} is a device function: call it "
                 "from a kernel; only kernels are launched with kernel[griddim, blockdim](...)")
         griddim, blockdim, sharedmem = _config(config)
-        return lambda *args: self._launch(griddim, blockdim, sharedmem, args)
+        return _Configured(self, griddim, blockdim, sharedmem)
 
     def forall(self, ntasks: int, tpb: int = 0, stream=0, sharedmem: int = 0):
         """A launcher of ``ntasks`` threads in one dimension (``kernel.forall(n)(*args)``)."""
+        if ntasks < 0:
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
         tpb = tpb or min(ntasks, MAX_THREADS_PER_BLOCK) or 1
         return self[max(1, -(-ntasks // tpb)), tpb, stream, sharedmem]
 
@@ -375,16 +401,52 @@ class SimulatedKernel:
     def overloads(self) -> dict:
         return {}
 
+    def _cast(self, args):
+        """Scalar arguments in the types the (first fitting) explicit signature declares."""
+        from ...types import as_dtype, parse_signature
+
+        for sig in self._signatures:
+            kinds = parse_signature(sig).args
+            if len(kinds) == len(args):
+                return [_scalar(a, k, as_dtype) for a, k in zip(args, kinds, strict=True)]
+        return [_scalar(a, None, None) for a in args]
+
     def _launch(self, griddim, blockdim, sharedmem, args):
         from ..host import synchronize
 
         synchronize()  # the arguments' producers finish before the host copies them
         arguments = _Arguments()
-        host_args = [arguments.host(a) for a in args]
+        host_args = [arguments.host(a) for a in self._cast(args)]
         global _functions
         _functions = _Functions()  # globals are read afresh at each launch
         fn = _functions.get(self.py_func)
+        errors = {"divide": "raise"} if self._debug else {}
         try:
-            _run(fn, host_args, griddim, blockdim, sharedmem, self.py_func)
+            _run(fn, host_args, griddim, blockdim, sharedmem, self.py_func, errors)
         finally:
             arguments.write_back()  # what ran before an exception is kept, as on the device
+
+
+class _Configured:
+    """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the arguments."""
+
+    def __init__(self, kernel, griddim, blockdim, sharedmem):
+        self.kernel, self.griddim, self.blockdim, self.sharedmem = kernel, griddim, blockdim, sharedmem
+
+    def __call__(self, *args):
+        self.kernel._launch(self.griddim, self.blockdim, self.sharedmem, args)
+
+
+def _scalar(value, kind, as_dtype):
+    """A scalar argument as the kernel takes it: in its signature's type, else as Numba types a
+    Python number (int64, float64, complex128), so arithmetic wraps and divides as on the device."""
+    if kind is not None and isinstance(value, (int, float, complex, np.number)) and not isinstance(value, bool):
+        try:
+            return as_dtype(kind).type(value)
+        except (TypeError, ValueError):
+            return value
+    if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+        return value
+    if isinstance(value, int):
+        return np.int64(value) if -(2**63) <= value < 2**63 else np.uint64(value)
+    return np.float64(value) if isinstance(value, float) else np.complex128(value)

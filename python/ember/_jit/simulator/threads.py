@@ -27,6 +27,11 @@ def enter(thread) -> None:
     _local.thread = thread
 
 
+def running():
+    """The simulated thread on this Python thread, or None outside a launch."""
+    return getattr(_local, "thread", None)
+
+
 def where() -> str:
     thread = getattr(_local, "thread", None)
     return thread.where() if thread is not None else "outside a kernel"

@@ -29,7 +29,7 @@ pub fn getrf_batched(
     info: u64,
 ) -> Result<()> {
     let (n, lda, count) = (int32(n, "n")?, int32(lda, "lda")?, int32(batch, "batch")?);
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "getrf_batched", |s| {
         let h = s.blas()?;
         let status = guarded("cublas<t>getrfBatched", || unsafe {
             typed!(
@@ -73,7 +73,7 @@ pub fn getrs_batched(
 ) -> Result<()> {
     let (n, nrhs, count) = (int32(n, "n")?, int32(nrhs, "nrhs")?, int32(batch, "batch")?);
     let (lda, ldb) = (int32(lda, "lda")?, int32(ldb, "ldb")?);
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "getrs_batched", |s| {
         let h = s.blas()?;
         // A host int: cuBLAS checks the arguments there, before queuing anything.
         let mut bad: i32 = 0;
@@ -126,7 +126,7 @@ pub fn potrf_batched(
     info: u64,
 ) -> Result<()> {
     let (n, lda, count) = (int32(n, "n")?, int32(lda, "lda")?, int32(batch, "batch")?);
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "potrf_batched", |s| {
         let dn = s.dn;
         let status = guarded("cusolverDn<t>potrfBatched", || unsafe {
             typed!(
@@ -169,7 +169,7 @@ pub fn syevj_batched(
     tolerance: f64,
 ) -> Result<()> {
     let (n, count) = (int32(n, "n")?, int32(batch, "batch")?);
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "syevj_batched", |s| {
         let params = s.syevj(tolerance)?;
         let (dn, jobz, uplo) = (s.dn, eig_mode(vectors), fill_mode(lower));
         let mut lwork: i32 = 0;
@@ -255,7 +255,7 @@ pub fn syev_batched(
     w: u64,
     info: u64,
 ) -> Result<bool> {
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "syev_batched", |s| {
         let (t, rt, n, count) = (data_type(dtype), real_type(dtype), n as i64, batch as i64);
         let (jobz, uplo) = (eig_mode(vectors), fill_mode(lower));
         let (mut device_bytes, mut host_bytes) = (0usize, 0usize);

@@ -25,7 +25,7 @@ pub fn getrf(
     ipiv: Vectors,
     info: Vectors,
 ) -> Result<()> {
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "getrf", |s| {
         let (t, n) = (data_type(dtype), n as i64);
         let (mut device_bytes, mut host_bytes) = (0usize, 0usize);
         check(
@@ -85,7 +85,7 @@ pub fn getrs(
     ipiv: Vectors,
     b: Stack,
 ) -> Result<()> {
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "getrs", |s| {
         let t = data_type(dtype);
         let spare = s.spare_info()?;
         for i in 0..batch {
@@ -124,7 +124,7 @@ pub fn potrf(
     a: Stack,
     info: Vectors,
 ) -> Result<()> {
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "potrf", |s| {
         let (t, n, uplo) = (data_type(dtype), n as i64, fill_mode(lower));
         let (mut device_bytes, mut host_bytes) = (0usize, 0usize);
         check(
@@ -181,7 +181,7 @@ pub fn geqrf(
     a: Stack,
     tau: Vectors,
 ) -> Result<()> {
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "geqrf", |s| {
         let (t, m, n) = (data_type(dtype), m as i64, n as i64);
         let (mut device_bytes, mut host_bytes) = (0usize, 0usize);
         check(
@@ -247,7 +247,7 @@ pub fn orgqr(
 ) -> Result<()> {
     let (m, n, k) = (int32(m, "m")?, int32(n, "n")?, int32(k, "k")?);
     let lda = int32(a.ld as usize, "lda")?;
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "orgqr", |s| {
         let dn = s.dn;
         let mut lwork: i32 = 0;
         check(
@@ -320,7 +320,7 @@ pub fn syevd(
     w: Vectors,
     info: Vectors,
 ) -> Result<()> {
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "syevd", |s| {
         let (t, rt, n) = (data_type(dtype), real_type(dtype), n as i64);
         let (jobz, uplo) = (eig_mode(vectors), fill_mode(lower));
         let (mut device_bytes, mut host_bytes) = (0usize, 0usize);
@@ -416,7 +416,7 @@ pub fn gesvd(
             "cuSOLVER's gesvd takes matrices with at least as many rows as columns, not {m} x {n}"
         )));
     }
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "gesvd", |s| {
         let (t, rt, m, n) = (data_type(dtype), real_type(dtype), m as i64, n as i64);
         let (ju, jv) = (jobu.letter(), jobvt.letter());
         let (mut device_bytes, mut host_bytes) = (0usize, 0usize);
@@ -504,7 +504,7 @@ pub fn geev(
     vr: Stack,
     info: Vectors,
 ) -> Result<()> {
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "geev", |s| {
         let (t, ct, n) = (data_type(dtype), complex_type(dtype), n as i64);
         let (jobvl, jobvr) = (eig_mode(false), eig_mode(vectors));
         let (mut device_bytes, mut host_bytes) = (0usize, 0usize);
@@ -595,7 +595,7 @@ pub fn gesvdj(
     } else {
         f64::EPSILON
     };
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "gesvdj", |s| {
         let params = s.gesvdj(tolerance, 400)?;
         let (dn, jobz, econ) = (s.dn, eig_mode(true), i32::from(econ));
         let mut lwork: i32 = 0;
@@ -686,7 +686,7 @@ pub fn gesvdp(
             "cuSOLVER's gesvdp takes matrices with at least as many rows as columns, not {m} x {n}"
         )));
     }
-    with_solver(device, dtype, |s| {
+    with_solver(device, dtype, "gesvdp", |s| {
         let (t, rt, mi, ni) = (data_type(dtype), real_type(dtype), m as i64, n as i64);
         let (jobz, econ) = (eig_mode(true), i32::from(econ));
         let (mut device_bytes, mut host_bytes) = (0usize, 0usize);

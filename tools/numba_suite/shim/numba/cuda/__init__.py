@@ -5,7 +5,7 @@
 - ``numba.cuda.Y`` submodules are ember's ``ember.cuda.Y`` modules where ember has one (e.g.
   ``numba.cuda.random``), the same module objects.
 - Harness plumbing, not ember: ``HAS_NUMBA`` (False: the CPU Numba package is not installed),
-  ``config`` / ``core.config`` (``ENABLE_CUDASIM = False``), ``core.errors`` (Numba's error names
+  ``config`` / ``core.config`` (``ENABLE_CUDASIM``: ember's simulator switch), ``core.errors`` (Numba's error names
   that have an ember counterpart), ``testing`` and ``tests.support`` (unittest base classes and
   skip decorators). ``numba.cuda.tests`` is numba-cuda's own test package, loaded from the
   numba-cuda tree that run.py lays out (``$NUMBA_SUITE_TREE``).

@@ -2,7 +2,8 @@
 reads, such as ``CUDA_ARRAY_INTERFACE_SYNC``), with the harness switches numba-cuda's tests read
 added to it.
 
-``ENABLE_CUDASIM`` is False (ember runs kernels on a device, not in Numba's simulator); the two
+``ENABLE_CUDASIM`` is ember's own switch (``NUMBA_ENABLE_CUDASIM=1`` turns ember's simulator on,
+and numba-cuda's tests then skip what they skip on a simulator); the two
 warning switches exist because ``CUDATestCase`` saves and restores them, ``CUDA_ENABLE_NRT``
 (Numba's in-kernel allocator, off by default) because array-method tests save and set it: ember
 reads none of those. Any other setting is missing (``AttributeError``), so a test that overrides
@@ -14,7 +15,6 @@ import sys
 import ember.cuda
 
 config = ember.cuda.config
-config.ENABLE_CUDASIM = False
 config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 config.CUDA_WARN_ON_IMPLICIT_COPY = 0
 config.CUDA_ENABLE_NRT = False

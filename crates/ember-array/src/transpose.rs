@@ -55,7 +55,10 @@ pub fn transpose_into(x: &Array, y: &Array, keep: Keep) -> Result<()> {
     // The launch layer's grid for one thread a tile element (blocks loop over the tiles
     // beyond it); the block is the kernel's own shape.
     let (grid, _) = launch_shape(device, batch * tiles_r * tiles_c * TransposeKernel::THREADS);
-    ember_kernel::note_bytes([x as &dyn ember_kernel::Operand, y as &dyn ember_kernel::Operand]);
+    ember_kernel::note_bytes([
+        x as &dyn ember_kernel::Operand,
+        y as &dyn ember_kernel::Operand,
+    ]);
     device.launch(
         &function,
         grid,

@@ -319,9 +319,12 @@ pub fn gemm(device: &'static Device, dtype: DType, g: &Gemm) -> Result<()> {
         let elements = (g.m * g.k + g.k * g.n + g.m * g.n) * g.batch;
         crate::profile::note_bytes(elements as u64 * dtype.itemsize() as u64);
     }
-    crate::profile::around_library(device, || format!("cuBLAS gemm {dtype}"), stream, || {
-        call_gemm(device, stream, dtype, data, compute, g)
-    })
+    crate::profile::around_library(
+        device,
+        || format!("cuBLAS gemm {dtype}"),
+        stream,
+        || call_gemm(device, stream, dtype, data, compute, g),
+    )
 }
 
 /// `cublasGemmEx`, or its strided batch, on `stream` (the checks are done).

@@ -293,16 +293,18 @@ impl Plan {
             let precision = if self.double { "float64" } else { "float32" };
             format!("cuFFT {:?} {precision}", self.kind)
         };
-        let status = crate::profile::around_library(device, name, stream, || guarded("cufftExec", || unsafe {
-            match (self.kind, self.double) {
-                (Kind::C2C, false) => fft::cufftExecC2C(h, i as _, o as _, direction),
-                (Kind::C2C, true) => fft::cufftExecZ2Z(h, i as _, o as _, direction),
-                (Kind::R2C, false) => fft::cufftExecR2C(h, i as _, o as _),
-                (Kind::R2C, true) => fft::cufftExecD2Z(h, i as _, o as _),
-                (Kind::C2R, false) => fft::cufftExecC2R(h, i as _, o as _),
-                (Kind::C2R, true) => fft::cufftExecZ2D(h, i as _, o as _),
-            }
-        }))?;
+        let status = crate::profile::around_library(device, name, stream, || {
+            guarded("cufftExec", || unsafe {
+                match (self.kind, self.double) {
+                    (Kind::C2C, false) => fft::cufftExecC2C(h, i as _, o as _, direction),
+                    (Kind::C2C, true) => fft::cufftExecZ2Z(h, i as _, o as _, direction),
+                    (Kind::R2C, false) => fft::cufftExecR2C(h, i as _, o as _),
+                    (Kind::R2C, true) => fft::cufftExecD2Z(h, i as _, o as _),
+                    (Kind::C2R, false) => fft::cufftExecC2R(h, i as _, o as _),
+                    (Kind::C2R, true) => fft::cufftExecZ2D(h, i as _, o as _),
+                }
+            })
+        })?;
         check("cufftExec", status)
     }
 }

@@ -513,7 +513,12 @@ fn with_solver<T>(
     let _scope = ContextScope::enter(device.info().ordinal)?;
     let mut kept = solvers().lock().unwrap_or_else(|e| e.into_inner());
     let solver = kept.get(device, stream)?;
-    crate::profile::around_library(device, || format!("cuSOLVER {routine} {dtype}"), stream, || f(solver))
+    crate::profile::around_library(
+        device,
+        || format!("cuSOLVER {routine} {dtype}"),
+        stream,
+        || f(solver),
+    )
 }
 
 /// Calls the typed routine of `dtype` among `[S, D, C, Z]` (module `m`) with `args` (their

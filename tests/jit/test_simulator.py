@@ -688,3 +688,44 @@ def test_thread_indices_print_as_tuples(simulate, capsys):
 
     where[1, 2](np.zeros(1))
     assert capsys.readouterr().out.splitlines() == ["(0, 0, 0) (0, 0, 0)", "(1, 0, 0) (0, 0, 0)"]
+
+
+@cuda.jit
+def _module_kernel(a, record):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = i * 2
+    if i == 0:
+        record.x = record.x + 1.5
+
+
+def test_records_by_reference_callbacks_pickling_and_the_compiled_views(simulate):
+    """A record argument is written back; pre-launch callbacks run; kernels and configured
+    launches pickle; inspect_* answer from the same function compiled (running stays simulated);
+    a signature's integer argument wraps as C casts it."""
+    import pickle
+
+    kernel = cuda.jit(_module_kernel.py_func)
+    record = np.zeros(1, dtype=[("x", np.float64)])[0]
+    seen = []
+    launch = kernel[1, 8]
+    launch.pre_launch_callbacks.append(lambda k, cfg: seen.append((k, tuple(cfg.blockdim))))
+    a = ember.zeros(8, np.int64)
+    launch(a, record)
+    assert seen == [(kernel, (8, 1, 1))] and record["x"] == 1.5
+    np.testing.assert_array_equal(a.get(), np.arange(8) * 2)
+    again = pickle.loads(pickle.dumps(kernel[1, 8]))
+    again(a, record)
+    assert record["x"] == 3.0
+    with pytest.raises(pickle.PicklingError, match="pre-launch callbacks"):
+        pickle.dumps(launch)
+    signed = cuda.jit("void(int32[::1], int32)")(lambda out, x: None)
+    assert "float32" not in str(list(signed.inspect_llvm())) and isinstance(signed, SimulatedKernel)
+
+    @cuda.jit("void(int32[::1], int32)")
+    def store(out, x):
+        out[0] = x
+
+    out = ember.zeros(1, np.int32)
+    store[1, 1](out, 0xFFFFFFFF)
+    assert out.get()[0] == -1

@@ -32,7 +32,7 @@ def jit(func_or_sig=None, device=False, **options):
         fn = getattr(fn, "py_func", fn)
         if not callable(fn):
             raise TypeError(f"@cuda.jit decorates a function, got {type(fn).__name__}")
-        return SimulatedKernel(fn, device=device, signatures=signatures, debug=debug)
+        return SimulatedKernel(fn, device=device, signatures=signatures, debug=debug, options=options)
 
     if func_or_sig is None:
         return make

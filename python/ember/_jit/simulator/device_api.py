@@ -39,6 +39,9 @@ class Dim3(tuple):
     # Printed as the compiled kernels print it: (x, y, z).
     __repr__ = __str__ = tuple.__repr__
 
+    def __reduce__(self):
+        return (Dim3, tuple(self))
+
 
 @dataclass(eq=False)
 class Block:

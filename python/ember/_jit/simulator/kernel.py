@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import pickle
 import types as pytypes
 
 import numpy as np
@@ -114,6 +115,23 @@ def _simulated(value):
     return value
 
 
+def _round(x, ndigits=None):
+    """``round`` as the compiled kernels round: to ``ndigits`` decimals correctly rounded (Python's
+    rule, in the operand's float type), the operand itself where the result would overflow."""
+    if ndigits is None or not isinstance(x, (float, np.floating)):
+        return round(x) if ndigits is None else round(x, ndigits)
+    kind = type(x) if isinstance(x, np.floating) else float
+    if not math.isfinite(float(x)):
+        return x
+    try:
+        y = round(float(x), int(ndigits))
+    except OverflowError:
+        return x
+    with np.errstate(over="ignore"):
+        out = kind(y)
+    return out if math.isfinite(float(out)) else x
+
+
 class _Functions:
     """The kernel's function and its device functions, with their globals seen through
     ``_simulated``: made once per launch (globals may change between launches)."""
@@ -125,6 +143,7 @@ class _Functions:
         made = self._made.get(fn.__code__)
         if made is None:
             scope = {k: _simulated(v) for k, v in fn.__globals__.items()}
+            scope.setdefault("round", _round)  # the builtin, as kernels round
             closure = None
             if fn.__closure__:
                 closure = tuple(pytypes.CellType(_simulated(_cell(c))) for c in fn.__closure__)
@@ -228,12 +247,19 @@ class _Arguments:
 
     def __init__(self):
         self._copies: dict = {}  # id(root) -> (root, host copy, snapshot)
+        self._records: list = []  # (the caller's record, the copy the kernel saw)
 
     def host(self, value):
         from ..._creation import asarray
 
         if isinstance(value, np.ndarray):
             return checked(value)
+        if isinstance(value, np.void) and value.dtype.names is not None:
+            # A record is passed by reference: the kernel's writes reach it after the launch.
+            holder = np.empty(1, dtype=(np.record, value.dtype))
+            holder[0] = value
+            self._records.append((value, holder))
+            return holder[0]
         if isinstance(value, tuple):
             items = [self.host(v) for v in value]
             return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
@@ -254,6 +280,9 @@ class _Arguments:
         return value
 
     def write_back(self):
+        for record, holder in self._records:
+            for name in record.dtype.names:
+                record[name] = holder[0][name]
         for root, host, snapshot in self._copies.values():
             if host.tobytes() != snapshot.tobytes():
                 root.set(host)
@@ -356,7 +385,7 @@ class SimulatedKernel:
     scalar arguments to their types, as the compiled kernel would take them; ``debug=True`` makes
     floating-point division by zero raise, as Numba's debug mode does."""
 
-    def __init__(self, py_func, device=False, signatures=(), debug=False):
+    def __init__(self, py_func, device=False, signatures=(), debug=False, options=None):
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
@@ -365,10 +394,11 @@ class SimulatedKernel:
         self._device = device
         self._signatures = list(signatures)
         self._debug = debug
+        self._options = dict(options or {})  # the decorator's, for the compiled views (inspect_asm...)
 
     def __reduce__(self):
         return (pickling.rebuild, (type(self), pickling.function_spec(self.py_func), self._device,
-                                   tuple(self._signatures), self._debug))
+                                   tuple(self._signatures), self._debug, self._options))
 
     def __repr__(self):
         kind = "device function" if self._device else "kernel"
@@ -377,7 +407,13 @@ class SimulatedKernel:
     def __call__(self, *args, **kwargs):
         if not self._device and api.running() is None:
             raise ValueError(_LAUNCH_HELP)
-        return _functions.get(self.py_func)(*args, **kwargs)  # a device function, or a kernel a kernel calls
+        # A device function (or a kernel a kernel calls): a signature casts its arguments and
+        # its result, as the compiled call does.
+        sig = self._signature(len(args)) if self._signatures else None
+        if sig is None:
+            return _functions.get(self.py_func)(*args, **kwargs)
+        result = _functions.get(self.py_func)(*self._cast(args), **kwargs)
+        return _scalar(result, getattr(sig, "return_type", None))
 
     def __getitem__(self, config):
         if self._device:
@@ -397,19 +433,44 @@ class SimulatedKernel:
     def specialize(self, *args):
         return self
 
+    def __getattr__(self, name):
+        # The compiler's views of the kernel (inspect_asm, inspect_llvm, get_regs_per_thread...):
+        # the same function compiled, on demand; running stays simulated.
+        if name.startswith(("inspect_", "get_")):
+            compiled = self.__dict__.get("_compiled")
+            if compiled is None:
+                from .. import dispatcher
+
+                sigs = list(self._signatures) or None
+                decorate = dispatcher.jit(sigs, device=self._device, **self._options)
+                compiled = self.__dict__["_compiled"] = decorate(self.py_func)
+            return getattr(compiled, name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
     @property
     def overloads(self) -> dict:
         return {}
 
-    def _cast(self, args):
-        """Scalar arguments in the types the (first fitting) explicit signature declares."""
-        from ...types import as_dtype, parse_signature
+    def _signature(self, count: int):
+        """The first explicit signature taking ``count`` arguments (its argument and return
+        types), or None."""
+        from ...types import parse_signature
 
         for sig in self._signatures:
-            kinds = parse_signature(sig).args
-            if len(kinds) == len(args):
-                return [_scalar(a, k, as_dtype) for a, k in zip(args, kinds, strict=True)]
-        return [_scalar(a, None, None) for a in args]
+            try:
+                parsed = parse_signature(sig)
+            except (TypeError, ValueError, SyntaxError):  # a form only the compiler reads
+                continue
+            if len(parsed.args) == count:
+                return parsed
+        return None
+
+    def _cast(self, args):
+        """Scalar arguments in the types the explicit signature declares, else as Numba types
+        Python numbers."""
+        sig = self._signature(len(args))
+        kinds = sig.args if sig is not None else [None] * len(args)
+        return [_scalar(a, k) for a, k in zip(args, kinds, strict=True)]
 
     def _launch(self, griddim, blockdim, sharedmem, args):
         from ..host import synchronize
@@ -432,19 +493,44 @@ class _Configured:
 
     def __init__(self, kernel, griddim, blockdim, sharedmem):
         self.kernel, self.griddim, self.blockdim, self.sharedmem = kernel, griddim, blockdim, sharedmem
+        self.pre_launch_callbacks: list = []  # Numba's: f(kernel, launch) before each launch
 
     def __call__(self, *args):
+        for callback in self.pre_launch_callbacks:
+            callback(self.kernel, self)
         self.kernel._launch(self.griddim, self.blockdim, self.sharedmem, args)
 
+    def __reduce__(self):
+        if self.pre_launch_callbacks:
+            raise pickle.PicklingError("Cannot pickle configured launches with pre-launch callbacks")
+        return (_configured, (self.kernel, tuple(self.griddim), tuple(self.blockdim), self.sharedmem))
 
-def _scalar(value, kind, as_dtype):
-    """A scalar argument as the kernel takes it: in its signature's type, else as Numba types a
-    Python number (int64, float64, complex128), so arithmetic wraps and divides as on the device."""
-    if kind is not None and isinstance(value, (int, float, complex, np.number)) and not isinstance(value, bool):
+
+def _configured(kernel, griddim, blockdim, sharedmem):
+    return kernel[griddim, blockdim, 0, sharedmem]
+
+
+def _scalar(value, kind):
+    """A scalar as the kernel takes it: in its signature's type (integers wrap, as C casts),
+    else as Numba types a Python number (int64, float64, complex128), so arithmetic wraps and
+    divides as on the device."""
+    from ...types import as_dtype, is_type
+
+    numeric = isinstance(value, (int, float, complex, np.number)) and not isinstance(value, (bool, np.bool_))
+    if kind is not None and numeric and is_type(kind):
         try:
-            return as_dtype(kind).type(value)
+            dtype = as_dtype(kind)
         except (TypeError, ValueError):
             return value
+        if dtype.kind in "iu" and isinstance(value, (int, np.integer)):
+            bits = dtype.itemsize * 8
+            wrapped = int(value) & ((1 << bits) - 1)
+            if dtype.kind == "i" and wrapped >= 1 << (bits - 1):
+                wrapped -= 1 << bits
+            return dtype.type(wrapped)
+        if dtype.kind in "fc" or (dtype.kind in "iu" and np.isfinite(value)):
+            return dtype.type(value)
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
         return value
     if isinstance(value, int):

@@ -69,6 +69,11 @@ def _log(x, base=None):
         return np.log(_operand(x)) if base is None else np.log(_operand(x)) / np.log(_operand(base))
 
 
+def _ldexp(x, exponent):
+    with np.errstate(all="ignore"):
+        return np.ldexp(_operand(x), int(exponent))
+
+
 def _test(fn):
     return lambda x: bool(fn(_operand(x)))
 
@@ -84,6 +89,7 @@ _FUNCTIONS = {
     ]},
     **{name: _python(getattr(math, name)) for name in ("erf", "erfc", "gamma", "lgamma", "remainder")},
     "log": _log,
+    "ldexp": _ldexp,
     "floor": _to_int(np.floor),
     "ceil": _to_int(np.ceil),
     "trunc": _to_int(np.trunc),

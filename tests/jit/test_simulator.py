@@ -729,3 +729,43 @@ def test_records_by_reference_callbacks_pickling_and_the_compiled_views(simulate
     out = ember.zeros(1, np.int32)
     store[1, 1](out, 0xFFFFFFFF)
     assert out.get()[0] == -1
+
+
+@pytest.mark.parametrize("greenlets", [True, False], ids=["greenlets", "thread-pool"])
+def test_both_schedulers_agree_on_barriers_failures_and_deadlocks(simulate, monkeypatch, rng, greenlets):
+    """Kernels with barriers run as greenlets (ember's `simulator` extra) or, without the
+    greenlet package, on a pool of Python threads: both give the same answers."""
+    from ember._jit.simulator import kernel as simulated
+
+    monkeypatch.setattr(simulated, "GREENLETS", greenlets)
+    kernels = _language()
+    x = rng.standard_normal(64 * 3)
+    out, counts = ember.zeros(3), ember.zeros((3, 3), np.int32)
+    kernels["block_sums"][3, 64, 0, 64 * 4](cuda.to_device(x), out, counts)
+    np.testing.assert_allclose(out.get(), x.reshape(3, 64).sum(axis=1), rtol=1e-12)
+    np.testing.assert_array_equal(counts.get()[:, 0], (x.reshape(3, 64) > 0).sum(axis=1))
+    with pytest.raises(ZeroDivisionError, match=r"^tid=\[9, 0, 0\] ctaid=\[0, 0, 0\]: nine"):
+        _raising()[1][2, 16](ember.zeros(32, np.int64))
+
+    @cuda.jit
+    def split(a):
+        t = cuda.threadIdx.x
+        if t < 16:
+            cuda.syncthreads()
+        else:
+            cuda.syncwarp()
+        a[t] = 1
+
+    with pytest.raises(RuntimeError, match="deadlock"):
+        split[1, 32](ember.zeros(32))
+
+    @cuda.jit
+    def two_phase(a, out):
+        i = cuda.grid(1)
+        a[i] = i
+        cuda.cg.this_grid().sync()
+        out[i] = a[(i + 37) % a.size]
+
+    a, got = ember.zeros(128, np.int64), ember.zeros(128, np.int64)
+    two_phase[4, 32](a, got)
+    np.testing.assert_array_equal(got.get(), (np.arange(128) + 37) % 128)

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .arrays import checked
+from .arrays import kernel_view
 from .threads import Launch, current, enter, running, where  # noqa: F401  (the running thread)
 
 WARP = 32
@@ -54,6 +54,7 @@ class Block:
     dynamic_shared: np.ndarray  # the launch's dynamic shared memory, bytes
     shared: list = field(default_factory=list)  # cuda.shared.array of this block, in call order
     threads: list = field(default_factory=list)
+    live: int = 0  # its threads that have not returned (what syncthreads waits for)
 
     @property
     def linear(self) -> int:
@@ -154,9 +155,7 @@ def gridsize(ndim):
 def _block_meet(name: str, value=None) -> dict:
     t = current()
     block = t.block
-    launch = block.launch
-    return launch.meet(("block", block.linear), name, lambda: sum(1 for u in block.threads if u in launch.running), t,
-                       value)
+    return block.launch.meet(("block", block.linear), name, lambda: block.live, t, value)
 
 
 def syncthreads():
@@ -273,7 +272,7 @@ def _shared_array(shape, dtype, alignment=None):
     block = t.block
     dtype = _dtype(dtype)
     shape = _shape(shape)
-    with block.launch.cond:
+    with block.launch.lock:
         k = t.shared_calls
         t.shared_calls += 1
         if k == len(block.shared):
@@ -282,18 +281,18 @@ def _shared_array(shape, dtype, alignment=None):
                 array = block.dynamic_shared[: count * dtype.itemsize].view(dtype)
             else:
                 array = np.empty(shape, dtype)
-            block.shared.append(checked(array))
+            block.shared.append(kernel_view(array))
         return block.shared[k]
 
 
 def _local_array(shape, dtype, alignment=None):
-    return checked(np.empty(_shape(shape), _dtype(dtype)))
+    return kernel_view(np.empty(_shape(shape), _dtype(dtype)))
 
 
 def _const_array_like(ary):
     copy = np.array(ary)
     copy.flags.writeable = False
-    return checked(copy)
+    return kernel_view(copy)
 
 
 shared = _Namespace("cuda.shared", array=_shared_array)

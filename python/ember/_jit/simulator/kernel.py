@@ -24,12 +24,15 @@ from ..._operands import on_device
 from ...errors import DeviceFunctionLaunchError
 from .. import intrinsics, pickling
 from . import device_api as api
-from .arrays import checked
+from .arrays import kernel_view
 from .math_api import BY_FUNCTION as MATH_FUNCTIONS
 from .math_api import SIMULATED_MATH
-from .threads import Aborted, Launch, run_threads
+from .threads import Aborted, Launch, Pool, greenlets_available, run_greenlets
 
-MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit, which the simulated kernels keep
+MAX_THREADS_PER_BLOCK = 1024
+# Kernels with barriers run as greenlets where the greenlet package is installed (ember's
+# `simulator` extra), else on a pool of Python threads; tests switch this to check both.
+GREENLETS = True  # CUDA's limit, which the simulated kernels keep
 _LAUNCH_HELP = (
     "Kernel launch configuration was not specified. Use the syntax:\n\n"
     "kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)"
@@ -253,7 +256,7 @@ class _Arguments:
         from ..._creation import asarray
 
         if isinstance(value, np.ndarray):
-            return checked(value)
+            return kernel_view(value)
         if isinstance(value, np.void) and value.dtype.names is not None:
             # A record is passed by reference: the kernel's writes reach it after the launch.
             holder = np.empty(1, dtype=(np.record, value.dtype))
@@ -273,10 +276,10 @@ class _Arguments:
                 host = root.get()
                 entry = self._copies[id(root)] = (root, host, host.copy())
             if root is array:
-                return checked(entry[1])
+                return kernel_view(entry[1])
             view = np.ndarray(array.shape, array.dtype, buffer=entry[1], offset=array._a.offset,
                               strides=array.strides)
-            return checked(view)
+            return kernel_view(view)
         return value
 
     def write_back(self):
@@ -320,6 +323,7 @@ def _blocks(griddim, blockdim, launch, sharedmem):
         block = api.Block(api.Dim3(x, y, z), blockdim, griddim, launch, np.zeros(sharedmem, np.uint8))
         block.threads = [api.Thread(api.Dim3(tx, ty, tz), block) for tz, ty, tx in
                          itertools.product(range(blockdim[2]), range(blockdim[1]), range(blockdim[0]))]
+        block.live = len(block.threads)
         yield block
 
 
@@ -340,11 +344,10 @@ def _run_in_turn(fn, args, griddim, blockdim, sharedmem, errors):
         api.enter(None)
 
 
-def _run_together(fn, args, blocks, errors):
-    """The threads of ``blocks`` as Python threads that wait for one another at barriers."""
+def _run_together(fn, args, blocks, errors, pool):
+    """The threads of ``blocks`` on the pool's Python threads, taking turns at barriers."""
     launch = blocks[0].launch
     threads = [t for b in blocks for t in b.threads]
-    launch.running = set(threads)
 
     def body(thread):
         api.enter(thread)
@@ -356,10 +359,15 @@ def _run_together(fn, args, blocks, errors):
         except BaseException as error:  # noqa: BLE001  (re-raised on the launching thread)
             launch.fail(error, thread)
         finally:
-            launch.leave(thread)
             api.enter(None)
+            thread.block.live -= 1
+            launch.leave(thread)
 
-    run_threads(threads, body)
+    if pool is None:
+        run_greenlets(launch, threads, body, api.enter)
+        api.enter(None)
+    else:
+        pool.run(launch, threads, body)
     if launch.failure is not None:
         error, thread = launch.failure
         raise _raised(error, thread) from None
@@ -367,16 +375,22 @@ def _run_together(fn, args, blocks, errors):
 
 def _run(fn, args, griddim, blockdim, sharedmem, kernel, errors):
     names, opaque = _reach(kernel)
-    if "this_grid" in names:
-        launch = Launch()
-        launch.cooperative = True
-        _run_together(fn, args, list(_blocks(griddim, blockdim, launch, sharedmem)), errors)
-    elif opaque or names & _MEETS:
-        for block in _blocks(griddim, blockdim, None, sharedmem):
-            block.launch = Launch()
-            _run_together(fn, args, [block], errors)
-    else:
+    if not ("this_grid" in names or opaque or names & _MEETS):
         _run_in_turn(fn, args, griddim, blockdim, sharedmem, errors)
+        return
+    pool = None if GREENLETS and greenlets_available() else Pool()
+    try:
+        if "this_grid" in names:
+            launch = Launch()
+            launch.cooperative = True
+            _run_together(fn, args, list(_blocks(griddim, blockdim, launch, sharedmem)), errors, pool)
+        else:
+            for block in _blocks(griddim, blockdim, None, sharedmem):
+                block.launch = Launch()
+                _run_together(fn, args, [block], errors, pool)
+    finally:
+        if pool is not None:
+            pool.close()
 
 
 class SimulatedKernel:

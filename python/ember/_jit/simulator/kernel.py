@@ -4,8 +4,9 @@ Numba's ``NUMBA_ENABLE_CUDASIM=1``) is set.
 A launch copies its array arguments to the host, runs the kernel's own Python function once
 per thread, block after block, with a ``cuda`` that answers for the running thread, and copies
 back what the threads wrote. Kernels that meet at barriers (``syncthreads``, the warp
-functions, ``grid.sync()``) run their threads as Python threads that take turns; the others run
-thread after thread on the caller's thread, which is faster and where ``pdb`` is at home.
+functions, ``grid.sync()``) run a block's threads one at a time, switching at the barriers (as
+greenlets, or pooled Python threads without the greenlet package: ``threads.py``); the others
+run thread after thread on the caller's thread, where ``pdb`` is at home.
 Exceptions surface with the kernel's own traceback and the thread that raised them.
 """
 
@@ -306,10 +307,7 @@ def _raised(error: BaseException, thread) -> BaseException:
     if type(error) is FloatingPointError and "divide by zero" in str(error):
         error = DivisionByZero(str(error)).with_traceback(error.__traceback__)
     text = str(error)
-    if text.startswith(thread.where()):  # an index the array already named the thread for
-        message = text
-    else:
-        message = f"{thread.where()}: {text}" if text else thread.where()
+    message = f"{thread.where()}: {text}" if text else thread.where()
     try:
         named = type(error)(message)
     except Exception:  # an exception class that takes other arguments: the note names the thread

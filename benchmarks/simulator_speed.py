@@ -10,6 +10,8 @@ Two kernels, each in a fresh process per library (the simulator is chosen at imp
 - tiled matmul: Numba's documented ``fast_matmul`` (16 x 16 shared tiles, two ``syncthreads``
   per tile), threads that take turns at barriers.
 
+Both are the kernels of the ``python`` rows of ``ember bench`` (``ember._bench.kernels``).
+
 Each figure is the wall time of one launch after a warm-up launch, inputs from a fixed seed,
 results checked against NumPy; threads/s is the launch's threads over that time.
 """
@@ -21,39 +23,11 @@ import os
 import subprocess
 import sys
 
-PROGRAM = r"""
+# The kernels of the `python` bench rows (vector add, Numba's documented fast_matmul), then
+# the driver.
+DRIVER = r"""
 import json, sys, time
 import numpy as np
-IMPORT
-
-TPB = 16
-
-@cuda.jit
-def vector_add(a, b, c):
-    i = cuda.grid(1)
-    if i < c.size:
-        c[i] = a[i] + b[i]
-
-@cuda.jit
-def fast_matmul(A, B, C):
-    sA = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
-    sB = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
-    x, y = cuda.grid(2)
-    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-    tmp = np.float32(0.0)
-    for i in range(cuda.gridDim.x):
-        sA[ty, tx] = 0
-        sB[ty, tx] = 0
-        if y < A.shape[0] and tx + i * TPB < A.shape[1]:
-            sA[ty, tx] = A[y, tx + i * TPB]
-        if x < B.shape[1] and ty + i * TPB < B.shape[0]:
-            sB[ty, tx] = B[ty + i * TPB, x]
-        cuda.syncthreads()
-        for j in range(TPB):
-            tmp += sA[ty, j] * sB[j, tx]
-        cuda.syncthreads()
-    if y < C.shape[0] and x < C.shape[1]:
-        C[y, x] = tmp
 
 def timed(launch, check):
     launch()
@@ -80,9 +54,12 @@ print(json.dumps([add, (n + 255) // 256 * 256, mm, blocks[0] * blocks[1] * TPB *
 """
 
 
-def measure(label: str, import_line: str, env: dict, n: int, m: int) -> None:
+def measure(label: str, lib: str, env: dict, n: int, m: int) -> None:
+    from ember._bench.kernels import JIT_KERNELS
+
     full = dict(os.environ, **env)
-    done = subprocess.run([sys.executable, "-c", PROGRAM.replace("IMPORT", import_line), str(n), str(m)],
+    program = JIT_KERNELS.format(lib=lib) + DRIVER
+    done = subprocess.run([sys.executable, "-c", program, str(n), str(m)],
                           capture_output=True, text=True, env=full, timeout=3600)
     if done.returncode != 0:
         print(f"{label:<28} failed: {done.stderr.strip().splitlines()[-1]}")
@@ -94,14 +71,12 @@ def measure(label: str, import_line: str, env: dict, n: int, m: int) -> None:
 
 def main() -> None:
     n, m = 100_000, 64
-    measure("ember, simulated", "from ember import cuda", {"EMBER_SIMULATE": "1"}, n, m)
-    measure("ember, compiled", "from ember import cuda", {"EMBER_SIMULATE": "0", "NUMBA_ENABLE_CUDASIM": "0"},
-            n, m)
+    measure("ember, simulated", "ember", {"EMBER_SIMULATE": "1"}, n, m)
+    measure("ember, compiled", "ember", {"EMBER_SIMULATE": "0", "NUMBA_ENABLE_CUDASIM": "0"}, n, m)
     numba = os.environ.get("NUMBA_PATH")
     if numba:
         path = numba + os.pathsep + os.environ.get("PYTHONPATH", "")
-        measure("Numba's simulator", "from numba import cuda", {"NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": path},
-                n, m)
+        measure("Numba's simulator", "numba", {"NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": path}, n, m)
 
 
 if __name__ == "__main__":

@@ -403,7 +403,19 @@ def test_warp_functions_agree_with_cuda(rng):
     np.testing.assert_array_equal(sim[0], got[0])
 
 
-def test_grid_sync_runs_every_block_at_once(simulate):
+def _barriers():
+    """Kernels whose threads wait at barriers: one that deadlocks (half the block at
+    syncthreads, half at syncwarp), and one that syncs the grid."""
+
+    @cuda.jit
+    def split(a):
+        t = cuda.threadIdx.x
+        if t < 16:
+            cuda.syncthreads()
+        else:
+            cuda.syncwarp()
+        a[t] = 1
+
     @cuda.jit
     def two_phase(a, out):
         i = cuda.grid(1)
@@ -411,8 +423,12 @@ def test_grid_sync_runs_every_block_at_once(simulate):
         cuda.cg.this_grid().sync()
         out[i] = a[(i + 37) % a.size]  # written by another block before the sync
 
+    return locals()
+
+
+def test_grid_sync_runs_every_block_at_once(simulate):
     a, out = ember.zeros(128, np.int64), ember.zeros(128, np.int64)
-    two_phase[4, 32](a, out)
+    _barriers()["two_phase"][4, 32](a, out)
     np.testing.assert_array_equal(out.get(), (np.arange(128) + 37) % 128)
 
 
@@ -482,18 +498,9 @@ def test_out_of_bounds_indexing_names_the_thread(simulate):
 
 
 def test_a_barrier_no_thread_can_pass_is_a_deadlock_error(simulate):
-    @cuda.jit
-    def split(a):
-        t = cuda.threadIdx.x
-        if t < 16:
-            cuda.syncthreads()
-        else:
-            cuda.syncwarp()
-        a[t] = 1
-
     with pytest.raises(RuntimeError, match=r"deadlock: every running thread waits at a barrier \(a warp function, "
                                            r"syncthreads\)"):
-        split[1, 32](ember.zeros(32))
+        _barriers()["split"][1, 32](ember.zeros(32))
 
 
 def test_threads_that_return_early_do_not_block_syncthreads(simulate):
@@ -747,25 +754,9 @@ def test_both_schedulers_agree_on_barriers_failures_and_deadlocks(simulate, monk
     with pytest.raises(ZeroDivisionError, match=r"^tid=\[9, 0, 0\] ctaid=\[0, 0, 0\]: nine"):
         _raising()[1][2, 16](ember.zeros(32, np.int64))
 
-    @cuda.jit
-    def split(a):
-        t = cuda.threadIdx.x
-        if t < 16:
-            cuda.syncthreads()
-        else:
-            cuda.syncwarp()
-        a[t] = 1
-
     with pytest.raises(RuntimeError, match="deadlock"):
-        split[1, 32](ember.zeros(32))
-
-    @cuda.jit
-    def two_phase(a, out):
-        i = cuda.grid(1)
-        a[i] = i
-        cuda.cg.this_grid().sync()
-        out[i] = a[(i + 37) % a.size]
+        _barriers()["split"][1, 32](ember.zeros(32))
 
     a, got = ember.zeros(128, np.int64), ember.zeros(128, np.int64)
-    two_phase[4, 32](a, got)
+    _barriers()["two_phase"][4, 32](a, got)
     np.testing.assert_array_equal(got.get(), (np.arange(128) + 37) % 128)

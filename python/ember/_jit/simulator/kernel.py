@@ -12,6 +12,7 @@ Exceptions surface with the kernel's own traceback and the thread that raised th
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import pickle
@@ -399,10 +400,7 @@ class SimulatedKernel:
 
     def __init__(self, py_func, device=False, signatures=(), debug=False, options=None):
         self.py_func = py_func
-        self.__name__ = py_func.__name__
-        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
-        self.__doc__ = py_func.__doc__
-        self.__module__ = py_func.__module__
+        functools.update_wrapper(self, py_func, updated=())  # its name, qualname, module and doc
         self._device = device
         self._signatures = list(signatures)
         self._debug = debug

@@ -125,3 +125,15 @@ def test_no_launches_and_no_profile():
     assert p.launches == [] and p.table().splitlines()[-1] == "0 launches, 0.000 ms of device time"
     x = ember.arange(10.0)
     assert float((x * 2).sum()) == 90.0  # launches outside a profile are not recorded anywhere
+
+
+def test_work_the_block_deferred_is_launched_inside_it(arrays):
+    """An element-wise expression ember holds back (to fuse it with what comes next) is the
+    block's work: the profile launches it before it closes."""
+    a, b, out = arrays
+    for _ in range(3):  # ember learns the expression, then defers and fuses it
+        (a * 2 + b).get()
+    with profile() as p:
+        c = a * 2 + b
+    assert len(p.launches) == 1 and p.launches[0].bytes == 3 * a.nbytes, p.launches
+    np.testing.assert_allclose(c.get(), a.get() * 2 + b.get(), rtol=1e-6)

@@ -66,6 +66,9 @@ pub fn open() -> usize {
 
 /// Closes the profile opened at `mark`: waits for its launches and gives their device times.
 pub fn close(mark: usize) -> Result<Vec<Launch>> {
+    // Work the block deferred (element-wise expressions waiting to be fused) is the block's:
+    // it is launched now, inside the profile.
+    crate::deferred::finish();
     let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
     let last = OPEN.fetch_sub(1, Ordering::SeqCst) == 1;
     let mine: Vec<&Pending> = pending.iter().skip(mark).collect();

@@ -1,15 +1,17 @@
 """The CPU device's everyday array rows (issue "the embedded default at NumPy speed"): ember on
 PoCL beside NumPy and PyOpenCL's own arrays on the same device, at 2^16 ... 2^26 float32
-elements. Milliseconds, wall time of the call and a synchronise, median after warm-up."""
+elements. Milliseconds, wall time of the call and a synchronise, median after warm-up.
+
+Each library is timed in a process of its own: on a CPU device every library's threads share
+the cores, and PoCL's worker threads (PyOpenCL's context, ember's) slowed NumPy's rows measured
+after them in the same process."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
-from .common import fail, random_f32, record
-from .measure import wall_ms
+from .common import fail, random_f32
+from .measure import fresh_process, wall_ms
 from .report import Row
 
 GROUP = "CPU arrays (no GPU)"
@@ -18,21 +20,57 @@ QUICK_SIZES = (16, 20)
 
 
 def rows(libs: dict, quick: bool, progress) -> list[Row]:
-    table: dict[tuple, Row] = {}
-    for log2 in QUICK_SIZES if quick else SIZES:
-        table.update(_size_rows(log2))
-    table[("matmul", 10)] = Row(GROUP, "A @ B, 1,024 x 1,024 float32", "ms", False, ">= best peer")
+    table = _table(quick)
     repeat = 5 if quick else 11
     for name in ("ember", "PyOpenCL", "NumPy"):
         if name not in libs:
             continue
-        progress(f"CPU arrays: {name}")
+        progress(f"CPU arrays: {name} (a process of its own)")
+        try:
+            figures = fresh_process(_CHILD, name, str(int(quick)), str(repeat), timeout=3600)
+        except Exception as e:  # the library's process failed: every row says why
+            for r in table.values():
+                fail(r, name, e)
+            continue
         for (key, log2), r in table.items():
-            if _runs(name, key):
-                record(r, name, partial(_time, libs[name], key, log2, repeat))
-            else:
+            got = figures.get(f"{key}:{log2}")
+            if not _runs(name, key):
                 fail(r, name, NotImplementedError(_why_not(key)))
+            elif isinstance(got, (int, float)):
+                r.figures[name] = float(got)
+            else:
+                fail(r, name, RuntimeError(got or "not measured"))
     return list(table.values())
+
+
+_CHILD = """
+import json, sys
+from ember._bench import cpu_arrays
+print(json.dumps(cpu_arrays.measure_here(sys.argv[1], sys.argv[2] == "1", int(sys.argv[3]))))
+"""
+
+
+def measure_here(name: str, quick: bool, repeat: int) -> dict:
+    """Every row ``name`` runs, timed in this process: ``{"key:log2": ms or the error}``."""
+    from .peers import LOADERS, load_ember
+
+    lib = load_ember() if name == "ember" else LOADERS[name]()
+    out = {}
+    for key, log2 in _table(quick):
+        if _runs(name, key):
+            try:
+                out[f"{key}:{log2}"] = _time(lib, key, log2, repeat)
+            except Exception as e:  # reported on the row, as record() does
+                out[f"{key}:{log2}"] = f"{type(e).__name__}: {e}"
+    return out
+
+
+def _table(quick: bool) -> dict[tuple, Row]:
+    table: dict[tuple, Row] = {}
+    for log2 in QUICK_SIZES if quick else SIZES:
+        table.update(_size_rows(log2))
+    table[("matmul", 10)] = Row(GROUP, "A @ B, 1,024 x 1,024 float32", "ms", False, ">= best peer")
+    return table
 
 
 def _size_rows(log2: int) -> dict[tuple, Row]:

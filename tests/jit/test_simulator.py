@@ -760,3 +760,19 @@ def test_both_schedulers_agree_on_barriers_failures_and_deadlocks(simulate, monk
     a, got = ember.zeros(128, np.int64), ember.zeros(128, np.int64)
     _barriers()["two_phase"][4, 32](a, got)
     np.testing.assert_array_equal(got.get(), (np.arange(128) + 37) % 128)
+
+
+def test_compiled_kernels_and_vectorize_call_simulated_device_functions(simulate, rng):
+    """A device function decorated while simulating is still one the compiler can call: a
+    ufunc from ``cuda.vectorize`` (always compiled) uses it."""
+
+    @cuda.jit(device=True)
+    def twice_plus(x, y):
+        return 2 * x + y
+
+    @cuda.vectorize(["float64(float64, float64)"])
+    def ufunc(x, y):
+        return twice_plus(x, y)
+
+    x, y = rng.standard_normal(100), rng.standard_normal(100)
+    np.testing.assert_array_equal(np.asarray(ufunc(cuda.to_device(x), cuda.to_device(y)).get()), 2 * x + y)

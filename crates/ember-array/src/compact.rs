@@ -126,6 +126,8 @@ pub fn compact(mask: &Array, values: Option<&Array>) -> Result<Array> {
         inclusive.kernel_arg(),
         KernelArg::Bytes(&n64),
     ]);
+    let read = std::iter::once(&mask).chain(values.as_ref());
+    ember_kernel::note_bytes(read.chain([&out]).map(|a| a as &dyn ember_kernel::Operand));
     device.launch(&kernel, grid, block, 0, stream, &args)?;
     Ok(out)
 }

@@ -524,6 +524,10 @@ impl Plan {
             ];
             let groups = lanes.div_ceil(k.lanes).clamp(1, 1 << 30) as u32;
             let block = [k.threads as u32, 1, 1];
+            ember_kernel::note_bytes([
+                source as &dyn ember_kernel::Operand,
+                target as &dyn ember_kernel::Operand,
+            ]);
             device.launch(
                 &function,
                 [groups, 1, 1],
@@ -584,6 +588,10 @@ impl Plan {
                 KernelArg::Bytes(&inner64),
             ];
             let (grid, block) = launch_shape(device, rows * n * inner / r);
+            ember_kernel::note_bytes([
+                source as &dyn ember_kernel::Operand,
+                target as &dyn ember_kernel::Operand,
+            ]);
             device.launch(&function, grid, block, 0, current_stream(device), &args)?;
             p *= r;
         }

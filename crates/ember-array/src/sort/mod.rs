@@ -94,6 +94,8 @@ impl Plan {
         args.push(KernelArg::Bytes(&self.total));
         let threads = 256u32;
         let total = i64::from_le_bytes(self.total) as usize;
+        let arrays = outputs.iter().map(|&o| o as &dyn ember_kernel::Operand);
+        ember_kernel::note_bytes(std::iter::once(a as &dyn ember_kernel::Operand).chain(arrays));
         self.device.launch(
             &function,
             [total.div_ceil(threads as usize) as u32, 1, 1],

@@ -115,6 +115,8 @@ def _simulated(value):
         return simulated_intrinsic(value.intrinsic)
     if isinstance(value, intrinsics.Namespace):
         return simulated_intrinsic(value._name)
+    if isinstance(value, SimulatedKernel):
+        return value
     if getattr(value, "_ember_jit_dispatcher", False) and value._device:  # compiled before the switch
         return SimulatedKernel(value.py_func, device=True)
     return value
@@ -403,6 +405,9 @@ class SimulatedKernel:
         functools.update_wrapper(self, py_func, updated=())  # its name, qualname, module and doc
         self._device = device
         self._signatures = list(signatures)
+        # The compiler reads a simulated device function as it reads a compiled one (py_func,
+        # _device, _signatures): cuda.vectorize and compiled kernels can call it.
+        self._ember_jit_dispatcher = True
         self._debug = debug
         self._options = dict(options or {})  # the decorator's, for the compiled views (inspect_asm...)
 

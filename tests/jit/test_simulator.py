@@ -742,7 +742,7 @@ def test_records_by_reference_callbacks_pickling_and_the_compiled_views(simulate
 def test_both_schedulers_agree_on_barriers_failures_and_deadlocks(simulate, monkeypatch, rng, greenlets):
     """Kernels with barriers run as greenlets (ember's `simulator` extra) or, without the
     greenlet package, on a pool of Python threads: both give the same answers."""
-    from ember._jit.simulator import kernel as simulated
+    from ember._jit.simulator import launch as simulated
 
     monkeypatch.setattr(simulated, "GREENLETS", greenlets)
     kernels = _language()
@@ -776,3 +776,20 @@ def test_compiled_kernels_and_vectorize_call_simulated_device_functions(simulate
 
     x, y = rng.standard_normal(100), rng.standard_normal(100)
     np.testing.assert_array_equal(np.asarray(ufunc(cuda.to_device(x), cuda.to_device(y)).get()), 2 * x + y)
+
+
+@cuda.jit(device=True)
+def _compiled_before_the_switch(x):
+    return x * 3 + 1
+
+
+def test_device_functions_compiled_before_the_switch_run_as_python(simulate):
+    @cuda.jit
+    def calls(out):
+        i = cuda.grid(1)
+        out[i] = _compiled_before_the_switch(i)
+
+    assert not isinstance(_compiled_before_the_switch, SimulatedKernel)
+    out = ember.zeros(8, np.int64)
+    calls[1, 8](out)
+    np.testing.assert_array_equal(out.get(), np.arange(8) * 3 + 1)

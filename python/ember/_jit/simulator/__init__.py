@@ -12,7 +12,8 @@ from __future__ import annotations
 from ... import _config
 from ...types import Signature, is_type, signature_text
 from .. import dispatcher
-from .kernel import SimulatedKernel, simulated_intrinsic
+from .kernel import SimulatedKernel
+from .scope import simulated_intrinsic
 
 
 def enabled() -> bool:

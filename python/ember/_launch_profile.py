@@ -125,12 +125,13 @@ class Profile:
                 f"{r.seconds / r.launches * 1e6:.1f}", r.grid, r.block,
                 "-" if r.bytes is None else f"{r.bytes / 1e6:.2f}", "-" if bw is None else f"{bw / 1e9:.1f}",
             ])
-        widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h) for i, h in enumerate(head)]
-        lines = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(head, widths,
-                                                                                            strict=True)))]
-        for row in body:
-            lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths,
-                                                                                                 strict=True))))
+        widths = [max(len(cell) for cell in column) for column in zip(head, *body, strict=True)]
+
+        def line(cells):  # the kernel's name to the left, the figures to the right
+            pairs = enumerate(zip(cells, widths, strict=True))
+            return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in pairs)
+
+        lines = [line(head), *(line(row) for row in body)]
         lines.append(f"{len(self.launches)} launches, {self.seconds * 1e3:.3f} ms of device time")
         return "\n".join(lines)
 

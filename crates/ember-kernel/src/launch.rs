@@ -48,18 +48,22 @@ pub fn note_bytes<'a>(arrays: impl IntoIterator<Item = &'a (dyn Operand + 'a)>) 
 /// Launches one of ember's generated kernels on the current stream; `arrays` is all the
 /// memory it touches. When none of it is visible outside ember, a burst of such launches may
 /// be issued from the backend's launch thread (`Device::launch_queued`).
-pub fn launch_generated<'a, A: Operand + 'a>(
+pub fn launch_generated<'a, A: Operand + 'a, I>(
     device: &'static Device,
     function: &Function,
     grid: [u32; 3],
     block: [u32; 3],
-    arrays: impl IntoIterator<Item = &'a A>,
+    arrays: I,
     args: &[KernelArg<'_>],
-) -> Result<()> {
+) -> Result<()>
+where
+    I: IntoIterator<Item = &'a A>,
+    I::IntoIter: Clone,
+{
     let stream = current_stream(device);
-    let arrays: smallvec::SmallVec<[&A; 8]> = arrays.into_iter().collect();
-    note_bytes(arrays.iter().map(|&a| a as &dyn Operand));
-    if arrays.iter().all(|a| a.is_private()) {
+    let mut arrays = arrays.into_iter();
+    note_bytes(arrays.clone().map(|a| a as &dyn Operand)); // walks them only in a profile
+    if arrays.all(Operand::is_private) {
         device.launch_queued(function, grid, block, 0, stream, args)
     } else {
         device.launch(function, grid, block, 0, stream, args)

@@ -381,11 +381,17 @@ impl Device {
         self.before_launch(function, grid, block)?;
         self.check_args(function, shared_bytes as usize, args)?;
         if !cooperative {
-            return crate::profile::around(self, &function.name, [grid, block], stream, || {
-                self.backend
-                    .launch(function.handle, grid, block, shared_bytes, stream, args)
-                    .map_err(|e| self.annotate(e))
-            });
+            return crate::profile::around(
+                self,
+                || function.name.as_ref().into(),
+                [grid, block],
+                stream,
+                || {
+                    self.backend
+                        .launch(function.handle, grid, block, shared_bytes, stream, args)
+                        .map_err(|e| self.annotate(e))
+                },
+            );
         }
         let threads: u32 = block.iter().product();
         let most = self
@@ -397,11 +403,17 @@ impl Device {
                 "a kernel that synchronises its grid (cuda.cg.this_grid().sync()) runs all its blocks at once, and this device holds at most {most} blocks of {threads} threads of it; launch {most} blocks or fewer (kernel.max_cooperative_grid_blocks(blockdim) tells)"
             )));
         }
-        crate::profile::around(self, &function.name, [grid, block], stream, || {
-            self.backend
-                .launch_cooperative(function.handle, grid, block, shared_bytes, stream, args)
-                .map_err(|e| self.annotate(e))
-        })
+        crate::profile::around(
+            self,
+            || function.name.as_ref().into(),
+            [grid, block],
+            stream,
+            || {
+                self.backend
+                    .launch_cooperative(function.handle, grid, block, shared_bytes, stream, args)
+                    .map_err(|e| self.annotate(e))
+            },
+        )
     }
 
     /// Refuses a launch over memory lost with a replaced context, or asking for more shared
@@ -552,11 +564,17 @@ impl Device {
             ),
             None => (global, [0; 3]),
         };
-        crate::profile::around(self, name, [grid, block], stream, || {
-            self.backend
-                .launch_ndrange(function.handle, range, stream, args)
-                .map_err(|e| self.annotate(e))
-        })
+        crate::profile::around(
+            self,
+            || name.as_ref().into(),
+            [grid, block],
+            stream,
+            || {
+                self.backend
+                    .launch_ndrange(function.handle, range, stream, args)
+                    .map_err(|e| self.annotate(e))
+            },
+        )
     }
 
     /// Remembers the kernel for driver errors (skipping the write when it is the same one).

@@ -96,11 +96,12 @@ pub fn close(mark: usize) -> Result<Vec<Launch>> {
     failure.map_or(Ok(out), Err)
 }
 
-/// Runs `launch` between two events on `stream` when a profile is open (else just runs it):
-/// a kernel of ember's, or a vendor library's call (cuBLAS, cuFFT, cuSOLVER) under `kernel`.
+/// Runs `launch` between two events on `stream` when a profile is open (else just runs it),
+/// noted under `name()`: a kernel of ember's, or a vendor library's call (cuBLAS, cuFFT,
+/// cuSOLVER, which have no grid or block of ember's: zeros).
 pub fn around<T>(
     device: &'static Device,
-    kernel: &str,
+    name: impl FnOnce() -> Box<str>,
     [grid, block]: [[u32; 3]; 2],
     stream: Handle,
     launch: impl FnOnce() -> Result<T>,
@@ -124,7 +125,7 @@ pub fn around<T>(
         .unwrap_or_else(|e| e.into_inner())
         .push(Pending {
             device,
-            kernel: kernel.into(),
+            kernel: name(),
             grid,
             block,
             bytes,
@@ -132,18 +133,4 @@ pub fn around<T>(
             end,
         });
     Ok(out)
-}
-
-/// [`around`] for a vendor library's call, which has no grid or block of its own.
-pub fn around_library<T>(
-    device: &'static Device,
-    name: impl FnOnce() -> String,
-    stream: Handle,
-    call: impl FnOnce() -> Result<T>,
-) -> Result<T> {
-    if !is_open() {
-        BYTES.with(Cell::take);
-        return call();
-    }
-    around(device, &name(), [[0; 3]; 2], stream, call)
 }

@@ -319,9 +319,10 @@ pub fn gemm(device: &'static Device, dtype: DType, g: &Gemm) -> Result<()> {
         let elements = (g.m * g.k + g.k * g.n + g.m * g.n) * g.batch;
         crate::profile::note_bytes(elements as u64 * dtype.itemsize() as u64);
     }
-    crate::profile::around_library(
+    crate::profile::around(
         device,
-        || format!("cuBLAS gemm {dtype}"),
+        || format!("cuBLAS gemm {dtype}").into(),
+        [[0; 3]; 2],
         stream,
         || call_gemm(device, stream, dtype, data, compute, g),
     )

@@ -291,9 +291,9 @@ impl Plan {
         let direction = if inverse { 1 } else { -1 };
         let name = || {
             let precision = if self.double { "float64" } else { "float32" };
-            format!("cuFFT {:?} {precision}", self.kind)
+            format!("cuFFT {:?} {precision}", self.kind).into()
         };
-        let status = crate::profile::around_library(device, name, stream, || {
+        let status = crate::profile::around(device, name, [[0; 3]; 2], stream, || {
             guarded("cufftExec", || unsafe {
                 match (self.kind, self.double) {
                     (Kind::C2C, false) => fft::cufftExecC2C(h, i as _, o as _, direction),

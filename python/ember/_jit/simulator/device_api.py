@@ -10,18 +10,16 @@ reference the simulator's results are tested against.
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
 from .arrays import kernel_view
-from .threads import Launch, current, enter, running, where  # noqa: F401  (the running thread)
+from .threads import Launch, current
 
 WARP = 32
 FULL_MASK = 0xFFFFFFFF
-_atomic_lock = threading.Lock()  # atomics of every launch: one at a time
 
 
 class Dim3(tuple):
@@ -272,17 +270,16 @@ def _shared_array(shape, dtype, alignment=None):
     block = t.block
     dtype = _dtype(dtype)
     shape = _shape(shape)
-    with block.launch.lock:
-        k = t.shared_calls
-        t.shared_calls += 1
-        if k == len(block.shared):
-            if shape == (0,):  # dynamic shared memory: every such array views the same bytes
-                count = block.dynamic_shared.size // dtype.itemsize
-                array = block.dynamic_shared[: count * dtype.itemsize].view(dtype)
-            else:
-                array = np.empty(shape, dtype)
-            block.shared.append(kernel_view(array))
-        return block.shared[k]
+    k = t.shared_calls
+    t.shared_calls += 1
+    if k == len(block.shared):
+        if shape == (0,):  # dynamic shared memory: every such array views the same bytes
+            count = block.dynamic_shared.size // dtype.itemsize
+            array = block.dynamic_shared[: count * dtype.itemsize].view(dtype)
+        else:
+            array = np.empty(shape, dtype)
+        block.shared.append(kernel_view(array))
+    return block.shared[k]
 
 
 def _local_array(shape, dtype, alignment=None):
@@ -323,15 +320,16 @@ def nanosleep(ns):
     """The simulated threads take turns anyway: nothing to wait for."""
 
 
-# ---- atomics: the compiled kernels' rules (helpers.rs), one at a time ----
+# ---- atomics: the compiled kernels' rules (helpers.rs) ----
+# One simulated thread runs at a time and threads switch only at barriers (threads.py), so a
+# read-modify-write here is atomic as it stands.
 
 
 def _atomic(combine):
     def op(ary, idx, val):
-        with _atomic_lock:
-            old = ary[idx]
-            ary[idx] = combine(old, ary.dtype.type(val))
-            return old
+        old = ary[idx]
+        ary[idx] = combine(old, ary.dtype.type(val))
+        return old
 
     return op
 
@@ -341,11 +339,10 @@ def _is_nan(x) -> bool:
 
 
 def _cas(ary, idx, old, val):
-    with _atomic_lock:
-        found = ary[idx]
-        if found == old:
-            ary[idx] = val
-        return found
+    found = ary[idx]
+    if found == old:
+        ary[idx] = val
+    return found
 
 
 def _compare_and_swap(ary, old, val):
@@ -504,12 +501,11 @@ _TWO_PI_F32 = np.float32(2 * math.pi)
 
 
 def xoroshiro128p_next(states, index):
-    with _atomic_lock:  # a state is one thread's, but a wrong index should not tear it
-        s0, s1 = int(states[index, 0]), int(states[index, 1])
-        result = (s0 + s1) & _MASK64
-        s1 ^= s0
-        states[index, 0] = (((s0 << 55) | (s0 >> 9)) ^ s1 ^ (s1 << 14)) & _MASK64
-        states[index, 1] = ((s1 << 36) | (s1 >> 28)) & _MASK64
+    s0, s1 = int(states[index, 0]), int(states[index, 1])
+    result = (s0 + s1) & _MASK64
+    s1 ^= s0
+    states[index, 0] = (((s0 << 55) | (s0 >> 9)) ^ s1 ^ (s1 << 14)) & _MASK64
+    states[index, 1] = ((s1 << 36) | (s1 >> 28)) & _MASK64
     return np.uint64(result)
 
 

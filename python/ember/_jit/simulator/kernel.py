@@ -17,10 +17,10 @@ import pickle
 
 from ...errors import DeviceFunctionLaunchError
 from .. import pickling
-from . import device_api as api
 from . import scope
 from .arguments import Arguments, scalar
 from .launch import MAX_THREADS_PER_BLOCK, configuration, run
+from .threads import running
 
 _LAUNCH_HELP = (
     "Kernel launch configuration was not specified. Use the syntax:\n\n"
@@ -56,7 +56,7 @@ class SimulatedKernel:
         return f"<ember.cuda.jit {kind} {self.__qualname__} (simulated)>"
 
     def __call__(self, *args, **kwargs):
-        if not self._device and api.running() is None:
+        if not self._device and running() is None:
             raise ValueError(_LAUNCH_HELP)
         # A device function (or a kernel a kernel calls): a signature casts its arguments and
         # its result, as the compiled call does.

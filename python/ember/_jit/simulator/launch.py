@@ -13,7 +13,7 @@ import numpy as np
 
 from . import device_api as api
 from .scope import MEETS, reach
-from .threads import Aborted, Launch, Pool, greenlets_available, run_greenlets
+from .threads import Aborted, Launch, Pool, enter, greenlets_available, run_greenlets
 
 MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit, which the simulated kernels keep
 # Kernels with barriers run as greenlets where the greenlet package is installed (ember's
@@ -87,13 +87,13 @@ def _run_in_turn(fn, args, griddim, blockdim, sharedmem, errors):
             for block in _blocks(griddim, blockdim, launch, sharedmem):
                 for thread in block.threads:
                     launch.running = {thread}
-                    api.enter(thread)
+                    enter(thread)
                     try:
                         fn(*args)
                     except Exception as error:
                         raise _raised(error, thread) from None
     finally:
-        api.enter(None)
+        enter(None)
 
 
 def _run_together(fn, args, blocks, errors, pool):
@@ -102,7 +102,7 @@ def _run_together(fn, args, blocks, errors, pool):
     threads = [t for b in blocks for t in b.threads]
 
     def body(thread):
-        api.enter(thread)
+        enter(thread)
         try:
             with np.errstate(**errors):  # NumPy's error state is each thread's own
                 fn(*args)
@@ -111,13 +111,13 @@ def _run_together(fn, args, blocks, errors, pool):
         except BaseException as error:  # noqa: BLE001  (re-raised on the launching thread)
             launch.fail(error, thread)
         finally:
-            api.enter(None)
+            enter(None)
             thread.block.live -= 1
             launch.leave(thread)
 
     if pool is None:
-        run_greenlets(launch, threads, body, api.enter)
-        api.enter(None)
+        run_greenlets(launch, threads, body, enter)
+        enter(None)
     else:
         pool.run(launch, threads, body)
     if launch.failure is not None:

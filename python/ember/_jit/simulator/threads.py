@@ -33,12 +33,6 @@ def running():
     return getattr(_local, "thread", None)
 
 
-def where() -> str:
-    thread = getattr(_local, "thread", None)
-    return thread.where() if thread is not None else "outside a kernel"
-
-
-
 class Aborted(BaseException):  # noqa: N818  (not an error of the kernel: unwinds a waiting thread)
     """Raised in a thread waiting at a barrier when another thread of the launch failed."""
 
@@ -76,7 +70,6 @@ class Launch:
     barrier instead, which cost seven times as much.)"""
 
     def __init__(self):
-        self.lock = threading.Lock()  # guards shared-array allocation; one thread runs anyway
         self.running: set = set()  # Thread contexts that have not returned
         self.failure: tuple | None = None  # (exception, thread context) of the first to raise
         self.rendezvous: dict = {}

@@ -513,9 +513,10 @@ fn with_solver<T>(
     let _scope = ContextScope::enter(device.info().ordinal)?;
     let mut kept = solvers().lock().unwrap_or_else(|e| e.into_inner());
     let solver = kept.get(device, stream)?;
-    crate::profile::around_library(
+    crate::profile::around(
         device,
-        || format!("cuSOLVER {routine} {dtype}"),
+        || format!("cuSOLVER {routine} {dtype}").into(),
+        [[0; 3]; 2],
         stream,
         || f(solver),
     )

@@ -532,6 +532,30 @@ fn type_kernel_for(
     Ok(c.into_program(Some(kernel)))
 }
 
+/// Types function 0 of `program` as a host function (`@ember.njit`) for arguments of `args`:
+/// the typed program, and the index of the entry's specialisation among its functions.
+pub fn type_host(program: &Program, args: &[Ty]) -> Result<(IrProgram, usize)> {
+    let function = program
+        .functions
+        .first()
+        .ok_or_else(|| Error::Jit("the function tree has no function".into()))?;
+    if args.len() != function.params.len() {
+        return Err(Error::Type(format!(
+            "{}() takes {} positional argument(s) but {} were given",
+            function.name,
+            function.params.len(),
+            args.len()
+        )));
+    }
+    // Typing checks what CUDA C allows; nothing typed depends on the dialect otherwise.
+    let mut c = Compiler::new(program, Dialect::Cuda);
+    let (entry, _) = c.specialise(0, args).map_err(|f| match f {
+        Fail::Located(e) => e,
+        Fail::At(_, m) | Fail::Pending(_, m) => Error::Jit(m),
+    })?;
+    Ok((c.into_program(None), entry))
+}
+
 fn type_device_for(program: &Program, args: &[Ty], dialect: Dialect) -> Result<IrProgram> {
     let mut c = Compiler::new(program, dialect);
     c.specialise(0, args).map_err(|f| match f {

@@ -26,8 +26,8 @@ pub use ast::Program;
 pub use coarsen::{Mapping, Opportunities, Plan};
 pub use compiler::{
     compile_device, compile_device_entry, compile_kernel, compile_kernel_checked,
-    compile_kernel_coarse, type_device, type_kernel, Access, DeviceSource, KernelSource, ParamSlot,
-    Raised, Site,
+    compile_kernel_coarse, type_device, type_host, type_kernel, Access, DeviceSource, KernelSource,
+    ParamSlot, Raised, Site,
 };
 pub use emit::Abi;
 pub use ir::IrProgram;

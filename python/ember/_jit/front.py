@@ -31,6 +31,7 @@ from . import bindings, bytecode
 from .assigned import check_assigned_before_use
 from .externs import ExternFunction
 from .intrinsics import Namespace
+from .prange import prange
 
 # Tests set this to False to compile every kernel from its bytecode, as if it had no source.
 SOURCE_FIRST = True
@@ -60,6 +61,7 @@ _NUMPY_FUNCS = (
 
 def _intrinsic_table() -> dict[int, str]:
     table = {id(obj): name for obj, name in _BUILTINS.items()}
+    table[id(prange)] = "builtin.range"  # serial where no thread pool runs it
     for module in (math, cmath):
         for n in dir(module):
             obj = getattr(module, n)

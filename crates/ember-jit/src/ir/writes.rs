@@ -27,6 +27,15 @@ impl IrProgram {
             None => Vec::new(),
         }
     }
+
+    /// For each parameter of function `k`: whether it may write its elements.
+    pub fn function_writes(&self, k: usize) -> Vec<bool> {
+        let mut done: Vec<Option<Vec<bool>>> = vec![None; self.functions.len()];
+        for i in 0..self.functions.len() {
+            done[i] = Some(writes(&self.functions[i], &done));
+        }
+        done.get_mut(k).and_then(Option::take).unwrap_or_default()
+    }
 }
 
 /// `f`'s written parameters, given those of the functions it calls (`callees`).

@@ -1,0 +1,194 @@
+//! The host calling convention of compiled functions: how a call's arguments and results sit
+//! in memory, and how a call reports an exception.
+//!
+//! Python calls a compiled function through its entry, `entry(context, arguments, results)`.
+//! `arguments` and `results` are blocks of 8-byte words, each value flattened into its
+//! leaves ([`Leaf`]): a number is one word (its C value in the low bytes), a complex number
+//! two (real, imaginary), an array `1 + 2 * ndim` (the address of its first element, its
+//! shape, its byte strides), a tuple its items in order. Inside, functions call each other
+//! with the same leaves as separate machine arguments.
+
+use ember_core::dtype::Kind;
+use ember_core::DType;
+use ember_jit::Ty;
+
+/// One machine value of a flattened value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf {
+    /// A number of this dtype (bool as one byte, 0 or 1).
+    Number(DType),
+    /// The real or imaginary part of a complex number of this (float) dtype.
+    Part(DType),
+    /// An address.
+    Address,
+    /// An int64 (an array's extent or byte stride).
+    Extent,
+}
+
+/// The leaves of a value of `ty`, in order, or what the CPU compiler cannot pass.
+pub fn leaves(ty: &Ty) -> Result<Vec<Leaf>, String> {
+    let mut out = Vec::new();
+    push_leaves(ty, &mut out)?;
+    Ok(out)
+}
+
+fn push_leaves(ty: &Ty, out: &mut Vec<Leaf>) -> Result<(), String> {
+    match ty {
+        Ty::Scalar(d) => match d.kind() {
+            Kind::Complex => {
+                let part = if *d == DType::C64 {
+                    DType::F32
+                } else {
+                    DType::F64
+                };
+                out.extend([Leaf::Part(part), Leaf::Part(part)]);
+            }
+            Kind::Opaque => return Err(format!("values of dtype {}", d.name())),
+            _ if matches!(d, DType::F16 | DType::BF16) => {
+                return Err(format!("{} values", d.name()))
+            }
+            _ => out.push(Leaf::Number(*d)),
+        },
+        Ty::Array(a) => {
+            if a.fixed.is_some() || !matches!(a.space, ember_jit::Space::Global) {
+                return Err(format!("the array type {ty}"));
+            }
+            if matches!(a.dtype.kind(), Kind::Opaque) || matches!(a.dtype, DType::F16 | DType::BF16)
+            {
+                return Err(format!("arrays of dtype {}", a.dtype.name()));
+            }
+            out.push(Leaf::Address);
+            out.extend(std::iter::repeat_n(Leaf::Extent, 2 * a.ndim));
+        }
+        Ty::Tuple(items) => {
+            for t in items {
+                push_leaves(t, out)?;
+            }
+        }
+        Ty::None => {}
+        Ty::Record(_) => return Err("records (structured dtypes)".into()),
+        Ty::Group => return Err("cooperative groups".into()),
+    }
+    Ok(())
+}
+
+/// What a call's context holds: the status a compiled function leaves (0: it returned) and
+/// the details of a fault. Python reads it after the call.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CallContext {
+    /// 0, or [`Fault::code`] of what was raised.
+    pub status: i64,
+    /// Numbers a fault's message quotes (an index and the extent it missed).
+    pub detail: [i64; 2],
+}
+
+/// Byte offset of [`CallContext::status`].
+pub(crate) const STATUS_OFFSET: i32 = 0;
+
+/// Python's own exceptions a compiled function raises (Numba's messages, error model
+/// `'python'`), by status code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `x / 0` of floats (and of integers, computed in float64).
+    Division,
+    /// `x // 0` and `divmod(x, 0)` of integers.
+    IntegerDivision,
+    /// `x % 0` of integers.
+    IntegerModulo,
+    /// `x // 0.0` and `x % 0.0` of floats.
+    FloatModulo,
+    /// `0 ** -n` of integers.
+    NegativePowerOfZero,
+    /// An index outside its axis (with `boundscheck=True`); details: index, extent.
+    Index,
+}
+
+impl Builtin {
+    const ALL: [Builtin; 6] = [
+        Builtin::Division,
+        Builtin::IntegerDivision,
+        Builtin::IntegerModulo,
+        Builtin::FloatModulo,
+        Builtin::NegativePowerOfZero,
+        Builtin::Index,
+    ];
+
+    /// The Python exception class and message (details filled in by the caller).
+    pub fn exception(self) -> (&'static str, &'static str) {
+        match self {
+            Builtin::Division => ("ZeroDivisionError", "division by zero"),
+            Builtin::IntegerDivision => ("ZeroDivisionError", "integer division by zero"),
+            Builtin::IntegerModulo => ("ZeroDivisionError", "integer modulo by zero"),
+            Builtin::FloatModulo => ("ZeroDivisionError", "modulo by zero"),
+            Builtin::NegativePowerOfZero => (
+                "ZeroDivisionError",
+                "0 cannot be raised to a negative power",
+            ),
+            Builtin::Index => ("IndexError", "index out of bounds"),
+        }
+    }
+}
+
+/// What a call raised, as its status word says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The front's exception `n` (a `raise` statement of the function).
+    Raised(usize),
+    /// One of Python's own.
+    Builtin(Builtin),
+}
+
+impl Fault {
+    /// The status word: `n + 1` for a raise, negative for Python's own.
+    pub fn code(self) -> i64 {
+        match self {
+            Fault::Raised(n) => n as i64 + 1,
+            Fault::Builtin(b) => {
+                -(Builtin::ALL.iter().position(|x| *x == b).unwrap_or(0) as i64) - 1
+            }
+        }
+    }
+
+    /// The fault a non-zero status word stands for.
+    pub fn from_code(code: i64) -> Option<Fault> {
+        match code {
+            0 => None,
+            c if c > 0 => Some(Fault::Raised(c as usize - 1)),
+            c => Builtin::ALL
+                .get((-c - 1) as usize)
+                .map(|b| Fault::Builtin(*b)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fault_codes_round_trip() {
+        for f in [
+            Fault::Raised(0),
+            Fault::Raised(7),
+            Fault::Builtin(Builtin::Division),
+            Fault::Builtin(Builtin::Index),
+        ] {
+            assert_eq!(Fault::from_code(f.code()), Some(f));
+        }
+        assert_eq!(Fault::from_code(0), None);
+    }
+
+    #[test]
+    fn arrays_flatten_to_address_shape_strides() {
+        let t = Ty::Array(ember_jit::ArrayTy::global(
+            DType::F32,
+            2,
+            ember_jit::Layout::A,
+        ));
+        let l = leaves(&Ty::Tuple(vec![t, Ty::Scalar(DType::C128)])).unwrap();
+        assert_eq!(l.len(), 5 + 2);
+        assert_eq!(l[0], Leaf::Address);
+        assert_eq!(l[5], Leaf::Part(DType::F64));
+    }
+}

@@ -1,0 +1,17 @@
+//! ember's native back end: Python functions (`@ember.njit`) compiled to machine code in the
+//! running process, with no toolchain.
+//!
+//! ember-jit types a function for its argument types into the typed IR, as it does for
+//! kernels; here that IR is lowered through Cranelift ([`lower`]) into a module of machine
+//! code ([`module`]), called through one entry with the calling convention of [`abi`]. Work
+//! that is not one machine instruction calls C's math library or ember's routines
+//! ([`runtime`]).
+
+pub mod abi;
+mod lower;
+mod module;
+mod runtime;
+mod values;
+
+pub use abi::{Builtin, CallContext, Fault, Leaf};
+pub use module::{compile, NativeFunction};

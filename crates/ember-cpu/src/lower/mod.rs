@@ -1,0 +1,236 @@
+//! Lowering one specialised function of the typed IR to Cranelift IR: its parameters, its
+//! variables and its statements ([`stmt`]); expressions in [`expr`], arithmetic and
+//! conversions in [`arith`], array elements and views in [`array`].
+
+mod arith;
+mod array;
+mod expr;
+mod stmt;
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, Value,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::FunctionBuilder;
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Linkage, Module};
+use ember_jit::ir::{IrFunction, IrProgram, Temp};
+use ember_jit::Ty;
+
+use crate::abi::{Fault, STATUS_OFFSET};
+use crate::values::{machine_types, Slots, Val};
+
+/// The signature of a compiled function: the call's context, then its parameters' leaves;
+/// its result's leaves.
+pub(crate) fn signature(f: &IrFunction, call_conv: CallConv) -> Result<Signature, String> {
+    let mut sig = Signature::new(call_conv);
+    sig.params.push(AbiParam::new(types::I64));
+    for p in &f.params {
+        for t in machine_types(&p.ty)? {
+            sig.params.push(AbiParam::new(t));
+        }
+    }
+    for t in machine_types(&f.ret)? {
+        sig.returns.push(AbiParam::new(t));
+    }
+    Ok(sig)
+}
+
+/// Where `break` and `continue` go in the innermost loop.
+struct LoopExits {
+    next: Block,
+    exit: Block,
+}
+
+/// The state of lowering one function.
+pub(crate) struct Lowering<'a, 'b> {
+    pub(crate) b: FunctionBuilder<'b>,
+    module: &'a mut JITModule,
+    program: &'a IrProgram,
+    f: &'a IrFunction,
+    /// The module's id of each function of the program.
+    functions: &'a [FuncId],
+    /// The call's context (its status word is where a raise is recorded).
+    ctx: Value,
+    locals: Vec<Slots>,
+    temps: HashMap<Temp, Slots>,
+    loops: Vec<LoopExits>,
+    imports: HashMap<String, FuncRef>,
+    callees: HashMap<usize, FuncRef>,
+    /// The element an enclosing `Update` statement is changing, and its address.
+    current: Option<(Val, Value)>,
+    /// The address of each `Update`'s element, by its pointer temporary.
+    pointers: HashMap<Temp, Value>,
+    /// The Python line being lowered (for messages).
+    pub(crate) line: u32,
+}
+
+impl<'a, 'b> Lowering<'a, 'b> {
+    /// Lowers `f` into the builder's function.
+    pub(crate) fn function(
+        b: FunctionBuilder<'b>,
+        module: &'a mut JITModule,
+        program: &'a IrProgram,
+        f: &'a IrFunction,
+        functions: &'a [FuncId],
+    ) -> Result<(), (u32, String)> {
+        let mut b = b;
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params: Vec<Value> = b.block_params(entry).to_vec();
+        let mut l = Lowering {
+            b,
+            module,
+            program,
+            f,
+            functions,
+            ctx: params[0],
+            locals: Vec::new(),
+            temps: HashMap::new(),
+            loops: Vec::new(),
+            imports: HashMap::new(),
+            callees: HashMap::new(),
+            current: None,
+            pointers: HashMap::new(),
+            line: 0,
+        };
+        l.body(&params[1..]).map_err(|e| (l.line, e))?;
+        l.b.seal_all_blocks();
+        let config = l.module.isa().frontend_config();
+        l.b.finalize(config);
+        Ok(())
+    }
+
+    fn body(&mut self, params: &[Value]) -> Result<(), String> {
+        for local in &self.f.locals {
+            let slots = Slots::declare(&mut self.b, &local.ty)?;
+            self.locals.push(slots);
+        }
+        let mut values = params.iter().copied();
+        for p in &self.f.params {
+            let arg = Val::assemble(&p.ty, &mut values)?;
+            let want = self.f.locals[p.local.0].ty.clone();
+            let arg = self.convert(arg, &p.ty, &want)?;
+            self.locals[p.local.0].set(&mut self.b, &arg)?;
+        }
+        let f = self.f;
+        self.block(&f.body)?;
+        // Falling off the end returns None (typing made the result type agree).
+        self.return_zero()
+    }
+
+    /// Returns zero of the result type (after a raise, or at the end of a function).
+    fn return_zero(&mut self) -> Result<(), String> {
+        let zero = Val::zero(&mut self.b, &self.f.ret)?;
+        let mut values = Vec::new();
+        zero.flatten(&mut values);
+        self.b.ins().return_(&values);
+        self.dead();
+        Ok(())
+    }
+
+    /// After a terminator: later code goes into a block nothing reaches.
+    fn dead(&mut self) {
+        let block = self.b.create_block();
+        self.b.switch_to_block(block);
+    }
+
+    /// Records `fault` in the context and returns.
+    pub(crate) fn raise(&mut self, fault: Fault) -> Result<(), String> {
+        let code = self.b.ins().iconst(types::I64, fault.code());
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), code, self.ctx, STATUS_OFFSET);
+        self.return_zero()
+    }
+
+    /// Raises `fault` when `cond` (a bool) holds; goes on otherwise.
+    pub(crate) fn raise_if(&mut self, cond: Value, fault: Fault) -> Result<(), String> {
+        let (fail, ok) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(fail);
+        self.b.ins().brif(cond, fail, &[], ok, &[]);
+        self.b.switch_to_block(fail);
+        self.raise(fault)?;
+        self.b.switch_to_block(ok);
+        Ok(())
+    }
+
+    /// C's math library function `name` for machine type `t`, imported once.
+    pub(crate) fn libm(
+        &mut self,
+        name: &str,
+        arity: usize,
+        t: types::Type,
+    ) -> Result<FuncRef, String> {
+        let symbol = crate::runtime::libm_name(name, t == types::F32);
+        let mut sig = self.module.make_signature();
+        sig.params
+            .extend(std::iter::repeat_n(AbiParam::new(t), arity));
+        sig.returns.push(AbiParam::new(t));
+        self.import(&symbol, sig)
+    }
+
+    /// A function of the process (`symbol`), imported once.
+    pub(crate) fn import(&mut self, symbol: &str, sig: Signature) -> Result<FuncRef, String> {
+        if let Some(f) = self.imports.get(symbol) {
+            return Ok(*f);
+        }
+        if !crate::runtime::resolves(symbol) {
+            return Err(format!(
+                "{symbol}() is missing from this process's C library, so it cannot be compiled for the CPU"
+            ));
+        }
+        let id = self
+            .module
+            .declare_function(symbol, Linkage::Import, &sig)
+            .map_err(|e| format!("importing {symbol}: {e}"))?;
+        let f = self.module.declare_func_in_func(id, self.b.func);
+        self.imports.insert(symbol.to_string(), f);
+        Ok(f)
+    }
+
+    /// Calls function `k` of the program; a raise inside it returns from this one too.
+    pub(crate) fn call(&mut self, k: usize, args: &[Val]) -> Result<Val, String> {
+        let f = match self.callees.get(&k) {
+            Some(f) => *f,
+            None => {
+                let f = self
+                    .module
+                    .declare_func_in_func(self.functions[k], self.b.func);
+                self.callees.insert(k, f);
+                f
+            }
+        };
+        let mut values = vec![self.ctx];
+        for a in args {
+            a.flatten(&mut values);
+        }
+        let call = self.b.ins().call(f, &values);
+        let results: Vec<Value> = self.b.inst_results(call).to_vec();
+        let status =
+            self.b
+                .ins()
+                .load(types::I64, MemFlagsData::trusted(), self.ctx, STATUS_OFFSET);
+        let (raised, ok) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(raised);
+        self.b.ins().brif(status, raised, &[], ok, &[]);
+        self.b.switch_to_block(raised);
+        self.return_zero()?;
+        self.b.switch_to_block(ok);
+        let ret = &self.program.functions[k].ret;
+        Val::assemble(ret, &mut results.into_iter())
+    }
+
+    /// The value of variable slots for a temporary.
+    fn temp_slots(&mut self, t: Temp, ty: &Ty) -> Result<Slots, String> {
+        if let Some(s) = self.temps.get(&t) {
+            return Ok(s.clone());
+        }
+        let s = Slots::declare(&mut self.b, ty)?;
+        self.temps.insert(t, s.clone());
+        Ok(s)
+    }
+}

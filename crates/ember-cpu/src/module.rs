@@ -1,0 +1,228 @@
+//! A compiled specialisation: its functions as machine code in a module of their own, and
+//! the entry Python calls.
+
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module};
+use ember_core::{Error, Result};
+use ember_jit::ir::IrProgram;
+use ember_jit::Ty;
+
+use crate::abi::{leaves, CallContext, Leaf};
+use crate::lower::{signature, Lowering};
+use crate::values::leaf_type;
+
+/// The entry's machine signature: `entry(context, arguments, results)`.
+type Entry = unsafe extern "C" fn(*mut CallContext, *const u64, *mut u64);
+
+/// One specialisation compiled to machine code.
+pub struct NativeFunction {
+    /// Owns the code (freed on drop).
+    module: Option<JITModule>,
+    entry: Entry,
+    /// Words of the argument and result blocks.
+    pub arg_words: usize,
+    pub result_words: usize,
+    /// The argument and result types.
+    pub args: Vec<Ty>,
+    pub ret: Ty,
+}
+
+// The code is immutable once finalised; calls share nothing but their own blocks.
+unsafe impl Send for NativeFunction {}
+unsafe impl Sync for NativeFunction {}
+
+impl Drop for NativeFunction {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // Nothing can call the code any more: the entry pointer goes with `self`.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl NativeFunction {
+    /// Calls the function: `args` holds [`Self::arg_words`] words laid out as
+    /// [`crate::abi`] says, `results` receives [`Self::result_words`]; the returned context
+    /// says whether it raised.
+    ///
+    /// # Safety
+    /// Every array leaf of `args` must describe memory valid for the elements its shape and
+    /// strides reach, for reading (and for writing where the function writes).
+    pub unsafe fn call(&self, args: &[u64], results: &mut [u64]) -> CallContext {
+        let mut ctx = CallContext::default();
+        if args.len() < self.arg_words || results.len() < self.result_words {
+            ctx.status = i64::MIN;
+            return ctx;
+        }
+        (self.entry)(&mut ctx, args.as_ptr(), results.as_mut_ptr());
+        ctx
+    }
+}
+
+fn jit_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Jit(format!(
+        "the CPU code generator failed {what} (please report this): {e}"
+    ))
+}
+
+/// A module for the host's processor, with ember's runtime routines in reach.
+fn new_module() -> Result<JITModule> {
+    let mut flags = settings::builder();
+    let set = |flags: &mut settings::Builder, k: &str, v: &str| {
+        flags
+            .set(k, v)
+            .map_err(|e| jit_error("to configure Cranelift", e))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    // Tuples of several leaves come back through a hidden return area.
+    set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| jit_error("to recognise this processor", e))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| jit_error("to configure the processor", e))?;
+    let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    for (name, address) in crate::runtime::symbols() {
+        builder.symbol(name, address);
+    }
+    Ok(JITModule::new(builder))
+}
+
+/// Compiles `program` (typed for the host), with function `entry` as what Python calls.
+/// A construct the back end cannot lower is an error naming the function and its line.
+pub fn compile(program: &IrProgram, entry: usize) -> Result<NativeFunction> {
+    let mut module = new_module()?;
+    let call_conv = module.isa().default_call_conv();
+    let mut ids: Vec<FuncId> = Vec::new();
+    for (k, f) in program.functions.iter().enumerate() {
+        let sig = signature(f, call_conv).map_err(|e| unsupported(f, 0, &e))?;
+        let id = module
+            .declare_function(&format!("f{k}_{}", f.name), Linkage::Local, &sig)
+            .map_err(|e| jit_error("to declare a function", e))?;
+        ids.push(id);
+    }
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    for (k, f) in program.functions.iter().enumerate() {
+        ctx.func.signature = signature(f, call_conv).map_err(|e| unsupported(f, 0, &e))?;
+        ctx.func.name = UserFuncName::user(0, k as u32);
+        let builder = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        Lowering::function(builder, &mut module, program, f, &ids)
+            .map_err(|(line, e)| unsupported(f, line, &e))?;
+        module
+            .define_function(ids[k], &mut ctx)
+            .map_err(|e| jit_error(&format!("to compile {}", f.name), e))?;
+        module.clear_context(&mut ctx);
+    }
+    let main = program
+        .functions
+        .get(entry)
+        .ok_or_else(|| Error::Jit("the entry function is missing from the program".into()))?;
+    let arg_types: Vec<Ty> = main.params.iter().map(|p| p.ty.clone()).collect();
+    let entry_id = define_entry(
+        &mut module,
+        &mut ctx,
+        &mut fctx,
+        ids[entry],
+        &arg_types,
+        &main.ret,
+    )?;
+    module
+        .finalize_definitions()
+        .map_err(|e| jit_error("to finalise the code", e))?;
+    let code = module.get_finalized_function(entry_id);
+    let word_count = |tys: &[Ty]| -> Result<usize> {
+        let mut n = 0;
+        for t in tys {
+            n += leaves(t).map_err(Error::Jit)?.len();
+        }
+        Ok(n)
+    };
+    Ok(NativeFunction {
+        entry: unsafe { std::mem::transmute::<*const u8, Entry>(code) },
+        module: Some(module),
+        arg_words: word_count(&arg_types)?,
+        result_words: word_count(std::slice::from_ref(&main.ret))?,
+        args: arg_types,
+        ret: main.ret.clone(),
+    })
+}
+
+/// The entry: reads the argument block into machine arguments, calls the function, writes
+/// its result's leaves into the result block.
+fn define_entry(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    fctx: &mut FunctionBuilderContext,
+    target: FuncId,
+    args: &[Ty],
+    ret: &Ty,
+) -> Result<FuncId> {
+    let mut sig = module.make_signature();
+    sig.params.extend([AbiParam::new(types::I64); 3]);
+    let id = module
+        .declare_function("entry", Linkage::Export, &sig)
+        .map_err(|e| jit_error("to declare the entry", e))?;
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(1, 0);
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        let [call_ctx, arg_block, result_block] = b.block_params(block) else {
+            return Err(Error::Jit("the entry has the wrong parameters".into()));
+        };
+        let (call_ctx, arg_block, result_block) = (*call_ctx, *arg_block, *result_block);
+        let flags = MemFlagsData::trusted();
+        let mut values = vec![call_ctx];
+        let mut word = 0i32;
+        for t in args {
+            for leaf in leaves(t).map_err(Error::Jit)? {
+                values.push(b.ins().load(leaf_type(leaf), flags, arg_block, word * 8));
+                word += 1;
+            }
+        }
+        let callee = module.declare_func_in_func(target, b.func);
+        let call = b.ins().call(callee, &values);
+        let results: Vec<_> = b.inst_results(call).to_vec();
+        let ret_leaves: Vec<Leaf> = leaves(ret).map_err(Error::Jit)?;
+        for (k, (v, leaf)) in results.into_iter().zip(ret_leaves).enumerate() {
+            // Narrow numbers are widened to the whole word so the block reads cleanly.
+            let t = leaf_type(leaf);
+            let v = if t.is_int() && t.bits() < 64 {
+                match leaf {
+                    Leaf::Number(d) if d.kind() == ember_core::dtype::Kind::Int => {
+                        b.ins().sextend(types::I64, v)
+                    }
+                    _ => b.ins().uextend(types::I64, v),
+                }
+            } else {
+                v
+            };
+            b.ins().store(flags, v, result_block, (k * 8) as i32);
+        }
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(module.isa().frontend_config());
+    }
+    module
+        .define_function(id, ctx)
+        .map_err(|e| jit_error("to compile the entry", e))?;
+    module.clear_context(ctx);
+    Ok(id)
+}
+
+/// A construct of `f` the CPU back end cannot compile, at `line` of its file.
+fn unsupported(f: &ember_jit::ir::IrFunction, line: u32, what: &str) -> Error {
+    let at = if line > 0 {
+        format!("{}, line {line}", f.file)
+    } else {
+        f.file.clone()
+    };
+    Error::Jit(format!("in {} ({at}): {what}", f.name))
+}

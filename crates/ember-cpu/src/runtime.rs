@@ -1,0 +1,209 @@
+//! Functions compiled code calls that are not one machine instruction: C's math library
+//! (looked up in the process, as Numba's code calls it), and ember's own routines written
+//! here in Rust (Python's integer power, NumPy's float `//` and `%`).
+
+use crate::abi::{Builtin, CallContext, Fault};
+
+/// ember's routines by the names compiled code imports them under.
+pub(crate) fn symbols() -> [(&'static str, *const u8); 8] {
+    [
+        ("ember_cpu_ipow_int64", ipow_i64 as *const u8),
+        ("ember_cpu_ipow_uint64", ipow_u64 as *const u8),
+        ("ember_cpu_fpow_float64", fpow_f64 as *const u8),
+        ("ember_cpu_fpow_float32", fpow_f32 as *const u8),
+        ("ember_cpu_floordiv_float64", floordiv_f64 as *const u8),
+        ("ember_cpu_floordiv_float32", floordiv_f32 as *const u8),
+        ("ember_cpu_mod_float64", mod_f64 as *const u8),
+        ("ember_cpu_mod_float32", mod_f32 as *const u8),
+    ]
+}
+
+/// Whether compiled code can call `symbol`: one of ember's routines, or a function of the
+/// process (C's math library), so Cranelift never meets a symbol it cannot resolve.
+pub(crate) fn resolves(symbol: &str) -> bool {
+    if symbols().iter().any(|(n, _)| *n == symbol) {
+        return true;
+    }
+    let Ok(name) = std::ffi::CString::new(symbol) else {
+        return false;
+    };
+    // RTLD_DEFAULT: the process's global symbols, where the JIT module looks too.
+    !unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) }.is_null()
+}
+
+/// The C math function for libm name `name` in float32 (`sinf`) or float64 (`sin`).
+pub(crate) fn libm_name(name: &str, float32: bool) -> String {
+    if float32 {
+        format!("{name}f")
+    } else {
+        name.to_string()
+    }
+}
+
+fn raise(ctx: *mut CallContext, b: Builtin) {
+    // The context is the caller's, alive for the whole call.
+    if let Some(c) = unsafe { ctx.as_mut() } {
+        c.status = Fault::Builtin(b).code();
+    }
+}
+
+/// Python's `a ** b` of int64s (Numba's: by squaring; a negative exponent gives 0 unless the
+/// base is ±1, and raises for a zero base).
+extern "C" fn ipow_i64(ctx: *mut CallContext, a: i64, b: i64) -> i64 {
+    if b < 0 {
+        return match a {
+            0 => {
+                raise(ctx, Builtin::NegativePowerOfZero);
+                0
+            }
+            1 => 1,
+            -1 => {
+                if b % 2 == 0 {
+                    1
+                } else {
+                    -1
+                }
+            }
+            _ => 0,
+        };
+    }
+    let (mut base, mut e, mut r) = (a, b as u64, 1i64);
+    while e != 0 {
+        if e & 1 != 0 {
+            r = r.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        e >>= 1;
+    }
+    r
+}
+
+extern "C" fn ipow_u64(_ctx: *mut CallContext, a: u64, b: u64) -> u64 {
+    let (mut base, mut e, mut r) = (a, b, 1u64);
+    while e != 0 {
+        if e & 1 != 0 {
+            r = r.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        e >>= 1;
+    }
+    r
+}
+
+/// A float to an int64 power as Numba computes it: by squaring, the reciprocal for a negative
+/// exponent, `pow` beyond 2**16.
+extern "C" fn fpow_f64(b: f64, e: i64) -> f64 {
+    if !(-65536..=65536).contains(&e) {
+        return b.powf(e as f64);
+    }
+    let (mut base, mut n, mut r) = (b, e.unsigned_abs(), 1.0f64);
+    while n != 0 {
+        if n & 1 != 0 {
+            r *= base;
+        }
+        base *= base;
+        n >>= 1;
+    }
+    if e < 0 {
+        1.0 / r
+    } else {
+        r
+    }
+}
+
+extern "C" fn fpow_f32(b: f32, e: i64) -> f32 {
+    if !(-65536..=65536).contains(&e) {
+        return b.powf(e as f32);
+    }
+    let (mut base, mut n, mut r) = (b, e.unsigned_abs(), 1.0f32);
+    while n != 0 {
+        if n & 1 != 0 {
+            r *= base;
+        }
+        base *= base;
+        n >>= 1;
+    }
+    if e < 0 {
+        1.0 / r
+    } else {
+        r
+    }
+}
+
+macro_rules! float_divmod {
+    ($t:ty, $floordiv:ident, $modulo:ident) => {
+        /// NumPy's `npy_divmod` quotient: the floor of `a / b`, exact at the boundaries (the
+        /// caller has checked `b != 0`).
+        extern "C" fn $floordiv(a: $t, b: $t) -> $t {
+            let m = a % b;
+            let mut q = (a - m) / b;
+            if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                q -= 1.0;
+            }
+            if q == 0.0 {
+                return (0.0 as $t).copysign(a / b);
+            }
+            let mut f = q.floor();
+            if q - f > 0.5 {
+                f += 1.0;
+            }
+            f
+        }
+
+        /// Python's `a % b` of floats: the sign of `b` (the caller has checked `b != 0`).
+        extern "C" fn $modulo(a: $t, b: $t) -> $t {
+            let m = a % b;
+            if m != 0.0 {
+                if (b < 0.0) != (m < 0.0) {
+                    m + b
+                } else {
+                    m
+                }
+            } else {
+                (0.0 as $t).copysign(b)
+            }
+        }
+    };
+}
+
+float_divmod!(f64, floordiv_f64, mod_f64);
+float_divmod!(f32, floordiv_f32, mod_f32);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_power_matches_python() {
+        let mut ctx = CallContext::default();
+        assert_eq!(ipow_i64(&mut ctx, 3, 13), 3i64.pow(13));
+        assert_eq!(ipow_i64(&mut ctx, -1, -3), -1);
+        assert_eq!(ipow_i64(&mut ctx, 5, -2), 0);
+        assert_eq!(ctx.status, 0);
+        ipow_i64(&mut ctx, 0, -1);
+        assert_eq!(
+            Fault::from_code(ctx.status),
+            Some(Fault::Builtin(Builtin::NegativePowerOfZero))
+        );
+    }
+
+    #[test]
+    fn float_floor_division_and_modulo_follow_python() {
+        for (a, b) in [
+            (7.5, 2.0),
+            (-7.5, 2.0),
+            (7.5, -2.0),
+            (-0.0, 3.0),
+            (1e300, 1e-300),
+        ] {
+            let q = floordiv_f64(a, b);
+            let m = mod_f64(a, b);
+            // Python: a == q * b + m (to rounding), m has b's sign, q is whole.
+            assert_eq!(q, q.floor());
+            assert!(m == 0.0 || (m < 0.0) == (b < 0.0), "{a} % {b} = {m}");
+        }
+        assert_eq!(floordiv_f64(-7.5, 2.0), -4.0);
+        assert_eq!(mod_f64(-7.5, 2.0), 0.5);
+        assert_eq!(fpow_f64(2.0, -2), 0.25);
+    }
+}

@@ -1,0 +1,515 @@
+//! `@ember.njit` functions called from Python: the specialisation is found from a few bytes
+//! per argument (no typing on a call), the arguments are packed into a block of words, the
+//! machine code runs with the GIL released, and a raise becomes its Python exception.
+
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use ember_core::dtype::Kind;
+use ember_core::{DType, Error};
+use ember_cpu::{Fault, NativeFunction};
+use ember_jit::{ArrayTy, Layout, Program, Ty};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyTuple};
+use smallvec::SmallVec;
+
+use crate::errors::IntoPyResult;
+use crate::launch_args::known;
+use crate::numpy_view::{host_view, HostView};
+
+/// The bytes that tell argument types apart.
+type Key = SmallVec<[u8; 16]>;
+
+/// One compiled specialisation.
+struct Spec {
+    key: Key,
+    function: NativeFunction,
+    /// Per argument: whether the function may write its elements.
+    writes: Vec<bool>,
+}
+
+struct State {
+    /// The function's tree and the exceptions its `raise` statements name, once made.
+    program: Option<(Arc<Program>, Py<PyList>)>,
+    specs: Vec<Arc<Spec>>,
+    /// Compiled for declared signatures only: a call converts its arguments to one of them.
+    frozen: bool,
+}
+
+/// The native half of `ember.njit`'s dispatcher (the Python class derives from it).
+#[pyclass(name = "HostFunction", module = "ember._ember", subclass, frozen)]
+pub struct HostFunction {
+    /// `front()` returns `(tree JSON, exceptions)`: run on first need, so names defined after
+    /// the function resolve, as in Numba.
+    front: OnceLock<Py<PyAny>>,
+    name: OnceLock<String>,
+    state: Mutex<State>,
+}
+
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// An argument, read once per call.
+enum Arg<'py> {
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Complex(f64, f64),
+    /// A NumPy scalar of this dtype.
+    Typed(DType, Bound<'py, PyAny>),
+    Array(HostView),
+    Tuple(Vec<Arg<'py>>),
+}
+
+fn read_arg<'py>(value: &Bound<'py, PyAny>, depth: usize) -> PyResult<Arg<'py>> {
+    let known = known()?;
+    if value.is_instance_of::<PyBool>() {
+        return Ok(Arg::Bool(value.is_truthy()?));
+    }
+    if value.is_instance_of::<PyInt>() {
+        return Ok(match value.extract::<i64>() {
+            Ok(i) => Arg::Int(i),
+            Err(_) => Arg::UInt(value.extract::<u64>().map_err(|_| {
+                pyo3::exceptions::PyOverflowError::new_err(format!(
+                    "int too large to convert: {value} does not fit in 64 bits"
+                ))
+            })?),
+        });
+    }
+    if value.is_instance_of::<PyFloat>() {
+        return Ok(Arg::Float(value.extract()?));
+    }
+    if let Ok(c) = value.cast::<PyComplex>() {
+        if !known.is_host_array(value) && known.numpy_scalar(value).is_none() {
+            return Ok(Arg::Complex(c.real(), c.imag()));
+        }
+    }
+    if let Some(d) = known.numpy_scalar(value) {
+        return Ok(Arg::Typed(d, value.clone()));
+    }
+    if known.is_host_array(value) || is_subclass_of_ndarray(value)? {
+        return host_view(value)
+            .map(Arg::Array)
+            .map_err(PyTypeError::new_err);
+    }
+    if let Ok(t) = value.cast::<PyTuple>() {
+        if depth < 8 {
+            return Ok(Arg::Tuple(
+                t.iter()
+                    .map(|v| read_arg(&v, depth + 1))
+                    .collect::<PyResult<_>>()?,
+            ));
+        }
+    }
+    if known.is_ndarray(value) {
+        return Err(PyTypeError::new_err(
+            "an ember.ndarray lives on the device: functions compiled for the CPU take NumPy arrays (pass x.get())",
+        ));
+    }
+    Err(PyTypeError::new_err(format!(
+        "functions compiled for the CPU take numbers, NumPy arrays and tuples of them, not {}",
+        value.get_type().name()?
+    )))
+}
+
+fn is_subclass_of_ndarray(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let np = value.py().import("numpy")?.getattr("ndarray")?;
+    value.is_instance(&np)
+}
+
+impl Arg<'_> {
+    /// Appends the bytes that tell this argument's type apart.
+    fn key(&self, out: &mut Key) {
+        match self {
+            Arg::Bool(_) => out.push(1),
+            Arg::Int(_) => out.push(2),
+            Arg::UInt(_) => out.push(3),
+            Arg::Float(_) => out.push(4),
+            Arg::Complex(..) => out.push(5),
+            Arg::Typed(d, _) => out.extend([6, d.row() as u8]),
+            Arg::Array(v) => out.extend([
+                7,
+                v.dtype.row() as u8,
+                v.shape.len() as u8,
+                u8::from(v.c_contiguous),
+            ]),
+            Arg::Tuple(items) => {
+                out.extend([8, items.len() as u8]);
+                items.iter().for_each(|a| a.key(out));
+            }
+        }
+    }
+
+    /// Numba's type of the argument.
+    fn ty(&self) -> Ty {
+        match self {
+            Arg::Bool(_) => Ty::Scalar(DType::Bool),
+            Arg::Int(_) => Ty::Scalar(DType::I64),
+            Arg::UInt(_) => Ty::Scalar(DType::U64),
+            Arg::Float(_) => Ty::Scalar(DType::F64),
+            Arg::Complex(..) => Ty::Scalar(DType::C128),
+            Arg::Typed(d, _) => Ty::Scalar(*d),
+            Arg::Array(v) => Ty::Array(ArrayTy::global(
+                v.dtype,
+                v.shape.len(),
+                if v.c_contiguous { Layout::C } else { Layout::A },
+            )),
+            Arg::Tuple(items) => Ty::Tuple(items.iter().map(Arg::ty).collect()),
+        }
+    }
+
+    /// Whether the argument converts to a parameter of type `ty` (a declared signature):
+    /// numbers to numbers except floats to integers and complex to real, arrays of the same
+    /// dtype and dimensions (a C-contiguous parameter only from a C-contiguous array).
+    fn fits(&self, ty: &Ty) -> bool {
+        match (self, ty) {
+            (Arg::Array(v), Ty::Array(a)) => {
+                v.dtype == a.dtype
+                    && v.shape.len() == a.ndim
+                    && (a.layout == Layout::A || v.c_contiguous)
+            }
+            (Arg::Tuple(items), Ty::Tuple(tys)) => {
+                items.len() == tys.len() && items.iter().zip(tys).all(|(a, t)| a.fits(t))
+            }
+            (Arg::Array(_) | Arg::Tuple(_), _) => false,
+            (a, Ty::Scalar(d)) => {
+                let from = a.ty().scalar().map(|s| s.kind());
+                match d.kind() {
+                    Kind::Complex => true,
+                    Kind::Float => from != Some(Kind::Complex),
+                    _ => !matches!(from, Some(Kind::Float | Kind::Complex)),
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Appends the argument's words for a parameter of type `ty`.
+    fn pack(&self, ty: &Ty, out: &mut SmallVec<[u64; 16]>) -> PyResult<()> {
+        match (self, ty) {
+            (Arg::Array(v), Ty::Array(_)) => {
+                out.push(v.data as u64);
+                out.extend(v.shape.iter().map(|&n| n as u64));
+                out.extend(v.strides.iter().map(|&s| s as u64));
+            }
+            (Arg::Tuple(items), Ty::Tuple(tys)) => {
+                for (a, t) in items.iter().zip(tys) {
+                    a.pack(t, out)?;
+                }
+            }
+            (a, Ty::Scalar(d)) => a.pack_number(*d, out)?,
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "an argument does not fit {ty}"
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    fn pack_number(&self, d: DType, out: &mut SmallVec<[u64; 16]>) -> PyResult<()> {
+        // The value as (real, imaginary, exact integer if it is one).
+        let (re, im, int): (f64, f64, Option<i128>) = match self {
+            Arg::Bool(b) => (f64::from(u8::from(*b)), 0.0, Some(i128::from(*b))),
+            Arg::Int(i) => (*i as f64, 0.0, Some(i128::from(*i))),
+            Arg::UInt(u) => (*u as f64, 0.0, Some(i128::from(*u))),
+            Arg::Float(f) => (*f, 0.0, None),
+            Arg::Complex(r, i) => (*r, *i, None),
+            Arg::Typed(t, v) => match t.kind() {
+                Kind::Complex => {
+                    let c = v.call_method0("__complex__")?.cast_into::<PyComplex>()?;
+                    (c.real(), c.imag(), None)
+                }
+                Kind::Float => (v.extract::<f64>()?, 0.0, None),
+                Kind::UInt => {
+                    let u = v.extract::<u64>()?;
+                    (u as f64, 0.0, Some(i128::from(u)))
+                }
+                _ => {
+                    let i = v.extract::<i64>()?;
+                    (i as f64, 0.0, Some(i128::from(i)))
+                }
+            },
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "an array or tuple where a number goes",
+                ))
+            }
+        };
+        match d.kind() {
+            Kind::Complex if d == DType::C64 => out.extend([
+                u64::from((re as f32).to_bits()),
+                u64::from((im as f32).to_bits()),
+            ]),
+            Kind::Complex => out.extend([re.to_bits(), im.to_bits()]),
+            Kind::Float if d == DType::F32 => out.push(u64::from((re as f32).to_bits())),
+            Kind::Float => out.push(re.to_bits()),
+            Kind::Bool => out.push(u64::from(re != 0.0 || im != 0.0)),
+            // C's conversion: integers keep their low bits.
+            _ => out.push(int.unwrap_or(re as i128) as u64),
+        }
+        Ok(())
+    }
+}
+
+/// The Python value of a result of type `ty` from its words.
+fn result_value<'py>(
+    py: Python<'py>,
+    ty: &Ty,
+    words: &mut impl Iterator<Item = u64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut next = || words.next().unwrap_or(0);
+    Ok(match ty {
+        Ty::Scalar(d) => match d.kind() {
+            Kind::Bool => PyBool::new(py, next() != 0).to_owned().into_any(),
+            Kind::Int => (next() as i64).into_pyobject(py)?.into_any(),
+            Kind::UInt => next().into_pyobject(py)?.into_any(),
+            Kind::Float if *d == DType::F32 => f64::from(f32::from_bits(next() as u32))
+                .into_pyobject(py)?
+                .into_any(),
+            Kind::Float => f64::from_bits(next()).into_pyobject(py)?.into_any(),
+            Kind::Complex if *d == DType::C64 => {
+                let re = f64::from(f32::from_bits(next() as u32));
+                let im = f64::from(f32::from_bits(next() as u32));
+                PyComplex::from_doubles(py, re, im).into_any()
+            }
+            _ => {
+                let re = f64::from_bits(next());
+                let im = f64::from_bits(next());
+                PyComplex::from_doubles(py, re, im).into_any()
+            }
+        },
+        Ty::Tuple(items) => {
+            let values = items
+                .iter()
+                .map(|t| result_value(py, t, words))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyTuple::new(py, values)?.into_any()
+        }
+        _ => py.None().into_bound(py),
+    })
+}
+
+/// Whether values of `ty` can come back to Python.
+fn returnable(ty: &Ty) -> bool {
+    match ty {
+        Ty::Scalar(_) | Ty::None => true,
+        Ty::Tuple(items) => items.iter().all(returnable),
+        _ => false,
+    }
+}
+
+impl HostFunction {
+    fn name(&self) -> &str {
+        self.name.get().map_or("<function>", String::as_str)
+    }
+
+    /// The function's tree, made by the front once.
+    fn program(&self, py: Python<'_>) -> PyResult<(Arc<Program>, Py<PyList>)> {
+        if let Some((p, e)) = &lock(&self.state).program {
+            return Ok((p.clone(), e.clone_ref(py)));
+        }
+        let front = self
+            .front
+            .get()
+            .ok_or_else(|| PyValueError::new_err("the function was not set up"))?;
+        let made = front.call0(py)?;
+        let (json, exceptions): (String, Bound<'_, PyList>) = made.bind(py).extract()?;
+        let program = Arc::new(Program::from_json(&json).map_err(Error::Jit).py()?);
+        let mut state = lock(&self.state);
+        state.program = Some((program.clone(), exceptions.clone().unbind()));
+        Ok((program, exceptions.unbind()))
+    }
+
+    /// Compiles the function for argument types `args`.
+    fn specialise(&self, py: Python<'_>, key: Key, args: &[Ty]) -> PyResult<Arc<Spec>> {
+        let (program, _) = self.program(py)?;
+        let name = self.name().to_string();
+        let spec = py
+            .detach(|| -> ember_core::Result<Spec> {
+                let (ir, entry) = ember_jit::type_host(&program, args)?;
+                let ret = &ir.functions[entry].ret;
+                if !returnable(ret) {
+                    return Err(Error::Jit(format!(
+                        "{name}() returns {ret}: functions compiled for the CPU return numbers, tuples of numbers or None for now"
+                    )));
+                }
+                let writes = ir.function_writes(entry);
+                let function = ember_cpu::compile(&ir, entry)?;
+                Ok(Spec {
+                    key,
+                    function,
+                    writes,
+                })
+            })
+            .py()?;
+        let spec = Arc::new(spec);
+        lock(&self.state).specs.push(spec.clone());
+        Ok(spec)
+    }
+
+    /// The specialisation for `args` (compiled now if there is none and compiling is allowed).
+    fn find(&self, py: Python<'_>, args: &[Arg<'_>]) -> PyResult<Arc<Spec>> {
+        let mut key = Key::new();
+        args.iter().for_each(|a| a.key(&mut key));
+        let frozen = {
+            let state = lock(&self.state);
+            if let Some(s) = state.specs.iter().find(|s| s.key == key) {
+                return Ok(s.clone());
+            }
+            if state.frozen {
+                let fitting = state.specs.iter().find(|s| {
+                    s.function.args.len() == args.len()
+                        && args.iter().zip(&s.function.args).all(|(a, t)| a.fits(t))
+                });
+                if let Some(s) = fitting {
+                    return Ok(s.clone());
+                }
+            }
+            state.frozen
+        };
+        if frozen {
+            let shown: Vec<String> = args.iter().map(|a| a.ty().to_string()).collect();
+            return Err(PyTypeError::new_err(format!(
+                "No matching definition for argument type(s) {}",
+                shown.join(", ")
+            )));
+        }
+        let tys: Vec<Ty> = args.iter().map(Arg::ty).collect();
+        self.specialise(py, key, &tys)
+    }
+
+    fn raise_fault(&self, py: Python<'_>, status: i64, detail: [i64; 2]) -> PyErr {
+        let _ = detail;
+        match Fault::from_code(status) {
+            Some(Fault::Raised(n)) => {
+                let made = (|| -> PyResult<PyErr> {
+                    let (_, exceptions) = self.program(py)?;
+                    let (cls, args): (Bound<'_, PyAny>, Bound<'_, PyTuple>) =
+                        exceptions.bind(py).get_item(n)?.extract()?;
+                    Ok(PyErr::from_value(cls.call1(args)?))
+                })();
+                made.unwrap_or_else(|e| e)
+            }
+            Some(Fault::Builtin(b)) => {
+                let (class, message) = b.exception();
+                match py
+                    .import("builtins")
+                    .and_then(|m| m.getattr(class))
+                    .and_then(|c| c.call1((message,)))
+                {
+                    Ok(e) => PyErr::from_value(e),
+                    Err(e) => e,
+                }
+            }
+            None => PyValueError::new_err(format!(
+                "{}() was called with fewer arguments than it was compiled for",
+                self.name()
+            )),
+        }
+    }
+}
+
+#[pymethods]
+impl HostFunction {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Self {
+        HostFunction {
+            front: OnceLock::new(),
+            name: OnceLock::new(),
+            state: Mutex::new(State {
+                program: None,
+                specs: Vec::new(),
+                frozen: false,
+            }),
+        }
+    }
+
+    /// Sets the front (returning the tree JSON and the exceptions list) and the name.
+    fn _setup(&self, front: Py<PyAny>, name: String) -> PyResult<()> {
+        self.front
+            .set(front)
+            .map_err(|_| PyValueError::new_err("the function is already set up"))?;
+        let _ = self.name.set(name);
+        Ok(())
+    }
+
+    /// Compiles for a declared signature (`"float64(float64, int64[:])"`); after the first,
+    /// calls convert their arguments to a declared one instead of compiling new ones.
+    fn _compile_signature(&self, py: Python<'_>, signature: &str) -> PyResult<()> {
+        let (ret, args) = ember_jit::parse_signature(signature).map_err(PyTypeError::new_err)?;
+        let mut key = Key::new();
+        key.push(0); // declared: never equal to a call's key
+        key.extend(signature.bytes().take(14));
+        let spec = self.specialise(py, key, &args)?;
+        if let Some(r) = ret {
+            if r != spec.function.ret {
+                // Numba converts the result to the declared type; ember says so instead.
+                if !(matches!(r, Ty::Scalar(_)) && matches!(spec.function.ret, Ty::Scalar(_))) {
+                    return Err(crate::errors::to_py(Error::Jit(format!(
+                        "{}() returns {} but its signature declares {r}",
+                        self.name(),
+                        spec.function.ret
+                    ))));
+                }
+            }
+        }
+        lock(&self.state).frozen = true;
+        Ok(())
+    }
+
+    /// Numba's `signatures`: the argument types of each specialisation.
+    #[getter]
+    fn _specialisations(&self) -> Vec<String> {
+        lock(&self.state)
+            .specs
+            .iter()
+            .map(|s| {
+                let args: Vec<String> = s.function.args.iter().map(|t| t.to_string()).collect();
+                format!("({})", args.join(", "))
+            })
+            .collect()
+    }
+
+    #[pyo3(signature = (*args))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let read: SmallVec<[Arg<'py>; 8]> = args
+            .iter()
+            .map(|a| read_arg(&a, 0))
+            .collect::<PyResult<_>>()?;
+        let spec = self.find(py, &read)?;
+        let f = &spec.function;
+        let mut words: SmallVec<[u64; 16]> = SmallVec::new();
+        for (k, (a, t)) in read.iter().zip(&f.args).enumerate() {
+            if let Arg::Array(v) = a {
+                if !v.writeable && spec.writes.get(k).copied().unwrap_or(false) {
+                    return Err(PyValueError::new_err(format!(
+                        "{}() writes to argument {k}, a read-only array: assignment destination is read-only (pass a writeable array, or a copy)",
+                        self.name()
+                    )));
+                }
+            }
+            a.pack(t, &mut words)?;
+        }
+        let mut results: SmallVec<[u64; 4]> = smallvec::smallvec![0; f.result_words];
+        // The arrays stay alive through `args`; the code touches nothing else of Python's.
+        let words_ref = &words[..];
+        let results_ref = &mut results[..];
+        let ctx = py.detach(|| unsafe { f.call(words_ref, results_ref) });
+        if ctx.status != 0 {
+            return Err(self.raise_fault(py, ctx.status, ctx.detail));
+        }
+        result_value(py, &f.ret, &mut results.into_iter())
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<HostFunction>()
+}

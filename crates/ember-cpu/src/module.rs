@@ -8,7 +8,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module};
 use ember_core::{Error, Result};
 use ember_jit::ir::IrProgram;
-use ember_jit::Ty;
+use ember_jit::{Program, Ty};
 
 use crate::abi::{leaves, CallContext, Leaf};
 use crate::lower::{signature, Lowering};
@@ -94,12 +94,12 @@ fn new_module() -> Result<JITModule> {
 
 /// Compiles `program` (typed for the host), with function `entry` as what Python calls.
 /// A construct the back end cannot lower is an error naming the function and its line.
-pub fn compile(program: &IrProgram, entry: usize) -> Result<NativeFunction> {
+pub fn compile(tree: &Program, program: &IrProgram, entry: usize) -> Result<NativeFunction> {
     let mut module = new_module()?;
     let call_conv = module.isa().default_call_conv();
     let mut ids: Vec<FuncId> = Vec::new();
     for (k, f) in program.functions.iter().enumerate() {
-        let sig = signature(f, call_conv).map_err(|e| unsupported(f, 0, &e))?;
+        let sig = signature(f, call_conv).map_err(|e| unsupported(tree, f, 0, &e))?;
         let id = module
             .declare_function(&format!("f{k}_{}", f.name), Linkage::Local, &sig)
             .map_err(|e| jit_error("to declare a function", e))?;
@@ -108,11 +108,11 @@ pub fn compile(program: &IrProgram, entry: usize) -> Result<NativeFunction> {
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     for (k, f) in program.functions.iter().enumerate() {
-        ctx.func.signature = signature(f, call_conv).map_err(|e| unsupported(f, 0, &e))?;
+        ctx.func.signature = signature(f, call_conv).map_err(|e| unsupported(tree, f, 0, &e))?;
         ctx.func.name = UserFuncName::user(0, k as u32);
         let builder = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         Lowering::function(builder, &mut module, program, f, &ids)
-            .map_err(|(line, e)| unsupported(f, line, &e))?;
+            .map_err(|(line, e)| unsupported(tree, f, line, &e))?;
         module
             .define_function(ids[k], &mut ctx)
             .map_err(|e| jit_error(&format!("to compile {}", f.name), e))?;
@@ -217,12 +217,22 @@ fn define_entry(
     Ok(id)
 }
 
-/// A construct of `f` the CPU back end cannot compile, at `line` of its file.
-fn unsupported(f: &ember_jit::ir::IrFunction, line: u32, what: &str) -> Error {
-    let at = if line > 0 {
-        format!("{}, line {line}", f.file)
-    } else {
-        f.file.clone()
+/// A construct of `f` the CPU back end cannot compile, at `line` of its file: the same
+/// `JitError` typing gives (`file:line: in function 'f': ...`, then the line).
+fn unsupported(tree: &Program, f: &ember_jit::ir::IrFunction, line: u32, what: &str) -> Error {
+    let Some(function) = tree
+        .functions
+        .iter()
+        .find(|g| g.name == f.name && g.file == f.file)
+    else {
+        return Error::Jit(format!("in function '{}' ({}): {what}", f.name, f.file));
     };
-    Error::Jit(format!("in {} ({at}): {what}", f.name))
+    let line = if line > 0 { line } else { function.span.line };
+    let span = ember_jit::ast::Span {
+        line,
+        col: 0,
+        end_line: line,
+        end_col: u32::MAX,
+    };
+    ember_jit::locate(function, "function", span, what)
 }

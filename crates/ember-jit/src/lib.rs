@@ -30,6 +30,7 @@ pub use compiler::{
     ParamSlot, Raised, Site,
 };
 pub use emit::Abi;
+pub use error::locate;
 pub use ir::IrProgram;
 pub use named::with_named_fields;
 pub use types::{parse_arg_type, parse_signature, ArrayTy, Layout, Space, Ty};

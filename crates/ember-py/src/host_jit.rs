@@ -337,7 +337,7 @@ impl HostFunction {
                     )));
                 }
                 let writes = ir.function_writes(entry);
-                let function = ember_cpu::compile(&ir, entry)?;
+                let function = ember_cpu::compile(&program, &ir, entry)?;
                 Ok(Spec {
                     key,
                     function,

@@ -31,9 +31,11 @@ impl Lowering<'_, '_> {
                 self.convert(v, &x.ty, &e.ty)
             }
             K::Unary(op, x) => {
-                let d = dtype_of(e)?;
+                // At the operand's width (wrapping there), then converted to the result's.
+                let (from, to) = (dtype_of(x)?, dtype_of(e)?);
                 let v = self.expr(x)?;
-                self.unary(*op, d, v)
+                let v = self.unary(*op, from, v)?;
+                self.cast(v, from, to)
             }
             K::Not(x) => {
                 let t = self.truth(x)?;

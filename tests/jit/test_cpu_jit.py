@@ -1,0 +1,358 @@
+"""``@ember.jit`` / ``@ember.njit``: Python functions compiled to machine code for the CPU give
+what the same functions give run by Python (on NumPy scalars and arrays, so integers wrap as
+NumPy's fixed-width types), raise Python's exceptions, and say which line they cannot compile."""
+
+import ctypes
+import ctypes.util
+import math
+
+import ember
+import numpy as np
+import pytest
+from ember import njit
+
+RNG = np.random.default_rng(20261128)
+
+
+# ---- the seed programs ----
+
+def square(x):
+    return x * x
+
+
+def square_annotated(x: float) -> float:
+    return x * x
+
+
+@pytest.mark.parametrize("value", [3, -7, 2.5, np.float32(1.5), True])
+def test_square_matches_python_for_each_argument_type(value):
+    got = njit(square)(value)
+    want = square(value)
+    assert got == want and type(got) is type(want.item() if isinstance(want, np.generic) else want)
+
+
+def test_narrow_integers_compute_in_int64_as_numba_types_them():
+    # Numba's rule (not NumPy's): int32 * int32 is an int64.
+    assert njit(square)(np.int32(-46341)) == 46341 * 46341
+
+
+def test_square_with_a_signature_converts_its_argument():
+    f = njit("float64(float64)")(square)
+    assert f(3) == 9.0 and isinstance(f(3), float)
+    assert f.signatures == ["(float64)"]
+    with pytest.raises(TypeError, match="No matching definition for argument type"):
+        f(np.ones(2))
+
+
+def test_annotations_are_ordinary_python():
+    assert njit(square_annotated)(1.25) == 1.5625
+
+
+def test_signature_forms_give_the_same_function():
+    from ember.types import float32, int64
+    forms = ["int64(int64)", int64(int64), ["int64(int64)", "float32(float32)"], (int64,)]
+    for form in forms:
+        f = njit(form)(square)
+        assert f(12) == 144
+    f = njit([int64(int64), float32(float32)])(square)
+    assert f(np.float32(0.5)) == 0.25 and f(-5) == 25
+
+
+# ---- loops, reductions, stencils ----
+
+def loop_sum(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i]
+    return s
+
+
+def stencil(a, out):
+    for i in range(1, a.shape[0] - 1):
+        for j in range(1, a.shape[1] - 1):
+            out[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1]) - a[i, j]
+
+
+def first_negative(a):
+    for i in range(len(a)):
+        if a[i] < 0:
+            return i
+    return -1
+
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def minmax(a):
+    lo, hi = a[0], a[0]
+    for x in a:
+        lo = min(lo, x)
+        hi = max(hi, x)
+    return lo, hi
+
+
+def test_a_loop_sum_adds_in_order_like_python():
+    a = RNG.random(1001)
+    assert njit(loop_sum)(a) == loop_sum(a)
+    # Numba types `s` as float64 (0.0 is a float64): the sum is in float64, element by element.
+    a32 = RNG.random(77).astype(np.float32)
+    assert njit(loop_sum)(a32) == loop_sum(a32.astype(np.float64))
+
+
+def test_a_two_dimensional_stencil_matches_python():
+    a = RNG.standard_normal((33, 47))
+    got, want = np.zeros_like(a), np.zeros_like(a)
+    njit(stencil)(a, got)
+    stencil(a, want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_strided_and_transposed_arrays_are_read_through_their_strides():
+    a = RNG.standard_normal((40, 30))
+    f = njit(loop_sum)
+    assert f(a[::3, 2]) == loop_sum(a[::3, 2])
+    assert f(a.T[5]) == loop_sum(a.T[5])
+    assert f(a[::-1, 0]) == loop_sum(a[::-1, 0])
+
+
+def test_early_returns_and_while_loops():
+    a = RNG.standard_normal(50)
+    f = njit(first_negative)
+    assert f(a) == first_negative(a)
+    assert f(np.abs(a)) == -1
+    g = njit(collatz_steps)
+    assert [g(n) for n in (1, 7, 27, 97)] == [collatz_steps(n) for n in (1, 7, 27, 97)]
+
+
+def test_tuples_in_and_out():
+    a = RNG.integers(-1000, 1000, 200)
+    assert njit(minmax)(a) == minmax(a)
+
+    @njit
+    def swap(p):
+        x, y = p
+        return y, x
+    assert swap((1, 2.5)) == (2.5, 1)
+
+
+# ---- integers: Numba's types, wrapping as NumPy's fixed-width types ----
+
+def arith(a, b):
+    return a + b, a - b, a * b, a // b, a % b, -a, abs(a), a ** 3
+
+
+I64 = np.iinfo(np.int64)
+
+
+@pytest.mark.parametrize("x, y", [(I64.max, 3), (I64.min, 7), (I64.max - 1, I64.max), (5, 2), (I64.min, -1),
+                                  (-7, 2), (7, -2), (2**62, 2**62)])
+def test_int64_arithmetic_wraps_as_numpy_does(x, y):
+    with np.errstate(all="ignore"):
+        want = tuple(int(v) for v in arith(np.int64(x), np.int64(y)))
+    assert njit(arith)(x, y) == want
+
+
+def test_uint64_arithmetic_wraps_as_numpy_does():
+    f = njit(lambda a, b: (a + b, a - b, a * b, a // b, a % b))
+    u = np.uint64
+    for x, y in [(2**64 - 1, 3), (3, 2**64 - 1), (2**63, 2)]:
+        with np.errstate(all="ignore"):
+            want = (u(x) + u(y), u(x) - u(y), u(x) * u(y), u(x) // u(y), u(x) % u(y))
+        assert f(u(x), u(y)) == tuple(int(v) for v in want)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32])
+def test_narrow_integers_are_computed_in_64_bits(dtype):
+    # Numba's integer typing: operands narrower than 64 bits compute in 64 bits; a negation
+    # wraps at the operand's own width (an unsigned one stays unsigned).
+    info = np.iinfo(dtype)
+    top = int(info.max)
+    negated = -top if info.min < 0 else (-top) % (1 << info.bits)
+    got = njit(lambda a, b: (a + b, a * b, a // b, -a))(dtype(top), dtype(3))
+    assert got == (top + 3, top * 3, top // 3, negated)
+
+
+def test_python_ints_are_int64_and_wrap():
+    @njit
+    def grow(x):
+        for _ in range(3):
+            x = x * x
+        return x
+    with np.errstate(over="ignore"):
+        want = int(np.int64(3_000_000) ** 8)
+    assert grow(3_000_000) == want
+
+
+def test_floats_follow_python_floor_division_and_modulo():
+    f = njit(lambda a, b: (a // b, a % b))
+    for a, b in [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-0.0, 5.0), (1e308, 1e-308), (5.0, math.inf)]:
+        assert f(a, b) == (np.float64(a) // np.float64(b), np.float64(a) % np.float64(b)), (a, b)
+
+
+# ---- math ----
+
+LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
+
+
+@pytest.mark.parametrize("name", ["sqrt", "exp", "log", "sin", "cos", "tan", "atan", "sinh", "tanh", "erf",
+                                  "gamma", "lgamma", "floor", "ceil", "trunc", "fabs", "expm1", "log1p", "cbrt"])
+def test_math_functions_give_the_c_librarys_values(name):
+    # As Numba's code, compiled code calls C's math library (Python's math module has its own
+    # gamma, lgamma and erf, a few ulps away).
+    c = getattr(LIBM, {"gamma": "tgamma"}.get(name, name))
+    c.restype, c.argtypes = ctypes.c_double, [ctypes.c_double]
+    f = njit(eval(f"lambda x: math.{name}(x)", {"math": math}))  # noqa: S307
+    for x in (0.5, 1.75, 3.0, 10.25):
+        assert f(x) == c(x), (name, x)
+
+
+def test_float32_math_stays_float32():
+    f = njit(lambda x: math.sqrt(x) + x)
+    x = np.float32(2.0)
+    assert f(x) == np.float32(np.sqrt(x) + x)
+
+
+# ---- calls, recursion, exceptions ----
+
+@njit
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+@njit
+def hypot2(x, y):
+    return x * x + y * y
+
+
+def test_compiled_functions_call_each_other_and_recurse():
+    assert fib(22) == 17711
+
+    @njit
+    def norm(a):
+        s = 0.0
+        for i in range(0, len(a) - 1, 2):
+            s += hypot2(a[i], a[i + 1])
+        return math.sqrt(s)
+    a = RNG.random(64)
+    assert norm(a) == pytest.approx(np.sqrt(np.sum(a * a)), rel=1e-14)
+
+
+def test_zero_divisors_raise_zero_division_error_as_numba_does():
+    cases = [(lambda a, b: a // b, 1, 0, "integer division by zero"),
+             (lambda a, b: a % b, 1, 0, "integer modulo by zero"),
+             (lambda a, b: a / b, 1.0, 0.0, "division by zero"),
+             (lambda a, b: a / b, 1, 0, "division by zero"),
+             (lambda a, b: a // b, 1.0, 0.0, "modulo by zero"),
+             (lambda a, b: a ** b, 0, -1, "0 cannot be raised to a negative power")]
+    for fn, a, b, message in cases:
+        with pytest.raises(ZeroDivisionError, match=message):
+            njit(fn)(a, b)
+
+
+class Bad(Exception):
+    pass
+
+
+@njit
+def checked_sqrt(x):
+    if x < 0:
+        raise ValueError("x must be >= 0")
+    if x > 1e300:
+        raise Bad("too big", 3)
+    return math.sqrt(x)
+
+
+def test_raise_statements_raise_their_exception_and_the_process_goes_on():
+    with pytest.raises(ValueError, match="x must be >= 0"):
+        checked_sqrt(-1.0)
+    with pytest.raises(Bad) as info:
+        checked_sqrt(1e301)
+    assert info.value.args == ("too big", 3)
+    assert checked_sqrt(2.25) == 1.5
+
+
+def test_a_raise_inside_a_called_function_reaches_the_caller():
+    @njit
+    def outer(x):
+        return checked_sqrt(x) + 1.0
+    with pytest.raises(ValueError, match="x must be >= 0"):
+        outer(-4.0)
+    assert outer(4.0) == 3.0
+
+
+# ---- arrays written, read-only arrays ----
+
+def test_writes_reach_the_callers_array_and_read_only_arrays_are_refused():
+    @njit
+    def fill(a, v):
+        for i in range(a.size):
+            a[i] = v * i
+    a = np.zeros(10, dtype=np.int32)
+    fill(a, 3)
+    np.testing.assert_array_equal(a, np.arange(10, dtype=np.int32) * 3)
+    a.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        fill(a, 1)
+    assert njit(loop_sum)(a) == loop_sum(a)  # reading it is fine
+
+
+def test_bool_and_complex_arrays():
+    @njit
+    def count_true(m):
+        n = 0
+        for x in m:
+            if x:
+                n += 1
+        return n
+    m = RNG.random(100) > 0.3
+    assert count_true(m) == int(m.sum())
+
+    @njit
+    def csum(z):
+        s = 0j
+        for i in range(z.size):
+            s += z[i] * z[i]
+        return s
+    z = RNG.standard_normal(20) + 1j * RNG.standard_normal(20)
+    assert csum(z) == pytest.approx(complex(np.sum(z * z)), rel=1e-14)
+
+
+# ---- errors ----
+
+def test_what_cannot_be_compiled_is_a_jit_error_naming_the_file_and_line():
+    def uses_a_list(n):
+        xs = [1, 2, n]
+        return xs
+    with pytest.raises(ember.JitError) as info:
+        njit(uses_a_list)(3)
+    first = str(info.value).splitlines()[0]
+    line = uses_a_list.__code__.co_firstlineno + 1
+    assert first.startswith(f"{__file__}:{line}: in ")
+
+
+def test_arguments_it_cannot_take_are_type_errors():
+    f = njit(square)
+    with pytest.raises(TypeError, match="NumPy arrays"):
+        f("text")
+    with pytest.raises(TypeError, match="x.get()"):
+        f(ember.ones(3))
+    with pytest.raises(TypeError, match="takes 1 positional argument"):
+        f(1, 2)
+    assert f(4) == 16  # and it still works
+
+
+def test_options_numba_users_pass():
+    for opts in ({"cache": True}, {"nogil": True}, {"fastmath": True}, {"error_model": "python"},
+                 {"boundscheck": False}, {"inline": "never"}):
+        assert ember.jit(nopython=True, **opts)(square)(3) == 9
+    with pytest.raises(ValueError, match="nopython mode only"):
+        ember.jit(forceobj=True)(square)
+    with pytest.raises(KeyError, match="Unrecognized options"):
+        ember.jit(no_such_option=True)(square)

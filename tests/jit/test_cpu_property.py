@@ -1,0 +1,128 @@
+"""Random functions compiled by ``@ember.njit`` give what Python gives running them on NumPy
+scalars, and raise ``ZeroDivisionError`` exactly where Python divides by zero; random invalid
+functions raise ``JitError`` at the line of the mistake; nothing crashes the process. The
+programs are those of ``test_jit_property.py`` (its generator keeps every float result exactly
+IEEE's; Cranelift never fuses operations, so float results must agree to the last bit)."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from test_jit_property import (
+    FLOAT,
+    INT,
+    INTS,
+    FLOATS,
+    MISTAKES,
+    Program,
+    invalid_cases,
+    load,
+    programs,
+    render,
+)
+from hypothesis import strategies as st
+
+import ember
+
+HEADER = '''import math
+
+import numpy as np
+
+from ember import cuda, njit
+
+I = np.int64
+F = np.float64
+
+
+def helper(x):
+    return x
+
+
+@cuda.jit
+def other_kernel(a):
+    a[0] = 0
+
+
+@njit
+def f(a, b, c):
+'''
+
+ROWS = 6
+selected_only = pytest.mark.skipif("'slow' not in config.getoption('markexpr')", reason="select it with -m slow")
+
+
+def check_matches_python(program, inputs, directory):
+    source = HEADER + "\n".join(render(program.body)) + "\n"
+    module, _ = load(directory, source)
+    scalar = {INT: np.int64, FLOAT: np.float64}
+    for row in inputs:
+        args = [scalar[t](v) for t, v in zip(program.params, row, strict=True)]
+        with np.errstate(all="ignore"):
+            want = module.f.py_func(*args)
+        try:
+            with np.errstate(divide="raise", invalid="raise", over="ignore", under="ignore"):
+                module.f.py_func(*args)
+            divides_by_zero = False
+        except FloatingPointError:
+            divides_by_zero = None  # a zero divisor, or another invalid operation
+        try:
+            got = module.f(*args)
+        except ZeroDivisionError:
+            # NumPy flags every zero divisor except of an infinity or a NaN, whose quotients
+            # are not finite either.
+            assert divides_by_zero is None or not np.isfinite(want), f"{row}\n\n{source}"
+            continue
+        if program.ret == INT:
+            assert got == int(want), f"{row}\n\n{source}"
+        else:
+            np.testing.assert_array_equal(np.float64(got), np.float64(want), err_msg=f"{row}\n\n{source}")
+
+
+@st.composite
+def cases(draw):
+    program = draw(programs())
+    strategies = [INTS if t == INT else FLOATS for t in program.params]
+    return program, [tuple(draw(s) for s in strategies) for _ in range(ROWS)]
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(case=cases())
+def test_random_functions_match_python_on_numpy_scalars(case, tmp_path_factory):
+    check_matches_python(*case, tmp_path_factory.mktemp("cpuprop"))
+
+
+@pytest.mark.slow
+@selected_only
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(case=cases())
+def test_many_random_functions_match_python_on_numpy_scalars(case, tmp_path_factory):
+    check_matches_python(*case, tmp_path_factory.mktemp("cpuprop"))
+
+
+def check_invalid(program, mistake, where, directory):
+    """Puts ``mistake`` into ``f`` before statement ``where``."""
+    lines = ["    v0 = I(1)"]
+    mistake_line = len(HEADER.splitlines()) + 2
+    body = render(program.body)
+    before = render(program.body[:where])
+    lines += body[:len(before)] + ["    " + m.format(v="v0") for m in mistake] + body[len(before):]
+    mistake_line += len(before)
+    source = HEADER + "\n".join(lines) + "\n"
+    module, path = load(directory, source)
+    args = [np.int64(1) if t == INT else np.float64(1.0) for t in program.params]
+    with pytest.raises(ember.JitError) as info:
+        module.f(*args)
+    message = str(info.value)
+    assert message.startswith(f"{path}:{mistake_line}: in "), f"{message}\n\n{source}"
+    assert "^" in message.splitlines()[-1], message
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(case=invalid_cases())
+def test_random_invalid_functions_raise_jit_error_at_the_mistake(case, tmp_path_factory):
+    check_invalid(*case, tmp_path_factory.mktemp("cpubad"))
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=[m[0] for m in MISTAKES])
+def test_every_kind_of_mistake_raises_jit_error_at_its_line(mistake, tmp_path):
+    program = Program(["v1 = I(2)", "v1 += 1", "return v1"], (INT, FLOAT, INT), INT)
+    check_invalid(program, mistake, 1, tmp_path)

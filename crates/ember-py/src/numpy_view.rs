@@ -6,14 +6,33 @@
 use ember_core::DType;
 use pyo3::prelude::*;
 
-/// What a call needs of an array.
+/// What a call needs of an array: its fields, pointing into the array object (alive while the
+/// caller holds it), so reading one copies nothing.
 pub(crate) struct HostView {
     pub data: *mut u8,
     pub dtype: DType,
-    pub shape: smallvec::SmallVec<[i64; 4]>,
-    pub strides: smallvec::SmallVec<[i64; 4]>,
+    pub ndim: usize,
+    dimensions: *const isize,
+    strides: *const isize,
     pub c_contiguous: bool,
     pub writeable: bool,
+}
+
+impl HostView {
+    pub fn shape(&self) -> &[isize] {
+        // NumPy keeps `ndim` extents there (none for a 0-d array, whose pointer may be null).
+        if self.ndim == 0 {
+            return &[];
+        }
+        unsafe { std::slice::from_raw_parts(self.dimensions, self.ndim) }
+    }
+
+    pub fn strides(&self) -> &[isize] {
+        if self.ndim == 0 {
+            return &[];
+        }
+        unsafe { std::slice::from_raw_parts(self.strides, self.ndim) }
+    }
 }
 
 // `PyArrayObject_fields` after PyObject_HEAD (two pointers).
@@ -82,19 +101,12 @@ pub(crate) fn host_view(value: &Bound<'_, PyAny>) -> Result<HostView, String> {
     if descr.byteorder == b'>' {
         return Err("arrays in non-native byte order cannot be passed: convert with a.astype(a.dtype.newbyteorder('='))".into());
     }
-    let nd = a.nd.max(0) as usize;
-    let (mut shape, mut strides) = (smallvec::SmallVec::new(), smallvec::SmallVec::new());
-    for k in 0..nd {
-        unsafe {
-            shape.push(*a.dimensions.add(k) as i64);
-            strides.push(*a.strides.add(k) as i64);
-        }
-    }
     Ok(HostView {
         data: a.data,
         dtype,
-        shape,
-        strides,
+        ndim: a.nd.max(0) as usize,
+        dimensions: a.dimensions,
+        strides: a.strides,
         c_contiguous: a.flags & NPY_ARRAY_C_CONTIGUOUS != 0,
         writeable: a.flags & NPY_ARRAY_WRITEABLE != 0,
     })

@@ -4,14 +4,16 @@ functions raise ``JitError`` at the line of the mistake; nothing crashes the pro
 programs are those of ``test_jit_property.py`` (its generator keeps every float result exactly
 IEEE's; Cranelift never fuses operations, so float results must agree to the last bit)."""
 
+import ember
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_jit_property import (
     FLOAT,
+    FLOATS,
     INT,
     INTS,
-    FLOATS,
     MISTAKES,
     Program,
     invalid_cases,
@@ -19,9 +21,6 @@ from test_jit_property import (
     programs,
     render,
 )
-from hypothesis import strategies as st
-
-import ember
 
 HEADER = '''import math
 

@@ -118,6 +118,7 @@ impl Lowering<'_, '_> {
         x: Val,
         y: Val,
         exponent: Option<DType>,
+        divisor_known: bool,
     ) -> Result<Val, String> {
         if d.is_complex() {
             return self.complex_binary(op, d, x, y);
@@ -125,6 +126,7 @@ impl Lowering<'_, '_> {
         let (x, y) = (x.number()?, y.number()?);
         let float = d.kind() == Kind::Float;
         let signed = d.kind() == Kind::Int;
+        self.divisor_known = divisor_known;
         let v = match op {
             BinOp::Add if float => self.b.ins().fadd(x, y),
             BinOp::Sub if float => self.b.ins().fsub(x, y),
@@ -166,6 +168,9 @@ impl Lowering<'_, '_> {
     }
 
     fn raise_if_zero(&mut self, y: Value, float: bool, b: Builtin) -> Result<(), String> {
+        if self.divisor_known {
+            return Ok(());
+        }
         let zero = if float {
             let t = self.b.func.dfg.value_type(y);
             let z = crate::values::zero_of(&mut self.b, t);

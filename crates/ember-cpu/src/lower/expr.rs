@@ -45,7 +45,9 @@ impl Lowering<'_, '_> {
             K::Binary(op, l, r) => {
                 let d = dtype_of(e)?;
                 let (x, y) = (self.expr(l)?, self.expr(r)?);
-                self.binary(*op, d, x, y, r.dtype())
+                // A constant divisor other than zero needs no test.
+                let divisor_known = matches!(&r.kind, K::Const(c) if c.truth());
+                self.binary(*op, d, x, y, r.dtype(), divisor_known)
             }
             K::Compare(op, l, r) => {
                 let d = dtype_of(l)?;

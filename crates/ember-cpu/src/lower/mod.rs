@@ -5,6 +5,7 @@
 mod arith;
 mod array;
 mod expr;
+mod select;
 mod stmt;
 
 use std::collections::HashMap;
@@ -65,6 +66,8 @@ pub(crate) struct Lowering<'a, 'b> {
     pointers: HashMap<Temp, Value>,
     /// The Python line being lowered (for messages).
     pub(crate) line: u32,
+    /// The binary operation being lowered divides by a constant other than zero.
+    divisor_known: bool,
 }
 
 impl<'a, 'b> Lowering<'a, 'b> {
@@ -96,6 +99,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             current: None,
             pointers: HashMap::new(),
             line: 0,
+            divisor_known: false,
         };
         l.body(&params[1..]).map_err(|e| (l.line, e))?;
         l.b.seal_all_blocks();

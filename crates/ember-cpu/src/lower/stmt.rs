@@ -57,6 +57,9 @@ impl Lowering<'_, '_> {
                 then,
                 orelse,
             } => {
+                if self.if_converted(cond, *negate, then, orelse)? {
+                    return Ok(());
+                }
                 let c = self.truth(cond)?;
                 let (t, e, join) = (
                     self.b.create_block(),
@@ -186,36 +189,14 @@ impl Lowering<'_, '_> {
         let counter = self.temp_slots(index, &Ty::Scalar(ty))?;
         let first = self.expr(start)?;
         counter.set(&mut self.b, &first)?;
-        let (head, inner, next, exit) = (
-            self.b.create_block(),
+        // Rotated: tested once before the loop, then at the bottom of each iteration, so an
+        // iteration takes one branch (Cranelift keeps blocks in the order they are made).
+        let (inner, next, exit) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let i = counter.get(&mut self.b)?.number()?;
-        let n = self.expr(stop)?.number()?;
-        let (lt, gt) = if signed {
-            (IntCC::SignedLessThan, IntCC::SignedGreaterThan)
-        } else {
-            (IntCC::UnsignedLessThan, IntCC::UnsignedGreaterThan)
-        };
-        let go = match step {
-            Step::One => self.b.ins().icmp(lt, i, n),
-            Step::Const(k) if *k > 0 => self.b.ins().icmp(lt, i, n),
-            Step::Const(_) => self.b.ins().icmp(gt, i, n),
-            Step::Var(s) => {
-                let s = self.temps.get(s).ok_or("a loop step never set")?.clone();
-                let s = s.get(&mut self.b)?.number()?;
-                let up = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, s, 0);
-                let down = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, s, 0);
-                let below = self.b.ins().icmp(lt, i, n);
-                let above = self.b.ins().icmp(gt, i, n);
-                let going_down = self.b.ins().band(down, above);
-                self.b.ins().select(up, below, going_down)
-            }
-        };
+        let go = self.loop_test(&counter, stop, step, signed)?;
         self.b.ins().brif(go, inner, &[], exit, &[]);
         self.b.switch_to_block(inner);
         self.loops.push(LoopExits { next, exit });
@@ -240,8 +221,41 @@ impl Lowering<'_, '_> {
             }
         };
         counter.set(&mut self.b, &Val::Number(i))?;
-        self.b.ins().jump(head, &[]);
+        let again = self.loop_test(&counter, stop, step, signed)?;
+        self.b.ins().brif(again, inner, &[], exit, &[]);
         self.b.switch_to_block(exit);
         Ok(())
+    }
+
+    /// Whether a counted loop goes on: the counter below (above) the stop.
+    fn loop_test(
+        &mut self,
+        counter: &crate::values::Slots,
+        stop: &ember_jit::ir::Expr,
+        step: &Step,
+        signed: bool,
+    ) -> Result<cranelift_codegen::ir::Value, String> {
+        let i = counter.get(&mut self.b)?.number()?;
+        let n = self.expr(stop)?.number()?;
+        let (lt, gt) = if signed {
+            (IntCC::SignedLessThan, IntCC::SignedGreaterThan)
+        } else {
+            (IntCC::UnsignedLessThan, IntCC::UnsignedGreaterThan)
+        };
+        Ok(match step {
+            Step::One => self.b.ins().icmp(lt, i, n),
+            Step::Const(k) if *k > 0 => self.b.ins().icmp(lt, i, n),
+            Step::Const(_) => self.b.ins().icmp(gt, i, n),
+            Step::Var(s) => {
+                let s = self.temps.get(s).ok_or("a loop step never set")?.clone();
+                let s = s.get(&mut self.b)?.number()?;
+                let up = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, s, 0);
+                let down = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, s, 0);
+                let below = self.b.ins().icmp(lt, i, n);
+                let above = self.b.ins().icmp(gt, i, n);
+                let going_down = self.b.ins().band(down, above);
+                self.b.ins().select(up, below, going_down)
+            }
+        })
     }
 }

@@ -356,3 +356,81 @@ def test_options_numba_users_pass():
         ember.jit(forceobj=True)(square)
     with pytest.raises(KeyError, match="Unrecognized options"):
         ember.jit(no_such_option=True)(square)
+
+
+# ---- prange and parallel=True ----
+
+def prange_reductions(a):
+    total, product, top, low, hits, bits = 0.0, 1.0, a[0], a[0], 0, 0
+    for i in ember.prange(a.shape[0]):
+        x = a[i]
+        total += x
+        product *= 1.0 + x * 1e-7
+        top = max(top, x)
+        low = min(low, x)
+        if x > 0.5:
+            hits += 1
+        bits |= 1 << (i % 7)
+    return total, product, top, low, hits, bits
+
+
+def test_prange_reductions_match_the_serial_loop():
+    a = RNG.random(100_003)
+    serial = njit(prange_reductions)(a)
+    parallel = njit(parallel=True)(prange_reductions)(a)
+    assert parallel[2:] == serial[2:]  # max, min, counts and bits: exact in any order
+    assert parallel[0] == pytest.approx(serial[0], rel=1e-12)
+    assert parallel[1] == pytest.approx(serial[1], rel=1e-12)
+    assert serial == prange_reductions(a)  # run by Python, prange is range
+
+
+def test_prange_bodies_write_arrays_and_keep_their_temporaries_private():
+    @njit(parallel=True)
+    def rows(a, out):
+        for i in ember.prange(a.shape[0]):
+            acc = 0.0
+            for j in range(a.shape[1]):
+                acc += a[i, j] * a[i, j]
+            out[i] = math.sqrt(acc)
+    a = RNG.standard_normal((513, 37))
+    out = np.empty(513)
+    rows(a, out)
+    np.testing.assert_allclose(out, np.sqrt((a * a).sum(axis=1)), rtol=1e-14)
+
+
+def test_a_raise_in_a_prange_body_reaches_the_caller():
+    @njit(parallel=True)
+    def guarded(a):
+        s = 0
+        for i in ember.prange(len(a)):
+            if a[i] < 0:
+                raise ValueError("negative element")
+            s += a[i]
+        return s
+    a = RNG.integers(0, 100, 10_000)
+    assert guarded(a) == int(a.sum())
+    a[7_777] = -1
+    with pytest.raises(ValueError, match="negative element"):
+        guarded(a)
+
+
+def test_prange_with_a_break_runs_serially_with_python_semantics():
+    def first_big(a):
+        k = -1
+        for i in ember.prange(len(a)):
+            if a[i] > 0.9:
+                k = i
+                break
+        return k
+    a = RNG.random(1000)
+    assert njit(parallel=True)(first_big)(a) == first_big(a)
+
+
+def test_prange_of_an_empty_range_leaves_the_reductions_alone():
+    @njit(parallel=True)
+    def add_up(n):
+        s = 5
+        for i in ember.prange(n):
+            s += i
+        return s
+    assert add_up(0) == 5 and add_up(-3) == 5 and add_up(1000) == 5 + 999 * 1000 // 2

@@ -14,4 +14,4 @@ mod runtime;
 mod values;
 
 pub use abi::{Builtin, CallContext, Fault, Leaf};
-pub use module::{compile, NativeFunction};
+pub use module::{compile, NativeFunction, Options};

@@ -11,8 +11,15 @@ use ember_jit::ir::IrProgram;
 use ember_jit::{Program, Ty};
 
 use crate::abi::{leaves, CallContext, Leaf};
-use crate::lower::{signature, Lowering};
+use crate::lower::{signature, Lowering, Shared};
 use crate::values::leaf_type;
+
+/// How a function is compiled (Numba's options that change the code).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// `parallel=True`: `prange` loops share their iterations among threads.
+    pub parallel: bool,
+}
 
 /// The entry's machine signature: `entry(context, arguments, results)`.
 type Entry = unsafe extern "C" fn(*mut CallContext, *const u64, *mut u64);
@@ -97,9 +104,20 @@ fn new_module() -> Result<JITModule> {
 
 /// Compiles `program` (typed for the host), with function `entry` as what Python calls.
 /// A construct the back end cannot lower is an error naming the function and its line.
-pub fn compile(tree: &Program, program: &IrProgram, entry: usize) -> Result<NativeFunction> {
+pub fn compile(
+    tree: &Program,
+    program: &IrProgram,
+    entry: usize,
+    options: &Options,
+) -> Result<NativeFunction> {
     let mut module = new_module()?;
     let call_conv = module.isa().default_call_conv();
+    let shared = Shared {
+        parallel: options.parallel,
+        outlined: std::cell::Cell::new(0),
+        call_conv,
+        _marker: std::marker::PhantomData,
+    };
     let mut ids: Vec<FuncId> = Vec::new();
     for (k, f) in program.functions.iter().enumerate() {
         let sig = signature(f, call_conv).map_err(|e| unsupported(tree, f, 0, &e))?;
@@ -114,7 +132,7 @@ pub fn compile(tree: &Program, program: &IrProgram, entry: usize) -> Result<Nati
         ctx.func.signature = signature(f, call_conv).map_err(|e| unsupported(tree, f, 0, &e))?;
         ctx.func.name = UserFuncName::user(0, k as u32);
         let builder = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        Lowering::function(builder, &mut module, program, f, &ids)
+        Lowering::function(builder, &mut module, program, f, &ids, &shared)
             .map_err(|(line, e)| unsupported(tree, f, line, &e))?;
         module
             .define_function(ids[k], &mut ctx)

@@ -5,8 +5,9 @@
 use crate::abi::{Builtin, CallContext, Fault};
 
 /// ember's routines by the names compiled code imports them under.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 8] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 9] {
     [
+        ("ember_cpu_parallel_for", parallel_for as *const u8),
         ("ember_cpu_ipow_int64", ipow_i64 as *const u8),
         ("ember_cpu_ipow_uint64", ipow_u64 as *const u8),
         ("ember_cpu_fpow_float64", fpow_f64 as *const u8),
@@ -168,6 +169,69 @@ macro_rules! float_divmod {
 
 float_divmod!(f64, floordiv_f64, mod_f64);
 float_divmod!(f32, floordiv_f32, mod_f32);
+
+/// A `prange` loop body made into a function: runs iterations `lo..hi`, writes its partial
+/// results.
+type Chunk = unsafe extern "C" fn(*mut CallContext, *const u64, i64, i64, *mut u64);
+
+/// What a thread needs of the loop (pointers into the caller's frame, which waits for all).
+#[derive(Clone, Copy)]
+struct Work {
+    body: Chunk,
+    env: *const u64,
+    partials: *mut u64,
+    words: usize,
+}
+
+// The caller's frame outlives the scope the threads run in.
+unsafe impl Send for Work {}
+unsafe impl Sync for Work {}
+
+/// Runs iterations `start..stop` of a `prange` loop in chunks, one per thread (at most
+/// [`crate::lower::MOST_CHUNKS`]), chunk `k` writing its partial results at `partials + k *
+/// words`. Returns the number of chunks; the first fault of a chunk is the call's.
+extern "C" fn parallel_for(
+    ctx: *mut CallContext,
+    body: Chunk,
+    env: *const u64,
+    start: i64,
+    stop: i64,
+    partials: *mut u64,
+    words: i64,
+) -> i64 {
+    let total = stop.saturating_sub(start).max(0);
+    if total == 0 {
+        return 0;
+    }
+    let threads = rayon::current_num_threads().clamp(1, crate::lower::MOST_CHUNKS) as i64;
+    let chunks = threads.min(total);
+    let work = Work {
+        body,
+        env,
+        partials,
+        words: words.max(0) as usize,
+    };
+    let mut faults = vec![CallContext::default(); chunks as usize];
+    rayon::scope(|s| {
+        for (k, fault) in faults.iter_mut().enumerate() {
+            let k = k as i64;
+            s.spawn(move |_| {
+                let w = work;
+                let lo = start + total / chunks * k + k.min(total % chunks);
+                let hi = lo + total / chunks + i64::from(k < total % chunks);
+                // Each chunk writes its own row of partial results.
+                let row = unsafe { w.partials.add(k as usize * w.words) };
+                unsafe { (w.body)(fault, w.env, lo, hi, row) };
+            });
+        }
+    });
+    if let Some(f) = faults.iter().find(|f| f.status != 0) {
+        if let Some(c) = unsafe { ctx.as_mut() } {
+            *c = *f;
+        }
+    }
+    chunks
+}
 
 #[cfg(test)]
 mod tests {

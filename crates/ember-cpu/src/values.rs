@@ -171,6 +171,10 @@ impl Slots {
         })
     }
 
+    pub fn ty(&self) -> &Ty {
+        &self.ty
+    }
+
     pub fn get(&self, b: &mut FunctionBuilder<'_>) -> Result<Val, String> {
         let values: Vec<Value> = self.vars.iter().map(|v| b.use_var(*v)).collect();
         Val::assemble(&self.ty, &mut values.into_iter())

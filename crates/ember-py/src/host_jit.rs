@@ -43,6 +43,7 @@ pub struct HostFunction {
     /// the function resolve, as in Numba.
     front: OnceLock<Py<PyAny>>,
     name: OnceLock<String>,
+    options: OnceLock<ember_cpu::Options>,
     state: Mutex<State>,
 }
 
@@ -325,6 +326,7 @@ impl HostFunction {
     fn specialise(&self, py: Python<'_>, key: Key, args: &[Ty]) -> PyResult<Arc<Spec>> {
         let (program, _) = self.program(py)?;
         let name = self.name().to_string();
+        let options = *self.options.get().unwrap_or(&ember_cpu::Options::default());
         let spec = py
             .detach(|| -> ember_core::Result<Spec> {
                 let (ir, entry) = ember_jit::type_host(&program, args)?;
@@ -335,7 +337,7 @@ impl HostFunction {
                     )));
                 }
                 let writes = ir.function_writes(entry);
-                let function = ember_cpu::compile(&program, &ir, entry)?;
+                let function = ember_cpu::compile(&program, &ir, entry, &options)?;
                 Ok(Spec {
                     key,
                     function,
@@ -418,6 +420,7 @@ impl HostFunction {
         HostFunction {
             front: OnceLock::new(),
             name: OnceLock::new(),
+            options: OnceLock::new(),
             state: Mutex::new(State {
                 program: None,
                 specs: Vec::new(),
@@ -426,8 +429,11 @@ impl HostFunction {
         }
     }
 
-    /// Sets the front (returning the tree JSON and the exceptions list) and the name.
-    fn _setup(&self, front: Py<PyAny>, name: String) -> PyResult<()> {
+    /// Sets the front (returning the tree JSON and the exceptions list), the name and the
+    /// options that change the code (`parallel`).
+    #[pyo3(signature = (front, name, parallel=false))]
+    fn _setup(&self, front: Py<PyAny>, name: String, parallel: bool) -> PyResult<()> {
+        let _ = self.options.set(ember_cpu::Options { parallel });
         self.front
             .set(front)
             .map_err(|_| PyValueError::new_err("the function is already set up"))?;

@@ -61,7 +61,7 @@ _NUMPY_FUNCS = (
 
 def _intrinsic_table() -> dict[int, str]:
     table = {id(obj): name for obj, name in _BUILTINS.items()}
-    table[id(prange)] = "builtin.range"  # serial where no thread pool runs it
+    table[id(prange)] = "builtin.prange"
     for module in (math, cmath):
         for n in dir(module):
             obj = getattr(module, n)

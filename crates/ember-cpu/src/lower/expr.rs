@@ -381,7 +381,14 @@ impl Lowering<'_, '_> {
     }
 
     /// `max`/`min` of two numbers of `d` by `rule`.
-    fn extremum(&mut self, max: bool, rule: NanRule, d: DType, x: Value, y: Value) -> Value {
+    pub(crate) fn extremum(
+        &mut self,
+        max: bool,
+        rule: NanRule,
+        d: DType,
+        x: Value,
+        y: Value,
+    ) -> Value {
         let float = d.kind() == Kind::Float;
         if !float {
             let cc = match (max, d.kind()) {

@@ -5,6 +5,8 @@
 mod arith;
 mod array;
 mod expr;
+mod parallel;
+pub(crate) use parallel::MOST_CHUNKS;
 mod select;
 mod stmt;
 
@@ -39,6 +41,17 @@ pub(crate) fn signature(f: &IrFunction, call_conv: CallConv) -> Result<Signature
     Ok(sig)
 }
 
+/// What the whole compilation shares with each function's lowering.
+pub(crate) struct Shared<'a> {
+    /// `parallel=True`: `prange` loops run on threads.
+    pub parallel: bool,
+    /// Functions made for parallel loop bodies so far (their names are numbered).
+    pub outlined: std::cell::Cell<usize>,
+    /// Instruction-set settings, for functions made while lowering.
+    pub call_conv: CallConv,
+    pub _marker: std::marker::PhantomData<&'a ()>,
+}
+
 /// Where `break` and `continue` go in the innermost loop.
 struct LoopExits {
     next: Block,
@@ -53,6 +66,9 @@ pub(crate) struct Lowering<'a, 'b> {
     f: &'a IrFunction,
     /// The module's id of each function of the program.
     functions: &'a [FuncId],
+    shared: &'a Shared<'a>,
+    /// What the function being built returns (a loop body made into a function: nothing).
+    ret: Ty,
     /// The call's context (its status word is where a raise is recorded).
     ctx: Value,
     locals: Vec<Slots>,
@@ -78,6 +94,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         program: &'a IrProgram,
         f: &'a IrFunction,
         functions: &'a [FuncId],
+        shared: &'a Shared<'a>,
     ) -> Result<(), (u32, String)> {
         let mut b = b;
         let entry = b.create_block();
@@ -90,6 +107,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
             program,
             f,
             functions,
+            shared,
+            ret: f.ret.clone(),
             ctx: params[0],
             locals: Vec::new(),
             temps: HashMap::new(),
@@ -128,7 +147,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Returns zero of the result type (after a raise, or at the end of a function).
     fn return_zero(&mut self) -> Result<(), String> {
-        let zero = Val::zero(&mut self.b, &self.f.ret)?;
+        let zero = Val::zero(&mut self.b, &self.ret)?;
         let mut values = Vec::new();
         zero.flatten(&mut values);
         self.b.ins().return_(&values);
@@ -214,6 +233,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
         }
         let call = self.b.ins().call(f, &values);
         let results: Vec<Value> = self.b.inst_results(call).to_vec();
+        self.return_if_raised()?;
+        let ret = &self.program.functions[k].ret;
+        Val::assemble(ret, &mut results.into_iter())
+    }
+
+    /// Returns when the context says something raised (after a call that may raise).
+    pub(crate) fn return_if_raised(&mut self) -> Result<(), String> {
         let status =
             self.b
                 .ins()
@@ -224,8 +250,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.switch_to_block(raised);
         self.return_zero()?;
         self.b.switch_to_block(ok);
-        let ret = &self.program.functions[k].ret;
-        Val::assemble(ret, &mut results.into_iter())
+        Ok(())
     }
 
     /// The value of variable slots for a temporary.

@@ -105,7 +105,14 @@ impl Lowering<'_, '_> {
                 stop,
                 step,
                 body,
-            } => self.counted_loop(*index, *ty, start, stop, step, body)?,
+                parallel,
+            } => {
+                if self.runs_in_parallel(*parallel, matches!(step, Step::One), body) {
+                    self.parallel_loop(*index, *ty, start, stop, body)?
+                } else {
+                    self.counted_loop(*index, *ty, start, stop, step, body)?
+                }
+            }
             Stmt::Block(body) => self.block(body)?,
             Stmt::LoopFlag(flag) => {
                 let slots = self.temp_slots(*flag, &Ty::Scalar(ember_core::DType::Bool))?;

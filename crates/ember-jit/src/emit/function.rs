@@ -414,6 +414,7 @@ impl FnWriter<'_, '_> {
                 stop,
                 step,
                 body,
+                ..
             } => {
                 let ct = self.c_type(&Ty::Scalar(*ty));
                 let i = temp_name(*index);

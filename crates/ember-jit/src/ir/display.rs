@@ -166,6 +166,7 @@ impl Printer<'_> {
                 stop,
                 step,
                 body,
+                ..
             } => {
                 let step = match step {
                     Step::One => String::new(),

@@ -256,6 +256,9 @@ pub enum Stmt {
         stop: Expr,
         step: Step,
         body: Vec<Stmt>,
+        /// A `prange` loop: its iterations may run at once (a CPU function compiled with
+        /// `parallel=True` shares them among threads; elsewhere it is `range`).
+        parallel: bool,
     },
     /// A nested scope (the temporaries of a `for` loop's setup).
     Block(Vec<Stmt>),

@@ -129,6 +129,7 @@ impl Verifier<'_> {
                 stop,
                 step,
                 body,
+                ..
             } => {
                 same("loop start", &start.ty, &Ty::Scalar(*ty))?;
                 same("loop stop", &stop.ty, &Ty::Scalar(*ty))?;

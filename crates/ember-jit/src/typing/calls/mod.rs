@@ -297,7 +297,9 @@ impl FnTyper<'_, '_> {
             return v;
         }
         match name {
-            "builtin.range" => at(span, "range() can only be used in a for loop in kernels"),
+            "builtin.range" | "builtin.prange" => {
+                at(span, "range() can only be used in a for loop in kernels")
+            }
             "builtin.len" => {
                 let [v] = self.exactly::<1>(name, args, span)?;
                 match &v.ty {

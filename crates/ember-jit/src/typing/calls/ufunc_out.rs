@@ -118,6 +118,7 @@ impl FnTyper<'_, '_> {
                 stop: self.dim(&out, &oa, k).expr(),
                 step: Step::One,
                 body,
+                parallel: false,
             }];
         }
         for s in body {

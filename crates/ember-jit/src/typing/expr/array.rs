@@ -354,6 +354,7 @@ impl FnTyper<'_, '_> {
                 stop: Val::constant(INT64, Const::Int(n)).expr(),
                 step: crate::ir::Step::One,
                 body,
+                parallel: false,
             }];
         }
         for s in body {

@@ -382,6 +382,7 @@ impl FnTyper<'_, '_> {
             stop: Val::constant(INT64, Const::Int(n)).nonneg(true).expr(),
             step: Step::One,
             body: block,
+            parallel: false,
         });
         Ok(())
     }

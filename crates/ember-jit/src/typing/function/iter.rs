@@ -104,6 +104,7 @@ impl FnTyper<'_, '_> {
             stop: Val::new(INT64, K::Temp(n)).nonneg(true).expr(),
             step: Step::One,
             body: block,
+            parallel: false,
         });
         Ok(())
     }

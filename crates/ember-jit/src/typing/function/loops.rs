@@ -45,15 +45,17 @@ impl FnTyper<'_, '_> {
         span: Span,
     ) -> R<()> {
         let range_args = match &iter.kind {
-            ExprKind::Call { func, args, .. } if matches!(&func.kind, ExprKind::Intrinsic { name } if name == "builtin.range") => {
-                Some(args)
-            }
+            ExprKind::Call { func, args, .. } => match &func.kind {
+                ExprKind::Intrinsic { name } if name == "builtin.range" => Some((args, false)),
+                ExprKind::Intrinsic { name } if name == "builtin.prange" => Some((args, true)),
+                _ => None,
+            },
             _ => None,
         };
         let broke = self.loop_flag(orelse);
         self.open_block();
         let r = match range_args {
-            Some(args) => self.range_loop(target, args, body, broke, span),
+            Some((args, parallel)) => self.range_loop(target, args, body, broke, parallel, span),
             None if super::iter::iter_builtin(iter).is_some() => {
                 self.iter_loop(target, iter, None, body, broke)
             }
@@ -71,6 +73,7 @@ impl FnTyper<'_, '_> {
         args: &[Expr],
         body: &[Stmt],
         broke: Option<Temp>,
+        parallel: bool,
         span: Span,
     ) -> R<()> {
         if args.is_empty() || args.len() > 3 {
@@ -142,6 +145,7 @@ impl FnTyper<'_, '_> {
             stop: Val::new(ty, K::Temp(n)).expr(),
             step: step_ir,
             body: block,
+            parallel,
         });
         Ok(())
     }
@@ -203,6 +207,7 @@ impl FnTyper<'_, '_> {
             stop: len.expr(),
             step: Step::One,
             body: block,
+            parallel: false,
         });
         Ok(())
     }

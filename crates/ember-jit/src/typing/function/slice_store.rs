@@ -114,6 +114,7 @@ impl FnTyper<'_, '_> {
                 stop: n.expr(),
                 step: ir::Step::One,
                 body: block,
+                parallel: false,
             }];
         }
         for s in block {

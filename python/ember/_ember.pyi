@@ -7,11 +7,11 @@ from typing import Any, final
 from typing_extensions import Self
 
 __all__ = [
-    "Array", "ClImage", "ClObject", "ClSampler", "DevicePointer", "ElementwiseKernel", "Event", "FftPlan", "JitKernel",
-    "JitLaunch", "Kernel", "LAPACK_INVERSE_LARGEST", "Module", "Philox", "PinnedMemory", "RawKernel", "ReductionKernel",
-    "Stream", "UserEvent", "__version__", "add_python_dirs", "arange", "backend_name", "broadcast_shapes",
-    "broadcast_to", "build_module", "cache_stats", "can_cast", "checked_mode", "cl_create_image", "cl_handles",
-    "cl_link", "cl_supported_image_formats", "cl_svm_alloc", "cl_svm_fill", "cl_svm_free", "cl_svm_map",
+    "Array", "ClImage", "ClObject", "ClSampler", "DevicePointer", "ElementwiseKernel", "Event", "FftPlan",
+    "HostFunction", "JitKernel", "JitLaunch", "Kernel", "LAPACK_INVERSE_LARGEST", "Module", "Philox", "PinnedMemory",
+    "RawKernel", "ReductionKernel", "Stream", "UserEvent", "__version__", "add_python_dirs", "arange", "backend_name",
+    "broadcast_shapes", "broadcast_to", "build_module", "cache_stats", "can_cast", "checked_mode", "cl_create_image",
+    "cl_handles", "cl_link", "cl_supported_image_formats", "cl_svm_alloc", "cl_svm_fill", "cl_svm_free", "cl_svm_map",
     "cl_svm_memcpy", "cl_svm_migrate", "clear_module_map", "compile_module", "concatenate", "copy_in_order",
     "cufft_version", "cumulate", "current_device", "current_stream", "current_stream_handle", "device_count",
     "device_info", "dlpack_device", "drain_launches", "dtype_names", "empty", "env_flag", "expand_dims", "fft_c2c",
@@ -309,6 +309,15 @@ class FftPlan:
     def work_address(self) -> Any: ...
     @property
     def work_bytes(self) -> Any: ...
+
+
+class HostFunction:
+    def __new__(cls, *_args, **_kwargs) -> Self: ...
+    def __call__(self, /, *args, **kwargs) -> Any: ...
+    def _compile_signature(self, /, signature) -> Any: ...
+    def _setup(self, /, front, name, parallel=False) -> Any: ...
+    @property
+    def _specialisations(self) -> Any: ...
 
 
 class JitKernel:

@@ -324,6 +324,71 @@ def test_bool_and_complex_arrays():
     assert csum(z) == pytest.approx(complex(np.sum(z * z)), rel=1e-14)
 
 
+# ---- arrays made inside, arrays returned ----
+
+def cumulative(a):
+    out = np.empty(a.shape[0])
+    acc = 0.0
+    for i in range(a.shape[0]):
+        acc += a[i]
+        out[i] = acc
+    return out
+
+
+def test_arrays_made_inside_come_back_as_numpy_arrays():
+    a = RNG.random(257)
+    got = njit(cumulative)(a)
+    np.testing.assert_array_equal(got, cumulative(a))
+    assert isinstance(got, np.ndarray) and got.flags.c_contiguous and got.flags.writeable
+    got[0] = -1.0  # the caller owns it
+
+
+@pytest.mark.parametrize("maker", [
+    "np.zeros((n, 3), dtype=np.int32)", "np.ones(n)", "np.full((2, n), 7.5)", "np.full(n, 3)",
+    "np.empty((n, 2), np.float32).shape", "np.zeros_like(a)", "np.ones_like(a, dtype=np.uint8)",
+    "np.full_like(a, -2)", "np.empty_like(a).shape",
+])
+def test_numpy_makers_give_numpy_results(maker):
+    fn = eval(f"lambda n, a: {maker}", {"np": np})  # noqa: S307
+    a = RNG.random((4, 5))
+    got, want = njit(fn)(4, a), fn(4, a)
+    if isinstance(want, tuple):
+        assert got == want
+    else:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_returned_views_share_the_arguments_memory():
+    @njit
+    def tail(a):
+        return a[1:], a.T
+    a = RNG.random((3, 4))
+    t, tr = tail(a)
+    assert np.shares_memory(t, a) and np.shares_memory(tr, a)
+    np.testing.assert_array_equal(tr, a.T)
+    t[0, 0] = 42.0
+    assert a[1, 0] == 42.0
+    a.flags.writeable = False
+    assert not tail(a)[0].flags.writeable
+
+
+def test_negative_dimensions_raise_numpys_error():
+    f = njit(lambda n: np.zeros(n))
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        f(-3)
+    assert f(0).shape == (0,)
+
+
+def test_kernels_cannot_allocate():
+    @ember.cuda.jit
+    def kernel(out):
+        t = np.zeros(3)
+        out[0] = t[0]
+    with pytest.raises(ember.JitError, match="kernels cannot allocate"):
+        kernel[1, 1](ember.zeros(1))
+
+
 # ---- errors ----
 
 def test_what_cannot_be_compiled_is_a_jit_error_naming_the_file_and_line():

@@ -72,15 +72,41 @@ fn push_leaves(ty: &Ty, out: &mut Vec<Leaf>) -> Result<(), String> {
     Ok(())
 }
 
-/// What a call's context holds: the status a compiled function leaves (0: it returned) and
-/// the details of a fault. Python reads it after the call.
+/// What a call's context holds: the status a compiled function leaves (0: it returned), the
+/// details of a fault, and the arena the arrays it makes come from. Python reads it after
+/// the call.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct CallContext {
     /// 0, or [`Fault::code`] of what was raised.
     pub status: i64,
     /// Numbers a fault's message quotes (an index and the extent it missed).
     pub detail: [i64; 2],
+    /// Where arrays made during the call live (null: the function makes none).
+    pub arena: *const crate::arena::Arena,
+}
+
+// The arena is shared by the chunks of a parallel loop (it locks); the rest is plain data.
+unsafe impl Send for CallContext {}
+
+impl Default for CallContext {
+    fn default() -> Self {
+        CallContext {
+            status: 0,
+            detail: [0; 2],
+            arena: std::ptr::null(),
+        }
+    }
+}
+
+impl CallContext {
+    /// A context whose arrays come from `arena`.
+    pub fn with_arena(arena: &crate::arena::Arena) -> CallContext {
+        CallContext {
+            arena,
+            ..CallContext::default()
+        }
+    }
 }
 
 /// Byte offset of [`CallContext::status`].
@@ -102,16 +128,22 @@ pub enum Builtin {
     NegativePowerOfZero,
     /// An index outside its axis (with `boundscheck=True`); details: index, extent.
     Index,
+    /// `np.empty(-1)`.
+    NegativeDimensions,
+    /// The system allocator refused an array.
+    OutOfMemory,
 }
 
 impl Builtin {
-    const ALL: [Builtin; 6] = [
+    const ALL: [Builtin; 8] = [
         Builtin::Division,
         Builtin::IntegerDivision,
         Builtin::IntegerModulo,
         Builtin::FloatModulo,
         Builtin::NegativePowerOfZero,
         Builtin::Index,
+        Builtin::NegativeDimensions,
+        Builtin::OutOfMemory,
     ];
 
     /// The Python exception class and message (details filled in by the caller).
@@ -126,6 +158,8 @@ impl Builtin {
                 "0 cannot be raised to a negative power",
             ),
             Builtin::Index => ("IndexError", "index out of bounds"),
+            Builtin::NegativeDimensions => ("ValueError", "negative dimensions are not allowed"),
+            Builtin::OutOfMemory => ("MemoryError", "Allocation failed (probably too large)."),
         }
     }
 }

@@ -8,10 +8,12 @@
 //! ([`runtime`]).
 
 pub mod abi;
+mod arena;
 mod lower;
 mod module;
 mod runtime;
 mod values;
 
 pub use abi::{Builtin, CallContext, Fault, Leaf};
+pub use arena::{Arena, Block};
 pub use module::{compile, NativeFunction, Options};

@@ -55,20 +55,18 @@ impl Drop for NativeFunction {
 
 impl NativeFunction {
     /// Calls the function: `args` holds [`Self::arg_words`] words laid out as
-    /// [`crate::abi`] says, `results` receives [`Self::result_words`]; the returned context
-    /// says whether it raised.
+    /// [`crate::abi`] says, `results` receives [`Self::result_words`]; `ctx` (with the arena
+    /// arrays made during the call come from) says afterwards whether it raised.
     ///
     /// # Safety
     /// Every array leaf of `args` must describe memory valid for the elements its shape and
     /// strides reach, for reading (and for writing where the function writes).
-    pub unsafe fn call(&self, args: &[u64], results: &mut [u64]) -> CallContext {
-        let mut ctx = CallContext::default();
+    pub unsafe fn call(&self, ctx: &mut CallContext, args: &[u64], results: &mut [u64]) {
         if args.len() < self.arg_words || results.len() < self.result_words {
             ctx.status = i64::MIN;
-            return ctx;
+            return;
         }
-        (self.entry)(&mut ctx, args.as_ptr(), results.as_mut_ptr());
-        ctx
+        (self.entry)(ctx, args.as_ptr(), results.as_mut_ptr());
     }
 }
 

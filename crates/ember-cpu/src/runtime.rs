@@ -5,8 +5,9 @@
 use crate::abi::{Builtin, CallContext, Fault};
 
 /// ember's routines by the names compiled code imports them under.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 9] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 10] {
     [
+        ("ember_cpu_alloc", allocate as *const u8),
         ("ember_cpu_parallel_for", parallel_for as *const u8),
         ("ember_cpu_ipow_int64", ipow_i64 as *const u8),
         ("ember_cpu_ipow_uint64", ipow_u64 as *const u8),
@@ -38,6 +39,22 @@ pub(crate) fn libm_name(name: &str, float32: bool) -> String {
         format!("{name}f")
     } else {
         name.to_string()
+    }
+}
+
+/// `bytes` bytes for an array the function makes (zeroed when `zeroed` is not 0), from the
+/// call's arena; null (and MemoryError raised) when there is none.
+extern "C" fn allocate(ctx: *mut CallContext, bytes: i64, zeroed: i64) -> *mut u8 {
+    let Some(c) = (unsafe { ctx.as_ref() }) else {
+        return std::ptr::null_mut();
+    };
+    let arena = unsafe { c.arena.as_ref() };
+    match arena.and_then(|a| a.allocate(bytes.max(0) as usize, zeroed != 0)) {
+        Some(p) => p,
+        None => {
+            raise(ctx, Builtin::OutOfMemory);
+            std::ptr::null_mut()
+        }
     }
 }
 
@@ -211,7 +228,15 @@ extern "C" fn parallel_for(
         partials,
         words: words.max(0) as usize,
     };
-    let mut faults = vec![CallContext::default(); chunks as usize];
+    // Each chunk reports its own fault; all make arrays in the call's arena.
+    let arena = unsafe { ctx.as_ref() }.map_or(std::ptr::null(), |c| c.arena);
+    let mut faults = vec![
+        CallContext {
+            arena,
+            ..CallContext::default()
+        };
+        chunks as usize
+    ];
     rayon::scope(|s| {
         for (k, fault) in faults.iter_mut().enumerate() {
             let k = k as i64;

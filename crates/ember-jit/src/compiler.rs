@@ -159,6 +159,8 @@ pub struct Compiler<'p> {
     /// The target: typing rejects what its dialect cannot express (shared arrays in device
     /// functions on OpenCL); nothing typed depends on it otherwise.
     pub(crate) dialect: Dialect,
+    /// Typing a host function (`@njit`): it may allocate arrays.
+    pub(crate) host: bool,
     pub(crate) specs: Vec<Spec>,
     /// Device function specialisations being typed right now, innermost last (recursion).
     pub(crate) in_progress: Vec<InProgress>,
@@ -172,6 +174,7 @@ impl<'p> Compiler<'p> {
         Compiler {
             program,
             dialect,
+            host: false,
             specs: Vec::new(),
             in_progress: Vec::new(),
             uses: Uses::default(),
@@ -549,6 +552,7 @@ pub fn type_host(program: &Program, args: &[Ty]) -> Result<(IrProgram, usize)> {
     }
     // Typing checks what CUDA C allows; nothing typed depends on the dialect otherwise.
     let mut c = Compiler::new(program, Dialect::Cuda);
+    c.host = true;
     let (entry, _) = c.specialise(0, args).map_err(|f| match f {
         Fail::Located(e) => e,
         Fail::At(_, m) | Fail::Pending(_, m) => Error::Jit(m),

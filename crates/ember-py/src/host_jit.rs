@@ -258,7 +258,38 @@ fn result_value<'py>(
     py: Python<'py>,
     ty: &Ty,
     words: &mut impl Iterator<Item = u64>,
+    owners: &mut Owners<'_, 'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    if let Ty::Array(a) = ty {
+        let data = words.next().unwrap_or(0) as usize;
+        let shape: Vec<i64> = (0..a.ndim)
+            .map(|_| words.next().unwrap_or(0) as i64)
+            .collect();
+        let strides: Vec<i64> = (0..a.ndim)
+            .map(|_| words.next().unwrap_or(0) as i64)
+            .collect();
+        let owner = owners.owner(py, data)?;
+        let interface = pyo3::types::PyDict::new(py);
+        interface.set_item("version", 3)?;
+        interface.set_item("typestr", a.dtype.typestr())?;
+        interface.set_item("shape", PyTuple::new(py, &shape)?)?;
+        interface.set_item("strides", PyTuple::new(py, &strides)?)?;
+        // Views of a read-only argument stay read-only.
+        let read_only = owner
+            .getattr("flags")
+            .and_then(|f| f.getattr("writeable"))
+            .map(|w| !w.is_truthy().unwrap_or(true))
+            .unwrap_or(false);
+        interface.set_item("data", (data, read_only))?;
+        let memory = Bound::new(
+            py,
+            ReturnedArray {
+                interface: interface.unbind(),
+                _owner: owner.unbind(),
+            },
+        )?;
+        return py.import("numpy")?.getattr("asarray")?.call1((memory,));
+    }
     let mut next = || words.next().unwrap_or(0);
     Ok(match ty {
         Ty::Scalar(d) => match d.kind() {
@@ -283,7 +314,7 @@ fn result_value<'py>(
         Ty::Tuple(items) => {
             let values = items
                 .iter()
-                .map(|t| result_value(py, t, words))
+                .map(|t| result_value(py, t, words, owners))
                 .collect::<PyResult<Vec<_>>>()?;
             PyTuple::new(py, values)?.into_any()
         }
@@ -295,9 +326,91 @@ fn result_value<'py>(
 fn returnable(ty: &Ty) -> bool {
     match ty {
         Ty::Scalar(_) | Ty::None => true,
+        Ty::Array(a) => a.fixed.is_none() && a.space == ember_jit::Space::Global,
         Ty::Tuple(items) => items.iter().all(returnable),
         _ => false,
     }
+}
+
+/// Memory an array the function returns may live in: a block of the call's arena (taken out
+/// of it, owned by Python from then on) or an argument's array.
+struct Owners<'a, 'py> {
+    arena: &'a ember_cpu::Arena,
+    args: &'a [(Option<(usize, usize)>, Bound<'py, PyAny>)],
+    /// Blocks already handed to Python: (start, end, owner).
+    taken: Vec<(usize, usize, Py<PyAny>)>,
+}
+
+impl<'py> Owners<'_, 'py> {
+    /// The Python object keeping the memory at `address` alive.
+    fn owner(&mut self, py: Python<'py>, address: usize) -> PyResult<Bound<'py, PyAny>> {
+        if let Some((_, _, o)) = self
+            .taken
+            .iter()
+            .find(|(s, e, _)| address >= *s && address < *e)
+        {
+            return Ok(o.bind(py).clone());
+        }
+        if let Some(block) = self.arena.take_containing(address) {
+            let (start, end) = (block.address(), block.address() + block.size().max(1));
+            let owner = Bound::new(py, HostBlock { _block: block })?.into_any();
+            self.taken.push((start, end, owner.clone().unbind()));
+            return Ok(owner);
+        }
+        if let Some((_, o)) = self
+            .args
+            .iter()
+            .find(|(r, _)| r.is_some_and(|(s, e)| address >= s && address <= e))
+        {
+            return Ok(o.clone());
+        }
+        Err(pyo3::exceptions::PyRuntimeError::new_err(
+            "a returned array's memory belongs to neither an argument nor the call (please report this)",
+        ))
+    }
+}
+
+/// The memory of arrays made by a compiled function and returned: freed when NumPy lets go.
+#[pyclass(name = "HostBlock", module = "ember._ember", frozen)]
+struct HostBlock {
+    _block: ember_cpu::Block,
+}
+
+/// What `numpy.asarray` reads to make a returned array: its `__array_interface__`, and the
+/// object that owns the memory (NumPy keeps this one as the array's base).
+#[pyclass(name = "ReturnedArray", module = "ember._ember", frozen)]
+struct ReturnedArray {
+    interface: Py<pyo3::types::PyDict>,
+    _owner: Py<PyAny>,
+}
+
+#[pymethods]
+impl ReturnedArray {
+    #[getter]
+    fn __array_interface__(&self, py: Python<'_>) -> Py<pyo3::types::PyDict> {
+        self.interface.clone_ref(py)
+    }
+}
+
+/// The lowest and highest byte address an argument's elements reach.
+fn memory_range(v: &HostView) -> (usize, usize) {
+    let (mut lo, mut hi) = (0i64, 0i64);
+    for (&n, &s) in v.shape().iter().zip(v.strides()) {
+        if n == 0 {
+            return (v.data as usize, v.data as usize);
+        }
+        let reach = (n as i64 - 1) * s as i64;
+        if reach < 0 {
+            lo += reach;
+        } else {
+            hi += reach;
+        }
+    }
+    let base = v.data as i64;
+    (
+        (base + lo) as usize,
+        (base + hi + v.dtype.itemsize() as i64) as usize,
+    )
 }
 
 impl HostFunction {
@@ -333,7 +446,7 @@ impl HostFunction {
                 let ret = &ir.functions[entry].ret;
                 if !returnable(ret) {
                     return Err(Error::Jit(format!(
-                        "{name}() returns {ret}: functions compiled for the CPU return numbers, tuples of numbers or None for now"
+                        "{name}() returns {ret}: functions compiled for the CPU return numbers, arrays, tuples of them or None"
                     )));
                 }
                 let writes = ir.function_writes(entry);
@@ -506,15 +619,31 @@ impl HostFunction {
         // The arrays stay alive through `args`; the code touches nothing else of Python's.
         let words_ref = &words[..];
         let results_ref = &mut results[..];
-        let ctx = if f.may_run_long {
-            without_gil(|| unsafe { f.call(words_ref, results_ref) })
+        let arena = ember_cpu::Arena::new();
+        let mut ctx = ember_cpu::CallContext::with_arena(&arena);
+        let ctx_ref = &mut ctx;
+        if f.may_run_long {
+            without_gil(|| unsafe { f.call(ctx_ref, words_ref, results_ref) });
         } else {
-            unsafe { f.call(words_ref, results_ref) }
-        };
+            unsafe { f.call(ctx_ref, words_ref, results_ref) };
+        }
         if ctx.status != 0 {
             return Err(self.raise_fault(py, ctx.status, ctx.detail));
         }
-        result_value(py, &f.ret, &mut results.into_iter())
+        let arg_memory: SmallVec<[_; 4]> = read
+            .iter()
+            .zip(args.iter())
+            .map(|(a, obj)| match a {
+                Arg::Array(v) => (Some(memory_range(v)), obj),
+                _ => (None, obj),
+            })
+            .collect();
+        let mut owners = Owners {
+            arena: &arena,
+            args: &arg_memory,
+            taken: Vec::new(),
+        };
+        result_value(py, &f.ret, &mut results.into_iter(), &mut owners)
     }
 }
 
@@ -530,5 +659,7 @@ fn without_gil<T>(work: impl FnOnce() -> T) -> T {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<HostBlock>()?;
+    m.add_class::<ReturnedArray>()?;
     m.add_class::<HostFunction>()
 }

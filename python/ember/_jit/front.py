@@ -50,6 +50,9 @@ _OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift"
 # same): past it the format string is printed, with a warning, as Numba does.
 _PRINT_MOST_ITEMS = 32
 
+# NumPy's array makers: functions compiled for the CPU make arrays with them (kernels cannot).
+_NUMPY_MAKERS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like")
+
 # NumPy functions that work on scalars in kernels (same typing as their math twins).
 _NUMPY_FUNCS = (
     "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos",
@@ -67,7 +70,7 @@ def _intrinsic_table() -> dict[int, str]:
             obj = getattr(module, n)
             if callable(obj):
                 table[id(obj)] = f"{module.__name__}.{n}"
-    for n in _NUMPY_FUNCS:
+    for n in _NUMPY_FUNCS + _NUMPY_MAKERS:
         table[id(getattr(np, n))] = "np." + n
     for n in _OPERATORS:
         table[id(getattr(operator, n))] = "operator." + n

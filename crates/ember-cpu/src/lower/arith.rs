@@ -232,7 +232,7 @@ impl Lowering<'_, '_> {
         Ok(self.b.inst_results(call)[0])
     }
 
-    fn module_signature(&self) -> cranelift_codegen::ir::Signature {
+    pub(crate) fn module_signature(&self) -> cranelift_codegen::ir::Signature {
         cranelift_codegen::ir::Signature::new(self.b.func.signature.call_conv)
     }
 

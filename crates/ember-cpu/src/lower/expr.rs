@@ -178,6 +178,7 @@ impl Lowering<'_, '_> {
                     (_, v) => Ok(v),
                 }
             }
+            K::Alloc { shape, fill } => self.allocate(&e.ty, shape, fill.as_deref()),
             K::Round(x) => {
                 let v = self.expr(x)?.number()?;
                 let r = self.b.ins().nearest(v);

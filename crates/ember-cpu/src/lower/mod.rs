@@ -2,6 +2,7 @@
 //! variables and its statements ([`stmt`]); expressions in [`expr`], arithmetic and
 //! conversions in [`arith`], array elements and views in [`array`].
 
+mod alloc;
 mod arith;
 mod array;
 mod expr;

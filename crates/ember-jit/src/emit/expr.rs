@@ -307,6 +307,8 @@ impl FnWriter<'_, '_> {
             K::Random(draw, place) => {
                 format!("ember_{draw}({})", self.pointer(place, Access::Update))
             }
+            // Typing allows allocation in host functions only, which C back ends never see.
+            K::Alloc { .. } => String::new(),
             K::Print { format, args } => {
                 let mut call = format!("printf({}", c_string(format));
                 for a in args {

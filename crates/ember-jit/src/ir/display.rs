@@ -395,6 +395,11 @@ impl Printer<'_> {
             ExprKind::Random(draw, place) => {
                 format!("cuda.random.{draw}({})", self.place(place))
             }
+            ExprKind::Alloc { shape, fill } => {
+                let dims: Vec<String> = shape.iter().map(|x| self.expr(x)).collect();
+                let fill = fill.as_ref().map_or("empty".into(), |f| self.expr(f));
+                format!("alloc[{}]({}; {fill})", e.ty, dims.join(", "))
+            }
             ExprKind::Print { format, args } => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a.expr())).collect();
                 format!(

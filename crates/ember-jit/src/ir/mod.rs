@@ -629,6 +629,13 @@ pub enum ExprKind {
     Intrinsic { name: &'static str, args: Vec<Expr> },
     /// A `cuda.random` draw (`xoroshiro128p_uniform_float32`...) from the state at `place`.
     Random(&'static str, Place),
+    /// A new C-contiguous array of this expression's type, of `shape` (int64 extents), its
+    /// elements `fill` (converted to the dtype) or left as the allocator gives them: NumPy's
+    /// `empty`/`zeros`/`ones`/`full` and their `_like` forms, in host functions only.
+    Alloc {
+        shape: Vec<Expr>,
+        fill: Option<Box<Expr>>,
+    },
     /// `print(...)`: one device `printf` of `format` (printf's own syntax, in the dialect's
     /// spelling) with `args`.
     Print { format: String, args: Vec<PrintArg> },

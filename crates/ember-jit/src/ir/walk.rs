@@ -50,6 +50,7 @@ impl Expr {
             ExprKind::Complex(re, im) => std::iter::once(&**re).chain(im.as_deref()).collect(),
             ExprKind::Extremum { args, .. } => args.iter().collect(),
             ExprKind::Print { args, .. } => args.iter().map(PrintArg::expr).collect(),
+            ExprKind::Alloc { shape, fill } => shape.iter().chain(fill.as_deref()).collect(),
             ExprKind::Element(p) | ExprKind::RecordAt(p) | ExprKind::Random(_, p) => p.exprs(),
             ExprKind::Field { record, .. } => vec![record],
             ExprKind::Sync(Sync::Warp(Some(m))) => vec![m],

@@ -6,6 +6,7 @@
 //! [`half`] `cuda.fp16`, [`hints`] cache-hinted loads and stores, [`cmath`] Python's `cmath`,
 //! [`print`] `print()`.
 
+mod alloc;
 mod bits;
 mod cmath;
 mod geometry;
@@ -250,6 +251,9 @@ impl FnTyper<'_, '_> {
         span: Span,
     ) -> R<Val> {
         let kw = |k: &str| keywords.iter().find(|x| x.name == k).map(|x| &x.value);
+        if alloc::is_allocation(name) {
+            return self.allocate(name, args, keywords, span);
+        }
         if !keywords.is_empty()
             && !matches!(
                 name,

@@ -1,0 +1,181 @@
+//! NumPy's array makers in host functions (`@njit`): `np.empty`, `np.zeros`, `np.ones`,
+//! `np.full` and their `_like` forms, typed as Numba types them (a C-contiguous array; the
+//! dtype given, else float64, else the fill value's or the model array's).
+
+use ember_core::dtype::Kind;
+use ember_core::DType;
+
+use crate::ast::{Expr, ExprKind, Keyword, Span};
+use crate::error::{at, Fail, R};
+use crate::ir::{Const, ExprKind as K};
+use crate::types::{ArrayTy, Layout, Ty, INT64};
+use crate::typing::{FnTyper, Val};
+
+/// The array makers, by the name their intrinsic has.
+pub(super) fn is_allocation(name: &str) -> bool {
+    matches!(
+        name,
+        "np.empty"
+            | "np.zeros"
+            | "np.ones"
+            | "np.full"
+            | "np.empty_like"
+            | "np.zeros_like"
+            | "np.ones_like"
+            | "np.full_like"
+    )
+}
+
+/// The dtype a `dtype=` argument names.
+fn dtype_of(e: &Expr) -> R<DType> {
+    match &e.kind {
+        ExprKind::Intrinsic { name } if name.starts_with("dtype.") => {
+            crate::types::element_dtype_named(&name[6..])
+        }
+        ExprKind::Typed { v, .. } | ExprKind::Unsupported { what: v } => {
+            crate::types::dtype_named(v)
+        }
+        _ => None,
+    }
+    .ok_or_else(|| {
+        Fail::At(
+            e.span,
+            "the dtype must be a NumPy type such as np.float32 or numba.int64".into(),
+        )
+    })
+}
+
+impl FnTyper<'_, '_> {
+    pub(super) fn allocate(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        keywords: &[Keyword],
+        span: Span,
+    ) -> R<Val> {
+        let f = name.trim_start_matches("np.");
+        if !self.c.host {
+            return at(
+                span,
+                format!("{f}() makes a new array: kernels cannot allocate (use cuda.local.array or cuda.shared.array, or pass the array in)"),
+            );
+        }
+        let like = f.ends_with("_like");
+        let full = f.starts_with("full");
+        // Positional: the shape (or the model array), the fill value for `full`, the dtype.
+        let names: &[&str] = match (like, full) {
+            (false, false) => &["shape", "dtype"],
+            (false, true) => &["shape", "fill_value", "dtype"],
+            (true, false) => &["a", "dtype"],
+            (true, true) => &["a", "fill_value", "dtype"],
+        };
+        let mut given: Vec<Option<&Expr>> = vec![None; names.len()];
+        if args.len() > names.len() {
+            return at(
+                span,
+                format!("{f}() takes at most {} arguments", names.len()),
+            );
+        }
+        for (k, a) in args.iter().enumerate() {
+            given[k] = Some(a);
+        }
+        for kw in keywords {
+            match names.iter().position(|n| *n == kw.name) {
+                Some(k) if given[k].is_none() => given[k] = Some(&kw.value),
+                Some(_) => {
+                    return at(
+                        kw.value.span,
+                        format!("{f}() got multiple values for '{}'", kw.name),
+                    )
+                }
+                None if kw.name == "order" => {}
+                None => {
+                    return at(
+                        kw.value.span,
+                        format!("{f}() got an unexpected keyword argument '{}'", kw.name),
+                    )
+                }
+            }
+        }
+        let first =
+            given[0].ok_or_else(|| Fail::At(span, format!("{f}() needs its first argument")))?;
+        let fill = if full {
+            let e = given[1].ok_or_else(|| Fail::At(span, format!("{f}() needs fill_value")))?;
+            Some(self.expr(e)?)
+        } else {
+            None
+        };
+        let declared = given[names.len() - 1].map(dtype_of).transpose()?;
+        let (shape, model_dtype) = if like {
+            let a = self.expr(first)?;
+            let Ty::Array(at_) = a.ty.clone() else {
+                return at(first.span, format!("{f}() takes an array, got {}", a.ty));
+            };
+            let a = self.temp(&a)?;
+            let dims: Vec<Val> = (0..at_.ndim).map(|k| self.dim(&a, &at_, k)).collect();
+            (dims, Some(at_.dtype))
+        } else {
+            (self.shape_of(first, f)?, None)
+        };
+        let d = declared
+            .or(model_dtype)
+            .or_else(|| fill.as_ref().and_then(|v| v.ty.scalar()))
+            .unwrap_or(DType::F64);
+        if matches!(d.kind(), Kind::Opaque) {
+            return at(
+                span,
+                format!("{f}() of dtype {} is not supported", d.name()),
+            );
+        }
+        let fill = match (f.trim_end_matches("_like"), fill) {
+            ("zeros", _) => Some(Val::constant(Ty::Scalar(d), Const::Zero)),
+            ("ones", _) => Some(self.cast_to(&Val::constant(INT64, Const::Int(1)), d)),
+            (_, Some(v)) => {
+                if v.ty.scalar().is_none() {
+                    return at(span, format!("{f}() fills with a number, got {}", v.ty));
+                }
+                Some(self.cast_to(&v, d))
+            }
+            _ => None,
+        };
+        let ty = Ty::Array(ArrayTy::global(d, shape.len(), Layout::C));
+        self.c.register(&ty);
+        let v = Val::new(
+            ty,
+            K::Alloc {
+                shape: shape.iter().map(Val::expr).collect(),
+                fill: fill.map(|v| v.boxed()),
+            },
+        );
+        // Made once, however often the expression is read.
+        self.temp(&v)
+    }
+
+    /// The extents of a `shape` argument: an integer or a tuple of integers, as int64s.
+    fn shape_of(&mut self, e: &Expr, f: &str) -> R<Vec<Val>> {
+        let v = self.expr(e)?;
+        match &v.ty {
+            Ty::Scalar(d) if d.is_integer() => Ok(vec![self.cast_to(&v, DType::I64)]),
+            Ty::Tuple(items)
+                if items
+                    .iter()
+                    .all(|t| t.scalar().is_some_and(|d| d.is_integer())) =>
+            {
+                let items = items.clone();
+                let t = self.temp(&v)?;
+                Ok(items
+                    .iter()
+                    .enumerate()
+                    .map(|(k, it)| {
+                        let item = Val::new(it.clone(), K::Item(t.boxed(), k));
+                        self.cast_to(&item, DType::I64)
+                    })
+                    .collect())
+            }
+            other => at(
+                e.span,
+                format!("{f}() takes a shape: an integer or a tuple of integers, got {other}"),
+            ),
+        }
+    }
+}

@@ -332,11 +332,14 @@ fn returnable(ty: &Ty) -> bool {
     }
 }
 
+/// An argument's object, with the byte range its elements span if it is an array.
+type ArgMemory<'py> = (Option<(usize, usize)>, Bound<'py, PyAny>);
+
 /// Memory an array the function returns may live in: a block of the call's arena (taken out
 /// of it, owned by Python from then on) or an argument's array.
 struct Owners<'a, 'py> {
     arena: &'a ember_cpu::Arena,
-    args: &'a [(Option<(usize, usize)>, Bound<'py, PyAny>)],
+    args: &'a [ArgMemory<'py>],
     /// Blocks already handed to Python: (start, end, owner).
     taken: Vec<(usize, usize, Py<PyAny>)>,
 }

@@ -108,45 +108,33 @@ extern "C" fn ipow_u64(_ctx: *mut CallContext, a: u64, b: u64) -> u64 {
     r
 }
 
-/// A float to an int64 power as Numba computes it: by squaring, the reciprocal for a negative
-/// exponent, `pow` beyond 2**16.
-extern "C" fn fpow_f64(b: f64, e: i64) -> f64 {
-    if !(-65536..=65536).contains(&e) {
-        return b.powf(e as f64);
-    }
-    let (mut base, mut n, mut r) = (b, e.unsigned_abs(), 1.0f64);
-    while n != 0 {
-        if n & 1 != 0 {
-            r *= base;
+macro_rules! float_power {
+    ($t:ty, $name:ident) => {
+        /// A float to an int64 power as Numba computes it: by squaring, the reciprocal for a
+        /// negative exponent, `pow` beyond 2**16.
+        extern "C" fn $name(b: $t, e: i64) -> $t {
+            if !(-65536..=65536).contains(&e) {
+                return b.powf(e as $t);
+            }
+            let (mut base, mut n, mut r) = (b, e.unsigned_abs(), 1.0 as $t);
+            while n != 0 {
+                if n & 1 != 0 {
+                    r *= base;
+                }
+                base *= base;
+                n >>= 1;
+            }
+            if e < 0 {
+                1.0 / r
+            } else {
+                r
+            }
         }
-        base *= base;
-        n >>= 1;
-    }
-    if e < 0 {
-        1.0 / r
-    } else {
-        r
-    }
+    };
 }
 
-extern "C" fn fpow_f32(b: f32, e: i64) -> f32 {
-    if !(-65536..=65536).contains(&e) {
-        return b.powf(e as f32);
-    }
-    let (mut base, mut n, mut r) = (b, e.unsigned_abs(), 1.0f32);
-    while n != 0 {
-        if n & 1 != 0 {
-            r *= base;
-        }
-        base *= base;
-        n >>= 1;
-    }
-    if e < 0 {
-        1.0 / r
-    } else {
-        r
-    }
-}
+float_power!(f64, fpow_f64);
+float_power!(f32, fpow_f32);
 
 macro_rules! float_divmod {
     ($t:ty, $floordiv:ident, $modulo:ident) => {

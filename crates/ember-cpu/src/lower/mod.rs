@@ -88,6 +88,39 @@ pub(crate) struct Lowering<'a, 'b> {
 }
 
 impl<'a, 'b> Lowering<'a, 'b> {
+    /// A lowering into `b` of a function returning `ret`, whose call context is `ctx`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        b: FunctionBuilder<'b>,
+        module: &'a mut JITModule,
+        program: &'a IrProgram,
+        f: &'a IrFunction,
+        functions: &'a [FuncId],
+        shared: &'a Shared<'a>,
+        ret: Ty,
+        ctx: Value,
+    ) -> Self {
+        Lowering {
+            b,
+            module,
+            program,
+            f,
+            functions,
+            shared,
+            ret,
+            ctx,
+            locals: Vec::new(),
+            temps: HashMap::new(),
+            loops: Vec::new(),
+            imports: HashMap::new(),
+            callees: HashMap::new(),
+            current: None,
+            pointers: HashMap::new(),
+            line: 0,
+            divisor_known: false,
+        }
+    }
+
     /// Lowers `f` into the builder's function.
     pub(crate) fn function(
         b: FunctionBuilder<'b>,
@@ -102,25 +135,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let params: Vec<Value> = b.block_params(entry).to_vec();
-        let mut l = Lowering {
+        let mut l = Lowering::new(
             b,
             module,
             program,
             f,
             functions,
             shared,
-            ret: f.ret.clone(),
-            ctx: params[0],
-            locals: Vec::new(),
-            temps: HashMap::new(),
-            loops: Vec::new(),
-            imports: HashMap::new(),
-            callees: HashMap::new(),
-            current: None,
-            pointers: HashMap::new(),
-            line: 0,
-            divisor_known: false,
-        };
+            f.ret.clone(),
+            params[0],
+        );
         l.body(&params[1..]).map_err(|e| (l.line, e))?;
         l.b.seal_all_blocks();
         let config = l.module.isa().frontend_config();

@@ -4,8 +4,6 @@
 //! after, as Numba does. Every variable of the function is copied into an environment the
 //! chunks read; a variable the body assigns that is not a reduction is private to a chunk.
 
-use std::collections::HashMap;
-
 use cranelift_codegen::ir::{
     types, AbiParam, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, UserFuncName, Value,
 };
@@ -329,25 +327,17 @@ impl Lowering<'_, '_> {
             b.append_block_params_for_function_params(entry);
             b.switch_to_block(entry);
             let params: Vec<Value> = b.block_params(entry).to_vec();
-            let mut inner = Lowering {
+            let mut inner = Lowering::new(
                 b,
-                module: &mut *self.module,
-                program: self.program,
-                f: self.f,
-                functions: self.functions,
-                shared: self.shared,
-                ret: Ty::None,
-                ctx: params[0],
-                locals: Vec::new(),
-                temps: HashMap::new(),
-                loops: Vec::new(),
-                imports: HashMap::new(),
-                callees: HashMap::new(),
-                current: None,
-                pointers: HashMap::new(),
-                line: self.line,
-                divisor_known: false,
-            };
+                &mut *self.module,
+                self.program,
+                self.f,
+                self.functions,
+                self.shared,
+                Ty::None,
+                params[0],
+            );
+            inner.line = self.line;
             inner.chunk(&params, index, ty, body, env, reductions)?;
             inner.b.seal_all_blocks();
             let config = inner.module.isa().frontend_config();

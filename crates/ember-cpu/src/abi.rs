@@ -112,6 +112,9 @@ impl CallContext {
 /// Byte offset of [`CallContext::status`].
 pub(crate) const STATUS_OFFSET: i32 = 0;
 
+/// Byte offset of [`CallContext::detail`].
+pub(crate) const DETAIL_OFFSET: i32 = 8;
+
 /// Python's own exceptions a compiled function raises (Numba's messages, error model
 /// `'python'`), by status code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,10 +135,25 @@ pub enum Builtin {
     NegativeDimensions,
     /// The system allocator refused an array.
     OutOfMemory,
+    /// Array shapes that do not broadcast together; details: the two lengths.
+    Broadcast,
+    /// An operand that does not broadcast to the array stored into; details: its length and
+    /// the array's.
+    BroadcastInto,
+    /// `max()` of an empty array.
+    EmptyMaximum,
+    /// `min()` of an empty array.
+    EmptyMinimum,
+    /// `argmax()` of an empty array.
+    EmptyArgmax,
+    /// `argmin()` of an empty array.
+    EmptyArgmin,
+    /// An integer array raised to a negative integer power.
+    NegativeIntegerPower,
 }
 
 impl Builtin {
-    const ALL: [Builtin; 8] = [
+    const ALL: [Builtin; 15] = [
         Builtin::Division,
         Builtin::IntegerDivision,
         Builtin::IntegerModulo,
@@ -144,9 +162,32 @@ impl Builtin {
         Builtin::Index,
         Builtin::NegativeDimensions,
         Builtin::OutOfMemory,
+        Builtin::Broadcast,
+        Builtin::BroadcastInto,
+        Builtin::EmptyMaximum,
+        Builtin::EmptyMinimum,
+        Builtin::EmptyArgmax,
+        Builtin::EmptyArgmin,
+        Builtin::NegativeIntegerPower,
     ];
 
-    /// The Python exception class and message (details filled in by the caller).
+    /// The Python exception class and its message, naming the fault's `detail` numbers.
+    pub fn message(self, detail: [i64; 2]) -> (&'static str, String) {
+        let [a, b] = detail;
+        let (class, text) = self.exception();
+        let text = match self {
+            Builtin::Broadcast => {
+                format!("{text}: an axis of length {a} meets one of length {b}")
+            }
+            Builtin::BroadcastInto => {
+                format!("{text}: an operand's axis of length {a} does not fit the output's of length {b}")
+            }
+            _ => text.to_string(),
+        };
+        (class, text)
+    }
+
+    /// The Python exception class and message (without the details).
     pub fn exception(self) -> (&'static str, &'static str) {
         match self {
             Builtin::Division => ("ZeroDivisionError", "division by zero"),
@@ -160,6 +201,22 @@ impl Builtin {
             Builtin::Index => ("IndexError", "index out of bounds"),
             Builtin::NegativeDimensions => ("ValueError", "negative dimensions are not allowed"),
             Builtin::OutOfMemory => ("MemoryError", "Allocation failed (probably too large)."),
+            Builtin::Broadcast => ("ValueError", "operands could not be broadcast together"),
+            Builtin::BroadcastInto => ("ValueError", "non-broadcastable output operand"),
+            Builtin::EmptyMaximum => (
+                "ValueError",
+                "zero-size array to reduction operation maximum which has no identity",
+            ),
+            Builtin::EmptyMinimum => (
+                "ValueError",
+                "zero-size array to reduction operation minimum which has no identity",
+            ),
+            Builtin::EmptyArgmax => ("ValueError", "attempt to get argmax of an empty sequence"),
+            Builtin::EmptyArgmin => ("ValueError", "attempt to get argmin of an empty sequence"),
+            Builtin::NegativeIntegerPower => (
+                "ValueError",
+                "Integers to negative integer powers are not allowed.",
+            ),
         }
     }
 }

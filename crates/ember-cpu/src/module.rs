@@ -134,7 +134,13 @@ pub fn compile(
             .map_err(|(line, e)| unsupported(tree, f, line, &e))?;
         module
             .define_function(ids[k], &mut ctx)
-            .map_err(|e| jit_error(&format!("to compile {}", f.name), e))?;
+            .map_err(|e| match e {
+                // The verifier's own list names the instruction at fault.
+                cranelift_module::ModuleError::Compilation(
+                    cranelift_codegen::CodegenError::Verifier(errors),
+                ) => jit_error(&format!("to compile {}", f.name), errors),
+                e => jit_error(&format!("to compile {}", f.name), e),
+            })?;
         module.clear_context(&mut ctx);
     }
     let main = program

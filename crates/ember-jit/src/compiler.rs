@@ -233,6 +233,15 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// What a function compiled here is called in messages.
+    pub(crate) fn function_word(&self) -> &'static str {
+        if self.host {
+            "function"
+        } else {
+            "device function"
+        }
+    }
+
     /// The device function `id` specialised for `args`: its index and return type.
     pub(crate) fn specialise(
         &mut self,
@@ -264,7 +273,7 @@ impl<'p> Compiler<'p> {
         if self.in_progress.iter().filter(|p| p.id == id).count() >= 4 {
             return Err(Fail::Located(locate(
                 function,
-                "device function",
+                self.function_word(),
                 function.span,
                 &format!(
                     "cannot type infer runaway recursion: {}() calls itself with argument types that change at every call",
@@ -291,7 +300,7 @@ impl<'p> Compiler<'p> {
             if self.dialect == Dialect::OpenCl {
                 return Err(Fail::Located(locate(
                     function,
-                    "device function",
+                    self.function_word(),
                     function.span,
                     &format!(
                         "recursion (call chain: {chain}) needs the CUDA backend: OpenCL C forbids recursive functions; rewrite it as a loop"
@@ -304,7 +313,7 @@ impl<'p> Compiler<'p> {
             if ret != *want {
                 return Err(Fail::Located(locate(
                     function,
-                    "device function",
+                    self.function_word(),
                     function.span,
                     &format!(
                         "{}() returns {ret} but its signature declares {want}",
@@ -382,7 +391,7 @@ impl<'p> Compiler<'p> {
             )),
             None => Err(Fail::Located(locate(
                 function,
-                "device function",
+                self.function_word(),
                 function.span,
                 &format!(
                     "the return type of {}() is not known where it is called back (call chain: {chain}): declare mutually recursive functions with a signature (@cuda.jit(\"int64(int64)\", device=True))",

@@ -498,7 +498,6 @@ impl HostFunction {
     }
 
     fn raise_fault(&self, py: Python<'_>, status: i64, detail: [i64; 2]) -> PyErr {
-        let _ = detail;
         match Fault::from_code(status) {
             Some(Fault::Raised(n)) => {
                 let made = (|| -> PyResult<PyErr> {
@@ -510,7 +509,7 @@ impl HostFunction {
                 made.unwrap_or_else(|e| e)
             }
             Some(Fault::Builtin(b)) => {
-                let (class, message) = b.exception();
+                let (class, message) = b.message(detail);
                 match py
                     .import("builtins")
                     .and_then(|m| m.getattr(class))

@@ -51,7 +51,12 @@ _OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift"
 _PRINT_MOST_ITEMS = 32
 
 # NumPy's array makers: functions compiled for the CPU make arrays with them (kernels cannot).
-_NUMPY_MAKERS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like")
+_NUMPY_MAKERS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange",
+                 "linspace")
+
+# NumPy's reductions of a whole array, for functions compiled for the CPU (`np.sum(a)`).
+_NUMPY_REDUCTIONS = ("sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std", "argmin", "argmax", "any",
+                     "all")
 
 # NumPy functions that work on scalars in kernels (same typing as their math twins).
 _NUMPY_FUNCS = (
@@ -70,7 +75,7 @@ def _intrinsic_table() -> dict[int, str]:
             obj = getattr(module, n)
             if callable(obj):
                 table[id(obj)] = f"{module.__name__}.{n}"
-    for n in _NUMPY_FUNCS + _NUMPY_MAKERS:
+    for n in _NUMPY_FUNCS + _NUMPY_MAKERS + _NUMPY_REDUCTIONS:
         table[id(getattr(np, n))] = "np." + n
     for n in _OPERATORS:
         table[id(getattr(operator, n))] = "operator." + n

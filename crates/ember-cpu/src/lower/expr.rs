@@ -204,7 +204,12 @@ impl Lowering<'_, '_> {
             K::External(name, _) => Err(format!(
                 "the CUDA C function {name} (cuda.declare_device) runs only on GPUs"
             )),
-            K::RoundDigits(..) | K::PyMath(..) | K::Datetime(..) | K::Ufunc { .. } | K::Print { .. } => {
+            K::Ufunc { name, ins, args } => {
+                let out = dtype_of(e)?;
+                let values = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?;
+                self.ufunc(name, ins, out, values)
+            }
+            K::RoundDigits(..) | K::PyMath(..) | K::Datetime(..) | K::Print { .. } => {
                 Err(format!("{} is not compiled for the CPU yet", describe(&e.kind)))
             }
         }
@@ -361,7 +366,7 @@ impl Lowering<'_, '_> {
         })
     }
 
-    fn float_test(&mut self, name: &str, v: Value) -> Result<Value, String> {
+    pub(crate) fn float_test(&mut self, name: &str, v: Value) -> Result<Value, String> {
         let inf = if self.b.func.dfg.value_type(v) == types::F32 {
             self.b.ins().f32const(f32::INFINITY)
         } else {
@@ -440,7 +445,6 @@ fn describe(k: &K) -> &'static str {
         K::RoundDigits(..) => "round(x, ndigits)",
         K::PyMath(..) => "this math/cmath function",
         K::Datetime(..) => "datetime64/timedelta64 arithmetic",
-        K::Ufunc { .. } => "this NumPy ufunc on scalars",
         K::Print { .. } => "print()",
         _ => "this expression",
     }

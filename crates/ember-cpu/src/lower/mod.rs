@@ -1,6 +1,7 @@
 //! Lowering one specialised function of the typed IR to Cranelift IR: its parameters, its
 //! variables and its statements ([`stmt`]); expressions in [`expr`], arithmetic and
-//! conversions in [`arith`], array elements and views in [`array`].
+//! conversions in [`arith`], NumPy's ufuncs on numbers in [`ufunc`], array elements and views
+//! in [`array`].
 
 mod alloc;
 mod arith;
@@ -10,6 +11,7 @@ mod parallel;
 pub(crate) use parallel::MOST_CHUNKS;
 mod select;
 mod stmt;
+mod ufunc;
 
 use std::collections::HashMap;
 
@@ -193,6 +195,28 @@ impl<'a, 'b> Lowering<'a, 'b> {
             .ins()
             .store(MemFlagsData::trusted(), code, self.ctx, STATUS_OFFSET);
         self.return_zero()
+    }
+
+    /// Raises `fault`, its message naming `details` (int64s), unless `cond` (a bool) holds.
+    pub(crate) fn require(
+        &mut self,
+        cond: Value,
+        fault: Fault,
+        details: &[Value],
+    ) -> Result<(), String> {
+        let (fail, ok) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(fail);
+        self.b.ins().brif(cond, ok, &[], fail, &[]);
+        self.b.switch_to_block(fail);
+        for (k, d) in details.iter().take(2).enumerate() {
+            let offset = crate::abi::DETAIL_OFFSET + 8 * k as i32;
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), *d, self.ctx, offset);
+        }
+        self.raise(fault)?;
+        self.b.switch_to_block(ok);
+        Ok(())
     }
 
     /// Raises `fault` when `cond` (a bool) holds; goes on otherwise.

@@ -3,11 +3,11 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use ember_core::dtype::Kind;
-use ember_jit::ir::{Step, Stmt};
+use ember_jit::ir::{Failure, Step, Stmt};
 use ember_jit::Ty;
 
 use super::{LoopExits, Lowering};
-use crate::abi::Fault;
+use crate::abi::{Builtin, Fault};
 use crate::values::Val;
 
 impl Lowering<'_, '_> {
@@ -155,6 +155,18 @@ impl Lowering<'_, '_> {
                 self.dead();
             }
             Stmt::Raise(n) => self.raise(Fault::Raised(*n))?,
+            Stmt::Require {
+                cond,
+                failure,
+                details,
+            } => {
+                let ok = self.truth(cond)?;
+                let mut values = Vec::new();
+                for d in details {
+                    values.push(self.expr(d)?.number()?);
+                }
+                self.require(ok, Fault::Builtin(builtin_of(*failure)), &values)?;
+            }
             Stmt::View {
                 temp,
                 ty,
@@ -264,5 +276,17 @@ impl Lowering<'_, '_> {
                 self.b.ins().select(up, below, going_down)
             }
         })
+    }
+}
+
+/// The exception a host function's check raises.
+fn builtin_of(f: Failure) -> Builtin {
+    match f {
+        Failure::Broadcast => Builtin::Broadcast,
+        Failure::BroadcastInto => Builtin::BroadcastInto,
+        Failure::EmptyExtremum { max: true } => Builtin::EmptyMaximum,
+        Failure::EmptyExtremum { max: false } => Builtin::EmptyMinimum,
+        Failure::EmptyArgExtremum { max: true } => Builtin::EmptyArgmax,
+        Failure::EmptyArgExtremum { max: false } => Builtin::EmptyArgmin,
     }
 }

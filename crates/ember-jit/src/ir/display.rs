@@ -199,6 +199,11 @@ impl Printer<'_> {
             Stmt::Continue => self.line(out, d, "continue"),
             Stmt::Return(None) => self.line(out, d, "return"),
             Stmt::Raise(n) => self.line(out, d, &format!("raise exception #{n}")),
+            Stmt::Require { cond, failure, .. } => self.line(
+                out,
+                d,
+                &format!("require {} else {failure:?}", self.expr(cond)),
+            ),
             Stmt::Return(Some(v)) => self.line(out, d, &format!("return {}", self.expr(v))),
             Stmt::View {
                 temp: t,

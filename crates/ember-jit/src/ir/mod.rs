@@ -275,6 +275,14 @@ pub enum Stmt {
     /// `raise` of the front's exception number: checked mode records it for the launch to
     /// raise; then the function returns (a kernel's thread ends, a device function gives zero).
     Raise(usize),
+    /// One of Python's own errors (not a `raise` of the program) unless `cond` holds: what
+    /// host functions check that NumPy would raise for (shapes that do not broadcast). Only
+    /// host functions have these; `details` are int64 values the message names.
+    Require {
+        cond: Expr,
+        failure: Failure,
+        details: Vec<Expr>,
+    },
     /// `temp = base[axes]`: a view of an array (slices, fewer indices than dimensions).
     View {
         temp: Temp,
@@ -427,6 +435,20 @@ pub enum Sync {
     Fence(usize),
     /// `cuda.cg.this_grid().sync()`: every thread of the grid (a cooperative launch).
     Grid,
+}
+
+/// An error NumPy raises by itself, which a host function checks for ([`Stmt::Require`]).
+/// The back end owns the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Two arrays' shapes do not broadcast together (details: the two lengths that differ).
+    Broadcast,
+    /// `out` of an in-place operation cannot hold the broadcast result (details: the lengths).
+    BroadcastInto,
+    /// `max`/`min` (`maximum` when `max`) of an empty array: no identity.
+    EmptyExtremum { max: bool },
+    /// `argmax`/`argmin` of an empty array.
+    EmptyArgExtremum { max: bool },
 }
 
 /// Which NaN rule a `min`/`max` follows.

@@ -106,6 +106,7 @@ impl Stmt {
                 v
             }
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => vec![cond],
+            Stmt::Require { cond, details, .. } => std::iter::once(cond).chain(details).collect(),
             Stmt::For { start, stop, .. } => vec![start, stop],
             Stmt::View { base, axes, .. } => {
                 let mut v = vec![base];

@@ -114,7 +114,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
     ) -> ember_core::Result<IrFunction> {
         let f = &c.program.functions[id];
         let kernel = role == Role::Kernel;
-        let what = if kernel { "kernel" } else { "device function" };
+        let what = if kernel { "kernel" } else { c.function_word() };
         if args.len() != f.params.len() {
             return Err(locate(
                 f,
@@ -652,6 +652,11 @@ impl<'c, 'p> FnTyper<'c, 'p> {
         match &target.kind {
             ExprKind::Name { id } => {
                 let cur = self.load_var(id, target.span)?;
+                if self.c.host && matches!(cur.ty, Ty::Array(_)) {
+                    // In place, as NumPy's `a += b`.
+                    let u = crate::typing::arrays::elementwise::binop_ufunc(op);
+                    return self.array_ufunc_into(u, cur.clone(), vec![cur, rhs], span);
+                }
                 let v = self.binop(op, cur, rhs, span)?;
                 let s = self.assign_var(id, &v, target.span)?;
                 self.push(s);
@@ -677,6 +682,16 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                     );
                 };
                 let a = a.clone();
+                if self.c.host && self.names_region(index, a.ndim)? {
+                    // `a[1:] += b`: the region in place.
+                    let items: Vec<&Expr> = match &index.kind {
+                        ExprKind::Tuple { elts } => elts.iter().collect(),
+                        _ => vec![index],
+                    };
+                    let view = self.view(&arr, &a, &items, target.span)?;
+                    let u = crate::typing::arrays::elementwise::binop_ufunc(op);
+                    return self.array_ufunc_into(u, view.clone(), vec![view, rhs], span);
+                }
                 let place = self.element_place(&arr, &a, index, target.span)?;
                 self.update(place, op, rhs, span)
             }

@@ -27,7 +27,7 @@ pub(super) fn is_allocation(name: &str) -> bool {
 }
 
 /// The dtype a `dtype=` argument names.
-fn dtype_of(e: &Expr) -> R<DType> {
+pub(super) fn dtype_of(e: &Expr) -> R<DType> {
     match &e.kind {
         ExprKind::Intrinsic { name } if name.starts_with("dtype.") => {
             crate::types::element_dtype_named(&name[6..])

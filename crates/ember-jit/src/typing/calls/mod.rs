@@ -12,10 +12,12 @@ mod cmath;
 mod geometry;
 mod half;
 mod hints;
+mod host_arrays;
 mod math;
 mod memory;
 mod print;
 mod random;
+mod ranges;
 mod ufunc_out;
 mod warp;
 
@@ -107,6 +109,12 @@ impl FnTyper<'_, '_> {
                     (Ty::Scalar(_), "conjugate") if args.is_empty() => Ok(v),
                     (Ty::Scalar(_), "bit_count") if args.is_empty() => self.bit_count(v, span),
                     (Ty::Group, "sync") if args.is_empty() => Ok(Val::new(Ty::None, K::Sync(Sync::Grid))),
+                    (Ty::Array(_), m) if self.c.host => {
+                        if let Some(v) = self.host_array_method(&v, m, args, keywords, span) {
+                            return v;
+                        }
+                        at(span, format!("{} has no method '{m}' in @njit functions", v.ty))
+                    }
                     (Ty::Array(a), "copy") if args.is_empty() => {
                         let a = a.clone();
                         self.copied_array(&v, &a, span)
@@ -250,10 +258,51 @@ impl FnTyper<'_, '_> {
         keywords: &[Keyword],
         span: Span,
     ) -> R<Val> {
-        let kw = |k: &str| keywords.iter().find(|x| x.name == k).map(|x| &x.value);
         if alloc::is_allocation(name) {
             return self.allocate(name, args, keywords, span);
         }
+        if matches!(name, "np.arange" | "np.linspace") {
+            if !self.c.host {
+                return at(
+                    span,
+                    format!(
+                        "{}() makes a new array: kernels cannot allocate (pass the array in)",
+                        display(name)
+                    ),
+                );
+            }
+            return if name == "np.arange" {
+                self.arange(args, keywords, span)
+            } else {
+                self.linspace(args, keywords, span)
+            };
+        }
+        if self.c.host {
+            if let Some(v) = self.host_array_function(name, args, keywords, span) {
+                return v;
+            }
+        } else if let Some(f) = name
+            .strip_prefix("np.")
+            .filter(|f| crate::typing::arrays::reduce::is_reduction(f))
+        {
+            return at(
+                span,
+                format!("np.{f}() is not supported in kernels: reduce with a loop (and atomics), or call ember.{f} on the host"),
+            );
+        }
+        self.call_scalar_intrinsic(name, args, keywords, span)
+    }
+
+    /// The intrinsics of numbers, tuples and kernels (all but the array makers and whole-array
+    /// functions).
+    fn call_scalar_intrinsic(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        keywords: &[Keyword],
+        span: Span,
+    ) -> R<Val> {
+        let kw = |k: &str| keywords.iter().find(|x| x.name == k).map(|x| &x.value);
         if !keywords.is_empty()
             && !matches!(
                 name,

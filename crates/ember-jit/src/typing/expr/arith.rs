@@ -8,11 +8,15 @@ use crate::error::{at, R};
 use crate::helpers::Helper;
 use crate::ir::{self, ExprKind as K, UnaryOp as IrUnary};
 use crate::types::{arith, Ty, BOOL};
+use crate::typing::arrays::elementwise::{binop_ufunc, unary_ufunc};
 use crate::typing::{FnTyper, Val};
 
 impl FnTyper<'_, '_> {
     /// `l op r`; a float16 result is rounded to float16, as each float16 operation rounds.
     pub(crate) fn binop(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
+        if self.whole_array(&[&l, &r]) && op != BinOp::MatMult {
+            return self.array_ufunc(binop_ufunc(op), vec![l, r], span);
+        }
         let v = self.binop_unrounded(op, l, r, span)?;
         Ok(self.round_narrow(v))
     }
@@ -214,6 +218,9 @@ impl FnTyper<'_, '_> {
         }
         if let Some(v) = self.date_unary(op, &v, span) {
             return v;
+        }
+        if let Some(u) = unary_ufunc(op).filter(|_| self.whole_array(&[&v])) {
+            return self.array_ufunc(u, vec![v], span);
         }
         let d = self.scalar_of(
             &v,

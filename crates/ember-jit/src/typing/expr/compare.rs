@@ -7,6 +7,7 @@ use crate::ast::{CmpOp, Span};
 use crate::error::{at, R};
 use crate::ir::{Const, ExprKind as K};
 use crate::types::{arith, Ty, BOOL};
+use crate::typing::arrays::elementwise::compare_ufunc;
 use crate::typing::{FnTyper, Val};
 
 impl FnTyper<'_, '_> {
@@ -41,6 +42,9 @@ impl FnTyper<'_, '_> {
         }
         if let Some(v) = self.date_compare(op, l, r, span) {
             return v;
+        }
+        if let Some(u) = compare_ufunc(op).filter(|_| self.whole_array(&[l, r])) {
+            return self.array_ufunc(u, vec![l.clone(), r.clone()], span);
         }
         let (a, b) = match (l.ty.scalar(), r.ty.scalar()) {
             (Some(a), Some(b)) => (a, b),

@@ -153,14 +153,13 @@ impl FnTyper<'_, '_> {
                 parts.push(self.compare_two(*op, &l, &r.val, span)?);
                 l = r.val;
             }
-            let value = if parts.len() == 1 {
-                parts
-                    .pop()
-                    .map(|p| p.kind)
-                    .unwrap_or(K::Logic(BoolOp::And, vec![]))
-            } else {
-                K::Logic(BoolOp::And, parts.iter().map(Val::expr).collect())
-            };
+            if parts.len() == 1 {
+                // One comparison is its own value (an array of bools, of arrays).
+                let p = parts.pop().expect("one part");
+                let scalar = p.ty == BOOL;
+                return Ok(p.nonneg(scalar));
+            }
+            let value = { K::Logic(BoolOp::And, parts.iter().map(Val::expr).collect()) };
             return Ok(Val::new(BOOL, value).nonneg(true));
         }
         self.c.register(&BOOL);

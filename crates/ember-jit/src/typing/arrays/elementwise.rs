@@ -1,0 +1,422 @@
+//! Operators and NumPy ufuncs with an array operand (`a * 2 + b`, `np.sqrt(a)`, `a > 0`,
+//! `a += b`): a loop over the result's elements, as NumPy computes them.
+//!
+//! - Shapes broadcast: trailing axes line up and an axis of length 1 repeats. Any other
+//!   mismatch raises NumPy's ValueError when the function runs.
+//! - The result's dtype is that of NumPy's loop for the operands. A number that is Python's own
+//!   type (int64, float64, complex128, bool) counts by its kind only (NEP 50), as a Python
+//!   scalar does in the interpreter: `int8_array + 1` stays int8.
+//! - Each element is the ufunc's, with NumPy's semantics (a zero divisor gives inf, NaN or 0
+//!   instead of raising).
+
+use ember_codegen::ufuncs::{find_loop, ufunc, OperandType};
+use ember_core::DType;
+
+use crate::ast::{BinOp, CmpOp, Span, UnaryOp};
+use crate::error::{at, Fail, R};
+use crate::ir::{self, Const, ExprKind as K, Failure, Place, TempRole};
+use crate::types::{ArrayTy, Layout, Ty, BOOL, INT64};
+use crate::typing::{FnTyper, Val};
+
+/// The ufunc an operator computes on arrays.
+pub(crate) fn binop_ufunc(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "subtract",
+        BinOp::Mult => "multiply",
+        BinOp::Div => "divide",
+        BinOp::FloorDiv => "floor_divide",
+        BinOp::Mod => "remainder",
+        BinOp::Pow => "power",
+        BinOp::LShift => "left_shift",
+        BinOp::RShift => "right_shift",
+        BinOp::BitOr => "bitwise_or",
+        BinOp::BitXor => "bitwise_xor",
+        BinOp::BitAnd => "bitwise_and",
+        BinOp::MatMult => "matmul",
+    }
+}
+
+/// The ufunc a comparison computes on arrays (`None`: `in`, `is`).
+pub(crate) fn compare_ufunc(op: CmpOp) -> Option<&'static str> {
+    Some(match op {
+        CmpOp::Eq => "equal",
+        CmpOp::NotEq => "not_equal",
+        CmpOp::Lt => "less",
+        CmpOp::LtE => "less_equal",
+        CmpOp::Gt => "greater",
+        CmpOp::GtE => "greater_equal",
+        _ => return None,
+    })
+}
+
+/// The ufunc a unary operator computes on arrays (`None`: `not`).
+pub(crate) fn unary_ufunc(op: UnaryOp) -> Option<&'static str> {
+    match op {
+        UnaryOp::USub => Some("negative"),
+        UnaryOp::UAdd => Some("positive"),
+        UnaryOp::Invert => Some("invert"),
+        UnaryOp::Not => None,
+    }
+}
+
+/// How a number takes part in choosing a ufunc's loop: Python's own types by kind only.
+fn scalar_operand(d: DType) -> OperandType {
+    match d {
+        DType::I64 | DType::F64 | DType::C128 | DType::Bool => OperandType::Weak(d.kind()),
+        _ => OperandType::Strong(d),
+    }
+}
+
+/// One operand of an element-by-element loop: an array (read at the loop's indices, its axes
+/// lined up with the last of the loop's) or a number (the same for every element).
+struct Input {
+    value: Val,
+    array: Option<ArrayTy>,
+    /// Per axis: the axis may have length 1 where the loop's is longer (else it is the loop's).
+    repeats: Vec<bool>,
+}
+
+impl FnTyper<'_, '_> {
+    /// True when an operation on `vals` is whole-array: a host function with an array operand.
+    pub(crate) fn whole_array(&self, vals: &[&Val]) -> bool {
+        self.c.host && vals.iter().any(|v| matches!(v.ty, Ty::Array(_)))
+    }
+
+    /// The ufunc `name` of `operands` into a new array.
+    pub(crate) fn array_ufunc(&mut self, name: &str, operands: Vec<Val>, span: Span) -> R<Val> {
+        self.ufunc_elements(name, operands, None, span)
+    }
+
+    /// The ufunc `name` of `operands` stored into array `out` (`a += b`): the operands
+    /// broadcast to `out`'s shape, the result cast to its dtype by NumPy's `same_kind` rule.
+    pub(crate) fn array_ufunc_into(
+        &mut self,
+        name: &str,
+        out: Val,
+        operands: Vec<Val>,
+        span: Span,
+    ) -> R<()> {
+        self.ufunc_elements(name, operands, Some(out), span)
+            .map(|_| ())
+    }
+
+    fn ufunc_elements(
+        &mut self,
+        name: &str,
+        operands: Vec<Val>,
+        out: Option<Val>,
+        span: Span,
+    ) -> R<Val> {
+        let u = ufunc(name).map_err(|e| Fail::At(span, e.to_string()))?;
+        let mut ops = Vec::with_capacity(operands.len());
+        for v in &operands {
+            ops.push(match &v.ty {
+                Ty::Array(a) if crate::types::record_of(a.dtype).is_none() => {
+                    OperandType::Strong(a.dtype)
+                }
+                Ty::Scalar(d) => scalar_operand(*d),
+                t => {
+                    return at(
+                        span,
+                        format!(
+                            "np.{}() takes arrays of numbers and numbers, got {t}",
+                            u.name
+                        ),
+                    )
+                }
+            });
+        }
+        let (ins, outs) = find_loop(u, &ops, None).map_err(|e| Fail::At(span, e.to_string()))?;
+        let result = outs[0];
+        if let Some(Ty::Array(o)) = out.as_ref().map(|o| &o.ty) {
+            if !ember_codegen::ufuncs::resolve::can_cast_same_kind(result, o.dtype) {
+                return at(
+                    span,
+                    format!(
+                        "Cannot cast ufunc '{}' output from dtype('{}') to dtype('{}') with casting rule 'same_kind'",
+                        u.name,
+                        result.name(),
+                        o.dtype.name()
+                    ),
+                );
+            }
+        }
+        let row = u.row.name;
+        let ins: &'static [DType] = ins;
+        self.c.uses.dtypes.extend(ins.iter().copied());
+        self.elements(operands, ins, out, result, span, move |s, elements| {
+            let args = elements
+                .iter()
+                .zip(ins)
+                .map(|(v, &t)| s.cast_to(v, t).expr())
+                .collect();
+            Ok(Val::new(
+                Ty::Scalar(result),
+                K::Ufunc {
+                    name: row,
+                    ins,
+                    args,
+                },
+            ))
+        })
+    }
+
+    /// `v` converted element by element to `dtype` (`a.astype(t)`, `a.copy()`): a new array.
+    pub(crate) fn array_cast(&mut self, v: Val, dtype: DType, span: Span) -> R<Val> {
+        let Ty::Array(a) = &v.ty else {
+            return at(span, format!("astype() of {}", v.ty));
+        };
+        let from = [a.dtype];
+        self.elements(vec![v], &from, None, dtype, span, |s, elements| {
+            Ok(s.cast_to(&elements[0], dtype))
+        })
+    }
+
+    /// The loop over the elements of `out` (or of a new array of `result`, shaped as the
+    /// operands broadcast) storing `element(operands' elements)`; numbers among the operands
+    /// are converted to `ins` once, before it. The value is the array stored into.
+    fn elements(
+        &mut self,
+        operands: Vec<Val>,
+        ins: &[DType],
+        out: Option<Val>,
+        result: DType,
+        span: Span,
+        element: impl FnOnce(&mut Self, Vec<Val>) -> R<Val>,
+    ) -> R<Val> {
+        let mut inputs = Vec::with_capacity(operands.len());
+        for (v, &t) in operands.iter().zip(ins) {
+            inputs.push(match &v.ty {
+                Ty::Array(a) => Input {
+                    value: self.temp(v)?,
+                    array: Some(a.clone()),
+                    repeats: vec![true; a.ndim],
+                },
+                _ => {
+                    let c = self.cast_to(v, t);
+                    Input {
+                        value: self.temp(&c)?,
+                        array: None,
+                        repeats: Vec::new(),
+                    }
+                }
+            });
+        }
+        let (target, target_ty) = match out {
+            Some(o) => {
+                let Ty::Array(oa) = o.ty.clone() else {
+                    return at(span, format!("cannot store into {}", o.ty));
+                };
+                let o = self.temp(&o)?;
+                let dims: Vec<Val> = (0..oa.ndim).map(|k| self.dim(&o, &oa, k)).collect();
+                self.broadcast_into(&mut inputs, &dims, span)?;
+                (o, oa)
+            }
+            None => {
+                let dims = self.broadcast(&mut inputs)?;
+                let ty = Ty::Array(ArrayTy::global(result, dims.len(), Layout::C));
+                self.c.register(&ty);
+                let made = Val::new(
+                    ty.clone(),
+                    K::Alloc {
+                        shape: dims.iter().map(Val::expr).collect(),
+                        fill: None,
+                    },
+                );
+                let Ty::Array(a) = ty else { unreachable!() };
+                (self.temp(&made)?, a)
+            }
+        };
+        let dims: Vec<Val> = (0..target_ty.ndim)
+            .map(|k| self.dim(&target, &target_ty, k))
+            .collect();
+        self.nest_loops(&dims, |s, index| {
+            let mut elements = Vec::with_capacity(inputs.len());
+            for input in &inputs {
+                let Some(a) = &input.array else {
+                    elements.push(input.value.clone());
+                    continue;
+                };
+                let skip = index.len() - a.ndim;
+                let mut at = Vec::with_capacity(a.ndim);
+                for j in 0..a.ndim {
+                    let i = index[skip + j].clone();
+                    at.push(if input.repeats[j] {
+                        // An axis of length 1 repeats its one element.
+                        let one = s.is_one(s.dim(&input.value, a, j));
+                        Val::new(
+                            INT64,
+                            K::Select(
+                                one.boxed(),
+                                Val::constant(INT64, Const::Count(0)).boxed(),
+                                i.boxed(),
+                            ),
+                        )
+                        .nonneg(true)
+                    } else {
+                        i
+                    });
+                }
+                elements.push(s.element(&input.value, a, &at, span)?);
+            }
+            let value = element(s, elements)?;
+            let value = s.cast_to(&value, target_ty.dtype);
+            let place = Place {
+                array: target.boxed(),
+                ty: target_ty.clone(),
+                indices: index.iter().map(Val::expr).collect(),
+            };
+            s.c.uses.dtypes.insert(target_ty.dtype);
+            s.push(ir::Stmt::Store {
+                place,
+                value: value.expr(),
+            });
+            Ok(())
+        })?;
+        Ok(target)
+    }
+
+    /// The shape the inputs broadcast to, each length evaluated once; checks that they do.
+    /// An axis only one input has is that input's own, so it never repeats.
+    fn broadcast(&mut self, inputs: &mut [Input]) -> R<Vec<Val>> {
+        let nd = inputs
+            .iter()
+            .filter_map(|i| i.array.as_ref().map(|a| a.ndim))
+            .max()
+            .unwrap_or(0);
+        let mut dims = Vec::with_capacity(nd);
+        for k in 0..nd {
+            // The inputs with an axis lined up with axis k of the result.
+            let having: Vec<(usize, usize)> = inputs
+                .iter()
+                .enumerate()
+                .filter_map(|(n, i)| {
+                    let a = i.array.as_ref()?;
+                    (a.ndim + k >= nd).then(|| (n, a.ndim + k - nd))
+                })
+                .collect();
+            if having.len() == 1 {
+                let (n, j) = having[0];
+                inputs[n].repeats[j] = false;
+            }
+            let mut length: Option<Val> = None;
+            for (n, j) in having {
+                let a = inputs[n].array.clone().expect("an array input");
+                let d = self.dim(&inputs[n].value, &a, j);
+                let d = self.temp(&d)?;
+                length = Some(match length {
+                    None => d,
+                    Some(m) => {
+                        let fits = self.any_of(vec![
+                            self.equal(&d, &m),
+                            self.is_one(d.clone()),
+                            self.is_one(m.clone()),
+                        ]);
+                        self.require(fits, Failure::Broadcast, &[&m, &d]);
+                        let merged = Val::new(
+                            INT64,
+                            K::Select(self.is_one(d.clone()).boxed(), m.boxed(), d.boxed()),
+                        )
+                        .nonneg(true);
+                        self.temp(&merged)?
+                    }
+                });
+            }
+            dims.push(length.expect("an array has each axis up to nd"));
+        }
+        Ok(dims)
+    }
+
+    /// Checks that the inputs broadcast to `dims` (an output's shape, which does not change).
+    fn broadcast_into(&mut self, inputs: &mut [Input], dims: &[Val], span: Span) -> R<()> {
+        let nd = dims.len();
+        for input in inputs.iter_mut() {
+            let Some(a) = input.array.clone() else {
+                continue;
+            };
+            if a.ndim > nd {
+                return at(
+                    span,
+                    format!(
+                        "an array of {} dimensions cannot be stored into one of {nd}",
+                        a.ndim
+                    ),
+                );
+            }
+            for j in 0..a.ndim {
+                let d = self.dim(&input.value, &a, j);
+                let n = &dims[nd - a.ndim + j];
+                let fits = self.any_of(vec![self.equal(&d, n), self.is_one(d.clone())]);
+                self.require(fits, Failure::BroadcastInto, &[&d, n]);
+            }
+        }
+        Ok(())
+    }
+
+    /// `for i0 in range(dims[0]): for i1 ...: body(i0, i1, ...)`, the lengths evaluated once
+    /// before the loops (C order: the last axis innermost).
+    pub(crate) fn nest_loops(
+        &mut self,
+        dims: &[Val],
+        body: impl FnOnce(&mut Self, &[Val]) -> R<()>,
+    ) -> R<()> {
+        let mut stops = Vec::with_capacity(dims.len());
+        for d in dims {
+            stops.push(self.temp(d)?);
+        }
+        let counters: Vec<ir::Temp> = dims.iter().map(|_| self.fresh(TempRole::Index)).collect();
+        let index: Vec<Val> = counters
+            .iter()
+            .map(|&t| Val::new(INT64, K::Temp(t)).nonneg(true))
+            .collect();
+        self.c.register(&INT64);
+        self.open_block();
+        let made = body(self, &index);
+        let mut block = self.close_block();
+        made?;
+        for (t, n) in counters.iter().zip(&stops).rev() {
+            block = vec![ir::Stmt::For {
+                index: *t,
+                ty: DType::I64,
+                start: Val::constant(INT64, Const::Count(0)).expr(),
+                stop: n.expr(),
+                step: ir::Step::One,
+                body: block,
+                parallel: false,
+            }];
+        }
+        for s in block {
+            self.push(s);
+        }
+        Ok(())
+    }
+
+    /// NumPy's error `failure` unless `cond`; `details` name the lengths in its message.
+    pub(crate) fn require(&mut self, cond: Val, failure: Failure, details: &[&Val]) {
+        self.push(ir::Stmt::Require {
+            cond: cond.expr(),
+            failure,
+            details: details.iter().map(|d| d.expr()).collect(),
+        });
+    }
+
+    fn is_one(&self, n: Val) -> Val {
+        self.equal(&n, &Val::constant(INT64, Const::Int(1)))
+    }
+
+    fn equal(&self, a: &Val, b: &Val) -> Val {
+        Val::new(BOOL, K::Compare(CmpOp::Eq, a.boxed(), b.boxed())).nonneg(true)
+    }
+
+    fn any_of(&self, tests: Vec<Val>) -> Val {
+        Val::new(
+            BOOL,
+            K::Any {
+                items: tests.iter().map(Val::expr).collect(),
+                negated: false,
+            },
+        )
+        .nonneg(true)
+    }
+}

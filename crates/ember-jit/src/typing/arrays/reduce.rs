@@ -1,0 +1,315 @@
+//! Reductions of a whole array in host functions: `a.sum()`, `np.max(a)`, `a.mean()`,
+//! `a.argmin()`, ... over every element in C order, with NumPy's result types and NumPy's
+//! errors for an empty array.
+
+use ember_core::dtype::Kind;
+use ember_core::DType;
+
+use crate::ast::{BinOp, CmpOp, Span};
+use crate::error::{at, R};
+use crate::ir::{self, Const, ExprKind as K, Failure, NanRule, TempRole};
+use crate::types::{ArrayTy, Ty, BOOL, INT64};
+use crate::typing::{FnTyper, Val};
+
+/// The reductions, by the name of the method (`np.` functions of the same name, and `amin`
+/// and `amax`, are the same).
+pub(crate) fn is_reduction(name: &str) -> bool {
+    matches!(
+        name,
+        "sum"
+            | "prod"
+            | "min"
+            | "max"
+            | "amin"
+            | "amax"
+            | "mean"
+            | "var"
+            | "std"
+            | "argmin"
+            | "argmax"
+            | "any"
+            | "all"
+    )
+}
+
+/// The dtype NumPy sums and multiplies `d` in: integers widen to 64 bits.
+fn accumulator(d: DType) -> DType {
+    match d.kind() {
+        Kind::Bool | Kind::Int => DType::I64,
+        Kind::UInt => DType::U64,
+        _ => d,
+    }
+}
+
+/// The float dtype of a mean: float32 stays float32, other numbers are float64.
+fn mean_dtype(d: DType) -> DType {
+    if d == DType::F32 {
+        DType::F32
+    } else {
+        DType::F64
+    }
+}
+
+const F64_PAIR: &[DType] = &[DType::F64, DType::F64];
+
+impl FnTyper<'_, '_> {
+    /// `a.<m>()` (or `np.<m>(a)`) for a reduction `m`.
+    pub(crate) fn reduce(&mut self, m: &str, v: Val, span: Span) -> R<Val> {
+        let Ty::Array(a) = v.ty.clone() else {
+            return at(span, format!("np.{m}() takes an array, got {}", v.ty));
+        };
+        let d = a.dtype;
+        if crate::types::record_of(d).is_some() || d.is_opaque() {
+            return at(
+                span,
+                format!("{m}() of an array of {} is not supported", d.name()),
+            );
+        }
+        let v = self.temp(&v)?;
+        match m {
+            "sum" | "prod" => {
+                let t = accumulator(d);
+                let (op, start) = if m == "sum" {
+                    (BinOp::Add, Const::Zero)
+                } else {
+                    (BinOp::Mult, Const::Typed(1))
+                };
+                let start = match (start, t.kind()) {
+                    (Const::Typed(_), Kind::Float) => Const::Float(1.0),
+                    (Const::Typed(_), Kind::Complex) => Const::Complex(1.0, 0.0),
+                    (c, _) => c,
+                };
+                self.fold(
+                    &v,
+                    &a,
+                    t,
+                    Val::constant(Ty::Scalar(t), start),
+                    span,
+                    |s, acc, x| {
+                        let x = s.cast_to(&x, t);
+                        Ok(Val::new(
+                            Ty::Scalar(t),
+                            K::Binary(op, acc.boxed(), x.boxed()),
+                        ))
+                    },
+                )
+            }
+            "min" | "max" | "amin" | "amax" => {
+                let max = m.ends_with("max");
+                self.require_elements(&v, Failure::EmptyExtremum { max });
+                let first = self.first_element(&v, &a, span)?;
+                self.fold(&v, &a, d, first, span, |_, acc, x| {
+                    Ok(Val::new(
+                        Ty::Scalar(d),
+                        K::Extremum {
+                            max,
+                            rule: NanRule::Propagate,
+                            args: Box::new([acc.expr(), x.expr()]),
+                        },
+                    ))
+                })
+            }
+            "mean" | "var" | "std" => {
+                if d.kind() == Kind::Complex {
+                    return at(
+                        span,
+                        format!("{m}() of a complex array is not supported in @njit functions"),
+                    );
+                }
+                let mean = self.mean(&v, &a, span)?;
+                if m == "mean" {
+                    return Ok(self.cast_to(&mean, mean_dtype(d)));
+                }
+                // Two passes, as NumPy: the mean, then the mean squared deviation (ddof 0).
+                let mean = self.temp(&mean)?;
+                let zero = Val::constant(Ty::Scalar(DType::F64), Const::Float(0.0));
+                let squares = self.fold(&v, &a, DType::F64, zero, span, |s, acc, x| {
+                    let x = s.cast_to(&x, DType::F64);
+                    let dev = float64(K::Binary(BinOp::Sub, x.boxed(), mean.boxed()));
+                    let sq = float64(K::Binary(BinOp::Mult, dev.boxed(), dev.boxed()));
+                    Ok(float64(K::Binary(BinOp::Add, acc.boxed(), sq.boxed())))
+                })?;
+                let var = self.per_element(&v, squares);
+                let r = if m == "std" {
+                    float64(K::Math("sqrt", vec![var.expr()]))
+                } else {
+                    var
+                };
+                Ok(self.cast_to(&r, mean_dtype(d)))
+            }
+            "argmin" | "argmax" => self.arg_extremum(&v, &a, m == "argmax", span),
+            _ => {
+                // any / all: the truth of every element, combined.
+                let all = m == "all";
+                let start = Val::constant(BOOL, Const::Bool(all));
+                self.fold(&v, &a, DType::Bool, start, span, |_, acc, x| {
+                    let truth = Val::new(BOOL, K::Bool(x.boxed()));
+                    let items = vec![acc.expr(), truth.expr()];
+                    Ok(Val::new(
+                        BOOL,
+                        if all {
+                            K::All {
+                                items,
+                                negated: false,
+                            }
+                        } else {
+                            K::Any {
+                                items,
+                                negated: false,
+                            }
+                        },
+                    ))
+                })
+            }
+        }
+    }
+
+    /// The mean of every element, as float64 (NaN for an empty array, as NumPy).
+    fn mean(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
+        let zero = Val::constant(Ty::Scalar(DType::F64), Const::Float(0.0));
+        let sum = self.fold(v, a, DType::F64, zero, span, |s, acc, x| {
+            let x = s.cast_to(&x, DType::F64);
+            Ok(float64(K::Binary(BinOp::Add, acc.boxed(), x.boxed())))
+        })?;
+        Ok(self.per_element(v, sum))
+    }
+
+    /// `total / a.size` with NumPy's division (an empty array gives NaN, not an error).
+    fn per_element(&mut self, v: &Val, total: Val) -> Val {
+        let n = Val::new(INT64, K::Size(v.boxed()));
+        let n = self.cast_to(&n, DType::F64);
+        float64(K::Ufunc {
+            name: "divide",
+            ins: F64_PAIR,
+            args: vec![total.expr(), n.expr()],
+        })
+    }
+
+    /// The first index of the largest (`max`) or smallest element; the first NaN wins.
+    fn arg_extremum(&mut self, v: &Val, a: &ArrayTy, max: bool, span: Span) -> R<Val> {
+        self.require_elements(v, Failure::EmptyArgExtremum { max });
+        let d = a.dtype;
+        let best = self.declare(Ty::Scalar(d));
+        let first = self.first_element(v, a, span)?;
+        self.set(best, &first);
+        let at_ = self.declare(INT64);
+        let counter = self.declare(INT64);
+        let zero = Val::constant(INT64, Const::Int(0));
+        self.set(at_, &zero);
+        self.set(counter, &zero);
+        let dims: Vec<Val> = (0..a.ndim).map(|k| self.dim(v, a, k)).collect();
+        self.nest_loops(&dims, |s, index| {
+            let x = s.element(v, a, index, span)?;
+            let x = s.temp(&x)?;
+            let b = Val::new(Ty::Scalar(d), K::Temp(best));
+            let op = if max { CmpOp::Gt } else { CmpOp::Lt };
+            let beats = Val::new(BOOL, K::Compare(op, x.boxed(), b.boxed()));
+            let better = if d.kind() == Kind::Float {
+                // A NaN beats any number, and nothing beats a NaN.
+                let nan = |y: &Val| Val::new(BOOL, K::FloatTest("isnan", y.boxed()));
+                let first_nan = Val::new(
+                    BOOL,
+                    K::All {
+                        items: vec![
+                            nan(&x).expr(),
+                            Val::new(BOOL, K::Not(nan(&b).boxed())).expr(),
+                        ],
+                        negated: false,
+                    },
+                );
+                Val::new(
+                    BOOL,
+                    K::Any {
+                        items: vec![beats.expr(), first_nan.expr()],
+                        negated: false,
+                    },
+                )
+            } else {
+                beats
+            };
+            let better = s.temp(&better)?;
+            let k = Val::new(INT64, K::Temp(counter));
+            let pick = |new: &Val, old: Val, ty: Ty| {
+                Val::new(ty, K::Select(better.boxed(), new.boxed(), old.boxed()))
+            };
+            let nb = pick(&x, b.clone(), Ty::Scalar(d));
+            s.set(best, &nb);
+            let na = pick(&k, Val::new(INT64, K::Temp(at_)), INT64);
+            s.set(at_, &na);
+            let next = Val::new(
+                INT64,
+                K::Binary(
+                    BinOp::Add,
+                    k.boxed(),
+                    Val::constant(INT64, Const::Int(1)).boxed(),
+                ),
+            );
+            s.set(counter, &next);
+            Ok(())
+        })?;
+        Ok(Val::new(INT64, K::Temp(at_)).nonneg(true))
+    }
+
+    /// `acc = start; for each element x (C order): acc = step(acc, x)`; the value is `acc`.
+    fn fold(
+        &mut self,
+        v: &Val,
+        a: &ArrayTy,
+        t: DType,
+        start: Val,
+        span: Span,
+        step: impl FnOnce(&mut Self, Val, Val) -> R<Val>,
+    ) -> R<Val> {
+        let acc = self.declare(Ty::Scalar(t));
+        self.set(acc, &start);
+        let dims: Vec<Val> = (0..a.ndim).map(|k| self.dim(v, a, k)).collect();
+        self.nest_loops(&dims, |s, index| {
+            let x = s.element(v, a, index, span)?;
+            let now = Val::new(Ty::Scalar(t), K::Temp(acc));
+            let next = step(s, now, x)?;
+            s.set(acc, &next);
+            Ok(())
+        })?;
+        Ok(Val::new(Ty::Scalar(t), K::Temp(acc)))
+    }
+
+    /// NumPy's error `failure` when the array has no elements.
+    fn require_elements(&mut self, v: &Val, failure: Failure) {
+        let n = Val::new(INT64, K::Size(v.boxed()));
+        let some = Val::new(
+            BOOL,
+            K::Compare(
+                CmpOp::Gt,
+                n.boxed(),
+                Val::constant(INT64, Const::Int(0)).boxed(),
+            ),
+        );
+        self.require(some, failure, &[]);
+    }
+
+    /// The element at index 0 of every axis.
+    fn first_element(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
+        let zeros = vec![Val::constant(INT64, Const::Count(0)).nonneg(true); a.ndim];
+        let x = self.element(v, a, &zeros, span)?;
+        self.temp(&x)
+    }
+
+    /// A temporary set later (an accumulator).
+    fn declare(&mut self, ty: Ty) -> ir::Temp {
+        let t = self.fresh(TempRole::Value);
+        self.c.register(&ty);
+        self.push(ir::Stmt::Declare { temp: t, ty });
+        t
+    }
+
+    fn set(&mut self, t: ir::Temp, v: &Val) {
+        self.push(ir::Stmt::Set {
+            temp: t,
+            value: v.expr(),
+        });
+    }
+}
+
+fn float64(kind: K) -> Val {
+    Val::new(Ty::Scalar(DType::F64), kind)
+}

@@ -1,0 +1,98 @@
+//! NumPy's functions and array methods on whole arrays in host functions: reductions
+//! (`a.sum()`, `np.max(a)`), ufuncs of arrays (`np.sqrt(a)`, `abs(a)`), `astype` and `copy`.
+
+use crate::ast::{Expr, ExprKind, Keyword, Span};
+use crate::error::{at, R};
+use crate::typing::arrays::reduce::is_reduction;
+use crate::typing::{FnTyper, Val};
+
+use super::alloc::dtype_of;
+
+impl FnTyper<'_, '_> {
+    /// `v.m(args)` when `m` is a method of arrays in host functions (`None`: it is not).
+    pub(super) fn host_array_method(
+        &mut self,
+        v: &Val,
+        m: &str,
+        args: &[Expr],
+        keywords: &[Keyword],
+        span: Span,
+    ) -> Option<R<Val>> {
+        let crate::types::Ty::Array(a) = &v.ty else {
+            return None;
+        };
+        let dtype = a.dtype;
+        if is_reduction(m) {
+            if !args.is_empty() || !keywords.is_empty() {
+                return Some(at(
+                    span,
+                    format!("{m}() with arguments (axis, dtype, out) is not supported in @njit functions: it reduces the whole array"),
+                ));
+            }
+            return Some(self.reduce(m, v.clone(), span));
+        }
+        match m {
+            "copy" if args.is_empty() && keywords.is_empty() => {
+                Some(self.array_cast(v.clone(), dtype, span))
+            }
+            "astype" if args.len() == 1 && keywords.is_empty() => {
+                Some(dtype_of(&args[0]).and_then(|d| self.array_cast(v.clone(), d, span)))
+            }
+            _ => None,
+        }
+    }
+
+    /// `np.f(args)` (or `abs(a)`) when `f` works on whole arrays and an argument is an array
+    /// (`None`: `f` does not; with no array argument it is typed as a function of numbers).
+    pub(super) fn host_array_function(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        keywords: &[Keyword],
+        span: Span,
+    ) -> Option<R<Val>> {
+        let f = match name {
+            "builtin.abs" => "absolute",
+            _ => name.strip_prefix("np.")?,
+        };
+        let reduction = is_reduction(f) && args.len() == 1 && keywords.is_empty();
+        let u = ember_codegen::ufuncs::ufunc(f)
+            .ok()
+            .filter(|u| u.nout == 1 && args.len() == u.nin && keywords.is_empty());
+        if !reduction && u.is_none() {
+            return None;
+        }
+        let vals = match args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>() {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        };
+        if !self.whole_array(&vals.iter().collect::<Vec<_>>()) {
+            // Numbers: the scalar function, on the values already evaluated.
+            let bound = self.standing_for(vals, args);
+            return Some(self.call_scalar_intrinsic(name, &bound, keywords, span));
+        }
+        Some(match u {
+            Some(u) if !reduction => self.array_ufunc(u.name, vals, span),
+            _ => {
+                let [v] = <[Val; 1]>::try_from(vals).expect("one argument");
+                self.reduce(f, v, span)
+            }
+        })
+    }
+
+    /// Expressions that stand for `vals` (already evaluated), at the places of `like`.
+    fn standing_for(&mut self, vals: Vec<Val>, like: &[Expr]) -> Vec<Expr> {
+        vals.into_iter()
+            .zip(like)
+            .map(|(v, e)| {
+                self.bound.push(v);
+                Expr {
+                    kind: ExprKind::Bound {
+                        slot: self.bound.len() - 1,
+                    },
+                    span: e.span,
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,273 @@
+"""Whole-array expressions in ``@ember.njit`` functions: operators and ufuncs on arrays, reductions,
+``np.arange``/``np.linspace``, in-place updates, ``astype``/``copy``. Each compiled function gives
+what the same function gives run by Python on NumPy arrays (values and dtypes), and raises NumPy's
+errors where NumPy raises them."""
+
+import warnings
+
+import ember
+import numpy as np
+import pytest
+from ember import njit
+
+RNG = np.random.default_rng(20261128)
+
+
+def same(got, want):
+    """The compiled result is the interpreter's: dtype, shape and values (NaNs in the same places)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            same(g, w)
+        return
+    if isinstance(want, np.ndarray):
+        assert isinstance(got, np.ndarray), type(got)
+        assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def run_both(f, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = f(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        got = njit(f)(*args)
+    same(got, want)
+
+
+def data(dtype, shape=(7,)):
+    if np.dtype(dtype).kind == "f":
+        return RNG.standard_normal(shape).astype(dtype)
+    if np.dtype(dtype).kind == "b":
+        return RNG.integers(0, 2, shape).astype(bool)
+    info = np.iinfo(dtype)
+    return RNG.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(dtype)
+
+
+# ---- the seed program ----
+
+def times_two(arr):
+    return arr * 2
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.int8, np.uint8])
+def test_arr_times_two_keeps_numpys_dtype(dtype):
+    run_both(times_two, data(dtype))
+
+
+# ---- operators ----
+
+def arith(a, b):
+    return a + b, a - b, a * b, a / b, a // b, a % b, -a, a * 2.5 + 1, abs(a - b)
+
+
+def compare(a, b):
+    return a < b, a <= b, a == b, a != b, a > b, a >= b, ~(a > b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32])
+def test_operators_match_numpy_element_for_element(dtype):
+    a, b = data(dtype), data(dtype)
+    run_both(arith, a, b)
+    run_both(compare, a, b)
+
+
+def test_mixed_dtypes_promote_as_numpy_does():
+    run_both(arith, data(np.int8), data(np.float32))
+    run_both(arith, data(np.int32), data(np.int64))
+    run_both(arith, data(np.uint8), data(np.int16))
+
+
+def test_zero_divisors_give_numpys_values_not_exceptions():
+    a = np.array([1.0, -2.0, 0.0, 3.0])
+    b = np.array([0.0, 0.0, 0.0, 2.0])
+    run_both(arith, a, b)
+    run_both(arith, a.astype(np.int64), b.astype(np.int64))
+
+
+def bits(a, b):
+    return a & b, a | b, a ^ b, a << 2, a >> 1, ~a
+
+
+def test_bitwise_operators_on_integer_arrays():
+    run_both(bits, data(np.int32), data(np.int32))
+    run_both(bits, data(np.uint8), data(np.uint8))
+
+
+def test_integers_to_negative_powers_raise_numpys_value_error():
+    def power(a, b):
+        return a ** b
+    run_both(power, data(np.int64), np.abs(data(np.int64)) % 5)
+    run_both(power, data(np.float64), data(np.float64))
+    with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed"):
+        njit(power)(np.arange(3), np.array([1, -1, 2]))
+
+
+# ---- broadcasting ----
+
+def add(a, b):
+    return a + b
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (4,)), ((3, 1), (1, 4)), ((2, 3, 4), (3, 1)), ((1,), (5,)),
+                                    ((0, 3), (3,)), ((4, 1), (0,))])
+def test_shapes_broadcast_as_numpys(shapes):
+    run_both(add, RNG.standard_normal(shapes[0]), RNG.standard_normal(shapes[1]))
+
+
+def test_strided_and_transposed_operands():
+    a = RNG.standard_normal((6, 8))
+    run_both(add, a[::2, 1::3], a.T[1:4, :3])
+
+
+def test_shapes_that_do_not_broadcast_raise_numpys_value_error_and_the_function_still_works():
+    f = njit(add)
+    with pytest.raises(ValueError, match="could not be broadcast together: an axis of length 3 meets one of length 4"):
+        f(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        f(np.ones((2, 3)), np.ones((3, 3)))
+    same(f(np.ones(3), np.ones(3)), np.full(3, 2.0))
+
+
+# ---- ufuncs ----
+
+def ufuncs(a):
+    return (np.sqrt(np.abs(a)), np.exp(a), np.log1p(np.abs(a)), np.sin(a), np.arctan2(a, 1.5),
+            np.maximum(a, 0.0), np.minimum(a, a[::-1]), np.floor(a), np.isnan(a), np.hypot(a, a))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_numpy_ufuncs_on_arrays(dtype):
+    a = data(dtype, (3, 5))
+    a[1, 2] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = ufuncs(a)
+    got = njit(ufuncs)(a)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=2e-6 if dtype == np.float32 else 1e-14)
+
+
+def test_ufuncs_of_integers_compute_in_float64():
+    def f(a):
+        return np.sqrt(a), np.exp(a)
+    run_both(f, np.arange(10, dtype=np.int32))
+
+
+# ---- reductions ----
+
+def reductions(a):
+    return (a.sum(), a.prod(), a.min(), a.max(), a.mean(), a.argmin(), a.argmax(), a.any(), a.all(),
+            np.sum(a), np.max(a), np.argmax(a), np.mean(a))
+
+
+def spread(a):
+    return a.var(), a.std(), np.var(a), np.std(a)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.int32, np.uint8, np.bool_])
+@pytest.mark.parametrize("shape", [(9,), (3, 4)])
+def test_reductions_match_numpy(dtype, shape):
+    a = data(dtype, shape)
+    got, want = njit(reductions)(a), reductions(a)
+    for g, w in zip(got, want, strict=True):
+        assert g == pytest.approx(w, rel=1e-12) and type(g) is type(w.item())
+    for g, w in zip(njit(spread)(a), spread(a), strict=True):
+        assert g == pytest.approx(w, rel=1e-12)
+
+
+def test_reductions_over_a_strided_view():
+    a = RNG.standard_normal((8, 6))
+    run_both(lambda a: (a[::3, 1::2].sum(), a.T[2:, :3].argmin(), a[:, ::-1].max()), a)
+
+
+def test_nans_propagate_through_max_and_argmax_finds_the_first():
+    a = np.array([1.0, np.nan, 5.0, np.nan])
+    f = njit(lambda a: (a.max(), a.min(), a.argmax(), a.argmin(), a.sum()))
+    got = f(a)
+    assert np.isnan(got[0]) and np.isnan(got[1]) and got[2:4] == (1, 1) and np.isnan(got[4])
+
+
+def test_reductions_of_an_empty_array_raise_numpys_errors():
+    f = njit(lambda a: a.max())
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum which has no identity"):
+        f(np.ones(0))
+    with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
+        njit(lambda a: a.argmin())(np.ones((3, 0)))
+    assert njit(lambda a: a.sum())(np.ones(0)) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert np.isnan(njit(lambda a: a.mean())(np.ones(0)))
+    assert f(np.arange(4.0)) == 3.0
+
+
+# ---- makers, in-place updates, astype ----
+
+def ranges(n, x):
+    return (np.arange(n), np.arange(2, n, 3), np.arange(n, 0, -2), np.arange(0.5, x, 0.25),
+            np.arange(n, dtype=np.float32), np.linspace(0, x, n), np.linspace(-1, 1, n, endpoint=False),
+            np.linspace(2, 3, 1))
+
+
+@pytest.mark.parametrize("n, x", [(7, 3.3), (0, 0.0), (1, -2.0), (12, 1e-3)])
+def test_arange_and_linspace_give_numpys_arrays(n, x):
+    run_both(ranges, n, x)
+
+
+def test_arange_with_a_zero_step_raises_zero_division_error():
+    with pytest.raises(ZeroDivisionError):
+        njit(lambda n: np.arange(0, n, 0))(5)
+
+
+def in_place(a, b):
+    a += b
+    a[1:] *= 2
+    a -= 1
+    return a
+
+
+def test_in_place_updates_write_the_argument_with_broadcasting():
+    a, b = RNG.standard_normal((3, 4)), RNG.standard_normal(4)
+    want = in_place(a.copy(), b)
+    got = njit(in_place)(a, b)
+    same(got, want)
+    same(a, want)  # the caller's array itself
+
+
+def test_in_place_updates_that_would_need_a_bigger_array_raise():
+    f = njit(in_place)
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        f(np.ones((3, 1)), np.ones((3, 4)))
+    with pytest.raises(ember.JitError, match="Cannot cast ufunc 'add' output from dtype\\('float64'\\)"):
+        f(np.ones(3, dtype=np.int64), np.ones(3))
+
+
+def test_astype_and_copy_make_new_arrays():
+    def f(a):
+        b = a.copy()
+        b[0] = 100
+        return a.astype(np.int32), b, a.astype(np.float32) * 2
+    a = RNG.standard_normal(5) * 10
+    run_both(f, a)
+    assert a[0] != 100
+
+
+def test_array_expressions_in_loops_and_parallel_functions():
+    def relax(u, steps):
+        for _ in range(steps):
+            u[1:-1] = 0.5 * (u[:-2] + u[2:])
+        return u.sum()
+    u = RNG.standard_normal(50)
+    want = relax(u.copy(), 20)
+    assert njit(relax)(u.copy(), 20) == pytest.approx(want, rel=1e-12)
+    assert njit(parallel=True)(relax)(u.copy(), 20) == pytest.approx(want, rel=1e-12)
+
+
+def test_kernels_still_refuse_whole_array_arithmetic():
+    @ember.cuda.jit
+    def kernel(out, a):
+        out[0] = (a * 2)[0]
+    with pytest.raises(ember.JitError, match="whole-array arithmetic is not available inside kernels"):
+        kernel[1, 1](ember.zeros(1), ember.ones(3))

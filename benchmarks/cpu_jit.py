@@ -10,7 +10,9 @@ Rows:
 - scalar call: host time of one call of the compiled ``x * x`` (best of 7 runs of 10^5 calls);
 - sum, saxpy, 5-point stencil, Monte-Carlo pi: the loops written out, 10^7 elements (the
   stencil 3,163 x 3,163), single-threaded, then with ``parallel=True`` and ``prange`` on
-  every core; median of 7 runs after a warm-up call, results checked against NumPy.
+  every core; median of 7 runs after a warm-up call, results checked against NumPy;
+- a ``@vectorize`` ufunc (``sqrt(x*x + y*y)`` of two 10^7 arrays, a new array out) on one
+  thread and with ``target="parallel"``, and the array expression ``a * 2 + b`` in ``@njit``.
 
 The Monte-Carlo loops draw from generators written in the functions (a 64-bit linear
 congruential one; splitmix64 of the draw's number in parallel): both compilers run the same
@@ -98,6 +100,18 @@ def par_mc_pi(n, seed):
         if x * x + y * y < 1.0:
             inside += 1
     return 4.0 * inside / n
+
+@vectorize(["float64(float64, float64)"])
+def hypot_ufunc(x, y):
+    return (x * x + y * y) ** 0.5
+
+@vectorize(["float64(float64, float64)"], target="parallel")
+def par_hypot_ufunc(x, y):
+    return (x * x + y * y) ** 0.5
+
+@njit
+def expression(a, b):
+    return a * 2.0 + b
 '''
 
 FIRST_CALL = r'''
@@ -162,12 +176,18 @@ rows["stencil, parallel"] = median_time(par_stencil, grid, grid_out)
 np.testing.assert_allclose(grid_out[1:-1, 1:-1], want, rtol=1e-12)
 rows["Monte-Carlo pi, parallel"] = median_time(par_mc_pi, n, 12345)
 assert abs(par_mc_pi(n, 12345) - np.pi) < 1e-2
+rows["vectorize ufunc"] = median_time(hypot_ufunc, a, b)
+np.testing.assert_allclose(hypot_ufunc(a, b), np.hypot(a, b), rtol=1e-12)
+rows["vectorize ufunc, parallel"] = median_time(par_hypot_ufunc, a, b)
+np.testing.assert_allclose(par_hypot_ufunc(a, b), np.hypot(a, b), rtol=1e-12)
+rows["array expression a * 2 + b"] = median_time(expression, a, b)
+np.testing.assert_allclose(expression(a, b), a * 2.0 + b)
 print(json.dumps(rows))
 '''
 
 LIBRARIES = {
-    "ember": "from ember import njit, prange",
-    "numba": "from numba import njit, prange",
+    "ember": "from ember import njit, prange, vectorize",
+    "numba": "from numba import njit, prange, vectorize",
 }
 
 

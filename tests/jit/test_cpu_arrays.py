@@ -271,3 +271,16 @@ def test_kernels_still_refuse_whole_array_arithmetic():
         out[0] = (a * 2)[0]
     with pytest.raises(ember.JitError, match="whole-array arithmetic is not available inside kernels"):
         kernel[1, 1](ember.zeros(1), ember.ones(3))
+
+
+def test_scalar_exponents_take_numpys_fast_paths():
+    def powers(a):
+        return a ** 0.5, a ** 2, a ** -1.0, a ** 1, a ** 3.0, np.power(a, 0.5)
+    a = np.array([-0.0, 0.0, -np.inf, np.inf, 2.25, -3.0, np.nan])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = powers(a)
+        got = njit(powers)(a)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w))

@@ -499,3 +499,44 @@ def test_prange_of_an_empty_range_leaves_the_reductions_alone():
             s += i
         return s
     assert add_up(0) == 5 and add_up(-3) == 5 and add_up(1000) == 5 + 999 * 1000 // 2
+
+
+# ---- constant exponents and small helpers (computed in place of a call) ----
+
+def by_squaring(x, n):
+    """Numba's float ** int: products by squaring, the reciprocal for a negative exponent."""
+    r, base, left = 1.0, x, abs(n)
+    while left:
+        if left & 1:
+            r *= base
+        base *= base
+        left >>= 1
+    if n >= 0:
+        return r
+    return math.copysign(math.inf, r) if r == 0 else 1.0 / r  # IEEE's 1 / 0 (Python would raise)
+
+
+@pytest.mark.parametrize("x", [2.25, -0.0, 0.0, -3.5, float("inf"), float("-inf"), float("nan"), 1e-300, 1.1])
+def test_constant_exponents_give_c_pow_and_numbas_integer_powers(x):
+    got = njit(lambda x: (x ** 0.5, x ** 2.0, x ** 1.0, x ** 3, x ** -2, x ** 0, x ** 17))(x)
+    want = (math.pow(x, 0.5) if not (x < 0 and math.isfinite(x)) else math.nan, math.pow(x, 2.0), x,
+            *(by_squaring(x, n) for n in (3, -2, 0, 17)))
+    for g, w in zip(got, want, strict=True):
+        same = (math.isnan(g) and math.isnan(w)) or (g == w and math.copysign(1, g) == math.copysign(1, w))
+        assert same, (x, got, want)
+
+
+def half(x, y):
+    return x / y
+
+
+def test_small_helpers_called_from_compiled_functions_still_raise():
+    half_jit = njit(half)
+
+    @njit
+    def outer_jit(a, b):
+        return half_jit(a, b) + 1.0
+    assert outer_jit(3.0, 2.0) == 2.5
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        outer_jit(1.0, 0.0)
+    assert outer_jit(1.0, 4.0) == 1.25

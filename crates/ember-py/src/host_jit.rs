@@ -580,6 +580,28 @@ impl HostFunction {
         Ok(())
     }
 
+    /// The type the function returns for arguments of the types `signature` lists (Numba's
+    /// tuple form, `"(float64, int64)"`), compiling that specialisation if there is none; calls
+    /// stay free to compile others (a `@vectorize` ufunc types its function so).
+    fn _return_type(&self, py: Python<'_>, signature: &str) -> PyResult<String> {
+        let (_, args) = ember_jit::parse_signature(signature).map_err(PyTypeError::new_err)?;
+        let known = lock(&self.state)
+            .specs
+            .iter()
+            .find(|s| s.function.args == args)
+            .cloned();
+        let spec = match known {
+            Some(s) => s,
+            None => {
+                let mut key = Key::new();
+                key.push(0); // declared: never equal to a call's key
+                key.extend(signature.bytes().take(14));
+                self.specialise(py, key, &args)?
+            }
+        };
+        Ok(spec.function.ret.to_string())
+    }
+
     /// Numba's `signatures`: the argument types of each specialisation.
     #[getter]
     fn _specialisations(&self) -> Vec<String> {

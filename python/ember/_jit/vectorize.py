@@ -27,16 +27,9 @@ from ..types import Array, argument_types, signature_text
 from . import pickling
 from .dispatcher import Dispatcher
 from .front import _Program, program_json
+from .ufunc_types import declared_signature, pick_loop
 
 _TARGETS = ("cuda", "opencl", "cpu", "parallel")
-
-
-def _signature(sig) -> tuple[np.dtype | None, list[np.dtype]]:
-    """A Numba signature (text, a signature object such as ``float32(float32, float32)``, or a
-    tuple of argument types) as (return dtype or None, argument dtypes), parsed by the
-    compiler's own parser."""
-    ret, args = _ember.jit_signature(signature_text(sig))
-    return (None if ret is None else np.dtype(ret)), [np.dtype(a) for a in args]
 
 
 def _carrier(d: np.dtype) -> np.dtype:
@@ -83,21 +76,6 @@ def _device_for(target: str):
     )
 
 
-def _pick(signatures: list, dtypes: list, weak: list):
-    """The first signature the inputs convert to: exact match, else safe casts (Python scalars
-    only need the same kind), as NumPy chooses a ufunc loop."""
-    for sig in signatures:
-        if list(sig[1]) == dtypes:
-            return sig
-    for sig in signatures:
-        ins = sig[1]
-        if len(ins) == len(dtypes) and all(
-            np.can_cast(d, t, "same_kind" if w else "safe") for d, t, w in zip(dtypes, ins, weak, strict=True)
-        ):
-            return sig
-    return None
-
-
 def _inputs(args):
     """Inputs as device arrays or scalars, their dtypes, which were Python scalars, and whether
     the caller gave only host data (then results go back to the host)."""
@@ -132,7 +110,7 @@ class CUDAUFunc:
         self._program = None
         self._signatures = []
         for s in signatures:
-            ret, args = _signature(s)
+            ret, args = declared_signature(s)
             if ret is None and not isinstance(s, tuple):
                 raise TypeError(f"a @vectorize signature needs a return type: {s!r}")
             # A tuple of argument types (Numba's form without a return type): the return type
@@ -202,7 +180,7 @@ class CUDAUFunc:
     def _run(self, args, out, stream):
         values, dtypes, weak, host = _inputs(args)
         if self._signatures:
-            sig = _pick(self._signatures, dtypes, weak)
+            sig = pick_loop(self._signatures, dtypes, weak)
             if sig is None:
                 have = ", ".join(d.name for d in dtypes)
                 raise TypeError(
@@ -251,7 +229,7 @@ class CUDAUFunc:
         if a.size == 0:
             raise ValueError(f"zero-size array to reduction operation {self.__name__} which has no identity")
         if self._signatures:
-            sig = _pick(self._signatures, [a.dtype, a.dtype], [False, False])
+            sig = pick_loop(self._signatures, [a.dtype, a.dtype], [False, False])
             if sig is None:
                 raise TypeError(f"ufunc '{self.__name__}' has no loop for ({a.dtype}, {a.dtype})")
             if sig[1][0] != a.dtype:
@@ -284,20 +262,30 @@ def _check_options(kws, builder: str):
 
 def vectorize(ftylist_or_function=(), target="cpu", identity=None, cache=False, **kws):
     """Numba's ``@vectorize``: a ufunc from a scalar function. ``target="cuda"`` runs on the
-    current device; ``"cpu"``/``"parallel"`` on an OpenCL CPU device (PoCL); ``"opencl"`` on an
-    OpenCL device. Signatures are strings such as ``"float32(float32, float32)"`` or signature
+    current device; ``"cpu"``/``"parallel"`` are compiled for this processor as ``@njit`` compiles
+    (``parallel`` shares the loop among threads); ``"opencl"`` runs on an OpenCL device.
+    Signatures are strings such as ``"float32(float32, float32)"`` or signature
     objects (``float32(float32, float32)``); without them the ufunc is typed by its inputs on
     each new combination."""
     _check_options(kws, "vectorize")
     if "nopython" in kws and target == "cuda":
         warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning, stacklevel=2)
+    _check_target(target)
+
+    def make(fn, sigs):
+        if target in ("cpu", "parallel"):
+            from .cpu_ufunc import CPUUFunc
+
+            return CPUUFunc(fn, sigs, target, identity)
+        return CUDAUFunc(fn, sigs, target)
+
     if callable(ftylist_or_function) and not hasattr(ftylist_or_function, "return_type"):
-        return CUDAUFunc(ftylist_or_function, (), target)
+        return make(ftylist_or_function, ())
     single = isinstance(ftylist_or_function, str) or hasattr(ftylist_or_function, "return_type")
     sigs = [ftylist_or_function] if single else list(ftylist_or_function)
 
     def wrap(fn):
-        return CUDAUFunc(fn, sigs, target)
+        return make(fn, sigs)
 
     return wrap
 
@@ -345,7 +333,7 @@ class GUFunc:
         self._signatures = []
         self._as_array: list[list[bool]] = []
         for s in signatures:
-            ret, args = _signature(s)
+            ret, args = declared_signature(s)
             if ret is not None:
                 raise TypeError(f"guvectorized functions cannot return values: signature {signature_text(s)} "
                                 f"specifies {ret} return type (write results into the output arguments)")
@@ -415,7 +403,7 @@ class GUFunc:
             raise TypeError(f"This gufunc accepts {positional(nin)} (when providing input only) or "
                             f"{positional(nin + nout)} (when providing input and output). Got {positional(len(args))}.")
         values, dtypes, weak, host = _inputs(args[:nin])
-        sig = _pick([(None, s[1][:nin]) for s in self._signatures], dtypes, weak)
+        sig = pick_loop([(None, s[1][:nin]) for s in self._signatures], dtypes, weak)
         if sig is None:
             raise TypeError(f"gufunc '{self.__name__}' has no loop for inputs ({', '.join(d.name for d in dtypes)})")
         which = next(k for k, s in enumerate(self._signatures) if s[1][:nin] == sig[1])

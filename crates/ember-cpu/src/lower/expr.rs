@@ -4,11 +4,11 @@ use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use ember_core::dtype::Kind;
 use ember_core::DType;
-use ember_jit::ast::BoolOp;
+use ember_jit::ast::{BinOp, BoolOp};
 use ember_jit::ir::{Const, Expr, ExprKind as K, NanRule, UnaryOp};
 use ember_jit::Ty;
 
-use super::Lowering;
+use super::{Exponent, Lowering};
 use crate::values::{number_type, Val};
 
 /// The dtype of a scalar expression.
@@ -21,7 +21,10 @@ impl Lowering<'_, '_> {
     pub(crate) fn expr(&mut self, e: &Expr) -> Result<Val, String> {
         match &e.kind {
             K::Const(c) => self.constant(c, &e.ty),
-            K::Local(id) => self.locals[id.0].clone().get(&mut self.b),
+            K::Local(id) => match self.inlined.last() {
+                Some(frame) => Ok(frame[id.0].clone()),
+                None => self.locals[id.0].clone().get(&mut self.b),
+            },
             K::Temp(t) => {
                 let slots = self.temps.get(t).ok_or("a temporary read before it is set")?;
                 slots.clone().get(&mut self.b)
@@ -44,6 +47,14 @@ impl Lowering<'_, '_> {
             K::Bool(x) => Ok(Val::Number(self.truth(x)?)),
             K::Binary(op, l, r) => {
                 let d = dtype_of(e)?;
+                if *op == BinOp::Pow && d.kind() == Kind::Float {
+                    if let Some(c) = exponent_of(r) {
+                        let x = self.expr(l)?.number()?;
+                        if let Some(v) = self.constant_power(d, x, c, false) {
+                            return Ok(Val::Number(v));
+                        }
+                    }
+                }
                 let (x, y) = (self.expr(l)?, self.expr(r)?);
                 // A constant divisor other than zero needs no test.
                 let divisor_known = matches!(&r.kind, K::Const(c) if c.truth());
@@ -206,6 +217,14 @@ impl Lowering<'_, '_> {
             )),
             K::Ufunc { name, ins, args } => {
                 let out = dtype_of(e)?;
+                if *name == "power" && out.kind() == Kind::Float {
+                    if let Some(c) = exponent_of(&args[1]) {
+                        let x = self.expr(&args[0])?.number()?;
+                        if let Some(v) = self.constant_power(out, x, c, true) {
+                            return Ok(Val::Number(v));
+                        }
+                    }
+                }
                 let values = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?;
                 self.ufunc(name, ins, out, values)
             }
@@ -447,5 +466,15 @@ fn describe(k: &K) -> &'static str {
         K::Datetime(..) => "datetime64/timedelta64 arithmetic",
         K::Print { .. } => "print()",
         _ => "this expression",
+    }
+}
+
+/// The value of a constant exponent.
+fn exponent_of(e: &Expr) -> Option<Exponent> {
+    match &e.kind {
+        K::Const(Const::Int(n)) => Some(Exponent::Int(*n)),
+        K::Const(Const::Typed(n)) => i64::try_from(*n).ok().map(Exponent::Int),
+        K::Const(Const::Float(x)) => Some(Exponent::Float(*x)),
+        _ => None,
     }
 }

@@ -9,6 +9,8 @@ mod array;
 mod expr;
 mod parallel;
 pub(crate) use parallel::MOST_CHUNKS;
+mod power;
+pub(crate) use power::Exponent;
 mod select;
 mod stmt;
 mod ufunc;
@@ -22,7 +24,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Linkage, Module};
-use ember_jit::ir::{IrFunction, IrProgram, Temp};
+use ember_jit::ir::{Expr, ExprKind as K, IrFunction, IrProgram, Stmt, Temp};
 use ember_jit::Ty;
 
 use crate::abi::{Fault, STATUS_OFFSET};
@@ -87,6 +89,9 @@ pub(crate) struct Lowering<'a, 'b> {
     pub(crate) line: u32,
     /// The binary operation being lowered divides by a constant other than zero.
     divisor_known: bool,
+    /// The parameters' values of each callee being inlined, innermost last (its expression
+    /// reads them as its locals).
+    inlined: Vec<Vec<Val>>,
 }
 
 impl<'a, 'b> Lowering<'a, 'b> {
@@ -120,6 +125,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             pointers: HashMap::new(),
             line: 0,
             divisor_known: false,
+            inlined: Vec::new(),
         }
     }
 
@@ -266,6 +272,20 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Calls function `k` of the program; a raise inside it returns from this one too.
     pub(crate) fn call(&mut self, k: usize, args: &[Val]) -> Result<Val, String> {
+        if let Some(e) = inlinable(&self.program.functions[k], k) {
+            // `return <expression of the parameters>`: computed here, as LLVM would inline it
+            // (a ufunc's function called per element costs more than it computes otherwise).
+            let callee = &self.program.functions[k];
+            let mut frame = Vec::with_capacity(args.len());
+            for (p, a) in callee.params.iter().zip(args) {
+                let local = &callee.locals[p.local.0].ty;
+                frame.push(self.convert(a.clone(), &p.ty, local)?);
+            }
+            self.inlined.push(frame);
+            let v = self.expr(e);
+            self.inlined.pop();
+            return v;
+        }
         let f = match self.callees.get(&k) {
             Some(f) => *f,
             None => {
@@ -311,4 +331,20 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.temps.insert(t, s.clone());
         Ok(s)
     }
+}
+
+/// The expression function `f` (number `k`) returns, when its body is only `return <expression>`
+/// of its parameters: no temporaries, no assignments, no call of itself.
+fn inlinable(f: &IrFunction, k: usize) -> Option<&Expr> {
+    let mut body = f.body.iter().filter(|s| !matches!(s, Stmt::Line(_)));
+    let (Some(Stmt::Return(Some(e))), None) = (body.next(), body.next()) else {
+        return None;
+    };
+    let plain = e.descendants().iter().all(|x| match &x.kind {
+        K::Local(id) => id.0 < f.params.len(),
+        K::Temp(_) | K::Current => false,
+        K::Call(callee, _) => *callee != k,
+        _ => true,
+    });
+    plain.then_some(e)
 }

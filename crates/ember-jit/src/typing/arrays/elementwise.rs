@@ -68,6 +68,20 @@ fn scalar_operand(d: DType) -> OperandType {
     }
 }
 
+/// A number constant `v` as a constant of float dtype `t`, when it is exactly one.
+fn float_constant(v: &Val, t: DType) -> Option<Val> {
+    let x = match (&v.kind, t) {
+        (_, DType::F32 | DType::F64) => match v.kind {
+            K::Const(Const::Int(i)) if i.unsigned_abs() < 1 << 24 => i as f64,
+            K::Const(Const::Float(x)) => x,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let exact = t == DType::F64 || f64::from(x as f32) == x;
+    exact.then(|| Val::constant(Ty::Scalar(t), Const::Float(x)))
+}
+
 /// One operand of an element-by-element loop: an array (read at the loop's indices, its axes
 /// lined up with the last of the loop's) or a number (the same for every element).
 struct Input {
@@ -194,9 +208,16 @@ impl FnTyper<'_, '_> {
                     repeats: vec![true; a.ndim],
                 },
                 _ => {
-                    let c = self.cast_to(v, t);
+                    // A constant stays one (the back end sees `a ** 2` as squaring).
+                    let value = match float_constant(v, t) {
+                        Some(c) => c,
+                        None => {
+                            let c = self.cast_to(v, t);
+                            self.temp(&c)?
+                        }
+                    };
                     Input {
-                        value: self.temp(&c)?,
+                        value,
                         array: None,
                         repeats: Vec::new(),
                     }

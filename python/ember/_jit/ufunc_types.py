@@ -1,0 +1,32 @@
+"""How a ufunc built from a Python function is typed: its declared signatures parsed by the
+compiler, and the one NumPy would choose for given inputs (``@vectorize`` on every target)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _ember
+from ..types import signature_text
+
+
+def declared_signature(sig) -> tuple[np.dtype | None, list[np.dtype]]:
+    """A Numba signature (text, a signature object such as ``float32(float32, float32)``, or a
+    tuple of argument types) as (return dtype or None, argument dtypes), parsed by the
+    compiler's own parser."""
+    ret, args = _ember.jit_signature(signature_text(sig))
+    return (None if ret is None else np.dtype(ret)), [np.dtype(a) for a in args]
+
+
+def pick_loop(signatures: list, dtypes: list, weak: list):
+    """The first signature the inputs convert to: exact match, else safe casts (Python scalars
+    only need the same kind), as NumPy chooses a ufunc loop."""
+    for sig in signatures:
+        if list(sig[1]) == dtypes:
+            return sig
+    for sig in signatures:
+        ins = sig[1]
+        if len(ins) == len(dtypes) and all(
+            np.can_cast(d, t, "same_kind" if w else "safe") for d, t, w in zip(dtypes, ins, weak, strict=True)
+        ):
+            return sig
+    return None

@@ -1,0 +1,119 @@
+"""``@vectorize(target="cpu"|"parallel")`` compiled for this processor: the ufunc gives what NumPy
+gives applying the Python function to every element (broadcasting, ``out=``, dtypes), with
+NumPy's ``reduce``/``accumulate``/``outer``, and raises the function's exceptions."""
+
+import math
+
+import ember
+import numpy as np
+import pytest
+from ember import vectorize
+
+RNG = np.random.default_rng(20261128)
+
+
+def rel_diff(x, y):
+    return abs(x - y) / (abs(x) + abs(y) + 1.0)
+
+
+def reference(f, *args):
+    """``f`` applied element by element by the interpreter, broadcast as NumPy broadcasts."""
+    arrays = np.broadcast_arrays(*[np.asarray(a) for a in args])
+    return np.array([f(*items) for items in zip(*[a.ravel().tolist() for a in arrays], strict=True)]).reshape(
+        arrays[0].shape)
+
+
+@pytest.mark.parametrize("target", ["cpu", "parallel"])
+def test_a_lazy_ufunc_broadcasts_as_numpy_and_types_by_its_inputs(target):
+    uf = vectorize(target=target)(rel_diff)
+    a, b = RNG.standard_normal((4, 5)), RNG.standard_normal(5)
+    got = uf(a, b)
+    assert got.dtype == np.float64 and got.shape == (4, 5)
+    np.testing.assert_allclose(got, reference(rel_diff, a, b), rtol=1e-15)
+    ints = uf(np.arange(6).reshape(2, 3), 2)
+    np.testing.assert_allclose(ints, reference(rel_diff, np.arange(6).reshape(2, 3), 2), rtol=1e-15)
+    assert uf(3.0, 1.0) == pytest.approx(rel_diff(3.0, 1.0)) and np.ndim(uf(3.0, 1.0)) == 0
+
+
+def test_declared_signatures_pick_numpys_loop_and_convert():
+    @vectorize(["float32(float32, float32)", "float64(float64, float64)"])
+    def mul_add(x, y):
+        return x * y + 1
+    assert mul_add.types == ["ff->f", "dd->d"] and mul_add.ntypes == 2 and mul_add.nin == 2
+    f32 = RNG.standard_normal(7).astype(np.float32)
+    assert mul_add(f32, f32).dtype == np.float32
+    assert mul_add(np.arange(4), 2.0).dtype == np.float64
+    np.testing.assert_allclose(mul_add(np.arange(4), 2.0), np.arange(4) * 2.0 + 1)
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        mul_add(np.ones(2, np.complex128), 1.0)
+
+
+def test_out_is_written_and_returned():
+    uf = vectorize(["float64(float64, float64)"])(lambda x, y: x - y)
+    a = RNG.standard_normal((3, 4))
+    out = np.empty((3, 4))
+    assert uf(a, 1.0, out=out) is out
+    np.testing.assert_array_equal(out, a - 1.0)
+    wide = np.zeros((2, 3, 4))
+    uf(a, a, out=wide)
+    assert not wide.any()
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        uf(a, a, out=np.empty(4))
+
+
+def test_strided_inputs_are_read_through_their_strides():
+    uf = vectorize(lambda x, y: x * 10 + y)
+    a = RNG.standard_normal((6, 8))
+    np.testing.assert_array_equal(uf(a[::2, 1::3], a.T[:3, 2:5]), a[::2, 1::3] * 10 + a.T[:3, 2:5])
+
+
+@pytest.mark.parametrize("target", ["cpu", "parallel"])
+def test_reduce_accumulate_and_outer_follow_numpy(target):
+    add = vectorize(["int64(int64, int64)", "float64(float64, float64)"], identity=0, target=target)(
+        lambda x, y: x + y)
+    a = RNG.integers(-50, 50, (4, 5, 6))
+    for axis in (0, 1, 2, -1, None, (0, 2)):
+        np.testing.assert_array_equal(add.reduce(a, axis=axis), np.add.reduce(a, axis=axis))
+    np.testing.assert_array_equal(add.reduce(a, axis=1, keepdims=True), np.add.reduce(a, axis=1, keepdims=True))
+    assert add.reduce(np.ones(0)) == 0.0
+    assert add.reduce(np.arange(5.0), initial=10.0) == 20.0
+    np.testing.assert_array_equal(add.accumulate(a, axis=1), np.add.accumulate(a, axis=1))
+    np.testing.assert_array_equal(add.outer(np.arange(3), np.arange(4)), np.add.outer(np.arange(3), np.arange(4)))
+
+
+def test_a_reduction_of_nothing_without_an_identity_is_numpys_error():
+    largest = vectorize(lambda x, y: max(x, y))
+    assert largest.reduce(np.array([3.0, 9.0, 1.0])) == 9.0
+    with pytest.raises(ValueError, match="zero-size array to reduction operation <lambda> which has no identity"):
+        largest.reduce(np.ones(0))
+    with pytest.raises(ValueError, match="reduce only supported for binary functions"):
+        vectorize(lambda x: x).reduce(np.ones(3))
+
+
+def test_exceptions_raised_by_the_function_reach_the_caller():
+    def checked(x):
+        if x < 0:
+            raise ValueError("negative input")
+        return math.sqrt(x)
+    for target in ("cpu", "parallel"):
+        uf = vectorize(target=target)(checked)
+        np.testing.assert_allclose(uf(np.arange(4.0)), np.sqrt(np.arange(4.0)))
+        with pytest.raises(ValueError, match="negative input"):
+            uf(np.array([1.0, -1.0, 2.0]))
+    with pytest.raises(ZeroDivisionError):
+        vectorize(lambda x, y: x // y)(np.arange(3), 0)
+
+
+def test_compiled_functions_call_the_ufunc_on_numbers():
+    uf = vectorize(["float64(float64)"])(lambda x: x * x + 1.0)
+
+    @ember.njit
+    def use(x):
+        return uf(x) * 2.0
+    assert use(3.0) == 20.0
+
+
+def test_device_arrays_are_refused_with_a_hint():
+    uf = vectorize(lambda x: x)
+    with pytest.raises(TypeError, match="target='cuda'"):
+        uf(ember.ones(3))

@@ -117,3 +117,46 @@ def test_device_arrays_are_refused_with_a_hint():
     uf = vectorize(lambda x: x)
     with pytest.raises(TypeError, match="target='cuda'"):
         uf(ember.ones(3))
+
+
+# ---- guvectorize ----
+
+def row_dot(a, b, out):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+    out[0] = s
+
+
+def scaled(m, k, out):
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            out[i, j] = m[i, j] * k
+
+
+@pytest.mark.parametrize("target", ["cpu", "parallel"])
+def test_guvectorize_loops_over_broadcast_outer_dimensions(target):
+    dot = ember.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()", target=target)(row_dot)
+    a, b = RNG.standard_normal((3, 4, 6)), RNG.standard_normal(6)
+    want = np.einsum("ijk,k->ij", a, b)
+    np.testing.assert_allclose(dot(a, b), want, rtol=1e-13)
+    out = np.empty((3, 4))
+    assert dot(a, b, out) is out
+    np.testing.assert_allclose(out, want, rtol=1e-13)
+    scale = ember.guvectorize(["void(float32[:,:], float32, float32[:,:])"], "(m,n),()->(m,n)",
+                              target=target)(scaled)
+    m = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    k = np.array([2.0, -1.0], dtype=np.float32)
+    got = scale(m, k)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, m * k[:, None, None])
+
+
+def test_guvectorize_checks_core_dimensions_and_arguments():
+    dot = ember.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")(row_dot)
+    with pytest.raises(ValueError, match="core dimension 'n' is 3 and 4"):
+        dot(np.ones(3), np.ones(4))
+    with pytest.raises(TypeError, match="accepts 2 positional arguments"):
+        dot(np.ones(3))
+    with pytest.raises(TypeError, match="has no loop for inputs"):
+        dot(np.ones(3, np.complex128), np.ones(3))

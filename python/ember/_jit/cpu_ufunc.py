@@ -1,5 +1,6 @@
-"""``@vectorize(target="cpu"|"parallel")`` on ember's native back end: NumPy ufuncs whose loops
-are compiled in this process (the same compiler as ``@njit``).
+"""``@vectorize`` and ``@guvectorize`` with ``target="cpu"|"parallel"`` on ember's native back
+end: NumPy ufuncs and gufuncs whose loops are compiled in this process (the same compiler as
+``@njit``).
 
 The scalar function is compiled by ``@njit``; each loop (a call over broadcast arrays,
 ``reduce``, ``accumulate``) is a small Python function generated for the number of inputs and
@@ -22,6 +23,7 @@ except ImportError:  # NumPy 1.x
 
 from .._ndarray import ndarray
 from .cpu import CPUDispatcher
+from .gufunc_layout import LayoutFunc
 from .prange import prange
 from .ufunc_types import declared_signature, pick_loop
 
@@ -277,3 +279,60 @@ class CPUUFunc:
 
     def __repr__(self):
         return f"<ember.vectorize ufunc {self.__name__} (target={'parallel' if self._parallel else 'cpu'})>"
+
+
+def _gufunc_loop_source(nargs: int, parallel: bool) -> str:
+    """``f(x0[i], x1[i], ..., out0[i], ...)`` for each loop element ``i``."""
+    params = [f"x{k}" for k in range(nargs)]
+    ranged = "prange" if parallel else "range"
+    call = ", ".join(f"{p}[i]" for p in params)
+    return f"def _gu({', '.join(params)}):\n    for i in {ranged}(x0.shape[0]):\n        _f({call})\n"
+
+
+class CPUGUFunc(LayoutFunc):
+    """A gufunc made by ``@guvectorize(target="cpu"|"parallel")``: the function runs once per
+    element of the loop dimensions (broadcast as NumPy broadcasts them) on sub-arrays of the
+    core dimensions, writing its outputs in place."""
+
+    def __init__(self, py_func, signatures, layout, target="cpu"):
+        super().__init__(py_func, signatures, layout)
+        self._parallel = target == "parallel"
+        self._scalar = CPUDispatcher(py_func)
+        self._loops: dict = {}
+
+    def _loop(self, nargs: int) -> CPUDispatcher:
+        found = self._loops.get(nargs)
+        if found is None:
+            found = self._loops[nargs] = _compiled(_gufunc_loop_source(nargs, self._parallel), "_gu", self._scalar,
+                                                   self._parallel, f"gufunc loop of {self.__name__}")
+        return found
+
+    def __call__(self, *args, out=None):
+        nin = len(self._ins)
+        given_outs = self._given_outs(args, out)
+        operands = [_operand(a) for a in args[:nin]]
+        full, as_array = self._loop_for([d for _, d, _ in operands], [w for _, _, w in operands])
+        arrays = [a.astype(t, copy=False) for (a, _, _), t in zip(operands, full[:nin], strict=True)]
+        loop, sizes, count = self._shapes(arrays)
+        flat = []
+        for a, core, one in zip(arrays, self._ins, as_array, strict=False):
+            core_shape = self._core_shape(core, sizes, one)
+            if core_shape != tuple(sizes[c] for c in core):
+                a = a.reshape((*a.shape, 1))
+            flat.append(np.broadcast_to(a, loop + core_shape).reshape((count, *core_shape)))
+        outs = [np.zeros((count, *self._core_shape(core, sizes, True)), dtype=full[nin + k])
+                for k, core in enumerate(self._outs)]
+        if count:
+            self._loop(nin + len(outs))(*flat, *outs)
+        results = []
+        for k, (o, core) in enumerate(zip(outs, self._outs, strict=True)):
+            shaped = o.reshape(loop + tuple(sizes[c] for c in core))
+            if given_outs:
+                np.copyto(given_outs[k], shaped, casting="same_kind")
+                shaped = given_outs[k]
+            results.append(shaped)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def __repr__(self):
+        target = "parallel" if self._parallel else "cpu"
+        return f"<ember.guvectorize gufunc {self.__name__} {self.layout} (target={target})>"

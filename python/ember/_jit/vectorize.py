@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import warnings
 
 import numpy as np
@@ -20,13 +19,13 @@ from .. import _ember, _runtime
 from .._creation import asarray, empty
 from .._ndarray import ndarray
 from .._operands import on_device
-from .._shape import broadcast_shapes, broadcast_to
+from .._shape import broadcast_to
 from .._user_kernels import ElementwiseKernel
 from ..errors import JitError
-from ..types import Array, argument_types, signature_text
 from . import pickling
 from .dispatcher import Dispatcher
 from .front import _Program, program_json
+from .gufunc_layout import LayoutFunc
 from .ufunc_types import declared_signature, pick_loop
 
 _TARGETS = ("cuda", "opencl", "cpu", "parallel")
@@ -290,22 +289,6 @@ def vectorize(ftylist_or_function=(), target="cpu", identity=None, cache=False, 
     return wrap
 
 
-_GROUPS = r"\s*\([\w\s,]*\)\s*(,\s*\([\w\s,]*\)\s*)*"
-_LAYOUT = re.compile(f"^{_GROUPS}->{_GROUPS}$")
-
-
-def _parse_layout(layout: str) -> tuple[list[list[str]], list[list[str]]]:
-    """``"(m,n),(n,p)->(m,p)"`` as lists of core dimension names."""
-    if not isinstance(layout, str) or not _LAYOUT.match(layout):
-        raise ValueError(f"a gufunc layout looks like '(n),(n)->(n)' or '(m,n),(n,p)->(m,p)', got {layout!r}")
-    ins, outs = layout.split("->")
-
-    def groups(text):
-        return [[d.strip() for d in g.split(",") if d.strip()] for g in re.findall(r"\(([^)]*)\)", text)]
-
-    return groups(ins), groups(outs)
-
-
 def _zero() -> dict:
     return {"line": 0, "col": 0, "end_line": 0, "end_col": 0}
 
@@ -314,37 +297,13 @@ def _n(kind: str, **fields) -> dict:
     return {"span": _zero(), "k": kind, **fields}
 
 
-class GUFunc:
-    """A generalized ufunc made by ``@guvectorize``."""
+class GUFunc(LayoutFunc):
+    """A generalized ufunc made by ``@guvectorize`` for a device."""
 
     def __init__(self, py_func, signatures, layout, target="cuda"):
-        self.py_func = py_func
-        self.__name__ = py_func.__name__
+        super().__init__(py_func, signatures, layout)
         self._made_with = (tuple(signatures), layout, target)
         self._target = _check_target(target)
-        self._ins, self._outs = _parse_layout(layout)
-        self.layout = layout
-        nargs = py_func.__code__.co_argcount
-        if nargs != len(self._ins) + len(self._outs):
-            raise TypeError(
-                f"{self.__name__} takes {nargs} arguments but the layout {layout!r} names "
-                f"{len(self._ins) + len(self._outs)}"
-            )
-        self._signatures = []
-        self._as_array: list[list[bool]] = []
-        for s in signatures:
-            ret, args = declared_signature(s)
-            if ret is not None:
-                raise TypeError(f"guvectorized functions cannot return values: signature {signature_text(s)} "
-                                f"specifies {ret} return type (write results into the output arguments)")
-            if len(args) != nargs:
-                raise TypeError(f"signature {s!r} has {len(args)} arguments, {self.__name__} takes {nargs}")
-            self._signatures.append((None, args))
-            # Numba's old style: an array type for a "()" core dimension gets a 1-element array.
-            declared = argument_types(s)
-            self._as_array.append([isinstance(t, Array) for t in declared])
-        if not self._signatures:
-            raise TypeError("@guvectorize needs signatures, e.g. ['void(float32[:], float32[:])']")
         self._kernels: dict = {}
 
     def _kernel(self, n_args: int) -> Dispatcher:
@@ -391,53 +350,24 @@ class GUFunc:
             return self._run(args, out)
 
     def _run(self, args, out):
-        nin, nout = len(self._ins), len(self._outs)
-        given_outs = list(args[nin:])
-        if out is not None:
-            given_outs = list(out) if isinstance(out, tuple) else [out]
-        if out is not None and len(args) > nin:
-            raise ValueError("cannot specify argument 'out' as both positional and keyword")
-        if len(args) < nin or len(given_outs) not in (0, nout):
-            def positional(n):
-                return f"{n} positional argument{'s' * (n != 1)}"
-            raise TypeError(f"This gufunc accepts {positional(nin)} (when providing input only) or "
-                            f"{positional(nin + nout)} (when providing input and output). Got {positional(len(args))}.")
+        nin = len(self._ins)
+        given_outs = self._given_outs(args, out)
         values, dtypes, weak, host = _inputs(args[:nin])
-        sig = pick_loop([(None, s[1][:nin]) for s in self._signatures], dtypes, weak)
-        if sig is None:
-            raise TypeError(f"gufunc '{self.__name__}' has no loop for inputs ({', '.join(d.name for d in dtypes)})")
-        which = next(k for k, s in enumerate(self._signatures) if s[1][:nin] == sig[1])
-        full, as_array = self._signatures[which][1], self._as_array[which]
-        arrays = []
-        sizes: dict[str, int] = {}
-        loops = []
-        for v, t, core in zip(values, full[:nin], self._ins, strict=True):
-            a = v.astype(t) if isinstance(v, ndarray) else asarray(np.asarray(v, dtype=t))
-            if a.ndim < len(core):
-                raise ValueError(f"{self.__name__}: an input with core dimensions {core} has only {a.ndim} dims")
-            for name, n in zip(core, a.shape[a.ndim - len(core):], strict=True):
-                if sizes.setdefault(name, n) != n:
-                    raise ValueError(f"{self.__name__}: core dimension '{name}' is {sizes[name]} and {n}")
-            loops.append(a.shape[: a.ndim - len(core)])
-            arrays.append(a)
-        loop = broadcast_shapes(*loops) if loops else ()
-        count = int(np.prod(loop, dtype=np.int64))
+        full, as_array = self._loop_for(dtypes, weak)
+        arrays = [v.astype(t) if isinstance(v, ndarray) else asarray(np.asarray(v, dtype=t))
+                  for v, t in zip(values, full[:nin], strict=True)]
+        loop, sizes, count = self._shapes(arrays)
         flat = []
         for a, core, one in zip(arrays, self._ins, as_array, strict=False):
-            core_shape = tuple(sizes[c] for c in core)
-            if one and not core_shape:
-                a, core_shape = a.reshape((*a.shape, 1)), (1,)
+            core_shape = self._core_shape(core, sizes, one)
+            if core_shape != tuple(sizes[c] for c in core):
+                a = a.reshape((*a.shape, 1))
             b = broadcast_to(a, loop + core_shape)
             flat.append(b.copy().reshape((count, *core_shape)) if b.size else empty((count, *core_shape), a.dtype))
-        outs = []
-        for k, core in enumerate(self._outs):
-            missing = [c for c in core if c not in sizes]
-            if missing:
-                raise ValueError(f"{self.__name__}: output core dimension(s) {missing} appear in no input")
-            core_shape = tuple(sizes[c] for c in core)
-            outs.append(empty((count, *(core_shape or (1,))), full[nin + k]))
+        outs = [empty((count, *self._core_shape(core, sizes, True)), full[nin + k])
+                for k, core in enumerate(self._outs)]
         if count:
-            kernel = self._kernel(nin + nout)
+            kernel = self._kernel(nin + len(self._outs))
             threads = 128
             kernel[(count + threads - 1) // threads, threads](*flat, *outs)
         results = []
@@ -454,7 +384,7 @@ class GUFunc:
                 shaped = target
             # Host inputs give host results, but a device output given stays on the device.
             results.append(shaped.get() if host and not given_outs and isinstance(shaped, ndarray) else shaped)
-        return results[0] if nout == 1 else tuple(results)
+        return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self):
         return f"<ember.guvectorize gufunc {self.__name__} {self.layout}>"
@@ -470,6 +400,10 @@ def guvectorize(ftylist, signature, target="cpu", identity=None, nopython=True, 
     sigs = [ftylist] if single else list(ftylist)
 
     def wrap(fn):
+        if target in ("cpu", "parallel"):
+            from .cpu_ufunc import CPUGUFunc
+
+            return CPUGUFunc(fn, sigs, signature, target)
         return GUFunc(fn, sigs, signature, target)
 
     return wrap

@@ -540,3 +540,26 @@ def test_small_helpers_called_from_compiled_functions_still_raise():
     with pytest.raises(ZeroDivisionError, match="division by zero"):
         outer_jit(1.0, 0.0)
     assert outer_jit(1.0, 4.0) == 1.25
+
+
+def test_boundscheck_raises_index_error_naming_the_index_and_the_process_goes_on():
+    def read(a, i, j):
+        return a[i, j]
+    checked, plain = njit(boundscheck=True)(read), njit(read)
+    a = RNG.standard_normal((3, 4))
+    assert checked(a, 2, -1) == a[2, -1] == plain(a, 2, -1)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for an axis of size 3"):
+        checked(a, 3, 0)
+    with pytest.raises(IndexError, match="index -5 is out of bounds for an axis of size 4"):
+        checked(a, 0, -5)
+    assert checked(a, 1, 1) == a[1, 1]
+
+    @njit(boundscheck=True, parallel=True)
+    def gather(a, idx, out):
+        for k in ember.prange(idx.shape[0]):
+            out[k] = a[idx[k]]
+    out = np.empty(3)
+    gather(np.arange(5.0), np.array([4, 0, 2]), out)
+    assert out.tolist() == [4.0, 0.0, 2.0]
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        gather(np.arange(5.0), np.array([1, 7, 2]), out)

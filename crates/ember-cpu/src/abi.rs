@@ -179,6 +179,7 @@ impl Builtin {
             Builtin::Broadcast => {
                 format!("{text}: an axis of length {a} meets one of length {b}")
             }
+            Builtin::Index => format!("index {a} is out of bounds for an axis of size {b}"),
             Builtin::BroadcastInto => {
                 format!("{text}: an operand's axis of length {a} does not fit the output's of length {b}")
             }

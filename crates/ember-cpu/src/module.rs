@@ -19,6 +19,8 @@ use crate::values::leaf_type;
 pub struct Options {
     /// `parallel=True`: `prange` loops share their iterations among threads.
     pub parallel: bool,
+    /// `boundscheck=True`: an index outside its axis raises IndexError.
+    pub boundscheck: bool,
 }
 
 /// The entry's machine signature: `entry(context, arguments, results)`.
@@ -112,6 +114,7 @@ pub fn compile(
     let call_conv = module.isa().default_call_conv();
     let shared = Shared {
         parallel: options.parallel,
+        boundscheck: options.boundscheck,
         outlined: std::cell::Cell::new(0),
         call_conv,
         _marker: std::marker::PhantomData,

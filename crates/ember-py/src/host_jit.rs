@@ -546,9 +546,18 @@ impl HostFunction {
 
     /// Sets the front (returning the tree JSON and the exceptions list), the name and the
     /// options that change the code (`parallel`).
-    #[pyo3(signature = (front, name, parallel=false))]
-    fn _setup(&self, front: Py<PyAny>, name: String, parallel: bool) -> PyResult<()> {
-        let _ = self.options.set(ember_cpu::Options { parallel });
+    #[pyo3(signature = (front, name, parallel=false, boundscheck=false))]
+    fn _setup(
+        &self,
+        front: Py<PyAny>,
+        name: String,
+        parallel: bool,
+        boundscheck: bool,
+    ) -> PyResult<()> {
+        let _ = self.options.set(ember_cpu::Options {
+            parallel,
+            boundscheck,
+        });
         self.front
             .set(front)
             .map_err(|_| PyValueError::new_err("the function is already set up"))?;

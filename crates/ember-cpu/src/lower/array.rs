@@ -7,6 +7,7 @@ use ember_jit::ir::{Expr, Place, ViewAxis};
 use ember_jit::Layout;
 
 use super::Lowering;
+use crate::abi::{Builtin, Fault};
 use crate::values::{number_type, ArrayVal, Val};
 
 /// Elements may sit anywhere a strided view puts them: no alignment is assumed.
@@ -25,6 +26,16 @@ impl Lowering<'_, '_> {
         let mut address = a.data;
         for (k, index) in place.indices.iter().enumerate() {
             let i = self.expr(index)?.number()?;
+            if self.shared.boundscheck {
+                // After wrapping, an index in range is below the length as an unsigned number.
+                let n = a.shape[k];
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, n);
+                // The index as written: a negative one was wrapped by adding the length.
+                let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+                let unwrapped = self.b.ins().isub(i, n);
+                let written = self.b.ins().select(negative, unwrapped, i);
+                self.require(inside, Fault::Builtin(Builtin::Index), &[written, n])?;
+            }
             // A C-contiguous array's last stride is its itemsize: a constant, so the address
             // of `a[i]` in a loop is one shift and add.
             let offset = if k == last && place.ty.layout == Layout::C {

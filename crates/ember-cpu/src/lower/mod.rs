@@ -50,6 +50,8 @@ pub(crate) fn signature(f: &IrFunction, call_conv: CallConv) -> Result<Signature
 pub(crate) struct Shared<'a> {
     /// `parallel=True`: `prange` loops run on threads.
     pub parallel: bool,
+    /// `boundscheck=True`: every index is checked against its axis.
+    pub boundscheck: bool,
     /// Functions made for parallel loop bodies so far (their names are numbered).
     pub outlined: std::cell::Cell<usize>,
     /// Instruction-set settings, for functions made while lowering.

@@ -284,3 +284,36 @@ def test_scalar_exponents_take_numpys_fast_paths():
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+
+
+def test_writes_over_memory_that_is_also_read_see_the_values_before_the_write():
+    def reversed_sum(a):
+        a += a[::-1]
+        return a
+
+    def shift(a):
+        a[1:] = a[:-1]
+        return a
+
+    def running(a):
+        a[:, 1:] *= a[:, :-1]
+        return a
+
+    def apart(a, b):
+        a -= b
+        return a
+    for f, args in [(reversed_sum, (np.arange(7.0),)), (shift, (RNG.standard_normal(9),)),
+                    (running, (RNG.standard_normal((3, 5)),)), (apart, (np.arange(4.0), np.ones(4)))]:
+        run_both(f, *args)
+    base = np.arange(10.0)
+    run_both(apart, base[2:6], base[4:8])
+
+
+def test_a_whole_expression_is_one_loop_with_each_operations_dtype():
+    # int8 + int8 wraps at int8 before the float multiply, as the operator-by-operator result.
+    def mixed(a, b, x):
+        return (a + b) * x - np.sqrt(np.abs(x)) / (a - 1.5) > 0.25, (a + b) * 0.5
+
+    a = np.array([100, -100, 7, 127], dtype=np.int8)
+    run_both(mixed, a, a, RNG.standard_normal(4))
+    run_both(mixed, a, a, np.float32(2.5))

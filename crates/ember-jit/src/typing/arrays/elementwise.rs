@@ -61,7 +61,7 @@ pub(crate) fn unary_ufunc(op: UnaryOp) -> Option<&'static str> {
 }
 
 /// How a number takes part in choosing a ufunc's loop: Python's own types by kind only.
-fn scalar_operand(d: DType) -> OperandType {
+pub(super) fn scalar_operand(d: DType) -> OperandType {
     match d {
         DType::I64 | DType::F64 | DType::C128 | DType::Bool => OperandType::Weak(d.kind()),
         _ => OperandType::Strong(d),
@@ -190,7 +190,7 @@ impl FnTyper<'_, '_> {
     /// The loop over the elements of `out` (or of a new array of `result`, shaped as the
     /// operands broadcast) storing `element(operands' elements)`; numbers among the operands
     /// are converted to `ins` once, before it. The value is the array stored into.
-    fn elements(
+    pub(super) fn elements(
         &mut self,
         operands: Vec<Val>,
         ins: &[DType],
@@ -230,6 +230,15 @@ impl FnTyper<'_, '_> {
                     return at(span, format!("cannot store into {}", o.ty));
                 };
                 let o = self.temp(&o)?;
+                for input in inputs.iter_mut() {
+                    if let Some(a) = input.array.clone() {
+                        let v = self.unaliased(&input.value, &a, &o, &oa, span)?;
+                        if let Ty::Array(t) = &v.ty {
+                            input.array = Some(t.clone());
+                        }
+                        input.value = v;
+                    }
+                }
                 let dims: Vec<Val> = (0..oa.ndim).map(|k| self.dim(&o, &oa, k)).collect();
                 self.broadcast_into(&mut inputs, &dims, span)?;
                 (o, oa)

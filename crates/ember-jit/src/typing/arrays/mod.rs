@@ -1,6 +1,9 @@
 //! Whole-array operations of host functions (`@njit`), which make or fill arrays element by
-//! element: [`elementwise`] operators and ufuncs with array operands, [`reduce`] reductions
+//! element: [`elementwise`] operators and ufuncs with array operands, [`fuse`] whole
+//! expressions of them in one loop, [`reduce`] reductions
 //! (`sum`, `max`, `argmin`...). Kernels index elements instead.
 
 pub(crate) mod elementwise;
+mod fuse;
+mod overlap;
 pub(crate) mod reduce;

@@ -80,6 +80,18 @@ impl FnTyper<'_, '_> {
         })
     }
 
+    /// Intrinsic `name` called with `vals` (its arguments, evaluated already, written as `like`).
+    pub(crate) fn call_on_values(
+        &mut self,
+        name: &str,
+        vals: Vec<Val>,
+        like: &[Expr],
+        span: Span,
+    ) -> R<Val> {
+        let bound = self.standing_for(vals, like);
+        self.call_intrinsic(name, &bound, &[], span)
+    }
+
     /// Expressions that stand for `vals` (already evaluated), at the places of `like`.
     fn standing_for(&mut self, vals: Vec<Val>, like: &[Expr]) -> Vec<Expr> {
         vals.into_iter()

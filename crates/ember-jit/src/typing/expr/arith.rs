@@ -207,7 +207,7 @@ impl FnTyper<'_, '_> {
         Ok(self.typed_binary(BinOp::Pow, &l, &r, t))
     }
 
-    pub(super) fn unary(&mut self, op: UnaryOp, v: Val, span: Span) -> R<Val> {
+    pub(crate) fn unary(&mut self, op: UnaryOp, v: Val, span: Span) -> R<Val> {
         if op == UnaryOp::Not {
             self.truth_of(&v, span)?;
             if let K::Const(c) = &v.kind {

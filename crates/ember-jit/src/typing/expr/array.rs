@@ -96,7 +96,7 @@ impl FnTyper<'_, '_> {
     }
 
     /// Byte stride `k` of array value `v`.
-    pub(super) fn stride(&self, v: &Val, a: &ArrayTy, k: usize) -> Val {
+    pub(crate) fn stride(&self, v: &Val, a: &ArrayTy, k: usize) -> Val {
         let kind = match &a.fixed {
             Some(shape) => {
                 let inner: i64 = shape[k + 1..].iter().product();

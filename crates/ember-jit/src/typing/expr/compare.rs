@@ -11,7 +11,7 @@ use crate::typing::arrays::elementwise::compare_ufunc;
 use crate::typing::{FnTyper, Val};
 
 impl FnTyper<'_, '_> {
-    pub(super) fn compare_two(&mut self, op: CmpOp, l: &Val, r: &Val, span: Span) -> R<Val> {
+    pub(crate) fn compare_two(&mut self, op: CmpOp, l: &Val, r: &Val, span: Span) -> R<Val> {
         if matches!(op, CmpOp::In | CmpOp::NotIn) {
             let Ty::Tuple(items) = &r.ty else {
                 return at(

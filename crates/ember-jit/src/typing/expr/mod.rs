@@ -29,6 +29,9 @@ impl FnTyper<'_, '_> {
     /// Types and writes `e`.
     pub(crate) fn expr(&mut self, e: &Expr) -> R<Val> {
         let span = e.span;
+        if let Some(v) = self.fused_array_expression(e) {
+            return v;
+        }
         match &e.kind {
             ExprKind::Int { v } => {
                 let value: i128 = v

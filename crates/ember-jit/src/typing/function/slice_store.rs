@@ -91,7 +91,11 @@ impl FnTyper<'_, '_> {
             (view, vt, axes)
         };
         let loops = axes.iter().filter(|x| x.is_none()).count();
-        let source = self.region_source(v, a.dtype, loops, span)?;
+        let mut source = self.region_source(v, a.dtype, loops, span)?;
+        if let (true, Ty::Array(src)) = (self.c.host, source.ty.clone()) {
+            // `a[1:] = a[:-1]`: read before written, as NumPy does.
+            source = self.unaliased(&source, &src, &base, &ty, span)?;
+        }
         // The bounds, evaluated once before the loops.
         let mut bounds = Vec::new();
         for (k, axis) in axes.iter().enumerate() {

@@ -135,6 +135,8 @@ pub fn compile(
         let builder = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         Lowering::function(builder, &mut module, program, f, &ids, &shared)
             .map_err(|(line, e)| unsupported(tree, f, line, &e))?;
+        let show = std::env::var_os("EMBER_CPU_ASM").is_some();
+        ctx.set_disasm(show);
         module
             .define_function(ids[k], &mut ctx)
             .map_err(|e| match e {
@@ -144,6 +146,11 @@ pub fn compile(
                 ) => jit_error(&format!("to compile {}", f.name), errors),
                 e => jit_error(&format!("to compile {}", f.name), e),
             })?;
+        if let Some(code) = ctx.compiled_code().filter(|_| show) {
+            // EMBER_CPU_ASM=1: each function's machine code, for reading what the compiler made.
+            let vcode = code.vcode.as_deref().unwrap_or("");
+            eprintln!("; {} ({})\n{vcode}", f.name, f.file);
+        }
         module.clear_context(&mut ctx);
     }
     let main = program

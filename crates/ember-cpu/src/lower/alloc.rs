@@ -80,13 +80,14 @@ impl Lowering<'_, '_> {
         let i = self.b.append_block_param(head, types::I64);
         let more = self.b.ins().icmp(IntCC::SignedLessThan, i, count);
         self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
+        self.enter(body);
         let offset = self.b.ins().imul_imm_s(i, itemsize);
         let address = self.b.ins().iadd(data, offset);
         self.store_element(dtype, address, v)?;
         let next = self.b.ins().iadd_imm_s(i, 1);
         self.b.ins().jump(head, &[next.into()]);
-        self.b.switch_to_block(exit);
+        self.b.seal_block(head);
+        self.enter(exit);
         Ok(())
     }
 }

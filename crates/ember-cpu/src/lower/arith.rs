@@ -282,9 +282,9 @@ impl Lowering<'_, '_> {
             let (raised, ok) = (self.b.create_block(), self.b.create_block());
             self.b.set_cold_block(raised);
             self.b.ins().brif(failed, raised, &[], ok, &[]);
-            self.b.switch_to_block(raised);
+            self.enter(raised);
             self.return_zero()?;
-            self.b.switch_to_block(ok);
+            self.enter(ok);
             if t == types::I64 {
                 r
             } else {

@@ -123,6 +123,7 @@ impl Lowering<'_, '_> {
                 }
                 Ok(acc)
             }
+            K::Wrap { index, len } if self.at_least_zero(index) => self.expr(index),
             K::Wrap { index, len } => {
                 let i = self.expr(index)?.number()?;
                 let n = self.expr(len)?.number()?;
@@ -313,9 +314,9 @@ impl Lowering<'_, '_> {
             } else {
                 self.b.ins().brif(t, join, &[t.into()], more, &[]);
             }
-            self.b.switch_to_block(more);
+            self.enter(more);
         }
-        self.b.switch_to_block(join);
+        self.enter(join);
         Ok(Val::Number(result))
     }
 
@@ -333,14 +334,14 @@ impl Lowering<'_, '_> {
             .collect();
         self.b.ins().brif(c, t, &[], e, &[]);
         for (block, branch) in [(t, then), (e, other)] {
-            self.b.switch_to_block(block);
+            self.enter(block);
             let v = self.expr(branch)?;
             let mut values = Vec::new();
             v.flatten(&mut values);
             let args: Vec<_> = values.into_iter().map(Into::into).collect();
             self.b.ins().jump(join, &args);
         }
-        self.b.switch_to_block(join);
+        self.enter(join);
         Val::assemble(ty, &mut params.into_iter())
     }
 
@@ -362,6 +363,22 @@ impl Lowering<'_, '_> {
             }
             _ => return Err("a run-time index into a tuple of arrays or tuples".into()),
         })
+    }
+
+    /// `counter - c` of a `range` loop counting up from at least `c`: never negative.
+    fn at_least_zero(&self, index: &Expr) -> bool {
+        match &index.kind {
+            K::Binary(ember_jit::ast::BinOp::Sub, x, c) => match (&x.kind, &c.kind) {
+                (K::Temp(t), K::Const(Const::Int(c))) => {
+                    self.least.counters.get(t).is_some_and(|s| s >= c)
+                }
+                (K::Local(l), K::Const(Const::Int(c))) => {
+                    self.inlined.is_empty() && self.least.locals.get(&l.0).is_some_and(|s| s >= c)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// Python's negative index: `i + n` when `i < 0`.

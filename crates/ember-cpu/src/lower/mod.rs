@@ -91,6 +91,9 @@ pub(crate) struct Lowering<'a, 'b> {
     pub(crate) line: u32,
     /// The binary operation being lowered divides by a constant other than zero.
     divisor_known: bool,
+    /// The least value of loop counters and of the variables only they set (`j - 1` needs no
+    /// wrap-around when `j` counts up from 1).
+    least: Least,
     /// The parameters' values of each callee being inlined, innermost last (its expression
     /// reads them as its locals).
     inlined: Vec<Vec<Val>>,
@@ -128,6 +131,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             line: 0,
             divisor_known: false,
             inlined: Vec::new(),
+            least: Least::of(f),
         }
     }
 
@@ -144,6 +148,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
+        b.seal_block(entry);
         let params: Vec<Value> = b.block_params(entry).to_vec();
         let mut l = Lowering::new(
             b,
@@ -193,7 +198,15 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// After a terminator: later code goes into a block nothing reaches.
     fn dead(&mut self) {
         let block = self.b.create_block();
+        self.enter(block);
+    }
+
+    /// Continues in `block`, every branch to which is made already: sealed now, so reading a
+    /// variable there finds its one definition instead of adding a block parameter (which
+    /// would keep loop-invariant code from leaving loops).
+    pub(crate) fn enter(&mut self, block: cranelift_codegen::ir::Block) {
         self.b.switch_to_block(block);
+        self.b.seal_block(block);
     }
 
     /// Records `fault` in the context and returns.
@@ -215,7 +228,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let (fail, ok) = (self.b.create_block(), self.b.create_block());
         self.b.set_cold_block(fail);
         self.b.ins().brif(cond, ok, &[], fail, &[]);
-        self.b.switch_to_block(fail);
+        self.enter(fail);
         for (k, d) in details.iter().take(2).enumerate() {
             let offset = crate::abi::DETAIL_OFFSET + 8 * k as i32;
             self.b
@@ -223,7 +236,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 .store(MemFlagsData::trusted(), *d, self.ctx, offset);
         }
         self.raise(fault)?;
-        self.b.switch_to_block(ok);
+        self.enter(ok);
         Ok(())
     }
 
@@ -232,9 +245,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let (fail, ok) = (self.b.create_block(), self.b.create_block());
         self.b.set_cold_block(fail);
         self.b.ins().brif(cond, fail, &[], ok, &[]);
-        self.b.switch_to_block(fail);
+        self.enter(fail);
         self.raise(fault)?;
-        self.b.switch_to_block(ok);
+        self.enter(ok);
         Ok(())
     }
 
@@ -318,9 +331,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let (raised, ok) = (self.b.create_block(), self.b.create_block());
         self.b.set_cold_block(raised);
         self.b.ins().brif(status, raised, &[], ok, &[]);
-        self.b.switch_to_block(raised);
+        self.enter(raised);
         self.return_zero()?;
-        self.b.switch_to_block(ok);
+        self.enter(ok);
         Ok(())
     }
 
@@ -349,4 +362,52 @@ fn inlinable(f: &IrFunction, k: usize) -> Option<&Expr> {
         _ => true,
     });
     plain.then_some(e)
+}
+
+/// What is known of the least value of `range` loops' counters counting up from a constant,
+/// and of the variables set only from such counters.
+#[derive(Default)]
+pub(crate) struct Least {
+    pub(crate) counters: HashMap<Temp, i64>,
+    pub(crate) locals: HashMap<usize, i64>,
+}
+
+impl Least {
+    fn of(f: &IrFunction) -> Least {
+        let all = ember_jit::ir::statements(&f.body);
+        let mut least = Least::default();
+        for s in &all {
+            if let Stmt::For {
+                index, start, step, ..
+            } = s
+            {
+                let upward = matches!(step, ember_jit::ir::Step::One)
+                    || matches!(step, ember_jit::ir::Step::Const(k) if *k > 0);
+                if let (true, K::Const(ember_jit::ir::Const::Int(v))) = (upward, &start.kind) {
+                    least.counters.insert(*index, *v);
+                }
+            }
+        }
+        // A variable (not a parameter) every assignment of which is a counter's value.
+        let mut locals: HashMap<usize, Option<i64>> = HashMap::new();
+        for s in &all {
+            if let Stmt::Assign { local, value } = s {
+                let from = match &value.kind {
+                    K::Temp(t) => least.counters.get(t).copied(),
+                    _ => None,
+                };
+                let entry = locals.entry(local.0).or_insert(from);
+                *entry = match (*entry, from) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    _ => None,
+                };
+            }
+        }
+        least.locals = locals
+            .into_iter()
+            .filter(|(k, _)| *k >= f.params.len())
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect();
+        least
+    }
 }

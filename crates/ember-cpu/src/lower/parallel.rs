@@ -248,7 +248,7 @@ impl Lowering<'_, '_> {
             chunks,
         );
         self.b.ins().brif(more, inner, &[], exit, &[]);
-        self.b.switch_to_block(inner);
+        self.enter(inner);
         let row = self.b.ins().imul_imm_s(t, (partial_words * 8) as i64);
         let row = self.b.ins().iadd(partials, row);
         for (k, (local, c)) in reductions.iter().enumerate() {
@@ -266,7 +266,8 @@ impl Lowering<'_, '_> {
         }
         let next = self.b.ins().iadd_imm_s(t, 1);
         self.b.ins().jump(head, &[next.into()]);
-        self.b.switch_to_block(exit);
+        self.b.seal_block(head);
+        self.enter(exit);
         Ok(())
     }
 
@@ -326,6 +327,7 @@ impl Lowering<'_, '_> {
             let entry = b.create_block();
             b.append_block_params_for_function_params(entry);
             b.switch_to_block(entry);
+            b.seal_block(entry);
             let params: Vec<Value> = b.block_params(entry).to_vec();
             let mut inner = Lowering::new(
                 b,
@@ -422,13 +424,14 @@ impl Lowering<'_, '_> {
         self.loops.pop();
         done?;
         self.b.ins().jump(next, &[]);
-        self.b.switch_to_block(next);
+        self.enter(next);
         let i = counter.get(&mut self.b)?.number()?;
         let i = self.b.ins().iadd_imm_s(i, 1);
         counter.set(&mut self.b, &Val::Number(i))?;
         let again = self.b.ins().icmp(lt, i, last);
         self.b.ins().brif(again, inner, &[], exit, &[]);
-        self.b.switch_to_block(exit);
+        self.b.seal_block(inner);
+        self.enter(exit);
         for (k, (local, _)) in reductions.iter().enumerate() {
             let v = self.locals[local.0].clone().get(&mut self.b)?.number()?;
             self.b.ins().store(flags, v, partial, (k * 8) as i32);

@@ -71,13 +71,13 @@ impl Lowering<'_, '_> {
                 } else {
                     self.b.ins().brif(c, t, &[], e, &[]);
                 }
-                self.b.switch_to_block(t);
+                self.enter(t);
                 self.block(then)?;
                 self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(e);
+                self.enter(e);
                 self.block(orelse)?;
                 self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(join);
+                self.enter(join);
             }
             Stmt::While { setup, cond, body } => {
                 let (head, inner, exit) = (
@@ -90,13 +90,14 @@ impl Lowering<'_, '_> {
                 self.block(setup)?;
                 let c = self.truth(cond)?;
                 self.b.ins().brif(c, inner, &[], exit, &[]);
-                self.b.switch_to_block(inner);
+                self.enter(inner);
                 self.loops.push(LoopExits { next: head, exit });
                 let done = self.block(body);
                 self.loops.pop();
                 done?;
                 self.b.ins().jump(head, &[]);
-                self.b.switch_to_block(exit);
+                self.b.seal_block(head);
+                self.enter(exit);
             }
             Stmt::For {
                 index,
@@ -124,10 +125,10 @@ impl Lowering<'_, '_> {
                 let broke = slots.get(&mut self.b)?.number()?;
                 let (run, join) = (self.b.create_block(), self.b.create_block());
                 self.b.ins().brif(broke, join, &[], run, &[]);
-                self.b.switch_to_block(run);
+                self.enter(run);
                 self.block(body)?;
                 self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(join);
+                self.enter(join);
             }
             Stmt::Break { flag } => {
                 if let Some(flag) = flag {
@@ -215,7 +216,9 @@ impl Lowering<'_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
-        let go = self.loop_test(&counter, stop, step, signed)?;
+        // Python evaluates the stop once, before the loop.
+        let n = self.expr(stop)?.number()?;
+        let go = self.loop_test(&counter, n, step, signed)?;
         self.b.ins().brif(go, inner, &[], exit, &[]);
         self.b.switch_to_block(inner);
         self.loops.push(LoopExits { next, exit });
@@ -223,7 +226,7 @@ impl Lowering<'_, '_> {
         self.loops.pop();
         done?;
         self.b.ins().jump(next, &[]);
-        self.b.switch_to_block(next);
+        self.enter(next);
         let i = counter.get(&mut self.b)?.number()?;
         let i = match step {
             Step::One => self.b.ins().iadd_imm_s(i, 1),
@@ -240,9 +243,10 @@ impl Lowering<'_, '_> {
             }
         };
         counter.set(&mut self.b, &Val::Number(i))?;
-        let again = self.loop_test(&counter, stop, step, signed)?;
+        let again = self.loop_test(&counter, n, step, signed)?;
         self.b.ins().brif(again, inner, &[], exit, &[]);
-        self.b.switch_to_block(exit);
+        self.b.seal_block(inner);
+        self.enter(exit);
         Ok(())
     }
 
@@ -250,12 +254,11 @@ impl Lowering<'_, '_> {
     fn loop_test(
         &mut self,
         counter: &crate::values::Slots,
-        stop: &ember_jit::ir::Expr,
+        n: cranelift_codegen::ir::Value,
         step: &Step,
         signed: bool,
     ) -> Result<cranelift_codegen::ir::Value, String> {
         let i = counter.get(&mut self.b)?.number()?;
-        let n = self.expr(stop)?.number()?;
         let (lt, gt) = if signed {
             (IntCC::SignedLessThan, IntCC::SignedGreaterThan)
         } else {

@@ -563,3 +563,57 @@ def test_boundscheck_raises_index_error_naming_the_index_and_the_process_goes_on
     assert out.tolist() == [4.0, 0.0, 2.0]
     with pytest.raises(IndexError, match="index 7 is out of bounds"):
         gather(np.arange(5.0), np.array([1, 7, 2]), out)
+
+
+# ---- element-wise loops run on vector lanes: the same results as the scalar loop ----
+
+def lanes_saxpy(alpha, x, y, out):
+    for i in range(x.shape[0]):
+        out[i] = alpha * x[i] + y[i]
+
+
+def lanes_stencil(a, out):
+    for i in range(1, a.shape[0] - 1):
+        for j in range(1, a.shape[1] - 1):
+            out[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1]) - a[i, j]
+    return j if a.shape[1] > 2 else -1
+
+
+def lanes_math(x, out):
+    for i in range(x.shape[0]):
+        t = x[i] * x[i] - 0.5
+        out[i] = abs(t) * t + math.sqrt(abs(x[i])) / 3.0 + t * t * t - np.floor(x[i]) + (-t) ** 2.0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, 33])
+def test_vector_loops_give_the_scalar_loops_bits(dtype, n):
+    x, y = RNG.standard_normal(n).astype(dtype), RNG.standard_normal(n).astype(dtype)
+    x[: n // 3] = [-0.0, np.inf, -np.inf, np.nan, 0.0][: n // 3] if n // 3 <= 5 else x[: n // 3]
+    # (math.sqrt of a float32 is float64 in Python but float32 in Numba's typing: float64 only.)
+    cases = [(lanes_saxpy, (dtype(1.5), x, y))] + ([(lanes_math, (x,))] if dtype == np.float64 else [])
+    for f, args in cases:
+        want, got = np.zeros(n, dtype), np.zeros(n, dtype)
+        with np.errstate(all="ignore"):
+            f(*args, want)
+        njit(f)(*args, got)
+        np.testing.assert_array_equal(got, want)
+    a = RNG.standard_normal((4, n + 2)).astype(dtype)
+    want, got = np.zeros_like(a), np.zeros_like(a)
+    assert njit(lanes_stencil)(a, got) == lanes_stencil(a, want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_vector_loops_over_overlapping_memory_keep_the_scalar_order():
+    def shift_add(x, out):
+        for i in range(x.shape[0]):
+            out[i] = x[i] + 1.0
+    base = np.arange(12.0)
+    want = base.copy()
+    shift_add(want[:-1], want[1:])   # each element reads the one just written
+    got = base.copy()
+    njit(shift_add)(got[:-1], got[1:])
+    np.testing.assert_array_equal(got, want)
+    same = base.copy()
+    njit(shift_add)(same, same)       # in place, element by element
+    np.testing.assert_array_equal(same, base + 1.0)

@@ -160,3 +160,15 @@ def test_guvectorize_checks_core_dimensions_and_arguments():
         dot(np.ones(3))
     with pytest.raises(TypeError, match="has no loop for inputs"):
         dot(np.ones(3, np.complex128), np.ones(3))
+
+
+def test_a_ufunc_loop_on_vector_lanes_keeps_c_pows_special_values():
+    uf = vectorize(["float64(float64, float64)"])(lambda x, y: (x * x + y) ** 0.5)
+    x = np.array([0.0, -0.0, 1.5, np.inf, np.nan, 2.0, -3.0, 0.25, 7.0])
+    y = np.array([-0.0, -0.0, 0.0, -np.inf, 1.0, -np.inf, 1.0, 0.0, -49.0])
+    got = uf(x, y)
+    want = [math.pow(a * a + b, 0.5) if a * a + b >= 0 or math.isinf(a * a + b) or math.isnan(a * a + b)
+            else math.nan for a, b in zip(x.tolist(), y.tolist(), strict=True)]
+    np.testing.assert_array_equal(got, want)
+    numbers = ~np.isnan(got)  # (a NaN's sign means nothing)
+    np.testing.assert_array_equal(np.signbit(got)[numbers], np.signbit(want)[numbers])

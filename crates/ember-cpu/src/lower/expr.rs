@@ -366,7 +366,7 @@ impl Lowering<'_, '_> {
     }
 
     /// `counter - c` of a `range` loop counting up from at least `c`: never negative.
-    fn at_least_zero(&self, index: &Expr) -> bool {
+    pub(crate) fn at_least_zero(&self, index: &Expr) -> bool {
         match &index.kind {
             K::Binary(ember_jit::ast::BinOp::Sub, x, c) => match (&x.kind, &c.kind) {
                 (K::Temp(t), K::Const(Const::Int(c))) => {

@@ -14,6 +14,7 @@ pub(crate) use power::Exponent;
 mod select;
 mod stmt;
 mod ufunc;
+mod vector;
 
 use std::collections::HashMap;
 
@@ -350,7 +351,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
 /// The expression function `f` (number `k`) returns, when its body is only `return <expression>`
 /// of its parameters: no temporaries, no assignments, no call of itself.
-fn inlinable(f: &IrFunction, k: usize) -> Option<&Expr> {
+pub(crate) fn inlinable(f: &IrFunction, k: usize) -> Option<&Expr> {
     let mut body = f.body.iter().filter(|s| !matches!(s, Stmt::Line(_)));
     let (Some(Stmt::Return(Some(e))), None) = (body.next(), body.next()) else {
         return None;

@@ -30,12 +30,19 @@ impl Lowering<'_, '_> {
         e: Exponent,
         numpy: bool,
     ) -> Option<Value> {
-        let t = number_type(d);
+        // A vector of lanes (the vector loops) or one number.
+        let t = self.b.func.dfg.value_type(x);
+        let lane = number_type(d);
         let float = |s: &mut Self, v: f64| {
-            if t == types::F32 {
+            let c = if lane == types::F32 {
                 s.b.ins().f32const(v as f32)
             } else {
                 s.b.ins().f64const(v)
+            };
+            if t.is_vector() {
+                s.b.ins().splat(t, c)
+            } else {
+                c
             }
         };
         Some(match e {
@@ -75,7 +82,15 @@ impl Lowering<'_, '_> {
                 let minus_inf = float(self, f64::NEG_INFINITY);
                 let at = self.b.ins().fcmp(FloatCC::Equal, x, minus_inf);
                 let inf = float(self, f64::INFINITY);
-                self.b.ins().select(at, inf, root)
+                if t.is_vector() {
+                    // The lanes' mask, as the floats' type (bits unchanged).
+                    let mut flags = cranelift_codegen::ir::MemFlagsData::new();
+                    flags.set_endianness(cranelift_codegen::ir::Endianness::Little);
+                    let at = self.b.ins().bitcast(t, flags, at);
+                    self.b.ins().bitselect(at, inf, root)
+                } else {
+                    self.b.ins().select(at, inf, root)
+                }
             }
             _ => return None,
         })

@@ -218,6 +218,9 @@ impl Lowering<'_, '_> {
         );
         // Python evaluates the stop once, before the loop.
         let n = self.expr(stop)?.number()?;
+        if let (Step::One, true, Some(plan)) = (step, signed, self.vector_plan(index, body)) {
+            self.vector_prefix(&plan, index, n, body)?;
+        }
         let go = self.loop_test(&counter, n, step, signed)?;
         self.b.ins().brif(go, inner, &[], exit, &[]);
         self.b.switch_to_block(inner);

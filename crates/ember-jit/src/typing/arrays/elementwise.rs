@@ -197,7 +197,7 @@ impl FnTyper<'_, '_> {
         out: Option<Val>,
         result: DType,
         span: Span,
-        element: impl FnOnce(&mut Self, Vec<Val>) -> R<Val>,
+        element: impl Fn(&mut Self, Vec<Val>) -> R<Val>,
     ) -> R<Val> {
         let mut inputs = Vec::with_capacity(operands.len());
         for (v, &t) in operands.iter().zip(ins) {
@@ -261,9 +261,65 @@ impl FnTyper<'_, '_> {
         let dims: Vec<Val> = (0..target_ty.ndim)
             .map(|k| self.dim(&target, &target_ty, k))
             .collect();
-        self.nest_loops(&dims, |s, index| {
+        // Where no axis repeats (the usual case: equal shapes) the loop indexes every input
+        // as the result, which the back end can run on vector lanes; else axes of length 1
+        // repeat their element.
+        let mut plain = Vec::new();
+        for input in &inputs {
+            if let Some(a) = &input.array {
+                let skip = dims.len() - a.ndim;
+                for j in (0..a.ndim).filter(|&j| input.repeats[j]) {
+                    plain.push(
+                        self.equal(&self.dim(&input.value, a, j), &dims[skip + j])
+                            .expr(),
+                    );
+                }
+            }
+        }
+        let target_place = (&target, &target_ty);
+        if plain.is_empty() {
+            self.element_loops(&inputs, target_place, &dims, false, &element, span)?;
+        } else {
+            self.open_block();
+            let fast = self.element_loops(&inputs, target_place, &dims, false, &element, span);
+            let then = self.close_block();
+            fast?;
+            self.open_block();
+            let general = self.element_loops(&inputs, target_place, &dims, true, &element, span);
+            let orelse = self.close_block();
+            general?;
+            self.push(ir::Stmt::If {
+                cond: Val::new(
+                    BOOL,
+                    K::All {
+                        items: plain,
+                        negated: false,
+                    },
+                )
+                .expr(),
+                negate: false,
+                then,
+                orelse,
+            });
+        }
+        Ok(target)
+    }
+
+    /// The loops storing `element` of the inputs' elements into every element of `target`;
+    /// `repeat`: axes of length 1 repeat (else every input is indexed as the target).
+    #[allow(clippy::too_many_arguments)]
+    fn element_loops(
+        &mut self,
+        inputs: &[Input],
+        (target, target_ty): (&Val, &ArrayTy),
+        dims: &[Val],
+        repeat: bool,
+        element: &impl Fn(&mut Self, Vec<Val>) -> R<Val>,
+        span: Span,
+    ) -> R<()> {
+        self.nest_loops(dims, |s, index| {
             let mut elements = Vec::with_capacity(inputs.len());
-            for input in &inputs {
+            for input in inputs {
                 let Some(a) = &input.array else {
                     elements.push(input.value.clone());
                     continue;
@@ -272,7 +328,7 @@ impl FnTyper<'_, '_> {
                 let mut at = Vec::with_capacity(a.ndim);
                 for j in 0..a.ndim {
                     let i = index[skip + j].clone();
-                    at.push(if input.repeats[j] {
+                    at.push(if repeat && input.repeats[j] {
                         // An axis of length 1 repeats its one element.
                         let one = s.is_one(s.dim(&input.value, a, j));
                         Val::new(
@@ -303,8 +359,7 @@ impl FnTyper<'_, '_> {
                 value: value.expr(),
             });
             Ok(())
-        })?;
-        Ok(target)
+        })
     }
 
     /// The shape the inputs broadcast to, each length evaluated once; checks that they do.

@@ -617,3 +617,14 @@ def test_vector_loops_over_overlapping_memory_keep_the_scalar_order():
     same = base.copy()
     njit(shift_add)(same, same)       # in place, element by element
     np.testing.assert_array_equal(same, base + 1.0)
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000, 1003])
+def test_prange_bodies_on_vector_lanes_match_numpy(n):
+    @njit(parallel=True)
+    def par_saxpy(alpha, x, y, out):
+        for i in ember.prange(x.shape[0]):
+            out[i] = alpha * x[i] + y[i]
+    x, y, out = RNG.standard_normal(n), RNG.standard_normal(n), np.zeros(n)
+    par_saxpy(1.25, x, y, out)
+    np.testing.assert_array_equal(out, 1.25 * x + y)

@@ -345,9 +345,14 @@ impl Lowering<'_, '_> {
             let config = inner.module.isa().frontend_config();
             inner.b.finalize(config);
         }
+        let show = std::env::var_os("EMBER_CPU_ASM").is_some();
+        ctx.set_disasm(show);
         self.module
             .define_function(id, &mut ctx)
             .map_err(|e| format!("compiling a parallel loop body: {e}"))?;
+        if let Some(code) = ctx.compiled_code().filter(|_| show) {
+            eprintln!("; {name}\n{}", code.vcode.as_deref().unwrap_or(""));
+        }
         Ok(id)
     }
 
@@ -406,6 +411,12 @@ impl Lowering<'_, '_> {
         let (first, last) = (narrow(self, lo), narrow(self, hi));
         let counter = self.temp_slots(index, &Ty::Scalar(ty))?;
         counter.set(&mut self.b, &Val::Number(first))?;
+        if ty == ember_core::DType::I64 {
+            if let Some(plan) = self.vector_plan(index, body) {
+                self.vector_prefix(&plan, index, last, body)?;
+            }
+        }
+        let first = counter.get(&mut self.b)?.number()?;
         let (inner, next, exit) = (
             self.b.create_block(),
             self.b.create_block(),

@@ -218,7 +218,8 @@ impl Lowering<'_, '_> {
         );
         // Python evaluates the stop once, before the loop.
         let n = self.expr(stop)?.number()?;
-        if let (Step::One, true, Some(plan)) = (step, signed, self.vector_plan(index, body)) {
+        let wide = ty == ember_core::DType::I64;
+        if let (Step::One, true, Some(plan)) = (step, wide, self.vector_plan(index, body)) {
             self.vector_prefix(&plan, index, n, body)?;
         }
         let go = self.loop_test(&counter, n, step, signed)?;

@@ -317,3 +317,26 @@ def test_a_whole_expression_is_one_loop_with_each_operations_dtype():
     a = np.array([100, -100, 7, 127], dtype=np.int8)
     run_both(mixed, a, a, RNG.standard_normal(4))
     run_both(mixed, a, a, np.float32(2.5))
+
+
+def along_axes(a):
+    return (a.sum(axis=0), a.sum(1), np.sum(a, axis=-1), a.prod(axis=1), a.min(axis=0), np.max(a, 1),
+            a.mean(axis=0), np.mean(a, axis=1), a.any(axis=0), np.all(a > 0, axis=1), a.sum(axis=None))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint8, np.bool_])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 5)])
+def test_reductions_along_an_axis_match_numpy(dtype, shape):
+    a = data(dtype, shape)
+    if dtype != np.bool_:
+        run_both(along_axes, a)
+    run_both(lambda a: (a.sum(axis=0), a.max(axis=-1), np.any(a, axis=1)), a)
+
+
+def test_reductions_along_an_axis_check_the_axis_and_empty_axes():
+    with pytest.raises(ember.JitError, match="axis 2 is out of bounds for array of dimension 2"):
+        njit(lambda a: a.sum(axis=2))(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        njit(lambda a: a.max(axis=1))(np.ones((3, 0)))
+    assert njit(lambda a: a.max(axis=0))(np.ones((3, 0))).shape == (0,)
+    same(njit(lambda a: a.sum(axis=1))(np.ones((3, 0))), np.zeros(3))

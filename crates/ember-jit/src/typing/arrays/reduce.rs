@@ -164,6 +164,161 @@ impl FnTyper<'_, '_> {
         }
     }
 
+    /// `a.<m>(axis=k)`: the reduction along axis `k` (negative: from the end) into a new
+    /// array of the other axes (a number for a 1-d array), as NumPy's.
+    pub(crate) fn reduce_along(&mut self, m: &str, v: Val, axis: i64, span: Span) -> R<Val> {
+        let Ty::Array(a) = v.ty.clone() else {
+            return at(span, format!("np.{m}() takes an array, got {}", v.ty));
+        };
+        let n = a.ndim as i64;
+        if axis < -n || axis >= n {
+            return at(
+                span,
+                format!("axis {axis} is out of bounds for array of dimension {n}"),
+            );
+        }
+        let k = axis.rem_euclid(n.max(1)) as usize;
+        if a.ndim == 1 {
+            return self.reduce(m, v, span);
+        }
+        let d = a.dtype;
+        let (t, start) = match m {
+            "sum" => (accumulator(d), None),
+            "prod" => (accumulator(d), None),
+            "min" | "max" | "amin" | "amax" => (d, None),
+            "mean" if d.kind() != Kind::Complex => (DType::F64, None),
+            "any" => (DType::Bool, Some(Const::Bool(false))),
+            "all" => (DType::Bool, Some(Const::Bool(true))),
+            _ => {
+                return at(
+                    span,
+                    format!("{m}(axis=...) is not supported in @njit functions: reduce the whole array or write the loop"),
+                )
+            }
+        };
+        let v = self.temp(&v)?;
+        let dims: Vec<Val> = (0..a.ndim).map(|j| self.dim(&v, &a, j)).collect();
+        let mut kept = Vec::new();
+        for (j, dim) in dims.iter().enumerate() {
+            if j != k {
+                kept.push(self.temp(dim)?);
+            }
+        }
+        let along = self.temp(&dims[k])?;
+        if matches!(m, "min" | "max" | "amin" | "amax") {
+            // An empty axis has no extremum (unless there is nothing to reduce it into).
+            let zero = Val::constant(INT64, Const::Int(0));
+            let mut items =
+                vec![Val::new(BOOL, K::Compare(CmpOp::Gt, along.boxed(), zero.boxed())).expr()];
+            for x in &kept {
+                items.push(Val::new(BOOL, K::Compare(CmpOp::Eq, x.boxed(), zero.boxed())).expr());
+            }
+            let ok = Val::new(
+                BOOL,
+                K::Any {
+                    items,
+                    negated: false,
+                },
+            );
+            self.require(
+                ok,
+                Failure::EmptyExtremum {
+                    max: m.ends_with("max"),
+                },
+                &[],
+            );
+        }
+        let result = if m == "mean" { mean_dtype(d) } else { t };
+        let out_ty = ArrayTy::global(result, kept.len(), crate::types::Layout::C);
+        self.c.register(&Ty::Array(out_ty.clone()));
+        let made = Val::new(
+            Ty::Array(out_ty.clone()),
+            K::Alloc {
+                shape: kept.iter().map(Val::expr).collect(),
+                fill: None,
+            },
+        );
+        let out = self.temp(&made)?;
+        self.nest_loops(&kept, |s, idx| {
+            let at_j = |j: &Val| {
+                let mut full: Vec<Val> = idx.to_vec();
+                full.insert(k, j.clone());
+                full
+            };
+            let acc = s.declare(Ty::Scalar(t));
+            let first = match start {
+                Some(c) => Val::constant(Ty::Scalar(t), c),
+                None if matches!(m, "sum" | "mean") => Val::constant(Ty::Scalar(t), Const::Zero),
+                None if m == "prod" => s.cast_to(&Val::constant(INT64, Const::Int(1)), t),
+                None => {
+                    let zero = Val::constant(INT64, Const::Count(0)).nonneg(true);
+                    let x = s.element(&v, &a, &at_j(&zero), span)?;
+                    s.cast_to(&x, t)
+                }
+            };
+            s.set(acc, &first);
+            s.nest_loops(std::slice::from_ref(&along), |s, jj| {
+                let x = s.element(&v, &a, &at_j(&jj[0]), span)?;
+                let now = Val::new(Ty::Scalar(t), K::Temp(acc));
+                let next = match m {
+                    "sum" | "mean" | "prod" => {
+                        let x = s.cast_to(&x, t);
+                        let op = if m == "prod" { BinOp::Mult } else { BinOp::Add };
+                        Val::new(Ty::Scalar(t), K::Binary(op, now.boxed(), x.boxed()))
+                    }
+                    "any" | "all" => {
+                        let items = vec![now.expr(), Val::new(BOOL, K::Bool(x.boxed())).expr()];
+                        Val::new(
+                            BOOL,
+                            if m == "all" {
+                                K::All {
+                                    items,
+                                    negated: false,
+                                }
+                            } else {
+                                K::Any {
+                                    items,
+                                    negated: false,
+                                }
+                            },
+                        )
+                    }
+                    _ => Val::new(
+                        Ty::Scalar(t),
+                        K::Extremum {
+                            max: m.ends_with("max"),
+                            rule: NanRule::Propagate,
+                            args: Box::new([now.expr(), x.expr()]),
+                        },
+                    ),
+                };
+                s.set(acc, &next);
+                Ok(())
+            })?;
+            let mut value = Val::new(Ty::Scalar(t), K::Temp(acc));
+            if m == "mean" {
+                let count = s.cast_to(&along, DType::F64);
+                value = float64(K::Ufunc {
+                    name: "divide",
+                    ins: F64_PAIR,
+                    args: vec![value.expr(), count.expr()],
+                });
+                value = s.cast_to(&value, result);
+            }
+            s.c.uses.dtypes.insert(result);
+            s.push(ir::Stmt::Store {
+                place: ir::Place {
+                    array: out.boxed(),
+                    ty: out_ty.clone(),
+                    indices: idx.iter().map(Val::expr).collect(),
+                },
+                value: value.expr(),
+            });
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
     /// The mean of every element, as float64 (NaN for an empty array, as NumPy).
     fn mean(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
         let zero = Val::constant(Ty::Scalar(DType::F64), Const::Float(0.0));

@@ -23,13 +23,7 @@ impl FnTyper<'_, '_> {
         };
         let dtype = a.dtype;
         if is_reduction(m) {
-            if !args.is_empty() || !keywords.is_empty() {
-                return Some(at(
-                    span,
-                    format!("{m}() with arguments (axis, dtype, out) is not supported in @njit functions: it reduces the whole array"),
-                ));
-            }
-            return Some(self.reduce(m, v.clone(), span));
+            return Some(self.reduction_call(m, v.clone(), args, keywords, span));
         }
         match m {
             "copy" if args.is_empty() && keywords.is_empty() => {
@@ -55,12 +49,25 @@ impl FnTyper<'_, '_> {
             "builtin.abs" => "absolute",
             _ => name.strip_prefix("np.")?,
         };
-        let reduction = is_reduction(f) && args.len() == 1 && keywords.is_empty();
+        let reduction = is_reduction(f) && !args.is_empty();
         let u = ember_codegen::ufuncs::ufunc(f)
             .ok()
             .filter(|u| u.nout == 1 && args.len() == u.nin && keywords.is_empty());
         if !reduction && u.is_none() {
             return None;
+        }
+        if reduction {
+            // np.sum(a, axis=...): the array, then what the method takes.
+            let v = match self.expr(&args[0]) {
+                Ok(v) => v,
+                Err(e) => return Some(Err(e)),
+            };
+            if matches!(v.ty, crate::types::Ty::Array(_)) {
+                return Some(self.reduction_call(f, v, &args[1..], keywords, span));
+            }
+            let bound = self.standing_for(vec![v], &args[..1]);
+            let rest: Vec<Expr> = bound.into_iter().chain(args[1..].iter().cloned()).collect();
+            return Some(self.call_scalar_intrinsic(name, &rest, keywords, span));
         }
         let vals = match args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>() {
             Ok(v) => v,
@@ -71,13 +78,40 @@ impl FnTyper<'_, '_> {
             let bound = self.standing_for(vals, args);
             return Some(self.call_scalar_intrinsic(name, &bound, keywords, span));
         }
-        Some(match u {
-            Some(u) if !reduction => self.array_ufunc(u.name, vals, span),
+        let u = u.expect("a ufunc");
+        Some(self.array_ufunc(u.name, vals, span))
+    }
+
+    /// A reduction's call: the whole array, or `axis=k` (a constant integer) as NumPy's.
+    fn reduction_call(
+        &mut self,
+        m: &str,
+        v: Val,
+        args: &[Expr],
+        keywords: &[Keyword],
+        span: Span,
+    ) -> R<Val> {
+        let axis = match (args, keywords) {
+            ([], []) => return self.reduce(m, v, span),
+            ([a], []) => a,
+            ([], [k]) if k.name == "axis" => &k.value,
             _ => {
-                let [v] = <[Val; 1]>::try_from(vals).expect("one argument");
-                self.reduce(f, v, span)
+                return at(
+                    span,
+                    format!("{m}() takes only an axis in @njit functions (not dtype, out, keepdims or ddof)"),
+                )
             }
-        })
+        };
+        if crate::typing::expr::is_none(axis) {
+            return self.reduce(m, v, span);
+        }
+        let Some(k) = crate::typing::expr::int_literal(axis) else {
+            return at(
+                axis.span,
+                format!("{m}(axis=...) takes a constant integer axis in @njit functions"),
+            );
+        };
+        self.reduce_along(m, v, k, span)
     }
 
     /// Intrinsic `name` called with `vals` (its arguments, evaluated already, written as `like`).

@@ -143,22 +143,7 @@ impl FnTyper<'_, '_> {
                 let all = m == "all";
                 let start = Val::constant(BOOL, Const::Bool(all));
                 self.fold(&v, &a, DType::Bool, start, span, |_, acc, x| {
-                    let truth = Val::new(BOOL, K::Bool(x.boxed()));
-                    let items = vec![acc.expr(), truth.expr()];
-                    Ok(Val::new(
-                        BOOL,
-                        if all {
-                            K::All {
-                                items,
-                                negated: false,
-                            }
-                        } else {
-                            K::Any {
-                                items,
-                                negated: false,
-                            }
-                        },
-                    ))
+                    Ok(truth_joined(all, acc, x))
                 })
             }
         }
@@ -266,23 +251,7 @@ impl FnTyper<'_, '_> {
                         let op = if m == "prod" { BinOp::Mult } else { BinOp::Add };
                         Val::new(Ty::Scalar(t), K::Binary(op, now.boxed(), x.boxed()))
                     }
-                    "any" | "all" => {
-                        let items = vec![now.expr(), Val::new(BOOL, K::Bool(x.boxed())).expr()];
-                        Val::new(
-                            BOOL,
-                            if m == "all" {
-                                K::All {
-                                    items,
-                                    negated: false,
-                                }
-                            } else {
-                                K::Any {
-                                    items,
-                                    negated: false,
-                                }
-                            },
-                        )
-                    }
+                    "any" | "all" => truth_joined(m == "all", now, x),
                     _ => Val::new(
                         Ty::Scalar(t),
                         K::Extremum {
@@ -463,6 +432,20 @@ impl FnTyper<'_, '_> {
             value: v.expr(),
         });
     }
+}
+
+/// `acc and bool(x)` (`all`) or `acc or bool(x)`.
+fn truth_joined(all: bool, acc: Val, x: Val) -> Val {
+    let items = vec![acc.expr(), Val::new(BOOL, K::Bool(x.boxed())).expr()];
+    let negated = false;
+    Val::new(
+        BOOL,
+        if all {
+            K::All { items, negated }
+        } else {
+            K::Any { items, negated }
+        },
+    )
 }
 
 fn float64(kind: K) -> Val {

@@ -8,8 +8,8 @@ use ember_core::DType;
 
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, R};
-use crate::ir::{self, Const, ExprKind as K, TempRole};
-use crate::types::{ArrayTy, Ty, INT64};
+use crate::ir;
+use crate::types::{ArrayTy, Ty};
 use crate::typing::{FnTyper, Val};
 
 /// What one axis of the region is: `Some(index)` fixed, `None` a loop over the axis.
@@ -96,35 +96,15 @@ impl FnTyper<'_, '_> {
             // `a[1:] = a[:-1]`: read before written, as NumPy does.
             source = self.unaliased(&source, &src, &base, &ty, span)?;
         }
-        // The bounds, evaluated once before the loops.
         let mut bounds = Vec::new();
         for (k, axis) in axes.iter().enumerate() {
             if axis.is_none() {
-                let n = self.dim(&base, &ty, k);
-                bounds.push(self.temp(&n)?);
+                bounds.push(self.dim(&base, &ty, k));
             }
         }
-        let counters: Vec<ir::Temp> = (0..loops).map(|_| self.fresh(TempRole::Index)).collect();
-        self.c.register(&INT64);
-        self.open_block();
-        let body = self.region_element(&base, &ty, &axes, &counters, &source, span);
-        let mut block = self.close_block();
-        body?;
-        for (t, n) in counters.iter().zip(&bounds).rev() {
-            block = vec![ir::Stmt::For {
-                index: *t,
-                ty: DType::I64,
-                start: Val::constant(INT64, Const::Count(0)).expr(),
-                stop: n.expr(),
-                step: ir::Step::One,
-                body: block,
-                parallel: false,
-            }];
-        }
-        for s in block {
-            self.push(s);
-        }
-        Ok(())
+        self.nest_loops(&bounds, |s, counters| {
+            s.region_element(&base, &ty, &axes, counters, &source, span)
+        })
     }
 
     /// The value stored: a scalar converted once, or an array of at most `loops` dimensions.
@@ -163,18 +143,17 @@ impl FnTyper<'_, '_> {
         base: &Val,
         ty: &ArrayTy,
         axes: &[Axis],
-        counters: &[ir::Temp],
+        counters: &[Val],
         source: &Val,
         span: Span,
     ) -> R<()> {
-        let counter = |t: ir::Temp| Val::new(INT64, K::Temp(t)).nonneg(true);
         let mut loop_k = 0;
         let mut idx = Vec::new();
         for axis in axes {
             match axis {
                 Some(i) => idx.push(i.clone()),
                 None => {
-                    idx.push(counter(counters[loop_k]));
+                    idx.push(counters[loop_k].clone());
                     loop_k += 1;
                 }
             }
@@ -188,7 +167,7 @@ impl FnTyper<'_, '_> {
                 let mut sidx = Vec::new();
                 for j in 0..src.ndim {
                     let n = self.dim(source, &src, j);
-                    let c = counter(counters[skip + j]);
+                    let c = counters[skip + j].clone();
                     let wrapped = self.binop(crate::ast::BinOp::Mod, c, n, span)?;
                     sidx.push(wrapped.nonneg(true));
                 }

@@ -628,3 +628,21 @@ def test_prange_bodies_on_vector_lanes_match_numpy(n):
     x, y, out = RNG.standard_normal(n), RNG.standard_normal(n), np.zeros(n)
     par_saxpy(1.25, x, y, out)
     np.testing.assert_array_equal(out, 1.25 * x + y)
+
+
+def dot_loop(a, b):
+    s = 0.0
+    p = 1.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+        p *= 1.0 + a[i] * 1e-3
+    return s, p
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 1001])
+def test_fastmath_reassociates_float_reductions_and_stays_close(n):
+    a, b = RNG.standard_normal(n), RNG.standard_normal(n)
+    exact = njit(dot_loop)(a, b)
+    assert exact == dot_loop(a, b)  # in order without fastmath: Python's bits
+    fast = njit(fastmath=True)(dot_loop)(a, b)
+    np.testing.assert_allclose(fast, exact, rtol=1e-12, atol=1e-12)

@@ -21,6 +21,8 @@ pub struct Options {
     pub parallel: bool,
     /// `boundscheck=True`: an index outside its axis raises IndexError.
     pub boundscheck: bool,
+    /// `fastmath=True`: float sums and products in loops may be reassociated (vector lanes).
+    pub fastmath: bool,
 }
 
 /// The entry's machine signature: `entry(context, arguments, results)`.
@@ -115,6 +117,7 @@ pub fn compile(
     let shared = Shared {
         parallel: options.parallel,
         boundscheck: options.boundscheck,
+        fastmath: options.fastmath,
         outlined: std::cell::Cell::new(0),
         call_conv,
         _marker: std::marker::PhantomData,

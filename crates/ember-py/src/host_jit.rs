@@ -546,17 +546,19 @@ impl HostFunction {
 
     /// Sets the front (returning the tree JSON and the exceptions list), the name and the
     /// options that change the code (`parallel`).
-    #[pyo3(signature = (front, name, parallel=false, boundscheck=false))]
+    #[pyo3(signature = (front, name, parallel=false, boundscheck=false, fastmath=false))]
     fn _setup(
         &self,
         front: Py<PyAny>,
         name: String,
         parallel: bool,
         boundscheck: bool,
+        fastmath: bool,
     ) -> PyResult<()> {
         let _ = self.options.set(ember_cpu::Options {
             parallel,
             boundscheck,
+            fastmath,
         });
         self.front
             .set(front)

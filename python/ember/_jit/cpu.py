@@ -41,7 +41,8 @@ class CPUDispatcher(_ember.HostFunction):
         self.__wrapped__ = py_func
         self.targetoptions = dict(options)
         self._exceptions: list = []  # what the function's `raise` statements raise, numbered
-        self._setup(self._front, py_func.__name__, bool(options.get("parallel")), bool(options.get("boundscheck")))
+        self._setup(self._front, py_func.__name__, bool(options.get("parallel")), bool(options.get("boundscheck")),
+                    bool(options.get("fastmath")))
         self._signatures = [signature_text(s) for s in signatures]
         for sig in self._signatures:
             self._compile_signature(sig)

@@ -53,6 +53,8 @@ pub(crate) struct Shared<'a> {
     pub parallel: bool,
     /// `boundscheck=True`: every index is checked against its axis.
     pub boundscheck: bool,
+    /// `fastmath=True`: float reductions may be reassociated.
+    pub fastmath: bool,
     /// Functions made for parallel loop bodies so far (their names are numbered).
     pub outlined: std::cell::Cell<usize>,
     /// Instruction-set settings, for functions made while lowering.

@@ -27,6 +27,9 @@ use crate::values::{number_type, Val};
 pub(crate) struct Plan {
     dtype: DType,
     counter_locals: Vec<usize>,
+    /// With `fastmath`: variables summed (`+`) or multiplied (`*`) over the iterations, each
+    /// lane keeping its own partial result until the loop ends.
+    reductions: Vec<(usize, BinOp)>,
 }
 
 /// What the body may read besides invariant values: the counter, its copies, its temporaries.
@@ -51,10 +54,21 @@ impl Lowering<'_, '_> {
         let mut counter_locals = HashSet::new();
         let mut body_temps = HashSet::new();
         let mut body_locals = HashSet::new();
+        let mut reductions = Vec::new();
         let mut dtype = None;
         for s in body {
             match s {
                 Stmt::Line(_) => {}
+                Stmt::Assign { local, value }
+                    if self.shared.fastmath && reduced(local.0, value).is_some() =>
+                {
+                    let d = self.f.locals[local.0].ty.scalar()?;
+                    if !matches!(d, DType::F64 | DType::F32) || dtype.is_some_and(|x| x != d) {
+                        return None;
+                    }
+                    dtype = Some(d);
+                    reductions.push((local.0, reduced(local.0, value)?.0));
+                }
                 Stmt::Assign { local, value } if matches!(value.kind, K::Temp(t) if t == index) => {
                     counter_locals.insert(local.0);
                 }
@@ -85,6 +99,15 @@ impl Lowering<'_, '_> {
             body_temps: &body_temps,
             body_locals: &body_locals,
         };
+        // A reduction's variable is read only by its own update.
+        let reduced_locals: HashSet<usize> = reductions.iter().map(|(l, _)| *l).collect();
+        let reads = ember_jit::ir::expressions(body)
+            .into_iter()
+            .filter(|e| matches!(e.kind, K::Local(l) if reduced_locals.contains(&l.0)))
+            .count();
+        if reads != reductions.len() {
+            return None;
+        }
         // A variable read in an iteration before that iteration sets it carries a value from
         // one iteration to the next (a sum): not element-wise.
         let mut set = HashSet::new();
@@ -110,6 +133,10 @@ impl Lowering<'_, '_> {
         }
         for s in body {
             let ok = match s {
+                Stmt::Assign { local, value } if reduced_locals.contains(&local.0) => {
+                    let (_, rest) = reduced(local.0, value).expect("a reduction");
+                    self.lanes_of(rest, dtype, &scope)
+                }
                 Stmt::Assign { local, value } if body_locals.contains(&local.0) => {
                     self.f.locals[local.0].ty == Ty::Scalar(dtype)
                         && self.lanes_of(value, dtype, &scope)
@@ -152,6 +179,7 @@ impl Lowering<'_, '_> {
         Some(Plan {
             dtype,
             counter_locals: counter_locals.into_iter().collect(),
+            reductions,
         })
     }
 
@@ -290,6 +318,22 @@ impl Lowering<'_, '_> {
         let end = self.b.ins().iadd(first, whole);
         let apart = self.arrays_apart(body)?;
         let end = self.b.ins().select(apart, end, first);
+        let partials: Vec<_> = plan
+            .reductions
+            .iter()
+            .map(|(_, op)| {
+                let var = self.b.declare_var(vt);
+                let one = if *op == BinOp::Add { 0.0 } else { 1.0 };
+                let c = if plan.dtype == DType::F64 {
+                    self.b.ins().f64const(one)
+                } else {
+                    self.b.ins().f32const(one as f32)
+                };
+                let v = self.b.ins().splat(vt, c);
+                self.b.def_var(var, v);
+                var
+            })
+            .collect();
         let (inner, exit) = (self.b.create_block(), self.b.create_block());
         let go = self.b.ins().icmp(IntCC::SignedLessThan, first, end);
         self.b.ins().brif(go, inner, &[], exit, &[]);
@@ -304,6 +348,24 @@ impl Lowering<'_, '_> {
                 Stmt::Let { temp, value, .. } => {
                     let v = self.vector(value, vt, &lanes_of)?;
                     lanes_of.temps.insert(*temp, v);
+                }
+                Stmt::Assign { local, value }
+                    if plan.reductions.iter().any(|(l, _)| *l == local.0) =>
+                {
+                    let k = plan
+                        .reductions
+                        .iter()
+                        .position(|(l, _)| *l == local.0)
+                        .expect("one");
+                    let (op, rest) = reduced(local.0, value).expect("a reduction");
+                    let v = self.vector(rest, vt, &lanes_of)?;
+                    let acc = self.b.use_var(partials[k]);
+                    let acc = if op == BinOp::Add {
+                        self.b.ins().fadd(acc, v)
+                    } else {
+                        self.b.ins().fmul(acc, v)
+                    };
+                    self.b.def_var(partials[k], acc);
                 }
                 Stmt::Assign { local, value } if !plan.counter_locals.contains(&local.0) => {
                     let v = self.vector(value, vt, &lanes_of)?;
@@ -328,6 +390,27 @@ impl Lowering<'_, '_> {
         self.b.ins().brif(again, inner, &[], exit, &[]);
         self.b.seal_block(inner);
         self.enter(exit);
+        // Each reduction: its lanes combined, then into the variable (the scalar loop goes on
+        // from there).
+        for ((l, op), var) in plan.reductions.iter().zip(&partials) {
+            let acc = self.b.use_var(*var);
+            let join = |s: &mut Self, x, y| {
+                if *op == BinOp::Add {
+                    s.b.ins().fadd(x, y)
+                } else {
+                    s.b.ins().fmul(x, y)
+                }
+            };
+            let mut total = self.b.ins().extractlane(acc, 0);
+            for lane in 1..lanes {
+                let x = self.b.ins().extractlane(acc, lane as u8);
+                total = join(self, total, x);
+            }
+            let slots = self.locals[*l].clone();
+            let before = slots.get(&mut self.b)?.number()?;
+            let v = join(self, before, total);
+            slots.set(&mut self.b, &Val::Number(v))?;
+        }
         // The loop's variable holds the last index taken, as after the scalar loop.
         if !plan.counter_locals.is_empty() {
             let ran = self.b.ins().icmp(IntCC::SignedLessThan, first, end);
@@ -511,6 +594,16 @@ fn callee_lanes(body: &Expr, dtype: DType) -> bool {
         .descendants()
         .iter()
         .all(|x| x.ty == Ty::Scalar(dtype) || matches!(x.kind, K::Const(_)))
+}
+
+/// `local = local + rest` or `local = local * rest`: the operator and `rest`.
+fn reduced(local: usize, value: &Expr) -> Option<(BinOp, &Expr)> {
+    match &value.kind {
+        K::Binary(op @ (BinOp::Add | BinOp::Mult), x, rest) if matches!(x.kind, K::Local(l) if l.0 == local) => {
+            Some((*op, &**rest))
+        }
+        _ => None,
+    }
 }
 
 /// A constant exponent the vector loop computes without a call.

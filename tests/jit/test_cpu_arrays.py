@@ -340,3 +340,17 @@ def test_reductions_along_an_axis_check_the_axis_and_empty_axes():
         njit(lambda a: a.max(axis=1))(np.ones((3, 0)))
     assert njit(lambda a: a.max(axis=0))(np.ones((3, 0))).shape == (0,)
     same(njit(lambda a: a.sum(axis=1))(np.ones((3, 0))), np.zeros(3))
+
+
+def test_python_ints_with_narrow_integer_arrays_follow_nep_50():
+    a = np.arange(5, dtype=np.uint8)
+    run_both(lambda a: (a > -1, a < 300, a == -5, a != 256), a)
+    add = njit(lambda a, n: a + n)
+    same(add(a, 3), a + 3)
+    with pytest.raises(OverflowError, match="Python integer 300 out of bounds for uint8"):
+        add(a, 300)
+    with pytest.raises(OverflowError, match="Python integer -1 out of bounds for uint8"):
+        add(a, -1)
+    same(add(a, 255), a + 255)  # in range: wraps as NumPy's uint8 does
+    with pytest.raises(ember.JitError, match="Python integer 300 out of bounds for uint8"):
+        njit(lambda a: a * 300)(a)

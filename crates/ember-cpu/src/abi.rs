@@ -150,10 +150,13 @@ pub enum Builtin {
     EmptyArgmin,
     /// An integer array raised to a negative integer power.
     NegativeIntegerPower,
+    /// A Python int out of the range of an array operation's integer type; details: the int,
+    /// the dtype's row in `DType::ALL`.
+    PythonIntOutOfBounds,
 }
 
 impl Builtin {
-    const ALL: [Builtin; 15] = [
+    const ALL: [Builtin; 16] = [
         Builtin::Division,
         Builtin::IntegerDivision,
         Builtin::IntegerModulo,
@@ -169,6 +172,7 @@ impl Builtin {
         Builtin::EmptyArgmax,
         Builtin::EmptyArgmin,
         Builtin::NegativeIntegerPower,
+        Builtin::PythonIntOutOfBounds,
     ];
 
     /// The Python exception class and its message, naming the fault's `detail` numbers.
@@ -180,6 +184,12 @@ impl Builtin {
                 format!("{text}: an axis of length {a} meets one of length {b}")
             }
             Builtin::Index => format!("index {a} is out of bounds for an axis of size {b}"),
+            Builtin::PythonIntOutOfBounds => {
+                let dtype = ember_core::DType::ALL
+                    .get(b as usize)
+                    .map_or("?", |d| d.name());
+                format!("Python integer {a} out of bounds for {dtype}")
+            }
             Builtin::BroadcastInto => {
                 format!("{text}: an operand's axis of length {a} does not fit the output's of length {b}")
             }
@@ -218,6 +228,7 @@ impl Builtin {
                 "ValueError",
                 "Integers to negative integer powers are not allowed.",
             ),
+            Builtin::PythonIntOutOfBounds => ("OverflowError", "Python integer out of bounds"),
         }
     }
 }

@@ -166,6 +166,10 @@ impl Lowering<'_, '_> {
                 for d in details {
                     values.push(self.expr(d)?.number()?);
                 }
+                if let Failure::PythonIntOutOfBounds { dtype } = failure {
+                    let row = dtype.row() as i64;
+                    values.push(self.b.ins().iconst(cranelift_codegen::ir::types::I64, row));
+                }
                 self.require(ok, Fault::Builtin(builtin_of(*failure)), &values)?;
             }
             Stmt::View {
@@ -295,5 +299,6 @@ fn builtin_of(f: Failure) -> Builtin {
         Failure::EmptyExtremum { max: false } => Builtin::EmptyMinimum,
         Failure::EmptyArgExtremum { max: true } => Builtin::EmptyArgmax,
         Failure::EmptyArgExtremum { max: false } => Builtin::EmptyArgmin,
+        Failure::PythonIntOutOfBounds { .. } => Builtin::PythonIntOutOfBounds,
     }
 }

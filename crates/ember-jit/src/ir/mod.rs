@@ -449,6 +449,9 @@ pub enum Failure {
     EmptyExtremum { max: bool },
     /// `argmax`/`argmin` of an empty array.
     EmptyArgExtremum { max: bool },
+    /// A Python int operand out of the range of the array operation's integer `dtype` (NEP
+    /// 50: NumPy's OverflowError); details: the int.
+    PythonIntOutOfBounds { dtype: DType },
 }
 
 /// Which NaN rule a `min`/`max` follows.

@@ -9,7 +9,8 @@
 //! - Each element is the ufunc's, with NumPy's semantics (a zero divisor gives inf, NaN or 0
 //!   instead of raising).
 
-use ember_codegen::ufuncs::{find_loop, ufunc, OperandType};
+use ember_codegen::ufuncs::{find_loop, ufunc, OperandType, Ufunc};
+use ember_core::dtype::Kind;
 use ember_core::DType;
 
 use crate::ast::{BinOp, CmpOp, Span, UnaryOp};
@@ -48,6 +49,28 @@ pub(crate) fn compare_ufunc(op: CmpOp) -> Option<&'static str> {
         CmpOp::GtE => "greater_equal",
         _ => return None,
     })
+}
+
+/// The comparison ufuncs.
+fn compare_ufunc_names() -> [&'static str; 6] {
+    [
+        "equal",
+        "not_equal",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+    ]
+}
+
+/// The least and greatest values of an integer dtype.
+fn integer_range(d: DType) -> (i128, i128) {
+    let bits = 8 * d.itemsize() as u32;
+    if d.kind() == Kind::UInt {
+        (0, (1i128 << bits) - 1)
+    } else {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    }
 }
 
 /// The ufunc a unary operator computes on arrays (`None`: `not`).
@@ -141,7 +164,11 @@ impl FnTyper<'_, '_> {
                 }
             });
         }
-        let (ins, outs) = find_loop(u, &ops, None).map_err(|e| Fail::At(span, e.to_string()))?;
+        let scalars: Vec<Option<&Val>> = operands
+            .iter()
+            .map(|v| matches!(v.ty, Ty::Scalar(_)).then_some(v))
+            .collect();
+        let (ins, outs) = self.loop_with_python_ints(u, ops, &scalars, span)?;
         let result = outs[0];
         if let Some(Ty::Array(o)) = out.as_ref().map(|o| &o.ty) {
             if !ember_codegen::ufuncs::resolve::can_cast_same_kind(result, o.dtype) {
@@ -174,6 +201,67 @@ impl FnTyper<'_, '_> {
                 },
             ))
         })
+    }
+
+    /// NumPy's loop of `u` for operands `ops` (`scalars[k]`: operand k's value when it is a
+    /// number), with NEP 50's rule for a Python int: a comparison compares its exact value,
+    /// arithmetic needs it within the loop's integer type (NumPy's OverflowError), checked
+    /// here for a constant and when the function runs otherwise.
+    pub(super) fn loop_with_python_ints(
+        &mut self,
+        u: &Ufunc,
+        mut ops: Vec<OperandType>,
+        scalars: &[Option<&Val>],
+        span: Span,
+    ) -> R<(&'static [DType], &'static [DType])> {
+        let &(ins, outs) = find_loop(u, &ops, None).map_err(|e| Fail::At(span, e.to_string()))?;
+        let comparison = compare_ufunc_names().contains(&u.name);
+        let mut exact = false;
+        for (k, v) in scalars.iter().enumerate() {
+            let (Some(v), OperandType::Weak(Kind::Int)) = (v, ops[k]) else {
+                continue;
+            };
+            let d = ins[k];
+            if !matches!(d.kind(), Kind::Int | Kind::UInt) || d == DType::I64 {
+                continue;
+            }
+            if comparison {
+                ops[k] = OperandType::Strong(DType::I64);
+                exact = true;
+                continue;
+            }
+            let (lo, hi) = integer_range(d);
+            if let K::Const(Const::Int(c)) = v.kind {
+                if i128::from(c) < lo || i128::from(c) > hi {
+                    return at(
+                        span,
+                        format!("Python integer {c} out of bounds for {}", d.name()),
+                    );
+                }
+                continue;
+            }
+            let bound = |x: i128| {
+                let x = x.clamp(i64::MIN.into(), i64::MAX.into()) as i64;
+                Val::constant(INT64, Const::Int(x))
+            };
+            let within = Val::new(
+                BOOL,
+                K::All {
+                    items: vec![
+                        Val::new(BOOL, K::Compare(CmpOp::GtE, v.boxed(), bound(lo).boxed())).expr(),
+                        Val::new(BOOL, K::Compare(CmpOp::LtE, v.boxed(), bound(hi).boxed())).expr(),
+                    ],
+                    negated: false,
+                },
+            );
+            self.require(within, Failure::PythonIntOutOfBounds { dtype: d }, &[v]);
+        }
+        if exact {
+            let (ins, outs) =
+                find_loop(u, &ops, None).map_err(|e| Fail::At(span, e.to_string()))?;
+            return Ok((ins, outs));
+        }
+        Ok((ins, outs))
     }
 
     /// `v` converted element by element to `dtype` (`a.astype(t)`, `a.copy()`): a new array.

@@ -3,7 +3,7 @@
 //! read it back. Each operation keeps NumPy's loop (its dtype and its semantics), so the values
 //! are those of the operator-by-operator computation; only the arrays in between are gone.
 
-use ember_codegen::ufuncs::{find_loop, ufunc, OperandType};
+use ember_codegen::ufuncs::{ufunc, OperandType};
 use ember_core::DType;
 
 use crate::ast::{CmpOp, Expr, ExprKind, Span, UnaryOp};
@@ -108,8 +108,14 @@ impl FnTyper<'_, '_> {
                 (None, Tree::Node { .. }) => unreachable!("a node is an array"),
             });
         }
-        let (ins, outs) =
-            find_loop(u, &ops, None).map_err(|err| Fail::At(span, err.to_string()))?;
+        let scalars: Vec<Option<&Val>> = kids
+            .iter()
+            .map(|k| match k {
+                Tree::Leaf(v) if matches!(v.ty, Ty::Scalar(_)) => Some(v),
+                _ => None,
+            })
+            .collect();
+        let (ins, outs) = self.loop_with_python_ints(u, ops, &scalars, span)?;
         self.c.uses.dtypes.extend(ins.iter().copied());
         Ok(Tree::Node {
             name: u.row.name,

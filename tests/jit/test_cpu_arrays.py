@@ -330,7 +330,7 @@ def test_reductions_along_an_axis_match_numpy(dtype, shape):
     a = data(dtype, shape)
     if dtype != np.bool_:
         run_both(along_axes, a)
-    run_both(lambda a: (a.sum(axis=0), a.max(axis=-1), np.any(a, axis=1)), a)
+    run_both(lambda a: (a.sum(axis=0), a.max(axis=-1), np.any(a, axis=1), a.argmax(axis=0), np.argmin(a, axis=-1)), a)
 
 
 def test_reductions_along_an_axis_check_the_axis_and_empty_axes():
@@ -339,6 +339,10 @@ def test_reductions_along_an_axis_check_the_axis_and_empty_axes():
     with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
         njit(lambda a: a.max(axis=1))(np.ones((3, 0)))
     assert njit(lambda a: a.max(axis=0))(np.ones((3, 0))).shape == (0,)
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        njit(lambda a: a.argmax(axis=1))(np.ones((2, 0)))
+    nan_rows = np.array([[1.0, np.nan, 3.0, np.nan], [2.0, 5.0, 5.0, 0.0]])
+    run_both(lambda a: (a.argmax(axis=1), a.argmin(axis=1), a.argmax(axis=0)), nan_rows)
     same(njit(lambda a: a.sum(axis=1))(np.ones((3, 0))), np.zeros(3))
 
 

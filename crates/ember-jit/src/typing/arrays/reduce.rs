@@ -172,6 +172,7 @@ impl FnTyper<'_, '_> {
             "prod" => (accumulator(d), None),
             "min" | "max" | "amin" | "amax" => (d, None),
             "mean" if d.kind() != Kind::Complex => (DType::F64, None),
+            "argmin" | "argmax" => (d, None),
             "any" => (DType::Bool, Some(Const::Bool(false))),
             "all" => (DType::Bool, Some(Const::Bool(true))),
             _ => {
@@ -190,7 +191,8 @@ impl FnTyper<'_, '_> {
             }
         }
         let along = self.temp(&dims[k])?;
-        if matches!(m, "min" | "max" | "amin" | "amax") {
+        let arg = matches!(m, "argmin" | "argmax");
+        if matches!(m, "min" | "max" | "amin" | "amax" | "argmin" | "argmax") {
             // An empty axis has no extremum (unless there is nothing to reduce it into).
             let zero = Val::constant(INT64, Const::Int(0));
             let mut items =
@@ -205,15 +207,19 @@ impl FnTyper<'_, '_> {
                     negated: false,
                 },
             );
-            self.require(
-                ok,
-                Failure::EmptyExtremum {
-                    max: m.ends_with("max"),
-                },
-                &[],
-            );
+            let max = m.ends_with("max");
+            let failure = if arg {
+                Failure::EmptyArgExtremum { max }
+            } else {
+                Failure::EmptyExtremum { max }
+            };
+            self.require(ok, failure, &[]);
         }
-        let result = if m == "mean" { mean_dtype(d) } else { t };
+        let result = match m {
+            "mean" => mean_dtype(d),
+            _ if arg => DType::I64,
+            _ => t,
+        };
         let out_ty = ArrayTy::global(result, kept.len(), crate::types::Layout::C);
         self.c.register(&Ty::Array(out_ty.clone()));
         let made = Val::new(
@@ -230,6 +236,28 @@ impl FnTyper<'_, '_> {
                 full.insert(k, j.clone());
                 full
             };
+            if arg {
+                // The best element so far and where it is along the axis.
+                let zero = Val::constant(INT64, Const::Count(0)).nonneg(true);
+                let best = s.declare(Ty::Scalar(d));
+                let x = s.element(&v, &a, &at_j(&zero), span)?;
+                s.set(best, &x);
+                let at = s.declare(INT64);
+                s.set(at, &zero);
+                s.nest_loops(std::slice::from_ref(&along), |s, jj| {
+                    let x = s.element(&v, &a, &at_j(&jj[0]), span)?;
+                    s.arg_step(best, at, x, jj[0].clone(), m == "argmax", d)
+                })?;
+                s.push(ir::Stmt::Store {
+                    place: ir::Place {
+                        array: out.boxed(),
+                        ty: out_ty.clone(),
+                        indices: idx.iter().map(Val::expr).collect(),
+                    },
+                    value: Val::new(INT64, K::Temp(at)).expr(),
+                });
+                return Ok(());
+            }
             let acc = s.declare(Ty::Scalar(t));
             let first = match start {
                 Some(c) => Val::constant(Ty::Scalar(t), c),
@@ -324,42 +352,8 @@ impl FnTyper<'_, '_> {
         let dims: Vec<Val> = (0..a.ndim).map(|k| self.dim(v, a, k)).collect();
         self.nest_loops(&dims, |s, index| {
             let x = s.element(v, a, index, span)?;
-            let x = s.temp(&x)?;
-            let b = Val::new(Ty::Scalar(d), K::Temp(best));
-            let op = if max { CmpOp::Gt } else { CmpOp::Lt };
-            let beats = Val::new(BOOL, K::Compare(op, x.boxed(), b.boxed()));
-            let better = if d.kind() == Kind::Float {
-                // A NaN beats any number, and nothing beats a NaN.
-                let nan = |y: &Val| Val::new(BOOL, K::FloatTest("isnan", y.boxed()));
-                let first_nan = Val::new(
-                    BOOL,
-                    K::All {
-                        items: vec![
-                            nan(&x).expr(),
-                            Val::new(BOOL, K::Not(nan(&b).boxed())).expr(),
-                        ],
-                        negated: false,
-                    },
-                );
-                Val::new(
-                    BOOL,
-                    K::Any {
-                        items: vec![beats.expr(), first_nan.expr()],
-                        negated: false,
-                    },
-                )
-            } else {
-                beats
-            };
-            let better = s.temp(&better)?;
             let k = Val::new(INT64, K::Temp(counter));
-            let pick = |new: &Val, old: Val, ty: Ty| {
-                Val::new(ty, K::Select(better.boxed(), new.boxed(), old.boxed()))
-            };
-            let nb = pick(&x, b.clone(), Ty::Scalar(d));
-            s.set(best, &nb);
-            let na = pick(&k, Val::new(INT64, K::Temp(at_)), INT64);
-            s.set(at_, &na);
+            s.arg_step(best, at_, x, k.clone(), max, d)?;
             let next = Val::new(
                 INT64,
                 K::Binary(
@@ -372,6 +366,54 @@ impl FnTyper<'_, '_> {
             Ok(())
         })?;
         Ok(Val::new(INT64, K::Temp(at_)).nonneg(true))
+    }
+
+    /// One element `x` (at `k`) of an argmax (`max`) or argmin: it replaces the best so far
+    /// when it beats it; a NaN beats any number, and nothing beats a NaN.
+    fn arg_step(
+        &mut self,
+        best: ir::Temp,
+        at: ir::Temp,
+        x: Val,
+        k: Val,
+        max: bool,
+        d: DType,
+    ) -> R<()> {
+        let x = self.temp(&x)?;
+        let b = Val::new(Ty::Scalar(d), K::Temp(best));
+        let op = if max { CmpOp::Gt } else { CmpOp::Lt };
+        let beats = Val::new(BOOL, K::Compare(op, x.boxed(), b.boxed()));
+        let better = if d.kind() == Kind::Float {
+            let nan = |y: &Val| Val::new(BOOL, K::FloatTest("isnan", y.boxed()));
+            let first_nan = Val::new(
+                BOOL,
+                K::All {
+                    items: vec![
+                        nan(&x).expr(),
+                        Val::new(BOOL, K::Not(nan(&b).boxed())).expr(),
+                    ],
+                    negated: false,
+                },
+            );
+            Val::new(
+                BOOL,
+                K::Any {
+                    items: vec![beats.expr(), first_nan.expr()],
+                    negated: false,
+                },
+            )
+        } else {
+            beats
+        };
+        let better = self.temp(&better)?;
+        let pick = |new: &Val, old: Val, ty: Ty| {
+            Val::new(ty, K::Select(better.boxed(), new.boxed(), old.boxed()))
+        };
+        let nb = pick(&x, b.clone(), Ty::Scalar(d));
+        self.set(best, &nb);
+        let na = pick(&k, Val::new(INT64, K::Temp(at)), INT64);
+        self.set(at, &na);
+        Ok(())
     }
 
     /// `acc = start; for each element x (C order): acc = step(acc, x)`; the value is `acc`.

@@ -25,7 +25,7 @@ from .._ndarray import ndarray
 from .cpu import CPUDispatcher
 from .gufunc_layout import LayoutFunc
 from .prange import prange
-from .ufunc_types import declared_signature, pick_loop
+from .ufunc_types import UFuncShape, declared_signature, pick_loop
 
 # Python's own scalar types: what NumPy (and Numba) make of them.
 _PYTHON_SCALARS = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
@@ -99,7 +99,7 @@ def _operand(a):
     return arr, arr.dtype, False
 
 
-class CPUUFunc:
+class CPUUFunc(UFuncShape):
     """A ufunc made by ``@vectorize(target="cpu"|"parallel")``: call it as a NumPy ufunc."""
 
     # Other compiled functions call it on numbers as its scalar function (typed by their
@@ -116,36 +116,24 @@ class CPUUFunc:
         self._parallel = target == "parallel"
         self._scalar = CPUDispatcher(py_func)
         self._loops: dict = {}
-        self._loop_types = []
+        self._returns: dict = {}  # input dtypes -> result dtype, typed once
+        self._typed_loops = []
         for s in signatures:
             ret, args = declared_signature(s)
             # Compiled now, as Numba compiles declared signatures; a tuple of argument types
             # (no return type) returns what the function returns.
             found = self._return_dtype(args)
-            self._loop_types.append((found if ret is None else ret, args))
-
-    @property
-    def nin(self) -> int:
-        return self.py_func.__code__.co_argcount
-
-    @property
-    def nout(self) -> int:
-        return 1
-
-    @property
-    def nargs(self) -> int:
-        return self.nin + 1
-
-    @property
-    def types(self) -> list[str]:
-        return ["".join(d.char for d in args) + "->" + ret.char for ret, args in self._loop_types]
-
-    @property
-    def ntypes(self) -> int:
-        return len(self._loop_types)
+            self._typed_loops.append((found if ret is None else ret, args))
 
     def _return_dtype(self, ins) -> np.dtype:
-        text = self._scalar._return_type("(" + ", ".join(np.dtype(d).name for d in ins) + ")")
+        key = tuple(np.dtype(d) for d in ins)
+        found = self._returns.get(key)
+        if found is None:
+            found = self._returns[key] = self._typed_return(key)
+        return found
+
+    def _typed_return(self, ins) -> np.dtype:
+        text = self._scalar._return_type("(" + ", ".join(d.name for d in ins) + ")")
         try:
             return np.dtype(text)
         except TypeError:
@@ -153,9 +141,9 @@ class CPUUFunc:
 
     def _types_for(self, dtypes, weak) -> tuple[np.dtype, list[np.dtype]]:
         """(result dtype, input dtypes) of the loop for inputs of ``dtypes``."""
-        if not self._loop_types:
+        if not self._typed_loops:
             return self._return_dtype(dtypes), list(dtypes)
-        sig = pick_loop(self._loop_types, list(dtypes), list(weak))
+        sig = pick_loop(self._typed_loops, list(dtypes), list(weak))
         if sig is None:
             have = ", ".join(d.name for d in dtypes)
             raise TypeError(f"ufunc '{self.__name__}' not supported for the input types ({have}); its loops are "

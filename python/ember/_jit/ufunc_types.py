@@ -17,6 +17,34 @@ def declared_signature(sig) -> tuple[np.dtype | None, list[np.dtype]]:
     return (None if ret is None else np.dtype(ret)), [np.dtype(a) for a in args]
 
 
+class UFuncShape:
+    """What a ufunc built from a Python function says of itself, as NumPy's ufuncs do. The
+    class lists its declared loops as ``_typed_loops``: (result dtype, input dtypes)."""
+
+    py_func = None
+    _typed_loops: list = []
+
+    @property
+    def nin(self) -> int:
+        return self.py_func.__code__.co_argcount
+
+    @property
+    def nout(self) -> int:
+        return 1
+
+    @property
+    def nargs(self) -> int:
+        return self.nin + 1
+
+    @property
+    def types(self) -> list[str]:
+        return ["".join(np.dtype(d).char for d in args) + "->" + np.dtype(ret).char for ret, args in self._typed_loops]
+
+    @property
+    def ntypes(self) -> int:
+        return len(self._typed_loops)
+
+
 def pick_loop(signatures: list, dtypes: list, weak: list):
     """The first signature the inputs convert to: exact match, else safe casts (Python scalars
     only need the same kind), as NumPy chooses a ufunc loop."""

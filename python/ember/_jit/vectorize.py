@@ -26,7 +26,7 @@ from . import pickling
 from .dispatcher import Dispatcher
 from .front import _Program, program_json
 from .gufunc_layout import LayoutFunc
-from .ufunc_types import declared_signature, pick_loop
+from .ufunc_types import UFuncShape, declared_signature, pick_loop
 
 _TARGETS = ("cuda", "opencl", "cpu", "parallel")
 
@@ -97,7 +97,7 @@ def _inputs(args):
     return values, dtypes, weak, host
 
 
-class CUDAUFunc:
+class CUDAUFunc(UFuncShape):
     """A ufunc made by ``@vectorize``: call it on arrays and scalars (broadcasting, ``out=``)."""
 
     def __init__(self, py_func, signatures=(), target="cuda"):
@@ -125,18 +125,8 @@ class CUDAUFunc:
         return (pickling.rebuild, (type(self), pickling.function_spec(self.py_func), *self._made_with))
 
     @property
-    def nin(self) -> int:
-        return self.py_func.__code__.co_argcount
-
-    @property
-    def nout(self) -> int:
-        return 1
-
-    @property
-    def types(self) -> list[str]:
-        return [
-            "".join(np.dtype(d).char for d in args) + "->" + np.dtype(ret).char for ret, args in self._signatures
-        ]
+    def _typed_loops(self) -> list:
+        return self._signatures
 
     def _tree(self) -> str:
         if self._program is None:

@@ -148,11 +148,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         shared: &'a Shared<'a>,
     ) -> Result<(), (u32, String)> {
         let mut b = b;
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        b.seal_block(entry);
-        let params: Vec<Value> = b.block_params(entry).to_vec();
+        let params = entry_block(&mut b);
         let mut l = Lowering::new(
             b,
             module,
@@ -365,6 +361,15 @@ pub(crate) fn inlinable(f: &IrFunction, k: usize) -> Option<&Expr> {
         _ => true,
     });
     plain.then_some(e)
+}
+
+/// The function's first block, entered and sealed: its parameters.
+pub(crate) fn entry_block(b: &mut FunctionBuilder) -> Vec<Value> {
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    b.block_params(entry).to_vec()
 }
 
 /// What is known of the least value of `range` loops' counters counting up from a constant,

@@ -324,11 +324,7 @@ impl Lowering<'_, '_> {
         let mut fctx = FunctionBuilderContext::new();
         {
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let entry = b.create_block();
-            b.append_block_params_for_function_params(entry);
-            b.switch_to_block(entry);
-            b.seal_block(entry);
-            let params: Vec<Value> = b.block_params(entry).to_vec();
+            let params = super::entry_block(&mut b);
             let mut inner = Lowering::new(
                 b,
                 &mut *self.module,

@@ -417,17 +417,7 @@ impl FnTyper<'_, '_> {
                 for j in 0..a.ndim {
                     let i = index[skip + j].clone();
                     at.push(if repeat && input.repeats[j] {
-                        // An axis of length 1 repeats its one element.
-                        let one = s.is_one(s.dim(&input.value, a, j));
-                        Val::new(
-                            INT64,
-                            K::Select(
-                                one.boxed(),
-                                Val::constant(INT64, Const::Count(0)).boxed(),
-                                i.boxed(),
-                            ),
-                        )
-                        .nonneg(true)
+                        s.repeating_index(&input.value, a, j, &i)
                     } else {
                         i
                     });
@@ -572,6 +562,21 @@ impl FnTyper<'_, '_> {
             failure,
             details: details.iter().map(|d| d.expr()).collect(),
         });
+    }
+
+    /// Index `i` along axis `j` of array `v` broadcast to a longer axis: an axis of length 1
+    /// repeats its one element.
+    pub(crate) fn repeating_index(&self, v: &Val, a: &ArrayTy, j: usize, i: &Val) -> Val {
+        let one = self.is_one(self.dim(v, a, j));
+        Val::new(
+            INT64,
+            K::Select(
+                one.boxed(),
+                Val::constant(INT64, Const::Count(0)).boxed(),
+                i.boxed(),
+            ),
+        )
+        .nonneg(true)
     }
 
     fn is_one(&self, n: Val) -> Val {

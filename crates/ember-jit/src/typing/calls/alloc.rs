@@ -1,6 +1,7 @@
 //! NumPy's array makers in host functions (`@njit`): `np.empty`, `np.zeros`, `np.ones`,
 //! `np.full` and their `_like` forms, typed as Numba types them (a C-contiguous array; the
-//! dtype given, else float64, else the fill value's or the model array's).
+//! dtype given, else float64, else the fill value's or the model array's); `np.arange` and
+//! `np.linspace` are in [`super::ranges`].
 
 use ember_core::dtype::Kind;
 use ember_core::DType;
@@ -23,6 +24,8 @@ pub(super) fn is_allocation(name: &str) -> bool {
             | "np.zeros_like"
             | "np.ones_like"
             | "np.full_like"
+            | "np.arange"
+            | "np.linspace"
     )
 }
 
@@ -59,6 +62,11 @@ impl FnTyper<'_, '_> {
                 span,
                 format!("{f}() makes a new array: kernels cannot allocate (use cuda.local.array or cuda.shared.array, or pass the array in)"),
             );
+        }
+        match f {
+            "arange" => return self.arange(args, keywords, span),
+            "linspace" => return self.linspace(args, keywords, span),
+            _ => {}
         }
         let like = f.ends_with("_like");
         let full = f.starts_with("full");

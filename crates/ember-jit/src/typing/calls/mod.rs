@@ -261,22 +261,6 @@ impl FnTyper<'_, '_> {
         if alloc::is_allocation(name) {
             return self.allocate(name, args, keywords, span);
         }
-        if matches!(name, "np.arange" | "np.linspace") {
-            if !self.c.host {
-                return at(
-                    span,
-                    format!(
-                        "{}() makes a new array: kernels cannot allocate (pass the array in)",
-                        display(name)
-                    ),
-                );
-            }
-            return if name == "np.arange" {
-                self.arange(args, keywords, span)
-            } else {
-                self.linspace(args, keywords, span)
-            };
-        }
         if self.c.host {
             if let Some(v) = self.host_array_function(name, args, keywords, span) {
                 return v;

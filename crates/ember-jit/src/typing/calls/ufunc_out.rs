@@ -5,12 +5,11 @@
 
 use ember_codegen::ufuncs::Ufunc;
 
-use crate::ast::{CmpOp, Expr, Span};
+use crate::ast::{Expr, Span};
 use crate::error::{at, R};
-use crate::ir::{Const, ExprKind as K, Place, Step, Stmt, TempRole};
-use crate::types::{Space, Ty, BOOL, INT64};
+use crate::ir::{ExprKind as K, Place, Stmt};
+use crate::types::{Space, Ty};
 use crate::typing::{FnTyper, Val};
-use ember_core::DType;
 
 use super::display;
 
@@ -63,67 +62,37 @@ impl FnTyper<'_, '_> {
                 }
             }
         }
-        let indices: Vec<_> = (0..n).map(|_| self.fresh(TempRole::Index)).collect();
-        let index = |k: usize| Val::new(INT64, K::Temp(indices[k])).nonneg(true);
-        let mut elements = Vec::with_capacity(inputs.len());
-        for (v, a) in &inputs {
-            let Some(a) = a else {
-                elements.push(v.clone());
-                continue;
-            };
-            // An axis of length 1 repeats along the output's axis it lines up with.
-            let at: Vec<_> = (0..a.ndim)
-                .map(|j| {
-                    let one = Val::new(
-                        BOOL,
-                        K::Compare(
-                            CmpOp::Eq,
-                            self.dim(v, a, j).boxed(),
-                            Val::constant(INT64, Const::Int(1)).boxed(),
-                        ),
-                    );
-                    Val::new(
-                        INT64,
-                        K::Select(
-                            one.boxed(),
-                            Val::constant(INT64, Const::Count(0)).boxed(),
-                            index(n - a.ndim + j).boxed(),
-                        ),
-                    )
-                    .expr()
-                })
-                .collect();
-            let place = Place {
-                array: v.boxed(),
-                ty: a.clone(),
-                indices: at,
-            };
-            elements.push(Val::new(Ty::Scalar(a.dtype), K::Element(place)));
-        }
-        let value = self.ufunc_values(u, name, &elements, span)?;
-        let value = self.cast_to(&value, oa.dtype);
-        let mut body = vec![Stmt::Store {
-            place: Place {
-                array: out.boxed(),
-                ty: oa.clone(),
-                indices: (0..n).map(|k| index(k).expr()).collect(),
-            },
-            value: value.expr(),
-        }];
-        for k in (0..n).rev() {
-            body = vec![Stmt::For {
-                index: indices[k],
-                ty: DType::I64,
-                start: Val::constant(INT64, Const::Count(0)).expr(),
-                stop: self.dim(&out, &oa, k).expr(),
-                step: Step::One,
-                body,
-                parallel: false,
-            }];
-        }
-        for s in body {
-            self.push(s);
-        }
+        let dims: Vec<Val> = (0..n).map(|k| self.dim(&out, &oa, k)).collect();
+        self.nest_loops(&dims, |s, index| {
+            let mut elements = Vec::with_capacity(inputs.len());
+            for (v, a) in &inputs {
+                let Some(a) = a else {
+                    elements.push(v.clone());
+                    continue;
+                };
+                // An axis of length 1 repeats along the output's axis it lines up with.
+                let at: Vec<_> = (0..a.ndim)
+                    .map(|j| s.repeating_index(v, a, j, &index[n - a.ndim + j]).expr())
+                    .collect();
+                let place = Place {
+                    array: v.boxed(),
+                    ty: a.clone(),
+                    indices: at,
+                };
+                elements.push(Val::new(Ty::Scalar(a.dtype), K::Element(place)));
+            }
+            let value = s.ufunc_values(u, name, &elements, span)?;
+            let value = s.cast_to(&value, oa.dtype);
+            s.push(Stmt::Store {
+                place: Place {
+                    array: out.boxed(),
+                    ty: oa.clone(),
+                    indices: index.iter().map(Val::expr).collect(),
+                },
+                value: value.expr(),
+            });
+            Ok(())
+        })?;
         Ok(out)
     }
 }

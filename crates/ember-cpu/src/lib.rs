@@ -9,6 +9,7 @@
 
 pub mod abi;
 mod arena;
+mod image;
 mod lower;
 mod module;
 mod runtime;
@@ -16,4 +17,5 @@ mod values;
 
 pub use abi::{Builtin, CallContext, Fault, Leaf};
 pub use arena::{Arena, Block};
-pub use module::{compile, NativeFunction, Options};
+pub use image::code_identity;
+pub use module::{compile, compile_keeping, load, NativeFunction, Options};

@@ -2,15 +2,15 @@
 //! the entry Python calls.
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
-use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{FuncId, Linkage, Module};
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Linkage};
 use ember_core::{Error, Result};
 use ember_jit::ir::IrProgram;
 use ember_jit::{Program, Ty};
 
 use crate::abi::{leaves, CallContext, Leaf};
+use crate::image::Linker;
 use crate::lower::{signature, Lowering, Shared};
 use crate::values::leaf_type;
 
@@ -80,30 +80,6 @@ fn jit_error(what: &str, e: impl std::fmt::Display) -> Error {
     ))
 }
 
-/// A module for the host's processor, with ember's runtime routines in reach.
-fn new_module() -> Result<JITModule> {
-    let mut flags = settings::builder();
-    let set = |flags: &mut settings::Builder, k: &str, v: &str| {
-        flags
-            .set(k, v)
-            .map_err(|e| jit_error("to configure Cranelift", e))
-    };
-    set(&mut flags, "opt_level", "speed")?;
-    set(&mut flags, "use_colocated_libcalls", "false")?;
-    set(&mut flags, "is_pic", "false")?;
-    // Tuples of several leaves come back through a hidden return area.
-    set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
-    let isa = cranelift_native::builder()
-        .map_err(|e| jit_error("to recognise this processor", e))?
-        .finish(settings::Flags::new(flags))
-        .map_err(|e| jit_error("to configure the processor", e))?;
-    let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-    for (name, address) in crate::runtime::symbols() {
-        builder.symbol(name, address);
-    }
-    Ok(JITModule::new(builder))
-}
-
 /// Compiles `program` (typed for the host), with function `entry` as what Python calls.
 /// A construct the back end cannot lower is an error naming the function and its line.
 pub fn compile(
@@ -112,7 +88,38 @@ pub fn compile(
     entry: usize,
     options: &Options,
 ) -> Result<NativeFunction> {
-    let mut module = new_module()?;
+    Ok(build(tree, program, entry, options, false)?.0)
+}
+
+/// [`compile`], with the compiled code as bytes for the disk cache (`None` when this code
+/// cannot be kept); [`load`] makes the function from them in another process.
+pub fn compile_keeping(
+    tree: &Program,
+    program: &IrProgram,
+    entry: usize,
+    options: &Options,
+) -> Result<(NativeFunction, Option<Vec<u8>>)> {
+    build(tree, program, entry, options, true)
+}
+
+/// The function `entry` of `program` from `image`, bytes [`compile_keeping`] made for the
+/// same program in this build of ember on this processor (the cache key says so: see
+/// [`crate::code_identity`]). `None` when they are not such bytes: compile instead.
+pub fn load(image: &[u8], program: &IrProgram, entry: usize) -> Result<Option<NativeFunction>> {
+    let Some((module, code)) = Linker::load(image) else {
+        return Ok(None);
+    };
+    NativeFunction::new(module, code, program, entry).map(Some)
+}
+
+fn build(
+    tree: &Program,
+    program: &IrProgram,
+    entry: usize,
+    options: &Options,
+    keep: bool,
+) -> Result<(NativeFunction, Option<Vec<u8>>)> {
+    let mut module = Linker::new(keep)?;
     let call_conv = module.isa().default_call_conv();
     let shared = Shared {
         parallel: options.parallel,
@@ -142,7 +149,7 @@ pub fn compile(
         ctx.set_disasm(show);
         module
             .define_function(ids[k], &mut ctx)
-            .map_err(|e| match e {
+            .map_err(|e| match *e {
                 // The verifier's own list names the instruction at fault.
                 cranelift_module::ModuleError::Compilation(
                     cranelift_codegen::CodegenError::Verifier(errors),
@@ -169,26 +176,41 @@ pub fn compile(
         &arg_types,
         &main.ret,
     )?;
-    module
-        .finalize_definitions()
-        .map_err(|e| jit_error("to finalise the code", e))?;
-    let code = module.get_finalized_function(entry_id);
-    let word_count = |tys: &[Ty]| -> Result<usize> {
-        let mut n = 0;
-        for t in tys {
-            n += leaves(t).map_err(Error::Jit)?.len();
-        }
-        Ok(n)
-    };
-    Ok(NativeFunction {
-        entry: unsafe { std::mem::transmute::<*const u8, Entry>(code) },
-        module: Some(module),
-        arg_words: word_count(&arg_types)?,
-        result_words: word_count(std::slice::from_ref(&main.ret))?,
-        args: arg_types,
-        ret: main.ret.clone(),
-        may_run_long: may_run_long(program),
-    })
+    let (module, code, image) = module.finish(entry_id)?;
+    Ok((NativeFunction::new(module, code, program, entry)?, image))
+}
+
+impl NativeFunction {
+    /// The function whose entry is at `code` in `module`, compiled from function `entry` of
+    /// `program`.
+    fn new(
+        module: JITModule,
+        code: *const u8,
+        program: &IrProgram,
+        entry: usize,
+    ) -> Result<NativeFunction> {
+        let main = program
+            .functions
+            .get(entry)
+            .ok_or_else(|| Error::Jit("the entry function is missing from the program".into()))?;
+        let arg_types: Vec<Ty> = main.params.iter().map(|p| p.ty.clone()).collect();
+        let word_count = |tys: &[Ty]| -> Result<usize> {
+            let mut n = 0;
+            for t in tys {
+                n += leaves(t).map_err(Error::Jit)?.len();
+            }
+            Ok(n)
+        };
+        Ok(NativeFunction {
+            entry: unsafe { std::mem::transmute::<*const u8, Entry>(code) },
+            module: Some(module),
+            arg_words: word_count(&arg_types)?,
+            result_words: word_count(std::slice::from_ref(&main.ret))?,
+            args: arg_types,
+            ret: main.ret.clone(),
+            may_run_long: may_run_long(program),
+        })
+    }
 }
 
 /// Whether any function of `program` has a loop or a call.
@@ -207,7 +229,7 @@ fn may_run_long(program: &IrProgram) -> bool {
 /// The entry: reads the argument block into machine arguments, calls the function, writes
 /// its result's leaves into the result block.
 fn define_entry(
-    module: &mut JITModule,
+    module: &mut Linker,
     ctx: &mut cranelift_codegen::Context,
     fctx: &mut FunctionBuilderContext,
     target: FuncId,

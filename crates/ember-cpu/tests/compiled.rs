@@ -112,3 +112,50 @@ fn arrays_are_read_and_written_through_their_strides() {
     );
     assert_eq!(row, vec![-3; 7]);
 }
+
+/// `cache=True`: the code kept as bytes and linked again gives the same results, calls
+/// (loops, C's math library) included; bytes that are not a
+/// whole image are refused.
+#[test]
+fn a_kept_image_links_again_and_damaged_ones_are_refused() {
+    let kept = |name: &str, args: &[&str]| {
+        let tree = program(name);
+        let tys: Vec<_> = args
+            .iter()
+            .map(|t| parse_arg_type(t).expect("a type"))
+            .collect();
+        let (ir, entry) = type_host(&tree, &tys).expect("typing");
+        let (fresh, image) =
+            ember_cpu::compile_keeping(&tree, &ir, entry, &Options::default()).expect("compiling");
+        let image = image.expect("this code can be kept");
+        let loaded = ember_cpu::load(&image, &ir, entry)
+            .expect("loading")
+            .expect("the image links");
+        (fresh, loaded, image, ir, entry)
+    };
+    let (fresh, loaded, _, _, _) = kept("sum_to", &["int64"]);
+    for n in [0i64, 1, 5, 1000] {
+        let (want, _) = call(&fresh, &[n as u64]);
+        let (got, ctx) = call(&loaded, &[n as u64]);
+        assert_eq!((ctx.status, &got), (0, &want), "sum_to({n})");
+    }
+    let (fresh, loaded, image, ir, entry) = kept("log_base", &["float64", "float64"]);
+    for (x, b) in [(8.0f64, 2.0f64), (1e-300, 10.0), (5.5, 3.25)] {
+        let args = [x.to_bits(), b.to_bits()];
+        let want = f64::from_bits(call(&fresh, &args).0[0]);
+        let got = f64::from_bits(call(&loaded, &args).0[0]);
+        assert_eq!(got.to_bits(), want.to_bits(), "log({x}, {b})");
+        assert_eq!(got, x.ln() / b.ln());
+    }
+    // Cut short, with a byte too many, or something else entirely.
+    let refused = |bytes: &[u8]| {
+        ember_cpu::load(bytes, &ir, entry)
+            .expect("loading")
+            .is_none()
+    };
+    assert!(refused(&image[..image.len() - 1]));
+    let mut extra = image.clone();
+    extra.push(0);
+    assert!(refused(&extra));
+    assert!(refused(b"not an image"));
+}

@@ -14,8 +14,10 @@ use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyTuple};
 use smallvec::SmallVec;
 
 use crate::errors::IntoPyResult;
+use crate::host_cache::{tree_digest, HostCache};
 use crate::launch_args::known;
 use crate::numpy_view::{host_view, HostView};
+use ember_runtime::cache::CacheKey;
 
 /// The bytes that tell argument types apart.
 type Key = SmallVec<[u8; 16]>;
@@ -29,8 +31,9 @@ struct Spec {
 }
 
 struct State {
-    /// The function's tree and the exceptions its `raise` statements name, once made.
-    program: Option<(Arc<Program>, Py<PyList>)>,
+    /// The function's tree, the exceptions its `raise` statements name and the tree's digest
+    /// (for the disk cache), once made.
+    program: Option<(Arc<Program>, Py<PyList>, CacheKey)>,
     specs: Vec<Arc<Spec>>,
     /// Compiled for declared signatures only: a call converts its arguments to one of them.
     frozen: bool,
@@ -44,6 +47,8 @@ pub struct HostFunction {
     front: OnceLock<Py<PyAny>>,
     name: OnceLock<String>,
     options: OnceLock<ember_cpu::Options>,
+    /// `cache=True`: the disk tier specialisations are kept in.
+    cache: OnceLock<HostCache>,
     state: Mutex<State>,
 }
 
@@ -421,10 +426,10 @@ impl HostFunction {
         self.name.get().map_or("<function>", String::as_str)
     }
 
-    /// The function's tree, made by the front once.
-    fn program(&self, py: Python<'_>) -> PyResult<(Arc<Program>, Py<PyList>)> {
-        if let Some((p, e)) = &lock(&self.state).program {
-            return Ok((p.clone(), e.clone_ref(py)));
+    /// The function's tree, made by the front once, and its digest.
+    fn program(&self, py: Python<'_>) -> PyResult<(Arc<Program>, Py<PyList>, CacheKey)> {
+        if let Some((p, e, d)) = &lock(&self.state).program {
+            return Ok((p.clone(), e.clone_ref(py), *d));
         }
         let front = self
             .front
@@ -433,16 +438,18 @@ impl HostFunction {
         let made = front.call0(py)?;
         let (json, exceptions): (String, Bound<'_, PyList>) = made.bind(py).extract()?;
         let program = Arc::new(Program::from_json(&json).map_err(Error::Jit).py()?);
+        let digest = tree_digest(&json);
         let mut state = lock(&self.state);
-        state.program = Some((program.clone(), exceptions.clone().unbind()));
-        Ok((program, exceptions.unbind()))
+        state.program = Some((program.clone(), exceptions.clone().unbind(), digest));
+        Ok((program, exceptions.unbind(), digest))
     }
 
     /// Compiles the function for argument types `args`.
     fn specialise(&self, py: Python<'_>, key: Key, args: &[Ty]) -> PyResult<Arc<Spec>> {
-        let (program, _) = self.program(py)?;
+        let (program, _, digest) = self.program(py)?;
         let name = self.name().to_string();
         let options = *self.options.get().unwrap_or(&ember_cpu::Options::default());
+        let cache = self.cache.get();
         let spec = py
             .detach(|| -> ember_core::Result<Spec> {
                 let (ir, entry) = ember_jit::type_host(&program, args)?;
@@ -453,7 +460,10 @@ impl HostFunction {
                     )));
                 }
                 let writes = ir.function_writes(entry);
-                let function = ember_cpu::compile(&program, &ir, entry, &options)?;
+                let function = match cache {
+                    Some(c) => c.compile(&program, &digest, &ir, entry, args, &options)?,
+                    None => ember_cpu::compile(&program, &ir, entry, &options)?,
+                };
                 Ok(Spec {
                     key,
                     function,
@@ -501,7 +511,7 @@ impl HostFunction {
         match Fault::from_code(status) {
             Some(Fault::Raised(n)) => {
                 let made = (|| -> PyResult<PyErr> {
-                    let (_, exceptions) = self.program(py)?;
+                    let (_, exceptions, _) = self.program(py)?;
                     let (cls, args): (Bound<'_, PyAny>, Bound<'_, PyTuple>) =
                         exceptions.bind(py).get_item(n)?.extract()?;
                     Ok(PyErr::from_value(cls.call1(args)?))
@@ -536,6 +546,7 @@ impl HostFunction {
             front: OnceLock::new(),
             name: OnceLock::new(),
             options: OnceLock::new(),
+            cache: OnceLock::new(),
             state: Mutex::new(State {
                 program: None,
                 specs: Vec::new(),
@@ -544,9 +555,10 @@ impl HostFunction {
         }
     }
 
-    /// Sets the front (returning the tree JSON and the exceptions list), the name and the
-    /// options that change the code (`parallel`).
-    #[pyo3(signature = (front, name, parallel=false, boundscheck=false, fastmath=false))]
+    /// Sets the front (returning the tree JSON and the exceptions list), the name, the
+    /// options that change the code (`parallel`...) and whether specialisations are kept in
+    /// the disk cache.
+    #[pyo3(signature = (front, name, parallel=false, boundscheck=false, fastmath=false, cache=false))]
     fn _setup(
         &self,
         front: Py<PyAny>,
@@ -554,12 +566,18 @@ impl HostFunction {
         parallel: bool,
         boundscheck: bool,
         fastmath: bool,
+        cache: bool,
     ) -> PyResult<()> {
         let _ = self.options.set(ember_cpu::Options {
             parallel,
             boundscheck,
             fastmath,
         });
+        if cache {
+            if let Some(c) = HostCache::open().py()? {
+                let _ = self.cache.set(c);
+            }
+        }
         self.front
             .set(front)
             .map_err(|_| PyValueError::new_err("the function is already set up"))?;
@@ -611,6 +629,14 @@ impl HostFunction {
             }
         };
         Ok(spec.function.ret.to_string())
+    }
+
+    /// `cache=True`: the cache folder, and (argument types, loaded from disk) per
+    /// specialisation made; `None` without the disk cache.
+    #[getter]
+    fn _cache_events(&self) -> Option<(String, Vec<(String, bool)>)> {
+        let c = self.cache.get()?;
+        Some((c.dir().display().to_string(), c.events()))
     }
 
     /// Numba's `signatures`: the argument types of each specialisation.

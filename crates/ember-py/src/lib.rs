@@ -7,6 +7,7 @@ mod cl_objects;
 mod dlpack;
 mod errors;
 mod fft;
+mod host_cache;
 mod host_jit;
 mod indexing;
 mod jit;

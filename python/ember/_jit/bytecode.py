@@ -509,6 +509,14 @@ class _Decompiler:
             elif name == "FOR_ITER":
                 return stmts, stack, ("for", stack[-1], self.block_at[k + 1], self.block_at[self.jump_target(k)],
                                       stack)
+            elif name == "RAISE_VARARGS" and ins.arg == 1:
+                exc = self.value(stack.pop(), k)
+                stmts.append(self.place(ast.Raise(exc=exc, cause=None), k))
+                return stmts, stack, ("return",)
+            elif name == "RAISE_VARARGS":
+                raise self.unsupported("a bare raise or raise ... from ...", k)
+            elif name == "LOAD_ASSERTION_ERROR":
+                stack.append(self.place(ast.Name(id="AssertionError", ctx=ast.Load()), k))
             elif name in RETURNS:
                 value = self.constant(ins.argval, k) if name == "RETURN_CONST" else self.value(stack.pop(), k)
                 if isinstance(value, ast.Constant) and value.value is None:
@@ -590,11 +598,14 @@ class _Decompiler:
         if self.ins[k].opname == "CALL_FUNCTION" or self.ins[k].opname == "CALL_FUNCTION_KW":
             func = stack.pop()
         else:
-            pair = [stack.pop(), stack.pop()]
-            callables = [p for p in pair if p is not NULL]
-            if len(callables) != 1:
+            upper, lower = stack.pop(), stack.pop()
+            if upper is NULL and lower is NULL:
                 raise self.unsupported("a call this kernel compiler cannot rebuild from bytecode", k)
-            func = callables[0]
+            if lower is NULL or upper is NULL:
+                func = lower if upper is NULL else upper
+            else:
+                # [callable, first argument] (an assert's message, a method's self): CALL's own rule.
+                func, args = lower, [upper, *args]
         func = self.value(func, k)
         args = [self.value(a, k) for a in args]
         positional = args[:len(args) - len(kw_names)]
@@ -904,7 +915,7 @@ class _Decompiler:
             seen.add(x)
             block = self.blocks[x]
             if self.is_header(x) or not block.succs and block.goto is None and (
-                    self.ins[block.end - 1].opname not in RETURNS):
+                    self.ins[block.end - 1].opname not in RETURNS | {"RAISE_VARARGS"}):
                 return False
             if any((x, s) in self.back_edges for s in block.succs):
                 return False

@@ -88,7 +88,6 @@ UNSUPPORTED = {
     "BUILD_SET": "a set display", "SET_ADD": "a set comprehension", "LOAD_FAST_AND_CLEAR": "a comprehension",
     "MAKE_FUNCTION": "a lambda or nested function", "LOAD_CLOSURE": "a lambda or nested function",
     "FORMAT_VALUE": "an f-string", "FORMAT_SIMPLE": "an f-string", "BUILD_STRING": "an f-string",
-    "RAISE_VARARGS": "raise", "LOAD_ASSERTION_ERROR": "assert",
     "BEFORE_WITH": "a with statement", "SETUP_WITH": "a with statement", "SETUP_FINALLY": "a try statement",
     "YIELD_VALUE": "yield", "GET_AWAITABLE": "await", "IMPORT_NAME": "import",
     "STORE_GLOBAL": "a global statement", "DELETE_FAST": "del", "DELETE_SUBSCR": "del", "DELETE_NAME": "del",

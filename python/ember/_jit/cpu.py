@@ -10,6 +10,7 @@ is a ``JitError`` naming the file, line and construct, never a fallback to the i
 from __future__ import annotations
 
 import warnings
+from collections import Counter, namedtuple
 
 from .. import _ember
 from ..errors import JitWarning
@@ -23,6 +24,9 @@ __all__ = ["CPUDispatcher", "jit", "njit", "prange"]
 _OPTIONS = {"nopython", "nogil", "cache", "parallel", "fastmath", "boundscheck", "error_model", "inline",
             "looplift", "forceobj", "locals", "debug", "no_cpython_wrapper", "no_cfunc_wrapper", "target",
             "_nrt", "no_rewrites"}
+
+
+CompileStats = namedtuple("CompileStats", ["cache_path", "cache_hits", "cache_misses"])
 
 
 class CPUDispatcher(_ember.HostFunction):
@@ -42,18 +46,28 @@ class CPUDispatcher(_ember.HostFunction):
         self.targetoptions = dict(options)
         self._exceptions: list = []  # what the function's `raise` statements raise, numbered
         self._setup(self._front, py_func.__name__, bool(options.get("parallel")), bool(options.get("boundscheck")),
-                    bool(options.get("fastmath")))
+                    bool(options.get("fastmath")), bool(options.get("cache")))
         self._signatures = [signature_text(s) for s in signatures]
         for sig in self._signatures:
             self._compile_signature(sig)
 
     def _front(self):
-        return program_json(self.py_func, self._exceptions), self._exceptions
+        return program_json(self.py_func, self._exceptions, host=True), self._exceptions
 
     @property
     def signatures(self) -> list:
         """The argument types of each compiled specialisation, as Numba lists them."""
         return list(self._specialisations)
+
+    @property
+    def stats(self) -> CompileStats:
+        """Numba's ``stats``: with ``cache=True``, the cache folder and, per signature, how many
+        specialisations were loaded from it (``cache_hits``) or compiled (``cache_misses``)."""
+        hits, misses = Counter(), Counter()
+        events = self._cache_events
+        for signature, loaded in events[1] if events else ():
+            (hits if loaded else misses)[signature] += 1
+        return CompileStats(events[0] if events else None, hits, misses)
 
     def compile(self, sig):
         """Compiles for a declared signature now (Numba's ``dispatcher.compile``)."""

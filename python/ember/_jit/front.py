@@ -155,6 +155,8 @@ class _Program:
         self.externs: list[dict] = []
         self.extern_objects: list = []
         self.link: tuple[str, ...] = ()
+        # Compiled for the CPU (@njit) rather than as a kernel: how messages name the code.
+        self.host = False
         # Global device arrays the kernel captured: kept alive with it.
         self.captured: list = []
 
@@ -182,6 +184,8 @@ class _Program:
             self.functions.append({})  # reserved: filled below, callees may add more
             # Function 0 is what is being compiled (a kernel); the rest are device functions.
             kind = "device function" if self.ids[key] > 0 or getattr(fn, "_device", False) else "kernel"
+            if self.host:
+                kind = "function"
             tree = _Function(self, fn, kind, bound).tree()
             signatures = getattr(fn, "_signatures", None) if getattr(fn, "_device", False) else None
             if signatures and len(signatures) == 1 and not bound:  # declared (recursion needs one)
@@ -229,6 +233,8 @@ class _Function:
     def __init__(self, program: _Program, fn, kind: str = "kernel", bound: dict | None = None):
         self.program = program
         self.kind = kind
+        # Where a construct is missing, in messages.
+        self.realm = "functions compiled for the CPU" if program.host else "kernels"
         self.bound = bound or {}
         self.fn = getattr(fn, "py_func", fn)
         code = getattr(self.fn, "__code__", None)
@@ -272,7 +278,7 @@ class _Function:
             return bytecode.function_def(self.fn)
         except bytecode.Unsupported as e:
             where = f"{self.file}:{e.line}" if e.line else self.file
-            text = f"{where}: in {self.kind} '{self.fn.__name__}': {e.what} is not supported in kernels"
+            text = f"{where}: in {self.kind} '{self.fn.__name__}': {e.what} is not supported in {self.realm}"
             if "cannot rebuild" in e.what:
                 text = (f"{where}: in {self.kind} '{self.fn.__name__}': {e.what}; the function has no source "
                         "file, so it was read from its bytecode: define it in a .py file to compile it from source")
@@ -314,12 +320,12 @@ class _Function:
         args = self.node.args
         if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.kw_defaults:
             culprit = args.vararg or args.kwarg or (args.kwonlyargs or args.defaults)[0]
-            raise self.error(culprit, "kernels take plain positional parameters (no defaults, *args or **kwargs)")
+            raise self.error(culprit, f"{self.realm} take plain positional parameters (no defaults, *args or **kwargs)")
         for node in ast.walk(self.node):
             # Found before the body is read: otherwise the names they declare are looked up
             # as globals first, and the error would point at a later line.
             if isinstance(node, (ast.Global, ast.Nonlocal)):
-                raise self.error(node, f"{_describe(node)} is not supported in kernels")
+                raise self.error(node, f"{_describe(node)} is not supported in {self.realm}")
         params = [a.arg for a in (*args.posonlyargs, *args.args)]
         check_assigned_before_use(self.node, params, self.locals, self.error)
         self.constants = bindings.constant_locals(self.node)
@@ -383,20 +389,21 @@ class _Function:
         """The exception a ``raise`` statement raises (a class or instance with constant
         arguments, as Numba allows), numbered in the program's table."""
         if s.exc is None:
-            raise self.error(s, "a bare 'raise' (re-raising) is not supported in kernels; raise an exception class")
+            raise self.error(s, f"a bare 'raise' (re-raising) is not supported in {self.realm}; "
+                                "raise an exception class")
         if s.cause is not None:
-            raise self.error(s.cause, "'raise ... from ...' is not supported in kernels")
+            raise self.error(s.cause, f"'raise ... from ...' is not supported in {self.realm}")
         node, args = s.exc, ()
         if isinstance(node, ast.Call):
             if node.keywords:
-                raise self.error(node, "exceptions raised in kernels take positional constant arguments only")
+                raise self.error(node, f"exceptions raised in {self.realm} take positional constant arguments only")
             args = tuple(self.constant_value(a) for a in node.args)
             node = node.func
         value = self.global_value(node)
         if isinstance(value, BaseException) and not args:
             value, args = type(value), value.args
         if not (isinstance(value, type) and issubclass(value, BaseException)):
-            raise self.error(s.exc, "kernels raise exception classes or instances (such as ValueError or "
+            raise self.error(s.exc, f"{self.realm} raise exception classes or instances (such as ValueError or "
                                     "ValueError('message')) named by a global")
         return self.program.exception_id(value, args)
 
@@ -406,18 +413,22 @@ class _Function:
             return self.lookup(node.id, node)
         base = self.static_base(node) if isinstance(node, ast.Attribute) else None
         if base is None:
-            raise self.error(node, "kernels raise exceptions named by globals, not by local variables")
+            raise self.error(node, f"{self.realm} raise exceptions named by globals, not by local variables")
         return base[0]
 
     def constant_value(self, node):
         """A constant argument of an exception: a literal or a global's value."""
         if isinstance(node, ast.Constant):
             return node.value
+        if isinstance(node, ast.Name) and node.id in self.locals:
+            raise self.error(node, f"exceptions raised in {self.realm} take constant arguments (literals or global "
+                                   f"constants), not the variable '{node.id}'")
         if isinstance(node, (ast.Name, ast.Attribute)):
             value = self.global_value(node)
             if isinstance(value, (str, bytes, int, float, complex, bool, type(None))):
                 return value
-        raise self.error(node, "exceptions raised in kernels take constant arguments (literals or global constants)")
+        raise self.error(node, f"exceptions raised in {self.realm} take constant arguments "
+                               "(literals or global constants)")
 
     def body(self, stmts) -> list:
         return [self.stmt(s) for s in stmts]
@@ -693,15 +704,16 @@ def _numba_type_name(value) -> str | None:
 
 
 def program_json(fn, exceptions: list | None = None, link: tuple[str, ...] = (), captured: list | None = None,
-                 fastmath: bool = False) -> str:
+                 fastmath: bool = False, host: bool = False) -> str:
     """The JSON tree of kernel (or device function) ``fn`` and everything it calls; the
     exceptions its ``raise`` statements name go into ``exceptions`` (replacing what was there),
     in the order the tree numbers them. ``link``: the kernel's own CUDA C sources (``@jit(link=)``),
     compiled with the CUDA C functions it calls. ``captured`` receives the global device arrays
     it captures (to keep them alive). ``fastmath``: the kernel's option (debug mode then tests no
-    float divisor, as Numba)."""
+    float divisor, as Numba). ``host``: ``fn`` is compiled for the CPU (messages say "function")."""
     program = _Program()
     program.link = tuple(link)
+    program.host = host
     program.function_id(fn)
     if exceptions is not None:
         exceptions[:] = program.exceptions

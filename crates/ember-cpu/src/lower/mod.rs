@@ -18,13 +18,13 @@ mod vector;
 
 use std::collections::HashMap;
 
+use crate::image::Linker;
 use cranelift_codegen::ir::{
     types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
-use cranelift_jit::JITModule;
-use cranelift_module::{FuncId, Linkage, Module};
+use cranelift_module::{FuncId, Linkage};
 use ember_jit::ir::{Expr, ExprKind as K, IrFunction, IrProgram, Stmt, Temp};
 use ember_jit::Ty;
 
@@ -71,7 +71,7 @@ struct LoopExits {
 /// The state of lowering one function.
 pub(crate) struct Lowering<'a, 'b> {
     pub(crate) b: FunctionBuilder<'b>,
-    module: &'a mut JITModule,
+    module: &'a mut Linker,
     program: &'a IrProgram,
     f: &'a IrFunction,
     /// The module's id of each function of the program.
@@ -107,7 +107,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         b: FunctionBuilder<'b>,
-        module: &'a mut JITModule,
+        module: &'a mut Linker,
         program: &'a IrProgram,
         f: &'a IrFunction,
         functions: &'a [FuncId],
@@ -141,7 +141,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// Lowers `f` into the builder's function.
     pub(crate) fn function(
         b: FunctionBuilder<'b>,
-        module: &'a mut JITModule,
+        module: &'a mut Linker,
         program: &'a IrProgram,
         f: &'a IrFunction,
         functions: &'a [FuncId],

@@ -8,7 +8,7 @@ use cranelift_codegen::ir::{
     types, AbiParam, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, UserFuncName, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_module::{Linkage, Module};
+use cranelift_module::Linkage;
 use ember_core::dtype::Kind;
 use ember_core::DType;
 use ember_jit::ast::BinOp;

@@ -333,6 +333,22 @@ def test_reductions_along_an_axis_match_numpy(dtype, shape):
     run_both(lambda a: (a.sum(axis=0), a.max(axis=-1), np.any(a, axis=1), a.argmax(axis=0), np.argmin(a, axis=-1)), a)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 5)])
+def test_var_and_std_along_an_axis_match_numpy(dtype, shape):
+    a = data(dtype, shape) * 3 + 1
+    f = njit(lambda a: (a.var(axis=0), np.var(a, axis=-1), a.std(axis=1), np.std(a, 0), a.var(axis=None)))
+    got, want = f(a), (a.var(axis=0), np.var(a, axis=-1), a.std(axis=1), np.std(a, 0), a.var(axis=None))
+    for g, w in zip(got[:-1], want[:-1], strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+    for g, w in zip(got, want, strict=True):
+        # float32 input: ember accumulates in float64 then rounds (NumPy in float32).
+        np.testing.assert_allclose(g, w, rtol=1e-6 if dtype == np.float32 else 1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        same(njit(lambda a: a.var(axis=1))(np.ones((2, 0))), np.ones((2, 0)).var(axis=1))  # NaN, as NumPy
+
+
 def test_reductions_along_an_axis_check_the_axis_and_empty_axes():
     with pytest.raises(ember.JitError, match="axis 2 is out of bounds for array of dimension 2"):
         njit(lambda a: a.sum(axis=2))(np.ones((2, 3)))

@@ -171,7 +171,7 @@ impl FnTyper<'_, '_> {
             "sum" => (accumulator(d), None),
             "prod" => (accumulator(d), None),
             "min" | "max" | "amin" | "amax" => (d, None),
-            "mean" if d.kind() != Kind::Complex => (DType::F64, None),
+            "mean" | "var" | "std" if d.kind() != Kind::Complex => (DType::F64, None),
             "argmin" | "argmax" => (d, None),
             "any" => (DType::Bool, Some(Const::Bool(false))),
             "all" => (DType::Bool, Some(Const::Bool(true))),
@@ -216,7 +216,7 @@ impl FnTyper<'_, '_> {
             self.require(ok, failure, &[]);
         }
         let result = match m {
-            "mean" => mean_dtype(d),
+            "mean" | "var" | "std" => mean_dtype(d),
             _ if arg => DType::I64,
             _ => t,
         };
@@ -261,7 +261,9 @@ impl FnTyper<'_, '_> {
             let acc = s.declare(Ty::Scalar(t));
             let first = match start {
                 Some(c) => Val::constant(Ty::Scalar(t), c),
-                None if matches!(m, "sum" | "mean") => Val::constant(Ty::Scalar(t), Const::Zero),
+                None if matches!(m, "sum" | "mean" | "var" | "std") => {
+                    Val::constant(Ty::Scalar(t), Const::Zero)
+                }
                 None if m == "prod" => s.cast_to(&Val::constant(INT64, Const::Int(1)), t),
                 None => {
                     let zero = Val::constant(INT64, Const::Count(0)).nonneg(true);
@@ -274,7 +276,7 @@ impl FnTyper<'_, '_> {
                 let x = s.element(&v, &a, &at_j(&jj[0]), span)?;
                 let now = Val::new(Ty::Scalar(t), K::Temp(acc));
                 let next = match m {
-                    "sum" | "mean" | "prod" => {
+                    "sum" | "mean" | "var" | "std" | "prod" => {
                         let x = s.cast_to(&x, t);
                         let op = if m == "prod" { BinOp::Mult } else { BinOp::Add };
                         Val::new(Ty::Scalar(t), K::Binary(op, now.boxed(), x.boxed()))
@@ -293,13 +295,39 @@ impl FnTyper<'_, '_> {
                 Ok(())
             })?;
             let mut value = Val::new(Ty::Scalar(t), K::Temp(acc));
-            if m == "mean" {
+            if matches!(m, "mean" | "var" | "std") {
                 let count = s.cast_to(&along, DType::F64);
-                value = float64(K::Ufunc {
-                    name: "divide",
-                    ins: F64_PAIR,
-                    args: vec![value.expr(), count.expr()],
-                });
+                let count = s.temp(&count)?;
+                let per_element = |total: Val| {
+                    float64(K::Ufunc {
+                        name: "divide",
+                        ins: F64_PAIR,
+                        args: vec![total.expr(), count.expr()],
+                    })
+                };
+                value = per_element(value);
+                if m != "mean" {
+                    // Two passes, as NumPy: the mean, then the mean squared deviation (ddof 0).
+                    let mean = s.temp(&value)?;
+                    let squares = s.declare(Ty::Scalar(t));
+                    s.set(squares, &Val::constant(Ty::Scalar(t), Const::Zero));
+                    s.nest_loops(std::slice::from_ref(&along), |s, jj| {
+                        let x = s.element(&v, &a, &at_j(&jj[0]), span)?;
+                        let x = s.cast_to(&x, DType::F64);
+                        let dev = float64(K::Binary(BinOp::Sub, x.boxed(), mean.boxed()));
+                        let sq = float64(K::Binary(BinOp::Mult, dev.boxed(), dev.boxed()));
+                        let now = Val::new(Ty::Scalar(t), K::Temp(squares));
+                        s.set(
+                            squares,
+                            &float64(K::Binary(BinOp::Add, now.boxed(), sq.boxed())),
+                        );
+                        Ok(())
+                    })?;
+                    value = per_element(Val::new(Ty::Scalar(t), K::Temp(squares)));
+                    if m == "std" {
+                        value = float64(K::Math("sqrt", vec![value.expr()]));
+                    }
+                }
                 value = s.cast_to(&value, result);
             }
             s.c.uses.dtypes.insert(result);

@@ -188,6 +188,35 @@ def test_python_ints_are_int64_and_wrap():
     assert grow(3_000_000) == want
 
 
+def lcg_steps(state, n):
+    # Three congruential steps per iteration (the compiler folds the constants of the second and
+    # third into one multiply and add from the state before them), each draw used.
+    total = 0
+    for _ in range(n):
+        state = state * 6364136223846793005 + 1442695040888963407
+        total += state >> 33
+        state = 1442695040888963407 + state * 6364136223846793005
+        total ^= state
+        state = 3 * state - 5
+        total += state & 255
+    return state, total
+
+
+def test_chained_multiply_adds_wrap_as_int64():
+    def wrap(v):
+        return (v + 2**63) % 2**64 - 2**63
+    for seed, n in [(12345, 1000), (-(2**63), 17), (2**63 - 1, 5)]:
+        state, total = seed, 0
+        for _ in range(n):
+            state = wrap(state * 6364136223846793005 + 1442695040888963407)
+            total = wrap(total + (state >> 33))
+            state = wrap(1442695040888963407 + state * 6364136223846793005)
+            total ^= state
+            state = wrap(3 * state - 5)
+            total = wrap(total + (state & 255))
+        assert njit(lcg_steps)(seed, n) == (state, total)
+
+
 def test_floats_follow_python_floor_division_and_modulo():
     f = njit(lambda a, b: (a // b, a % b))
     for a, b in [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-0.0, 5.0), (1e308, 1e-308), (5.0, math.inf)]:

@@ -340,6 +340,15 @@ fn returnable(ty: &Ty) -> bool {
 /// An argument's object, with the byte range its elements span if it is an array.
 type ArgMemory<'py> = (Option<(usize, usize)>, Bound<'py, PyAny>);
 
+/// Whether a result of type `t` holds an array (whose memory must be found an owner).
+fn returns_arrays(t: &Ty) -> bool {
+    match t {
+        Ty::Array(_) => true,
+        Ty::Tuple(items) => items.iter().any(returns_arrays),
+        _ => false,
+    }
+}
+
 /// Memory an array the function returns may live in: a block of the call's arena (taken out
 /// of it, owned by Python from then on) or an argument's array.
 struct Owners<'a, 'py> {
@@ -349,7 +358,16 @@ struct Owners<'a, 'py> {
     taken: Vec<(usize, usize, Py<PyAny>)>,
 }
 
-impl<'py> Owners<'_, 'py> {
+impl<'a, 'py> Owners<'a, 'py> {
+    /// For a result without arrays: nothing to own.
+    fn none(arena: &'a ember_cpu::Arena) -> Self {
+        Owners {
+            arena,
+            args: &[],
+            taken: Vec::new(),
+        }
+    }
+
     /// The Python object keeping the memory at `address` alive.
     fn owner(&mut self, py: Python<'py>, address: usize) -> PyResult<Bound<'py, PyAny>> {
         if let Some((_, _, o)) = self
@@ -658,10 +676,11 @@ impl HostFunction {
         py: Python<'py>,
         args: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let read: SmallVec<[Arg<'py>; 4]> = args
-            .iter()
-            .map(|a| read_arg(&a, 0))
-            .collect::<PyResult<_>>()?;
+        // Pushed one by one: collecting a PyResult builds the vector elsewhere and copies it.
+        let mut read: SmallVec<[Arg<'py>; 4]> = SmallVec::new();
+        for a in args.iter() {
+            read.push(read_arg(&a, 0)?);
+        }
         let spec = self.find(py, &read)?;
         let f = &spec.function;
         let mut words: SmallVec<[u64; 16]> = SmallVec::new();
@@ -690,6 +709,10 @@ impl HostFunction {
         }
         if ctx.status != 0 {
             return Err(self.raise_fault(py, ctx.status, ctx.detail));
+        }
+        if !returns_arrays(&f.ret) {
+            let mut words = results.into_iter();
+            return result_value(py, &f.ret, &mut words, &mut Owners::none(&arena));
         }
         let arg_memory: SmallVec<[_; 4]> = read
             .iter()

@@ -675,3 +675,37 @@ def test_fastmath_reassociates_float_reductions_and_stays_close(n):
     assert exact == dot_loop(a, b)  # in order without fastmath: Python's bits
     fast = njit(fastmath=True)(dot_loop)(a, b)
     np.testing.assert_allclose(fast, exact, rtol=1e-12, atol=1e-12)
+
+
+# ---- print ----
+
+def printing(n, x, flag, c):
+    print("start", n, x, flag, (n, x), c)
+    for i in range(n):
+        print(i, i * x)
+    print()
+    print(1e16, 1e-05, -0.0, math.inf, math.nan, np.uint64(2**64 - 1), np.int8(-5))
+    return n
+
+
+def test_print_writes_what_python_writes(capsys):
+    njit(printing)(3, 0.1, True, complex(1.5, -2.0))
+    got = capsys.readouterr().out
+    printing(3, 0.1, True, complex(1.5, -2.0))
+    assert got == capsys.readouterr().out
+
+
+def test_print_in_a_parallel_function_and_past_32_items(capsys):
+    @njit(parallel=True)
+    def total(n):
+        s = 0
+        for i in ember.prange(n):
+            s += i
+        print("sum", s)
+        return s
+
+    many = njit(lambda x: print(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+                                24, 25, 26, 27, 28, 29, 30, 31, 32, 33, x))
+    total(100)
+    many(2.5)
+    assert capsys.readouterr().out == "sum 4950\n" + " ".join(map(str, range(1, 34))) + " 2.5\n"

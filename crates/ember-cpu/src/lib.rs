@@ -12,6 +12,7 @@ mod arena;
 mod image;
 mod lower;
 mod module;
+mod print;
 mod runtime;
 mod values;
 
@@ -19,3 +20,4 @@ pub use abi::{Builtin, CallContext, Fault, Leaf};
 pub use arena::{Arena, Block};
 pub use image::code_identity;
 pub use module::{compile, compile_keeping, load, NativeFunction, Options};
+pub use print::{set_printer, PrintPiece, Printer};

@@ -5,8 +5,9 @@
 use crate::abi::{Builtin, CallContext, Fault};
 
 /// ember's routines by the names compiled code imports them under.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 10] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 11] {
     [
+        ("ember_cpu_print", crate::print::print as *const u8),
         ("ember_cpu_alloc", allocate as *const u8),
         ("ember_cpu_parallel_for", parallel_for as *const u8),
         ("ember_cpu_ipow_int64", ipow_i64 as *const u8),

@@ -234,6 +234,15 @@ impl<'p> Compiler<'p> {
     }
 
     /// What a function compiled here is called in messages.
+    /// What the code being compiled is, in messages: "kernels" or "functions compiled for the CPU".
+    pub(crate) fn realm(&self) -> &'static str {
+        if self.host {
+            "functions compiled for the CPU"
+        } else {
+            "kernels"
+        }
+    }
+
     pub(crate) fn function_word(&self) -> &'static str {
         if self.host {
             "function"

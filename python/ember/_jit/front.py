@@ -492,7 +492,7 @@ class _Function:
                 return {"k": "Unsupported", "what": "*args in a call of a device function (pass the items)"}
             if callee is not None:
                 return self.device_call(e, callee)
-            if len(e.args) > _PRINT_MOST_ITEMS and self.names_print(e.func):
+            if len(e.args) > _PRINT_MOST_ITEMS and not self.program.host and self.names_print(e.func):
                 warnings.warn_explicit(
                     f"CUDA print() cannot print more than {_PRINT_MOST_ITEMS} items. The raw format string will be "
                     "emitted by the kernel instead.", JitWarning, self.file, self.span(e)["line"])

@@ -229,7 +229,8 @@ impl Lowering<'_, '_> {
                 let values = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?;
                 self.ufunc(name, ins, out, values)
             }
-            K::RoundDigits(..) | K::PyMath(..) | K::Datetime(..) | K::Print { .. } => {
+            K::Print { format, args } => self.print(format, args),
+            K::RoundDigits(..) | K::PyMath(..) | K::Datetime(..) => {
                 Err(format!("{} is not compiled for the CPU yet", describe(&e.kind)))
             }
         }
@@ -481,7 +482,6 @@ fn describe(k: &K) -> &'static str {
         K::RoundDigits(..) => "round(x, ndigits)",
         K::PyMath(..) => "this math/cmath function",
         K::Datetime(..) => "datetime64/timedelta64 arithmetic",
-        K::Print { .. } => "print()",
         _ => "this expression",
     }
 }

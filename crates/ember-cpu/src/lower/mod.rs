@@ -10,6 +10,7 @@ mod expr;
 mod parallel;
 pub(crate) use parallel::MOST_CHUNKS;
 mod power;
+mod print;
 pub(crate) use power::Exponent;
 mod select;
 mod stmt;

@@ -203,7 +203,7 @@ impl Lowering<'_, '_> {
     }
 
     /// The address of `words` 8-byte words of this function's stack.
-    fn stack_block(&mut self, words: usize) -> Result<Value, String> {
+    pub(crate) fn stack_block(&mut self, words: usize) -> Result<Value, String> {
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             (words * 8) as u32,

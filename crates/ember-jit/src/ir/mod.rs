@@ -666,6 +666,11 @@ pub enum ExprKind {
     Print { format: String, args: Vec<PrintArg> },
 }
 
+/// In a host function's [`ExprKind::Print`] format: where a value goes, followed by its kind
+/// (`d` an int64, `u` a uint64, `f` a float64, `b` a bool, `c` a complex number: two float64
+/// values). Kernels' formats are printf's.
+pub const HOST_MARK: char = '\u{0}';
+
 /// An argument of [`ExprKind::Print`].
 #[derive(Clone, Debug)]
 pub enum PrintArg {

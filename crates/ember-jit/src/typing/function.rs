@@ -520,6 +520,10 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             Some(e) => {
                 let v = self.expr(e)?;
                 if v.ty == Ty::None {
+                    // `return f()` of a function returning None still calls it.
+                    if !matches!(v.kind, ir::ExprKind::Const(_)) {
+                        self.push(ir::Stmt::Eval(v.expr()));
+                    }
                     None
                 } else {
                     Some(v)

@@ -3,6 +3,10 @@
 //! Integers print as 64-bit (`%lld`/`%llu`), floats as `%f` of a double, bools as `True`/`False`,
 //! string constants as themselves, tuples as Python writes them, `cuda.threadIdx` and its kin
 //! as `(x, y, z)`.
+//!
+//! In host functions the line is Python's own (Numba's CPU `print` boxes the values and prints
+//! them with Python): the format holds [`HOST_MARK`] and a letter where each value goes, and
+//! the back end hands the values to Python, which writes `repr`-style floats to `sys.stdout`.
 
 use ember_codegen::dialect::Table;
 use ember_codegen::Dialect;
@@ -12,7 +16,7 @@ use ember_core::DType;
 use crate::ast::{Expr, ExprKind, Span};
 use crate::error::{at, R};
 use crate::helpers::Helper;
-use crate::ir::{ExprKind as K, PrintArg};
+use crate::ir::{ExprKind as K, PrintArg, HOST_MARK};
 use crate::types::Ty;
 use crate::typing::{FnTyper, Val};
 
@@ -30,6 +34,24 @@ enum Part {
     Double,
     /// A string argument's conversion (a bool's `True` or `False`).
     Truth,
+    /// A complex number's two float64 parts, written as Python writes the number (host
+    /// functions only).
+    Complex,
+}
+
+/// `parts` as a host function's print format (see [`HOST_MARK`]).
+fn spelled_for_host(parts: &[Part]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        match p {
+            Part::Text(s) => out.push_str(&s.replace(HOST_MARK, "")),
+            Part::Int64(c) => out.extend([HOST_MARK, *c]),
+            Part::Double => out.extend([HOST_MARK, 'f']),
+            Part::Truth => out.extend([HOST_MARK, 'b']),
+            Part::Complex => out.extend([HOST_MARK, 'c']),
+        }
+    }
+    out
 }
 
 /// `parts` as a printf format string of the dialect of `t`.
@@ -41,6 +63,8 @@ fn spelled(parts: &[Part], t: &Table) -> String {
             Part::Int64(c) => out.push_str(&format!("%{}{c}", t.printf_int64)),
             Part::Double => out.push_str(t.printf_double),
             Part::Truth => out.push_str("%s"),
+            // Typing refuses complex numbers in kernels' prints.
+            Part::Complex => {}
         }
     }
     out
@@ -80,6 +104,15 @@ impl FnTyper<'_, '_> {
             }
         }
         parts.push(Part::Text("\n".into()));
+        if self.c.host {
+            return Ok(Val::new(
+                Ty::None,
+                K::Print {
+                    format: spelled_for_host(&parts),
+                    args: values,
+                },
+            ));
+        }
         let preamble = self.c.dialect.table().printf_preamble;
         if !preamble.is_empty() {
             self.c.uses.helpers.insert(Helper::Text(preamble.into()));
@@ -134,6 +167,21 @@ impl FnTyper<'_, '_> {
                     parts.push(Part::Int64('u'));
                     Ok(())
                 }
+                Kind::Complex if self.c.host => {
+                    let t = self.temp(v)?;
+                    for imag in [false, true] {
+                        let part = Val::new(
+                            Ty::Scalar(crate::types::part_dtype(*d)),
+                            K::Part {
+                                value: t.boxed(),
+                                imag,
+                            },
+                        );
+                        values.push(PrintArg::Value(self.cast_to(&part, DType::F64).expr()));
+                    }
+                    parts.push(Part::Complex);
+                    Ok(())
+                }
                 Kind::Float => {
                     self.c.uses.dtypes.insert(DType::F64);
                     values.push(PrintArg::Value(self.cast_to(v, DType::F64).expr()));
@@ -143,14 +191,18 @@ impl FnTyper<'_, '_> {
                 _ => at(
                     span,
                     format!(
-                        "print() of {} is not supported in kernels (Numba prints numbers, bools, strings and tuples of them); print .real and .imag",
-                        d.name()
+                        "print() of {} is not supported in {} (Numba prints numbers, bools, strings and tuples of them); print .real and .imag",
+                        d.name(),
+                        self.c.realm()
                     ),
                 ),
             },
             t => at(
                 span,
-                format!("print() of {t} is not supported in kernels: print numbers, bools, string constants or tuples of them"),
+                format!(
+                    "print() of {t} is not supported in {}: print numbers, bools, string constants or tuples of them",
+                    self.c.realm()
+                ),
             ),
         }
     }

@@ -709,3 +709,43 @@ def test_print_in_a_parallel_function_and_past_32_items(capsys):
     total(100)
     many(2.5)
     assert capsys.readouterr().out == "sum 4950\n" + " ".join(map(str, range(1, 34))) + " 2.5\n"
+
+
+# ---- found by Numba's own tests (tools/numba_cpu_suite) ----
+
+def test_a_tuple_index_outside_the_tuple_raises_index_error():
+    f = njit(lambda t, i: t[i])
+    assert [f((4, 3, 6), i) for i in (-3, -1, 0, 2)] == [4, 6, 4, 6]
+    for i in (3, -4, 100):
+        with pytest.raises(IndexError, match="^tuple index out of range$"):
+            f((4, 3, 6), i)
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        njit(lambda a, i: a.shape[i])(np.empty((2, 3)), 2)
+    assert f((4, 3, 6), 1) == 3  # and it still works
+
+
+def test_the_least_int64_literal_keeps_its_sign():
+    def least():
+        return -9223372036854775808, max(9223372036854775807, -9223372036854775808) + min(
+            9223372036854775807, -9223372036854775808)
+    assert njit(least)() == least()
+
+
+def test_a_zero_range_step_raises_value_error():
+    @njit
+    def count(x, y, step):
+        n = 0
+        for _ in range(x, y, step):
+            n += 1
+        return n
+    assert count(0, 10, 3) == len(range(0, 10, 3)) and count(10, 0, -4) == len(range(10, 0, -4))
+    with pytest.raises(ValueError, match=r"^range\(\) arg 3 must not be zero$"):
+        count(1, 0, 0)
+
+
+@pytest.mark.parametrize("make", ["np.ones(n, np.intp)", "np.full(n, 1.5)", "np.zeros((n, 4))", "np.empty(n)"])
+def test_an_array_past_the_address_space_is_numpys_value_error(make):
+    f = njit(eval(f"lambda n: {make}"))
+    with pytest.raises(ValueError, match=r"^array is too big; `arr.size \* arr.dtype.itemsize` is larger"):
+        f(1 << 62)
+    assert f(3).shape[0] == 3

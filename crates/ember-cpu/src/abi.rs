@@ -153,10 +153,16 @@ pub enum Builtin {
     /// A Python int out of the range of an array operation's integer type; details: the int,
     /// the dtype's row in `DType::ALL`.
     PythonIntOutOfBounds,
+    /// An array whose size in bytes does not fit in an `isize`.
+    ArrayTooBig,
+    /// A tuple indexed outside it.
+    TupleIndex,
+    /// `range(a, b, 0)`.
+    RangeStepZero,
 }
 
 impl Builtin {
-    const ALL: [Builtin; 16] = [
+    const ALL: [Builtin; 19] = [
         Builtin::Division,
         Builtin::IntegerDivision,
         Builtin::IntegerModulo,
@@ -173,6 +179,9 @@ impl Builtin {
         Builtin::EmptyArgmin,
         Builtin::NegativeIntegerPower,
         Builtin::PythonIntOutOfBounds,
+        Builtin::ArrayTooBig,
+        Builtin::TupleIndex,
+        Builtin::RangeStepZero,
     ];
 
     /// The Python exception class and its message, naming the fault's `detail` numbers.
@@ -229,6 +238,12 @@ impl Builtin {
                 "Integers to negative integer powers are not allowed.",
             ),
             Builtin::PythonIntOutOfBounds => ("OverflowError", "Python integer out of bounds"),
+            Builtin::ArrayTooBig => (
+                "ValueError",
+                "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.",
+            ),
+            Builtin::TupleIndex => ("IndexError", "tuple index out of range"),
+            Builtin::RangeStepZero => ("ValueError", "range() arg 3 must not be zero"),
         }
     }
 }

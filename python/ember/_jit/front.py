@@ -475,6 +475,11 @@ class _Function:
         if k is ast.BinOp:
             return {"k": "BinOp", "op": _BINOPS[type(e.op)], "left": self.expr(e.left), "right": self.expr(e.right)}
         if k is ast.UnaryOp:
+            if (isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant)
+                    and type(e.operand.value) is int):
+                # A negative literal is one constant, as in bytecode: -9223372036854775808 is
+                # an int64, not the negation of a number past int64.
+                return self.constant(-e.operand.value, e)
             return {"k": "UnaryOp", "op": _UNARY[type(e.op)], "operand": self.expr(e.operand)}
         if k is ast.BoolOp:
             return {"k": "BoolOp", "op": "And" if isinstance(e.op, ast.And) else "Or",

@@ -25,16 +25,23 @@ impl Lowering<'_, '_> {
         for e in shape {
             dims.push(self.expr(e)?.number()?);
         }
-        // NumPy refuses a negative extent; the element count is their product.
+        // NumPy refuses a negative extent; the element count is their product, and the bytes
+        // must fit in an isize (a product that wraps would allocate too little).
         let mut count = self.b.ins().iconst(types::I64, 1);
         let mut negative = self.b.ins().iconst(types::I8, 0);
+        let mut too_big = self.b.ins().iconst(types::I8, 0);
         for d in &dims {
             let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *d, 0);
             negative = self.b.ins().bor(negative, below);
-            count = self.b.ins().imul(count, *d);
+            let (product, wrapped) = self.b.ins().smul_overflow(count, *d);
+            count = product;
+            too_big = self.b.ins().bor(too_big, wrapped);
         }
         self.raise_if(negative, Fault::Builtin(Builtin::NegativeDimensions))?;
-        let bytes = self.b.ins().imul_imm_s(count, itemsize);
+        let size = self.b.ins().iconst(types::I64, itemsize);
+        let (bytes, wrapped) = self.b.ins().smul_overflow(count, size);
+        let too_big = self.b.ins().bor(too_big, wrapped);
+        self.raise_if(too_big, Fault::Builtin(Builtin::ArrayTooBig))?;
         let zeroed = matches!(fill.map(|f| &f.kind), Some(K::Const(c)) if !c.truth() && !matches!(c, Const::Float(x) if x.is_sign_negative()));
         let mut sig = self.module_signature();
         sig.params.extend([AbiParam::new(types::I64); 3]);

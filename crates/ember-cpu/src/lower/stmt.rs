@@ -300,5 +300,7 @@ fn builtin_of(f: Failure) -> Builtin {
         Failure::EmptyArgExtremum { max: true } => Builtin::EmptyArgmax,
         Failure::EmptyArgExtremum { max: false } => Builtin::EmptyArgmin,
         Failure::PythonIntOutOfBounds { .. } => Builtin::PythonIntOutOfBounds,
+        Failure::TupleIndex => Builtin::TupleIndex,
+        Failure::RangeStepZero => Builtin::RangeStepZero,
     }
 }

@@ -452,6 +452,10 @@ pub enum Failure {
     /// A Python int operand out of the range of the array operation's integer `dtype` (NEP
     /// 50: NumPy's OverflowError); details: the int.
     PythonIntOutOfBounds { dtype: DType },
+    /// A tuple indexed by a number outside it: Python's IndexError.
+    TupleIndex,
+    /// `range(a, b, 0)`: Python's ValueError.
+    RangeStepZero,
 }
 
 /// Which NaN rule a `min`/`max` follows.

@@ -4,11 +4,11 @@
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
-use crate::ast::{Expr, ExprKind, Span};
+use crate::ast::{CmpOp, Expr, ExprKind, Span};
 use crate::error::{at, R};
 use crate::helpers::Helper;
-use crate::ir::{Const, ExprKind as K, Place};
-use crate::types::{ArrayTy, Ty, INT64};
+use crate::ir::{self, Const, ExprKind as K, Place};
+use crate::types::{ArrayTy, Ty, BOOL, INT64};
 use crate::typing::{FnTyper, Val};
 
 use super::int_literal;
@@ -110,6 +110,22 @@ impl FnTyper<'_, '_> {
                 self.tuple_getter(&v.ty);
                 let n = items.len() as i64;
                 let ic = self.cast_to(&i, DType::I64);
+                if self.c.host {
+                    // Python's IndexError for an index outside the tuple (kernels wrap it).
+                    let ic = self.temp(&ic)?;
+                    let inside = |op, bound: i64| {
+                        let bound = Val::constant(INT64, Const::Int(bound));
+                        Val::new(BOOL, K::Compare(op, ic.boxed(), bound.boxed())).expr()
+                    };
+                    let cond = Val::new(
+                        BOOL,
+                        K::All {
+                            items: vec![inside(CmpOp::GtE, -n), inside(CmpOp::Lt, n)],
+                            negated: false,
+                        },
+                    );
+                    self.require(cond, ir::Failure::TupleIndex, &[]);
+                }
                 self.c.uses.helpers.insert(Helper::Wrap);
                 let wrapped = K::Wrap {
                     index: ic.boxed(),

@@ -128,6 +128,16 @@ impl FnTyper<'_, '_> {
                     value: sc.expr(),
                     constant: true,
                 });
+                if self.c.host {
+                    // Python's ValueError for a zero step known only when the function runs.
+                    let zero = Val::constant(ty.clone(), ir::Const::Zero);
+                    let step = Val::new(ty.clone(), K::Temp(s));
+                    let nonzero = Val::new(
+                        crate::types::BOOL,
+                        K::Compare(crate::ast::CmpOp::NotEq, step.boxed(), zero.boxed()),
+                    );
+                    self.require(nonzero, ir::Failure::RangeStepZero, &[]);
+                }
                 Step::Var(s)
             }
         };

@@ -749,3 +749,11 @@ def test_an_array_past_the_address_space_is_numpys_value_error(make):
     with pytest.raises(ValueError, match=r"^array is too big; `arr.size \* arr.dtype.itemsize` is larger"):
         f(1 << 62)
     assert f(3).shape[0] == 3
+
+
+def test_math_rounding_functions_return_ints_as_python():
+    def rounded(x):
+        return math.ceil(x), math.floor(x), math.trunc(x)
+    for x in (1.9, -2.5, 0.0, 7, np.float32(-3.25), 2.0**60):
+        got, want = njit(rounded)(x), rounded(float(x) if isinstance(x, np.float32) else x)
+        assert got == want and all(type(g) is int for g in got), (x, got, want)

@@ -166,7 +166,11 @@ def test_random_invalid_functions_raise_jit_error_at_the_mistake(case, tmp_path_
     check_invalid(*case, tmp_path_factory.mktemp("cpubad"))
 
 
-@pytest.mark.parametrize("mistake", MISTAKES, ids=[m[0] for m in MISTAKES])
+# A kernel cannot print a complex number; a host function prints it as Python does.
+HOST_MISTAKES = [m for m in MISTAKES if m[0] != "print({v}, 1j)"]
+
+
+@pytest.mark.parametrize("mistake", HOST_MISTAKES, ids=[m[0] for m in HOST_MISTAKES])
 def test_every_kind_of_mistake_raises_jit_error_at_its_line(mistake, tmp_path):
     program = Program(["v1 = I(2)", "v1 += 1", "return v1"], (INT, FLOAT, INT), INT)
     check_invalid(program, mistake, 1, tmp_path)

@@ -184,12 +184,22 @@ impl FnTyper<'_, '_> {
             }
             return at(
                 span,
-                format!("{} is not supported in kernels", display(name)),
+                format!("{} is not supported in {}", display(name), self.c.realm()),
             );
         };
         match kind {
             MathKind::Unary => {
                 let [v] = self.exactly::<1>(name, args, span)?;
+                if self.c.host && matches!(name, "math.ceil" | "math.floor" | "math.trunc") {
+                    // Python's (and Numba's CPU) rounding functions return an int.
+                    if v.ty.is_integral() {
+                        return Ok(self.cast_to(&v, DType::I64));
+                    }
+                    let d = self.float_type(&v, name, span)?;
+                    let x = self.cast_to(&v, d);
+                    let rounded = Val::new(Ty::Scalar(d), K::Math(c_name, vec![x.expr()]));
+                    return Ok(self.cast_to(&rounded, DType::I64));
+                }
                 let d = self.float_type(&v, name, span)?;
                 let x = self.cast_to(&v, d);
                 let nonneg = matches!(c_name, "sqrt" | "exp" | "exp2" | "fabs");

@@ -757,3 +757,16 @@ def test_math_rounding_functions_return_ints_as_python():
     for x in (1.9, -2.5, 0.0, 7, np.float32(-3.25), 2.0**60):
         got, want = njit(rounded)(x), rounded(float(x) if isinstance(x, np.float32) else x)
         assert got == want and all(type(g) is int for g in got), (x, got, want)
+
+
+def test_error_model_numpy_divides_by_zero_as_numpy():
+    f = njit(error_model="numpy")(lambda a, b: (a / b, a // b, a % b))
+    with np.errstate(all="ignore"):
+        for a, b in [(1.0, 0.0), (-1.0, 0.0), (5, 0), (0.0, 0.0), (7, -2), (-7.5, 2.0), (-(2**63), -1)]:
+            x, y = np.int64(a) if isinstance(a, int) else np.float64(a), np.asarray(b)[()]
+            want = (x / y, x // y, x % y)
+            np.testing.assert_equal(f(a, b), want)
+    with pytest.raises(ZeroDivisionError):
+        njit(lambda a, b: a / b)(1.0, 0.0)  # Numba's default: Python's error
+    with pytest.raises(ValueError, match="error_model must be 'python' or 'numpy'"):
+        njit(error_model="c")(lambda a: a)

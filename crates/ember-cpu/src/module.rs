@@ -23,6 +23,9 @@ pub struct Options {
     pub boundscheck: bool,
     /// `fastmath=True`: float sums and products in loops may be reassociated (vector lanes).
     pub fastmath: bool,
+    /// `error_model='numpy'` (Numba's for ufuncs): `/`, `//` and `%` by zero give NumPy's
+    /// inf, NaN or 0 instead of raising ZeroDivisionError.
+    pub numpy_errors: bool,
 }
 
 /// The entry's machine signature: `entry(context, arguments, results)`.
@@ -125,6 +128,7 @@ fn build(
         parallel: options.parallel,
         boundscheck: options.boundscheck,
         fastmath: options.fastmath,
+        numpy_errors: options.numpy_errors,
         outlined: std::cell::Cell::new(0),
         call_conv,
         _marker: std::marker::PhantomData,

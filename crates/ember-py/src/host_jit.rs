@@ -576,7 +576,8 @@ impl HostFunction {
     /// Sets the front (returning the tree JSON and the exceptions list), the name, the
     /// options that change the code (`parallel`...) and whether specialisations are kept in
     /// the disk cache.
-    #[pyo3(signature = (front, name, parallel=false, boundscheck=false, fastmath=false, cache=false))]
+    #[pyo3(signature = (front, name, parallel=false, boundscheck=false, fastmath=false, cache=false, numpy_errors=false))]
+    #[allow(clippy::too_many_arguments)]
     fn _setup(
         &self,
         front: Py<PyAny>,
@@ -585,11 +586,13 @@ impl HostFunction {
         boundscheck: bool,
         fastmath: bool,
         cache: bool,
+        numpy_errors: bool,
     ) -> PyResult<()> {
         let _ = self.options.set(ember_cpu::Options {
             parallel,
             boundscheck,
             fastmath,
+            numpy_errors,
         });
         if cache {
             if let Some(c) = HostCache::open().py()? {

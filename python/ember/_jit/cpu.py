@@ -45,8 +45,11 @@ class CPUDispatcher(_ember.HostFunction):
         self.__wrapped__ = py_func
         self.targetoptions = dict(options)
         self._exceptions: list = []  # what the function's `raise` statements raise, numbered
+        error_model = options.get("error_model", "python")
+        if error_model not in ("python", "numpy"):
+            raise ValueError(f"error_model must be 'python' or 'numpy', got {error_model!r}")
         self._setup(self._front, py_func.__name__, bool(options.get("parallel")), bool(options.get("boundscheck")),
-                    bool(options.get("fastmath")), bool(options.get("cache")))
+                    bool(options.get("fastmath")), bool(options.get("cache")), error_model == "numpy")
         self._signatures = [signature_text(s) for s in signatures]
         for sig in self._signatures:
             self._compile_signature(sig)

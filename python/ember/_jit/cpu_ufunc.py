@@ -83,7 +83,7 @@ def _compiled(source: str, name: str, scalar: CPUDispatcher, parallel: bool, lab
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"_f": scalar, "prange": prange}
     exec(compile(source, filename, "exec"), namespace)
-    return CPUDispatcher(namespace[name], parallel=parallel)
+    return CPUDispatcher(namespace[name], parallel=parallel, error_model="numpy")
 
 
 def _operand(a):
@@ -114,7 +114,7 @@ class CPUUFunc(UFuncShape):
         self.__doc__ = py_func.__doc__
         self.identity = identity
         self._parallel = target == "parallel"
-        self._scalar = CPUDispatcher(py_func)
+        self._scalar = CPUDispatcher(py_func, error_model="numpy")
         self._loops: dict = {}
         self._returns: dict = {}  # input dtypes -> result dtype, typed once
         self._typed_loops = []
@@ -285,7 +285,7 @@ class CPUGUFunc(LayoutFunc):
     def __init__(self, py_func, signatures, layout, target="cpu"):
         super().__init__(py_func, signatures, layout)
         self._parallel = target == "parallel"
-        self._scalar = CPUDispatcher(py_func)
+        self._scalar = CPUDispatcher(py_func, error_model="numpy")
         self._loops: dict = {}
 
     def _loop(self, nargs: int) -> CPUDispatcher:

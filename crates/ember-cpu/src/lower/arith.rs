@@ -123,6 +123,11 @@ impl Lowering<'_, '_> {
         if d.is_complex() {
             return self.complex_binary(op, d, x, y);
         }
+        // (numpy_binary calls back here with `divisor_known`, its divisor made safe.)
+        let divides = matches!(op, BinOp::Div | BinOp::FloorDiv | BinOp::Mod);
+        if self.shared.numpy_errors && divides && !divisor_known {
+            return self.numpy_binary(op, d, d, x, y);
+        }
         let (x, y) = (x.number()?, y.number()?);
         let float = d.kind() == Kind::Float;
         let signed = d.kind() == Kind::Int;

@@ -56,6 +56,8 @@ pub(crate) struct Shared<'a> {
     pub boundscheck: bool,
     /// `fastmath=True`: float reductions may be reassociated.
     pub fastmath: bool,
+    /// `error_model='numpy'`: a zero divisor gives inf, NaN or 0 instead of raising.
+    pub numpy_errors: bool,
     /// Functions made for parallel loop bodies so far (their names are numbered).
     pub outlined: std::cell::Cell<usize>,
     /// Instruction-set settings, for functions made while lowering.

@@ -173,7 +173,7 @@ impl Lowering<'_, '_> {
     }
 
     /// `x op y` of dtype `d` by NumPy's rules (`e`: the second operand's dtype).
-    fn numpy_binary(
+    pub(crate) fn numpy_binary(
         &mut self,
         op: BinOp,
         d: DType,

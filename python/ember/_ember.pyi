@@ -332,6 +332,7 @@ class HostFunction:
         fastmath=False,
         cache=False,
         numpy_errors=False,
+        params=...,
     ) -> Any: ...
     @property
     def _cache_events(self) -> Any: ...

@@ -770,3 +770,18 @@ def test_error_model_numpy_divides_by_zero_as_numpy():
         njit(lambda a, b: a / b)(1.0, 0.0)  # Numba's default: Python's error
     with pytest.raises(ValueError, match="error_model must be 'python' or 'numpy'"):
         njit(error_model="c")(lambda a: a)
+
+
+def test_keywords_and_defaults_bind_as_python_binds_them():
+    def affine(a, scale=2.0, shift=0):
+        return a * scale + shift
+    f = njit(affine)
+    for args, kwargs in [((1.5,), {}), ((1.5, 3.0), {}), ((1.5,), {"shift": 5}), ((), {"a": 2.0, "shift": 1}),
+                         ((np.arange(3.0),), {"scale": -1.0})]:
+        np.testing.assert_array_equal(f(*args, **kwargs), affine(*args, **kwargs))
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'bogus'"):
+        f(1.0, bogus=3)
+    with pytest.raises(TypeError, match="missing a required argument: 'a'"):
+        f()
+    with pytest.raises(TypeError, match=r"^affine\(\) takes 3 positional arguments but 4 were given$"):
+        f(1.0, 2.0, 3, 4)

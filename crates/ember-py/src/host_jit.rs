@@ -49,6 +49,9 @@ pub struct HostFunction {
     options: OnceLock<ember_cpu::Options>,
     /// `cache=True`: the disk tier specialisations are kept in.
     cache: OnceLock<HostCache>,
+    /// The Python function's positional parameters: a call passing another number (or any
+    /// keyword) is bound to the signature in Python first (`_bind`), defaults filled in.
+    params: OnceLock<usize>,
     state: Mutex<State>,
 }
 
@@ -565,6 +568,7 @@ impl HostFunction {
             name: OnceLock::new(),
             options: OnceLock::new(),
             cache: OnceLock::new(),
+            params: OnceLock::new(),
             state: Mutex::new(State {
                 program: None,
                 specs: Vec::new(),
@@ -576,7 +580,7 @@ impl HostFunction {
     /// Sets the front (returning the tree JSON and the exceptions list), the name, the
     /// options that change the code (`parallel`...) and whether specialisations are kept in
     /// the disk cache.
-    #[pyo3(signature = (front, name, parallel=false, boundscheck=false, fastmath=false, cache=false, numpy_errors=false))]
+    #[pyo3(signature = (front, name, parallel=false, boundscheck=false, fastmath=false, cache=false, numpy_errors=false, params=usize::MAX))]
     #[allow(clippy::too_many_arguments)]
     fn _setup(
         &self,
@@ -587,7 +591,9 @@ impl HostFunction {
         fastmath: bool,
         cache: bool,
         numpy_errors: bool,
+        params: usize,
     ) -> PyResult<()> {
+        let _ = self.params.set(params);
         let _ = self.options.set(ember_cpu::Options {
             parallel,
             boundscheck,
@@ -673,12 +679,27 @@ impl HostFunction {
             .collect()
     }
 
-    #[pyo3(signature = (*args))]
+    #[pyo3(signature = (*args, **kwargs))]
     fn __call__<'py>(
-        &self,
+        slf: &Bound<'py, Self>,
         py: Python<'py>,
         args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let this = slf.get();
+        let params = this.params.get().copied().unwrap_or(usize::MAX);
+        let keywords = kwargs.is_some_and(|k| !k.is_empty());
+        if keywords || (params != usize::MAX && args.len() != params) {
+            let bound = slf.call_method1("_bind", (args, kwargs))?;
+            return this.run(py, bound.cast::<PyTuple>()?);
+        }
+        this.run(py, args)
+    }
+}
+
+impl HostFunction {
+    /// Calls the compiled function with `args`, one per parameter.
+    fn run<'py>(&self, py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
         // Pushed one by one: collecting a PyResult builds the vector elsewhere and copies it.
         let mut read: SmallVec<[Arg<'py>; 4]> = SmallVec::new();
         for a in args.iter() {

@@ -9,6 +9,7 @@ is a ``JitError`` naming the file, line and construct, never a fallback to the i
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections import Counter, namedtuple
 
@@ -49,10 +50,26 @@ class CPUDispatcher(_ember.HostFunction):
         if error_model not in ("python", "numpy"):
             raise ValueError(f"error_model must be 'python' or 'numpy', got {error_model!r}")
         self._setup(self._front, py_func.__name__, bool(options.get("parallel")), bool(options.get("boundscheck")),
-                    bool(options.get("fastmath")), bool(options.get("cache")), error_model == "numpy")
+                    bool(options.get("fastmath")), bool(options.get("cache")), error_model == "numpy",
+                    py_func.__code__.co_argcount)
         self._signatures = [signature_text(s) for s in signatures]
         for sig in self._signatures:
             self._compile_signature(sig)
+
+    def _bind(self, args: tuple, kwargs: dict | None) -> tuple:
+        """The positional arguments of a call with keywords or defaults left out, as Python binds
+        them (``TypeError`` as Python's for a call that does not fit the signature)."""
+        n = self.py_func.__code__.co_argcount
+        if len(args) > n:  # Python's own words
+            given = "was" if len(args) == 1 else "were"
+            raise TypeError(f"{self.__name__}() takes {n} positional argument{'' if n == 1 else 's'} "
+                            f"but {len(args)} {given} given")
+        try:
+            bound = inspect.signature(self.py_func).bind(*args, **(kwargs or {}))
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        return bound.args
 
     def _front(self):
         return program_json(self.py_func, self._exceptions, host=True), self._exceptions

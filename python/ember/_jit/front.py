@@ -318,7 +318,10 @@ class _Function:
 
     def tree(self) -> dict:
         args = self.node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.kw_defaults:
+        # A function compiled for the CPU may give parameters defaults: a call from Python is
+        # bound to the signature first (CPUDispatcher._bind); calls from compiled code pass all.
+        defaults = args.defaults and not self.program.host
+        if args.vararg or args.kwarg or args.kwonlyargs or defaults or args.kw_defaults:
             culprit = args.vararg or args.kwarg or (args.kwonlyargs or args.defaults)[0]
             raise self.error(culprit, f"{self.realm} take plain positional parameters (no defaults, *args or **kwargs)")
         for node in ast.walk(self.node):

@@ -785,3 +785,11 @@ def test_keywords_and_defaults_bind_as_python_binds_them():
         f()
     with pytest.raises(TypeError, match=r"^affine\(\) takes 3 positional arguments but 4 were given$"):
         f(1.0, 2.0, 3, 4)
+
+
+def test_a_function_with_a_signature_calls_itself_while_its_decorator_runs():
+    # The signature compiles it before the name `fib` is bound: the name is the function itself.
+    namespace = {"ember": ember}
+    exec("@ember.njit('int64(int64)')\ndef fib(n):\n    if n < 2:\n        return n\n"
+         "    return fib(n - 1) + fib(n - 2)\n", namespace)
+    assert [namespace["fib"](n) for n in range(12)] == [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89]

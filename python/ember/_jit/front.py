@@ -578,6 +578,10 @@ class _Function:
             return self.globals[name]
         if hasattr(builtins, name):
             return getattr(builtins, name)
+        if name == self.fn.__name__ and self.program.host:
+            # A function compiled while its decorator runs (a signature given) calls itself
+            # before its name is bound: the name is the function being compiled.
+            return self.fn
         raise self.error(node, f"name '{name}' is not defined")
 
     def static_base(self, e):
@@ -662,6 +666,9 @@ class _Function:
         if getattr(value, "_ember_jit_dispatcher", False):
             # A kernel called from a kernel is compiled as a device function, as numba-cuda does.
             return {"k": "Func", "id": self.program.function_id(value)}
+        if self.program.host and value is self.fn and self.program.ids.get(id(value)) == 0:
+            # The function being compiled calling itself by its own name (see lookup()).
+            return {"k": "Func", "id": 0}
         if _TABLE is None:
             _TABLE = _intrinsic_table()
         name = _TABLE.get(id(value))

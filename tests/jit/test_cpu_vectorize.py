@@ -178,9 +178,18 @@ def test_a_ufunc_divides_by_zero_as_numpy_does():
     # Numba compiles ufuncs with error_model='numpy': inf and NaN, never ZeroDivisionError.
     a, b = np.array([5.0, 6.0, 0.0, -1.0]), np.array([1.0, 0.0, 0.0, 0.0])
     for target in ("cpu", "parallel"):
-        f = ember.vectorize(["float64(float64, float64)", "int64(int64, int64)"], target=target)(
+        f = ember.vectorize(["int64(int64, int64)", "float64(float64, float64)"], target=target)(
             lambda x, y: x / y if x > 100 else x // y)
         with np.errstate(all="ignore"):
             np.testing.assert_array_equal(f(a, b), a // b)
             np.testing.assert_array_equal(f(a.astype(np.int64), b.astype(np.int64)),
                                           a.astype(np.int64) // b.astype(np.int64))
+
+
+def test_the_first_declared_loop_the_inputs_cast_to_is_taken_as_numpy_takes_it():
+    # NumPy's linear search: 'dd->d' comes before the exact match 'df->f' (Numba's ufunc: float64).
+    add = ember.vectorize(["bool_(float64, int64)", "float64(float64, float64)", "float32(float64, float32)"])(
+        lambda a, b: a + b)
+    assert add.types == ["dl->?", "dd->d", "df->f"]
+    got = add(np.arange(3.0), np.arange(3, dtype=np.float32))
+    assert got.dtype == np.float64 and got.tolist() == [0.0, 2.0, 4.0]

@@ -31,6 +31,10 @@ def _parse_layout(layout: str) -> tuple[list[list[str]], list[list[str]]]:
 class LayoutFunc:
     """A gufunc's layout and signatures (subclasses run it)."""
 
+    # Whether a loop matching the inputs exactly wins wherever it is declared (device gufuncs,
+    # as numba-cuda's), or the first loop they cast to safely does (NumPy's, on the CPU).
+    _exact_first = False
+
     def __init__(self, py_func, signatures, layout):
         self.py_func = py_func
         self.__name__ = py_func.__name__
@@ -77,7 +81,7 @@ class LayoutFunc:
         """The declared argument types for inputs of ``dtypes``, and which "()" arguments the
         signature declares as arrays (Numba's old style: they get a 1-element array)."""
         nin = len(self._ins)
-        sig = pick_loop([(None, s[1][:nin]) for s in self._signatures], dtypes, weak)
+        sig = pick_loop([(None, s[1][:nin]) for s in self._signatures], dtypes, weak, self._exact_first)
         if sig is None:
             raise TypeError(f"gufunc '{self.__name__}' has no loop for inputs ({', '.join(d.name for d in dtypes)})")
         which = next(k for k, s in enumerate(self._signatures) if s[1][:nin] == sig[1])

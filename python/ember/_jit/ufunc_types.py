@@ -45,12 +45,15 @@ class UFuncShape:
         return len(self._typed_loops)
 
 
-def pick_loop(signatures: list, dtypes: list, weak: list):
-    """The first signature the inputs convert to: exact match, else safe casts (Python scalars
-    only need the same kind), as NumPy chooses a ufunc loop."""
-    for sig in signatures:
-        if list(sig[1]) == dtypes:
-            return sig
+def pick_loop(signatures: list, dtypes: list, weak: list, exact_first: bool = False):
+    """The first signature, in the declared order, the inputs cast to safely (Python scalars
+    only need the same kind): NumPy's linear search of a user ufunc's loops, which takes an
+    earlier loop the inputs cast to over a later exact match. ``exact_first``: an exact match
+    wins wherever it is (device ufuncs: numba-cuda matches exact types first)."""
+    if exact_first:
+        for sig in signatures:
+            if list(sig[1]) == dtypes:
+                return sig
     for sig in signatures:
         ins = sig[1]
         if len(ins) == len(dtypes) and all(

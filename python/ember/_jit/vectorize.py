@@ -169,7 +169,7 @@ class CUDAUFunc(UFuncShape):
     def _run(self, args, out, stream):
         values, dtypes, weak, host = _inputs(args)
         if self._signatures:
-            sig = pick_loop(self._signatures, dtypes, weak)
+            sig = pick_loop(self._signatures, dtypes, weak, exact_first=True)
             if sig is None:
                 have = ", ".join(d.name for d in dtypes)
                 raise TypeError(
@@ -218,7 +218,7 @@ class CUDAUFunc(UFuncShape):
         if a.size == 0:
             raise ValueError(f"zero-size array to reduction operation {self.__name__} which has no identity")
         if self._signatures:
-            sig = pick_loop(self._signatures, [a.dtype, a.dtype], [False, False])
+            sig = pick_loop(self._signatures, [a.dtype, a.dtype], [False, False], exact_first=True)
             if sig is None:
                 raise TypeError(f"ufunc '{self.__name__}' has no loop for ({a.dtype}, {a.dtype})")
             if sig[1][0] != a.dtype:
@@ -289,6 +289,8 @@ def _n(kind: str, **fields) -> dict:
 
 class GUFunc(LayoutFunc):
     """A generalized ufunc made by ``@guvectorize`` for a device."""
+
+    _exact_first = True
 
     def __init__(self, py_func, signatures, layout, target="cuda"):
         super().__init__(py_func, signatures, layout)

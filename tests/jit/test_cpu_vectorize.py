@@ -193,3 +193,21 @@ def test_the_first_declared_loop_the_inputs_cast_to_is_taken_as_numpy_takes_it()
     assert add.types == ["dl->?", "dd->d", "df->f"]
     got = add(np.arange(3.0), np.arange(3, dtype=np.float32))
     assert got.dtype == np.float64 and got.tolist() == [0.0, 2.0, 4.0]
+
+
+def test_the_output_array_may_be_passed_positionally_and_jit_functions_vectorize():
+    double = ember.vectorize(["float64(float64)"])(ember.jit(lambda x: x * 2.0))
+    x, out = np.arange(3.0), np.zeros(3)
+    assert double(x, out) is out and out.tolist() == [0.0, 2.0, 4.0]
+    with pytest.raises(TypeError, match="output array twice"):
+        double(x, out, out=out)
+
+
+def test_a_gufunc_keeps_its_functions_docstring_and_module():
+    def copy(x, res):
+        """copies x"""
+        for i in range(x.shape[0]):
+            res[i] = x[i]
+    g = ember.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)")(copy)
+    assert (g.__doc__, g.__module__, g.__name__) == ("copies x", __name__, "copy")
+    np.testing.assert_array_equal(g(np.arange(4.0)), np.arange(4.0))

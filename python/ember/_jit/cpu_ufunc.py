@@ -109,9 +109,11 @@ class CPUUFunc(UFuncShape):
     _signatures = ()
 
     def __init__(self, py_func, signatures=(), target="cpu", identity=None):
+        py_func = getattr(py_func, "py_func", py_func)  # a @jit function: its Python function
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
+        self.__module__ = py_func.__module__
         self.identity = identity
         self._parallel = target == "parallel"
         self._scalar = CPUDispatcher(py_func, error_model="numpy")
@@ -167,8 +169,13 @@ class CPUUFunc(UFuncShape):
         if kwargs:
             raise TypeError(f"{self.__name__}() takes out= among NumPy's ufunc keywords, not "
                             + ", ".join(sorted(kwargs)))
+        if len(args) == self.nin + 1 and out is None:
+            *args, out = args  # NumPy's ufuncs take the output array positionally too
+        elif len(args) == self.nin + 1:
+            raise TypeError(f"{self.__name__}() got the output array twice (positionally and as out=)")
         if len(args) != self.nin:
-            raise TypeError(f"{self.__name__}() takes {self.nin} arguments, {len(args)} given")
+            raise TypeError(f"{self.__name__}() takes {self.nin} arguments (and an output array), "
+                            f"{len(args)} given")
         operands = [_operand(a) for a in args]
         ret, ins = self._types_for([d for _, d, _ in operands], [w for _, _, w in operands])
         arrays = [a.astype(t, copy=False) for (a, _, _), t in zip(operands, ins, strict=True)]
@@ -283,7 +290,10 @@ class CPUGUFunc(LayoutFunc):
     core dimensions, writing its outputs in place."""
 
     def __init__(self, py_func, signatures, layout, target="cpu"):
+        py_func = getattr(py_func, "py_func", py_func)  # a @jit function: its Python function
         super().__init__(py_func, signatures, layout)
+        self.__doc__ = py_func.__doc__
+        self.__module__ = py_func.__module__
         self._parallel = target == "parallel"
         self._scalar = CPUDispatcher(py_func, error_model="numpy")
         self._loops: dict = {}

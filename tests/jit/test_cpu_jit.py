@@ -793,3 +793,12 @@ def test_a_function_with_a_signature_calls_itself_while_its_decorator_runs():
     exec("@ember.njit('int64(int64)')\ndef fib(n):\n    if n < 2:\n        return n\n"
          "    return fib(n - 1) + fib(n - 2)\n", namespace)
     assert [namespace["fib"](n) for n in range(12)] == [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
+
+
+def test_an_array_from_a_tuple_argument_is_returned_as_a_view_of_it():
+    t = (np.arange(3.0), np.arange(4.0))
+    first = njit(lambda t: t[0])(t)
+    first[1] = 7.0  # the same memory: the argument sees it, as Numba's returned view does
+    assert t[0].tolist() == [0.0, 7.0, 2.0]
+    inner = njit(lambda t: t[1][1][::2])((1.0, (np.zeros(2), np.arange(5))))
+    assert inner.tolist() == [0, 2, 4]

@@ -343,6 +343,26 @@ fn returnable(ty: &Ty) -> bool {
 /// An argument's object, with the byte range its elements span if it is an array.
 type ArgMemory<'py> = (Option<(usize, usize)>, Bound<'py, PyAny>);
 
+/// The memory of the arrays in argument `a` (Python object `obj`), tuples' items included:
+/// where a returned array may live.
+fn arg_memory_of<'py>(
+    a: &Arg<'py>,
+    obj: Bound<'py, PyAny>,
+    out: &mut SmallVec<[ArgMemory<'py>; 4]>,
+) {
+    match a {
+        Arg::Array(v) => out.push((Some(memory_range(v)), obj)),
+        Arg::Tuple(items) => {
+            for (k, item) in items.iter().enumerate() {
+                if let Ok(o) = obj.get_item(k) {
+                    arg_memory_of(item, o, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether a result of type `t` holds an array (whose memory must be found an owner).
 fn returns_arrays(t: &Ty) -> bool {
     match t {
@@ -738,14 +758,10 @@ impl HostFunction {
             let mut words = results.into_iter();
             return result_value(py, &f.ret, &mut words, &mut Owners::none(&arena));
         }
-        let arg_memory: SmallVec<[_; 4]> = read
-            .iter()
-            .zip(args.iter())
-            .map(|(a, obj)| match a {
-                Arg::Array(v) => (Some(memory_range(v)), obj),
-                _ => (None, obj),
-            })
-            .collect();
+        let mut arg_memory: SmallVec<[ArgMemory<'py>; 4]> = SmallVec::new();
+        for (a, obj) in read.iter().zip(args.iter()) {
+            arg_memory_of(a, obj, &mut arg_memory);
+        }
         let mut owners = Owners {
             arena: &arena,
             args: &arg_memory,

@@ -23,13 +23,19 @@ fn program(name: &str) -> Program {
     Program::from_json(&programs[name]).expect("the front's JSON parses")
 }
 
-fn compiled(name: &str, args: &[&str]) -> NativeFunction {
+/// Fixture `name` typed for argument types `args`: the tree, the typed IR and its entry.
+fn typed(name: &str, args: &[&str]) -> (Program, ember_jit::IrProgram, usize) {
     let tree = program(name);
     let tys: Vec<_> = args
         .iter()
         .map(|t| parse_arg_type(t).expect("a type"))
         .collect();
     let (ir, entry) = type_host(&tree, &tys).expect("typing");
+    (tree, ir, entry)
+}
+
+fn compiled(name: &str, args: &[&str]) -> NativeFunction {
+    let (tree, ir, entry) = typed(name, args);
     compile(&tree, &ir, entry, &Options::default()).expect("compiling")
 }
 
@@ -113,18 +119,12 @@ fn arrays_are_read_and_written_through_their_strides() {
     assert_eq!(row, vec![-3; 7]);
 }
 
-/// `cache=True`: the code kept as bytes and linked again gives the same results, calls
-/// (loops, C's math library) included; bytes that are not a
-/// whole image are refused.
+/// `cache=True`: the code kept as bytes and linked again gives the same results, loops and
+/// calls of C's math library included; bytes that are not a whole image are refused.
 #[test]
 fn a_kept_image_links_again_and_damaged_ones_are_refused() {
     let kept = |name: &str, args: &[&str]| {
-        let tree = program(name);
-        let tys: Vec<_> = args
-            .iter()
-            .map(|t| parse_arg_type(t).expect("a type"))
-            .collect();
-        let (ir, entry) = type_host(&tree, &tys).expect("typing");
+        let (tree, ir, entry) = typed(name, args);
         let (fresh, image) =
             ember_cpu::compile_keeping(&tree, &ir, entry, &Options::default()).expect("compiling");
         let image = image.expect("this code can be kept");

@@ -802,3 +802,10 @@ def test_an_array_from_a_tuple_argument_is_returned_as_a_view_of_it():
     assert t[0].tolist() == [0.0, 7.0, 2.0]
     inner = njit(lambda t: t[1][1][::2])((1.0, (np.zeros(2), np.arange(5))))
     assert inner.tolist() == [0, 2, 4]
+
+
+def test_bool_of_a_tuple_and_extremes_of_complex_arrays():
+    assert njit(lambda t: (bool(t), bool(())))((1, 2.5)) == (True, False)
+    for f in (lambda a: a.max(), lambda a: np.argmin(a), lambda a: a.min(axis=1)):
+        with pytest.raises(ember.JitError, match=r"of a complex array is not supported yet \(NumPy orders complex"):
+            njit(f)(np.ones((2, 2), complex))

@@ -52,6 +52,19 @@ fn mean_dtype(d: DType) -> DType {
 
 const F64_PAIR: &[DType] = &[DType::F64, DType::F64];
 
+/// Refuses an extremum of complex numbers (NumPy's order for them is not compiled yet).
+fn unordered(m: &str, d: DType, span: Span) -> R<()> {
+    if d.kind() == Kind::Complex
+        && matches!(m, "min" | "max" | "amin" | "amax" | "argmin" | "argmax")
+    {
+        return at(
+            span,
+            format!("{m}() of a complex array is not supported yet (NumPy orders complex numbers by their real parts, then their imaginary parts): compare a.real and a.imag"),
+        );
+    }
+    Ok(())
+}
+
 impl FnTyper<'_, '_> {
     /// `a.<m>()` (or `np.<m>(a)`) for a reduction `m`.
     pub(crate) fn reduce(&mut self, m: &str, v: Val, span: Span) -> R<Val> {
@@ -65,6 +78,7 @@ impl FnTyper<'_, '_> {
                 format!("{m}() of an array of {} is not supported", d.name()),
             );
         }
+        unordered(m, d, span)?;
         let v = self.temp(&v)?;
         match m {
             "sum" | "prod" => {
@@ -167,6 +181,7 @@ impl FnTyper<'_, '_> {
             return self.reduce(m, v, span);
         }
         let d = a.dtype;
+        unordered(m, d, span)?;
         let (t, start) = match m {
             "sum" => (accumulator(d), None),
             "prod" => (accumulator(d), None),

@@ -399,6 +399,12 @@ impl FnTyper<'_, '_> {
             "builtin.bool" => {
                 let [v] = self.exactly::<1>(name, args, span)?;
                 self.truth_of(&v, span)?;
+                if let Ty::Tuple(items) = &v.ty {
+                    // A tuple is true when it has items (its length is its type's).
+                    let full = !items.is_empty();
+                    self.temp(&v)?;
+                    return Ok(Val::constant(BOOL, Const::Bool(full)).nonneg(true));
+                }
                 Ok(Val::new(BOOL, K::Bool(v.boxed())).nonneg(true))
             }
             "builtin.complex" => {

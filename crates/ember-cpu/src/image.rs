@@ -52,7 +52,8 @@ pub(crate) struct Linker {
     image: Option<Image>,
 }
 
-fn jit_error(what: &str, e: impl std::fmt::Display) -> Error {
+/// An error of Cranelift's while it compiles or links: a bug of ember's, said so.
+pub(crate) fn jit_error(what: &str, e: impl std::fmt::Display) -> Error {
     Error::Jit(format!(
         "the CPU code generator failed {what} (please report this): {e}"
     ))

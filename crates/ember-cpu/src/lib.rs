@@ -20,4 +20,4 @@ pub use abi::{Builtin, CallContext, Fault, Leaf};
 pub use arena::{Arena, Block};
 pub use image::code_identity;
 pub use module::{compile, compile_keeping, load, NativeFunction, Options};
-pub use print::{set_printer, PrintPiece, Printer};
+pub use print::{line_text, set_printer, PrintPiece, Printer};

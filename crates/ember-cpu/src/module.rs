@@ -10,7 +10,7 @@ use ember_jit::ir::IrProgram;
 use ember_jit::{Program, Ty};
 
 use crate::abi::{leaves, CallContext, Leaf};
-use crate::image::Linker;
+use crate::image::{jit_error, Linker};
 use crate::lower::{signature, Lowering, Shared};
 use crate::values::leaf_type;
 
@@ -75,12 +75,6 @@ impl NativeFunction {
         }
         (self.entry)(ctx, args.as_ptr(), results.as_mut_ptr());
     }
-}
-
-fn jit_error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Jit(format!(
-        "the CPU code generator failed {what} (please report this): {e}"
-    ))
 }
 
 /// Compiles `program` (typed for the host), with function `entry` as what Python calls.

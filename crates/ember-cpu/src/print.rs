@@ -80,21 +80,36 @@ pub(crate) extern "C" fn print(
     };
     match PRINTER.get() {
         Some(printer) => printer(&line),
-        None => {
-            let mut out = String::new();
-            for p in &line {
-                match p {
-                    PrintPiece::Text(t) => out.push_str(t),
-                    PrintPiece::Int(v) => out.push_str(&v.to_string()),
-                    PrintPiece::UInt(v) => out.push_str(&v.to_string()),
-                    PrintPiece::Float(v) => out.push_str(&format!("{v:?}")),
-                    PrintPiece::Bool(v) => out.push_str(if *v { "True" } else { "False" }),
-                    PrintPiece::Complex(re, im) => out.push_str(&format!("({re:?}{im:+?}j)")),
-                }
-            }
-            print!("{out}");
+        None => print!(
+            "{}",
+            line_text(
+                &line,
+                |v| format!("{v:?}"),
+                |re, im| format!("({re:?}{im:+?}j)")
+            )
+        ),
+    }
+}
+
+/// The line's text, with floats and complex numbers written by `float` and `complex` (the
+/// printer's own: Python's `repr` in ember's module) and the rest as Python writes them.
+pub fn line_text(
+    line: &[PrintPiece<'_>],
+    float: impl Fn(f64) -> String,
+    complex: impl Fn(f64, f64) -> String,
+) -> String {
+    let mut out = String::new();
+    for p in line {
+        match p {
+            PrintPiece::Text(t) => out.push_str(t),
+            PrintPiece::Int(v) => out.push_str(&v.to_string()),
+            PrintPiece::UInt(v) => out.push_str(&v.to_string()),
+            PrintPiece::Bool(v) => out.push_str(if *v { "True" } else { "False" }),
+            PrintPiece::Float(v) => out.push_str(&float(*v)),
+            PrintPiece::Complex(re, im) => out.push_str(&complex(*re, *im)),
         }
     }
+    out
 }
 
 #[cfg(test)]

@@ -785,30 +785,26 @@ fn without_gil<T>(work: impl FnOnce() -> T) -> T {
 /// `print(...)` in compiled functions: Python writes the line (floats as `repr` writes them,
 /// to whatever `sys.stdout` is now), as Numba's CPU print does.
 fn print_with_python(line: &[ember_cpu::PrintPiece<'_>]) {
-    use ember_cpu::PrintPiece as P;
     // The caller let the GIL go with the interpreter's own call (see `without_gil`), which
     // pyo3 does not see, so `Python::attach` would think it still held: take it back the
     // interpreter's way (from any thread: a prange worker too).
     let state = unsafe { pyo3::ffi::PyGILState_Ensure() };
     let py = unsafe { Python::assume_attached() };
     {
-        let mut text = String::new();
-        for piece in line {
-            match piece {
-                P::Text(t) => text.push_str(t),
-                P::Int(v) => text.push_str(&v.to_string()),
-                P::UInt(v) => text.push_str(&v.to_string()),
-                P::Bool(v) => text.push_str(if *v { "True" } else { "False" }),
-                P::Float(v) => match PyFloat::new(py, *v).str() {
-                    Ok(s) => text.push_str(&s.to_string_lossy()),
-                    Err(_) => text.push_str(&v.to_string()),
-                },
-                P::Complex(re, im) => match PyComplex::from_doubles(py, *re, *im).str() {
-                    Ok(s) => text.push_str(&s.to_string_lossy()),
-                    Err(_) => text.push_str(&format!("({re}{im:+}j)")),
-                },
-            }
-        }
+        let text = ember_cpu::line_text(
+            line,
+            |v| {
+                PyFloat::new(py, v)
+                    .str()
+                    .map_or_else(|_| v.to_string(), |s| s.to_string_lossy().into_owned())
+            },
+            |re, im| {
+                PyComplex::from_doubles(py, re, im).str().map_or_else(
+                    |_| format!("({re}{im:+}j)"),
+                    |s| s.to_string_lossy().into_owned(),
+                )
+            },
+        );
         let printed = py
             .import("builtins")
             .and_then(|b| b.getattr("print"))

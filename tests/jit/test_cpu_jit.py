@@ -659,6 +659,98 @@ def test_prange_bodies_on_vector_lanes_match_numpy(n):
     np.testing.assert_array_equal(out, 1.25 * x + y)
 
 
+# ---- short loop bodies run several iterations per trip: the same values, in the same order ----
+
+def running_sum(a, lo, hi):
+    s = 0.0
+    k = 0
+    for i in range(lo, hi):
+        s += a[i]
+        k = i
+    return s, k
+
+
+def carried_through_memory(a):
+    for i in range(1, a.shape[0]):
+        a[i] = a[i - 1] * 0.5 + a[i]
+
+
+def first_above(a, t):
+    for i in range(a.shape[0]):
+        if a[i] > t:
+            return i
+    return -1
+
+
+def reciprocals(a, out):
+    for i in range(a.shape[0]):
+        out[i] = 1.0 / a[i]
+
+
+def integer_walk(lo, hi):
+    s = 0
+    for i in range(lo, hi):
+        s += i * 3037000493
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 1001])
+def test_unrolled_loops_keep_the_order_and_the_bits(n):
+    a = RNG.standard_normal(n + 1)
+    for lo, hi in [(0, n), (1, n + 1), (n // 2, n)]:
+        assert njit(running_sum)(a, lo, hi) == running_sum(a, lo, hi)
+    want, got = a.copy(), a.copy()
+    carried_through_memory(want)
+    njit(carried_through_memory)(got)
+    np.testing.assert_array_equal(got, want)
+    for t in [-np.inf, 0.0, 1.0, 2.5, np.inf]:
+        assert njit(first_above)(a, t) == first_above(a, t)
+    for lo, hi in [(-5, n), (n, -3), (-(2**62), -(2**62) + n)]:
+        assert njit(integer_walk)(lo, hi) == (integer_walk(lo, hi) + 2**63) % 2**64 - 2**63
+
+
+def test_an_error_in_an_unrolled_trip_leaves_the_elements_before_it_written():
+    a = RNG.uniform(1.0, 2.0, 21)
+    a[13] = 0.0
+    out = np.zeros(21)
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        njit(reciprocals)(a, out)
+    np.testing.assert_array_equal(out[:13], 1.0 / a[:13])
+    assert not out[13:].any()
+
+
+def test_a_range_longer_than_int64_counts_runs_the_plain_loop():
+    @njit
+    def stop_early(lo, hi):
+        for i in range(lo, hi):
+            if i > lo + 20:
+                return i
+        return 0
+    lo = -(2**63) + 3
+    assert stop_early(lo, 2**63 - 1) == lo + 21
+
+
+def shifted_masks(z):
+    return ((z >> 30) & 17179869183, (z >> 11) & 9007199254740991, (z >> 3) & 255,
+            (z >> 60) & 0xFF, (z >> 1) & -1, (z >> 62) & 7)
+
+
+def small_masks(a, out):
+    for i in range(a.shape[0]):
+        out[i] = (a[i] >> 2) & 0x3F
+
+
+def test_a_masked_arithmetic_shift_is_the_logical_shift_python_computes():
+    zs = [0, 1, -1, 2**63 - 1, -(2**63), 12345678901234567, -98765432109876543]
+    zs += [int(z) for z in RNG.integers(-(2**63), 2**63 - 1, 20, dtype=np.int64)]
+    for z in zs:
+        assert njit(shifted_masks)(z) == shifted_masks(z), z
+    a = np.arange(-128, 128, dtype=np.int8)
+    got = np.zeros_like(a)
+    njit(small_masks)(a, got)
+    np.testing.assert_array_equal(got, (a >> 2) & 0x3F)
+
+
 def dot_loop(a, b):
     s = 0.0
     p = 1.0

@@ -1,7 +1,7 @@
 //! Array elements and views: addresses from an array's data, shape and byte strides.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{types, InstBuilder, InstructionData, MemFlagsData, Opcode, Value};
 use ember_core::DType;
 use ember_jit::ir::{Expr, Place, ViewAxis};
 use ember_jit::Layout;
@@ -36,16 +36,54 @@ impl Lowering<'_, '_> {
                 let written = self.b.ins().select(negative, unwrapped, i);
                 self.require(inside, Fault::Builtin(Builtin::Index), &[written, n])?;
             }
+            // `a[i + 1]` is `a[i]`'s address plus one stride: `i`'s multiple is shared with
+            // `a[i]` (and the unrolled loop's other iterations), the constant folds into the
+            // load's displacement.
+            let (i, plus) = self.constant_apart(i);
             // A C-contiguous array's last stride is its itemsize: a constant, so the address
             // of `a[i]` in a loop is one shift and add.
-            let offset = if k == last && place.ty.layout == Layout::C {
-                self.b.ins().imul_imm_s(i, itemsize)
+            let (offset, extra) = if k == last && place.ty.layout == Layout::C {
+                let extra = self.b.ins().iconst(types::I64, plus.wrapping_mul(itemsize));
+                (self.b.ins().imul_imm_s(i, itemsize), extra)
             } else {
-                self.b.ins().imul(i, a.strides[k])
+                let extra = self.b.ins().imul_imm_s(a.strides[k], plus);
+                (self.b.ins().imul(i, a.strides[k]), extra)
             };
             address = self.b.ins().iadd(address, offset);
+            if plus != 0 {
+                address = self.b.ins().iadd(address, extra);
+            }
         }
         Ok(address)
+    }
+
+    /// `x + c` as `(x, c)` when the value is a 64-bit sum with a constant; `(v, 0)` otherwise.
+    fn constant_apart(&self, v: Value) -> (Value, i64) {
+        let dfg = &self.b.func.dfg;
+        if dfg.value_type(v) != types::I64 {
+            return (v, 0);
+        }
+        let Some(inst) = dfg.value_def(v).inst() else {
+            return (v, 0);
+        };
+        match dfg.insts[inst] {
+            InstructionData::Binary {
+                opcode: Opcode::Iadd,
+                args: [x, y],
+            } => match (self.int_constant(x), self.int_constant(y)) {
+                (_, Some(c)) => (x, c),
+                (Some(c), _) => (y, c),
+                _ => (v, 0),
+            },
+            InstructionData::Binary {
+                opcode: Opcode::Isub,
+                args: [x, y],
+            } => match self.int_constant(y) {
+                Some(c) if c != i64::MIN => (x, -c),
+                _ => (v, 0),
+            },
+            _ => (v, 0),
+        }
     }
 
     pub(crate) fn load_element(&mut self, d: DType, address: Value) -> Result<Val, String> {

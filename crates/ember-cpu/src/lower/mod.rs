@@ -15,6 +15,7 @@ pub(crate) use power::Exponent;
 mod select;
 mod stmt;
 mod ufunc;
+mod unroll;
 mod vector;
 
 use std::collections::HashMap;

@@ -407,11 +407,7 @@ impl Lowering<'_, '_> {
         let (first, last) = (narrow(self, lo), narrow(self, hi));
         let counter = self.temp_slots(index, &Ty::Scalar(ty))?;
         counter.set(&mut self.b, &Val::Number(first))?;
-        if ty == ember_core::DType::I64 {
-            if let Some(plan) = self.vector_plan(index, body) {
-                self.vector_prefix(&plan, index, last, body)?;
-            }
-        }
+        self.loop_prefix(index, ty, last, body)?;
         let first = counter.get(&mut self.b)?.number()?;
         let (inner, next, exit) = (
             self.b.create_block(),

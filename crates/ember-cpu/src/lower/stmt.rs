@@ -222,9 +222,8 @@ impl Lowering<'_, '_> {
         );
         // Python evaluates the stop once, before the loop.
         let n = self.expr(stop)?.number()?;
-        let wide = ty == ember_core::DType::I64;
-        if let (Step::One, true, Some(plan)) = (step, wide, self.vector_plan(index, body)) {
-            self.vector_prefix(&plan, index, n, body)?;
+        if matches!(step, Step::One) {
+            self.loop_prefix(index, ty, n, body)?;
         }
         let go = self.loop_test(&counter, n, step, signed)?;
         self.b.ins().brif(go, inner, &[], exit, &[]);

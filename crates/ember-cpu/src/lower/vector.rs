@@ -294,7 +294,7 @@ impl Lowering<'_, '_> {
 
     /// Runs the loop's leading iterations (a multiple of the lane count, from the counter's
     /// value up to `stop`) as vector iterations, leaving the counter at the first one left.
-    pub(crate) fn vector_prefix(
+    pub(super) fn vector_prefix(
         &mut self,
         plan: &Plan,
         index: Temp,
@@ -302,6 +302,8 @@ impl Lowering<'_, '_> {
         body: &[Stmt],
     ) -> Result<(), String> {
         let lanes: i64 = if plan.dtype == DType::F64 { 2 } else { 4 };
+        // Several vectors per trip, as the scalar loops are unrolled (see `unroll`).
+        let copies = super::unroll::unroll_factor(body).clamp(1, 4);
         let vt = vector_type(plan.dtype);
         let counter = self
             .temps
@@ -309,29 +311,29 @@ impl Lowering<'_, '_> {
             .ok_or("a loop counter never set")?
             .clone();
         let first = counter.get(&mut self.b)?.number()?;
-        // The last start of a whole vector: first + ((stop - first) rounded down to lanes).
-        let count = self.b.ins().isub(stop, first);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        let positive = self.b.ins().icmp(IntCC::SignedGreaterThan, count, zero);
-        let count = self.b.ins().select(positive, count, zero);
-        let whole = self.b.ins().band_imm_s(count, !(lanes - 1));
-        let end = self.b.ins().iadd(first, whole);
+        // The last start of a whole trip.
+        let end = self.whole_trips_end(first, stop, lanes * copies);
         let apart = self.arrays_apart(body)?;
         let end = self.b.ins().select(apart, end, first);
-        let partials: Vec<_> = plan
+        // Each reduction keeps a vector of partial results per copy (fastmath reassociates).
+        let partials: Vec<Vec<_>> = plan
             .reductions
             .iter()
             .map(|(_, op)| {
-                let var = self.b.declare_var(vt);
-                let one = if *op == BinOp::Add { 0.0 } else { 1.0 };
-                let c = if plan.dtype == DType::F64 {
-                    self.b.ins().f64const(one)
-                } else {
-                    self.b.ins().f32const(one as f32)
-                };
-                let v = self.b.ins().splat(vt, c);
-                self.b.def_var(var, v);
-                var
+                (0..copies)
+                    .map(|_| {
+                        let var = self.b.declare_var(vt);
+                        let one = if *op == BinOp::Add { 0.0 } else { 1.0 };
+                        let c = if plan.dtype == DType::F64 {
+                            self.b.ins().f64const(one)
+                        } else {
+                            self.b.ins().f32const(one as f32)
+                        };
+                        let v = self.b.ins().splat(vt, c);
+                        self.b.def_var(var, v);
+                        var
+                    })
+                    .collect()
             })
             .collect();
         let (inner, exit) = (self.b.create_block(), self.b.create_block());
@@ -339,9 +341,75 @@ impl Lowering<'_, '_> {
         self.b.ins().brif(go, inner, &[], exit, &[]);
         self.b.switch_to_block(inner);
         let i = counter.get(&mut self.b)?.number()?;
-        for l in &plan.counter_locals {
-            self.locals[*l].clone().set(&mut self.b, &Val::Number(i))?;
+        for copy in 0..copies {
+            let at = if copy == 0 {
+                i
+            } else {
+                let at = self.b.ins().iadd_imm_s(i, copy * lanes);
+                counter.set(&mut self.b, &Val::Number(at))?;
+                at
+            };
+            for l in &plan.counter_locals {
+                self.locals[*l].clone().set(&mut self.b, &Val::Number(at))?;
+            }
+            let partials: Vec<_> = partials.iter().map(|p| p[copy as usize]).collect();
+            self.vector_iteration(plan, body, vt, lanes, &partials)?;
         }
+        let next = self.b.ins().iadd_imm_s(i, lanes * copies);
+        counter.set(&mut self.b, &Val::Number(next))?;
+        let again = self.b.ins().icmp(IntCC::SignedLessThan, next, end);
+        self.b.ins().brif(again, inner, &[], exit, &[]);
+        self.b.seal_block(inner);
+        self.enter(exit);
+        // Each reduction: its copies' and lanes' partial results combined, then into the
+        // variable (the scalar loop goes on from there).
+        for ((l, op), vars) in plan.reductions.iter().zip(&partials) {
+            let join = |s: &mut Self, x, y| {
+                if *op == BinOp::Add {
+                    s.b.ins().fadd(x, y)
+                } else {
+                    s.b.ins().fmul(x, y)
+                }
+            };
+            let mut acc = self.b.use_var(vars[0]);
+            for var in &vars[1..] {
+                let v = self.b.use_var(*var);
+                acc = join(self, acc, v);
+            }
+            let mut total = self.b.ins().extractlane(acc, 0);
+            for lane in 1..lanes {
+                let x = self.b.ins().extractlane(acc, lane as u8);
+                total = join(self, total, x);
+            }
+            let slots = self.locals[*l].clone();
+            let before = slots.get(&mut self.b)?.number()?;
+            let v = join(self, before, total);
+            slots.set(&mut self.b, &Val::Number(v))?;
+        }
+        // The loop's variable holds the last index taken, as after the scalar loop.
+        if !plan.counter_locals.is_empty() {
+            let ran = self.b.ins().icmp(IntCC::SignedLessThan, first, end);
+            let last = self.b.ins().iadd_imm_s(end, -1);
+            for l in &plan.counter_locals {
+                let slots = self.locals[*l].clone();
+                let before = slots.get(&mut self.b)?.number()?;
+                let v = self.b.ins().select(ran, last, before);
+                slots.set(&mut self.b, &Val::Number(v))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One vector of iterations, the counter at its first: the body's values in lanes, its
+    /// stores whole vectors, each reduction into its vector of partial results.
+    fn vector_iteration(
+        &mut self,
+        plan: &Plan,
+        body: &[Stmt],
+        vt: Type,
+        lanes: i64,
+        partials: &[cranelift_frontend::Variable],
+    ) -> Result<(), String> {
         let mut lanes_of = Lanes::default();
         for s in body {
             match s {
@@ -382,44 +450,6 @@ impl Lowering<'_, '_> {
                     self.b.ins().store(flags(), v, address, 0);
                 }
                 _ => {}
-            }
-        }
-        let next = self.b.ins().iadd_imm_s(i, lanes);
-        counter.set(&mut self.b, &Val::Number(next))?;
-        let again = self.b.ins().icmp(IntCC::SignedLessThan, next, end);
-        self.b.ins().brif(again, inner, &[], exit, &[]);
-        self.b.seal_block(inner);
-        self.enter(exit);
-        // Each reduction: its lanes combined, then into the variable (the scalar loop goes on
-        // from there).
-        for ((l, op), var) in plan.reductions.iter().zip(&partials) {
-            let acc = self.b.use_var(*var);
-            let join = |s: &mut Self, x, y| {
-                if *op == BinOp::Add {
-                    s.b.ins().fadd(x, y)
-                } else {
-                    s.b.ins().fmul(x, y)
-                }
-            };
-            let mut total = self.b.ins().extractlane(acc, 0);
-            for lane in 1..lanes {
-                let x = self.b.ins().extractlane(acc, lane as u8);
-                total = join(self, total, x);
-            }
-            let slots = self.locals[*l].clone();
-            let before = slots.get(&mut self.b)?.number()?;
-            let v = join(self, before, total);
-            slots.set(&mut self.b, &Val::Number(v))?;
-        }
-        // The loop's variable holds the last index taken, as after the scalar loop.
-        if !plan.counter_locals.is_empty() {
-            let ran = self.b.ins().icmp(IntCC::SignedLessThan, first, end);
-            let last = self.b.ins().iadd_imm_s(end, -1);
-            for l in &plan.counter_locals {
-                let slots = self.locals[*l].clone();
-                let before = slots.get(&mut self.b)?.number()?;
-                let v = self.b.ins().select(ran, last, before);
-                slots.set(&mut self.b, &Val::Number(v))?;
             }
         }
         Ok(())

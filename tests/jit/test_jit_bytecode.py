@@ -88,6 +88,25 @@ def test_vectorize_defined_by_exec_runs(rng):
     assert np.array_equal(got, np.maximum(x - y, np.float32(0)))
 
 
+def test_exec_under_the_name_of_no_file_reads_the_bytecode_not_another_files_text(tmp_path):
+    # A script's loader answers for any name that is no file with the script's own text: that
+    # text is not the function's, so its bytecode is read.
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent("""
+        import ember
+
+        def unrelated(f, *args):
+            return f(*args)
+
+        source = "def cube(x):\\n    return x * x * x - 1\\n"
+        exec(compile(source, "no_such_file.py", "exec"), globals())
+        print(unrelated(ember.njit(cube), 7))
+    """))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["342"]
+
+
 def test_kernel_typed_at_python_dash_c():
     program = textwrap.dedent("""
         import numpy as np

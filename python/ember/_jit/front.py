@@ -242,23 +242,10 @@ class _Function:
             raise JitError(f"{self.fn!r} is not a Python function; kernels are Python functions")
         # Locals captured by a nested lambda or def are cell variables, still locals.
         self.locals = set(code.co_varnames) | set(code.co_cellvars)
-        lines = None
-        if SOURCE_FIRST:
-            try:
-                lines, first = inspect.getsourcelines(self.fn)
-            except (OSError, TypeError):
-                lines = None  # python -c, exec, the plain REPL: read the bytecode, as Numba does
-        if lines is not None and code.co_name == "<lambda>":
-            lines = None  # a lambda's line is no def to parse: its bytecode is the function
-        if lines is not None:
-            self.first = first
-            self.source = textwrap.dedent("".join(lines))
+        found = self._own_source(code) if SOURCE_FIRST else None
+        if found is not None:
+            self.first, self.source, self.node = found
             self.file = inspect.getsourcefile(self.fn) or "<unknown>"
-            tree = ast.parse(self.source)
-            defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            if not defs:
-                raise JitError(f"{self.file}:{first}: cannot find the function definition of {self.fn.__name__}")
-            self.node = defs[0]
         else:
             self.first, self.source, self.file = 1, "", code.co_filename
             self.node = self._from_bytecode()
@@ -272,6 +259,24 @@ class _Function:
                 self.closure[name] = cell.cell_contents
             except ValueError:
                 pass
+
+    def _own_source(self, code):
+        """The function's first line, its source and its ``def``; None where there is no source
+        to read (``python -c``, ``exec``, the plain REPL, a lambda: the bytecode is read, as Numba
+        does) or the text found is not this function's (code run by ``exec`` under the name of a
+        file that does not exist finds the running script's text under that name)."""
+        if code.co_name == "<lambda>":
+            return None
+        try:
+            lines, first = inspect.getsourcelines(self.fn)
+            source = textwrap.dedent("".join(lines))
+            tree = ast.parse(source)
+        except (OSError, TypeError, SyntaxError):
+            return None
+        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not defs or defs[0].name != code.co_name:
+            return None
+        return first, source, defs[0]
 
     def _from_bytecode(self):
         try:

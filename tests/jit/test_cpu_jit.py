@@ -751,6 +751,26 @@ def test_a_masked_arithmetic_shift_is_the_logical_shift_python_computes():
     np.testing.assert_array_equal(got, (a >> 2) & 0x3F)
 
 
+def test_a_parallel_function_called_in_a_prange_loop_runs_its_own_loop_on_the_pool():
+    @njit(parallel=True)
+    def row_total(a, k):
+        s = 0.0
+        for i in ember.prange(a.shape[1]):
+            s += a[k, i]
+        return s
+
+    @njit(parallel=True)
+    def row_totals(a):
+        out = np.zeros(a.shape[0])
+        for k in ember.prange(a.shape[0]):
+            out[k] = row_total(a, k)
+        return out
+
+    a = RNG.standard_normal((37, 1001))
+    for _ in range(5):  # every thread busy in the outer loop waits for the inner ones
+        np.testing.assert_allclose(row_totals(a), a.sum(axis=1), rtol=1e-12, atol=1e-12)
+
+
 def dot_loop(a, b):
     s = 0.0
     p = 1.0

@@ -64,6 +64,35 @@ def scaled(a, out, lo, hi):
 """
 
 
+def test_a_loop_rebuilt_from_bytecode_has_no_continue_its_source_lacks():
+    # Python 3.12 ends each branch of a loop's last `if` with a jump back to the loop's head: read
+    # as a `continue`, it would keep the loop from being unrolled and the `if` from becoming a
+    # select. A `continue` that skips statements stays.
+    def count_below(xs, t):
+        inside = 0
+        for x in xs:
+            if x < t:
+                inside += 1
+        return inside
+
+    def sum_skipping(xs, t):
+        s = 0
+        for x in xs:
+            if x < t:
+                continue
+            s += x
+        return s
+
+    tree = bytecode.function_def(count_below)
+    assert not any(isinstance(n, ast.Continue) for n in ast.walk(tree)), ast.unparse(tree)
+    for fn in (count_below, sum_skipping):
+        namespace = {}
+        exec(compile(ast.Module(body=[bytecode.function_def(fn)], type_ignores=[]), "<rebuilt>", "exec"), namespace)
+        xs = [3, -1, 4, -1, 5, -9, 2, 6]
+        for t in (-5, 0, 4, 10):
+            assert namespace[fn.__name__](xs, t) == fn(xs, t)
+
+
 def test_kernel_defined_by_exec_runs(rng):
     namespace = {"cuda": cuda}
     exec(_EXEC_SOURCE, namespace)

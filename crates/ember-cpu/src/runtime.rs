@@ -187,9 +187,12 @@ struct Work {
     env: *const u64,
     partials: *mut u64,
     words: usize,
+    /// The call's arena: every chunk makes its arrays there.
+    arena: *const crate::arena::Arena,
 }
 
-// The caller's frame outlives the scope the threads run in.
+// The caller's frame outlives the broadcast the threads run in; chunks write only their own row
+// of partial results, and the arena locks.
 unsafe impl Send for Work {}
 unsafe impl Sync for Work {}
 
@@ -216,28 +219,25 @@ extern "C" fn parallel_for(
         env,
         partials,
         words: words.max(0) as usize,
+        arena: unsafe { ctx.as_ref() }.map_or(std::ptr::null(), |c| c.arena),
     };
-    // Each chunk reports its own fault; all make arrays in the call's arena.
-    let arena = unsafe { ctx.as_ref() }.map_or(std::ptr::null(), |c| c.arena);
-    let mut faults = vec![
-        CallContext {
-            arena,
+    // Every thread of the pool is handed its chunk at once (a loop of a millisecond is not
+    // spent waking threads one steal at a time); each reports its own fault.
+    let faults = rayon::broadcast(|thread| {
+        let w = work;
+        let k = thread.index() as i64;
+        let mut fault = CallContext {
+            arena: w.arena,
             ..CallContext::default()
         };
-        chunks as usize
-    ];
-    rayon::scope(|s| {
-        for (k, fault) in faults.iter_mut().enumerate() {
-            let k = k as i64;
-            s.spawn(move |_| {
-                let w = work;
-                let lo = start + total / chunks * k + k.min(total % chunks);
-                let hi = lo + total / chunks + i64::from(k < total % chunks);
-                // Each chunk writes its own row of partial results.
-                let row = unsafe { w.partials.add(k as usize * w.words) };
-                unsafe { (w.body)(fault, w.env, lo, hi, row) };
-            });
+        if k < chunks {
+            let lo = start + total / chunks * k + k.min(total % chunks);
+            let hi = lo + total / chunks + i64::from(k < total % chunks);
+            // Each chunk writes its own row of partial results.
+            let row = unsafe { w.partials.add(k as usize * w.words) };
+            unsafe { (w.body)(&mut fault, w.env, lo, hi, row) };
         }
+        fault
     });
     if let Some(f) = faults.iter().find(|f| f.status != 0) {
         if let Some(c) = unsafe { ctx.as_mut() } {

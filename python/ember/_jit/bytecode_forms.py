@@ -88,8 +88,10 @@ def tidy(stmts: list) -> list:
 
 
 def strip_trailing_continue(stmts: list) -> list:
+    """Drops the ``continue`` that ends a loop's body, and its copies at the end of a last ``if``
+    (Python 3.12 jumps back to the loop's head from the end of each branch)."""
     if stmts and isinstance(stmts[-1], ast.Continue):
-        return stmts[:-1]
+        return strip_trailing_continue(stmts[:-1])
     if stmts and isinstance(stmts[-1], ast.If):
         last = stmts[-1]
         last.body = strip_trailing_continue(last.body)

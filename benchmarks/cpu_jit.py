@@ -3,6 +3,7 @@ its own (BENCHMARKS.md's row: first call, scalar call, loops at 10^7 elements).
 
     python benchmarks/cpu_jit.py                          # ember only
     NUMBA_PATH=/tmp/numba python benchmarks/cpu_jit.py    # and Numba (pip install --target)
+    NUMBA_PATH=/tmp/numba python benchmarks/cpu_jit.py --rounds 5   # taking turns, medians
 
 Rows:
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -211,7 +213,16 @@ def measure(lib: str) -> dict:
 
 def main() -> None:
     libs = ["ember"] + (["numba"] if os.environ.get("NUMBA_PATH") else [])
-    results = {lib: measure(lib) for lib in libs}
+    # On a shared machine a slow minute can land on one library's process: with --rounds N the
+    # libraries take turns N times (the order alternating) and each row is the median of rounds.
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+    runs: dict = {lib: [] for lib in libs}
+    for r in range(rounds):
+        for lib in libs if r % 2 == 0 else libs[::-1]:
+            runs[lib].append(measure(lib))
+    results = {lib: {row: statistics.median(m[row] for m in runs[lib]) for row in runs[lib][0]} for lib in libs}
+    if rounds > 1:
+        print(f"Each row: the median of {rounds} rounds, the libraries taking turns.\n")
     print(f"| row | {' | '.join(libs)} |{' ember vs Numba |' if 'numba' in results else ''}")
     print(f"| --- |{' ---: |' * len(libs)}{' ---: |' if 'numba' in results else ''}")
     for row in results["ember"]:

@@ -127,36 +127,37 @@ __all__ = [
     "sign", "signbit", "sin", "sinh", "spacing", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "trunc",
     "all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std", "sum",
     "var", "cublas", "dot", "inner", "lib", "linalg", "matmul", "matvec", "outer", "vdot", "vecmat", "geomspace",
-    "logspace", "jit", "njit", "prange", "errstate", "geterr", "seterr", "around", "fix", "get_array_module",
-    "is_available", "round", "round_", "show_config", "astype", "cumulative_prod", "cumulative_sum", "vecdot",
-    "__array_namespace_info__", "packbits", "unpackbits", "cross", "gradient", "trapezoid", "einsum", "einsum_path",
-    "kron", "tensordot", "asanyarray", "asarray_chkfinite", "isfortran", "require", "diag", "diagflat", "diagonal",
-    "trace", "diff", "ediff1d", "apply_along_axis", "apply_over_axes", "piecewise", "array2string", "array_repr",
-    "array_str", "format_float_positional", "format_float_scientific", "frombuffer", "fromfile", "fromiter",
-    "fromregex", "fromstring", "genfromtxt", "get_printoptions", "load", "loadtxt", "printoptions", "save", "savetxt",
-    "savez", "savez_compressed", "set_printoptions", "c_", "choose", "compress", "copyto", "diag_indices",
-    "diag_indices_from", "extract", "fill_diagonal", "fromfunction", "index_exp", "indices", "ix_", "mask_indices",
-    "meshgrid", "mgrid", "ndindex", "ogrid", "place", "put", "put_along_axis", "putmask", "r_", "ravel_multi_index",
-    "s_", "select", "take_along_axis", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from",
-    "unravel_index", "allclose", "argwhere", "array_equal", "array_equiv", "count_nonzero", "flatnonzero", "iscomplex",
-    "iscomplexobj", "isclose", "isneginf", "isposinf", "isreal", "isrealobj", "append", "block", "broadcast",
-    "column_stack", "concat", "delete", "dsplit", "flip", "fliplr", "flipud", "hsplit", "insert", "matrix_transpose",
-    "permute_dims", "repeat", "resize", "roll", "rollaxis", "rot90", "row_stack", "tile", "trim_zeros", "unstack",
-    "vsplit", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd",
-    "nansum", "nanvar", "byte_bounds", "may_share_memory", "shares_memory", "poly", "poly1d", "polyadd", "polyder",
-    "polydiv", "polyfit", "polyint", "polymul", "polysub", "polyval", "roots", "bincount", "digitize", "histogram",
-    "histogram2d", "histogram_bin_edges", "histogramdd", "nanmedian", "nanpercentile", "nanquantile", "percentile",
-    "quantile", "argpartition", "argsort", "in1d", "intersect1d", "isin", "lexsort", "partition", "searchsorted",
-    "setdiff1d", "setxor1d", "sort", "sort_complex", "topk", "union1d", "unique", "unique_all", "unique_counts",
-    "unique_inverse", "unique_values", "angle", "bartlett", "blackman", "convolve", "correlate", "hamming", "hanning",
-    "i0", "kaiser", "nan_to_num", "real_if_close", "sinc", "unwrap", "vander", "average", "corrcoef", "cov", "ptp",
-    "divmod", "median", "flatiter", "frexp", "modf", "pad", "make_aligned_dtype", "interp", "False_", "ScalarType",
-    "True_", "base_repr", "binary_repr", "sctypeDict", "typecodes", "bool", "byte", "can_cast", "cdouble", "character",
-    "clongdouble", "common_type", "complexfloating", "csingle", "double", "dtype", "e", "euler_gamma", "finfo",
-    "flexible", "floating", "generic", "half", "iinfo", "inexact", "inf", "int_", "intc", "integer", "intp", "isdtype",
-    "isscalar", "issubdtype", "iterable", "long", "longdouble", "longlong", "min_scalar_type", "mintypecode", "nan",
-    "ndim", "newaxis", "number", "pi", "promote_types", "result_type", "shape", "short", "signedinteger", "single",
-    "size", "typename", "ubyte", "uint", "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger", "ushort",
+    "logspace", "jit", "njit", "prange", "get_num_threads", "set_num_threads", "errstate", "geterr", "seterr", "around",
+    "fix", "get_array_module", "is_available", "round", "round_", "show_config", "astype", "cumulative_prod",
+    "cumulative_sum", "vecdot", "__array_namespace_info__", "packbits", "unpackbits", "cross", "gradient", "trapezoid",
+    "einsum", "einsum_path", "kron", "tensordot", "asanyarray", "asarray_chkfinite", "isfortran", "require", "diag",
+    "diagflat", "diagonal", "trace", "diff", "ediff1d", "apply_along_axis", "apply_over_axes", "piecewise",
+    "array2string", "array_repr", "array_str", "format_float_positional", "format_float_scientific", "frombuffer",
+    "fromfile", "fromiter", "fromregex", "fromstring", "genfromtxt", "get_printoptions", "load", "loadtxt",
+    "printoptions", "save", "savetxt", "savez", "savez_compressed", "set_printoptions", "c_", "choose", "compress",
+    "copyto", "diag_indices", "diag_indices_from", "extract", "fill_diagonal", "fromfunction", "index_exp", "indices",
+    "ix_", "mask_indices", "meshgrid", "mgrid", "ndindex", "ogrid", "place", "put", "put_along_axis", "putmask", "r_",
+    "ravel_multi_index", "s_", "select", "take_along_axis", "tril_indices", "tril_indices_from", "triu_indices",
+    "triu_indices_from", "unravel_index", "allclose", "argwhere", "array_equal", "array_equiv", "count_nonzero",
+    "flatnonzero", "iscomplex", "iscomplexobj", "isclose", "isneginf", "isposinf", "isreal", "isrealobj", "append",
+    "block", "broadcast", "column_stack", "concat", "delete", "dsplit", "flip", "fliplr", "flipud", "hsplit", "insert",
+    "matrix_transpose", "permute_dims", "repeat", "resize", "roll", "rollaxis", "rot90", "row_stack", "tile",
+    "trim_zeros", "unstack", "vsplit", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
+    "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "byte_bounds", "may_share_memory", "shares_memory", "poly",
+    "poly1d", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub", "polyval", "roots",
+    "bincount", "digitize", "histogram", "histogram2d", "histogram_bin_edges", "histogramdd", "nanmedian",
+    "nanpercentile", "nanquantile", "percentile", "quantile", "argpartition", "argsort", "in1d", "intersect1d", "isin",
+    "lexsort", "partition", "searchsorted", "setdiff1d", "setxor1d", "sort", "sort_complex", "topk", "union1d",
+    "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values", "angle", "bartlett", "blackman",
+    "convolve", "correlate", "hamming", "hanning", "i0", "kaiser", "nan_to_num", "real_if_close", "sinc", "unwrap",
+    "vander", "average", "corrcoef", "cov", "ptp", "divmod", "median", "flatiter", "frexp", "modf", "pad",
+    "make_aligned_dtype", "interp", "False_", "ScalarType", "True_", "base_repr", "binary_repr", "sctypeDict",
+    "typecodes", "bool", "byte", "can_cast", "cdouble", "character", "clongdouble", "common_type", "complexfloating",
+    "csingle", "double", "dtype", "e", "euler_gamma", "finfo", "flexible", "floating", "generic", "half", "iinfo",
+    "inexact", "inf", "int_", "intc", "integer", "intp", "isdtype", "isscalar", "issubdtype", "iterable", "long",
+    "longdouble", "longlong", "min_scalar_type", "mintypecode", "nan", "ndim", "newaxis", "number", "pi",
+    "promote_types", "result_type", "shape", "short", "signedinteger", "single", "size", "typename", "ubyte", "uint",
+    "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger", "ushort",
 ]
 
 __version__: str
@@ -285,6 +286,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> ndarray
 def get_array_module(*args) -> Any: ...
 def get_default_memory_pool() -> MemoryPool: ...
 def get_default_pinned_memory_pool() -> PinnedMemoryPool: ...
+def get_num_threads() -> int: ...
 def geterr() -> dict: ...
 def gradient(f, *varargs, axis=None, edge_order=1) -> Any: ...
 def guvectorize(ftylist, signature, target="cpu", identity=None, nopython=True, cache=False, **kws) -> Any: ...
@@ -451,6 +453,7 @@ def savez(file, *args, allow_pickle=True, **kwds) -> Any: ...
 def savez_compressed(file, *args, allow_pickle=True, **kwds) -> Any: ...
 def searchsorted(a, v, side="left", sorter=None) -> Any: ...
 def select(condlist, choicelist, default=0) -> Any: ...
+def set_num_threads(n) -> None: ...
 def setdiff1d(ar1, ar2, assume_unique=False) -> Any: ...
 def seterr(*, all=None, divide=None, over=None, under=None, invalid=None, linalg=None) -> dict: ...
 def setxor1d(ar1, ar2, assume_unique=False) -> Any: ...

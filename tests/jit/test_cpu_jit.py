@@ -5,6 +5,9 @@ NumPy's fixed-width types), raise Python's exceptions, and say which line they c
 import ctypes
 import ctypes.util
 import math
+import os
+import signal
+import threading
 
 import ember
 import numpy as np
@@ -769,6 +772,75 @@ def test_a_parallel_function_called_in_a_prange_loop_runs_its_own_loop_on_the_po
     a = RNG.standard_normal((37, 1001))
     for _ in range(5):  # every thread busy in the outer loop waits for the inner ones
         np.testing.assert_allclose(row_totals(a), a.sum(axis=1), rtol=1e-12, atol=1e-12)
+
+
+def test_set_num_threads_is_numbas_per_thread_count_with_its_errors():
+    @njit(parallel=True)
+    def total(a):
+        s = 0.0
+        for i in ember.prange(a.shape[0]):
+            s += a[i]
+        return s
+
+    a = RNG.standard_normal(10_001)
+    most = ember.get_num_threads()
+    assert most >= 1
+    try:
+        ember.set_num_threads(1)
+        assert ember.get_num_threads() == 1
+        assert total(a) == sum(a.tolist())  # one chunk: Python's order, Python's bits
+    finally:
+        ember.set_num_threads(most)
+    np.testing.assert_allclose(total(a), a.sum(), rtol=1e-12)
+    with pytest.raises(ValueError, match=f"The number of threads must be between 1 and {most}"):
+        ember.set_num_threads(most + 1)
+    with pytest.raises(ValueError, match="between 1 and"):
+        ember.set_num_threads(0)
+    with pytest.raises(TypeError, match="must be an integer, not float"):
+        ember.set_num_threads(2.0)
+
+
+def test_parallel_functions_called_from_many_python_threads_at_once():
+    @njit(parallel=True, nogil=True)
+    def scaled_sum(a, k):
+        s = 0.0
+        for i in ember.prange(a.shape[0]):
+            s += a[i] * k
+        return s
+
+    a = RNG.standard_normal(50_000)
+    scaled_sum(a, 1.0)
+    results = {}
+
+    def run(k):
+        results[k] = [scaled_sum(a, float(k)) for _ in range(20)]
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(1, 5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    for k in range(1, 5):
+        np.testing.assert_allclose(results[k], [a.sum() * k] * 20, rtol=1e-10)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX's")
+def test_a_forked_child_runs_parallel_functions_on_a_pool_of_its_own():
+    @njit(parallel=True)
+    def total(a):
+        s = 0.0
+        for i in ember.prange(a.shape[0]):
+            s += a[i]
+        return s
+
+    a = RNG.standard_normal(100_000)
+    want = total(a)  # the parent's pool exists now
+    child = os.fork()
+    if child == 0:  # the parent's pool threads do not exist here
+        signal.alarm(120)  # a child waiting for them would hang: it dies instead
+        os._exit(0 if total(a) == want and total(a[::2]) == total(a[::2].copy()) else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def dot_loop(a, b):

@@ -191,8 +191,8 @@ struct Work {
     arena: *const crate::arena::Arena,
 }
 
-// The caller's frame outlives the broadcast the threads run in; chunks write only their own row
-// of partial results, and the arena locks.
+// The caller's frame outlives the loop's chunks; chunks write only their own row of partial
+// results, and the arena locks.
 unsafe impl Send for Work {}
 unsafe impl Sync for Work {}
 
@@ -212,7 +212,7 @@ extern "C" fn parallel_for(
     if total == 0 {
         return 0;
     }
-    let threads = rayon::current_num_threads().clamp(1, crate::lower::MOST_CHUNKS) as i64;
+    let threads = crate::pool::num_threads().clamp(1, crate::lower::MOST_CHUNKS) as i64;
     let chunks = threads.min(total);
     let work = Work {
         body,
@@ -221,28 +221,31 @@ extern "C" fn parallel_for(
         words: words.max(0) as usize,
         arena: unsafe { ctx.as_ref() }.map_or(std::ptr::null(), |c| c.arena),
     };
-    // Every thread of the pool is handed its chunk at once (a loop of a millisecond is not
-    // spent waking threads one steal at a time); each reports its own fault.
-    let faults = rayon::broadcast(|thread| {
+    // Each chunk reports its own fault.
+    let faults: Vec<std::sync::Mutex<CallContext>> = (0..chunks)
+        .map(|_| {
+            std::sync::Mutex::new(CallContext {
+                arena: work.arena,
+                ..CallContext::default()
+            })
+        })
+        .collect();
+    crate::pool::run_chunks(chunks as usize, &|k| {
         let w = work;
-        let k = thread.index() as i64;
-        let mut fault = CallContext {
-            arena: w.arena,
-            ..CallContext::default()
-        };
-        if k < chunks {
-            let lo = start + total / chunks * k + k.min(total % chunks);
-            let hi = lo + total / chunks + i64::from(k < total % chunks);
-            // Each chunk writes its own row of partial results.
-            let row = unsafe { w.partials.add(k as usize * w.words) };
-            unsafe { (w.body)(&mut fault, w.env, lo, hi, row) };
-        }
-        fault
+        let mut fault = faults[k].lock().expect("a chunk's fault");
+        let k = k as i64;
+        let lo = start + total / chunks * k + k.min(total % chunks);
+        let hi = lo + total / chunks + i64::from(k < total % chunks);
+        // Each chunk writes its own row of partial results.
+        let row = unsafe { w.partials.add(k as usize * w.words) };
+        unsafe { (w.body)(&mut *fault, w.env, lo, hi, row) };
     });
-    if let Some(f) = faults.iter().find(|f| f.status != 0) {
-        if let Some(c) = unsafe { ctx.as_mut() } {
-            *c = *f;
-        }
+    let first = faults
+        .into_iter()
+        .map(|f| f.into_inner().expect("a chunk's fault"))
+        .find(|f| f.status != 0);
+    if let (Some(f), Some(c)) = (first, unsafe { ctx.as_mut() }) {
+        *c = f;
     }
     chunks
 }

@@ -820,8 +820,30 @@ fn print_with_python(line: &[ember_cpu::PrintPiece<'_>]) {
     unsafe { pyo3::ffi::PyGILState_Release(state) };
 }
 
+/// How many threads `prange` loops started in this thread use (Numba's `get_num_threads`).
+#[pyfunction]
+fn get_num_threads() -> usize {
+    ember_cpu::num_threads()
+}
+
+/// Sets how many threads `prange` loops started in this thread use (Numba's `set_num_threads`).
+#[pyfunction]
+fn set_num_threads(n: i64) -> PyResult<()> {
+    let n = usize::try_from(n).unwrap_or(0);
+    ember_cpu::set_num_threads(n).map_err(PyValueError::new_err)
+}
+
+/// The threads of the pool `prange` loops run on, the caller's included.
+#[pyfunction]
+fn pool_threads() -> usize {
+    ember_cpu::pool_threads()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ember_cpu::set_printer(print_with_python);
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(pool_threads, m)?)?;
     m.add_class::<HostBlock>()?;
     m.add_class::<ReturnedArray>()?;
     m.add_class::<HostFunction>()

@@ -21,7 +21,7 @@ _ember.add_python_dirs(_python_dirs)
 # No OpenCL driver on the system: PoCL from pip (`pip install ember[pocl]`), if installed.
 _pip_opencl.use_if_needed(_python_dirs)
 
-from . import cublas, cuda, errors, exceptions, fft, lib, linalg, profiler, random  # noqa: E402, F401  (public namespaces, as in CuPy)
+from . import cublas, cuda, errors, exceptions, extending, fft, lib, linalg, profiler, random  # noqa: E402, F401  (public namespaces, as in CuPy)
 from ._array_api import *  # noqa: E402, F403
 from ._array_api import __all__ as _array_api_names  # noqa: E402
 from ._array_api_info import __array_namespace_info__  # noqa: E402

@@ -63,6 +63,7 @@ from . import cublas as cublas
 from . import cuda as cuda
 from . import errors as errors
 from . import exceptions as exceptions
+from . import extending as extending
 from . import fft as fft
 from . import lib as lib
 from . import linalg as linalg

@@ -13,6 +13,7 @@ import ember
 import numpy as np
 import pytest
 from ember import njit
+from ember.extending import register_jitable
 
 RNG = np.random.default_rng(20261128)
 
@@ -841,6 +842,61 @@ def test_a_forked_child_runs_parallel_functions_on_a_pool_of_its_own():
         os._exit(0 if total(a) == want and total(a[::2]) == total(a[::2].copy()) else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+@register_jitable
+def clamp_jitable(x, lo, hi):
+    return lo if x < lo else (hi if x > hi else x)
+
+
+@register_jitable(inline="always")
+def scaled_jitable(x, k):
+    return clamp_jitable(x * k, -1.0, 1.0)
+
+
+def plain_helper(x):
+    return x + 1
+
+
+def test_register_jitable_functions_stay_python_and_compile_where_called():
+    assert clamp_jitable(5, 0, 3) == 3  # still the Python function
+    assert scaled_jitable.__name__ == "scaled_jitable"
+
+    @njit
+    def clamped(a, k):
+        out = np.empty_like(a)
+        for i in range(a.shape[0]):
+            out[i] = scaled_jitable(a[i], k)
+        return out, clamp_jitable(7, 0, 5)
+
+    a = RNG.standard_normal(50)
+    got, small = clamped(a, 0.75)
+    np.testing.assert_array_equal(got, np.clip(a * 0.75, -1.0, 1.0))
+    assert small == 5
+
+    @ember.cuda.jit
+    def clamp_kernel(a, out):
+        i = ember.cuda.grid(1)
+        if i < a.size:
+            out[i] = scaled_jitable(a[i], 0.75)
+
+    out = ember.cuda.device_array(50)
+    clamp_kernel[1, 64](ember.cuda.to_device(a), out)
+    np.testing.assert_array_equal(out.copy_to_host(), np.clip(a * 0.75, -1.0, 1.0))
+
+
+def test_a_plain_python_function_called_from_njit_says_how_to_compile_it():
+    @njit
+    def calls_plain(x):
+        return plain_helper(x)
+
+    with pytest.raises(ember.errors.JitError, match=r"plain Python function 'plain_helper' \(decorate it with @njit "
+                       r"\(or ember.extending.register_jitable\).*is not supported in functions compiled for the CPU"):
+        calls_plain(1)
+    with pytest.raises(TypeError, match="register_jitable takes a function, or keyword options then a function"):
+        register_jitable(3)
+    with pytest.raises(TypeError, match="register_jitable takes a Python function, not int"):
+        register_jitable(inline="always")(3)
 
 
 def dot_loop(a, b):

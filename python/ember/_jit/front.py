@@ -668,8 +668,9 @@ class _Function:
             return {"k": "Array", "id": self.program.array_id(value)}
         if _is_device_array(value):
             return self.captured(value, dotted, node)
-        if getattr(value, "_ember_jit_dispatcher", False):
-            # A kernel called from a kernel is compiled as a device function, as numba-cuda does.
+        if getattr(value, "_ember_jit_dispatcher", False) or getattr(value, "_ember_jitable", False):
+            # A kernel called from a kernel is compiled as a device function, as numba-cuda does
+            # (and a function given to ember.extending.register_jitable, as Numba does).
             return {"k": "Func", "id": self.program.function_id(value)}
         if self.program.host and value is self.fn and self.program.ids.get(id(value)) == 0:
             # The function being compiled calling itself by its own name (see lookup()).
@@ -694,8 +695,10 @@ class _Function:
         if isinstance(value, types.ModuleType):
             return {"k": "Unsupported", "what": f"the module '{dotted}' used as a value"}
         if isinstance(value, types.FunctionType):
-            return {"k": "Unsupported", "what": f"a call to the plain Python function '{dotted}' (decorate it with "
-                                                "@cuda.jit(device=True) to call it from kernels)"}
+            how = ("@njit (or ember.extending.register_jitable) to call it from functions compiled for the CPU"
+                   if self.program.host else "@cuda.jit(device=True) to call it from kernels")
+            what = f"a call to the plain Python function '{dotted}' (decorate it with {how})"
+            return {"k": "Unsupported", "what": what}
         kind = {"CUDAUFunc": "a ufunc (@vectorize)", "GUFunc": "a gufunc (@guvectorize)"}.get(type(value).__name__)
         if kind is not None and type(value).__module__ == "ember._jit.vectorize":
             # Numba's words; ufuncs run from host code over whole arrays.

@@ -145,7 +145,7 @@ impl FnTyper<'_, '_> {
                 format!("'{id}' is a local variable, not a function: kernels call device functions (@cuda.jit(device=True)), math functions and cuda intrinsics"),
             ),
             ExprKind::Unsupported { what } => {
-                at(span, format!("{what} is not supported in kernels"))
+                at(span, format!("{what} is not supported in {}", self.c.realm()))
             }
             _ => at(span, "this cannot be called in a kernel"),
         }

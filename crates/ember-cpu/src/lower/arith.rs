@@ -200,35 +200,18 @@ impl Lowering<'_, '_> {
     /// fewer bits): one instruction instead of three (`(z >> 30) & 0x3ffffffff` is how a
     /// Python program writes a 64-bit logical shift; LLVM folds it the same way).
     fn int_mask(&mut self, x: Value, y: Value) -> Value {
-        use cranelift_codegen::ir::{InstructionData, Opcode};
+        use cranelift_codegen::ir::Opcode;
         let (x, y) = match self.int_constant(x) {
             Some(_) => (y, x),
             None => (x, y),
         };
         let bits = self.b.func.dfg.value_type(x).bits();
-        let shifted = self.b.func.dfg.value_def(x).inst().and_then(|inst| {
-            match self.b.func.dfg.insts[inst] {
-                InstructionData::Binary {
-                    opcode: Opcode::Sshr,
-                    args: [v, k],
-                } => Some((v, self.int_constant(k)?)),
-                _ => None,
-            }
-        });
+        let shifted = self.with_constant(x, Opcode::Sshr);
         if let (Some(m), Some((v, k))) = (self.int_constant(y), shifted) {
             if (1..i64::from(bits)).contains(&k) {
-                let kept = bits - k as u32;
-                let low = if kept >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << kept) - 1
-                };
-                let m = m as u64
-                    & if bits >= 64 {
-                        u64::MAX
-                    } else {
-                        (1u64 << bits) - 1
-                    };
+                // The bits of `v >> k` below the sign's copies, and the mask in `v`'s width.
+                let low = (1u64 << (bits - k as u32)) - 1;
+                let m = m as u64 & (u64::MAX >> (64 - bits));
                 if m & !low == 0 {
                     let logical = self.b.ins().ushr_imm_s(v, k);
                     return if m == low {
@@ -259,24 +242,37 @@ impl Lowering<'_, '_> {
 
     /// `(u, c1, c2)` when `v` is `u * c1 + c2` with constants `c1` and `c2` (either order).
     fn affine(&self, v: Value) -> Option<(Value, i64, i64)> {
-        use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
-        let binary = |v: Value, op: Opcode| -> Option<[Value; 2]> {
-            let ValueDef::Result(inst, _) = self.b.func.dfg.value_def(v) else {
-                return None;
-            };
-            match self.b.func.dfg.insts[inst] {
-                InstructionData::Binary { opcode, args } if opcode == op => Some(args),
-                _ => None,
-            }
-        };
-        let split = |[p, q]: [Value; 2]| match (self.int_constant(p), self.int_constant(q)) {
-            (_, Some(c)) => Some((p, c)),
-            (Some(c), _) => Some((q, c)),
-            _ => None,
-        };
-        let (product, c2) = split(binary(v, Opcode::Iadd)?)?;
-        let (u, c1) = split(binary(product, Opcode::Imul)?)?;
+        use cranelift_codegen::ir::Opcode;
+        let (product, c2) = self.with_constant(v, Opcode::Iadd)?;
+        let (u, c1) = self.with_constant(product, Opcode::Imul)?;
         Some((u, c1, c2))
+    }
+
+    /// `(x, c)` when `v` is `op(x, c)` with a constant `c` (or `op(c, x)` where `op` commutes).
+    pub(crate) fn with_constant(
+        &self,
+        v: Value,
+        op: cranelift_codegen::ir::Opcode,
+    ) -> Option<(Value, i64)> {
+        use cranelift_codegen::ir::{InstructionData, Opcode};
+        let inst = self.b.func.dfg.value_def(v).inst()?;
+        let InstructionData::Binary {
+            opcode,
+            args: [x, y],
+        } = self.b.func.dfg.insts[inst]
+        else {
+            return None;
+        };
+        let commutes = matches!(
+            op,
+            Opcode::Iadd | Opcode::Imul | Opcode::Band | Opcode::Bor | Opcode::Bxor
+        );
+        match (self.int_constant(x), self.int_constant(y)) {
+            _ if opcode != op => None,
+            (_, Some(c)) => Some((x, c)),
+            (Some(c), _) if commutes => Some((y, c)),
+            _ => None,
+        }
     }
 
     fn raise_if_zero(&mut self, y: Value, float: bool, b: Builtin) -> Result<(), String> {

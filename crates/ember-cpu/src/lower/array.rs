@@ -1,7 +1,7 @@
 //! Array elements and views: addresses from an array's data, shape and byte strides.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, InstructionData, MemFlagsData, Opcode, Value};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Opcode, Value};
 use ember_core::DType;
 use ember_jit::ir::{Expr, Place, ViewAxis};
 use ember_jit::Layout;
@@ -57,31 +57,17 @@ impl Lowering<'_, '_> {
         Ok(address)
     }
 
-    /// `x + c` as `(x, c)` when the value is a 64-bit sum with a constant; `(v, 0)` otherwise.
+    /// `x + c` as `(x, c)` when the value is a 64-bit sum (or difference) with a constant;
+    /// `(v, 0)` otherwise.
     fn constant_apart(&self, v: Value) -> (Value, i64) {
-        let dfg = &self.b.func.dfg;
-        if dfg.value_type(v) != types::I64 {
+        if self.b.func.dfg.value_type(v) != types::I64 {
             return (v, 0);
         }
-        let Some(inst) = dfg.value_def(v).inst() else {
-            return (v, 0);
-        };
-        match dfg.insts[inst] {
-            InstructionData::Binary {
-                opcode: Opcode::Iadd,
-                args: [x, y],
-            } => match (self.int_constant(x), self.int_constant(y)) {
-                (_, Some(c)) => (x, c),
-                (Some(c), _) => (y, c),
-                _ => (v, 0),
-            },
-            InstructionData::Binary {
-                opcode: Opcode::Isub,
-                args: [x, y],
-            } => match self.int_constant(y) {
-                Some(c) if c != i64::MIN => (x, -c),
-                _ => (v, 0),
-            },
+        if let Some(sum) = self.with_constant(v, Opcode::Iadd) {
+            return sum;
+        }
+        match self.with_constant(v, Opcode::Isub) {
+            Some((x, c)) if c != i64::MIN => (x, -c),
             _ => (v, 0),
         }
     }

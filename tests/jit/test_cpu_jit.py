@@ -775,13 +775,15 @@ def test_a_parallel_function_called_in_a_prange_loop_runs_its_own_loop_on_the_po
         np.testing.assert_allclose(row_totals(a), a.sum(axis=1), rtol=1e-12, atol=1e-12)
 
 
+def prange_total(a):
+    s = 0.0
+    for i in ember.prange(a.shape[0]):
+        s += a[i]
+    return s
+
+
 def test_set_num_threads_is_numbas_per_thread_count_with_its_errors():
-    @njit(parallel=True)
-    def total(a):
-        s = 0.0
-        for i in ember.prange(a.shape[0]):
-            s += a[i]
-        return s
+    total = njit(parallel=True)(prange_total)
 
     a = RNG.standard_normal(10_001)
     most = ember.get_num_threads()
@@ -827,12 +829,7 @@ def test_parallel_functions_called_from_many_python_threads_at_once():
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX's")
 def test_a_forked_child_runs_parallel_functions_on_a_pool_of_its_own():
-    @njit(parallel=True)
-    def total(a):
-        s = 0.0
-        for i in ember.prange(a.shape[0]):
-            s += a[i]
-        return s
+    total = njit(parallel=True)(prange_total)
 
     a = RNG.standard_normal(100_000)
     want = total(a)  # the parent's pool exists now

@@ -45,11 +45,7 @@ impl Lowering<'_, '_> {
         body: &[Stmt],
         factor: i64,
     ) -> Result<(), String> {
-        let counter = self
-            .temps
-            .get(&index)
-            .ok_or("a loop counter never set")?
-            .clone();
+        let counter = self.counter(index)?;
         let first = counter.get(&mut self.b)?.number()?;
         let end = self.whole_trips_end(first, stop, factor);
         let (inner, exit) = (self.b.create_block(), self.b.create_block());
@@ -71,6 +67,15 @@ impl Lowering<'_, '_> {
         self.b.seal_block(inner);
         self.enter(exit);
         Ok(())
+    }
+
+    /// The variable of a loop's counter.
+    pub(super) fn counter(&self, index: Temp) -> Result<crate::values::Slots, String> {
+        Ok(self
+            .temps
+            .get(&index)
+            .ok_or("a loop counter never set")?
+            .clone())
     }
 
     /// `first` plus the iterations up to `stop` rounded down to a multiple of `per_trip` (a

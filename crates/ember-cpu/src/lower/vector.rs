@@ -305,11 +305,7 @@ impl Lowering<'_, '_> {
         // Several vectors per trip, as the scalar loops are unrolled (see `unroll`).
         let copies = super::unroll::unroll_factor(body).clamp(1, 4);
         let vt = vector_type(plan.dtype);
-        let counter = self
-            .temps
-            .get(&index)
-            .ok_or("a loop counter never set")?
-            .clone();
+        let counter = self.counter(index)?;
         let first = counter.get(&mut self.b)?.number()?;
         // The last start of a whole trip.
         let end = self.whole_trips_end(first, stop, lanes * copies);

@@ -116,6 +116,36 @@ def test_shapes_broadcast_as_numpys(shapes):
     run_both(add, RNG.standard_normal(shapes[0]), RNG.standard_normal(shapes[1]))
 
 
+def where_of(c, x, y):
+    return np.where(c, x, y)
+
+
+@pytest.mark.parametrize("case", ["same", "broadcast", "float_cond", "int8_and_python_ints", "mixed", "scalar_x"])
+def test_np_where_picks_elements_as_numpy_does(case):
+    a, b = RNG.standard_normal((4, 5)), RNG.standard_normal(5)
+    a[1, 2] = np.nan
+    small = RNG.integers(-100, 100, (4, 5)).astype(np.int8)
+    args = {
+        "same": (a > 0, a, -a),
+        "broadcast": (b > 0, a, 2.5),                     # (5,) with (4, 5) and a number
+        "float_cond": (a, small, b),                      # non-zero (NaN included) is true
+        "int8_and_python_ints": (a > 0, small, 300),      # NumPy keeps int8 and wraps 300
+        "mixed": (a < 0, small, b.astype(np.float32)),    # int8 with float32: float32
+        "scalar_x": (small > 0, 7, small),
+    }[case]
+    want = where_of(*args)
+    got = njit(where_of)(*args)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_np_where_of_numbers_or_one_argument_says_what_is_missing():
+    with pytest.raises(ember.JitError, match=r"np.where\(\) of three numbers .* write `x if cond else y`"):
+        njit(where_of)(True, 1.0, 2.0)
+    with pytest.raises(ember.JitError, match="np.where"):
+        njit(lambda c: np.where(c))(np.ones(3))
+
+
 def test_strided_and_transposed_operands():
     a = RNG.standard_normal((6, 8))
     run_both(add, a[::2, 1::3], a.T[1:4, :3])

@@ -52,7 +52,7 @@ _PRINT_MOST_ITEMS = 32
 
 # NumPy's array makers: functions compiled for the CPU make arrays with them (kernels cannot).
 _NUMPY_MAKERS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange",
-                 "linspace")
+                 "linspace", "where")
 
 # NumPy's reductions of a whole array, for functions compiled for the CPU (`np.sum(a)`).
 _NUMPY_REDUCTIONS = ("sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std", "argmin", "argmax", "any",

@@ -125,6 +125,68 @@ impl FnTyper<'_, '_> {
         self.ufunc_elements(name, operands, None, span)
     }
 
+    /// `np.where(cond, x, y)` with an array among them: a new array of `x`'s element where
+    /// `cond`'s is true (non-zero), else `y`'s, the three broadcast together. Its dtype is
+    /// NumPy's `result_type(x, y)` (a Python number counting by its kind, NEP 50): the loop
+    /// NumPy's `maximum` picks for `x` and `y`, whose loops are each type with itself.
+    pub(crate) fn array_where(&mut self, operands: Vec<Val>, span: Span) -> R<Val> {
+        let [cond, x, y] = <[Val; 3]>::try_from(operands).map_err(|_| {
+            Fail::At(
+                span,
+                "np.where() takes a condition and two values (or the condition alone)".into(),
+            )
+        })?;
+        let mut ops = Vec::with_capacity(2);
+        for v in [&x, &y] {
+            ops.push(match &v.ty {
+                Ty::Array(a) if crate::types::record_of(a.dtype).is_none() => {
+                    OperandType::Strong(a.dtype)
+                }
+                Ty::Scalar(d) => scalar_operand(*d),
+                t => {
+                    return at(
+                        span,
+                        format!("np.where() takes arrays of numbers and numbers, got {t}"),
+                    )
+                }
+            });
+        }
+        if !matches!(cond.ty, Ty::Array(_) | Ty::Scalar(_)) {
+            return at(
+                span,
+                format!(
+                    "np.where()'s condition must be an array or a number, got {}",
+                    cond.ty
+                ),
+            );
+        }
+        // (A Python int outside the type is cast as C casts it, as NumPy's where does.)
+        let u = ufunc("maximum").map_err(|e| Fail::At(span, e.to_string()))?;
+        let &(ins, outs) = find_loop(u, &ops, None).map_err(|e| Fail::At(span, e.to_string()))?;
+        let (t, result) = (ins[0], outs[0]);
+        let cond_dtype = match &cond.ty {
+            Ty::Array(a) => a.dtype,
+            Ty::Scalar(d) => *d,
+            _ => unreachable!("checked above"),
+        };
+        self.c.uses.dtypes.extend([DType::Bool, t]);
+        self.elements(
+            vec![cond, x, y],
+            &[cond_dtype, t, t],
+            None,
+            result,
+            span,
+            move |s, e| {
+                let pick = s.cast_to(&e[0], DType::Bool);
+                let (x, y) = (s.cast_to(&e[1], t), s.cast_to(&e[2], t));
+                Ok(Val::new(
+                    Ty::Scalar(result),
+                    K::Select(pick.boxed(), x.boxed(), y.boxed()),
+                ))
+            },
+        )
+    }
+
     /// The ufunc `name` of `operands` stored into array `out` (`a += b`): the operands
     /// broadcast to `out`'s shape, the result cast to its dtype by NumPy's `same_kind` rule.
     pub(crate) fn array_ufunc_into(

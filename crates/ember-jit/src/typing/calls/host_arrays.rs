@@ -49,6 +49,20 @@ impl FnTyper<'_, '_> {
             "builtin.abs" => "absolute",
             _ => name.strip_prefix("np.")?,
         };
+        if f == "where" && args.len() == 3 && keywords.is_empty() {
+            let vals = match args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>() {
+                Ok(v) => v,
+                Err(e) => return Some(Err(e)),
+            };
+            if self.whole_array(&vals.iter().collect::<Vec<_>>()) {
+                return Some(self.array_where(vals, span));
+            }
+            return Some(at(
+                span,
+                "np.where() of three numbers (a 0-d array in NumPy) is not compiled for the CPU; \
+                 write `x if cond else y`",
+            ));
+        }
         let reduction = is_reduction(f) && !args.is_empty();
         let u = ember_codegen::ufuncs::ufunc(f)
             .ok()

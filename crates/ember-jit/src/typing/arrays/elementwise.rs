@@ -160,9 +160,11 @@ impl FnTyper<'_, '_> {
                 ),
             );
         }
-        // (A Python int outside the type is cast as C casts it, as NumPy's where does.)
+        // A Python int outside the type raises NumPy's OverflowError (NumPy 2.5's where; before
+        // it, NumPy cast it as C casts).
         let u = ufunc("maximum").map_err(|e| Fail::At(span, e.to_string()))?;
-        let &(ins, outs) = find_loop(u, &ops, None).map_err(|e| Fail::At(span, e.to_string()))?;
+        let scalars = [&x, &y].map(|v| matches!(v.ty, Ty::Scalar(_)).then_some(v));
+        let (ins, outs) = self.loop_with_python_ints(u, ops, &scalars, span)?;
         let (t, result) = (ins[0], outs[0]);
         let cond_dtype = match &cond.ty {
             Ty::Array(a) => a.dtype,

@@ -19,6 +19,24 @@ use crate::ir::{self, Const, ExprKind as K, Failure, Place, TempRole};
 use crate::types::{ArrayTy, Layout, Ty, BOOL, INT64};
 use crate::typing::{FnTyper, Val};
 
+/// How NumPy's loop search sees each operand of `np.name()`: an array by its dtype, a number
+/// by its kind when it is Python's own type (NEP 50).
+fn operand_types(operands: &[&Val], name: &str, span: Span) -> R<Vec<OperandType>> {
+    operands
+        .iter()
+        .map(|v| match &v.ty {
+            Ty::Array(a) if crate::types::record_of(a.dtype).is_none() => {
+                Ok(OperandType::Strong(a.dtype))
+            }
+            Ty::Scalar(d) => Ok(scalar_operand(*d)),
+            t => at(
+                span,
+                format!("np.{name}() takes arrays of numbers and numbers, got {t}"),
+            ),
+        })
+        .collect()
+}
+
 /// The ufunc an operator computes on arrays.
 pub(crate) fn binop_ufunc(op: BinOp) -> &'static str {
     match op {
@@ -136,21 +154,7 @@ impl FnTyper<'_, '_> {
                 "np.where() takes a condition and two values (or the condition alone)".into(),
             )
         })?;
-        let mut ops = Vec::with_capacity(2);
-        for v in [&x, &y] {
-            ops.push(match &v.ty {
-                Ty::Array(a) if crate::types::record_of(a.dtype).is_none() => {
-                    OperandType::Strong(a.dtype)
-                }
-                Ty::Scalar(d) => scalar_operand(*d),
-                t => {
-                    return at(
-                        span,
-                        format!("np.where() takes arrays of numbers and numbers, got {t}"),
-                    )
-                }
-            });
-        }
+        let ops = operand_types(&[&x, &y], "where", span)?;
         if !matches!(cond.ty, Ty::Array(_) | Ty::Scalar(_)) {
             return at(
                 span,
@@ -210,24 +214,7 @@ impl FnTyper<'_, '_> {
         span: Span,
     ) -> R<Val> {
         let u = ufunc(name).map_err(|e| Fail::At(span, e.to_string()))?;
-        let mut ops = Vec::with_capacity(operands.len());
-        for v in &operands {
-            ops.push(match &v.ty {
-                Ty::Array(a) if crate::types::record_of(a.dtype).is_none() => {
-                    OperandType::Strong(a.dtype)
-                }
-                Ty::Scalar(d) => scalar_operand(*d),
-                t => {
-                    return at(
-                        span,
-                        format!(
-                            "np.{}() takes arrays of numbers and numbers, got {t}",
-                            u.name
-                        ),
-                    )
-                }
-            });
-        }
+        let ops = operand_types(&operands.iter().collect::<Vec<_>>(), u.name, span)?;
         let scalars: Vec<Option<&Val>> = operands
             .iter()
             .map(|v| matches!(v.ty, Ty::Scalar(_)).then_some(v))

@@ -799,6 +799,8 @@ def test_set_num_threads_is_numbas_per_thread_count_with_its_errors():
         ember.set_num_threads(most + 1)
     with pytest.raises(ValueError, match="between 1 and"):
         ember.set_num_threads(0)
+    with pytest.raises(ValueError, match="not -3"):
+        ember.set_num_threads(-3)
     with pytest.raises(TypeError, match="must be an integer, not float"):
         ember.set_num_threads(2.0)
 

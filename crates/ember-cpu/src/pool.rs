@@ -10,7 +10,7 @@
 //! pool makes a pool of its own (the parent's threads do not exist in the child).
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -28,7 +28,6 @@ struct Slot {
     finished: AtomicU64,
     /// The job (a pointer to a `Job` in the caller's frame, which waits for `finished`).
     job: Mutex<Option<JobPtr>>,
-    chunk: AtomicUsize,
     asleep: AtomicBool,
     lock: Mutex<()>,
     wake: Condvar,
@@ -76,15 +75,15 @@ pub fn num_threads() -> usize {
 
 /// Sets how many threads loops started in this thread use, 1 ..= the pool's size (Numba's
 /// `set_num_threads`, which is per thread as here).
-pub fn set_num_threads(n: usize) -> Result<(), String> {
+pub fn set_num_threads(n: i64) -> Result<(), String> {
     let most = pool_threads();
-    if n == 0 || n > most {
+    let Some(n) = usize::try_from(n).ok().filter(|n| (1..=most).contains(n)) else {
         return Err(format!(
             "The number of threads must be between 1 and {most} (the pool's size: set \
              EMBER_NUM_THREADS or NUMBA_NUM_THREADS before the first parallel loop to change it), \
              not {n}"
         ));
-    }
+    };
     WANTED.with(|w| w.set(n));
     Ok(())
 }
@@ -104,12 +103,10 @@ pub(crate) fn run_chunks(chunks: usize, job: &(dyn Fn(usize) + Sync)) {
     let workers = &pool.slots[..(chunks - 1).min(pool.slots.len())];
     let posted: Vec<u64> = workers
         .iter()
-        .enumerate()
-        .map(|(k, slot)| {
+        .map(|slot| {
             // Erased lifetime: this frame waits below until the worker has finished.
             let ptr: *const Job<'_> = &job;
             *slot.job.lock().expect("a slot") = Some(JobPtr(ptr.cast()));
-            slot.chunk.store(k + 1, Ordering::Relaxed);
             let n = slot.posted.fetch_add(1, Ordering::SeqCst) + 1;
             if slot.asleep.load(Ordering::SeqCst) {
                 let _g = slot.lock.lock().expect("a slot");
@@ -157,7 +154,6 @@ fn start(workers: usize, pid: u32) -> Pool {
                 posted: AtomicU64::new(0),
                 finished: AtomicU64::new(0),
                 job: Mutex::new(None),
-                chunk: AtomicUsize::new(0),
                 asleep: AtomicBool::new(false),
                 lock: Mutex::new(()),
                 wake: Condvar::new(),
@@ -168,7 +164,7 @@ fn start(workers: usize, pid: u32) -> Pool {
         let slot = slot.clone();
         std::thread::Builder::new()
             .name(format!("ember-prange-{}", k + 1))
-            .spawn(move || work(&slot))
+            .spawn(move || work(&slot, k + 1))
             .expect("a thread for parallel loops");
     }
     Pool {
@@ -178,8 +174,9 @@ fn start(workers: usize, pid: u32) -> Pool {
     }
 }
 
-/// A worker: waits for a chunk (spinning, then asleep), runs it, says so.
-fn work(slot: &Slot) {
+/// Worker `chunk`: waits for a loop (spinning, then asleep), runs its chunk of it, says so.
+/// (Worker k always runs chunk k: the caller runs chunk 0.)
+fn work(slot: &Slot, chunk: usize) {
     IN_CHUNK.with(|c| c.set(true));
     let mut seen = 0u64;
     loop {
@@ -199,9 +196,8 @@ fn work(slot: &Slot) {
         }
         seen = slot.posted.load(Ordering::SeqCst);
         let job = slot.job.lock().expect("a slot").expect("a posted job");
-        let k = slot.chunk.load(Ordering::Relaxed);
         // The caller waits for `finished` before its frame (and the job) goes.
-        unsafe { (*job.0)(k) };
+        unsafe { (*job.0)(chunk) };
         slot.finished.store(seen, Ordering::Release);
     }
 }
@@ -209,6 +205,7 @@ fn work(slot: &Slot) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicUsize;
 
     #[test]
     fn every_chunk_runs_once() {
@@ -235,7 +232,8 @@ mod tests {
     #[test]
     fn the_number_of_threads_is_checked() {
         assert!(set_num_threads(0).is_err());
-        assert!(set_num_threads(pool_threads() + 1).is_err());
+        assert!(set_num_threads(pool_threads() as i64 + 1).is_err());
+        assert!(set_num_threads(-3).unwrap_err().ends_with("not -3"));
         set_num_threads(1).expect("one thread");
         assert_eq!(num_threads(), 1);
     }

@@ -829,7 +829,6 @@ fn get_num_threads() -> usize {
 /// Sets how many threads `prange` loops started in this thread use (Numba's `set_num_threads`).
 #[pyfunction]
 fn set_num_threads(n: i64) -> PyResult<()> {
-    let n = usize::try_from(n).unwrap_or(0);
     ember_cpu::set_num_threads(n).map_err(PyValueError::new_err)
 }
 

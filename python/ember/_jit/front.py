@@ -52,7 +52,11 @@ _PRINT_MOST_ITEMS = 32
 
 # NumPy's array makers: functions compiled for the CPU make arrays with them (kernels cannot).
 _NUMPY_MAKERS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange",
-                 "linspace", "where")
+                 "linspace")
+
+# NumPy's functions of whole arrays that are neither ufuncs nor reductions, for functions
+# compiled for the CPU (`np.where(a > 0, a, 0)`).
+_NUMPY_ARRAY_FUNCS = ("where",)
 
 # NumPy's reductions of a whole array, for functions compiled for the CPU (`np.sum(a)`).
 _NUMPY_REDUCTIONS = ("sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std", "argmin", "argmax", "any",
@@ -75,7 +79,7 @@ def _intrinsic_table() -> dict[int, str]:
             obj = getattr(module, n)
             if callable(obj):
                 table[id(obj)] = f"{module.__name__}.{n}"
-    for n in _NUMPY_FUNCS + _NUMPY_MAKERS + _NUMPY_REDUCTIONS:
+    for n in _NUMPY_FUNCS + _NUMPY_MAKERS + _NUMPY_REDUCTIONS + _NUMPY_ARRAY_FUNCS:
         table[id(getattr(np, n))] = "np." + n
     for n in _OPERATORS:
         table[id(getattr(operator, n))] = "operator." + n

@@ -23,7 +23,6 @@ def set_num_threads(n) -> None:
     _ember.set_num_threads(int(n))
 
 
-
 def prange(*args):
     """``range(*args)``, whose iterations a ``parallel=True`` function may run at once."""
     return range(*args)

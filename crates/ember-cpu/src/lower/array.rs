@@ -42,15 +42,19 @@ impl Lowering<'_, '_> {
             let (i, plus) = self.constant_apart(i);
             // A C-contiguous array's last stride is its itemsize: a constant, so the address
             // of `a[i]` in a loop is one shift and add.
-            let (offset, extra) = if k == last && place.ty.layout == Layout::C {
-                let extra = self.b.ins().iconst(types::I64, plus.wrapping_mul(itemsize));
-                (self.b.ins().imul_imm_s(i, itemsize), extra)
+            let contiguous = k == last && place.ty.layout == Layout::C;
+            let offset = if contiguous {
+                self.b.ins().imul_imm_s(i, itemsize)
             } else {
-                let extra = self.b.ins().imul_imm_s(a.strides[k], plus);
-                (self.b.ins().imul(i, a.strides[k]), extra)
+                self.b.ins().imul(i, a.strides[k])
             };
             address = self.b.ins().iadd(address, offset);
             if plus != 0 {
+                let extra = if contiguous {
+                    self.b.ins().iconst(types::I64, plus.wrapping_mul(itemsize))
+                } else {
+                    self.b.ins().imul_imm_s(a.strides[k], plus)
+                };
                 address = self.b.ins().iadd(address, extra);
             }
         }

@@ -17,7 +17,7 @@ use crate::values::Val;
 impl Lowering<'_, '_> {
     /// Runs a step-1 loop's leading iterations the fast way the body allows (in SIMD lanes, or
     /// unrolled), leaving the counter at the first iteration left for the plain loop.
-    pub(crate) fn loop_prefix(
+    pub(super) fn loop_prefix(
         &mut self,
         index: Temp,
         ty: DType,
@@ -80,7 +80,7 @@ impl Lowering<'_, '_> {
 
     /// `first` plus the iterations up to `stop` rounded down to a multiple of `per_trip` (a
     /// power of two); `first` when the loop is empty or its length overflows.
-    pub(crate) fn whole_trips_end(&mut self, first: Value, stop: Value, per_trip: i64) -> Value {
+    pub(super) fn whole_trips_end(&mut self, first: Value, stop: Value, per_trip: i64) -> Value {
         let count = self.b.ins().isub(stop, first);
         let zero = self.b.ins().iconst(types::I64, 0);
         let positive = self.b.ins().icmp(IntCC::SignedGreaterThan, count, zero);

@@ -316,17 +316,17 @@ impl Lowering<'_, '_> {
             .reductions
             .iter()
             .map(|(_, op)| {
+                let one = if *op == BinOp::Add { 0.0 } else { 1.0 };
+                let c = if plan.dtype == DType::F64 {
+                    self.b.ins().f64const(one)
+                } else {
+                    self.b.ins().f32const(one as f32)
+                };
+                let start = self.b.ins().splat(vt, c);
                 (0..copies)
                     .map(|_| {
                         let var = self.b.declare_var(vt);
-                        let one = if *op == BinOp::Add { 0.0 } else { 1.0 };
-                        let c = if plan.dtype == DType::F64 {
-                            self.b.ins().f64const(one)
-                        } else {
-                            self.b.ins().f32const(one as f32)
-                        };
-                        let v = self.b.ins().splat(vt, c);
-                        self.b.def_var(var, v);
+                        self.b.def_var(var, start);
                         var
                     })
                     .collect()

@@ -262,6 +262,24 @@ def test_arange_with_a_zero_step_raises_zero_division_error():
         njit(lambda n: np.arange(0, n, 0))(5)
 
 
+def makers_by_dtype_name(n):
+    return (np.zeros(n, dtype="float32"), np.ones((n, 2), "i4"), np.full(n, 3, dtype="<u2"),
+            np.empty_like(np.zeros(n), dtype="int8") * 0, np.arange(n, dtype="int16"),
+            np.zeros(n, dtype=float), np.ones(n, dtype=int), np.ones(n, dtype=complex),
+            np.ones(n).astype("f4"), np.ones(n, dtype="float") * 0.5)
+
+
+def test_dtype_names_and_python_types_name_the_dtype_as_numpy_reads_them():
+    run_both(makers_by_dtype_name, 5)
+
+
+def test_a_dtype_name_numpy_does_not_know_is_a_jit_error_at_its_line():
+    def f(n):
+        return np.zeros(n, dtype="float33")
+    with pytest.raises(ember.JitError, match="(?s)the dtype must be a NumPy type.*float33"):
+        njit(f)(3)
+
+
 def in_place(a, b):
     a += b
     a[1:] *= 2

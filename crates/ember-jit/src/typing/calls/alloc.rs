@@ -29,23 +29,44 @@ pub(super) fn is_allocation(name: &str) -> bool {
     )
 }
 
-/// The dtype a `dtype=` argument names.
-pub(super) fn dtype_of(e: &Expr) -> R<DType> {
+/// The dtype a `dtype=` argument names: a type object (`np.float32`, `numba.int64`, a NumPy
+/// scalar type from the globals), Python's `float`/`int`/`bool`/`complex` (float64, int64,
+/// bool, complex128, as NumPy reads them), or a dtype string NumPy takes (`'float32'`, `'f4'`,
+/// `'<f8'`).
+pub(crate) fn dtype_of(e: &Expr) -> R<DType> {
+    named_dtype(e).ok_or_else(|| {
+        Fail::At(
+            e.span,
+            "the dtype must be a NumPy type such as np.float32 or numba.int64 (or its name, 'float32')".into(),
+        )
+    })
+}
+
+fn named_dtype(e: &Expr) -> Option<DType> {
     match &e.kind {
-        ExprKind::Intrinsic { name } if name.starts_with("dtype.") => {
-            crate::types::element_dtype_named(&name[6..])
-        }
+        ExprKind::Intrinsic { name } => match name.as_str() {
+            "builtin.float" => Some(DType::F64),
+            "builtin.int" => Some(DType::I64),
+            "builtin.bool" => Some(DType::Bool),
+            "builtin.complex" => Some(DType::C128),
+            _ => crate::types::element_dtype_named(name.strip_prefix("dtype.")?),
+        },
         ExprKind::Typed { v, .. } | ExprKind::Unsupported { what: v } => {
             crate::types::dtype_named(v)
         }
+        ExprKind::Str { v } => {
+            // NumPy's byte-order mark: only the machine's own order (little-endian) is an
+            // array ember keeps.
+            let name = v.strip_prefix(['<', '=', '|']).unwrap_or(v);
+            match name {
+                "float" => Some(DType::F64),
+                "int" => Some(DType::I64),
+                "complex" => Some(DType::C128),
+                _ => crate::types::element_dtype_named(name),
+            }
+        }
         _ => None,
     }
-    .ok_or_else(|| {
-        Fail::At(
-            e.span,
-            "the dtype must be a NumPy type such as np.float32 or numba.int64".into(),
-        )
-    })
 }
 
 impl FnTyper<'_, '_> {

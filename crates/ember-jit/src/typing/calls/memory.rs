@@ -8,7 +8,7 @@ use crate::compiler::fixed_array;
 use crate::error::{at, Fail, R};
 use crate::helpers::{AtomicOp, Helper};
 use crate::ir::{Const, ExprKind as K, FixedArrayDecl, Stmt, TempRole};
-use crate::types::{dtype_named, ArrayTy, Layout, Space, Ty, INT64};
+use crate::types::{ArrayTy, Layout, Space, Ty, INT64};
 use crate::typing::expr::{const_ints, is_none};
 use crate::typing::{FnTyper, Val};
 
@@ -23,19 +23,7 @@ impl FnTyper<'_, '_> {
         span: Span,
     ) -> R<Val> {
         let align = alignment.map(|e| self.alignment(e)).transpose()?.flatten();
-        let d = match &dtype.kind {
-            ExprKind::Intrinsic { name } if name.starts_with("dtype.") => {
-                crate::types::element_dtype_named(&name[6..])
-            }
-            ExprKind::Typed { v, .. } | ExprKind::Unsupported { what: v } => dtype_named(v),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            Fail::At(
-                dtype.span,
-                "the dtype must be a NumPy type such as numba.float32 or np.int32".into(),
-            )
-        })?;
+        let d = super::alloc::dtype_of(dtype)?;
         let dims = const_ints(shape).ok_or_else(|| {
             Fail::At(shape.span, "the shape must be a constant integer or tuple of them (a literal or a global constant)".into())
         })?;

@@ -344,16 +344,16 @@ MISTAKES = [
     ["{v} = {v}[0]"], ["{v} = other_kernel"], ["{v} = (1, 2)"], ["{v}.foo = 1"],
     ["{v} = cuda.shared.array({v}, np.float64)"], ["{v} = math.no_such_function(1.0)"], ["yield {v}"],
     ["{v} = (1, 2)[5]"], ["{v} = {v}(1)"], ["for q in {v}:", "    pass"], ["{v} = 99999999999999999999999"],
-    ["if {v} is None:", "    pass"], ["{v} = cuda.grid({v})"], ["{v} = range(3)"], ["{v} = math.sqrt(1.0, 2.0)"],
+    ["if {v} is {v}:", "    pass"], ["{v} = cuda.grid({v})"], ["{v} = range(3)"], ["{v} = math.sqrt(1.0, 2.0)"],
     ['{v} = int("3")'], ["{v} = {v} if {v} else (1, 2)"], ["{v} = dict()"], ["{v} = {v}.real.foo"],
     ["{v} = cuda.atomic.add({v}, 0, 1)"], ["{v} = 1 if {v} < (1, 2) else 2"],
 ]
 
 
 @st.composite
-def invalid_cases(draw):
+def invalid_cases(draw, mistakes=MISTAKES):
     program = draw(programs())
-    mistake = draw(st.sampled_from(MISTAKES))
+    mistake = draw(st.sampled_from(mistakes))
     return program, mistake, draw(st.integers(0, len(program.body) - 1))
 
 

@@ -66,6 +66,11 @@ fn push_leaves(ty: &Ty, out: &mut Vec<Leaf>) -> Result<(), String> {
             }
         }
         Ty::None => {}
+        // Whether it holds a value (a bool), then the value (zero when it holds none).
+        Ty::Optional(t) => {
+            out.push(Leaf::Number(DType::Bool));
+            push_leaves(t, out)?;
+        }
         Ty::Record(_) => return Err("records (structured dtypes)".into()),
         Ty::Group => return Err("cooperative groups".into()),
     }
@@ -159,10 +164,13 @@ pub enum Builtin {
     TupleIndex,
     /// `range(a, b, 0)`.
     RangeStepZero,
+    /// An optional value used where its value is needed holds None; details: the value's
+    /// dtype's row in `DType::ALL` (-1: not a number or array), its dimensions (-1: a number).
+    NoneValue,
 }
 
 impl Builtin {
-    const ALL: [Builtin; 19] = [
+    const ALL: [Builtin; 20] = [
         Builtin::Division,
         Builtin::IntegerDivision,
         Builtin::IntegerModulo,
@@ -182,6 +190,7 @@ impl Builtin {
         Builtin::ArrayTooBig,
         Builtin::TupleIndex,
         Builtin::RangeStepZero,
+        Builtin::NoneValue,
     ];
 
     /// The Python exception class and its message, naming the fault's `detail` numbers.
@@ -201,6 +210,16 @@ impl Builtin {
             }
             Builtin::BroadcastInto => {
                 format!("{text}: an operand's axis of length {a} does not fit the output's of length {b}")
+            }
+            Builtin::NoneValue => {
+                let dtype = usize::try_from(a)
+                    .ok()
+                    .and_then(|k| ember_core::DType::ALL.get(k));
+                match (dtype, b) {
+                    (Some(d), -1) => format!("expected {}, got None", d.name()),
+                    (Some(d), n) => format!("expected array({}, {n}d), got None", d.name()),
+                    (None, _) => text.to_string(),
+                }
             }
             _ => text.to_string(),
         };
@@ -244,6 +263,7 @@ impl Builtin {
             ),
             Builtin::TupleIndex => ("IndexError", "tuple index out of range"),
             Builtin::RangeStepZero => ("ValueError", "range() arg 3 must not be zero"),
+            Builtin::NoneValue => ("TypeError", "expected a value, got None"),
         }
     }
 }

@@ -120,6 +120,8 @@ impl Val {
                     .collect::<Result<_, _>>()?,
             ),
             Ty::None => Val::Unit,
+            // An optional: its flag and its value, as a pair.
+            Ty::Optional(t) => Val::Tuple(vec![Val::Number(next()?), Val::assemble(t, values)?]),
             other => return Err(format!("values of type {other}")),
         })
     }

@@ -189,6 +189,7 @@ impl<'p> Compiler<'p> {
                 self.uses.dtypes.insert(*d);
             }
             Ty::None | Ty::Group => {}
+            Ty::Optional(t) => self.register(t),
             Ty::Record(r) => {
                 self.uses.dtypes.insert(r.dtype);
                 self.register_record_dtype(r.dtype);

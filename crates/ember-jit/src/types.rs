@@ -101,8 +101,12 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// A reference to a record.
     Record(RecordTy),
-    /// No value (a function without `return x`).
+    /// Python's `None`: a function without `return x`, the literal, an argument passed as
+    /// `None`. No data.
     None,
+    /// A value or `None` (Numba's `Optional`): a variable assigned both, a function returning
+    /// both. Held as a flag and the value; using it where the value is needed checks the flag.
+    Optional(Box<Ty>),
     /// A cooperative group (`cuda.cg.this_grid()`): no data, only its methods (`sync()`).
     Group,
 }
@@ -172,6 +176,7 @@ impl fmt::Display for Ty {
             }
             Ty::Record(r) => write!(f, "Record({})", r.dtype.name()),
             Ty::None => f.write_str("none"),
+            Ty::Optional(t) => write!(f, "OptionalType({t})"),
             Ty::Group => f.write_str("grid_group"),
         }
     }
@@ -258,6 +263,14 @@ pub fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
             .map(|(p, q)| unify(p, q))
             .collect::<Option<Vec<_>>>()
             .map(Ty::Tuple),
+        // None and a value: either (Numba's Optional).
+        (Ty::None, Ty::Optional(_)) => Some(b.clone()),
+        (Ty::Optional(_), Ty::None) => Some(a.clone()),
+        (Ty::None, t) | (t, Ty::None) if !matches!(t, Ty::Group) => {
+            Some(Ty::Optional(Box::new(t.clone())))
+        }
+        (Ty::Optional(x), Ty::Optional(y)) => Some(Ty::Optional(Box::new(unify(x, y)?))),
+        (Ty::Optional(x), t) | (t, Ty::Optional(x)) => Some(Ty::Optional(Box::new(unify(x, t)?))),
         (Ty::Array(x), Ty::Array(y))
             if x.dtype == y.dtype
                 && x.ndim == y.ndim
@@ -279,6 +292,21 @@ pub fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
 /// any layout).
 pub fn parse_arg_type(text: &str) -> Result<Ty, String> {
     let t = text.trim();
+    if t == "none" {
+        return Ok(Ty::None);
+    }
+    if let Some(inner) = t
+        .strip_prefix("optional(")
+        .or_else(|| t.strip_prefix("Optional("))
+        .and_then(|x| x.strip_suffix(')'))
+    {
+        return match parse_arg_type(inner)? {
+            Ty::None | Ty::Optional(_) => {
+                Err(format!("'{t}': an optional type holds a value type"))
+            }
+            inner => Ok(Ty::Optional(Box::new(inner))),
+        };
+    }
     if let Some(ty) = parse_tuple_type(t)? {
         return Ok(ty);
     }

@@ -70,10 +70,15 @@ enum Arg<'py> {
     Typed(DType, Bound<'py, PyAny>),
     Array(HostView),
     Tuple(Vec<Arg<'py>>),
+    /// `None` (Numba's `none` type: an omitted optional argument).
+    None,
 }
 
 fn read_arg<'py>(value: &Bound<'py, PyAny>, depth: usize) -> PyResult<Arg<'py>> {
     let known = known()?;
+    if value.is_none() {
+        return Ok(Arg::None);
+    }
     if value.is_instance_of::<PyBool>() {
         return Ok(Arg::Bool(value.is_truthy()?));
     }
@@ -148,6 +153,7 @@ impl Arg<'_> {
                 out.extend([8, items.len() as u8]);
                 items.iter().for_each(|a| a.key(out));
             }
+            Arg::None => out.push(9),
         }
     }
 
@@ -166,6 +172,7 @@ impl Arg<'_> {
                 if v.c_contiguous { Layout::C } else { Layout::A },
             )),
             Arg::Tuple(items) => Ty::Tuple(items.iter().map(Arg::ty).collect()),
+            Arg::None => Ty::None,
         }
     }
 
@@ -174,6 +181,9 @@ impl Arg<'_> {
     /// dtype and dimensions (a C-contiguous parameter only from a C-contiguous array).
     fn fits(&self, ty: &Ty) -> bool {
         match (self, ty) {
+            (Arg::None, Ty::None | Ty::Optional(_)) => true,
+            (a, Ty::Optional(t)) => a.fits(t),
+            (Arg::None, _) => false,
             (Arg::Array(v), Ty::Array(a)) => {
                 v.dtype == a.dtype && v.ndim == a.ndim && (a.layout == Layout::A || v.c_contiguous)
             }
@@ -205,6 +215,18 @@ impl Arg<'_> {
                 for (a, t) in items.iter().zip(tys) {
                     a.pack(t, out)?;
                 }
+            }
+            (Arg::None, Ty::None) => {}
+            // An optional parameter: whether it holds a value, then the value (zeros for None).
+            (Arg::None, Ty::Optional(t)) => {
+                let words = ember_cpu::abi::leaves(t)
+                    .map_err(PyTypeError::new_err)?
+                    .len();
+                out.extend(std::iter::repeat_n(0, 1 + words));
+            }
+            (a, Ty::Optional(t)) => {
+                out.push(1);
+                a.pack(t, out)?;
             }
             (a, Ty::Scalar(d)) => a.pack_number(*d, out)?,
             _ => {
@@ -298,6 +320,14 @@ fn result_value<'py>(
         )?;
         return py.import("numpy")?.getattr("asarray")?.call1((memory,));
     }
+    if let Ty::Optional(t) = ty {
+        if words.next().unwrap_or(0) != 0 {
+            return result_value(py, t, words, owners);
+        }
+        let skipped = ember_cpu::abi::leaves(t).map_or(0, |l| l.len());
+        words.take(skipped).for_each(drop);
+        return Ok(py.None().into_bound(py));
+    }
     let mut next = || words.next().unwrap_or(0);
     Ok(match ty {
         Ty::Scalar(d) => match d.kind() {
@@ -336,6 +366,7 @@ fn returnable(ty: &Ty) -> bool {
         Ty::Scalar(_) | Ty::None => true,
         Ty::Array(a) => a.fixed.is_none() && a.space == ember_jit::Space::Global,
         Ty::Tuple(items) => items.iter().all(returnable),
+        Ty::Optional(t) => returnable(t),
         _ => false,
     }
 }
@@ -368,6 +399,7 @@ fn returns_arrays(t: &Ty) -> bool {
     match t {
         Ty::Array(_) => true,
         Ty::Tuple(items) => items.iter().any(returns_arrays),
+        Ty::Optional(t) => returns_arrays(t),
         _ => false,
     }
 }

@@ -38,6 +38,13 @@ impl Lowering<'_, '_> {
             }
             // Arrays differ only in what is known of their layout: the same value.
             (Ty::Array(_), Ty::Array(_), v) => Ok(v),
+            // An argument passed None or a value, held by an optional variable.
+            (Ty::None, Ty::Optional(_), _) => Val::zero(&mut self.b, to),
+            (f, Ty::Optional(t), v) if !matches!(f, Ty::Optional(_)) => {
+                let v = self.convert(v, f, t)?;
+                let holds = self.b.ins().iconst(types::I8, 1);
+                Ok(Val::Tuple(vec![Val::Number(holds), v]))
+            }
             (f, t, _) => Err(format!("a conversion from {f} to {t}")),
         }
     }

@@ -9,7 +9,19 @@ use ember_jit::ir::{Const, Expr, ExprKind as K, NanRule, UnaryOp};
 use ember_jit::Ty;
 
 use super::{Exponent, Lowering};
+use crate::abi::{Builtin, Fault};
 use crate::values::{number_type, Val};
+
+/// An optional value's flag (whether it holds a value) and its value.
+fn optional_parts(v: Val) -> Result<(Value, Val), String> {
+    match v {
+        Val::Tuple(mut items) if items.len() == 2 => {
+            let value = items.pop().ok_or("an optional without its value")?;
+            Ok((items[0].number()?, value))
+        }
+        _ => Err("an optional value where the compiler expected one".into()),
+    }
+}
 
 /// The dtype of a scalar expression.
 pub(crate) fn dtype_of(e: &Expr) -> Result<DType, String> {
@@ -104,6 +116,31 @@ impl Lowering<'_, '_> {
                 Ok(Val::Number(n))
             }
             K::Address(a) => Ok(Val::Number(self.expr(a)?.array()?.data)),
+            K::None => Val::zero(&mut self.b, &e.ty),
+            K::Some(x) => {
+                let v = self.expr(x)?;
+                let holds = self.b.ins().iconst(types::I8, 1);
+                Ok(Val::Tuple(vec![Val::Number(holds), v]))
+            }
+            K::IsNone(x) => {
+                let (holds, _) = optional_parts(self.expr(x)?)?;
+                Ok(Val::Number(self.b.ins().bxor_imm_s(holds, 1)))
+            }
+            K::Unwrap(x) => {
+                let (holds, value) = optional_parts(self.expr(x)?)?;
+                let (dtype, ndim) = match &e.ty {
+                    Ty::Scalar(d) => (DType::ALL.iter().position(|x| x == d), -1),
+                    Ty::Array(a) => (DType::ALL.iter().position(|x| *x == a.dtype), a.ndim as i64),
+                    _ => (None, -1),
+                };
+                let dtype = dtype.map_or(-1, |k| k as i64);
+                let details = [
+                    self.b.ins().iconst(types::I64, dtype),
+                    self.b.ins().iconst(types::I64, ndim),
+                ];
+                self.require(holds, Fault::Builtin(Builtin::NoneValue), &details)?;
+                Ok(value)
+            }
             K::MakeTuple(items) => Ok(Val::Tuple(
                 items.iter().map(|x| self.expr(x)).collect::<Result<_, _>>()?,
             )),

@@ -28,6 +28,9 @@ impl Emitter<'_> {
             Ty::None => "void".into(),
             // A group has no data: a placeholder int where one is named.
             Ty::Group => "int".into(),
+            // Typing keeps optional values to host functions (compiled for the CPU): a C
+            // compiler that meets one names ember's bug.
+            Ty::Optional(_) => "ember_optional_values_are_host_only".into(),
             Ty::Record(r) => format!("{}unsigned char*", self.qualifier(r.space)),
             Ty::Tuple(_) | Ty::Array(_) => {
                 let i = self.ir.uses.aggregates.iter().position(|t| t == ty);

@@ -41,6 +41,10 @@ impl FnWriter<'_, '_> {
         let dialect = self.e.dialect;
         match &e.kind {
             K::Const(c) => self.e.constant(c, d),
+            // Host functions only (typing refuses them in kernels): see `Ty::Optional`.
+            K::None | K::Some(_) | K::IsNone(_) | K::Unwrap(_) => {
+                "ember_optional_values_are_host_only".into()
+            }
             K::Local(id) => var_name(&self.f.locals[id.0].name),
             K::Temp(t) => temp_name(*t),
             K::Cast(x) => {

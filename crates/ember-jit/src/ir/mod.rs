@@ -590,6 +590,16 @@ pub enum ExprKind {
     Captured(u64),
     /// The address of an array's first element as an integer (Numba's `a.ctypes.data`).
     Address(Box<Expr>),
+    /// Python's `None`, as this expression's type holds it: no data (of type `none`), or an
+    /// optional value that holds none (of an `Optional` type; host functions only).
+    None,
+    /// The operand as an optional value (of an `Optional` type) that holds it.
+    Some(Box<Expr>),
+    /// Whether an optional value holds none (`x is None`).
+    IsNone(Box<Expr>),
+    /// The value an optional holds; raises `TypeError` when it holds none (Numba's
+    /// "expected float64, got None").
+    Unwrap(Box<Expr>),
     /// A tuple of its items.
     MakeTuple(Vec<Expr>),
     /// Item `k` of a tuple.

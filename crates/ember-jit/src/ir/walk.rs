@@ -14,6 +14,7 @@ impl Expr {
             | ExprKind::FixedArray(_)
             | ExprKind::ConstArray(_)
             | ExprKind::Captured(_)
+            | ExprKind::None
             | ExprKind::Geometry(_) => Vec::new(),
             ExprKind::Cast(x)
             | ExprKind::Unary(_, x)
@@ -24,6 +25,9 @@ impl Expr {
             | ExprKind::Stride(x, _)
             | ExprKind::Size(x)
             | ExprKind::Address(x)
+            | ExprKind::Some(x)
+            | ExprKind::IsNone(x)
+            | ExprKind::Unwrap(x)
             | ExprKind::Item(x, _)
             | ExprKind::Conj(x)
             | ExprKind::FloatTest(_, x)

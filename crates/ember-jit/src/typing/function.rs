@@ -102,6 +102,9 @@ pub struct FnTyper<'c, 'p> {
     /// Values `ExprKind::Bound` names (a starred call's items).
     pub(crate) bound: Vec<Val>,
     last_line: u32,
+    /// The statement just typed was an `if` known while compiling whose branch taken
+    /// returns or raises: the rest of its block is dead.
+    returned: bool,
 }
 
 impl<'c, 'p> FnTyper<'c, 'p> {
@@ -161,6 +164,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             calls: Vec::new(),
             bound: Vec::new(),
             last_line: 0,
+            returned: false,
         };
         let fail = |e: Fail| match e {
             Fail::At(span, m) | Fail::Pending(span, m) => locate(f, what, span, &m),
@@ -172,6 +176,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             fc.changed = false;
             fc.blocks = vec![Vec::new()];
             fc.block(&f.body).map_err(fail)?;
+            fc.end_returns_none().map_err(fail)?;
             if !fc.changed {
                 settled = true;
                 break;
@@ -187,7 +192,8 @@ impl<'c, 'p> FnTyper<'c, 'p> {
         fc.blocks = vec![Vec::new()];
         fc.block(&f.body).map_err(fail)?;
         let ret = fc.ret.clone().unwrap_or(Ty::None);
-        if !kernel && ret != Ty::None && falls_through(&f.body) {
+        let optional = matches!(ret, Ty::Optional(_));
+        if !kernel && ret != Ty::None && !optional && falls_through(&f.body) {
             // Python returns None there, which no compiled function can represent.
             return Err(locate(
                 f,
@@ -208,6 +214,17 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             ));
         }
         Ok(fc.finish(role, args, ret))
+    }
+
+    /// A host function that returns a value but can also reach its end returns None there
+    /// (as Python does): its result is optional. A declared result type must say so.
+    fn end_returns_none(&mut self) -> R<()> {
+        let value = matches!(&self.ret, Some(t) if *t != Ty::None);
+        let declared_plain = matches!(&self.declared_ret, Some(t) if !matches!(t, Ty::Optional(_)));
+        if self.c.host && !self.kernel && value && !declared_plain && falls_through(&self.f.body) {
+            self.merge_return(&Ty::None, self.f.span)?;
+        }
+        Ok(())
     }
 
     /// The function's IR, once the body is typed. The types of its parameters and
@@ -282,7 +299,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
     fn assign_var(&mut self, name: &str, val: &Val, span: Span) -> R<ir::Stmt> {
         match self.var_index(name) {
             None => {
-                if matches!(val.ty, Ty::None) {
+                if matches!(val.ty, Ty::None) && !self.c.host {
                     return at(
                         span,
                         format!(
@@ -336,6 +353,11 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             match self.stmt(s) {
                 Err(Fail::Pending(..)) if !self.final_pass => {}
                 other => other?,
+            }
+            if std::mem::take(&mut self.returned) {
+                // What follows is never reached, so it is not typed (as Numba prunes it):
+                // `if scale is None: return a` then `return a * scale`, scale passed None.
+                break;
             }
         }
         Ok(())
@@ -410,7 +432,15 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                 Ok(())
             }
             StmtKind::Assign { targets, value } => {
-                let v = self.expr(value)?;
+                // A variable may take `None` (an optional value); an unpacking may not.
+                let names = targets
+                    .iter()
+                    .all(|t| matches!(t.kind, crate::ast::ExprKind::Name { .. }));
+                let v = if names {
+                    self.expr_raw(value)?
+                } else {
+                    self.expr(value)?
+                };
                 if targets.len() == 1 {
                     return self.assign(&targets[0], v);
                 }
@@ -432,6 +462,11 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                     K::Const(c) => Some(c.truth()),
                     _ => None,
                 };
+                let ends = match known {
+                    Some(true) => !falls_through(body),
+                    Some(false) => !falls_through(orelse),
+                    None => false,
+                };
                 let then = match known {
                     Some(false) => Vec::new(),
                     _ => self.nested(body)?,
@@ -447,6 +482,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
                     then,
                     orelse,
                 });
+                self.returned = ends;
                 Ok(())
             }
             StmtKind::While { test, body, orelse } => {
@@ -518,10 +554,10 @@ impl<'c, 'p> FnTyper<'c, 'p> {
         let v = match value {
             None => None,
             Some(e) => {
-                let v = self.expr(e)?;
+                let v = self.expr_raw(e)?;
                 if v.ty == Ty::None {
                     // `return f()` of a function returning None still calls it.
-                    if !matches!(v.kind, ir::ExprKind::Const(_)) {
+                    if !matches!(v.kind, ir::ExprKind::Const(_) | ir::ExprKind::None) {
                         self.push(ir::Stmt::Eval(v.expr()));
                     }
                     None
@@ -531,15 +567,40 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             }
         };
         let ty = v.as_ref().map(|v| v.ty.clone()).unwrap_or(Ty::None);
+        let merged = self.merge_return(&ty, span)?;
+        match v {
+            None if merged == Ty::None => self.push(ir::Stmt::Return(None)),
+            None => {
+                let none = Val::new(Ty::None, ir::ExprKind::None);
+                let value = self.convert(&none, &merged, span)?;
+                self.push(ir::Stmt::Return(Some(value.expr())));
+            }
+            Some(v) => {
+                let value = self.convert(&v, &merged, span)?;
+                self.push(ir::Stmt::Return(Some(value.expr())));
+            }
+        }
+        Ok(())
+    }
+
+    /// The function's result type once it also returns `ty` (recorded; a declared signature's
+    /// stands). A host function returning a value on some paths and None on others returns an
+    /// optional value, as Numba's.
+    fn merge_return(&mut self, ty: &Ty, span: Span) -> R<Ty> {
+        let none_and_value = |a: &Ty, b: &Ty| (*a == Ty::None) != (*b == Ty::None);
         let merged = match &self.ret {
-            Some(d) if self.declared_ret.is_some() && (ty != Ty::None) == (*d != Ty::None) => {
+            Some(d) if self.declared_ret.is_some() => {
+                if none_and_value(d, ty) && !matches!(d, Ty::Optional(_)) {
+                    return at(span, self.mixed_returns());
+                }
                 d.clone()
             }
             None => ty.clone(),
-            Some(old) if *old == ty => ty.clone(),
-            Some(Ty::None) | Some(_) if ty == Ty::None => return at(span, self.mixed_returns()),
-            Some(Ty::None) => return at(span, self.mixed_returns()),
-            Some(old) => unify(old, &ty).ok_or_else(|| {
+            Some(old) if old == ty => ty.clone(),
+            Some(old) if none_and_value(old, ty) && !self.c.host => {
+                return at(span, self.mixed_returns())
+            }
+            Some(old) => unify(old, ty).ok_or_else(|| {
                 let recursive =
                     !self.kernel && self.c.in_progress.last().is_some_and(|p| p.slot.is_some());
                 let what = if recursive {
@@ -558,14 +619,7 @@ impl<'c, 'p> FnTyper<'c, 'p> {
             // Recursive calls of this function return what it returns so far.
             self.c.returns(&merged).map_err(|m| Fail::At(span, m))?;
         }
-        match v {
-            None => self.push(ir::Stmt::Return(None)),
-            Some(v) => {
-                let value = self.convert(&v, &merged, span)?;
-                self.push(ir::Stmt::Return(Some(value.expr())));
-            }
-        }
-        Ok(())
+        Ok(merged)
     }
 
     /// Evaluates `v` once into a temporary (for tuple unpacking and chained assignment).

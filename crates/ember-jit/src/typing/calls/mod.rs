@@ -233,6 +233,8 @@ impl FnTyper<'_, '_> {
         let mut vals = Vec::new();
         for (i, s) in slots.iter().enumerate() {
             match s {
+                // A host function's argument may be None or optional, as its value.
+                Some(e) if self.c.host => vals.push(self.expr_raw(e)?),
                 Some(e) => vals.push(self.expr(e)?),
                 None => {
                     return at(

@@ -3,14 +3,57 @@
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
-use crate::ast::{CmpOp, Span};
+use crate::ast::{CmpOp, Expr, Span};
 use crate::error::{at, R};
 use crate::ir::{Const, ExprKind as K};
 use crate::types::{arith, Ty, BOOL};
 use crate::typing::arrays::elementwise::compare_ufunc;
+use crate::typing::expr::is_none;
 use crate::typing::{FnTyper, Val};
 
 impl FnTyper<'_, '_> {
+    /// `x is None` / `x is not None` (either side): known while compiling, so the branch it
+    /// decides is left untyped as Numba prunes it, unless `x` is optional (None on some paths).
+    pub(crate) fn none_test(
+        &mut self,
+        left: &Expr,
+        right: &Expr,
+        negated: bool,
+        span: Span,
+    ) -> R<Val> {
+        let known = |holds_none: bool| Val::constant(BOOL, Const::Bool(holds_none != negated));
+        let other = match (is_none(left), is_none(right)) {
+            (true, true) => return Ok(known(true)),
+            (true, false) => right,
+            (false, true) => left,
+            (false, false) => {
+                return at(
+                    span,
+                    "'is' compares with None only in compiled code; compare values with ==",
+                )
+            }
+        };
+        let v = self.expr_raw(other)?;
+        Ok(match &v.ty {
+            Ty::None => known(true),
+            Ty::Optional(_) => {
+                let test = Val::new(BOOL, K::IsNone(v.boxed()));
+                if negated {
+                    Val::new(BOOL, K::Not(test.boxed()))
+                } else {
+                    test
+                }
+            }
+            _ => {
+                if !v.is_simple() {
+                    self.push(crate::ir::Stmt::Eval(v.expr()));
+                }
+                known(false)
+            }
+        }
+        .nonneg(true))
+    }
+
     pub(crate) fn compare_two(&mut self, op: CmpOp, l: &Val, r: &Val, span: Span) -> R<Val> {
         if matches!(op, CmpOp::In | CmpOp::NotIn) {
             let Ty::Tuple(items) = &r.ty else {
@@ -37,7 +80,7 @@ impl FnTyper<'_, '_> {
         if matches!(op, CmpOp::Is | CmpOp::IsNot) {
             return at(
                 span,
-                "'is' comparisons are not supported in kernels; use ==",
+                "'is' compares with None only in compiled code; compare values with ==",
             );
         }
         if let Some(v) = self.date_compare(op, l, r, span) {

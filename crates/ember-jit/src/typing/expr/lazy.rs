@@ -29,6 +29,17 @@ impl FnTyper<'_, '_> {
         })
     }
 
+    /// An operand that may be None or optional (a branch of `x if c else y`: Python's value
+    /// may be None).
+    fn operand_raw(&mut self, e: &Expr) -> R<Operand> {
+        let mark = self.stmts_mark();
+        let val = self.expr_raw(e)?;
+        Ok(Operand {
+            val,
+            setup: self.take_stmts(mark),
+        })
+    }
+
     /// Closes the `if` blocks a short-circuit opened (`open`: each test, innermost last).
     fn close_ifs(&mut self, open: Vec<(Val, bool)>) {
         for (cond, negate) in open.into_iter().rev() {
@@ -45,8 +56,24 @@ impl FnTyper<'_, '_> {
     /// `a and b and ...` / `a or b or ...`: Python's value is the operand that decides.
     pub(super) fn boolop(&mut self, op: BoolOp, values: &[Expr], span: Span) -> R<Val> {
         let mut operands = Vec::new();
-        for v in values {
-            operands.push(self.operand(v)?);
+        for (k, v) in values.iter().enumerate() {
+            let o = self.operand(v)?;
+            // An operand known while compiling (`limit is not None` of an argument passed
+            // None) decides there or drops out; what it leaves unevaluated is not typed.
+            if let (K::Const(c), true) = (&o.val.kind, o.setup.is_empty()) {
+                let decides = c.truth() == (op == BoolOp::Or);
+                if decides || k + 1 == values.len() {
+                    operands.push(o);
+                    break;
+                }
+                continue;
+            }
+            operands.push(o);
+        }
+        if operands.len() == 1 {
+            let o = operands.pop().expect("one operand");
+            self.put_stmts(o.setup);
+            return Ok(o.val);
         }
         let mut ty = operands[0].val.ty.clone();
         for o in &operands[1..] {
@@ -135,6 +162,9 @@ impl FnTyper<'_, '_> {
         comparators: &[Expr],
         span: Span,
     ) -> R<Val> {
+        if let ([op @ (CmpOp::Is | CmpOp::IsNot)], [right]) = (ops, comparators) {
+            return self.none_test(left, right, *op == CmpOp::IsNot, span);
+        }
         let first = self.operand(left)?;
         let mut rest = Vec::new();
         for c in comparators {
@@ -202,7 +232,21 @@ impl FnTyper<'_, '_> {
         span: Span,
     ) -> R<Val> {
         let t = self.truth(test)?;
-        let (mut b, mut o) = (self.operand(body)?, self.operand(orelse)?);
+        if let K::Const(c) = &t.kind {
+            // Known while compiling (`x if x is not None else 0.0` of an argument passed
+            // None): only the branch taken is typed, as an `if` statement's.
+            let taken = if c.truth() { body } else { orelse };
+            return if self.c.host {
+                self.expr_raw(taken)
+            } else {
+                self.expr(taken)
+            };
+        }
+        let (mut b, mut o) = if self.c.host {
+            (self.operand_raw(body)?, self.operand_raw(orelse)?)
+        } else {
+            (self.operand(body)?, self.operand(orelse)?)
+        };
         let ty = unify(&b.val.ty, &o.val.ty).ok_or_else(|| {
             Fail::At(
                 span,

@@ -26,8 +26,16 @@ pub use literal::{const_ints, int_literal, is_none};
 pub(crate) use record::FieldKey;
 
 impl FnTyper<'_, '_> {
-    /// Types and writes `e`.
+    /// Types and writes `e`; an optional value (a variable that may hold `None`) is the value
+    /// it holds, checked when it runs (Numba's "expected float64, got None").
     pub(crate) fn expr(&mut self, e: &Expr) -> R<Val> {
+        let v = self.expr_raw(e)?;
+        Ok(unwrapped(v))
+    }
+
+    /// Types and writes `e`, an optional value left as it is: for the places that take `None`
+    /// (an assignment, a `return`, `x is None`, an argument of a compiled function).
+    pub(crate) fn expr_raw(&mut self, e: &Expr) -> R<Val> {
         let span = e.span;
         if let Some(v) = self.fused_array_expression(e) {
             return v;
@@ -146,7 +154,12 @@ impl FnTyper<'_, '_> {
             ExprKind::Tuple { elts } => {
                 let mut vals = Vec::new();
                 for x in elts {
-                    vals.push(self.expr(x)?);
+                    // A host function's tuple may hold None or an optional value.
+                    vals.push(if self.c.host {
+                        self.expr_raw(x)?
+                    } else {
+                        self.expr(x)?
+                    });
                 }
                 Ok(self.make_tuple(vals))
             }
@@ -155,6 +168,9 @@ impl FnTyper<'_, '_> {
                 span,
                 "a starred expression (*t) is only allowed among a call's arguments",
             ),
+            ExprKind::Unsupported { .. } if self.c.host && is_none(e) => {
+                Ok(Val::new(Ty::None, K::None))
+            }
             ExprKind::Unsupported { what } => {
                 at(span, format!("{what} is not supported in kernels"))
             }
@@ -181,10 +197,38 @@ impl FnTyper<'_, '_> {
         v
     }
 
-    /// `v` converted to `ty` (scalars cast as Numba casts; tuples item by item).
+    /// `v` converted to `ty` (scalars cast as Numba casts; tuples item by item; `None` or a
+    /// value to an optional one).
     pub(crate) fn convert(&mut self, v: &Val, ty: &Ty, span: Span) -> R<Val> {
         if v.ty == *ty {
             return Ok(v.clone());
+        }
+        if let Ty::Optional(inner) = ty {
+            if !self.c.host {
+                return at(
+                    span,
+                    format!("a value that is None on some paths and {inner} on others is compiled for the CPU only (@njit); kernels keep one type"),
+                );
+            }
+            self.c.register(ty);
+            return Ok(match &v.ty {
+                Ty::None => Val::new(ty.clone(), K::None),
+                Ty::Optional(_) => {
+                    let v = &self.temp(v)?;
+                    let value = self.convert(&unwrapped(v.clone()), inner, span)?;
+                    let held = Val::new(ty.clone(), K::Some(value.boxed()));
+                    let none = Val::new(ty.clone(), K::None);
+                    let is_none = Val::new(BOOL, K::IsNone(v.boxed()));
+                    Val::new(
+                        ty.clone(),
+                        K::Select(is_none.boxed(), none.boxed(), held.boxed()),
+                    )
+                }
+                _ => {
+                    let value = self.convert(v, inner, span)?;
+                    Val::new(ty.clone(), K::Some(value.boxed()))
+                }
+            });
         }
         match (&v.ty, ty) {
             (Ty::Scalar(from), Ty::Scalar(to))
@@ -234,5 +278,13 @@ impl FnTyper<'_, '_> {
             Some(from) if from != t => Val::new(Ty::Scalar(t), K::Cast(v.boxed())),
             _ => v.clone(),
         }
+    }
+}
+
+/// The value an optional holds (checked when it runs); any other value as it is.
+pub(crate) fn unwrapped(v: Val) -> Val {
+    match &v.ty {
+        Ty::Optional(inner) => Val::new((**inner).clone(), K::Unwrap(v.boxed())),
+        _ => v,
     }
 }

@@ -171,3 +171,25 @@ def test_is_compares_with_none_only_and_kernels_hold_no_none():
 
     with pytest.raises(ember.JitError, match="None is not supported in kernels"):
         kernel[1, 1](ember.cuda.to_device(np.zeros(1)), 3)
+
+
+def with_defaults(x, k=2, scale=None, flip=False):
+    y = x * k
+    if scale is not None:
+        y = y * scale
+    if flip:
+        y = -y
+    return y
+
+
+def test_calls_from_compiled_code_fill_in_the_callees_defaults():
+    g = njit(with_defaults)
+
+    def caller(x):
+        return g(x), g(x, 3), g(x, scale=0.5), g(x, 1, 2.0, True), g(x, flip=True)
+
+    def by_python(x):
+        w = with_defaults
+        return w(x), w(x, 3), w(x, scale=0.5), w(x, 1, 2.0, True), w(x, flip=True)
+
+    assert njit(caller)(1.5) == by_python(1.5)

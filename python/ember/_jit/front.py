@@ -561,9 +561,22 @@ class _Function:
             self.program.callee_params[fid] = (bindings.shape_params(node), bindings.assigned_params(node))
         args = [self.expr(a) for a in e.args]
         keywords = [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]
+        if self.program.host:
+            keywords += self.defaults_left_out(callee, e, len(args), keywords)
         bound, args, keywords = bindings.bind(callee, *self.program.callee_params[fid], args, keywords)
         func = {"span": self.span(e.func), "k": "Func", "id": self.program.function_id(callee, bound)}
         return {"k": "Call", "func": func, "args": args, "keywords": keywords}
+
+    def defaults_left_out(self, callee, call, given: int, keywords: list) -> list:
+        """The callee's defaults for the parameters a call leaves out, as keywords (Python
+        evaluated them when the callee was defined)."""
+        params = bindings.params_of(callee)
+        defaults = getattr(callee, "py_func", callee).__defaults__ or ()
+        named = {kw["name"] for kw in keywords}
+        first = len(params) - len(defaults)
+        return [{"name": p, "value": {"span": self.span(call), **self.constant(v, call)}}
+                for k, (p, v) in enumerate(zip(params[first:], defaults))
+                if first + k >= given and p not in named]
 
     def constant(self, v, node) -> dict:
         if isinstance(v, bool):

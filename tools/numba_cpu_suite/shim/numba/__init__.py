@@ -3,7 +3,8 @@
 Not part of ember and never installed: ``tools/numba_cpu_suite/run.py`` puts ``shim/`` first on
 ``sys.path``. What is ember's, the same objects:
 
-- ``numba.njit``, ``jit``, ``prange``, ``vectorize``, ``guvectorize``: ember's.
+- ``numba.njit``, ``jit``, ``prange``, ``vectorize``, ``guvectorize``, ``get_num_threads``,
+  ``set_num_threads``, ``numba.extending.register_jitable``: ember's.
 - ``numba.types`` / ``numba.core.types``: ``ember.types`` (ember's own Numba-style type objects:
   ``int32``, ``float64[:]``, ``Array``, ``UniTuple`` ...); ``numba.typeof`` and
   ``numba.from_dtype``: ``ember.types``'s; the type names (``numba.float32``, ``numba.void``
@@ -14,7 +15,7 @@ error names -> ``ember.errors.JitError``), ``numba.core.config`` / ``utils`` (pl
 ``numba.np.numpy_support.numpy_version``, ``numba.testing`` (what ``numba/tests/__init__.py``
 imports) and ``numba.tests.support`` (``_support.py``: unittest base class and helpers).
 
-Everything else Numba has (``numba.typed``, ``literally``, ``numba.extending``, compiler modules
+Everything else Numba has (``numba.typed``, ``literally``, the rest of ``numba.extending``, compiler modules
 ...) is missing: see ``_missing.py`` for the two ways a missing name fails a test.
 ``numba.tests`` is Numba's own test package, from the tree run.py lays out
 (``$NUMBA_CPU_SUITE_TREE``).
@@ -34,6 +35,7 @@ import ember.types
 from numba import _missing
 
 njit, jit, prange, vectorize, guvectorize = ember.njit, ember.jit, ember.prange, ember.vectorize, ember.guvectorize
+get_num_threads, set_num_threads = ember.get_num_threads, ember.set_num_threads
 typeof = ember.types.typeof
 from_dtype = ember.types.from_dtype
 

@@ -433,3 +433,39 @@ def test_python_ints_with_narrow_integer_arrays_follow_nep_50():
     same(add(a, 255), a + 255)  # in range: wraps as NumPy's uint8 does
     with pytest.raises(ember.JitError, match="Python integer 300 out of bounds for uint8"):
         njit(lambda a: a * 300)(a)
+
+
+def nan_reductions(a):
+    return (np.nansum(a), np.nanprod(a), np.nanmin(a), np.nanmax(a), np.nanmean(a), np.nanvar(a),
+            np.nanstd(a), np.nanargmin(a), np.nanargmax(a))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+@pytest.mark.parametrize("shape", [(9,), (3, 5)])
+def test_reductions_that_skip_nans_match_numpy(dtype, shape):
+    a = data(dtype, shape)
+    if a.dtype.kind == "f":
+        a.flat[[0, 4]] = np.nan  # the first element too: the arg-extrema start past it
+    got, want = njit(nan_reductions)(a), nan_reductions(a)
+    for name, g, w in zip(["sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax"], got, want,
+                          strict=True):
+        # float32: NumPy adds pairwise in float32; ember adds sums in order, means and squares
+        # in float64.
+        rtol = 1e-5 if dtype == np.float32 else 1e-13
+        np.testing.assert_allclose(g, w, rtol=rtol, err_msg=name)
+
+
+def test_reductions_that_skip_nans_of_nans_only_or_nothing_give_numpys_values_and_errors():
+    f = njit(lambda a: (np.nansum(a), np.nanmax(a), np.nanmean(a)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        total, most, mean = f(np.full(3, np.nan))
+        assert total == np.nansum([np.nan] * 3) == 0.0
+        assert np.isnan(most) and np.isnan(np.nanmax([np.nan] * 3))
+        assert np.isnan(mean) and np.isnan(np.nanmean([np.nan] * 3))
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        njit(lambda a: np.nanargmax(a))(np.full(4, np.nan))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation fmin which"):
+        njit(lambda a: np.nanmin(a))(np.ones(0))
+    with pytest.raises(ember.JitError, match=r"nansum\(axis=...\) is not supported"):
+        njit(lambda a: np.nansum(a, axis=0))(np.ones((2, 2)))

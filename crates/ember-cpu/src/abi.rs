@@ -167,10 +167,15 @@ pub enum Builtin {
     /// An optional value used where its value is needed holds None; details: the value's
     /// dtype's row in `DType::ALL` (-1: not a number or array), its dimensions (-1: a number).
     NoneValue,
+    /// `np.nanargmax`/`nanargmin` of NaNs only.
+    AllNan,
+    /// `np.nanmax`/`np.nanmin` of an empty array.
+    EmptyFmax,
+    EmptyFmin,
 }
 
 impl Builtin {
-    const ALL: [Builtin; 20] = [
+    const ALL: [Builtin; 23] = [
         Builtin::Division,
         Builtin::IntegerDivision,
         Builtin::IntegerModulo,
@@ -191,6 +196,9 @@ impl Builtin {
         Builtin::TupleIndex,
         Builtin::RangeStepZero,
         Builtin::NoneValue,
+        Builtin::AllNan,
+        Builtin::EmptyFmax,
+        Builtin::EmptyFmin,
     ];
 
     /// The Python exception class and its message, naming the fault's `detail` numbers.
@@ -264,6 +272,15 @@ impl Builtin {
             Builtin::TupleIndex => ("IndexError", "tuple index out of range"),
             Builtin::RangeStepZero => ("ValueError", "range() arg 3 must not be zero"),
             Builtin::NoneValue => ("TypeError", "expected a value, got None"),
+            Builtin::AllNan => ("ValueError", "All-NaN slice encountered"),
+            Builtin::EmptyFmax => (
+                "ValueError",
+                "zero-size array to reduction operation fmax which has no identity",
+            ),
+            Builtin::EmptyFmin => (
+                "ValueError",
+                "zero-size array to reduction operation fmin which has no identity",
+            ),
         }
     }
 }

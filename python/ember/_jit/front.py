@@ -60,7 +60,8 @@ _NUMPY_ARRAY_FUNCS = ("where",)
 
 # NumPy's reductions of a whole array, for functions compiled for the CPU (`np.sum(a)`).
 _NUMPY_REDUCTIONS = ("sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std", "argmin", "argmax", "any",
-                     "all")
+                     "all", "nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd", "nanargmin",
+                     "nanargmax")
 
 # NumPy functions that work on scalars in kernels (same typing as their math twins).
 _NUMPY_FUNCS = (

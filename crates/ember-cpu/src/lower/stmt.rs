@@ -296,10 +296,13 @@ fn builtin_of(f: Failure) -> Builtin {
         Failure::BroadcastInto => Builtin::BroadcastInto,
         Failure::EmptyExtremum { max: true } => Builtin::EmptyMaximum,
         Failure::EmptyExtremum { max: false } => Builtin::EmptyMinimum,
+        Failure::EmptyNanExtremum { max: true } => Builtin::EmptyFmax,
+        Failure::EmptyNanExtremum { max: false } => Builtin::EmptyFmin,
         Failure::EmptyArgExtremum { max: true } => Builtin::EmptyArgmax,
         Failure::EmptyArgExtremum { max: false } => Builtin::EmptyArgmin,
         Failure::PythonIntOutOfBounds { .. } => Builtin::PythonIntOutOfBounds,
         Failure::TupleIndex => Builtin::TupleIndex,
         Failure::RangeStepZero => Builtin::RangeStepZero,
+        Failure::AllNan => Builtin::AllNan,
     }
 }

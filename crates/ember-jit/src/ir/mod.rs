@@ -447,6 +447,8 @@ pub enum Failure {
     BroadcastInto,
     /// `max`/`min` (`maximum` when `max`) of an empty array: no identity.
     EmptyExtremum { max: bool },
+    /// `np.nanmax`/`nanmin` (NumPy's `fmax` reduction when `max`) of an empty array.
+    EmptyNanExtremum { max: bool },
     /// `argmax`/`argmin` of an empty array.
     EmptyArgExtremum { max: bool },
     /// A Python int operand out of the range of the array operation's integer `dtype` (NEP
@@ -456,6 +458,8 @@ pub enum Failure {
     TupleIndex,
     /// `range(a, b, 0)`: Python's ValueError.
     RangeStepZero,
+    /// `np.nanargmax`/`nanargmin` of an array of NaNs only: NumPy's ValueError.
+    AllNan,
 }
 
 /// Which NaN rule a `min`/`max` follows.

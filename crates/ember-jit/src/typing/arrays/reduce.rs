@@ -11,6 +11,8 @@ use crate::ir::{self, Const, ExprKind as K, Failure, NanRule, TempRole};
 use crate::types::{ArrayTy, Ty, BOOL, INT64};
 use crate::typing::{FnTyper, Val};
 
+use super::nan_reduce::is_nan_reduction;
+
 /// The reductions, by the name of the method (`np.` functions of the same name, and `amin`
 /// and `amax`, are the same).
 pub(crate) fn is_reduction(name: &str) -> bool {
@@ -42,7 +44,7 @@ fn accumulator(d: DType) -> DType {
 }
 
 /// The float dtype of a mean: float32 stays float32, other numbers are float64.
-fn mean_dtype(d: DType) -> DType {
+pub(super) fn mean_dtype(d: DType) -> DType {
     if d == DType::F32 {
         DType::F32
     } else {
@@ -50,7 +52,7 @@ fn mean_dtype(d: DType) -> DType {
     }
 }
 
-const F64_PAIR: &[DType] = &[DType::F64, DType::F64];
+pub(super) const F64_PAIR: &[DType] = &[DType::F64, DType::F64];
 
 /// Refuses an extremum of complex numbers (NumPy's order for them is not compiled yet).
 fn unordered(m: &str, d: DType, span: Span) -> R<()> {
@@ -68,6 +70,9 @@ fn unordered(m: &str, d: DType, span: Span) -> R<()> {
 impl FnTyper<'_, '_> {
     /// `a.<m>()` (or `np.<m>(a)`) for a reduction `m`.
     pub(crate) fn reduce(&mut self, m: &str, v: Val, span: Span) -> R<Val> {
+        if let Some(plain) = m.strip_prefix("nan").filter(|_| is_nan_reduction(m)) {
+            return self.nan_reduce(plain, v, span);
+        }
         let Ty::Array(a) = v.ty.clone() else {
             return at(span, format!("np.{m}() takes an array, got {}", v.ty));
         };
@@ -460,7 +465,7 @@ impl FnTyper<'_, '_> {
     }
 
     /// `acc = start; for each element x (C order): acc = step(acc, x)`; the value is `acc`.
-    fn fold(
+    pub(super) fn fold(
         &mut self,
         v: &Val,
         a: &ArrayTy,
@@ -483,7 +488,7 @@ impl FnTyper<'_, '_> {
     }
 
     /// NumPy's error `failure` when the array has no elements.
-    fn require_elements(&mut self, v: &Val, failure: Failure) {
+    pub(super) fn require_elements(&mut self, v: &Val, failure: Failure) {
         let n = Val::new(INT64, K::Size(v.boxed()));
         let some = Val::new(
             BOOL,
@@ -497,21 +502,21 @@ impl FnTyper<'_, '_> {
     }
 
     /// The element at index 0 of every axis.
-    fn first_element(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
+    pub(super) fn first_element(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
         let zeros = vec![Val::constant(INT64, Const::Count(0)).nonneg(true); a.ndim];
         let x = self.element(v, a, &zeros, span)?;
         self.temp(&x)
     }
 
     /// A temporary set later (an accumulator).
-    fn declare(&mut self, ty: Ty) -> ir::Temp {
+    pub(super) fn declare(&mut self, ty: Ty) -> ir::Temp {
         let t = self.fresh(TempRole::Value);
         self.c.register(&ty);
         self.push(ir::Stmt::Declare { temp: t, ty });
         t
     }
 
-    fn set(&mut self, t: ir::Temp, v: &Val) {
+    pub(super) fn set(&mut self, t: ir::Temp, v: &Val) {
         self.push(ir::Stmt::Set {
             temp: t,
             value: v.expr(),
@@ -533,6 +538,6 @@ fn truth_joined(all: bool, acc: Val, x: Val) -> Val {
     )
 }
 
-fn float64(kind: K) -> Val {
+pub(super) fn float64(kind: K) -> Val {
     Val::new(Ty::Scalar(DType::F64), kind)
 }

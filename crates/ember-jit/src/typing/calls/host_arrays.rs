@@ -3,6 +3,7 @@
 
 use crate::ast::{Expr, ExprKind, Keyword, Span};
 use crate::error::{at, R};
+use crate::typing::arrays::nan_reduce::is_nan_reduction;
 use crate::typing::arrays::reduce::is_reduction;
 use crate::typing::{FnTyper, Val};
 
@@ -63,7 +64,7 @@ impl FnTyper<'_, '_> {
                  write `x if cond else y`",
             ));
         }
-        let reduction = is_reduction(f) && !args.is_empty();
+        let reduction = (is_reduction(f) || is_nan_reduction(f)) && !args.is_empty();
         let u = ember_codegen::ufuncs::ufunc(f)
             .ok()
             .filter(|u| u.nout == 1 && args.len() == u.nin && keywords.is_empty());

@@ -3,10 +3,9 @@
 values (a variable or result that is None on some paths), checked where their value is used.
 Each compiled function is compared with the same function run by Python."""
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 from ember import njit
 
 RNG = np.random.default_rng(20261128)

@@ -576,7 +576,7 @@ class _Function:
         named = {kw["name"] for kw in keywords}
         first = len(params) - len(defaults)
         return [{"name": p, "value": {"span": self.span(call), **self.constant(v, call)}}
-                for k, (p, v) in enumerate(zip(params[first:], defaults))
+                for k, (p, v) in enumerate(zip(params[first:], defaults, strict=True))
                 if first + k >= given and p not in named]
 
     def constant(self, v, node) -> dict:

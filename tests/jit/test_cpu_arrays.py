@@ -150,11 +150,53 @@ def test_np_where_picks_elements_as_numpy_does(case):
     np.testing.assert_array_equal(got, want)
 
 
-def test_np_where_of_numbers_or_one_argument_says_what_is_missing():
+def masked_set(a, m, v):
+    a[m] = v
+    return a
+
+
+def test_np_where_of_numbers_says_what_is_missing():
     with pytest.raises(ember.JitError, match=r"np.where\(\) of three numbers .* write `x if cond else y`"):
         njit(where_of)(True, 1.0, 2.0)
-    with pytest.raises(ember.JitError, match="np.where"):
-        njit(lambda c: np.where(c))(np.ones(3))
+
+
+def masks(a, b):
+    m = a > 0
+    return (a[m], a[b < -0.25], a[m].sum(), np.nonzero(m), np.where(b > 0.5), np.flatnonzero(a), np.argwhere(m),
+            np.count_nonzero(b > 0), a.nonzero())
+
+
+@pytest.mark.parametrize("shape", [(11,), (3, 4), (2, 3, 2)])
+def test_masks_and_nonzero_positions_match_numpy(shape):
+    a = data(np.float64, shape)
+    a[a < 0.3] = 0.0  # zeros among the values: flatnonzero and nonzero skip them
+    b = data(np.float32, shape)
+    got, want = njit(masks)(a, b), masks(a, b)
+    for g, w in zip(got, want, strict=True):
+        for x, y in zip(g if isinstance(g, tuple) else (g,), w if isinstance(w, tuple) else (w,), strict=True):
+            same(np.asarray(x), np.asarray(y))
+
+
+def masked_writes(a, b):
+    a[a > 0.5] = 0
+    a[b < 0] = -b[b < 0]
+    return a
+
+
+def test_writes_through_a_mask_match_numpy_and_wrong_shapes_raise_numpys_errors():
+    a, b = data(np.float64, (4, 5)), data(np.float64, (4, 5))
+    want = masked_writes(a.copy(), b)
+    got_a = a.copy()
+    same(njit(masked_writes)(got_a, b), want)
+    same(got_a, want)  # in place
+    with pytest.raises(IndexError, match="boolean index did not match indexed array along an axis; size of axis "
+                                         "is 3 but size of corresponding boolean axis is 2"):
+        njit(lambda a, m: a[m])(np.ones(3), np.ones(2, dtype=bool))
+    with pytest.raises(ValueError, match="cannot assign 1 input values to the 2 output values where the mask is "
+                                         "true"):
+        njit(masked_set)(np.ones(3), np.array([True, False, True]), np.ones(1))
+    with pytest.raises(ember.JitError, match="fancy indexing"):
+        njit(lambda a, i: a[i])(np.ones(3), np.array([0, 2]))
 
 
 def test_strided_and_transposed_operands():

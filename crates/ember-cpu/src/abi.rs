@@ -172,10 +172,14 @@ pub enum Builtin {
     /// `np.nanmax`/`np.nanmin` of an empty array.
     EmptyFmax,
     EmptyFmin,
+    /// A boolean mask of another shape than the array's; details: the two lengths.
+    MaskShape,
+    /// `a[mask] = b` with the wrong number of values; details: given, needed.
+    MaskAssign,
 }
 
 impl Builtin {
-    const ALL: [Builtin; 23] = [
+    const ALL: [Builtin; 25] = [
         Builtin::Division,
         Builtin::IntegerDivision,
         Builtin::IntegerModulo,
@@ -199,6 +203,8 @@ impl Builtin {
         Builtin::AllNan,
         Builtin::EmptyFmax,
         Builtin::EmptyFmin,
+        Builtin::MaskShape,
+        Builtin::MaskAssign,
     ];
 
     /// The Python exception class and its message, naming the fault's `detail` numbers.
@@ -219,6 +225,12 @@ impl Builtin {
             Builtin::BroadcastInto => {
                 format!("{text}: an operand's axis of length {a} does not fit the output's of length {b}")
             }
+            Builtin::MaskShape => format!(
+                "{text} along an axis; size of axis is {a} but size of corresponding boolean axis is {b}"
+            ),
+            Builtin::MaskAssign => format!(
+                "NumPy boolean array indexing assignment cannot assign {a} input values to the {b} output values where the mask is true"
+            ),
             Builtin::NoneValue => {
                 let dtype = usize::try_from(a)
                     .ok()
@@ -273,6 +285,11 @@ impl Builtin {
             Builtin::RangeStepZero => ("ValueError", "range() arg 3 must not be zero"),
             Builtin::NoneValue => ("TypeError", "expected a value, got None"),
             Builtin::AllNan => ("ValueError", "All-NaN slice encountered"),
+            Builtin::MaskShape => ("IndexError", "boolean index did not match indexed array"),
+            Builtin::MaskAssign => (
+                "ValueError",
+                "NumPy boolean array indexing assignment cannot assign the values",
+            ),
             Builtin::EmptyFmax => (
                 "ValueError",
                 "zero-size array to reduction operation fmax which has no identity",

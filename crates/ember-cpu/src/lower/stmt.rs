@@ -304,5 +304,7 @@ fn builtin_of(f: Failure) -> Builtin {
         Failure::TupleIndex => Builtin::TupleIndex,
         Failure::RangeStepZero => Builtin::RangeStepZero,
         Failure::AllNan => Builtin::AllNan,
+        Failure::MaskShape => Builtin::MaskShape,
+        Failure::MaskAssign => Builtin::MaskAssign,
     }
 }

@@ -460,6 +460,12 @@ pub enum Failure {
     RangeStepZero,
     /// `np.nanargmax`/`nanargmin` of an array of NaNs only: NumPy's ValueError.
     AllNan,
+    /// `a[mask]` with a mask whose shape is not the array's: NumPy's IndexError (details:
+    /// the axis's length, the mask's).
+    MaskShape,
+    /// `a[mask] = b` with `b` not as long as the mask has true elements (details: `b`'s
+    /// length, the count).
+    MaskAssign,
 }
 
 /// Which NaN rule a `min`/`max` follows.

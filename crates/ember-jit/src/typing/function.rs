@@ -281,6 +281,12 @@ impl<'c, 'p> FnTyper<'c, 'p> {
         self.vars.iter().position(|v| v.name == name)
     }
 
+    /// Whether local variable `name` holds an array (so far).
+    pub(crate) fn holds_array(&self, name: &str) -> bool {
+        self.var_index(name)
+            .is_some_and(|i| matches!(self.vars[i].ty, Ty::Array(_)))
+    }
+
     /// Reads local variable `name`.
     pub(crate) fn load_var(&self, name: &str, span: Span) -> R<Val> {
         match self.var_index(name) {
@@ -805,6 +811,17 @@ impl<'c, 'p> FnTyper<'c, 'p> {
         if a.space == crate::types::Space::Const {
             return at(span, "constant arrays are read-only");
         }
+        let evaluated;
+        let index = match self.array_index(index)? {
+            Some(i) if crate::typing::expr::is_mask(&i) => {
+                return self.masked_store(&arr, &a, &i, v, span)
+            }
+            Some(i) => {
+                evaluated = self.standing_for(vec![i], std::slice::from_ref(index));
+                &evaluated[0]
+            }
+            None => index,
+        };
         if self.names_region(index, a.ndim)? {
             return self.store_region(&arr, &a, index, v, span);
         }

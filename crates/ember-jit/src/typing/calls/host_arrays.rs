@@ -3,6 +3,7 @@
 
 use crate::ast::{Expr, ExprKind, Keyword, Span};
 use crate::error::{at, R};
+use crate::typing::arrays::mask::Nonzero;
 use crate::typing::arrays::nan_reduce::is_nan_reduction;
 use crate::typing::arrays::reduce::is_reduction;
 use crate::typing::{FnTyper, Val};
@@ -27,6 +28,9 @@ impl FnTyper<'_, '_> {
             return Some(self.reduction_call(m, v.clone(), args, keywords, span));
         }
         match m {
+            "nonzero" if args.is_empty() && keywords.is_empty() => {
+                Some(self.nonzero(v.clone(), Nonzero::Axes, span))
+            }
             "copy" if args.is_empty() && keywords.is_empty() => {
                 Some(self.array_cast(v.clone(), dtype, span))
             }
@@ -50,6 +54,9 @@ impl FnTyper<'_, '_> {
             "builtin.abs" => "absolute",
             _ => name.strip_prefix("np.")?,
         };
+        if let Some(how) = Nonzero::named(f).filter(|_| args.len() == 1 && keywords.is_empty()) {
+            return Some(self.expr(&args[0]).and_then(|v| self.nonzero(v, how, span)));
+        }
         if f == "where" && args.len() == 3 && keywords.is_empty() {
             let vals = match args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>() {
                 Ok(v) => v,
@@ -142,7 +149,7 @@ impl FnTyper<'_, '_> {
     }
 
     /// Expressions that stand for `vals` (already evaluated), at the places of `like`.
-    fn standing_for(&mut self, vals: Vec<Val>, like: &[Expr]) -> Vec<Expr> {
+    pub(crate) fn standing_for(&mut self, vals: Vec<Val>, like: &[Expr]) -> Vec<Expr> {
         vals.into_iter()
             .zip(like)
             .map(|(v, e)| {

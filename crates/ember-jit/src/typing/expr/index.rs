@@ -32,7 +32,18 @@ impl FnTyper<'_, '_> {
                 self.array_field(&v, &a, key, span)
             }
             Ty::Array(a) => {
-                if let (true, ExprKind::Name { .. }) = (a.ndim > 1, &index.kind) {
+                let evaluated;
+                let index = match self.array_index(index)? {
+                    Some(i) if is_mask(&i) => return self.masked_select(&v, &a, &i, span),
+                    Some(i) => {
+                        evaluated = self.standing_for(vec![i], std::slice::from_ref(index));
+                        &evaluated[0]
+                    }
+                    None => index,
+                };
+                if let (true, ExprKind::Name { .. } | ExprKind::Bound { .. }) =
+                    (a.ndim > 1, &index.kind)
+                {
                     // A tuple variable (`i = cuda.grid(2)`, then `a[i]`): its items index.
                     if let Some(idx) = self.tuple_indices(index, a.ndim)? {
                         return self.element(&v, &a, &idx, span);
@@ -144,6 +155,32 @@ impl FnTyper<'_, '_> {
                 ),
             },
             t => at(span, format!("a value of type {t} cannot be indexed")),
+        }
+    }
+
+    /// In a host function, a single index that may be an array (a mask), evaluated: `None`
+    /// for what cannot be one (a tuple, a slice, a constant, a variable holding no array).
+    /// An array of integers (NumPy's fancy indexing) is refused here.
+    pub(crate) fn array_index(&mut self, index: &Expr) -> R<Option<Val>> {
+        if !self.c.host {
+            return Ok(None);
+        }
+        match &index.kind {
+            ExprKind::Tuple { .. }
+            | ExprKind::Slice { .. }
+            | ExprKind::Str { .. }
+            | ExprKind::Int { .. }
+            | ExprKind::Bound { .. } => return Ok(None),
+            ExprKind::Name { id } if !self.holds_array(id) => return Ok(None),
+            _ => {}
+        }
+        let i = self.expr(index)?;
+        match &i.ty {
+            Ty::Array(ia) if ia.ndim > 0 && ia.dtype != DType::Bool => at(
+                index.span,
+                format!("indexing by an array of integers (NumPy's fancy indexing, here {}) is not compiled for the CPU yet; index element by element in a loop", i.ty),
+            ),
+            _ => Ok(Some(i)),
         }
     }
 
@@ -277,4 +314,9 @@ impl FnTyper<'_, '_> {
         self.c.uses.dtypes.insert(a.dtype);
         Ok(Val::new(Ty::Scalar(a.dtype), K::Element(p)))
     }
+}
+
+/// Whether an evaluated index is a boolean mask (an array of bools with dimensions).
+pub(crate) fn is_mask(i: &Val) -> bool {
+    matches!(&i.ty, Ty::Array(ia) if ia.ndim > 0 && ia.dtype == DType::Bool)
 }

@@ -21,6 +21,7 @@ use crate::ir::{AggregateFn, Const, ExprKind as K};
 use crate::types::{scalar_dtype_named, Ty, BOOL, FLOAT64, INT64};
 use crate::typing::{FnTyper, Val};
 
+pub(crate) use index::is_mask;
 use literal::parse_float;
 pub use literal::{const_ints, int_literal, is_none};
 pub(crate) use record::FieldKey;

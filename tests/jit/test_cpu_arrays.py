@@ -511,3 +511,24 @@ def test_reductions_that_skip_nans_of_nans_only_or_nothing_give_numpys_values_an
         njit(lambda a: np.nanmin(a))(np.ones(0))
     with pytest.raises(ember.JitError, match=r"nansum\(axis=...\) is not supported"):
         njit(lambda a: np.nansum(a, axis=0))(np.ones((2, 2)))
+
+
+def from_items(x, n):
+    return (np.array([1, 2, 3]), np.array([[1.5, 2], [3, 4]]), np.array((x, n)), np.array([True, False]),
+            np.array([1, 2], dtype=np.float32), np.array([x, 2 * x], np.int8), np.asarray([n, n + 1]),
+            np.array(x), np.array([]), np.array([[[7]], [[n * n]]], dtype="u2"))
+
+
+def test_np_array_of_numbers_in_lists_and_tuples_gives_numpys_array():
+    run_both(from_items, 2.5, 3)
+    run_both(from_items, -7.25, -1)
+
+
+def test_np_array_copies_an_array_and_asarray_keeps_it():
+    a = RNG.standard_normal(5)
+    copied, kept, converted = njit(lambda a: (np.array(a), np.asarray(a), np.asarray(a, dtype=np.int32)))(a)
+    assert not np.shares_memory(copied, a) and np.shares_memory(kept, a)
+    same(copied, a)
+    same(converted, a.astype(np.int32))
+    with pytest.raises(ember.JitError, match="inhomogeneous shape after 1 dimensions"):
+        njit(lambda: np.array([[1, 2], [3]]))()

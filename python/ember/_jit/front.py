@@ -52,7 +52,7 @@ _PRINT_MOST_ITEMS = 32
 
 # NumPy's array makers: functions compiled for the CPU make arrays with them (kernels cannot).
 _NUMPY_MAKERS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange",
-                 "linspace")
+                 "linspace", "array", "asarray")
 
 # NumPy's functions of whole arrays that are neither ufuncs nor reductions, for functions
 # compiled for the CPU (`np.where(a > 0, a, 0)`).
@@ -70,6 +70,13 @@ _NUMPY_FUNCS = (
     "rint", "arctan2", "hypot", "copysign", "fmod", "power", "isnan", "isinf", "isfinite", "abs", "absolute",
     "minimum", "maximum", "fmin", "fmax", "remainder", "nextafter",
 )
+
+
+def _lists_as_tuples(node):
+    """``node`` with its list displays (nested in lists and tuples) written as tuples."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return ast.copy_location(ast.Tuple(elts=[_lists_as_tuples(x) for x in node.elts], ctx=ast.Load()), node)
+    return node
 
 
 def _intrinsic_table() -> dict[int, str]:
@@ -517,6 +524,9 @@ class _Function:
             func = self.expr(e.func)
             args = [self.expr(a) for a in e.args]
             keywords = [{"name": kw.arg, "value": self.expr(kw.value)} for kw in e.keywords]
+            if func.get("name") in ("np.array", "np.asarray") and e.args:
+                # A list display there holds the array's items: NumPy reads it as a tuple.
+                args[0] = self.expr(_lists_as_tuples(e.args[0]))
             if func.get("name") in ("cuda.shared.array", "cuda.local.array"):
                 # A shape named by a constant local is that constant (Numba propagates it).
                 shapes = [(args, 0, e.args[0])] if e.args else []

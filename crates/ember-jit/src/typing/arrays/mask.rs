@@ -213,8 +213,8 @@ impl FnTyper<'_, '_> {
         self.temp(&Val::new(BOOL, K::Bool(x.boxed())))
     }
 
-    /// A new C-contiguous array of `dtype` and `shape`, in a temporary.
-    fn made_array(&mut self, dtype: DType, shape: &[Val]) -> R<(Val, ArrayTy)> {
+    /// A new C-contiguous array of `dtype` and `shape` (int64 extents), in a temporary.
+    pub(crate) fn made_array(&mut self, dtype: DType, shape: &[Val]) -> R<(Val, ArrayTy)> {
         let a = ArrayTy::global(dtype, shape.len(), Layout::C);
         let ty = Ty::Array(a.clone());
         self.c.register(&ty);

@@ -68,7 +68,7 @@ from ._indexing import nonzero, take, where  # noqa: E402
 from ._interop import from_dlpack  # noqa: E402
 from ._interp import interp  # noqa: E402
 from ._jit.cpu import jit, njit, prange  # noqa: E402
-from ._jit.prange import get_num_threads, set_num_threads  # noqa: E402
+from ._jit.prange import get_num_threads, pndindex, set_num_threads  # noqa: E402
 from ._jit.vectorize import guvectorize, vectorize  # noqa: E402
 from ._linalg import dot, inner, matmul, matvec, outer, vdot, vecmat  # noqa: E402
 from ._logic import *  # noqa: E402, F403
@@ -243,7 +243,7 @@ __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum
             "sum", "var"]
 __all__ += ["cublas", "dot", "inner", "lib", "linalg", "matmul", "matvec", "outer", "vdot", "vecmat"]
 __all__ += ["geomspace", "logspace"]
-__all__ += ["jit", "njit", "prange", "get_num_threads", "set_num_threads"]
+__all__ += ["jit", "njit", "prange", "pndindex", "get_num_threads", "set_num_threads"]
 __all__ += ["errstate", "geterr", "seterr"]
 __all__ += ["around", "fix", "get_array_module", "is_available", "round", "round_", "show_config"]
 # NumPy's functions composed of ember's, one module per part of NumPy's API, and NumPy's own

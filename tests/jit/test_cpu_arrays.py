@@ -532,3 +532,29 @@ def test_np_array_copies_an_array_and_asarray_keeps_it():
     same(converted, a.astype(np.int32))
     with pytest.raises(ember.JitError, match="inhomogeneous shape after 1 dimensions"):
         njit(lambda: np.array([[1, 2], [3]]))()
+
+
+def walk_positions(a):
+    s, kept = 0.0, 0
+    for idx, x in np.ndenumerate(a):
+        if x < 0:
+            continue  # the position still moves on
+        s += x * (idx[0] + 1)
+        kept += 1
+    for i, j in np.ndindex(a.shape):
+        s += i * 10 + j
+    for t in np.ndindex(2, 3, 2):
+        s += t[0] * 100 + t[2]
+    for _ in np.ndindex():
+        s += 1000  # no axes: one position
+    for i, j in ember.pndindex(3, 2):
+        if i == 2:
+            break
+        s -= j
+    return s, kept
+
+
+def test_ndenumerate_ndindex_and_pndindex_walk_positions_in_c_order():
+    a = RNG.standard_normal((3, 4))
+    assert njit(walk_positions)(a) == walk_positions(a)
+    assert njit(walk_positions)(a[::2, ::-1]) == walk_positions(a[::2, ::-1])

@@ -31,7 +31,7 @@ from . import bindings, bytecode
 from .assigned import check_assigned_before_use
 from .externs import ExternFunction
 from .intrinsics import Namespace
-from .prange import prange
+from .prange import pndindex, prange
 
 # Tests set this to False to compile every kernel from its bytecode, as if it had no source.
 SOURCE_FIRST = True
@@ -89,6 +89,10 @@ def _intrinsic_table() -> dict[int, str]:
                 table[id(obj)] = f"{module.__name__}.{n}"
     for n in _NUMPY_FUNCS + _NUMPY_MAKERS + _NUMPY_REDUCTIONS + _NUMPY_ARRAY_FUNCS:
         table[id(getattr(np, n))] = "np." + n
+    # Loops over every position of a shape (`for i, j in np.ndindex(3, 4)`).
+    for n in ("ndindex", "ndenumerate"):
+        table[id(getattr(np, n))] = "np." + n
+    table[id(pndindex)] = "np.ndindex"
     for n in _OPERATORS:
         table[id(getattr(operator, n))] = "operator." + n
     # Every other ufunc too: the compiler knows which the registry lets kernels call.

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from .. import _ember
 
 
@@ -26,3 +28,9 @@ def set_num_threads(n) -> None:
 def prange(*args):
     """``range(*args)``, whose iterations a ``parallel=True`` function may run at once."""
     return range(*args)
+
+
+def pndindex(*shape):
+    """``np.ndindex(*shape)``, Numba's parallel form of it. In a compiled function ember runs
+    its positions in order, in the calling thread (as ``np.ndindex``)."""
+    return np.ndindex(*shape)

@@ -12,6 +12,7 @@ use crate::typing::expr::FieldKey;
 
 mod iter;
 mod loops;
+mod nd_iter;
 mod slice_store;
 
 use crate::ir::Role;

@@ -52,14 +52,18 @@ impl FnTyper<'_, '_> {
             },
             _ => None,
         };
+        let walk = super::nd_iter::positions(iter).filter(|_| self.c.host);
         let broke = self.loop_flag(orelse);
         self.open_block();
-        let r = match range_args {
-            Some((args, parallel)) => self.range_loop(target, args, body, broke, parallel, span),
-            None if super::iter::iter_builtin(iter).is_some() => {
+        let r = match (range_args, walk) {
+            (Some((args, parallel)), _) => {
+                self.range_loop(target, args, body, broke, parallel, span)
+            }
+            (None, Some(walk)) => self.positions_loop(target, walk, body, broke, span),
+            _ if super::iter::iter_builtin(iter).is_some() => {
                 self.iter_loop(target, iter, None, body, broke)
             }
-            None => self.sequence_loop(target, iter, body, broke),
+            _ => self.sequence_loop(target, iter, body, broke),
         };
         let block = self.close_block();
         r?;

@@ -315,6 +315,15 @@ def test_dtype_names_and_python_types_name_the_dtype_as_numpy_reads_them():
     run_both(makers_by_dtype_name, 5)
 
 
+def makers_like_their_arguments(a, x):
+    return (np.zeros(3, dtype=a.dtype), np.empty_like(a, dtype=x.dtype) * 0, np.full(2, 4.5, "?"), np.ones(2, "H"),
+            np.zeros_like(x), np.full_like(3.5, 2), np.arange(3, dtype=a.dtype), a.astype(x.dtype))
+
+
+def test_an_arrays_dtype_one_letter_codes_and_numbers_as_0d_arrays_make_arrays_as_numpy():
+    run_both(makers_like_their_arguments, np.arange(4, dtype=np.int16), np.float32(2.5))
+
+
 def test_a_dtype_name_numpy_does_not_know_is_a_jit_error_at_its_line():
     def f(n):
         return np.zeros(n, dtype="float33")

@@ -31,17 +31,32 @@ pub(super) fn is_allocation(name: &str) -> bool {
     )
 }
 
-/// The dtype a `dtype=` argument names: a type object (`np.float32`, `numba.int64`, a NumPy
-/// scalar type from the globals), Python's `float`/`int`/`bool`/`complex` (float64, int64,
-/// bool, complex128, as NumPy reads them), or a dtype string NumPy takes (`'float32'`, `'f4'`,
-/// `'<f8'`).
-pub(crate) fn dtype_of(e: &Expr) -> R<DType> {
-    named_dtype(e).ok_or_else(|| {
-        Fail::At(
-            e.span,
-            "the dtype must be a NumPy type such as np.float32 or numba.int64 (or its name, 'float32')".into(),
-        )
-    })
+/// The error for what names no dtype.
+fn not_a_dtype(e: &Expr) -> Fail {
+    Fail::At(
+        e.span,
+        "the dtype must be a NumPy type such as np.float32 or numba.int64 (or its name, 'float32')"
+            .into(),
+    )
+}
+
+impl FnTyper<'_, '_> {
+    /// The dtype a `dtype=` argument names: a type object (`np.float32`, `numba.int64`, a
+    /// NumPy scalar type from the globals), Python's `float`/`int`/`bool`/`complex` (float64,
+    /// int64, bool, complex128, as NumPy reads them), a dtype string NumPy takes (`'float32'`,
+    /// `'f4'`, `'<f8'`, `'?'`), or an array's (or NumPy number's) `.dtype`.
+    pub(crate) fn dtype_of(&mut self, e: &Expr) -> R<DType> {
+        if let ExprKind::Attribute { value, attr } = &e.kind {
+            if attr == "dtype" {
+                return match self.expr(value)?.ty {
+                    Ty::Array(a) => Ok(a.dtype),
+                    Ty::Scalar(d) => Ok(d),
+                    _ => Err(not_a_dtype(e)),
+                };
+            }
+        }
+        named_dtype(e).ok_or_else(|| not_a_dtype(e))
+    }
 }
 
 fn named_dtype(e: &Expr) -> Option<DType> {
@@ -64,11 +79,33 @@ fn named_dtype(e: &Expr) -> Option<DType> {
                 "float" => Some(DType::F64),
                 "int" => Some(DType::I64),
                 "complex" => Some(DType::C128),
+                _ if name.len() == 1 => char_code(name),
                 _ => crate::types::element_dtype_named(name),
             }
         }
         _ => None,
     }
+}
+
+/// NumPy's one-letter type codes (`np.dtype('?')` is bool).
+fn char_code(c: &str) -> Option<DType> {
+    Some(match c {
+        "?" => DType::Bool,
+        "b" => DType::I8,
+        "B" => DType::U8,
+        "h" => DType::I16,
+        "H" => DType::U16,
+        "i" => DType::I32,
+        "I" => DType::U32,
+        "l" | "q" | "p" => DType::I64,
+        "L" | "Q" | "P" => DType::U64,
+        "e" => DType::F16,
+        "f" => DType::F32,
+        "d" => DType::F64,
+        "F" => DType::C64,
+        "D" => DType::C128,
+        _ => return None,
+    })
 }
 
 impl FnTyper<'_, '_> {
@@ -137,15 +174,21 @@ impl FnTyper<'_, '_> {
         } else {
             None
         };
-        let declared = given[names.len() - 1].map(dtype_of).transpose()?;
+        let declared = given[names.len() - 1]
+            .map(|e| self.dtype_of(e))
+            .transpose()?;
         let (shape, model_dtype) = if like {
             let a = self.expr(first)?;
-            let Ty::Array(at_) = a.ty.clone() else {
-                return at(first.span, format!("{f}() takes an array, got {}", a.ty));
-            };
-            let a = self.temp(&a)?;
-            let dims: Vec<Val> = (0..at_.ndim).map(|k| self.dim(&a, &at_, k)).collect();
-            (dims, Some(at_.dtype))
+            match a.ty.clone() {
+                Ty::Array(at_) => {
+                    let a = self.temp(&a)?;
+                    let dims: Vec<Val> = (0..at_.ndim).map(|k| self.dim(&a, &at_, k)).collect();
+                    (dims, Some(at_.dtype))
+                }
+                // A number is a 0-d array of its dtype, as NumPy reads it.
+                Ty::Scalar(d) => (Vec::new(), Some(d)),
+                t => return at(first.span, format!("{f}() takes an array, got {t}")),
+            }
         } else {
             (self.shape_of(first, f)?, None)
         };

@@ -11,8 +11,6 @@ use crate::ir::{self, Const, ExprKind as K, Place};
 use crate::types::{promote, Ty, INT64};
 use crate::typing::{FnTyper, Val};
 
-use super::alloc::dtype_of;
-
 /// The shape of a value of type `ty` read as NumPy reads nested sequences, and the dtypes of
 /// its numbers; `Err` names what does not make an array.
 fn items_shape(
@@ -58,7 +56,7 @@ impl FnTyper<'_, '_> {
         let mut dtype = None;
         for kw in keywords {
             match kw.name.as_str() {
-                "dtype" if args.len() < 2 => dtype = Some(dtype_of(&kw.value)?),
+                "dtype" if args.len() < 2 => dtype = Some(self.dtype_of(&kw.value)?),
                 other => {
                     return at(
                         kw.value.span,
@@ -69,7 +67,7 @@ impl FnTyper<'_, '_> {
         }
         match args {
             [_] => {}
-            [_, d] => dtype = Some(dtype_of(d)?),
+            [_, d] => dtype = Some(self.dtype_of(d)?),
             _ => return at(span, format!("{f}() takes an object and a dtype")),
         }
         let v = self.expr(&args[0])?;

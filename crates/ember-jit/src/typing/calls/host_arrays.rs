@@ -8,8 +8,6 @@ use crate::typing::arrays::nan_reduce::is_nan_reduction;
 use crate::typing::arrays::reduce::is_reduction;
 use crate::typing::{FnTyper, Val};
 
-use super::alloc::dtype_of;
-
 impl FnTyper<'_, '_> {
     /// `v.m(args)` when `m` is a method of arrays in host functions (`None`: it is not).
     pub(super) fn host_array_method(
@@ -34,9 +32,10 @@ impl FnTyper<'_, '_> {
             "copy" if args.is_empty() && keywords.is_empty() => {
                 Some(self.array_cast(v.clone(), dtype, span))
             }
-            "astype" if args.len() == 1 && keywords.is_empty() => {
-                Some(dtype_of(&args[0]).and_then(|d| self.array_cast(v.clone(), d, span)))
-            }
+            "astype" if args.len() == 1 && keywords.is_empty() => Some(
+                self.dtype_of(&args[0])
+                    .and_then(|d| self.array_cast(v.clone(), d, span)),
+            ),
             _ => None,
         }
     }

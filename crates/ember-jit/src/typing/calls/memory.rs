@@ -23,7 +23,7 @@ impl FnTyper<'_, '_> {
         span: Span,
     ) -> R<Val> {
         let align = alignment.map(|e| self.alignment(e)).transpose()?.flatten();
-        let d = super::alloc::dtype_of(dtype)?;
+        let d = self.dtype_of(dtype)?;
         let dims = const_ints(shape).ok_or_else(|| {
             Fail::At(shape.span, "the shape must be a constant integer or tuple of them (a literal or a global constant)".into())
         })?;

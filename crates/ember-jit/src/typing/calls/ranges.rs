@@ -11,17 +11,15 @@ use crate::ir::{self, Const, ExprKind as K, NanRule, Place};
 use crate::types::{ArrayTy, Layout, Ty, BOOL, INT64};
 use crate::typing::{FnTyper, Val};
 
-use super::alloc::dtype_of;
-
 /// The arguments of `f` by name: positional ones in the order of `names`, then keywords
-/// (`dtype` is returned apart, as a dtype).
+/// (`dtype` is returned apart).
 fn arguments<'e>(
     f: &str,
     names: &[&str],
     args: &'e [Expr],
     keywords: &'e [Keyword],
     span: Span,
-) -> R<(Vec<Option<&'e Expr>>, Option<DType>)> {
+) -> R<(Vec<Option<&'e Expr>>, Option<&'e Expr>)> {
     let mut given: Vec<Option<&Expr>> = vec![None; names.len()];
     if args.len() > names.len() {
         return at(
@@ -38,7 +36,7 @@ fn arguments<'e>(
     let mut dtype = None;
     for kw in keywords {
         if kw.name == "dtype" {
-            dtype = Some(dtype_of(&kw.value)?);
+            dtype = Some(&kw.value);
             continue;
         }
         match names.iter().position(|n| *n == kw.name) {
@@ -64,6 +62,7 @@ impl FnTyper<'_, '_> {
     /// `np.arange([start,] stop[, step], dtype=None)`.
     pub(super) fn arange(&mut self, args: &[Expr], keywords: &[Keyword], span: Span) -> R<Val> {
         let (given, dtype) = arguments("arange", &["start", "stop", "step"], args, keywords, span)?;
+        let dtype = dtype.map(|e| self.dtype_of(e)).transpose()?;
         // One positional argument is the stop.
         let (start, stop, step) = match (given[0], given[1], given[2]) {
             (Some(stop), None, None) if args.len() == 1 => (None, stop, None),
@@ -126,6 +125,7 @@ impl FnTyper<'_, '_> {
     pub(super) fn linspace(&mut self, args: &[Expr], keywords: &[Keyword], span: Span) -> R<Val> {
         let names = ["start", "stop", "num", "endpoint"];
         let (given, dtype) = arguments("linspace", &names, args, keywords, span)?;
+        let dtype = dtype.map(|e| self.dtype_of(e)).transpose()?;
         let (Some(start), Some(stop)) = (given[0], given[1]) else {
             return at(span, "np.linspace() needs start and stop");
         };

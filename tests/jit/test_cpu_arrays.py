@@ -567,3 +567,14 @@ def test_ndenumerate_ndindex_and_pndindex_walk_positions_in_c_order():
     a = RNG.standard_normal((3, 4))
     assert njit(walk_positions)(a) == walk_positions(a)
     assert njit(walk_positions)(a[::2, ::-1]) == walk_positions(a[::2, ::-1])
+
+
+def clipped(a, b, x):
+    return (np.clip(a, 1.5, 3), np.clip(b, 1, 3), np.clip(a, None, 2), a.clip(0.5, None), np.clip(x, 0, 1),
+            np.clip(a, b, 3), np.clip(a, a_min=1, a_max=2))
+
+
+def test_clip_gives_numpys_values_dtypes_and_nans():
+    a = RNG.standard_normal(9) * 3
+    a[4] = np.nan
+    run_both(clipped, a, np.arange(9, dtype=np.int8), 2.5)

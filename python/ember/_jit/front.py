@@ -56,7 +56,7 @@ _NUMPY_MAKERS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "
 
 # NumPy's functions of whole arrays that are neither ufuncs nor reductions, for functions
 # compiled for the CPU (`np.where(a > 0, a, 0)`).
-_NUMPY_ARRAY_FUNCS = ("where", "nonzero", "flatnonzero", "argwhere", "count_nonzero")
+_NUMPY_ARRAY_FUNCS = ("where", "nonzero", "flatnonzero", "argwhere", "count_nonzero", "clip")
 
 # NumPy's reductions of a whole array, for functions compiled for the CPU (`np.sum(a)`).
 _NUMPY_REDUCTIONS = ("sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std", "argmin", "argmax", "any",

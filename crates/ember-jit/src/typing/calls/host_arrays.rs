@@ -26,6 +26,11 @@ impl FnTyper<'_, '_> {
             return Some(self.reduction_call(m, v.clone(), args, keywords, span));
         }
         match m {
+            "clip" => {
+                let mut all = vec![self.bound_expr(v.clone(), span)];
+                all.extend(args.iter().cloned());
+                Some(self.clip(&all, keywords, span))
+            }
             "nonzero" if args.is_empty() && keywords.is_empty() => {
                 Some(self.nonzero(v.clone(), Nonzero::Axes, span))
             }
@@ -53,6 +58,9 @@ impl FnTyper<'_, '_> {
             "builtin.abs" => "absolute",
             _ => name.strip_prefix("np.")?,
         };
+        if f == "clip" {
+            return Some(self.clip(args, keywords, span));
+        }
         if let Some(how) = Nonzero::named(f).filter(|_| args.len() == 1 && keywords.is_empty()) {
             return Some(self.expr(&args[0]).and_then(|v| self.nonzero(v, how, span)));
         }
@@ -151,15 +159,65 @@ impl FnTyper<'_, '_> {
     pub(crate) fn standing_for(&mut self, vals: Vec<Val>, like: &[Expr]) -> Vec<Expr> {
         vals.into_iter()
             .zip(like)
-            .map(|(v, e)| {
-                self.bound.push(v);
-                Expr {
-                    kind: ExprKind::Bound {
-                        slot: self.bound.len() - 1,
-                    },
-                    span: e.span,
-                }
-            })
+            .map(|(v, e)| self.bound_expr(v, e.span))
             .collect()
+    }
+
+    /// An expression standing for value `v`, already evaluated.
+    fn bound_expr(&mut self, v: Val, span: Span) -> Expr {
+        self.bound.push(v);
+        Expr {
+            kind: ExprKind::Bound {
+                slot: self.bound.len() - 1,
+            },
+            span,
+        }
+    }
+
+    /// `np.clip(a, a_min, a_max)` (and `a.clip(...)`): NumPy's `minimum(maximum(a, a_min),
+    /// a_max)`, with its dtypes and NaNs; a bound given as `None` is left out.
+    fn clip(&mut self, args: &[Expr], keywords: &[Keyword], span: Span) -> R<Val> {
+        let mut given: [Option<&Expr>; 3] = [None; 3];
+        if args.len() > 3 {
+            return at(span, "np.clip() takes an array and two bounds");
+        }
+        for (k, a) in args.iter().enumerate() {
+            given[k] = Some(a);
+        }
+        for kw in keywords {
+            let k = match kw.name.as_str() {
+                "a_min" | "min" => 1,
+                "a_max" | "max" => 2,
+                other => {
+                    return at(
+                        kw.value.span,
+                        format!("np.clip() got an unexpected keyword argument '{other}'"),
+                    )
+                }
+            };
+            if given[k].replace(&kw.value).is_some() {
+                return at(
+                    kw.value.span,
+                    format!("np.clip() got multiple values for '{}'", kw.name),
+                );
+            }
+        }
+        let Some(a) = given[0] else {
+            return at(span, "np.clip() needs the array to clip");
+        };
+        let mut v = self.expr(a)?;
+        let bounds = [("np.maximum", given[1]), ("np.minimum", given[2])];
+        for (name, bound) in bounds {
+            let Some(b) = bound.filter(|e| !crate::typing::expr::is_none(e)) else {
+                continue;
+            };
+            let b = self.expr(b)?;
+            let pair = [self.bound_expr(v, span), self.bound_expr(b, span)];
+            v = match self.host_array_function(name, &pair, &[], span) {
+                Some(r) => r?,
+                None => return at(span, format!("{name}() of these values")),
+            };
+        }
+        Ok(v)
     }
 }

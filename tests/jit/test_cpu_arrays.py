@@ -578,3 +578,18 @@ def test_clip_gives_numpys_values_dtypes_and_nans():
     a = RNG.standard_normal(9) * 3
     a[4] = np.nan
     run_both(clipped, a, np.arange(9, dtype=np.int8), 2.5)
+
+
+def eyes(n, m, k):
+    return (np.eye(n), np.eye(n, m), np.eye(n, m, k), np.eye(n, k=-k), np.identity(n), np.eye(n, dtype=np.int32),
+            np.eye(0), np.eye(n, m, 10), np.eye(n, None, k))
+
+
+@pytest.mark.parametrize("n, m, k", [(3, 4, 1), (4, 2, 2), (1, 1, 0)])
+def test_eye_and_identity_match_numpy(n, m, k):
+    run_both(eyes, n, m, k)
+
+
+def test_eye_of_a_negative_size_raises_numpys_error():
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        njit(lambda n: np.eye(n))(-1)

@@ -52,7 +52,7 @@ _PRINT_MOST_ITEMS = 32
 
 # NumPy's array makers: functions compiled for the CPU make arrays with them (kernels cannot).
 _NUMPY_MAKERS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange",
-                 "linspace", "array", "asarray")
+                 "linspace", "array", "asarray", "eye", "identity")
 
 # NumPy's functions of whole arrays that are neither ufuncs nor reductions, for functions
 # compiled for the CPU (`np.where(a > 0, a, 0)`).

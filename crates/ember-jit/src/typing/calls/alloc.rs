@@ -1,7 +1,8 @@
 //! NumPy's array makers in host functions (`@njit`): `np.empty`, `np.zeros`, `np.ones`,
 //! `np.full` and their `_like` forms, typed as Numba types them (a C-contiguous array; the
 //! dtype given, else float64, else the fill value's or the model array's); `np.arange` and
-//! `np.linspace` are in [`super::ranges`], `np.array`/`np.asarray` in [`super::from_items`].
+//! `np.linspace` are in [`super::ranges`], `np.array`/`np.asarray` in [`super::from_items`], `np.eye`/`np.identity` in
+//! [`super::eye`].
 
 use ember_core::dtype::Kind;
 use ember_core::DType;
@@ -28,6 +29,8 @@ pub(super) fn is_allocation(name: &str) -> bool {
             | "np.linspace"
             | "np.array"
             | "np.asarray"
+            | "np.eye"
+            | "np.identity"
     )
 }
 
@@ -127,6 +130,7 @@ impl FnTyper<'_, '_> {
             "arange" => return self.arange(args, keywords, span),
             "linspace" => return self.linspace(args, keywords, span),
             "array" | "asarray" => return self.array_of_items(f, args, keywords, span),
+            "eye" | "identity" => return self.eye(f, args, keywords, span),
             _ => {}
         }
         let like = f.ends_with("_like");

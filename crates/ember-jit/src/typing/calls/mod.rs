@@ -9,6 +9,7 @@
 mod alloc;
 mod bits;
 mod cmath;
+mod eye;
 mod from_items;
 mod geometry;
 mod half;

@@ -593,3 +593,19 @@ def test_eye_and_identity_match_numpy(n, m, k):
 def test_eye_of_a_negative_size_raises_numpys_error():
     with pytest.raises(ValueError, match="negative dimensions are not allowed"):
         njit(lambda n: np.eye(n))(-1)
+
+
+def along_a_given_axis(a, ax):
+    return a.sum(axis=ax), np.max(a, ax), a.mean(axis=ax), np.argmin(a, axis=ax)
+
+
+@pytest.mark.parametrize("ax", [0, 1, -1, -2])
+def test_an_axis_known_only_when_the_function_runs_reduces_as_numpy(ax):
+    a = RNG.standard_normal((3, 4))
+    f = njit(along_a_given_axis)
+    for g, w in zip(f(a, ax), along_a_given_axis(a, ax), strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-14)
+    with pytest.raises(np.exceptions.AxisError, match="axis 2 is out of bounds for array of dimension 2"):
+        f(a, 2)
+    assert njit(lambda b, k: b.sum(axis=k))(np.arange(5.0), -1) == 10.0

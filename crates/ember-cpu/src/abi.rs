@@ -176,10 +176,12 @@ pub enum Builtin {
     MaskShape,
     /// `a[mask] = b` with the wrong number of values; details: given, needed.
     MaskAssign,
+    /// An axis out of the array's dimensions; details: the axis, the dimensions.
+    Axis,
 }
 
 impl Builtin {
-    const ALL: [Builtin; 25] = [
+    const ALL: [Builtin; 26] = [
         Builtin::Division,
         Builtin::IntegerDivision,
         Builtin::IntegerModulo,
@@ -205,6 +207,7 @@ impl Builtin {
         Builtin::EmptyFmin,
         Builtin::MaskShape,
         Builtin::MaskAssign,
+        Builtin::Axis,
     ];
 
     /// The Python exception class and its message, naming the fault's `detail` numbers.
@@ -225,6 +228,7 @@ impl Builtin {
             Builtin::BroadcastInto => {
                 format!("{text}: an operand's axis of length {a} does not fit the output's of length {b}")
             }
+            Builtin::Axis => format!("axis {a} is out of bounds for array of dimension {b}"),
             Builtin::MaskShape => format!(
                 "{text} along an axis; size of axis is {a} but size of corresponding boolean axis is {b}"
             ),
@@ -246,7 +250,8 @@ impl Builtin {
         (class, text)
     }
 
-    /// The Python exception class and message (without the details).
+    /// The Python exception class (a builtin's name, or a module's class by its dotted path)
+    /// and message (without the details).
     pub fn exception(self) -> (&'static str, &'static str) {
         match self {
             Builtin::Division => ("ZeroDivisionError", "division by zero"),
@@ -286,6 +291,7 @@ impl Builtin {
             Builtin::NoneValue => ("TypeError", "expected a value, got None"),
             Builtin::AllNan => ("ValueError", "All-NaN slice encountered"),
             Builtin::MaskShape => ("IndexError", "boolean index did not match indexed array"),
+            Builtin::Axis => ("numpy.exceptions.AxisError", "axis is out of bounds"),
             Builtin::MaskAssign => (
                 "ValueError",
                 "NumPy boolean array indexing assignment cannot assign the values",

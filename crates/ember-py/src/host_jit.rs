@@ -593,9 +593,11 @@ impl HostFunction {
             }
             Some(Fault::Builtin(b)) => {
                 let (class, message) = b.message(detail);
+                // Python's own, or a module's (`numpy.exceptions.AxisError`).
+                let (module, name) = class.rsplit_once('.').unwrap_or(("builtins", class));
                 match py
-                    .import("builtins")
-                    .and_then(|m| m.getattr(class))
+                    .import(module)
+                    .and_then(|m| m.getattr(name))
                     .and_then(|c| c.call1((message,)))
                 {
                     Ok(e) => PyErr::from_value(e),

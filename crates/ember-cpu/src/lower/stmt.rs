@@ -306,5 +306,6 @@ fn builtin_of(f: Failure) -> Builtin {
         Failure::AllNan => Builtin::AllNan,
         Failure::MaskShape => Builtin::MaskShape,
         Failure::MaskAssign => Builtin::MaskAssign,
+        Failure::Axis => Builtin::Axis,
     }
 }

@@ -466,6 +466,9 @@ pub enum Failure {
     /// `a[mask] = b` with `b` not as long as the mask has true elements (details: `b`'s
     /// length, the count).
     MaskAssign,
+    /// A reduction's axis, known only when it runs, outside the array's dimensions: NumPy's
+    /// AxisError (details: the axis, the dimensions).
+    Axis,
 }
 
 /// Which NaN rule a `min`/`max` follows.

@@ -1,12 +1,16 @@
 //! NumPy's functions and array methods on whole arrays in host functions: reductions
 //! (`a.sum()`, `np.max(a)`), ufuncs of arrays (`np.sqrt(a)`, `abs(a)`), `astype` and `copy`.
 
+use crate::ast::CmpOp;
 use crate::ast::{Expr, ExprKind, Keyword, Span};
 use crate::error::{at, R};
+use crate::ir::{Const, ExprKind as K, Failure, Stmt, TempRole};
+use crate::types::{Ty, BOOL, INT64};
 use crate::typing::arrays::mask::Nonzero;
 use crate::typing::arrays::nan_reduce::is_nan_reduction;
 use crate::typing::arrays::reduce::is_reduction;
 use crate::typing::{FnTyper, Val};
+use ember_core::DType;
 
 impl FnTyper<'_, '_> {
     /// `v.m(args)` when `m` is a method of arrays in host functions (`None`: it is not).
@@ -134,13 +138,92 @@ impl FnTyper<'_, '_> {
         if crate::typing::expr::is_none(axis) {
             return self.reduce(m, v, span);
         }
-        let Some(k) = crate::typing::expr::int_literal(axis) else {
-            return at(
-                axis.span,
-                format!("{m}(axis=...) takes a constant integer axis in @njit functions"),
-            );
+        match crate::typing::expr::int_literal(axis) {
+            Some(k) => self.reduce_along(m, v, k, span),
+            None => self.reduce_along_given(m, v, axis, span),
+        }
+    }
+
+    /// `a.<m>(axis=k)` with `k` known only when it runs: the reduction along each axis, the
+    /// one `k` names taken (NumPy's AxisError for another).
+    fn reduce_along_given(&mut self, m: &str, v: Val, axis: &Expr, span: Span) -> R<Val> {
+        let Ty::Array(a) = v.ty.clone() else {
+            return at(span, format!("np.{m}() takes an array, got {}", v.ty));
         };
-        self.reduce_along(m, v, k, span)
+        let k = self.expr(axis)?;
+        if !k.ty.is_integral() {
+            return at(axis.span, format!("an axis is an integer, got {}", k.ty));
+        }
+        let k = self.cast_to(&k, DType::I64);
+        let k = self.temp(&k)?;
+        let v = self.temp(&v)?;
+        let n = a.ndim as i64;
+        let mut branches = Vec::new();
+        for j in 0..n {
+            self.open_block();
+            let r = self.reduce_along(m, v.clone(), j, span);
+            let block = self.close_block();
+            branches.push((j, block, r?));
+        }
+        let Some(ty) = branches.first().map(|(_, _, r)| r.ty.clone()) else {
+            return at(span, format!("{m}() of a 0-d array takes no axis"));
+        };
+        if let Some((_, _, r)) = branches.iter().find(|(_, _, r)| r.ty != ty) {
+            return at(
+                span,
+                format!(
+                    "{m}(axis=...) gives {} or {}: pass a constant axis",
+                    ty, r.ty
+                ),
+            );
+        }
+        self.c.register(&ty);
+        let result = self.fresh(TempRole::Choice);
+        self.push(Stmt::Declare {
+            temp: result,
+            ty: ty.clone(),
+        });
+        // An axis out of range: NumPy's AxisError, naming the axis as given.
+        let mut orelse = vec![Stmt::Require {
+            cond: Val::constant(BOOL, Const::Bool(false)).expr(),
+            failure: Failure::Axis,
+            details: vec![k.expr(), Val::constant(INT64, Const::Int(n)).expr()],
+        }];
+        for (j, mut block, r) in branches.into_iter().rev() {
+            block.push(Stmt::Set {
+                temp: result,
+                value: r.expr(),
+            });
+            // Axis j, or j - ndim counted from the end.
+            let named = |x: i64| {
+                Val::new(
+                    BOOL,
+                    K::Compare(
+                        CmpOp::Eq,
+                        k.boxed(),
+                        Val::constant(INT64, Const::Int(x)).boxed(),
+                    ),
+                )
+                .expr()
+            };
+            let cond = Val::new(
+                BOOL,
+                K::Any {
+                    items: vec![named(j), named(j - n)],
+                    negated: false,
+                },
+            );
+            orelse = vec![Stmt::If {
+                cond: cond.expr(),
+                negate: false,
+                then: block,
+                orelse,
+            }];
+        }
+        for s in orelse {
+            self.push(s);
+        }
+        Ok(Val::new(ty, K::Temp(result)))
     }
 
     /// Intrinsic `name` called with `vals` (its arguments, evaluated already, written as `like`).

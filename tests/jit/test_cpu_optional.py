@@ -192,3 +192,28 @@ def test_calls_from_compiled_code_fill_in_the_callees_defaults():
         return w(x), w(x, 3), w(x, scale=0.5), w(x, 1, 2.0, True), w(x, flip=True)
 
     assert njit(caller)(1.5) == by_python(1.5)
+
+
+def by_kind(x):
+    if isinstance(x, np.ndarray):
+        return x.sum()  # never typed for a number
+    if isinstance(x, (int, float)):
+        return x * 2.0
+    return -1.0
+
+
+def kinds(x):
+    return isinstance(x, int), isinstance(x, float), isinstance(x, tuple), isinstance(x, bool), isinstance(x, complex)
+
+
+@pytest.mark.parametrize("x", [3, 2.5, True, 1j, (1, 2.0)])
+def test_isinstance_is_decided_while_compiling_as_python_decides_it(x):
+    assert njit(kinds)(x) == kinds(x)
+    assert njit(by_kind)(x) == by_kind(x)
+
+
+def test_isinstance_of_arrays_and_numpy_number_types():
+    assert njit(by_kind)(np.arange(4.0)) == 6.0
+    assert njit(lambda x: (isinstance(x, np.float32), isinstance(x, np.int64)))(np.float32(1)) == (True, False)
+    with pytest.raises(ember.JitError, match="isinstance\\(\\) in compiled code takes int, float"):
+        njit(lambda x: isinstance(x, str))(1)

@@ -39,7 +39,7 @@ SOURCE_FIRST = True
 # Python builtins a kernel may call.
 _BUILTINS = {getattr(builtins, n): "builtin." + n for n in (
     "range", "len", "abs", "min", "max", "round", "int", "float", "bool", "complex", "pow", "divmod",
-    "enumerate", "zip", "print",
+    "enumerate", "zip", "print", "isinstance", "tuple",
 )}
 
 # The operator module's functions kernels may call (operator.truediv(a, b) is a / b).
@@ -93,6 +93,7 @@ def _intrinsic_table() -> dict[int, str]:
     for n in ("ndindex", "ndenumerate"):
         table[id(getattr(np, n))] = "np." + n
     table[id(pndindex)] = "np.ndindex"
+    table[id(np.ndarray)] = "np.ndarray"  # a class isinstance() tests
     for n in _OPERATORS:
         table[id(getattr(operator, n))] = "operator." + n
     # Every other ufunc too: the compiler knows which the registry lets kernels call.

@@ -15,6 +15,7 @@ mod geometry;
 mod half;
 mod hints;
 mod host_arrays;
+mod instance;
 mod math;
 mod memory;
 mod print;
@@ -341,6 +342,7 @@ impl FnTyper<'_, '_> {
             "builtin.range" | "builtin.prange" => {
                 at(span, "range() can only be used in a for loop in kernels")
             }
+            "builtin.isinstance" => self.isinstance(args, span),
             "builtin.len" => {
                 let [v] = self.exactly::<1>(name, args, span)?;
                 match &v.ty {

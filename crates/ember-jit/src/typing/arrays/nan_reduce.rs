@@ -74,19 +74,9 @@ impl FnTyper<'_, '_> {
             }
             "min" | "max" => {
                 let max = m == "max";
-                self.require_elements(&v, Failure::EmptyNanExtremum { max });
-                let first = self.first_element(&v, &a, span)?;
                 // np.fmin/np.fmax: a NaN gives way to a number (all NaN: NaN).
-                self.fold(&v, &a, d, first, span, |_, acc, x| {
-                    Ok(Val::new(
-                        Ty::Scalar(d),
-                        K::Extremum {
-                            max,
-                            rule: NanRule::Ignore,
-                            args: Box::new([acc.expr(), x.expr()]),
-                        },
-                    ))
-                })
+                let empty = Failure::EmptyNanExtremum { max };
+                self.extremum(&v, &a, max, NanRule::Ignore, empty, span)
             }
             "mean" | "var" | "std" => {
                 let (sum, count) = self.sum_and_count(&v, &a, None, span)?;

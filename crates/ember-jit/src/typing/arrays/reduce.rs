@@ -115,18 +115,8 @@ impl FnTyper<'_, '_> {
             }
             "min" | "max" | "amin" | "amax" => {
                 let max = m.ends_with("max");
-                self.require_elements(&v, Failure::EmptyExtremum { max });
-                let first = self.first_element(&v, &a, span)?;
-                self.fold(&v, &a, d, first, span, |_, acc, x| {
-                    Ok(Val::new(
-                        Ty::Scalar(d),
-                        K::Extremum {
-                            max,
-                            rule: NanRule::Propagate,
-                            args: Box::new([acc.expr(), x.expr()]),
-                        },
-                    ))
-                })
+                let empty = Failure::EmptyExtremum { max };
+                self.extremum(&v, &a, max, NanRule::Propagate, empty, span)
             }
             "mean" | "var" | "std" => {
                 if d.kind() == Kind::Complex {
@@ -362,6 +352,32 @@ impl FnTyper<'_, '_> {
             Ok(())
         })?;
         Ok(out)
+    }
+
+    /// The largest (`max`) or smallest element, NaNs as `rule` says; `empty` when there is
+    /// none.
+    pub(super) fn extremum(
+        &mut self,
+        v: &Val,
+        a: &ArrayTy,
+        max: bool,
+        rule: NanRule,
+        empty: Failure,
+        span: Span,
+    ) -> R<Val> {
+        self.require_elements(v, empty);
+        let first = self.first_element(v, a, span)?;
+        let d = a.dtype;
+        self.fold(v, a, d, first, span, |_, acc, x| {
+            Ok(Val::new(
+                Ty::Scalar(d),
+                K::Extremum {
+                    max,
+                    rule,
+                    args: Box::new([acc.expr(), x.expr()]),
+                },
+            ))
+        })
     }
 
     /// The mean of every element, as float64 (NaN for an empty array, as NumPy).

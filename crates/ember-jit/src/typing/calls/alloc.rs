@@ -90,6 +90,48 @@ fn named_dtype(e: &Expr) -> Option<DType> {
     }
 }
 
+/// The arguments of a call of `f` by parameter (`names`), as Python binds them: positional
+/// ones in order, then keywords; a keyword in `ignored` is taken and left out (NumPy's
+/// `order=`, which C-contiguous results need not read).
+pub(super) fn bind<'e>(
+    f: &str,
+    names: &[&str],
+    ignored: &[&str],
+    args: &'e [Expr],
+    keywords: &'e [Keyword],
+    span: Span,
+) -> R<Vec<Option<&'e Expr>>> {
+    let mut given: Vec<Option<&Expr>> = vec![None; names.len()];
+    if args.len() > names.len() {
+        return at(
+            span,
+            format!("{f}() takes at most {} arguments", names.len()),
+        );
+    }
+    for (k, a) in args.iter().enumerate() {
+        given[k] = Some(a);
+    }
+    for kw in keywords {
+        match names.iter().position(|n| *n == kw.name) {
+            Some(k) if given[k].is_none() => given[k] = Some(&kw.value),
+            Some(_) => {
+                return at(
+                    kw.value.span,
+                    format!("{f}() got multiple values for '{}'", kw.name),
+                )
+            }
+            None if ignored.contains(&kw.name.as_str()) => {}
+            None => {
+                return at(
+                    kw.value.span,
+                    format!("{f}() got an unexpected keyword argument '{}'", kw.name),
+                )
+            }
+        }
+    }
+    Ok(given)
+}
+
 /// NumPy's one-letter type codes (`np.dtype('?')` is bool).
 fn char_code(c: &str) -> Option<DType> {
     Some(match c {
@@ -142,34 +184,7 @@ impl FnTyper<'_, '_> {
             (true, false) => &["a", "dtype"],
             (true, true) => &["a", "fill_value", "dtype"],
         };
-        let mut given: Vec<Option<&Expr>> = vec![None; names.len()];
-        if args.len() > names.len() {
-            return at(
-                span,
-                format!("{f}() takes at most {} arguments", names.len()),
-            );
-        }
-        for (k, a) in args.iter().enumerate() {
-            given[k] = Some(a);
-        }
-        for kw in keywords {
-            match names.iter().position(|n| *n == kw.name) {
-                Some(k) if given[k].is_none() => given[k] = Some(&kw.value),
-                Some(_) => {
-                    return at(
-                        kw.value.span,
-                        format!("{f}() got multiple values for '{}'", kw.name),
-                    )
-                }
-                None if kw.name == "order" => {}
-                None => {
-                    return at(
-                        kw.value.span,
-                        format!("{f}() got an unexpected keyword argument '{}'", kw.name),
-                    )
-                }
-            }
-        }
+        let given = bind(f, names, &["order"], args, keywords, span)?;
         let first =
             given[0].ok_or_else(|| Fail::At(span, format!("{f}() needs its first argument")))?;
         let fill = if full {

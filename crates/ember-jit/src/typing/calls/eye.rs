@@ -42,30 +42,7 @@ impl FnTyper<'_, '_> {
         } else {
             &["n", "dtype"]
         };
-        let mut given: Vec<Option<&Expr>> = vec![None; names.len()];
-        if args.len() > names.len() {
-            return at(
-                span,
-                format!("np.{f}() takes at most {} arguments", names.len()),
-            );
-        }
-        for (k, a) in args.iter().enumerate() {
-            given[k] = Some(a);
-        }
-        for kw in keywords {
-            let Some(k) = names.iter().position(|n| *n == kw.name) else {
-                return at(
-                    kw.value.span,
-                    format!("np.{f}() got an unexpected keyword argument '{}'", kw.name),
-                );
-            };
-            if given[k].replace(&kw.value).is_some() {
-                return at(
-                    kw.value.span,
-                    format!("np.{f}() got multiple values for '{}'", kw.name),
-                );
-            }
-        }
+        let given = super::alloc::bind(&format!("np.{f}"), names, &[], args, keywords, span)?;
         let dtype = match given[names.len() - 1] {
             Some(e) => self.dtype_of(e)?,
             None => DType::F64,

@@ -609,3 +609,14 @@ def test_an_axis_known_only_when_the_function_runs_reduces_as_numpy(ax):
     with pytest.raises(np.exceptions.AxisError, match="axis 2 is out of bounds for array of dimension 2"):
         f(a, 2)
     assert njit(lambda b, k: b.sum(axis=k))(np.arange(5.0), -1) == 10.0
+
+
+def test_argwhere_is_fortran_ordered_and_an_argument_returned_is_that_object():
+    m = RNG.standard_normal((5, 4)) > 0.3
+    got, want = njit(lambda m: np.argwhere(m))(m), np.argwhere(m)
+    same(got, want)
+    assert got.strides == want.strides  # NumPy's argwhere: nonzero's arrays, transposed
+    x = RNG.standard_normal(6)
+    assert njit(lambda a: a)(x) is x  # as Numba returns it
+    assert njit(lambda a: np.asarray(a))(x) is x
+    assert njit(lambda a: a[1:])(x) is not x

@@ -298,6 +298,9 @@ fn result_value<'py>(
         let strides: Vec<i64> = (0..a.ndim)
             .map(|_| words.next().unwrap_or(0) as i64)
             .collect();
+        if let Some(same) = owners.argument(data, a.dtype, &shape, &strides) {
+            return Ok(same);
+        }
         let owner = owners.owner(py, data)?;
         let interface = pyo3::types::PyDict::new(py);
         interface.set_item("version", 3)?;
@@ -372,7 +375,13 @@ fn returnable(ty: &Ty) -> bool {
 }
 
 /// An argument's object, with the byte range its elements span if it is an array.
-type ArgMemory<'py> = (Option<(usize, usize)>, Bound<'py, PyAny>);
+struct ArgMemory<'py> {
+    /// The bytes its elements span.
+    range: (usize, usize),
+    /// Its first element's address, dtype, shape and byte strides.
+    layout: (usize, DType, Vec<i64>, Vec<i64>),
+    array: Bound<'py, PyAny>,
+}
 
 /// The memory of the arrays in argument `a` (Python object `obj`), tuples' items included:
 /// where a returned array may live.
@@ -382,7 +391,16 @@ fn arg_memory_of<'py>(
     out: &mut SmallVec<[ArgMemory<'py>; 4]>,
 ) {
     match a {
-        Arg::Array(v) => out.push((Some(memory_range(v)), obj)),
+        Arg::Array(v) => out.push(ArgMemory {
+            range: memory_range(v),
+            layout: (
+                v.data as usize,
+                v.dtype,
+                v.shape().iter().map(|&n| n as i64).collect(),
+                v.strides().iter().map(|&s| s as i64).collect(),
+            ),
+            array: obj,
+        }),
         Arg::Tuple(items) => {
             for (k, item) in items.iter().enumerate() {
                 if let Ok(o) = obj.get_item(k) {
@@ -424,6 +442,24 @@ impl<'a, 'py> Owners<'a, 'py> {
     }
 
     /// The Python object keeping the memory at `address` alive.
+    /// The argument array that is exactly this array (the same elements in the same layout):
+    /// a function that returns an argument returns that object, as Numba's does.
+    fn argument(
+        &self,
+        data: usize,
+        dtype: DType,
+        shape: &[i64],
+        strides: &[i64],
+    ) -> Option<Bound<'py, PyAny>> {
+        self.args
+            .iter()
+            .find(|m| {
+                let (d, t, s, st) = &m.layout;
+                *d == data && *t == dtype && s == shape && st == strides
+            })
+            .map(|m| m.array.clone())
+    }
+
     fn owner(&mut self, py: Python<'py>, address: usize) -> PyResult<Bound<'py, PyAny>> {
         if let Some((_, _, o)) = self
             .taken
@@ -438,12 +474,12 @@ impl<'a, 'py> Owners<'a, 'py> {
             self.taken.push((start, end, owner.clone().unbind()));
             return Ok(owner);
         }
-        if let Some((_, o)) = self
+        if let Some(m) = self
             .args
             .iter()
-            .find(|(r, _)| r.is_some_and(|(s, e)| address >= s && address <= e))
+            .find(|m| address >= m.range.0 && address <= m.range.1)
         {
-            return Ok(o.clone());
+            return Ok(m.array.clone());
         }
         Err(pyo3::exceptions::PyRuntimeError::new_err(
             "a returned array's memory belongs to neither an argument nor the call (please report this)",

@@ -124,8 +124,10 @@ impl FnTyper<'_, '_> {
                 .collect::<R<_>>()?,
             Nonzero::Flat | Nonzero::Count => vec![self.made_array(DType::I64, &[count])?],
             Nonzero::Rows => {
+                // NumPy's argwhere is nonzero's arrays stacked, transposed: (ndim, count)
+                // filled, its transpose returned (Fortran order, as NumPy's).
                 let ndim = Val::constant(INT64, Const::Int(a.ndim as i64));
-                vec![self.made_array(DType::I64, &[count, ndim])?]
+                vec![self.made_array(DType::I64, &[ndim, count])?]
             }
         };
         let pos = self.counter_at_zero();
@@ -144,8 +146,8 @@ impl FnTyper<'_, '_> {
                 Nonzero::Flat | Nonzero::Count => vec![(0, vec![at_.clone()], here.clone())],
                 Nonzero::Rows => (0..a.ndim)
                     .map(|k| {
-                        let col = Val::constant(INT64, Const::Int(k as i64));
-                        (0, vec![at_.clone(), col], index[k].clone())
+                        let axis = Val::constant(INT64, Const::Int(k as i64));
+                        (0, vec![axis, at_.clone()], index[k].clone())
                     })
                     .collect(),
             };
@@ -165,6 +167,10 @@ impl FnTyper<'_, '_> {
             s.set(flat, &plus_one(&here));
             Ok(())
         })?;
+        if how == Nonzero::Rows {
+            let (stacked, ty) = &outs[0];
+            return self.transposed(stacked, ty, span);
+        }
         let mut arrays: Vec<Val> = outs.into_iter().map(|(v, _)| v).collect();
         Ok(match how {
             Nonzero::Axes => self.make_tuple(arrays),

@@ -219,7 +219,7 @@ impl FnTyper<'_, '_> {
         Ok(Val::new(ty, K::Temp(name)))
     }
 
-    fn transposed(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
+    pub(crate) fn transposed(&mut self, v: &Val, a: &ArrayTy, span: Span) -> R<Val> {
         if a.ndim < 2 {
             return Ok(v.clone());
         }

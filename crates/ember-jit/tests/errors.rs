@@ -109,10 +109,10 @@ fn carets_line_up_under_non_ascii_names() {
 }
 
 #[test]
-fn is_comparisons_suggest_equality() {
+fn is_comparisons_other_than_with_none_suggest_equality() {
     let m = kernel_error("is_comparison", &["int32[:]", "int32[:]"], Cuda);
     assert!(
-        m.contains("'is' comparisons are not supported in kernels; use =="),
+        m.contains("'is' compares with None only in compiled code; compare values with =="),
         "{m}"
     );
 }

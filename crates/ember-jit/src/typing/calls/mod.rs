@@ -563,7 +563,7 @@ impl FnTyper<'_, '_> {
             _ if hints::is_hint(name) => self.cache_hint(name, args, span),
             _ => at(
                 span,
-                format!("{} is not supported in kernels", display(name)),
+                format!("{} is not supported in {}", display(name), self.c.realm()),
             ),
         }
     }

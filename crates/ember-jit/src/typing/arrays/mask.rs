@@ -25,7 +25,7 @@ impl FnTyper<'_, '_> {
     pub(crate) fn masked_select(&mut self, v: &Val, a: &ArrayTy, m: &Val, span: Span) -> R<Val> {
         let (v, m, ma) = self.mask_of(v, a, m, span)?;
         let count = self.count_true(&m, &ma, span)?;
-        let (out, out_ty) = self.made_array(a.dtype, &[count])?;
+        let (out, out_ty) = self.made_array(a.dtype, &[count], None)?;
         let pos = self.counter_at_zero();
         let dims: Vec<Val> = (0..a.ndim).map(|k| self.dim(&v, a, k)).collect();
         self.nest_loops(&dims, |s, index| {
@@ -42,7 +42,8 @@ impl FnTyper<'_, '_> {
                     value: x.expr(),
                 });
                 s.set(pos, &plus_one(&at_));
-            })
+            });
+            Ok(())
         })?;
         Ok(out)
     }
@@ -104,7 +105,8 @@ impl FnTyper<'_, '_> {
                 if counts {
                     s.set(pos, &plus_one(&at_));
                 }
-            })
+            });
+            Ok(())
         })
     }
 
@@ -120,14 +122,14 @@ impl FnTyper<'_, '_> {
         }
         let outs: Vec<(Val, ArrayTy)> = match how {
             Nonzero::Axes => (0..a.ndim.max(1))
-                .map(|_| self.made_array(DType::I64, std::slice::from_ref(&count)))
+                .map(|_| self.made_array(DType::I64, std::slice::from_ref(&count), None))
                 .collect::<R<_>>()?,
-            Nonzero::Flat | Nonzero::Count => vec![self.made_array(DType::I64, &[count])?],
+            Nonzero::Flat | Nonzero::Count => vec![self.made_array(DType::I64, &[count], None)?],
             Nonzero::Rows => {
                 // NumPy's argwhere is nonzero's arrays stacked, transposed: (ndim, count)
                 // filled, its transpose returned (Fortran order, as NumPy's).
                 let ndim = Val::constant(INT64, Const::Int(a.ndim as i64));
-                vec![self.made_array(DType::I64, &[ndim, count])?]
+                vec![self.made_array(DType::I64, &[ndim, count], None)?]
             }
         };
         let pos = self.counter_at_zero();
@@ -163,7 +165,7 @@ impl FnTyper<'_, '_> {
                     });
                 }
                 s.set(pos, &plus_one(&at_));
-            })?;
+            });
             s.set(flat, &plus_one(&here));
             Ok(())
         })?;
@@ -188,7 +190,7 @@ impl FnTyper<'_, '_> {
             return at(
                 span,
                 format!(
-                    "too many indices for array: a {}-d array indexed by a {}-d boolean mask (the mask has the array's shape)",
+                    "a boolean mask indexes an array of its own shape here: a {}-d array, a {}-d mask (a mask of fewer dimensions is not compiled yet)",
                     a.ndim, ma.ndim
                 ),
             );
@@ -219,8 +221,14 @@ impl FnTyper<'_, '_> {
         self.temp(&Val::new(BOOL, K::Bool(x.boxed())))
     }
 
-    /// A new C-contiguous array of `dtype` and `shape` (int64 extents), in a temporary.
-    pub(crate) fn made_array(&mut self, dtype: DType, shape: &[Val]) -> R<(Val, ArrayTy)> {
+    /// A new C-contiguous array of `dtype` and `shape` (int64 extents), its elements `fill`
+    /// (or as the allocator gives them), in a temporary.
+    pub(crate) fn made_array(
+        &mut self,
+        dtype: DType,
+        shape: &[Val],
+        fill: Option<Val>,
+    ) -> R<(Val, ArrayTy)> {
         let a = ArrayTy::global(dtype, shape.len(), Layout::C);
         let ty = Ty::Array(a.clone());
         self.c.register(&ty);
@@ -228,21 +236,21 @@ impl FnTyper<'_, '_> {
             ty,
             K::Alloc {
                 shape: shape.iter().map(Val::expr).collect(),
-                fill: None,
+                fill: fill.map(|f| f.boxed()),
             },
         );
         Ok((self.temp(&made)?, a))
     }
 
     /// An int64 temporary set to 0 (a running position).
-    fn counter_at_zero(&mut self) -> ir::Temp {
+    pub(crate) fn counter_at_zero(&mut self) -> ir::Temp {
         let t = self.declare(INT64);
         self.set(t, &Val::constant(INT64, Const::Int(0)));
         t
     }
 
     /// `if cond: body`.
-    fn when(&mut self, cond: Val, body: impl FnOnce(&mut Self)) -> R<()> {
+    fn when(&mut self, cond: Val, body: impl FnOnce(&mut Self)) {
         self.open_block();
         body(self);
         let then = self.close_block();
@@ -252,7 +260,6 @@ impl FnTyper<'_, '_> {
             then,
             orelse: Vec::new(),
         });
-        Ok(())
     }
 }
 

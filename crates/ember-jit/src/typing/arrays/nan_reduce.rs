@@ -5,10 +5,10 @@
 use ember_core::dtype::Kind;
 use ember_core::DType;
 
-use crate::ast::{BinOp, CmpOp, Span};
+use crate::ast::{BinOp, Span};
 use crate::error::{at, R};
 use crate::ir::{Const, ExprKind as K, Failure, NanRule};
-use crate::types::{ArrayTy, Ty, BOOL, INT64};
+use crate::types::{ArrayTy, Ty, BOOL};
 use crate::typing::{FnTyper, Val};
 
 use super::reduce::{float64, mean_dtype, F64_PAIR};
@@ -94,7 +94,7 @@ impl FnTyper<'_, '_> {
                 };
                 Ok(self.cast_to(&r, mean_dtype(d)))
             }
-            "argmin" | "argmax" => self.nan_arg_extremum(&v, &a, m == "argmax", span),
+            "argmin" | "argmax" => self.arg_extremum(&v, &a, m == "argmax", true, span),
             _ => at(span, format!("np.nan{m}() is not a NumPy function")),
         }
     }
@@ -137,67 +137,6 @@ impl FnTyper<'_, '_> {
             Ok(float64(K::Binary(BinOp::Add, acc.boxed(), kept.boxed())))
         })?;
         Ok((total, Val::new(Ty::Scalar(DType::F64), K::Temp(count))))
-    }
-
-    /// The first index of the largest (`max`) or smallest element that is not NaN; NumPy's
-    /// ValueError when every element is NaN or there are none.
-    fn nan_arg_extremum(&mut self, v: &Val, a: &ArrayTy, max: bool, span: Span) -> R<Val> {
-        self.require_elements(v, Failure::EmptyArgExtremum { max });
-        let d = a.dtype;
-        let best = self.declare(Ty::Scalar(d));
-        let first = self.first_element(v, a, span)?;
-        self.set(best, &first);
-        let found = self.declare(INT64);
-        let counter = self.declare(INT64);
-        let zero = Val::constant(INT64, Const::Int(0));
-        self.set(found, &zero);
-        self.set(counter, &zero);
-        let dims: Vec<Val> = (0..a.ndim).map(|k| self.dim(v, a, k)).collect();
-        self.nest_loops(&dims, |s, index| {
-            let x = s.element(v, a, index, span)?;
-            let x = s.temp(&x)?;
-            let k = Val::new(INT64, K::Temp(counter));
-            let b = Val::new(Ty::Scalar(d), K::Temp(best));
-            let op = if max { CmpOp::Gt } else { CmpOp::Lt };
-            // A number beats the best so far, or a NaN held there (the first element's).
-            let beats = Val::new(
-                BOOL,
-                K::Any {
-                    items: vec![
-                        Val::new(BOOL, K::Compare(op, x.boxed(), b.boxed())).expr(),
-                        is_nan(&b).expr(),
-                    ],
-                    negated: false,
-                },
-            );
-            let better = Val::new(
-                BOOL,
-                K::All {
-                    items: vec![
-                        Val::new(BOOL, K::Not(is_nan(&x).boxed())).expr(),
-                        beats.expr(),
-                    ],
-                    negated: false,
-                },
-            );
-            let better = s.temp(&better)?;
-            let pick = |new: &Val, old: Val, ty: Ty| {
-                Val::new(ty, K::Select(better.boxed(), new.boxed(), old.boxed()))
-            };
-            s.set(best, &pick(&x, b.clone(), Ty::Scalar(d)));
-            let now = Val::new(INT64, K::Temp(found));
-            s.set(found, &pick(&k, now, INT64));
-            let one = Val::constant(INT64, Const::Int(1));
-            s.set(
-                counter,
-                &Val::new(INT64, K::Binary(BinOp::Add, k.boxed(), one.boxed())),
-            );
-            Ok(())
-        })?;
-        let b = Val::new(Ty::Scalar(d), K::Temp(best));
-        let some = Val::new(BOOL, K::Not(is_nan(&b).boxed()));
-        self.require(some, Failure::AllNan, &[]);
-        Ok(Val::new(INT64, K::Temp(found)).nonneg(true))
     }
 }
 

@@ -146,7 +146,7 @@ impl FnTyper<'_, '_> {
                 };
                 Ok(self.cast_to(&r, mean_dtype(d)))
             }
-            "argmin" | "argmax" => self.arg_extremum(&v, &a, m == "argmax", span),
+            "argmin" | "argmax" => self.arg_extremum(&v, &a, m == "argmax", false, span),
             _ => {
                 // any / all: the truth of every element, combined.
                 let all = m == "all";
@@ -256,7 +256,7 @@ impl FnTyper<'_, '_> {
                 s.set(at, &zero);
                 s.nest_loops(std::slice::from_ref(&along), |s, jj| {
                     let x = s.element(&v, &a, &at_j(&jj[0]), span)?;
-                    s.arg_step(best, at, x, jj[0].clone(), m == "argmax", d)
+                    s.arg_step(best, at, x, jj[0].clone(), m == "argmax", false)
                 })?;
                 s.push(ir::Stmt::Store {
                     place: ir::Place {
@@ -401,8 +401,17 @@ impl FnTyper<'_, '_> {
         })
     }
 
-    /// The first index of the largest (`max`) or smallest element; the first NaN wins.
-    fn arg_extremum(&mut self, v: &Val, a: &ArrayTy, max: bool, span: Span) -> R<Val> {
+    /// The first index of the largest (`max`) or smallest element; the first NaN wins, or
+    /// with `skip_nan` (`np.nanargmax`) NaNs are passed over (NumPy's ValueError when every
+    /// element is one).
+    pub(super) fn arg_extremum(
+        &mut self,
+        v: &Val,
+        a: &ArrayTy,
+        max: bool,
+        skip_nan: bool,
+        span: Span,
+    ) -> R<Val> {
         self.require_elements(v, Failure::EmptyArgExtremum { max });
         let d = a.dtype;
         let best = self.declare(Ty::Scalar(d));
@@ -417,7 +426,7 @@ impl FnTyper<'_, '_> {
         self.nest_loops(&dims, |s, index| {
             let x = s.element(v, a, index, span)?;
             let k = Val::new(INT64, K::Temp(counter));
-            s.arg_step(best, at_, x, k.clone(), max, d)?;
+            s.arg_step(best, at_, x, k.clone(), max, skip_nan)?;
             let next = Val::new(
                 INT64,
                 K::Binary(
@@ -429,11 +438,17 @@ impl FnTyper<'_, '_> {
             s.set(counter, &next);
             Ok(())
         })?;
+        if skip_nan && d.kind() == Kind::Float {
+            let b = Val::new(Ty::Scalar(d), K::Temp(best));
+            let nan = Val::new(BOOL, K::FloatTest("isnan", b.boxed()));
+            self.require(Val::new(BOOL, K::Not(nan.boxed())), Failure::AllNan, &[]);
+        }
         Ok(Val::new(INT64, K::Temp(at_)).nonneg(true))
     }
 
     /// One element `x` (at `k`) of an argmax (`max`) or argmin: it replaces the best so far
-    /// when it beats it; a NaN beats any number, and nothing beats a NaN.
+    /// when it beats it; a NaN beats any number, and nothing beats a NaN (`skip_nan`: a NaN
+    /// beats nothing, and any number beats a NaN held, the first element's).
     fn arg_step(
         &mut self,
         best: ir::Temp,
@@ -441,14 +456,35 @@ impl FnTyper<'_, '_> {
         x: Val,
         k: Val,
         max: bool,
-        d: DType,
+        skip_nan: bool,
     ) -> R<()> {
         let x = self.temp(&x)?;
+        let Ty::Scalar(d) = x.ty else {
+            return crate::error::at(
+                self.f.span,
+                "an arg-extremum of elements that are not numbers",
+            );
+        };
         let b = Val::new(Ty::Scalar(d), K::Temp(best));
         let op = if max { CmpOp::Gt } else { CmpOp::Lt };
         let beats = Val::new(BOOL, K::Compare(op, x.boxed(), b.boxed()));
-        let better = if d.kind() == Kind::Float {
-            let nan = |y: &Val| Val::new(BOOL, K::FloatTest("isnan", y.boxed()));
+        let nan = |y: &Val| Val::new(BOOL, K::FloatTest("isnan", y.boxed()));
+        let both = |items: Vec<Val>, all: bool| {
+            let items = items.iter().map(Val::expr).collect();
+            let negated = false;
+            Val::new(
+                BOOL,
+                if all {
+                    K::All { items, negated }
+                } else {
+                    K::Any { items, negated }
+                },
+            )
+        };
+        let better = if d.kind() == Kind::Float && skip_nan {
+            let not_nan = Val::new(BOOL, K::Not(nan(&x).boxed()));
+            both(vec![not_nan, both(vec![beats, nan(&b)], false)], true)
+        } else if d.kind() == Kind::Float {
             let first_nan = Val::new(
                 BOOL,
                 K::All {

@@ -6,7 +6,7 @@ use ember_core::DType;
 use crate::ast::{BinOp, Expr, Keyword, Span};
 use crate::error::{at, Fail, R};
 use crate::ir::{self, Const, ExprKind as K, NanRule, Place};
-use crate::types::{ArrayTy, Layout, Ty, INT64};
+use crate::types::{Ty, INT64};
 use crate::typing::{FnTyper, Val};
 
 fn int64(kind: K) -> Val {
@@ -71,16 +71,8 @@ impl FnTyper<'_, '_> {
         };
         let zero = Val::constant(INT64, Const::Int(0));
         // Negative extents: the allocation raises NumPy's ValueError.
-        let ty = ArrayTy::global(dtype, 2, Layout::C);
-        self.c.register(&Ty::Array(ty.clone()));
-        let made = Val::new(
-            Ty::Array(ty.clone()),
-            K::Alloc {
-                shape: vec![rows.expr(), cols.expr()],
-                fill: Some(Val::constant(Ty::Scalar(dtype), Const::Zero).boxed()),
-            },
-        );
-        let out = self.temp(&made)?;
+        let zeros = Val::constant(Ty::Scalar(dtype), Const::Zero);
+        let (out, ty) = self.made_array(dtype, &[rows.clone(), cols.clone()], Some(zeros))?;
         // The diagonal starts at row max(-k, 0), column max(k, 0), and runs while both fit.
         let (row0, col0) = (
             self.temp(&extremum(true, &sub(&zero, &k), &zero))?,

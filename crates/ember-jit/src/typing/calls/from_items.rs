@@ -90,7 +90,7 @@ impl FnTyper<'_, '_> {
             .iter()
             .map(|&n| Val::constant(INT64, Const::Int(n as i64)))
             .collect();
-        let (out, out_ty) = self.made_array(d, &dims)?;
+        let (out, out_ty) = self.made_array(d, &dims, None)?;
         let items = self.temp(&v)?;
         let mut index = Vec::new();
         self.store_items(&out, &out_ty, &items, &mut index, span)?;

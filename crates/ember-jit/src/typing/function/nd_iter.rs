@@ -77,7 +77,7 @@ impl FnTyper<'_, '_> {
             constant: true,
         });
         // The position the next iteration takes.
-        let next: Vec<Temp> = dims_held.iter().map(|_| self.counter()).collect();
+        let next: Vec<Temp> = dims_held.iter().map(|_| self.counter_at_zero()).collect();
         let i = self.fresh(TempRole::Index);
         self.open_block();
         let mut here = Vec::new();
@@ -140,18 +140,6 @@ impl FnTyper<'_, '_> {
             dims.push(self.cast_to(&v, DType::I64));
         }
         Ok(dims)
-    }
-
-    /// An int64 temporary set to 0.
-    fn counter(&mut self) -> Temp {
-        let t = self.fresh(TempRole::Value);
-        self.c.register(&INT64);
-        self.push(ir::Stmt::Declare { temp: t, ty: INT64 });
-        self.push(ir::Stmt::Set {
-            temp: t,
-            value: zero().expr(),
-        });
-        t
     }
 
     /// `next` one position on in C order: the last axis counts up, and an axis that reaches

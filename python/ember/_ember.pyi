@@ -10,14 +10,14 @@ __all__ = [
     "Array", "ClImage", "ClObject", "ClSampler", "DevicePointer", "ElementwiseKernel", "Event", "FftPlan", "HostBlock",
     "HostFunction", "JitKernel", "JitLaunch", "Kernel", "LAPACK_INVERSE_LARGEST", "Module", "Philox", "PinnedMemory",
     "RawKernel", "ReductionKernel", "ReturnedArray", "Stream", "UserEvent", "__version__", "add_python_dirs", "arange",
-    "backend_name", "broadcast_shapes", "broadcast_to", "build_module", "cache_stats", "can_cast", "checked_mode",
-    "cl_create_image", "cl_handles", "cl_link", "cl_supported_image_formats", "cl_svm_alloc", "cl_svm_fill",
-    "cl_svm_free", "cl_svm_map", "cl_svm_memcpy", "cl_svm_migrate", "clear_module_map", "compile_module", "concatenate",
-    "copy_in_order", "cufft_version", "cumulate", "current_device", "current_stream", "current_stream_handle",
-    "device_count", "device_info", "dlpack_device", "drain_launches", "dtype_names", "empty", "env_flag", "expand_dims",
-    "fft_c2c", "fft_engine", "fft_radices", "flatten", "from_dlpack_capsule", "from_foreign", "full",
-    "fused_kernel_body", "fusion_stats", "generated_source", "get_num_threads", "getitem", "info_report", "ipc_close",
-    "ipc_export", "ipc_open", "jit_coarsening", "jit_device_entry", "jit_device_source", "jit_intrinsics",
+    "backend_name", "broadcast_shapes", "broadcast_to", "build_cuda_module", "build_module", "cache_stats", "can_cast",
+    "checked_mode", "cl_create_image", "cl_handles", "cl_link", "cl_supported_image_formats", "cl_svm_alloc",
+    "cl_svm_fill", "cl_svm_free", "cl_svm_map", "cl_svm_memcpy", "cl_svm_migrate", "clear_module_map", "compile_module",
+    "concatenate", "copy_in_order", "cufft_version", "cumulate", "current_device", "current_stream",
+    "current_stream_handle", "device_count", "device_info", "dlpack_device", "drain_launches", "dtype_names", "empty",
+    "env_flag", "expand_dims", "fft_c2c", "fft_engine", "fft_radices", "flatten", "from_dlpack_capsule", "from_foreign",
+    "full", "fused_kernel_body", "fusion_stats", "generated_source", "get_num_threads", "getitem", "info_report",
+    "ipc_close", "ipc_export", "ipc_open", "jit_coarsening", "jit_device_entry", "jit_device_source", "jit_intrinsics",
     "jit_kernel_source", "jit_signature", "lapack_batched_gesv_limit", "lapack_engine", "lapack_forget", "lapack_geev",
     "lapack_geqrf", "lapack_gesvd", "lapack_getrf", "lapack_getrs", "lapack_inverse", "lapack_orgqr", "lapack_potrf",
     "lapack_syevd", "lapack_triangle", "lapack_use_portable", "linspace", "load_module", "matmul", "matmul_engine",
@@ -26,10 +26,10 @@ __all__ = [
     "pool_free_all_blocks", "pool_limit", "pool_n_free_blocks", "pool_set_limit", "pool_threads", "pool_total_bytes",
     "pool_used_bytes", "profile_close", "profile_open", "queued_launches", "random_source", "ravel", "reduce",
     "register_face_carry", "register_index_converter", "register_opaque", "register_record", "register_types",
-    "require_cuda", "reset_device", "reshape", "result_type", "set_checked", "set_current_device", "set_fusion",
-    "set_num_threads", "setitem", "settings", "sort_rows", "sort_short_rows", "sort_values", "split", "squeeze",
-    "stack", "swapaxes", "synchronize", "synchronize_stream", "take", "to_dlpack", "transpose", "ufunc_binary",
-    "ufunc_call", "ufunc_id", "ufunc_rows", "where_", "wrap", "xoroshiro128p_states",
+    "reset_device", "reshape", "result_type", "set_checked", "set_current_device", "set_fusion", "set_num_threads",
+    "setitem", "settings", "sort_rows", "sort_short_rows", "sort_values", "split", "squeeze", "stack", "swapaxes",
+    "synchronize", "synchronize_stream", "take", "to_dlpack", "transpose", "ufunc_binary", "ufunc_call", "ufunc_id",
+    "ufunc_rows", "where_", "wrap", "xoroshiro128p_states",
 ]
 
 __version__: str
@@ -40,6 +40,7 @@ def arange(device_ordinal, first, second, n, dtype_name) -> Any: ...
 def backend_name() -> Any: ...
 def broadcast_shapes(*shapes) -> Any: ...
 def broadcast_to(a, shape) -> Any: ...
+def build_cuda_module(ordinal, source, name, options=..., name_expressions=...) -> Any: ...
 def build_module(ordinal, source, name, options=..., name_expressions=...) -> Any: ...
 def cache_stats(ordinal) -> Any: ...
 def can_cast(source, target, casting) -> Any: ...
@@ -153,7 +154,6 @@ def register_index_converter(converter) -> Any: ...
 def register_opaque(name, typestr, itemsize) -> Any: ...
 def register_record(name, typestr, itemsize, alignment, fields) -> Any: ...
 def register_types(ndarray, host_ndarray, scalars) -> Any: ...
-def require_cuda(ordinal, what) -> Any: ...
 def reset_device(ordinal) -> Any: ...
 def reshape(a, shape, order_=None, copy=None) -> Any: ...
 def result_type(names) -> Any: ...

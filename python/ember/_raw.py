@@ -1,8 +1,8 @@
 """CuPy's ``RawKernel`` and ``RawModule``: CUDA C written by the user, compiled through the
 one kernel cache, launched as ``k(grid, block, args, shared_mem=0, stream=None)``.
 
-CUDA C needs the CUDA backend; elsewhere the first compile raises
-:class:`~ember.errors.BackendUnavailableError` naming what to use instead.
+On CUDA devices NVRTC compiles the source; on OpenCL devices (PoCL on the CPU, other
+vendors' GPUs) ember translates it to OpenCL C first (see ``docs/cuda-c-on-opencl.md``).
 """
 
 from __future__ import annotations
@@ -11,16 +11,12 @@ from . import _ember
 from ._runtime import current_device_id
 
 
-def require_cuda(what: str) -> None:
-    """Raises BackendUnavailableError unless the selected backend runs CUDA C."""
-    _ember.require_cuda(current_device_id(), what)
-
-
 def build(source: str, label: str, options, name_expressions=(), device=None):
-    """Compiles CUDA C through the cache for the current (or given) device."""
+    """Builds CUDA C through the cache for the current (or given) device: NVRTC on CUDA,
+    translated to OpenCL C on OpenCL devices."""
     dev = current_device_id() if device is None else device
-    _ember.require_cuda(dev, label)
-    return _ember.build_module(dev, source, label, [str(o) for o in options], [str(e) for e in name_expressions])
+    return _ember.build_cuda_module(dev, source, label, [str(o) for o in options],
+                                    [str(e) for e in name_expressions])
 
 
 _ATTRIBUTES = (

@@ -28,7 +28,6 @@ extern "C" __global__ void wide(long long *out, unsigned long long u, long long 
 """
 
 
-@pytest.mark.gpu
 def test_pycuda_int32_into_size_t(rng):
     from ember.cuda.compiler import SourceModule
 
@@ -40,7 +39,6 @@ def test_pycuda_int32_into_size_t(rng):
     assert np.array_equal(dest, a * b)
 
 
-@pytest.mark.gpu
 def test_rawkernel_widens_what_keeps_its_value():
     kernel = ember.RawKernel(_WIDE, "wide")
     out = ember.zeros(4, dtype=np.int64)
@@ -48,7 +46,6 @@ def test_rawkernel_widens_what_keeps_its_value():
     assert out.get().tolist() == [7, -5, 1, -2]
 
 
-@pytest.mark.gpu
 def test_rawkernel_refuses_what_would_change():
     kernel = ember.RawKernel(_WIDE, "wide")
     out = ember.zeros(4, dtype=np.int64)
@@ -133,7 +130,6 @@ def test_python_ints_past_64_bits_are_refused_with_numpys_class():
         ember.full(2, 2**70, dtype="int64")
 
 
-@pytest.mark.gpu
 def test_raw_kernels_refuse_python_ints_past_int64():
     kernel = ember.RawKernel('extern "C" __global__ void k(long long v) {}', "k")
     with pytest.raises(OverflowError, match="does not fit in int64"):

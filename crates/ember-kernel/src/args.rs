@@ -99,15 +99,26 @@ pub fn match_declared(function: &Function, args: &mut [LaunchArg]) -> Result<()>
         if size.is_some_and(|n| ty.size().is_some_and(|t| t != n)) {
             continue;
         }
-        if let LaunchArg::Scalar {
-            bytes,
-            dtype,
-            weak: false,
-        } = *arg
-        {
-            if let Some(converted) = converted(function.name(), index, &bytes, dtype, ty)? {
-                *arg = converted;
+        match *arg {
+            LaunchArg::Scalar {
+                bytes,
+                dtype,
+                weak: false,
+            } => {
+                if let Some(converted) = converted(function.name(), index, &bytes, dtype, ty)? {
+                    *arg = converted;
+                }
             }
+            LaunchArg::Scalar {
+                bytes,
+                dtype,
+                weak: true,
+            } => {
+                if let Some(converted) = python_int(function.name(), index, &bytes, dtype, ty)? {
+                    *arg = converted;
+                }
+            }
+            _ => {}
         }
     }
     Ok(())
@@ -199,6 +210,45 @@ fn converted(
         ))),
         _ => Ok(None),
     }
+}
+
+/// A Python `int` (passed as int64) for an integer parameter of another size: CUDA reads the
+/// low bytes of the 8 CuPy passes; OpenCL takes exactly the parameter's size. Both get the
+/// value, checked to fit.
+fn python_int(
+    kernel: &str,
+    index: usize,
+    bytes: &[u8; 16],
+    dtype: DType,
+    ty: &CType,
+) -> Result<Option<LaunchArg>> {
+    let CType::Int {
+        bytes: want,
+        signed,
+    } = *ty
+    else {
+        return Ok(None);
+    };
+    if dtype.kind() != Kind::Int || want == dtype.itemsize() {
+        return Ok(None);
+    }
+    let ember_core::Scalar::Int(v) = scalar_of(dtype, bytes) else {
+        return Ok(None);
+    };
+    let target = int_dtype(want, signed);
+    let (lo, hi) = target.int_bounds().unwrap_or((i128::MIN, i128::MAX));
+    if (v as i128) < lo || (v as i128) > hi {
+        return Err(Error::Overflow(format!(
+            "argument {index} of kernel {kernel} is the Python int {v}, which the kernel's parameter {index} ({}) cannot hold; pass a value in [{lo}, {hi}]",
+            ty.describe()
+        )));
+    }
+    let s = if signed {
+        ember_core::Scalar::Int(v)
+    } else {
+        ember_core::Scalar::UInt(v as u64)
+    };
+    Ok(Some(LaunchArg::of_scalar(s, target, false)))
 }
 
 /// The value a NumPy scalar's little-endian `bytes` hold.

@@ -9,6 +9,7 @@
 //! - [`scalars`]: host scalars as generated kernels' parameter bytes, with NumPy's range rules;
 //! - [`checked`]: checked mode (index checks in kernels), and the launch that reads the
 //!   fault record back;
+//! - [`cuda_c`]: CUDA C built by NVRTC on CUDA and translated to OpenCL C elsewhere;
 //! - [`args`]: arguments of user-written kernels (RawKernel, SourceModule, OpenCL programs):
 //!   scalars, arrays and device pointers checked against the kernel's parameters;
 //! - [`jit`]: a `@jit` kernel's specialisations, found without re-typing, and their launches.
@@ -16,6 +17,7 @@
 pub mod args;
 pub mod checked;
 pub mod compile;
+pub mod cuda_c;
 pub mod dialect;
 pub mod jit;
 pub mod launch;
@@ -26,6 +28,7 @@ pub use args::{kernel_args, KernelArgs, LaunchArg};
 pub use compile::{
     compile_generated, generated_device_code, generated_program, DeviceCode, Rounding,
 };
+pub use cuda_c::{cuda_module, CudaModule, DynamicShared};
 pub use dialect::dialect;
 pub use jit::{Dispatcher, JitArg, LaunchConfig};
 pub use launch::{

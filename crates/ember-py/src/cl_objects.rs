@@ -360,7 +360,7 @@ fn cl_link(
             cl.link_objects(&handles, &options)
         })
     })?;
-    Ok(NativeModule(dev.module_from_handle(module, &source)))
+    Ok(NativeModule::plain(dev.module_from_handle(module, &source)))
 }
 
 /// A new shared-virtual-memory allocation of `bytes` on device `ordinal`: its address.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use ember_core::Error;
-use ember_kernel::{kernel_args, KernelArgs};
+use ember_kernel::{kernel_args, CudaModule, DynamicShared, KernelArgs};
 use ember_runtime::{Device, Function, FunctionAttribute, Module, NdRange};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -16,16 +16,22 @@ fn device(ordinal: usize) -> PyResult<&'static Device> {
     ember_runtime::device(ordinal).py()
 }
 
-/// A compiled module (CUDA C, OpenCL C).
+/// A compiled module (CUDA C, OpenCL C; CUDA C translated to OpenCL C on OpenCL devices).
 #[pyclass(name = "Module", module = "ember._ember", frozen)]
-pub struct NativeModule(pub(crate) Arc<Module>);
+pub struct NativeModule(pub(crate) CudaModule);
+
+impl NativeModule {
+    pub(crate) fn plain(module: Arc<Module>) -> Self {
+        NativeModule(CudaModule::plain(module))
+    }
+}
 
 #[pymethods]
 impl NativeModule {
     /// The backend's module (`cl_program`, `CUmodule`).
     #[getter]
     fn handle(&self) -> u64 {
-        self.0.handle()
+        self.0.module.handle()
     }
 
     /// The kernel called `name` (or a name expression given at build time). `front` is
@@ -38,19 +44,23 @@ impl NativeModule {
             "opencl" => Front::OpenCl,
             other => return Err(PyValueError::new_err(format!("unknown front {other:?}"))),
         };
-        let function = self.0.function(name).py()?;
-        Ok(NativeKernel { function, front })
+        let (function, shared) = self.0.kernel(name).py()?;
+        Ok(NativeKernel {
+            function,
+            front,
+            shared,
+        })
     }
 
     /// The driver's binary of the module (OpenCL's program binary).
     fn binary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-        let raw = self.0.device().module_binary(&self.0).py()?;
+        let raw = self.0.module.device().module_binary(&self.0.module).py()?;
         Ok(pyo3::types::PyBytes::new(py, &raw))
     }
 
     /// The compiler's name for a name expression, if it was given at build time.
     fn lowered_name(&self, expression: &str) -> Option<String> {
-        self.0.lowered_name(expression).map(str::to_string)
+        self.0.module.lowered_name(expression).map(str::to_string)
     }
 }
 
@@ -68,6 +78,23 @@ fn build_module(
     let dev = device(ordinal)?;
     py.detach(|| dev.module_with_names(&source, &name, &options, &name_expressions))
         .py()
+        .map(NativeModule::plain)
+}
+
+/// Builds CUDA C for device `ordinal`: NVRTC on CUDA, translated to OpenCL C elsewhere.
+#[pyfunction]
+#[pyo3(signature = (ordinal, source, name, options=Vec::new(), name_expressions=Vec::new()))]
+fn build_cuda_module(
+    py: Python<'_>,
+    ordinal: usize,
+    source: String,
+    name: String,
+    options: Vec<String>,
+    name_expressions: Vec<String>,
+) -> PyResult<NativeModule> {
+    let dev = device(ordinal)?;
+    py.detach(|| ember_kernel::cuda_module(dev, &source, &name, &options, &name_expressions))
+        .py()
         .map(NativeModule)
 }
 
@@ -77,7 +104,7 @@ fn load_module(py: Python<'_>, ordinal: usize, binary: Vec<u8>) -> PyResult<Nati
     let dev = device(ordinal)?;
     py.detach(|| dev.module_from_binary(&binary))
         .py()
-        .map(NativeModule)
+        .map(NativeModule::plain)
 }
 
 /// The ordinals of the OpenCL devices (`ember.cl`'s devices).
@@ -95,6 +122,8 @@ fn opencl_device_ids() -> PyResult<Vec<usize>> {
 pub struct NativeKernel {
     pub(crate) function: Function,
     pub(crate) front: Front,
+    /// How the kernel takes a launch's dynamic shared memory.
+    pub(crate) shared: DynamicShared,
 }
 
 impl NativeKernel {
@@ -147,6 +176,8 @@ impl NativeKernel {
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
         let mut values = self.args(args)?;
+        let (shared_mem, local) = self.shared.split(shared_mem);
+        values.extend(local);
         ember_kernel::args::match_declared(&self.function, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&self.function, &values, &mut kargs).py()?;
@@ -232,6 +263,7 @@ impl NativeKernel {
         let grid = dims3(grid, "grid")?;
         let block = dims3(block, "block")?;
         let mut values = self.args(args)?;
+        values.extend(self.shared.split(0).1);
         ember_kernel::args::match_declared(&self.function, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&self.function, &values, &mut kargs).py()?;
@@ -323,6 +355,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PinnedMemory>()?;
 
     m.add_function(wrap_pyfunction!(build_module, m)?)?;
+    m.add_function(wrap_pyfunction!(build_cuda_module, m)?)?;
     m.add_function(wrap_pyfunction!(load_module, m)?)?;
     m.add_function(wrap_pyfunction!(opencl_device_ids, m)?)?;
     Ok(())

@@ -2,8 +2,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use ember_core::Error;
-use ember_kernel::{kernel_args, KernelArgs};
+use ember_kernel::{kernel_args, DynamicShared, KernelArgs};
 use ember_runtime::{Device, Function};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -30,23 +29,32 @@ struct RawSource {
 pub struct NativeRawKernel {
     source: OnceLock<RawSource>,
     /// The kernel on the first device it ran on: read without a lock on the hot path.
-    first: OnceLock<(usize, Function)>,
+    first: OnceLock<(usize, Function, DynamicShared)>,
     /// Kernels on further devices.
-    others: std::sync::Mutex<Vec<(usize, Arc<Function>)>>,
+    others: std::sync::Mutex<Vec<(usize, Arc<Function>, DynamicShared)>>,
 }
 
 /// A kernel found for this launch: borrowed from the fast slot, or shared from the map.
 enum Found<'a> {
-    First(&'a Function),
-    Other(Arc<Function>),
+    First(&'a Function, DynamicShared),
+    Other(Arc<Function>, DynamicShared),
+}
+
+impl Found<'_> {
+    /// How the kernel takes dynamic shared memory on its device.
+    fn shared(&self) -> DynamicShared {
+        match self {
+            Found::First(_, s) | Found::Other(_, s) => *s,
+        }
+    }
 }
 
 impl std::ops::Deref for Found<'_> {
     type Target = Function;
     fn deref(&self) -> &Function {
         match self {
-            Found::First(f) => f,
-            Found::Other(f) => f,
+            Found::First(f, _) => f,
+            Found::Other(f, _) => f,
         }
     }
 }
@@ -54,57 +62,41 @@ impl std::ops::Deref for Found<'_> {
 impl NativeRawKernel {
     fn function(&self, py: Python<'_>) -> PyResult<Found<'_>> {
         let ordinal = ember_runtime::current_device();
-        if let Some((d, f)) = self.first.get() {
+        if let Some((d, f, s)) = self.first.get() {
             if *d == ordinal {
-                return Ok(Found::First(f));
+                return Ok(Found::First(f, *s));
             }
         }
-        if let Some((_, f)) = self
+        if let Some((_, f, s)) = self
             .others
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
-            .find(|(d, _)| *d == ordinal)
+            .find(|(d, _, _)| *d == ordinal)
         {
-            return Ok(Found::Other(f.clone()));
+            return Ok(Found::Other(f.clone(), *s));
         }
         let src = self
             .source
             .get()
             .ok_or_else(|| PyValueError::new_err("RawKernel was not initialised"))?;
         let dev = device(ordinal)?;
-        require_cuda(dev, "a RawKernel")?;
-        let f = py
+        let (f, shared) = py
             .detach(|| {
-                dev.module(&src.code, &src.name, &src.options)
-                    .and_then(|m| m.function(&src.name))
+                ember_kernel::cuda_module(dev, &src.code, &src.name, &src.options, &[])
+                    .and_then(|m| m.kernel(&src.name))
             })
             .py()?;
-        if self.first.set((ordinal, f.clone())).is_ok() {
+        if self.first.set((ordinal, f.clone(), shared)).is_ok() {
             return self.function(py);
         }
         let f = Arc::new(f);
         self.others
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((ordinal, f.clone()));
-        Ok(Found::Other(f))
+            .push((ordinal, f.clone(), shared));
+        Ok(Found::Other(f, shared))
     }
-}
-
-/// CUDA C needs the CUDA backend: elsewhere, say what to use instead.
-pub(crate) fn require_cuda(dev: &Device, what: &str) -> PyResult<()> {
-    if dev.kind() == ember_runtime::BackendKind::Cuda {
-        return Ok(());
-    }
-    Err(Error::BackendUnavailable {
-        backend: "cuda".into(),
-        reason: format!(
-            "{what} is CUDA C, which needs the CUDA backend, but ember is running on {} (no CUDA device here). Write the kernel as an ember.ElementwiseKernel (runs on every backend), in OpenCL C with ember.cl.Program, or in Python with @ember.cuda.jit",
-            dev.kind().name()
-        ),
-    })
-    .py()
 }
 
 #[pymethods]
@@ -136,6 +128,7 @@ impl NativeRawKernel {
         Ok(NativeKernel {
             function: f.clone(),
             front: Front::CuPy,
+            shared: f.shared(),
         })
     }
 
@@ -162,6 +155,8 @@ impl NativeRawKernel {
         let block = dims3(block, "block")?;
         let mut values = LaunchArgs::new();
         args_of(args, f.name(), Front::CuPy, &mut values)?;
+        let (shared_mem, local) = f.shared().split(shared_mem);
+        values.extend(local);
         ember_kernel::args::match_declared(&f, &mut values).py()?;
         let mut kargs = KernelArgs::new();
         kernel_args(&f, &values, &mut kargs).py()?;
@@ -180,13 +175,6 @@ impl NativeRawKernel {
     }
 }
 
-/// Raises BackendUnavailableError unless device `ordinal` runs CUDA C.
-#[pyfunction]
-#[pyo3(name = "require_cuda")]
-fn require_cuda_py(ordinal: usize, what: &str) -> PyResult<()> {
-    require_cuda(device(ordinal)?, what)
-}
-
 /// Makes device `ordinal` this thread's device for native launches.
 #[pyfunction]
 fn set_current_device(ordinal: usize) {
@@ -196,6 +184,5 @@ fn set_current_device(ordinal: usize) {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeRawKernel>()?;
     m.add_function(wrap_pyfunction!(set_current_device, m)?)?;
-    m.add_function(wrap_pyfunction!(require_cuda_py, m)?)?;
     Ok(())
 }

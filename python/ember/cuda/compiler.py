@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from .. import _ember
 from .._jit.ptx import compile_for_current_device, compile_ptx, compile_ptx_for_current_device
-from .._raw import require_cuda
 from .._runtime import current_device_id
 from ..errors import CompileError
 from .driver import _CHECKED, Function, LogicError
@@ -64,14 +63,13 @@ class SourceModule:
 
     def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
                  cache_dir=None, include_dirs=None):
-        require_cuda("SourceModule")
         if not isinstance(source, str):
             raise TypeError(f"source must be a str of CUDA C, got {type(source).__name__}")
         self.source = wrap_source(source, no_extern_c)
         self.options = nvrtc_options(options, include_dirs)
         self.device = current_device_id()
         with _CHECKED:
-            self.module = _ember.build_module(self.device, self.source, "kernel", self.options, [])
+            self.module = _ember.build_cuda_module(self.device, self.source, "kernel", self.options, [])
 
     def get_function(self, name: str) -> Function:
         """The kernel called ``name`` (its plain name: the source is ``extern "C"``)."""

@@ -1,0 +1,301 @@
+//! Calls: the program's own functions (one instance per memory of their pointer arguments and
+//! per template argument), CUDA's builtins (the table of `builtins`), atomics, and the calls
+//! whose translation depends on the argument types (`min`, `max`, `abs`, `make_float4`, `__ldg`,
+//! `printf`).
+
+use std::collections::HashMap;
+
+use crate::ast::{Expr, ExprKind as K, Scalar, Space, Type};
+use crate::error::{Result, TranslateError};
+
+use super::builtins::{self, return_type};
+use super::expr::{arithmetic, decayed, V};
+use super::function::FnCx;
+use super::layout;
+use super::subst::{deduce, resolve};
+
+impl FnCx<'_, '_> {
+    pub(crate) fn call(
+        &mut self,
+        callee: &Expr,
+        targs: &[Type],
+        args: &[Expr],
+        line: u32,
+    ) -> Result<V> {
+        let K::Ident(name) = &callee.kind else {
+            return Err(TranslateError::new(
+                line,
+                "only calls of functions by name are translated (no methods, no function pointers)",
+            ));
+        };
+        if self.prog.functions.iter().any(|f| f.name == *name) {
+            return self.user_call(name, targs, args, line);
+        }
+        let values = args
+            .iter()
+            .map(|a| self.expr(a))
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(v) = self.atomic(name, &values, line)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.typed_builtin(name, &values, line)? {
+            return Ok(v);
+        }
+        let Some(found) = builtins::lookup(name) else {
+            return Err(TranslateError::new(line, unsupported(name)));
+        };
+        if values.len() != found.arity {
+            return Err(TranslateError::new(
+                line,
+                format!(
+                    "{name} takes {} argument(s), got {}",
+                    found.arity,
+                    values.len()
+                ),
+            ));
+        }
+        let mut text = found.text.clone();
+        for (k, v) in values.iter().enumerate().rev() {
+            text = text.replace(&format!("${k}"), &v.code);
+        }
+        for helper in [
+            "ember_ffsll",
+            "ember_ffs",
+            "ember_brevll",
+            "ember_brev",
+            "ember_byte_perm",
+            "ember_labs",
+        ]
+        .into_iter()
+        .chain([
+            "ember_funnelshift_lc",
+            "ember_funnelshift_rc",
+            "ember_funnelshift_l",
+            "ember_funnelshift_r",
+        ]) {
+            if found.text.contains(&format!("{helper}(")) {
+                if helper == "ember_brevll" {
+                    self.prog.helper("ember_brev", || {
+                        builtins::helper_text("ember_brev")
+                            .unwrap_or_default()
+                            .to_string()
+                    });
+                }
+                self.prog.helper(helper, || {
+                    builtins::helper_text(helper)
+                        .unwrap_or_default()
+                        .to_string()
+                });
+            }
+        }
+        let ty = return_type(found.ret, values.first().map(decayed).as_ref());
+        self.prog.note_type(&ty);
+        Ok(V::rvalue(text, ty))
+    }
+
+    /// Builtins whose OpenCL form depends on their arguments' types.
+    fn typed_builtin(&mut self, name: &str, args: &[V], line: u32) -> Result<Option<V>> {
+        let count = |n: usize| -> Result<()> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(TranslateError::new(
+                    line,
+                    format!("{name} takes {n} argument(s), got {}", args.len()),
+                ))
+            }
+        };
+        Ok(Some(match name {
+            "min" | "max" => {
+                count(2)?;
+                let (a, b) = (decayed(&args[0]), decayed(&args[1]));
+                let t = match (a.scalar(), b.scalar()) {
+                    (Some(x), Some(y)) => arithmetic(x, y),
+                    _ => {
+                        return Err(TranslateError::new(
+                            line,
+                            format!("{name} of operands that are not numbers"),
+                        ))
+                    }
+                };
+                let f = if t.is_float() {
+                    format!("f{name}")
+                } else {
+                    name.to_string()
+                };
+                let c = t.opencl();
+                V::rvalue(
+                    format!("{f}(({c})({}), ({c})({}))", args[0].code, args[1].code),
+                    Type::Scalar(t),
+                )
+            }
+            "abs" => {
+                count(1)?;
+                let t = decayed(&args[0])
+                    .scalar()
+                    .map(|s| arithmetic(s, Scalar::Bool))
+                    .unwrap_or(Scalar::Int);
+                let code = if t.is_float() {
+                    format!("fabs({})", args[0].code)
+                } else {
+                    // OpenCL's abs returns the unsigned type; CUDA's keeps the signed one.
+                    format!("(({})abs(({})({})))", t.opencl(), t.opencl(), args[0].code)
+                };
+                V::rvalue(code, Type::Scalar(t))
+            }
+            "__ldg" | "__ldca" | "__ldcg" | "__ldcs" | "__ldlu" | "__ldcv" => {
+                count(1)?;
+                match decayed(&args[0]) {
+                    Type::Pointer(p) => V::rvalue(format!("(*({}))", args[0].code), p.ty),
+                    _ => return Err(TranslateError::new(line, format!("{name} takes a pointer"))),
+                }
+            }
+            "__stwb" | "__stcg" | "__stcs" | "__stwt" => {
+                count(2)?;
+                V::rvalue(
+                    format!("(*({}) = {})", args[0].code, args[1].code),
+                    Type::Void,
+                )
+            }
+            "printf" => {
+                if args.is_empty() {
+                    return Err(TranslateError::new(line, "printf takes a format string"));
+                }
+                let format = args[0].code.replace("%ll", "%l").replace("%z", "%l");
+                let rest: Vec<&str> = args[1..].iter().map(|a| a.code.as_str()).collect();
+                let mut all = vec![format.as_str()];
+                all.extend(rest);
+                V::rvalue(
+                    format!("printf({})", all.join(", ")),
+                    Type::Scalar(Scalar::Int),
+                )
+            }
+            _ if name.starts_with("make_") => return self.make_vector(name, args, line),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// `make_float4(a, b, c, d)` and friends.
+    fn make_vector(&mut self, name: &str, args: &[V], line: u32) -> Result<Option<V>> {
+        let Some(Type::Vector(s, n)) = crate::parse::builtin_type(&name["make_".len()..]) else {
+            return Ok(None);
+        };
+        if args.len() != n as usize {
+            return Err(TranslateError::new(
+                line,
+                format!("{name} takes {n} arguments, got {}", args.len()),
+            ));
+        }
+        let ty = Type::Vector(s, n);
+        self.prog.note_type(&ty);
+        let c = s.opencl();
+        let parts: Vec<String> = args.iter().map(|a| format!("({c})({})", a.code)).collect();
+        let code = if layout::vector_is_struct(n) {
+            format!("make_{}({})", layout::vector_name(s, n), parts.join(", "))
+        } else {
+            format!("(({})({}))", layout::vector_name(s, n), parts.join(", "))
+        };
+        Ok(Some(V::rvalue(code, ty)))
+    }
+
+    /// A call of a function of the program.
+    fn user_call(&mut self, name: &str, targs: &[Type], args: &[Expr], line: u32) -> Result<V> {
+        let values = args
+            .iter()
+            .map(|a| self.expr(a))
+            .collect::<Result<Vec<_>>>()?;
+        let targs: Vec<Type> = targs.iter().map(|t| resolve(t, &self.subst)).collect();
+        let candidates: Vec<usize> = (0..self.prog.functions.len())
+            .filter(|&i| {
+                let f = self.prog.functions[i];
+                f.name == name
+                    && f.params.len() == values.len()
+                    && (targs.is_empty() || f.template.len() == targs.len())
+            })
+            .collect();
+        let index = *candidates
+            .iter()
+            .max_by_key(|&&i| {
+                let f = self.prog.functions[i];
+                f.params
+                    .iter()
+                    .zip(&values)
+                    .filter(|(p, v)| p.ty == decayed(v))
+                    .count()
+            })
+            .ok_or_else(|| {
+                TranslateError::new(
+                    line,
+                    format!("no function {name} takes {} argument(s)", values.len()),
+                )
+            })?;
+        let f = self.prog.functions[index];
+        if f.kind == crate::ast::FnKind::Kernel {
+            return Err(TranslateError::new(
+                line,
+                format!("kernel {name} is called like a function; launch it with <<<...>>>"),
+            ));
+        }
+        let mut map: HashMap<String, Type> = f
+            .template
+            .iter()
+            .cloned()
+            .zip(targs.iter().cloned())
+            .collect();
+        for (p, v) in f.params.iter().zip(&values) {
+            deduce(&p.ty, &decayed(v), &mut map);
+        }
+        if let Some(missing) = f.template.iter().find(|t| !map.contains_key(*t)) {
+            return Err(TranslateError::new(line, format!("the type {missing} of template {name} is not known from this call: name it ({name}<float>(...))")));
+        }
+        let targs: Vec<Type> = f.template.iter().map(|t| map[t].clone()).collect();
+        let mut spaces = Vec::new();
+        let mut codes = Vec::new();
+        for (p, v) in f.params.iter().zip(&values) {
+            match &p.ty {
+                Type::Ref(_) => {
+                    if !v.lvalue {
+                        return Err(TranslateError::new(line, format!("argument {} of {name} is a reference to a value that has no address", p.name)));
+                    }
+                    spaces.push(v.space);
+                    codes.push(format!("&{}", v.code));
+                }
+                Type::Pointer(_) => {
+                    let space = match decayed(v) {
+                        Type::Pointer(q) if q.space != Space::Unknown => q.space,
+                        _ => Space::Private,
+                    };
+                    spaces.push(space);
+                    codes.push(v.code.clone());
+                }
+                _ => codes.push(v.code.clone()),
+            }
+        }
+        let ret = resolve(&f.ret, &map);
+        self.prog.note_type(&ret);
+        let callee = if self.learning {
+            name.to_string()
+        } else {
+            self.prog.instantiate(index, spaces, targs)?
+        };
+        Ok(V::rvalue(format!("{callee}({})", codes.join(", ")), ret))
+    }
+}
+
+/// The message for a function neither the program nor the translator knows.
+fn unsupported(name: &str) -> String {
+    if name.starts_with("__shfl")
+        || name.contains("_sync")
+        || name == "__activemask"
+        || name == "__syncwarp"
+    {
+        return format!("{name}: warp intrinsics are not translated to OpenCL yet");
+    }
+    if name.starts_with("curand") {
+        return format!("{name}: cuRAND's device API is not translated to OpenCL");
+    }
+    if name.starts_with("__h") || name.contains("half") {
+        return format!("{name}: half-precision intrinsics are not translated to OpenCL yet");
+    }
+    format!("unknown function {name}: neither the program nor CUDA's device library (as ember translates it) defines it")
+}

@@ -1,0 +1,474 @@
+//! Expressions: typed as C types them (the usual arithmetic conversions, pointer arithmetic,
+//! arrays decaying to pointers that keep their memory), emitted fully parenthesised.
+
+use crate::ast::{Expr, ExprKind as K, Pointee, Scalar, Space, Type};
+use crate::error::{Result, TranslateError};
+
+use super::function::FnCx;
+use super::names;
+use super::subst::resolve;
+
+/// An emitted expression: its OpenCL text, its type, and (for an lvalue) the memory it is in.
+#[derive(Clone, Debug)]
+pub(crate) struct V {
+    pub code: String,
+    pub ty: Type,
+    pub space: Space,
+    pub lvalue: bool,
+}
+
+impl V {
+    pub fn rvalue(code: String, ty: Type) -> V {
+        V {
+            code,
+            ty,
+            space: Space::Private,
+            lvalue: false,
+        }
+    }
+}
+
+/// The type of `v` where C converts an array to a pointer to its first element.
+pub(crate) fn decayed(v: &V) -> Type {
+    match &v.ty {
+        Type::Array(e, _) => Type::Pointer(Box::new(Pointee {
+            ty: (**e).clone(),
+            konst: false,
+            space: v.space,
+        })),
+        t => t.clone(),
+    }
+}
+
+/// C's integer promotion and usual arithmetic conversions of two scalars.
+pub(crate) fn arithmetic(a: Scalar, b: Scalar) -> Scalar {
+    let promote = |s: Scalar| {
+        if s.rank() < Scalar::Int.rank() {
+            Scalar::Int
+        } else {
+            s
+        }
+    };
+    let (a, b) = (promote(a), promote(b));
+    if a.rank() >= b.rank() {
+        a
+    } else {
+        b
+    }
+}
+
+/// The type of `a op b` for arithmetic operands (vectors win over scalars).
+fn common(a: &Type, b: &Type) -> Option<Type> {
+    match (a, b) {
+        (Type::Scalar(x), Type::Scalar(y)) => Some(Type::Scalar(arithmetic(*x, *y))),
+        (Type::Vector(..), _) => Some(a.clone()),
+        (_, Type::Vector(..)) => Some(b.clone()),
+        _ => None,
+    }
+}
+
+/// The type CUDA gives an integer literal, and its OpenCL spelling.
+fn int_literal(text: &str, line: u32) -> Result<V> {
+    let suffix: String = text
+        .chars()
+        .rev()
+        .take_while(|c| "uUlL".contains(*c))
+        .collect();
+    let unsigned = suffix.contains(['u', 'U']);
+    let long = suffix.contains(['l', 'L']);
+    let digits = &text[..text.len() - suffix.len()];
+    let value = crate::parse::int_value(digits)
+        .map(|v| v as u64)
+        .ok_or_else(|| {
+            TranslateError::new(
+                line,
+                format!("integer literal {text} does not fit in 64 bits"),
+            )
+        })?;
+    let decimal = !(digits.starts_with('0') && digits.len() > 1);
+    let s = match (unsigned, long) {
+        (false, false) if value <= i32::MAX as u64 => Scalar::Int,
+        (false, false) if !decimal && value <= u32::MAX as u64 => Scalar::UInt,
+        (true, false) if value <= u32::MAX as u64 => Scalar::UInt,
+        (false, _) if value <= i64::MAX as u64 => Scalar::Long,
+        _ => Scalar::ULong,
+    };
+    let written = if digits.to_ascii_lowercase().starts_with("0b") {
+        value.to_string()
+    } else {
+        digits.to_string()
+    };
+    let suffix = match s {
+        Scalar::UInt => "U",
+        Scalar::Long => "L",
+        Scalar::ULong => "UL",
+        _ => "",
+    };
+    Ok(V::rvalue(format!("{written}{suffix}"), Type::Scalar(s)))
+}
+
+/// A floating literal: `f` makes a float, anything else a double.
+fn float_literal(text: &str) -> V {
+    let t = text.trim_end_matches(['l', 'L']);
+    let is_float = t.ends_with(['f', 'F']) && !t.to_ascii_lowercase().starts_with("0x");
+    let s = if is_float {
+        Scalar::Float
+    } else {
+        Scalar::Double
+    };
+    V::rvalue(t.to_string(), Type::Scalar(s))
+}
+
+/// CUDA's thread-index variables as OpenCL's work-item functions (CUDA's are `unsigned int`).
+fn thread_index(name: &str, field: &str) -> Option<String> {
+    let f = match name {
+        "threadIdx" => "get_local_id",
+        "blockIdx" => "get_group_id",
+        "blockDim" => "get_local_size",
+        "gridDim" => "get_num_groups",
+        _ => return None,
+    };
+    let d = match field {
+        "x" => 0,
+        "y" => 1,
+        "z" => 2,
+        _ => return None,
+    };
+    Some(format!("((uint){f}({d}))"))
+}
+
+impl FnCx<'_, '_> {
+    /// Emits an expression.
+    pub(crate) fn expr(&mut self, e: &Expr) -> Result<V> {
+        let line = e.line;
+        Ok(match &e.kind {
+            K::Ident(n) => self.name(n, line)?,
+            K::Int(t) => int_literal(t, line)?,
+            K::Float(t) => {
+                let v = float_literal(t);
+                self.prog.note_type(&v.ty);
+                v
+            }
+            K::Str(s) => V::rvalue(
+                s.clone(),
+                Type::pointer(Type::Scalar(Scalar::Char), true, Space::Constant),
+            ),
+            K::Char(c) => V::rvalue(c.clone(), Type::Scalar(Scalar::Char)),
+            K::Bool(b) => V::rvalue(b.to_string(), Type::Scalar(Scalar::Bool)),
+            K::Null => V::rvalue("0".into(), Type::pointer(Type::Void, false, Space::Unknown)),
+            K::Unary(op, x) => self.unary(op, x, line)?,
+            K::Postfix(op, x) => {
+                let v = self.expr(x)?;
+                V::rvalue(format!("({}{op})", v.code), v.ty)
+            }
+            K::Binary(op, a, b) => self.binary(op, a, b, line)?,
+            K::Assign(op, a, b) => self.assign(op, a, b, line)?,
+            K::Cond(c, a, b) => {
+                let c = self.expr(c)?;
+                let a = self.expr(a)?;
+                let b = self.expr(b)?;
+                let ty = common(&decayed(&a), &decayed(&b)).unwrap_or_else(|| decayed(&a));
+                V::rvalue(format!("({} ? {} : {})", c.code, a.code, b.code), ty)
+            }
+            K::Call(callee, targs, args) => self.call(callee, targs, args, line)?,
+            K::Index(base, index) => {
+                let b = self.expr(base)?;
+                let i = self.expr(index)?;
+                match decayed(&b) {
+                    Type::Pointer(p) => V {
+                        code: format!("{}[{}]", b.code, i.code),
+                        ty: p.ty,
+                        space: p.space,
+                        lvalue: true,
+                    },
+                    other => {
+                        return Err(TranslateError::new(
+                            line,
+                            format!("subscript of {}, which is not an array or pointer", self.prog.declare(&other, "")),
+                        ))
+                    }
+                }
+            }
+            K::Member(base, field, arrow) => self.member(base, field, *arrow, line)?,
+            K::Cast(ty, x) => self.cast(ty, x)?,
+            K::SizeofType(t) => {
+                let t = resolve(t, &self.subst);
+                self.prog.note_type(&t);
+                V::rvalue(format!("((ulong)sizeof({}))", self.prog.declare(&t, "")), Type::Scalar(Scalar::ULong))
+            }
+            K::SizeofExpr(x) => {
+                let v = self.expr(x)?;
+                V::rvalue(format!("((ulong)sizeof({}))", v.code), Type::Scalar(Scalar::ULong))
+            }
+            K::Comma(a, b) => {
+                let a = self.expr(a)?;
+                let b = self.expr(b)?;
+                V::rvalue(format!("({}, {})", a.code, b.code), b.ty)
+            }
+            K::Init(_) => {
+                return Err(TranslateError::new(line, "a braced list is translated only as a declaration's initialiser"))
+            }
+            K::Launch { kernel, .. } => {
+                return Err(TranslateError::new(
+                    line,
+                    format!("launching kernel {kernel} from a kernel (dynamic parallelism) is not translated to OpenCL yet"),
+                ))
+            }
+        })
+    }
+
+    /// An expression converted to `ty` where C converts implicitly.
+    pub(crate) fn converted(&mut self, e: &Expr, ty: &Type) -> Result<String> {
+        if matches!(e.kind, K::Init(_)) {
+            return self.initializer(e, ty);
+        }
+        Ok(self.expr(e)?.code)
+    }
+
+    fn name(&mut self, n: &str, line: u32) -> Result<V> {
+        if let Some(var) = self.lookup(n) {
+            return Ok(match (&var.ty, var.is_ref) {
+                (Type::Ref(p), true) | (Type::Pointer(p), true) => V {
+                    code: format!("(*{})", var.code),
+                    ty: p.ty.clone(),
+                    space: p.space,
+                    lvalue: true,
+                },
+                _ => V {
+                    code: var.code.clone(),
+                    ty: var.ty.clone(),
+                    space: var.space,
+                    lvalue: true,
+                },
+            });
+        }
+        if let Some((ty, space)) = self.prog.globals.get(n) {
+            return Ok(V {
+                code: names::user(n),
+                ty: ty.clone(),
+                space: *space,
+                lvalue: true,
+            });
+        }
+        if let Some(v) = self.prog.enums.get(n) {
+            return Ok(V::rvalue(format!("({v})"), Type::Scalar(Scalar::Int)));
+        }
+        let builtin = match n {
+            "warpSize" => Some(("32", Scalar::Int)),
+            "INFINITY" | "CUDART_INF_F" => Some(("INFINITY", Scalar::Float)),
+            "NAN" | "CUDART_NAN_F" => Some(("NAN", Scalar::Float)),
+            _ => None,
+        };
+        if let Some((code, s)) = builtin {
+            return Ok(V::rvalue(code.into(), Type::Scalar(s)));
+        }
+        if matches!(n, "threadIdx" | "blockIdx" | "blockDim" | "gridDim") {
+            return Err(TranslateError::new(
+                line,
+                format!("{n} is translated field by field ({n}.x, {n}.y, {n}.z)"),
+            ));
+        }
+        if self.prog.functions.iter().any(|f| f.name == n) {
+            return Err(TranslateError::new(
+                line,
+                format!("function {n} used as a value: OpenCL C has no function pointers"),
+            ));
+        }
+        Err(TranslateError::new(line, format!("unknown name {n}")))
+    }
+
+    fn unary(&mut self, op: &str, x: &Expr, line: u32) -> Result<V> {
+        let v = self.expr(x)?;
+        Ok(match op {
+            "*" => match decayed(&v) {
+                Type::Pointer(p) => V {
+                    code: format!("(*{})", v.code),
+                    ty: p.ty,
+                    space: p.space,
+                    lvalue: true,
+                },
+                _ => {
+                    return Err(TranslateError::new(
+                        line,
+                        "'*' applied to something that is not a pointer",
+                    ))
+                }
+            },
+            "&" => {
+                if !v.lvalue {
+                    return Err(TranslateError::new(
+                        line,
+                        "'&' of a value that has no address",
+                    ));
+                }
+                let ty = Type::Pointer(Box::new(Pointee {
+                    ty: v.ty.clone(),
+                    konst: false,
+                    space: v.space,
+                }));
+                V::rvalue(format!("(&{})", v.code), ty)
+            }
+            "!" => V::rvalue(format!("(!{})", v.code), Type::Scalar(Scalar::Int)),
+            "++" | "--" => V::rvalue(format!("({op}{})", v.code), v.ty),
+            _ => {
+                let ty = match &v.ty {
+                    Type::Scalar(s) => Type::Scalar(arithmetic(*s, Scalar::Bool)),
+                    t => t.clone(),
+                };
+                V::rvalue(format!("({op}{})", v.code), ty)
+            }
+        })
+    }
+
+    fn binary(&mut self, op: &str, a: &Expr, b: &Expr, line: u32) -> Result<V> {
+        let x = self.expr(a)?;
+        let y = self.expr(b)?;
+        let (xt, yt) = (decayed(&x), decayed(&y));
+        let code = format!("({} {op} {})", x.code, y.code);
+        let ty = match op {
+            "==" | "!=" | "<" | ">" | "<=" | ">=" | "&&" | "||" => match common(&xt, &yt) {
+                Some(t @ Type::Vector(..)) => t,
+                _ => Type::Scalar(Scalar::Int),
+            },
+            "<<" | ">>" => match &xt {
+                Type::Scalar(s) => Type::Scalar(arithmetic(*s, Scalar::Bool)),
+                t => t.clone(),
+            },
+            "+" | "-" if xt.is_pointer() || yt.is_pointer() => match (&xt, &yt) {
+                (Type::Pointer(_), Type::Pointer(_)) if op == "-" => Type::Scalar(Scalar::Long),
+                (Type::Pointer(_), _) => xt.clone(),
+                (_, Type::Pointer(_)) if op == "+" => yt.clone(),
+                _ => {
+                    return Err(TranslateError::new(
+                        line,
+                        format!("'{op}' of these pointer operands is not C"),
+                    ))
+                }
+            },
+            _ => common(&xt, &yt).ok_or_else(|| {
+                TranslateError::new(line, format!("'{op}' of operands that are not numbers"))
+            })?,
+        };
+        Ok(V::rvalue(code, ty))
+    }
+
+    fn assign(&mut self, op: &'static str, a: &Expr, b: &Expr, line: u32) -> Result<V> {
+        let x = self.expr(a)?;
+        let y = self.expr(b)?;
+        if !x.lvalue {
+            return Err(TranslateError::new(
+                line,
+                format!("the left side of '{op}' cannot be assigned"),
+            ));
+        }
+        if let (Type::Pointer(p), Type::Pointer(q)) = (&x.ty, &decayed(&y)) {
+            if op == "=" {
+                if let K::Ident(n) = &a.kind {
+                    if p.space == Space::Unknown {
+                        self.learn_space(n, q.space);
+                    } else if !self.learning && q.space != Space::Unknown && q.space != p.space {
+                        return Err(TranslateError::new(
+                            line,
+                            format!(
+                                "pointer {n} points into {} memory and is assigned a pointer into {} memory; OpenCL C pointers keep one memory: use two pointers",
+                                memory_name(p.space),
+                                memory_name(q.space)
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(V::rvalue(format!("({} {op} {})", x.code, y.code), x.ty))
+    }
+
+    fn member(&mut self, base: &Expr, field: &str, arrow: bool, line: u32) -> Result<V> {
+        if let K::Ident(n) = &base.kind {
+            if self.lookup(n).is_none() {
+                if let Some(code) = thread_index(n, field) {
+                    return Ok(V::rvalue(code, Type::Scalar(Scalar::UInt)));
+                }
+            }
+        }
+        let b = self.expr(base)?;
+        let (owner, space, sep) = if arrow {
+            match decayed(&b) {
+                Type::Pointer(p) => (p.ty, p.space, "->"),
+                _ => {
+                    return Err(TranslateError::new(
+                        line,
+                        format!("'->{field}' of something that is not a pointer"),
+                    ))
+                }
+            }
+        } else {
+            (b.ty.clone(), b.space, ".")
+        };
+        let ty = match &owner {
+            Type::Vector(s, n) => {
+                let lanes = ["x", "y", "z", "w"];
+                if !lanes[..*n as usize].contains(&field) {
+                    return Err(TranslateError::new(
+                        line,
+                        format!("a vector of {n} has no field {field}"),
+                    ));
+                }
+                Type::Scalar(*s)
+            }
+            Type::Struct(s) => {
+                let def = self.prog.structs.get(s).ok_or_else(|| {
+                    TranslateError::new(line, format!("struct {s} is declared but not defined"))
+                })?;
+                def.fields
+                    .iter()
+                    .find(|(f, _)| f == field)
+                    .map(|(_, t)| t.clone())
+                    .ok_or_else(|| {
+                        TranslateError::new(line, format!("struct {s} has no field {field}"))
+                    })?
+            }
+            _ => {
+                return Err(TranslateError::new(
+                    line,
+                    format!("'.{field}' of something that is not a struct or vector"),
+                ))
+            }
+        };
+        let name = match &owner {
+            Type::Struct(_) => names::user(field),
+            _ => field.to_string(),
+        };
+        Ok(V {
+            code: format!("({}{sep}{name})", b.code),
+            ty,
+            space,
+            lvalue: true,
+        })
+    }
+
+    fn cast(&mut self, ty: &Type, x: &Expr) -> Result<V> {
+        let v = self.expr(x)?;
+        let mut ty = resolve(ty, &self.subst);
+        if let Type::Pointer(p) = &mut ty {
+            if p.space == Space::Unknown {
+                p.space = match decayed(&v) {
+                    Type::Pointer(q) => q.space,
+                    _ => Space::Private,
+                };
+            }
+        }
+        self.prog.note_type(&ty);
+        let t = self.prog.declare(&ty, "");
+        Ok(V::rvalue(format!("(({t}){})", v.code), ty))
+    }
+}
+
+/// How an error names a memory.
+pub(crate) fn memory_name(s: Space) -> &'static str {
+    match s {
+        Space::Global => "global",
+        Space::Local => "shared",
+        Space::Constant => "constant",
+        Space::Private | Space::Unknown => "private",
+    }
+}

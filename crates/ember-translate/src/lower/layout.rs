@@ -1,0 +1,82 @@
+//! Types as OpenCL C spells them, and the sizes CUDA gives them.
+//!
+//! CUDA's three-element vectors (`float3`: 12 bytes) are not OpenCL's (`float3`: 16 bytes), so
+//! they become structs of three fields (`ember_float3`) that keep CUDA's layout in memory.
+
+use crate::ast::{Pointee, Scalar, Space, Type};
+
+/// The size CUDA gives a type with no struct in it (`None`: a struct, an array of unknown
+/// size, a template parameter).
+pub fn size_of_plain(t: &Type) -> Option<u64> {
+    match t {
+        Type::Scalar(s) => Some(s.size()),
+        Type::Vector(s, n) => Some(s.size() * u64::from(*n)),
+        Type::Pointer(_) | Type::Ref(_) => Some(8),
+        Type::Array(e, Some(n)) => Some(size_of_plain(e)? * n),
+        _ => None,
+    }
+}
+
+/// The name OpenCL C uses for CUDA's vector type (a struct for widths 1 and 3).
+pub fn vector_name(s: Scalar, n: u8) -> String {
+    if n == 1 || n == 3 {
+        format!("ember_{}{n}", s.opencl())
+    } else {
+        format!("{}{n}", s.opencl())
+    }
+}
+
+/// Whether CUDA's vector type is a struct in OpenCL C (widths 1 and 3).
+pub fn vector_is_struct(n: u8) -> bool {
+    n == 1 || n == 3
+}
+
+/// `ty` declaring `name` in OpenCL C (`__global const float* restrict x`, `float t[16][16]`).
+/// `name` may be empty (a cast's type).
+pub fn declare(ty: &Type, name: &str, structs: &dyn Fn(&str) -> String) -> String {
+    let mut suffix = String::new();
+    let mut t = ty;
+    while let Type::Array(e, n) = t {
+        match n {
+            Some(n) => suffix.push_str(&format!("[{n}]")),
+            None => suffix.push_str("[]"),
+        }
+        t = e;
+    }
+    let base = match t {
+        Type::Pointer(p) | Type::Ref(p) => pointer(p, structs),
+        other => base_name(other, structs),
+    };
+    if name.is_empty() {
+        format!("{base}{suffix}")
+    } else if base.ends_with('*') {
+        format!("{base}{name}{suffix}")
+    } else {
+        format!("{base} {name}{suffix}")
+    }
+}
+
+/// A pointer type (`__global const float*`).
+fn pointer(p: &Pointee, structs: &dyn Fn(&str) -> String) -> String {
+    let space = match p.space {
+        Space::Unknown | Space::Private => "",
+        s => s.qualifier(),
+    };
+    let konst = if p.konst { "const " } else { "" };
+    let inner = declare(&p.ty, "", structs);
+    let sep = if space.is_empty() { "" } else { " " };
+    format!("{space}{sep}{konst}{inner}*")
+}
+
+/// A type with no declarator around it.
+fn base_name(t: &Type, structs: &dyn Fn(&str) -> String) -> String {
+    match t {
+        Type::Void => "void".into(),
+        Type::Scalar(s) => s.opencl().into(),
+        Type::Vector(s, n) => vector_name(*s, *n),
+        Type::Struct(n) => structs(n),
+        Type::Param(n) => n.clone(),
+        Type::Pointer(p) | Type::Ref(p) => pointer(p, structs),
+        Type::Array(..) => declare(t, "", structs),
+    }
+}

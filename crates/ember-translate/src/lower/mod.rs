@@ -1,0 +1,365 @@
+//! The tree to OpenCL C: every kernel (and each template instance asked for by name), the
+//! device functions they call — one copy per combination of address spaces their pointer
+//! arguments have, as OpenCL C pointers carry their memory in their type — structs, constants
+//! and the helpers the translation needs (atomics OpenCL lacks, CUDA's integer intrinsics).
+
+mod atomics;
+mod builtins;
+mod calls;
+mod expr;
+mod function;
+pub mod layout;
+mod names;
+mod subst;
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::ast::{FnKind, Function, Item, Scalar, Space, StructDef, Type, Unit};
+use crate::error::{Result, TranslateError};
+
+/// The OpenCL C program and how its kernels are named.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Translation {
+    pub source: String,
+    pub kernels: Vec<KernelName>,
+}
+
+/// A kernel's CUDA name (or name expression, `fill<float>`) and its OpenCL name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelName {
+    pub cuda: String,
+    pub opencl: String,
+    /// The kernel takes the launch's dynamic shared memory as a last `__local` argument.
+    pub dynamic_shared: bool,
+}
+
+/// A function to emit: which definition, the spaces of its pointer parameters, the types of
+/// its template parameters.
+#[derive(Clone, Debug, PartialEq)]
+struct Instance {
+    function: usize,
+    spaces: Vec<Space>,
+    targs: Vec<Type>,
+}
+
+/// The whole program being emitted.
+pub(crate) struct Program<'u> {
+    structs: HashMap<String, &'u StructDef>,
+    functions: Vec<&'u Function>,
+    globals: HashMap<String, (Type, Space)>,
+    enums: HashMap<String, i64>,
+    /// Instances emitted or queued, with their OpenCL names.
+    instances: Vec<(Instance, String)>,
+    queue: Vec<usize>,
+    /// Helper functions the translation uses, by name, in the order first needed.
+    helpers: Vec<(String, String)>,
+    /// CUDA vector types of width 1 or 3 used (structs of their own in OpenCL C).
+    odd_vectors: BTreeSet<(u8, u8)>,
+    globals_text: String,
+    prototypes: String,
+    bodies: String,
+    kernels: Vec<KernelName>,
+    /// Whether doubles (or 64-bit atomics) appear: the extension pragmas are emitted then.
+    /// Kernels that take the launch's dynamic shared memory as their last argument.
+    dynamic_shared: BTreeSet<String>,
+    uses_double: bool,
+    uses_atomics64: bool,
+}
+
+/// Translates a parsed unit: every non-template kernel, and the template kernels named in
+/// `name_expressions` (`fill<float>`).
+pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> Result<Translation> {
+    let mut p = Program {
+        structs: HashMap::new(),
+        functions: Vec::new(),
+        globals: HashMap::new(),
+        enums: HashMap::new(),
+        instances: Vec::new(),
+        queue: Vec::new(),
+        helpers: Vec::new(),
+        odd_vectors: BTreeSet::new(),
+        globals_text: String::new(),
+        prototypes: String::new(),
+        bodies: String::new(),
+        kernels: Vec::new(),
+        dynamic_shared: BTreeSet::new(),
+        uses_double: false,
+        uses_atomics64: false,
+    };
+    let mut struct_text = String::new();
+    for item in &unit.items {
+        match item {
+            Item::Struct(s) => {
+                p.structs.insert(s.name.clone(), s);
+                struct_text.push_str(&p.struct_definition(s));
+            }
+            Item::Function(f) => {
+                if f.kind != FnKind::Host {
+                    // A definition replaces an earlier declaration of the same signature.
+                    match p.functions.iter().position(|g| same_signature(g, f)) {
+                        Some(i) if f.body.is_some() => p.functions[i] = f,
+                        Some(_) => {}
+                        None => p.functions.push(f),
+                    }
+                }
+            }
+            Item::Enum(constants, _) => {
+                for (n, v) in constants {
+                    p.enums.insert(n.clone(), *v);
+                }
+            }
+            Item::Global(v) => p.global(v)?,
+        }
+    }
+    for i in 0..p.functions.len() {
+        let f = p.functions[i];
+        if f.kind == FnKind::Kernel && f.template.is_empty() && f.body.is_some() {
+            let name = p.instantiate(i, kernel_spaces(f), Vec::new())?;
+            p.kernels.push(KernelName {
+                cuda: f.name.clone(),
+                opencl: name,
+                dynamic_shared: false,
+            });
+        }
+    }
+    for (expression, base, targs) in name_expressions {
+        let i = p
+            .functions
+            .iter()
+            .position(|f| f.name == *base && f.template.len() == targs.len() && f.body.is_some())
+            .ok_or_else(|| {
+                TranslateError::new(0, format!("name expression {expression}: the source has no template {base} with {} type parameter(s)", targs.len()))
+            })?;
+        let f = p.functions[i];
+        let name = p.instantiate(i, kernel_spaces(f), targs.clone())?;
+        p.kernels.push(KernelName {
+            cuda: expression.clone(),
+            opencl: name,
+            dynamic_shared: false,
+        });
+    }
+    while let Some(k) = p.queue.pop() {
+        p.emit_instance(k)?;
+    }
+    for k in &mut p.kernels {
+        k.dynamic_shared = p.dynamic_shared.contains(&k.opencl);
+    }
+    Ok(Translation {
+        source: p.assemble(&struct_text),
+        kernels: p.kernels,
+    })
+}
+
+/// A kernel's pointer parameters point to global memory.
+fn kernel_spaces(f: &Function) -> Vec<Space> {
+    f.params
+        .iter()
+        .filter(|p| matches!(p.ty, Type::Pointer(_) | Type::Ref(_)))
+        .map(|_| Space::Global)
+        .collect()
+}
+
+/// Two declarations of one function (same name, same parameter types).
+fn same_signature(a: &Function, b: &Function) -> bool {
+    a.name == b.name
+        && a.params.len() == b.params.len()
+        && a.params.iter().zip(&b.params).all(|(x, y)| x.ty == y.ty)
+        && a.template == b.template
+}
+
+impl<'u> Program<'u> {
+    /// The OpenCL name of `instance` of function `index`, queued for emission if new.
+    fn instantiate(
+        &mut self,
+        index: usize,
+        spaces: Vec<Space>,
+        targs: Vec<Type>,
+    ) -> Result<String> {
+        let instance = Instance {
+            function: index,
+            spaces,
+            targs,
+        };
+        if let Some((_, name)) = self.instances.iter().find(|(i, _)| *i == instance) {
+            return Ok(name.clone());
+        }
+        let f = self.functions[index];
+        let mut name = names::user(&f.name);
+        for t in &instance.targs {
+            name.push_str("__");
+            name.push_str(&names::type_tag(t));
+        }
+        let overloaded = self.functions.iter().filter(|g| g.name == f.name).count() > 1;
+        if overloaded {
+            name.push_str(&format!("_o{index}"));
+        }
+        if f.kind != FnKind::Kernel && !instance.spaces.is_empty() {
+            name.push_str("_s");
+            name.extend(instance.spaces.iter().map(|s| s.tag()));
+        }
+        self.instances.push((instance, name.clone()));
+        self.queue.push(self.instances.len() - 1);
+        Ok(name)
+    }
+
+    /// Adds a helper function's text once.
+    pub(crate) fn helper(&mut self, name: &str, text: impl FnOnce() -> String) {
+        if !self.helpers.iter().any(|(n, _)| n == name) {
+            let t = text();
+            self.helpers.push((name.to_string(), t));
+        }
+    }
+
+    /// The OpenCL name of a struct (renamed if it collides with an OpenCL word).
+    pub(crate) fn struct_name(name: &str) -> String {
+        names::user(name)
+    }
+
+    fn struct_definition(&mut self, s: &StructDef) -> String {
+        let name = Self::struct_name(&s.name);
+        let keyword = if s.union { "union" } else { "struct" };
+        let mut text = format!("typedef {keyword} {name} {{\n");
+        for (field, ty) in &s.fields {
+            self.note_type(ty);
+            text.push_str(&format!("    {};\n", self.declare(ty, &names::user(field))));
+        }
+        text.push_str(&format!("}} {name};\n"));
+        text
+    }
+
+    /// `ty` declaring `name` in OpenCL C.
+    pub(crate) fn declare(&self, ty: &Type, name: &str) -> String {
+        layout::declare(ty, name, &|s| Self::struct_name(s))
+    }
+
+    /// Notes what a type needs in the program's header (odd vectors, doubles).
+    pub(crate) fn note_type(&mut self, ty: &Type) {
+        match ty {
+            Type::Vector(s, n) => {
+                if layout::vector_is_struct(*n) {
+                    self.odd_vectors.insert((scalar_code(*s), *n));
+                }
+                if *s == Scalar::Double {
+                    self.uses_double = true;
+                }
+            }
+            Type::Scalar(Scalar::Double) => self.uses_double = true,
+            Type::Scalar(Scalar::Half) => {}
+            Type::Pointer(p) | Type::Ref(p) => self.note_type(&p.ty),
+            Type::Array(e, _) => self.note_type(e),
+            _ => {}
+        }
+    }
+
+    /// A variable at file scope: `__constant__` data and `const` values with initialisers.
+    fn global(&mut self, v: &crate::ast::VarDecl) -> Result<()> {
+        use crate::ast::Storage;
+        let writable_from_host = matches!(v.storage, Storage::Constant) && v.init.is_none();
+        if writable_from_host {
+            return Err(TranslateError::new(
+                v.line,
+                format!(
+                    "__constant__ {} has no initialiser: memory the host fills (RawModule.get_global, cudaMemcpyToSymbol) is not translated to OpenCL yet; give it an initialiser or pass the data as a kernel argument",
+                    v.name
+                ),
+            ));
+        }
+        if !(v.konst || v.storage == Storage::Constant) || v.init.is_none() {
+            return Err(TranslateError::new(
+                v.line,
+                format!(
+                    "the file-scope variable {} is written by kernels: OpenCL C has no program-scope global variables before 2.0; pass it as a kernel argument",
+                    v.name
+                ),
+            ));
+        }
+        self.note_type(&v.ty);
+        let ty = v.ty.clone();
+        let text = {
+            let mut cx = function::FnCx::constant_context(self);
+            let init = cx.initializer(v.init.as_ref().expect("checked above"), &ty)?;
+            format!(
+                "__constant {} = {init};\n",
+                cx.prog.declare(&ty, &names::user(&v.name))
+            )
+        };
+        self.globals_text.push_str(&text);
+        self.globals.insert(v.name.clone(), (ty, Space::Constant));
+        Ok(())
+    }
+
+    fn emit_instance(&mut self, k: usize) -> Result<()> {
+        let (instance, name) = self.instances[k].clone();
+        let f = self.functions[instance.function];
+        let emitted = function::emit(self, f, &instance.spaces, &instance.targs, &name)?;
+        if f.kind != FnKind::Kernel {
+            self.prototypes.push_str(&emitted.prototype);
+            self.prototypes.push_str(";\n");
+        }
+        if emitted.dynamic_shared {
+            self.dynamic_shared.insert(name);
+        }
+        self.bodies.push_str(&emitted.body);
+        Ok(())
+    }
+
+    fn assemble(&self, structs: &str) -> String {
+        let mut out = String::from("// Translated from CUDA C by ember.\n");
+        if self.uses_double {
+            out.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+        }
+        if self.uses_atomics64 {
+            out.push_str("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n");
+        }
+        for (s, n) in &self.odd_vectors {
+            out.push_str(&odd_vector(scalar_of(*s), *n));
+        }
+        out.push_str(structs);
+        out.push_str(&self.globals_text);
+        for (_, text) in &self.helpers {
+            out.push_str(text);
+        }
+        out.push_str(&self.prototypes);
+        out.push_str(&self.bodies);
+        out
+    }
+}
+
+const SCALARS: [Scalar; 12] = [
+    Scalar::Bool,
+    Scalar::Char,
+    Scalar::UChar,
+    Scalar::Short,
+    Scalar::UShort,
+    Scalar::Int,
+    Scalar::UInt,
+    Scalar::Long,
+    Scalar::ULong,
+    Scalar::Half,
+    Scalar::Float,
+    Scalar::Double,
+];
+
+fn scalar_code(s: Scalar) -> u8 {
+    SCALARS.iter().position(|x| *x == s).unwrap_or(0) as u8
+}
+
+fn scalar_of(code: u8) -> Scalar {
+    SCALARS.get(code as usize).copied().unwrap_or(Scalar::Int)
+}
+
+/// A CUDA vector of width 1 or 3 as a struct, with its `make_` function.
+fn odd_vector(s: Scalar, n: u8) -> String {
+    let name = layout::vector_name(s, n);
+    let t = s.opencl();
+    let fields = ["x", "y", "z"];
+    let fields = &fields[..n as usize];
+    let params: Vec<String> = fields.iter().map(|f| format!("{t} {f}")).collect();
+    let sets: Vec<String> = fields.iter().map(|f| format!("v.{f} = {f};")).collect();
+    format!(
+        "typedef struct {{ {t} {}; }} {name};\ninline {name} make_{name}({}) {{ {name} v; {} return v; }}\n",
+        fields.join(", "),
+        params.join(", "),
+        sets.join(" ")
+    )
+}

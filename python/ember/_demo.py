@@ -1,7 +1,7 @@
 """``ember demo``: runs the example programs on the default device, each in a fresh interpreter,
 and prints per example whether its own check against NumPy passed, how long it took and on
-which device. An example that cannot run here (CUDA C without the CUDA backend, PyTorch or CuPy
-not installed) prints ``SKIP: why`` and exits with status 77; the demo shows the reason.
+which device. An example that cannot run here (PyTorch or CuPy not installed, zero-copy interop
+without CUDA) prints ``SKIP: why`` and exits with status 77; the demo shows the reason.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Every program in examples/ runs on the default device and passes its own check against
-NumPy; only those that need CUDA C, PyTorch or CuPy may skip, and only where those are missing."""
+NumPy (CUDA C too: translated to OpenCL C where there is no CUDA); only those that need
+PyTorch or CuPy may skip, and only where those are missing."""
 
 from __future__ import annotations
 
@@ -21,8 +22,6 @@ PEERS = {"interop_cupy_torch": ("torch", "cupy"), "torch_autograd": ("torch",)}
 
 
 def may_skip(stem: str) -> bool:
-    if stem in CUDA_C:
-        return not on_cuda()
     if stem in PEERS:
         installed = [m for m in PEERS[stem] if importlib.util.find_spec(m) is not None]
         return not on_cuda() or not installed

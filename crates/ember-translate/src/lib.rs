@@ -25,7 +25,12 @@ pub fn translate(
     defines: &[(String, String)],
     name_expressions: &[String],
 ) -> Result<Translation> {
-    let tokens = preprocess::preprocess(source, defines, &headers::header)?;
+    let tokens = preprocess::preprocess(source, defines, &headers::header).map_err(|mut e| {
+        if e.message.starts_with("cannot include") {
+            e.message = format!("{} (it supplies {})", e.message, headers::SUPPLIED);
+        }
+        e
+    })?;
     let unit = parse::parse(&tokens)?;
     let mut instances = Vec::new();
     for e in name_expressions {

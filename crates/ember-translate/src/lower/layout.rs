@@ -49,8 +49,6 @@ pub fn declare(ty: &Type, name: &str, structs: &dyn Fn(&str) -> String) -> Strin
     };
     if name.is_empty() {
         format!("{base}{suffix}")
-    } else if base.ends_with('*') {
-        format!("{base}{name}{suffix}")
     } else {
         format!("{base} {name}{suffix}")
     }

@@ -1,0 +1,158 @@
+//! The translation's text where it matters: memories of pointers, hoisted shared arrays, the
+//! dynamic shared parameter, template instances, helpers for atomics OpenCL lacks, and errors
+//! naming the line. (Running the result is the Python tests' job, on PoCL and on GPUs.)
+
+use ember_translate::translate;
+
+fn opencl(src: &str) -> String {
+    match translate(src, &[], &[]) {
+        Ok(t) => t.source,
+        Err(e) => panic!("translation failed: {e}"),
+    }
+}
+
+fn error(src: &str) -> (u32, String) {
+    match translate(src, &[], &[]) {
+        Ok(t) => panic!("expected an error, got:\n{}", t.source),
+        Err(e) => (e.line, e.message),
+    }
+}
+
+#[test]
+fn kernel_pointers_are_global_and_indices_keep_cudas_unsigned_type() {
+    let out = opencl("extern \"C\" __global__ void k(const float* __restrict__ x, float* y) { y[threadIdx.x] = x[blockIdx.y]; }");
+    assert!(
+        out.contains("__kernel void k(__global const float* x, __global float* y)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("((uint)get_local_id(0))") && out.contains("((uint)get_group_id(1))"),
+        "{out}"
+    );
+}
+
+#[test]
+fn device_functions_are_specialised_per_memory_of_their_pointers() {
+    let src = "__device__ float first(const float* p) { return p[0]; }\n\
+               __global__ void k(float* x) { __shared__ float s[4]; s[0] = first(x); x[1] = first(s); }";
+    let out = opencl(src);
+    assert!(
+        out.contains("float first_sg(__global const float* p)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("float first_sl(__local const float* p)"),
+        "{out}"
+    );
+    assert!(out.contains("__local float s[4];"), "{out}");
+}
+
+#[test]
+fn a_pointer_declared_without_a_value_learns_its_memory_from_its_assignment() {
+    let out = opencl("__global__ void k(float* x, int n) { float* p; p = x + n; p[0] = 1.0f; }");
+    assert!(out.contains("__global float* p;"), "{out}");
+}
+
+#[test]
+fn extern_shared_memory_is_a_last_local_parameter() {
+    let t = translate(
+        "__global__ void k(float* x) { extern __shared__ int buf[]; buf[0] = 1; x[0] = buf[0]; }",
+        &[],
+        &[],
+    )
+    .expect("translates");
+    assert!(
+        t.source.contains("__local uchar* ember_dynamic_shared)"),
+        "{}",
+        t.source
+    );
+    assert!(
+        t.source
+            .contains("__local int* buf = (__local int*)ember_dynamic_shared;"),
+        "{}",
+        t.source
+    );
+    assert!(t.kernels[0].dynamic_shared);
+}
+
+#[test]
+fn templates_are_instantiated_by_name_expression() {
+    let src = "template <typename T> __global__ void fill(T* out, T v) { out[threadIdx.x] = v; }";
+    let t = translate(
+        src,
+        &[],
+        &["fill<double>".into(), "fill<unsigned int>".into()],
+    )
+    .expect("translates");
+    let names: Vec<_> = t
+        .kernels
+        .iter()
+        .map(|k| (k.cuda.as_str(), k.opencl.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("fill<double>", "fill__double"),
+            ("fill<unsigned int>", "fill__uint")
+        ]
+    );
+    assert!(
+        t.source
+            .contains("__kernel void fill__uint(__global uint* out, uint v)"),
+        "{}",
+        t.source
+    );
+}
+
+#[test]
+fn float_atomic_add_is_a_compare_and_swap_loop() {
+    let out =
+        opencl("__global__ void k(float* x, int* c) { atomicAdd(x, 1.0f); atomicAdd(c, 2); }");
+    assert!(
+        out.contains("float ember_atomic_add_float_g(volatile __global float* p, float v)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("atomic_cmpxchg(w, seen, as_uint(next))"),
+        "{out}"
+    );
+    assert!(
+        out.contains("atomic_add((volatile __global int*)(c), (int)(2))"),
+        "{out}"
+    );
+}
+
+#[test]
+fn three_element_vectors_keep_cudas_size() {
+    let out = opencl("__global__ void k(float3* v) { v[0] = make_float3(1.0f, 2.0f, 3.0f); }");
+    assert!(
+        out.contains("typedef struct { float x, y, z; } ember_float3;"),
+        "{out}"
+    );
+    assert!(out.contains("__global ember_float3* v"), "{out}");
+}
+
+#[test]
+fn names_opencl_reserves_are_renamed() {
+    let out = opencl("__device__ float dot(float a, float b) { return a * b; }\n__global__ void k(float* local) { local[0] = dot(local[1], 2.0f); }");
+    assert!(out.contains("float ember_u_dot(float a, float b)"), "{out}");
+    assert!(out.contains("__global float* ember_u_local"), "{out}");
+}
+
+#[test]
+fn errors_name_the_line_of_the_users_source() {
+    assert_eq!(
+        error("__global__ void k(float* x) {\n  x[0] = nope;\n}").0,
+        2
+    );
+    let (line, message) =
+        error("__global__ void k(int* x) {\n\n  x[0] = __ballot_sync(~0u, 1);\n}");
+    assert_eq!(line, 3);
+    assert!(message.contains("warp intrinsics"), "{message}");
+    let (line, message) = error("#include <thrust/sort.h>\n__global__ void k() {}");
+    assert_eq!(line, 1);
+    assert!(message.contains("cuComplex.h"), "{message}");
+    let (line, message) = error("__global__ void k(float** x) {}");
+    assert_eq!(line, 1);
+    assert!(message.contains("pointer to a pointer"), "{message}");
+}

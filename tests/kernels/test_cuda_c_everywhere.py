@@ -1,0 +1,148 @@
+"""CUDA C runs on every device: NVRTC compiles it on CUDA, ember translates it to OpenCL C on
+OpenCL devices (PoCL in CI). One module holds the kernels (each new kernel costs PoCL about a
+second to build); every result is checked against NumPy."""
+
+from __future__ import annotations
+
+import ember as cp
+import numpy as np
+import pytest
+from conftest import on_cuda
+
+SOURCE = r"""
+#include <cuComplex.h>
+#define TILE 8
+
+struct Pair { float lo; float hi; };
+
+__device__ float squared(const float& v) { return v * v; }
+__device__ void accumulate(float* into, float what) { atomicAdd(into, what); }
+template <typename T> __device__ T clamp_to(T x, T lo, T hi) { return min(max(x, lo), hi); }
+
+extern "C" __global__ void matmul_tiled(const float* A, const float* B, float* C, int n) {
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
+        int ac = t * TILE + threadIdx.x, br = t * TILE + threadIdx.y;
+        As[threadIdx.y][threadIdx.x] = (row < n && ac < n) ? A[row * n + ac] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (col < n && br < n) ? B[br * n + col] : 0.0f;
+        __syncthreads();
+        #pragma unroll
+        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < n && col < n) C[row * n + col] = acc;
+}
+
+extern "C" __global__ void atomics(const int* keys, const float* values, int n, int* counts, float* sums,
+                                   unsigned int* ring, int* first, unsigned long long* total) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    atomicAdd(&counts[keys[i]], 1);
+    accumulate(&sums[keys[i]], squared(values[i]));
+    atomicInc(ring, 5u);
+    atomicMin(first, i);
+    atomicAdd(total, (unsigned long long)keys[i]);
+}
+
+extern "C" __global__ void complex_and_math(const float2* z, const float2* w, float2* prod, float* out,
+                                            Pair* pairs, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    cuFloatComplex p = cuCmulf(z[i], w[i]);
+    prod[i] = p;
+    float x = z[i].x;
+    out[i] = clamp_to<float>(sqrtf(fabsf(x)) + expf(-x * x) + (float)__popc(i) + SCALE, -3.0f, 3.0f);
+    Pair q; q.lo = fminf(z[i].x, z[i].y); q.hi = fmaxf(z[i].x, z[i].y);
+    pairs[i] = q;
+}
+
+extern "C" __global__ void dynamic_scan(const float* x, float* out, int n) {
+    extern __shared__ float buf[];
+    int t = threadIdx.x;
+    buf[t] = t < n ? x[blockIdx.x * blockDim.x + t] : 0.0f;
+    __syncthreads();
+    for (int offset = 1; offset < blockDim.x; offset *= 2) {
+        float v = t >= offset ? buf[t - offset] : 0.0f;
+        __syncthreads();
+        buf[t] += v;
+        __syncthreads();
+    }
+    out[blockIdx.x * blockDim.x + t] = buf[t];
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def module():
+    return cp.RawModule(code=SOURCE, options=("-DSCALE=0.25f", "-std=c++17"))
+
+
+def test_tiled_matmul_with_shared_memory(rng, module):
+    n = 40  # not a multiple of the tile: the edges take the bounds checks
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    b = rng.standard_normal((n, n)).astype(np.float32)
+    c = cp.zeros((n, n), dtype=np.float32)
+    module.get_function("matmul_tiled")((5, 5), (8, 8), (cp.asarray(a), cp.asarray(b), c, np.int32(n)))
+    np.testing.assert_allclose(c.get(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_atomics_and_device_functions(rng, module):
+    n = 3000
+    keys = rng.integers(0, 7, n).astype(np.int32)
+    values = rng.standard_normal(n).astype(np.float32)
+    counts, sums = cp.zeros(7, dtype=np.int32), cp.zeros(7, dtype=np.float32)
+    ring, first = cp.zeros(1, dtype=np.uint32), cp.asarray(np.array([n], dtype=np.int32))
+    total = cp.zeros(1, dtype=np.uint64)
+    args = (cp.asarray(keys), cp.asarray(values), np.int32(n), counts, sums, ring, first, total)
+    module.get_function("atomics")(((n + 127) // 128,), (128,), args)
+    np.testing.assert_array_equal(counts.get(), np.bincount(keys, minlength=7))
+    want = np.bincount(keys, weights=values.astype(np.float64) ** 2, minlength=7)
+    np.testing.assert_allclose(sums.get(), want, rtol=1e-4)
+    assert ring.get()[0] == n % 6  # atomicInc wraps to 0 past 5, as CUDA's does
+    assert first.get()[0] == 0 and total.get()[0] == keys.astype(np.uint64).sum()
+
+
+def test_complex_math_structs_and_defines(rng, module):
+    n = 1000
+    z = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    w = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    prod, out = cp.empty(n, dtype=np.complex64), cp.empty(n, dtype=np.float32)
+    pairs = cp.empty(2 * n, dtype=np.float32)  # a struct of two floats per element
+    args = (cp.asarray(z), cp.asarray(w), prod, out, pairs, np.int32(n))
+    module.get_function("complex_and_math")((8,), (128,), args)
+    np.testing.assert_allclose(prod.get(), z * w, rtol=1e-5, atol=1e-6)
+    x = z.real
+    popc = np.array([bin(i).count("1") for i in range(n)], dtype=np.float32)
+    want = np.clip(np.sqrt(np.abs(x)) + np.exp(-x * x) + popc + 0.25, -3, 3)
+    np.testing.assert_allclose(out.get(), want, rtol=1e-5)
+    p = pairs.get().reshape(n, 2)
+    np.testing.assert_array_equal(p[:, 0], np.minimum(z.real, z.imag))
+    np.testing.assert_array_equal(p[:, 1], np.maximum(z.real, z.imag))
+
+
+def test_extern_shared_memory_sized_by_the_launch(rng, module):
+    x = rng.standard_normal(4 * 64).astype(np.float32)
+    out = cp.empty(4 * 64, dtype=np.float32)
+    module.get_function("dynamic_scan")((4,), (64,), (cp.asarray(x), out, np.int32(64)), shared_mem=64 * 4)
+    np.testing.assert_allclose(out.get(), np.cumsum(x.reshape(4, 64), axis=1).ravel(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.skipif(on_cuda(), reason="NVRTC's messages are its own")
+@pytest.mark.parametrize("src, line, message", [
+    ("__global__ void k(float* x) {\n  x[0] = undefined_name;\n}", 2, "unknown name undefined_name"),
+    ("__global__ void k(float* x) {\n  int n = 3;\n  float t[n];\n}", 3,
+     "not a constant (OpenCL C has no variable-length arrays)"),
+    ("__device__ void f(float* x) {\n  __shared__ float s[4];\n  x[0] = s[0];\n}\n"
+     "__global__ void k(float* x) { f(x); }", 2, "__shared__ s is declared in a device function"),
+    ("__global__ void k(float* x, float* y) {\n  __shared__ float s[4];\n  float* p = x;\n  p = s;\n}", 4,
+     "pointer p points into global memory and is assigned a pointer into shared memory"),
+    ("#include <curand_kernel.h>\n__global__ void k() {}", 1, "curand_kernel.h"),
+])
+def test_translation_errors_name_the_construct_and_line(src, line, message):
+    with pytest.raises(cp.CompileError) as info:
+        cp.RawModule(code=src).get_function("k")
+    assert f"kernel.cu({line}): error:" in info.value.log and message in info.value.log
+    cp.zeros(1).get()  # the process carries on

@@ -33,15 +33,6 @@ extern "C" __global__ void block_sum(const float* x, float* out) {
 """
 
 
-@pytest.mark.skipif(on_cuda(), reason="NVRTC compiles kernels launching kernels")
-def test_cuda_c_the_translator_cannot_express_names_the_construct_and_line():
-    with pytest.raises(cp.CompileError) as info:
-        cp.RawModule(code=DYNAMIC).get_function("parent")
-    err = info.value
-    assert "kernel.cu(7): error: launching kernel child from a kernel (dynamic parallelism)" in err.log
-    assert ">7 |" in str(err) and err.source == DYNAMIC
-
-
 DYNAMIC = r"""
 extern "C" __global__ void child(float* x, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -63,6 +54,26 @@ def test_test_sources_compile_through_nvrtc():
         assert cp._ember.nvrtc_compile(src, name, "sm_90", opts)[:4] == b"\x7fELF", name
     with pytest.raises(cp.CompileError, match="undefined_name"):
         cp._ember.nvrtc_compile('extern "C" __global__ void f() { undefined_name; }', "f", "sm_90")
+
+
+WAITING_CHILD = r"""
+extern "C" __global__ void child(float* x) {
+    __shared__ float s[32];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    x[threadIdx.x] = s[31 - threadIdx.x];
+}
+extern "C" __global__ void parent(float* x) { child<<<1, 32>>>(x); }
+"""
+
+
+@pytest.mark.skipif(on_cuda(), reason="CUDA runs child grids that share memory")
+def test_a_child_grid_that_shares_memory_says_why_it_cannot_run_on_opencl():
+    with pytest.raises(cp.CompileError) as info:
+        cp.RawModule(code=WAITING_CHILD).get_function("parent")
+    err = info.value
+    assert "kernel.cu(3): error: this kernel is launched by a kernel and uses __shared__ s" in err.log
+    assert "launch it from the host instead" in err.log and ">3 |" in str(err) and err.source == WAITING_CHILD
 
 
 def test_raw_module_needs_code_or_path():
@@ -144,8 +155,9 @@ def test_compile_error_shows_numbered_source():
     assert ">2 |   x[0] = undefined_name;" in str(err)
 
 
-@gpu
-def test_dynamic_parallelism_links_the_device_runtime(rng):
+def test_dynamic_parallelism_runs_child_grids(rng):
+    """Seed 000: a kernel launching a kernel. CUDA links the device runtime; on OpenCL the child
+    grid runs as loops in the launching thread."""
     x = rng.standard_normal(1000).astype(np.float32)
     dx = cp.asarray(x)
     cp.RawModule(code=DYNAMIC).get_function("parent")((1,), (32,), (dx, np.int32(1000)))

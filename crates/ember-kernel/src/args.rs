@@ -99,6 +99,17 @@ pub fn match_declared(function: &Function, args: &mut [LaunchArg]) -> Result<()>
         if size.is_some_and(|n| ty.size().is_some_and(|t| t != n)) {
             continue;
         }
+        if *ty == CType::Pointer
+            && matches!(arg, LaunchArg::Scalar { .. })
+            && function.device().kind() == BackendKind::OpenCl
+        {
+            // An integer is an address only to CUDA: OpenCL would read the bytes as a pointer
+            // into nowhere.
+            return Err(Error::Type(format!(
+                "argument {index} of kernel {} is a number, but the kernel's parameter {index} is a pointer; an OpenCL kernel takes buffers: pass an ember array (a view of it as a copy, or the base array and an offset argument)",
+                function.name()
+            )));
+        }
         match *arg {
             LaunchArg::Scalar {
                 bytes,

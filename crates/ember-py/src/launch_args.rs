@@ -353,6 +353,14 @@ pub(crate) fn launch_arg(
         return Ok(LaunchArg::Null);
     }
     if let Ok(p) = value.cast::<DevicePointer>() {
+        // Memory ember allocated for PyCUDA code (`mem_alloc`, a GPUArray's `gpudata`) is an
+        // ember buffer: passed as one, it works on OpenCL too.
+        if let (Ok(owner), Some(known)) = (value.getattr(pyo3::intern!(py, "_array")), KNOWN.get())
+        {
+            if owner.get_type_ptr() as usize == known.ndarray {
+                return array_arg(&known.native_array(&owner)?.cast::<NativeArray>()?.get().0);
+            }
+        }
         return Ok(LaunchArg::Pointer(p.borrow().ptr));
     }
     if let Ok(a) = value.cast::<NativeArray>() {

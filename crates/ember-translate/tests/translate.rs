@@ -156,3 +156,24 @@ fn errors_name_the_line_of_the_users_source() {
     assert_eq!(line, 1);
     assert!(message.contains("pointer to a pointer"), "{message}");
 }
+
+#[test]
+fn a_kernel_launched_by_a_kernel_runs_as_loops_in_the_launching_thread() {
+    let src = "__global__ void child(float* x) { x[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f; }\n\
+               __global__ void parent(float* x, int n) { dim3 b(32); child<<<n / 32, b>>>(x); cudaDeviceSynchronize(); }";
+    let out = opencl(src);
+    assert!(
+        out.contains("child_thread_sg_grid((uint)((n / 32)), 1U, 1U, (b).x, (b).y, (b).z, x)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("x[((ember_blockIdx_x * ember_blockDim_x) + ember_threadIdx_x)]"),
+        "{out}"
+    );
+    let (line, message) = error("__global__ void child(float* x) {\n  __syncthreads();\n}\n__global__ void parent(float* x) { child<<<1, 1>>>(x); }");
+    assert_eq!(line, 2);
+    assert!(
+        message.contains("launched by a kernel and uses __syncthreads"),
+        "{message}"
+    );
+}

@@ -325,6 +325,21 @@ def _stream_handle(stream) -> int:
 
 
 # --- device memory --------------------------------------------------------------------------------
+class PointerHolderBase:
+    """PyCUDA's base for objects that hold a device pointer: a subclass defines
+    ``get_pointer()``, and the object then stands for that address where an int pointer is
+    taken (copies, ``int()``, kernel arguments on CUDA)."""
+
+    def get_pointer(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__} must define get_pointer()")
+
+    def __int__(self) -> int:
+        return int(self.get_pointer())
+
+    def __index__(self) -> int:
+        return int(self.get_pointer())
+
+
 def mem_alloc(nbytes: int) -> DeviceAllocation:
     """``nbytes`` of device memory from ember's pool."""
     with _CHECKED:
@@ -766,7 +781,8 @@ class Function:
 
 __all__ = [
     "ArgumentHandler", "CompileError", "Context", "Device", "DeviceAllocation", "Error", "Event", "Function", "In",
-    "InOut", "LaunchError", "LogicError", "MemoryError", "Out", "PagelockedHostAllocation", "RuntimeError", "Stream",
+    "InOut", "LaunchError", "LogicError", "MemoryError", "Out", "PagelockedHostAllocation", "PointerHolderBase",
+    "RuntimeError", "Stream",
     "device_attribute", "event_flags", "from_device", "from_device_like", "function_attribute", "host_alloc_flags",
     "init", "mem_alloc", "mem_free", "mem_get_info", "memcpy_dtod", "memcpy_dtod_async", "memcpy_dtoh",
     "memcpy_dtoh_async", "memcpy_htod", "memcpy_htod_async", "pagelocked_empty", "pagelocked_empty_like",

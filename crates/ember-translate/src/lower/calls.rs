@@ -31,6 +31,9 @@ impl FnCx<'_, '_> {
         if self.prog.functions.iter().any(|f| f.name == *name) {
             return self.user_call(name, targs, args, line);
         }
+        if self.child && name.starts_with("__syncthreads") {
+            return Err(super::function::child_waits(line, name));
+        }
         let values = args
             .iter()
             .map(|a| self.expr(a))
@@ -170,6 +173,23 @@ impl FnCx<'_, '_> {
                     Type::Scalar(Scalar::Int),
                 )
             }
+            // The device runtime's calls around a child launch: the child grid has run when
+            // the launch returns (see `launch`), and it cannot fail to start.
+            "cudaDeviceSynchronize" | "cudaGetLastError" | "cudaPeekAtLastError" => {
+                count(0)?;
+                V::rvalue("0".into(), Type::Scalar(Scalar::Int))
+            }
+            "dim3" => {
+                if args.is_empty() || args.len() > 3 {
+                    return Err(TranslateError::new(line, "dim3 takes 1 to 3 sizes"));
+                }
+                let ty = Type::Vector(Scalar::UInt, 3);
+                self.prog.note_type(&ty);
+                let mut parts: Vec<String> =
+                    args.iter().map(|a| format!("(uint)({})", a.code)).collect();
+                parts.resize(3, "1U".into());
+                V::rvalue(format!("make_ember_uint3({})", parts.join(", ")), ty)
+            }
             _ if name.starts_with("make_") => return self.make_vector(name, args, line),
             _ => return Ok(None),
         }))
@@ -279,6 +299,87 @@ impl FnCx<'_, '_> {
             self.prog.instantiate(index, spaces, targs)?
         };
         Ok(V::rvalue(format!("{callee}({})", codes.join(", ")), ret))
+    }
+}
+
+impl FnCx<'_, '_> {
+    /// `kernel<<<grid, block, shared, stream>>>(args)` in a kernel: the child grid runs in the
+    /// launching thread, block after block and thread after thread (see `function::launcher`).
+    pub(crate) fn launch(
+        &mut self,
+        kernel: &str,
+        config: &[Expr],
+        args: &[Expr],
+        line: u32,
+    ) -> Result<V> {
+        let index = (0..self.prog.functions.len())
+            .find(|&i| {
+                let f = self.prog.functions[i];
+                f.name == kernel && f.kind == crate::ast::FnKind::Kernel && f.template.is_empty()
+            })
+            .ok_or_else(|| TranslateError::new(line, format!("{kernel} is launched with <<<...>>> but is not a __global__ function of this source")))?;
+        if !(2..=4).contains(&config.len()) {
+            return Err(TranslateError::new(
+                line,
+                format!("a launch of {kernel} takes <<<grid, block[, shared memory[, stream]]>>>"),
+            ));
+        }
+        let mut sizes = Vec::new();
+        for c in &config[..2] {
+            let v = self.expr(c)?;
+            match decayed(&v) {
+                Type::Vector(Scalar::UInt, 3) => {
+                    sizes.extend(["x", "y", "z"].map(|d| format!("({}).{d}", v.code)))
+                }
+                t if t.is_integer() => {
+                    sizes.extend([format!("(uint)({})", v.code), "1U".into(), "1U".into()])
+                }
+                _ => {
+                    return Err(TranslateError::new(
+                        line,
+                        format!("the grid and block of a launch of {kernel} are numbers or dim3"),
+                    ))
+                }
+            }
+        }
+        for c in &config[2..] {
+            self.expr(c)?; // shared memory and stream: evaluated, nothing to pass
+        }
+        let f = self.prog.functions[index];
+        if f.params.len() != args.len() {
+            return Err(TranslateError::new(
+                line,
+                format!(
+                    "kernel {kernel} takes {} argument(s), got {}",
+                    f.params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let values = args
+            .iter()
+            .map(|a| self.expr(a))
+            .collect::<Result<Vec<_>>>()?;
+        let mut spaces = Vec::new();
+        for (p, v) in f.params.iter().zip(&values) {
+            if matches!(p.ty, Type::Pointer(_)) {
+                spaces.push(match decayed(v) {
+                    Type::Pointer(q) if q.space != Space::Unknown => q.space,
+                    _ => Space::Global,
+                });
+            }
+        }
+        let thread = if self.learning {
+            kernel.to_string()
+        } else {
+            self.prog.instantiate_child(index, spaces, Vec::new())?
+        };
+        let mut all = sizes;
+        all.extend(values.into_iter().map(|v| v.code));
+        Ok(V::rvalue(
+            format!("{thread}_grid({})", all.join(", ")),
+            Type::Void,
+        ))
     }
 }
 

@@ -184,7 +184,10 @@ impl FnCx<'_, '_> {
                     other => {
                         return Err(TranslateError::new(
                             line,
-                            format!("subscript of {}, which is not an array or pointer", self.prog.declare(&other, "")),
+                            format!(
+                                "subscript of {}, which is not an array or pointer",
+                                self.prog.declare(&other, "")
+                            ),
                         ))
                     }
                 }
@@ -194,11 +197,17 @@ impl FnCx<'_, '_> {
             K::SizeofType(t) => {
                 let t = resolve(t, &self.subst);
                 self.prog.note_type(&t);
-                V::rvalue(format!("((ulong)sizeof({}))", self.prog.declare(&t, "")), Type::Scalar(Scalar::ULong))
+                V::rvalue(
+                    format!("((ulong)sizeof({}))", self.prog.declare(&t, "")),
+                    Type::Scalar(Scalar::ULong),
+                )
             }
             K::SizeofExpr(x) => {
                 let v = self.expr(x)?;
-                V::rvalue(format!("((ulong)sizeof({}))", v.code), Type::Scalar(Scalar::ULong))
+                V::rvalue(
+                    format!("((ulong)sizeof({}))", v.code),
+                    Type::Scalar(Scalar::ULong),
+                )
             }
             K::Comma(a, b) => {
                 let a = self.expr(a)?;
@@ -206,14 +215,16 @@ impl FnCx<'_, '_> {
                 V::rvalue(format!("({}, {})", a.code, b.code), b.ty)
             }
             K::Init(_) => {
-                return Err(TranslateError::new(line, "a braced list is translated only as a declaration's initialiser"))
-            }
-            K::Launch { kernel, .. } => {
                 return Err(TranslateError::new(
                     line,
-                    format!("launching kernel {kernel} from a kernel (dynamic parallelism) is not translated to OpenCL yet"),
+                    "a braced list is translated only as a declaration's initialiser",
                 ))
             }
+            K::Launch {
+                kernel,
+                config,
+                args,
+            } => self.launch(kernel, config, args, line)?,
         })
     }
 
@@ -386,6 +397,12 @@ impl FnCx<'_, '_> {
         if let K::Ident(n) = &base.kind {
             if self.lookup(n).is_none() {
                 if let Some(code) = thread_index(n, field) {
+                    // A child grid's thread takes its indices as parameters.
+                    let code = if self.child {
+                        format!("ember_{n}_{field}")
+                    } else {
+                        code
+                    };
                     return Ok(V::rvalue(code, Type::Scalar(Scalar::UInt)));
                 }
             }

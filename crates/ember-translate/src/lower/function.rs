@@ -25,7 +25,12 @@ pub(crate) struct Emitted {
     pub prototype: String,
     pub body: String,
     pub dynamic_shared: bool,
+    /// For a child grid's thread function: the launcher's prototype and text.
+    pub launcher: Option<(String, String)>,
 }
+
+/// The indices a child grid's thread function takes, in order (CUDA's names, `.x .y .z`).
+pub(crate) const CHILD_INDICES: [&str; 4] = ["blockIdx", "threadIdx", "blockDim", "gridDim"];
 
 /// A variable in scope.
 #[derive(Clone, Debug)]
@@ -46,6 +51,8 @@ pub(crate) struct FnCx<'a, 'u> {
     scopes: Vec<Vec<(String, Var)>>,
     pub subst: HashMap<String, Type>,
     kernel: bool,
+    /// A child grid's thread: indices are parameters, and nothing may wait on other threads.
+    pub child: bool,
     hoisted: Vec<String>,
     hoisted_names: HashSet<String>,
     pub dynamic_shared: bool,
@@ -64,10 +71,10 @@ pub(crate) struct FnCx<'a, 'u> {
 pub(crate) fn emit(
     prog: &mut Program<'_>,
     f: &Function,
-    spaces: &[Space],
-    targs: &[Type],
+    instance: &super::Instance,
     name: &str,
 ) -> Result<Emitted> {
+    let (spaces, targs) = (&instance.spaces, &instance.targs);
     let subst: HashMap<String, Type> = f
         .template
         .iter()
@@ -83,7 +90,12 @@ pub(crate) fn emit(
     let mut hints = HashMap::new();
     let mut result = None;
     for learning in [true, false] {
-        let mut cx = FnCx::new(prog, subst.clone(), f.kind == FnKind::Kernel);
+        let mut cx = FnCx::new(
+            prog,
+            subst.clone(),
+            f.kind == FnKind::Kernel && !instance.child,
+        );
+        cx.child = instance.child;
         cx.learning = learning;
         cx.hints = hints.clone();
         cx.ret = resolve(&f.ret, &subst);
@@ -102,6 +114,13 @@ pub(crate) fn emit(
         if cx.dynamic_shared {
             params.push(format!("__local uchar* {DYNAMIC_SHARED}"));
         }
+        let launcher = instance.child.then(|| launcher(name, &params));
+        if instance.child {
+            let indices = CHILD_INDICES
+                .iter()
+                .flat_map(|i| ["x", "y", "z"].map(|d| format!("uint ember_{i}_{d}")));
+            params = indices.chain(params).collect();
+        }
         let qualifier = if cx.kernel { "__kernel " } else { "" };
         let prototype = format!("{qualifier}{ret} {name}({})", params.join(", "));
         let mut text = format!("{prototype} {{\n");
@@ -115,9 +134,28 @@ pub(crate) fn emit(
             prototype,
             body: text,
             dynamic_shared: cx.dynamic_shared,
+            launcher,
         });
     }
     result.ok_or_else(|| TranslateError::new(f.line, "internal: no second walk"))
+}
+
+/// The launcher of a child grid: every thread of every block, one after another, in the
+/// launching thread (a grid that never waits on its other threads may run so).
+fn launcher(thread: &str, params: &[String]) -> (String, String) {
+    let names: Vec<&str> = params
+        .iter()
+        .map(|p| p.rsplit([' ', '*']).next().unwrap_or(""))
+        .collect();
+    let mut all = vec!["uint gx, uint gy, uint gz, uint bx, uint by, uint bz".to_string()];
+    all.extend(params.iter().cloned());
+    let prototype = format!("void {thread}_grid({})", all.join(", "));
+    let body = format!(
+        "{prototype} {{\n    for (uint kz = 0; kz < gz; kz++) for (uint ky = 0; ky < gy; ky++) for (uint kx = 0; kx < gx; kx++)\n        for (uint tz = 0; tz < bz; tz++) for (uint ty = 0; ty < by; ty++) for (uint tx = 0; tx < bx; tx++)\n            {thread}(kx, ky, kz, tx, ty, tz, bx, by, bz, gx, gy, gz{}{});\n}}\n",
+        if names.is_empty() { "" } else { ", " },
+        names.join(", ")
+    );
+    (prototype, body)
 }
 
 impl<'a, 'u> FnCx<'a, 'u> {
@@ -127,6 +165,7 @@ impl<'a, 'u> FnCx<'a, 'u> {
             scopes: vec![Vec::new()],
             subst,
             kernel,
+            child: false,
             hoisted: Vec::new(),
             hoisted_names: HashSet::new(),
             dynamic_shared: false,
@@ -511,6 +550,9 @@ impl<'a, 'u> FnCx<'a, 'u> {
 
     /// A `__shared__` array: declared at the top of the kernel (OpenCL's rule for `__local`).
     fn shared(&mut self, d: &VarDecl, ty: Type) -> Result<()> {
+        if self.child {
+            return Err(child_waits(d.line, &format!("__shared__ {}", d.name)));
+        }
         if !self.kernel {
             return Err(TranslateError::new(
                 d.line,
@@ -535,6 +577,12 @@ impl<'a, 'u> FnCx<'a, 'u> {
 
     /// `extern __shared__ T name[]`: a view of the kernel's dynamic shared memory parameter.
     fn dynamic(&mut self, d: &VarDecl, ty: Type) -> Result<String> {
+        if self.child {
+            return Err(child_waits(
+                d.line,
+                &format!("extern __shared__ {}", d.name),
+            ));
+        }
         if !self.kernel {
             return Err(TranslateError::new(
                 d.line,
@@ -564,6 +612,28 @@ impl<'a, 'u> FnCx<'a, 'u> {
         let crate::ast::ExprKind::Init(items) = &e.kind else {
             return self.converted(e, ty);
         };
+        if let Type::Vector(s, n) = ty {
+            // dim3's missing sizes are 1; other vectors' missing lanes 0.
+            let fill = if *s == Scalar::UInt && *n == 3 {
+                "1"
+            } else {
+                "0"
+            };
+            let mut parts = items
+                .iter()
+                .map(|i| {
+                    self.expr(i)
+                        .map(|v| format!("({})({})", s.opencl(), v.code))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            parts.resize(*n as usize, fill.to_string());
+            let name = super::layout::vector_name(*s, *n);
+            return Ok(if super::layout::vector_is_struct(*n) {
+                format!("make_{name}({})", parts.join(", "))
+            } else {
+                format!("(({name})({}))", parts.join(", "))
+            });
+        }
         let mut parts = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let element = match ty {
@@ -582,4 +652,14 @@ impl<'a, 'u> FnCx<'a, 'u> {
         }
         Ok(format!("{{{}}}", parts.join(", ")))
     }
+}
+
+/// The error for a kernel launched by a kernel that shares memory or waits on its threads.
+pub(crate) fn child_waits(line: u32, what: &str) -> TranslateError {
+    TranslateError::new(
+        line,
+        format!(
+            "this kernel is launched by a kernel and uses {what}: on OpenCL ember runs a child grid as loops inside the launching thread, where threads cannot share memory or wait on each other (launch it from the host instead)"
+        ),
+    )
 }

@@ -40,6 +40,8 @@ struct Instance {
     function: usize,
     spaces: Vec<Space>,
     targs: Vec<Type>,
+    /// A kernel launched by a kernel: emitted as one thread's function, its indices passed in.
+    child: bool,
 }
 
 /// The whole program being emitted.
@@ -175,10 +177,32 @@ impl<'u> Program<'u> {
         spaces: Vec<Space>,
         targs: Vec<Type>,
     ) -> Result<String> {
+        self.instance(index, spaces, targs, false)
+    }
+
+    /// The OpenCL name of the function running one thread of kernel `index`'s grid when a
+    /// kernel launches it; its launcher (the loops over the grid) is that name with `_grid`.
+    fn instantiate_child(
+        &mut self,
+        index: usize,
+        spaces: Vec<Space>,
+        targs: Vec<Type>,
+    ) -> Result<String> {
+        self.instance(index, spaces, targs, true)
+    }
+
+    fn instance(
+        &mut self,
+        index: usize,
+        spaces: Vec<Space>,
+        targs: Vec<Type>,
+        child: bool,
+    ) -> Result<String> {
         let instance = Instance {
             function: index,
             spaces,
             targs,
+            child,
         };
         if let Some((_, name)) = self.instances.iter().find(|(i, _)| *i == instance) {
             return Ok(name.clone());
@@ -193,7 +217,10 @@ impl<'u> Program<'u> {
         if overloaded {
             name.push_str(&format!("_o{index}"));
         }
-        if f.kind != FnKind::Kernel && !instance.spaces.is_empty() {
+        if instance.child {
+            name.push_str("_thread");
+        }
+        if (f.kind != FnKind::Kernel || instance.child) && !instance.spaces.is_empty() {
             name.push_str("_s");
             name.extend(instance.spaces.iter().map(|s| s.tag()));
         }
@@ -291,10 +318,15 @@ impl<'u> Program<'u> {
     fn emit_instance(&mut self, k: usize) -> Result<()> {
         let (instance, name) = self.instances[k].clone();
         let f = self.functions[instance.function];
-        let emitted = function::emit(self, f, &instance.spaces, &instance.targs, &name)?;
-        if f.kind != FnKind::Kernel {
+        let emitted = function::emit(self, f, &instance, &name)?;
+        if f.kind != FnKind::Kernel || instance.child {
             self.prototypes.push_str(&emitted.prototype);
             self.prototypes.push_str(";\n");
+        }
+        if let Some((prototype, launcher)) = emitted.launcher {
+            self.prototypes.push_str(&prototype);
+            self.prototypes.push_str(";\n");
+            self.bodies.push_str(&launcher);
         }
         if emitted.dynamic_shared {
             self.dynamic_shared.insert(name);

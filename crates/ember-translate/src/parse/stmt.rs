@@ -203,9 +203,18 @@ impl Parser<'_> {
             } else if self.check("(") || self.check("{") {
                 // C++ direct initialisation: `float x(1.0f)`, `int a{3}`.
                 if self.eat("(") {
-                    let e = self.expression()?;
+                    // `dim3 grid(n / 128, 1)`: several arguments initialise like a braced list.
+                    let line = self.line();
+                    let mut items = vec![self.assignment()?];
+                    while self.eat(",") {
+                        items.push(self.assignment()?);
+                    }
                     self.expect(")")?;
-                    Some(e)
+                    Some(if items.len() == 1 {
+                        items.remove(0)
+                    } else {
+                        Expr::new(crate::ast::ExprKind::Init(items), line)
+                    })
                 } else {
                     Some(self.initializer()?)
                 }

@@ -23,7 +23,7 @@ import importlib.util
 import math
 import os
 import sys
-import types
+import types as _types
 
 import ember
 from ember import *  # noqa: F403  (the whole point: cupy's namespace is ember's)
@@ -87,9 +87,9 @@ def _load_cupy_testing() -> None:
     package_dir = os.path.join(src, "cupy", "testing")
     if not os.path.isfile(os.path.join(package_dir, "__init__.py")):
         return  # no CuPy sources: cupy.testing stays missing
-    internal = types.ModuleType("cupy._core.internal")
+    internal = _types.ModuleType("cupy._core.internal")
     internal.prod = math.prod
-    core = types.ModuleType("cupy._core")
+    core = _types.ModuleType("cupy._core")
     core.internal = internal
     plumbing = {"cupy._core": core, "cupy._core.internal": internal}
     saved = {name: sys.modules.get(name) for name in plumbing}
@@ -124,7 +124,7 @@ for _name in _ALIASES:
 # (``cupy.cuda.cub.available``). ember has no CUB routines: False, so CuPy's CUB-only tests
 # skip, as CuPy skips them without CUB.
 if not hasattr(ember.cuda, "cub"):
-    ember.cuda.cub = types.SimpleNamespace(available=False)
+    ember.cuda.cub = _types.SimpleNamespace(available=False)
 
 # Plumbing: ``from cupy.linalg import _util`` looks the submodule up under the aliased module's
 # own name, ``ember.linalg._util``; it is the harness's ``_linalg_util`` (stacked_identity).

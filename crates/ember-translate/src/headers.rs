@@ -28,6 +28,11 @@ pub fn header(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The headers with device code in them, for NVRTC too (pip's NVRTC has no toolkit headers).
+pub fn device_headers() -> &'static [(&'static str, &'static str)] {
+    &[("cuComplex.h", CU_COMPLEX)]
+}
+
 /// The names [`header`] answers, for error messages.
 pub const SUPPLIED: &str = "cuda_runtime.h, cuda.h, cuComplex.h, math_constants.h, vector_types.h, stdint.h/cstdint, stddef.h, math.h/cmath, float.h, limits.h, stdio.h";
 

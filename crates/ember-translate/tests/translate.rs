@@ -62,7 +62,7 @@ fn extern_shared_memory_is_a_last_local_parameter() {
     )
     .expect("translates");
     assert!(
-        t.source.contains("__local uchar* ember_dynamic_shared)"),
+        t.source.contains("__local uint4* ember_dynamic_shared)"),
         "{}",
         t.source
     );

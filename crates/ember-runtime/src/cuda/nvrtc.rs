@@ -115,8 +115,7 @@ pub fn compile(
                 .map_err(|_| Error::Value(format!("name expression {e:?} contains a NUL byte")))
         })
         .collect::<Result<Vec<_>>>()?;
-    let prog = result::create_program(&csrc, Some(&cname))
-        .map_err(|e| nvrtc_error("nvrtcCreateProgram", e))?;
+    let prog = create_program(&csrc, &cname)?;
     let outcome = (|| {
         for e in &expressions {
             unsafe { sys::nvrtcAddNameExpression(prog, e.as_ptr()) }
@@ -223,6 +222,40 @@ pub fn compile_ltoir(source: &str, name: &str, arch: &str, options: &[String]) -
 
 /// Compiles `source` for `arch` and reads the result with `read`; the program is destroyed
 /// either way.
+/// Creates the program with the headers ember supplies (`cuComplex.h`, the same text the
+/// OpenCL translation includes): NVRTC from pip comes without the CUDA toolkit's headers.
+fn create_program(csrc: &CString, cname: &CString) -> Result<sys::nvrtcProgram> {
+    let headers = ember_translate::headers::device_headers();
+    let texts = headers
+        .iter()
+        .map(|(_, t)| CString::new(*t))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|_| Error::Value("a supplied header contains a NUL byte".into()))?;
+    let names = headers
+        .iter()
+        .map(|(n, _)| CString::new(*n))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|_| Error::Value("a supplied header's name contains a NUL byte".into()))?;
+    let text_ptrs: Vec<*const std::ffi::c_char> = texts.iter().map(|c| c.as_ptr()).collect();
+    let name_ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|c| c.as_ptr()).collect();
+    let mut prog = std::mem::MaybeUninit::uninit();
+    // SAFETY: every pointer is to a NUL-terminated string alive for the call; NVRTC copies them.
+    unsafe {
+        sys::nvrtcCreateProgram(
+            prog.as_mut_ptr(),
+            csrc.as_ptr(),
+            cname.as_ptr(),
+            headers.len() as std::ffi::c_int,
+            text_ptrs.as_ptr(),
+            name_ptrs.as_ptr(),
+        )
+    }
+    .result()
+    .map_err(|e| nvrtc_error("nvrtcCreateProgram", e))?;
+    // SAFETY: nvrtcCreateProgram succeeded, so it wrote the program.
+    Ok(unsafe { prog.assume_init() })
+}
+
 fn compile_with<T>(
     source: &str,
     name: &str,
@@ -233,8 +266,7 @@ fn compile_with<T>(
     ensure()?;
     let (csrc, cname) = program_texts(source, name)?;
     let opts = options_for(arch, options)?;
-    let prog = result::create_program(&csrc, Some(&cname))
-        .map_err(|e| nvrtc_error("nvrtcCreateProgram", e))?;
+    let prog = create_program(&csrc, &cname)?;
     let outcome = if unsafe { result::compile_program(prog, &opts) }.is_err() {
         Err(Error::compile(
             "CUDA",

@@ -112,7 +112,9 @@ pub(crate) fn emit(
         let ret = cx.prog.declare(&cx.ret, "");
         let mut params = params;
         if cx.dynamic_shared {
-            params.push(format!("__local uchar* {DYNAMIC_SHARED}"));
+            // As 16-byte vectors: NVIDIA aligns a local argument to its type (a byte pointer faults
+            // when read as floats), and CUDA aligns dynamic shared memory to 16 bytes.
+            params.push(format!("__local uint4* {DYNAMIC_SHARED}"));
         }
         let launcher = instance.child.then(|| launcher(name, &params));
         if instance.child {

@@ -146,3 +146,35 @@ def test_translation_errors_name_the_construct_and_line(src, line, message):
         cp.RawModule(code=src).get_function("k")
     assert f"kernel.cu({line}): error:" in info.value.log and message in info.value.log
     cp.zeros(1).get()  # the process carries on
+
+
+REDUCE = r"""
+template <typename T, unsigned int blockSize>
+__global__ void block_sums(const T* x, T* out, unsigned int n) {
+    __shared__ T partial[blockSize];
+    unsigned int tid = threadIdx.x, i = blockIdx.x * blockSize + tid;
+    partial[tid] = i < n ? x[i] : T(0);
+    __syncthreads();
+    for (unsigned int s = blockSize / 2; s > 0; s >>= 1) {
+        if (tid < s) partial[tid] += partial[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = partial[0];
+}
+"""
+
+
+@pytest.mark.parametrize("dtype, block", [(np.float64, 128), (np.int32, 64)])
+def test_templates_with_value_parameters(rng, dtype, block):
+    """NVIDIA's reduction sample shape: `template <typename T, unsigned int blockSize>`, named
+    by `name_expressions` as CuPy takes them."""
+    names = ("block_sums<double, 128>", "block_sums<int, 64>")
+    module = cp.RawModule(code=REDUCE, options=("-std=c++17",), name_expressions=names)
+    n = 1000
+    x = (rng.standard_normal(n) * 100).astype(dtype)
+    blocks = (n + block - 1) // block
+    out = cp.empty(blocks, dtype=dtype)
+    ctype = "double" if dtype == np.float64 else "int"
+    module.get_function(f"block_sums<{ctype}, {block}>")((blocks,), (block,), (cp.asarray(x), out, np.uint32(n)))
+    want = np.add.reduceat(x, np.arange(0, n, block))
+    np.testing.assert_allclose(out.get(), want, rtol=1e-12)

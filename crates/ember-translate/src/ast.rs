@@ -128,6 +128,12 @@ pub enum Type {
     Ref(Box<Pointee>),
     /// A template's type parameter, before instantiation.
     Param(String),
+    /// A template's value argument (`256` of `reduce<256>`).
+    Value(i64),
+    /// A value argument still to compute (`N * 2` of `f<N * 2>(x)` in a template).
+    ValueExpr(Box<Expr>),
+    /// An array whose size depends on a template's values (`float s[N]`).
+    SizedBy(Box<Type>, Box<Expr>),
 }
 
 /// What a pointer or reference points to.
@@ -308,7 +314,8 @@ pub struct Function {
     pub params: Vec<Param>,
     /// `None`: a declaration only.
     pub body: Option<Vec<Stmt>>,
-    /// Template type parameters (`template <typename T>`), empty for a plain function.
+    /// Template parameters (`template <typename T, int N>`), types and values, by name; empty
+    /// for a plain function.
     pub template: Vec<String>,
     pub line: u32,
 }

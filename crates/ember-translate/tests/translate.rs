@@ -177,3 +177,25 @@ fn a_kernel_launched_by_a_kernel_runs_as_loops_in_the_launching_thread() {
         "{message}"
     );
 }
+
+#[test]
+fn value_template_parameters_size_arrays_and_fold_into_the_code() {
+    let src = "template <typename T, int N> __global__ void k(T* x) { __shared__ T s[N * 2]; s[threadIdx.x] = x[0]; if (N > 4) x[0] = s[N]; }\n\
+               template <int M> __device__ int twice() { return 2 * M; }\n\
+               template <int N> __global__ void j(int* y) { y[0] = twice<N + 1>(); }";
+    let t = translate(src, &[], &["k<float, 8>".into(), "j<3>".into()]).expect("translates");
+    assert!(
+        t.source
+            .contains("__kernel void k__float__8(__global float* x)"),
+        "{}",
+        t.source
+    );
+    assert!(t.source.contains("__local float s[16];"), "{}", t.source);
+    assert!(t.source.contains("int twice__4()"), "{}", t.source);
+    let err = translate(src, &[], &["k<float>".into()]).expect_err("one argument short");
+    assert!(
+        err.message.contains("no template k with 1"),
+        "{}",
+        err.message
+    );
+}

@@ -266,7 +266,7 @@ impl FnCx<'_, '_> {
             deduce(&p.ty, &decayed(v), &mut map);
         }
         if let Some(missing) = f.template.iter().find(|t| !map.contains_key(*t)) {
-            return Err(TranslateError::new(line, format!("the type {missing} of template {name} is not known from this call: name it ({name}<float>(...))")));
+            return Err(TranslateError::new(line, format!("the template argument {missing} of {name} is not known from this call: name it ({name}<float>(...))")));
         }
         let targs: Vec<Type> = f.template.iter().map(|t| map[t].clone()).collect();
         let mut spaces = Vec::new();

@@ -253,6 +253,15 @@ impl FnCx<'_, '_> {
                 },
             });
         }
+        if let Some(Type::Value(v)) = self.subst.get(n) {
+            let s = if i32::try_from(*v).is_ok() {
+                Scalar::Int
+            } else {
+                Scalar::Long
+            };
+            let suffix = if s == Scalar::Long { "L" } else { "" };
+            return Ok(V::rvalue(format!("({v}{suffix})"), Type::Scalar(s)));
+        }
         if let Some((ty, space)) = self.prog.globals.get(n) {
             return Ok(V {
                 code: names::user(n),

@@ -463,6 +463,15 @@ impl<'a, 'u> FnCx<'a, 'u> {
     /// One declared variable: its OpenCL declaration (`None` when it moved elsewhere).
     fn declaration(&mut self, d: &VarDecl) -> Result<Option<String>> {
         let mut ty = resolve(&d.ty, &self.subst);
+        if matches!(ty, Type::SizedBy(..)) {
+            return Err(TranslateError::new(
+                d.line,
+                format!(
+                    "the size of array {} is not known from the template's arguments",
+                    d.name
+                ),
+            ));
+        }
         let code = names::user(&d.name);
         match d.storage {
             Storage::Shared => return self.shared(d, ty).map(|_| None),

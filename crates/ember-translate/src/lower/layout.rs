@@ -76,5 +76,7 @@ fn base_name(t: &Type, structs: &dyn Fn(&str) -> String) -> String {
         Type::Param(n) => n.clone(),
         Type::Pointer(p) | Type::Ref(p) => pointer(p, structs),
         Type::Array(..) => declare(t, "", structs),
+        // Resolved before emission (`FnCx::declaration` refuses what is left).
+        Type::Value(_) | Type::ValueExpr(_) | Type::SizedBy(..) => "int".into(),
     }
 }

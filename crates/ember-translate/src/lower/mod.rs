@@ -130,7 +130,7 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
             .iter()
             .position(|f| f.name == *base && f.template.len() == targs.len() && f.body.is_some())
             .ok_or_else(|| {
-                TranslateError::new(0, format!("name expression {expression}: the source has no template {base} with {} type parameter(s)", targs.len()))
+                TranslateError::new(0, format!("name expression {expression}: the source has no template {base} with {} parameter(s)", targs.len()))
             })?;
         let f = p.functions[i];
         let name = p.instantiate(i, kernel_spaces(f), targs.clone())?;

@@ -115,5 +115,8 @@ pub fn type_tag(t: &Type) -> String {
         Type::Pointer(p) | Type::Ref(p) => format!("{}_ptr", type_tag(&p.ty)),
         Type::Array(e, n) => format!("{}_a{}", type_tag(e), n.unwrap_or(0)),
         Type::Param(n) => n.clone(),
+        Type::Value(v) if *v < 0 => format!("m{}", v.unsigned_abs()),
+        Type::Value(v) => v.to_string(),
+        Type::ValueExpr(_) | Type::SizedBy(..) => "x".into(),
     }
 }

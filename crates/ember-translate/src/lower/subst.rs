@@ -12,8 +12,24 @@ pub fn resolve(ty: &Type, map: &HashMap<String, Type>) -> Type {
         Type::Pointer(p) => Type::Pointer(Box::new(resolve_pointee(p, map))),
         Type::Ref(p) => Type::Ref(Box::new(resolve_pointee(p, map))),
         Type::Array(e, n) => Type::Array(Box::new(resolve(e, map)), *n),
+        Type::ValueExpr(e) => match value_of(e, map) {
+            Some(v) => Type::Value(v),
+            None => ty.clone(),
+        },
+        Type::SizedBy(e, size) => match value_of(size, map) {
+            Some(n) if n >= 0 => Type::Array(Box::new(resolve(e, map)), Some(n as u64)),
+            _ => Type::SizedBy(Box::new(resolve(e, map)), size.clone()),
+        },
         _ => ty.clone(),
     }
+}
+
+/// The value of an expression of a template's value parameters.
+pub fn value_of(e: &crate::ast::Expr, map: &HashMap<String, Type>) -> Option<i64> {
+    crate::parse::fold(e, &|n| match map.get(n) {
+        Some(Type::Value(v)) => Some(*v),
+        _ => None,
+    })
 }
 
 fn resolve_pointee(p: &Pointee, map: &HashMap<String, Type>) -> Pointee {

@@ -255,7 +255,7 @@ impl Parser<'_> {
                 self.at += 1;
                 let mut targs = Vec::new();
                 loop {
-                    targs.push(self.type_name()?);
+                    targs.push(self.template_argument()?);
                     if self.eat(">") {
                         break;
                     }
@@ -278,13 +278,28 @@ impl Parser<'_> {
         Ok(Expr::new(kind, line))
     }
 
+    /// One argument of a template: a type, or a value (folded now if it can be).
+    pub(crate) fn template_argument(&mut self) -> Result<Type> {
+        if self.starts_type_name() {
+            return self.type_name();
+        }
+        let e = self.binary(LEVELS.len() - 2)?; // tighter than `>`, which ends the list
+        Ok(match self.fold(&e) {
+            Some(v) => Type::Value(v),
+            None => Type::ValueExpr(Box::new(e)),
+        })
+    }
+
     /// `float(x)`, `int(x)`, `size_t(x)`: C++'s functional casts of one argument.
     fn is_functional_cast(&self, word: &str) -> bool {
         matches!(
             word,
             "float" | "double" | "int" | "char" | "short" | "long" | "bool" | "unsigned" | "signed"
         ) || builtin_type(word).is_some_and(|t| t.is_arithmetic())
-            || self.typedefs.get(word).is_some_and(Type::is_arithmetic)
+            || self
+                .typedefs
+                .get(word)
+                .is_some_and(|t| t.is_arithmetic() || matches!(t, Type::Param(_)))
     }
 
     /// `kernel<<<grid, block[, shared[, stream]]>>>(args)`, after the kernel's name.
@@ -338,57 +353,63 @@ impl Parser<'_> {
     /// The value of an integer constant expression (enum constants, `const int` variables
     /// seen so far, `sizeof` of a scalar), or `None`.
     pub(crate) fn fold(&self, e: &Expr) -> Option<i64> {
-        Some(match &e.kind {
-            K::Int(s) => int_value(s)?,
-            K::Char(s) => char_value(s)?,
-            K::Bool(b) => *b as i64,
-            K::Ident(n) => *self.constants.get(n)?,
-            K::Unary(o, x) => {
-                let v = self.fold(x)?;
-                match *o {
-                    "-" => v.checked_neg()?,
-                    "+" => v,
-                    "~" => !v,
-                    "!" => (v == 0) as i64,
-                    _ => return None,
-                }
-            }
-            K::Binary(o, a, b) => {
-                let (a, b) = (self.fold(a)?, self.fold(b)?);
-                match *o {
-                    "+" => a.checked_add(b)?,
-                    "-" => a.checked_sub(b)?,
-                    "*" => a.checked_mul(b)?,
-                    "/" => a.checked_div(b)?,
-                    "%" => a.checked_rem(b)?,
-                    "<<" => a.checked_shl(u32::try_from(b).ok()?)?,
-                    ">>" => a.checked_shr(u32::try_from(b).ok()?)?,
-                    "&" => a & b,
-                    "|" => a | b,
-                    "^" => a ^ b,
-                    "<" => (a < b) as i64,
-                    ">" => (a > b) as i64,
-                    "<=" => (a <= b) as i64,
-                    ">=" => (a >= b) as i64,
-                    "==" => (a == b) as i64,
-                    "!=" => (a != b) as i64,
-                    "&&" => (a != 0 && b != 0) as i64,
-                    "||" => (a != 0 || b != 0) as i64,
-                    _ => return None,
-                }
-            }
-            K::Cond(c, a, b) => {
-                if self.fold(c)? != 0 {
-                    self.fold(a)?
-                } else {
-                    self.fold(b)?
-                }
-            }
-            K::Cast(t, x) if t.is_integer() => self.fold(x)?,
-            K::SizeofType(t) => crate::lower::layout::size_of_plain(t)? as i64,
-            _ => return None,
-        })
+        fold(e, &|n| self.constants.get(n).copied())
     }
+}
+
+/// The value of an integer constant expression whose names `lookup` knows, or `None`.
+pub(crate) fn fold(e: &Expr, lookup: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+    let fold_in = |x: &Expr| fold(x, lookup);
+    Some(match &e.kind {
+        K::Int(s) => int_value(s)?,
+        K::Char(s) => char_value(s)?,
+        K::Bool(b) => *b as i64,
+        K::Ident(n) => lookup(n)?,
+        K::Unary(o, x) => {
+            let v = fold_in(x)?;
+            match *o {
+                "-" => v.checked_neg()?,
+                "+" => v,
+                "~" => !v,
+                "!" => (v == 0) as i64,
+                _ => return None,
+            }
+        }
+        K::Binary(o, a, b) => {
+            let (a, b) = (fold_in(a)?, fold_in(b)?);
+            match *o {
+                "+" => a.checked_add(b)?,
+                "-" => a.checked_sub(b)?,
+                "*" => a.checked_mul(b)?,
+                "/" => a.checked_div(b)?,
+                "%" => a.checked_rem(b)?,
+                "<<" => a.checked_shl(u32::try_from(b).ok()?)?,
+                ">>" => a.checked_shr(u32::try_from(b).ok()?)?,
+                "&" => a & b,
+                "|" => a | b,
+                "^" => a ^ b,
+                "<" => (a < b) as i64,
+                ">" => (a > b) as i64,
+                "<=" => (a <= b) as i64,
+                ">=" => (a >= b) as i64,
+                "==" => (a == b) as i64,
+                "!=" => (a != b) as i64,
+                "&&" => (a != 0 && b != 0) as i64,
+                "||" => (a != 0 || b != 0) as i64,
+                _ => return None,
+            }
+        }
+        K::Cond(c, a, b) => {
+            if fold_in(c)? != 0 {
+                fold_in(a)?
+            } else {
+                fold_in(b)?
+            }
+        }
+        K::Cast(t, x) if t.is_integer() => fold_in(x)?,
+        K::SizeofType(t) => crate::lower::layout::size_of_plain(t)? as i64,
+        _ => return None,
+    })
 }
 
 /// An integer or floating literal's kind.

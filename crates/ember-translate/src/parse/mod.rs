@@ -33,6 +33,8 @@ pub(crate) struct Parser<'t> {
     /// Integer constants known while parsing (enumerators, `const int` with constant values):
     /// array sizes must fold to numbers, as OpenCL C has no variable-length arrays.
     constants: HashMap<String, i64>,
+    /// The value parameters of the template being parsed (`N` of `template <int N>`).
+    value_params: HashSet<String>,
 }
 
 impl<'t> Parser<'t> {
@@ -43,6 +45,7 @@ impl<'t> Parser<'t> {
             typedefs: HashMap::new(),
             templates: HashSet::new(),
             constants: HashMap::new(),
+            value_params: HashSet::new(),
         }
     }
 
@@ -220,13 +223,31 @@ impl<'t> Parser<'t> {
         self.bump()?;
         self.expect("<")?;
         let mut names = Vec::new();
+        let mut types = Vec::new();
         loop {
             if self.eat("typename") || self.eat("class") {
-                names.push(self.ident()?);
+                let n = self.ident()?;
+                types.push(n.clone());
+                names.push(n);
+            } else if self.starts_type_name() {
+                // A value parameter (`int N`, `unsigned int blockSize`): a name in the body.
+                let spec = self.specifiers()?;
+                let d = self.declarator(&spec)?;
+                if !d.ty.is_integer() {
+                    return Err(TranslateError::new(
+                        d.line,
+                        format!("template parameter {} must be a type or an integer", d.name),
+                    ));
+                }
+                self.value_params.insert(d.name.clone());
+                names.push(d.name);
             } else {
+                return Err(self.unexpected("a template parameter"));
+            }
+            if self.eat("=") {
                 return Err(TranslateError::new(
                     self.line(),
-                    "only type parameters (template <typename T>) are translated; a non-type template parameter is not",
+                    "default template arguments are not translated; name every argument",
                 ));
             }
             if self.eat(">") {
@@ -234,7 +255,7 @@ impl<'t> Parser<'t> {
             }
             self.expect(",")?;
         }
-        let saved: Vec<_> = names
+        let saved: Vec<_> = types
             .iter()
             .map(|n| {
                 (
@@ -253,6 +274,7 @@ impl<'t> Parser<'t> {
         }
         self.templates.insert(decl.name.clone());
         let f = self.function(&spec, decl.name, decl.ty, names, decl.line);
+        self.value_params.clear();
         for (n, old) in saved {
             match old {
                 Some(t) => self.typedefs.insert(n, t),
@@ -318,7 +340,7 @@ impl<'t> Parser<'t> {
     }
 }
 
-pub(crate) use expr::int_value;
+pub(crate) use expr::{fold, int_value};
 pub(crate) use types::builtin_type;
 
 /// Type names separated by commas (the arguments of a name expression `fill<float, int>`).
@@ -326,7 +348,7 @@ pub fn type_list(tokens: &[Token]) -> Result<Vec<Type>> {
     let mut p = Parser::new(tokens);
     let mut out = Vec::new();
     loop {
-        out.push(p.type_name()?);
+        out.push(p.template_argument()?);
         if p.at_end() {
             return Ok(out);
         }

@@ -432,18 +432,26 @@ impl Parser<'_> {
             String::new()
         };
         let mut sizes = Vec::new();
+        let mut dependent = Vec::new();
         while self.eat("[") {
             if self.eat("]") {
                 sizes.push(None);
                 continue;
             }
             let e = self.expression()?;
-            let n = self.fold(&e).ok_or_else(|| {
-                TranslateError::new(
+            let Some(n) = self.fold(&e) else {
+                if !self.value_params.is_empty() {
+                    // Sized by a template's values: known when it is instantiated.
+                    self.expect("]")?;
+                    dependent.push((sizes.len(), e));
+                    sizes.push(None);
+                    continue;
+                }
+                return Err(TranslateError::new(
                     e.line,
                     format!("the size of array {name} is not a constant (OpenCL C has no variable-length arrays)"),
-                )
-            })?;
+                ));
+            };
             if n < 0 {
                 return Err(TranslateError::new(
                     e.line,
@@ -453,8 +461,11 @@ impl Parser<'_> {
             sizes.push(Some(n as u64));
             self.expect("]")?;
         }
-        for n in sizes.into_iter().rev() {
-            ty = Type::Array(Box::new(ty), n);
+        for (k, n) in sizes.into_iter().enumerate().rev() {
+            ty = match dependent.iter().position(|(at, _)| *at == k) {
+                Some(i) => Type::SizedBy(Box::new(ty), Box::new(dependent.remove(i).1)),
+                None => Type::Array(Box::new(ty), n),
+            };
         }
         Ok(Declarator {
             name,

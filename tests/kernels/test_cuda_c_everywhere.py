@@ -59,6 +59,24 @@ extern "C" __global__ void complex_and_math(const float2* z, const float2* w, fl
     pairs[i] = q;
 }
 
+__device__ float block_total(float v) {
+    __shared__ float scratch[64];  // in a device function: the kernel allocates it
+    scratch[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) scratch[threadIdx.x] += scratch[threadIdx.x + s];
+        __syncthreads();
+    }
+    float total = scratch[0];
+    __syncthreads();
+    return total;
+}
+
+extern "C" __global__ void share_of_block(const float* x, float* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = x[i] / block_total(x[i]);
+}
+
 extern "C" __global__ void dynamic_scan(const float* x, float* out, int n) {
     extern __shared__ float buf[];
     int t = threadIdx.x;
@@ -123,6 +141,14 @@ def test_complex_math_structs_and_defines(rng, module):
     np.testing.assert_array_equal(p[:, 1], np.maximum(z.real, z.imag))
 
 
+def test_shared_arrays_of_device_functions(rng, module):
+    x = rng.uniform(0.5, 1.5, 4 * 64).astype(np.float32)
+    out = cp.empty(4 * 64, dtype=np.float32)
+    module.get_function("share_of_block")((4,), (64,), (cp.asarray(x), out))
+    blocks = x.reshape(4, 64)
+    np.testing.assert_allclose(out.get(), (blocks / blocks.sum(axis=1, keepdims=True)).ravel(), rtol=1e-5)
+
+
 def test_extern_shared_memory_sized_by_the_launch(rng, module):
     x = rng.standard_normal(4 * 64).astype(np.float32)
     out = cp.empty(4 * 64, dtype=np.float32)
@@ -135,8 +161,8 @@ def test_extern_shared_memory_sized_by_the_launch(rng, module):
     ("__global__ void k(float* x) {\n  x[0] = undefined_name;\n}", 2, "unknown name undefined_name"),
     ("__global__ void k(float* x) {\n  int n = 3;\n  float t[n];\n}", 3,
      "not a constant (OpenCL C has no variable-length arrays)"),
-    ("__device__ void f(float* x) {\n  __shared__ float s[4];\n  x[0] = s[0];\n}\n"
-     "__global__ void k(float* x) { f(x); }", 2, "__shared__ s is declared in a device function"),
+    ("template <typename T> __device__ void f(T* x) {\n  __shared__ T s[4];\n  x[0] = s[0];\n}\n"
+     "__global__ void k(float* x) { f(x); }", 2, "__shared__ s of template function f has a template's type"),
     ("__global__ void k(float* x, float* y) {\n  __shared__ float s[4];\n  float* p = x;\n  p = s;\n}", 4,
      "pointer p points into global memory and is assigned a pointer into shared memory"),
     ("#include <curand_kernel.h>\n__global__ void k() {}", 1, "curand_kernel.h"),

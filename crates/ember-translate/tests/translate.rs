@@ -199,3 +199,20 @@ fn value_template_parameters_size_arrays_and_fold_into_the_code() {
         err.message
     );
 }
+
+#[test]
+fn shared_arrays_of_device_functions_are_allocated_by_the_kernel_and_passed_down() {
+    let src = "__device__ float corner() { __shared__ float t[4][4]; t[threadIdx.y][threadIdx.x] = 1.0f; __syncthreads(); return t[3][3]; }\n\
+               __device__ float twice() { return 2.0f * corner(); }\n\
+               __global__ void k(float* x) { x[0] = twice(); }";
+    let out = opencl(src);
+    assert!(
+        out.contains("__local float ember_shared_corner_t[4][4];"),
+        "{out}"
+    );
+    assert!(
+        out.contains("float twice(__local float (*ember_shared_corner_t)[4])"),
+        "{out}"
+    );
+    assert!(out.contains("twice(ember_shared_corner_t)"), "{out}");
+}

@@ -291,6 +291,10 @@ impl FnCx<'_, '_> {
                 _ => codes.push(v.code.clone()),
             }
         }
+        // The device functions' shared arrays the callee reaches, passed down by name.
+        if let Some(arrays) = self.prog.shared.get(name) {
+            codes.extend(arrays.iter().map(|a| a.param()));
+        }
         let ret = resolve(&f.ret, &map);
         self.prog.note_type(&ret);
         let callee = if self.learning {

@@ -51,6 +51,8 @@ pub(crate) struct FnCx<'a, 'u> {
     scopes: Vec<Vec<(String, Var)>>,
     pub subst: HashMap<String, Type>,
     kernel: bool,
+    /// The CUDA name of the function being emitted.
+    function: String,
     /// A child grid's thread: indices are parameters, and nothing may wait on other threads.
     pub child: bool,
     hoisted: Vec<String>,
@@ -96,10 +98,12 @@ pub(crate) fn emit(
             f.kind == FnKind::Kernel && !instance.child,
         );
         cx.child = instance.child;
+        cx.function = f.name.clone();
         cx.learning = learning;
         cx.hints = hints.clone();
         cx.ret = resolve(&f.ret, &subst);
-        let (params, prologue) = cx.params(f, spaces)?;
+        let (mut params, prologue) = cx.params(f, spaces)?;
+        cx.reached_shared(f, &mut params)?;
         cx.depth = 1;
         for s in body {
             cx.statement(s)?;
@@ -110,7 +114,6 @@ pub(crate) fn emit(
             continue;
         }
         let ret = cx.prog.declare(&cx.ret, "");
-        let mut params = params;
         if cx.dynamic_shared {
             // As 16-byte vectors: NVIDIA aligns a local argument to its type (a byte pointer faults
             // when read as floats), and CUDA aligns dynamic shared memory to 16 bytes.
@@ -167,6 +170,7 @@ impl<'a, 'u> FnCx<'a, 'u> {
             scopes: vec![Vec::new()],
             subst,
             kernel,
+            function: String::new(),
             child: false,
             hoisted: Vec::new(),
             hoisted_names: HashSet::new(),
@@ -231,6 +235,36 @@ impl<'a, 'u> FnCx<'a, 'u> {
             self.bind(&p.name, ty, code, Space::Private, is_ref);
         }
         Ok((out, prologue))
+    }
+
+    /// The device functions' `__shared__` arrays this function reaches: allocated here in a
+    /// kernel, taken as hidden parameters by a device function.
+    fn reached_shared(&mut self, f: &Function, params: &mut Vec<String>) -> Result<()> {
+        let arrays = self.prog.shared.get(&f.name).cloned().unwrap_or_default();
+        if let (true, Some(a)) = (self.child, arrays.first()) {
+            return Err(child_waits(
+                a.line,
+                &format!("__shared__ {} (in {})", a.var, a.owner),
+            ));
+        }
+        for a in arrays {
+            if contains_param(&a.ty) {
+                return Err(TranslateError::new(
+                    a.line,
+                    format!("__shared__ {} of template function {} has a template's type; declare it in the kernel and pass a pointer", a.var, a.owner),
+                ));
+            }
+            self.prog.note_type(&a.ty);
+            if self.kernel {
+                if !self.learning {
+                    let text = format!("__local {};", self.prog.declare(&a.ty, &a.param()));
+                    self.hoisted.push(text);
+                }
+            } else {
+                params.push(self.prog.declare(&shared_pointer(&a.ty), &a.param()));
+            }
+        }
+        Ok(())
     }
 
     /// Puts a name in the innermost scope.
@@ -565,13 +599,16 @@ impl<'a, 'u> FnCx<'a, 'u> {
             return Err(child_waits(d.line, &format!("__shared__ {}", d.name)));
         }
         if !self.kernel {
-            return Err(TranslateError::new(
-                d.line,
-                format!(
-                    "__shared__ {} is declared in a device function; OpenCL C allows __local memory only in kernels: declare it in the kernel and pass a pointer",
-                    d.name
-                ),
-            ));
+            // The kernel allocates it; it arrives as a hidden parameter (see `shared`).
+            let param = super::shared::SharedArray {
+                owner: self.function.clone(),
+                var: d.name.clone(),
+                ty: ty.clone(),
+                line: d.line,
+            }
+            .param();
+            self.bind(&d.name, shared_pointer(&ty), param, Space::Private, false);
+            return Ok(());
         }
         let mut code = names::user(&d.name);
         while !self.hoisted_names.insert(code.clone()) {
@@ -673,4 +710,27 @@ pub(crate) fn child_waits(line: u32, what: &str) -> TranslateError {
             "this kernel is launched by a kernel and uses {what}: on OpenCL ember runs a child grid as loops inside the launching thread, where threads cannot share memory or wait on each other (launch it from the host instead)"
         ),
     )
+}
+
+/// A `__shared__` array as the pointer that passes it (to its element, or to its rows).
+fn shared_pointer(ty: &Type) -> Type {
+    let element = match ty {
+        Type::Array(e, _) => (**e).clone(),
+        other => other.clone(),
+    };
+    Type::Pointer(Box::new(Pointee {
+        ty: element,
+        konst: false,
+        space: Space::Local,
+    }))
+}
+
+/// Whether a type still names a template parameter.
+fn contains_param(ty: &Type) -> bool {
+    match ty {
+        Type::Param(_) | Type::SizedBy(..) | Type::ValueExpr(_) => true,
+        Type::Array(e, _) => contains_param(e),
+        Type::Pointer(p) | Type::Ref(p) => contains_param(&p.ty),
+        _ => false,
+    }
 }

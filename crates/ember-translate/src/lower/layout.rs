@@ -43,6 +43,17 @@ pub fn declare(ty: &Type, name: &str, structs: &dyn Fn(&str) -> String) -> Strin
         }
         t = e;
     }
+    if let Type::Pointer(p) = t {
+        if matches!(p.ty, Type::Array(..)) {
+            // A pointer to rows (`__local float (*t)[16]`): how a 2-D array is passed.
+            let rows = declare(&p.ty, &format!("(*{name})"), structs);
+            let space = match p.space {
+                Space::Unknown | Space::Private => String::new(),
+                s => format!("{} ", s.qualifier()),
+            };
+            return format!("{space}{rows}{suffix}");
+        }
+    }
     let base = match t {
         Type::Pointer(p) | Type::Ref(p) => pointer(p, structs),
         other => base_name(other, structs),

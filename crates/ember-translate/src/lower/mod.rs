@@ -10,6 +10,7 @@ mod expr;
 mod function;
 pub mod layout;
 mod names;
+mod shared;
 mod subst;
 
 use std::collections::{BTreeSet, HashMap};
@@ -62,6 +63,8 @@ pub(crate) struct Program<'u> {
     bodies: String,
     kernels: Vec<KernelName>,
     /// Whether doubles (or 64-bit atomics) appear: the extension pragmas are emitted then.
+    /// The device functions' `__shared__` arrays each function reaches, by function name.
+    shared: HashMap<String, Vec<shared::SharedArray>>,
     /// Kernels that take the launch's dynamic shared memory as their last argument.
     dynamic_shared: BTreeSet<String>,
     uses_double: bool,
@@ -84,6 +87,7 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
         prototypes: String::new(),
         bodies: String::new(),
         kernels: Vec::new(),
+        shared: HashMap::new(),
         dynamic_shared: BTreeSet::new(),
         uses_double: false,
         uses_atomics64: false,
@@ -113,6 +117,7 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
             Item::Global(v) => p.global(v)?,
         }
     }
+    p.shared = shared::reached(&p.functions);
     for i in 0..p.functions.len() {
         let f = p.functions[i];
         if f.kind == FnKind::Kernel && f.template.is_empty() && f.body.is_some() {

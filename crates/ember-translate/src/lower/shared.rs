@@ -1,0 +1,155 @@
+//! `__shared__` arrays declared in device functions. OpenCL C allows `__local` variables only
+//! at a kernel's outermost scope, so each such array is allocated there — once per kernel that
+//! reaches the function, as CUDA allocates it once per block — and handed down every call on
+//! the way as a hidden `__local` pointer parameter named after its function and variable.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::ast::{Expr, ExprKind as K, FnKind, Function, Stmt, StmtKind as S, Storage, Type};
+
+/// A device function's `__shared__` array: the function declaring it, its name, its type.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SharedArray {
+    pub owner: String,
+    pub var: String,
+    pub ty: Type,
+    pub line: u32,
+}
+
+impl SharedArray {
+    /// The name of the kernel's allocation and of the parameters that pass it down.
+    pub fn param(&self) -> String {
+        format!("ember_shared_{}_{}", self.owner, self.var)
+    }
+}
+
+/// For each function name: the device functions' `__shared__` arrays it reaches (its own when
+/// it is a device function, and those of everything it calls), in a fixed order.
+pub(crate) fn reached(functions: &[&Function]) -> HashMap<String, Vec<SharedArray>> {
+    let mut own: HashMap<String, Vec<SharedArray>> = HashMap::new();
+    let mut calls: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for f in functions {
+        let Some(body) = &f.body else { continue };
+        let mut found = Vec::new();
+        let mut called = BTreeSet::new();
+        for s in body {
+            walk_stmt(s, &mut found, &mut called);
+        }
+        if f.kind != FnKind::Kernel {
+            own.entry(f.name.clone())
+                .or_default()
+                .extend(found.into_iter().map(|(var, ty, line)| SharedArray {
+                    owner: f.name.clone(),
+                    var,
+                    ty,
+                    line,
+                }));
+        }
+        calls.entry(f.name.clone()).or_default().extend(called);
+    }
+    let mut reach: HashMap<String, Vec<SharedArray>> = own.clone();
+    // Through the call graph until nothing changes (recursion ends: sets only grow).
+    loop {
+        let mut changed = false;
+        for (caller, callees) in &calls {
+            for callee in callees {
+                let add: Vec<SharedArray> = reach.get(callee).cloned().unwrap_or_default();
+                let entry = reach.entry(caller.clone()).or_default();
+                for a in add {
+                    if !entry.contains(&a) {
+                        entry.push(a);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return reach;
+        }
+    }
+}
+
+fn walk_stmt(s: &Stmt, found: &mut Vec<(String, Type, u32)>, called: &mut BTreeSet<String>) {
+    match &s.kind {
+        S::Decl(decls) => {
+            for d in decls {
+                if d.storage == Storage::Shared {
+                    found.push((d.name.clone(), d.ty.clone(), d.line));
+                }
+                if let Some(e) = &d.init {
+                    walk_expr(e, called);
+                }
+            }
+        }
+        S::Expr(e) | S::Case(e) | S::Return(Some(e)) => walk_expr(e, called),
+        S::Block(body) => body.iter().for_each(|s| walk_stmt(s, found, called)),
+        S::If(c, a, b) => {
+            walk_expr(c, called);
+            walk_stmt(a, found, called);
+            if let Some(b) = b {
+                walk_stmt(b, found, called);
+            }
+        }
+        S::While(c, b) | S::Switch(c, b) => {
+            walk_expr(c, called);
+            walk_stmt(b, found, called);
+        }
+        S::DoWhile(b, c) => {
+            walk_stmt(b, found, called);
+            walk_expr(c, called);
+        }
+        S::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            if let Some(i) = init {
+                walk_stmt(i, found, called);
+            }
+            for e in [cond, step].into_iter().flatten() {
+                walk_expr(e, called);
+            }
+            walk_stmt(body, found, called);
+        }
+        _ => {}
+    }
+}
+
+fn walk_expr(e: &Expr, called: &mut BTreeSet<String>) {
+    match &e.kind {
+        K::Call(callee, _, args) => {
+            if let K::Ident(n) = &callee.kind {
+                called.insert(n.clone());
+            }
+            for a in args {
+                walk_expr(a, called);
+            }
+        }
+        K::Unary(_, x)
+        | K::Postfix(_, x)
+        | K::Cast(_, x)
+        | K::SizeofExpr(x)
+        | K::Member(x, _, _) => walk_expr(x, called),
+        K::Binary(_, a, b) | K::Assign(_, a, b) | K::Index(a, b) | K::Comma(a, b) => {
+            walk_expr(a, called);
+            walk_expr(b, called);
+        }
+        K::Cond(c, a, b) => {
+            for x in [c, a, b] {
+                walk_expr(x, called);
+            }
+        }
+        K::Init(items) => {
+            for x in items {
+                walk_expr(x, called);
+            }
+        }
+        K::Launch { config, args, .. } => {
+            for x in config.iter().chain(args) {
+                walk_expr(x, called);
+            }
+        }
+        _ => {}
+    }
+}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ember as cp
 import numpy as np
 import pytest
-from conftest import on_cuda
+from conftest import on_cuda, run_python
 
 SOURCE = r"""
 #include <cuComplex.h>
@@ -204,3 +204,19 @@ def test_templates_with_value_parameters(rng, dtype, block):
     module.get_function(f"block_sums<{ctype}, {block}>")((blocks,), (block,), (cp.asarray(x), out, np.uint32(n)))
     want = np.add.reduceat(x, np.arange(0, n, block))
     np.testing.assert_allclose(out.get(), want, rtol=1e-12)
+
+
+def test_printf_from_a_kernel():
+    code = (
+        "import ember as cp, numpy as np\n"
+        "k = cp.RawKernel(r'''\n"
+        "#include <cstdio>\n"
+        "extern \"C\" __global__ void hello(const float* x, long long n) {\n"
+        "    if (threadIdx.x == 0 && blockIdx.x == 0) printf(\"n=%lld x0=%.2f\\n\", n, x[0]);\n"
+        "}''', 'hello')\n"
+        "k((1,), (4,), (cp.asarray(np.array([1.5], np.float32)), np.int64(7)))\n"
+        "cp.synchronize()\n"
+    )
+    r = run_python(code)
+    assert r.returncode == 0, r.stderr
+    assert "n=7 x0=1.50" in r.stdout

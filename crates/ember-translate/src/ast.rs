@@ -141,12 +141,19 @@ pub enum Type {
 pub struct Pointee {
     pub ty: Type,
     pub konst: bool,
+    /// `volatile T*`: every access goes to memory (flags other threads set, spin loops).
+    pub volatile: bool,
     pub space: Space,
 }
 
 impl Type {
     pub fn pointer(ty: Type, konst: bool, space: Space) -> Type {
-        Type::Pointer(Box::new(Pointee { ty, konst, space }))
+        Type::Pointer(Box::new(Pointee {
+            ty,
+            konst,
+            volatile: false,
+            space,
+        }))
     }
 
     /// The scalar, if this is one.

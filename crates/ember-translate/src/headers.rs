@@ -87,6 +87,13 @@ static __device__ cuDoubleComplex cuCdiv(cuDoubleComplex x, cuDoubleComplex y) {
     return make_double2((ars * brs + ais * bis) * oos, (ais * brs - ars * bis) * oos);
 }
 static __device__ double cuCabs(cuDoubleComplex x) { return hypot(x.x, x.y); }
+static __device__ cuDoubleComplex cuCfma(cuDoubleComplex x, cuDoubleComplex y, cuDoubleComplex d) {
+    double r = (x.x * y.x) + d.x;
+    double i = (x.x * y.y) + d.y;
+    r = -(x.y * y.y) + r;
+    i = (x.y * y.x) + i;
+    return make_double2(r, i);
+}
 static __device__ cuDoubleComplex cuComplexFloatToDouble(cuFloatComplex c) { return make_double2((double)c.x, (double)c.y); }
 static __device__ cuFloatComplex cuComplexDoubleToFloat(cuDoubleComplex c) { return make_float2((float)c.x, (float)c.y); }
 "#;

@@ -216,3 +216,12 @@ fn shared_arrays_of_device_functions_are_allocated_by_the_kernel_and_passed_down
     );
     assert!(out.contains("twice(ember_shared_corner_t)"), "{out}");
 }
+
+#[test]
+fn volatile_pointers_stay_volatile() {
+    let out = opencl("__global__ void k(int* x) { volatile int* flag = (volatile int*)x; while (*flag == 0) {} }");
+    assert!(
+        out.contains("__global volatile int* flag = ((__global volatile int*)x);"),
+        "{out}"
+    );
+}

@@ -32,6 +32,7 @@ impl V {
 pub(crate) fn decayed(v: &V) -> Type {
     match &v.ty {
         Type::Array(e, _) => Type::Pointer(Box::new(Pointee {
+            volatile: false,
             ty: (**e).clone(),
             konst: false,
             space: v.space,
@@ -322,6 +323,7 @@ impl FnCx<'_, '_> {
                     ));
                 }
                 let ty = Type::Pointer(Box::new(Pointee {
+                    volatile: false,
                     ty: v.ty.clone(),
                     konst: false,
                     space: v.space,

@@ -644,6 +644,7 @@ impl<'a, 'u> FnCx<'a, 'u> {
         self.dynamic_shared = true;
         let code = names::user(&d.name);
         let pointer = Type::Pointer(Box::new(Pointee {
+            volatile: false,
             ty: element,
             konst: false,
             space: Space::Local,
@@ -719,6 +720,7 @@ fn shared_pointer(ty: &Type) -> Type {
         other => other.clone(),
     };
     Type::Pointer(Box::new(Pointee {
+        volatile: false,
         ty: element,
         konst: false,
         space: Space::Local,

@@ -71,7 +71,12 @@ fn pointer(p: &Pointee, structs: &dyn Fn(&str) -> String) -> String {
         Space::Unknown | Space::Private => "",
         s => s.qualifier(),
     };
-    let konst = if p.konst { "const " } else { "" };
+    let konst = match (p.konst, p.volatile) {
+        (true, true) => "const volatile ",
+        (true, false) => "const ",
+        (false, true) => "volatile ",
+        (false, false) => "",
+    };
     let inner = declare(&p.ty, "", structs);
     let sep = if space.is_empty() { "" } else { " " };
     format!("{space}{sep}{konst}{inner}*")

@@ -34,6 +34,7 @@ pub fn value_of(e: &crate::ast::Expr, map: &HashMap<String, Type>) -> Option<i64
 
 fn resolve_pointee(p: &Pointee, map: &HashMap<String, Type>) -> Pointee {
     Pointee {
+        volatile: p.volatile,
         ty: resolve(&p.ty, map),
         konst: p.konst,
         space: p.space,

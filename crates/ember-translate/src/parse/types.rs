@@ -15,6 +15,7 @@ pub(crate) const ANONYMOUS: &str = "__ember_anonymous_";
 pub(crate) struct Specifiers {
     pub ty: Type,
     pub konst: bool,
+    pub volatile: bool,
     pub storage: Option<Storage>,
     pub fn_kind: Option<FnKind>,
     /// A struct or union defined here.
@@ -168,6 +169,7 @@ impl Parser<'_> {
         let mut spec = Specifiers {
             ty: Type::Void,
             konst: false,
+            volatile: false,
             storage: None,
             fn_kind: None,
             defined: None,
@@ -182,8 +184,9 @@ impl Parser<'_> {
             let word = t.text.as_str();
             match word {
                 "const" | "constexpr" => spec.konst = true,
-                "volatile" | "static" | "inline" | "__inline__" | "__forceinline__"
-                | "__noinline__" | "register" | "__restrict__" | "restrict" | "typename" => {
+                "volatile" => spec.volatile = true,
+                "static" | "inline" | "__inline__" | "__forceinline__" | "__noinline__"
+                | "register" | "__restrict__" | "restrict" | "typename" => {
                     if word == "static" && spec.storage.is_none() {
                         spec.storage = Some(Storage::Static);
                     }
@@ -387,16 +390,19 @@ impl Parser<'_> {
     pub(crate) fn declarator(&mut self, spec: &Specifiers) -> Result<Declarator> {
         let mut ty = spec.ty.clone();
         let mut pointee_const = spec.konst;
+        let mut pointee_volatile = spec.volatile;
         let mut own_const = spec.konst;
         let line = self.line();
         loop {
             if self.eat("*") {
                 ty = Type::Pointer(Box::new(Pointee {
+                    volatile: pointee_volatile,
                     ty,
                     konst: pointee_const,
                     space: crate::ast::Space::Unknown,
                 }));
                 pointee_const = false;
+                pointee_volatile = false;
                 own_const = false;
                 while let Some(q) = self.peek() {
                     match q.text.as_str() {
@@ -404,13 +410,15 @@ impl Parser<'_> {
                             own_const = true;
                             pointee_const = true;
                         }
-                        "__restrict__" | "restrict" | "__restrict" | "volatile" => {}
+                        "volatile" => pointee_volatile = true,
+                        "__restrict__" | "restrict" | "__restrict" => {}
                         _ => break,
                     }
                     self.at += 1;
                 }
             } else if self.eat("&") || self.eat("&&") {
                 ty = Type::Ref(Box::new(Pointee {
+                    volatile: false,
                     ty,
                     konst: pointee_const,
                     space: crate::ast::Space::Unknown,

@@ -11,6 +11,23 @@ from . import _ember
 from ._runtime import current_device_id
 
 
+def constant_buffers(native, cache: dict, device: int) -> dict:
+    """The buffers a translated module keeps for its host-filled ``__constant__`` variables
+    (``get_global``): zeroed ember arrays of their sizes, one set per device (CUDA has them in
+    the module itself: none here)."""
+    buffers = cache.get(device)
+    if buffers is None:
+        from ._creation import zeros
+
+        buffers = cache[device] = {name: zeros(int(size), dtype="uint8") for name, size in native.constants()}
+    return buffers
+
+
+def kernel_extras(native, name: str, buffers: dict) -> tuple:
+    """The constant buffers kernel ``name`` takes after its own arguments."""
+    return tuple(buffers[c] for c in native.kernel_constants(name))
+
+
 def build(source: str, label: str, options, name_expressions=(), device=None):
     """Builds CUDA C through the cache for the current (or given) device: NVRTC on CUDA,
     translated to OpenCL C on OpenCL devices."""
@@ -137,7 +154,9 @@ class _ModuleFunction(_Attributes):
         dev = current_device_id()
         k = self._kernels.get(dev)
         if k is None:
-            k = self._kernels[dev] = self.module._native(dev).function(self.name)
+            native = self.module._native(dev)
+            extra = kernel_extras(native, self.name, constant_buffers(native, self.module._constants, dev))
+            k = self._kernels[dev] = native.function(self.name, "cupy", extra or None)
         return k
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False):
@@ -167,6 +186,7 @@ class RawModule:
         self.backend = backend
         self._modules = {}
         self._functions = {}
+        self._constants = {}
 
     def _native(self, device=None):
         dev = current_device_id() if device is None else device
@@ -178,6 +198,21 @@ class RawModule:
     def compile(self, log_stream=None):
         """Compiles now rather than at the first ``get_function``."""
         self._native()
+
+    def get_global(self, name: str):
+        """A ``MemoryPointer`` to the module's global variable ``name`` (a ``__constant__`` or
+        ``__device__`` variable), to fill before launches: ``cp.ndarray(shape, dtype,
+        memptr=ptr)[...] = values``. On OpenCL devices it is the buffer ember passes to the
+        kernels that read the variable."""
+        from ._memory import MemoryPointer, UnownedMemory
+
+        dev = current_device_id()
+        native = self._native(dev)
+        buffers = constant_buffers(native, self._constants, dev)
+        if name in buffers:
+            return buffers[name].data
+        address, size = native.global_address(name)
+        return MemoryPointer(UnownedMemory(address, size, self, dev), 0)
 
     def get_function(self, name: str) -> _ModuleFunction:
         f = self._functions.get(name)

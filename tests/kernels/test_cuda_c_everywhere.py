@@ -220,3 +220,42 @@ def test_printf_from_a_kernel():
     r = run_python(code)
     assert r.returncode == 0, r.stderr
     assert "n=7 x0=1.50" in r.stdout
+
+
+CONSTANTS = r"""
+__constant__ float coeffs[4];
+__constant__ int offset;
+__device__ float poly(float x) { return coeffs[0] + x * (coeffs[1] + x * (coeffs[2] + x * coeffs[3])); }
+extern "C" __global__ void evaluate(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = poly(x[i]) + offset;
+}
+"""
+
+
+def test_constant_memory_filled_through_get_global(rng):
+    """CuPy's RawModule.get_global and PyCUDA's SourceModule.get_global: CUDA's module globals,
+    and on OpenCL the buffers ember passes to the kernels reading them."""
+    import ember.cuda.driver as drv
+    from ember.cuda.compiler import SourceModule
+
+    c = rng.standard_normal(4).astype(np.float32)
+    x = rng.uniform(-2, 2, 1000).astype(np.float32)
+    poly = c[0] + x * (c[1] + x * (c[2] + x * c[3]))
+    mod = cp.RawModule(code=CONSTANTS)
+    cp.ndarray((4,), np.float32, memptr=mod.get_global("coeffs"))[...] = cp.asarray(c)
+    cp.ndarray((1,), np.int32, memptr=mod.get_global("offset"))[...] = 7
+    y = cp.empty(1000, dtype=np.float32)
+    mod.get_function("evaluate")((4,), (256,), (cp.asarray(x), y, np.int32(1000)))
+    np.testing.assert_allclose(y.get(), poly + 7, rtol=1e-5, atol=1e-5)
+
+    sm = SourceModule(CONSTANTS, no_extern_c=True)
+    pointer, size = sm.get_global("coeffs")
+    assert size == 16
+    drv.memcpy_htod(pointer, c * 2)
+    drv.memcpy_htod(sm.get_global("offset")[0], np.array([3], np.int32))
+    out = np.zeros(1000, np.float32)
+    sm.get_function("evaluate")(drv.In(x), drv.Out(out), np.int32(1000), block=(256, 1, 1), grid=(4, 1))
+    np.testing.assert_allclose(out, 2 * poly + 3, rtol=1e-5, atol=1e-5)
+    with pytest.raises((ValueError, drv.LogicError), match="no_such"):
+        mod.get_global("no_such")

@@ -16,6 +16,9 @@ pub struct CudaModule {
     pub module: Arc<Module>,
     /// `None`: compiled by NVRTC (CUDA's names are the module's).
     kernels: Option<Arc<[KernelName]>>,
+    /// A translation's host-filled `__constant__` variables (name, bytes): buffers the caller
+    /// keeps and passes after the arguments of the kernels that read them.
+    constants: Arc<[(String, u64)]>,
 }
 
 /// How a kernel takes the dynamic shared memory a launch asks for.
@@ -48,7 +51,22 @@ impl CudaModule {
         CudaModule {
             module,
             kernels: None,
+            constants: Arc::from([]),
         }
+    }
+
+    /// The host-filled `__constant__` variables a translation keeps in buffers: name, bytes.
+    pub fn constants(&self) -> &[(String, u64)] {
+        &self.constants
+    }
+
+    /// The `__constant__` buffers kernel `name` takes after its arguments, in order.
+    pub fn kernel_constants(&self, name: &str) -> Vec<String> {
+        self.kernels
+            .as_ref()
+            .and_then(|ks| ks.iter().find(|k| k.cuda == name))
+            .map(|k| k.constants.clone())
+            .unwrap_or_default()
     }
 
     /// The kernel CUDA calls `name` (a name or a name expression such as `fill<float>`), and
@@ -82,10 +100,12 @@ pub fn cuda_module(
     name_expressions: &[String],
 ) -> Result<CudaModule> {
     if dev.kind() == BackendKind::Cuda {
-        return Ok(CudaModule {
-            module: dev.module_with_names(source, name, options, name_expressions)?,
-            kernels: None,
-        });
+        return Ok(CudaModule::plain(dev.module_with_names(
+            source,
+            name,
+            options,
+            name_expressions,
+        )?));
     }
     let (defines, cl_options) = opencl_options(options);
     let translated =
@@ -116,6 +136,7 @@ pub fn cuda_module(
     Ok(CudaModule {
         module,
         kernels: Some(translated.kernels.into()),
+        constants: translated.constants.into(),
     })
 }
 

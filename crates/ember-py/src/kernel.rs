@@ -8,6 +8,7 @@ use ember_kernel::{kernel_args, CudaModule, DynamicShared, KernelArgs};
 use ember_runtime::{Device, Function, FunctionAttribute, Module, NdRange};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 use crate::errors::IntoPyResult;
 use crate::launch_args::{args_of, dims3, Front, LaunchArgs};
@@ -36,8 +37,13 @@ impl NativeModule {
 
     /// The kernel called `name` (or a name expression given at build time). `front` is
     /// `"cupy"`, `"pycuda"` or `"opencl"`: whose conventions its launches follow.
-    #[pyo3(signature = (name, front="cupy"))]
-    fn function(&self, name: &str, front: &str) -> PyResult<NativeKernel> {
+    #[pyo3(signature = (name, front="cupy", extra=None))]
+    fn function(
+        &self,
+        name: &str,
+        front: &str,
+        extra: Option<Py<PyTuple>>,
+    ) -> PyResult<NativeKernel> {
         let front = match front {
             "cupy" => Front::CuPy,
             "pycuda" => Front::PyCuda,
@@ -49,7 +55,24 @@ impl NativeModule {
             function,
             front,
             shared,
+            extra,
         })
+    }
+
+    /// A translation's host-filled `__constant__` variables: (name, bytes) each; the caller
+    /// keeps a buffer for each (`get_global`).
+    fn constants(&self) -> Vec<(String, u64)> {
+        self.0.constants().to_vec()
+    }
+
+    /// The `__constant__` buffers kernel `name` takes after its arguments, in order.
+    fn kernel_constants(&self, name: &str) -> Vec<String> {
+        self.0.kernel_constants(name)
+    }
+
+    /// The address and size of global variable `name` (CUDA's `cuModuleGetGlobal`).
+    fn global_address(&self, name: &str) -> PyResult<(u64, usize)> {
+        self.0.module.global(name).py()
     }
 
     /// The driver's binary of the module (OpenCL's program binary).
@@ -124,12 +147,22 @@ pub struct NativeKernel {
     pub(crate) front: Front,
     /// How the kernel takes a launch's dynamic shared memory.
     pub(crate) shared: DynamicShared,
+    /// Arguments every launch appends (a translation's `__constant__` buffers).
+    pub(crate) extra: Option<Py<PyTuple>>,
 }
 
 impl NativeKernel {
     fn args(&self, args: &Bound<'_, PyAny>) -> PyResult<LaunchArgs> {
         let mut out = LaunchArgs::new();
         args_of(args, self.function.name(), self.front, &mut out)?;
+        if let Some(extra) = &self.extra {
+            args_of(
+                extra.bind(args.py()),
+                self.function.name(),
+                self.front,
+                &mut out,
+            )?;
+        }
         Ok(out)
     }
 

@@ -129,6 +129,7 @@ impl NativeRawKernel {
             function: f.clone(),
             front: Front::CuPy,
             shared: f.shared(),
+            extra: None,
         })
     }
 

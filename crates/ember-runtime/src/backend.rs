@@ -371,6 +371,13 @@ pub trait Backend: Send + Sync {
             self.info().backend.name()
         )))
     }
+    /// The address and size of a module's global variable (CUDA's `cuModuleGetGlobal`: a
+    /// `__constant__` or `__device__` variable the host fills).
+    fn module_global(&self, _module: Handle, name: &str) -> Result<(u64, usize)> {
+        Err(ember_core::Error::Value(format!(
+            "{name}: OpenCL programs have no global variables the host can address (translated CUDA C keeps __constant__ memory in buffers of its module)"
+        )))
+    }
     /// The OpenCL device itself, for what only OpenCL has (images, samplers, separate
     /// compilation, raw handles); reach it through [`crate::Device::opencl`].
     fn as_opencl(&self) -> Option<&crate::opencl::ClDevice> {

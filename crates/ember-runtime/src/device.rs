@@ -740,6 +740,12 @@ impl Module {
             .map(|(_, l)| l.as_str())
     }
 
+    /// The address and size of the module's global variable `name` (CUDA).
+    pub fn global(&self, name: &str) -> Result<(u64, usize)> {
+        let symbol = self.lowered_name(name).unwrap_or(name);
+        self.device.backend.module_global(self.handle, symbol)
+    }
+
     /// The kernel called `name` (or a name expression's kernel).
     pub fn function(self: &Arc<Self>, name: &str) -> Result<Function> {
         let symbol = self.lowered_name(name).unwrap_or(name);

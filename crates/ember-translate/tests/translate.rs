@@ -225,3 +225,24 @@ fn volatile_pointers_stay_volatile() {
         "{out}"
     );
 }
+
+#[test]
+fn constant_memory_the_host_fills_is_a_buffer_passed_to_its_readers() {
+    let src = "__constant__ float c[4];\n__constant__ int k;\n__device__ float f(int i) { return c[i] * k; }\n\
+               __global__ void reads(float* x) { x[0] = f(1); }\n__global__ void ignores(float* x) { x[0] = 1.0f; }";
+    let t = translate(src, &[], &[]).expect("translates");
+    assert_eq!(t.constants, [("c".to_string(), 16), ("k".to_string(), 4)]);
+    let reads = t
+        .kernels
+        .iter()
+        .find(|k| k.cuda == "reads")
+        .expect("kernel");
+    assert_eq!(reads.constants, ["c", "k"]);
+    assert!(t
+        .kernels
+        .iter()
+        .find(|k| k.cuda == "ignores")
+        .is_some_and(|k| k.constants.is_empty()));
+    assert!(t.source.contains("__kernel void reads(__global float* x, __constant const float* c, __constant const int* k)"), "{}", t.source);
+    assert!(t.source.contains("return (c[i] * (*k));"), "{}", t.source);
+}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import _ember
 from .._jit.ptx import compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from .._raw import constant_buffers, kernel_extras
 from .._runtime import current_device_id
 from ..errors import CompileError
 from .driver import _CHECKED, Function, LogicError
@@ -58,7 +59,8 @@ class SourceModule:
     Differences from PyCUDA: ember compiles with NVRTC for the device's own architecture, so
     ``arch`` and ``code`` are ignored, as are ``nvcc``, ``keep`` and ``cache_dir`` (ember's kernel
     cache is used; ``EMBER_CACHE_DIR`` moves it); nvcc's host-only options such as ``-O3`` are
-    dropped. ``get_global``, ``get_texref`` and ``get_surfref`` are not available.
+    dropped. ``get_texref`` and ``get_surfref`` are not available (CUDA 12 removed texture
+    references).
     """
 
     def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False, arch=None, code=None,
@@ -68,6 +70,7 @@ class SourceModule:
         self.source = wrap_source(source, no_extern_c)
         self.options = nvrtc_options(options, include_dirs)
         self.device = current_device_id()
+        self._constants = {}
         with _CHECKED:
             self.module = _ember.build_cuda_module(self.device, self.source, "kernel", self.options, [])
 
@@ -75,10 +78,28 @@ class SourceModule:
         """The kernel called ``name`` (its plain name: the source is ``extern "C"``)."""
         try:
             with _CHECKED:
-                return Function(self.module.function(name, "pycuda"))
+                extra = kernel_extras(self.module, name, constant_buffers(self.module, self._constants, self.device))
+                return Function(self.module.function(name, "pycuda", extra or None))
         except ValueError as e:  # PyCUDA's error for a missing kernel is a LogicError
             raise LogicError(f"cuModuleGetFunction failed: named symbol not found: {e}", backend="CUDA",
                              call="cuModuleGetFunction", name="CUDA_ERROR_NOT_FOUND") from None
+
+    def get_global(self, name: str):
+        """``(pointer, size)`` of the module's global variable ``name`` (a ``__constant__`` or
+        ``__device__`` variable) for ``memcpy_htod``; on OpenCL devices, the buffer ember passes
+        to the kernels that read the variable."""
+        from .._memory import DeviceAllocation
+
+        buffers = constant_buffers(self.module, self._constants, self.device)
+        if name in buffers:
+            return DeviceAllocation._over(buffers[name]), int(buffers[name].nbytes)
+        try:
+            with _CHECKED:
+                address, size = self.module.global_address(name)
+        except ValueError as e:
+            raise LogicError(f"cuModuleGetGlobal failed: named symbol not found: {e}", backend="CUDA",
+                             call="cuModuleGetGlobal", name="CUDA_ERROR_NOT_FOUND") from None
+        return DeviceAllocation(address), size
 
     def __repr__(self):
         return f"<ember.cuda.compiler.SourceModule with {len(self.source.splitlines())} lines>"

@@ -347,6 +347,32 @@ impl Backend for CudaDevice {
             })
     }
 
+    fn module_global(&self, module: Handle, name: &str) -> Result<(u64, usize)> {
+        self.bind()?;
+        let cname = CString::new(name)
+            .map_err(|_| Error::Value(format!("global name {name:?} contains a NUL byte")))?;
+        let mut address: sys::CUdeviceptr = 0;
+        let mut bytes: usize = 0;
+        // SAFETY: the module is loaded in this device's context (bound above); the outputs are
+        // locals the call writes.
+        unsafe {
+            sys::cuModuleGetGlobal_v2(
+                &mut address,
+                &mut bytes,
+                module as usize as sys::CUmodule,
+                cname.as_ptr(),
+            )
+        }
+        .result()
+        .map_err(|e| match e.0 {
+            sys::CUresult::CUDA_ERROR_NOT_FOUND => {
+                Error::Value(format!("the module has no global variable named {name:?}"))
+            }
+            _ => driver_error("cuModuleGetGlobal", e),
+        })?;
+        Ok((address, bytes))
+    }
+
     fn release_function(&self, _function: Handle) {}
 
     fn launch(

@@ -291,9 +291,10 @@ impl FnCx<'_, '_> {
                 _ => codes.push(v.code.clone()),
             }
         }
-        // The device functions' shared arrays the callee reaches, passed down by name.
-        if let Some(arrays) = self.prog.shared.get(name) {
-            codes.extend(arrays.iter().map(|a| a.param()));
+        // What the callee reaches (shared arrays, host-filled constants), passed down by name.
+        if let Some(r) = self.prog.reached.get(name) {
+            codes.extend(r.shared.iter().map(|a| a.param()));
+            codes.extend(r.constants.iter().map(|c| super::names::user(c)));
         }
         let ret = resolve(&f.ret, &map);
         self.prog.note_type(&ret);
@@ -380,6 +381,9 @@ impl FnCx<'_, '_> {
         };
         let mut all = sizes;
         all.extend(values.into_iter().map(|v| v.code));
+        if let Some(r) = self.prog.reached.get(kernel) {
+            all.extend(r.constants.iter().map(|c| super::names::user(c)));
+        }
         Ok(V::rvalue(
             format!("{thread}_grid({})", all.join(", ")),
             Type::Void,

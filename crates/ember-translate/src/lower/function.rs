@@ -240,7 +240,8 @@ impl<'a, 'u> FnCx<'a, 'u> {
     /// The device functions' `__shared__` arrays this function reaches: allocated here in a
     /// kernel, taken as hidden parameters by a device function.
     fn reached_shared(&mut self, f: &Function, params: &mut Vec<String>) -> Result<()> {
-        let arrays = self.prog.shared.get(&f.name).cloned().unwrap_or_default();
+        let reached = self.prog.reached.get(&f.name).cloned().unwrap_or_default();
+        let arrays = reached.shared;
         if let (true, Some(a)) = (self.child, arrays.first()) {
             return Err(child_waits(
                 a.line,
@@ -263,6 +264,28 @@ impl<'a, 'u> FnCx<'a, 'u> {
             } else {
                 params.push(self.prog.declare(&shared_pointer(&a.ty), &a.param()));
             }
+        }
+        for name in reached.constants {
+            let Some((_, ty, _)) = self
+                .prog
+                .constant_buffers
+                .iter()
+                .find(|(n, _, _)| *n == name)
+                .cloned()
+            else {
+                continue;
+            };
+            let code = names::user(&name);
+            let (param, is_ref) = match &ty {
+                Type::Array(..) => (pointer_to(&ty, Space::Constant), false),
+                other => (Type::pointer(other.clone(), true, Space::Constant), true),
+            };
+            params.push(self.prog.declare(&param, &code));
+            let bound = match (&param, is_ref) {
+                (Type::Pointer(p), true) => Type::Ref(p.clone()),
+                _ => param.clone(),
+            };
+            self.bind(&name, bound, code, Space::Private, is_ref);
         }
         Ok(())
     }
@@ -715,6 +738,12 @@ pub(crate) fn child_waits(line: u32, what: &str) -> TranslateError {
 
 /// A `__shared__` array as the pointer that passes it (to its element, or to its rows).
 fn shared_pointer(ty: &Type) -> Type {
+    pointer_to(ty, Space::Local)
+}
+
+/// An array (or a single value) in `space` as the pointer that passes it: to its element, or
+/// to its rows.
+fn pointer_to(ty: &Type, space: Space) -> Type {
     let element = match ty {
         Type::Array(e, _) => (**e).clone(),
         other => other.clone(),
@@ -722,8 +751,8 @@ fn shared_pointer(ty: &Type) -> Type {
     Type::Pointer(Box::new(Pointee {
         volatile: false,
         ty: element,
-        konst: false,
-        space: Space::Local,
+        konst: space == Space::Constant,
+        space,
     }))
 }
 

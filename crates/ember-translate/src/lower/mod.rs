@@ -23,6 +23,9 @@ use crate::error::{Result, TranslateError};
 pub struct Translation {
     pub source: String,
     pub kernels: Vec<KernelName>,
+    /// The `__constant__` variables the host fills (`get_global`): name and size in bytes.
+    /// Each is a buffer of the module, passed to the kernels that read it.
+    pub constants: Vec<(String, u64)>,
 }
 
 /// A kernel's CUDA name (or name expression, `fill<float>`) and its OpenCL name.
@@ -32,6 +35,8 @@ pub struct KernelName {
     pub opencl: String,
     /// The kernel takes the launch's dynamic shared memory as a last `__local` argument.
     pub dynamic_shared: bool,
+    /// The host-filled `__constant__` variables it reads, passed after its own arguments.
+    pub constants: Vec<String>,
 }
 
 /// A function to emit: which definition, the spaces of its pointer parameters, the types of
@@ -63,8 +68,11 @@ pub(crate) struct Program<'u> {
     bodies: String,
     kernels: Vec<KernelName>,
     /// Whether doubles (or 64-bit atomics) appear: the extension pragmas are emitted then.
-    /// The device functions' `__shared__` arrays each function reaches, by function name.
-    shared: HashMap<String, Vec<shared::SharedArray>>,
+    /// What each function reaches (device functions' `__shared__` arrays, host-filled
+    /// constants), by function name.
+    reached: HashMap<String, shared::Reached>,
+    /// The host-filled `__constant__` variables: name, type, size in bytes.
+    constant_buffers: Vec<(String, Type, u64)>,
     /// Kernels that take the launch's dynamic shared memory as their last argument.
     dynamic_shared: BTreeSet<String>,
     uses_double: bool,
@@ -87,7 +95,8 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
         prototypes: String::new(),
         bodies: String::new(),
         kernels: Vec::new(),
-        shared: HashMap::new(),
+        reached: HashMap::new(),
+        constant_buffers: Vec::new(),
         dynamic_shared: BTreeSet::new(),
         uses_double: false,
         uses_atomics64: false,
@@ -117,7 +126,12 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
             Item::Global(v) => p.global(v)?,
         }
     }
-    p.shared = shared::reached(&p.functions);
+    let constant_names: Vec<String> = p
+        .constant_buffers
+        .iter()
+        .map(|(n, _, _)| n.clone())
+        .collect();
+    p.reached = shared::reached(&p.functions, &constant_names);
     for i in 0..p.functions.len() {
         let f = p.functions[i];
         if f.kind == FnKind::Kernel && f.template.is_empty() && f.body.is_some() {
@@ -126,6 +140,7 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
                 cuda: f.name.clone(),
                 opencl: name,
                 dynamic_shared: false,
+                constants: p.constants_of(&f.name),
             });
         }
     }
@@ -143,6 +158,7 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
             cuda: expression.clone(),
             opencl: name,
             dynamic_shared: false,
+            constants: p.constants_of(&f.name),
         });
     }
     while let Some(k) = p.queue.pop() {
@@ -154,6 +170,11 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
     Ok(Translation {
         source: p.assemble(&struct_text),
         kernels: p.kernels,
+        constants: p
+            .constant_buffers
+            .iter()
+            .map(|(n, _, size)| (n.clone(), *size))
+            .collect(),
     })
 }
 
@@ -234,6 +255,14 @@ impl<'u> Program<'u> {
         Ok(name)
     }
 
+    /// The host-filled constants function `name` reads (itself or through its calls).
+    fn constants_of(&self, name: &str) -> Vec<String> {
+        self.reached
+            .get(name)
+            .map(|r| r.constants.clone())
+            .unwrap_or_default()
+    }
+
     /// Adds a helper function's text once.
     pub(crate) fn helper(&mut self, name: &str, text: impl FnOnce() -> String) {
         if !self.helpers.iter().any(|(n, _)| n == name) {
@@ -288,13 +317,20 @@ impl<'u> Program<'u> {
         use crate::ast::Storage;
         let writable_from_host = matches!(v.storage, Storage::Constant) && v.init.is_none();
         if writable_from_host {
-            return Err(TranslateError::new(
-                v.line,
-                format!(
-                    "__constant__ {} has no initialiser: memory the host fills (RawModule.get_global, cudaMemcpyToSymbol) is not translated to OpenCL yet; give it an initialiser or pass the data as a kernel argument",
-                    v.name
-                ),
-            ));
+            // The host fills it (`get_global`): a buffer of the module, passed to its readers.
+            let size = layout::size_of_plain(&v.ty).ok_or_else(|| {
+                TranslateError::new(
+                    v.line,
+                    format!(
+                        "__constant__ {}: only numbers, vectors and arrays of them are translated",
+                        v.name
+                    ),
+                )
+            })?;
+            self.note_type(&v.ty);
+            self.constant_buffers
+                .push((v.name.clone(), v.ty.clone(), size));
+            return Ok(());
         }
         if !(v.konst || v.storage == Storage::Constant) || v.init.is_none() {
             return Err(TranslateError::new(

@@ -1,7 +1,9 @@
-//! `__shared__` arrays declared in device functions. OpenCL C allows `__local` variables only
-//! at a kernel's outermost scope, so each such array is allocated there — once per kernel that
-//! reaches the function, as CUDA allocates it once per block — and handed down every call on
-//! the way as a hidden `__local` pointer parameter named after its function and variable.
+//! What a function reaches that OpenCL C must pass to it: `__shared__` arrays declared in
+//! device functions (OpenCL C allows `__local` variables only at a kernel's outermost scope, so
+//! each is allocated there — once per kernel that reaches the function, as CUDA allocates it
+//! once per block — and handed down every call on the way as a hidden `__local` pointer
+//! parameter named after its function and variable), and `__constant__` variables the host
+//! fills (buffers of the module, passed to each kernel that reads them and down its calls).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -23,9 +25,70 @@ impl SharedArray {
     }
 }
 
-/// For each function name: the device functions' `__shared__` arrays it reaches (its own when
-/// it is a device function, and those of everything it calls), in a fixed order.
-pub(crate) fn reached(functions: &[&Function]) -> HashMap<String, Vec<SharedArray>> {
+/// What a function reaches: device functions' `__shared__` arrays, and the host-filled
+/// `__constant__` variables it or its callees read, each in a fixed order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Reached {
+    pub shared: Vec<SharedArray>,
+    pub constants: Vec<String>,
+}
+
+/// For each function name: what it reaches (its own when it is a device function, and what
+/// everything it calls reaches). `constants` are the names of the host-filled variables.
+pub(crate) fn reached(functions: &[&Function], constants: &[String]) -> HashMap<String, Reached> {
+    let shared = reached_shared(functions);
+    let mut uses: HashMap<String, BTreeSet<String>> = HashMap::new();
+    let mut calls: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for f in functions {
+        let Some(body) = &f.body else { continue };
+        let mut names = BTreeSet::new();
+        let mut found = Vec::new();
+        for s in body {
+            walk_stmt(s, &mut found, &mut names);
+        }
+        let used = uses.entry(f.name.clone()).or_default();
+        used.extend(names.iter().filter(|n| constants.contains(n)).cloned());
+        calls.entry(f.name.clone()).or_default().extend(names);
+    }
+    // Through the call graph until nothing changes.
+    loop {
+        let mut changed = false;
+        for (caller, callees) in &calls {
+            let add: BTreeSet<String> = callees
+                .iter()
+                .filter_map(|c| uses.get(c))
+                .flatten()
+                .cloned()
+                .collect();
+            let entry = uses.entry(caller.clone()).or_default();
+            for a in add {
+                changed |= entry.insert(a);
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let names: BTreeSet<&String> = shared.keys().chain(uses.keys()).collect();
+    names
+        .into_iter()
+        .map(|n| {
+            let r = Reached {
+                shared: shared.get(n).cloned().unwrap_or_default(),
+                // In the module's order, so every kernel lists them alike.
+                constants: constants
+                    .iter()
+                    .filter(|c| uses.get(n).is_some_and(|u| u.contains(*c)))
+                    .cloned()
+                    .collect(),
+            };
+            (n.clone(), r)
+        })
+        .collect()
+}
+
+/// For each function name: the device functions' `__shared__` arrays it reaches.
+fn reached_shared(functions: &[&Function]) -> HashMap<String, Vec<SharedArray>> {
     let mut own: HashMap<String, Vec<SharedArray>> = HashMap::new();
     let mut calls: HashMap<String, BTreeSet<String>> = HashMap::new();
     for f in functions {
@@ -116,8 +179,12 @@ fn walk_stmt(s: &Stmt, found: &mut Vec<(String, Type, u32)>, called: &mut BTreeS
     }
 }
 
+/// Collects the names an expression uses (variables and called functions alike).
 fn walk_expr(e: &Expr, called: &mut BTreeSet<String>) {
     match &e.kind {
+        K::Ident(n) => {
+            called.insert(n.clone());
+        }
         K::Call(callee, _, args) => {
             if let K::Ident(n) = &callee.kind {
                 called.insert(n.clone());

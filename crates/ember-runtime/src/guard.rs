@@ -348,6 +348,9 @@ impl Backend for Guard {
     fn program_binary(&self, module: Handle) -> Result<Vec<u8>> {
         self.call(|b| b.program_binary(module))
     }
+    fn module_global(&self, module: Handle, name: &str) -> Result<(u64, usize)> {
+        self.call(|b| b.module_global(module, name))
+    }
     fn opencl_info(&self, of_platform: bool, param: u32) -> Result<Vec<u8>> {
         self.call(|b| b.opencl_info(of_platform, param))
     }

@@ -28,9 +28,10 @@ pub fn header(name: &str) -> Option<&'static str> {
     })
 }
 
-/// The headers with device code in them, for NVRTC too (pip's NVRTC has no toolkit headers).
+/// The headers NVRTC gets too (pip's NVRTC has no toolkit headers): cuComplex.h's device
+/// functions, and empty stdio headers (device `printf` is built in; kernels include them).
 pub fn device_headers() -> &'static [(&'static str, &'static str)] {
-    &[("cuComplex.h", CU_COMPLEX)]
+    &[("cuComplex.h", CU_COMPLEX), ("cstdio", ""), ("stdio.h", "")]
 }
 
 /// The names [`header`] answers, for error messages.

@@ -36,93 +36,69 @@ pub(crate) struct Reached {
 /// For each function name: what it reaches (its own when it is a device function, and what
 /// everything it calls reaches). `constants` are the names of the host-filled variables.
 pub(crate) fn reached(functions: &[&Function], constants: &[String]) -> HashMap<String, Reached> {
-    let shared = reached_shared(functions);
-    let mut uses: HashMap<String, BTreeSet<String>> = HashMap::new();
+    let mut shared: HashMap<String, Vec<SharedArray>> = HashMap::new();
+    let mut used: HashMap<String, Vec<String>> = HashMap::new();
     let mut calls: HashMap<String, BTreeSet<String>> = HashMap::new();
     for f in functions {
         let Some(body) = &f.body else { continue };
-        let mut names = BTreeSet::new();
         let mut found = Vec::new();
+        let mut names = BTreeSet::new();
         for s in body {
             walk_stmt(s, &mut found, &mut names);
         }
-        let used = uses.entry(f.name.clone()).or_default();
-        used.extend(names.iter().filter(|n| constants.contains(n)).cloned());
+        if f.kind != FnKind::Kernel {
+            let arrays = found.into_iter().map(|(var, ty, line)| SharedArray {
+                owner: f.name.clone(),
+                var,
+                ty,
+                line,
+            });
+            shared.entry(f.name.clone()).or_default().extend(arrays);
+        }
+        let read = constants.iter().filter(|c| names.contains(*c)).cloned();
+        used.entry(f.name.clone()).or_default().extend(read);
         calls.entry(f.name.clone()).or_default().extend(names);
     }
-    // Through the call graph until nothing changes.
-    loop {
-        let mut changed = false;
-        for (caller, callees) in &calls {
-            let add: BTreeSet<String> = callees
-                .iter()
-                .filter_map(|c| uses.get(c))
-                .flatten()
-                .cloned()
-                .collect();
-            let entry = uses.entry(caller.clone()).or_default();
-            for a in add {
-                changed |= entry.insert(a);
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    let names: BTreeSet<&String> = shared.keys().chain(uses.keys()).collect();
+    let shared = through_calls(shared, &calls);
+    let used = through_calls(used, &calls);
+    let names: BTreeSet<&String> = shared.keys().chain(used.keys()).collect();
     names
         .into_iter()
         .map(|n| {
-            let r = Reached {
+            let reached = Reached {
                 shared: shared.get(n).cloned().unwrap_or_default(),
                 // In the module's order, so every kernel lists them alike.
                 constants: constants
                     .iter()
-                    .filter(|c| uses.get(n).is_some_and(|u| u.contains(*c)))
+                    .filter(|c| used.get(n).is_some_and(|u| u.contains(*c)))
                     .cloned()
                     .collect(),
             };
-            (n.clone(), r)
+            (n.clone(), reached)
         })
         .collect()
 }
 
-/// For each function name: the device functions' `__shared__` arrays it reaches.
-fn reached_shared(functions: &[&Function]) -> HashMap<String, Vec<SharedArray>> {
-    let mut own: HashMap<String, Vec<SharedArray>> = HashMap::new();
-    let mut calls: HashMap<String, BTreeSet<String>> = HashMap::new();
-    for f in functions {
-        let Some(body) = &f.body else { continue };
-        let mut found = Vec::new();
-        let mut called = BTreeSet::new();
-        for s in body {
-            walk_stmt(s, &mut found, &mut called);
-        }
-        if f.kind != FnKind::Kernel {
-            own.entry(f.name.clone())
-                .or_default()
-                .extend(found.into_iter().map(|(var, ty, line)| SharedArray {
-                    owner: f.name.clone(),
-                    var,
-                    ty,
-                    line,
-                }));
-        }
-        calls.entry(f.name.clone()).or_default().extend(called);
-    }
-    let mut reach: HashMap<String, Vec<SharedArray>> = own.clone();
-    // Through the call graph until nothing changes (recursion ends: sets only grow).
+/// What each function reaches, given what it has itself: its own and its callees', through
+/// the call graph until nothing changes (the sets only grow, so recursion ends).
+fn through_calls<T: Clone + PartialEq>(
+    mut reach: HashMap<String, Vec<T>>,
+    calls: &HashMap<String, BTreeSet<String>>,
+) -> HashMap<String, Vec<T>> {
     loop {
         let mut changed = false;
-        for (caller, callees) in &calls {
-            for callee in callees {
-                let add: Vec<SharedArray> = reach.get(callee).cloned().unwrap_or_default();
-                let entry = reach.entry(caller.clone()).or_default();
-                for a in add {
-                    if !entry.contains(&a) {
-                        entry.push(a);
-                        changed = true;
-                    }
+        for (caller, callees) in calls {
+            let add: Vec<T> = callees
+                .iter()
+                .filter_map(|c| reach.get(c))
+                .flatten()
+                .cloned()
+                .collect();
+            let entry = reach.entry(caller.clone()).or_default();
+            for a in add {
+                if !entry.contains(&a) {
+                    entry.push(a);
+                    changed = true;
                 }
             }
         }

@@ -5,10 +5,10 @@ writes (store).
 cuFFT runs callbacks inside its kernels, compiled and linked with it at run time (nvcc and
 static linking, or LTO). ember runs them in a kernel of its own before the transform (load:
 ``dst[i] = load(src, i, info, 0)`` over the input) and after it (store: ``store(dst, i,
-result[i], info, 0)`` over the output), compiled from the same source with NVRTC, so they work
-with cuFFT and with ember's passes alike. Callbacks are CUDA C: they need the CUDA backend
-(elsewhere the transform raises ``BackendUnavailableError``). The
-offsets are those cuFFT gives: element indices into the contiguous input and output. Both
+result[i], info, 0)`` over the output), compiled from the same source (NVRTC on CUDA, the
+CUDA C -> OpenCL C translation on OpenCL devices), so they work with cuFFT and with ember's
+passes alike, on every backend. The offsets are those cuFFT gives: element indices into the
+contiguous input and output. Both
 callback conventions are taken (``cb_ver="legacy"``: ``size_t`` offsets, a
 ``d_loadCallbackPtr``/``d_storeCallbackPtr`` naming the function; ``"jit"``: ``unsigned long
 long`` offsets and the function's name).

@@ -1,0 +1,3 @@
+"""``pycuda.autoinit`` as ember's."""
+
+from ember.cuda.autoinit import context, device  # noqa: F401

@@ -175,19 +175,14 @@ fn converted(
                 ember_core::Scalar::UInt(v) => v as i128,
                 _ => return Ok(None),
             };
-            let (lo, hi) = target.int_bounds().unwrap_or((i128::MIN, i128::MAX));
-            if v < lo || v > hi {
-                return Err(Error::Overflow(format!(
-                    "argument {index} of kernel {kernel} is numpy.{name}({v}), which the kernel's parameter {index} ({}) cannot hold; pass a value in [{lo}, {hi}]",
-                    ty.describe()
-                )));
-            }
-            let s = if signed {
-                ember_core::Scalar::Int(v as i64)
-            } else {
-                ember_core::Scalar::UInt(v as u64)
-            };
-            Ok(Some(LaunchArg::of_scalar(s, target, false)))
+            fitting_int(
+                v,
+                target,
+                || format!("argument {index} of kernel {kernel} is numpy.{name}({v})"),
+                index,
+                ty,
+            )
+            .map(Some)
         }
         (Kind::Float, CType::Float { bytes: want }) => {
             if want == have {
@@ -246,20 +241,39 @@ fn python_int(
     let ember_core::Scalar::Int(v) = scalar_of(dtype, bytes) else {
         return Ok(None);
     };
-    let target = int_dtype(want, signed);
+    fitting_int(
+        v as i128,
+        int_dtype(want, signed),
+        || format!("argument {index} of kernel {kernel} is the Python int {v}"),
+        index,
+        ty,
+    )
+    .map(Some)
+}
+
+/// Integer `v` as parameter `index` of type `ty` (`target`), or `OverflowError` naming the
+/// argument (`what`) and the range the parameter holds.
+fn fitting_int(
+    v: i128,
+    target: DType,
+    what: impl FnOnce() -> String,
+    index: usize,
+    ty: &CType,
+) -> Result<LaunchArg> {
     let (lo, hi) = target.int_bounds().unwrap_or((i128::MIN, i128::MAX));
-    if (v as i128) < lo || (v as i128) > hi {
+    if v < lo || v > hi {
         return Err(Error::Overflow(format!(
-            "argument {index} of kernel {kernel} is the Python int {v}, which the kernel's parameter {index} ({}) cannot hold; pass a value in [{lo}, {hi}]",
+            "{}, which the kernel's parameter {index} ({}) cannot hold; pass a value in [{lo}, {hi}]",
+            what(),
             ty.describe()
         )));
     }
-    let s = if signed {
-        ember_core::Scalar::Int(v)
+    let s = if target.kind() == Kind::Int {
+        ember_core::Scalar::Int(v as i64)
     } else {
         ember_core::Scalar::UInt(v as u64)
     };
-    Ok(Some(LaunchArg::of_scalar(s, target, false)))
+    Ok(LaunchArg::of_scalar(s, target, false))
 }
 
 /// The value a NumPy scalar's little-endian `bytes` hold.

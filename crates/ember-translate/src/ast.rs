@@ -2,7 +2,7 @@
 //! translation unit. Every expression and statement keeps the line of the user's source.
 
 /// A scalar type of C and CUDA (before vectors, pointers and structs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scalar {
     Bool,
     Char,

@@ -220,8 +220,6 @@ pub fn compile_ltoir(source: &str, name: &str, arch: &str, options: &[String]) -
     })
 }
 
-/// Compiles `source` for `arch` and reads the result with `read`; the program is destroyed
-/// either way.
 /// Creates the program with the headers ember supplies (`cuComplex.h`, the same text the
 /// OpenCL translation includes): NVRTC from pip comes without the CUDA toolkit's headers.
 fn create_program(csrc: &CString, cname: &CString) -> Result<sys::nvrtcProgram> {
@@ -256,6 +254,8 @@ fn create_program(csrc: &CString, cname: &CString) -> Result<sys::nvrtcProgram> 
     Ok(unsafe { prog.assume_init() })
 }
 
+/// Compiles `source` for `arch` and reads the result with `read`; the program is destroyed
+/// either way.
 fn compile_with<T>(
     source: &str,
     name: &str,

@@ -350,41 +350,29 @@ pub(crate) fn return_type(ret: Ret, first: Option<&Type>) -> Type {
     }
 }
 
-/// The helper functions some rows call, by name.
-pub(crate) fn helper_text(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "ember_ffs" => "int ember_ffs(int x) { return x == 0 ? 0 : 32 - (int)clz(x & -x); }\n",
-        "ember_ffsll" => "int ember_ffsll(long x) { return x == 0 ? 0 : 64 - (int)clz(x & -x); }\n",
-        "ember_brev" => concat!(
+/// The helper functions some rows call: name and OpenCL C text (a helper calling another
+/// names it in its text; `FnCx::builtin_helpers` emits the callee first).
+pub(crate) const HELPERS: &[(&str, &str)] = &[
+    ("ember_ffs", "int ember_ffs(int x) { return x == 0 ? 0 : 32 - (int)clz(x & -x); }\n"),
+    ("ember_ffsll", "int ember_ffsll(long x) { return x == 0 ? 0 : 64 - (int)clz(x & -x); }\n"),
+    ("ember_brev", concat!(
             "uint ember_brev(uint x) {\n",
             "    x = ((x >> 1) & 0x55555555U) | ((x & 0x55555555U) << 1);\n",
             "    x = ((x >> 2) & 0x33333333U) | ((x & 0x33333333U) << 2);\n",
             "    x = ((x >> 4) & 0x0F0F0F0FU) | ((x & 0x0F0F0F0FU) << 4);\n",
             "    x = ((x >> 8) & 0x00FF00FFU) | ((x & 0x00FF00FFU) << 8);\n",
             "    return (x >> 16) | (x << 16);\n}\n"
-        ),
-        "ember_brevll" => {
-            "ulong ember_brevll(ulong x) { return ((ulong)ember_brev((uint)x) << 32) | ember_brev((uint)(x >> 32)); }\n"
-        }
-        "ember_byte_perm" => concat!(
+        )),
+    ("ember_brevll", "ulong ember_brevll(ulong x) { return ((ulong)ember_brev((uint)x) << 32) | ember_brev((uint)(x >> 32)); }\n"),
+    ("ember_byte_perm", concat!(
             "uint ember_byte_perm(uint x, uint y, uint s) {\n",
             "    ulong v = ((ulong)y << 32) | x; uint r = 0;\n",
             "    for (int i = 0; i < 4; i++) r |= (uint)((v >> (((s >> (4 * i)) & 7) * 8)) & 0xFF) << (8 * i);\n",
             "    return r;\n}\n"
-        ),
-        "ember_funnelshift_l" => {
-            "uint ember_funnelshift_l(uint lo, uint hi, uint s) { return (uint)(((((ulong)hi << 32) | lo) << (s & 31)) >> 32); }\n"
-        }
-        "ember_funnelshift_r" => {
-            "uint ember_funnelshift_r(uint lo, uint hi, uint s) { return (uint)((((ulong)hi << 32) | lo) >> (s & 31)); }\n"
-        }
-        "ember_funnelshift_lc" => {
-            "uint ember_funnelshift_lc(uint lo, uint hi, uint s) { return (uint)(((((ulong)hi << 32) | lo) << min(s, 32U)) >> 32); }\n"
-        }
-        "ember_funnelshift_rc" => {
-            "uint ember_funnelshift_rc(uint lo, uint hi, uint s) { return (uint)((((ulong)hi << 32) | lo) >> min(s, 32U)); }\n"
-        }
-        "ember_labs" => "long ember_labs(long x) { return x < 0 ? -x : x; }\n",
-        _ => return None,
-    })
-}
+        )),
+    ("ember_funnelshift_l", "uint ember_funnelshift_l(uint lo, uint hi, uint s) { return (uint)(((((ulong)hi << 32) | lo) << (s & 31)) >> 32); }\n"),
+    ("ember_funnelshift_r", "uint ember_funnelshift_r(uint lo, uint hi, uint s) { return (uint)((((ulong)hi << 32) | lo) >> (s & 31)); }\n"),
+    ("ember_funnelshift_lc", "uint ember_funnelshift_lc(uint lo, uint hi, uint s) { return (uint)(((((ulong)hi << 32) | lo) << min(s, 32U)) >> 32); }\n"),
+    ("ember_funnelshift_rc", "uint ember_funnelshift_rc(uint lo, uint hi, uint s) { return (uint)((((ulong)hi << 32) | lo) >> min(s, 32U)); }\n"),
+    ("ember_labs", "long ember_labs(long x) { return x < 0 ? -x : x; }\n"),
+];

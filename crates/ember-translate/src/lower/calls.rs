@@ -61,39 +61,21 @@ impl FnCx<'_, '_> {
         for (k, v) in values.iter().enumerate().rev() {
             text = text.replace(&format!("${k}"), &v.code);
         }
-        for helper in [
-            "ember_ffsll",
-            "ember_ffs",
-            "ember_brevll",
-            "ember_brev",
-            "ember_byte_perm",
-            "ember_labs",
-        ]
-        .into_iter()
-        .chain([
-            "ember_funnelshift_lc",
-            "ember_funnelshift_rc",
-            "ember_funnelshift_l",
-            "ember_funnelshift_r",
-        ]) {
-            if found.text.contains(&format!("{helper}(")) {
-                if helper == "ember_brevll" {
-                    self.prog.helper("ember_brev", || {
-                        builtins::helper_text("ember_brev")
-                            .unwrap_or_default()
-                            .to_string()
-                    });
-                }
-                self.prog.helper(helper, || {
-                    builtins::helper_text(helper)
-                        .unwrap_or_default()
-                        .to_string()
-                });
-            }
-        }
+        self.builtin_helpers(&found.text, "");
         let ty = return_type(found.ret, values.first().map(decayed).as_ref());
         self.prog.note_type(&ty);
         Ok(V::rvalue(text, ty))
+    }
+
+    /// Adds the helper functions `text` calls (and first those they call), each once;
+    /// `caller` is the helper whose text it is (its own name in it is not a call).
+    fn builtin_helpers(&mut self, text: &str, caller: &str) {
+        for (name, body) in builtins::HELPERS {
+            if *name != caller && text.contains(&format!("{name}(")) {
+                self.builtin_helpers(body, name);
+                self.prog.helper(name, || body.to_string());
+            }
+        }
     }
 
     /// Builtins whose OpenCL form depends on their arguments' types.

@@ -438,18 +438,13 @@ impl<'a, 'u> FnCx<'a, 'u> {
 
     /// A statement in a scope of its own, always in braces (so a declaration stays valid).
     fn sub_statement(&mut self, s: &Stmt) -> Result<()> {
-        match &s.kind {
-            S::Block(body) => {
-                self.push_line("{");
-                self.nested(body)?;
-                self.push_line("}");
-            }
-            _ => {
-                self.push_line("{");
-                self.nested(std::slice::from_ref(s))?;
-                self.push_line("}");
-            }
-        }
+        let body = match &s.kind {
+            S::Block(body) => body.as_slice(),
+            _ => std::slice::from_ref(s),
+        };
+        self.push_line("{");
+        self.nested(body)?;
+        self.push_line("}");
         Ok(())
     }
 

@@ -62,12 +62,11 @@ pub(crate) struct Program<'u> {
     /// Helper functions the translation uses, by name, in the order first needed.
     helpers: Vec<(String, String)>,
     /// CUDA vector types of width 1 or 3 used (structs of their own in OpenCL C).
-    odd_vectors: BTreeSet<(u8, u8)>,
+    odd_vectors: BTreeSet<(Scalar, u8)>,
     globals_text: String,
     prototypes: String,
     bodies: String,
     kernels: Vec<KernelName>,
-    /// Whether doubles (or 64-bit atomics) appear: the extension pragmas are emitted then.
     /// What each function reaches (device functions' `__shared__` arrays, host-filled
     /// constants), by function name.
     reached: HashMap<String, shared::Reached>,
@@ -75,6 +74,7 @@ pub(crate) struct Program<'u> {
     constant_buffers: Vec<(String, Type, u64)>,
     /// Kernels that take the launch's dynamic shared memory as their last argument.
     dynamic_shared: BTreeSet<String>,
+    /// Whether doubles (or 64-bit atomics) appear: the extension pragmas are emitted then.
     uses_double: bool,
     uses_atomics64: bool,
 }
@@ -298,7 +298,7 @@ impl<'u> Program<'u> {
         match ty {
             Type::Vector(s, n) => {
                 if layout::vector_is_struct(*n) {
-                    self.odd_vectors.insert((scalar_code(*s), *n));
+                    self.odd_vectors.insert((*s, *n));
                 }
                 if *s == Scalar::Double {
                     self.uses_double = true;
@@ -385,7 +385,7 @@ impl<'u> Program<'u> {
             out.push_str("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n");
         }
         for (s, n) in &self.odd_vectors {
-            out.push_str(&odd_vector(scalar_of(*s), *n));
+            out.push_str(&odd_vector(*s, *n));
         }
         out.push_str(structs);
         out.push_str(&self.globals_text);
@@ -396,29 +396,6 @@ impl<'u> Program<'u> {
         out.push_str(&self.bodies);
         out
     }
-}
-
-const SCALARS: [Scalar; 12] = [
-    Scalar::Bool,
-    Scalar::Char,
-    Scalar::UChar,
-    Scalar::Short,
-    Scalar::UShort,
-    Scalar::Int,
-    Scalar::UInt,
-    Scalar::Long,
-    Scalar::ULong,
-    Scalar::Half,
-    Scalar::Float,
-    Scalar::Double,
-];
-
-fn scalar_code(s: Scalar) -> u8 {
-    SCALARS.iter().position(|x| *x == s).unwrap_or(0) as u8
-}
-
-fn scalar_of(code: u8) -> Scalar {
-    SCALARS.get(code as usize).copied().unwrap_or(Scalar::Int)
 }
 
 /// A CUDA vector of width 1 or 3 as a struct, with its `make_` function.

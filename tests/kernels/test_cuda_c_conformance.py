@@ -1,0 +1,59 @@
+"""The CUDA C conformance suite (`cuda_c_conformance/`): every case's kernel launched through ember
+(translated to OpenCL C on OpenCL devices, NVRTC on CUDA) and its array arguments compared with
+NumPy's. With EMBER_CUDA_C_SUITE_SAVE=<folder> each case also saves what its arrays held, for
+`cuda_c_conformance/compare.py` to set beside another device's run."""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+import ember as cp
+import numpy as np
+import pytest
+from cuda_c_conformance import groups
+
+GROUPS = {name: groups.load(name) for name in groups.NAMES}
+CASES = [(g, c) for g, group in GROUPS.items() for c in group.CASES]
+
+
+@pytest.fixture(scope="module")
+def modules():
+    built = {}
+
+    def module(name):
+        if name not in built:
+            group = GROUPS[name]
+            built[name] = cp.RawModule(code=groups.source(group), options=getattr(group, "OPTIONS", ()),
+                                       name_expressions=groups.name_expressions(group))
+        return built[name]
+
+    return module
+
+
+def test_the_suite_is_large_and_names_are_unique():
+    names = [f"{g}.{c.name}" for g, c in CASES]
+    assert len(names) == len(set(names))
+    assert len(CASES) >= 100, len(CASES)
+
+
+@pytest.mark.parametrize(("group", "case"), CASES, ids=[f"{g}.{c.name}" for g, c in CASES])
+def test_case(group, case, modules):
+    rng = np.random.default_rng(zlib.crc32(f"{group}.{case.name}".encode()))
+    host = case.args(rng)
+    device = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in host]
+    module = modules(group)
+    module.get_function(case.name)(case.grid, case.block, tuple(device), shared_mem=case.shared)
+    got = {i: d.get() for i, d in enumerate(device) if isinstance(host[i], np.ndarray)}
+    want = case.expect(*[a.copy() if isinstance(a, np.ndarray) else a for a in host])
+    save = os.environ.get("EMBER_CUDA_C_SUITE_SAVE")
+    if save:
+        np.savez(os.path.join(save, f"{group}.{case.name}.npz"), **{str(i): v for i, v in got.items()})
+    for i, value in want.items():
+        value = np.asarray(value)
+        assert got[i].dtype == value.dtype or value.dtype == np.float64, (i, got[i].dtype, value.dtype)
+        if case.rtol or case.atol:
+            np.testing.assert_allclose(got[i], value.astype(got[i].dtype), rtol=case.rtol, atol=case.atol,
+                                       err_msg=f"argument {i}")
+        else:
+            np.testing.assert_array_equal(got[i], value.astype(got[i].dtype), err_msg=f"argument {i}")

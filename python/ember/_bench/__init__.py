@@ -20,15 +20,16 @@ import traceback
 
 import numpy
 
-from . import arrays, cpu, cpu_arrays, fft, kernels, linalg, numpy_api, pyopencl_face, random, sorting, transfer
+from . import arrays, cpu, cpu_arrays, cuda_c, fft, kernels, linalg, numpy_api, pyopencl_face, random, sorting, transfer
 from .peers import find_peers, load_ember
 from .report import chart, judge, markdown, text_table
 
 GPU_GROUPS = {"arrays": arrays.rows, "numpy": numpy_api.rows, "sorting": sorting.rows, "random": random.rows,
               "linalg": linalg.rows, "fft": fft.rows, "strings": kernels.string_rows,
-              "python": kernels.python_rows, "transfers": transfer.rows, "pyopencl": pyopencl_face.rows}
+              "python": kernels.python_rows, "cuda-c": cuda_c.rows, "transfers": transfer.rows,
+              "pyopencl": pyopencl_face.rows}
 CPU_GROUPS = {"cpu": cpu.rows, "cpu-arrays": cpu_arrays.rows, "cpu-sorting": sorting.cpu_rows,
-              "cpu-pyopencl": pyopencl_face.rows}
+              "cpu-pyopencl": pyopencl_face.rows, "cpu-cuda-c": cuda_c.rows}
 
 
 def parser() -> argparse.ArgumentParser:

@@ -8,7 +8,9 @@ import re
 from dataclasses import dataclass, field
 
 # cuSOLVER / cuFFT: the vendor library through ember on CUDA, beside ember's own kernels on OpenCL.
-LIB_ORDER = ["ember", "CuPy", "PyTorch", "numba-cuda", "Numba simulator", "PyOpenCL", "NumPy", "cuSOLVER", "cuFFT"]
+# The CUDA C rows: NVRTC's cubin on CUDA and OpenCL C written by hand, beside ember's translation.
+LIB_ORDER = ["ember", "CuPy", "PyTorch", "numba-cuda", "Numba simulator", "PyOpenCL", "NumPy", "cuSOLVER", "cuFFT",
+             "NVRTC cubin", "OpenCL C by hand"]
 
 
 @dataclass
@@ -59,7 +61,7 @@ def _meets(r: Row, refs: dict) -> bool | None:
     if m := re.match(r"[<>]= (?:([\d.]+)x )?best peer", t):
         ratio = r.ratio()
         return None if ratio is None else ratio >= float(m.group(1) or 1)
-    if m := re.match(r">= ([\d.]+)x (NumPy|PyOpenCL|CuPy|PyTorch)$", t):
+    if m := re.match(r">= ([\d.]+)x (NumPy|PyOpenCL|CuPy|PyTorch|NVRTC cubin|OpenCL C by hand)$", t):
         peer = r.value(m.group(2))
         if peer is None or mine == 0:
             return None

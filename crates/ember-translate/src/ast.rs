@@ -212,6 +212,8 @@ pub enum ExprKind {
     Member(Box<Expr>, String, bool),
     Cast(Type, Box<Expr>),
     SizeofType(Type),
+    /// `alignof(T)` / `__alignof__(T)`: CUDA's alignment of the type.
+    AlignofType(Type),
     SizeofExpr(Box<Expr>),
     Comma(Box<Expr>, Box<Expr>),
     /// A braced initialiser list.
@@ -309,6 +311,8 @@ pub struct Param {
     pub name: String,
     pub ty: Type,
     pub konst: bool,
+    /// C++'s default argument (`int b = 7`), given where a call leaves it out.
+    pub default: Option<Expr>,
     pub line: u32,
 }
 

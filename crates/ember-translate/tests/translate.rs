@@ -246,3 +246,34 @@ fn constant_memory_the_host_fills_is_a_buffer_passed_to_its_readers() {
     assert!(t.source.contains("__kernel void reads(__global float* x, __constant const float* c, __constant const int* k)"), "{}", t.source);
     assert!(t.source.contains("return (c[i] * (*k));"), "{}", t.source);
 }
+
+#[test]
+fn counting_barriers_count_in_a_local_int_the_kernel_allocates() {
+    let src = "__device__ int any_positive(float v) { return __syncthreads_or(v > 0); }\n\
+               __device__ float block_total(float v) { __shared__ float total; if (threadIdx.x == 0) total = 0;\n\
+               __syncthreads(); atomicAdd(&total, v); __syncthreads(); return total; }\n\
+               extern \"C\" __global__ void k(const float* x, int* out) {\n\
+               out[0] = __syncthreads_count(x[threadIdx.x] > 0) + any_positive(x[0]) + (int)block_total(x[0]); }";
+    let out = opencl(src);
+    // One counter, allocated by the kernel as an array of one and passed down as a pointer.
+    assert_eq!(
+        out.matches("__local int ember_shared_ember_vote[1];")
+            .count(),
+        1,
+        "{out}"
+    );
+    assert!(
+        out.contains("__local int* ember_shared_ember_vote)"),
+        "{out}"
+    );
+    assert!(out.contains("ember_syncthreads_count(((x[((uint)get_local_id(0))] > 0)) != 0, ember_shared_ember_vote)"), "{out}");
+    // A single __shared__ value of a device function is reached through its pointer.
+    assert!(
+        out.contains("__local float ember_shared_block_total_total[1];"),
+        "{out}"
+    );
+    assert!(
+        out.contains("((*ember_shared_block_total_total) = 0)"),
+        "{out}"
+    );
+}

@@ -37,6 +37,21 @@ const TABLE: &[Builtin] = &[
         "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
         Void,
     ),
+    row(
+        "__syncthreads_count",
+        "ember_syncthreads_count(($0) != 0, ember_shared_ember_vote)",
+        Is(I),
+    ),
+    row(
+        "__syncthreads_and",
+        "(ember_syncthreads_count(($0) != 0, ember_shared_ember_vote) == (int)(get_local_size(0) * get_local_size(1) * get_local_size(2)))",
+        Is(I),
+    ),
+    row(
+        "__syncthreads_or",
+        "(ember_syncthreads_count(($0) != 0, ember_shared_ember_vote) != 0)",
+        Is(I),
+    ),
     row("__threadfence", "mem_fence(CLK_GLOBAL_MEM_FENCE)", Void),
     row(
         "__threadfence_system",
@@ -66,9 +81,9 @@ const TABLE: &[Builtin] = &[
     row("__fsqrt_ru", "sqrt((float)($0))", Is(F)),
     row("__fsqrt_rd", "sqrt((float)($0))", Is(F)),
     row("__frcp_rn", "(1.0f / (float)($0))", Is(F)),
-    row("__fadd_rn", "((float)($0) + (float)($1))", Is(F)),
-    row("__fsub_rn", "((float)($0) - (float)($1))", Is(F)),
-    row("__fmul_rn", "((float)($0) * (float)($1))", Is(F)),
+    row("__fadd_rn", "ember_fadd_rn($0, $1)", Is(F)),
+    row("__fsub_rn", "ember_fsub_rn($0, $1)", Is(F)),
+    row("__fmul_rn", "ember_fmul_rn($0, $1)", Is(F)),
     row("__fdiv_rn", "((float)($0) / (float)($1))", Is(F)),
     row(
         "__fmaf_rn",
@@ -77,9 +92,9 @@ const TABLE: &[Builtin] = &[
     ),
     row("__dsqrt_rn", "sqrt((double)($0))", Is(D)),
     row("__drcp_rn", "(1.0 / (double)($0))", Is(D)),
-    row("__dadd_rn", "((double)($0) + (double)($1))", Is(D)),
-    row("__dsub_rn", "((double)($0) - (double)($1))", Is(D)),
-    row("__dmul_rn", "((double)($0) * (double)($1))", Is(D)),
+    row("__dadd_rn", "ember_dadd_rn($0, $1)", Is(D)),
+    row("__dsub_rn", "ember_dsub_rn($0, $1)", Is(D)),
+    row("__dmul_rn", "ember_dmul_rn($0, $1)", Is(D)),
     row("__ddiv_rn", "((double)($0) / (double)($1))", Is(D)),
     row(
         "__fma_rn",
@@ -374,5 +389,25 @@ pub(crate) const HELPERS: &[(&str, &str)] = &[
     ("ember_funnelshift_r", "uint ember_funnelshift_r(uint lo, uint hi, uint s) { return (uint)((((ulong)hi << 32) | lo) >> (s & 31)); }\n"),
     ("ember_funnelshift_lc", "uint ember_funnelshift_lc(uint lo, uint hi, uint s) { return (uint)(((((ulong)hi << 32) | lo) << min(s, 32U)) >> 32); }\n"),
     ("ember_funnelshift_rc", "uint ember_funnelshift_rc(uint lo, uint hi, uint s) { return (uint)((((ulong)hi << 32) | lo) >> min(s, 32U)); }\n"),
+    // The block's count of true predicates: reset, count, read, and a last barrier so that no
+    // work-item resets the counter for the next vote before every one has read it.
+    ("ember_syncthreads_count", concat!(
+            "int ember_syncthreads_count(int p, __local int* n) {\n",
+            "    if (get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0) *n = 0;\n",
+            "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n",
+            "    if (p) atomic_inc(n);\n",
+            "    barrier(CLK_LOCAL_MEM_FENCE);\n",
+            "    int count = *n;\n",
+            "    barrier(CLK_LOCAL_MEM_FENCE);\n",
+            "    return count;\n}\n"
+        )),
+    // CUDA never contracts these into an fma; OpenCL C may contract within one expression, so
+    // each is a function of its own (a product and a sum in two functions are not fused).
+    ("ember_fadd_rn", "float ember_fadd_rn(float a, float b) { return a + b; }\n"),
+    ("ember_fsub_rn", "float ember_fsub_rn(float a, float b) { return a - b; }\n"),
+    ("ember_fmul_rn", "float ember_fmul_rn(float a, float b) { return a * b; }\n"),
+    ("ember_dadd_rn", "double ember_dadd_rn(double a, double b) { return a + b; }\n"),
+    ("ember_dsub_rn", "double ember_dsub_rn(double a, double b) { return a - b; }\n"),
+    ("ember_dmul_rn", "double ember_dmul_rn(double a, double b) { return a * b; }\n"),
     ("ember_labs", "long ember_labs(long x) { return x < 0 ? -x : x; }\n"),
 ];

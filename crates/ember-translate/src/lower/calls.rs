@@ -202,7 +202,7 @@ impl FnCx<'_, '_> {
 
     /// A call of a function of the program.
     fn user_call(&mut self, name: &str, targs: &[Type], args: &[Expr], line: u32) -> Result<V> {
-        let values = args
+        let mut values = args
             .iter()
             .map(|a| self.expr(a))
             .collect::<Result<Vec<_>>>()?;
@@ -211,7 +211,8 @@ impl FnCx<'_, '_> {
             .filter(|&i| {
                 let f = self.prog.functions[i];
                 f.name == name
-                    && f.params.len() == values.len()
+                    && f.params.len() >= values.len()
+                    && f.params[values.len()..].iter().all(|p| p.default.is_some())
                     && (targs.is_empty() || f.template.len() == targs.len())
             })
             .collect();
@@ -232,6 +233,11 @@ impl FnCx<'_, '_> {
                 )
             })?;
         let f = self.prog.functions[index];
+        for p in &f.params[values.len()..] {
+            if let Some(default) = &p.default {
+                values.push(self.expr(default)?);
+            }
+        }
         if f.kind == crate::ast::FnKind::Kernel {
             return Err(TranslateError::new(
                 line,
@@ -260,14 +266,13 @@ impl FnCx<'_, '_> {
                         return Err(TranslateError::new(line, format!("argument {} of {name} is a reference to a value that has no address", p.name)));
                     }
                     spaces.push(v.space);
+                    if let Type::Ref(r) = &p.ty {
+                        levels(&r.ty, &v.ty, &mut spaces);
+                    }
                     codes.push(format!("&{}", v.code));
                 }
                 Type::Pointer(_) => {
-                    let space = match decayed(v) {
-                        Type::Pointer(q) if q.space != Space::Unknown => q.space,
-                        _ => Space::Private,
-                    };
-                    spaces.push(space);
+                    levels(&p.ty, &decayed(v), &mut spaces);
                     codes.push(v.code.clone());
                 }
                 _ => codes.push(v.code.clone()),
@@ -278,7 +283,10 @@ impl FnCx<'_, '_> {
             codes.extend(r.shared.iter().map(|a| a.param()));
             codes.extend(r.constants.iter().map(|c| super::names::user(c)));
         }
-        let ret = resolve(&f.ret, &map);
+        let mut ret = resolve(&f.ret, &map);
+        if let Type::Pointer(r) = &mut ret {
+            r.space = returned_space(f, &spaces, line)?;
+        }
         self.prog.note_type(&ret);
         let callee = if self.learning {
             name.to_string()
@@ -370,6 +378,60 @@ impl FnCx<'_, '_> {
             format!("{thread}_grid({})", all.join(", ")),
             Type::Void,
         ))
+    }
+}
+
+/// The memories of a pointer argument for a pointer parameter `param`, one per level of
+/// pointer the parameter has (outermost first; private where the argument's is unknown).
+fn levels(param: &Type, arg: &Type, spaces: &mut Vec<Space>) {
+    if let Type::Pointer(p) = param {
+        let (space, inner) = match arg {
+            Type::Pointer(q) if q.space != Space::Unknown => (q.space, q.ty.clone()),
+            Type::Pointer(q) => (Space::Private, q.ty.clone()),
+            _ => (Space::Private, Type::Void),
+        };
+        spaces.push(space);
+        levels(&p.ty, &inner, spaces);
+    }
+}
+
+/// The memory a device function's returned pointer points into: that of its pointer arguments
+/// (a function returns into what it was given: `return h + i;`), which must be one memory.
+pub(crate) fn returned_space(
+    f: &crate::ast::Function,
+    spaces: &[Space],
+    line: u32,
+) -> Result<Space> {
+    // `spaces` has one memory per level of each pointer or reference parameter, in order.
+    let depth = |t: &Type| {
+        let mut n = 0;
+        let mut t = t;
+        while let Type::Pointer(p) | Type::Ref(p) = t {
+            n += 1;
+            t = &p.ty;
+        }
+        n
+    };
+    let mut at = 0;
+    let mut distinct = Vec::new();
+    for p in &f.params {
+        if matches!(p.ty, Type::Pointer(_)) {
+            distinct.extend(spaces.get(at).copied());
+        }
+        at += depth(&p.ty);
+    }
+    distinct.sort_by_key(|s| s.tag());
+    distinct.dedup();
+    match distinct.as_slice() {
+        [one] => Ok(*one),
+        _ => Err(TranslateError::new(
+            line,
+            format!(
+                "{} returns a pointer, and OpenCL C must know its memory: translated where the function's pointer arguments are all in one memory (here {})",
+                f.name,
+                if distinct.is_empty() { "it has none".to_string() } else { format!("{} memories", distinct.len()) }
+            ),
+        )),
     }
 }
 

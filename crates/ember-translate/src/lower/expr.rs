@@ -5,6 +5,7 @@ use crate::ast::{Expr, ExprKind as K, Pointee, Scalar, Space, Type};
 use crate::error::{Result, TranslateError};
 
 use super::function::FnCx;
+use super::layout;
 use super::names;
 use super::subst::resolve;
 
@@ -202,6 +203,19 @@ impl FnCx<'_, '_> {
                     format!("((ulong)sizeof({}))", self.prog.declare(&t, "")),
                     Type::Scalar(Scalar::ULong),
                 )
+            }
+            K::AlignofType(t) => {
+                let t = resolve(t, &self.subst);
+                let structs = &self.prog.structs;
+                let fields = |n: &str| {
+                    structs
+                        .get(n)
+                        .map(|d| d.fields.iter().map(|f| f.1.clone()).collect())
+                };
+                let a = layout::align_of(&t, &fields).ok_or_else(|| {
+                    TranslateError::new(line, "alignof of a type whose layout is not known here")
+                })?;
+                V::rvalue(format!("((ulong){a})"), Type::Scalar(Scalar::ULong))
             }
             K::SizeofExpr(x) => {
                 let v = self.expr(x)?;

@@ -102,6 +102,9 @@ pub(crate) fn emit(
         cx.learning = learning;
         cx.hints = hints.clone();
         cx.ret = resolve(&f.ret, &subst);
+        if let Type::Pointer(r) = &mut cx.ret {
+            r.space = super::calls::returned_space(f, spaces, f.line)?;
+        }
         let (mut params, prologue) = cx.params(f, spaces)?;
         cx.reached_shared(f, &mut params)?;
         cx.depth = 1;
@@ -204,6 +207,12 @@ impl<'a, 'u> FnCx<'a, 'u> {
             };
             if let Type::Pointer(pt) | Type::Ref(pt) = &mut ty {
                 pt.space = spaces.next().copied().unwrap_or(Space::Private);
+                // A pointer to a pointer: the memory of each level, as the caller's had.
+                let mut inner = &mut pt.ty;
+                while let Type::Pointer(q) = inner {
+                    q.space = spaces.next().copied().unwrap_or(Space::Private);
+                    inner = &mut q.ty;
+                }
                 if self.kernel && matches!(pt.ty, Type::Pointer(_)) {
                     return Err(TranslateError::new(
                         p.line,
@@ -258,7 +267,12 @@ impl<'a, 'u> FnCx<'a, 'u> {
             self.prog.note_type(&a.ty);
             if self.kernel {
                 if !self.learning {
-                    let text = format!("__local {};", self.prog.declare(&a.ty, &a.param()));
+                    // A single value as an array of one, so that it passes down as a pointer.
+                    let ty = match &a.ty {
+                        Type::Array(..) => a.ty.clone(),
+                        one => Type::Array(Box::new(one.clone()), Some(1)),
+                    };
+                    let text = format!("__local {};", self.prog.declare(&ty, &a.param()));
                     self.hoisted.push(text);
                 }
             } else {
@@ -595,12 +609,21 @@ impl<'a, 'u> FnCx<'a, 'u> {
                 let v = self.expr(e)?;
                 let vt = super::expr::decayed(&v);
                 match vt {
-                    Type::Pointer(q) if p.space == Space::Unknown => p.space = q.space,
-                    Type::Pointer(q) if q.space != p.space && q.space != Space::Unknown => {
+                    Type::Pointer(q)
+                        if p.space != Space::Unknown
+                            && q.space != Space::Unknown
+                            && q.space != p.space =>
+                    {
                         return Err(TranslateError::new(
                             d.line,
                             format!("pointer {} mixes memories", d.name),
                         ))
+                    }
+                    Type::Pointer(q) => {
+                        if p.space == Space::Unknown {
+                            p.space = q.space;
+                        }
+                        fill_spaces(&mut p.ty, &q.ty);
                     }
                     _ => {}
                 }
@@ -625,7 +648,8 @@ impl<'a, 'u> FnCx<'a, 'u> {
                 line: d.line,
             }
             .param();
-            self.bind(&d.name, shared_pointer(&ty), param, Space::Private, false);
+            let single = !matches!(ty, Type::Array(..));
+            self.bind(&d.name, shared_pointer(&ty), param, Space::Private, single);
             return Ok(());
         }
         let mut code = names::user(&d.name);
@@ -732,6 +756,16 @@ pub(crate) fn child_waits(line: u32, what: &str) -> TranslateError {
 }
 
 /// A `__shared__` array as the pointer that passes it (to its element, or to its rows).
+/// Fills the memories a pointer type leaves unknown, level by level, from a value's type.
+pub(crate) fn fill_spaces(t: &mut Type, from: &Type) {
+    if let (Type::Pointer(p), Type::Pointer(q)) = (t, from) {
+        if p.space == Space::Unknown {
+            p.space = q.space;
+        }
+        fill_spaces(&mut p.ty, &q.ty);
+    }
+}
+
 fn shared_pointer(ty: &Type) -> Type {
     pointer_to(ty, Space::Local)
 }

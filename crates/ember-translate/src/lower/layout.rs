@@ -17,6 +17,23 @@ pub fn size_of_plain(t: &Type) -> Option<u64> {
     }
 }
 
+/// The alignment CUDA gives a type (`vector_types.h`: `float4` 16, `float3` 4, `double2` 16);
+/// `fields` gives a struct's field types. `None`: a template parameter, an unknown struct.
+pub fn align_of(t: &Type, fields: &dyn Fn(&str) -> Option<Vec<Type>>) -> Option<u64> {
+    match t {
+        Type::Scalar(s) => Some(s.size()),
+        Type::Vector(s, n) if vector_is_struct(*n) => Some(s.size()),
+        Type::Vector(s, n) => Some((s.size() * u64::from(*n)).min(16)),
+        Type::Pointer(_) | Type::Ref(_) => Some(8),
+        Type::Array(e, _) => align_of(e, fields),
+        Type::Struct(n) => fields(n)?
+            .iter()
+            .map(|f| align_of(f, fields))
+            .try_fold(1, |a, f| f.map(|f| a.max(f))),
+        _ => None,
+    }
+}
+
 /// The name OpenCL C uses for CUDA's vector type (a struct for widths 1 and 3).
 pub fn vector_name(s: Scalar, n: u8) -> String {
     if n == 1 || n == 3 {

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use crate::ast::{Expr, ExprKind as K, FnKind, Function, Stmt, StmtKind as S, Storage, Type};
 
 /// A device function's `__shared__` array: the function declaring it, its name, its type.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(crate) struct SharedArray {
     pub owner: String,
     pub var: String,
@@ -18,7 +18,32 @@ pub(crate) struct SharedArray {
     pub line: u32,
 }
 
+/// One array whatever line first named it (the counter of votes is named by each voter).
+impl PartialEq for SharedArray {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.owner, &self.var) == (&other.owner, &other.var)
+    }
+}
+
+/// CUDA's counting barriers: OpenCL C counts in a `__local int` the kernel allocates (as for a
+/// device function's `__shared__` variable), named by [`SharedArray::vote`].
+pub(crate) const VOTES: [&str; 3] = [
+    "__syncthreads_count",
+    "__syncthreads_and",
+    "__syncthreads_or",
+];
+
 impl SharedArray {
+    /// The counter of the counting barriers ([`VOTES`]): `ember_shared_ember_vote`.
+    pub fn vote(line: u32) -> SharedArray {
+        SharedArray {
+            owner: "ember".into(),
+            var: "vote".into(),
+            ty: Type::Scalar(crate::ast::Scalar::Int),
+            line,
+        }
+    }
+
     /// The name of the kernel's allocation and of the parameters that pass it down.
     pub fn param(&self) -> String {
         format!("ember_shared_{}_{}", self.owner, self.var)
@@ -54,6 +79,13 @@ pub(crate) fn reached(functions: &[&Function], constants: &[String]) -> HashMap<
                 line,
             });
             shared.entry(f.name.clone()).or_default().extend(arrays);
+        }
+        if VOTES.iter().any(|v| names.contains(*v)) {
+            let line = body.first().map_or(0, |s| s.line);
+            shared
+                .entry(f.name.clone())
+                .or_default()
+                .push(SharedArray::vote(line));
         }
         let read = constants.iter().filter(|c| names.contains(*c)).cloned();
         used.entry(f.name.clone()).or_default().extend(read);

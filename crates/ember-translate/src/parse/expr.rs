@@ -228,10 +228,25 @@ impl Parser<'_> {
 
     /// An expression starting with a name: a variable, a literal word, a cast or a call.
     fn name(&mut self, word: &str, line: u32) -> Result<Expr> {
+        // `Mode::A`: a C++ scoped enumerator, known by its qualified name.
+        let qualified;
+        let word = if self.check("::") && self.peek_at(1).is_some_and(|t| t.kind == Kind::Ident) {
+            self.at += 1;
+            qualified = format!("{word}::{}", self.ident()?);
+            qualified.as_str()
+        } else {
+            word
+        };
         let kind = match word {
             "true" => K::Bool(true),
             "false" => K::Bool(false),
             "nullptr" | "NULL" => K::Null,
+            "alignof" | "__alignof__" | "_Alignof" | "__alignof" => {
+                self.expect("(")?;
+                let ty = self.type_name()?;
+                self.expect(")")?;
+                K::AlignofType(ty)
+            }
             "static_cast" | "reinterpret_cast" | "const_cast" => {
                 self.expect("<")?;
                 let ty = self.type_name()?;

@@ -150,6 +150,9 @@ impl<'t> Parser<'t> {
                 return Ok(());
             }
         }
+        if self.check("using") && self.check_at(2, "=") {
+            return self.alias();
+        }
         if self.check("namespace") || self.check("using") || self.check("class") {
             let t = self.bump()?;
             return Err(TranslateError::new(
@@ -282,6 +285,17 @@ impl<'t> Parser<'t> {
             };
         }
         items.push(Item::Function(f?));
+        Ok(())
+    }
+
+    /// C++'s `using name = T;`: a typedef.
+    pub(crate) fn alias(&mut self) -> Result<()> {
+        self.expect("using")?;
+        let name = self.ident()?;
+        self.expect("=")?;
+        let ty = self.type_name()?;
+        self.expect(";")?;
+        self.typedefs.insert(name, ty);
         Ok(())
     }
 

@@ -101,6 +101,10 @@ impl Parser<'_> {
                 self.expect(";")?;
                 S::Goto(l)
             }
+            "using" if self.check_at(2, "=") => {
+                self.alias()?;
+                S::Block(Vec::new())
+            }
             "typedef" => {
                 return Err(TranslateError::new(
                     line,

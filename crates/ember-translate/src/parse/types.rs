@@ -351,10 +351,13 @@ impl Parser<'_> {
 
     /// `enum [name] [: type] [{ A, B = 3 }]`, after the keyword: the constants are folded now.
     fn enum_specifier(&mut self, spec: &mut Specifiers) -> Result<Type> {
-        self.eat("class");
+        let _scoped = self.eat("class") || self.eat("struct");
+        let mut enum_name = None;
         if self.peek().is_some_and(|t| t.kind == Kind::Ident) && !self.check("{") {
             let name = self.ident()?;
-            self.typedefs.insert(name, Type::Scalar(Scalar::Int));
+            self.typedefs
+                .insert(name.clone(), Type::Scalar(Scalar::Int));
+            enum_name = Some(name);
         }
         if self.eat(":") {
             self.specifiers()?;
@@ -372,6 +375,11 @@ impl Parser<'_> {
                 next = self.fold(&e).ok_or_else(|| {
                     TranslateError::new(line, format!("the value of {name} is not a constant"))
                 })?;
+            }
+            // Also as `E::A` (C++ lets every enumerator be named so; a scoped one must be).
+            if let Some(e) = &enum_name {
+                self.constants.insert(format!("{e}::{name}"), next);
+                constants.push((format!("{e}::{name}"), next));
             }
             self.constants.insert(name.clone(), next);
             constants.push((name, next));
@@ -500,13 +508,16 @@ impl Parser<'_> {
             }
             let spec = self.specifiers()?;
             let d = self.declarator(&spec)?;
-            if self.eat("=") {
-                self.conditional()?; // a C++ default argument: callers pass every argument here
-            }
+            let default = if self.eat("=") {
+                Some(self.conditional()?)
+            } else {
+                None
+            };
             params.push(Param {
                 name: d.name,
                 ty: d.ty,
                 konst: d.konst,
+                default,
                 line,
             });
             if !self.eat(",") {

@@ -273,6 +273,8 @@ pub enum StmtKind {
     Expr(Expr),
     Block(Vec<Stmt>),
     If(Expr, Box<Stmt>, Option<Box<Stmt>>),
+    /// C++17's `if constexpr`: only the branch its constant condition picks is translated.
+    IfConstexpr(Expr, Box<Stmt>, Option<Box<Stmt>>),
     While(Expr, Box<Stmt>),
     DoWhile(Box<Stmt>, Expr),
     For {

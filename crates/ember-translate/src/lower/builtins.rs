@@ -77,9 +77,25 @@ const TABLE: &[Builtin] = &[
     row("__saturatef", "clamp((float)($0), 0.0f, 1.0f)", Is(F)),
     row("__frsqrt_rn", "rsqrt((float)($0))", Is(F)),
     row("__fsqrt_rn", "sqrt((float)($0))", Is(F)),
-    row("__fsqrt_rz", "sqrt((float)($0))", Is(F)),
-    row("__fsqrt_ru", "sqrt((float)($0))", Is(F)),
-    row("__fsqrt_rd", "sqrt((float)($0))", Is(F)),
+    // Directed rounding: OpenCL C has no rounding modes for arithmetic, so these compute in
+    // double and round with a directed conversion, correcting where the double was inexact.
+    row("__fsqrt_rz", "ember_fsqrt_d((float)($0), 0)", Is(F)),
+    row("__fsqrt_rd", "ember_fsqrt_d((float)($0), -1)", Is(F)),
+    row("__fsqrt_ru", "ember_fsqrt_d((float)($0), 1)", Is(F)),
+    row("__fadd_rz", "ember_fadd_d($0, $1, 0)", Is(F)),
+    row("__fadd_rd", "ember_fadd_d($0, $1, -1)", Is(F)),
+    row("__fadd_ru", "ember_fadd_d($0, $1, 1)", Is(F)),
+    row("__fsub_rz", "ember_fadd_d($0, -($1), 0)", Is(F)),
+    row("__fsub_rd", "ember_fadd_d($0, -($1), -1)", Is(F)),
+    row("__fsub_ru", "ember_fadd_d($0, -($1), 1)", Is(F)),
+    row("__fmul_rz", "ember_directed((double)(float)($0) * (float)($1), 0.0, 0)", Is(F)),
+    row("__fmul_rd", "ember_directed((double)(float)($0) * (float)($1), 0.0, -1)", Is(F)),
+    row("__fmul_ru", "ember_directed((double)(float)($0) * (float)($1), 0.0, 1)", Is(F)),
+    row("__fdiv_rz", "ember_fdiv_d($0, $1, 0)", Is(F)),
+    row("__fdiv_rd", "ember_fdiv_d($0, $1, -1)", Is(F)),
+    row("__fdiv_ru", "ember_fdiv_d($0, $1, 1)", Is(F)),
+    row("nearbyintf", "rint((float)($0))", Is(F)),
+    row("nearbyint", "rint($0)", Floating),
     row("__frcp_rn", "(1.0f / (float)($0))", Is(F)),
     row("__fadd_rn", "ember_fadd_rn($0, $1)", Is(F)),
     row("__fsub_rn", "ember_fsub_rn($0, $1)", Is(F)),
@@ -110,8 +126,9 @@ const TABLE: &[Builtin] = &[
     row("__ffsll", "ember_ffsll((long)($0))", Is(I)),
     row("__brev", "ember_brev((uint)($0))", Is(U)),
     row("__brevll", "ember_brevll((ulong)($0))", Is(UL)),
-    row("__mul24", "mul24((int)($0), (int)($1))", Is(I)),
-    row("__umul24", "mul24((uint)($0), (uint)($1))", Is(U)),
+    // CUDA ignores the high 8 bits (OpenCL's mul24 leaves them undefined).
+    row("__mul24", "(int)((uint)(((int)($0) << 8) >> 8) * (uint)(((int)($1) << 8) >> 8))", Is(I)),
+    row("__umul24", "(((uint)($0) & 0xFFFFFFU) * ((uint)($1) & 0xFFFFFFU))", Is(U)),
     row("__mulhi", "mul_hi((int)($0), (int)($1))", Is(I)),
     row("__umulhi", "mul_hi((uint)($0), (uint)($1))", Is(U)),
     row("__mul64hi", "mul_hi((long)($0), (long)($1))", Is(L)),
@@ -409,5 +426,35 @@ pub(crate) const HELPERS: &[(&str, &str)] = &[
     ("ember_dadd_rn", "double ember_dadd_rn(double a, double b) { return a + b; }\n"),
     ("ember_dsub_rn", "double ember_dsub_rn(double a, double b) { return a - b; }\n"),
     ("ember_dmul_rn", "double ember_dmul_rn(double a, double b) { return a * b; }\n"),
+    // `exact + error` (the error far below the double's last place) rounded to float toward
+    // zero (0), down (-1) or up (1): the directed conversion of the double is right unless the
+    // double is itself a float and the error pushes the exact value past it.
+    ("ember_directed", concat!(
+            "float ember_directed(double v, double err, int mode) {\n",
+            "    float f = mode == 0 ? convert_float_rtz(v) : mode < 0 ? convert_float_rtn(v) : convert_float_rtp(v);\n",
+            "    if ((double)f != v || err == 0.0) return f;\n",
+            "    if (mode < 0 && err < 0.0) return nextafter(f, -INFINITY);\n",
+            "    if (mode > 0 && err > 0.0) return nextafter(f, INFINITY);\n",
+            "    if (mode == 0 && (err < 0.0) != (v < 0.0) && v != 0.0) return nextafter(f, 0.0f);\n",
+            "    return f;\n}\n"
+        )),
+    // The sum's rounding error by TwoSum (exact in double).
+    ("ember_fadd_d", concat!(
+            "float ember_fadd_d(float a, float b, int mode) {\n",
+            "    double s = (double)a + (double)b, bb = s - a;\n",
+            "    return ember_directed(s, ((double)a - (s - bb)) + ((double)b - bb), mode);\n}\n"
+        )),
+    // The quotient's remainder a - q*b (exact by fma) says on which side the exact value lies.
+    ("ember_fdiv_d", concat!(
+            "float ember_fdiv_d(float a, float b, int mode) {\n",
+            "    double q = (double)a / (double)b;\n",
+            "    double r = fma(-q, (double)b, (double)a);\n",
+            "    return ember_directed(q, b < 0.0f ? -r : r, mode);\n}\n"
+        )),
+    ("ember_fsqrt_d", concat!(
+            "float ember_fsqrt_d(float x, int mode) {\n",
+            "    double s = sqrt((double)x);\n",
+            "    return ember_directed(s, fma(-s, s, (double)x), mode);\n}\n"
+        )),
     ("ember_labs", "long ember_labs(long x) { return x < 0 ? -x : x; }\n"),
 ];

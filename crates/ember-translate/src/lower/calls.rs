@@ -213,7 +213,7 @@ impl FnCx<'_, '_> {
                 f.name == name
                     && f.params.len() >= values.len()
                     && f.params[values.len()..].iter().all(|p| p.default.is_some())
-                    && (targs.is_empty() || f.template.len() == targs.len())
+                    && targs.len() <= f.template.len()
             })
             .collect();
         let index = *candidates

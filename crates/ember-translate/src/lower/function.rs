@@ -404,6 +404,22 @@ impl<'a, 'u> FnCx<'a, 'u> {
                     self.sub_statement(o)?;
                 }
             }
+            S::IfConstexpr(c, then, other) => {
+                let taken = super::subst::value_of(c, &self.subst).ok_or_else(|| {
+                    TranslateError::new(
+                        s.line,
+                        "the condition of 'if constexpr' is translated where it is a constant of the template's values (N > 0, Flag)",
+                    )
+                })?;
+                let branch = if taken != 0 { Some(then) } else { other.as_ref() };
+                if let Some(b) = branch {
+                    self.push_line("{");
+                    self.depth += 1;
+                    self.statement(b)?;
+                    self.depth -= 1;
+                    self.push_line("}");
+                }
+            }
             S::While(c, body) => {
                 let c = self.condition(c)?;
                 self.push_line(&format!("while ({c})"));

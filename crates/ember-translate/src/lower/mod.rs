@@ -18,6 +18,9 @@ use std::collections::{BTreeSet, HashMap};
 use crate::ast::{FnKind, Function, Item, Scalar, Space, StructDef, Type, Unit};
 use crate::error::{Result, TranslateError};
 
+/// Function instances one translation may make: a bound on templates that recurse.
+const MAX_INSTANCES: usize = 2000;
+
 /// The OpenCL C program and how its kernels are named.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Translation {
@@ -234,6 +237,12 @@ impl<'u> Program<'u> {
             return Ok(name.clone());
         }
         let f = self.functions[index];
+        if self.instances.len() >= MAX_INSTANCES {
+            return Err(TranslateError::new(
+                f.line,
+                format!("more than {MAX_INSTANCES} instances of functions: does template {} instantiate itself without end (recursion needs 'if constexpr' to stop)?", f.name),
+            ));
+        }
         let mut name = names::user(&f.name);
         for t in &instance.targs {
             name.push_str("__");
@@ -267,6 +276,7 @@ impl<'u> Program<'u> {
     pub(crate) fn helper(&mut self, name: &str, text: impl FnOnce() -> String) {
         if !self.helpers.iter().any(|(n, _)| n == name) {
             let t = text();
+            self.uses_double |= t.contains("double");
             self.helpers.push((name.to_string(), t));
         }
     }

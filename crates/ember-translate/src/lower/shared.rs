@@ -154,7 +154,7 @@ fn walk_stmt(s: &Stmt, found: &mut Vec<(String, Type, u32)>, called: &mut BTreeS
         }
         S::Expr(e) | S::Case(e) | S::Return(Some(e)) => walk_expr(e, called),
         S::Block(body) => body.iter().for_each(|s| walk_stmt(s, found, called)),
-        S::If(c, a, b) => {
+        S::If(c, a, b) | S::IfConstexpr(c, a, b) => {
             walk_expr(c, called);
             walk_stmt(a, found, called);
             if let Some(b) = b {

@@ -153,6 +153,9 @@ impl<'t> Parser<'t> {
         if self.check("using") && self.check_at(2, "=") {
             return self.alias();
         }
+        if self.check("static_assert") {
+            return self.static_assert();
+        }
         if self.check("namespace") || self.check("using") || self.check("class") {
             let t = self.bump()?;
             return Err(TranslateError::new(
@@ -225,6 +228,12 @@ impl<'t> Parser<'t> {
         let line = self.line();
         self.bump()?;
         self.expect("<")?;
+        if self.check(">") {
+            return Err(TranslateError::new(
+                line,
+                "explicit specialization (template <>) is not translated; stop a template's recursion with 'if constexpr' instead",
+            ));
+        }
         let mut names = Vec::new();
         let mut types = Vec::new();
         loop {
@@ -272,7 +281,7 @@ impl<'t> Parser<'t> {
         if !self.check("(") {
             return Err(TranslateError::new(
                 line,
-                "only function templates are translated",
+                "only function templates are translated (not template structs or classes): write the struct for each type",
             ));
         }
         self.templates.insert(decl.name.clone());
@@ -285,6 +294,31 @@ impl<'t> Parser<'t> {
             };
         }
         items.push(Item::Function(f?));
+        Ok(())
+    }
+
+    /// `static_assert(condition[, "message"]);`: checked where the condition is a constant
+    /// now (one that depends on a template's arguments is left to NVRTC's reading).
+    pub(crate) fn static_assert(&mut self) -> Result<()> {
+        let line = self.line();
+        self.expect("static_assert")?;
+        self.expect("(")?;
+        let c = self.conditional()?;
+        let mut message = String::new();
+        if self.eat(",") {
+            while let Some(t) = self.peek().filter(|t| t.kind == Kind::Str) {
+                message.push_str(t.text.trim_matches('"'));
+                self.at += 1;
+            }
+        }
+        self.expect(")")?;
+        self.expect(";")?;
+        if self.fold(&c) == Some(0) {
+            return Err(TranslateError::new(
+                line,
+                format!("static assertion failed: {message}"),
+            ));
+        }
         Ok(())
     }
 

@@ -42,7 +42,7 @@ impl Parser<'_> {
             }
             "if" => {
                 self.at += 1;
-                self.eat("constexpr");
+                let constexpr = self.eat("constexpr");
                 let c = self.condition()?;
                 let then = Box::new(self.statement()?);
                 let other = if self.eat("else") {
@@ -50,7 +50,11 @@ impl Parser<'_> {
                 } else {
                     None
                 };
-                S::If(c, then, other)
+                if constexpr {
+                    S::IfConstexpr(c, then, other)
+                } else {
+                    S::If(c, then, other)
+                }
             }
             "while" => {
                 self.at += 1;
@@ -100,6 +104,10 @@ impl Parser<'_> {
                 let l = self.ident()?;
                 self.expect(";")?;
                 S::Goto(l)
+            }
+            "static_assert" => {
+                self.static_assert()?;
+                S::Block(Vec::new())
             }
             "using" if self.check_at(2, "=") => {
                 self.alias()?;

@@ -463,9 +463,14 @@ impl Parser<'_> {
                     sizes.push(None);
                     continue;
                 }
+                let why = if matches!(e.kind, crate::ast::ExprKind::Call(..)) {
+                    "calls of constexpr functions are not evaluated by the translation: use a constexpr variable or a #define"
+                } else {
+                    "OpenCL C has no variable-length arrays"
+                };
                 return Err(TranslateError::new(
                     e.line,
-                    format!("the size of array {name} is not a constant (OpenCL C has no variable-length arrays)"),
+                    format!("the size of array {name} is not a constant ({why})"),
                 ));
             };
             if n < 0 {

@@ -9,6 +9,8 @@ use ember_runtime::{BackendKind, Device, Function, Module};
 use ember_translate::KernelName;
 
 use crate::args::LaunchArg;
+use crate::compile::{generated_program, Rounding};
+use crate::dialect::dialect;
 
 /// A module built from CUDA C, and (when translated) how its kernels are named in OpenCL C.
 #[derive(Clone)]
@@ -118,8 +120,25 @@ pub fn cuda_module(
                 source: source.to_string(),
             }))
         })?;
+    // Rounded as NVRTC rounds by default: float32 division and square root correctly rounded
+    // (where the device can), products and sums contracted unless `--fmad=false`.
+    let fmad_off = options
+        .iter()
+        .any(|o| matches!(o.as_str(), "--fmad=false" | "-fmad=false"));
+    let rounding = if fmad_off {
+        Rounding::Separate
+    } else {
+        Rounding::Contracted
+    };
+    let (text, cl_options) = generated_program(
+        dialect(dev),
+        &translated.source,
+        &cl_options,
+        rounding,
+        dev.info().correctly_rounded_divide_sqrt,
+    );
     let module = dev
-        .module(&translated.source, name, &cl_options)
+        .module(&text, name, &cl_options)
         .map_err(|e| match e {
             // The log's lines are the CUDA source's (the translation carries `#line`s).
             Error::Compile(mut c) => {
@@ -141,8 +160,8 @@ pub fn cuda_module(
 }
 
 /// NVRTC's options as the translation and OpenCL's compiler take them: `-D` definitions go
-/// to the preprocessor, fast math to OpenCL's, the rest (`-std`, `-arch`, line info) mean
-/// nothing to OpenCL C.
+/// to the preprocessor, fast math to OpenCL's (`--fmad=false`: see `cuda_module`), the rest
+/// (`-std`, `-arch`, line info) mean nothing to OpenCL C.
 fn opencl_options(options: &[String]) -> (Vec<(String, String)>, Vec<String>) {
     let mut defines = Vec::new();
     let mut cl = Vec::new();

@@ -418,14 +418,15 @@ pub(crate) const HELPERS: &[(&str, &str)] = &[
             "    barrier(CLK_LOCAL_MEM_FENCE);\n",
             "    return count;\n}\n"
         )),
-    // CUDA never contracts these into an fma; OpenCL C may contract within one expression, so
-    // each is a function of its own (a product and a sum in two functions are not fused).
-    ("ember_fadd_rn", "float ember_fadd_rn(float a, float b) { return a + b; }\n"),
-    ("ember_fsub_rn", "float ember_fsub_rn(float a, float b) { return a - b; }\n"),
-    ("ember_fmul_rn", "float ember_fmul_rn(float a, float b) { return a * b; }\n"),
-    ("ember_dadd_rn", "double ember_dadd_rn(double a, double b) { return a + b; }\n"),
-    ("ember_dsub_rn", "double ember_dsub_rn(double a, double b) { return a - b; }\n"),
-    ("ember_dmul_rn", "double ember_dmul_rn(double a, double b) { return a * b; }\n"),
+    // CUDA never merges these into an fma. OpenCL compilers may contract, NVIDIA's even across
+    // inlined functions, so the values pass through volatile variables: a product leaves, and
+    // a sum's operands arrive, where no multiply-add can reach.
+    ("ember_fadd_rn", "float ember_fadd_rn(float a, float b) { volatile float x = a, y = b; return x + y; }\n"),
+    ("ember_fsub_rn", "float ember_fsub_rn(float a, float b) { volatile float x = a, y = b; return x - y; }\n"),
+    ("ember_fmul_rn", "float ember_fmul_rn(float a, float b) { volatile float p = a * b; return p; }\n"),
+    ("ember_dadd_rn", "double ember_dadd_rn(double a, double b) { volatile double x = a, y = b; return x + y; }\n"),
+    ("ember_dsub_rn", "double ember_dsub_rn(double a, double b) { volatile double x = a, y = b; return x - y; }\n"),
+    ("ember_dmul_rn", "double ember_dmul_rn(double a, double b) { volatile double p = a * b; return p; }\n"),
     // `exact + error` (the error far below the double's last place) rounded to float toward
     // zero (0), down (-1) or up (1): the directed conversion of the double is right unless the
     // double is itself a float and the error pushes the exact value past it.

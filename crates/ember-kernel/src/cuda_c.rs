@@ -137,21 +137,19 @@ pub fn cuda_module(
         rounding,
         dev.info().correctly_rounded_divide_sqrt,
     );
-    let module = dev
-        .module(&text, name, &cl_options)
-        .map_err(|e| match e {
-            // The log's lines are the CUDA source's (the translation carries `#line`s).
-            Error::Compile(mut c) => {
-                c.log = format!(
-                    "{}\n\nThe OpenCL C ember translated the CUDA C to:\n{}",
-                    c.log, translated.source
-                );
-                c.source = source.to_string();
-                c.backend = format!("{} (translated from CUDA C)", c.backend);
-                Error::Compile(c)
-            }
-            other => other,
-        })?;
+    let module = dev.module(&text, name, &cl_options).map_err(|e| match e {
+        // The log's lines are the CUDA source's (the translation carries `#line`s).
+        Error::Compile(mut c) => {
+            c.log = format!(
+                "{}\n\nThe OpenCL C ember translated the CUDA C to:\n{}",
+                c.log, translated.source
+            );
+            c.source = source.to_string();
+            c.backend = format!("{} (translated from CUDA C)", c.backend);
+            Error::Compile(c)
+        }
+        other => other,
+    })?;
     Ok(CudaModule {
         module,
         kernels: Some(translated.kernels.into()),

@@ -418,15 +418,15 @@ pub(crate) const HELPERS: &[(&str, &str)] = &[
             "    barrier(CLK_LOCAL_MEM_FENCE);\n",
             "    return count;\n}\n"
         )),
-    // CUDA never merges these into an fma. OpenCL compilers may contract, NVIDIA's even across
-    // inlined functions, so the values pass through volatile variables: a product leaves, and
-    // a sum's operands arrive, where no multiply-add can reach.
-    ("ember_fadd_rn", "float ember_fadd_rn(float a, float b) { volatile float x = a, y = b; return x + y; }\n"),
-    ("ember_fsub_rn", "float ember_fsub_rn(float a, float b) { volatile float x = a, y = b; return x - y; }\n"),
-    ("ember_fmul_rn", "float ember_fmul_rn(float a, float b) { volatile float p = a * b; return p; }\n"),
-    ("ember_dadd_rn", "double ember_dadd_rn(double a, double b) { volatile double x = a, y = b; return x + y; }\n"),
-    ("ember_dsub_rn", "double ember_dsub_rn(double a, double b) { volatile double x = a, y = b; return x - y; }\n"),
-    ("ember_dmul_rn", "double ember_dmul_rn(double a, double b) { volatile double p = a * b; return p; }\n"),
+    // CUDA never merges these into an fma. OpenCL compilers may contract (NVIDIA's even across
+    // inlined functions; a volatile value does not stop it), so each is compiled with
+    // contraction off, which NVIDIA's OpenCL keeps (`mul.rn`) after inlining.
+    ("ember_fadd_rn", "float ember_fadd_rn(float a, float b) {\n#pragma OPENCL FP_CONTRACT OFF\n    return a + b;\n}\n"),
+    ("ember_fsub_rn", "float ember_fsub_rn(float a, float b) {\n#pragma OPENCL FP_CONTRACT OFF\n    return a - b;\n}\n"),
+    ("ember_fmul_rn", "float ember_fmul_rn(float a, float b) {\n#pragma OPENCL FP_CONTRACT OFF\n    return a * b;\n}\n"),
+    ("ember_dadd_rn", "double ember_dadd_rn(double a, double b) {\n#pragma OPENCL FP_CONTRACT OFF\n    return a + b;\n}\n"),
+    ("ember_dsub_rn", "double ember_dsub_rn(double a, double b) {\n#pragma OPENCL FP_CONTRACT OFF\n    return a - b;\n}\n"),
+    ("ember_dmul_rn", "double ember_dmul_rn(double a, double b) {\n#pragma OPENCL FP_CONTRACT OFF\n    return a * b;\n}\n"),
     // `exact + error` (the error far below the double's last place) rounded to float toward
     // zero (0), down (-1) or up (1): the directed conversion of the double is right unless the
     // double is itself a float and the error pushes the exact value past it.

@@ -411,7 +411,11 @@ impl<'a, 'u> FnCx<'a, 'u> {
                         "the condition of 'if constexpr' is translated where it is a constant of the template's values (N > 0, Flag)",
                     )
                 })?;
-                let branch = if taken != 0 { Some(then) } else { other.as_ref() };
+                let branch = if taken != 0 {
+                    Some(then)
+                } else {
+                    other.as_ref()
+                };
                 if let Some(b) = branch {
                     self.push_line("{");
                     self.depth += 1;

@@ -213,7 +213,8 @@ fn scalar_type(words: &[&str]) -> CType {
             "ulong" | "uint64_t" | "size_t" | "uintptr_t" => return int(8, false),
             "float" => return CType::Float { bytes: 4 },
             "double" => return CType::Float { bytes: 8 },
-            "half" | "__half" => return CType::Float { bytes: 2 },
+            // `ember_half`: a half parameter of CUDA C translated to OpenCL C (its bits).
+            "half" | "__half" | "ember_half" => return CType::Float { bytes: 2 },
             _ => {}
         }
     }

@@ -59,6 +59,14 @@ impl Scalar {
         }
     }
 
+    /// The type's own name (OpenCL C's, and `half`), for names of template instances.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Half => "half",
+            s => s.opencl(),
+        }
+    }
+
     /// The name OpenCL C gives the type.
     pub fn opencl(self) -> &'static str {
         match self {
@@ -71,7 +79,8 @@ impl Scalar {
             Scalar::UInt => "uint",
             Scalar::Long => "long",
             Scalar::ULong => "ulong",
-            Scalar::Half => "half",
+            // A half computes in a float (see `lower/half.rs`); its memory is `half`.
+            Scalar::Half => "float",
             Scalar::Float => "float",
             Scalar::Double => "double",
         }

@@ -277,3 +277,39 @@ fn counting_barriers_count_in_a_local_int_the_kernel_allocates() {
         "{out}"
     );
 }
+
+#[test]
+fn halves_compute_in_floats_rounded_and_live_in_memory_as_halves() {
+    let src = "#include <cuda_fp16.h>\n\
+               extern \"C\" __global__ void k(const __half* x, __half* y, __half s) {\n\
+               int i = threadIdx.x; __half a = __hmul(x[i], s); y[i] = a + x[i]; y[i] += s; }";
+    let out = opencl(src);
+    // The user's memory holds halves, read and written whole; a half by value arrives as bits.
+    assert!(
+        out.contains(
+            "__kernel void k(__global const half* x, __global half* y, ember_half ember_raw_s)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("float s = vload_half(0, (const half*)&ember_raw_s);"),
+        "{out}"
+    );
+    // Every half operation is rounded to half; the intrinsics are cuda_fp16.h's, in CUDA C.
+    assert!(
+        out.contains("vstore_half_rte(ember_round_half((a + vload_half(i, x))), i, y);"),
+        "{out}"
+    );
+    assert!(
+        out.contains("vstore_half_rte(ember_round_half((vload_half(i, y) + s)), i, y);"),
+        "{out}"
+    );
+    assert!(out.contains("return ember_round_half((a * b));"), "{out}");
+    // A struct with a half field would not keep CUDA's layout.
+    let (line, message) = error("struct P { __half v; };\n__global__ void k(P* p) { }");
+    assert_eq!(line, 1);
+    assert!(
+        message.contains("a __half field (v) is not translated"),
+        "{message}"
+    );
+}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-NAMES = ("elementwise", "mathlib", "shared_memory", "atomics", "types", "templates", "algorithms")
+NAMES = ("elementwise", "mathlib", "shared_memory", "atomics", "types", "templates", "algorithms", "half")
 
 
 def load(name: str):

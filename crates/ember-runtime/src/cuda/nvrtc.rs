@@ -164,7 +164,27 @@ fn program_texts(source: &str, name: &str) -> Result<(CString, CString)> {
     Ok((csrc, cname))
 }
 
-/// `options` for `arch`: any architecture option in them is replaced by it.
+/// `-I` for the toolkit's device headers (`cuda_fp16.h`, ...) beside the libraries ember
+/// searches (`include` next to the toolkit's `lib64`, pip's `nvidia/cu13/include`), so that CUDA
+/// C including them compiles as with nvcc. Pip's NVRTC comes without them.
+fn header_dirs() -> &'static [String] {
+    static DIRS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    DIRS.get_or_init(|| {
+        let mut dirs: Vec<String> = Vec::new();
+        for lib in loader::toolkit_dirs() {
+            let Some(root) = lib.parent() else { continue };
+            let include = root.join("include");
+            let shown = format!("-I{}", include.display());
+            if include.join("cuda_fp16.h").is_file() && !dirs.contains(&shown) {
+                dirs.push(shown);
+            }
+        }
+        dirs
+    })
+}
+
+/// `options` for `arch`: any architecture option in them is replaced by it; the toolkit's
+/// header folders follow the user's own `-I`s.
 fn options_for(arch: &str, options: &[String]) -> Result<Vec<String>> {
     let mut opts = vec![format!("--gpu-architecture={arch}")];
     let mut skip_next = false;
@@ -186,6 +206,7 @@ fn options_for(arch: &str, options: &[String]) -> Result<Vec<String>> {
         }
         opts.push(o.clone());
     }
+    opts.extend(header_dirs().iter().cloned());
     Ok(opts)
 }
 

@@ -53,6 +53,12 @@ const TABLE: &[Builtin] = &[
         Is(I),
     ),
     row("__threadfence", "mem_fence(CLK_GLOBAL_MEM_FENCE)", Void),
+    // half bits and double -> half (the rest of cuda_fp16.h is CUDA C: see headers.rs)
+    row("__half_as_ushort", "ember_half_bits($0)", Is(Scalar::UShort)),
+    row("__half_as_short", "((short)ember_half_bits($0))", Is(Scalar::Short)),
+    row("__ushort_as_half", "ember_bits_half((ushort)($0))", Is(Scalar::Half)),
+    row("__short_as_half", "ember_bits_half((ushort)($0))", Is(Scalar::Half)),
+    row("__ember_double2half", "ember_round_half_d((double)($0))", Is(Scalar::Half)),
     row(
         "__threadfence_system",
         "mem_fence(CLK_GLOBAL_MEM_FENCE)",

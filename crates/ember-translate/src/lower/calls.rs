@@ -69,8 +69,8 @@ impl FnCx<'_, '_> {
 
     /// Adds the helper functions `text` calls (and first those they call), each once;
     /// `caller` is the helper whose text it is (its own name in it is not a call).
-    fn builtin_helpers(&mut self, text: &str, caller: &str) {
-        for (name, body) in builtins::HELPERS {
+    pub(crate) fn builtin_helpers(&mut self, text: &str, caller: &str) {
+        for (name, body) in builtins::HELPERS.iter().chain(super::half::HELPERS) {
             if *name != caller && text.contains(&format!("{name}(")) {
                 self.builtin_helpers(body, name);
                 self.prog.helper(name, || body.to_string());
@@ -191,7 +191,17 @@ impl FnCx<'_, '_> {
         let ty = Type::Vector(s, n);
         self.prog.note_type(&ty);
         let c = s.opencl();
-        let parts: Vec<String> = args.iter().map(|a| format!("({c})({})", a.code)).collect();
+        let parts: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if s == Scalar::Half {
+                    super::half::rounded(&a.code, &decayed(a), &Type::Scalar(s))
+                } else {
+                    format!("({c})({})", a.code)
+                }
+            })
+            .collect();
+        self.builtin_helpers(&parts.join(" "), "");
         let code = if layout::vector_is_struct(n) {
             format!("make_{}({})", layout::vector_name(s, n), parts.join(", "))
         } else {
@@ -275,7 +285,12 @@ impl FnCx<'_, '_> {
                     levels(&p.ty, &decayed(v), &mut spaces);
                     codes.push(v.code.clone());
                 }
-                _ => codes.push(v.code.clone()),
+                ty => {
+                    // A half parameter takes its argument rounded to half.
+                    let code = super::half::rounded(&v.code, &decayed(v), &resolve(ty, &map));
+                    self.builtin_helpers(&code, "");
+                    codes.push(code);
+                }
             }
         }
         // What the callee reaches (shared arrays, host-filled constants), passed down by name.
@@ -448,7 +463,7 @@ fn unsupported(name: &str) -> String {
         return format!("{name}: cuRAND's device API is not translated to OpenCL");
     }
     if name.starts_with("__h") || name.contains("half") {
-        return format!("{name}: half-precision intrinsics are not translated to OpenCL yet");
+        return format!("{name}: not a half-precision intrinsic the translation knows (#include <cuda_fp16.h> for CUDA's)");
     }
     format!("unknown function {name}: neither the program nor CUDA's device library (as ember translates it) defines it")
 }

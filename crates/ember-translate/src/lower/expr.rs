@@ -5,6 +5,7 @@ use crate::ast::{Expr, ExprKind as K, Pointee, Scalar, Space, Type};
 use crate::error::{Result, TranslateError};
 
 use super::function::FnCx;
+use super::half;
 use super::layout;
 use super::names;
 use super::subst::resolve;
@@ -16,6 +17,8 @@ pub(crate) struct V {
     pub ty: Type,
     pub space: Space,
     pub lvalue: bool,
+    /// A half in the user's memory: where it is, for a store (`code` is its load).
+    pub half: Option<half::Slot>,
 }
 
 impl V {
@@ -25,7 +28,43 @@ impl V {
             ty,
             space: Space::Private,
             lvalue: false,
+            half: None,
         }
+    }
+
+    /// An lvalue in `space` (not a half in the user's memory).
+    pub fn place(code: String, ty: Type, space: Space) -> V {
+        V {
+            code,
+            ty,
+            space,
+            lvalue: true,
+            half: None,
+        }
+    }
+
+    /// The element of pointer `base` at `index`, of the pointer's type `p`.
+    pub fn element(base: &str, index: &str, p: Pointee) -> V {
+        if half::in_memory(&p) {
+            let slot = half::Slot {
+                pointer: base.to_string(),
+                index: index.to_string(),
+                lanes: half::lanes(&p.ty).unwrap_or(1),
+            };
+            return V {
+                code: slot.load(),
+                ty: p.ty,
+                space: p.space,
+                lvalue: true,
+                half: Some(slot),
+            };
+        }
+        let code = if index == "0" {
+            format!("(*{base})")
+        } else {
+            format!("{base}[{index}]")
+        };
+        V::place(code, p.ty, p.space)
     }
 }
 
@@ -177,12 +216,7 @@ impl FnCx<'_, '_> {
                 let b = self.expr(base)?;
                 let i = self.expr(index)?;
                 match decayed(&b) {
-                    Type::Pointer(p) => V {
-                        code: format!("{}[{}]", b.code, i.code),
-                        ty: p.ty,
-                        space: p.space,
-                        lvalue: true,
-                    },
+                    Type::Pointer(p) => V::element(&b.code, &i.code, *p),
                     other => {
                         return Err(TranslateError::new(
                             line,
@@ -248,24 +282,19 @@ impl FnCx<'_, '_> {
         if matches!(e.kind, K::Init(_)) {
             return self.initializer(e, ty);
         }
-        Ok(self.expr(e)?.code)
+        let v = self.expr(e)?;
+        let code = half::rounded(&v.code, &decayed(&v), ty);
+        self.builtin_helpers(&code, "");
+        Ok(code)
     }
 
     fn name(&mut self, n: &str, line: u32) -> Result<V> {
         if let Some(var) = self.lookup(n) {
             return Ok(match (&var.ty, var.is_ref) {
-                (Type::Ref(p), true) | (Type::Pointer(p), true) => V {
-                    code: format!("(*{})", var.code),
-                    ty: p.ty.clone(),
-                    space: p.space,
-                    lvalue: true,
-                },
-                _ => V {
-                    code: var.code.clone(),
-                    ty: var.ty.clone(),
-                    space: var.space,
-                    lvalue: true,
-                },
+                (Type::Ref(p), true) | (Type::Pointer(p), true) => {
+                    V::element(&var.code, "0", (**p).clone())
+                }
+                _ => V::place(var.code.clone(), var.ty.clone(), var.space),
             });
         }
         if let Some(Type::Value(v)) = self.subst.get(n) {
@@ -278,12 +307,7 @@ impl FnCx<'_, '_> {
             return Ok(V::rvalue(format!("({v}{suffix})"), Type::Scalar(s)));
         }
         if let Some((ty, space)) = self.prog.globals.get(n) {
-            return Ok(V {
-                code: names::user(n),
-                ty: ty.clone(),
-                space: *space,
-                lvalue: true,
-            });
+            return Ok(V::place(names::user(n), ty.clone(), *space));
         }
         if let Some(v) = self.prog.enums.get(n) {
             return Ok(V::rvalue(format!("({v})"), Type::Scalar(Scalar::Int)));
@@ -316,12 +340,7 @@ impl FnCx<'_, '_> {
         let v = self.expr(x)?;
         Ok(match op {
             "*" => match decayed(&v) {
-                Type::Pointer(p) => V {
-                    code: format!("(*{})", v.code),
-                    ty: p.ty,
-                    space: p.space,
-                    lvalue: true,
-                },
+                Type::Pointer(p) => V::element(&v.code, "0", *p),
                 _ => {
                     return Err(TranslateError::new(
                         line,
@@ -342,7 +361,11 @@ impl FnCx<'_, '_> {
                     konst: false,
                     space: v.space,
                 }));
-                V::rvalue(format!("(&{})", v.code), ty)
+                let code = match &v.half {
+                    Some(slot) => format!("({} + {})", slot.pointer, slot.index),
+                    None => format!("(&{})", v.code),
+                };
+                V::rvalue(code, ty)
             }
             "!" => V::rvalue(format!("(!{})", v.code), Type::Scalar(Scalar::Int)),
             "++" | "--" => V::rvalue(format!("({op}{})", v.code), v.ty),
@@ -385,6 +408,11 @@ impl FnCx<'_, '_> {
                 TranslateError::new(line, format!("'{op}' of operands that are not numbers"))
             })?,
         };
+        if let (Some(lanes), "+" | "-" | "*" | "/") = (half::lanes(&ty), op) {
+            let code = half::round(&code, lanes);
+            self.builtin_helpers(&code, "");
+            return Ok(V::rvalue(code, ty));
+        }
         Ok(V::rvalue(code, ty))
     }
 
@@ -415,7 +443,29 @@ impl FnCx<'_, '_> {
                 }
             }
         }
+        if let Some(lanes) = half::lanes(&x.ty) {
+            return Ok(self.assign_half(op, &x, &y, lanes));
+        }
         Ok(V::rvalue(format!("({} {op} {})", x.code, y.code), x.ty))
+    }
+
+    /// An assignment to a half: the value rounded, stored with `vstore_half` in the user's
+    /// memory (a statement: it has no value there).
+    fn assign_half(&mut self, op: &str, x: &V, y: &V, lanes: u8) -> V {
+        let value = if op == "=" {
+            half::rounded(&y.code, &decayed(y), &x.ty)
+        } else {
+            let current = x.half.as_ref().map_or(x.code.clone(), half::Slot::load);
+            half::round(
+                &format!("({current} {} {})", &op[..op.len() - 1], y.code),
+                lanes,
+            )
+        };
+        self.builtin_helpers(&value, "");
+        match &x.half {
+            Some(slot) => V::rvalue(slot.store(&value), Type::Void),
+            None => V::rvalue(format!("({} = {value})", x.code), x.ty.clone()),
+        }
     }
 
     fn member(&mut self, base: &Expr, field: &str, arrow: bool, line: u32) -> Result<V> {
@@ -484,7 +534,9 @@ impl FnCx<'_, '_> {
             code: format!("({}{sep}{name})", b.code),
             ty,
             space,
-            lvalue: true,
+            // A lane of a __half2 in the user's memory is read only (it is loaded whole).
+            lvalue: b.half.is_none(),
+            half: None,
         })
     }
 
@@ -500,6 +552,11 @@ impl FnCx<'_, '_> {
             }
         }
         self.prog.note_type(&ty);
+        if half::lanes(&ty).is_some() {
+            let code = half::rounded(&v.code, &decayed(&v), &ty);
+            self.builtin_helpers(&code, "");
+            return Ok(V::rvalue(code, ty));
+        }
         let t = self.prog.declare(&ty, "");
         Ok(V::rvalue(format!("(({t}){})", v.code), ty))
     }

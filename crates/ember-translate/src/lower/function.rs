@@ -230,6 +230,25 @@ impl<'a, 'u> FnCx<'a, 'u> {
             let is_ref = matches!(ty, Type::Ref(_));
             let declared = match &ty {
                 Type::Ref(pt) => Type::Pointer(pt.clone()),
+                // A half by value arrives as its bits (OpenCL has no half arithmetic here).
+                Type::Scalar(Scalar::Half) | Type::Vector(Scalar::Half, 2) if self.kernel => {
+                    let raw = format!("ember_raw_{code}");
+                    // Named types, so that the launcher knows a float16 goes there.
+                    let (bits, load) = if matches!(ty, Type::Vector(..)) {
+                        self.prog
+                            .helper("ember_half2", || "typedef uint ember_half2;\n".into());
+                        ("ember_half2", "vload_half2")
+                    } else {
+                        self.prog
+                            .helper("ember_half", || "typedef ushort ember_half;\n".into());
+                        ("ember_half", "vload_half")
+                    };
+                    let value = self.prog.declare(&ty, &code);
+                    prologue.push_str(&format!("    {value} = {load}(0, (const half*)&{raw});\n"));
+                    out.push(format!("{bits} {raw}"));
+                    self.bind(&p.name, ty.clone(), code, Space::Private, false);
+                    continue;
+                }
                 // OpenCL kernels take no bool: the byte CUDA passes arrives as a uchar.
                 Type::Scalar(Scalar::Bool) if self.kernel => {
                     let raw = format!("ember_raw_{code}");
@@ -703,6 +722,12 @@ impl<'a, 'u> FnCx<'a, 'u> {
             Type::Array(e, _) => *e,
             other => other,
         };
+        if super::half::lanes(&element).is_some() {
+            return Err(TranslateError::new(
+                d.line,
+                format!("extern __shared__ {} of halves: shared memory holds a half in a float here (OpenCL C has no half arithmetic on this device); declare it float and convert", d.name),
+            ));
+        }
         self.dynamic_shared = true;
         let code = names::user(&d.name);
         let pointer = Type::Pointer(Box::new(Pointee {

@@ -94,7 +94,12 @@ fn pointer(p: &Pointee, structs: &dyn Fn(&str) -> String) -> String {
         (false, true) => "volatile ",
         (false, false) => "",
     };
-    let inner = declare(&p.ty, "", structs);
+    // Halves in the user's memory are `half` (read and written with vload_half/vstore_half).
+    let inner = if super::half::in_memory(p) {
+        "half".to_string()
+    } else {
+        declare(&p.ty, "", structs)
+    };
     let sep = if space.is_empty() { "" } else { " " };
     format!("{space}{sep}{konst}{inner}*")
 }

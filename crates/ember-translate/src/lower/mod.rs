@@ -8,6 +8,7 @@ mod builtins;
 mod calls;
 mod expr;
 mod function;
+mod half;
 pub mod layout;
 mod names;
 mod shared;
@@ -109,7 +110,7 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
         match item {
             Item::Struct(s) => {
                 p.structs.insert(s.name.clone(), s);
-                struct_text.push_str(&p.struct_definition(s));
+                struct_text.push_str(&p.struct_definition(s)?);
             }
             Item::Function(f) => {
                 if f.kind != FnKind::Host {
@@ -286,16 +287,23 @@ impl<'u> Program<'u> {
         names::user(name)
     }
 
-    fn struct_definition(&mut self, s: &StructDef) -> String {
+    fn struct_definition(&mut self, s: &StructDef) -> Result<String> {
         let name = Self::struct_name(&s.name);
         let keyword = if s.union { "union" } else { "struct" };
         let mut text = format!("typedef {keyword} {name} {{\n");
         for (field, ty) in &s.fields {
+            if half::lanes(ty).is_some() {
+                // Its float would not have CUDA's layout in memory.
+                return Err(TranslateError::new(
+                    s.line,
+                    format!("struct {}: a __half field ({field}) is not translated (a half computes in a float here); make it float or unsigned short", s.name),
+                ));
+            }
             self.note_type(ty);
             text.push_str(&format!("    {};\n", self.declare(ty, &names::user(field))));
         }
         text.push_str(&format!("}} {name};\n"));
-        text
+        Ok(text)
     }
 
     /// `ty` declaring `name` in OpenCL C.

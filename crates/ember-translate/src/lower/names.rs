@@ -98,7 +98,12 @@ const RESERVED: &[&str] = &[
 
 /// The OpenCL name of a user's name (renamed when OpenCL reserves it).
 pub fn user(name: &str) -> String {
-    if RESERVED.contains(&name) || name.starts_with("vload") || name.starts_with("vstore") {
+    // `__` begins names the implementation reserves (cuda_fp16.h's `__hadd` becomes ours).
+    if RESERVED.contains(&name)
+        || name.starts_with("vload")
+        || name.starts_with("vstore")
+        || name.starts_with("__")
+    {
         format!("ember_u_{name}")
     } else {
         name.to_string()
@@ -109,8 +114,9 @@ pub fn user(name: &str) -> String {
 pub fn type_tag(t: &Type) -> String {
     match t {
         Type::Void => "void".into(),
-        Type::Scalar(s) => s.opencl().into(),
-        Type::Vector(s, n) => format!("{}{n}", s.opencl()),
+        // Not `opencl()`: a half computes in a float, but `f<__half>` is not `f<float>`.
+        Type::Scalar(s) => s.name().into(),
+        Type::Vector(s, n) => format!("{}{n}", s.name()),
         Type::Struct(n) => n.clone(),
         Type::Pointer(p) | Type::Ref(p) => format!("{}_ptr", type_tag(&p.ty)),
         Type::Array(e, n) => format!("{}_a{}", type_tag(e), n.unwrap_or(0)),

@@ -43,10 +43,10 @@ extern "C" __global__ void half_arith(const __half* a, const __half* b, __half* 
     o[1] = __hsub(a[i], b[i]);
     o[2] = __hmul(a[i], b[i]);
     o[3] = __hdiv(a[i], b[i]);
-    o[4] = a[i] * b[i] + a[i];   // two half operations, each rounded
+    o[4] = a[i] * b[i] + a[i];   // contracted into one fma, as NVRTC does
     o[5] = __hneg(a[i]);
 }""", lambda r: [h16(r, N), h16(r, N, low=0.5, high=3), np.zeros(6 * N, H), np.int32(N)],
-         lambda a, b, out, n: {2: np.stack([a + b, a - b, a * b, a / b, a * b + a, -a], axis=1).ravel()},
+         lambda a, b, out, n: {2: np.stack([a + b, a - b, a * b, a / b, _fma(a, b, a), -a], axis=1).ravel()},
          grid=(blocks(N, 128),)),
 
     Case("half_conversions", r"""
@@ -82,7 +82,7 @@ extern "C" __global__ void half_scale_by_value(const __half* x, __half* y, __hal
     if (i < n) y[i] = x[i] * scale + __low2half(shift) - __high2half(shift);
 }""", lambda r: [h16(r, N), np.zeros(N, H), H(1.375), np.array([0.5, 0.25], H).view(np.uint32)[0],
                  np.int32(N)],
-         lambda x, y, s, sh, n: {1: x * H(1.375) + H(0.5) - H(0.25)}, grid=(blocks(N, 128),)),
+         lambda x, y, s, sh, n: {1: _fma(x, H(1.375), H(0.5)) - H(0.25)}, grid=(blocks(N, 128),)),
 
     Case("half_block_sum", r"""
 extern "C" __global__ void half_block_sum(const __half* x, __half* sums) {
@@ -153,8 +153,13 @@ __global__ void axpy_half(T a, const T* x, T* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = a * x[i] + y[i];
 }""", lambda r: [H(0.75), h16(r, N), h16(r, N), np.int32(N)],
-         lambda a, x, y, n: {2: a * x + y}, grid=(blocks(N, 128),)),
+         lambda a, x, y, n: {2: _fma(a, x, y)}, grid=(blocks(N, 128),)),
 ]
+
+
+def _fma(a, b, c):
+    """A half fma: rounded once (the product of two halves and the sum are exact in float64)."""
+    return (np.float64(1) * a * b + c).astype(H)
 
 
 def _samples(values, tags):

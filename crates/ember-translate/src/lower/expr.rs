@@ -380,6 +380,9 @@ impl FnCx<'_, '_> {
     }
 
     fn binary(&mut self, op: &str, a: &Expr, b: &Expr, line: u32) -> Result<V> {
+        if let Some(v) = self.half_multiply_add(op, a, b)? {
+            return Ok(v);
+        }
         let x = self.expr(a)?;
         let y = self.expr(b)?;
         let (xt, yt) = (decayed(&x), decayed(&y));
@@ -447,6 +450,37 @@ impl FnCx<'_, '_> {
             return Ok(self.assign_half(op, &x, &y, lanes));
         }
         Ok(V::rvalue(format!("({} {op} {})", x.code, y.code), x.ty))
+    }
+
+    /// `a * b + c`, `c + a * b` and `a * b - c`, `c - a * b` of halves as one fused multiply-add,
+    /// as NVRTC contracts them (`fma.rn.f16`); the float fma is rounded to half once more.
+    fn half_multiply_add(&mut self, op: &str, a: &Expr, b: &Expr) -> Result<Option<V>> {
+        if op != "+" && op != "-" {
+            return Ok(None);
+        }
+        let product = |e: &Expr| match &e.kind {
+            K::Binary(m, x, y) if *m == "*" => Some((x.clone(), y.clone())),
+            _ => None,
+        };
+        let (left, (x, y), c) = match (product(a), product(b)) {
+            (Some(p), _) => (true, p, b),
+            (None, Some(p)) => (false, p, a),
+            _ => return Ok(None),
+        };
+        let (x, y, c) = (self.expr(&x)?, self.expr(&y)?, self.expr(c)?);
+        let half = Type::Scalar(Scalar::Half);
+        if [&x, &y, &c].iter().any(|v| decayed(v) != half) {
+            return Ok(None); // not all halves: translated again as written (nothing is emitted twice)
+        }
+        let code = match (left, op) {
+            (true, "+") => format!("fma({}, {}, {})", x.code, y.code, c.code),
+            (true, _) => format!("fma({}, {}, -{})", x.code, y.code, c.code),
+            (false, "+") => format!("fma({}, {}, {})", x.code, y.code, c.code),
+            (false, _) => format!("fma(-{}, {}, {})", x.code, y.code, c.code),
+        };
+        let code = half::round(&code, 1);
+        self.builtin_helpers(&code, "");
+        Ok(Some(V::rvalue(code, half)))
     }
 
     /// An assignment to a half: the value rounded, stored with `vstore_half` in the user's

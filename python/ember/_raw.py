@@ -12,14 +12,17 @@ from ._runtime import current_device_id
 
 
 def constant_buffers(native, cache: dict, device: int) -> dict:
-    """The buffers a translated module keeps for its host-filled ``__constant__`` variables
-    (``get_global``): zeroed ember arrays of their sizes, one set per device (CUDA has them in
-    the module itself: none here)."""
+    """The buffers a translated module keeps for its variables (host-filled ``__constant__``,
+    ``__device__``; ``get_global``): byte arrays holding their initial values, one set per device
+    (CUDA has them in the module itself: none here)."""
     buffers = cache.get(device)
     if buffers is None:
-        from ._creation import zeros
+        import numpy as np
 
-        buffers = cache[device] = {name: zeros(int(size), dtype="uint8") for name, size in native.constants()}
+        from ._creation import asarray
+
+        buffers = cache[device] = {name: asarray(np.frombuffer(init, dtype=np.uint8).copy())
+                                   for name, init in native.constants()}
     return buffers
 
 

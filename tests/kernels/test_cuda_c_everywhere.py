@@ -259,3 +259,34 @@ def test_constant_memory_filled_through_get_global(rng):
     np.testing.assert_allclose(out, 2 * poly + 3, rtol=1e-5, atol=1e-5)
     with pytest.raises((ValueError, drv.LogicError), match="no_such"):
         mod.get_global("no_such")
+
+
+DEVICE_VARIABLES = r"""
+__device__ float bias[4] = {0.5f, -1.0f, 2.0f, 0.25f};
+__device__ unsigned int launches;
+__device__ void count_launch() { if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&launches, 1u); }
+extern "C" __global__ void biased(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    count_launch();
+    if (i < n) y[i] = x[i] + bias[i & 3];
+}
+"""
+
+
+def test_device_variables_keep_their_values_across_launches(rng):
+    """`__device__` variables are the module's: initialised as declared, written by kernels and
+    kept between launches, read and written by the host through get_global (on OpenCL: buffers
+    ember passes to the kernels using them, as OpenCL C 1.2 has no writable program variables)."""
+    x = rng.standard_normal(1000).astype(np.float32)
+    mod = cp.RawModule(code=DEVICE_VARIABLES)
+    y = cp.empty(1000, dtype=np.float32)
+    k = mod.get_function("biased")
+    for _ in range(3):
+        k((4,), (256,), (cp.asarray(x), y, np.int32(1000)))
+    np.testing.assert_array_equal(y.get(), x + np.tile(np.float32([0.5, -1.0, 2.0, 0.25]), 250))
+    launches = cp.ndarray((1,), np.uint32, memptr=mod.get_global("launches"))
+    assert launches.get()[0] == 3
+    cp.ndarray((4,), np.float32, memptr=mod.get_global("bias"))[...] = cp.zeros(4, dtype=np.float32)
+    k((4,), (256,), (cp.asarray(x), y, np.int32(1000)))
+    np.testing.assert_array_equal(y.get(), x)
+    assert launches.get()[0] == 4

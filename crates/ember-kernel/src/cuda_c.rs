@@ -18,9 +18,10 @@ pub struct CudaModule {
     pub module: Arc<Module>,
     /// `None`: compiled by NVRTC (CUDA's names are the module's).
     kernels: Option<Arc<[KernelName]>>,
-    /// A translation's host-filled `__constant__` variables (name, bytes): buffers the caller
-    /// keeps and passes after the arguments of the kernels that read them.
-    constants: Arc<[(String, u64)]>,
+    /// A translation's module variables (host-filled `__constant__`, `__device__`): name and
+    /// initial bytes; buffers the caller keeps and passes after the arguments of the kernels
+    /// that use them.
+    constants: Arc<[(String, Vec<u8>)]>,
 }
 
 /// How a kernel takes the dynamic shared memory a launch asks for.
@@ -57,8 +58,8 @@ impl CudaModule {
         }
     }
 
-    /// The host-filled `__constant__` variables a translation keeps in buffers: name, bytes.
-    pub fn constants(&self) -> &[(String, u64)] {
+    /// The module variables a translation keeps in buffers: name, initial bytes.
+    pub fn constants(&self) -> &[(String, Vec<u8>)] {
         &self.constants
     }
 

@@ -59,10 +59,14 @@ impl NativeModule {
         })
     }
 
-    /// A translation's host-filled `__constant__` variables: (name, bytes) each; the caller
-    /// keeps a buffer for each (`get_global`).
-    fn constants(&self) -> Vec<(String, u64)> {
-        self.0.constants().to_vec()
+    /// A translation's module variables (host-filled `__constant__`, `__device__`): (name,
+    /// initial bytes) each; the caller keeps a buffer for each (`get_global`).
+    fn constants<'py>(&self, py: Python<'py>) -> Vec<(String, Bound<'py, pyo3::types::PyBytes>)> {
+        self.0
+            .constants()
+            .iter()
+            .map(|(n, b)| (n.clone(), pyo3::types::PyBytes::new(py, b)))
+            .collect()
     }
 
     /// The `__constant__` buffers kernel `name` takes after its arguments, in order.

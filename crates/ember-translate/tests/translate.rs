@@ -231,7 +231,13 @@ fn constant_memory_the_host_fills_is_a_buffer_passed_to_its_readers() {
     let src = "__constant__ float c[4];\n__constant__ int k;\n__device__ float f(int i) { return c[i] * k; }\n\
                __global__ void reads(float* x) { x[0] = f(1); }\n__global__ void ignores(float* x) { x[0] = 1.0f; }";
     let t = translate(src, &[], &[]).expect("translates");
-    assert_eq!(t.constants, [("c".to_string(), 16), ("k".to_string(), 4)]);
+    assert_eq!(
+        t.constants,
+        [
+            ("c".to_string(), vec![0; 16]),
+            ("k".to_string(), vec![0; 4])
+        ]
+    );
     let reads = t
         .kernels
         .iter()
@@ -310,6 +316,39 @@ fn halves_compute_in_floats_rounded_and_live_in_memory_as_halves() {
     assert_eq!(line, 1);
     assert!(
         message.contains("a __half field (v) is not translated"),
+        "{message}"
+    );
+}
+
+#[test]
+fn device_variables_are_module_buffers_with_their_initial_bytes() {
+    let src = "__device__ int hits;\n__device__ float w[3] = {0.5f, -2};\n\
+               __device__ void hit() { atomicAdd(&hits, 1); }\n\
+               extern \"C\" __global__ void k(float* y) { hit(); y[threadIdx.x] *= w[threadIdx.x % 3]; }";
+    let t = translate(src, &[], &[]).expect("translates");
+    let mut w = 0.5f32.to_le_bytes().to_vec();
+    w.extend((-2.0f32).to_le_bytes());
+    w.extend([0; 4]);
+    assert_eq!(
+        t.constants,
+        [("hits".to_string(), vec![0; 4]), ("w".to_string(), w)]
+    );
+    // Writable global memory, passed after the kernel's own arguments and down to `hit`.
+    assert!(
+        t.source
+            .contains("__kernel void k(__global float* y, __global int* hits, __global float* w)"),
+        "{}",
+        t.source
+    );
+    assert!(
+        t.source.contains("void hit(__global int* hits)"),
+        "{}",
+        t.source
+    );
+    let (_, message) =
+        error("__device__ float f = sqrtf(2.0f);\n__global__ void k(float* y) { y[0] = f; }");
+    assert!(
+        message.contains("its initialiser must be numbers"),
         "{message}"
     );
 }

@@ -514,6 +514,51 @@ extern "C" __global__ void stencil_offsets(const int* g, int* lap, int w, int h)
 }""", lambda r: [ints(r, 24, 40), np.zeros((24, 40), np.int32), np.int32(40), np.int32(24)],
          lambda g, lap, w, h: {1: np.roll(g, 1, 0) + np.roll(g, -1, 0) + np.roll(g, 1, 1) + np.roll(g, -1, 1) - 4 * g},
          grid=(3, 2), block=(16, 16)),
+
+    # --- __device__ variables: the module's, initialised as declared ------------------------------
+    Case("retirement_count_sum", r"""
+__device__ unsigned int retired = 0;
+__device__ float block_partials[64];
+
+extern "C" __global__ void retirement_count_sum(const float* x, float* total, int n) {
+    __shared__ float s[128];
+    __shared__ bool am_last;
+    int t = threadIdx.x;
+    int i = blockIdx.x * 128 + t;
+    s[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int h = 64; h > 0; h >>= 1) {
+        if (t < h) s[t] += s[t + h];
+        __syncthreads();
+    }
+    if (t == 0) {
+        block_partials[blockIdx.x] = s[0];
+        __threadfence();
+        unsigned int ticket = atomicInc(&retired, gridDim.x);
+        am_last = (ticket == gridDim.x - 1);
+    }
+    __syncthreads();
+    if (am_last && t == 0) {
+        float sum = 0.0f;
+        for (int b = 0; b < gridDim.x; ++b) sum += ((volatile float*)block_partials)[b];
+        total[0] = sum;
+        retired = 0;
+    }
+}""", lambda r: [f32(r, 8 * 128), np.zeros(1, np.float32), np.int32(8 * 128)],
+         lambda x, total, n: {1: np.array([_blocks_then_sum(x)], np.float32)}, grid=(8,)),
+
+    Case("device_table_init", r"""
+__device__ float offsets[4] = {0.5f, -1.0f, 2.0f, 0.25f};
+__device__ int base_value = -3;
+
+extern "C" __global__ void device_table_init(const float* x, float* y, int* base, int n) {
+    int i = IDX;
+    if (i >= n) return;
+    y[i] = x[i] + offsets[i & 3];
+    if (i == 0) base[0] = base_value;
+}""", lambda r: [f32(r, N), np.zeros(N, np.float32), np.zeros(1, np.int32), np.int32(N)],
+         lambda x, y, base, n: {1: x + np.tile(np.float32([0.5, -1.0, 2.0, 0.25]), N // 4),
+                                2: np.array([-3], np.int32)}, grid=(blocks(N, 128),)),
 ]
 
 # C++ the translation does not cover: on OpenCL devices each is a CompileError saying so (the
@@ -626,3 +671,16 @@ def _gradient(t):
     k = (v > 0.25).astype(int) + (v > 0.75)
     w = (v - stops[k, 0]) / (stops[k + 1, 0] - stops[k, 0])
     return stops[k, 1:] + w[:, None] * (stops[k + 1, 1:] - stops[k, 1:])
+
+
+def _blocks_then_sum(x: np.ndarray) -> np.float32:
+    """Each block's tree sum (as the kernel pairs them), then the blocks' sums in order."""
+    s = x.reshape(-1, 128).copy()
+    h = 64
+    while h:
+        s[:, :h] = s[:, :h] + s[:, h:2 * h]
+        h //= 2
+    total = np.float32(0)
+    for v in s[:, 0]:
+        total = np.float32(total + v)
+    return total

@@ -299,19 +299,17 @@ impl<'a, 'u> FnCx<'a, 'u> {
             }
         }
         for name in reached.constants {
-            let Some((_, ty, _)) = self
-                .prog
-                .constant_buffers
-                .iter()
-                .find(|(n, _, _)| *n == name)
-                .cloned()
-            else {
+            let Some(var) = self.prog.variable(&name) else {
                 continue;
             };
+            let (ty, space) = (var.ty.clone(), var.space);
             let code = names::user(&name);
             let (param, is_ref) = match &ty {
-                Type::Array(..) => (pointer_to(&ty, Space::Constant), false),
-                other => (Type::pointer(other.clone(), true, Space::Constant), true),
+                Type::Array(..) => (pointer_to(&ty, space), false),
+                other => (
+                    Type::pointer(other.clone(), space == Space::Constant, space),
+                    true,
+                ),
             };
             params.push(self.prog.declare(&param, &code));
             let bound = match (&param, is_ref) {

@@ -27,9 +27,11 @@ const MAX_INSTANCES: usize = 2000;
 pub struct Translation {
     pub source: String,
     pub kernels: Vec<KernelName>,
-    /// The `__constant__` variables the host fills (`get_global`): name and size in bytes.
-    /// Each is a buffer of the module, passed to the kernels that read it.
-    pub constants: Vec<(String, u64)>,
+    /// The module's variables kept in buffers: `__constant__` variables the host fills
+    /// (`get_global`) and `__device__` variables (OpenCL C 1.2 has no writable program-scope
+    /// variables): name and initial bytes (their size; zeros without an initialiser). Each is
+    /// a buffer of the module, passed to the kernels that use it.
+    pub constants: Vec<(String, Vec<u8>)>,
 }
 
 /// A kernel's CUDA name (or name expression, `fill<float>`) and its OpenCL name.
@@ -75,7 +77,7 @@ pub(crate) struct Program<'u> {
     /// constants), by function name.
     reached: HashMap<String, shared::Reached>,
     /// The host-filled `__constant__` variables: name, type, size in bytes.
-    constant_buffers: Vec<(String, Type, u64)>,
+    constant_buffers: Vec<ModuleVariable>,
     /// Kernels that take the launch's dynamic shared memory as their last argument.
     dynamic_shared: BTreeSet<String>,
     /// Whether doubles (or 64-bit atomics) appear: the extension pragmas are emitted then.
@@ -130,11 +132,7 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
             Item::Global(v) => p.global(v)?,
         }
     }
-    let constant_names: Vec<String> = p
-        .constant_buffers
-        .iter()
-        .map(|(n, _, _)| n.clone())
-        .collect();
+    let constant_names: Vec<String> = p.constant_buffers.iter().map(|v| v.name.clone()).collect();
     p.reached = shared::reached(&p.functions, &constant_names);
     for i in 0..p.functions.len() {
         let f = p.functions[i];
@@ -177,9 +175,74 @@ pub fn lower(unit: &Unit, name_expressions: &[(String, String, Vec<Type>)]) -> R
         constants: p
             .constant_buffers
             .iter()
-            .map(|(n, _, size)| (n.clone(), *size))
+            .map(|v| (v.name.clone(), v.init.clone()))
             .collect(),
     })
+}
+
+/// A variable of the module kept in a buffer (see [`Translation::constants`]).
+#[derive(Clone, Debug)]
+pub(crate) struct ModuleVariable {
+    pub name: String,
+    pub ty: Type,
+    /// Constant (host-filled `__constant__`) or global (`__device__`).
+    pub space: Space,
+    pub init: Vec<u8>,
+}
+
+/// The bytes of a numeric initialiser (`= 5`, `= {1.5f, 2}`) for a variable of `ty`, in
+/// CUDA's layout (little-endian), zero-filled past the listed values; `None` for anything else.
+fn initial_bytes(ty: &Type, init: &crate::ast::Expr, size: u64) -> Option<Vec<u8>> {
+    use crate::ast::ExprKind as K;
+    let element = match ty {
+        Type::Array(e, _) => match &**e {
+            Type::Scalar(s) => *s,
+            _ => return None,
+        },
+        Type::Scalar(s) => *s,
+        _ => return None,
+    };
+    if element == Scalar::Half {
+        return None;
+    }
+    let items: Vec<&crate::ast::Expr> = match &init.kind {
+        K::Init(items) => items.iter().collect(),
+        _ => vec![init],
+    };
+    let mut bytes = Vec::with_capacity(size as usize);
+    for item in items {
+        let value = number(item)?;
+        bytes.extend(scalar_bytes(element, value));
+    }
+    if bytes.len() as u64 > size {
+        return None;
+    }
+    bytes.resize(size as usize, 0);
+    Some(bytes)
+}
+
+/// A constant number: an integer or floating literal, negated or not.
+fn number(e: &crate::ast::Expr) -> Option<f64> {
+    use crate::ast::ExprKind as K;
+    match &e.kind {
+        K::Unary(op, x) if *op == "-" => number(x).map(|v| -v),
+        K::Unary(op, x) if *op == "+" => number(x),
+        K::Float(t) => t.trim_end_matches(['f', 'F', 'l', 'L']).parse().ok(),
+        _ => crate::parse::fold(e, &|_| None).map(|v| v as f64),
+    }
+}
+
+fn scalar_bytes(s: Scalar, v: f64) -> Vec<u8> {
+    match s {
+        Scalar::Float => (v as f32).to_le_bytes().to_vec(),
+        Scalar::Double => v.to_le_bytes().to_vec(),
+        Scalar::Bool => vec![u8::from(v != 0.0)],
+        // Integers (a half never comes here: `initial_bytes` refuses it).
+        s => {
+            let i = v as i64;
+            i.to_le_bytes()[..s.size() as usize].to_vec()
+        }
+    }
 }
 
 /// A kernel's pointer parameters point to global memory.
@@ -274,6 +337,11 @@ impl<'u> Program<'u> {
     }
 
     /// Adds a helper function's text once.
+    /// The module variable kept in a buffer under `name`.
+    pub(crate) fn variable(&self, name: &str) -> Option<&ModuleVariable> {
+        self.constant_buffers.iter().find(|v| v.name == name)
+    }
+
     pub(crate) fn helper(&mut self, name: &str, text: impl FnOnce() -> String) {
         if !self.helpers.iter().any(|(n, _)| n == name) {
             let t = text();
@@ -330,24 +398,49 @@ impl<'u> Program<'u> {
         }
     }
 
-    /// A variable at file scope: `__constant__` data and `const` values with initialisers.
+    /// A variable at file scope: `__constant__` data and `const` values with initialisers
+    /// (program-scope constants), host-filled `__constant__` and `__device__` variables
+    /// (buffers of the module).
     fn global(&mut self, v: &crate::ast::VarDecl) -> Result<()> {
         use crate::ast::Storage;
         let writable_from_host = matches!(v.storage, Storage::Constant) && v.init.is_none();
-        if writable_from_host {
-            // The host fills it (`get_global`): a buffer of the module, passed to its readers.
+        let device_variable = v.storage == Storage::Device && !v.konst;
+        if writable_from_host || device_variable {
+            // A buffer of the module, passed to the kernels that use it (`get_global`).
+            let what = if device_variable {
+                "__device__"
+            } else {
+                "__constant__"
+            };
             let size = layout::size_of_plain(&v.ty).ok_or_else(|| {
                 TranslateError::new(
                     v.line,
                     format!(
-                        "__constant__ {}: only numbers, vectors and arrays of them are translated",
+                        "{what} {}: only numbers, vectors and arrays of them are translated",
                         v.name
                     ),
                 )
             })?;
+            let init = match &v.init {
+                None => vec![0; size as usize],
+                Some(e) => initial_bytes(&v.ty, e, size).ok_or_else(|| {
+                    TranslateError::new(
+                        v.line,
+                        format!("{what} {}: its initialiser must be numbers (constants) to be translated", v.name),
+                    )
+                })?,
+            };
             self.note_type(&v.ty);
-            self.constant_buffers
-                .push((v.name.clone(), v.ty.clone(), size));
+            self.constant_buffers.push(ModuleVariable {
+                name: v.name.clone(),
+                ty: v.ty.clone(),
+                space: if device_variable {
+                    Space::Global
+                } else {
+                    Space::Constant
+                },
+                init,
+            });
             return Ok(());
         }
         if !(v.konst || v.storage == Storage::Constant) || v.init.is_none() {

@@ -584,3 +584,12 @@ def test_faulting_kernel_names_itself_at_synchronize():
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("LogicError True scribble |"), r.stdout
     assert "scribble" in r.stdout.split("|", 1)[1]
+
+
+def test_mem_alloc_like_holds_an_array_of_the_same_size(rng):
+    a = rng.standard_normal((7, 5)).astype(np.float32)
+    d = drv.mem_alloc_like(a)
+    drv.memcpy_htod(d, a)
+    back = np.empty_like(a)
+    drv.memcpy_dtoh(back, d)
+    np.testing.assert_array_equal(back, a)

@@ -346,6 +346,11 @@ def mem_alloc(nbytes: int) -> DeviceAllocation:
         return DeviceAllocation._over(_creation.empty((int(nbytes),), np.uint8))
 
 
+def mem_alloc_like(ary) -> DeviceAllocation:
+    """Device memory of ``ary.nbytes`` bytes (PyCUDA's ``mem_alloc_like``)."""
+    return mem_alloc(ary.nbytes)
+
+
 def mem_free(alloc: DeviceAllocation) -> None:
     """``alloc.free()``."""
     alloc.free()
@@ -784,7 +789,7 @@ __all__ = [
     "InOut", "LaunchError", "LogicError", "MemoryError", "Out", "PagelockedHostAllocation", "PointerHolderBase",
     "RuntimeError", "Stream",
     "device_attribute", "event_flags", "from_device", "from_device_like", "function_attribute", "host_alloc_flags",
-    "init", "mem_alloc", "mem_free", "mem_get_info", "memcpy_dtod", "memcpy_dtod_async", "memcpy_dtoh",
+    "init", "mem_alloc", "mem_alloc_like", "mem_free", "mem_get_info", "memcpy_dtod", "memcpy_dtod_async", "memcpy_dtoh",
     "memcpy_dtoh_async", "memcpy_htod", "memcpy_htod_async", "pagelocked_empty", "pagelocked_empty_like",
     "pagelocked_zeros", "pagelocked_zeros_like", "to_device",
 ]

@@ -339,6 +339,9 @@ pub struct Function {
     /// Template parameters (`template <typename T, int N>`), types and values, by name; empty
     /// for a plain function.
     pub template: Vec<String>,
+    /// An explicit specialization (`template <> float ipow<0>(float)`): its template arguments;
+    /// empty for any other function.
+    pub specialization: Vec<Type>,
     pub line: u32,
 }
 

@@ -352,3 +352,18 @@ fn device_variables_are_module_buffers_with_their_initial_bytes() {
         "{message}"
     );
 }
+
+#[test]
+fn explicit_specializations_replace_the_templates_instance() {
+    let out = opencl(
+        "template <int N> __device__ float ipow(float x) { return x * ipow<N - 1>(x); }\n\
+         template <> __device__ float ipow<0>(float) { return 1.0f; }\n\
+         extern \"C\" __global__ void k(float* y) { y[0] = ipow<2>(y[0]); }",
+    );
+    assert!(out.contains("return (x * ipow__1_o0(x));"), "{out}");
+    assert!(out.contains("return (x * ipow_o1(x));"), "{out}");
+    assert!(
+        out.contains("float ipow_o1(float ember_unnamed_0) {\n#line 2\n    return 1.0f;"),
+        "{out}"
+    );
+}

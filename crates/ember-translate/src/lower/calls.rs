@@ -221,6 +221,7 @@ impl FnCx<'_, '_> {
             .filter(|&i| {
                 let f = self.prog.functions[i];
                 f.name == name
+                    && f.specialization.is_empty()
                     && f.params.len() >= values.len()
                     && f.params[values.len()..].iter().all(|p| p.default.is_some())
                     && targs.len() <= f.template.len()
@@ -266,7 +267,18 @@ impl FnCx<'_, '_> {
         if let Some(missing) = f.template.iter().find(|t| !map.contains_key(*t)) {
             return Err(TranslateError::new(line, format!("the template argument {missing} of {name} is not known from this call: name it ({name}<float>(...))")));
         }
-        let targs: Vec<Type> = f.template.iter().map(|t| map[t].clone()).collect();
+        let mut targs: Vec<Type> = f.template.iter().map(|t| map[t].clone()).collect();
+        // An explicit specialization for these arguments replaces the template's instance.
+        let mut index = index;
+        let mut f = f;
+        if let Some(i) = (0..self.prog.functions.len()).find(|&i| {
+            let g = self.prog.functions[i];
+            g.name == name && !g.specialization.is_empty() && g.specialization == targs
+        }) {
+            index = i;
+            f = self.prog.functions[i];
+            targs = Vec::new();
+        }
         let mut spaces = Vec::new();
         let mut codes = Vec::new();
         for (p, v) in f.params.iter().zip(&values) {

@@ -260,6 +260,7 @@ fn same_signature(a: &Function, b: &Function) -> bool {
         && a.params.len() == b.params.len()
         && a.params.iter().zip(&b.params).all(|(x, y)| x.ty == y.ty)
         && a.template == b.template
+        && a.specialization == b.specialization
 }
 
 impl<'u> Program<'u> {

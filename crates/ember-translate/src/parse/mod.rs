@@ -228,11 +228,8 @@ impl<'t> Parser<'t> {
         let line = self.line();
         self.bump()?;
         self.expect("<")?;
-        if self.check(">") {
-            return Err(TranslateError::new(
-                line,
-                "explicit specialization (template <>) is not translated; stop a template's recursion with 'if constexpr' instead",
-            ));
+        if self.eat(">") {
+            return self.specialization(items, line);
         }
         let mut names = Vec::new();
         let mut types = Vec::new();
@@ -294,6 +291,34 @@ impl<'t> Parser<'t> {
             };
         }
         items.push(Item::Function(f?));
+        Ok(())
+    }
+
+    /// `template <> ret name<args>(params) { ... }`, after `template <>`: the function the
+    /// template `name` is for those arguments.
+    fn specialization(&mut self, items: &mut Vec<Item>, line: u32) -> Result<()> {
+        let spec = self.specifiers()?;
+        let mut ret = spec.ty.clone();
+        while self.eat("*") {
+            ret = Type::pointer(ret, false, crate::ast::Space::Unknown);
+        }
+        let name = self.ident()?;
+        if !self.templates.contains(&name) || !self.eat("<") {
+            return Err(TranslateError::new(
+                line,
+                format!("template <> {name}: only explicit specializations of function templates declared before are translated"),
+            ));
+        }
+        let mut args = Vec::new();
+        while !self.eat(">") {
+            args.push(self.template_argument()?);
+            if !self.check(">") {
+                self.expect(",")?;
+            }
+        }
+        let mut f = self.function(&spec, name, ret, Vec::new(), line)?;
+        f.specialization = args;
+        items.push(Item::Function(f));
         Ok(())
     }
 
@@ -383,6 +408,7 @@ impl<'t> Parser<'t> {
             params,
             body,
             template,
+            specialization: Vec::new(),
             line,
         })
     }

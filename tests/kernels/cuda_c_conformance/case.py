@@ -42,3 +42,14 @@ def ints(rng, *shape, low=-1000, high=1000, dtype=np.int32):
 
 def blocks(n: int, block: int) -> int:
     return (n + block - 1) // block
+
+
+def block_tree_sums(x: np.ndarray, block: int = 128) -> np.ndarray:
+    """Each block's sum as a shared-memory tree reduction pairs its elements (`s[t] += s[t + h]`
+    for h = block/2, ..., 1), in `x`'s own dtype: one value per block."""
+    s = x.reshape(-1, block).copy()
+    h = block // 2
+    while h:
+        s[:, :h] = s[:, :h] + s[:, h:2 * h]
+        h //= 2
+    return s[:, 0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .case import Case, blocks, f32
+from .case import Case, block_tree_sums, blocks, f32
 
 N = 1024
 H = np.float16
@@ -21,16 +21,6 @@ PRELUDE = r"""
 
 def h16(rng, *shape, low=-4.0, high=4.0):
     return rng.uniform(low, high, shape).astype(H)
-
-
-def _tree_sum(x: np.ndarray) -> np.ndarray:
-    """A block's tree reduction (halves at each step, as the kernel pairs them), per block."""
-    s = x.reshape(-1, 128).copy()
-    h = 64
-    while h:
-        s[:, :h] = s[:, :h] + s[:, h:2 * h]
-        h //= 2
-    return s[:, 0]
 
 
 CASES = [
@@ -96,7 +86,7 @@ extern "C" __global__ void half_block_sum(const __half* x, __half* sums) {
     }
     if (t == 0) sums[blockIdx.x] = s[0];
 }""", lambda r: [h16(r, 8 * 128, low=-1, high=1), np.zeros(8, H)],
-         lambda x, sums: {1: _tree_sum(x)}, grid=(8,)),
+         lambda x, sums: {1: block_tree_sums(x)}, grid=(8,)),
 
     Case("half_bits", r"""
 extern "C" __global__ void half_bits(const __half* x, unsigned short* bits, __half* from_bits, short* sbits,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .case import Case, blocks, f32, f64, ints
+from .case import Case, block_tree_sums, blocks, f32, f64, ints
 
 N = 1000
 
@@ -675,12 +675,7 @@ def _gradient(t):
 
 def _blocks_then_sum(x: np.ndarray) -> np.float32:
     """Each block's tree sum (as the kernel pairs them), then the blocks' sums in order."""
-    s = x.reshape(-1, 128).copy()
-    h = 64
-    while h:
-        s[:, :h] = s[:, :h] + s[:, h:2 * h]
-        h //= 2
     total = np.float32(0)
-    for v in s[:, 0]:
+    for v in block_tree_sums(x):
         total = np.float32(total + v)
     return total

@@ -367,3 +367,15 @@ fn explicit_specializations_replace_the_templates_instance() {
         "{out}"
     );
 }
+
+#[test]
+fn constexpr_functions_are_evaluated_where_a_constant_is_needed() {
+    let out = opencl(
+        "__host__ __device__ constexpr int taps(int r) { return 2 * r + 1; }\n\
+         template <int K> __device__ float first(const float* v) { return v[K - 1]; }\n\
+         extern \"C\" __global__ void k(float* y) { constexpr int R = 2; float v[taps(R)];\n\
+         v[0] = y[0]; y[1] = first<taps(1)>(v); }",
+    );
+    assert!(out.contains("float v[5];"), "{out}");
+    assert!(out.contains("first__3_sp(v)"), "{out}");
+}

@@ -160,6 +160,28 @@ extern "C" __global__ void ipow_unrolled(const float* x, float* y, int n) {
 }""", lambda r: [f32(r, N, low=-3, high=3), np.zeros(N, np.float32), np.int32(N)],
          lambda x, y, n: {1: _ipow(x, 5)}, grid=(blocks(N, 128),)),
 
+    Case("constexpr_function_sizes", r"""
+__host__ __device__ constexpr int taps_for(int radius) { return 2 * radius + 1; }
+
+template <int K> __device__ float sum_of(const float* v) {
+    float s = 0.0f;
+    for (int k = 0; k < K; ++k) s += v[k];
+    return s;
+}
+
+extern "C" __global__ void constexpr_function_sizes(const float* x, float* y, int n) {
+    constexpr int R = 3;
+    int i = IDX;
+    if (i >= n) return;
+    float v[taps_for(R)];
+    for (int k = 0; k < taps_for(R); ++k) {
+        int j = i + k - R;
+        v[k] = x[j < 0 ? 0 : (j >= n ? n - 1 : j)];
+    }
+    y[i] = sum_of<taps_for(R)>(v) * (1.0f / taps_for(R));
+}""", lambda r: [f32(r, N), np.zeros(N, np.float32), np.int32(N)],
+         lambda x, y, n: {1: _box_filter(x, 3)}, grid=(blocks(N, 128),)),
+
     Case("power_if_constexpr", r"""
 template <int N> __device__ float power(float x) {
     if constexpr (N == 0) return 1.0f;
@@ -593,28 +615,6 @@ extern "C" __global__ void pair_minmax(const float* x, const float* y, float* lo
 }""", lambda r: [f32(r, N), f32(r, N), np.zeros(N, np.float32), np.zeros(N, np.float32), np.int32(N)],
          lambda x, y, lo, hi, n: {2: np.minimum(x, y), 3: np.maximum(x, y)}, grid=(blocks(N, 128),)),
      'only function templates are translated'),
-    (Case("constexpr_function_sizes", r"""
-__host__ __device__ constexpr int taps_for(int radius) { return 2 * radius + 1; }
-
-template <int K> __device__ float sum_of(const float* v) {
-    float s = 0.0f;
-    for (int k = 0; k < K; ++k) s += v[k];
-    return s;
-}
-
-extern "C" __global__ void constexpr_function_sizes(const float* x, float* y, int n) {
-    constexpr int R = 3;
-    int i = IDX;
-    if (i >= n) return;
-    float v[taps_for(R)];
-    for (int k = 0; k < taps_for(R); ++k) {
-        int j = i + k - R;
-        v[k] = x[j < 0 ? 0 : (j >= n ? n - 1 : j)];
-    }
-    y[i] = sum_of<taps_for(R)>(v) * (1.0f / taps_for(R));
-}""", lambda r: [f32(r, N), np.zeros(N, np.float32), np.int32(N)],
-         lambda x, y, n: {1: _box_filter(x, 3)}, grid=(blocks(N, 128),)),
-     'calls of constexpr functions are not evaluated'),
 ]
 
 _DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]

@@ -2,6 +2,8 @@
 //! functional casts `float(x)`, calls with template arguments `f<float>(x)`), and the folding
 //! of integer constant expressions that array sizes and enum values need.
 
+use std::collections::HashMap;
+
 use crate::ast::{Expr, ExprKind as K, Type};
 use crate::error::{Result, TranslateError};
 use crate::token::Kind;
@@ -367,15 +369,47 @@ impl Parser<'_> {
 
     /// The value of an integer constant expression (enum constants, `const int` variables
     /// seen so far, `sizeof` of a scalar), or `None`.
+    /// Calls of `constexpr` functions whose body is one `return` are evaluated too.
     pub(crate) fn fold(&self, e: &Expr) -> Option<i64> {
-        fold(e, &|n| self.constants.get(n).copied())
+        self.fold_at(e, &HashMap::new(), 0)
+    }
+
+    /// `fold` with a constexpr function's parameters bound, `depth` calls deep (bounded: a
+    /// recursive constexpr function stops being a constant past it).
+    fn fold_at(&self, e: &Expr, params: &HashMap<String, i64>, depth: u32) -> Option<i64> {
+        let lookup = |n: &str| params.get(n).or_else(|| self.constants.get(n)).copied();
+        let call = |name: &str, args: &[i64]| {
+            let (names, body) = self.constexpr_functions.get(name)?;
+            if depth >= 64 || names.len() != args.len() {
+                return None;
+            }
+            let bound = names.iter().cloned().zip(args.iter().copied()).collect();
+            self.fold_at(body, &bound, depth + 1)
+        };
+        fold_with(e, &lookup, &call)
     }
 }
 
 /// The value of an integer constant expression whose names `lookup` knows, or `None`.
 pub(crate) fn fold(e: &Expr, lookup: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
-    let fold_in = |x: &Expr| fold(x, lookup);
+    fold_with(e, lookup, &|_, _| None)
+}
+
+/// `fold`, with `call` giving the value of a call of a function by name (`constexpr`).
+fn fold_with(
+    e: &Expr,
+    lookup: &dyn Fn(&str) -> Option<i64>,
+    call: &dyn Fn(&str, &[i64]) -> Option<i64>,
+) -> Option<i64> {
+    let fold_in = |x: &Expr| fold_with(x, lookup, call);
     Some(match &e.kind {
+        K::Call(callee, targs, args) if targs.is_empty() => {
+            let K::Ident(name) = &callee.kind else {
+                return None;
+            };
+            let values = args.iter().map(fold_in).collect::<Option<Vec<_>>>()?;
+            call(name, &values)?
+        }
         K::Int(s) => int_value(s)?,
         K::Char(s) => char_value(s)?,
         K::Bool(b) => *b as i64,

@@ -8,7 +8,7 @@ mod types;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ast::{FnKind, Function, Item, Storage, Type, Unit, VarDecl};
+use crate::ast::{Expr, FnKind, Function, Item, Stmt, StmtKind as S, Storage, Type, Unit, VarDecl};
 use crate::error::{Result, TranslateError};
 use crate::token::{Kind, Token};
 
@@ -33,6 +33,9 @@ pub(crate) struct Parser<'t> {
     /// Integer constants known while parsing (enumerators, `const int` with constant values):
     /// array sizes must fold to numbers, as OpenCL C has no variable-length arrays.
     constants: HashMap<String, i64>,
+    /// `constexpr` functions whose body is one `return`: their parameters and that expression,
+    /// evaluated where a constant is needed (array sizes, template arguments).
+    constexpr_functions: HashMap<String, (Vec<String>, Expr)>,
     /// The value parameters of the template being parsed (`N` of `template <int N>`).
     value_params: HashSet<String>,
 }
@@ -45,6 +48,7 @@ impl<'t> Parser<'t> {
             typedefs: HashMap::new(),
             templates: HashSet::new(),
             constants: HashMap::new(),
+            constexpr_functions: HashMap::new(),
             value_params: HashSet::new(),
         }
     }
@@ -401,6 +405,20 @@ impl<'t> Parser<'t> {
         } else {
             Some(self.block_body()?)
         };
+        if let (
+            true,
+            Some(
+                [Stmt {
+                    kind: S::Return(Some(e)),
+                    ..
+                }],
+            ),
+        ) = (spec.konst, body.as_deref())
+        {
+            let names = params.iter().map(|p| p.name.clone()).collect();
+            self.constexpr_functions
+                .insert(name.clone(), (names, e.clone()));
+        }
         Ok(Function {
             name,
             kind: spec.fn_kind.unwrap_or(FnKind::Device),

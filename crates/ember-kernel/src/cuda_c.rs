@@ -110,7 +110,7 @@ pub fn cuda_module(
             name_expressions,
         )?));
     }
-    let (defines, cl_options) = opencl_options(options);
+    let (defines, cl_options, rounding) = opencl_options(options);
     let translated =
         ember_translate::translate(source, &defines, name_expressions).map_err(|e| {
             Error::Compile(Box::new(CompileFailure {
@@ -123,14 +123,6 @@ pub fn cuda_module(
         })?;
     // Rounded as NVRTC rounds by default: float32 division and square root correctly rounded
     // (where the device can), products and sums contracted unless `--fmad=false`.
-    let fmad_off = options
-        .iter()
-        .any(|o| matches!(o.as_str(), "--fmad=false" | "-fmad=false"));
-    let rounding = if fmad_off {
-        Rounding::Separate
-    } else {
-        Rounding::Contracted
-    };
     let (text, cl_options) = generated_program(
         dialect(dev),
         &translated.source,
@@ -159,11 +151,12 @@ pub fn cuda_module(
 }
 
 /// NVRTC's options as the translation and OpenCL's compiler take them: `-D` definitions go
-/// to the preprocessor, fast math to OpenCL's (`--fmad=false`: see `cuda_module`), the rest
-/// (`-std`, `-arch`, line info) mean nothing to OpenCL C.
-fn opencl_options(options: &[String]) -> (Vec<(String, String)>, Vec<String>) {
+/// to the preprocessor, fast math to OpenCL's, `--fmad=false` to the rounding (no contraction),
+/// the rest (`-std`, `-arch`, line info) mean nothing to OpenCL C.
+fn opencl_options(options: &[String]) -> (Vec<(String, String)>, Vec<String>, Rounding) {
     let mut defines = Vec::new();
     let mut cl = Vec::new();
+    let mut rounding = Rounding::Contracted;
     let mut it = options.iter();
     while let Some(o) = it.next() {
         let definition = if o == "-D" || o == "--define-macro" {
@@ -178,14 +171,16 @@ fn opencl_options(options: &[String]) -> (Vec<(String, String)>, Vec<String>) {
             defines.push((n.to_string(), v.to_string()));
         } else if matches!(o.as_str(), "--use_fast_math" | "-use_fast_math") {
             cl.push("-cl-fast-relaxed-math".to_string());
+        } else if matches!(o.as_str(), "--fmad=false" | "-fmad=false") {
+            rounding = Rounding::Separate;
         }
     }
-    (defines, cl)
+    (defines, cl, rounding)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::opencl_options;
+    use super::{opencl_options, Rounding};
 
     #[test]
     fn nvrtc_options_become_defines_and_fast_math() {
@@ -194,13 +189,14 @@ mod tests {
             "-D",
             "FLAG",
             "--use_fast_math",
+            "--fmad=false",
             "-std=c++17",
             "--define-macro=M=2",
         ]
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let (defines, cl) = opencl_options(&opts);
+        let (defines, cl, rounding) = opencl_options(&opts);
         assert_eq!(
             defines,
             vec![
@@ -210,5 +206,7 @@ mod tests {
             ]
         );
         assert_eq!(cl, vec!["-cl-fast-relaxed-math".to_string()]);
+        assert_eq!(rounding, Rounding::Separate);
+        assert_eq!(opencl_options(&[]).2, Rounding::Contracted);
     }
 }

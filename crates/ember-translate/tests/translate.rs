@@ -379,3 +379,16 @@ fn constexpr_functions_are_evaluated_where_a_constant_is_needed() {
     assert!(out.contains("float v[5];"), "{out}");
     assert!(out.contains("first__3_sp(v)"), "{out}");
 }
+
+#[test]
+fn deep_products_and_sums_translate_each_operand_once() {
+    // Horner's rule 30 deep: translating an operand twice per level would take 2^30 steps.
+    let mut e = "x".to_string();
+    for k in 0..30 {
+        e = format!("({e} * x + {k}.0f)");
+    }
+    let out = opencl(&format!(
+        "extern \"C\" __global__ void k(float* y) {{ float x = y[0]; y[1] = {e}; }}"
+    ));
+    assert!(out.contains("((((x * x) + 0.0f) * x) + 1.0f)"), "{out}");
+}

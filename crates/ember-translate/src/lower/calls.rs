@@ -195,13 +195,12 @@ impl FnCx<'_, '_> {
             .iter()
             .map(|a| {
                 if s == Scalar::Half {
-                    super::half::rounded(&a.code, &decayed(a), &Type::Scalar(s))
+                    self.converted_to(&a.code, &decayed(a), &Type::Scalar(s))
                 } else {
                     format!("({c})({})", a.code)
                 }
             })
             .collect();
-        self.builtin_helpers(&parts.join(" "), "");
         let code = if layout::vector_is_struct(n) {
             format!("make_{}({})", layout::vector_name(s, n), parts.join(", "))
         } else {
@@ -299,8 +298,7 @@ impl FnCx<'_, '_> {
                 }
                 ty => {
                     // A half parameter takes its argument rounded to half.
-                    let code = super::half::rounded(&v.code, &decayed(v), &resolve(ty, &map));
-                    self.builtin_helpers(&code, "");
+                    let code = self.converted_to(&v.code, &decayed(v), &resolve(ty, &map));
                     codes.push(code);
                 }
             }

@@ -283,9 +283,7 @@ impl FnCx<'_, '_> {
             return self.initializer(e, ty);
         }
         let v = self.expr(e)?;
-        let code = half::rounded(&v.code, &decayed(&v), ty);
-        self.builtin_helpers(&code, "");
-        Ok(code)
+        Ok(self.converted_to(&v.code, &decayed(&v), ty))
     }
 
     fn name(&mut self, n: &str, line: u32) -> Result<V> {
@@ -380,11 +378,40 @@ impl FnCx<'_, '_> {
     }
 
     fn binary(&mut self, op: &str, a: &Expr, b: &Expr, line: u32) -> Result<V> {
-        if let Some(v) = self.half_multiply_add(op, a, b)? {
-            return Ok(v);
+        if matches!(op, "+" | "-") {
+            // A product on either side: its factors are translated once, then fused (halves)
+            // or combined as written.
+            fn product(e: &Expr) -> Option<(&Expr, &Expr)> {
+                match &e.kind {
+                    K::Binary(m, x, y) if *m == "*" => Some((x, y)),
+                    _ => None,
+                }
+            }
+            let split = match (product(a), product(b)) {
+                (Some(p), _) => Some((p, b, true)),
+                (None, Some(p)) => Some((p, a, false)),
+                _ => None,
+            };
+            if let Some(((x, y), other, left)) = split {
+                let (x, y, c) = (self.expr(x)?, self.expr(y)?, self.expr(other)?);
+                if let Some(v) = self.half_multiply_add(op, &x, &y, &c, left) {
+                    return Ok(v);
+                }
+                let p = self.arithmetic_of("*", x, y, line)?;
+                return if left {
+                    self.arithmetic_of(op, p, c, line)
+                } else {
+                    self.arithmetic_of(op, c, p, line)
+                };
+            }
         }
         let x = self.expr(a)?;
         let y = self.expr(b)?;
+        self.arithmetic_of(op, x, y, line)
+    }
+
+    /// `x op y` of two translated operands, typed as C types it (a half result rounded).
+    fn arithmetic_of(&mut self, op: &str, x: V, y: V, line: u32) -> Result<V> {
         let (xt, yt) = (decayed(&x), decayed(&y));
         let code = format!("({} {op} {})", x.code, y.code);
         let ty = match op {
@@ -412,8 +439,7 @@ impl FnCx<'_, '_> {
             })?,
         };
         if let (Some(lanes), "+" | "-" | "*" | "/") = (half::lanes(&ty), op) {
-            let code = half::round(&code, lanes);
-            self.builtin_helpers(&code, "");
+            let code = self.round_half(&code, lanes);
             return Ok(V::rvalue(code, ty));
         }
         Ok(V::rvalue(code, ty))
@@ -452,50 +478,50 @@ impl FnCx<'_, '_> {
         Ok(V::rvalue(format!("({} {op} {})", x.code, y.code), x.ty))
     }
 
-    /// `a * b + c`, `c + a * b` and `a * b - c`, `c - a * b` of halves as one fused multiply-add,
-    /// as NVRTC contracts them (`fma.rn.f16`); the float fma is rounded to half once more.
-    fn half_multiply_add(&mut self, op: &str, a: &Expr, b: &Expr) -> Result<Option<V>> {
-        if op != "+" && op != "-" {
-            return Ok(None);
-        }
-        let product = |e: &Expr| match &e.kind {
-            K::Binary(m, x, y) if *m == "*" => Some((x.clone(), y.clone())),
-            _ => None,
-        };
-        let (left, (x, y), c) = match (product(a), product(b)) {
-            (Some(p), _) => (true, p, b),
-            (None, Some(p)) => (false, p, a),
-            _ => return Ok(None),
-        };
-        let (x, y, c) = (self.expr(&x)?, self.expr(&y)?, self.expr(c)?);
+    /// `x * y ± c` (`left`) or `c ± x * y` of halves as one fused multiply-add, as NVRTC
+    /// contracts them (`fma.rn.f16`); the float fma is rounded to half once more. `None`
+    /// where the operands are not all halves.
+    fn half_multiply_add(&mut self, op: &str, x: &V, y: &V, c: &V, left: bool) -> Option<V> {
         let half = Type::Scalar(Scalar::Half);
-        if [&x, &y, &c].iter().any(|v| decayed(v) != half) {
-            return Ok(None); // not all halves: translated again as written (nothing is emitted twice)
+        if [x, y, c].iter().any(|v| decayed(v) != half) {
+            return None;
         }
-        let code = match (left, op) {
-            (true, "+") => format!("fma({}, {}, {})", x.code, y.code, c.code),
-            (true, _) => format!("fma({}, {}, -{})", x.code, y.code, c.code),
-            (false, "+") => format!("fma({}, {}, {})", x.code, y.code, c.code),
-            (false, _) => format!("fma(-{}, {}, {})", x.code, y.code, c.code),
+        let code = match (op, left) {
+            ("+", _) => format!("fma({}, {}, {})", x.code, y.code, c.code),
+            (_, true) => format!("fma({}, {}, -{})", x.code, y.code, c.code),
+            (_, false) => format!("fma(-{}, {}, {})", x.code, y.code, c.code),
         };
-        let code = half::round(&code, 1);
+        let code = self.round_half(&code, 1);
+        Some(V::rvalue(code, half))
+    }
+
+    /// `code` (a float or float2 of `lanes`) rounded to half, its helpers emitted.
+    pub(crate) fn round_half(&mut self, code: &str, lanes: u8) -> String {
+        let code = half::round(code, lanes);
         self.builtin_helpers(&code, "");
-        Ok(Some(V::rvalue(code, half)))
+        code
+    }
+
+    /// `code` of type `from` converted to `to`, rounded where `to` is a half type (its
+    /// helpers emitted); as it is for any other type.
+    pub(crate) fn converted_to(&mut self, code: &str, from: &Type, to: &Type) -> String {
+        let code = half::rounded(code, from, to);
+        self.builtin_helpers(&code, "");
+        code
     }
 
     /// An assignment to a half: the value rounded, stored with `vstore_half` in the user's
     /// memory (a statement: it has no value there).
     fn assign_half(&mut self, op: &str, x: &V, y: &V, lanes: u8) -> V {
         let value = if op == "=" {
-            half::rounded(&y.code, &decayed(y), &x.ty)
+            self.converted_to(&y.code, &decayed(y), &x.ty)
         } else {
             let current = x.half.as_ref().map_or(x.code.clone(), half::Slot::load);
-            half::round(
+            self.round_half(
                 &format!("({current} {} {})", &op[..op.len() - 1], y.code),
                 lanes,
             )
         };
-        self.builtin_helpers(&value, "");
         match &x.half {
             Some(slot) => V::rvalue(slot.store(&value), Type::Void),
             None => V::rvalue(format!("({} = {value})", x.code), x.ty.clone()),
@@ -587,8 +613,7 @@ impl FnCx<'_, '_> {
         }
         self.prog.note_type(&ty);
         if half::lanes(&ty).is_some() {
-            let code = half::rounded(&v.code, &decayed(&v), &ty);
-            self.builtin_helpers(&code, "");
+            let code = self.converted_to(&v.code, &decayed(&v), &ty);
             return Ok(V::rvalue(code, ty));
         }
         let t = self.prog.declare(&ty, "");

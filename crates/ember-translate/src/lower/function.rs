@@ -798,7 +798,6 @@ pub(crate) fn child_waits(line: u32, what: &str) -> TranslateError {
     )
 }
 
-/// A `__shared__` array as the pointer that passes it (to its element, or to its rows).
 /// Fills the memories a pointer type leaves unknown, level by level, from a value's type.
 pub(crate) fn fill_spaces(t: &mut Type, from: &Type) {
     if let (Type::Pointer(p), Type::Pointer(q)) = (t, from) {
@@ -809,6 +808,7 @@ pub(crate) fn fill_spaces(t: &mut Type, from: &Type) {
     }
 }
 
+/// A `__shared__` array as the pointer that passes it (to its element, or to its rows).
 fn shared_pointer(ty: &Type) -> Type {
     pointer_to(ty, Space::Local)
 }

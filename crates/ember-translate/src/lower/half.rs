@@ -86,7 +86,7 @@ pub(crate) fn round(code: &str, lanes: u8) -> String {
 pub(crate) const HELPERS: &[(&str, &str)] = &[
     (
         "ember_round_half",
-        "float ember_round_half(float x) { ushort b; vstore_half_rte(x, 0, (half*)&b); return vload_half(0, (const half*)&b); }\n",
+        "float ember_round_half(float x) { return ember_bits_half(ember_half_bits(x)); }\n",
     ),
     (
         "ember_round_half2",
@@ -102,6 +102,6 @@ pub(crate) const HELPERS: &[(&str, &str)] = &[
     ),
     (
         "ember_round_half_d",
-        "float ember_round_half_d(double x) { ushort b; vstore_half_rte(x, 0, (half*)&b); return vload_half(0, (const half*)&b); }\n",
+        "float ember_round_half_d(double x) { ushort b; vstore_half_rte(x, 0, (half*)&b); return ember_bits_half(b); }\n",
     ),
 ];

@@ -190,61 +190,6 @@ pub(crate) struct ModuleVariable {
     pub init: Vec<u8>,
 }
 
-/// The bytes of a numeric initialiser (`= 5`, `= {1.5f, 2}`) for a variable of `ty`, in
-/// CUDA's layout (little-endian), zero-filled past the listed values; `None` for anything else.
-fn initial_bytes(ty: &Type, init: &crate::ast::Expr, size: u64) -> Option<Vec<u8>> {
-    use crate::ast::ExprKind as K;
-    let element = match ty {
-        Type::Array(e, _) => match &**e {
-            Type::Scalar(s) => *s,
-            _ => return None,
-        },
-        Type::Scalar(s) => *s,
-        _ => return None,
-    };
-    if element == Scalar::Half {
-        return None;
-    }
-    let items: Vec<&crate::ast::Expr> = match &init.kind {
-        K::Init(items) => items.iter().collect(),
-        _ => vec![init],
-    };
-    let mut bytes = Vec::with_capacity(size as usize);
-    for item in items {
-        let value = number(item)?;
-        bytes.extend(scalar_bytes(element, value));
-    }
-    if bytes.len() as u64 > size {
-        return None;
-    }
-    bytes.resize(size as usize, 0);
-    Some(bytes)
-}
-
-/// A constant number: an integer or floating literal, negated or not.
-fn number(e: &crate::ast::Expr) -> Option<f64> {
-    use crate::ast::ExprKind as K;
-    match &e.kind {
-        K::Unary(op, x) if *op == "-" => number(x).map(|v| -v),
-        K::Unary(op, x) if *op == "+" => number(x),
-        K::Float(t) => t.trim_end_matches(['f', 'F', 'l', 'L']).parse().ok(),
-        _ => crate::parse::fold(e, &|_| None).map(|v| v as f64),
-    }
-}
-
-fn scalar_bytes(s: Scalar, v: f64) -> Vec<u8> {
-    match s {
-        Scalar::Float => (v as f32).to_le_bytes().to_vec(),
-        Scalar::Double => v.to_le_bytes().to_vec(),
-        Scalar::Bool => vec![u8::from(v != 0.0)],
-        // Integers (a half never comes here: `initial_bytes` refuses it).
-        s => {
-            let i = v as i64;
-            i.to_le_bytes()[..s.size() as usize].to_vec()
-        }
-    }
-}
-
 /// A kernel's pointer parameters point to global memory.
 fn kernel_spaces(f: &Function) -> Vec<Space> {
     f.params
@@ -424,7 +369,7 @@ impl<'u> Program<'u> {
             })?;
             let init = match &v.init {
                 None => vec![0; size as usize],
-                Some(e) => initial_bytes(&v.ty, e, size).ok_or_else(|| {
+                Some(e) => layout::initial_bytes(&v.ty, e, size).ok_or_else(|| {
                     TranslateError::new(
                         v.line,
                         format!("{what} {}: its initialiser must be numbers (constants) to be translated", v.name),

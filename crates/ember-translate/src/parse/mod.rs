@@ -302,11 +302,8 @@ impl<'t> Parser<'t> {
     /// template `name` is for those arguments.
     fn specialization(&mut self, items: &mut Vec<Item>, line: u32) -> Result<()> {
         let spec = self.specifiers()?;
-        let mut ret = spec.ty.clone();
-        while self.eat("*") {
-            ret = Type::pointer(ret, false, crate::ast::Space::Unknown);
-        }
-        let name = self.ident()?;
+        let decl = self.declarator(&spec)?;
+        let name = decl.name;
         if !self.templates.contains(&name) || !self.eat("<") {
             return Err(TranslateError::new(
                 line,
@@ -320,7 +317,7 @@ impl<'t> Parser<'t> {
                 self.expect(",")?;
             }
         }
-        let mut f = self.function(&spec, name, ret, Vec::new(), line)?;
+        let mut f = self.function(&spec, name, decl.ty, Vec::new(), line)?;
         f.specialization = args;
         items.push(Item::Function(f));
         Ok(())

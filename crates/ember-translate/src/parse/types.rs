@@ -351,7 +351,10 @@ impl Parser<'_> {
 
     /// `enum [name] [: type] [{ A, B = 3 }]`, after the keyword: the constants are folded now.
     fn enum_specifier(&mut self, spec: &mut Specifiers) -> Result<Type> {
-        let _scoped = self.eat("class") || self.eat("struct");
+        // `enum class E` / `enum struct E`: its enumerators are also named `E::A` (below).
+        if !self.eat("class") {
+            self.eat("struct");
+        }
         let mut enum_name = None;
         if self.peek().is_some_and(|t| t.kind == Kind::Ident) && !self.check("{") {
             let name = self.ident()?;
@@ -464,7 +467,7 @@ impl Parser<'_> {
                     continue;
                 }
                 let why = if matches!(e.kind, crate::ast::ExprKind::Call(..)) {
-                    "calls of constexpr functions are not evaluated by the translation: use a constexpr variable or a #define"
+                    "only calls of constexpr functions of one `return` are evaluated by the translation: use a constexpr variable or a #define"
                 } else {
                     "OpenCL C has no variable-length arrays"
                 };

@@ -789,7 +789,7 @@ __all__ = [
     "InOut", "LaunchError", "LogicError", "MemoryError", "Out", "PagelockedHostAllocation", "PointerHolderBase",
     "RuntimeError", "Stream",
     "device_attribute", "event_flags", "from_device", "from_device_like", "function_attribute", "host_alloc_flags",
-    "init", "mem_alloc", "mem_alloc_like", "mem_free", "mem_get_info", "memcpy_dtod", "memcpy_dtod_async", "memcpy_dtoh",
-    "memcpy_dtoh_async", "memcpy_htod", "memcpy_htod_async", "pagelocked_empty", "pagelocked_empty_like",
+    "init", "mem_alloc", "mem_alloc_like", "mem_free", "mem_get_info", "memcpy_dtod", "memcpy_dtod_async",
+    "memcpy_dtoh", "memcpy_dtoh_async", "memcpy_htod", "memcpy_htod_async", "pagelocked_empty", "pagelocked_empty_like",
     "pagelocked_zeros", "pagelocked_zeros_like", "to_device",
 ]
